@@ -1,0 +1,161 @@
+//! `baregpu::Platform` for this kernel: identity-mapped memory from the
+//! heap, uncached MMIO through the boot page tables, PCI configuration
+//! through ports 0xCF8/0xCFC, and the TSC clock.
+
+use alloc::alloc::{Layout, alloc_zeroed, dealloc};
+use alloc::collections::BTreeMap;
+use core::ptr::NonNull;
+
+use baregpu::pci::PciAddress;
+use baregpu::{DmaRegion, PhysAddr, Platform, PlatformError};
+use spin::Mutex;
+use x86_64::instructions::port::Port;
+
+/// The trampoline maps the low 4 GiB one to one.
+const IDENTITY_LIMIT: u64 = 4 << 30;
+
+/// The platform of the QEMU kernel.
+pub struct BootPlatform {
+    dma: Mutex<BTreeMap<u64, Layout>>,
+    pci: Mutex<()>,
+}
+
+impl Default for BootPlatform {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BootPlatform {
+    pub const fn new() -> Self {
+        Self {
+            dma: Mutex::new(BTreeMap::new()),
+            pci: Mutex::new(()),
+        }
+    }
+
+    fn config_address(dev: PciAddress, offset: u16) -> u32 {
+        0x8000_0000
+            | (dev.bus as u32) << 16
+            | (dev.device as u32) << 11
+            | (dev.function as u32) << 8
+            | (offset as u32 & 0xfc)
+    }
+}
+
+#[cfg(target_os = "none")]
+unsafe extern "C" {
+    /// The four page directories of the trampoline (2048 entries of 2 MiB).
+    static mut boot_pd: [u64; 2048];
+}
+
+/// Marks the 2 MiB pages covering `phys..phys+size` uncached (PCD | PWT).
+#[cfg(target_os = "none")]
+fn make_uncached(phys: u64, size: u64) {
+    const LARGE_PAGE: u64 = 2 << 20;
+    const PWT: u64 = 1 << 3;
+    const PCD: u64 = 1 << 4;
+    let first = phys / LARGE_PAGE;
+    let last = (phys + size - 1) / LARGE_PAGE;
+    for page in first..=last {
+        // SAFETY: `page` < 2048 because the range is below 4 GiB (checked by
+        // the caller); the entry maps only device memory or RAM identically,
+        // and changing its cache type followed by INVLPG is the documented way
+        // to remap it. The kernel runs on one CPU, so no other TLB holds it.
+        unsafe {
+            let pd = &raw mut boot_pd;
+            (*pd)[page as usize] |= PWT | PCD;
+            x86_64::instructions::tlb::flush(x86_64::VirtAddr::new(page * LARGE_PAGE));
+        }
+    }
+}
+
+#[cfg(not(target_os = "none"))]
+fn make_uncached(_phys: u64, _size: u64) {}
+
+impl Platform for BootPlatform {
+    fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError> {
+        if size == 0 {
+            return Err(PlatformError::InvalidRequest);
+        }
+        let layout =
+            Layout::from_size_align(size, align).map_err(|_| PlatformError::InvalidRequest)?;
+        // SAFETY: non-zero size checked above.
+        let virt =
+            NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or(PlatformError::OutOfMemory)?;
+        let phys = virt.as_ptr() as u64; // identity-mapped heap
+        self.dma.lock().insert(phys, layout);
+        Ok(DmaRegion {
+            phys: PhysAddr(phys),
+            virt,
+            size,
+        })
+    }
+
+    unsafe fn dma_free(&self, region: DmaRegion) {
+        if let Some(layout) = self.dma.lock().remove(&region.phys.0) {
+            // SAFETY: allocated by `dma_alloc` with this layout; the caller
+            // guarantees the device no longer uses it.
+            unsafe { dealloc(region.virt.as_ptr(), layout) };
+        }
+    }
+
+    fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>> {
+        let dma = self.dma.lock();
+        let (&start, layout) = dma.range(..=phys.0).next_back()?;
+        if phys.0 - start < layout.size() as u64 {
+            NonNull::new(phys.0 as *mut u8)
+        } else {
+            None
+        }
+    }
+
+    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError> {
+        let end = phys
+            .0
+            .checked_add(size as u64)
+            .ok_or(PlatformError::InvalidRequest)?;
+        if size == 0 || end > IDENTITY_LIMIT {
+            return Err(PlatformError::Unmappable);
+        }
+        make_uncached(phys.0, size as u64);
+        NonNull::new(phys.0 as *mut u8).ok_or(PlatformError::Unmappable)
+    }
+
+    unsafe fn unmap_mmio(&self, _virt: NonNull<u8>, _size: usize) {
+        // The identity map stays; the range simply stays uncached.
+    }
+
+    fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32 {
+        if offset >= 256 {
+            return u32::MAX; // port I/O reaches only the legacy 256 bytes
+        }
+        let _guard = self.pci.lock();
+        // SAFETY: the PCI configuration mechanism #1 ports; the lock keeps the
+        // address/data pair together.
+        unsafe {
+            Port::<u32>::new(0xcf8).write(Self::config_address(dev, offset));
+            Port::<u32>::new(0xcfc).read()
+        }
+    }
+
+    fn pci_write32(&self, dev: PciAddress, offset: u16, value: u32) {
+        if offset >= 256 {
+            return;
+        }
+        let _guard = self.pci.lock();
+        // SAFETY: as in `pci_read32`; the caller chose the register to write.
+        unsafe {
+            Port::<u32>::new(0xcf8).write(Self::config_address(dev, offset));
+            Port::<u32>::new(0xcfc).write(value);
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        crate::clock::now_ns()
+    }
+
+    fn delay_us(&self, us: u64) {
+        crate::clock::delay_us(us)
+    }
+}

@@ -1,0 +1,3 @@
+//! Host-side tools of baregpu, shared by the `baregpu` command and tests.
+
+pub mod defmt_log;

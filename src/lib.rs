@@ -1,0 +1,23 @@
+//! baregpu: a `no_std` driver stack for Intel graphics.
+//!
+//! The operating system implements [`Platform`] (DMA memory, MMIO mapping,
+//! PCI configuration access, time); the driver does everything else through
+//! it. See `README.md` for what works today.
+#![cfg_attr(not(test), no_std)]
+
+extern crate alloc;
+
+#[macro_use]
+mod log;
+
+pub mod generation;
+pub mod pci;
+pub mod platform;
+pub mod probe;
+
+pub use generation::Generation;
+pub use platform::{DmaRegion, PhysAddr, Platform, PlatformError};
+pub use probe::{Backend, ProbeReport, probe};
+
+/// Re-export of the hardware description crate.
+pub use baregpu_hal as hal;

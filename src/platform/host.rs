@@ -1,0 +1,282 @@
+//! A platform for hosted tests and tools.
+//!
+//! DMA memory comes from the heap and gets made-up physical addresses from a
+//! simple bump counter (so a device model can translate them back), the PCI
+//! bus holds whatever configuration spaces a test puts on it, and time is a
+//! simulated clock that only `delay_us` advances, so tests are deterministic.
+
+use alloc::alloc::{Layout, alloc_zeroed, dealloc};
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use spin::Mutex;
+
+use super::{DmaRegion, PhysAddr, Platform, PlatformError};
+use crate::pci::PciAddress;
+
+/// Where made-up physical addresses start: above 4 GiB, so that code which
+/// truncates addresses to 32 bits shows up in tests.
+const PHYS_BASE: u64 = 0x1_0000_0000;
+
+struct Allocation {
+    virt: NonNull<u8>,
+    layout: Layout,
+}
+
+/// A device on the simulated PCI bus: 4 KiB of configuration space plus the
+/// BAR size masks that make BAR sizing (write all ones, read back) work.
+#[derive(Clone)]
+pub struct SimPciDevice {
+    /// Configuration space as dwords.
+    pub config: [u32; 1024],
+    /// For each BAR register: the bits that read back as zero after writing
+    /// all ones (size - 1 for a memory BAR); 0 for an unimplemented BAR.
+    pub bar_size_mask: [u32; 6],
+}
+
+impl SimPciDevice {
+    /// A type-0 function with the given IDs and class code
+    /// (`class << 16 | subclass << 8 | prog_if`).
+    pub fn new(vendor: u16, device: u16, class_code: u32) -> Self {
+        let mut config = [0u32; 1024];
+        config[0] = vendor as u32 | (device as u32) << 16;
+        config[2] = class_code << 8;
+        Self {
+            config,
+            bar_size_mask: [0; 6],
+        }
+    }
+
+    /// Adds a 32-bit memory BAR at index `bar` (size a power of two).
+    pub fn with_mem_bar(mut self, bar: usize, base: u32, size: u32, prefetchable: bool) -> Self {
+        self.config[4 + bar] = base | if prefetchable { 0x8 } else { 0 };
+        self.bar_size_mask[bar] = size - 1;
+        self
+    }
+
+    /// Adds a 64-bit memory BAR at index `bar` (occupying `bar` and `bar + 1`).
+    pub fn with_mem64_bar(mut self, bar: usize, base: u64, size: u64, prefetchable: bool) -> Self {
+        self.config[4 + bar] = base as u32 | 0x4 | if prefetchable { 0x8 } else { 0 };
+        self.config[5 + bar] = (base >> 32) as u32;
+        self.bar_size_mask[bar] = (size - 1) as u32;
+        self.bar_size_mask[bar + 1] = ((size - 1) >> 32) as u32;
+        self
+    }
+
+    /// Marks the function as the first of a multi-function device.
+    pub fn multifunction(mut self) -> Self {
+        self.config[3] |= 0x80 << 16;
+        self
+    }
+}
+
+/// Heap-backed [`Platform`] for hosted tests and tools.
+pub struct HostPlatform {
+    next_phys: AtomicU64,
+    dma: Mutex<BTreeMap<u64, Allocation>>,
+    pci: Mutex<BTreeMap<PciAddress, SimPciDevice>>,
+    clock_ns: AtomicU64,
+}
+
+// SAFETY: the raw pointers in `dma` are owned allocations only reached under
+// the mutex; nothing is tied to the creating thread.
+unsafe impl Send for HostPlatform {}
+// SAFETY: see above; all interior state is behind a mutex or an atomic.
+unsafe impl Sync for HostPlatform {}
+
+impl Default for HostPlatform {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HostPlatform {
+    /// An empty platform: no PCI devices, no DMA memory in use.
+    pub fn new() -> Self {
+        Self {
+            next_phys: AtomicU64::new(PHYS_BASE),
+            dma: Mutex::new(BTreeMap::new()),
+            pci: Mutex::new(BTreeMap::new()),
+            clock_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// Puts a device on the simulated PCI bus.
+    pub fn add_pci_device(&self, addr: PciAddress, dev: SimPciDevice) {
+        self.pci.lock().insert(addr, dev);
+    }
+
+    /// Bytes of DMA memory currently allocated.
+    pub fn dma_bytes_in_use(&self) -> usize {
+        self.dma.lock().values().map(|a| a.layout.size()).sum()
+    }
+
+    /// Physical addresses of every live DMA region, for leak checks.
+    pub fn live_dma_regions(&self) -> Vec<PhysAddr> {
+        self.dma.lock().keys().map(|&p| PhysAddr(p)).collect()
+    }
+}
+
+impl Drop for HostPlatform {
+    fn drop(&mut self) {
+        for (_, a) in core::mem::take(&mut *self.dma.lock()) {
+            // SAFETY: every entry was allocated with exactly this layout and
+            // the platform (and so every region it handed out) is going away.
+            unsafe { dealloc(a.virt.as_ptr(), a.layout) };
+        }
+    }
+}
+
+impl Platform for HostPlatform {
+    fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError> {
+        if size == 0 {
+            return Err(PlatformError::InvalidRequest);
+        }
+        let layout =
+            Layout::from_size_align(size, align).map_err(|_| PlatformError::InvalidRequest)?;
+        // SAFETY: the layout has a non-zero size.
+        let virt =
+            NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or(PlatformError::OutOfMemory)?;
+        // Physical addresses keep the requested alignment and never overlap.
+        let span = (size as u64).next_multiple_of(align as u64);
+        let mut phys = 0;
+        let _ = self
+            .next_phys
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                phys = p.next_multiple_of(align as u64);
+                Some(phys + span)
+            });
+        self.dma.lock().insert(phys, Allocation { virt, layout });
+        Ok(DmaRegion {
+            phys: PhysAddr(phys),
+            virt,
+            size,
+        })
+    }
+
+    unsafe fn dma_free(&self, region: DmaRegion) {
+        if let Some(a) = self.dma.lock().remove(&region.phys.0) {
+            // SAFETY: allocated in `dma_alloc` with this layout; the caller
+            // promises the region is no longer used.
+            unsafe { dealloc(a.virt.as_ptr(), a.layout) };
+        }
+    }
+
+    fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>> {
+        let dma = self.dma.lock();
+        let (&start, a) = dma.range(..=phys.0).next_back()?;
+        let off = phys.0 - start;
+        if off < a.layout.size() as u64 {
+            // SAFETY: `off` is inside the allocation.
+            Some(unsafe { a.virt.add(off as usize) })
+        } else {
+            None
+        }
+    }
+
+    /// There is no device memory on the host.
+    fn map_mmio(&self, _phys: PhysAddr, _size: usize) -> Result<NonNull<u8>, PlatformError> {
+        Err(PlatformError::Unmappable)
+    }
+
+    unsafe fn unmap_mmio(&self, _virt: NonNull<u8>, _size: usize) {}
+
+    fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32 {
+        let pci = self.pci.lock();
+        match pci.get(&dev) {
+            Some(d) => d
+                .config
+                .get(offset as usize / 4)
+                .copied()
+                .unwrap_or(u32::MAX),
+            None => u32::MAX,
+        }
+    }
+
+    fn pci_write32(&self, dev: PciAddress, offset: u16, value: u32) {
+        let mut pci = self.pci.lock();
+        let Some(d) = pci.get_mut(&dev) else { return };
+        let idx = offset as usize / 4;
+        match idx {
+            // BARs: only the address bits above the size are writable; the
+            // low type bits are read-only.
+            4..=9 => {
+                let bar = idx - 4;
+                let mask = d.bar_size_mask[bar];
+                let upper_half_of_64bit = bar > 0 && d.config[idx - 1] & 0x7 == 0x4;
+                if upper_half_of_64bit {
+                    d.config[idx] = value & !mask;
+                } else if mask != 0 {
+                    let ro_low = if d.config[idx] & 1 == 1 { 0x3 } else { 0xf };
+                    d.config[idx] = (d.config[idx] & ro_low) | (value & !(mask | ro_low));
+                } // else: unimplemented BAR, reads as zero
+            }
+            // Command register (low half); status is read-only here.
+            1 => d.config[1] = (d.config[1] & 0xffff_0000) | (value & 0xffff),
+            0 | 2 | 3 => {}
+            i if i < 1024 => d.config[i] = value,
+            _ => {}
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.clock_ns.load(Ordering::Relaxed)
+    }
+
+    fn delay_us(&self, us: u64) {
+        self.clock_ns
+            .fetch_add(us.saturating_mul(1000), Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dma_regions_are_aligned_disjoint_zeroed_and_translate_back() {
+        let p = HostPlatform::new();
+        let a = p.dma_alloc(100, 4096).unwrap();
+        let b = p.dma_alloc(8192, 65536).unwrap();
+        assert_eq!(a.phys.0 % 4096, 0);
+        assert_eq!(b.phys.0 % 65536, 0);
+        assert!(a.phys.0 + 100 <= b.phys.0);
+        // SAFETY: `b` is 8192 bytes of live memory owned by this test.
+        let bytes = unsafe { core::slice::from_raw_parts(b.virt.as_ptr(), b.size) };
+        assert!(bytes.iter().all(|&x| x == 0));
+        assert_eq!(
+            p.phys_to_virt(PhysAddr(b.phys.0 + 10)).unwrap().as_ptr(),
+            unsafe { b.virt.as_ptr().add(10) }
+        );
+        assert!(p.phys_to_virt(PhysAddr(a.phys.0 + 100)).is_none());
+        assert_eq!(p.dma_bytes_in_use(), 8292);
+        // SAFETY: both regions came from this platform and are unused now.
+        unsafe {
+            p.dma_free(a);
+            p.dma_free(b);
+        }
+        assert_eq!(p.dma_bytes_in_use(), 0);
+        assert!(p.phys_to_virt(b.phys).is_none());
+    }
+
+    #[test]
+    fn rejects_bad_requests() {
+        let p = HostPlatform::new();
+        assert_eq!(p.dma_alloc(0, 4096), Err(PlatformError::InvalidRequest));
+        assert_eq!(p.dma_alloc(16, 3), Err(PlatformError::InvalidRequest));
+        assert_eq!(
+            p.map_mmio(PhysAddr(0xfe00_0000), 4096),
+            Err(PlatformError::Unmappable)
+        );
+    }
+
+    #[test]
+    fn clock_advances_only_by_delay() {
+        let p = HostPlatform::new();
+        let t0 = p.now_ns();
+        p.delay_us(5);
+        assert_eq!(p.now_ns() - t0, 5000);
+    }
+}

@@ -1,0 +1,117 @@
+//! The OS seam: everything the driver needs from the operating system.
+//!
+//! An OS embeds baregpu by implementing [`Platform`]. Two implementations
+//! ship with the project: the QEMU boot kernel's (`baregpu-boot`) and
+//! [`host::HostPlatform`] for tests, which keeps DMA memory on the heap under
+//! made-up physical addresses and simulates a PCI bus.
+
+pub mod host;
+
+use core::fmt;
+use core::ptr::NonNull;
+
+use crate::pci::PciAddress;
+
+/// A physical (bus) address: what the device sees and what GTT entries hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PhysAddr(pub u64);
+
+impl fmt::Display for PhysAddr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#x}", self.0)
+    }
+}
+
+/// A block of physically contiguous memory that a device may read and write.
+///
+/// It is a plain description (no ownership): hand it back to
+/// [`Platform::dma_free`] of the platform that allocated it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DmaRegion {
+    /// Bus address of the first byte.
+    pub phys: PhysAddr,
+    /// Where the CPU sees the first byte.
+    pub virt: NonNull<u8>,
+    /// Size in bytes.
+    pub size: usize,
+}
+
+impl DmaRegion {
+    /// Whether `phys..phys+len` lies inside this region.
+    pub fn contains(&self, phys: PhysAddr, len: usize) -> bool {
+        phys.0 >= self.phys.0
+            && (phys.0 - self.phys.0)
+                .checked_add(len as u64)
+                .is_some_and(|end| end <= self.size as u64)
+    }
+}
+
+/// Why a platform request failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PlatformError {
+    /// No memory of the requested size and alignment is left.
+    OutOfMemory,
+    /// The size or alignment is not acceptable (zero, not a power of two ...).
+    InvalidRequest,
+    /// The physical range cannot be mapped (for example it lies above what
+    /// the OS maps).
+    Unmappable,
+}
+
+impl fmt::Display for PlatformError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PlatformError::OutOfMemory => "out of DMA memory",
+            PlatformError::InvalidRequest => "invalid size or alignment",
+            PlatformError::Unmappable => "physical range cannot be mapped",
+        })
+    }
+}
+
+/// What the driver needs from an operating system.
+///
+/// Implementations must be usable from one thread at a time at least; the
+/// driver does its own locking around device state.
+pub trait Platform {
+    /// Allocates `size` bytes of zeroed, physically contiguous memory aligned
+    /// to `align` (a power of two, at least 4096 is typical for GPU pages),
+    /// mapped for the CPU with a caching mode coherent with device access.
+    fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError>;
+
+    /// Frees a region returned by [`Platform::dma_alloc`].
+    ///
+    /// # Safety
+    /// `region` must come from `dma_alloc` on this platform, must not have
+    /// been freed already, and no device access to it may still be pending.
+    unsafe fn dma_free(&self, region: DmaRegion);
+
+    /// The CPU address of a physical address inside memory this platform
+    /// handed out (DMA regions), or `None`.
+    fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>>;
+
+    /// Maps `size` bytes of device memory (a BAR) uncached and returns the
+    /// CPU address of its first byte.
+    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError>;
+
+    /// Undoes [`Platform::map_mmio`].
+    ///
+    /// # Safety
+    /// `virt` and `size` must come from one `map_mmio` call and the mapping
+    /// must no longer be used.
+    unsafe fn unmap_mmio(&self, virt: NonNull<u8>, size: usize);
+
+    /// Reads a dword of PCI configuration space. `offset` is 4-byte aligned;
+    /// a missing device reads as all ones.
+    fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32;
+
+    /// Writes a dword of PCI configuration space.
+    fn pci_write32(&self, dev: PciAddress, offset: u16, value: u32);
+
+    /// A monotonic clock in nanoseconds (its zero is arbitrary).
+    fn now_ns(&self) -> u64;
+
+    /// Waits at least `us` microseconds.
+    fn delay_us(&self, us: u64);
+}

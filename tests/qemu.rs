@@ -1,0 +1,212 @@
+//! Runs the QEMU test kernels (part of plain `cargo test`).
+//!
+//! Builds `baregpu-qemu-tests` for x86_64-unknown-none, then boots each
+//! kernel through `qemu/run.sh`, the same runner `cargo qtest` and
+//! `cargo demo` use. Kernels in `qemu/tests/` must pass; kernels in
+//! `qemu/src/bin/` must fail, which proves the runner catches each failure
+//! kind. QEMU and the rustup target are installed when missing (see
+//! `qemu/ensure-qemu.sh`); if they cannot be, these tests fail with the
+//! command to run: never skipped.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Executables of the test kernels by target name, built once.
+fn kernels() -> &'static HashMap<String, PathBuf> {
+    static KERNELS: OnceLock<HashMap<String, PathBuf>> = OnceLock::new();
+    KERNELS.get_or_init(|| {
+        let status = Command::new(Path::new(ROOT).join("qemu/ensure-qemu.sh"))
+            .status()
+            .expect("run qemu/ensure-qemu.sh");
+        assert!(
+            status.success(),
+            "QEMU is missing and could not be installed (see the message above)"
+        );
+
+        // rust-toolchain.toml lists the target, but rustup adds listed targets
+        // only when it installs the toolchain itself; add it to an existing one.
+        if let Ok(out) = Command::new("rustup").args(["target", "add", "x86_64-unknown-none"]).current_dir(ROOT).output() {
+            assert!(
+                out.status.success(),
+                "rustup target add x86_64-unknown-none failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .args([
+                "build",
+                "-p",
+                "baregpu-qemu-tests",
+                "--target",
+                "x86_64-unknown-none",
+                "--bins",
+                "--tests",
+            ])
+            .args(["--message-format", "json-render-diagnostics"])
+            .current_dir(ROOT)
+            .output()
+            .expect("spawn cargo");
+        assert!(
+            out.status.success(),
+            "building the QEMU kernels failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut map = HashMap::new();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if msg["reason"] != "compiler-artifact" {
+                continue;
+            }
+            if let (Some(name), Some(exe)) =
+                (msg["target"]["name"].as_str(), msg["executable"].as_str())
+            {
+                map.insert(name.to_string(), PathBuf::from(exe));
+            }
+        }
+        map
+    })
+}
+
+struct Run {
+    passed: bool,
+    output: String,
+    frames: PathBuf,
+    kernel: PathBuf,
+}
+
+fn boot(name: &str, timeout_s: u32) -> Run {
+    let kernel = kernels()
+        .get(name)
+        .unwrap_or_else(|| panic!("no kernel named {name}"))
+        .clone();
+    let frames = kernel.with_extension("harness.defmt");
+    let out = Command::new(Path::new(ROOT).join("qemu/run.sh"))
+        .arg(&kernel)
+        .env("QEMU_TIMEOUT", timeout_s.to_string())
+        .env("BAREGPU_DEFMT_OUT", &frames)
+        .output()
+        .expect("spawn qemu/run.sh");
+    let output = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+    .replace('\r', "");
+    Run {
+        passed: out.status.success(),
+        output,
+        frames,
+        kernel,
+    }
+}
+
+fn expect_pass(name: &str) -> Run {
+    let run = boot(name, 120);
+    assert!(
+        run.passed,
+        "QEMU kernel {name} failed; its output:\n{}",
+        run.output
+    );
+    run
+}
+
+fn expect_fail(name: &str, timeout_s: u32, reason: &str) -> Run {
+    let run = boot(name, timeout_s);
+    assert!(
+        !run.passed,
+        "kernel {name} must fail but the runner passed it:\n{}",
+        run.output
+    );
+    assert!(
+        run.output.contains(reason),
+        "kernel {name} failed, but not with \"{reason}\":\n{}",
+        run.output
+    );
+    run
+}
+
+#[test]
+fn heap() {
+    assert!(expect_pass("heap").output.contains("[ok] heap"));
+}
+
+#[test]
+fn probe_finds_qemu_vga_and_no_intel_gpu() {
+    let run = expect_pass("probe_qemu");
+    assert!(
+        run.output.contains("00:02.0 1234:1111 class 030000"),
+        "{}",
+        run.output
+    );
+    assert!(
+        run.output.contains("backend: software GPU"),
+        "{}",
+        run.output
+    );
+}
+
+#[test]
+fn expected_panic_passes() {
+    assert!(
+        expect_pass("should_panic")
+            .output
+            .contains("panicked as expected")
+    );
+}
+
+#[test]
+fn mmio_on_a_real_bar() {
+    expect_pass("mmio_edu");
+}
+
+#[test]
+fn defmt_frames_decode_on_the_host() {
+    let run = expect_pass("defmt_frames");
+    let elf = std::fs::read(&run.kernel).unwrap();
+    let frames = std::fs::read(&run.frames).unwrap();
+    let lines = baregpu_cli::defmt_log::decode(&elf, &frames).expect("decode defmt frames");
+    let got: Vec<(String, String)> = lines
+        .iter()
+        .map(|l| (l.level.clone(), l.message.clone()))
+        .collect();
+    let want = [
+        ("INFO", "defmt test: start"),
+        ("INFO", "defmt test: line 0 of 3, square 0"),
+        ("INFO", "defmt test: line 1 of 3, square 1"),
+        ("INFO", "defmt test: line 2 of 3, square 4"),
+        ("WARN", "defmt test: hex 0xbadcafe, text baregpu"),
+        ("ERROR", "defmt test: end"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(l, m)| (l.to_string(), m.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    assert!(
+        lines.iter().all(|l| l.timestamp.is_some()),
+        "every frame carries a timestamp"
+    );
+}
+
+#[test]
+fn runner_catches_a_failed_assertion() {
+    let run = expect_fail("fail_assert", 60, "the kernel reported failure");
+    assert!(run.output.contains("deliberate failure"), "{}", run.output);
+}
+
+#[test]
+fn runner_catches_a_hang() {
+    expect_fail("fail_hang", 3, "timed out");
+}
+
+#[test]
+fn runner_catches_a_triple_fault() {
+    expect_fail("fail_triple_fault", 60, "triple fault");
+}
