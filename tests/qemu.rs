@@ -29,7 +29,11 @@ fn kernels() -> &'static HashMap<String, PathBuf> {
 
         // rust-toolchain.toml lists the target, but rustup adds listed targets
         // only when it installs the toolchain itself; add it to an existing one.
-        if let Ok(out) = Command::new("rustup").args(["target", "add", "x86_64-unknown-none"]).current_dir(ROOT).output() {
+        if let Ok(out) = Command::new("rustup")
+            .args(["target", "add", "x86_64-unknown-none"])
+            .current_dir(ROOT)
+            .output()
+        {
             assert!(
                 out.status.success(),
                 "rustup target add x86_64-unknown-none failed:\n{}",

@@ -1,0 +1,1 @@
+//! Rust code generation (filled in next).
