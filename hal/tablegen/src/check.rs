@@ -19,7 +19,7 @@ fn is_entry_name(s: &str) -> bool {
 }
 
 fn is_field_name(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_lowercase())
+    s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
         && s.chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
@@ -211,6 +211,18 @@ pub fn check_generation(t: &GenerationTables, manuals: &ManualLines) -> Vec<Stri
             (None, None) => 64 * 32,
         };
         check_fields(&c.fields, limit, who, &mut out);
+        if c.length.is_none() {
+            for f in c
+                .fields
+                .iter()
+                .filter(|f| f.start < c.min_length * 32 && f.end >= c.min_length * 32)
+            {
+                out.push(format!(
+                    "{who}.{}: crosses the min_length boundary (dword {}); split it so optional dwords hold whole fields",
+                    f.name, c.min_length
+                ));
+            }
+        }
         check_coverage(&c.fields, fixed_dwords, who, &mut out);
         check_groups(&c.groups, fixed_dwords, who, &mut out);
         if c.length.is_some() && !c.groups.is_empty() {

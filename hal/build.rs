@@ -1,0 +1,52 @@
+// Generates one module per generation from hal/tables/ (see tables/README.md).
+// A table that fails the checks stops the build with every problem listed.
+
+use std::path::PathBuf;
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let tables = manifest.join("tables");
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    println!("cargo:rerun-if-changed={}", tables.display());
+
+    let mut failed = false;
+    for name in baregpu_tablegen::GENERATIONS {
+        let module = name.replace('.', "_");
+        let dest = out_dir.join(format!("{module}.rs"));
+        let tables_present = tables.join(name).join("generation.toml").exists();
+        let generated = if tables_present {
+            match baregpu_tablegen::load_generation(&tables, name) {
+                Err(e) => {
+                    println!("cargo:warning={e}");
+                    failed = true;
+                    continue;
+                }
+                Ok(t) => {
+                    let problems =
+                        baregpu_tablegen::check::check_generation(&t, &Default::default());
+                    for p in &problems {
+                        println!("cargo:warning={name}: {p}");
+                    }
+                    if !problems.is_empty() {
+                        failed = true;
+                        continue;
+                    }
+                    baregpu_tablegen::codegen::generate(&t)
+                }
+            }
+        } else {
+            // No tables yet: an empty generation, so that the module exists.
+            let empty = baregpu_tablegen::GenerationTables {
+                name: name.to_string(),
+                ..Default::default()
+            };
+            baregpu_tablegen::codegen::generate(&empty)
+        };
+        std::fs::write(&dest, generated).unwrap();
+    }
+    if failed {
+        panic!(
+            "hal tables have problems (listed above as warnings); run `cargo run -p baregpu-tablegen --bin tablecheck`"
+        );
+    }
+}
