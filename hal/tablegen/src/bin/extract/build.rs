@@ -58,7 +58,10 @@ fn classify(r: &Row) -> Result<(FieldKind, Option<u64>), String> {
             )),
         };
     }
-    if lname.contains("dword length") || format.starts_with("=n") {
+    if lname.contains("dword length")
+        || lname.contains("doubleword length")
+        || format.starts_with("=n")
+    {
         return Ok((FieldKind::Length, None));
     }
     let enable = ["Enable", "Boolean"].iter().any(|e| format.starts_with(e))
@@ -96,6 +99,49 @@ fn field(r: &Row, kind: FieldKind, value: Option<u64>) -> Field {
         access: None,
         note: None,
         reference: None,
+    }
+}
+
+/// Whether a dword-0 field identifies the command (and must be `fixed`).
+fn is_header_name(name: &str) -> bool {
+    let l = name.to_ascii_lowercase();
+    [
+        "opcode",
+        "command type",
+        "subtype",
+        "sub type",
+        "client",
+        "pipeline",
+    ]
+    .iter()
+    .any(|k| l.contains(k))
+}
+
+/// Numbers repeated field names (`media_command_opcode`, `..._2`): the
+/// manual reuses names for different bits. Returns whether any was renamed.
+fn number_duplicates(fields: &mut [Field]) -> bool {
+    let mut seen: std::collections::BTreeMap<String, u32> = Default::default();
+    let mut renamed = false;
+    for f in fields.iter_mut().filter(|f| f.kind != FieldKind::Mbz) {
+        let n = seen.entry(f.name.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            f.name = format!("{}_{}", f.name, n);
+            renamed = true;
+        }
+    }
+    renamed
+}
+
+/// A DWord range cell (`2..3`) described by one `31:0` row means the
+/// field spans the whole range: widen it to `63:0`.
+fn widen_ranges(rows: &mut [Row]) {
+    for i in 0..rows.len() {
+        let span = rows[i].span.unwrap_or(1);
+        let alone = rows.get(i + 1).is_none_or(|n| n.opens_dw);
+        if rows[i].opens_dw && span > 1 && alone && rows[i].hi == 31 && rows[i].lo == 0 {
+            rows[i].hi = span * 32 - 1;
+        }
     }
 }
 
@@ -233,10 +279,12 @@ pub fn build_command(
         problems.push("no field rows found".into());
         return Err(problems);
     }
-    let dwords = coverage(&raw.rows, 32, &mut problems);
+    let mut rows = raw.rows.clone();
+    widen_ranges(&mut rows);
+    let dwords = coverage(&rows, 32, &mut problems);
     let mut fields = Vec::new();
     let mut length_default = None;
-    for r in &raw.rows {
+    for r in &rows {
         match classify(r) {
             Ok((kind, value)) => {
                 if kind == FieldKind::Length {
@@ -252,6 +300,18 @@ pub fn build_command(
             Err(e) => problems.push(e),
         }
     }
+    for r in rows.iter().filter(|r| r.dw == 0 && is_header_name(&r.name)) {
+        if !fields
+            .iter()
+            .any(|f| f.start == r.lo && f.kind == FieldKind::Fixed)
+        {
+            problems.push(format!(
+                "line {}: header field {} has no OpCode value",
+                r.line, r.name
+            ));
+        }
+    }
+    let renamed = number_duplicates(&mut fields);
     let has_length = fields.iter().any(|f| f.kind == FieldKind::Length);
     let bias = raw.bias.unwrap_or(if has_length { 2 } else { 1 });
     let (length, min_length) = match packet_length(length_default, bias, dwords) {
@@ -266,6 +326,9 @@ pub fn build_command(
         note.push(format!(
             "no Length Bias line in the manual; bias {bias} assumed"
         ));
+    }
+    if renamed {
+        note.push("the manual gives several fields one name; numbered _2, _3".to_string());
     }
     if has_length && length_default.is_none() && bias > 1 {
         note.push("no DWord Length default; length from the table".to_string());

@@ -64,9 +64,11 @@ fn diff_fields(
     let mut unmatched: Vec<&Field> = draft.iter().filter(real).collect();
     for c in &cur {
         let at = |d: &&Field| d.start == c.start && d.end == c.end;
+        // `data_dword0` and `data_dword_0` are the same name.
+        let same = |d: &&Field| d.name.replace('_', "") == c.name.replace('_', "");
         let pos = unmatched
             .iter()
-            .position(|d| d.name == c.name)
+            .position(same)
             .or_else(|| unmatched.iter().position(at));
         let Some(i) = pos else {
             let reserved = draft
@@ -85,7 +87,15 @@ fn diff_fields(
             continue;
         };
         let d = unmatched.remove(i);
-        if d.name != c.name {
+        if d.name.replace('_', "") == c.name.replace('_', "") {
+            // Spelling only.
+        } else if c.kind == FieldKind::Fixed && d.value == c.value {
+            // Header fields follow the README's names (mi_opcode, sub_opcode).
+            info.push(format!(
+                "header field {} is {} in the manual",
+                c.name, d.name
+            ));
+        } else {
             diffs.push(format!(
                 "field {} ({}) is named {} in the draft",
                 c.name,
@@ -298,7 +308,15 @@ fn compare_register(
         } else {
             format!("[{engine}] ")
         };
-        match at.or(if bases.len() == 1 { named } else { None }) {
+        if at.is_none()
+            && let Some(n) = named
+        {
+            info.push(format!(
+                "{tag}a draft named {} sits at {:#x}",
+                n.name, n.offset
+            ));
+        }
+        match at {
             Some(d) => {
                 found = true;
                 if d.name != r.name {

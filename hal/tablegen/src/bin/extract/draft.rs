@@ -20,7 +20,7 @@ pub struct Rejected {
 }
 
 /// The outcome for one manual and kind.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Outcome<T> {
     pub manual: String,
     pub kind: &'static str,
@@ -33,6 +33,20 @@ pub struct Outcome<T> {
     pub rejected: Vec<Rejected>,
     /// Duplicate blocks merged into an entry (same layout, more engines).
     pub merged: Vec<String>,
+}
+
+impl<T> Outcome<T> {
+    fn new(manual: &str, kind: &'static str, headers: usize, rejected: Vec<Rejected>) -> Self {
+        Outcome {
+            manual: manual.into(),
+            kind,
+            headers,
+            clean: 0,
+            entries: Vec::new(),
+            rejected,
+            merged: Vec::new(),
+        }
+    }
 }
 
 fn skipped(s: &[Skipped]) -> Vec<Rejected> {
@@ -58,13 +72,7 @@ pub fn commands(
     engines: &[&str],
     manuals: &ManualLines,
 ) -> Outcome<Command> {
-    let mut out = Outcome::<Command> {
-        manual: manual.into(),
-        kind: "commands",
-        headers: raws.len() + skips.len(),
-        rejected: skipped(skips),
-        ..Default::default()
-    };
+    let mut out = Outcome::new(manual, "commands", raws.len() + skips.len(), skipped(skips));
     let mut kept: BTreeMap<String, Command> = BTreeMap::new();
     for raw in raws {
         let lines = format!("{}-{}", raw.first, raw.last);
@@ -119,13 +127,7 @@ pub fn registers(
     skips: &[Skipped],
     manuals: &ManualLines,
 ) -> Outcome<Register> {
-    let mut out = Outcome::<Register> {
-        manual: "003".into(),
-        kind: "registers",
-        headers: raws.len() + skips.len(),
-        rejected: skipped(skips),
-        ..Default::default()
-    };
+    let mut out = Outcome::new("003", "registers", raws.len() + skips.len(), skipped(skips));
     let mut kept: BTreeMap<String, Register> = BTreeMap::new();
     for (raw, prefix) in raws {
         let lines = format!("{}-{}", raw.first, raw.last);

@@ -83,11 +83,18 @@ fn engines(lines: &[String], from: usize) -> Vec<String> {
 /// All `NAME` + `Project: ... Length Bias: n` block headers: (line index,
 /// name text).
 fn block_starts(lines: &[String]) -> Vec<(usize, String)> {
-    (0..lines.len().saturating_sub(1))
-        .filter_map(|i| {
-            let next = squash(&lines[i + 1]);
-            (next.starts_with("Project:") && next.contains("Length Bias:"))
-                .then(|| (i, drop_tags(&lines[i])))
+    (1..lines.len())
+        .filter_map(|p| {
+            let q = squash(&lines[p]);
+            if !(q.starts_with("Project:") && q.contains("Length Bias:")) {
+                return None;
+            }
+            // The name is the nearest non-blank line above (a blank line
+            // may sit between, as in the VCS chapter).
+            let i = (p.saturating_sub(3)..p)
+                .rev()
+                .find(|&i| !lines[i].trim().is_empty())?;
+            Some((i, drop_tags(&clean(&lines[i]))))
         })
         .collect()
 }
@@ -112,9 +119,12 @@ pub fn gfx_commands(lines: &[String]) -> (Vec<RawCommand>, Vec<Skipped>) {
             });
             continue;
         }
-        let bias = key_value(&squash(&lines[s + 1]), "Length Bias:").and_then(|v| parse_num(&v));
+        let project = (s + 1..next)
+            .find(|&i| squash(&lines[i]).starts_with("Project:"))
+            .unwrap_or(s + 1);
+        let bias = key_value(&squash(&lines[project]), "Length Bias:").and_then(|v| parse_num(&v));
         let Some(table) =
-            (s + 2..next).find(|&i| squash(&lines[i]).starts_with("DWord Bit Description"))
+            (project + 1..next).find(|&i| squash(&lines[i]).starts_with("DWord Bit Description"))
         else {
             skipped.push(Skipped {
                 name,
@@ -132,9 +142,9 @@ pub fn gfx_commands(lines: &[String]) -> (Vec<RawCommand>, Vec<Skipped>) {
             name,
             manual: "003",
             first: s + 1,
-            last: last_text(lines, s, end) + 1,
+            last: last_text(lines, *s, end) + 1,
             bias: bias.map(|b| b as u32),
-            engines: engines(lines, s + 2),
+            engines: engines(lines, project + 1),
             rows: t.rows,
             problems: t.problems,
         });
@@ -149,8 +159,9 @@ fn blt_name(lines: &[String], at: usize) -> Option<(usize, String)> {
         if !is_heading(&l) {
             return None;
         }
-        let word = l.split_whitespace().nth(1)?;
-        let name = screaming(word);
+        // `1.9.3 XY_SETUP_CLIP_ BLT`: the symbol may be split after a `_`.
+        let text = l.split_once(' ')?.1.replace("_ ", "_");
+        let name = screaming(text.split_whitespace().next()?);
         (is_symbol(&name) && name.contains("BLT")).then_some((i, name))
     })
 }
@@ -182,7 +193,7 @@ fn blt_header(rows: &mut [crate::table::Row]) {
         let Some(v) = value else { continue };
         if lname.starts_with("client") || lname.contains("opcode") {
             r.body = format!("Default Value: {v:x}h Format: OpCode");
-        } else if lname.contains("dword length") {
+        } else if lname.contains("dword length") || lname.contains("doubleword length") {
             r.body = format!("Default Value: {v:x}h Format: =n");
         }
     }

@@ -261,6 +261,8 @@ pub fn cut_name(rest: &str) -> String {
         // DG2 merges the description into the name cell: "Predicate Enable
         // This bit is used ...". Prose starts with these words.
         let prose = [
+            "Project",
+            "Format",
             "This",
             "The",
             "These",
