@@ -214,3 +214,13 @@ fn runner_catches_a_hang() {
 fn runner_catches_a_triple_fault() {
     expect_fail("fail_triple_fault", 60, "triple fault");
 }
+
+#[test]
+fn hal_packs_and_decodes_a_batch_in_the_kernel() {
+    let run = expect_pass("hal_batch");
+    assert!(
+        run.output.contains("MI_STORE_DATA_IMM (5 dwords)"),
+        "{}",
+        run.output
+    );
+}
