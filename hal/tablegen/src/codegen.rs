@@ -310,7 +310,7 @@ fn gen_named_values(out: &mut String, fields: &[Field]) {
                 out,
                 "    /// `{}` = {v:#x}.\n    pub const {}_{n}: {ty} = {v:#x};",
                 f.name,
-                f.name.to_ascii_uppercase()
+                field_ident(&f.name).to_ascii_uppercase()
             );
         }
     }
