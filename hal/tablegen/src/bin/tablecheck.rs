@@ -57,11 +57,17 @@ fn main() -> ExitCode {
             }
             Ok(t) => {
                 let problems = check_generation(&t, &manuals);
+                let cites = |c: &baregpu_tablegen::Citation| c.source != "ext";
+                let manual = t.registers.iter().filter(|r| cites(&r.citation)).count()
+                    + t.commands.iter().filter(|c| cites(&c.citation)).count()
+                    + t.structs.iter().filter(|s| cites(&s.citation)).count();
+                let total = t.registers.len() + t.commands.len() + t.structs.len();
                 println!(
-                    "{g}: {} registers, {} commands, {} structures, {} problem(s)",
+                    "{g}: {} registers, {} commands, {} structures ({manual} from a manual, {} from public sources), {} problem(s)",
                     t.registers.len(),
                     t.commands.len(),
                     t.structs.len(),
+                    total - manual,
                     problems.len()
                 );
                 for p in &problems {
