@@ -5,7 +5,11 @@ use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let tables = manifest.join("tables");
+    // BAREGPU_HAL_TABLES points the generator at another copy of the tables
+    // (for example a snapshot while the working copy is being edited).
+    let tables = std::env::var_os("BAREGPU_HAL_TABLES")
+        .map_or_else(|| manifest.join("tables"), PathBuf::from);
+    println!("cargo:rerun-if-env-changed=BAREGPU_HAL_TABLES");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed={}", tables.display());
 

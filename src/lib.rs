@@ -10,14 +10,16 @@ extern crate alloc;
 #[macro_use]
 mod log;
 
-pub mod generation;
+pub mod gtt;
 pub mod pci;
 pub mod platform;
 pub mod probe;
+pub mod submit;
 
-pub use generation::Generation;
+pub use baregpu_hal::Generation;
 pub use platform::{DmaRegion, PhysAddr, Platform, PlatformError};
 pub use probe::{Backend, ProbeReport, probe};
+pub use submit::{Batch, EngineId, Fence, Gpu, GpuError};
 
 /// Re-export of the hardware description crate.
 pub use baregpu_hal as hal;

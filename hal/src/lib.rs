@@ -13,12 +13,16 @@
 extern crate alloc;
 
 pub mod bits;
+pub mod bus;
 pub mod decode;
+pub mod generation;
 pub mod mmio;
 pub mod packet;
 pub mod reflect;
 pub mod reg;
 
+pub use bus::{BusError, MemoryBus};
+pub use generation::Generation;
 pub use mmio::{Mmio, VolatileMmio};
 pub use packet::{PackError, Packet, UnpackError};
 
@@ -51,6 +55,19 @@ pub static GENERATIONS: [&reflect::GenTables; 5] = [
     &gen7::TABLES,
     &gen12_5::TABLES,
 ];
+
+impl Generation {
+    /// The reflection tables of this generation.
+    pub fn tables(self) -> &'static reflect::GenTables {
+        match self {
+            Generation::Gen4 => &gen4::TABLES,
+            Generation::G45 => &g45::TABLES,
+            Generation::Gen6 => &gen6::TABLES,
+            Generation::Gen7 => &gen7::TABLES,
+            Generation::Gen12_5 => &gen12_5::TABLES,
+        }
+    }
+}
 
 /// The reflection tables of a generation by name (`gen4`, `g45`, `gen6`,
 /// `gen7`, `gen12.5`).

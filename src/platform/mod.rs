@@ -5,7 +5,10 @@
 //! [`host::HostPlatform`] for tests, which keeps DMA memory on the heap under
 //! made-up physical addresses and simulates a PCI bus.
 
+pub mod bus;
 pub mod host;
+
+pub use bus::PlatformBus;
 
 use core::fmt;
 use core::ptr::NonNull;

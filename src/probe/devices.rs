@@ -6,7 +6,7 @@
 //! An Intel display ID that is not here is reported as unknown, never
 //! guessed from its neighbours.
 
-use crate::generation::Generation;
+use crate::Generation;
 
 /// One supported PCI device ID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

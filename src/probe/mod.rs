@@ -12,7 +12,7 @@ use core::fmt;
 
 pub use devices::DeviceInfo;
 
-use crate::generation::Generation;
+use crate::Generation;
 use crate::pci::{self, Bar, PciFunction};
 use crate::platform::Platform;
 

@@ -1,0 +1,363 @@
+//! The command streamers: ring buffer and batch buffer fetch, and the MI
+//! commands the model executes.
+//!
+//! Commands are recognised with the generation's reflection tables and
+//! their fields read by name from the same tables, so one implementation
+//! serves every generation whose tables use the same field names. Modelled:
+//! MI_NOOP (NOPID write), MI_BATCH_BUFFER_START (chaining), MI_BATCH_BUFFER_END,
+//! MI_STORE_DATA_IMM, MI_STORE_DATA_INDEX, MI_LOAD_REGISTER_IMM,
+//! MI_STORE_REGISTER_MEM, MI_USER_INTERRUPT, MI_REPORT_HEAD, MI_FLUSH_DW and
+//! PIPE_CONTROL post-sync writes and notify, MI_CONDITIONAL_BATCH_BUFFER_END.
+//! Other commands in the tables are consumed without effect (counted as
+//! unmodelled); a command the tables do not know is an instruction error.
+
+use alloc::vec::Vec;
+
+use baregpu_hal::MemoryBus;
+use baregpu_hal::reflect::{CommandInfo, FieldInfo, GenTables};
+
+use crate::device::Device;
+use crate::layout;
+
+/// Why an engine stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// A command the engine does not know (EIR bit 0).
+    InstructionError { dw0: u32 },
+    /// An access through an invalid GTT entry or to missing memory (EIR bit 4).
+    PageFault { gfx_addr: u64 },
+}
+
+/// Per-engine state (the ring registers live here, not in the register file).
+#[derive(Clone, Debug, Default)]
+pub struct EngineState {
+    pub tail: u32,
+    /// Byte offset of the next ring dword.
+    pub head: u32,
+    pub wrap_count: u32,
+    pub start: u32,
+    pub ctl: u32,
+    /// Graphics address of the next batch dword, while in a batch.
+    pub batch: Option<u64>,
+    /// Address of the command being executed.
+    pub acthd: u64,
+    pub halted: Option<Halt>,
+}
+
+impl EngineState {
+    fn ring_size(&self) -> u32 {
+        (((self.ctl >> 12) & 0x1ff) + 1) * 4096
+    }
+    fn enabled(&self) -> bool {
+        self.ctl & 1 == 1
+    }
+}
+
+/// What the model does with a recognised command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Noop,
+    BatchStart,
+    BatchEnd,
+    StoreDataImm,
+    StoreDataIndex,
+    LoadRegisterImm,
+    StoreRegisterMem,
+    UserInterrupt,
+    ReportHead,
+    FlushDw,
+    PipeControl,
+    ConditionalBatchEnd,
+    /// Known, not modelled: consumed without effect.
+    Unmodelled,
+}
+
+fn op_of(name: &str) -> Op {
+    match name {
+        "MI_NOOP" => Op::Noop,
+        "MI_BATCH_BUFFER_START" => Op::BatchStart,
+        "MI_BATCH_BUFFER_END" => Op::BatchEnd,
+        "MI_STORE_DATA_IMM" => Op::StoreDataImm,
+        "MI_STORE_DATA_INDEX" => Op::StoreDataIndex,
+        "MI_LOAD_REGISTER_IMM" => Op::LoadRegisterImm,
+        "MI_STORE_REGISTER_MEM" => Op::StoreRegisterMem,
+        "MI_USER_INTERRUPT" => Op::UserInterrupt,
+        "MI_REPORT_HEAD" => Op::ReportHead,
+        "MI_FLUSH_DW" => Op::FlushDw,
+        "PIPE_CONTROL" => Op::PipeControl,
+        "MI_CONDITIONAL_BATCH_BUFFER_END" => Op::ConditionalBatchEnd,
+        _ => Op::Unmodelled,
+    }
+}
+
+/// The commands one engine accepts, most specific header first.
+pub struct CommandTable {
+    entries: Vec<(&'static CommandInfo, Op)>,
+}
+
+impl CommandTable {
+    pub fn new(tables: &'static GenTables, engine: &str) -> Self {
+        let mut entries: Vec<(&'static CommandInfo, Op)> = tables
+            .commands
+            .iter()
+            .filter(|c| c.accepts(engine))
+            .map(|c| (c, op_of(c.name)))
+            .collect();
+        entries.sort_by_key(|(c, _)| core::cmp::Reverse(c.header_mask.count_ones()));
+        Self { entries }
+    }
+
+    fn identify(&self, dw0: u32) -> Option<(&'static CommandInfo, Op)> {
+        self.entries
+            .iter()
+            .find(|(c, _)| dw0 & c.header_mask == c.header_value)
+            .copied()
+    }
+}
+
+/// A field of a command by name (raw bits), if the command has it and the
+/// packet is long enough to hold it.
+fn field(c: &CommandInfo, dw: &[u32], name: &str) -> Option<u64> {
+    let f: &FieldInfo = c.fields.iter().find(|f| f.name == name)?;
+    ((f.end as usize) / 32 < dw.len()).then(|| f.extract(dw) << f.shift)
+}
+
+/// Longest command the model reads (MI_LOAD_REGISTER_IMM with 255 pairs + header).
+const MAX_COMMAND: usize = 1024;
+
+impl<B: MemoryBus> Device<B> {
+    /// Reads dword `index` of the current command stream position.
+    fn fetch(&mut self, i: usize, index: u32) -> Result<u32, Halt> {
+        let e = &self.engines[i];
+        let gfx = match e.batch {
+            Some(addr) => addr + index as u64 * 4,
+            None => e.start as u64 + ((e.head + index * 4) % e.ring_size()) as u64,
+        };
+        self.read_gfx_u32(gfx)
+    }
+
+    pub(crate) fn read_gfx_u32(&self, gfx: u64) -> Result<u32, Halt> {
+        let phys = self.gtt.translate(gfx).map_err(|f| Halt::PageFault {
+            gfx_addr: f.gfx_addr,
+        })?;
+        self.bus
+            .read_u32(phys)
+            .map_err(|_| Halt::PageFault { gfx_addr: gfx })
+    }
+
+    pub(crate) fn write_gfx_u32(&self, gfx: u64, value: u32) -> Result<(), Halt> {
+        let phys = self.gtt.translate(gfx).map_err(|f| Halt::PageFault {
+            gfx_addr: f.gfx_addr,
+        })?;
+        self.bus
+            .write_u32(phys, value)
+            .map_err(|_| Halt::PageFault { gfx_addr: gfx })
+    }
+
+    /// Graphics address of the engine's hardware status page.
+    fn hwsp(&self, i: usize) -> u64 {
+        (self.regs.get(self.layout.engines[i].hws_pga) & 0xffff_f000) as u64
+    }
+
+    /// Whether the engine has work: in a batch, or the ring has commands.
+    fn has_work(&self, i: usize) -> bool {
+        let e = &self.engines[i];
+        e.enabled() && e.halted.is_none() && (e.batch.is_some() || e.head != e.tail)
+    }
+
+    /// Executes up to `budget` commands of engine `i`.
+    pub(crate) fn run_engine(&mut self, i: usize, budget: u32) {
+        let mut n = 0;
+        while n < budget && self.has_work(i) {
+            n += 1;
+            if let Err(halt) = self.step(i) {
+                self.halt(i, halt);
+            }
+        }
+    }
+
+    fn halt(&mut self, i: usize, halt: Halt) {
+        let base = self.layout.engines[i].base;
+        let dw0 = match halt {
+            Halt::InstructionError { dw0 } => dw0,
+            Halt::PageFault { .. } => 0,
+        };
+        let eir_bit = match halt {
+            Halt::InstructionError { .. } => 1 << 0,
+            Halt::PageFault { .. } => 1 << 4,
+        };
+        self.engines[i].halted = Some(halt);
+        self.stats.errors += 1;
+        let eir = self.regs.get(base + layout::EIR) | eir_bit;
+        self.regs.set(base + layout::EIR, eir);
+        self.regs.set(
+            base + layout::ESR,
+            self.regs.get(base + layout::ESR) | eir_bit,
+        );
+        self.regs.set(base + layout::IPEHR, dw0);
+        self.regs.set(base + layout::IPEIR, eir_bit);
+        if let Halt::PageFault { gfx_addr } = halt {
+            // Fault record (003 lines 8961-9113): 31:12 page, 11 GGTT, 0 valid; one per engine
+            // at 0x4094 + 0x100 * engine.
+            let record = (gfx_addr as u32 & 0xffff_f000) | (1 << 11) | 1;
+            self.regs.set(0x4094 + 0x100 * i as u32, record);
+        }
+        if self.regs.get(base + layout::EMR) & eir_bit == 0 {
+            self.raise(self.layout.engines[i].error_bit);
+        }
+    }
+
+    /// Fetches, decodes and executes one command.
+    fn step(&mut self, i: usize) -> Result<(), Halt> {
+        let dw0 = self.fetch(i, 0)?;
+        let e = &self.engines[i];
+        self.engines[i].acthd = match e.batch {
+            Some(a) => a,
+            None => e.start as u64 + e.head as u64,
+        };
+        let Some((info, op)) = self.commands[i].identify(dw0) else {
+            return Err(Halt::InstructionError { dw0 });
+        };
+        // Long commands (media inline data) are skipped past what the model reads.
+        let len = info.length_from_header(dw0).max(1);
+        let mut buf = core::mem::take(&mut self.scratch);
+        buf.clear();
+        buf.push(dw0);
+        for k in 1..len.min(MAX_COMMAND) {
+            match self.fetch(i, k as u32) {
+                Ok(v) => buf.push(v),
+                Err(h) => {
+                    self.scratch = buf;
+                    return Err(h);
+                }
+            }
+        }
+        // Advance before executing: a batch start or end changes the stream.
+        match &mut self.engines[i].batch {
+            Some(addr) => *addr += len as u64 * 4,
+            None => {
+                let e = &mut self.engines[i];
+                let size = e.ring_size();
+                let next = e.head + len as u32 * 4;
+                if next >= size {
+                    e.wrap_count = (e.wrap_count + 1) & 0x7ff;
+                }
+                e.head = next % size;
+            }
+        }
+        self.stats.commands += 1;
+        self.timestamp += 1;
+        let result = self.execute(i, info, op, &buf);
+        self.scratch = buf;
+        result
+    }
+
+    fn execute(
+        &mut self,
+        i: usize,
+        c: &'static CommandInfo,
+        op: Op,
+        dw: &[u32],
+    ) -> Result<(), Halt> {
+        match op {
+            Op::Noop => {
+                if field(c, dw, "identification_number_register_write_enable") == Some(1) {
+                    let id = field(c, dw, "identification_number").unwrap_or(0) as u32;
+                    self.regs.set(self.layout.engines[i].base + 0x94, id);
+                }
+            }
+            Op::BatchStart => {
+                let addr = field(c, dw, "batch_buffer_start_address").unwrap_or(0);
+                self.engines[i].batch = Some(addr);
+                self.regs
+                    .set(self.layout.engines[i].base + layout::BB_ADDR, addr as u32);
+                self.stats.batches += 1;
+            }
+            Op::BatchEnd => self.engines[i].batch = None,
+            Op::StoreDataImm => {
+                let addr = field(c, dw, "address").unwrap_or(0);
+                self.write_gfx_u32(addr, field(c, dw, "data_dword0").unwrap_or(0) as u32)?;
+                if let Some(hi) = field(c, dw, "data_dword1") {
+                    self.write_gfx_u32(addr + 4, hi as u32)?;
+                }
+            }
+            Op::StoreDataIndex => {
+                let addr = self.hwsp(i) + field(c, dw, "offset").unwrap_or(0);
+                self.write_gfx_u32(addr, field(c, dw, "data_dword0").unwrap_or(0) as u32)?;
+                if let Some(hi) = field(c, dw, "data_dword1") {
+                    self.write_gfx_u32(addr + 4, hi as u32)?;
+                }
+            }
+            Op::LoadRegisterImm => {
+                if let Some(g) = &c.group {
+                    for pair in dw
+                        .get(g.dw as usize..)
+                        .unwrap_or(&[])
+                        .chunks_exact(g.size as usize)
+                    {
+                        let off = g
+                            .fields
+                            .iter()
+                            .find(|f| f.name == "register_offset")
+                            .map(|f| f.extract(pair) << f.shift);
+                        let data = g
+                            .fields
+                            .iter()
+                            .find(|f| f.name != "register_offset")
+                            .map(|f| f.extract(pair));
+                        if let (Some(off), Some(data)) = (off, data) {
+                            self.write_register(off as u32, data as u32);
+                        }
+                    }
+                }
+            }
+            Op::StoreRegisterMem => {
+                let reg = field(c, dw, "register_address").unwrap_or(0) as u32;
+                let value = self.read_register(reg);
+                self.write_gfx_u32(field(c, dw, "memory_address").unwrap_or(0), value)?;
+            }
+            Op::UserInterrupt => self.raise(self.layout.engines[i].user_interrupt_bit),
+            Op::ReportHead => {
+                let head = self.engines[i].head | (self.engines[i].wrap_count << 21);
+                self.write_gfx_u32(self.hwsp(i) + 16, head)?;
+            }
+            Op::FlushDw | Op::PipeControl => self.post_sync(i, c, dw)?,
+            Op::ConditionalBatchEnd => {
+                let data = field(c, dw, "compare_data_dword").unwrap_or(0) as u32;
+                let addr = field(c, dw, "compare_address").unwrap_or(0);
+                // Execution continues while memory > data (003 lines 14666-14753).
+                if self.read_gfx_u32(addr)? <= data {
+                    self.engines[i].batch = None;
+                }
+            }
+            Op::Unmodelled => self.stats.unmodelled += 1,
+        }
+        Ok(())
+    }
+
+    /// The post-sync operation of MI_FLUSH_DW and PIPE_CONTROL: write the
+    /// immediate data or the timestamp, then raise the notify interrupt.
+    fn post_sync(&mut self, i: usize, c: &'static CommandInfo, dw: &[u32]) -> Result<(), Halt> {
+        let mut addr = field(c, dw, "address").unwrap_or(0);
+        if field(c, dw, "store_data_index") == Some(1) {
+            addr = self.hwsp(i) + (addr & 0xfff);
+        }
+        match field(c, dw, "post_sync_operation") {
+            Some(1) => {
+                self.write_gfx_u32(addr, field(c, dw, "immediate_data_low").unwrap_or(0) as u32)?;
+                if let Some(hi) = field(c, dw, "immediate_data_high") {
+                    self.write_gfx_u32(addr + 4, hi as u32)?;
+                }
+            }
+            Some(3) => {
+                self.write_gfx_u32(addr, self.timestamp as u32)?;
+                self.write_gfx_u32(addr + 4, (self.timestamp >> 32) as u32)?;
+            }
+            _ => {}
+        }
+        if field(c, dw, "notify_enable") == Some(1) {
+            self.raise(self.layout.engines[i].notify_bit);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! Where things are in each generation's MMIO BAR, and the engine bits
+//! the model needs. Offsets come from the hal tables where they have them;
+//! the rest is cited here.
+
+use baregpu_hal::Generation;
+
+/// One command streamer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineLayout {
+    /// Engine name in the tables.
+    pub name: &'static str,
+    /// MMIO base of its ring registers (TAIL at +0x30, HEAD +0x34, START +0x38, CTL +0x3c:
+    /// SNB 003 lines 11504-11697; the same offsets on every generation here).
+    pub base: u32,
+    /// Hardware status page address register.
+    pub hws_pga: u32,
+    /// Bit of the user interrupt in the GT (and ring) interrupt registers.
+    pub user_interrupt_bit: u32,
+    /// Bit of the command streamer master error.
+    pub error_bit: u32,
+    /// Bit of the MI_FLUSH_DW / PIPE_CONTROL notify interrupt.
+    pub notify_bit: u32,
+    /// Its bit in GDRST.
+    pub reset_bit: u32,
+}
+
+/// The BAR layout of a generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub generation: Generation,
+    /// Offset of the GTT alias in the BAR (registers below it).
+    pub gtt_offset: u32,
+    /// GGTT entries (4 KiB pages).
+    pub gtt_entries: u32,
+    /// Size of the MMIO BAR.
+    pub bar_size: u32,
+    pub engines: &'static [EngineLayout],
+}
+
+pub const TAIL: u32 = 0x30;
+pub const HEAD: u32 = 0x34;
+pub const START: u32 = 0x38;
+pub const CTL: u32 = 0x3c;
+/// Per-engine error registers (SNB 003 lines 12102-12295; Linux RING_IPEIR/IPEHR/INSTDONE/ACTHD).
+pub const IPEIR: u32 = 0x64;
+pub const IPEHR: u32 = 0x68;
+pub const ACTHD: u32 = 0x74;
+pub const EIR: u32 = 0xb0;
+pub const EMR: u32 = 0xb4;
+pub const ESR: u32 = 0xb8;
+/// BB_ADDR: address of the batch being executed (SNB 003 line 12298).
+pub const BB_ADDR: u32 = 0x140;
+
+/// GT interrupt registers (SNB 003 lines 55316-55700): ISR, IMR, IIR, IER.
+pub const GTISR: u32 = 0x44010;
+pub const GTIMR: u32 = 0x44014;
+pub const GTIIR: u32 = 0x44018;
+pub const GTIER: u32 = 0x4401c;
+/// Reset (Linux i915_reg.h GEN6_GDRST 0x941c; bit 0 full, 1 render, 2 media, 3 blitter).
+pub const GDRST: u32 = 0x941c;
+/// Forcewake request and acknowledge (Linux i915_reg.h FORCEWAKE 0xa18c / FORCEWAKE_ACK 0x130090,
+/// FORCEWAKE_MT 0xa188 / FORCEWAKE_MT_ACK 0x130040).
+pub const FORCEWAKE: u32 = 0xa18c;
+pub const FORCEWAKE_ACK: u32 = 0x130090;
+pub const FORCEWAKE_MT: u32 = 0xa188;
+pub const FORCEWAKE_MT_ACK: u32 = 0x130040;
+/// GFX_FLSH_CNTL: a write flushes GTT updates (Linux GFX_FLSH_CNTL_GEN6 0x101008).
+pub const GFX_FLSH_CNTL: u32 = 0x101008;
+
+/// Gen6 engines. HWS_PGA at engine base + 0x2080 (render 4080h line 9431, BCS 24080h line 23853; VCS
+/// 0x14080 from Linux RING_HWS_PGA_GEN6, the manual's 04180h being the Gen7 location). Interrupt bits
+/// from the GT table (lines 55316-55700): render 0/3/4, video 12/15/16, blitter 22/25/26.
+const GEN6_ENGINES: &[EngineLayout] = &[
+    EngineLayout {
+        name: "render",
+        base: 0x2000,
+        hws_pga: 0x4080,
+        user_interrupt_bit: 0,
+        error_bit: 3,
+        notify_bit: 4,
+        reset_bit: 1,
+    },
+    EngineLayout {
+        name: "video",
+        base: 0x12000,
+        hws_pga: 0x14080,
+        user_interrupt_bit: 12,
+        error_bit: 15,
+        notify_bit: 16,
+        reset_bit: 2,
+    },
+    EngineLayout {
+        name: "blitter",
+        base: 0x22000,
+        hws_pga: 0x24080,
+        user_interrupt_bit: 22,
+        error_bit: 25,
+        notify_bit: 26,
+        reset_bit: 3,
+    },
+];
+
+/// Gen7: HWS_PGA moves to 0x4080/0x4180/0x4280 (Linux RENDER_HWS_PGA_GEN7, BSD_HWS_PGA_GEN7,
+/// BLT_HWS_PGA_GEN7); the interrupt bits and resets are Gen6's.
+const GEN7_ENGINES: &[EngineLayout] = &[
+    EngineLayout {
+        name: "render",
+        base: 0x2000,
+        hws_pga: 0x4080,
+        user_interrupt_bit: 0,
+        error_bit: 3,
+        notify_bit: 4,
+        reset_bit: 1,
+    },
+    EngineLayout {
+        name: "video",
+        base: 0x12000,
+        hws_pga: 0x4180,
+        user_interrupt_bit: 12,
+        error_bit: 15,
+        notify_bit: 16,
+        reset_bit: 2,
+    },
+    EngineLayout {
+        name: "blitter",
+        base: 0x22000,
+        hws_pga: 0x4280,
+        user_interrupt_bit: 22,
+        error_bit: 25,
+        notify_bit: 26,
+        reset_bit: 3,
+    },
+];
+
+impl Layout {
+    /// The layout of a generation the model supports.
+    pub fn of(generation: Generation) -> Option<Layout> {
+        // Gen6/Gen7: registers in the first 2 MiB of BAR0, the GTT alias in the next 2 MiB
+        // (Linux intel-gtt.c: gtt_offset = MB(2) for gen 5-7); 512 Ki entries map 2 GiB.
+        match generation {
+            Generation::Gen6 => Some(Layout {
+                generation,
+                gtt_offset: 2 << 20,
+                gtt_entries: 512 << 10,
+                bar_size: 4 << 20,
+                engines: GEN6_ENGINES,
+            }),
+            Generation::Gen7 => Some(Layout {
+                generation,
+                gtt_offset: 2 << 20,
+                gtt_entries: 512 << 10,
+                bar_size: 4 << 20,
+                engines: GEN7_ENGINES,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The engine whose ring registers contain `offset`.
+    pub fn engine_at(&self, offset: u32) -> Option<(usize, u32)> {
+        self.engines
+            .iter()
+            .position(|e| offset >= e.base && offset < e.base + 0x1000)
+            .map(|i| (i, offset - self.engines[i].base))
+    }
+}

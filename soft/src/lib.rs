@@ -1,0 +1,76 @@
+//! baregpu-soft: the software GPU.
+//!
+//! A device model that the driver reaches exactly as it reaches the
+//! silicon: through MMIO ([`baregpu_hal::Mmio`]) and through memory the
+//! device reads and writes at physical addresses ([`baregpu_hal::MemoryBus`]).
+//! It depends on the hardware tables, never on the driver.
+//!
+//! What is modelled today (Gen6 and Gen7): the register file with its
+//! access semantics (masked, read-only, write-one-to-clear) and reset values
+//! from the tables; the GGTT, written through its MMIO alias; the render,
+//! video and blitter command streamers (ring START/HEAD/TAIL/CTL, batch
+//! buffers, the hardware status page) executing the MI commands listed in
+//! [`engine`]; user interrupts; errors for unknown commands and unmapped
+//! addresses; forcewake acknowledgement and engine reset. Work advances only
+//! when the driver touches MMIO, within a budget, so a looping batch is a
+//! hang the driver must detect, never a frozen host.
+#![cfg_attr(not(test), no_std)]
+
+extern crate alloc;
+
+mod device;
+mod engine;
+mod gtt;
+pub mod layout;
+mod regfile;
+
+use baregpu_hal::{Generation, MemoryBus, Mmio};
+use spin::Mutex;
+
+pub use device::Stats;
+
+/// Why a software GPU cannot be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftGpuError {
+    /// The device model does not cover this generation yet.
+    Unsupported(Generation),
+}
+
+/// The software GPU.
+pub struct SoftGpu<B: MemoryBus> {
+    device: Mutex<device::Device<B>>,
+}
+
+impl<B: MemoryBus> SoftGpu<B> {
+    /// A device of `generation` in its reset state, reaching memory through `bus`.
+    pub fn new(generation: Generation, bus: B) -> Result<Self, SoftGpuError> {
+        Ok(Self {
+            device: Mutex::new(device::Device::new(generation, bus)?),
+        })
+    }
+
+    /// Size of the MMIO BAR the driver should map (registers plus GTT alias).
+    pub fn bar_size(&self) -> usize {
+        self.device.lock().layout().bar_size as usize
+    }
+
+    /// Counters for tests and benchmarks.
+    pub fn stats(&self) -> Stats {
+        self.device.lock().stats()
+    }
+
+    /// Runs pending work for at most `budget` commands (the driver's MMIO
+    /// polling does this too).
+    pub fn run(&self, budget: u32) {
+        self.device.lock().run(budget);
+    }
+}
+
+impl<B: MemoryBus> Mmio for SoftGpu<B> {
+    fn read32(&self, offset: u32) -> u32 {
+        self.device.lock().mmio_read(offset)
+    }
+    fn write32(&self, offset: u32, value: u32) {
+        self.device.lock().mmio_write(offset, value)
+    }
+}

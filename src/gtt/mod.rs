@@ -1,0 +1,6 @@
+//! Graphics memory layout: tiled surface formats and CPU (de)tiling.
+
+pub mod ggtt;
+pub mod tiling;
+
+pub use ggtt::{Caching, GfxAddr, Ggtt, GttError, Mapping};

@@ -1,0 +1,109 @@
+//! What the driver records when an engine hangs or reports an error: the
+//! engine's registers and the commands around where it stopped, decoded
+//! with the hal's tables.
+
+use alloc::string::String;
+
+use core::fmt::{self, Write};
+
+use baregpu_hal::Mmio;
+use baregpu_hal::decode::decode;
+use baregpu_hal::reflect::GenTables;
+
+use super::engines::{EngineInfo, ring};
+
+/// A captured error state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorState {
+    pub engine: &'static str,
+    /// Why the state was captured.
+    pub reason: HangReason,
+    pub eir: u32,
+    pub esr: u32,
+    pub ipeir: u32,
+    pub ipehr: u32,
+    pub instdone: u32,
+    pub acthd: u32,
+    pub head: u32,
+    pub tail: u32,
+    pub bb_addr: u32,
+    /// Seqno the engine last completed, and the one the waiter wanted.
+    pub completed: u32,
+    pub waited_for: u32,
+    /// The decoded commands around ACTHD (when the driver has the memory).
+    pub commands: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HangReason {
+    /// No progress within the timeout.
+    Timeout,
+    /// The engine reported an error (EIR set): unknown command, page fault.
+    EngineError,
+}
+
+impl ErrorState {
+    pub(crate) fn capture(
+        mmio: &dyn Mmio,
+        engine: &EngineInfo,
+        reason: HangReason,
+        completed: u32,
+        waited_for: u32,
+        context: Option<(&'static GenTables, u64, &[u32])>,
+    ) -> Self {
+        let r = |off| mmio.read32(engine.base + off);
+        let acthd = r(ring::ACTHD);
+        let mut commands = String::new();
+        // Decode the stream that holds ACTHD, from its start, marking the command at ACTHD.
+        if let Some((tables, start, dwords)) = context {
+            for cmd in decode(tables, engine.name, dwords).take(4096) {
+                let addr = start + cmd.offset as u64 * 4;
+                let mark = if addr == acthd as u64 { "=> " } else { "   " };
+                let _ = write!(commands, "{mark}{cmd}");
+            }
+        }
+        Self {
+            engine: engine.name,
+            reason,
+            eir: r(ring::EIR),
+            esr: r(ring::ESR),
+            ipeir: r(ring::IPEIR),
+            ipehr: r(ring::IPEHR),
+            instdone: r(ring::INSTDONE),
+            acthd,
+            head: r(ring::HEAD),
+            tail: r(ring::TAIL),
+            bb_addr: r(ring::BB_ADDR),
+            completed,
+            waited_for,
+            commands,
+        }
+    }
+}
+
+impl fmt::Display for ErrorState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "GPU error on the {} engine ({:?}): completed seqno {}, waited for {}",
+            self.engine, self.reason, self.completed, self.waited_for
+        )?;
+        writeln!(
+            f,
+            "  EIR {:#010x} ESR {:#010x} IPEIR {:#010x} IPEHR {:#010x} INSTDONE {:#010x}",
+            self.eir, self.esr, self.ipeir, self.ipehr, self.instdone
+        )?;
+        writeln!(
+            f,
+            "  ACTHD {:#010x} HEAD {:#010x} TAIL {:#010x} BB_ADDR {:#010x}",
+            self.acthd, self.head, self.tail, self.bb_addr
+        )?;
+        if !self.commands.is_empty() {
+            writeln!(f, "  commands of the batch at BB_ADDR (=> marks ACTHD):")?;
+            for line in self.commands.lines() {
+                writeln!(f, "    {line}")?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,552 @@
+//! Submission: bring-up of the command streamers, rings, batches, seqno
+//! fences, hang detection with engine reset, and error capture.
+//!
+//! The same code drives the real GPU and the software GPU: it sees only an
+//! [`Mmio`] and the platform's DMA memory.
+//!
+//! Per engine: a hardware status page (HWSP) and a ring, both mapped in the
+//! GGTT. A submission writes `MI_BATCH_BUFFER_START`, a flush, an
+//! `MI_STORE_DATA_INDEX` of the next seqno into HWSP dword 0x20 and an
+//! `MI_USER_INTERRUPT`, then moves TAIL (the breadcrumb idiom of SNB 003
+//! lines 8300-8316 and 9470-9507). A fence is that seqno.
+
+pub mod batch;
+pub mod engines;
+pub mod error;
+mod packets;
+
+use alloc::boxed::Box;
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+use core::fmt;
+
+use baregpu_hal::{Generation, Mmio};
+
+pub use batch::{Batch, BatchError};
+pub use engines::EngineInfo;
+pub use error::{ErrorState, HangReason};
+
+use crate::gtt::{Caching, GfxAddr, Ggtt, GttError, Mapping};
+use crate::platform::{DmaRegion, Platform, PlatformError};
+use engines::ring;
+use packets::Encoders;
+
+/// HWSP dword that receives the seqno (HWSP dwords 0x20-0x3ff are free for software, 003 lines 9470-9507).
+const SEQNO_INDEX: u32 = 0x20;
+/// Ring size: 32 KiB (CTL buffer length = pages - 1, 003 lines 11671-11772).
+const RING_BYTES: usize = 32 << 10;
+/// Bytes kept free between TAIL and HEAD (head and tail must not share a cacheline: 003 line 8322).
+const RING_GAP: u32 = 64;
+/// Polling interval while waiting.
+const POLL_US: u64 = 10;
+
+/// An engine, by index into [`Gpu::engines`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EngineId(pub usize);
+
+impl EngineId {
+    pub const RENDER: EngineId = EngineId(0);
+    pub const VIDEO: EngineId = EngineId(1);
+    pub const BLITTER: EngineId = EngineId(2);
+}
+
+/// Completion of one submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fence {
+    pub engine: EngineId,
+    pub seqno: u32,
+}
+
+/// What can go wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GpuError {
+    /// The submission layer does not cover this generation yet.
+    Unsupported(Generation),
+    Platform(PlatformError),
+    Gtt(GttError),
+    /// A register did not reach the expected state (forcewake ack, reset, ring start).
+    BringUp(&'static str),
+    /// The engine hung or reported an error; it was reset and takes new work.
+    Hang(Box<ErrorState>),
+    /// The submission was still queued when its engine was reset: it did not run.
+    Lost(Fence),
+    /// No such engine.
+    NoEngine(EngineId),
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuError::Unsupported(g) => write!(f, "submission is not implemented for {g} yet"),
+            GpuError::Platform(e) => write!(f, "platform: {e}"),
+            GpuError::Gtt(e) => write!(f, "GTT: {e:?}"),
+            GpuError::BringUp(what) => write!(f, "bring-up failed: {what}"),
+            GpuError::Hang(state) => write!(f, "{state}"),
+            GpuError::Lost(fence) => write!(
+                f,
+                "submission {} on engine {} was lost in an engine reset",
+                fence.seqno, fence.engine.0
+            ),
+            GpuError::NoEngine(e) => write!(f, "no engine {}", e.0),
+        }
+    }
+}
+
+impl From<PlatformError> for GpuError {
+    fn from(e: PlatformError) -> Self {
+        GpuError::Platform(e)
+    }
+}
+impl From<GttError> for GpuError {
+    fn from(e: GttError) -> Self {
+        GpuError::Gtt(e)
+    }
+}
+
+struct Ring {
+    region: DmaRegion,
+    mapping: Mapping,
+    size: u32,
+    /// Byte offset where the next dword goes.
+    tail: u32,
+}
+
+struct Queue {
+    info: EngineInfo,
+    hwsp: DmaRegion,
+    hwsp_map: Mapping,
+    ring: Ring,
+    next_seqno: u32,
+    /// Seqnos lost in the last reset (inclusive range).
+    lost: Option<(u32, u32)>,
+    inflight: VecDeque<(u32, Batch)>,
+}
+
+/// Seqno order that survives wrapping.
+fn passed(completed: u32, seqno: u32) -> bool {
+    completed.wrapping_sub(seqno) as i32 >= 0
+}
+
+/// The driver for one GPU.
+pub struct Gpu<'a, P: Platform + ?Sized> {
+    platform: &'a P,
+    mmio: &'a dyn Mmio,
+    generation: Generation,
+    ggtt: Ggtt,
+    queues: Vec<Queue>,
+    enc: Encoders,
+}
+
+/// Forcewake and reset registers (not in the SNB manual: Linux i915_reg.h FORCEWAKE 0xa18c,
+/// FORCEWAKE_ACK 0x130090, FORCEWAKE_MT 0xa188, FORCEWAKE_MT_ACK 0x130040, GEN6_GDRST 0x941c).
+mod gt {
+    pub const FORCEWAKE: u32 = 0xa18c;
+    pub const FORCEWAKE_ACK: u32 = 0x13_0090;
+    pub const FORCEWAKE_MT: u32 = 0xa188;
+    pub const FORCEWAKE_MT_ACK: u32 = 0x13_0040;
+    pub const GDRST: u32 = 0x941c;
+    /// GT interrupt registers (SNB 003 lines 55316-55700).
+    pub const GTIMR: u32 = 0x44014;
+    pub const GTIIR: u32 = 0x44018;
+    pub const GTIER: u32 = 0x4401c;
+}
+
+impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
+    /// Brings the GPU up: forcewake, GGTT, and a status page and ring per engine.
+    pub fn new(
+        platform: &'a P,
+        mmio: &'a dyn Mmio,
+        generation: Generation,
+    ) -> Result<Self, GpuError> {
+        let infos = engines::engines(generation).ok_or(GpuError::Unsupported(generation))?;
+        let enc = packets::encoders(generation).ok_or(GpuError::Unsupported(generation))?;
+        let ggtt = Ggtt::new(generation)?;
+        let mut gpu = Self {
+            platform,
+            mmio,
+            generation,
+            ggtt,
+            queues: Vec::new(),
+            enc,
+        };
+        gpu.forcewake()?;
+        for info in infos {
+            let hwsp = platform.dma_alloc(4096, 4096)?;
+            let hwsp_map = gpu.ggtt.map(mmio, &hwsp, Caching::Llc)?;
+            let region = platform.dma_alloc(RING_BYTES, 4096)?;
+            let mapping = gpu.ggtt.map(mmio, &region, Caching::Uncached)?;
+            let ring = Ring {
+                region,
+                mapping,
+                size: RING_BYTES as u32,
+                tail: 0,
+            };
+            gpu.queues.push(Queue {
+                info,
+                hwsp,
+                hwsp_map,
+                ring,
+                next_seqno: 1,
+                lost: None,
+                inflight: VecDeque::new(),
+            });
+            let i = gpu.queues.len() - 1;
+            gpu.start_engine(i)?;
+        }
+        Ok(gpu)
+    }
+
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+
+    /// The engines, by [`EngineId`].
+    pub fn engines(&self) -> impl Iterator<Item = &EngineInfo> {
+        self.queues.iter().map(|q| &q.info)
+    }
+
+    /// The GGTT manager (for mapping buffers the batches use).
+    pub fn ggtt(&mut self) -> &mut Ggtt {
+        &mut self.ggtt
+    }
+
+    pub fn mmio(&self) -> &'a dyn Mmio {
+        self.mmio
+    }
+
+    /// Allocates DMA memory and maps it in the GGTT.
+    pub fn map_buffer(&mut self, bytes: usize) -> Result<(DmaRegion, Mapping), GpuError> {
+        let region = self
+            .platform
+            .dma_alloc(bytes.next_multiple_of(4096), 4096)?;
+        match self.ggtt.map(self.mmio, &region, Caching::Llc) {
+            Ok(m) => Ok((region, m)),
+            Err(e) => {
+                // SAFETY: just allocated, never handed to the device.
+                unsafe { self.platform.dma_free(region) };
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Unmaps and frees a buffer from [`Gpu::map_buffer`].
+    ///
+    /// # Safety
+    /// No submitted batch may still use the buffer.
+    pub unsafe fn free_buffer(&mut self, region: DmaRegion, mapping: Mapping) {
+        self.ggtt.unmap(self.mmio, mapping);
+        // SAFETY: the caller guarantees the device is done with it.
+        unsafe { self.platform.dma_free(region) };
+    }
+
+    /// Waits until `read() & mask == want`, for at most `timeout_us`.
+    fn wait_for(
+        &self,
+        offset: u32,
+        mask: u32,
+        want: u32,
+        timeout_us: u64,
+        what: &'static str,
+    ) -> Result<(), GpuError> {
+        let start = self.platform.now_ns();
+        loop {
+            if self.mmio.read32(offset) & mask == want {
+                return Ok(());
+            }
+            if self.platform.now_ns().saturating_sub(start) > timeout_us * 1000 {
+                return Err(GpuError::BringUp(what));
+            }
+            self.platform.delay_us(POLL_US);
+        }
+    }
+
+    /// Keeps the GT awake while the driver runs (Linux's Gen6 and Gen7 sequences).
+    fn forcewake(&self) -> Result<(), GpuError> {
+        match self.generation {
+            Generation::Gen6 => {
+                self.wait_for(gt::FORCEWAKE_ACK, 1, 0, 50_000, "forcewake ack clear")?;
+                self.mmio.write32(gt::FORCEWAKE, 1);
+                self.wait_for(gt::FORCEWAKE_ACK, 1, 1, 50_000, "forcewake ack")
+            }
+            Generation::Gen7 => {
+                // Masked register: bit 16 enables the write of bit 0.
+                self.mmio.write32(gt::FORCEWAKE_MT, (1 << 16) | 1);
+                self.wait_for(gt::FORCEWAKE_MT_ACK, 1, 1, 50_000, "forcewake (MT) ack")
+            }
+            g => Err(GpuError::Unsupported(g)),
+        }
+    }
+
+    /// Programs an engine's status page and ring and enables it (003 lines 8281-8288: START, HEAD
+    /// and TAIL before CTL).
+    fn start_engine(&mut self, i: usize) -> Result<(), GpuError> {
+        let q = &mut self.queues[i];
+        let base = q.info.base;
+        self.mmio.write32(q.info.hws_pga, q.hwsp_map.gfx.0 as u32);
+        self.mmio.write32(base + ring::CTL, 0);
+        self.mmio.write32(base + ring::HEAD, 0);
+        self.mmio.write32(base + ring::TAIL, 0);
+        self.mmio
+            .write32(base + ring::START, q.ring.mapping.gfx.0 as u32);
+        q.ring.tail = 0;
+        let pages = q.ring.size / 4096;
+        self.mmio.write32(base + ring::CTL, ((pages - 1) << 12) | 1);
+        let (start, ctl) = (
+            self.mmio.read32(base + ring::START),
+            self.mmio.read32(base + ring::CTL),
+        );
+        if start != q.ring.mapping.gfx.0 as u32 || ctl & 1 == 0 {
+            return Err(GpuError::BringUp("ring did not start"));
+        }
+        Ok(())
+    }
+
+    fn queue(&mut self, engine: EngineId) -> Result<&mut Queue, GpuError> {
+        self.queues
+            .get_mut(engine.0)
+            .ok_or(GpuError::NoEngine(engine))
+    }
+
+    /// A new, empty batch of `bytes` (rounded up to pages).
+    pub fn new_batch(&mut self, bytes: usize) -> Result<Batch, GpuError> {
+        let (region, mapping) = self.map_buffer(bytes.max(4096))?;
+        Ok(Batch {
+            region,
+            mapping,
+            len: 0,
+            batch_end: self.enc.batch_end,
+            noop: self.enc.noop,
+        })
+    }
+
+    /// The last seqno `engine` completed (read from its status page).
+    pub fn completed(&self, engine: EngineId) -> u32 {
+        let Some(q) = self.queues.get(engine.0) else {
+            return 0;
+        };
+        // SAFETY: the HWSP is a live 4 KiB DMA page; the device writes dword
+        // 0x20, so the read must be volatile.
+        unsafe {
+            core::ptr::read_volatile(q.hwsp.virt.as_ptr().cast::<u32>().add(SEQNO_INDEX as usize))
+        }
+    }
+
+    /// Ring bytes free before TAIL would come within RING_GAP of HEAD.
+    fn ring_free(&self, i: usize) -> u32 {
+        let q = &self.queues[i];
+        let head = self.mmio.read32(q.info.base + ring::HEAD) & 0x001f_fffc;
+        (head + q.ring.size - q.ring.tail - RING_GAP) % q.ring.size
+    }
+
+    /// Writes `dwords` at the ring's tail (wrapping with MI_NOOP so that no
+    /// command straddles the end, 003 line 8296) and moves TAIL.
+    fn emit(&mut self, i: usize, dwords: &[u32]) -> Result<(), GpuError> {
+        let bytes = (dwords.len() as u32 * 4).next_multiple_of(8);
+        let start = self.platform.now_ns();
+        loop {
+            let q = &self.queues[i];
+            let to_end = q.ring.size - q.ring.tail;
+            let need = if bytes > to_end {
+                to_end + bytes
+            } else {
+                bytes
+            };
+            if self.ring_free(i) >= need {
+                break;
+            }
+            if self.platform.now_ns().saturating_sub(start) > 2_000_000_000 {
+                let (done, want) = (self.completed(EngineId(i)), self.queues[i].next_seqno);
+                return Err(self.hang(i, HangReason::Timeout, done, want));
+            }
+            self.platform.delay_us(POLL_US);
+        }
+        let noop = self.enc.noop;
+        let q = &mut self.queues[i];
+        let ring = q.ring.region.virt.as_ptr().cast::<u32>();
+        let put = |tail: &mut u32, v: u32| {
+            // SAFETY: `tail` stays below the ring's size (checked by the wrap
+            // logic), inside the live DMA ring region.
+            unsafe { core::ptr::write_volatile(ring.add(*tail as usize / 4), v) };
+            *tail += 4;
+        };
+        let mut tail = q.ring.tail;
+        if tail + bytes > q.ring.size {
+            while tail < q.ring.size {
+                put(&mut tail, noop);
+            }
+            tail = 0;
+        }
+        for &d in dwords {
+            put(&mut tail, d);
+        }
+        if tail % 8 != 0 {
+            put(&mut tail, noop);
+        }
+        q.ring.tail = tail % q.ring.size;
+        self.mmio.write32(q.info.base + ring::TAIL, q.ring.tail);
+        Ok(())
+    }
+
+    /// Submits a batch to `engine`; returns the fence that completes with it.
+    pub fn submit(&mut self, engine: EngineId, mut batch: Batch) -> Result<Fence, GpuError> {
+        let render = engine == EngineId::RENDER;
+        let q = self.queue(engine)?;
+        let seqno = q.next_seqno;
+        q.next_seqno = q.next_seqno.wrapping_add(1).max(1);
+        batch.finish();
+        let mut cmds = [0u32; 24];
+        let mut n = 0;
+        let pack_err = |_| GpuError::BringUp("submission packet does not fit its fields");
+        n += (self.enc.batch_start)(batch.gfx().0, &mut cmds[n..]).map_err(pack_err)?;
+        n += (self.enc.flush)(render, &mut cmds[n..]).map_err(pack_err)?;
+        n += (self.enc.store_data_index)(SEQNO_INDEX * 4, seqno, &mut cmds[n..])
+            .map_err(pack_err)?;
+        cmds[n] = self.enc.user_interrupt;
+        n += 1;
+        self.queues[engine.0].inflight.push_back((seqno, batch));
+        self.emit(engine.0, &cmds[..n])?;
+        Ok(Fence { engine, seqno })
+    }
+
+    /// Frees the batches an engine has finished.
+    fn retire(&mut self, i: usize) {
+        let done = self.completed(EngineId(i));
+        let q = &mut self.queues[i];
+        while q.inflight.front().is_some_and(|(s, _)| passed(done, *s)) {
+            if let Some((_, b)) = q.inflight.pop_front() {
+                self.ggtt.unmap(self.mmio, b.mapping);
+                // SAFETY: the engine completed the batch.
+                unsafe { self.platform.dma_free(b.region) };
+            }
+        }
+    }
+
+    /// Whether the fence has completed (without waiting).
+    pub fn poll(&mut self, fence: Fence) -> bool {
+        let _ = self.mmio.read32(
+            self.queues
+                .get(fence.engine.0)
+                .map_or(0, |q| q.info.base + ring::HEAD),
+        );
+        passed(self.completed(fence.engine), fence.seqno)
+    }
+
+    /// Waits for a fence. On timeout or an engine error the engine's state is
+    /// captured and decoded, the engine is reset and restarted, and the error
+    /// is returned; the engine takes new work afterwards.
+    pub fn wait(&mut self, fence: Fence, timeout_us: u64) -> Result<(), GpuError> {
+        let i = fence.engine.0;
+        if i >= self.queues.len() {
+            return Err(GpuError::NoEngine(fence.engine));
+        }
+        if let Some((a, b)) = self.queues[i].lost
+            && fence.seqno.wrapping_sub(a) <= b.wrapping_sub(a)
+        {
+            return Err(GpuError::Lost(fence));
+        }
+        let start = self.platform.now_ns();
+        let base = self.queues[i].info.base;
+        loop {
+            // Reading a register is also what lets the software GPU advance.
+            let eir = self.mmio.read32(base + ring::EIR);
+            let done = self.completed(fence.engine);
+            if passed(done, fence.seqno) {
+                self.retire(i);
+                return Ok(());
+            }
+            if eir != 0 {
+                return Err(self.hang(i, HangReason::EngineError, done, fence.seqno));
+            }
+            if self.platform.now_ns().saturating_sub(start) > timeout_us * 1000 {
+                return Err(self.hang(i, HangReason::Timeout, done, fence.seqno));
+            }
+            self.platform.delay_us(POLL_US);
+        }
+    }
+
+    /// Captures the error state, resets the engine (GDRST) and restarts it.
+    fn hang(&mut self, i: usize, reason: HangReason, completed: u32, waited_for: u32) -> GpuError {
+        let q = &self.queues[i];
+        let bb = self.mmio.read32(q.info.base + ring::BB_ADDR) as u64;
+        // Decode the in-flight batch that BB_ADDR points into, if the driver has it.
+        let context = q
+            .inflight
+            .iter()
+            .find(|(_, b)| b.gfx().0 == bb)
+            .map(|(_, b)| (self.generation.tables(), b.gfx().0, b.contents()));
+        let state = ErrorState::capture(self.mmio, &q.info, reason, completed, waited_for, context);
+        let last = q.next_seqno.wrapping_sub(1);
+        let reset_bit = q.info.reset_bit;
+        self.mmio.write32(gt::GDRST, 1 << reset_bit);
+        let _ = self.wait_for(gt::GDRST, 1 << reset_bit, 0, 500_000, "engine reset");
+        // Everything queued on the engine is gone: account for it, free it, and
+        // let the status page say so.
+        let q = &mut self.queues[i];
+        q.lost = Some((completed.wrapping_add(1), last));
+        let dropped: Vec<(u32, Batch)> = q.inflight.drain(..).collect();
+        // SAFETY: live HWSP page; the engine is in reset and does not write it.
+        unsafe {
+            core::ptr::write_volatile(
+                q.hwsp.virt.as_ptr().cast::<u32>().add(SEQNO_INDEX as usize),
+                last,
+            )
+        };
+        for (_, b) in dropped {
+            self.ggtt.unmap(self.mmio, b.mapping);
+            // SAFETY: the engine was reset; nothing reads the batch any more.
+            unsafe { self.platform.dma_free(b.region) };
+        }
+        if let Err(e) = self.start_engine(i) {
+            return e;
+        }
+        GpuError::Hang(Box::new(state))
+    }
+
+    /// Unmasks the user interrupts of every engine (ring IMR, GTIMR, GTIER).
+    pub fn enable_user_interrupts(&mut self) {
+        let mut bits = 0;
+        for q in &self.queues {
+            bits |= 1 << q.info.user_interrupt_bit;
+            self.mmio.write32(
+                q.info.base + ring::IMR,
+                !(1u32 << q.info.user_interrupt_bit),
+            );
+        }
+        self.mmio.write32(gt::GTIER, bits);
+        self.mmio.write32(gt::GTIMR, !bits);
+    }
+
+    /// Reads and clears the pending GT interrupts (GTIIR is write-one-to-clear).
+    pub fn take_interrupts(&mut self) -> u32 {
+        let iir = self.mmio.read32(gt::GTIIR);
+        if iir != 0 {
+            self.mmio.write32(gt::GTIIR, iir);
+        }
+        iir
+    }
+
+    /// The user interrupt bit of an engine.
+    pub fn user_interrupt_bit(&self, engine: EngineId) -> Option<u32> {
+        self.queues.get(engine.0).map(|q| q.info.user_interrupt_bit)
+    }
+}
+
+impl<P: Platform + ?Sized> Drop for Gpu<'_, P> {
+    fn drop(&mut self) {
+        for q in core::mem::take(&mut self.queues) {
+            self.mmio.write32(q.info.base + ring::CTL, 0);
+            // SAFETY: the ring is stopped; nothing uses these pages any more.
+            unsafe {
+                for (_, b) in q.inflight {
+                    self.platform.dma_free(b.region);
+                }
+                self.platform.dma_free(q.ring.region);
+                self.platform.dma_free(q.hwsp);
+            }
+        }
+    }
+}
+
+/// The graphics address of a fence's batch is not needed by users; this
+/// keeps the re-export list stable.
+pub type Address = GfxAddr;

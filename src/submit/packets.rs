@@ -1,0 +1,52 @@
+//! The few commands the submission layer writes itself, per generation.
+//! Gen6 and Gen7 share these layouts (Gen7 inherits them in the tables), so
+//! one macro instantiates the encoders for both typed modules.
+
+use baregpu_hal::{Generation, PackError, Packet};
+
+/// Encoders for the submission layer's own commands.
+pub struct Encoders {
+    pub batch_start: fn(addr: u64, out: &mut [u32]) -> Result<usize, PackError>,
+    /// A flush that completes earlier work before the breadcrumb, per engine.
+    pub flush: fn(render: bool, out: &mut [u32]) -> Result<usize, PackError>,
+    pub store_data_index:
+        fn(byte_offset: u32, value: u32, out: &mut [u32]) -> Result<usize, PackError>,
+    pub user_interrupt: u32,
+    pub noop: u32,
+    pub batch_end: u32,
+}
+
+macro_rules! encoders {
+    // `$cs_stall`: the name of PIPE_CONTROL's command streamer stall bit in that generation's table.
+    ($gen:ident, $cs_stall:ident) => {{
+        use baregpu_hal::$gen::commands as c;
+        Encoders {
+            batch_start: |addr, out| {
+                // Secure batch through the GGTT (bit 8 = 0): PPGTT is not enabled.
+                c::MiBatchBufferStart { batch_buffer_start_address: addr, ..Default::default() }.pack(out)
+            },
+            flush: |render, out| {
+                if render {
+                    // CS stall needs a companion bit on SNB; the pixel scoreboard stall is the cheap one.
+                    c::PipeControl { $cs_stall: true, stall_at_pixel_scoreboard: true, ..Default::default() }.pack(out)
+                } else {
+                    c::MiFlushDw::default().pack(out)
+                }
+            },
+            store_data_index: |offset, value, out| {
+                c::MiStoreDataIndex { offset, data_dword0: value, ..Default::default() }.pack(out)
+            },
+            user_interrupt: c::MiUserInterrupt::HEADER_VALUE,
+            noop: c::MiNoop::HEADER_VALUE,
+            batch_end: c::MiBatchBufferEnd::HEADER_VALUE,
+        }
+    }};
+}
+
+pub fn encoders(generation: Generation) -> Option<Encoders> {
+    match generation {
+        Generation::Gen6 => Some(encoders!(gen6, cs_stall)),
+        Generation::Gen7 => Some(encoders!(gen7, command_streamer_stall_enable)),
+        _ => None,
+    }
+}
