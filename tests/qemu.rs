@@ -224,3 +224,13 @@ fn hal_packs_and_decodes_a_batch_in_the_kernel() {
         run.output
     );
 }
+
+#[test]
+fn submission_on_the_software_gpu_in_the_kernel() {
+    let run = expect_pass("submit_soft");
+    assert!(
+        run.output.contains("gen7: hang detected as expected"),
+        "{}",
+        run.output
+    );
+}

@@ -158,10 +158,7 @@ impl fmt::Display for ProbeReport {
                 let func = &self.displays[display].function;
                 write!(f, "backend: hardware GPU at {} ({})", func.addr, generation)
             }
-            Backend::Software => write!(
-                f,
-                "backend: software GPU (no supported Intel GPU found; the device model arrives with later work)"
-            ),
+            Backend::Software => write!(f, "backend: software GPU (no supported Intel GPU found)"),
         }
     }
 }
