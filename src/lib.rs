@@ -19,7 +19,7 @@ pub mod submit;
 pub use baregpu_hal::Generation;
 pub use platform::{DmaRegion, PhysAddr, Platform, PlatformError};
 pub use probe::{Backend, ProbeReport, probe};
-pub use submit::{Batch, EngineId, Fence, Gpu, GpuError};
+pub use submit::{Batch, ContextId, EngineId, Fence, Gpu, GpuError};
 
 /// Re-export of the hardware description crate.
 pub use baregpu_hal as hal;

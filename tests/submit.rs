@@ -237,6 +237,61 @@ macro_rules! submission_tests {
             }
 
             #[test]
+            fn two_ppgtt_contexts_cannot_see_each_other() {
+                let p = HostPlatform::new();
+                let soft = setup(&p);
+                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
+                let a = gpu.create_context().unwrap();
+                let b = gpu.create_context().unwrap();
+                // The first buffer of each context lands at the same address in
+                // its own space, backed by different pages.
+                let (buf_a, va_a) = gpu.map_in_context(a, 4096).unwrap();
+                let (buf_b, va_b) = gpu.map_in_context(b, 4096).unwrap();
+                assert_eq!(va_a, va_b);
+                let (buf_a2, va_a2) = gpu.map_in_context(a, 4096).unwrap();
+                for (ctx, value) in [(a, 0xaaaa_aaaa), (b, 0xbbbb_bbbb), (a, 0xaaaa_0001)] {
+                    let mut batch = gpu.new_context_batch(ctx, 4096).unwrap();
+                    // Offset 0 for the first store of each context, 4 for the second.
+                    let off = if value == 0xaaaa_0001 { 4 } else { 0 };
+                    batch
+                        .push(&MiStoreDataImm {
+                            use_global_gtt: false,
+                            address: va_a.0 + off,
+                            data_dword0: value,
+                            data_dword1: None,
+                        })
+                        .unwrap();
+                    let f = gpu.submit(EngineId::RENDER, batch).unwrap();
+                    gpu.wait(f, 1_000_000).unwrap();
+                }
+                assert_eq!(&words(&buf_a)[..2], &[0xaaaa_aaaa, 0xaaaa_0001]);
+                assert_eq!(&words(&buf_b)[..2], &[0xbbbb_bbbb, 0]);
+                // B cannot reach A's second buffer: the address is not mapped in B.
+                let mut batch = gpu.new_context_batch(b, 4096).unwrap();
+                batch
+                    .push(&MiStoreDataImm {
+                        use_global_gtt: false,
+                        address: va_a2.0,
+                        data_dword0: 1,
+                        data_dword1: None,
+                    })
+                    .unwrap();
+                let f = gpu.submit(EngineId::RENDER, batch).unwrap();
+                let Err(GpuError::Hang(state)) = gpu.wait(f, 1_000_000) else {
+                    panic!("expected a fault")
+                };
+                assert_eq!(state.eir & (1 << 4), 1 << 4, "page table error");
+                assert_eq!(words(&buf_a2)[0], 0);
+                // GGTT work still runs after the fault and the reset.
+                let (buf, map) = gpu.map_buffer(4096).unwrap();
+                let mut batch = gpu.new_batch(4096).unwrap();
+                batch.push(&sdi(map.gfx.0, 5)).unwrap();
+                let f = gpu.submit(EngineId::RENDER, batch).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                assert_eq!(words(&buf)[0], 5);
+            }
+
+            #[test]
             fn a_store_to_an_unmapped_address_faults_without_a_host_crash() {
                 let p = HostPlatform::new();
                 let soft = setup(&p);

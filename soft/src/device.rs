@@ -178,6 +178,9 @@ impl<B: MemoryBus> Device<B> {
                 _ => {}
             }
         }
+        if self.write_blit_register(offset, value) {
+            return;
+        }
         match offset {
             layout::GTIIR => self.gt_iir &= !value,
             layout::GDRST => self.reset(value),

@@ -25,7 +25,7 @@ pub enum Halt {
     /// A command the engine does not know (EIR bit 0).
     InstructionError { dw0: u32 },
     /// An access through an invalid GTT entry or to missing memory (EIR bit 4).
-    PageFault { gfx_addr: u64 },
+    PageFault { gfx_addr: u64, ggtt: bool },
 }
 
 /// Per-engine state (the ring registers live here, not in the register file).
@@ -39,9 +39,13 @@ pub struct EngineState {
     pub ctl: u32,
     /// Graphics address of the next batch dword, while in a batch.
     pub batch: Option<u64>,
+    /// The batch runs in the PPGTT (non-secure; inherited along a chain: 003 lines 14754-14894).
+    pub batch_ppgtt: bool,
     /// Address of the command being executed.
     pub acthd: u64,
     pub halted: Option<Halt>,
+    /// The blitter's shared setup and clip state (blitter engine only).
+    pub blit: crate::blit::BlitState,
 }
 
 impl EngineState {
@@ -68,11 +72,16 @@ enum Op {
     FlushDw,
     PipeControl,
     ConditionalBatchEnd,
+    /// A blitter fill or copy, executed in `blit.rs`.
+    Blit(crate::blit::BlitOp),
     /// Known, not modelled: consumed without effect.
     Unmodelled,
 }
 
 fn op_of(name: &str) -> Op {
+    if let Some(b) = crate::blit::BlitOp::of(name) {
+        return Op::Blit(b);
+    }
     match name {
         "MI_NOOP" => Op::Noop,
         "MI_BATCH_BUFFER_START" => Op::BatchStart,
@@ -117,41 +126,128 @@ impl CommandTable {
 
 /// A field of a command by name (raw bits), if the command has it and the
 /// packet is long enough to hold it.
-fn field(c: &CommandInfo, dw: &[u32], name: &str) -> Option<u64> {
+pub(crate) fn field(c: &CommandInfo, dw: &[u32], name: &str) -> Option<u64> {
     let f: &FieldInfo = c.fields.iter().find(|f| f.name == name)?;
     ((f.end as usize) / 32 < dw.len()).then(|| f.extract(dw) << f.shift)
+}
+
+/// Which address space an access goes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Space {
+    Ggtt,
+    /// The engine's per-process GTT (page directory at PP_DIR_BASE).
+    Ppgtt,
 }
 
 /// Longest command the model reads (MI_LOAD_REGISTER_IMM with 255 pairs + header).
 const MAX_COMMAND: usize = 1024;
 
 impl<B: MemoryBus> Device<B> {
-    /// Reads dword `index` of the current command stream position.
+    /// Reads dword `index` of the current command stream position (rings are
+    /// always in the GGTT: 003 line 11665).
     fn fetch(&mut self, i: usize, index: u32) -> Result<u32, Halt> {
         let e = &self.engines[i];
-        let gfx = match e.batch {
-            Some(addr) => addr + index as u64 * 4,
-            None => e.start as u64 + ((e.head + index * 4) % e.ring_size()) as u64,
+        let (gfx, space) = match e.batch {
+            Some(addr) => {
+                let space = if e.batch_ppgtt {
+                    Space::Ppgtt
+                } else {
+                    Space::Ggtt
+                };
+                (addr + index as u64 * 4, space)
+            }
+            None => {
+                let offset = (e.head + index * 4) % e.ring_size();
+                (e.start as u64 + offset as u64, Space::Ggtt)
+            }
         };
-        self.read_gfx_u32(gfx)
+        self.read_gfx_u32(i, space, gfx)
     }
 
-    pub(crate) fn read_gfx_u32(&self, gfx: u64) -> Result<u32, Halt> {
-        let phys = self.gtt.translate(gfx).map_err(|f| Halt::PageFault {
-            gfx_addr: f.gfx_addr,
-        })?;
-        self.bus
-            .read_u32(phys)
-            .map_err(|_| Halt::PageFault { gfx_addr: gfx })
+    /// Whether the engine has PPGTT enabled (GFX_MODE bit 9).
+    pub(crate) fn ppgtt_enabled(&self, i: usize) -> bool {
+        let reg = match self.layout.gfx_mode {
+            layout::GfxMode::Global(off) => off,
+            layout::GfxMode::PerEngine(off) => self.layout.engines[i].base + off,
+        };
+        self.regs.get(reg) & layout::PPGTT_ENABLE != 0
     }
 
-    pub(crate) fn write_gfx_u32(&self, gfx: u64, value: u32) -> Result<(), Halt> {
-        let phys = self.gtt.translate(gfx).map_err(|f| Halt::PageFault {
-            gfx_addr: f.gfx_addr,
-        })?;
+    /// Physical address of `gfx` in `space`. The PPGTT has two levels: PDEs
+    /// are GGTT entries from PP_DIR_BASE (a cacheline offset in bits 30:16),
+    /// each pointing to a page table of 1024 PTEs (003 lines 6964-7169).
+    pub(crate) fn translate(&self, i: usize, space: Space, gfx: u64) -> Result<u64, Halt> {
+        let fault = Halt::PageFault {
+            gfx_addr: gfx,
+            ggtt: space == Space::Ggtt,
+        };
+        match space {
+            Space::Ggtt => self.gtt.translate(gfx).map_err(|_| fault),
+            Space::Ppgtt => {
+                let base = self.layout.engines[i].base;
+                let pd_cachelines = (self.regs.get(base + layout::PP_DIR_BASE) >> 16) & 0x7fff;
+                let pd_entry = pd_cachelines * 64 / 4;
+                if gfx >> 32 != 0 {
+                    return Err(fault);
+                }
+                let pde = self.gtt.read_entry(pd_entry + (gfx >> 22) as u32);
+                if pde & 1 == 0 {
+                    return Err(fault);
+                }
+                let pte_addr = crate::gtt::entry_address(pde) + ((gfx >> 12) & 0x3ff) * 4;
+                let pte = self.bus.read_u32(pte_addr).map_err(|_| fault)?;
+                if pte & 1 == 0 {
+                    return Err(fault);
+                }
+                Ok(crate::gtt::entry_address(pte) | (gfx & 0xfff))
+            }
+        }
+    }
+
+    pub(crate) fn read_gfx_u32(&self, i: usize, space: Space, gfx: u64) -> Result<u32, Halt> {
+        let phys = self.translate(i, space, gfx)?;
+        let ggtt = space == Space::Ggtt;
+        self.bus.read_u32(phys).map_err(|_| Halt::PageFault {
+            gfx_addr: gfx,
+            ggtt,
+        })
+    }
+
+    pub(crate) fn write_gfx_u32(
+        &self,
+        i: usize,
+        space: Space,
+        gfx: u64,
+        value: u32,
+    ) -> Result<(), Halt> {
+        let phys = self.translate(i, space, gfx)?;
+        let ggtt = space == Space::Ggtt;
         self.bus
             .write_u32(phys, value)
-            .map_err(|_| Halt::PageFault { gfx_addr: gfx })
+            .map_err(|_| Halt::PageFault {
+                gfx_addr: gfx,
+                ggtt,
+            })
+    }
+
+    /// The address space of a command's memory access: everything in a PPGTT
+    /// batch goes through the PPGTT (the GGTT bit is ignored in non-secure
+    /// batches, 003 lines 15944-16048); elsewhere the command's GGTT bit
+    /// decides, when PPGTT is on.
+    pub(crate) fn space_for(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Space {
+        if !self.ppgtt_enabled(i) {
+            return Space::Ggtt;
+        }
+        if self.engines[i].batch.is_some() && self.engines[i].batch_ppgtt {
+            return Space::Ppgtt;
+        }
+        let ggtt_bit =
+            field(c, dw, "use_global_gtt").or_else(|| field(c, dw, "destination_address_type"));
+        if ggtt_bit == Some(0) {
+            Space::Ppgtt
+        } else {
+            Space::Ggtt
+        }
     }
 
     /// Graphics address of the engine's hardware status page.
@@ -196,10 +292,10 @@ impl<B: MemoryBus> Device<B> {
         );
         self.regs.set(base + layout::IPEHR, dw0);
         self.regs.set(base + layout::IPEIR, eir_bit);
-        if let Halt::PageFault { gfx_addr } = halt {
-            // Fault record (003 lines 8961-9113): 31:12 page, 11 GGTT, 0 valid; one per engine
-            // at 0x4094 + 0x100 * engine.
-            let record = (gfx_addr as u32 & 0xffff_f000) | (1 << 11) | 1;
+        if let Halt::PageFault { gfx_addr, ggtt } = halt {
+            // Fault record (003 lines 8961-9113): 31:12 page, 11 GGTT (0: PPGTT), 0 valid; one
+            // per engine at 0x4094 + 0x100 * engine.
+            let record = (gfx_addr as u32 & 0xffff_f000) | ((ggtt as u32) << 11) | 1;
             self.regs.set(0x4094 + 0x100 * i as u32, record);
         }
         if self.regs.get(base + layout::EMR) & eir_bit == 0 {
@@ -259,54 +355,48 @@ impl<B: MemoryBus> Device<B> {
         op: Op,
         dw: &[u32],
     ) -> Result<(), Halt> {
+        let base = self.layout.engines[i].base;
         match op {
             Op::Noop => {
                 if field(c, dw, "identification_number_register_write_enable") == Some(1) {
                     let id = field(c, dw, "identification_number").unwrap_or(0) as u32;
-                    self.regs.set(self.layout.engines[i].base + 0x94, id);
+                    self.regs.set(base + 0x94, id);
                 }
             }
             Op::BatchStart => {
                 let addr = field(c, dw, "batch_buffer_start_address").unwrap_or(0);
+                // Bit 8 selects the PPGTT for a batch started from the ring; a
+                // chained batch keeps its parent's address space.
+                let ppgtt_bit = field(c, dw, "buffer_security_indicator")
+                    .or_else(|| field(c, dw, "address_space_indicator"))
+                    == Some(1);
+                if self.engines[i].batch.is_none() {
+                    self.engines[i].batch_ppgtt = ppgtt_bit && self.ppgtt_enabled(i);
+                }
                 self.engines[i].batch = Some(addr);
-                self.regs
-                    .set(self.layout.engines[i].base + layout::BB_ADDR, addr as u32);
+                self.regs.set(base + layout::BB_ADDR, addr as u32);
                 self.stats.batches += 1;
             }
             Op::BatchEnd => self.engines[i].batch = None,
             Op::StoreDataImm => {
+                let space = self.space_for(i, c, dw);
                 let addr = field(c, dw, "address").unwrap_or(0);
-                self.write_gfx_u32(addr, field(c, dw, "data_dword0").unwrap_or(0) as u32)?;
-                if let Some(hi) = field(c, dw, "data_dword1") {
-                    self.write_gfx_u32(addr + 4, hi as u32)?;
-                }
+                self.store(i, space, addr, c, dw, "data_dword0", "data_dword1")?;
             }
             Op::StoreDataIndex => {
+                // The status page is always in the GGTT.
                 let addr = self.hwsp(i) + field(c, dw, "offset").unwrap_or(0);
-                self.write_gfx_u32(addr, field(c, dw, "data_dword0").unwrap_or(0) as u32)?;
-                if let Some(hi) = field(c, dw, "data_dword1") {
-                    self.write_gfx_u32(addr + 4, hi as u32)?;
-                }
+                self.store(i, Space::Ggtt, addr, c, dw, "data_dword0", "data_dword1")?;
             }
             Op::LoadRegisterImm => {
                 if let Some(g) = &c.group {
-                    for pair in dw
-                        .get(g.dw as usize..)
-                        .unwrap_or(&[])
-                        .chunks_exact(g.size as usize)
-                    {
-                        let off = g
-                            .fields
-                            .iter()
-                            .find(|f| f.name == "register_offset")
-                            .map(|f| f.extract(pair) << f.shift);
-                        let data = g
-                            .fields
-                            .iter()
-                            .find(|f| f.name != "register_offset")
-                            .map(|f| f.extract(pair));
-                        if let (Some(off), Some(data)) = (off, data) {
-                            self.write_register(off as u32, data as u32);
+                    let pairs = dw.get(g.dw as usize..).unwrap_or(&[]);
+                    for pair in pairs.chunks_exact(g.size as usize) {
+                        let offset = g.fields.iter().find(|f| f.name == "register_offset");
+                        let data = g.fields.iter().find(|f| f.name != "register_offset");
+                        if let (Some(o), Some(d)) = (offset, data) {
+                            let reg = (o.extract(pair) << o.shift) as u32;
+                            self.write_register(reg, d.extract(pair) as u32);
                         }
                     }
                 }
@@ -314,23 +404,44 @@ impl<B: MemoryBus> Device<B> {
             Op::StoreRegisterMem => {
                 let reg = field(c, dw, "register_address").unwrap_or(0) as u32;
                 let value = self.read_register(reg);
-                self.write_gfx_u32(field(c, dw, "memory_address").unwrap_or(0), value)?;
+                let space = self.space_for(i, c, dw);
+                self.write_gfx_u32(i, space, field(c, dw, "memory_address").unwrap_or(0), value)?;
             }
             Op::UserInterrupt => self.raise(self.layout.engines[i].user_interrupt_bit),
             Op::ReportHead => {
                 let head = self.engines[i].head | (self.engines[i].wrap_count << 21);
-                self.write_gfx_u32(self.hwsp(i) + 16, head)?;
+                self.write_gfx_u32(i, Space::Ggtt, self.hwsp(i) + 16, head)?;
             }
             Op::FlushDw | Op::PipeControl => self.post_sync(i, c, dw)?,
             Op::ConditionalBatchEnd => {
                 let data = field(c, dw, "compare_data_dword").unwrap_or(0) as u32;
                 let addr = field(c, dw, "compare_address").unwrap_or(0);
+                let space = self.space_for(i, c, dw);
                 // Execution continues while memory > data (003 lines 14666-14753).
-                if self.read_gfx_u32(addr)? <= data {
+                if self.read_gfx_u32(i, space, addr)? <= data {
                     self.engines[i].batch = None;
                 }
             }
+            Op::Blit(b) => self.blit(i, c, b, dw)?,
             Op::Unmodelled => self.stats.unmodelled += 1,
+        }
+        Ok(())
+    }
+
+    /// Stores a command's data dword, and its optional second dword.
+    fn store(
+        &mut self,
+        i: usize,
+        space: Space,
+        addr: u64,
+        c: &CommandInfo,
+        dw: &[u32],
+        low: &str,
+        high: &str,
+    ) -> Result<(), Halt> {
+        self.write_gfx_u32(i, space, addr, field(c, dw, low).unwrap_or(0) as u32)?;
+        if let Some(hi) = field(c, dw, high) {
+            self.write_gfx_u32(i, space, addr + 4, hi as u32)?;
         }
         Ok(())
     }
@@ -339,19 +450,24 @@ impl<B: MemoryBus> Device<B> {
     /// immediate data or the timestamp, then raise the notify interrupt.
     fn post_sync(&mut self, i: usize, c: &'static CommandInfo, dw: &[u32]) -> Result<(), Halt> {
         let mut addr = field(c, dw, "address").unwrap_or(0);
+        let mut space = self.space_for(i, c, dw);
         if field(c, dw, "store_data_index") == Some(1) {
             addr = self.hwsp(i) + (addr & 0xfff);
+            space = Space::Ggtt;
         }
         match field(c, dw, "post_sync_operation") {
-            Some(1) => {
-                self.write_gfx_u32(addr, field(c, dw, "immediate_data_low").unwrap_or(0) as u32)?;
-                if let Some(hi) = field(c, dw, "immediate_data_high") {
-                    self.write_gfx_u32(addr + 4, hi as u32)?;
-                }
-            }
+            Some(1) => self.store(
+                i,
+                space,
+                addr,
+                c,
+                dw,
+                "immediate_data_low",
+                "immediate_data_high",
+            )?,
             Some(3) => {
-                self.write_gfx_u32(addr, self.timestamp as u32)?;
-                self.write_gfx_u32(addr + 4, (self.timestamp >> 32) as u32)?;
+                self.write_gfx_u32(i, space, addr, self.timestamp as u32)?;
+                self.write_gfx_u32(i, space, addr + 4, (self.timestamp >> 32) as u32)?;
             }
             _ => {}
         }

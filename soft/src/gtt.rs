@@ -7,6 +7,12 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+/// The physical page an entry points to (bits 31:12, and 39:32 from bits 11:4).
+/// PTEs and PPGTT PDEs share this layout (003 lines 6875-6963, 7096-7149).
+pub fn entry_address(entry: u32) -> u64 {
+    (entry as u64 & 0xffff_f000) | ((entry as u64 & 0xff0) << 28)
+}
+
 pub struct Ggtt {
     entries: Vec<u32>,
 }
@@ -44,8 +50,7 @@ impl Ggtt {
         if pte & 1 == 0 {
             return Err(GttFault { gfx_addr: gfx });
         }
-        let page = (pte as u64 & 0xffff_f000) | ((pte as u64 & 0xff0) << 28);
-        Ok(page | (gfx & 0xfff))
+        Ok(entry_address(pte) | (gfx & 0xfff))
     }
 }
 

@@ -24,10 +24,25 @@ pub struct EngineLayout {
     pub reset_bit: u32,
 }
 
+/// Where the PPGTT enable (bit 9) lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GfxMode {
+    /// One GFX_MODE register for all engines (Gen6: 0x2520, 003 lines 10136-10325).
+    Global(u32),
+    /// One per engine at engine base + offset (Gen7: RING_MODE_GEN7 0x29c, Linux i915_reg.h).
+    PerEngine(u32),
+}
+
+/// PP_DIR_BASE: page directory offset in the GGTT, bits 30:16 in cachelines (003 lines 9508-9567).
+pub const PP_DIR_BASE: u32 = 0x228;
+/// GFX_MODE bit 9: PPGTT enable.
+pub const PPGTT_ENABLE: u32 = 1 << 9;
+
 /// The BAR layout of a generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub generation: Generation,
+    pub gfx_mode: GfxMode,
     /// Offset of the GTT alias in the BAR (registers below it).
     pub gtt_offset: u32,
     /// GGTT entries (4 KiB pages).
@@ -143,6 +158,7 @@ impl Layout {
                 gtt_offset: 2 << 20,
                 gtt_entries: 512 << 10,
                 bar_size: 4 << 20,
+                gfx_mode: GfxMode::Global(0x2520),
                 engines: GEN6_ENGINES,
             }),
             Generation::Gen7 => Some(Layout {
@@ -150,6 +166,7 @@ impl Layout {
                 gtt_offset: 2 << 20,
                 gtt_entries: 512 << 10,
                 bar_size: 4 << 20,
+                gfx_mode: GfxMode::PerEngine(0x29c),
                 engines: GEN7_ENGINES,
             }),
             _ => None,

@@ -18,6 +18,7 @@
 
 extern crate alloc;
 
+mod blit;
 mod device;
 mod engine;
 mod gtt;

@@ -183,6 +183,23 @@ impl Ggtt {
         })
     }
 
+    /// Reserves `pages` entries without mapping them (a PPGTT page directory
+    /// lives in GGTT entries); returns (first entry, pages).
+    pub fn reserve(&mut self, pages: u64) -> Result<(u64, u64), GttError> {
+        Ok((self.allocate(pages)?, pages))
+    }
+
+    /// Gives back a range from [`Ggtt::reserve`].
+    pub fn release_reservation(&mut self, first: u64, pages: u64) {
+        self.release(first, pages);
+    }
+
+    /// Writes one GGTT entry through the alias (and flushes).
+    pub fn write_entry(&self, mmio: &dyn Mmio, index: u64, value: u32) {
+        mmio.write32(self.layout.alias_offset + (index * 4) as u32, value);
+        mmio.write32(GFX_FLSH_CNTL, 1);
+    }
+
     /// Invalidates a mapping's PTEs and frees its address range.
     pub fn unmap(&mut self, mmio: &dyn Mmio, mapping: Mapping) {
         let first = mapping.gfx.0 / PAGE;

@@ -1,6 +1,8 @@
 //! Graphics memory layout: tiled surface formats and CPU (de)tiling.
 
 pub mod ggtt;
+pub mod ppgtt;
 pub mod tiling;
 
 pub use ggtt::{Caching, GfxAddr, Ggtt, GttError, Mapping};
+pub use ppgtt::Ppgtt;

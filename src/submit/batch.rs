@@ -17,7 +17,11 @@ pub enum BatchError {
 /// A batch being built. Create it with `Gpu::new_batch`.
 pub struct Batch {
     pub(crate) region: DmaRegion,
-    pub(crate) mapping: Mapping,
+    /// Where the engine fetches it: its GGTT mapping, or its address in a
+    /// context's PPGTT.
+    pub(crate) gfx: GfxAddr,
+    pub(crate) ggtt_mapping: Option<Mapping>,
+    pub(crate) context: Option<super::ContextId>,
     /// Dwords written.
     pub(crate) len: usize,
     pub(crate) batch_end: u32,
@@ -39,12 +43,12 @@ impl Batch {
 
     /// Graphics address of the first dword.
     pub fn gfx(&self) -> GfxAddr {
-        self.mapping.gfx
+        self.gfx
     }
 
     /// Graphics address of the next dword to be written.
     pub fn cursor(&self) -> GfxAddr {
-        GfxAddr(self.mapping.gfx.0 + self.len as u64 * 4)
+        GfxAddr(self.gfx.0 + self.len as u64 * 4)
     }
 
     /// Dwords written so far.

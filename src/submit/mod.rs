@@ -26,7 +26,7 @@ pub use batch::{Batch, BatchError};
 pub use engines::EngineInfo;
 pub use error::{ErrorState, HangReason};
 
-use crate::gtt::{Caching, GfxAddr, Ggtt, GttError, Mapping};
+use crate::gtt::{Caching, GfxAddr, Ggtt, GttError, Mapping, Ppgtt};
 use crate::platform::{DmaRegion, Platform, PlatformError};
 use engines::ring;
 use packets::Encoders;
@@ -39,6 +39,14 @@ const RING_BYTES: usize = 32 << 10;
 const RING_GAP: u32 = 64;
 /// Polling interval while waiting.
 const POLL_US: u64 = 10;
+/// PPGTT registers: PP_DCLV (engine + 0x220, 64-bit, write-only) and PP_DIR_BASE (engine + 0x228),
+/// SNB 003 lines 9508-9614; GFX_MODE 0x2520 (Gen6, 003 lines 10136-10325) or RING_MODE_GEN7 at
+/// engine + 0x29c (Linux i915_reg.h); bit 9 enables the PPGTT.
+const PP_DCLV: u32 = 0x220;
+const PP_DIR_BASE: u32 = 0x228;
+const GEN6_GFX_MODE: u32 = 0x2520;
+const GEN7_GFX_MODE: u32 = 0x29c;
+const PPGTT_ENABLE: u32 = 1 << 9;
 
 /// An engine, by index into [`Gpu::engines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,6 +57,10 @@ impl EngineId {
     pub const VIDEO: EngineId = EngineId(1);
     pub const BLITTER: EngineId = EngineId(2);
 }
+
+/// A context: its own PPGTT address space, from [`Gpu::create_context`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ContextId(pub usize);
 
 /// Completion of one submission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +84,8 @@ pub enum GpuError {
     Lost(Fence),
     /// No such engine.
     NoEngine(EngineId),
+    /// No such context.
+    NoContext(ContextId),
 }
 
 impl fmt::Display for GpuError {
@@ -88,6 +102,7 @@ impl fmt::Display for GpuError {
                 fence.seqno, fence.engine.0
             ),
             GpuError::NoEngine(e) => write!(f, "no engine {}", e.0),
+            GpuError::NoContext(c) => write!(f, "no context {}", c.0),
         }
     }
 }
@@ -120,6 +135,8 @@ struct Queue {
     /// Seqnos lost in the last reset (inclusive range).
     lost: Option<(u32, u32)>,
     inflight: VecDeque<(u32, Batch)>,
+    /// The context whose PPGTT the engine has loaded.
+    context: Option<ContextId>,
 }
 
 /// Seqno order that survives wrapping.
@@ -135,6 +152,7 @@ pub struct Gpu<'a, P: Platform + ?Sized> {
     ggtt: Ggtt,
     queues: Vec<Queue>,
     enc: Encoders,
+    contexts: Vec<Option<Ppgtt>>,
 }
 
 /// Forcewake and reset registers (not in the SNB manual: Linux i915_reg.h FORCEWAKE 0xa18c,
@@ -168,6 +186,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             ggtt,
             queues: Vec::new(),
             enc,
+            contexts: Vec::new(),
         };
         gpu.forcewake()?;
         for info in infos {
@@ -189,6 +208,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
                 next_seqno: 1,
                 lost: None,
                 inflight: VecDeque::new(),
+                context: None,
             });
             let i = gpu.queues.len() - 1;
             gpu.start_engine(i)?;
@@ -289,6 +309,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         self.mmio
             .write32(base + ring::START, q.ring.mapping.gfx.0 as u32);
         q.ring.tail = 0;
+        q.context = None;
         let pages = q.ring.size / 4096;
         self.mmio.write32(base + ring::CTL, ((pages - 1) << 12) | 1);
         let (start, ctl) = (
@@ -312,7 +333,9 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let (region, mapping) = self.map_buffer(bytes.max(4096))?;
         Ok(Batch {
             region,
-            mapping,
+            gfx: mapping.gfx,
+            ggtt_mapping: Some(mapping),
+            context: None,
             len: 0,
             batch_end: self.enc.batch_end,
             noop: self.enc.noop,
@@ -393,11 +416,24 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let q = self.queue(engine)?;
         let seqno = q.next_seqno;
         q.next_seqno = q.next_seqno.wrapping_add(1).max(1);
+        let base = q.info.base;
+        let switch = batch.context.filter(|c| q.context != Some(*c));
+        if batch.context.is_some() {
+            q.context = batch.context;
+        }
         batch.finish();
-        let mut cmds = [0u32; 24];
+        let mut cmds = [0u32; 32];
         let mut n = 0;
         let pack_err = |_| GpuError::BringUp("submission packet does not fit its fields");
-        n += (self.enc.batch_start)(batch.gfx().0, &mut cmds[n..]).map_err(pack_err)?;
+        if let Some(ctx) = switch {
+            // Load the context's page directory: PP_DCLV validates all 512 PDEs,
+            // PP_DIR_BASE points at the directory (003 lines 9508-9614).
+            let pd = self.ppgtt(ctx)?.pp_dir_base();
+            let pairs = [(base + PP_DCLV, 0xffff_ffff), (base + PP_DIR_BASE, pd)];
+            n += (self.enc.load_register_imm)(&pairs, &mut cmds[n..]).map_err(pack_err)?;
+        }
+        let ppgtt = batch.context.is_some();
+        n += (self.enc.batch_start)(batch.gfx().0, ppgtt, &mut cmds[n..]).map_err(pack_err)?;
         n += (self.enc.flush)(render, &mut cmds[n..]).map_err(pack_err)?;
         n += (self.enc.store_data_index)(SEQNO_INDEX * 4, seqno, &mut cmds[n..])
             .map_err(pack_err)?;
@@ -414,9 +450,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let q = &mut self.queues[i];
         while q.inflight.front().is_some_and(|(s, _)| passed(done, *s)) {
             if let Some((_, b)) = q.inflight.pop_front() {
-                self.ggtt.unmap(self.mmio, b.mapping);
-                // SAFETY: the engine completed the batch.
-                unsafe { self.platform.dma_free(b.region) };
+                Self::free_batch(self.platform, &mut self.ggtt, self.mmio, b);
             }
         }
     }
@@ -492,14 +526,84 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             )
         };
         for (_, b) in dropped {
-            self.ggtt.unmap(self.mmio, b.mapping);
-            // SAFETY: the engine was reset; nothing reads the batch any more.
-            unsafe { self.platform.dma_free(b.region) };
+            Self::free_batch(self.platform, &mut self.ggtt, self.mmio, b);
         }
         if let Err(e) = self.start_engine(i) {
             return e;
         }
         GpuError::Hang(Box::new(state))
+    }
+
+    /// Frees a batch the engine is done with (completed, or dropped by a
+    /// reset). A context batch's PPGTT range stays reserved until the context
+    /// goes.
+    fn free_batch(platform: &P, ggtt: &mut Ggtt, mmio: &dyn Mmio, b: Batch) {
+        if let Some(m) = b.ggtt_mapping {
+            ggtt.unmap(mmio, m);
+        }
+        // SAFETY: the engine completed the batch or was reset; nothing reads it.
+        unsafe { platform.dma_free(b.region) };
+    }
+
+    /// Creates a context with its own PPGTT. The first one turns PPGTT on
+    /// (GFX_MODE bit 9, masked: 003 lines 10136-10325; per engine on Gen7).
+    pub fn create_context(&mut self) -> Result<ContextId, GpuError> {
+        if self.contexts.is_empty() {
+            let enable = (PPGTT_ENABLE << 16) | PPGTT_ENABLE;
+            match self.generation {
+                Generation::Gen6 => self.mmio.write32(GEN6_GFX_MODE, enable),
+                _ => {
+                    for q in &self.queues {
+                        self.mmio.write32(q.info.base + GEN7_GFX_MODE, enable);
+                    }
+                }
+            }
+        }
+        let ppgtt = Ppgtt::new(&mut self.ggtt, self.mmio)?;
+        self.contexts.push(Some(ppgtt));
+        Ok(ContextId(self.contexts.len() - 1))
+    }
+
+    fn ppgtt(&mut self, ctx: ContextId) -> Result<&mut Ppgtt, GpuError> {
+        self.contexts
+            .get_mut(ctx.0)
+            .and_then(|c| c.as_mut())
+            .ok_or(GpuError::NoContext(ctx))
+    }
+
+    /// Allocates DMA memory and maps it in a context's PPGTT.
+    pub fn map_in_context(
+        &mut self,
+        ctx: ContextId,
+        bytes: usize,
+    ) -> Result<(DmaRegion, GfxAddr), GpuError> {
+        let (platform, mmio) = (self.platform, self.mmio);
+        let region = platform.dma_alloc(bytes.next_multiple_of(4096), 4096)?;
+        let ggtt = &self.ggtt;
+        let result = match self.contexts.get_mut(ctx.0).and_then(|c| c.as_mut()) {
+            Some(p) => p
+                .map(platform, ggtt, mmio, &region, Caching::Llc)
+                .map_err(GpuError::from),
+            None => Err(GpuError::NoContext(ctx)),
+        };
+        result.map(|gfx| (region, gfx)).inspect_err(|_| {
+            // SAFETY: never handed to the device.
+            unsafe { platform.dma_free(region) };
+        })
+    }
+
+    /// A new batch that runs in a context's PPGTT.
+    pub fn new_context_batch(&mut self, ctx: ContextId, bytes: usize) -> Result<Batch, GpuError> {
+        let (region, gfx) = self.map_in_context(ctx, bytes.max(4096))?;
+        Ok(Batch {
+            region,
+            gfx,
+            ggtt_mapping: None,
+            context: Some(ctx),
+            len: 0,
+            batch_end: self.enc.batch_end,
+            noop: self.enc.noop,
+        })
     }
 
     /// Unmasks the user interrupts of every engine (ring IMR, GTIMR, GTIER).
@@ -533,6 +637,10 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
 
 impl<P: Platform + ?Sized> Drop for Gpu<'_, P> {
     fn drop(&mut self) {
+        for p in core::mem::take(&mut self.contexts).into_iter().flatten() {
+            // SAFETY: the GPU is going away; the rings stop below.
+            unsafe { p.destroy(self.platform, &mut self.ggtt, self.mmio) };
+        }
         for q in core::mem::take(&mut self.queues) {
             self.mmio.write32(q.info.base + ring::CTL, 0);
             // SAFETY: the ring is stopped; nothing uses these pages any more.

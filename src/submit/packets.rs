@@ -6,7 +6,10 @@ use baregpu_hal::{Generation, PackError, Packet};
 
 /// Encoders for the submission layer's own commands.
 pub struct Encoders {
-    pub batch_start: fn(addr: u64, out: &mut [u32]) -> Result<usize, PackError>,
+    /// MI_BATCH_BUFFER_START; `ppgtt` runs the batch in the engine's PPGTT.
+    pub batch_start: fn(addr: u64, ppgtt: bool, out: &mut [u32]) -> Result<usize, PackError>,
+    /// MI_LOAD_REGISTER_IMM of (register, value) pairs.
+    pub load_register_imm: fn(pairs: &[(u32, u32)], out: &mut [u32]) -> Result<usize, PackError>,
     /// A flush that completes earlier work before the breadcrumb, per engine.
     pub flush: fn(render: bool, out: &mut [u32]) -> Result<usize, PackError>,
     pub store_data_index:
@@ -21,9 +24,21 @@ macro_rules! encoders {
     ($gen:ident, $cs_stall:ident) => {{
         use baregpu_hal::$gen::commands as c;
         Encoders {
-            batch_start: |addr, out| {
-                // Secure batch through the GGTT (bit 8 = 0): PPGTT is not enabled.
-                c::MiBatchBufferStart { batch_buffer_start_address: addr, ..Default::default() }.pack(out)
+            batch_start: |addr, ppgtt, out| {
+                // Bit 8: 0 = secure batch through the GGTT, 1 = non-secure through the PPGTT.
+                c::MiBatchBufferStart {
+                    batch_buffer_start_address: addr,
+                    buffer_security_indicator: ppgtt as u32,
+                    ..Default::default()
+                }
+                .pack(out)
+            },
+            load_register_imm: |pairs, out| {
+                let registers = pairs
+                    .iter()
+                    .map(|&(register_offset, data_dword)| c::MiLoadRegisterImmRegisters { register_offset, data_dword })
+                    .collect();
+                c::MiLoadRegisterImm { byte_write_disables: 0, registers }.pack(out)
             },
             flush: |render, out| {
                 if render {

@@ -1,0 +1,140 @@
+//! Per-process GTTs (Gen6/Gen7 two-level PPGTT, SNB 003 lines 6964-7169).
+//!
+//! The page directory is 512 GGTT entries (it must lie inside the GGTT and
+//! is written through the GTT alias); each PDE points to a page table of 1024
+//! PTEs in ordinary DMA memory, mapping 4 MiB. 512 PDEs cover 2 GiB.
+//! PDEs and PTEs share the GGTT PTE's address layout (31:12, 39:32 in 11:4,
+//! bit 0 valid); PPGTT PTEs carry cacheability in 2:1 (01 UC, 10 LLC).
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use baregpu_hal::Mmio;
+
+use super::ggtt::{Caching, GfxAddr, Ggtt, GttError, PAGE};
+use crate::platform::{DmaRegion, Platform};
+
+/// PDEs in a directory (PP_DCLV validates groups of 16; 32 groups = 512).
+pub const PDES: u64 = 512;
+/// PTEs per page table.
+const PTES: u64 = 1024;
+
+fn entry(phys: u64, valid_and_flags: u32) -> u32 {
+    (phys as u32 & 0xffff_f000) | (((phys >> 32) as u32 & 0xff) << 4) | valid_and_flags
+}
+
+/// One address space.
+pub struct Ppgtt {
+    /// GGTT entry index of PDE 0 (cacheline aligned).
+    pd_entry: u64,
+    /// The GGTT range reserved for the directory (to give back).
+    pd_reservation: (u64, u64),
+    tables: Vec<Option<DmaRegion>>,
+    /// Free page ranges of the address space, like the GGTT's.
+    free: Vec<(u64, u64)>,
+}
+
+impl Ppgtt {
+    /// Reserves the directory in the GGTT; page tables come on demand.
+    pub fn new(ggtt: &mut Ggtt, mmio: &dyn Mmio) -> Result<Self, GttError> {
+        // 512 entries on a 16-entry (64-byte cacheline) boundary.
+        let (first, pages) = ggtt.reserve(PDES + 16)?;
+        let pd_entry = first.next_multiple_of(16);
+        let ppgtt = Self {
+            pd_entry,
+            pd_reservation: (first, pages),
+            tables: vec![None; PDES as usize],
+            free: vec![(1, PDES * PTES - 1)],
+        };
+        for p in 0..PDES {
+            ggtt.write_entry(mmio, pd_entry + p, 0);
+        }
+        Ok(ppgtt)
+    }
+
+    /// The PP_DIR_BASE value: the directory's cacheline offset in the GGTT, in bits 30:16
+    /// (003 lines 9508-9567).
+    pub fn pp_dir_base(&self) -> u32 {
+        ((self.pd_entry * 4 / 64) as u32) << 16
+    }
+
+    /// Maps a page-aligned region; returns its address in this space.
+    pub fn map<P: Platform + ?Sized>(
+        &mut self,
+        platform: &P,
+        ggtt: &Ggtt,
+        mmio: &dyn Mmio,
+        region: &DmaRegion,
+        caching: Caching,
+    ) -> Result<GfxAddr, GttError> {
+        if region.size == 0 || region.phys.0 % PAGE != 0 {
+            return Err(GttError::BadRegion);
+        }
+        let pages = (region.size as u64).div_ceil(PAGE);
+        let i = self
+            .free
+            .iter()
+            .position(|&(_, n)| n >= pages)
+            .ok_or(GttError::OutOfSpace { pages })?;
+        let (first, n) = self.free[i];
+        if n == pages {
+            self.free.remove(i);
+        } else {
+            self.free[i] = (first + pages, n - pages);
+        }
+        let flags = match caching {
+            Caching::Uncached => 0b011,
+            Caching::Llc => 0b101,
+        };
+        for p in 0..pages {
+            let page = first + p;
+            let table = self.table(platform, ggtt, mmio, page / PTES)?;
+            let pte = entry(region.phys.0 + p * PAGE, flags);
+            let slot = (page % PTES) as usize;
+            // SAFETY: `table` is a live 4 KiB DMA page owned by this PPGTT;
+            // `slot` < 1024.
+            unsafe { core::ptr::write_volatile(table.virt.as_ptr().cast::<u32>().add(slot), pte) };
+        }
+        Ok(GfxAddr(first * PAGE))
+    }
+
+    /// The page table for directory slot `pde`, allocated and hooked into the
+    /// directory on first use.
+    fn table<P: Platform + ?Sized>(
+        &mut self,
+        platform: &P,
+        ggtt: &Ggtt,
+        mmio: &dyn Mmio,
+        pde: u64,
+    ) -> Result<DmaRegion, GttError> {
+        if let Some(t) = self.tables[pde as usize] {
+            return Ok(t);
+        }
+        let t = platform
+            .dma_alloc(4096, 4096)
+            .map_err(|_| GttError::OutOfSpace { pages: 1 })?;
+        self.tables[pde as usize] = Some(t);
+        ggtt.write_entry(mmio, self.pd_entry + pde, entry(t.phys.0, 1));
+        Ok(t)
+    }
+
+    /// Gives the directory and page tables back.
+    ///
+    /// # Safety
+    /// No engine may still use this address space.
+    pub unsafe fn destroy<P: Platform + ?Sized>(
+        self,
+        platform: &P,
+        ggtt: &mut Ggtt,
+        mmio: &dyn Mmio,
+    ) {
+        for p in 0..PDES {
+            ggtt.write_entry(mmio, self.pd_entry + p, 0);
+        }
+        ggtt.release_reservation(self.pd_reservation.0, self.pd_reservation.1);
+        for t in self.tables.into_iter().flatten() {
+            // SAFETY: the caller guarantees no engine walks these tables any more.
+            unsafe { platform.dma_free(t) };
+        }
+    }
+}
