@@ -24,10 +24,18 @@ const W: usize = 301;
 const H: usize = 37;
 
 /// A CPU view of a mapped buffer.
-fn bytes(region: &DmaRegion) -> &mut [u8] {
+fn bytes(region: &DmaRegion) -> &[u8] {
     // SAFETY: test-owned DMA region; the GPU model runs only inside MMIO
     // calls, never while the test holds this slice.
-    unsafe { std::slice::from_raw_parts_mut(region.virt.as_ptr(), region.size) }
+    unsafe { std::slice::from_raw_parts(region.virt.as_ptr(), region.size) }
+}
+
+/// Fills a mapped buffer with noise.
+fn scribble(region: &DmaRegion, seed: u32) {
+    // SAFETY: as in `bytes`; no other view of the region is alive here.
+    noise(seed, unsafe {
+        std::slice::from_raw_parts_mut(region.virt.as_ptr(), region.size)
+    });
 }
 
 /// Deterministic noise (xorshift32), so failures reproduce.
@@ -73,13 +81,13 @@ impl Surf {
             region,
             gfx: map.gfx.0,
         };
-        noise(seed, s.mem());
+        scribble(&s.region, seed);
         s
     }
 
     /// The surface's bytes (`pitch * rows`).
-    fn mem(&self) -> &mut [u8] {
-        &mut bytes(&self.region)[..self.pitch * self.rows]
+    fn mem(&self) -> &[u8] {
+        &bytes(&self.region)[..self.pitch * self.rows]
     }
 
     /// The whole surface as a row-major image, `pitch` bytes per row.

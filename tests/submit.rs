@@ -9,9 +9,9 @@ use baregpu::{EngineId, Gpu, GpuError};
 use baregpu_soft::SoftGpu;
 
 /// A CPU view of a mapped buffer.
-fn words(region: &baregpu::DmaRegion) -> &mut [u32] {
+fn words(region: &baregpu::DmaRegion) -> &[u32] {
     // SAFETY: test-owned DMA region, read after the GPU finished with it.
-    unsafe { std::slice::from_raw_parts_mut(region.virt.as_ptr().cast::<u32>(), region.size / 4) }
+    unsafe { std::slice::from_raw_parts(region.virt.as_ptr().cast::<u32>(), region.size / 4) }
 }
 
 macro_rules! submission_tests {
@@ -47,7 +47,6 @@ macro_rules! submission_tests {
                     use_global_gtt: true,
                     register_address: 0x2038,
                     memory_address: map.gfx.0 + 16,
-                    ..Default::default()
                 })
                 .unwrap();
                 let fence = gpu.submit(EngineId::RENDER, b).unwrap();
@@ -289,6 +288,81 @@ macro_rules! submission_tests {
                 let f = gpu.submit(EngineId::RENDER, batch).unwrap();
                 gpu.wait(f, 1_000_000).unwrap();
                 assert_eq!(words(&buf)[0], 5);
+            }
+
+            #[test]
+            fn a_semaphore_holds_one_engine_until_another_signals() {
+                let p = HostPlatform::new();
+                let soft = setup(&p);
+                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
+                let (buf, map) = gpu.map_buffer(4096).unwrap();
+                // Render waits until its RBSYNC mailbox (0x2044, register select 2) exceeds 4.
+                let mut wait = gpu.new_batch(4096).unwrap();
+                wait.push(&MiSemaphoreMbox {
+                    compare_semaphore: true,
+                    compare_register: true,
+                    register_select: 2,
+                    semaphore_data_dword: 4,
+                    ..Default::default()
+                })
+                .unwrap();
+                wait.push(&sdi(map.gfx.0, 1)).unwrap();
+                let waiting = gpu.submit(EngineId::RENDER, wait).unwrap();
+                for _ in 0..100 {
+                    assert!(!gpu.poll(waiting), "render must wait for the signal");
+                }
+                assert_eq!(
+                    gpu.mmio().read32(0x203c) & (1 << 10),
+                    1 << 10,
+                    "RING_CTL shows the semaphore wait"
+                );
+                assert_eq!(words(&buf)[0], 0);
+                // The blitter signals by writing the render engine's mailbox.
+                let mut signal = gpu.new_batch(4096).unwrap();
+                signal
+                    .push(&MiLoadRegisterImm {
+                        byte_write_disables: 0,
+                        registers: vec![MiLoadRegisterImmRegisters {
+                            register_offset: 0x2044,
+                            data_dword: 5,
+                        }],
+                    })
+                    .unwrap();
+                let f = gpu.submit(EngineId::BLITTER, signal).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                gpu.wait(waiting, 1_000_000).unwrap();
+                assert_eq!(words(&buf)[0], 1);
+            }
+
+            #[test]
+            fn mi_update_gtt_maps_a_page_for_later_commands() {
+                let p = HostPlatform::new();
+                let soft = setup(&p);
+                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
+                let (target, _map) = gpu.map_buffer(4096).unwrap();
+                let (entry, _) = gpu.ggtt().reserve(1).unwrap();
+                let pte = baregpu::gtt::ggtt::encode_pte(
+                    $generation,
+                    target.phys.0,
+                    baregpu::gtt::Caching::Llc,
+                )
+                .unwrap();
+                let mut b = gpu.new_batch(4096).unwrap();
+                b.push(&MiUpdateGtt {
+                    use_global_gtt: true,
+                    entry_address: entry * 4096,
+                    entries: vec![MiUpdateGttEntries { entry_data: pte }],
+                })
+                .unwrap();
+                b.push(&sdi(entry * 4096 + 12, 0x600d)).unwrap();
+                let f = gpu.submit(EngineId::RENDER, b).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                assert_eq!(words(&target)[3], 0x600d);
+                assert_eq!(
+                    gpu.mmio().read32((2 << 20) + entry as u32 * 4),
+                    pte,
+                    "the GTT alias reads the new entry"
+                );
             }
 
             #[test]

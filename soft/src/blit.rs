@@ -6,18 +6,18 @@
 //! `/work/shared/notes/seed-003-snb-core.md` sections 6 and 8.
 //!
 //! What the model does, and the choices where the manual leaves a gap:
-//! * Pixels are 1, 2 or 4 bytes (colour depth 0 / 1-2 / 3, lines 21122-21130).
+//! * Pixels are 1, 2 or 4 bytes (colour depth 0 / 1-2 / 3, lines 21125-21133; line 20490).
 //!   The 32 bpp byte mask (DW0 bit 21 alpha = byte 3, bit 20 RGB = bytes 0-2,
-//!   lines 23030-23032) selects the bytes written; other depths ignore it.
+//!   line 23040) selects the bytes written; other depths ignore it.
 //! * The raster operation is the general 8-bit ROP3 (BR13 23:16, "one of 256
-//!   possible raster operations", lines 23201-23205): bit `P*4 + S*2 + D` of
+//!   possible raster operations", line 23236): bit `P*4 + S*2 + D` of
 //!   the code is the result. A ROP that reads an operand the command does not
 //!   have (a source in a fill, a pattern in a copy: "must involve source and
-//!   no pattern data", line 21936) is reported as an instruction error.
+//!   no pattern data", line 21932) is reported as an instruction error.
 //! * Pitch: bytes for linear surfaces, DWords for tiled ones (lines
-//!   23206-23216, 23417-23423). A tiled pitch that is not a positive multiple
+//!   23244-23252, 23421-23429). A tiled pitch that is not a positive multiple
 //!   of the tile width, or a tiled base that is not 4 KiB aligned (line
-//!   21147), is reported as an instruction error rather than guessed at.
+//!   21152), is reported as an instruction error rather than guessed at.
 //! * X or Y tiling: the XY pages say "Tile-X or Tile-Y" (line 21113) but not
 //!   how they are told apart; the BCS context image lists a BCS_SWCTRL
 //!   register (line 6404). Linux places it at blitter base + 0x200 (0x22200),
@@ -29,11 +29,11 @@
 //!   `I915_BIT_6_SWIZZLE_9_10` for X tiles and `_9` for Y tiles, which the
 //!   model applies to the graphics address (bits 6-10 lie inside the 4 KiB
 //!   page, so they equal the physical ones; bit-17 modes are not modelled).
-//! * Clipping (lines 20703-20716): negative source X1/Y1 move the destination
+//! * Clipping (lines 20700-20713): negative source X1/Y1 move the destination
 //!   start, then the destination is intersected with the clip rectangle
 //!   (BR24/BR25, shared state set by the XY_SETUP commands) when the command
 //!   enables clipping; an empty result is a rejected BLT (nothing happens).
-//! * Overlap (lines 20722-20730, 21923-21931): when source and destination
+//! * Overlap (lines 20725-20730, 21923-21931): when source and destination
 //!   base addresses are equal and source Y1 < destination Y1, scan lines go
 //!   bottom up. The model reads a whole source scan line before writing the
 //!   destination one, which is what choosing the X direction achieves, so
@@ -43,11 +43,12 @@
 //!   starts.
 //! * XY_PIXEL_BLT writes the setup background colour BR05 as the solid
 //!   pattern ("BR05 is also used as the solid pattern for the PIXEL_BLT",
-//!   line 23309) with the setup ROP, depth, pitch and base (BR01, BR09). Its
+//!   lines 23284-23285) with the setup ROP, depth, pitch and base (BR01, BR09). Its
 //!   page compares the pixel with the clip rectangle (lines 20908-20912); the
 //!   model does so when the setup enabled clipping (BR01 bit 30), like every
 //!   other XY command. Negative setup pitches are not allowed for it (line
-//!   20518) and are an instruction error.
+//!   20507) and are an instruction error, as is a PIXEL_BLT before any
+//!   XY_SETUP_BLT (BR01 has no defined reset value, "Default: 0000 xxxx", line 23134).
 //! * XY_SETUP_BLT's foreground colour and pattern address (BR06, BR07) only
 //!   serve the scan-line and text BLTs, which are not modelled.
 //!
@@ -100,7 +101,7 @@ const SWCTRL_DST_Y: u32 = 1 << 1;
 /// ARB_MODE and its swizzle bit per generation (see the module notes).
 const ARB_MODE: u32 = 0x4030;
 
-/// A rectangle, X2/Y2 exclusive (line 20719).
+/// A rectangle, X2/Y2 exclusive (line 20712).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rect {
     x1: i64,
@@ -128,20 +129,20 @@ impl Rect {
     }
 }
 
-/// The blitter state shared between commands (lines 20496-20540): what the
+/// The blitter state shared between commands (lines 20493-20540): what the
 /// XY_SETUP commands load and XY_PIXEL_BLT and clipped BLTs use.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BlitState {
-    /// BR01: setup control, ROP, depth, destination pitch.
-    br01: u32,
-    /// BR05: setup background colour (the PIXEL_BLT pattern).
-    br05: u32,
+    /// BR01: the setup raster (depth, ROP, byte mask, background colour
+    /// BR05 as the PIXEL_BLT pattern).
+    raster: Option<Raster>,
+    /// BR01: setup destination pitch (raw 16-bit field) and clip enable.
+    pitch: u64,
+    clipping: bool,
     /// BR09: setup destination base.
-    br09: u64,
+    base: u64,
     /// BR24/BR25: the clip rectangle.
     clip: Rect,
-    /// The setup 32 bpp byte mask (DW0 21:20), saved with BR01.
-    mask: u32,
 }
 
 /// How a surface's bytes are laid out.
@@ -164,7 +165,7 @@ struct Surface {
 impl Surface {
     /// Graphics address of byte column `xb` of scan line `y`.
     ///
-    /// Linear: `base + y * pitch + x` (lines 20719-20721). Tiled: the PRM
+    /// Linear: `base + y * pitch + x` (lines 20714-20718). Tiled: the PRM
     /// tiling function (lines 7406-7463): `RowSize * (y / TileH) + 4096 *
     /// (x / TileW)` plus, inside the tile, `512 * (y % 8) + x % 512` for X
     /// and `512 * (x % 128 / 16) + 16 * (y % 32) + x % 16` for Y. Floor
@@ -405,11 +406,11 @@ impl<B: MemoryBus> Device<B> {
     /// XY_SETUP_BLT: loads the shared state (lines 20730-20802).
     fn setup(&mut self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<(), Halt> {
         let s = &mut self.engines[i].blit;
-        s.br01 = dw.get(1).copied().unwrap_or(0);
+        s.raster = raster_of(c, dw, "setup_background_color");
+        s.pitch = field(c, dw, "destination_pitch").unwrap_or(0);
+        s.clipping = field(c, dw, "clipping_enable") == Some(1);
+        s.base = field(c, dw, "setup_destination_base_address").unwrap_or(0);
         s.clip = clip_of(c, dw);
-        s.br09 = field(c, dw, "setup_destination_base_address").unwrap_or(0);
-        s.br05 = field(c, dw, "setup_background_color").unwrap_or(0) as u32;
-        s.mask = field(c, dw, "bpp32_byte_mask").unwrap_or(0) as u32;
         Ok(())
     }
 
@@ -547,7 +548,7 @@ impl<B: MemoryBus> Device<B> {
         );
         let mut rect = destination_rect(c, dw);
         let bottom_up = src_base == dst_base && sy < rect.y1;
-        // Negative source coordinates move the destination start (lines 20705-20711).
+        // Negative source coordinates move the destination start (lines 20706-20711).
         rect.x1 += (-sx).max(0);
         rect.y1 += (-sy).max(0);
         let (sx, sy) = (sx.max(0) - rect.x1, sy.max(0) - rect.y1);
@@ -565,18 +566,17 @@ impl<B: MemoryBus> Device<B> {
     /// XY_PIXEL_BLT (lines 20907-20940): one pixel with the setup state.
     fn xy_pixel_blt(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Option<Option<Blit>> {
         let s = self.engines[i].blit;
-        let br01 = s.br01 as u64;
-        let raster = Raster::new(br01 >> 24, br01 >> 16, s.mask as u64, s.br05);
+        let raster = s.raster?;
         let tiled = field(c, dw, "tiling_enable") == Some(1);
-        if raster.uses_source() || s16(br01) < 0 {
+        if raster.uses_source() || s16(s.pitch) < 0 {
             return None;
         }
-        let dst = self.xy_surface(s.br09, br01 & 0xffff, tiled, SWCTRL_DST_Y)?;
+        let dst = self.xy_surface(s.base, s.pitch, tiled, SWCTRL_DST_Y)?;
         let (x, y) = (
             s16(field(c, dw, "destination_x1")?),
             s16(field(c, dw, "destination_y1")?),
         );
-        let clipped = br01 & (1 << 30) != 0 && !s.clip.contains(x, y);
+        let clipped = s.clipping && !s.clip.contains(x, y);
         let rect = Rect {
             x1: x,
             y1: y,

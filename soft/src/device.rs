@@ -167,6 +167,10 @@ impl<B: MemoryBus> Device<B> {
                 }
                 layout::CTL => {
                     let e = &mut self.engines[i];
+                    // Writing 1 to Semaphore Wait cancels a pending semaphore wait.
+                    if value & e.ctl & 0x400 != 0 {
+                        e.cancel_semaphore = true;
+                    }
                     // RB Wait (11) and Semaphore Wait (10) are write-one-to-clear.
                     let waits = e.ctl & 0xc00 & !value;
                     e.ctl = (value & !0xc00) | waits;

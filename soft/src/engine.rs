@@ -7,7 +7,11 @@
 //! MI_NOOP (NOPID write), MI_BATCH_BUFFER_START (chaining), MI_BATCH_BUFFER_END,
 //! MI_STORE_DATA_IMM, MI_STORE_DATA_INDEX, MI_LOAD_REGISTER_IMM,
 //! MI_STORE_REGISTER_MEM, MI_USER_INTERRUPT, MI_REPORT_HEAD, MI_FLUSH_DW and
-//! PIPE_CONTROL post-sync writes and notify, MI_CONDITIONAL_BATCH_BUFFER_END.
+//! PIPE_CONTROL post-sync writes and notify, MI_CONDITIONAL_BATCH_BUFFER_END,
+//! MI_SEMAPHORE_MBOX (compare and wait; not Update Semaphore), MI_UPDATE_GTT
+//! (GGTT entries), and the blitter commands of `blit`. Memory accesses go
+//! through the GGTT or, for PPGTT batches and PPGTT-addressed commands, the
+//! engine's two-level PPGTT.
 //! Other commands in the tables are consumed without effect (counted as
 //! unmodelled); a command the tables do not know is an instruction error.
 
@@ -41,6 +45,8 @@ pub struct EngineState {
     pub batch: Option<u64>,
     /// The batch runs in the PPGTT (non-secure; inherited along a chain: 003 lines 14754-14894).
     pub batch_ppgtt: bool,
+    /// The driver cancelled the semaphore wait (RING_CTL bit 10 written as 1).
+    pub cancel_semaphore: bool,
     /// Address of the command being executed.
     pub acthd: u64,
     pub halted: Option<Halt>,
@@ -72,6 +78,8 @@ enum Op {
     FlushDw,
     PipeControl,
     ConditionalBatchEnd,
+    SemaphoreMbox,
+    UpdateGtt,
     /// A blitter fill or copy, executed in `blit.rs`.
     Blit(crate::blit::BlitOp),
     /// Known, not modelled: consumed without effect.
@@ -95,6 +103,8 @@ fn op_of(name: &str) -> Op {
         "MI_FLUSH_DW" => Op::FlushDw,
         "PIPE_CONTROL" => Op::PipeControl,
         "MI_CONDITIONAL_BATCH_BUFFER_END" => Op::ConditionalBatchEnd,
+        "MI_SEMAPHORE_MBOX" => Op::SemaphoreMbox,
+        "MI_UPDATE_GTT" => Op::UpdateGtt,
         _ => Op::Unmodelled,
     }
 }
@@ -266,8 +276,11 @@ impl<B: MemoryBus> Device<B> {
         let mut n = 0;
         while n < budget && self.has_work(i) {
             n += 1;
-            if let Err(halt) = self.step(i) {
-                self.halt(i, halt);
+            match self.step(i) {
+                Ok(true) => {}
+                // Waiting on a semaphore: try again on the next run.
+                Ok(false) => break,
+                Err(halt) => self.halt(i, halt),
             }
         }
     }
@@ -304,7 +317,8 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// Fetches, decodes and executes one command.
-    fn step(&mut self, i: usize) -> Result<(), Halt> {
+    /// Returns whether the engine moved on (false: it waits on a semaphore).
+    fn step(&mut self, i: usize) -> Result<bool, Halt> {
         let dw0 = self.fetch(i, 0)?;
         let e = &self.engines[i];
         self.engines[i].acthd = match e.batch {
@@ -328,6 +342,22 @@ impl<B: MemoryBus> Device<B> {
                 }
             }
         }
+        // MI_SEMAPHORE_MBOX holds the engine (RING_CTL bit 10 set) until its
+        // condition holds or the driver cancels the wait (003 lines 15643-15787).
+        if op == Op::SemaphoreMbox && !core::mem::take(&mut self.engines[i].cancel_semaphore) {
+            match self.semaphore_passes(i, info, &buf) {
+                Ok(true) => self.engines[i].ctl &= !0x400,
+                Ok(false) => {
+                    self.engines[i].ctl |= 0x400;
+                    self.scratch = buf;
+                    return Ok(false);
+                }
+                Err(h) => {
+                    self.scratch = buf;
+                    return Err(h);
+                }
+            }
+        }
         // Advance before executing: a batch start or end changes the stream.
         match &mut self.engines[i].batch {
             Some(addr) => *addr += len as u64 * 4,
@@ -345,7 +375,27 @@ impl<B: MemoryBus> Device<B> {
         self.timestamp += 1;
         let result = self.execute(i, info, op, &buf);
         self.scratch = buf;
-        result
+        result.map(|()| true)
+    }
+
+    /// The semaphore compare: the mailbox register (Compare Register set;
+    /// register select 0 or 2 names the engine's two sync registers at base +
+    /// 0x40 and + 0x44, 003 lines 11352-11400) or the dword in memory must be
+    /// greater than the data.
+    fn semaphore_passes(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<bool, Halt> {
+        if field(c, dw, "compare_semaphore") != Some(1) {
+            return Ok(true);
+        }
+        let data = field(c, dw, "semaphore_data_dword").unwrap_or(0) as u32;
+        let value = if field(c, dw, "compare_register") == Some(1) {
+            let base = self.layout.engines[i].base;
+            let select = field(c, dw, "register_select").unwrap_or(0);
+            self.read_register(base + if select == 2 { 0x44 } else { 0x40 })
+        } else {
+            let space = self.space_for(i, c, dw);
+            self.read_gfx_u32(i, space, field(c, dw, "semaphore_address").unwrap_or(0))?
+        };
+        Ok(value > data)
     }
 
     fn execute(
@@ -381,12 +431,12 @@ impl<B: MemoryBus> Device<B> {
             Op::StoreDataImm => {
                 let space = self.space_for(i, c, dw);
                 let addr = field(c, dw, "address").unwrap_or(0);
-                self.store(i, space, addr, c, dw, "data_dword0", "data_dword1")?;
+                self.store(i, space, addr, c, dw, ("data_dword0", "data_dword1"))?;
             }
             Op::StoreDataIndex => {
                 // The status page is always in the GGTT.
                 let addr = self.hwsp(i) + field(c, dw, "offset").unwrap_or(0);
-                self.store(i, Space::Ggtt, addr, c, dw, "data_dword0", "data_dword1")?;
+                self.store(i, Space::Ggtt, addr, c, dw, ("data_dword0", "data_dword1"))?;
             }
             Op::LoadRegisterImm => {
                 if let Some(g) = &c.group {
@@ -423,6 +473,20 @@ impl<B: MemoryBus> Device<B> {
                 }
             }
             Op::Blit(b) => self.blit(i, c, b, dw)?,
+            // The wait was resolved before execution; Update Semaphore is not modelled.
+            Op::SemaphoreMbox => {}
+            Op::UpdateGtt => {
+                // GGTT entries only; PPGTT entry updates are not modelled yet.
+                if field(c, dw, "use_global_gtt") == Some(0) {
+                    self.stats.unmodelled += 1;
+                } else if let Some(g) = &c.group {
+                    let first = (field(c, dw, "entry_address").unwrap_or(0) >> 12) as u32;
+                    let entries = dw.get(g.dw as usize..).unwrap_or(&[]);
+                    for (k, e) in entries.chunks_exact(g.size as usize).enumerate() {
+                        self.gtt.write_entry(first + k as u32, e[0]);
+                    }
+                }
+            }
             Op::Unmodelled => self.stats.unmodelled += 1,
         }
         Ok(())
@@ -436,8 +500,7 @@ impl<B: MemoryBus> Device<B> {
         addr: u64,
         c: &CommandInfo,
         dw: &[u32],
-        low: &str,
-        high: &str,
+        (low, high): (&str, &str),
     ) -> Result<(), Halt> {
         self.write_gfx_u32(i, space, addr, field(c, dw, low).unwrap_or(0) as u32)?;
         if let Some(hi) = field(c, dw, high) {
@@ -462,8 +525,7 @@ impl<B: MemoryBus> Device<B> {
                 addr,
                 c,
                 dw,
-                "immediate_data_low",
-                "immediate_data_high",
+                ("immediate_data_low", "immediate_data_high"),
             )?,
             Some(3) => {
                 self.write_gfx_u32(i, space, addr, self.timestamp as u32)?;

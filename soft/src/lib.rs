@@ -10,8 +10,9 @@
 //! from the tables; the GGTT, written through its MMIO alias; the render,
 //! video and blitter command streamers (ring START/HEAD/TAIL/CTL, batch
 //! buffers, the hardware status page) executing the MI commands listed in
-//! [`engine`]; user interrupts; errors for unknown commands and unmapped
-//! addresses; forcewake acknowledgement and engine reset. Work advances only
+//! `engine.rs` and the blitter fills and copies of `blit.rs`; the per-context
+//! PPGTT; semaphore waits; user interrupts; errors for unknown commands and
+//! unmapped addresses; forcewake acknowledgement and engine reset. Work advances only
 //! when the driver touches MMIO, within a budget, so a looping batch is a
 //! hang the driver must detect, never a frozen host.
 #![cfg_attr(not(test), no_std)]

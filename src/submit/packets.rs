@@ -4,12 +4,15 @@
 
 use baregpu_hal::{Generation, PackError, Packet};
 
+/// Packs MI_LOAD_REGISTER_IMM of (register, value) pairs into the start of `out`.
+type PackPairs = fn(&[(u32, u32)], &mut [u32]) -> Result<usize, PackError>;
+
 /// Encoders for the submission layer's own commands.
 pub struct Encoders {
     /// MI_BATCH_BUFFER_START; `ppgtt` runs the batch in the engine's PPGTT.
     pub batch_start: fn(addr: u64, ppgtt: bool, out: &mut [u32]) -> Result<usize, PackError>,
     /// MI_LOAD_REGISTER_IMM of (register, value) pairs.
-    pub load_register_imm: fn(pairs: &[(u32, u32)], out: &mut [u32]) -> Result<usize, PackError>,
+    pub load_register_imm: PackPairs,
     /// A flush that completes earlier work before the breadcrumb, per engine.
     pub flush: fn(render: bool, out: &mut [u32]) -> Result<usize, PackError>,
     pub store_data_index:
