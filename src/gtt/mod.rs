@@ -1,5 +1,6 @@
 //! Graphics memory layout: tiled surface formats and CPU (de)tiling.
 
+pub mod fence;
 pub mod ggtt;
 pub mod ppgtt;
 pub mod tiling;
