@@ -366,6 +366,63 @@ macro_rules! submission_tests {
             }
 
             #[test]
+            fn mi_set_context_saves_and_restores_the_modelled_state() {
+                let p = HostPlatform::new();
+                let soft = setup(&p);
+                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
+                let (_a, ctx_a) = gpu.map_buffer(4096).unwrap();
+                let (_b, ctx_b) = gpu.map_buffer(4096).unwrap();
+                let (out, map) = gpu.map_buffer(4096).unwrap();
+                let set = |addr: u64, restore_inhibit: bool| MiSetContext {
+                    logical_context_address: addr,
+                    restore_inhibit,
+                    ..Default::default()
+                };
+                // INSTPM (0x20c0) is masked: bits 31:16 enable the write of 15:0.
+                let instpm = |v: u32| MiLoadRegisterImm {
+                    byte_write_disables: 0,
+                    registers: vec![MiLoadRegisterImmRegisters {
+                        register_offset: 0x20c0,
+                        data_dword: 0xffff_0000 | v,
+                    }],
+                };
+                let mut b = gpu.new_batch(4096).unwrap();
+                b.push(&set(ctx_a.gfx.0, true)).unwrap();
+                b.push(&instpm(0x11)).unwrap();
+                b.push(&set(ctx_b.gfx.0, true)).unwrap(); // saves A
+                b.push(&instpm(0x22)).unwrap();
+                b.push(&MiStoreRegisterMem {
+                    use_global_gtt: true,
+                    register_address: 0x20c0,
+                    memory_address: map.gfx.0,
+                })
+                .unwrap();
+                b.push(&set(ctx_a.gfx.0, false)).unwrap(); // saves B, restores A
+                b.push(&MiStoreRegisterMem {
+                    use_global_gtt: true,
+                    register_address: 0x20c0,
+                    memory_address: map.gfx.0 + 4,
+                })
+                .unwrap();
+                b.push(&MiStoreRegisterMem {
+                    use_global_gtt: true,
+                    register_address: 0x2180,
+                    memory_address: map.gfx.0 + 8,
+                })
+                .unwrap();
+                let f = gpu.submit(EngineId::RENDER, b).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                let w = words(&out);
+                assert_eq!(w[0] & 0xffff, 0x22, "B's value before the switch back");
+                assert_eq!(w[1] & 0xffff, 0x11, "A's value restored");
+                assert_eq!(
+                    w[2],
+                    ctx_a.gfx.0 as u32 | (1 << 8) | 1,
+                    "CCID names context A, valid"
+                );
+            }
+
+            #[test]
             fn a_store_to_an_unmapped_address_faults_without_a_host_crash() {
                 let p = HostPlatform::new();
                 let soft = setup(&p);
@@ -387,3 +444,39 @@ macro_rules! submission_tests {
 
 submission_tests!(gen6, baregpu::Generation::Gen6);
 submission_tests!(gen7, baregpu::Generation::Gen7);
+
+/// MI_LOAD_REGISTER_MEM exists from Ivy Bridge on.
+#[test]
+fn gen7_load_register_mem_round_trips_through_a_register() {
+    use baregpu::hal::gen7::commands::*;
+    let p = HostPlatform::new();
+    let soft = SoftGpu::new(baregpu::Generation::Gen7, PlatformBus::new(&p)).unwrap();
+    let mut gpu = Gpu::new(&p, &soft, baregpu::Generation::Gen7).unwrap();
+    let (buf, map) = gpu.map_buffer(4096).unwrap();
+    let mut b = gpu.new_batch(4096).unwrap();
+    b.push(&MiStoreDataImm {
+        use_global_gtt: true,
+        address: map.gfx.0,
+        data_dword0: 0x5eed,
+        data_dword1: None,
+    })
+    .unwrap();
+    // RVSYNC (0x2040) is a plain read-write mailbox register.
+    b.push(&MiLoadRegisterMem {
+        use_global_gtt: true,
+        register_address: 0x2040,
+        memory_address: map.gfx.0,
+        ..Default::default()
+    })
+    .unwrap();
+    b.push(&MiStoreRegisterMem {
+        use_global_gtt: true,
+        register_address: 0x2040,
+        memory_address: map.gfx.0 + 4,
+    })
+    .unwrap();
+    let f = gpu.submit(EngineId::RENDER, b).unwrap();
+    gpu.wait(f, 1_000_000).unwrap();
+    assert_eq!(words(&buf)[1], 0x5eed);
+    assert_eq!(gpu.mmio().read32(0x2040), 0x5eed);
+}

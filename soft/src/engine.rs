@@ -9,7 +9,8 @@
 //! MI_STORE_REGISTER_MEM, MI_USER_INTERRUPT, MI_REPORT_HEAD, MI_FLUSH_DW and
 //! PIPE_CONTROL post-sync writes and notify, MI_CONDITIONAL_BATCH_BUFFER_END,
 //! MI_SEMAPHORE_MBOX (compare and wait; not Update Semaphore), MI_UPDATE_GTT
-//! (GGTT entries), and the blitter commands of `blit`. Memory accesses go
+//! (GGTT entries), MI_LOAD_REGISTER_MEM, MI_SET_CONTEXT (save and restore of
+//! the modelled registers), and the blitter commands of `blit`. Memory accesses go
 //! through the GGTT or, for PPGTT batches and PPGTT-addressed commands, the
 //! engine's two-level PPGTT.
 //! Other commands in the tables are consumed without effect (counted as
@@ -80,6 +81,8 @@ enum Op {
     ConditionalBatchEnd,
     SemaphoreMbox,
     UpdateGtt,
+    LoadRegisterMem,
+    SetContext,
     /// A blitter fill or copy, executed in `blit.rs`.
     Blit(crate::blit::BlitOp),
     /// Known, not modelled: consumed without effect.
@@ -105,6 +108,8 @@ fn op_of(name: &str) -> Op {
         "MI_CONDITIONAL_BATCH_BUFFER_END" => Op::ConditionalBatchEnd,
         "MI_SEMAPHORE_MBOX" => Op::SemaphoreMbox,
         "MI_UPDATE_GTT" => Op::UpdateGtt,
+        "MI_LOAD_REGISTER_MEM" => Op::LoadRegisterMem,
+        "MI_SET_CONTEXT" => Op::SetContext,
         _ => Op::Unmodelled,
     }
 }
@@ -148,6 +153,14 @@ pub(crate) enum Space {
     /// The engine's per-process GTT (page directory at PP_DIR_BASE).
     Ppgtt,
 }
+
+/// CCID, the current context register (engine base + 0x180, 003 lines 12456-12545).
+const CCID: u32 = 0x180;
+/// Engine-relative registers the model keeps in a logical context: INSTPM
+/// (0xc0), CACHE_MODE_0/1 (0x120, 0x124) and the PPGTT directory pointer
+/// (0x228), the state MI_SET_CONTEXT saves per 003 lines 9152-9163 as far as
+/// the model has it.
+const CONTEXT_REGISTERS: [u32; 4] = [0xc0, 0x120, 0x124, 0x228];
 
 /// Longest command the model reads (MI_LOAD_REGISTER_IMM with 255 pairs + header).
 const MAX_COMMAND: usize = 1024;
@@ -487,8 +500,44 @@ impl<B: MemoryBus> Device<B> {
                     }
                 }
             }
+            Op::LoadRegisterMem => {
+                let space = self.space_for(i, c, dw);
+                let value =
+                    self.read_gfx_u32(i, space, field(c, dw, "memory_address").unwrap_or(0))?;
+                self.write_register(field(c, dw, "register_address").unwrap_or(0) as u32, value);
+            }
+            Op::SetContext => self.set_context(i, c, dw)?,
             Op::Unmodelled => self.stats.unmodelled += 1,
         }
+        Ok(())
+    }
+
+    /// MI_SET_CONTEXT (003 lines 15788-15943, model 9135-9275): save the
+    /// current context when the address changes (or on force restore), then
+    /// restore the new one unless Restore Inhibit is set, and load CCID.
+    /// The image format is the model's own (the hardware's is opaque to
+    /// software): the registers of [`CONTEXT_REGISTERS`], one dword each, at
+    /// the start of the 4 KiB-aligned context in the GGTT.
+    fn set_context(&mut self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<(), Halt> {
+        let base = self.layout.engines[i].base;
+        let new = field(c, dw, "logical_context_address").unwrap_or(0);
+        let ccid = self.regs.get(base + CCID);
+        let current = (ccid & 0xffff_f000) as u64;
+        let force = field(c, dw, "force_restore") == Some(1);
+        if ccid & 1 == 1 && (current != new || force) {
+            for (k, reg) in CONTEXT_REGISTERS.iter().enumerate() {
+                let value = self.read_register(base + reg);
+                self.write_gfx_u32(i, Space::Ggtt, current + 4 * k as u64, value)?;
+            }
+        }
+        if field(c, dw, "restore_inhibit") != Some(1) {
+            for (k, reg) in CONTEXT_REGISTERS.iter().enumerate() {
+                let value = self.read_gfx_u32(i, Space::Ggtt, new + 4 * k as u64)?;
+                self.regs.set(base + reg, value);
+            }
+        }
+        // CCID: 31:12 context address, 8 must be one, 0 valid (003 lines 12456-12545).
+        self.regs.set(base + CCID, new as u32 | (1 << 8) | 1);
         Ok(())
     }
 
