@@ -33,7 +33,6 @@ fn generated(out: &mut [u32; BATCH_DWORDS], seed: u32) -> usize {
             use_global_gtt: true,
             register_address: 0x2358,
             memory_address: ((v & 0xfff) << 4) as u64,
-            ..Default::default()
         }
         .pack(&mut out[at..])
         .unwrap();
@@ -96,7 +95,7 @@ fn hand_written(out: &mut [u32; BATCH_DWORDS], seed: u32) -> usize {
         o[14] = (64 << 16) | (v & 0x7ff);
         o[15] = 0x10_0000;
         o[16] = v;
-        o[17] = (0x31 << 23) | 0;
+        o[17] = 0x31 << 23;
         o[18] = (v & 0xffff) << 2;
         o[19] = 0;
         at += 20;

@@ -654,7 +654,3 @@ impl<P: Platform + ?Sized> Drop for Gpu<'_, P> {
         }
     }
 }
-
-/// The graphics address of a fence's batch is not needed by users; this
-/// keeps the re-export list stable.
-pub type Address = GfxAddr;

@@ -88,7 +88,6 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), GpuError> {
             use_global_gtt: true,
             register_address: start_reg,
             memory_address: map.gfx.0 + 8 * k as u64 + 4,
-            ..Default::default()
         })
         .map_err(|_| GpuError::BringUp("batch"))?;
         let fence = gpu.submit(engine, b)?;
