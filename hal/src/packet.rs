@@ -100,8 +100,8 @@ pub trait Packet: Sized {
     fn unpack(dwords: &[u32]) -> Result<Self, UnpackError>;
 }
 
-// Checks used by the generated code; kept out of line of nothing: they are
-// tiny and inline into each packer.
+// Range and alignment checks called by the generated packers; they are tiny
+// and inline into each one.
 
 #[doc(hidden)]
 #[inline(always)]
