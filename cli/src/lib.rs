@@ -1,3 +1,4 @@
 //! Host-side tools of baregpu, shared by the `baregpu` command and tests.
 
+pub mod decode_batch;
 pub mod defmt_log;

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! baregpu defmt-log <kernel-elf> [<frames-file>]   decode a kernel's COM2 log
+//! baregpu decode --gen <gen> [--engine <engine>] <batch-file>   list a batch's commands
 //! ```
 
 use std::process::ExitCode;
@@ -9,12 +10,16 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   baregpu defmt-log <kernel-elf> [<frames-file>]
       Decode the defmt frames a QEMU kernel wrote to COM2 (default frames file:
-      <kernel-elf>.defmt, where qemu/run.sh puts them).";
+      <kernel-elf>.defmt, where qemu/run.sh puts them).
+  baregpu decode --gen <gen4|g45|gen6|gen7|gen12.5> [--engine <render|video|blitter|...>] <batch-file>
+      List the commands of a raw batch (little-endian dwords) with their fields,
+      unknown opcodes and truncated packets (engine default: render).";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("defmt-log") if (2..=3).contains(&args.len()) => defmt_log(&args[1], args.get(2)),
+        Some("decode") => decode(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -40,5 +45,26 @@ fn defmt_log(elf_path: &str, frames_path: Option<&String>) -> Result<(), String>
     for line in lines {
         println!("{line}");
     }
+    Ok(())
+}
+
+fn decode(args: &[String]) -> Result<(), String> {
+    let (mut generation, mut engine, mut file) = (None, "render".to_string(), None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--gen" => generation = it.next().cloned(),
+            "--engine" => engine = it.next().cloned().ok_or("--engine needs a value")?,
+            f if !f.starts_with("--") && file.is_none() => file = Some(f.to_string()),
+            other => return Err(format!("unexpected argument {other:?}\n{USAGE}")),
+        }
+    }
+    let generation = generation.ok_or_else(|| format!("--gen is required\n{USAGE}"))?;
+    let file = file.ok_or_else(|| format!("a batch file is required\n{USAGE}"))?;
+    let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
+    print!(
+        "{}",
+        baregpu_cli::decode_batch::decode_bytes(&generation, &engine, &bytes)?
+    );
     Ok(())
 }

@@ -197,11 +197,12 @@ impl fmt::Display for Decoded<'_> {
         match self.command {
             Some(c) => writeln!(
                 f,
-                "{:#06x}: {:#010x}  {} ({} dwords)",
+                "{:#06x}: {:#010x}  {} ({} dword{})",
                 self.offset * 4,
                 dw0,
                 c.name,
-                self.dwords.len()
+                self.dwords.len(),
+                if self.dwords.len() == 1 { "" } else { "s" }
             )?,
             None => writeln!(
                 f,
