@@ -90,7 +90,7 @@ impl fmt::Display for HumanSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
         for (unit, scale) in UNITS {
-            if self.0 >= scale && self.0 % scale == 0 {
+            if self.0 >= scale && self.0.is_multiple_of(scale) {
                 return write!(f, "{} {}", self.0 / scale, unit);
             }
         }

@@ -19,7 +19,7 @@ pub fn decode_bytes(generation: &str, engine: &str, bytes: &[u8]) -> Result<Stri
             names.join(", ")
         ));
     }
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(format!(
             "{} bytes is not a whole number of dwords",
             bytes.len()

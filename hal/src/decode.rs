@@ -106,7 +106,8 @@ impl<'a> Iterator for Decoder<'a> {
                 let valid = match (c.length, &c.group) {
                     (Some(n), _) => len == n as usize,
                     (None, Some(g)) => {
-                        len >= c.min_length as usize && (len - g.dw as usize) % g.size as usize == 0
+                        len >= c.min_length as usize
+                            && (len - g.dw as usize).is_multiple_of(g.size as usize)
                     }
                     (None, None) => len >= c.min_length as usize,
                 };

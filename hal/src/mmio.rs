@@ -66,7 +66,7 @@ impl VolatileMmio {
 
     fn reg(&self, offset: u32) -> Option<VolatilePtr<'_, u32>> {
         let off = offset as usize;
-        if off % 4 != 0 || off.checked_add(4)? > self.size {
+        if !off.is_multiple_of(4) || off.checked_add(4)? > self.size {
             return None;
         }
         // SAFETY: the range check above keeps the pointer inside the mapping

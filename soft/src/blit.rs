@@ -695,7 +695,7 @@ fn linear(base: u64, pitch: u64) -> Surface {
 fn legacy_rect(c: &CommandInfo, dw: &[u32], cpp: usize) -> Option<Rect> {
     let width = field(c, dw, "destination_width")? as usize;
     let height = field(c, dw, "destination_height")? as i64;
-    (width % cpp == 0).then_some(Rect {
+    width.is_multiple_of(cpp).then_some(Rect {
         x1: 0,
         y1: 0,
         x2: (width / cpp) as i64,

@@ -126,7 +126,7 @@ impl<B: MemoryBus> Device<B> {
             layout::FORCEWAKE_MT_ACK => self.regs.get(layout::FORCEWAKE_MT) & 0xffff,
             layout::GDRST => 0, // resets complete at once
             _ if self.is_timestamp(offset) => {
-                if offset % 8 == 0 {
+                if offset.is_multiple_of(8) {
                     self.timestamp as u32
                 } else {
                     (self.timestamp >> 32) as u32

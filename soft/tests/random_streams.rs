@@ -70,14 +70,14 @@ fn random_batches_never_panic() {
             let mut batch = Vec::new();
             while batch.len() < 256 {
                 let r = rng.next();
-                if r % 2 == 0 && !tables.commands.is_empty() {
+                if r.is_multiple_of(2) && !tables.commands.is_empty() {
                     let c = &tables.commands[(r >> 8) as usize % tables.commands.len()];
                     batch.push(c.header_value | (rng.next() as u32 & !c.header_mask));
                 } else {
                     batch.push(rng.next() as u32);
                 }
                 // Point some dwords at mapped memory so that stores really happen.
-                if r % 7 == 0 {
+                if r.is_multiple_of(7) {
                     batch.push(0x40_0000 + (rng.next() as u32 & 0xf_fff8));
                 }
             }

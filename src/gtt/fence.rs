@@ -48,7 +48,8 @@ fn count(generation: Generation) -> Option<u32> {
 /// Encodes the 64-bit fence register value for `r`.
 pub fn encode(generation: Generation, r: &FenceRegion) -> Result<u64, FenceError> {
     let end = r.gfx.0.checked_add(r.size).ok_or(FenceError::BadRange)?;
-    if r.size == 0 || r.gfx.0 % 4096 != 0 || r.size % 4096 != 0 || end > 1 << 32 {
+    if r.size == 0 || !r.gfx.0.is_multiple_of(4096) || !r.size.is_multiple_of(4096) || end > 1 << 32
+    {
         return Err(FenceError::BadRange);
     }
     let (tile_width, y) = match r.tiling {
@@ -56,7 +57,7 @@ pub fn encode(generation: Generation, r: &FenceRegion) -> Result<u64, FenceError
         Tiling::X => (512, false),
         Tiling::Y => (128, true),
     };
-    if r.pitch == 0 || r.pitch % tile_width != 0 {
+    if r.pitch == 0 || !r.pitch.is_multiple_of(tile_width) {
         return Err(FenceError::BadPitch);
     }
     let units = r.pitch / 128 - 1;

@@ -67,7 +67,7 @@ impl Ppgtt {
         region: &DmaRegion,
         caching: Caching,
     ) -> Result<GfxAddr, GttError> {
-        if region.size == 0 || region.phys.0 % PAGE != 0 {
+        if region.size == 0 || !region.phys.0.is_multiple_of(PAGE) {
             return Err(GttError::BadRegion);
         }
         let pages = (region.size as u64).div_ceil(PAGE);

@@ -229,7 +229,7 @@ impl fmt::Display for TilingError {
 ///   buffers need a multiple of 64 up to 128 KiB (lines 42846, 42863) and
 ///   overlapping blits want 64-byte pitches (line 20572); 64 satisfies all.
 pub const fn pitch_is_valid(tiling: Tiling, pitch: usize) -> bool {
-    pitch != 0 && pitch <= MAX_PITCH && pitch % tiling.pitch_alignment() == 0
+    pitch != 0 && pitch <= MAX_PITCH && pitch.is_multiple_of(tiling.pitch_alignment())
 }
 
 /// Smallest valid pitch that holds `width_bytes` bytes per row (at least one

@@ -402,7 +402,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         for &d in dwords {
             put(&mut tail, d);
         }
-        if tail % 8 != 0 {
+        if !tail.is_multiple_of(8) {
             put(&mut tail, noop);
         }
         q.ring.tail = tail % q.ring.size;
