@@ -82,70 +82,42 @@ pub const FORCEWAKE_MT_ACK: u32 = 0x130040;
 /// GFX_FLSH_CNTL: a write flushes GTT updates (Linux GFX_FLSH_CNTL_GEN6 0x101008).
 pub const GFX_FLSH_CNTL: u32 = 0x101008;
 
-/// Gen6 engines. HWS_PGA at engine base + 0x2080 (render 4080h line 9431, BCS 24080h line 23853; VCS
-/// 0x14080 from Linux RING_HWS_PGA_GEN6, the manual's 04180h being the Gen7 location). Interrupt bits
-/// from the GT table (lines 55316-55700): render 0/3/4, video 12/15/16, blitter 22/25/26.
-const GEN6_ENGINES: &[EngineLayout] = &[
-    EngineLayout {
-        name: "render",
-        base: 0x2000,
-        hws_pga: 0x4080,
-        user_interrupt_bit: 0,
-        error_bit: 3,
-        notify_bit: 4,
-        reset_bit: 1,
-    },
-    EngineLayout {
-        name: "video",
-        base: 0x12000,
-        hws_pga: 0x14080,
-        user_interrupt_bit: 12,
-        error_bit: 15,
-        notify_bit: 16,
-        reset_bit: 2,
-    },
-    EngineLayout {
-        name: "blitter",
-        base: 0x22000,
-        hws_pga: 0x24080,
-        user_interrupt_bit: 22,
-        error_bit: 25,
-        notify_bit: 26,
-        reset_bit: 3,
-    },
-];
+/// The three engines of Gen6 and Gen7, which differ only in where their
+/// HWS_PGA registers are. Interrupt bits from the GT table (SNB 003 lines
+/// 55316-55700): render 0/3/4, video 12/15/16, blitter 22/25/26; GDRST bits
+/// 1/2/3 (Linux GEN6_GRDOM_RENDER/MEDIA/BLT).
+const fn engines(hws_pga: [u32; 3]) -> [EngineLayout; 3] {
+    const fn engine(
+        name: &'static str,
+        base: u32,
+        hws_pga: u32,
+        first_bit: u32,
+        reset_bit: u32,
+    ) -> EngineLayout {
+        EngineLayout {
+            name,
+            base,
+            hws_pga,
+            user_interrupt_bit: first_bit,
+            error_bit: first_bit + 3,
+            notify_bit: first_bit + 4,
+            reset_bit,
+        }
+    }
+    [
+        engine("render", 0x2000, hws_pga[0], 0, 1),
+        engine("video", 0x12000, hws_pga[1], 12, 2),
+        engine("blitter", 0x22000, hws_pga[2], 22, 3),
+    ]
+}
+
+/// Gen6: HWS_PGA at engine base + 0x2080 (render 4080h line 9431, BCS 24080h line 23853; VCS
+/// 0x14080 from Linux RING_HWS_PGA_GEN6, the manual's 04180h being the Gen7 location).
+const GEN6_ENGINES: &[EngineLayout] = &engines([0x4080, 0x14080, 0x24080]);
 
 /// Gen7: HWS_PGA moves to 0x4080/0x4180/0x4280 (Linux RENDER_HWS_PGA_GEN7, BSD_HWS_PGA_GEN7,
-/// BLT_HWS_PGA_GEN7); the interrupt bits and resets are Gen6's.
-const GEN7_ENGINES: &[EngineLayout] = &[
-    EngineLayout {
-        name: "render",
-        base: 0x2000,
-        hws_pga: 0x4080,
-        user_interrupt_bit: 0,
-        error_bit: 3,
-        notify_bit: 4,
-        reset_bit: 1,
-    },
-    EngineLayout {
-        name: "video",
-        base: 0x12000,
-        hws_pga: 0x4180,
-        user_interrupt_bit: 12,
-        error_bit: 15,
-        notify_bit: 16,
-        reset_bit: 2,
-    },
-    EngineLayout {
-        name: "blitter",
-        base: 0x22000,
-        hws_pga: 0x4280,
-        user_interrupt_bit: 22,
-        error_bit: 25,
-        notify_bit: 26,
-        reset_bit: 3,
-    },
-];
+/// BLT_HWS_PGA_GEN7).
+const GEN7_ENGINES: &[EngineLayout] = &engines([0x4080, 0x4180, 0x4280]);
 
 impl Layout {
     /// The layout of a generation the model supports.
