@@ -237,6 +237,23 @@ pub fn read_bars<P: Platform + ?Sized>(p: &P, addr: PciAddress) -> [Option<Bar>;
     bars
 }
 
+/// One function's configuration space through the platform: the
+/// [`baregpu_hal::ConfigSpace`] half of a hardware device (see
+/// [`baregpu_hal::SplitDevice`]).
+pub struct PciConfig<'a, P: Platform + ?Sized> {
+    pub platform: &'a P,
+    pub addr: PciAddress,
+}
+
+impl<P: Platform + ?Sized> baregpu_hal::ConfigSpace for PciConfig<'_, P> {
+    fn config_read32(&self, offset: u16) -> u32 {
+        self.platform.pci_read32(self.addr, offset)
+    }
+    fn config_write32(&self, offset: u16, value: u32) {
+        self.platform.pci_write32(self.addr, offset, value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! Blitter fills and copies on the software GPU, for Gen6 and Gen7, checked
+//! Blitter fills and copies on the software GPU, for Gen4, G45, Gen6 and Gen7, checked
 //! byte for byte against the driver's CPU tiling helpers: the expected
 //! memory of a tiled surface is built by editing its de-tiled image on the
 //! CPU and tiling it again with `linear_to_tiled`, so every byte of the
@@ -8,7 +8,7 @@ use baregpu::gtt::tiling::{Swizzle, Tiling, align_pitch, linear_to_tiled, tiled_
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
 use baregpu::submit::HangReason;
-use baregpu::{Batch, DmaRegion, EngineId, Gpu, GpuError};
+use baregpu::{Batch, DmaRegion, Gpu, GpuError};
 use baregpu_soft::SoftGpu;
 
 type HostGpu<'a> = Gpu<'a, HostPlatform>;
@@ -194,7 +194,8 @@ fn paint(
 fn run(gpu: &mut HostGpu, build: impl FnOnce(&mut Batch)) -> Result<(), GpuError> {
     let mut b = gpu.new_batch(4096).unwrap();
     build(&mut b);
-    let f = gpu.submit(EngineId::BLITTER, b)?;
+    let engine = gpu.blit_engine().expect("an engine that runs blits");
+    let f = gpu.submit(engine, b)?;
     gpu.wait(f, 1_000_000)
 }
 
@@ -209,8 +210,12 @@ fn expect_engine_error(r: Result<(), GpuError>) -> u32 {
     }
 }
 
+/// The blit tests of one generation. `$tilings`: the layouts its XY commands
+/// address (Gen4/G45 blit X tiles only); `$y_select`: it selects Y tiling
+/// through BCS_SWCTRL; `$page_fault`: the EIR bit of a page fault; `$extra`:
+/// more tests, expanded inside the module.
 macro_rules! blit_tests {
-    ($gen:ident, $generation:expr, $swizzle_bit:expr) => {
+    ($gen:ident, $generation:expr, $tilings:expr, $y_select:expr, $page_fault:expr, { $($extra:tt)* }) => {
         mod $gen {
             use super::*;
             use baregpu::hal::$gen::commands::*;
@@ -223,8 +228,11 @@ macro_rules! blit_tests {
                 test(&mut gpu);
             }
 
-            /// Selects X or Y tiling for the next blits, as Linux does.
+            /// Selects X or Y tiling for the next blits, as Linux does (Gen6/Gen7 only).
             fn swctrl(b: &mut Batch, src_y: bool, dst_y: bool) {
+                if !$y_select {
+                    return;
+                }
                 let bits = src_y as u32 | (dst_y as u32) << 1;
                 b.push(&MiLoadRegisterImm {
                     byte_write_disables: 0,
@@ -236,6 +244,8 @@ macro_rules! blit_tests {
                 .unwrap();
             }
 
+            // Gen4's commands have no fields beyond these; later ones do.
+            #[allow(clippy::needless_update)]
             fn color_blt(
                 d: &Surf,
                 rect: (usize, usize, usize, usize),
@@ -260,7 +270,7 @@ macro_rules! blit_tests {
             }
 
             /// A copy of the `w` x `h` rectangle at (sx, sy) of `s` to (dx, dy) of `d`.
-            #[allow(clippy::too_many_arguments)]
+            #[allow(clippy::too_many_arguments, clippy::needless_update)]
             fn copy_blt(
                 d: &Surf,
                 s: &Surf,
@@ -295,7 +305,7 @@ macro_rules! blit_tests {
             fn check_fills(gpu: &mut HostGpu, swizzle: impl Fn(Tiling) -> Swizzle) {
                 let rect = (7, 3, W - 5, H - 2);
                 let color = 0x89ab_cdefu32;
-                for tiling in Tiling::ALL {
+                for tiling in $tilings {
                     for cpp in [1, 2, 4] {
                         let masks: &[u32] = if cpp == 4 { &[3, 1, 2] } else { &[3] };
                         for &mask in masks {
@@ -326,8 +336,8 @@ macro_rules! blit_tests {
             fn check_copies(gpu: &mut HostGpu, swizzle: impl Fn(Tiling) -> Swizzle) {
                 let (w, h) = (W as i32 - 11, H as i32 - 7);
                 for cpp in [1, 2, 4] {
-                    for st in Tiling::ALL {
-                        for dt in Tiling::ALL {
+                    for st in $tilings {
+                        for dt in $tilings {
                             let s = Surf::new(gpu, st, swizzle(st), cpp, 100 + cpp as u32);
                             let d = Surf::new(gpu, dt, swizzle(dt), cpp, 200 + cpp as u32);
                             let src_img = s.image();
@@ -362,25 +372,9 @@ macro_rules! blit_tests {
             }
 
             #[test]
-            fn bit6_swizzling_follows_arb_mode() {
-                // Linux pairs ARB_MODE swizzling with 9_10 for X tiles and 9 for Y tiles.
-                let swizzle = |t| match t {
-                    Tiling::X => Swizzle::Bit9Bit10,
-                    Tiling::Y => Swizzle::Bit9,
-                    Tiling::Linear => Swizzle::None,
-                };
-                with_gpu(|gpu| {
-                    gpu.mmio()
-                        .write32(ARB_MODE, ($swizzle_bit << 16) | $swizzle_bit);
-                    check_fills(gpu, swizzle);
-                    check_copies(gpu, swizzle);
-                });
-            }
-
-            #[test]
             fn linear_to_tiled_to_linear_round_trips() {
                 with_gpu(|gpu| {
-                    for tiling in [Tiling::X, Tiling::Y] {
+                    for tiling in $tilings.into_iter().filter(|&t| t != Tiling::Linear) {
                         let src = Surf::new(gpu, Tiling::Linear, Swizzle::None, 4, 1);
                         let mid = Surf::new(gpu, tiling, Swizzle::None, 4, 2);
                         let out = Surf::new(gpu, Tiling::Linear, Swizzle::None, 4, 3);
@@ -413,7 +407,7 @@ macro_rules! blit_tests {
             #[test]
             fn overlapping_copies_within_one_surface() {
                 with_gpu(|gpu| {
-                    for tiling in Tiling::ALL {
+                    for tiling in $tilings {
                         for cpp in [1, 4] {
                             // Down-right (scan lines bottom up), then up-left.
                             for ((sx, sy), (dx, dy)) in
@@ -441,169 +435,6 @@ macro_rules! blit_tests {
             }
 
             #[test]
-            fn clipping_and_negative_source_coordinates() {
-                with_gpu(|gpu| {
-                    let d = Surf::new(gpu, Tiling::X, Swizzle::None, 2, 4);
-                    let mut img = d.image();
-                    paint(&mut img, &d, (10, 6, 40, 20), |_, _, k, _| [0x34, 0x12][k]);
-                    run(gpu, |b| {
-                        swctrl(b, false, false);
-                        b.push(&XySetupClipBlt {
-                            tiling_enable: true,
-                            cliprect_x1: 10,
-                            cliprect_y1: 6,
-                            cliprect_x2: 40,
-                            cliprect_y2: 20,
-                        })
-                        .unwrap();
-                        let mut fill = color_blt(&d, (3, 2, 50, 30), 0xf0, 3, 0x1234);
-                        fill.clipping_enable = true;
-                        b.push(&fill).unwrap();
-                    })
-                    .unwrap();
-                    d.assert_holds(&img, "clipped fill");
-
-                    // Source (-3, -2): the destination starts 3 right and 2 down.
-                    let s = Surf::new(gpu, Tiling::Linear, Swizzle::None, 2, 5);
-                    let src_img = s.image();
-                    paint(&mut img, &d, (13, 12, 30, 25), |x, y, k, _| {
-                        src_img[(y - 12) * s.pitch + (x - 13) * 2 + k]
-                    });
-                    run(gpu, |b| {
-                        b.push(&copy_blt(&d, &s, (10, 10), (-3, -2), 20, 15, 0xcc))
-                            .unwrap()
-                    })
-                    .unwrap();
-                    d.assert_holds(&img, "negative source coordinates");
-                });
-            }
-
-            #[test]
-            fn general_raster_operations() {
-                with_gpu(|gpu| {
-                    let d = Surf::new(gpu, Tiling::X, Swizzle::None, 4, 11);
-                    let s = Surf::new(gpu, Tiling::Y, Swizzle::None, 4, 12);
-                    let src_img = s.image();
-                    let mut img = d.image();
-                    let color = 0x5a5a_0ff0u32;
-                    // PATINVERT (P ^ D), then SRCINVERT (S ^ D), then SRCAND (S & D).
-                    paint(&mut img, &d, (1, 1, 50, 20), |_, _, k, old| {
-                        old ^ (color >> (8 * k)) as u8
-                    });
-                    let at = |x: usize, y: usize, k: usize| src_img[y * s.pitch + x * 4 + k];
-                    paint(&mut img, &d, (3, 2, 63, 32), |x, y, k, old| {
-                        old ^ at(x - 3, y - 2, k)
-                    });
-                    paint(&mut img, &d, (100, 5, 160, 35), |x, y, k, old| {
-                        old & at(x - 100, y - 5, k)
-                    });
-                    run(gpu, |b| {
-                        swctrl(b, true, false);
-                        b.push(&color_blt(&d, (1, 1, 50, 20), 0x5a, 3, color))
-                            .unwrap();
-                        b.push(&copy_blt(&d, &s, (3, 2), (0, 0), 60, 30, 0x66))
-                            .unwrap();
-                        b.push(&copy_blt(&d, &s, (100, 5), (0, 0), 60, 30, 0x88))
-                            .unwrap();
-                    })
-                    .unwrap();
-                    d.assert_holds(&img, "ROP3");
-                });
-            }
-
-            #[test]
-            fn legacy_color_blt_and_bottom_up_src_copy_blt() {
-                with_gpu(|gpu| {
-                    let d = Surf::new(gpu, Tiling::Linear, Swizzle::None, 2, 21);
-                    let s = Surf::new(gpu, Tiling::Linear, Swizzle::None, 2, 22);
-                    let src_img = s.image();
-                    let mut img = d.image();
-                    paint(&mut img, &d, (4, 3, 44, 13), |_, _, k, _| [0xcd, 0xab][k]);
-                    // Copy with negative pitches: from the last rows upwards.
-                    paint(&mut img, &d, (50, 10, 80, 30), |x, y, k, _| {
-                        src_img[(y - 10 + 5) * s.pitch + (x - 50) * 2 + k]
-                    });
-                    let at = |surf: &Surf, x: usize, y: usize| {
-                        surf.gfx + (y * surf.pitch + x * 2) as u64
-                    };
-                    run(gpu, |b| {
-                        b.push(&ColorBlt {
-                            bpp32_byte_mask: 0,
-                            color_depth: 1,
-                            raster_operation: 0xf0,
-                            destination_pitch: d.pitch as i32,
-                            destination_height: 10,
-                            destination_width: 80,
-                            destination_address: at(&d, 4, 3),
-                            solid_pattern_color: 0xabcd,
-                        })
-                        .unwrap();
-                        b.push(&SrcCopyBlt {
-                            bpp32_byte_mask: 0,
-                            x_direction: false,
-                            color_depth: 1,
-                            raster_operation: 0xcc,
-                            destination_pitch: -(d.pitch as i32),
-                            destination_height: 20,
-                            destination_width: 60,
-                            destination_address: at(&d, 50, 29),
-                            source_pitch: -(s.pitch as i32),
-                            source_address: at(&s, 0, 24),
-                        })
-                        .unwrap();
-                    })
-                    .unwrap();
-                    d.assert_holds(&img, "COLOR_BLT and SRC_COPY_BLT");
-                });
-            }
-
-            #[test]
-            fn setup_and_pixel_blt() {
-                with_gpu(|gpu| {
-                    for tiling in Tiling::ALL {
-                        let d = Surf::new(gpu, tiling, Swizzle::None, 4, 31);
-                        let mut img = d.image();
-                        let inside = [(10, 5), (29, 19), (10, 19)];
-                        let outside = [(9, 5), (30, 5), (12, 20), (0, 0)];
-                        for &(x, y) in &inside {
-                            paint(&mut img, &d, (x, y, x + 1, y + 1), |_, _, k, _| {
-                                (0x0403_0201u32 >> (8 * k)) as u8
-                            });
-                        }
-                        run(gpu, |b| {
-                            swctrl(b, false, d.is_y());
-                            b.push(&XySetupBlt {
-                                bpp32_byte_mask: 3,
-                                tiling_enable: d.tiled(),
-                                clipping_enable: true,
-                                color_depth: 3,
-                                raster_operation: 0xf0,
-                                destination_pitch: d.xy_pitch(),
-                                cliprect_x1: 10,
-                                cliprect_y1: 5,
-                                cliprect_x2: 30,
-                                cliprect_y2: 20,
-                                setup_destination_base_address: d.gfx,
-                                setup_background_color: 0x0403_0201,
-                                ..Default::default()
-                            })
-                            .unwrap();
-                            for &(x, y) in inside.iter().chain(&outside) {
-                                b.push(&XyPixelBlt {
-                                    tiling_enable: d.tiled(),
-                                    destination_x1: x as i32,
-                                    destination_y1: y as i32,
-                                })
-                                .unwrap();
-                            }
-                        })
-                        .unwrap();
-                        d.assert_holds(&img, "XY_PIXEL_BLT");
-                    }
-                });
-            }
-
-            #[test]
             fn bad_blits_halt_the_engine_and_the_next_work_runs() {
                 with_gpu(|gpu| {
                     let d = Surf::new(gpu, Tiling::X, Swizzle::None, 4, 41);
@@ -624,8 +455,8 @@ macro_rules! blit_tests {
                     let mut unmapped = color_blt(&d, (0, 0, 8, 8), 0xf0, 3, 0);
                     unmapped.destination_base_address = 0x7f00_0000;
                     assert_eq!(
-                        expect_engine_error(run(gpu, |b| b.push(&unmapped).unwrap())) & 0x10,
-                        0x10
+                        expect_engine_error(run(gpu, |b| b.push(&unmapped).unwrap())) & $page_fault,
+                        $page_fault
                     );
                     // The largest rectangle: it runs off the mapping and faults.
                     let huge = color_blt(&d, (0, 0, 0, 0), 0xf0, 3, 0);
@@ -637,8 +468,8 @@ macro_rules! blit_tests {
                         ..huge
                     };
                     assert_eq!(
-                        expect_engine_error(run(gpu, |b| b.push(&huge).unwrap())) & 0x10,
-                        0x10
+                        expect_engine_error(run(gpu, |b| b.push(&huge).unwrap())) & $page_fault,
+                        $page_fault
                     );
                     d.assert_holds(&before, "nothing written by the bad blits");
                     // Empty and inverted rectangles are rejected without effect.
@@ -660,9 +491,211 @@ macro_rules! blit_tests {
                     d.assert_holds(&img, "fill after the errors");
                 });
             }
+
+            $($extra)*
         }
     };
 }
 
-blit_tests!(gen6, baregpu::Generation::Gen6, 1u32 << 4);
-blit_tests!(gen7, baregpu::Generation::Gen7, 1u32 << 5);
+/// Tests of what only the Gen6/Gen7 blitter has: Y tiles, ARB_MODE swizzling,
+/// clipping, the legacy X direction and XY_PIXEL_BLT.
+macro_rules! blitter_ring_tests {
+    ($swizzle_bit:expr) => {
+        #[test]
+        fn bit6_swizzling_follows_arb_mode() {
+            // Linux pairs ARB_MODE swizzling with 9_10 for X tiles and 9 for Y tiles.
+            let swizzle = |t| match t {
+                Tiling::X => Swizzle::Bit9Bit10,
+                Tiling::Y => Swizzle::Bit9,
+                Tiling::Linear => Swizzle::None,
+            };
+            with_gpu(|gpu| {
+                gpu.mmio()
+                    .write32(ARB_MODE, ($swizzle_bit << 16) | $swizzle_bit);
+                check_fills(gpu, swizzle);
+                check_copies(gpu, swizzle);
+            });
+        }
+
+        #[test]
+        fn clipping_and_negative_source_coordinates() {
+            with_gpu(|gpu| {
+                let d = Surf::new(gpu, Tiling::X, Swizzle::None, 2, 4);
+                let mut img = d.image();
+                paint(&mut img, &d, (10, 6, 40, 20), |_, _, k, _| [0x34, 0x12][k]);
+                run(gpu, |b| {
+                    swctrl(b, false, false);
+                    b.push(&XySetupClipBlt {
+                        tiling_enable: true,
+                        cliprect_x1: 10,
+                        cliprect_y1: 6,
+                        cliprect_x2: 40,
+                        cliprect_y2: 20,
+                    })
+                    .unwrap();
+                    let mut fill = color_blt(&d, (3, 2, 50, 30), 0xf0, 3, 0x1234);
+                    fill.clipping_enable = true;
+                    b.push(&fill).unwrap();
+                })
+                .unwrap();
+                d.assert_holds(&img, "clipped fill");
+
+                // Source (-3, -2): the destination starts 3 right and 2 down.
+                let s = Surf::new(gpu, Tiling::Linear, Swizzle::None, 2, 5);
+                let src_img = s.image();
+                paint(&mut img, &d, (13, 12, 30, 25), |x, y, k, _| {
+                    src_img[(y - 12) * s.pitch + (x - 13) * 2 + k]
+                });
+                run(gpu, |b| {
+                    b.push(&copy_blt(&d, &s, (10, 10), (-3, -2), 20, 15, 0xcc))
+                        .unwrap()
+                })
+                .unwrap();
+                d.assert_holds(&img, "negative source coordinates");
+            });
+        }
+
+        #[test]
+        fn general_raster_operations() {
+            with_gpu(|gpu| {
+                let d = Surf::new(gpu, Tiling::X, Swizzle::None, 4, 11);
+                let s = Surf::new(gpu, Tiling::Y, Swizzle::None, 4, 12);
+                let src_img = s.image();
+                let mut img = d.image();
+                let color = 0x5a5a_0ff0u32;
+                // PATINVERT (P ^ D), then SRCINVERT (S ^ D), then SRCAND (S & D).
+                paint(&mut img, &d, (1, 1, 50, 20), |_, _, k, old| {
+                    old ^ (color >> (8 * k)) as u8
+                });
+                let at = |x: usize, y: usize, k: usize| src_img[y * s.pitch + x * 4 + k];
+                paint(&mut img, &d, (3, 2, 63, 32), |x, y, k, old| {
+                    old ^ at(x - 3, y - 2, k)
+                });
+                paint(&mut img, &d, (100, 5, 160, 35), |x, y, k, old| {
+                    old & at(x - 100, y - 5, k)
+                });
+                run(gpu, |b| {
+                    swctrl(b, true, false);
+                    b.push(&color_blt(&d, (1, 1, 50, 20), 0x5a, 3, color))
+                        .unwrap();
+                    b.push(&copy_blt(&d, &s, (3, 2), (0, 0), 60, 30, 0x66))
+                        .unwrap();
+                    b.push(&copy_blt(&d, &s, (100, 5), (0, 0), 60, 30, 0x88))
+                        .unwrap();
+                })
+                .unwrap();
+                d.assert_holds(&img, "ROP3");
+            });
+        }
+
+        #[test]
+        fn legacy_color_blt_and_bottom_up_src_copy_blt() {
+            with_gpu(|gpu| {
+                let d = Surf::new(gpu, Tiling::Linear, Swizzle::None, 2, 21);
+                let s = Surf::new(gpu, Tiling::Linear, Swizzle::None, 2, 22);
+                let src_img = s.image();
+                let mut img = d.image();
+                paint(&mut img, &d, (4, 3, 44, 13), |_, _, k, _| [0xcd, 0xab][k]);
+                // Copy with negative pitches: from the last rows upwards.
+                paint(&mut img, &d, (50, 10, 80, 30), |x, y, k, _| {
+                    src_img[(y - 10 + 5) * s.pitch + (x - 50) * 2 + k]
+                });
+                let at =
+                    |surf: &Surf, x: usize, y: usize| surf.gfx + (y * surf.pitch + x * 2) as u64;
+                run(gpu, |b| {
+                    b.push(&ColorBlt {
+                        bpp32_byte_mask: 0,
+                        color_depth: 1,
+                        raster_operation: 0xf0,
+                        destination_pitch: d.pitch as i32,
+                        destination_height: 10,
+                        destination_width: 80,
+                        destination_address: at(&d, 4, 3),
+                        solid_pattern_color: 0xabcd,
+                    })
+                    .unwrap();
+                    b.push(&SrcCopyBlt {
+                        bpp32_byte_mask: 0,
+                        x_direction: false,
+                        color_depth: 1,
+                        raster_operation: 0xcc,
+                        destination_pitch: -(d.pitch as i32),
+                        destination_height: 20,
+                        destination_width: 60,
+                        destination_address: at(&d, 50, 29),
+                        source_pitch: -(s.pitch as i32),
+                        source_address: at(&s, 0, 24),
+                    })
+                    .unwrap();
+                })
+                .unwrap();
+                d.assert_holds(&img, "COLOR_BLT and SRC_COPY_BLT");
+            });
+        }
+
+        #[test]
+        fn setup_and_pixel_blt() {
+            with_gpu(|gpu| {
+                for tiling in Tiling::ALL {
+                    let d = Surf::new(gpu, tiling, Swizzle::None, 4, 31);
+                    let mut img = d.image();
+                    let inside = [(10, 5), (29, 19), (10, 19)];
+                    let outside = [(9, 5), (30, 5), (12, 20), (0, 0)];
+                    for &(x, y) in &inside {
+                        paint(&mut img, &d, (x, y, x + 1, y + 1), |_, _, k, _| {
+                            (0x0403_0201u32 >> (8 * k)) as u8
+                        });
+                    }
+                    run(gpu, |b| {
+                        swctrl(b, false, d.is_y());
+                        b.push(&XySetupBlt {
+                            bpp32_byte_mask: 3,
+                            tiling_enable: d.tiled(),
+                            clipping_enable: true,
+                            color_depth: 3,
+                            raster_operation: 0xf0,
+                            destination_pitch: d.xy_pitch(),
+                            cliprect_x1: 10,
+                            cliprect_y1: 5,
+                            cliprect_x2: 30,
+                            cliprect_y2: 20,
+                            setup_destination_base_address: d.gfx,
+                            setup_background_color: 0x0403_0201,
+                            ..Default::default()
+                        })
+                        .unwrap();
+                        for &(x, y) in inside.iter().chain(&outside) {
+                            b.push(&XyPixelBlt {
+                                tiling_enable: d.tiled(),
+                                destination_x1: x as i32,
+                                destination_y1: y as i32,
+                            })
+                            .unwrap();
+                        }
+                    })
+                    .unwrap();
+                    d.assert_holds(&img, "XY_PIXEL_BLT");
+                }
+            });
+        }
+    };
+}
+
+const ALL: [Tiling; 3] = Tiling::ALL;
+const LINEAR_AND_X: [Tiling; 2] = [Tiling::Linear, Tiling::X];
+
+blit_tests!(
+    gen4,
+    baregpu::Generation::Gen4,
+    LINEAR_AND_X,
+    false,
+    0x10,
+    {}
+);
+blit_tests!(g45, baregpu::Generation::G45, LINEAR_AND_X, false, 0x20, {});
+blit_tests!(gen6, baregpu::Generation::Gen6, ALL, true, 0x10, {
+    blitter_ring_tests!(1u32 << 4);
+});
+blit_tests!(gen7, baregpu::Generation::Gen7, ALL, true, 0x10, {
+    blitter_ring_tests!(1u32 << 5);
+});

@@ -231,6 +231,44 @@ macro_rules! submission_tests {
                 gpu.wait(f, 1_000_000).unwrap();
             }
 
+            #[test]
+            fn a_wait_for_a_display_event_that_never_comes_is_a_hang_and_conditions_pass() {
+                let p = HostPlatform::new();
+                let soft = setup(&p);
+                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
+                let (buf, map) = gpu.map_buffer(4096).unwrap();
+                // A scan-line window wait: no such condition without a display, a no-op.
+                let mut b = gpu.new_batch(4096).unwrap();
+                b.push(&MiWaitForEvent {
+                    display_pipe_a_scan_line_wait_enable: true,
+                    ..Default::default()
+                })
+                .unwrap();
+                b.push(&sdi(map.gfx.0, 1)).unwrap();
+                let f = gpu.submit(EngineId::RENDER, b).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                assert_eq!(words(&buf)[0], 1);
+                // A vertical blank never comes: the engine waits (RB Wait) until the hang check.
+                let mut b = gpu.new_batch(4096).unwrap();
+                b.push(&MiWaitForEvent {
+                    display_pipe_a_vertical_blank_wait_enable: true,
+                    ..Default::default()
+                })
+                .unwrap();
+                b.push(&sdi(map.gfx.0 + 4, 2)).unwrap();
+                let f = gpu.submit(EngineId::RENDER, b).unwrap();
+                assert!(!gpu.poll(f));
+                assert_ne!(gpu.mmio().read32(0x203c) & (1 << 11), 0, "RB Wait is set");
+                let Err(GpuError::Hang(state)) = gpu.wait(f, 5_000) else {
+                    panic!("expected a hang")
+                };
+                assert_eq!(state.reason, HangReason::Timeout);
+                assert_eq!(words(&buf)[1], 0, "the store behind the wait never ran");
+                let empty = gpu_empty(&mut gpu);
+                let f = gpu.submit(EngineId::RENDER, empty).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+            }
+
             fn gpu_empty(gpu: &mut Gpu<'_, HostPlatform>) -> baregpu::Batch {
                 gpu.new_batch(4096).unwrap()
             }

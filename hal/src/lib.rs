@@ -14,6 +14,7 @@ extern crate alloc;
 
 pub mod bits;
 pub mod bus;
+pub mod config;
 pub mod decode;
 pub mod generation;
 pub mod mmio;
@@ -22,6 +23,7 @@ pub mod reflect;
 pub mod reg;
 
 pub use bus::{BusError, MemoryBus};
+pub use config::{ConfigSpace, DeviceIo, SplitDevice};
 pub use generation::Generation;
 pub use mmio::{Mmio, VolatileMmio};
 pub use packet::{PackError, Packet, UnpackError};

@@ -1,6 +1,6 @@
 //! The driver's submission path on the software GPU inside the kernel, for
-//! Gen6 and Gen7: stores seen by the CPU, a chain of batches, and a runaway
-//! batch detected as a hang and recovered.
+//! Gen4, G45, Gen6 and Gen7: stores seen by the CPU on every engine, a chain
+//! of batches, and a runaway batch detected as a hang and recovered.
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
 use baregpu::hal::Generation;
@@ -16,50 +16,36 @@ fn words(r: &baregpu::DmaRegion) -> &'static [u32] {
     unsafe { core::slice::from_raw_parts(r.virt.as_ptr().cast::<u32>(), r.size / 4) }
 }
 
+/// `$sdi(addr, value)`: MI_STORE_DATA_IMM through the GTT; `$bbs(addr)`:
+/// MI_BATCH_BUFFER_START of a GTT batch (their GTT bits differ per generation).
 macro_rules! exercise {
-    ($gen:ident, $generation:expr, $platform:expr) => {{
+    ($gen:ident, $generation:expr, $platform:expr, $sdi:expr, $bbs:expr) => {{
         use baregpu::hal::$gen::commands::*;
         let platform = $platform;
         let soft = SoftGpu::new($generation, PlatformBus::new(platform)).unwrap();
         let mut gpu = Gpu::new(platform, &soft, $generation).unwrap();
         let (buf, map) = gpu.map_buffer(4096).unwrap();
+        let sdi: fn(u64, u32) -> MiStoreDataImm = $sdi;
+        let bbs: fn(u64) -> MiBatchBufferStart = $bbs;
         // Stores on every engine.
-        for (k, e) in [EngineId::RENDER, EngineId::VIDEO, EngineId::BLITTER]
-            .into_iter()
-            .enumerate()
-        {
+        let engines = gpu.engines().count();
+        for k in 0..engines {
             let mut b = gpu.new_batch(4096).unwrap();
-            b.push(&MiStoreDataImm {
-                use_global_gtt: true,
-                address: map.gfx.0 + 4 * k as u64,
-                data_dword0: 0x100 + k as u32,
-                data_dword1: None,
-            })
-            .unwrap();
-            let f = gpu.submit(e, b).unwrap();
+            b.push(&sdi(map.gfx.0 + 4 * k as u64, 0x100 + k as u32))
+                .unwrap();
+            let f = gpu.submit(EngineId(k), b).unwrap();
             gpu.wait(f, 1_000_000).unwrap();
         }
-        assert_eq!(&words(&buf)[..3], &[0x100, 0x101, 0x102]);
+        assert!((0..engines).all(|k| words(&buf)[k] == 0x100 + k as u32));
         // A chain of 100 batches, each storing its index.
         let mut next = None;
         let mut first = None;
         let mut keep = alloc::vec::Vec::new();
         for k in (0..100u32).rev() {
             let mut b = gpu.new_batch(4096).unwrap();
-            b.push(&MiStoreDataImm {
-                use_global_gtt: true,
-                address: map.gfx.0 + 64 + 4 * k as u64,
-                data_dword0: k,
-                data_dword1: None,
-            })
-            .unwrap();
+            b.push(&sdi(map.gfx.0 + 64 + 4 * k as u64, k)).unwrap();
             match next {
-                Some(a) => b
-                    .push(&MiBatchBufferStart {
-                        batch_buffer_start_address: a,
-                        ..Default::default()
-                    })
-                    .unwrap(),
+                Some(a) => b.push(&bbs(a)).unwrap(),
                 None => b.push(&MiBatchBufferEnd::default()).unwrap(),
             }
             next = Some(b.gfx().0);
@@ -75,11 +61,7 @@ macro_rules! exercise {
         // A batch that loops forever: detected, reset, and the engine works again.
         let mut b = gpu.new_batch(4096).unwrap();
         let top = b.gfx().0;
-        b.push(&MiBatchBufferStart {
-            batch_buffer_start_address: top,
-            ..Default::default()
-        })
-        .unwrap();
+        b.push(&bbs(top)).unwrap();
         let f = gpu.submit(EngineId::RENDER, b).unwrap();
         match gpu.wait(f, 20_000) {
             Err(GpuError::Hang(state)) => println!(
@@ -106,8 +88,68 @@ extern crate alloc;
 
 fn run(_: &'static StartInfo) -> ! {
     let platform = BootPlatform::new();
-    exercise!(gen6, Generation::Gen6, &platform);
-    exercise!(gen7, Generation::Gen7, &platform);
+    exercise!(
+        gen4,
+        Generation::Gen4,
+        &platform,
+        |address, data_dword0| MiStoreDataImm {
+            memory_address_type: MiStoreDataImm::MEMORY_ADDRESS_TYPE_VIRTUAL_ADDRESS,
+            address,
+            data_dword0,
+            ..Default::default()
+        },
+        |batch_buffer_start_address| MiBatchBufferStart {
+            batch_buffer_start_address,
+            buffer_address_space: MiBatchBufferStart::BUFFER_ADDRESS_SPACE_GTT,
+            ..Default::default()
+        }
+    );
+    exercise!(
+        g45,
+        Generation::G45,
+        &platform,
+        |address, data_dword0| MiStoreDataImm {
+            use_global_gtt: true,
+            address,
+            data_dword0,
+            ..Default::default()
+        },
+        |batch_buffer_start_address| MiBatchBufferStart {
+            batch_buffer_start_address,
+            buffer_address_space: MiBatchBufferStart::BUFFER_ADDRESS_SPACE_GTT,
+            ..Default::default()
+        }
+    );
+    exercise!(
+        gen6,
+        Generation::Gen6,
+        &platform,
+        |address, data_dword0| MiStoreDataImm {
+            use_global_gtt: true,
+            address,
+            data_dword0,
+            data_dword1: None,
+        },
+        |batch_buffer_start_address| MiBatchBufferStart {
+            batch_buffer_start_address,
+            ..Default::default()
+        }
+    );
+    exercise!(
+        gen7,
+        Generation::Gen7,
+        &platform,
+        |address, data_dword0| MiStoreDataImm {
+            use_global_gtt: true,
+            address,
+            data_dword0,
+            data_dword1: None,
+        },
+        |batch_buffer_start_address| MiBatchBufferStart {
+            batch_buffer_start_address,
+            ..Default::default()
+        }
+    );
     println!("[ok] submit_soft");
     exit_qemu(ExitCode::Success)
 }

@@ -45,6 +45,8 @@ pub struct Device<B: MemoryBus> {
     pub(crate) timestamp: u64,
     /// Reused buffer for the command being executed.
     pub(crate) scratch: Vec<u32>,
+    /// PCI configuration space (64 dwords), see [`Device::config_write`].
+    config: [u32; 64],
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -52,8 +54,8 @@ impl<B: MemoryBus> Device<B> {
         let layout = Layout::of(generation).ok_or(SoftGpuError::Unsupported(generation))?;
         let tables = generation.tables();
         let mut regs = RegFile::new(tables);
-        // GTIMR resets to all masked (003 line 55552 area).
-        regs.set(layout::GTIMR, u32::MAX);
+        // The interrupt mask resets to all masked (003 line 55552 area).
+        regs.set(layout.irq.imr, u32::MAX);
         let engines = layout
             .engines
             .iter()
@@ -75,7 +77,33 @@ impl<B: MemoryBus> Device<B> {
             gt_iir: 0,
             timestamp: 0,
             scratch: Vec::with_capacity(64),
+            config: config_space(&layout),
         })
+    }
+
+    /// A configuration-space read (dword `offset & !3`).
+    pub fn config_read(&self, offset: u16) -> u32 {
+        self.config.get(offset as usize / 4).copied().unwrap_or(0)
+    }
+
+    /// A configuration-space write. The identity dwords (vendor/device ID,
+    /// class and revision) are read-only; GDRST (Gen4/G45, 0xc0) resets the
+    /// domain in bits 3:2 when bit 0 is written as 1 and clears bit 0 at once,
+    /// which is how the hardware says the reset is done (Linux
+    /// i965_reset_complete). Other dwords keep what is written.
+    pub fn config_write(&mut self, offset: u16, value: u32) {
+        let index = offset as usize / 4;
+        if index == 0 || index == 2 || index >= self.config.len() {
+            return;
+        }
+        let mut value = value;
+        if self.layout.reset == layout::Reset::PciConfig && offset & !3 == layout::CONFIG_GDRST {
+            if value & 1 != 0 {
+                self.reset_domain((value >> 2) & 3);
+            }
+            value &= !1;
+        }
+        self.config[index] = value;
     }
 
     pub fn layout(&self) -> &Layout {
@@ -120,11 +148,12 @@ impl<B: MemoryBus> Device<B> {
                 _ => {}
             }
         }
+        let (irq, fw, gdrst) = (l.irq, l.forcewake, l.reset == layout::Reset::Gdrst);
         match offset {
-            layout::GTIIR | layout::GTISR => self.gt_iir,
-            layout::FORCEWAKE_ACK => self.regs.get(layout::FORCEWAKE) & 1,
-            layout::FORCEWAKE_MT_ACK => self.regs.get(layout::FORCEWAKE_MT) & 0xffff,
-            layout::GDRST => 0, // resets complete at once
+            o if o == irq.iir || o == irq.isr => self.gt_iir,
+            layout::FORCEWAKE_ACK if fw => self.regs.get(layout::FORCEWAKE) & 1,
+            layout::FORCEWAKE_MT_ACK if fw => self.regs.get(layout::FORCEWAKE_MT) & 0xffff,
+            layout::GDRST if gdrst => 0, // resets complete at once
             _ if self.is_timestamp(offset) => {
                 if offset.is_multiple_of(8) {
                     self.timestamp as u32
@@ -167,9 +196,9 @@ impl<B: MemoryBus> Device<B> {
                 }
                 layout::CTL => {
                     let e = &mut self.engines[i];
-                    // Writing 1 to Semaphore Wait cancels a pending semaphore wait.
-                    if value & e.ctl & 0x400 != 0 {
-                        e.cancel_semaphore = true;
+                    // Writing 1 to Semaphore Wait (10) or RB Wait (11) cancels that wait.
+                    if value & e.ctl & 0xc00 != 0 {
+                        e.cancel_wait = true;
                     }
                     // RB Wait (11) and Semaphore Wait (10) are write-one-to-clear.
                     let waits = e.ctl & 0xc00 & !value;
@@ -186,8 +215,8 @@ impl<B: MemoryBus> Device<B> {
             return;
         }
         match offset {
-            layout::GTIIR => self.gt_iir &= !value,
-            layout::GDRST => self.reset(value),
+            o if o == l.irq.iir => self.gt_iir &= !value,
+            layout::GDRST if l.reset == layout::Reset::Gdrst => self.reset(value),
             _ => self.regs.write(offset, value),
         }
     }
@@ -197,25 +226,56 @@ impl<B: MemoryBus> Device<B> {
         for i in 0..self.engines.len() {
             let reset_bit = self.layout.engines[i].reset_bit;
             if bits & 1 != 0 || bits & (1 << reset_bit) != 0 {
-                self.engines[i] = EngineState::default();
-                let base = self.layout.engines[i].base;
-                self.regs.reset_range(base..base + 0x1000);
-                self.stats.resets += 1;
+                self.reset_engine(i);
             }
         }
     }
 
-    /// Raises a GT interrupt source: visible in IIR unless masked in GTIMR
-    /// (the ring IMR masks at ring level; the model folds both into IIR).
+    /// Gen4/G45 configuration-space reset of a GRDOM domain (0 = everything).
+    fn reset_domain(&mut self, domain: u32) {
+        for i in 0..self.engines.len() {
+            if domain == 0 || self.layout.engines[i].reset_bit == domain {
+                self.reset_engine(i);
+            }
+        }
+    }
+
+    fn reset_engine(&mut self, i: usize) {
+        self.engines[i] = EngineState::default();
+        let base = self.layout.engines[i].base;
+        // Gen6/Gen7 engines own a 4 KiB register page; on Gen4 the render page also
+        // holds the GTT, interrupt and fence registers, which survive an engine
+        // reset, so only the ring and error registers (base .. base + 0x100) reset.
+        let span = match self.layout.reset {
+            layout::Reset::Gdrst => 0x1000,
+            layout::Reset::PciConfig => 0x100,
+        };
+        self.regs.reset_range(base..base + span);
+        self.stats.resets += 1;
+    }
+
+    /// Raises an interrupt source: visible in IIR unless masked in IMR
+    /// (on Gen6/Gen7 the ring IMR masks at ring level too; the model folds
+    /// both into IIR).
     pub(crate) fn raise(&mut self, bit: u32) {
         let ring_imr = self
             .layout
             .engines
             .iter()
+            .filter(|_| self.layout.ring_imr)
             .find(|e| [e.user_interrupt_bit, e.error_bit, e.notify_bit].contains(&bit));
         let ring_masked = ring_imr.is_some_and(|e| self.regs.get(e.base + 0xa8) & (1 << bit) != 0);
-        if self.regs.get(layout::GTIMR) & (1 << bit) == 0 && !ring_masked {
+        if self.regs.get(self.layout.irq.imr) & (1 << bit) == 0 && !ring_masked {
             self.gt_iir |= 1 << bit;
         }
     }
+}
+
+/// The configuration space the model reports: Intel's vendor ID and the
+/// generation's device ID, class 03h (display controller) subclass 00h (VGA).
+fn config_space(layout: &Layout) -> [u32; 64] {
+    let mut c = [0u32; 64];
+    c[0] = ((layout.device_id as u32) << 16) | 0x8086;
+    c[2] = 0x0300_0000;
+    c
 }

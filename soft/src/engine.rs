@@ -8,7 +8,8 @@
 //! MI_STORE_DATA_IMM, MI_STORE_DATA_INDEX, MI_LOAD_REGISTER_IMM,
 //! MI_STORE_REGISTER_MEM, MI_USER_INTERRUPT, MI_REPORT_HEAD, MI_FLUSH_DW and
 //! PIPE_CONTROL post-sync writes and notify, MI_CONDITIONAL_BATCH_BUFFER_END,
-//! MI_SEMAPHORE_MBOX (compare and wait; not Update Semaphore), MI_UPDATE_GTT
+//! MI_SEMAPHORE_MBOX (compare and wait; not Update Semaphore), MI_WAIT_FOR_EVENT
+//! (display events wait for ever, conditions pass), MI_UPDATE_GTT
 //! (GGTT entries), MI_LOAD_REGISTER_MEM, MI_SET_CONTEXT (save and restore of
 //! the modelled registers), and the blitter commands of `blit`. Memory accesses go
 //! through the GGTT or, for PPGTT batches and PPGTT-addressed commands, the
@@ -44,10 +45,13 @@ pub struct EngineState {
     pub ctl: u32,
     /// Graphics address of the next batch dword, while in a batch.
     pub batch: Option<u64>,
-    /// The batch runs in the PPGTT (non-secure; inherited along a chain: 003 lines 14754-14894).
-    pub batch_ppgtt: bool,
-    /// The driver cancelled the semaphore wait (RING_CTL bit 10 written as 1).
-    pub cancel_semaphore: bool,
+    /// The batch's address space: the PPGTT for a non-secure batch on Gen6/Gen7
+    /// (inherited along a chain: 003 lines 14754-14894), physical memory for a
+    /// Gen4 batch started without its GTT bit.
+    pub batch_space: Space,
+    /// The driver cancelled the semaphore or event wait (RING_CTL bit 10 or 11
+    /// written as 1).
+    pub cancel_wait: bool,
     /// Address of the command being executed.
     pub acthd: u64,
     pub halted: Option<Halt>,
@@ -80,6 +84,7 @@ enum Op {
     PipeControl,
     ConditionalBatchEnd,
     SemaphoreMbox,
+    WaitForEvent,
     UpdateGtt,
     LoadRegisterMem,
     SetContext,
@@ -107,6 +112,7 @@ fn op_of(name: &str) -> Op {
         "PIPE_CONTROL" => Op::PipeControl,
         "MI_CONDITIONAL_BATCH_BUFFER_END" => Op::ConditionalBatchEnd,
         "MI_SEMAPHORE_MBOX" => Op::SemaphoreMbox,
+        "MI_WAIT_FOR_EVENT" => Op::WaitForEvent,
         "MI_UPDATE_GTT" => Op::UpdateGtt,
         "MI_LOAD_REGISTER_MEM" => Op::LoadRegisterMem,
         "MI_SET_CONTEXT" => Op::SetContext,
@@ -146,12 +152,36 @@ pub(crate) fn field(c: &CommandInfo, dw: &[u32], name: &str) -> Option<u64> {
     ((f.end as usize) / 32 < dw.len()).then(|| f.extract(dw) << f.shift)
 }
 
+/// Physical address bits 35:32 of a Gen4/G45 command that addresses
+/// physical memory (its "physical start address extension" field).
+fn high_bits(space: Space, c: &CommandInfo, dw: &[u32]) -> u64 {
+    match space {
+        Space::Physical => field(c, dw, "physical_start_address_extension").unwrap_or(0) << 32,
+        _ => 0,
+    }
+}
+
+/// Whether an MI_WAIT_FOR_EVENT waits for a display event (a vertical or
+/// horizontal blank). The other selections are conditions (scan-line window,
+/// flip pending, condition codes), and "if a specified condition does not
+/// exist ... the parser proceeds, treating this command as a no-operation"
+/// (003 lines 16487-16490): with no display and no pending flip, none exists.
+fn waits_for_display_event(c: &CommandInfo, dw: &[u32]) -> bool {
+    c.fields
+        .iter()
+        .filter(|f| f.name.contains("blank"))
+        .any(|f| f.extract(dw) != 0)
+}
+
 /// Which address space an access goes through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Space {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Space {
+    #[default]
     Ggtt,
     /// The engine's per-process GTT (page directory at PP_DIR_BASE).
     Ppgtt,
+    /// Physical memory, untranslated (Gen4/G45 commands without their GTT bit).
+    Physical,
 }
 
 /// CCID, the current context register (engine base + 0x180, 003 lines 12456-12545).
@@ -171,14 +201,7 @@ impl<B: MemoryBus> Device<B> {
     fn fetch(&mut self, i: usize, index: u32) -> Result<u32, Halt> {
         let e = &self.engines[i];
         let (gfx, space) = match e.batch {
-            Some(addr) => {
-                let space = if e.batch_ppgtt {
-                    Space::Ppgtt
-                } else {
-                    Space::Ggtt
-                };
-                (addr + index as u64 * 4, space)
-            }
+            Some(addr) => (addr + index as u64 * 4, e.batch_space),
             None => {
                 let offset = (e.head + index * 4) % e.ring_size();
                 (e.start as u64 + offset as u64, Space::Ggtt)
@@ -190,8 +213,9 @@ impl<B: MemoryBus> Device<B> {
     /// Whether the engine has PPGTT enabled (GFX_MODE bit 9).
     pub(crate) fn ppgtt_enabled(&self, i: usize) -> bool {
         let reg = match self.layout.gfx_mode {
-            layout::GfxMode::Global(off) => off,
-            layout::GfxMode::PerEngine(off) => self.layout.engines[i].base + off,
+            Some(layout::GfxMode::Global(off)) => off,
+            Some(layout::GfxMode::PerEngine(off)) => self.layout.engines[i].base + off,
+            None => return false,
         };
         self.regs.get(reg) & layout::PPGTT_ENABLE != 0
     }
@@ -205,6 +229,7 @@ impl<B: MemoryBus> Device<B> {
             ggtt: space == Space::Ggtt,
         };
         match space {
+            Space::Physical => Ok(gfx),
             Space::Ggtt => self.gtt.translate(gfx).map_err(|_| fault),
             Space::Ppgtt => {
                 let base = self.layout.engines[i].base;
@@ -258,10 +283,24 @@ impl<B: MemoryBus> Device<B> {
     /// batches, 003 lines 15944-16048); elsewhere the command's GGTT bit
     /// decides, when PPGTT is on.
     pub(crate) fn space_for(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Space {
+        if self.layout.physical_addressing {
+            // Gen4/G45: the command's GTT bit (memory address type, use global GTT,
+            // destination address type) clear means a physical address. The model has
+            // no Gen4 per-process GTT (Linux keeps PGTBL_CTL2 disabled).
+            let gtt_bit = field(c, dw, "memory_address_type")
+                .or_else(|| field(c, dw, "use_global_gtt"))
+                .or_else(|| field(c, dw, "destination_address_type"))
+                .or_else(|| field(c, dw, "memory_space_select"));
+            return if gtt_bit == Some(0) {
+                Space::Physical
+            } else {
+                Space::Ggtt
+            };
+        }
         if !self.ppgtt_enabled(i) {
             return Space::Ggtt;
         }
-        if self.engines[i].batch.is_some() && self.engines[i].batch_ppgtt {
+        if self.engines[i].batch.is_some() && self.engines[i].batch_space == Space::Ppgtt {
             return Space::Ppgtt;
         }
         let ggtt_bit =
@@ -273,9 +312,15 @@ impl<B: MemoryBus> Device<B> {
         }
     }
 
-    /// Graphics address of the engine's hardware status page.
-    fn hwsp(&self, i: usize) -> u64 {
-        (self.regs.get(self.layout.engines[i].hws_pga) & 0xffff_f000) as u64
+    /// Address of the engine's hardware status page: a GGTT address, or on
+    /// the 965 a physical one with bits 35:32 in HWS_PGA bits 7:4.
+    fn hwsp(&self, i: usize) -> (u64, Space) {
+        let pga = self.regs.get(self.layout.engines[i].hws_pga) as u64;
+        if self.layout.hwsp_physical {
+            ((pga & 0xffff_f000) | ((pga & 0xf0) << 28), Space::Physical)
+        } else {
+            (pga & 0xffff_f000, Space::Ggtt)
+        }
     }
 
     /// Whether the engine has work: in a batch, or the ring has commands.
@@ -306,7 +351,7 @@ impl<B: MemoryBus> Device<B> {
         };
         let eir_bit = match halt {
             Halt::InstructionError { .. } => 1 << 0,
-            Halt::PageFault { .. } => 1 << 4,
+            Halt::PageFault { .. } => 1 << self.layout.page_fault_eir_bit,
         };
         self.engines[i].halted = Some(halt);
         self.stats.errors += 1;
@@ -318,7 +363,9 @@ impl<B: MemoryBus> Device<B> {
         );
         self.regs.set(base + layout::IPEHR, dw0);
         self.regs.set(base + layout::IPEIR, eir_bit);
-        if let Halt::PageFault { gfx_addr, ggtt } = halt {
+        if let Halt::PageFault { gfx_addr, ggtt } = halt
+            && self.layout.gfx_mode.is_some()
+        {
             // Fault record (003 lines 8961-9113): 31:12 page, 11 GGTT (0: PPGTT), 0 valid; one
             // per engine at 0x4094 + 0x100 * engine.
             let record = (gfx_addr as u32 & 0xffff_f000) | ((ggtt as u32) << 11) | 1;
@@ -357,7 +404,20 @@ impl<B: MemoryBus> Device<B> {
         }
         // MI_SEMAPHORE_MBOX holds the engine (RING_CTL bit 10 set) until its
         // condition holds or the driver cancels the wait (003 lines 15643-15787).
-        if op == Op::SemaphoreMbox && !core::mem::take(&mut self.engines[i].cancel_semaphore) {
+        // MI_WAIT_FOR_EVENT on a display event holds the engine with RB Wait (bit 11)
+        // set: the model has no display, so the event never comes and only the
+        // driver's cancel (or a reset after hang detection) moves it on.
+        if op == Op::WaitForEvent {
+            if waits_for_display_event(info, &buf)
+                && !core::mem::take(&mut self.engines[i].cancel_wait)
+            {
+                self.engines[i].ctl |= 0x800;
+                self.scratch = buf;
+                return Ok(false);
+            }
+            self.engines[i].ctl &= !0x800;
+        }
+        if op == Op::SemaphoreMbox && !core::mem::take(&mut self.engines[i].cancel_wait) {
             match self.semaphore_passes(i, info, &buf) {
                 Ok(true) => self.engines[i].ctl &= !0x400,
                 Ok(false) => {
@@ -428,13 +488,23 @@ impl<B: MemoryBus> Device<B> {
             }
             Op::BatchStart => {
                 let addr = field(c, dw, "batch_buffer_start_address").unwrap_or(0);
-                // Bit 8 selects the PPGTT for a batch started from the ring; a
-                // chained batch keeps its parent's address space.
-                let ppgtt_bit = field(c, dw, "buffer_security_indicator")
-                    .or_else(|| field(c, dw, "address_space_indicator"))
-                    == Some(1);
-                if self.engines[i].batch.is_none() {
-                    self.engines[i].batch_ppgtt = ppgtt_bit && self.ppgtt_enabled(i);
+                if self.layout.physical_addressing {
+                    // Gen4/G45: bit 7 fetches the batch through the GTT, else physically.
+                    self.engines[i].batch_space = match field(c, dw, "buffer_address_space") {
+                        Some(0) => Space::Physical,
+                        _ => Space::Ggtt,
+                    };
+                } else if self.engines[i].batch.is_none() {
+                    // Bit 8 selects the PPGTT for a batch started from the ring; a
+                    // chained batch keeps its parent's address space.
+                    let ppgtt_bit = field(c, dw, "buffer_security_indicator")
+                        .or_else(|| field(c, dw, "address_space_indicator"))
+                        == Some(1);
+                    self.engines[i].batch_space = if ppgtt_bit && self.ppgtt_enabled(i) {
+                        Space::Ppgtt
+                    } else {
+                        Space::Ggtt
+                    };
                 }
                 self.engines[i].batch = Some(addr);
                 self.regs.set(base + layout::BB_ADDR, addr as u32);
@@ -443,13 +513,14 @@ impl<B: MemoryBus> Device<B> {
             Op::BatchEnd => self.engines[i].batch = None,
             Op::StoreDataImm => {
                 let space = self.space_for(i, c, dw);
-                let addr = field(c, dw, "address").unwrap_or(0);
+                let addr = field(c, dw, "address").unwrap_or(0) | high_bits(space, c, dw);
                 self.store(i, space, addr, c, dw, ("data_dword0", "data_dword1"))?;
             }
             Op::StoreDataIndex => {
-                // The status page is always in the GGTT.
-                let addr = self.hwsp(i) + field(c, dw, "offset").unwrap_or(0);
-                self.store(i, Space::Ggtt, addr, c, dw, ("data_dword0", "data_dword1"))?;
+                // The status page is in the GGTT (or physical memory on the 965).
+                let (page, space) = self.hwsp(i);
+                let addr = page + field(c, dw, "offset").unwrap_or(0);
+                self.store(i, space, addr, c, dw, ("data_dword0", "data_dword1"))?;
             }
             Op::LoadRegisterImm => {
                 if let Some(g) = &c.group {
@@ -468,12 +539,14 @@ impl<B: MemoryBus> Device<B> {
                 let reg = field(c, dw, "register_address").unwrap_or(0) as u32;
                 let value = self.read_register(reg);
                 let space = self.space_for(i, c, dw);
-                self.write_gfx_u32(i, space, field(c, dw, "memory_address").unwrap_or(0), value)?;
+                let addr = field(c, dw, "memory_address").unwrap_or(0) | high_bits(space, c, dw);
+                self.write_gfx_u32(i, space, addr, value)?;
             }
             Op::UserInterrupt => self.raise(self.layout.engines[i].user_interrupt_bit),
             Op::ReportHead => {
                 let head = self.engines[i].head | (self.engines[i].wrap_count << 21);
-                self.write_gfx_u32(i, Space::Ggtt, self.hwsp(i) + 16, head)?;
+                let (page, space) = self.hwsp(i);
+                self.write_gfx_u32(i, space, page + 16, head)?;
             }
             Op::FlushDw | Op::PipeControl => self.post_sync(i, c, dw)?,
             Op::ConditionalBatchEnd => {
@@ -486,8 +559,8 @@ impl<B: MemoryBus> Device<B> {
                 }
             }
             Op::Blit(b) => self.blit(i, c, b, dw)?,
-            // The wait was resolved before execution; Update Semaphore is not modelled.
-            Op::SemaphoreMbox => {}
+            // The waits were resolved before execution; Update Semaphore is not modelled.
+            Op::SemaphoreMbox | Op::WaitForEvent => {}
             Op::UpdateGtt => {
                 // GGTT entries only; PPGTT entry updates are not modelled yet.
                 if field(c, dw, "use_global_gtt") == Some(0) {
@@ -524,15 +597,20 @@ impl<B: MemoryBus> Device<B> {
         let ccid = self.regs.get(base + CCID);
         let current = (ccid & 0xffff_f000) as u64;
         let force = field(c, dw, "force_restore") == Some(1);
+        // Gen4's memory space select may name physical memory; elsewhere the GGTT.
+        let space = match self.space_for(i, c, dw) {
+            Space::Physical => Space::Physical,
+            _ => Space::Ggtt,
+        };
         if ccid & 1 == 1 && (current != new || force) {
             for (k, reg) in CONTEXT_REGISTERS.iter().enumerate() {
                 let value = self.read_register(base + reg);
-                self.write_gfx_u32(i, Space::Ggtt, current + 4 * k as u64, value)?;
+                self.write_gfx_u32(i, space, current + 4 * k as u64, value)?;
             }
         }
         if field(c, dw, "restore_inhibit") != Some(1) {
             for (k, reg) in CONTEXT_REGISTERS.iter().enumerate() {
-                let value = self.read_gfx_u32(i, Space::Ggtt, new + 4 * k as u64)?;
+                let value = self.read_gfx_u32(i, space, new + 4 * k as u64)?;
                 self.regs.set(base + reg, value);
             }
         }
@@ -564,10 +642,17 @@ impl<B: MemoryBus> Device<B> {
         let mut addr = field(c, dw, "address").unwrap_or(0);
         let mut space = self.space_for(i, c, dw);
         if field(c, dw, "store_data_index") == Some(1) {
-            addr = self.hwsp(i) + (addr & 0xfff);
-            space = Space::Ggtt;
+            let (page, hwsp_space) = self.hwsp(i);
+            addr = page + (addr & 0xfff);
+            space = hwsp_space;
         }
         match field(c, dw, "post_sync_operation") {
+            // Gen4/G45 PIPE_CONTROL carries one 64-bit immediate; Gen6+ two dwords.
+            Some(1) if c.fields.iter().any(|f| f.name == "immediate_data") => {
+                let data = field(c, dw, "immediate_data").unwrap_or(0);
+                self.write_gfx_u32(i, space, addr, data as u32)?;
+                self.write_gfx_u32(i, space, addr + 4, (data >> 32) as u32)?;
+            }
             Some(1) => self.store(
                 i,
                 space,

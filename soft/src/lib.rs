@@ -5,7 +5,7 @@
 //! device reads and writes at physical addresses ([`baregpu_hal::MemoryBus`]).
 //! It depends on the hardware tables, never on the driver.
 //!
-//! What is modelled today (Gen6 and Gen7): the register file with its
+//! What is modelled today (Gen4, G45, Gen6 and Gen7): the register file with its
 //! access semantics (masked, read-only, write-one-to-clear) and reset values
 //! from the tables; the GGTT, written through its MMIO alias; the render,
 //! video and blitter command streamers (ring START/HEAD/TAIL/CTL, batch
@@ -26,7 +26,7 @@ mod gtt;
 pub mod layout;
 mod regfile;
 
-use baregpu_hal::{Generation, MemoryBus, Mmio};
+use baregpu_hal::{ConfigSpace, Generation, MemoryBus, Mmio};
 use spin::Mutex;
 
 pub use device::Stats;
@@ -74,5 +74,14 @@ impl<B: MemoryBus> Mmio for SoftGpu<B> {
     }
     fn write32(&self, offset: u32, value: u32) {
         self.device.lock().mmio_write(offset, value)
+    }
+}
+
+impl<B: MemoryBus> ConfigSpace for SoftGpu<B> {
+    fn config_read32(&self, offset: u16) -> u32 {
+        self.device.lock().config_read(offset)
+    }
+    fn config_write32(&self, offset: u16, value: u32) {
+        self.device.lock().config_write(offset, value)
     }
 }

@@ -6,8 +6,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use baregpu_hal::{BusError, Generation, MemoryBus, Mmio};
+use baregpu_hal::{BusError, ConfigSpace, Generation, MemoryBus, Mmio};
 use baregpu_soft::SoftGpu;
+use baregpu_soft::layout::Reset;
 
 /// 16 MiB of "physical memory" at address 0, shared with the test.
 #[derive(Clone)]
@@ -53,7 +54,14 @@ const BATCH: u64 = 0x20_0000; // batch at 2 MiB
 
 #[test]
 fn random_batches_never_panic() {
-    for generation in [Generation::Gen6, Generation::Gen7] {
+    for generation in [
+        Generation::Gen4,
+        Generation::G45,
+        Generation::Gen6,
+        Generation::Gen7,
+    ] {
+        let layout = baregpu_soft::layout::Layout::of(generation).unwrap();
+        let gtt_offset = layout.gtt_offset;
         let tables = generation.tables();
         let (mut commands, mut errors, mut halted_or_done) = (0u64, 0u64, 0u32);
         let mut rng = Rng(0xfeed_f00d_1234_5678);
@@ -63,7 +71,7 @@ fn random_batches_never_panic() {
             // Identity-map the first 16 MiB in the GGTT (PTE: address | valid), except a hole.
             for page in 0..4096u32 {
                 if page != 0x300 {
-                    gpu.write32((2 << 20) + page * 4, (page << 12) | 1);
+                    gpu.write32(gtt_offset + page * 4, (page << 12) | 1);
                 }
             }
             // A random batch: half real headers with random bodies, half noise.
@@ -107,7 +115,10 @@ fn random_batches_never_panic() {
             );
             halted_or_done += (stats.errors > 0) as u32;
             // Reset the engine: the device must accept new work afterwards.
-            gpu.write32(0x941c, 1 << 1);
+            match layout.reset {
+                Reset::Gdrst => gpu.write32(0x941c, 1 << 1),
+                Reset::PciConfig => gpu.config_write32(0xc0, (1 << 2) | 1),
+            }
             assert_eq!(
                 gpu.read32(0x203c) & 1,
                 0,

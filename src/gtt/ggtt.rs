@@ -1,12 +1,13 @@
 //! The global GTT: an allocator of graphics address space, and PTE writes
 //! through the GTT's MMIO alias.
 //!
-//! One PTE encoder per PTE format: Gen6 (cacheability in bits 2:1) and Gen7
-//! (LLC bit 2, L3 bit 1), both packed with the hal's `GTT_PTE` structures.
+//! One PTE encoder per PTE format: Gen4/G45 (memory type in bits 2:1,
+//! address bits 35:32 in 7:4), Gen6 (cacheability in bits 2:1) and Gen7
+//! (LLC bit 2, L3 bit 1), all packed with the hal's `GTT_PTE` structures.
 
 use alloc::vec::Vec;
 
-use baregpu_hal::{Generation, Mmio, Packet, gen6, gen7};
+use baregpu_hal::{Generation, Mmio, Packet, gen4, gen6, gen7};
 
 use crate::platform::DmaRegion;
 
@@ -49,18 +50,34 @@ pub struct GgttLayout {
     /// Offset of the PTE alias in the register BAR.
     pub alias_offset: u32,
     pub entries: u32,
+    /// Register written after PTE updates to flush the GTT write buffers.
+    pub flush_register: u32,
 }
 
 impl GgttLayout {
     /// Gen6/Gen7: PTEs at BAR0 + 2 MiB (Linux intel-gtt.c, gtt_offset = MB(2) for gen 5-7); 2 MiB of
-    /// PTEs map 2 GiB (SNB_GMCH_CTRL GGMS = 2).
+    /// PTEs map 2 GiB (SNB_GMCH_CTRL GGMS = 2); GFX_FLSH_CNTL_GEN6 0x101008 (SNB 003 line 16354).
+    /// Gen4: PTEs at BAR0 + 512 KiB, G45 at BAR0 + 2 MiB (intel-gtt.c i9xx_setup: the g4x driver is
+    /// "gen 5" there); sizes are the smallest each allows (PGETBL_CTL 512 KiB on 965, GGMS 1 MiB on
+    /// G4x: intel-gtt.c i965_gtt_total_entries); GFX_FLSH_CNTL 0x2170 (Linux i915_reg.h, "915+").
     pub fn of(generation: Generation) -> Option<GgttLayout> {
         match generation {
+            Generation::Gen4 => Some(GgttLayout {
+                alias_offset: 512 << 10,
+                entries: 128 << 10,
+                flush_register: 0x2170,
+            }),
+            Generation::G45 => Some(GgttLayout {
+                alias_offset: 2 << 20,
+                entries: 256 << 10,
+                flush_register: 0x2170,
+            }),
             Generation::Gen6 | Generation::Gen7 => Some(GgttLayout {
                 alias_offset: 2 << 20,
                 entries: 512 << 10,
+                flush_register: 0x10_1008,
             }),
-            _ => None,
+            Generation::Gen12_5 => None,
         }
     }
 }
@@ -71,6 +88,23 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
     let page = phys & 0xffff_f000;
     let ext = ((phys >> 32) & 0xff) as u32;
     let packed = match generation {
+        // Gen4/G45: 36-bit physical addresses; there is no LLC, so cached memory is
+        // mapped snooped (memory type 3, Linux I830_PTE_SYSTEM_CACHED).
+        Generation::Gen4 | Generation::G45 => {
+            if phys >> 36 != 0 {
+                return Err(GttError::BadRegion);
+            }
+            gen4::structs::GttPte {
+                physical_page_address: page,
+                physical_page_address_extension: ext,
+                memory_type: match caching {
+                    Caching::Uncached => gen4::structs::GttPte::MEMORY_TYPE_UNCACHED_MAIN_MEMORY,
+                    Caching::Llc => gen4::structs::GttPte::MEMORY_TYPE_CACHED_SNOOPED,
+                },
+                valid: true,
+            }
+            .pack(&mut out)
+        }
         Generation::Gen6 => gen6::structs::GttPte {
             physical_page_address: page,
             physical_start_address_extension: ext,
@@ -104,9 +138,6 @@ pub struct Ggtt {
     /// Free ranges as (first page, pages), sorted.
     free: Vec<(u64, u64)>,
 }
-
-/// GFX_FLSH_CNTL: written after PTE updates (Linux GFX_FLSH_CNTL_GEN6 0x101008; SNB 003 line 16354).
-const GFX_FLSH_CNTL: u32 = 0x10_1008;
 
 impl Ggtt {
     /// A manager for `generation`, leaving page 0 unused so that a null
@@ -176,7 +207,7 @@ impl Ggtt {
         }
         // Posting read of the last entry, then the GTT flush.
         let _ = mmio.read32(self.layout.alias_offset + ((first + pages - 1) * 4) as u32);
-        mmio.write32(GFX_FLSH_CNTL, 1);
+        mmio.write32(self.layout.flush_register, 1);
         Ok(Mapping {
             gfx: GfxAddr(first * PAGE),
             pages,
@@ -197,7 +228,7 @@ impl Ggtt {
     /// Writes one GGTT entry through the alias (and flushes).
     pub fn write_entry(&self, mmio: &dyn Mmio, index: u64, value: u32) {
         mmio.write32(self.layout.alias_offset + (index * 4) as u32, value);
-        mmio.write32(GFX_FLSH_CNTL, 1);
+        mmio.write32(self.layout.flush_register, 1);
     }
 
     /// Invalidates a mapping's PTEs and frees its address range.
@@ -206,7 +237,7 @@ impl Ggtt {
         for p in 0..mapping.pages {
             mmio.write32(self.layout.alias_offset + ((first + p) * 4) as u32, 0);
         }
-        mmio.write32(GFX_FLSH_CNTL, 1);
+        mmio.write32(self.layout.flush_register, 1);
         self.release(first, mapping.pages);
     }
 }
@@ -230,6 +261,19 @@ mod tests {
         assert_eq!(
             encode_pte(Generation::Gen7, 0x7000, Caching::Llc),
             Ok(0x7000 | 0b101)
+        );
+        // Gen4: address bits 35:32 in 7:4, snooped = memory type 3 (intel-gtt i965_write_entry).
+        assert_eq!(
+            encode_pte(Generation::Gen4, 0xa_2345_6000, Caching::Llc),
+            Ok(0x2345_6000 | 0xa0 | 0b111)
+        );
+        assert_eq!(
+            encode_pte(Generation::G45, 0x7000, Caching::Uncached),
+            Ok(0x7000 | 1)
+        );
+        assert_eq!(
+            encode_pte(Generation::Gen4, 1 << 36, Caching::Llc),
+            Err(GttError::BadRegion)
         );
     }
 

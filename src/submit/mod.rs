@@ -20,7 +20,7 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::fmt;
 
-use baregpu_hal::{Generation, Mmio};
+use baregpu_hal::{DeviceIo, Generation, Mmio};
 
 pub use batch::{Batch, BatchError};
 pub use engines::EngineInfo;
@@ -40,12 +40,9 @@ const RING_GAP: u32 = 64;
 /// Polling interval while waiting.
 const POLL_US: u64 = 10;
 /// PPGTT registers: PP_DCLV (engine + 0x220, 64-bit, write-only) and PP_DIR_BASE (engine + 0x228),
-/// SNB 003 lines 9508-9614; GFX_MODE 0x2520 (Gen6, 003 lines 10136-10325) or RING_MODE_GEN7 at
-/// engine + 0x29c (Linux i915_reg.h); bit 9 enables the PPGTT.
+/// SNB 003 lines 9508-9614; the GFX_MODE bit 9 enables the PPGTT ([`engines::GfxMode`]).
 const PP_DCLV: u32 = 0x220;
 const PP_DIR_BASE: u32 = 0x228;
-const GEN6_GFX_MODE: u32 = 0x2520;
-const GEN7_GFX_MODE: u32 = 0x29c;
 const PPGTT_ENABLE: u32 = 1 << 9;
 
 /// An engine, by index into [`Gpu::engines`].
@@ -147,8 +144,12 @@ fn passed(completed: u32, seqno: u32) -> bool {
 /// The driver for one GPU.
 pub struct Gpu<'a, P: Platform + ?Sized> {
     platform: &'a P,
+    /// The device: registers and configuration space.
+    device: &'a dyn DeviceIo,
+    /// The same device, as registers only.
     mmio: &'a dyn Mmio,
     generation: Generation,
+    profile: engines::Profile,
     ggtt: Ggtt,
     queues: Vec<Queue>,
     enc: Encoders,
@@ -156,33 +157,39 @@ pub struct Gpu<'a, P: Platform + ?Sized> {
 }
 
 /// Forcewake and reset registers (not in the SNB manual: Linux i915_reg.h FORCEWAKE 0xa18c,
-/// FORCEWAKE_ACK 0x130090, FORCEWAKE_MT 0xa188, FORCEWAKE_MT_ACK 0x130040, GEN6_GDRST 0x941c).
+/// FORCEWAKE_ACK 0x130090, FORCEWAKE_MT 0xa188, FORCEWAKE_MT_ACK 0x130040, GEN6_GDRST 0x941c,
+/// and the configuration-space I965_GDRST 0xc0 of Gen4/G45).
 mod gt {
     pub const FORCEWAKE: u32 = 0xa18c;
     pub const FORCEWAKE_ACK: u32 = 0x13_0090;
     pub const FORCEWAKE_MT: u32 = 0xa188;
     pub const FORCEWAKE_MT_ACK: u32 = 0x13_0040;
     pub const GDRST: u32 = 0x941c;
-    /// GT interrupt registers (SNB 003 lines 55316-55700).
-    pub const GTIMR: u32 = 0x44014;
-    pub const GTIIR: u32 = 0x44018;
-    pub const GTIER: u32 = 0x4401c;
+    pub const CONFIG_GDRST: u16 = 0xc0;
 }
 
 impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     /// Brings the GPU up: forcewake, GGTT, and a status page and ring per engine.
+    ///
+    /// `device` is the GPU's register BAR and configuration space: a
+    /// [`baregpu_hal::SplitDevice`] of a mapped BAR and a
+    /// [`crate::pci::PciConfig`] on hardware, or the software GPU.
     pub fn new(
         platform: &'a P,
-        mmio: &'a dyn Mmio,
+        device: &'a dyn DeviceIo,
         generation: Generation,
     ) -> Result<Self, GpuError> {
-        let infos = engines::engines(generation).ok_or(GpuError::Unsupported(generation))?;
+        let profile = engines::profile(generation).ok_or(GpuError::Unsupported(generation))?;
         let enc = packets::encoders(generation).ok_or(GpuError::Unsupported(generation))?;
         let ggtt = Ggtt::new(generation)?;
+        let mmio: &'a dyn Mmio = device;
+        let infos = profile.engines.clone();
         let mut gpu = Self {
             platform,
+            device,
             mmio,
             generation,
+            profile,
             ggtt,
             queues: Vec::new(),
             enc,
@@ -282,18 +289,18 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
 
     /// Keeps the GT awake while the driver runs (Linux's Gen6 and Gen7 sequences).
     fn forcewake(&self) -> Result<(), GpuError> {
-        match self.generation {
-            Generation::Gen6 => {
+        match self.profile.forcewake {
+            engines::Forcewake::None => Ok(()),
+            engines::Forcewake::Gen6 => {
                 self.wait_for(gt::FORCEWAKE_ACK, 1, 0, 50_000, "forcewake ack clear")?;
                 self.mmio.write32(gt::FORCEWAKE, 1);
                 self.wait_for(gt::FORCEWAKE_ACK, 1, 1, 50_000, "forcewake ack")
             }
-            Generation::Gen7 => {
+            engines::Forcewake::Gen7 => {
                 // Masked register: bit 16 enables the write of bit 0.
                 self.mmio.write32(gt::FORCEWAKE_MT, (1 << 16) | 1);
                 self.wait_for(gt::FORCEWAKE_MT_ACK, 1, 1, 50_000, "forcewake (MT) ack")
             }
-            g => Err(GpuError::Unsupported(g)),
         }
     }
 
@@ -302,7 +309,14 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     fn start_engine(&mut self, i: usize) -> Result<(), GpuError> {
         let q = &mut self.queues[i];
         let base = q.info.base;
-        self.mmio.write32(q.info.hws_pga, q.hwsp_map.gfx.0 as u32);
+        let hws = if self.profile.hwsp_physical {
+            // 965: the physical page, bits 35:32 in bits 7:4.
+            let phys = q.hwsp.phys.0;
+            (phys as u32 & 0xffff_f000) | ((phys >> 28) as u32 & 0xf0)
+        } else {
+            q.hwsp_map.gfx.0 as u32
+        };
+        self.mmio.write32(q.info.hws_pga, hws);
         self.mmio.write32(base + ring::CTL, 0);
         self.mmio.write32(base + ring::HEAD, 0);
         self.mmio.write32(base + ring::TAIL, 0);
@@ -412,7 +426,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
 
     /// Submits a batch to `engine`; returns the fence that completes with it.
     pub fn submit(&mut self, engine: EngineId, mut batch: Batch) -> Result<Fence, GpuError> {
-        let render = engine == EngineId::RENDER;
+        let render = self.queue(engine)?.info.name == "render";
         let q = self.queue(engine)?;
         let seqno = q.next_seqno;
         q.next_seqno = q.next_seqno.wrapping_add(1).max(1);
@@ -511,8 +525,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let state = ErrorState::capture(self.mmio, &q.info, reason, completed, waited_for, context);
         let last = q.next_seqno.wrapping_sub(1);
         let reset_bit = q.info.reset_bit;
-        self.mmio.write32(gt::GDRST, 1 << reset_bit);
-        let _ = self.wait_for(gt::GDRST, 1 << reset_bit, 0, 500_000, "engine reset");
+        self.reset_engine(reset_bit);
         // Everything queued on the engine is gone: account for it, free it, and
         // let the status page say so.
         let q = &mut self.queues[i];
@@ -547,14 +560,19 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
 
     /// Creates a context with its own PPGTT. The first one turns PPGTT on
     /// (GFX_MODE bit 9, masked: 003 lines 10136-10325; per engine on Gen7).
+    /// Gen4/G45 have no PPGTT contexts here: [`GpuError::Unsupported`].
     pub fn create_context(&mut self) -> Result<ContextId, GpuError> {
+        let gfx_mode = self
+            .profile
+            .gfx_mode
+            .ok_or(GpuError::Unsupported(self.generation))?;
         if self.contexts.is_empty() {
             let enable = (PPGTT_ENABLE << 16) | PPGTT_ENABLE;
-            match self.generation {
-                Generation::Gen6 => self.mmio.write32(GEN6_GFX_MODE, enable),
-                _ => {
+            match gfx_mode {
+                engines::GfxMode::Global(reg) => self.mmio.write32(reg, enable),
+                engines::GfxMode::PerEngine(off) => {
                     for q in &self.queues {
-                        self.mmio.write32(q.info.base + GEN7_GFX_MODE, enable);
+                        self.mmio.write32(q.info.base + off, enable);
                     }
                 }
             }
@@ -606,27 +624,74 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         })
     }
 
-    /// Unmasks the user interrupts of every engine (ring IMR, GTIMR, GTIER).
+    /// Unmasks the user interrupts of every engine (ring IMR on Gen6/Gen7, then IMR and IER).
     pub fn enable_user_interrupts(&mut self) {
         let mut bits = 0;
         for q in &self.queues {
             bits |= 1 << q.info.user_interrupt_bit;
-            self.mmio.write32(
-                q.info.base + ring::IMR,
-                !(1u32 << q.info.user_interrupt_bit),
-            );
+            if self.profile.ring_imr {
+                self.mmio.write32(
+                    q.info.base + ring::IMR,
+                    !(1u32 << q.info.user_interrupt_bit),
+                );
+            }
         }
-        self.mmio.write32(gt::GTIER, bits);
-        self.mmio.write32(gt::GTIMR, !bits);
+        let irq = self.profile.irq;
+        self.mmio.write32(irq.ier, bits);
+        self.mmio.write32(irq.imr, !bits);
     }
 
-    /// Reads and clears the pending GT interrupts (GTIIR is write-one-to-clear).
+    /// Reads and clears the pending interrupts (IIR is write-one-to-clear).
     pub fn take_interrupts(&mut self) -> u32 {
-        let iir = self.mmio.read32(gt::GTIIR);
+        let iir_reg = self.profile.irq.iir;
+        let iir = self.mmio.read32(iir_reg);
         if iir != 0 {
-            self.mmio.write32(gt::GTIIR, iir);
+            self.mmio.write32(iir_reg, iir);
         }
         iir
+    }
+
+    /// The engine that executes the XY_* blitter commands: the blitter ring
+    /// on Gen6/Gen7, the render ring on Gen4/G45.
+    pub fn blit_engine(&self) -> Option<EngineId> {
+        self.queues
+            .iter()
+            .position(|q| q.info.runs_blits)
+            .map(EngineId)
+    }
+
+    /// The engine named `name` in the tables ("render", "video", "blitter").
+    pub fn engine_named(&self, name: &str) -> Option<EngineId> {
+        self.queues
+            .iter()
+            .position(|q| q.info.name == name)
+            .map(EngineId)
+    }
+
+    /// Resets one engine: Gen6/Gen7 through GDRST, Gen4/G45 through the
+    /// configuration-space GDRST (domain in bits 3:2, then bit 0; the device
+    /// clears bit 0 when done; finally the request is cleared, as Linux's
+    /// g4x_do_reset does). A reset that does not finish is left for the
+    /// ring restart to report.
+    fn reset_engine(&self, reset_bit: u32) {
+        match self.profile.reset {
+            engines::ResetMethod::Gdrst => {
+                self.mmio.write32(gt::GDRST, 1 << reset_bit);
+                let _ = self.wait_for(gt::GDRST, 1 << reset_bit, 0, 500_000, "engine reset");
+            }
+            engines::ResetMethod::PciConfig => {
+                let keep = self.device.config_read32(gt::CONFIG_GDRST) & !0xff;
+                self.device
+                    .config_write32(gt::CONFIG_GDRST, keep | (reset_bit << 2) | 1);
+                let start = self.platform.now_ns();
+                while self.device.config_read32(gt::CONFIG_GDRST) & 1 != 0
+                    && self.platform.now_ns().saturating_sub(start) < 500_000_000
+                {
+                    self.platform.delay_us(POLL_US);
+                }
+                self.device.config_write32(gt::CONFIG_GDRST, keep);
+            }
+        }
     }
 
     /// The user interrupt bit of an engine.
