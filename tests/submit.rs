@@ -274,6 +274,81 @@ macro_rules! submission_tests {
             }
 
             #[test]
+            fn mi_update_gtt_rewrites_a_ppgtt_entry_only_from_a_secure_batch() {
+                let p = HostPlatform::new();
+                let soft = setup(&p);
+                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
+                let ctx = gpu.create_context().unwrap();
+                let (old, va) = gpu.map_in_context(ctx, 8192).unwrap();
+                let (new, _) = gpu.map_buffer(4096).unwrap();
+                let store = |value| MiStoreDataImm {
+                    use_global_gtt: false,
+                    address: va.0 + 4096 + 16,
+                    data_dword0: value,
+                    data_dword1: None,
+                };
+                let update = MiUpdateGtt {
+                    use_global_gtt: false,
+                    entry_address: va.0 + 4096,
+                    entries: vec![MiUpdateGttEntries {
+                        entry_data: baregpu::gtt::ggtt::encode_pte(
+                            $generation,
+                            new.phys.0,
+                            baregpu::gtt::Caching::Llc,
+                        )
+                        .unwrap(),
+                    }],
+                };
+                // The context's page directory gets loaded by its first batch.
+                let mut b = gpu.new_context_batch(ctx, 4096).unwrap();
+                b.push(&store(1)).unwrap();
+                let f = gpu.submit(EngineId::RENDER, b).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                // From a secure (GGTT) batch, with that directory still loaded, it lands.
+                let mut b = gpu.new_batch(4096).unwrap();
+                b.push(&update).unwrap();
+                let f = gpu.submit(EngineId::RENDER, b).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                let mut b = gpu.new_context_batch(ctx, 4096).unwrap();
+                b.push(&store(2)).unwrap();
+                let f = gpu.submit(EngineId::RENDER, b).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                assert_eq!(
+                    words(&old)[1024 + 4],
+                    1,
+                    "the first store used the old page"
+                );
+                assert_eq!(
+                    words(&new)[4],
+                    2,
+                    "the second the page MI_UPDATE_GTT put there"
+                );
+                // From a context (non-secure) batch the update is refused and flagged.
+                let mut b = gpu.new_context_batch(ctx, 4096).unwrap();
+                b.push(&MiUpdateGtt {
+                    use_global_gtt: true,
+                    entry_address: 0,
+                    entries: vec![MiUpdateGttEntries {
+                        entry_data: 0x7000 | 1,
+                    }],
+                })
+                .unwrap();
+                let f = gpu.submit(EngineId::RENDER, b).unwrap();
+                let Err(GpuError::Hang(state)) = gpu.wait(f, 1_000_000) else {
+                    panic!("expected the privilege error")
+                };
+                assert_eq!(
+                    state.eir & (1 << 2),
+                    1 << 2,
+                    "command privilege error: {state}"
+                );
+                assert_eq!(state.completed, f.seqno, "the batch itself ran to its end");
+                let empty = gpu_empty(&mut gpu);
+                let f = gpu.submit(EngineId::RENDER, empty).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+            }
+
+            #[test]
             fn two_ppgtt_contexts_cannot_see_each_other() {
                 let p = HostPlatform::new();
                 let soft = setup(&p);
@@ -368,6 +443,44 @@ macro_rules! submission_tests {
                     .unwrap();
                 let f = gpu.submit(EngineId::BLITTER, signal).unwrap();
                 gpu.wait(f, 1_000_000).unwrap();
+                gpu.wait(waiting, 1_000_000).unwrap();
+                assert_eq!(words(&buf)[0], 1);
+            }
+
+            #[test]
+            fn a_memory_semaphore_signalled_by_update_releases_a_waiter() {
+                let p = HostPlatform::new();
+                let soft = setup(&p);
+                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
+                let (buf, map) = gpu.map_buffer(4096).unwrap();
+                let sem = map.gfx.0 + 64;
+                // Video waits until the dword at `sem` exceeds 6, then stores.
+                let mut wait = gpu.new_batch(4096).unwrap();
+                wait.push(&MiSemaphoreMbox {
+                    use_global_gtt: true,
+                    compare_semaphore: true,
+                    semaphore_data_dword: 6,
+                    semaphore_address: sem,
+                    ..Default::default()
+                })
+                .unwrap();
+                wait.push(&sdi(map.gfx.0, 1)).unwrap();
+                let waiting = gpu.submit(EngineId::VIDEO, wait).unwrap();
+                assert!(!gpu.poll(waiting), "video must wait");
+                // Render signals with the update form: it writes 7 there.
+                let mut signal = gpu.new_batch(4096).unwrap();
+                signal
+                    .push(&MiSemaphoreMbox {
+                        use_global_gtt: true,
+                        update_semaphore: true,
+                        semaphore_data_dword: 7,
+                        semaphore_address: sem,
+                        ..Default::default()
+                    })
+                    .unwrap();
+                let f = gpu.submit(EngineId::RENDER, signal).unwrap();
+                gpu.wait(f, 1_000_000).unwrap();
+                assert_eq!(words(&buf)[16], 7, "the update wrote the data dword");
                 gpu.wait(waiting, 1_000_000).unwrap();
                 assert_eq!(words(&buf)[0], 1);
             }

@@ -8,7 +8,7 @@
 //! MI_STORE_DATA_IMM, MI_STORE_DATA_INDEX, MI_LOAD_REGISTER_IMM,
 //! MI_STORE_REGISTER_MEM, MI_USER_INTERRUPT, MI_REPORT_HEAD, MI_FLUSH_DW and
 //! PIPE_CONTROL post-sync writes and notify, MI_CONDITIONAL_BATCH_BUFFER_END,
-//! MI_SEMAPHORE_MBOX (compare and wait; not Update Semaphore), MI_WAIT_FOR_EVENT
+//! MI_SEMAPHORE_MBOX (compare and wait, update), MI_WAIT_FOR_EVENT
 //! (display events wait for ever, conditions pass), MI_UPDATE_GTT
 //! (GGTT entries), MI_LOAD_REGISTER_MEM, MI_SET_CONTEXT (save and restore of
 //! the modelled registers), and the blitter commands of `blit`. Memory accesses go
@@ -232,17 +232,7 @@ impl<B: MemoryBus> Device<B> {
             Space::Physical => Ok(gfx),
             Space::Ggtt => self.gtt.translate(gfx).map_err(|_| fault),
             Space::Ppgtt => {
-                let base = self.layout.engines[i].base;
-                let pd_cachelines = (self.regs.get(base + layout::PP_DIR_BASE) >> 16) & 0x7fff;
-                let pd_entry = pd_cachelines * 64 / 4;
-                if gfx >> 32 != 0 {
-                    return Err(fault);
-                }
-                let pde = self.gtt.read_entry(pd_entry + (gfx >> 22) as u32);
-                if pde & 1 == 0 {
-                    return Err(fault);
-                }
-                let pte_addr = crate::gtt::entry_address(pde) + ((gfx >> 12) & 0x3ff) * 4;
+                let pte_addr = self.ppgtt_pte_address(i, gfx)?;
                 let pte = self.bus.read_u32(pte_addr).map_err(|_| fault)?;
                 if pte & 1 == 0 {
                     return Err(fault);
@@ -250,6 +240,27 @@ impl<B: MemoryBus> Device<B> {
                 Ok(crate::gtt::entry_address(pte) | (gfx & 0xfff))
             }
         }
+    }
+
+    /// Physical address of the PPGTT entry of `gfx`: PDEs are GGTT entries
+    /// from PP_DIR_BASE (a cacheline offset in bits 30:16), each pointing to
+    /// a page table of 1024 PTEs (003 lines 6964-7169).
+    fn ppgtt_pte_address(&self, i: usize, gfx: u64) -> Result<u64, Halt> {
+        let fault = Halt::PageFault {
+            gfx_addr: gfx,
+            ggtt: false,
+        };
+        let base = self.layout.engines[i].base;
+        let pd_cachelines = (self.regs.get(base + layout::PP_DIR_BASE) >> 16) & 0x7fff;
+        let pd_entry = pd_cachelines * 64 / 4;
+        if gfx >> 32 != 0 {
+            return Err(fault);
+        }
+        let pde = self.gtt.read_entry(pd_entry + (gfx >> 22) as u32);
+        if pde & 1 == 0 {
+            return Err(fault);
+        }
+        Ok(crate::gtt::entry_address(pde) + ((gfx >> 12) & 0x3ff) * 4)
     }
 
     pub(crate) fn read_gfx_u32(&self, i: usize, space: Space, gfx: u64) -> Result<u32, Halt> {
@@ -559,20 +570,21 @@ impl<B: MemoryBus> Device<B> {
                 }
             }
             Op::Blit(b) => self.blit(i, c, b, dw)?,
-            // The waits were resolved before execution; Update Semaphore is not modelled.
-            Op::SemaphoreMbox | Op::WaitForEvent => {}
-            Op::UpdateGtt => {
-                // GGTT entries only; PPGTT entry updates are not modelled yet.
-                if field(c, dw, "use_global_gtt") == Some(0) {
-                    self.stats.unmodelled += 1;
-                } else if let Some(g) = &c.group {
-                    let first = (field(c, dw, "entry_address").unwrap_or(0) >> 12) as u32;
-                    let entries = dw.get(g.dw as usize..).unwrap_or(&[]);
-                    for (k, e) in entries.chunks_exact(g.size as usize).enumerate() {
-                        self.gtt.write_entry(first + k as u32, e[0]);
-                    }
+            // The wait was resolved before execution (the compare passed, or was
+            // cancelled); Update Semaphore then writes the data dword to the
+            // semaphore in memory (003 lines 15680-15690).
+            Op::SemaphoreMbox => {
+                if field(c, dw, "update_semaphore") == Some(1)
+                    && field(c, dw, "compare_register") != Some(1)
+                {
+                    let space = self.space_for(i, c, dw);
+                    let addr = field(c, dw, "semaphore_address").unwrap_or(0);
+                    let data = field(c, dw, "semaphore_data_dword").unwrap_or(0) as u32;
+                    self.write_gfx_u32(i, space, addr, data)?;
                 }
             }
+            Op::WaitForEvent => {}
+            Op::UpdateGtt => self.update_gtt(i, c, dw)?,
             Op::LoadRegisterMem => {
                 let space = self.space_for(i, c, dw);
                 let value =
@@ -583,6 +595,53 @@ impl<B: MemoryBus> Device<B> {
             Op::Unmodelled => self.stats.unmodelled += 1,
         }
         Ok(())
+    }
+
+    /// MI_UPDATE_GTT (003 lines 16334-16443): the entries for the pages from
+    /// Entry Address on, in the global GTT or, with Use Global GTT clear, in
+    /// the engine's PPGTT page tables. Privileged: in a non-secure (PPGTT)
+    /// batch it is "converted to a no-op and an error flagged", which the
+    /// model reports as a command privilege error (EIR bit 2, see
+    /// hal/tables/g45/registers.toml EIR) without stopping the engine.
+    /// A PPGTT entry whose page table is not present is a page fault.
+    fn update_gtt(&mut self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<(), Halt> {
+        if self.engines[i].batch.is_some() && self.engines[i].batch_space == Space::Ppgtt {
+            self.flag_error(i, 1 << 2);
+            return Ok(());
+        }
+        let Some(g) = &c.group else { return Ok(()) };
+        let first = field(c, dw, "entry_address").unwrap_or(0) >> 12;
+        let entries = dw.get(g.dw as usize..).unwrap_or(&[]);
+        let per_process = field(c, dw, "use_global_gtt") == Some(0);
+        for (k, e) in entries.chunks_exact(g.size as usize).enumerate() {
+            let page = first + k as u64;
+            if per_process {
+                let pte_addr = self.ppgtt_pte_address(i, page << 12)?;
+                self.bus
+                    .write_u32(pte_addr, e[0])
+                    .map_err(|_| Halt::PageFault {
+                        gfx_addr: page << 12,
+                        ggtt: false,
+                    })?;
+            } else {
+                self.gtt.write_entry(page as u32, e[0]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a non-fatal error: EIR/ESR and the master error interrupt,
+    /// the engine goes on.
+    fn flag_error(&mut self, i: usize, eir_bit: u32) {
+        let base = self.layout.engines[i].base;
+        self.stats.errors += 1;
+        let eir = self.regs.get(base + layout::EIR) | eir_bit;
+        self.regs.set(base + layout::EIR, eir);
+        let esr = self.regs.get(base + layout::ESR) | eir_bit;
+        self.regs.set(base + layout::ESR, esr);
+        if self.regs.get(base + layout::EMR) & eir_bit == 0 {
+            self.raise(self.layout.engines[i].error_bit);
+        }
     }
 
     /// MI_SET_CONTEXT (003 lines 15788-15943, model 9135-9275): save the

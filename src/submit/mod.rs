@@ -498,12 +498,15 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             // Reading a register is also what lets the software GPU advance.
             let eir = self.mmio.read32(base + ring::EIR);
             let done = self.completed(fence.engine);
+            // An error wins over completion: a flagged but non-fatal error (a
+            // privileged command refused in a non-secure batch) lets the batch
+            // finish, and must still reach the caller.
+            if eir != 0 {
+                return Err(self.hang(i, HangReason::EngineError, done, fence.seqno));
+            }
             if passed(done, fence.seqno) {
                 self.retire(i);
                 return Ok(());
-            }
-            if eir != 0 {
-                return Err(self.hang(i, HangReason::EngineError, done, fence.seqno));
             }
             if self.platform.now_ns().saturating_sub(start) > timeout_us * 1000 {
                 return Err(self.hang(i, HangReason::Timeout, done, fence.seqno));
@@ -529,7 +532,9 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         // Everything queued on the engine is gone: account for it, free it, and
         // let the status page say so.
         let q = &mut self.queues[i];
-        q.lost = Some((completed.wrapping_add(1), last));
+        // Nothing is lost when the engine had finished everything (an error
+        // flagged by work that still completed).
+        q.lost = (!passed(completed, last)).then(|| (completed.wrapping_add(1), last));
         let dropped: Vec<(u32, Batch)> = q.inflight.drain(..).collect();
         // SAFETY: live HWSP page; the engine is in reset and does not write it.
         unsafe {
