@@ -2,3 +2,4 @@
 
 pub mod decode_batch;
 pub mod defmt_log;
+pub mod eu;

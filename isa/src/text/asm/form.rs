@@ -1,0 +1,316 @@
+//! Instruction forms: the operands each layout (ALU, math, three-source,
+//! branch) takes and the implicit fields it fills in; sends are in
+//! [`super::send`].
+
+use super::super::parse::{Line, Opnd, Target};
+use super::operand::{Ctx, SCALAR, null_src};
+use super::options::{Options, exec_group, flags};
+use super::{Refs, Res, Which, err, jmpi_imm};
+use crate::inst::{
+    AccessMode, Addr, Alu, Body, Branch, Dst, DstSlot, Imm, Instruction, Jump, Math, Opcode,
+    RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant, arf,
+};
+use crate::platform::Platform;
+use crate::tables::{self, JumpLayout, Layout};
+
+/// What a layout builder produces: the body, the `(sat)` written on its
+/// destination, and how many operands it used (more is an error).
+pub(super) struct Form {
+    pub body: Body,
+    pub saturate: bool,
+    pub used: usize,
+}
+
+/// Builds the instruction of a parsed line; label references are returned
+/// for the caller to resolve.
+pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, bool, Refs)> {
+    let t = tables::for_platform(p);
+    let Some(opcode) = Opcode::from_mnemonic(&l.mnemonic) else {
+        return err(
+            line,
+            l.mnemonic_col,
+            alloc::format!("unknown mnemonic '{}'", l.mnemonic),
+        );
+    };
+    let Some(info) = t.opcode_info(opcode) else {
+        return err(
+            line,
+            l.mnemonic_col,
+            alloc::format!("{} does not exist on {p}", l.mnemonic),
+        );
+    };
+    let opts = Options::read(l, line)?;
+    let a16 = opts.align16 || info.layout == Layout::ThreeSrc;
+    let (exec_size, group) = exec_group(p, l, line, opcode, opts.compr)?;
+    let (flag, pred_ctrl, pred_inv, cond_mod) = flags(l, line)?;
+    let cx = Ctx { line, l, a16 };
+    let mut refs = Refs::new();
+    let form = match info.layout {
+        Layout::Alu => alu(p, &cx, opcode, info.srcs, &mut refs)?,
+        Layout::Math => math(&cx)?,
+        Layout::ThreeSrc => three(&cx)?,
+        Layout::Send => super::send::send(p, &cx, opts.eot)?,
+        Layout::Branch(layout) => branch(&cx, opcode, layout, &mut refs)?,
+    };
+    if let Some(extra) = l.operands.get(form.used) {
+        return cx.e(
+            col_of(extra),
+            alloc::format!("{} takes {} operands", l.mnemonic, form.used),
+        );
+    }
+    let inst = Instruction {
+        opcode,
+        exec_size,
+        access_mode: if a16 {
+            AccessMode::Align16
+        } else {
+            AccessMode::Align1
+        },
+        no_mask: l.no_mask || opts.no_mask,
+        mask_ctrl_ex: opts.mask_ex,
+        acc_wr_ctrl: opts.acc_wr,
+        no_dd_clr: opts.no_dd_clr,
+        no_dd_chk: opts.no_dd_chk,
+        group,
+        thread_ctrl: opts.thread.unwrap_or(ThreadCtrl::Normal),
+        pred_ctrl,
+        pred_inv,
+        flag,
+        cond_mod,
+        saturate: form.saturate,
+        debug: opts.debug,
+        swsb: None,
+        body: form.body,
+    };
+    Ok((inst, opts.compacted, refs))
+}
+
+/// The column an operand starts at, for errors.
+pub(super) fn col_of(o: &Opnd) -> usize {
+    match o {
+        Opnd::Reg(r) => r.col,
+        Opnd::Imm { col, .. } | Opnd::Target { col, .. } | Opnd::Pop { col, .. } => *col,
+    }
+}
+
+/// One- and two-source instructions, with the operand-less `nop`, `jmpi`
+/// (a target or a register) and `wait` (one notification register).
+fn alu(p: Platform, cx: &Ctx, opcode: Opcode, srcs: u8, refs: &mut Refs) -> Res<Form> {
+    let a16 = cx.a16;
+    let (body, saturate, used) = match opcode {
+        Opcode::Nop => {
+            let mut d = Dst::null(Type::Ud);
+            d.hstride = 0;
+            let s = Src::Reg(null_src(Type::Ud, a16));
+            let body = Body::Alu(Alu {
+                dst: d,
+                src0: s,
+                src1: s,
+            });
+            (body, false, 0)
+        }
+        Opcode::Jmpi => {
+            let ip = RegSrc::new(RegFile::Arf, arf::IP, 0, Type::Ud, SCALAR);
+            let src1 = match cx.operand(0, "a target")? {
+                Opnd::Target {
+                    target: Target::Bytes(b),
+                    col,
+                } => Src::Imm(jmpi_imm(p, *b).or_else(|m| cx.e(*col, m))?),
+                Opnd::Target {
+                    target: Target::Label(name),
+                    col,
+                } => {
+                    refs.push((Which::Jmpi, name.clone(), *col));
+                    Src::Imm(Imm::d(0))
+                }
+                o => cx.src(o, None, SCALAR)?,
+            };
+            let dst = Dst::new(RegFile::Arf, arf::IP, 0, Type::Ud, 1);
+            let body = Body::Alu(Alu {
+                dst,
+                src0: Src::Reg(ip),
+                src1,
+            });
+            (body, false, 1)
+        }
+        Opcode::Wait => {
+            let s = cx.src(cx.operand(0, "a notification register")?, None, SCALAR)?;
+            let Src::Reg(r) = s else {
+                return cx.e(cx.l.mnemonic_col, "wait takes a register");
+            };
+            let Addr::Direct { nr, subnr } = r.addr else {
+                return cx.e(cx.l.mnemonic_col, "wait takes n0");
+            };
+            let dst = Dst::new(r.file, nr, subnr, r.ty, 1);
+            let body = Body::Alu(Alu {
+                dst,
+                src0: s,
+                src1: Src::Reg(null_src(Type::Ud, a16)),
+            });
+            (body, false, 1)
+        }
+        _ => {
+            let (dst, sat) = cx.dst(cx.operand(0, "a destination")?, false)?;
+            let def = if a16 {
+                Region::Align16 {
+                    vstride: 4,
+                    swizzle: Swizzle::XYZW,
+                }
+            } else {
+                SCALAR
+            };
+            let src0 = cx.src(cx.operand(1, "a source")?, None, def)?;
+            let mut used = 2;
+            let src1 = if srcs >= 2 {
+                used = 3;
+                cx.src(cx.operand(2, "two sources")?, None, def)?
+            } else {
+                unused_src1(&src0, a16)
+            };
+            (Body::Alu(Alu { dst, src0, src1 }), sat, used)
+        }
+    };
+    Ok(Form {
+        body,
+        saturate,
+        used,
+    })
+}
+
+/// The second source a one-source instruction leaves unused, as IGA
+/// writes it: after an immediate only file and type remain.
+fn unused_src1(src0: &Src, a16: bool) -> Src {
+    if matches!(src0, Src::Imm(_)) {
+        Src::Vacant(Vacant {
+            file: RegFile::Arf,
+            ty: Type::Ud,
+        })
+    } else {
+        Src::Reg(null_src(Type::Ud, a16))
+    }
+}
+
+/// Gen6+ `math.<fn>`: one or two sources.
+fn math(cx: &Ctx) -> Res<Form> {
+    let Some(function) = cx.l.math else {
+        return cx.e(cx.l.mnemonic_col, "math needs a function, e.g. math.inv");
+    };
+    let (dst, saturate) = cx.dst(cx.operand(0, "a destination")?, false)?;
+    let src0 = cx.src(cx.operand(1, "a source")?, None, SCALAR)?;
+    let (src1, used) = match cx.l.operands.get(2) {
+        Some(o) => (cx.src(o, None, SCALAR)?, 3),
+        None => (unused_src1(&src0, cx.a16), 2),
+    };
+    Ok(Form {
+        body: Body::Math(Math {
+            function,
+            dst,
+            src0,
+            src1,
+        }),
+        saturate,
+        used,
+    })
+}
+
+/// Three-source (Align16) `mad`, `lrp`, `bfe`, `bfi2`.
+fn three(cx: &Ctx) -> Res<Form> {
+    let (dst, saturate) = cx.dst(cx.operand(0, "a destination")?, true)?;
+    let mut src = [Src::Vacant(Vacant {
+        file: RegFile::Grf,
+        ty: Type::F,
+    }); 3];
+    for (k, s) in src.iter_mut().enumerate() {
+        let def = Region::Align16 {
+            vstride: 4,
+            swizzle: Swizzle::XYZW,
+        };
+        *s = cx.src(cx.operand(k + 1, "three sources")?, Some(k == 2), def)?;
+    }
+    Ok(Form {
+        body: Body::ThreeSrc(ThreeSrc { dst, src }),
+        saturate,
+        used: 4,
+    })
+}
+
+/// Branches: the jump fields of the generation's layout, with the implicit
+/// operands IGA writes around them.
+fn branch(cx: &Ctx, opcode: Opcode, layout: JumpLayout, refs: &mut Refs) -> Res<Form> {
+    let n = cx.l.operands.len();
+    let (body, used) = match layout {
+        JumpLayout::Count => {
+            let jump = cx.target(0, refs, Which::Jip)?;
+            let mut used = 1;
+            let mut pop = 0;
+            if let Some(Opnd::Pop { count, .. }) = cx.l.operands.get(1) {
+                pop = *count;
+                used = 2;
+            }
+            let ip = RegSrc::new(RegFile::Arf, arf::IP, 0, Type::Ud, SCALAR);
+            let body = Body::Branch(Branch {
+                dst: DstSlot::Reg(Dst::new(RegFile::Arf, arf::IP, 0, Type::Ud, 1)),
+                src0: Src::Reg(ip),
+                src1: Src::Vacant(Vacant {
+                    file: RegFile::Imm,
+                    ty: Type::D,
+                }),
+                jump: Jump::Count { jump, pop },
+            });
+            (body, used)
+        }
+        JumpLayout::DstJip => {
+            let jip = cx.target(0, refs, Which::Jip)?;
+            let body = Body::Branch(Branch {
+                dst: DstSlot::Vacant(Vacant {
+                    file: RegFile::Imm,
+                    ty: Type::W,
+                }),
+                src0: Src::Reg(null_src(Type::D, false)),
+                src1: Src::Reg(null_src(Type::D, false)),
+                jump: Jump::Jip { jip },
+            });
+            (body, 1)
+        }
+        JumpLayout::JipUip => {
+            let jip = cx.target(0, refs, Which::Jip)?;
+            let jip_only = matches!(opcode, Opcode::Else | Opcode::Endif | Opcode::While);
+            let uip = if jip_only && n < 2 {
+                0
+            } else {
+                cx.target(1, refs, Which::Uip)?
+            };
+            let used = if jip_only && n < 2 { 1 } else { 2 };
+            let (src0, src1) = if matches!(opcode, Opcode::Endif | Opcode::While) {
+                (
+                    Src::Reg(null_src(Type::Ud, false)),
+                    Src::Vacant(Vacant {
+                        file: RegFile::Imm,
+                        ty: Type::D,
+                    }),
+                )
+            } else {
+                let imm0 = RegSrc::new(RegFile::Imm, 0, 0, Type::W, SCALAR);
+                (
+                    Src::Reg(imm0),
+                    Src::Vacant(Vacant {
+                        file: RegFile::Arf,
+                        ty: Type::Ud,
+                    }),
+                )
+            };
+            let body = Body::Branch(Branch {
+                dst: DstSlot::Reg(Dst::null(Type::Ud)),
+                src0,
+                src1,
+                jump: Jump::JipUip { jip, uip },
+            });
+            (body, used)
+        }
+    };
+    Ok(Form {
+        body,
+        saturate: false,
+        used,
+    })
+}

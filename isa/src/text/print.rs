@@ -1,0 +1,573 @@
+//! Instruction → text in the IGA-based syntax described in [`super`].
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::{self, Write};
+
+use super::{ARF_NAMES, COND_NAMES, MATH_NAMES, PRED_NAMES};
+use crate::codec;
+use crate::compact;
+use crate::inst::{
+    AccessMode, Addr, Body, Branch, Compression, CondMod, Dst, GroupCtrl, Imm, Instruction, Jump,
+    Opcode, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swizzle, ThreadCtrl, Type,
+};
+use crate::platform::Platform;
+use crate::tables::{self, SendLayout};
+
+/// Prints one instruction on one line (no trailing newline). Branch offsets
+/// are printed as byte offsets from the instruction. Fields the syntax
+/// leaves implicit are not checked here (see [`disassemble`]).
+pub fn print_instruction(p: Platform, inst: &Instruction) -> String {
+    let mut s = String::new();
+    // Writing into a String cannot fail.
+    let _ = Printer { p, out: &mut s }.inst(inst);
+    s
+}
+
+/// Why a binary does not disassemble.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisasmError {
+    /// Byte offset of the offending instruction.
+    pub offset: usize,
+    pub message: String,
+}
+
+impl fmt::Display for DisasmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "offset {:#06x}: {}", self.offset, self.message)
+    }
+}
+
+impl core::error::Error for DisasmError {}
+
+/// Disassembles a binary of native and (from G45 on) compact instructions,
+/// one line per instruction prefixed by its byte offset in a comment when
+/// `offsets` is set. A line that would not reassemble to the same bits is
+/// written as `.raw` with the text as a comment.
+pub fn disassemble(p: Platform, bytes: &[u8], offsets: bool) -> Result<String, DisasmError> {
+    let mut out = String::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let err = |message: String| DisasmError {
+            offset: at,
+            message,
+        };
+        let left = bytes.len() - at;
+        if left < 8 {
+            return Err(err(alloc::format!("{left} trailing bytes")));
+        }
+        let dw = |i: usize| {
+            let b = &bytes[at + 4 * i..at + 4 * i + 4];
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        let w0 = dw(0);
+        let (native, size, compacted) = if p != Platform::Gen4 && compact::is_compact(w0) {
+            let c = [w0, dw(1)];
+            match compact::uncompact(p, c) {
+                Ok(n) => (n, 8, Some(c)),
+                Err(e) => return Err(err(alloc::format!("compact instruction: {e:?}"))),
+            }
+        } else {
+            if left < 16 {
+                return Err(err(alloc::format!("{left} trailing bytes")));
+            }
+            ([w0, dw(1), dw(2), dw(3)], 16, None)
+        };
+        let word = codec::from_dwords(native);
+        let inst = codec::decode(p, word).map_err(|e| err(alloc::format!("{e}")))?;
+        let mut text = print_instruction(p, &inst);
+        if compacted.is_some() {
+            push_option(&mut text, "Compacted");
+        }
+        let exact = super::asm::parse_line(p, &text, 1)
+            .ok()
+            .flatten()
+            .is_some_and(|item| item.inst == inst && item.compacted == compacted.is_some());
+        if offsets {
+            let _ = write!(out, "/* {at:04x} */ ");
+        }
+        if exact {
+            out.push_str(&text);
+        } else {
+            match compacted {
+                Some(c) => {
+                    let _ = write!(out, ".raw {:#010x} {:#010x}", c[0], c[1]);
+                }
+                None => {
+                    let _ = write!(
+                        out,
+                        ".raw {:#010x} {:#010x} {:#010x} {:#010x}",
+                        native[0], native[1], native[2], native[3]
+                    );
+                }
+            }
+            let _ = write!(out, " // {text}");
+        }
+        out.push('\n');
+        at += size;
+    }
+    Ok(out)
+}
+
+/// Adds an option to a printed line, into its `{...}` list if it has one.
+pub(crate) fn push_option(text: &mut String, opt: &str) {
+    if text.ends_with('}') {
+        text.pop();
+        text.push(',');
+        text.push_str(opt);
+        text.push('}');
+    } else {
+        text.push_str(" {");
+        text.push_str(opt);
+        text.push('}');
+    }
+}
+
+struct Printer<'a> {
+    p: Platform,
+    out: &'a mut String,
+}
+
+type R = fmt::Result;
+
+impl Printer<'_> {
+    fn inst(&mut self, i: &Instruction) -> R {
+        let align16 = i.access_mode == AccessMode::Align16;
+        let three = matches!(i.body, Body::ThreeSrc(_));
+        // Predicate.
+        let pred = i.pred_ctrl != PredCtrl::None;
+        if i.no_mask || pred {
+            self.out.push('(');
+            if i.no_mask {
+                self.out.push('W');
+            }
+            if pred {
+                if i.no_mask {
+                    self.out.push('&');
+                }
+                if i.pred_inv {
+                    self.out.push('~');
+                }
+                write!(self.out, "f{}.{}", i.flag.reg, i.flag.subreg)?;
+                if let Some((_, n)) = PRED_NAMES.iter().find(|(c, _)| *c == i.pred_ctrl) {
+                    write!(self.out, ".{n}")?;
+                }
+            }
+            self.out.push_str(") ");
+        }
+        self.out.push_str(i.opcode.mnemonic());
+        if let Body::Math(m) = &i.body
+            && let Some((_, n)) = MATH_NAMES.iter().find(|(f, _)| *f == m.function)
+        {
+            write!(self.out, ".{n}")?;
+        }
+        if i.opcode != Opcode::Nop {
+            let m = match i.group {
+                GroupCtrl::Compression(Compression::SecHalf) => 8,
+                GroupCtrl::Compression(_) => 0,
+                GroupCtrl::Quarter { qtr, nib } => u32::from(qtr) * 8 + u32::from(nib) * 4,
+            };
+            write!(self.out, " ({}|M{m})", i.exec_size)?;
+        }
+        if i.cond_mod != CondMod::None
+            && let Some((_, n)) = COND_NAMES.iter().find(|(c, _)| *c == i.cond_mod)
+        {
+            write!(self.out, " ({n})f{}.{}", i.flag.reg, i.flag.subreg)?;
+        }
+        match &i.body {
+            Body::Alu(a) => self.alu(i, &a.dst, &a.src0, &a.src1, align16)?,
+            Body::Math(m) => {
+                self.out.push(' ');
+                self.dst(&m.dst, i.saturate, align16)?;
+                self.out.push(' ');
+                self.src(&m.src0, align16)?;
+                if self.is_binary_math(m.function) {
+                    self.out.push(' ');
+                    self.src(&m.src1, align16)?;
+                }
+            }
+            Body::ThreeSrc(t) => {
+                self.out.push(' ');
+                self.three_dst(&t.dst, i.saturate)?;
+                for (k, s) in t.src.iter().enumerate() {
+                    self.out.push(' ');
+                    match s {
+                        Src::Reg(r) => self.three_src(r, k == 2)?,
+                        other => self.src(other, true)?,
+                    }
+                }
+            }
+            Body::Send(s) => self.send(s, i.saturate)?,
+            Body::Branch(b) => self.branch(i.opcode, b)?,
+        }
+        // Options.
+        let mut opts: Vec<&str> = Vec::new();
+        if align16 && !three {
+            opts.push("Align16");
+        }
+        if i.group == GroupCtrl::Compression(Compression::Compressed) {
+            opts.push("Compr");
+        }
+        if i.acc_wr_ctrl {
+            opts.push("AccWrEn");
+        }
+        if i.mask_ctrl_ex {
+            opts.push("MaskCtrlEx");
+        }
+        if i.debug {
+            opts.push("Breakpoint");
+        }
+        if i.no_dd_chk {
+            opts.push("NoDDChk");
+        }
+        if i.no_dd_clr {
+            opts.push("NoDDClr");
+        }
+        match i.thread_ctrl {
+            ThreadCtrl::Normal => {}
+            ThreadCtrl::Atomic => opts.push("Atomic"),
+            ThreadCtrl::Switch => opts.push("Switch"),
+        }
+        if let Body::Send(s) = &i.body
+            && s.eot
+        {
+            opts.push("EOT");
+        }
+        if !opts.is_empty() {
+            write!(self.out, " {{{}}}", opts.join(","))?;
+        }
+        Ok(())
+    }
+
+    fn is_binary_math(&self, f: crate::inst::MathFn) -> bool {
+        use crate::inst::MathFn::*;
+        matches!(
+            f,
+            Fdiv | Pow | IntDivQuotientRemainder | IntDivQuotient | IntDivRemainder
+        )
+    }
+
+    fn alu(&mut self, i: &Instruction, dst: &Dst, s0: &Src, s1: &Src, a16: bool) -> R {
+        let srcs = tables::for_platform(self.p)
+            .opcode_info(i.opcode)
+            .map_or(2, |o| o.srcs);
+        match i.opcode {
+            Opcode::Nop => return Ok(()),
+            Opcode::Jmpi => {
+                self.out.push(' ');
+                return match s1 {
+                    Src::Imm(imm) => write!(self.out, "{}", self.jmpi_bytes(imm)),
+                    other => self.src(other, a16),
+                };
+            }
+            Opcode::Wait => {
+                self.out.push(' ');
+                return self.src(s0, a16);
+            }
+            _ => {}
+        }
+        self.out.push(' ');
+        self.dst(dst, i.saturate, a16)?;
+        self.out.push(' ');
+        self.src(s0, a16)?;
+        if srcs >= 2 {
+            self.out.push(' ');
+            self.src(s1, a16)?;
+        }
+        Ok(())
+    }
+
+    /// A `jmpi` immediate as a byte offset from the `jmpi` itself: the
+    /// hardware adds it to the address of the next instruction, in bytes on
+    /// Gen7.5 (as IGA encodes it), in jump units before.
+    fn jmpi_bytes(&self, imm: &Imm) -> i64 {
+        let v = i64::from(imm.bits as u32 as i32);
+        let unit = if self.p == Platform::Gen75 {
+            1
+        } else {
+            i64::from(tables::for_platform(self.p).jmpi_unit)
+        };
+        v * unit + 16
+    }
+
+    fn reg_name(&mut self, file: RegFile, nr: u8) -> R {
+        match file {
+            RegFile::Grf => write!(self.out, "r{nr}"),
+            RegFile::Mrf => write!(self.out, "m{nr}"),
+            RegFile::Imm => write!(self.out, "imm{nr}"),
+            RegFile::Arf => {
+                let kind = tables::for_platform(self.p).arf_kind(nr);
+                match kind.and_then(|k| ARF_NAMES.iter().find(|(a, _)| *a == k)) {
+                    Some((crate::tables::ArfKind::Null, n))
+                    | Some((crate::tables::ArfKind::Ip, n)) => {
+                        self.out.push_str(n);
+                        if nr & 0xF != 0 {
+                            write!(self.out, "{}", nr & 0xF)?;
+                        }
+                        Ok(())
+                    }
+                    Some((_, n)) => write!(self.out, "{n}{}", nr & 0xF),
+                    None => write!(self.out, "arf{nr}"),
+                }
+            }
+        }
+    }
+
+    /// `.sub` in elements of `ty` (or `.Nb` in bytes when unaligned). The
+    /// null register and `ip` print no sub-register when it is 0.
+    fn subreg(&mut self, file: RegFile, nr: u8, subnr: u8, ty: Type) -> R {
+        let bare = file == RegFile::Arf
+            && matches!(
+                tables::for_platform(self.p).arf_kind(nr),
+                Some(crate::tables::ArfKind::Null | crate::tables::ArfKind::Ip)
+            );
+        if bare && subnr == 0 {
+            return Ok(());
+        }
+        let size = ty.size();
+        if subnr.is_multiple_of(size) {
+            write!(self.out, ".{}", subnr / size)
+        } else {
+            write!(self.out, ".{subnr}b")
+        }
+    }
+
+    fn addr(&mut self, file: RegFile, addr: &Addr, ty: Type) -> R {
+        match *addr {
+            Addr::Direct { nr, subnr } => {
+                self.reg_name(file, nr)?;
+                self.subreg(file, nr, subnr, ty)
+            }
+            Addr::Indirect { addr_subnr, offset } => {
+                let f = if file == RegFile::Mrf { "m" } else { "r" };
+                if offset == 0 {
+                    write!(self.out, "{f}[a0.{addr_subnr}]")
+                } else {
+                    write!(self.out, "{f}[a0.{addr_subnr},{offset}]")
+                }
+            }
+        }
+    }
+
+    fn dst(&mut self, d: &Dst, sat: bool, a16: bool) -> R {
+        if sat {
+            self.out.push_str("(sat)");
+        }
+        self.addr(d.file, &d.addr, d.ty)?;
+        write!(self.out, "<{}>", d.hstride)?;
+        if a16 {
+            self.writemask(d.writemask)?;
+        }
+        write!(self.out, ":{}", d.ty.name())
+    }
+
+    fn writemask(&mut self, m: u8) -> R {
+        self.out.push('.');
+        if m & 0xF == 0 {
+            self.out.push_str("none");
+        }
+        for (bit, c) in ['x', 'y', 'z', 'w'].into_iter().enumerate() {
+            if m & (1 << bit) != 0 {
+                self.out.push(c);
+            }
+        }
+        Ok(())
+    }
+
+    fn swizzle(&mut self, s: Swizzle) -> R {
+        self.out.push('.');
+        for i in 0..4 {
+            self.out
+                .push(['x', 'y', 'z', 'w'][usize::from(s.component(i))]);
+        }
+        Ok(())
+    }
+
+    fn modifiers(&mut self, r: &RegSrc) {
+        if r.negate {
+            self.out.push('-');
+        }
+        if r.abs {
+            self.out.push_str("(abs)");
+        }
+    }
+
+    fn reg_src(&mut self, r: &RegSrc, a16: bool) -> R {
+        self.modifiers(r);
+        self.addr(r.file, &r.addr, r.ty)?;
+        match r.region {
+            Region::Align1 {
+                vstride,
+                width,
+                hstride,
+            } => write!(self.out, "<{vstride};{width},{hstride}>")?,
+            Region::VxH { width, hstride } => write!(self.out, "<{width},{hstride}>")?,
+            Region::Align16 { vstride, swizzle } => {
+                write!(self.out, "<{vstride}>")?;
+                self.swizzle(swizzle)?;
+            }
+        }
+        let _ = a16;
+        write!(self.out, ":{}", r.ty.name())
+    }
+
+    fn src(&mut self, s: &Src, a16: bool) -> R {
+        match s {
+            Src::Reg(r) => self.reg_src(r, a16),
+            Src::Imm(imm) => self.imm(imm),
+            Src::Vacant(v) => write!(self.out, "(vacant):{}", v.ty.name()),
+        }
+    }
+
+    fn imm(&mut self, imm: &Imm) -> R {
+        let b = imm.bits;
+        match imm.ty {
+            Type::D => write!(self.out, "{}:d", b as u32 as i32),
+            Type::W if b as u32 >> 16 == b as u32 & 0xFFFF => {
+                write!(self.out, "{}:w", b as u16 as i16)
+            }
+            Type::Uw if b as u32 >> 16 == b as u32 & 0xFFFF => {
+                write!(self.out, "{:#x}:uw", b as u16)
+            }
+            Type::Df => write!(self.out, "{b:#x}:df"),
+            ty => write!(self.out, "{:#x}:{}", b as u32, ty.name()),
+        }
+    }
+
+    /// Three-source destination: IGA's `<1>` form, or with the write mask
+    /// when it is not `.xyzw`.
+    fn three_dst(&mut self, d: &Dst, sat: bool) -> R {
+        if sat {
+            self.out.push_str("(sat)");
+        }
+        self.addr(d.file, &d.addr, d.ty)?;
+        self.out.push_str("<1>");
+        if d.writemask != 0xF {
+            self.writemask(d.writemask)?;
+        }
+        write!(self.out, ":{}", d.ty.name())
+    }
+
+    /// Three-source source: IGA's `<2;1>`/`<0;0>` (src0, src1) or `<1>`/`<0>`
+    /// (src2) when the swizzle is `.xyzw` (iga64 writes that swizzle with a
+    /// replicated source too), else `<4>.swz` / `<0>.swz`.
+    fn three_src(&mut self, r: &RegSrc, last: bool) -> R {
+        let Region::Align16 { vstride, swizzle } = r.region else {
+            return self.reg_src(r, true);
+        };
+        self.modifiers(r);
+        self.addr(r.file, &r.addr, r.ty)?;
+        match (vstride, swizzle, last) {
+            (4, Swizzle::XYZW, false) => self.out.push_str("<2;1>"),
+            (0, Swizzle::XYZW, false) => self.out.push_str("<0;0>"),
+            (4, Swizzle::XYZW, true) => self.out.push_str("<1>"),
+            (0, Swizzle::XYZW, true) => self.out.push_str("<0>"),
+            _ => {
+                write!(self.out, "<{vstride}>")?;
+                self.swizzle(swizzle)?;
+            }
+        }
+        write!(self.out, ":{}", r.ty.name())
+    }
+
+    fn send(&mut self, s: &Send, sat: bool) -> R {
+        self.out.push(' ');
+        if sat {
+            self.out.push_str("(sat)");
+        }
+        // IGA's short forms: `r1:ud` for the destination, `r2` (or `r2:f`)
+        // for the payload.
+        self.addr(s.dst.file, &s.dst.addr, s.dst.ty)?;
+        write!(self.out, ":{}", s.dst.ty.name())?;
+        self.out.push(' ');
+        if let Some(base) = s.base_mrf {
+            write!(self.out, "m{base} ")?;
+        }
+        match &s.src0 {
+            Src::Reg(r) => {
+                self.modifiers(r);
+                self.addr(r.file, &r.addr, r.ty)?;
+                if r.ty != Type::Ud || self.p < Platform::Gen6 {
+                    write!(self.out, ":{}", r.ty.name())?;
+                }
+            }
+            other => self.src(other, false)?,
+        }
+        let t = tables::for_platform(self.p);
+        let sfid = s.sfid.and_then(|f| tables::code_of(&t.sfids, f));
+        match s.desc {
+            SendDesc::Imm { desc, ty } => {
+                let raw = match t.fields.send {
+                    SendLayout::Gen4 {
+                        mlen,
+                        rlen,
+                        function,
+                        ..
+                    } => {
+                        u32::from(desc.mlen) << (mlen.lo - 96)
+                            | u32::from(desc.rlen) << (rlen.lo - 96)
+                            | desc.function << (function.lo - 96)
+                    }
+                    SendLayout::Gen6 {
+                        mlen,
+                        rlen,
+                        header,
+                        function,
+                    } => {
+                        u32::from(desc.mlen) << (mlen.lo - 96)
+                            | u32::from(desc.rlen) << (rlen.lo - 96)
+                            | u32::from(desc.header) << (header.lo - 96)
+                            | desc.function << (function.lo - 96)
+                    }
+                };
+                let ex = u32::from(sfid.unwrap_or(0))
+                    | if s.eot && self.p >= Platform::Gen7 {
+                        0x20
+                    } else {
+                        0
+                    };
+                write!(self.out, " {ex:#x} {raw:#010x}")?;
+                // IGA writes UD; another type (gen4asm writes D) is stated.
+                if ty != Type::Ud {
+                    write!(self.out, ":{}", ty.name())?;
+                }
+            }
+            SendDesc::Reg(r) => {
+                let ex = match sfid {
+                    Some(c) => {
+                        u32::from(c)
+                            | if s.eot && self.p >= Platform::Gen7 {
+                                0x20
+                            } else {
+                                0
+                            }
+                    }
+                    None => 0,
+                };
+                write!(self.out, " {ex:#x} ")?;
+                self.addr(r.file, &r.addr, r.ty)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn branch(&mut self, op: Opcode, b: &Branch) -> R {
+        match b.jump {
+            Jump::Count { jump, pop } => {
+                write!(self.out, " {jump}")?;
+                if pop != 0 {
+                    write!(self.out, " pop({pop})")?;
+                }
+            }
+            Jump::Jip { jip } => write!(self.out, " {jip}")?,
+            Jump::JipUip { jip, uip } => {
+                write!(self.out, " {jip}")?;
+                let jip_only = matches!(op, Opcode::Else | Opcode::Endif | Opcode::While);
+                if uip != 0 || !jip_only {
+                    write!(self.out, " {uip}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
