@@ -8,11 +8,8 @@ use baregpu::submit::HangReason;
 use baregpu::{EngineId, Gpu, GpuError};
 use baregpu_soft::SoftGpu;
 
-/// A CPU view of a mapped buffer.
-fn words(region: &baregpu::DmaRegion) -> &[u32] {
-    // SAFETY: test-owned DMA region, read after the GPU finished with it.
-    unsafe { std::slice::from_raw_parts(region.virt.as_ptr().cast::<u32>(), region.size / 4) }
-}
+mod support;
+use support::words;
 
 macro_rules! submission_tests {
     ($gen:ident, $generation:expr) => {
@@ -32,6 +29,15 @@ macro_rules! submission_tests {
                     data_dword1: None,
                 }
             }
+
+            fn batch_start(addr: u64) -> MiBatchBufferStart {
+                MiBatchBufferStart {
+                    batch_buffer_start_address: addr,
+                    ..Default::default()
+                }
+            }
+
+            shared_submission_tests!($generation, 4);
 
             #[test]
             fn a_batch_stores_dwords_and_registers() {
@@ -57,178 +63,6 @@ macro_rules! submission_tests {
                 assert_eq!(w[4], gpu.mmio().read32(0x2038));
                 assert_ne!(w[4], 0);
                 assert_eq!(w[1], 0, "nothing else written");
-            }
-
-            #[test]
-            fn every_engine_runs_work() {
-                let p = HostPlatform::new();
-                let soft = setup(&p);
-                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
-                let (buf, map) = gpu.map_buffer(4096).unwrap();
-                for (k, e) in [EngineId::RENDER, EngineId::VIDEO, EngineId::BLITTER]
-                    .into_iter()
-                    .enumerate()
-                {
-                    let mut b = gpu.new_batch(4096).unwrap();
-                    b.push(&sdi(map.gfx.0 + 4 * k as u64, 100 + k as u32))
-                        .unwrap();
-                    let f = gpu.submit(e, b).unwrap();
-                    gpu.wait(f, 1_000_000).unwrap();
-                    assert_eq!(gpu.completed(e), f.seqno);
-                }
-                assert_eq!(&words(&buf)[..3], &[100, 101, 102]);
-            }
-
-            #[test]
-            fn a_chain_of_1000_batches() {
-                let p = HostPlatform::new();
-                let soft = setup(&p);
-                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
-                let (buf, map) = gpu.map_buffer(4096).unwrap();
-                // Build back to front: batch k stores k, then jumps to batch k+1.
-                let mut next: Option<u64> = None;
-                let mut first = None;
-                let mut keep = Vec::new();
-                for k in (0..1000u32).rev() {
-                    let mut b = gpu.new_batch(4096).unwrap();
-                    b.push(&sdi(map.gfx.0 + 4 * (k as u64 % 1024), k)).unwrap();
-                    match next {
-                        Some(addr) => b
-                            .push(&MiBatchBufferStart {
-                                batch_buffer_start_address: addr,
-                                ..Default::default()
-                            })
-                            .unwrap(),
-                        None => b.push(&MiBatchBufferEnd::default()).unwrap(),
-                    }
-                    next = Some(b.gfx().0);
-                    if k == 0 {
-                        first = Some(b)
-                    } else {
-                        keep.push(b)
-                    }
-                }
-                let fence = gpu.submit(EngineId::RENDER, first.unwrap()).unwrap();
-                gpu.wait(fence, 10_000_000).unwrap();
-                let w = words(&buf);
-                assert!((0..1000u32).all(|k| w[k as usize] == k));
-                assert!(soft.stats().batches >= 1000);
-            }
-
-            #[test]
-            fn the_ring_wraps_many_times_with_no_lost_or_repeated_work() {
-                let p = HostPlatform::new();
-                let soft = setup(&p);
-                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
-                let (buf, map) = gpu.map_buffer(4 * 4096).unwrap();
-                let mut last = None;
-                // Each submission takes 48 ring bytes: 4000 of them go round a 32 KiB ring 5 times.
-                for k in 0..4000u32 {
-                    let mut b = gpu.new_batch(4096).unwrap();
-                    // Add one to the slot: a repeated batch would leave 2, a lost one 0.
-                    b.push(&sdi(map.gfx.0 + 4 * k as u64, k + 1)).unwrap();
-                    let f = gpu.submit(EngineId::BLITTER, b).unwrap();
-                    if k % 200 == 199 {
-                        gpu.wait(f, 1_000_000).unwrap();
-                    }
-                    last = Some(f);
-                }
-                gpu.wait(last.unwrap(), 1_000_000).unwrap();
-                let w = words(&buf);
-                assert!((0..4000u32).all(|k| w[k as usize] == k + 1));
-                let head = gpu.mmio().read32(0x22034);
-                assert!(
-                    head >> 21 >= 4,
-                    "HEAD's wrap count shows the ring wrapped: {head:#x}"
-                );
-            }
-
-            #[test]
-            fn user_interrupts_raise_and_clear() {
-                let p = HostPlatform::new();
-                let soft = setup(&p);
-                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
-                let b = gpu.new_batch(4096).unwrap();
-                let f = gpu.submit(EngineId::RENDER, b).unwrap();
-                gpu.wait(f, 1_000_000).unwrap();
-                assert_eq!(gpu.take_interrupts(), 0, "masked interrupts stay invisible");
-                gpu.enable_user_interrupts();
-                for e in [EngineId::RENDER, EngineId::VIDEO] {
-                    let b = gpu.new_batch(4096).unwrap();
-                    let f = gpu.submit(e, b).unwrap();
-                    gpu.wait(f, 1_000_000).unwrap();
-                }
-                let bits = (1 << gpu.user_interrupt_bit(EngineId::RENDER).unwrap())
-                    | (1 << gpu.user_interrupt_bit(EngineId::VIDEO).unwrap());
-                assert_eq!(gpu.take_interrupts(), bits);
-                assert_eq!(
-                    gpu.take_interrupts(),
-                    0,
-                    "cleared by the write-one-to-clear"
-                );
-            }
-
-            #[test]
-            fn an_unknown_command_is_reported_decoded_and_the_engine_recovers() {
-                let p = HostPlatform::new();
-                let soft = setup(&p);
-                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
-                let (buf, map) = gpu.map_buffer(4096).unwrap();
-                let mut b = gpu.new_batch(4096).unwrap();
-                b.push(&sdi(map.gfx.0, 1)).unwrap();
-                b.push_dwords(&[0x0780_0000]).unwrap(); // MI opcode 0Fh: not a Gen6/Gen7 command
-                b.push(&sdi(map.gfx.0 + 4, 2)).unwrap();
-                let f = gpu.submit(EngineId::RENDER, b).unwrap();
-                let Err(GpuError::Hang(state)) = gpu.wait(f, 1_000_000) else {
-                    panic!("expected an error")
-                };
-                assert_eq!(state.reason, HangReason::EngineError);
-                assert_eq!(state.eir & 1, 1, "instruction error in EIR");
-                assert_eq!(state.ipehr, 0x0780_0000, "IPEHR holds the bad header");
-                let dump = state.to_string();
-                assert!(
-                    dump.contains("MI_STORE_DATA_IMM") && dump.contains("=> "),
-                    "{dump}"
-                );
-                assert!(dump.contains("unknown command"), "{dump}");
-                assert_eq!(
-                    words(&buf)[..2],
-                    [1, 0],
-                    "the command after the error did not run"
-                );
-                // The engine was reset and takes new work.
-                let mut b = gpu.new_batch(4096).unwrap();
-                b.push(&sdi(map.gfx.0 + 8, 3)).unwrap();
-                let f = gpu.submit(EngineId::RENDER, b).unwrap();
-                gpu.wait(f, 1_000_000).unwrap();
-                assert_eq!(words(&buf)[2], 3);
-                assert!(soft.stats().resets >= 1);
-            }
-
-            #[test]
-            fn a_runaway_batch_loop_is_a_hang_and_work_queued_behind_it_is_lost() {
-                let p = HostPlatform::new();
-                let soft = setup(&p);
-                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
-                let mut b = gpu.new_batch(4096).unwrap();
-                let top = b.gfx().0;
-                b.push(&MiNoop::default()).unwrap();
-                b.push(&MiBatchBufferStart {
-                    batch_buffer_start_address: top,
-                    ..Default::default()
-                })
-                .unwrap();
-                let hung = gpu.submit(EngineId::RENDER, b).unwrap();
-                let empty = gpu_empty(&mut gpu);
-                let behind = gpu.submit(EngineId::RENDER, empty).unwrap();
-                let Err(GpuError::Hang(state)) = gpu.wait(hung, 5_000) else {
-                    panic!("expected a hang")
-                };
-                assert_eq!(state.reason, HangReason::Timeout);
-                assert_eq!(gpu.wait(behind, 5_000), Err(GpuError::Lost(behind)));
-                let empty = gpu_empty(&mut gpu);
-                let f = gpu.submit(EngineId::RENDER, empty).unwrap();
-                gpu.wait(f, 1_000_000).unwrap();
             }
 
             #[test]
@@ -571,23 +405,6 @@ macro_rules! submission_tests {
                     ctx_a.gfx.0 as u32 | (1 << 8) | 1,
                     "CCID names context A, valid"
                 );
-            }
-
-            #[test]
-            fn a_store_to_an_unmapped_address_faults_without_a_host_crash() {
-                let p = HostPlatform::new();
-                let soft = setup(&p);
-                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
-                let mut b = gpu.new_batch(4096).unwrap();
-                b.push(&sdi(0x7fff_0000, 1)).unwrap();
-                let f = gpu.submit(EngineId::VIDEO, b).unwrap();
-                let Err(GpuError::Hang(state)) = gpu.wait(f, 1_000_000) else {
-                    panic!("expected a fault")
-                };
-                assert_eq!(state.eir & (1 << 4), 1 << 4, "page table error in EIR");
-                let empty = gpu_empty(&mut gpu);
-                let f = gpu.submit(EngineId::VIDEO, empty).unwrap();
-                gpu.wait(f, 1_000_000).unwrap();
             }
         }
     };
