@@ -220,9 +220,8 @@ impl<B: MemoryBus> Device<B> {
         self.regs.get(reg) & layout::PPGTT_ENABLE != 0
     }
 
-    /// Physical address of `gfx` in `space`. The PPGTT has two levels: PDEs
-    /// are GGTT entries from PP_DIR_BASE (a cacheline offset in bits 30:16),
-    /// each pointing to a page table of 1024 PTEs (003 lines 6964-7169).
+    /// Physical address of `gfx` in `space` (the PPGTT walk is in
+    /// [`Self::ppgtt_pte_address`]; physical space is the identity).
     pub(crate) fn translate(&self, i: usize, space: Space, gfx: u64) -> Result<u64, Halt> {
         let fault = Halt::PageFault {
             gfx_addr: gfx,
