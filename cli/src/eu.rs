@@ -2,23 +2,157 @@
 //! and compact instructions) to text in the IGA-based syntax and back.
 
 use baregpu_isa::Platform;
-use baregpu_isa::text;
+use baregpu_isa::text::{self, AsmOptions, DisasmOptions};
 
 const GENS: &str = "gen4, gen4.5 (g45), gen6 (snb), gen7 (ivb), gen7.5 (hsw)";
+
+/// The usage lines of the two commands.
+pub const USAGE: &str =
+    "  baregpu disasm --gen <gen4|gen4.5|g45|gen6|snb|gen7|ivb|gen7.5|hsw> [--no-labels] <binary>
+      Disassemble raw little-endian EU instructions (native and compact) in
+      IGA syntax, one per line with its byte offset; branch targets inside
+      the binary are labels (L<offset>:) unless --no-labels.
+  baregpu asm --gen <gen> [--compact] <source> -o <binary>
+      Assemble IGA-syntax EU instructions to a raw little-endian binary;
+      --compact stores every instruction that has a compact form compacted
+      ({Compacted}/{Uncompacted} force a line's form either way).
+  baregpu validate --gen <gen> <binary>
+      Check every instruction against the manuals' region, type and operand
+      rules; prints each violation under its instruction and fails when any
+      is an error (warnings alone pass).";
 
 /// Parses a generation name or alias.
 pub fn platform(name: &str) -> Result<Platform, String> {
     Platform::from_name(name).ok_or_else(|| format!("unknown generation {name:?} (one of {GENS})"))
 }
 
-/// Disassembles `bytes`, each line prefixed by its byte offset.
+/// Disassembles `bytes`, each line prefixed by its byte offset, with labels.
 pub fn disasm(gen_name: &str, bytes: &[u8]) -> Result<String, String> {
+    disasm_with(
+        gen_name,
+        bytes,
+        DisasmOptions {
+            offsets: true,
+            labels: true,
+            messages: true,
+        },
+    )
+}
+
+/// Disassembles `bytes` with options.
+pub fn disasm_with(gen_name: &str, bytes: &[u8], opts: DisasmOptions) -> Result<String, String> {
     let p = platform(gen_name)?;
-    text::disassemble(p, bytes, true).map_err(|e| e.to_string())
+    text::disassemble_with(p, bytes, opts).map_err(|e| e.to_string())
 }
 
 /// Assembles `source`; errors read `<file>:<line>:<col>: message`.
 pub fn asm(gen_name: &str, file: &str, source: &str) -> Result<Vec<u8>, String> {
+    asm_with(gen_name, file, source, AsmOptions::default())
+}
+
+/// Assembles `source` with options.
+pub fn asm_with(
+    gen_name: &str,
+    file: &str,
+    source: &str,
+    opts: AsmOptions,
+) -> Result<Vec<u8>, String> {
     let p = platform(gen_name)?;
-    text::assemble(p, source).map_err(|e| format!("{file}:{e}"))
+    text::assemble_with(p, source, opts).map_err(|e| format!("{file}:{e}"))
+}
+
+/// Runs `baregpu disasm` (`assemble` false) or `baregpu asm` with the
+/// arguments after the command name; returns what goes to stdout.
+pub fn run(args: &[String], assemble: bool) -> Result<String, String> {
+    let (mut generation, mut file, mut out) = (None, None, None);
+    let mut labels = true;
+    let mut compact = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--gen" => generation = it.next().cloned(),
+            "-o" if assemble => out = it.next().cloned(),
+            "--compact" if assemble => compact = true,
+            "--no-labels" if !assemble => labels = false,
+            f if !f.starts_with('-') && file.is_none() => file = Some(f.to_string()),
+            other => return Err(format!("unexpected argument {other:?}\nusage:\n{USAGE}")),
+        }
+    }
+    let generation = generation.ok_or_else(|| format!("--gen is required\nusage:\n{USAGE}"))?;
+    let file = file.ok_or_else(|| format!("an input file is required\nusage:\n{USAGE}"))?;
+    if assemble {
+        let out = out.ok_or_else(|| format!("-o <binary> is required\nusage:\n{USAGE}"))?;
+        let source = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
+        let bytes = asm_with(&generation, &file, &source, AsmOptions { compact })?;
+        std::fs::write(&out, bytes).map_err(|e| format!("{out}: {e}"))?;
+        Ok(String::new())
+    } else {
+        let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
+        let opts = DisasmOptions {
+            offsets: true,
+            labels,
+            messages: true,
+        };
+        disasm_with(&generation, &bytes, opts).map_err(|e| format!("{file}: {e}"))
+    }
+}
+
+/// What `baregpu validate` found.
+pub struct Report {
+    pub text: String,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+/// Validates a binary: each instruction with violations, printed with its
+/// offset, followed by the violations, then a count.
+pub fn validate(gen_name: &str, bytes: &[u8]) -> Result<Report, String> {
+    use baregpu_isa::validate::{Severity, validate_entries};
+    use std::fmt::Write;
+    let p = platform(gen_name)?;
+    let entries = baregpu_isa::kernel::decode_kernel(p, bytes).map_err(|e| e.to_string())?;
+    let found = validate_entries(p, &entries, bytes.len());
+    let mut text = String::new();
+    let mut last = None;
+    for (offset, v) in &found {
+        if last != Some(*offset) {
+            last = Some(*offset);
+            let inst = entries.iter().find(|e| e.offset == *offset).map(|e| e.inst);
+            let shown = inst.map_or_else(String::new, |i| text::print_instruction(p, &i));
+            let _ = writeln!(text, "/* {offset:04x} */ {shown}");
+        }
+        let _ = writeln!(text, "    {v}");
+    }
+    let errors = found
+        .iter()
+        .filter(|(_, v)| v.severity == Severity::Error)
+        .count();
+    let warnings = found.len() - errors;
+    let _ = writeln!(
+        text,
+        "{} instructions: {errors} errors, {warnings} warnings",
+        entries.len()
+    );
+    Ok(Report {
+        text,
+        errors,
+        warnings,
+    })
+}
+
+/// Runs `baregpu validate` with its command-line arguments.
+pub fn run_validate(args: &[String]) -> Result<Report, String> {
+    let (mut generation, mut file) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--gen" => generation = it.next().cloned(),
+            f if !f.starts_with('-') && file.is_none() => file = Some(f.to_string()),
+            other => return Err(format!("unexpected argument {other:?}\nusage:\n{USAGE}")),
+        }
+    }
+    let generation = generation.ok_or_else(|| format!("--gen is required\nusage:\n{USAGE}"))?;
+    let file = file.ok_or_else(|| format!("an input file is required\nusage:\n{USAGE}"))?;
+    let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
+    validate(&generation, &bytes).map_err(|e| format!("{file}: {e}"))
 }

@@ -3,37 +3,49 @@
 //! ```text
 //! baregpu defmt-log <kernel-elf> [<frames-file>]   decode a kernel's COM2 log
 //! baregpu decode --gen <gen> [--engine <engine>] <batch-file>   list a batch's commands
-//! baregpu disasm --gen <gen> <binary>          disassemble EU instructions
-//! baregpu asm --gen <gen> <source> -o <binary>  assemble EU instructions
+//! baregpu disasm --gen <gen> [--no-labels] <binary>       disassemble EU instructions
+//! baregpu asm --gen <gen> [--compact] <source> -o <binary>  assemble EU instructions
+//! baregpu validate --gen <gen> <binary>        check EU instructions against the manuals' rules
 //! ```
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage:
+/// The usage text: this file's commands, then the EU toolkit's.
+fn usage() -> String {
+    format!("{USAGE_HEAD}\n{}", baregpu_cli::eu::USAGE)
+}
+
+const USAGE_HEAD: &str = "usage:
   baregpu defmt-log <kernel-elf> [<frames-file>]
       Decode the defmt frames a QEMU kernel wrote to COM2 (default frames file:
       <kernel-elf>.defmt, where qemu/run.sh puts them).
   baregpu decode --gen <gen4|g45|gen6|gen7|gen12.5> [--engine <render|video|blitter|...>] <batch-file>
       List the commands of a raw batch (little-endian dwords) with their fields,
-      unknown opcodes and truncated packets (engine default: render).
-  baregpu disasm --gen <gen4|gen4.5|g45|gen6|snb|gen7|ivb|gen7.5|hsw> <binary>
-      Disassemble raw little-endian EU instructions (native and compact) in
-      IGA syntax, one per line with its byte offset.
-  baregpu asm --gen <gen> <source> -o <binary>
-      Assemble IGA-syntax EU instructions to a raw little-endian binary.";
+      unknown opcodes and truncated packets (engine default: render).";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("defmt-log") if (2..=3).contains(&args.len()) => defmt_log(&args[1], args.get(2)),
         Some("decode") => decode(&args[1..]),
-        Some("disasm") => eu(&args[1..], false),
-        Some("asm") => eu(&args[1..], true),
+        Some(cmd @ ("disasm" | "asm")) => {
+            baregpu_cli::eu::run(&args[1..], cmd == "asm").map(|text| print!("{text}"))
+        }
+        Some("validate") => match baregpu_cli::eu::run_validate(&args[1..]) {
+            Ok(report) => {
+                print!("{}", report.text);
+                if report.errors > 0 {
+                    return ExitCode::FAILURE;
+                }
+                Ok(())
+            }
+            Err(e) => Err(e),
+        },
         Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
+            println!("{}", usage());
             return ExitCode::SUCCESS;
         }
-        _ => Err(USAGE.to_string()),
+        _ => Err(usage()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -65,43 +77,15 @@ fn decode(args: &[String]) -> Result<(), String> {
             "--gen" => generation = it.next().cloned(),
             "--engine" => engine = it.next().cloned().ok_or("--engine needs a value")?,
             f if !f.starts_with("--") && file.is_none() => file = Some(f.to_string()),
-            other => return Err(format!("unexpected argument {other:?}\n{USAGE}")),
+            other => return Err(format!("unexpected argument {other:?}\n{}", usage())),
         }
     }
-    let generation = generation.ok_or_else(|| format!("--gen is required\n{USAGE}"))?;
-    let file = file.ok_or_else(|| format!("a batch file is required\n{USAGE}"))?;
+    let generation = generation.ok_or_else(|| format!("--gen is required\n{}", usage()))?;
+    let file = file.ok_or_else(|| format!("a batch file is required\n{}", usage()))?;
     let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
     print!(
         "{}",
         baregpu_cli::decode_batch::decode_bytes(&generation, &engine, &bytes)?
     );
     Ok(())
-}
-
-fn eu(args: &[String], assemble: bool) -> Result<(), String> {
-    let (mut generation, mut file, mut out) = (None, None, None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--gen" => generation = it.next().cloned(),
-            "-o" if assemble => out = it.next().cloned(),
-            f if !f.starts_with('-') && file.is_none() => file = Some(f.to_string()),
-            other => return Err(format!("unexpected argument {other:?}\n{USAGE}")),
-        }
-    }
-    let generation = generation.ok_or_else(|| format!("--gen is required\n{USAGE}"))?;
-    let file = file.ok_or_else(|| format!("an input file is required\n{USAGE}"))?;
-    if assemble {
-        let out = out.ok_or_else(|| format!("-o <binary> is required\n{USAGE}"))?;
-        let source = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
-        let bytes = baregpu_cli::eu::asm(&generation, &file, &source)?;
-        std::fs::write(&out, bytes).map_err(|e| format!("{out}: {e}"))
-    } else {
-        let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
-        print!(
-            "{}",
-            baregpu_cli::eu::disasm(&generation, &bytes).map_err(|e| format!("{file}: {e}"))?
-        );
-        Ok(())
-    }
 }

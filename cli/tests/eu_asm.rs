@@ -52,7 +52,15 @@ fn asm_disasm_round_trip() {
         text.starts_with("/* 0000 */ add (8|M0) r4.0<1>:f r2.0<8;8,1>:f 0x3f800000:f"),
         "{text}"
     );
-    assert!(text.contains("/* 0030 */ (f0.0) if (8|M0) 32 32"), "{text}");
+    // Branch targets print as labels by default.
+    assert!(
+        text.contains("/* 0030 */ (f0.0) if (8|M0) L80 L80\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nL80:\n/* 0050 */ endif (8|M0) L96\nL96:\n/* 0060 */ send"),
+        "{text}"
+    );
     assert!(text.contains("{EOT}"), "{text}");
     std::fs::write(&dis, &text).unwrap();
     let r = baregpu(&[
@@ -88,4 +96,94 @@ fn asm_disasm_round_trip() {
     let e = String::from_utf8_lossy(&r.stderr);
     assert!(e.contains("offset 0x0010"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The flags, through the library entry the command runs.
+#[test]
+fn no_labels_and_compact_flags() {
+    use baregpu_cli::eu::run;
+    let dir = std::env::temp_dir().join(format!("baregpu-cli-eu-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, bin, small) = (dir.join("k.asm"), dir.join("k.bin"), dir.join("s.bin"));
+    std::fs::write(&src, SRC).unwrap();
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let args = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    run(&args(&["--gen", "hsw", &s(&src), "-o", &s(&bin)]), true).unwrap();
+    run(
+        &args(&["--gen", "hsw", "--compact", &s(&src), "-o", &s(&small)]),
+        true,
+    )
+    .unwrap();
+    let (native, compact) = (std::fs::read(&bin).unwrap(), std::fs::read(&small).unwrap());
+    assert_eq!(native.len(), 7 * 16);
+    // add, mov and cmp compact on Gen7.5; if/mad/endif/EOT send do not, and
+    // the EOT send is padded to 16 bytes with a compact nop.
+    assert!(compact.len() < native.len(), "{} bytes", compact.len());
+    let numbers = run(&args(&["--gen", "hsw", "--no-labels", &s(&bin)]), false).unwrap();
+    assert!(numbers.contains("(f0.0) if (8|M0) 32 32"), "{numbers}");
+    assert!(!numbers.contains("L80"), "{numbers}");
+    let labels = run(&args(&["--gen", "hsw", &s(&small)]), false).unwrap();
+    assert!(labels.contains("{Compacted}"), "{labels}");
+    assert!(labels.contains("if (8|M0) L"), "{labels}");
+    // The labelled disassembly of the compact binary reassembles to it.
+    std::fs::write(&src, &labels).unwrap();
+    run(&args(&["--gen", "hsw", &s(&src), "-o", &s(&bin)]), true).unwrap();
+    assert_eq!(std::fs::read(&bin).unwrap(), compact);
+    // Flags of the other command are errors.
+    assert!(run(&args(&["--gen", "hsw", "--compact", &s(&bin)]), false).is_err());
+    assert!(
+        run(
+            &args(&["--gen", "hsw", "--no-labels", &s(&src), "-o", "x"]),
+            true
+        )
+        .is_err()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn validate_reports_errors_and_fails_only_on_them() {
+    let dir = std::env::temp_dir().join(format!("baregpu-cli-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let check = |name: &str, source: &str| {
+        let (src, bin) = (
+            dir.join(format!("{name}.asm")),
+            dir.join(format!("{name}.bin")),
+        );
+        std::fs::write(&src, source).unwrap();
+        let out = baregpu(&[
+            "asm",
+            "--gen",
+            "gen7",
+            src.to_str().unwrap(),
+            "-o",
+            bin.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = baregpu(&["validate", "--gen", "gen7", bin.to_str().unwrap()]);
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // A destination stride of 0 is illegal on every generation (003 lines 91749-91754).
+    let (ok, text) = check("bad", "add (8|M0) r1.0<0>:d r1.0<8;8,1>:d 1:d\n");
+    assert!(!ok, "{text}");
+    assert!(text.contains("/* 0000 */ add (8|M0) r1.0<0>:d"), "{text}");
+    assert!(text.contains("DstHorzStrideZero"), "{text}");
+    assert!(
+        text.contains("1 instructions: 1 errors, 0 warnings"),
+        "{text}"
+    );
+    let (ok, text) = check("good", "add (8|M0) r1.0<1>:d r1.0<8;8,1>:d 1:d\n");
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("1 instructions: 0 errors, 0 warnings"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

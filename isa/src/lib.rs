@@ -13,9 +13,11 @@ pub mod compact;
 pub mod error;
 pub mod inst;
 pub mod kernel;
+pub mod message;
 pub mod platform;
 pub mod tables;
 pub mod text;
+pub mod validate;
 
 pub use codec::{decode, decode_bytes, encode, encode_bytes};
 pub use error::{DecodeError, EncodeError};

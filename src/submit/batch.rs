@@ -28,6 +28,17 @@ pub struct Batch {
     pub(crate) noop: u32,
 }
 
+impl core::fmt::Debug for Batch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Batch")
+            .field("gfx", &self.gfx)
+            .field("dwords", &self.len)
+            .field("bytes", &self.region.size)
+            .field("context", &self.context)
+            .finish()
+    }
+}
+
 impl Batch {
     fn dwords(&mut self) -> &mut [u32] {
         // SAFETY: `region` is a live DMA allocation of `size` bytes owned by

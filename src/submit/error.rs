@@ -55,8 +55,13 @@ impl ErrorState {
         let acthd = r(ring::ACTHD);
         let mut commands = String::new();
         // Decode the stream that holds ACTHD, from its start, marking the command at ACTHD.
+        // Stop at MI_BATCH_BUFFER_END as the engine does: compute batches keep their state
+        // (binding tables, descriptors, CURBE) after it, which is not commands.
         if let Some((tables, start, dwords)) = context {
-            for cmd in decode(tables, engine.name, dwords).take(4096) {
+            for cmd in decode(tables, engine.name, dwords)
+                .stop_at_batch_end()
+                .take(4096)
+            {
                 let addr = start + cmd.offset as u64 * 4;
                 let mark = if addr == acthd as u64 { "=> " } else { "   " };
                 let _ = write!(commands, "{mark}{cmd}");

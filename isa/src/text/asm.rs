@@ -1,13 +1,15 @@
-//! Statements → instructions → bytes: labels and encoding here; operand
-//! placement in [`operand`], the controls around the operands in
-//! [`options`], the forms of each layout in [`form`] and [`send`].
+//! Statements → instructions → bytes: the entry points and encoding here;
+//! where each statement lands (labels, automatic compaction) in `layout`,
+//! operand placement in `operand`, the controls around the operands in
+//! `options`, the forms of each layout in `form` and `send`.
 
 mod form;
+mod layout;
 mod operand;
 mod options;
 mod send;
 
-use alloc::collections::BTreeMap;
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -15,10 +17,12 @@ use core::fmt;
 use super::parse::{Stmt, statement};
 use crate::codec;
 use crate::compact;
-use crate::inst::{Body, Imm, Instruction, Jump, Src};
+use crate::inst::Instruction;
 use crate::platform::Platform;
-use crate::tables;
 use form::build;
+use layout::Piece;
+
+pub(crate) use super::jumps::Which;
 
 /// An assembly error at a line and column (both from 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,8 +49,28 @@ pub enum Program {
         compacted: bool,
         line: usize,
     },
-    /// A `.raw` word (2 or 4 dwords).
+    /// A `.raw` word (2 or 4 dwords), or padding the layout inserted.
     Raw(Vec<u32>),
+}
+
+/// How the assembler stores instructions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AsmOptions {
+    /// Compact every instruction whose native word the generation's tables
+    /// can compact ([`compact::compact`]), with branch offsets computed on
+    /// the compacted layout (003 lines 92488-92495). `{Compacted}` and
+    /// `{Uncompacted}` still force the form of their line. See `layout`
+    /// for the padding this needs. Off by default: the text then says
+    /// exactly which words are compact.
+    pub compact: bool,
+}
+
+/// How a line asks to be stored: `{Compacted}`, `{Uncompacted}` or neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Storage {
+    Auto,
+    Compact,
+    Native,
 }
 
 /// A parsed instruction of a single line.
@@ -66,73 +90,81 @@ fn err<T>(line: usize, col: usize, msg: impl Into<String>) -> Res<T> {
     })
 }
 
+/// Label references of one instruction: field, label name, column.
+type Refs = Vec<(Which, String, usize)>;
+
 /// Parses a single instruction line whose branch targets are numeric.
 pub(crate) fn parse_line(p: Platform, text: &str, line: usize) -> Res<Option<Item>> {
     match statement(p, text, line)? {
         Some(Stmt::Inst(l)) => {
-            let (inst, compacted, labels) = build(p, &l, line)?;
+            let (inst, form, labels) = build(p, &l, line)?;
             if let Some((_, name, col)) = labels.first() {
                 return err(line, *col, alloc::format!("undefined label {name}"));
             }
-            Ok(Some(Item { inst, compacted }))
+            Ok(Some(Item {
+                inst,
+                compacted: form == Storage::Compact,
+            }))
         }
         _ => Ok(None),
     }
 }
 
-/// Parses a whole source text into instructions with labels resolved.
-pub fn assemble_program(p: Platform, text: &str) -> Result<Vec<Program>, AsmError> {
-    let mut labels: BTreeMap<String, usize> = BTreeMap::new();
+/// Parses a source text into statements; labels are checked for
+/// duplicates here and resolved by the layout.
+fn pieces(p: Platform, text: &str) -> Res<Vec<Piece>> {
     let mut out = Vec::new();
-    let mut pending = Vec::new();
-    let mut offset = 0usize;
+    let mut names = BTreeSet::new();
     for (i, text) in text.lines().enumerate() {
         let line = i + 1;
         match statement(p, text, line)? {
             None => {}
-            Some(Stmt::Label(name)) if labels.contains_key(&name) => {
-                return err(line, 1, alloc::format!("label {name} defined twice"));
-            }
             Some(Stmt::Label(name)) => {
-                labels.insert(name, offset);
-            }
-            Some(Stmt::Raw(words)) => {
-                offset += words.len() * 4;
-                out.push(Program::Raw(words));
-            }
-            Some(Stmt::Inst(l)) => {
-                let (inst, compacted, refs) = build(p, &l, line)?;
-                if !refs.is_empty() {
-                    pending.push((out.len(), offset, refs));
+                if !names.insert(name.clone()) {
+                    return err(line, 1, alloc::format!("label {name} defined twice"));
                 }
-                offset += if compacted { 8 } else { 16 };
-                out.push(Program::Inst {
+                out.push(Piece::Label(name));
+            }
+            Some(Stmt::Raw(words)) => out.push(Piece::Raw(words)),
+            Some(Stmt::Inst(l)) => {
+                let (inst, form, refs) = build(p, &l, line)?;
+                out.push(Piece::Inst {
                     inst,
-                    compacted,
+                    form,
+                    refs,
                     line,
                 });
             }
         }
     }
-    for (index, at, refs) in pending {
-        let Some(Program::Inst { inst, line, .. }) = out.get_mut(index) else {
-            continue;
-        };
-        for (which, name, col) in refs {
-            let Some(&target) = labels.get(&name) else {
-                return err(*line, col, alloc::format!("undefined label {name}"));
-            };
-            let bytes = target as i64 - at as i64;
-            set_target(p, inst, which, bytes).or_else(|m| err(*line, col, m))?;
-        }
-    }
     Ok(out)
+}
+
+/// Parses a whole source text into instructions with labels resolved,
+/// storing each as its line says (`{Compacted}` or native).
+pub fn assemble_program(p: Platform, text: &str) -> Result<Vec<Program>, AsmError> {
+    assemble_program_with(p, text, AsmOptions::default())
+}
+
+/// [`assemble_program`] with options; with `compact` the result says which
+/// instructions are stored compacted and holds the padding as `Raw` words.
+pub fn assemble_program_with(
+    p: Platform,
+    text: &str,
+    opts: AsmOptions,
+) -> Result<Vec<Program>, AsmError> {
+    layout::place(p, &pieces(p, text)?, opts)
 }
 
 /// Assembles a source text to little-endian bytes.
 pub fn assemble(p: Platform, text: &str) -> Result<Vec<u8>, AsmError> {
+    assemble_with(p, text, AsmOptions::default())
+}
+
+/// Assembles a source text to little-endian bytes with options.
+pub fn assemble_with(p: Platform, text: &str, opts: AsmOptions) -> Result<Vec<u8>, AsmError> {
     let mut bytes = Vec::new();
-    for item in assemble_program(p, text)? {
+    for item in assemble_program_with(p, text, opts)? {
         match item {
             Program::Raw(words) => words
                 .iter()
@@ -163,45 +195,4 @@ pub fn assemble(p: Platform, text: &str) -> Result<Vec<u8>, AsmError> {
         }
     }
     Ok(bytes)
-}
-
-/// Which jump field a label fills.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Which {
-    Jip,
-    Uip,
-    Jmpi,
-}
-
-type Refs = Vec<(Which, String, usize)>;
-
-fn set_target(p: Platform, inst: &mut Instruction, which: Which, bytes: i64) -> Result<(), String> {
-    let b = i32::try_from(bytes).map_err(|_| String::from("branch offset out of range"))?;
-    match (&mut inst.body, which) {
-        (Body::Branch(br), _) => match (&mut br.jump, which) {
-            (Jump::Count { jump, .. }, _) | (Jump::Jip { jip: jump }, _) => *jump = b,
-            (Jump::JipUip { jip, .. }, Which::Jip) => *jip = b,
-            (Jump::JipUip { uip, .. }, _) => *uip = b,
-        },
-        (Body::Alu(a), Which::Jmpi) => a.src1 = Src::Imm(jmpi_imm(p, bytes)?),
-        _ => return Err(String::from("this instruction takes no label")),
-    }
-    Ok(())
-}
-
-/// The `jmpi` immediate for a byte offset from the `jmpi` (see the printer).
-fn jmpi_imm(p: Platform, bytes: i64) -> Result<Imm, String> {
-    let rel = bytes - 16;
-    let unit = if p == Platform::Gen75 {
-        1
-    } else {
-        i64::from(tables::for_platform(p).jmpi_unit)
-    };
-    if rel % unit != 0 {
-        return Err(alloc::format!(
-            "jmpi offset {bytes} is not a multiple of {unit} bytes"
-        ));
-    }
-    let v = i32::try_from(rel / unit).map_err(|_| String::from("jmpi offset out of range"))?;
-    Ok(Imm::d(v))
 }

@@ -41,16 +41,45 @@
 //!   writes. [`disassemble`] checks each line by assembling it again; an
 //!   instruction whose implicit fields differ is written as a `.raw` line
 //!   with the text as a comment, so disassembly always reassembles exactly.
+//! * A send's SFID and descriptor may be written as one symbolic message
+//!   instead ([`crate::message`]): `send (8|M0) r10:ud r2
+//!   dc.untyped_read(bti=1, simd=8, mask=xyzw) mlen=2 rlen=4`. The
+//!   disassembler keeps the numbers (IGA reads them) and, with
+//!   `DisasmOptions::messages`, adds the symbolic form as a comment.
 //! * `.raw 0x.. 0x.. 0x.. 0x..` (four dwords, DW0 first) emits a native
 //!   word, `.raw 0x.. 0x..` a compact one.
+//! * Gen6+ `call` is `call (1|M0) r10.0<1>:d 64` (or a label): src0 is
+//!   implicit (`null<2;2,1>:ud`, as iga64 writes it), the target is src1.
+//!
+//! # Labels
+//!
+//! `NAME:` on a line of its own names the next instruction; any jump
+//! operand may name a label instead of a number, forward or backward.
+//! [`disassemble_with`] with `labels` prints `L<offset>:` lines (the byte
+//! offset, as iga64 names them) before every branch target inside the
+//! kernel and the label in the operand; targets outside stay numbers.
+//! Where each jump field counts from is in `jumps`.
+//!
+//! # Compaction
+//!
+//! `{Compacted}` stores a line in the 64-bit form (an error if it has
+//! none), `{Uncompacted}` (iga64 also accepts `{NoCompact}`) stores it
+//! native. By default every other line is native; with
+//! [`AsmOptions::compact`] every line the tables can compact is compacted
+//! and branches are laid out on the compacted offsets (see `asm::layout`).
 
 pub mod asm;
+pub mod disasm;
 pub mod gen4asm;
+pub(crate) mod jumps;
 pub mod parse;
 pub mod print;
 
-pub use asm::{AsmError, Program, assemble, assemble_program};
-pub use print::{DisasmError, disassemble, print_instruction};
+pub use asm::{
+    AsmError, AsmOptions, Program, assemble, assemble_program, assemble_program_with, assemble_with,
+};
+pub use disasm::{DisasmError, DisasmOptions, disassemble, disassemble_with};
+pub use print::print_instruction;
 
 use crate::inst::{CondMod, MathFn, PredCtrl, Type};
 use crate::platform::Platform;

@@ -1,6 +1,6 @@
 //! Text → statements: a hand-written scanner over one line at a time that
 //! reports errors with line and column and never panics. The lexer is in
-//! [`cursor`], operands in [`operand`].
+//! `cursor`, operands in `operand`.
 
 mod cursor;
 mod operand;
@@ -31,6 +31,14 @@ pub(crate) enum Opnd {
     /// `m<n>` before a Gen4 send payload is a register too; `pop(N)`.
     Pop {
         count: u8,
+        col: usize,
+    },
+    /// A send's symbolic message descriptor (`dc.untyped_read(...) mlen=2
+    /// rlen=4`, see [`crate::message`]): it stands for both the SFID and
+    /// the descriptor operands.
+    Message {
+        sfid: crate::inst::Sfid,
+        desc: crate::inst::MsgDesc,
         col: usize,
     },
 }
@@ -245,9 +253,47 @@ fn instruction(p: Platform, c: &mut Cursor) -> Res<Line> {
             }
             break;
         }
+        if matches!(l.mnemonic.as_str(), "send" | "sendc")
+            && let Some(m) = symbolic_descriptor(p, c)?
+        {
+            l.operands.push(m);
+            continue;
+        }
         l.operands.push(operand::operand(p, c)?);
     }
     Ok(l)
+}
+
+/// A send's symbolic descriptor, if the cursor is at one: a unit word
+/// followed by `.` or `(` (no register is named like a unit). It runs to
+/// the options or the end of the line.
+fn symbolic_descriptor(p: Platform, c: &mut Cursor) -> Res<Option<Opnd>> {
+    let start = c.pos;
+    let word = c.ident();
+    let next = c.peek();
+    c.pos = start;
+    if !crate::message::is_unit_word(word) || !matches!(next, Some(b'.' | b'(')) {
+        return Ok(None);
+    }
+    let col = c.col();
+    let rest = &c.s[start..];
+    let end = rest
+        .windows(2)
+        .position(|w| w == b"//")
+        .unwrap_or(rest.len())
+        .min(
+            rest.iter()
+                .position(|&b| b == b'{' || b == b'#')
+                .unwrap_or(rest.len()),
+        );
+    let text = core::str::from_utf8(&rest[..end]).unwrap_or("");
+    match crate::message::parse_symbolic(p, text) {
+        Ok((sfid, desc)) => {
+            c.pos = start + end;
+            Ok(Some(Opnd::Message { sfid, desc, col }))
+        }
+        Err(e) => c.err(col, alloc::format!("message descriptor: {e}")),
+    }
 }
 
 fn predicate(c: &mut Cursor) -> Res<(bool, u8, u8, PredCtrl)> {

@@ -1,12 +1,13 @@
-//! Instruction → text in the IGA-based syntax described in [`super`].
+//! Instruction → text in the IGA-based syntax described in [`super`]; whole
+//! binaries are in [`super::disasm`].
 
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
+use super::jumps::{self, Which};
 use super::{ARF_NAMES, COND_NAMES, MATH_NAMES, PRED_NAMES};
-use crate::codec;
-use crate::compact;
 use crate::inst::{
     AccessMode, Addr, Body, Branch, Compression, CondMod, Dst, GroupCtrl, Imm, Instruction, Jump,
     Opcode, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swizzle, ThreadCtrl, Type,
@@ -16,116 +17,36 @@ use crate::tables::{self, SendLayout};
 
 /// Prints one instruction on one line (no trailing newline). Branch offsets
 /// are printed as byte offsets from the instruction. Fields the syntax
-/// leaves implicit are not checked here (see [`disassemble`]).
+/// leaves implicit are not checked here (see [`super::disassemble`]).
 pub fn print_instruction(p: Platform, inst: &Instruction) -> String {
+    print_with(p, inst, None)
+}
+
+/// Where an instruction sits and which byte offsets have labels: jump
+/// fields that land on one print the label (`L64`) instead of a number.
+pub(crate) struct Labels<'a> {
+    pub at: usize,
+    pub size: usize,
+    pub set: &'a BTreeSet<i64>,
+}
+
+/// Prints one instruction, with labels for its jumps when given.
+pub(crate) fn print_with(p: Platform, inst: &Instruction, labels: Option<&Labels>) -> String {
     let mut s = String::new();
     // Writing into a String cannot fail.
-    let _ = Printer { p, out: &mut s }.inst(inst);
+    let _ = Printer {
+        p,
+        out: &mut s,
+        labels,
+    }
+    .inst(inst);
     s
-}
-
-/// Why a binary does not disassemble.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DisasmError {
-    /// Byte offset of the offending instruction.
-    pub offset: usize,
-    pub message: String,
-}
-
-impl fmt::Display for DisasmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "offset {:#06x}: {}", self.offset, self.message)
-    }
-}
-
-impl core::error::Error for DisasmError {}
-
-/// Disassembles a binary of native and (from G45 on) compact instructions,
-/// one line per instruction prefixed by its byte offset in a comment when
-/// `offsets` is set. A line that would not reassemble to the same bits is
-/// written as `.raw` with the text as a comment.
-pub fn disassemble(p: Platform, bytes: &[u8], offsets: bool) -> Result<String, DisasmError> {
-    let mut out = String::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        let err = |message: String| DisasmError {
-            offset: at,
-            message,
-        };
-        let left = bytes.len() - at;
-        if left < 8 {
-            return Err(err(alloc::format!("{left} trailing bytes")));
-        }
-        let dw = |i: usize| {
-            let b = &bytes[at + 4 * i..at + 4 * i + 4];
-            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-        };
-        let w0 = dw(0);
-        let (native, size, compacted) = if p != Platform::Gen4 && compact::is_compact(w0) {
-            let c = [w0, dw(1)];
-            match compact::uncompact(p, c) {
-                Ok(n) => (n, 8, Some(c)),
-                Err(e) => return Err(err(alloc::format!("compact instruction: {e:?}"))),
-            }
-        } else {
-            if left < 16 {
-                return Err(err(alloc::format!("{left} trailing bytes")));
-            }
-            ([w0, dw(1), dw(2), dw(3)], 16, None)
-        };
-        let word = codec::from_dwords(native);
-        let inst = codec::decode(p, word).map_err(|e| err(alloc::format!("{e}")))?;
-        let mut text = print_instruction(p, &inst);
-        if compacted.is_some() {
-            push_option(&mut text, "Compacted");
-        }
-        let exact = super::asm::parse_line(p, &text, 1)
-            .ok()
-            .flatten()
-            .is_some_and(|item| item.inst == inst && item.compacted == compacted.is_some());
-        if offsets {
-            let _ = write!(out, "/* {at:04x} */ ");
-        }
-        if exact {
-            out.push_str(&text);
-        } else {
-            match compacted {
-                Some(c) => {
-                    let _ = write!(out, ".raw {:#010x} {:#010x}", c[0], c[1]);
-                }
-                None => {
-                    let _ = write!(
-                        out,
-                        ".raw {:#010x} {:#010x} {:#010x} {:#010x}",
-                        native[0], native[1], native[2], native[3]
-                    );
-                }
-            }
-            let _ = write!(out, " // {text}");
-        }
-        out.push('\n');
-        at += size;
-    }
-    Ok(out)
-}
-
-/// Adds an option to a printed line, into its `{...}` list if it has one.
-pub(crate) fn push_option(text: &mut String, opt: &str) {
-    if text.ends_with('}') {
-        text.pop();
-        text.push(',');
-        text.push_str(opt);
-        text.push('}');
-    } else {
-        text.push_str(" {");
-        text.push_str(opt);
-        text.push('}');
-    }
 }
 
 struct Printer<'a> {
     p: Platform,
     out: &'a mut String,
+    labels: Option<&'a Labels<'a>>,
 }
 
 type R = fmt::Result;
@@ -256,7 +177,16 @@ impl Printer<'_> {
             Opcode::Jmpi => {
                 self.out.push(' ');
                 return match s1 {
-                    Src::Imm(imm) => write!(self.out, "{}", self.jmpi_bytes(imm)),
+                    Src::Imm(imm) => self.jump(Which::Jmpi, jumps::imm_bytes(self.p, imm)),
+                    other => self.src(other, a16),
+                };
+            }
+            Opcode::Call => {
+                self.out.push(' ');
+                self.dst(dst, i.saturate, a16)?;
+                self.out.push(' ');
+                return match s1 {
+                    Src::Imm(imm) => self.jump(Which::Call, jumps::imm_bytes(self.p, imm)),
                     other => self.src(other, a16),
                 };
             }
@@ -277,17 +207,15 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// A `jmpi` immediate as a byte offset from the `jmpi` itself: the
-    /// hardware adds it to the address of the next instruction, in bytes on
-    /// Gen7.5 (as IGA encodes it), in jump units before.
-    fn jmpi_bytes(&self, imm: &Imm) -> i64 {
-        let v = i64::from(imm.bits as u32 as i32);
-        let unit = if self.p == Platform::Gen75 {
-            1
-        } else {
-            i64::from(tables::for_platform(self.p).jmpi_unit)
-        };
-        v * unit + 16
+    /// A jump field: its label when it lands on one, else its number.
+    fn jump(&mut self, which: Which, value: i64) -> R {
+        if let Some(l) = self.labels {
+            let t = jumps::target(self.p, which, value, l.at, l.size);
+            if l.set.contains(&t) {
+                return write!(self.out, "L{t}");
+            }
+        }
+        write!(self.out, "{}", jumps::number(which, value))
     }
 
     fn reg_name(&mut self, file: RegFile, nr: u8) -> R {
@@ -552,19 +480,20 @@ impl Printer<'_> {
     }
 
     fn branch(&mut self, op: Opcode, b: &Branch) -> R {
+        self.out.push(' ');
         match b.jump {
             Jump::Count { jump, pop } => {
-                write!(self.out, " {jump}")?;
+                self.jump(Which::Jip, i64::from(jump))?;
                 if pop != 0 {
                     write!(self.out, " pop({pop})")?;
                 }
             }
-            Jump::Jip { jip } => write!(self.out, " {jip}")?,
+            Jump::Jip { jip } => self.jump(Which::Jip, i64::from(jip))?,
             Jump::JipUip { jip, uip } => {
-                write!(self.out, " {jip}")?;
-                let jip_only = matches!(op, Opcode::Else | Opcode::Endif | Opcode::While);
-                if uip != 0 || !jip_only {
-                    write!(self.out, " {uip}")?;
+                self.jump(Which::Jip, i64::from(jip))?;
+                if jumps::uip_shown(op, uip) {
+                    self.out.push(' ');
+                    self.jump(Which::Uip, i64::from(uip))?;
                 }
             }
         }

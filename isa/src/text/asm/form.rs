@@ -2,10 +2,11 @@
 //! branch) takes and the implicit fields it fills in; sends are in
 //! [`super::send`].
 
+use super::super::jumps;
 use super::super::parse::{Line, Opnd, Target};
 use super::operand::{Ctx, SCALAR, null_src};
 use super::options::{Options, exec_group, flags};
-use super::{Refs, Res, Which, err, jmpi_imm};
+use super::{Refs, Res, Storage, Which, err};
 use crate::inst::{
     AccessMode, Addr, Alu, Body, Branch, Dst, DstSlot, Imm, Instruction, Jump, Math, Opcode,
     RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant, arf,
@@ -23,7 +24,7 @@ pub(super) struct Form {
 
 /// Builds the instruction of a parsed line; label references are returned
 /// for the caller to resolve.
-pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, bool, Refs)> {
+pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Storage, Refs)> {
     let t = tables::for_platform(p);
     let Some(opcode) = Opcode::from_mnemonic(&l.mnemonic) else {
         return err(
@@ -82,14 +83,22 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, boo
         swsb: None,
         body: form.body,
     };
-    Ok((inst, opts.compacted, refs))
+    let storage = match (opts.compacted, opts.uncompacted) {
+        (true, _) => Storage::Compact,
+        (_, true) => Storage::Native,
+        _ => Storage::Auto,
+    };
+    Ok((inst, storage, refs))
 }
 
 /// The column an operand starts at, for errors.
 pub(super) fn col_of(o: &Opnd) -> usize {
     match o {
         Opnd::Reg(r) => r.col,
-        Opnd::Imm { col, .. } | Opnd::Target { col, .. } | Opnd::Pop { col, .. } => *col,
+        Opnd::Imm { col, .. }
+        | Opnd::Target { col, .. }
+        | Opnd::Pop { col, .. }
+        | Opnd::Message { col, .. } => *col,
     }
 }
 
@@ -115,7 +124,7 @@ fn alu(p: Platform, cx: &Ctx, opcode: Opcode, srcs: u8, refs: &mut Refs) -> Res<
                 Opnd::Target {
                     target: Target::Bytes(b),
                     col,
-                } => Src::Imm(jmpi_imm(p, *b).or_else(|m| cx.e(*col, m))?),
+                } => Src::Imm(jumps::number_imm(p, Which::Jmpi, *b).or_else(|m| cx.e(*col, m))?),
                 Opnd::Target {
                     target: Target::Label(name),
                     col,
@@ -132,6 +141,32 @@ fn alu(p: Platform, cx: &Ctx, opcode: Opcode, srcs: u8, refs: &mut Refs) -> Res<
                 src1,
             });
             (body, false, 1)
+        }
+        Opcode::Call => {
+            let (dst, sat) = cx.dst(cx.operand(0, "a destination")?, false)?;
+            let src1 = match cx.operand(1, "a target")? {
+                Opnd::Target {
+                    target: Target::Bytes(b),
+                    col,
+                } => Src::Imm(jumps::number_imm(p, Which::Call, *b).or_else(|m| cx.e(*col, m))?),
+                Opnd::Target {
+                    target: Target::Label(name),
+                    col,
+                } => {
+                    refs.push((Which::Call, name.clone(), *col));
+                    Src::Imm(Imm::d(0))
+                }
+                o => cx.src(o, None, SCALAR)?,
+            };
+            // src0 is unused; iga64 writes null<2;2,1>:ud, the region the
+            // manual requires of it (003 lines 97137-97138).
+            let region = Region::Align1 {
+                vstride: 2,
+                width: 2,
+                hstride: 1,
+            };
+            let src0 = Src::Reg(RegSrc::new(RegFile::Arf, arf::NULL, 0, Type::Ud, region));
+            (Body::Alu(Alu { dst, src0, src1 }), sat, 2)
         }
         Opcode::Wait => {
             let s = cx.src(cx.operand(0, "a notification register")?, None, SCALAR)?;

@@ -84,9 +84,10 @@ impl Ctx<'_> {
     pub(super) fn reg<'o>(&self, o: &'o Opnd) -> Res<&'o RegOp> {
         match o {
             Opnd::Reg(r) => Ok(r),
-            Opnd::Imm { col, .. } | Opnd::Target { col, .. } | Opnd::Pop { col, .. } => {
-                self.e(*col, "expected a register")
-            }
+            Opnd::Imm { col, .. }
+            | Opnd::Target { col, .. }
+            | Opnd::Pop { col, .. }
+            | Opnd::Message { col, .. } => self.e(*col, "expected a register"),
         }
     }
 
@@ -140,7 +141,7 @@ impl Ctx<'_> {
     pub(super) fn src(&self, o: &Opnd, three: Option<bool>, default: Region) -> Res<Src> {
         match o {
             Opnd::Imm { value, ty, col } => self.imm(*value, *ty, *col).map(Src::Imm),
-            Opnd::Target { col, .. } | Opnd::Pop { col, .. } => {
+            Opnd::Target { col, .. } | Opnd::Pop { col, .. } | Opnd::Message { col, .. } => {
                 self.e(*col, "expected a register or a typed immediate")
             }
             Opnd::Reg(r) => {
@@ -254,9 +255,10 @@ impl Ctx<'_> {
                 refs.push((which, name.clone(), *col));
                 Ok(0)
             }
-            Opnd::Reg(RegOp { col, .. }) | Opnd::Imm { col, .. } | Opnd::Pop { col, .. } => {
-                self.e(*col, "expected a label or a byte offset")
-            }
+            Opnd::Reg(RegOp { col, .. })
+            | Opnd::Imm { col, .. }
+            | Opnd::Pop { col, .. }
+            | Opnd::Message { col, .. } => self.e(*col, "expected a label or a byte offset"),
         }
     }
 }

@@ -13,6 +13,7 @@ pub(super) struct Options {
     pub align16: bool,
     pub compr: bool,
     pub compacted: bool,
+    pub uncompacted: bool,
     pub acc_wr: bool,
     pub mask_ex: bool,
     pub debug: bool,
@@ -33,6 +34,8 @@ impl Options {
                 "Align16" => opts.align16 = true,
                 "Compr" => opts.compr = true,
                 "Compacted" => opts.compacted = true,
+                // iga64 accepts both spellings of "store native".
+                "Uncompacted" | "NoCompact" => opts.uncompacted = true,
                 "AccWrEn" => opts.acc_wr = true,
                 "MaskCtrlEx" => opts.mask_ex = true,
                 "Breakpoint" => opts.debug = true,
@@ -43,6 +46,13 @@ impl Options {
                 "EOT" => opts.eot = true,
                 "NoMask" => opts.no_mask = true,
                 _ => return err(line, *col, alloc::format!("unknown option {name}")),
+            }
+            if opts.compacted && opts.uncompacted {
+                return err(
+                    line,
+                    *col,
+                    "{Compacted} and {Uncompacted} exclude each other",
+                );
             }
         }
         Ok(opts)

@@ -31,6 +31,26 @@ pub(super) fn send(p: Platform, cx: &Ctx, eot: bool) -> Res<Form> {
     let mut s0 = s0.clone();
     s0.ty = Some(s0.ty.unwrap_or(Type::Ud));
     let src0 = cx.src(&Opnd::Reg(s0), None, SCALAR)?;
+    // A symbolic descriptor gives the SFID and descriptor at once.
+    if let Opnd::Message { sfid, desc, .. } = cx.operand(k + 1, "an SFID")? {
+        return Ok(Form {
+            body: Body::Send(Send {
+                dst,
+                src0,
+                desc: SendDesc::Imm {
+                    ty: Type::Ud,
+                    desc: *desc,
+                },
+                sfid: Some(*sfid),
+                base_mrf,
+                eot,
+                src1: None,
+                ex_desc: None,
+            }),
+            saturate,
+            used: k + 2,
+        });
+    }
     let (ex, ex_col) = match cx.operand(k + 1, "an SFID")? {
         Opnd::Target {
             target: Target::Bytes(b),

@@ -1,0 +1,226 @@
+//! Binaries → text: every instruction of a kernel printed with
+//! [`super::print`], checked to reassemble exactly, with labels at branch
+//! targets on request.
+
+use alloc::collections::BTreeSet;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::{self, Write};
+
+use super::jumps;
+use super::print::{Labels, print_with};
+use crate::codec;
+use crate::compact;
+use crate::inst::{Body, Instruction, Send, SendDesc};
+use crate::platform::Platform;
+
+/// Why a binary does not disassemble.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisasmError {
+    /// Byte offset of the offending instruction.
+    pub offset: usize,
+    pub message: String,
+}
+
+impl fmt::Display for DisasmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "offset {:#06x}: {}", self.offset, self.message)
+    }
+}
+
+impl core::error::Error for DisasmError {}
+
+/// What the disassembly shows besides the instructions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DisasmOptions {
+    /// Each line starts with its byte offset in a comment: `/* 0040 */`.
+    pub offsets: bool,
+    /// Branch targets inside the kernel (or at its end) get a label line
+    /// `L64:` (the byte offset, as iga64 names them), and the jump fields
+    /// that land there print the label instead of a number.
+    pub labels: bool,
+    /// A send with an immediate descriptor gets its message in the
+    /// symbolic syntax of [`crate::message`] as a trailing comment
+    /// (`// dc.untyped_read(bti=1, simd=8, mask=xyzw) mlen=2 rlen=4`), which
+    /// the assembler also accepts in place of the two numbers.
+    pub messages: bool,
+}
+
+/// Disassembles a binary of native and (from G45 on) compact instructions,
+/// one line per instruction prefixed by its byte offset in a comment when
+/// `offsets` is set; branch targets are numbers. A line that would not
+/// reassemble to the same bits is written as `.raw` with the text as a
+/// comment.
+pub fn disassemble(p: Platform, bytes: &[u8], offsets: bool) -> Result<String, DisasmError> {
+    disassemble_with(
+        p,
+        bytes,
+        DisasmOptions {
+            offsets,
+            labels: false,
+            messages: false,
+        },
+    )
+}
+
+/// One decoded instruction and the words it came from.
+struct Decoded {
+    at: usize,
+    size: usize,
+    native: [u32; 4],
+    compacted: Option<[u32; 2]>,
+    inst: Instruction,
+}
+
+/// [`disassemble`] with options.
+pub fn disassemble_with(
+    p: Platform,
+    bytes: &[u8],
+    opts: DisasmOptions,
+) -> Result<String, DisasmError> {
+    let all = decode_all(p, bytes)?;
+    let labels = if opts.labels {
+        targets(p, &all, bytes.len())
+    } else {
+        BTreeSet::new()
+    };
+    let mut out = String::new();
+    for d in &all {
+        if labels.contains(&(d.at as i64)) {
+            let _ = writeln!(out, "L{}:", d.at);
+        }
+        let mut text = print_with(p, &d.inst, None);
+        if d.compacted.is_some() {
+            push_option(&mut text, "Compacted");
+        }
+        let exact = super::asm::parse_line(p, &text, 1)
+            .ok()
+            .flatten()
+            .is_some_and(|item| item.inst == d.inst && item.compacted == d.compacted.is_some());
+        if opts.offsets {
+            let _ = write!(out, "/* {:04x} */ ", d.at);
+        }
+        if exact && !labels.is_empty() {
+            // The labels resolve to the numbers just checked.
+            let here = Labels {
+                at: d.at,
+                size: d.size,
+                set: &labels,
+            };
+            text = print_with(p, &d.inst, Some(&here));
+            if d.compacted.is_some() {
+                push_option(&mut text, "Compacted");
+            }
+        }
+        if exact {
+            out.push_str(&text);
+            if opts.messages
+                && let Some(m) = message_comment(p, &d.inst)
+            {
+                let _ = write!(out, " // {m}");
+            }
+        } else {
+            match d.compacted {
+                Some(c) => {
+                    let _ = write!(out, ".raw {:#010x} {:#010x}", c[0], c[1]);
+                }
+                None => {
+                    let n = d.native;
+                    let _ = write!(
+                        out,
+                        ".raw {:#010x} {:#010x} {:#010x} {:#010x}",
+                        n[0], n[1], n[2], n[3]
+                    );
+                }
+            }
+            let _ = write!(out, " // {text}");
+        }
+        out.push('\n');
+    }
+    if labels.contains(&(bytes.len() as i64)) {
+        let _ = writeln!(out, "L{}:", bytes.len());
+    }
+    Ok(out)
+}
+
+/// The symbolic form of a send's immediate descriptor, when it has one.
+fn message_comment(p: Platform, inst: &Instruction) -> Option<String> {
+    match &inst.body {
+        Body::Send(Send {
+            desc: SendDesc::Imm { desc, .. },
+            sfid: Some(sfid),
+            ..
+        }) => crate::message::print_symbolic(p, *sfid, desc).ok(),
+        _ => None,
+    }
+}
+
+/// Decodes every instruction, expanding compact ones.
+fn decode_all(p: Platform, bytes: &[u8]) -> Result<Vec<Decoded>, DisasmError> {
+    let mut all = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let err = |message: String| DisasmError {
+            offset: at,
+            message,
+        };
+        let rest = &bytes[at..];
+        let dw = |i: usize| {
+            rest.get(4 * i..4 * i + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let trailing = || err(alloc::format!("{} trailing bytes", rest.len()));
+        let (w0, w1) = dw(0).zip(dw(1)).ok_or_else(trailing)?;
+        let (native, size, compacted) = if p != Platform::Gen4 && compact::is_compact(w0) {
+            let c = [w0, w1];
+            match compact::uncompact(p, c) {
+                Ok(n) => (n, 8, Some(c)),
+                Err(e) => return Err(err(alloc::format!("compact instruction: {e:?}"))),
+            }
+        } else {
+            let (w2, w3) = dw(2).zip(dw(3)).ok_or_else(trailing)?;
+            ([w0, w1, w2, w3], 16, None)
+        };
+        let inst =
+            codec::decode(p, codec::from_dwords(native)).map_err(|e| err(alloc::format!("{e}")))?;
+        all.push(Decoded {
+            at,
+            size,
+            native,
+            compacted,
+            inst,
+        });
+        at += size;
+    }
+    Ok(all)
+}
+
+/// Byte offsets that jump fields land on and that start an instruction or
+/// end the kernel.
+fn targets(p: Platform, all: &[Decoded], len: usize) -> BTreeSet<i64> {
+    let starts: BTreeSet<i64> = all.iter().map(|d| d.at as i64).collect();
+    let mut set = BTreeSet::new();
+    for d in all {
+        for (which, value) in jumps::fields(p, &d.inst).into_iter().flatten() {
+            let t = jumps::target(p, which, value, d.at, d.size);
+            if starts.contains(&t) || t == len as i64 {
+                set.insert(t);
+            }
+        }
+    }
+    set
+}
+
+/// Adds an option to a printed line, into its `{...}` list if it has one.
+pub(crate) fn push_option(text: &mut String, opt: &str) {
+    if text.ends_with('}') {
+        text.pop();
+        text.push(',');
+        text.push_str(opt);
+        text.push('}');
+    } else {
+        text.push_str(" {");
+        text.push_str(opt);
+        text.push('}');
+    }
+}

@@ -1,0 +1,313 @@
+//! Dispatches: what the caller asks for, its validation into a [`Plan`],
+//! and the batch that carries the commands and the state.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use baregpu_hal::Generation;
+
+use super::error::{ComputeError, check_max};
+use super::kernel::Kernel;
+use super::state::{self, Cmds, MAX_STATE_BYTES, Plan, StateArea, Work};
+use super::surface::{Resource, SurfaceDesc};
+use crate::platform::Platform;
+use crate::submit::{Batch, Gpu};
+
+/// Highest binding table index a dispatch may bind. 255 is the stateless
+/// model's index (003 lines 81019-81050); Ivy Bridge also reserves 254
+/// (shared local memory) and 253 (non-coherent stateless) [ext: Mesa
+/// brw_eu_defines.h GFX7_BTI_SLM, BRW_BTI_STATELESS / GFX8_BTI_STATELESS_NON_COHERENT].
+pub const MAX_BINDING_INDEX: u32 = 252;
+
+/// Inline dwords one thread may carry: SNB/IVB MEDIA_OBJECT DWord Length is
+/// 4 + N with N up to 504 (003 MEDIA_OBJECT, lines 48169-48323); the 965/G45
+/// MEDIA_OBJECT has 4 fixed dwords and an 8-bit length [ext:
+/// intel-vaapi-driver i965_defines.h CMD_MEDIA_OBJECT; hal gen4 media.toml].
+const fn max_inline(generation: Generation) -> usize {
+    match generation {
+        Generation::Gen4 | Generation::G45 => 255 + 2 - 4,
+        _ => 504,
+    }
+}
+
+/// MEDIA_OBJECTs one dispatch may hold (a bound on the batch the driver allocates).
+pub const MAX_OBJECTS: usize = 1 << 20;
+
+/// MEDIA_OBJECT_WALKER resolutions are 9-bit fields (003 lines 50230-50538).
+pub const MAX_WALKER_SIDE: u32 = 511;
+
+/// Threads one GPGPU thread group may have: the walker's Thread Width
+/// Counter Maximum is 6 bits [ext: Mesa gen7.xml GPGPU_WALKER], and the
+/// group must fit the threads the VFE runs at once ([`state::max_threads`];
+/// Mesa caps a workgroup at min(64, max_cs_threads)).
+pub const fn max_group_threads(generation: Generation) -> u32 {
+    let vfe = state::max_threads(generation);
+    if vfe < 64 { vfe } else { 64 }
+}
+
+/// How threads are launched.
+#[derive(Clone, Copy, Debug)]
+pub enum Threads<'a> {
+    /// `count` root threads, one MEDIA_OBJECT each (every generation).
+    /// `inline` is split evenly: thread `i` receives the `i`-th part as
+    /// inline data, in the registers after R0 and the constants.
+    Objects { count: usize, inline: &'a [u32] },
+    /// MEDIA_OBJECT_WALKER over a `width` x `height` grid, row by row
+    /// (SNB and Ivy Bridge); every thread gets the same `inline` data.
+    Walker {
+        width: u32,
+        height: u32,
+        inline: &'a [u32],
+    },
+    /// GPGPU_WALKER (Ivy Bridge): `groups` thread groups of `group_size`
+    /// invocations, run by SIMD8/16/32 threads of the kernel's width; the
+    /// last thread's spare channels are masked off.
+    Groups {
+        groups: [u32; 3],
+        group_size: [u32; 3],
+    },
+}
+
+/// One launch of a kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatch<'a> {
+    pub threads: Threads<'a>,
+    /// Constant data, delivered after R0 (zero-padded to the kernel's
+    /// `curbe_bytes`). For [`Threads::Groups`] it is either that much, given
+    /// to every thread of a group, or that much per thread of a group, in order.
+    pub curbe: &'a [u8],
+    /// Binding table: (index, resource).
+    pub bindings: &'a [(u32, Resource<'a>)],
+}
+
+/// Checks a dispatch of `kernel` on `generation` and works out what the
+/// hardware must be told.
+pub(crate) fn plan<'a>(
+    generation: Generation,
+    kernel: &'a Kernel,
+    d: &Dispatch<'a>,
+) -> Result<Plan<'a>, ComputeError> {
+    if kernel.generation != generation {
+        return Err(ComputeError::Invalid(
+            "the kernel was loaded for another generation",
+        ));
+    }
+    let unsupported = |what| ComputeError::Unsupported { generation, what };
+
+    // Bindings: in range, once each, and covering what the kernel uses.
+    let mut surfaces: Vec<(u32, SurfaceDesc)> = Vec::with_capacity(d.bindings.len());
+    for (bti, resource) in d.bindings {
+        if *bti > MAX_BINDING_INDEX || surfaces.iter().any(|(b, _)| b == bti) {
+            return Err(ComputeError::BadBinding { bti: *bti });
+        }
+        surfaces.push((*bti, SurfaceDesc::of(resource, generation)?));
+    }
+    surfaces.sort_by_key(|(b, _)| *b);
+    if let Some(&bti) = kernel
+        .bindings
+        .iter()
+        .find(|b| !surfaces.iter().any(|(s, _)| s == *b))
+    {
+        return Err(ComputeError::MissingResource { bti });
+    }
+    let bt_entries = surfaces.last().map_or(0, |(b, _)| b + 1);
+
+    let work = match d.threads {
+        Threads::Objects { count, inline } => {
+            if count == 0 {
+                return Err(ComputeError::Invalid("no threads"));
+            }
+            check_max("media objects", count as u64, MAX_OBJECTS as u64)?;
+            if !inline.len().is_multiple_of(count) {
+                return Err(ComputeError::Invalid(
+                    "inline data does not split evenly between the threads",
+                ));
+            }
+            let per_thread = inline.len() / count;
+            check_max(
+                "inline dwords per thread",
+                per_thread as u64,
+                max_inline(generation) as u64,
+            )?;
+            Work::Objects {
+                inline,
+                per_thread,
+                threads: count,
+            }
+        }
+        Threads::Walker {
+            width,
+            height,
+            inline,
+        } => {
+            if matches!(generation, Generation::Gen4 | Generation::G45) {
+                return Err(unsupported("MEDIA_OBJECT_WALKER (SNB and later)"));
+            }
+            if width == 0 || height == 0 {
+                return Err(ComputeError::Invalid("no threads"));
+            }
+            check_max("walker width", width as u64, MAX_WALKER_SIDE as u64)?;
+            check_max("walker height", height as u64, MAX_WALKER_SIDE as u64)?;
+            check_max(
+                "inline dwords per thread",
+                inline.len() as u64,
+                max_inline(generation) as u64,
+            )?;
+            Work::Walker {
+                width,
+                height,
+                inline,
+            }
+        }
+        Threads::Groups { groups, group_size } => {
+            if generation != Generation::Gen7 {
+                return Err(unsupported("GPGPU_WALKER (Ivy Bridge and later)"));
+            }
+            if groups.contains(&0) || group_size.contains(&0) {
+                return Err(ComputeError::Invalid("no threads"));
+            }
+            let invocations = group_size
+                .iter()
+                .try_fold(1u64, |n, &s| n.checked_mul(s as u64))
+                .unwrap_or(u64::MAX);
+            let lanes = kernel.simd.lanes() as u64;
+            let threads = invocations.div_ceil(lanes);
+            check_max(
+                "threads per group",
+                threads,
+                max_group_threads(generation) as u64,
+            )?;
+            // Every thread of a group has its own copy of the constants.
+            check_max(
+                "CURBE registers per group",
+                threads * kernel.curbe_rows() as u64,
+                state::max_curbe_rows(generation) as u64,
+            )?;
+            Work::Groups {
+                groups,
+                threads: threads as u32,
+                right_mask: right_mask(invocations, kernel.simd.lanes()),
+            }
+        }
+    };
+
+    let curbe = curbe_data(kernel, &work, d.curbe)?;
+    Ok(Plan {
+        kernel,
+        work,
+        curbe,
+        surfaces,
+        bt_entries,
+    })
+}
+
+/// The execution mask of a group's last thread: its channels that hold an
+/// invocation (all of them when the group size is a multiple of the SIMD
+/// width) [ext: Mesa brw_cs_get_dispatch_info, right_mask; intel-gpu-tools
+/// gen7_emit_gpgpu_walk].
+pub fn right_mask(invocations: u64, lanes: u32) -> u32 {
+    let lanes = lanes.clamp(1, 32);
+    let rem = (invocations % lanes as u64) as u32;
+    let used = if rem == 0 { lanes } else { rem };
+    ((1u64 << used) - 1) as u32
+}
+
+/// The CURBE bytes to load: padded to whole registers of the kernel's
+/// constant length, and for GPGPU one block per thread of a group.
+fn curbe_data(kernel: &Kernel, work: &Work<'_>, data: &[u8]) -> Result<Vec<u8>, ComputeError> {
+    let block = kernel.curbe_bytes as usize;
+    if block == 0 {
+        return if data.is_empty() {
+            Ok(Vec::new())
+        } else {
+            Err(ComputeError::Invalid(
+                "constant data for a kernel that reads none",
+            ))
+        };
+    }
+    let per_group = match *work {
+        Work::Groups { threads, .. } => threads as usize,
+        _ => 1,
+    };
+    if data.len() == block * per_group {
+        return Ok(data.to_vec());
+    }
+    check_max("constant bytes", data.len() as u64, block as u64)?;
+    let mut one = vec![0u8; block];
+    one[..data.len()].copy_from_slice(data);
+    Ok(one.repeat(per_group))
+}
+
+/// MI_BATCH_BUFFER_END of each generation (the same header everywhere).
+fn batch_end(generation: Generation) -> u32 {
+    match generation {
+        Generation::Gen4 => baregpu_hal::gen4::commands::MiBatchBufferEnd::HEADER_VALUE,
+        Generation::G45 => baregpu_hal::g45::commands::MiBatchBufferEnd::HEADER_VALUE,
+        Generation::Gen6 => baregpu_hal::gen6::commands::MiBatchBufferEnd::HEADER_VALUE,
+        _ => baregpu_hal::gen7::commands::MiBatchBufferEnd::HEADER_VALUE,
+    }
+}
+
+/// Builds the batch of a planned dispatch: commands, MI_BATCH_BUFFER_END,
+/// MI_NOOPs up to the next page, the state area.
+///
+/// The commands hold absolute addresses of the state area, which sits after
+/// them: a first pass with base 0 measures the commands (their length does
+/// not depend on the base), the second writes them for the real base.
+pub(crate) fn build<P: Platform + ?Sized>(
+    gpu: &mut Gpu<'_, P>,
+    generation: Generation,
+    plan: &Plan<'_>,
+) -> Result<Batch, ComputeError> {
+    let (mut area, mut cmds) = (StateArea::default(), Cmds::default());
+    state::record(generation, plan, 0, &mut area, &mut cmds)?;
+    check_max("state bytes", area.bytes() as u64, MAX_STATE_BYTES as u64)?;
+    // Commands, the end (padded to a QWord, 003 line 1893), then the state page(s).
+    let ended = (cmds.dwords.len() + 1).next_multiple_of(2);
+    let state_at = (ended * 4).next_multiple_of(4096);
+    // Batch::push keeps two dwords free for the batch end the submission adds.
+    let mut batch = gpu.new_batch(state_at + area.bytes() + 8)?;
+    let base = batch.gfx().0 + state_at as u64;
+    match fill(
+        &mut batch,
+        generation,
+        plan,
+        base,
+        state_at,
+        cmds.dwords.len(),
+    ) {
+        Ok(()) => Ok(batch),
+        Err(e) => {
+            if let Some(mapping) = batch.ggtt_mapping {
+                // SAFETY: the batch was never submitted.
+                unsafe { gpu.free_buffer(batch.region, mapping) };
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The second pass: the commands for the real state base, the end, the
+/// padding and the state.
+fn fill(
+    batch: &mut Batch,
+    generation: Generation,
+    plan: &Plan<'_>,
+    base: u64,
+    state_at: usize,
+    measured: usize,
+) -> Result<(), ComputeError> {
+    let (mut area, mut cmds) = (StateArea::default(), Cmds::default());
+    state::record(generation, plan, base, &mut area, &mut cmds)?;
+    if cmds.dwords.len() != measured {
+        return Err(ComputeError::Invalid(
+            "command length depends on the state base",
+        ));
+    }
+    batch.push_dwords(&cmds.dwords)?;
+    batch.push_dwords(&[batch_end(generation)])?;
+    // MI_NOOP is 0 on every generation.
+    batch.push_dwords(&vec![0; (state_at / 4).saturating_sub(batch.len())])?;
+    batch.push_dwords(&area.dwords)?;
+    Ok(())
+}

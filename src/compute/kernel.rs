@@ -1,0 +1,282 @@
+//! Kernel upload: check an EU binary, copy it into instruction memory with
+//! the alignment and prefetch padding the hardware needs, and keep what the
+//! interface descriptor will say about it.
+
+use alloc::vec::Vec;
+
+use baregpu_hal::Generation;
+use baregpu_isa::Platform as IsaPlatform;
+use baregpu_isa::inst::Body;
+use baregpu_isa::kernel::decode_kernel;
+
+use super::error::{ComputeError, check_max};
+use super::surface::write_region;
+use crate::gtt::{GfxAddr, Mapping};
+use crate::platform::{DmaRegion, Platform};
+use crate::submit::Gpu;
+
+/// Kernel start pointers are 64-byte aligned: INTERFACE_DESCRIPTOR(_DATA)
+/// DW0 bits 31:6 on every generation (003 line 47762; 965/G45 and Ivy Bridge
+/// in the hal tables [ext: intel-vaapi-driver i965_structs.h, Mesa gen7.xml]).
+pub const KERNEL_ALIGN: usize = 64;
+
+/// The EUs may fetch up to 8 instructions (128 bytes) past the end of a
+/// kernel (000 lines 9187-9193, SNB 003 lines 92725-92735; Ivy Bridge's
+/// manual 001 lacks the chapter and the rule is carried over, as Mesa pads
+/// every program). The padding holds NOPs, the fix the manuals name.
+pub const PREFETCH_PAD: usize = 128;
+
+/// `nop`: opcode 0x7E in bits 6:0, every other bit 0 (000 line 10260; the
+/// same opcode on Gen6/Gen7, notes seed-001-003 opcode table).
+const NOP: [u8; 16] = [0x7e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/// Size of one instruction heap; bigger kernels get a heap of their own.
+const HEAP_BYTES: usize = 64 << 10;
+
+/// SIMD width a kernel was compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Simd {
+    Simd8,
+    Simd16,
+    Simd32,
+}
+
+impl Simd {
+    /// Channels per thread.
+    pub const fn lanes(self) -> u32 {
+        match self {
+            Simd::Simd8 => 8,
+            Simd::Simd16 => 16,
+            Simd::Simd32 => 32,
+        }
+    }
+}
+
+/// What the driver needs to know about a kernel to dispatch it.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelDesc<'a> {
+    /// The EU binary (native and, from G45 on, compact instructions).
+    pub binary: &'a [u8],
+    /// SIMD width (GPGPU_WALKER dispatch; media threads are what the kernel makes of them).
+    pub simd: Simd,
+    /// GRF registers the threads need, 16-128 in steps of 16 (965/G45 only:
+    /// the later interface descriptors have no such field).
+    pub grf_registers: u32,
+    /// Constant (CURBE) bytes each thread receives after R0, a multiple of 32.
+    pub curbe_bytes: u32,
+    /// Binding table indices the kernel accesses; a dispatch must bind each.
+    pub bindings: &'a [u32],
+    /// GPGPU thread-group barriers (Ivy Bridge).
+    pub barriers: bool,
+    /// Shared local memory per thread group in bytes (Ivy Bridge, at most 64 KiB).
+    pub slm_bytes: u32,
+    /// Scratch space per thread in bytes (0 = none).
+    pub scratch_bytes: u32,
+    /// Single program flow (no divergent branches in the kernel).
+    pub single_program_flow: bool,
+}
+
+impl<'a> KernelDesc<'a> {
+    /// A SIMD16 kernel with 128 GRFs and nothing else.
+    pub const fn new(binary: &'a [u8]) -> Self {
+        KernelDesc {
+            binary,
+            simd: Simd::Simd16,
+            grf_registers: 128,
+            curbe_bytes: 0,
+            bindings: &[],
+            barriers: false,
+            slm_bytes: 0,
+            scratch_bytes: 0,
+            single_program_flow: false,
+        }
+    }
+}
+
+/// Per-thread scratch memory of a kernel.
+#[derive(Debug)]
+pub(crate) struct Scratch {
+    pub region: DmaRegion,
+    pub mapping: Mapping,
+    /// The MEDIA_VFE_STATE Per Thread Scratch Space code.
+    pub encoded: u32,
+}
+
+/// A kernel in instruction memory, from [`super::Compute::load_kernel`].
+#[derive(Debug)]
+pub struct Kernel {
+    pub(crate) generation: Generation,
+    /// First instruction.
+    pub(crate) gfx: GfxAddr,
+    /// The heap holding it: Instruction Base Address and its upper bound.
+    pub(crate) heap_base: GfxAddr,
+    pub(crate) heap_end: GfxAddr,
+    pub(crate) len: usize,
+    pub(crate) instructions: usize,
+    pub(crate) simd: Simd,
+    pub(crate) grf_registers: u32,
+    pub(crate) curbe_bytes: u32,
+    pub(crate) bindings: Vec<u32>,
+    pub(crate) barriers: bool,
+    pub(crate) slm_bytes: u32,
+    pub(crate) single_program_flow: bool,
+    pub(crate) scratch: Option<Scratch>,
+}
+
+impl Kernel {
+    /// Graphics address of the first instruction.
+    pub fn gfx(&self) -> GfxAddr {
+        self.gfx
+    }
+    /// Bytes of the binary (without padding).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Instructions in the binary.
+    pub fn instruction_count(&self) -> usize {
+        self.instructions
+    }
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+    /// Graphics address of the kernel's scratch space, if it has one.
+    pub fn scratch_gfx(&self) -> Option<GfxAddr> {
+        self.scratch.as_ref().map(|s| s.mapping.gfx)
+    }
+    /// 256-bit constant registers each thread reads.
+    pub(crate) fn curbe_rows(&self) -> u32 {
+        self.curbe_bytes / 32
+    }
+}
+
+/// A GGTT buffer of kernels, filled front to back.
+#[derive(Debug)]
+pub(crate) struct InstructionHeap {
+    pub region: DmaRegion,
+    pub mapping: Mapping,
+    pub used: usize,
+}
+
+impl InstructionHeap {
+    fn size(&self) -> usize {
+        self.region.size
+    }
+
+    /// Offset where `need` bytes fit at kernel alignment, if they do.
+    fn fit(&self, need: usize) -> Option<usize> {
+        let at = self.used.next_multiple_of(KERNEL_ALIGN);
+        (at.checked_add(need)? <= self.size()).then_some(at)
+    }
+}
+
+/// The ISA platform that decodes kernels of `generation`.
+pub(crate) fn isa_platform(generation: Generation) -> Option<IsaPlatform> {
+    match generation {
+        Generation::Gen4 => Some(IsaPlatform::Gen4),
+        Generation::G45 => Some(IsaPlatform::G45),
+        Generation::Gen6 => Some(IsaPlatform::Gen6),
+        Generation::Gen7 => Some(IsaPlatform::Gen7),
+        _ => None,
+    }
+}
+
+/// Checks a kernel before anything is allocated for it: it decodes, it ends
+/// its threads, and its resource needs fit the generation. Returns the
+/// number of instructions.
+pub(crate) fn validate(
+    generation: Generation,
+    desc: &KernelDesc<'_>,
+) -> Result<usize, ComputeError> {
+    let platform = isa_platform(generation).ok_or(ComputeError::Unsupported {
+        generation,
+        what: "compute",
+    })?;
+    if desc.binary.is_empty() {
+        return Err(ComputeError::EmptyKernel);
+    }
+    let entries = decode_kernel(platform, desc.binary)?;
+    let ends = entries
+        .iter()
+        .any(|e| matches!(e.inst.body, Body::Send(s) if s.eot));
+    if !ends {
+        return Err(ComputeError::NoEndOfThread);
+    }
+    if !desc.curbe_bytes.is_multiple_of(32) {
+        return Err(ComputeError::Invalid(
+            "CURBE bytes must be a multiple of 32 (whole registers)",
+        ));
+    }
+    let unsupported = |what| ComputeError::Unsupported { generation, what };
+    if generation != Generation::Gen7 {
+        if desc.barriers {
+            return Err(unsupported("thread-group barriers"));
+        }
+        if desc.slm_bytes != 0 {
+            return Err(unsupported("shared local memory"));
+        }
+        if desc.simd == Simd::Simd32 {
+            return Err(unsupported("SIMD32"));
+        }
+    }
+    // 128 GRFs in 16-register blocks: the thread's sr0.1 GRF Register Blocks
+    // ranges over 16-128 registers (000 line 8029).
+    if desc.grf_registers == 0 || !desc.grf_registers.is_multiple_of(16) {
+        return Err(ComputeError::Invalid(
+            "GRF registers must be a multiple of 16",
+        ));
+    }
+    check_max("GRF registers", desc.grf_registers as u64, 128)?;
+    check_max(
+        "CURBE bytes",
+        desc.curbe_bytes as u64,
+        super::state::max_curbe_rows(generation) as u64 * 32,
+    )?;
+    // 64 KiB: Ivy Bridge's largest SLM encoding [ext: Mesa encode_slm_size].
+    check_max("shared local memory bytes", desc.slm_bytes as u64, 64 << 10)?;
+    super::state::scratch_code(generation, desc.scratch_bytes)?;
+    Ok(entries.len())
+}
+
+/// Copies a validated binary, then NOP padding, into a heap with room (a new
+/// one when none has); returns (heap index, offset in the heap).
+pub(crate) fn upload<P: Platform + ?Sized>(
+    gpu: &mut Gpu<'_, P>,
+    heaps: &mut Vec<InstructionHeap>,
+    binary: &[u8],
+) -> Result<(usize, usize), ComputeError> {
+    let need = binary.len().next_multiple_of(16) + PREFETCH_PAD;
+    let found = heaps
+        .iter()
+        .enumerate()
+        .find_map(|(i, h)| h.fit(need).map(|at| (i, at)));
+    let (index, at) = match found {
+        Some(f) => f,
+        None => {
+            let size = need.max(HEAP_BYTES).next_multiple_of(4096);
+            let (region, mapping) = gpu.map_buffer(size)?;
+            heaps.push(InstructionHeap {
+                region,
+                mapping,
+                used: 0,
+            });
+            (heaps.len() - 1, 0)
+        }
+    };
+    let heap = &mut heaps[index];
+    let limit = heap.size();
+    write_region(&heap.region, limit, at, binary)?;
+    // A compact instruction may end the binary half way into a 16-byte
+    // slot: zero the rest of it, then fill the prefetch window with NOPs.
+    let mut pos = at + binary.len().next_multiple_of(16);
+    let tail = pos - (at + binary.len());
+    write_region(&heap.region, limit, at + binary.len(), &[0; 16][..tail])?;
+    while pos < at + need {
+        write_region(&heap.region, limit, pos, &NOP)?;
+        pos += NOP.len();
+    }
+    heap.used = at + need;
+    Ok((index, at))
+}

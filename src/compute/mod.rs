@@ -1,0 +1,294 @@
+//! Compute on the EUs: kernel upload, buffers and surfaces, and dispatch
+//! through the media pipeline (965, G45, SNB: MEDIA_OBJECT; SNB and Ivy
+//! Bridge: MEDIA_OBJECT_WALKER) or the GPGPU pipeline (Ivy Bridge:
+//! GPGPU_WALKER).
+//!
+//! ```ignore
+//! let mut cx = Compute::new(&mut gpu)?;
+//! let out = cx.create_buffer(&mut gpu, 4096)?;
+//! let k = cx.load_kernel(&mut gpu, &KernelDesc { bindings: &[0], ..KernelDesc::new(binary) })?;
+//! let fence = cx.dispatch(&mut gpu, &k, &Dispatch {
+//!     threads: Threads::Objects { count: 4, inline: &[0, 1, 2, 3] },
+//!     curbe: &[],
+//!     bindings: &[(0, Resource::Buffer(&out))],
+//! })?;
+//! gpu.wait(fence, 1_000_000)?;
+//! out.read(0, &mut bytes)?;
+//! ```
+//!
+//! The software GPU and hardware get the same batches; nothing here asks
+//! which one is present. A batch carries its own state (binding table,
+//! SURFACE_STATEs, interface descriptor, constants) and is freed by the
+//! submission layer when its fence completes; kernels live in instruction
+//! heaps owned by [`Compute`].
+
+pub mod dispatch;
+pub mod error;
+pub mod kernel;
+mod state;
+pub mod surface;
+
+use alloc::vec::Vec;
+
+use baregpu_hal::Generation;
+
+pub use dispatch::{Dispatch, MAX_BINDING_INDEX, Threads, right_mask};
+pub use error::ComputeError;
+pub use kernel::{Kernel, KernelDesc, PREFETCH_PAD, Simd};
+pub use surface::{Buffer, Format, Resource, Surface};
+
+pub use crate::gtt::tiling::{Swizzle, Tiling};
+
+use crate::gtt::tiling;
+use crate::gtt::{Caching, GfxAddr};
+use crate::platform::Platform;
+use crate::submit::{Batch, EngineId, Fence, Gpu};
+use error::check_max;
+use kernel::{InstructionHeap, Scratch};
+
+/// Compute state of one GPU: its instruction heaps and the engine that runs
+/// the media and GPGPU pipelines.
+#[derive(Debug)]
+pub struct Compute {
+    generation: Generation,
+    engine: EngineId,
+    heaps: Vec<InstructionHeap>,
+}
+
+impl Compute {
+    /// Compute for the GPU `gpu` drives (965, G45, SNB or Ivy Bridge).
+    pub fn new<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>) -> Result<Self, ComputeError> {
+        let generation = gpu.generation();
+        if kernel::isa_platform(generation).is_none() {
+            return Err(ComputeError::Unsupported {
+                generation,
+                what: "compute",
+            });
+        }
+        // The media and GPGPU pipelines hang off the render command streamer.
+        let engine = gpu
+            .engine_named("render")
+            .ok_or(ComputeError::Unsupported {
+                generation,
+                what: "a render engine",
+            })?;
+        Ok(Compute {
+            generation,
+            engine,
+            heaps: Vec::new(),
+        })
+    }
+
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+
+    /// The engine dispatches are submitted to.
+    pub fn engine(&self) -> EngineId {
+        self.engine
+    }
+
+    /// A zeroed buffer of `size` bytes, mapped in the GGTT and visible to the CPU.
+    pub fn create_buffer<P: Platform + ?Sized>(
+        &self,
+        gpu: &mut Gpu<'_, P>,
+        size: usize,
+    ) -> Result<Buffer, ComputeError> {
+        if size == 0 {
+            return Err(ComputeError::Invalid("empty buffer"));
+        }
+        let (region, mapping) = gpu.map_buffer(size)?;
+        Ok(Buffer {
+            region,
+            mapping,
+            size,
+        })
+    }
+
+    /// A buffer holding a copy of `data`.
+    pub fn upload_buffer<P: Platform + ?Sized>(
+        &self,
+        gpu: &mut Gpu<'_, P>,
+        data: &[u8],
+    ) -> Result<Buffer, ComputeError> {
+        let buffer = self.create_buffer(gpu, data.len())?;
+        buffer.write(0, data)?;
+        Ok(buffer)
+    }
+
+    /// A zeroed 2D surface. The pitch is the smallest valid one for the
+    /// tiling ([`tiling::align_pitch`]); tiled surfaces occupy whole tile rows.
+    pub fn create_surface_2d<P: Platform + ?Sized>(
+        &self,
+        gpu: &mut Gpu<'_, P>,
+        width: u32,
+        height: u32,
+        format: Format,
+        tiling: Tiling,
+    ) -> Result<Surface, ComputeError> {
+        if width == 0 || height == 0 {
+            return Err(ComputeError::Invalid("empty surface"));
+        }
+        check_max(
+            "surface width",
+            width as u64,
+            surface::MAX_SURFACE_SIDE as u64,
+        )?;
+        check_max(
+            "surface height",
+            height as u64,
+            surface::MAX_SURFACE_SIDE as u64,
+        )?;
+        let row = width as usize * format.bytes_per_pixel() as usize;
+        let pitch = tiling::align_pitch(tiling, row).ok_or(ComputeError::OutOfRange {
+            what: "surface row bytes",
+            value: row as u64,
+            max: tiling::MAX_PITCH as u64,
+        })?;
+        let size = tiling::surface_size(tiling, pitch, height as usize);
+        let (region, mut mapping) = gpu.map_buffer(size)?;
+        if tiling != Tiling::Linear && matches!(self.generation, Generation::Gen4 | Generation::G45)
+        {
+            // 965/G45: "Tiled surfaces can only be mapped to Main Memory"
+            // (000 line 3282): uncached PTEs instead of snooped ones.
+            let mmio = gpu.mmio();
+            match gpu.ggtt().map(mmio, &region, Caching::Uncached) {
+                Ok(uncached) => {
+                    gpu.ggtt().unmap(mmio, mapping);
+                    mapping = uncached;
+                }
+                Err(e) => {
+                    // SAFETY: never handed to the device.
+                    unsafe { gpu.free_buffer(region, mapping) };
+                    return Err(ComputeError::Gpu(e.into()));
+                }
+            }
+        }
+        Ok(Surface {
+            region,
+            mapping,
+            width,
+            height,
+            pitch: pitch as u32,
+            format,
+            tiling,
+        })
+    }
+
+    /// Checks `desc` (the binary decodes, ends its threads, and asks for
+    /// what the generation has), then copies it into instruction memory,
+    /// 64-byte aligned and followed by the prefetch padding.
+    pub fn load_kernel<P: Platform + ?Sized>(
+        &mut self,
+        gpu: &mut Gpu<'_, P>,
+        desc: &KernelDesc<'_>,
+    ) -> Result<Kernel, ComputeError> {
+        let generation = self.generation;
+        let instructions = kernel::validate(generation, desc)?;
+        let scratch = match state::scratch_code(generation, desc.scratch_bytes)? {
+            None => None,
+            Some((encoded, per_thread)) => {
+                let bytes = per_thread as usize * state::max_threads(generation) as usize;
+                let (region, mapping) = gpu.map_buffer(bytes)?;
+                Some(Scratch {
+                    region,
+                    mapping,
+                    encoded,
+                })
+            }
+        };
+        let (index, at) = match kernel::upload(gpu, &mut self.heaps, desc.binary) {
+            Ok(placed) => placed,
+            Err(e) => {
+                if let Some(s) = scratch {
+                    // SAFETY: just allocated, never handed to the device.
+                    unsafe { gpu.free_buffer(s.region, s.mapping) };
+                }
+                return Err(e);
+            }
+        };
+        let heap = &self.heaps[index];
+        let heap_base = heap.mapping.gfx;
+        Ok(Kernel {
+            generation,
+            gfx: GfxAddr(heap_base.0 + at as u64),
+            heap_base,
+            heap_end: GfxAddr(heap_base.0 + heap.region.size as u64),
+            len: desc.binary.len(),
+            instructions,
+            simd: desc.simd,
+            grf_registers: desc.grf_registers,
+            curbe_bytes: desc.curbe_bytes,
+            bindings: desc.bindings.to_vec(),
+            barriers: desc.barriers,
+            slm_bytes: desc.slm_bytes,
+            single_program_flow: desc.single_program_flow,
+            scratch,
+        })
+    }
+
+    /// Builds the batch of a dispatch without submitting it (to inspect it,
+    /// or to submit it later with [`Gpu::submit`] on [`Compute::engine`]).
+    pub fn record<P: Platform + ?Sized>(
+        &self,
+        gpu: &mut Gpu<'_, P>,
+        kernel: &Kernel,
+        dispatch: &Dispatch<'_>,
+    ) -> Result<Batch, ComputeError> {
+        let plan = dispatch::plan(self.generation, kernel, dispatch)?;
+        dispatch::build(gpu, self.generation, &plan)
+    }
+
+    /// Builds and submits a dispatch; the fence completes when its threads
+    /// have run and their writes are flushed.
+    pub fn dispatch<P: Platform + ?Sized>(
+        &self,
+        gpu: &mut Gpu<'_, P>,
+        kernel: &Kernel,
+        dispatch: &Dispatch<'_>,
+    ) -> Result<Fence, ComputeError> {
+        let batch = self.record(gpu, kernel, dispatch)?;
+        Ok(gpu.submit(self.engine, batch)?)
+    }
+
+    /// Frees a buffer.
+    ///
+    /// # Safety
+    /// No submitted work may still use it.
+    pub unsafe fn free_buffer<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>, buffer: Buffer) {
+        // SAFETY: forwarded to the caller.
+        unsafe { gpu.free_buffer(buffer.region, buffer.mapping) };
+    }
+
+    /// Frees a surface.
+    ///
+    /// # Safety
+    /// No submitted work may still use it.
+    pub unsafe fn free_surface<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>, surface: Surface) {
+        // SAFETY: forwarded to the caller.
+        unsafe { gpu.free_buffer(surface.region, surface.mapping) };
+    }
+
+    /// Frees a kernel's scratch space (its code stays in the heap until
+    /// [`Compute::destroy`]).
+    ///
+    /// # Safety
+    /// No submitted work may still run the kernel.
+    pub unsafe fn free_kernel<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>, kernel: Kernel) {
+        if let Some(s) = kernel.scratch {
+            // SAFETY: forwarded to the caller.
+            unsafe { gpu.free_buffer(s.region, s.mapping) };
+        }
+    }
+
+    /// Frees the instruction heaps.
+    ///
+    /// # Safety
+    /// No submitted work may still run any kernel loaded here.
+    pub unsafe fn destroy<P: Platform + ?Sized>(self, gpu: &mut Gpu<'_, P>) {
+        for h in self.heaps {
+            // SAFETY: forwarded to the caller.
+            unsafe { gpu.free_buffer(h.region, h.mapping) };
+        }
+    }
+}

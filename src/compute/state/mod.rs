@@ -1,0 +1,285 @@
+//! Per-generation state and command building.
+//!
+//! A dispatch becomes one batch: the commands, MI_BATCH_BUFFER_END, then (at
+//! the next 4 KiB boundary, so it can be a state base address) the state
+//! area the commands point into: binding table, SURFACE_STATEs, interface
+//! descriptor, CURBE data and the small scratch words the flushes need.
+//! Everything is freed with the batch when its fence completes.
+//!
+//! The builders here only pack: every size and count was checked when the
+//! [`Plan`] was made (`dispatch.rs`), and any value that still does not fit
+//! a field comes back as [`ComputeError::Pack`].
+
+pub mod gen4;
+pub mod gen6;
+pub mod gen7;
+
+use alloc::vec::Vec;
+
+use baregpu_hal::{Generation, Packet};
+
+use super::error::ComputeError;
+use super::kernel::Kernel;
+use super::surface::SurfaceDesc;
+
+/// State area bytes addressable from one base: binding tables must lie in
+/// the first 64 KiB of Surface State Base on SNB B+ (the pointer's bits
+/// 31:16 must be 0, 003 lines 26859-26900) and Ivy Bridge's interface
+/// descriptor holds only bits 15:5 [ext: Mesa gen7.xml INTERFACE_DESCRIPTOR_DATA].
+pub const MAX_STATE_BYTES: usize = 64 << 10;
+
+/// A dispatch after validation: what every generation's builder needs.
+#[derive(Debug)]
+pub(crate) struct Plan<'a> {
+    pub kernel: &'a Kernel,
+    pub work: Work<'a>,
+    /// The bytes MEDIA_CURBE_LOAD / CONSTANT_BUFFER deliver, whole registers.
+    pub curbe: Vec<u8>,
+    /// Bound surfaces, sorted by binding table index.
+    pub surfaces: Vec<(u32, SurfaceDesc)>,
+    /// Binding table entries (highest index + 1; 0 = no table).
+    pub bt_entries: u32,
+}
+
+/// How the threads are launched.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Work<'a> {
+    /// One MEDIA_OBJECT per thread; thread `i` gets
+    /// `inline[i * per_thread..][..per_thread]`.
+    Objects {
+        inline: &'a [u32],
+        per_thread: usize,
+        threads: usize,
+    },
+    /// MEDIA_OBJECT_WALKER over a `width` x `height` grid, every thread with
+    /// the same inline data.
+    Walker {
+        width: u32,
+        height: u32,
+        inline: &'a [u32],
+    },
+    /// GPGPU_WALKER: `groups` thread groups of `threads` threads each, the
+    /// last thread of a group masked by `right_mask`.
+    Groups {
+        groups: [u32; 3],
+        threads: u32,
+        right_mask: u32,
+    },
+}
+
+impl Work<'_> {
+    /// Inline dwords each thread's URB entry must hold.
+    pub fn inline_dwords(&self) -> usize {
+        match *self {
+            Work::Objects { per_thread, .. } => per_thread,
+            Work::Walker { inline, .. } => inline.len(),
+            Work::Groups { .. } => 0,
+        }
+    }
+}
+
+/// The state area being laid out; offsets are bytes from its start, which
+/// is 4 KiB aligned in memory, so alignment here is alignment there.
+#[derive(Debug, Default)]
+pub(crate) struct StateArea {
+    pub dwords: Vec<u32>,
+}
+
+impl StateArea {
+    /// Reserves `bytes` (zeroed) at the next multiple of `align`.
+    pub fn alloc(&mut self, bytes: usize, align: usize) -> u32 {
+        let at = (self.dwords.len() * 4).next_multiple_of(align);
+        self.dwords.resize((at + bytes).div_ceil(4), 0);
+        at as u32
+    }
+
+    /// Packs a structure at `at` (from [`StateArea::alloc`]).
+    pub fn put<P: Packet>(&mut self, at: u32, p: &P) -> Result<(), ComputeError> {
+        let start = at as usize / 4;
+        let end = start + p.dwords();
+        if self.dwords.len() < end {
+            self.dwords.resize(end, 0);
+        }
+        p.pack(&mut self.dwords[start..end])?;
+        Ok(())
+    }
+
+    /// Copies bytes (little-endian dwords) to `at`, a multiple of 4.
+    pub fn put_bytes(&mut self, at: u32, bytes: &[u8]) {
+        let start = at as usize / 4;
+        let end = start + bytes.len().div_ceil(4);
+        if self.dwords.len() < end {
+            self.dwords.resize(end, 0);
+        }
+        for (k, chunk) in bytes.chunks(4).enumerate() {
+            let mut w = [0u8; 4];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.dwords[start + k] = u32::from_le_bytes(w);
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.dwords.len() * 4
+    }
+}
+
+/// The command stream being built; it starts at the batch's first dword.
+#[derive(Debug, Default)]
+pub(crate) struct Cmds {
+    pub dwords: Vec<u32>,
+}
+
+impl Cmds {
+    pub fn push<P: Packet>(&mut self, p: &P) -> Result<(), ComputeError> {
+        let start = self.dwords.len();
+        self.dwords.resize(start + p.dwords(), 0);
+        let n = p.pack(&mut self.dwords[start..])?;
+        self.dwords.truncate(start + n);
+        Ok(())
+    }
+
+    pub fn raw(&mut self, dwords: &[u32]) {
+        self.dwords.extend_from_slice(dwords);
+    }
+}
+
+/// Builds the commands and the state area of `plan` for `generation`;
+/// `base` is where the area will be in the GGTT.
+pub(crate) fn record(
+    generation: Generation,
+    plan: &Plan<'_>,
+    base: u64,
+    area: &mut StateArea,
+    cmds: &mut Cmds,
+) -> Result<(), ComputeError> {
+    match generation {
+        Generation::Gen4 => gen4::record_gen4(plan, base, area, cmds),
+        Generation::G45 => gen4::record_g45(plan, base, area, cmds),
+        Generation::Gen6 => gen6::record(plan, base, area, cmds),
+        Generation::Gen7 => gen7::record(plan, base, area, cmds),
+        g => Err(ComputeError::Unsupported {
+            generation: g,
+            what: "compute",
+        }),
+    }
+}
+
+/// The binding table and one SURFACE_STATE per bound resource; returns the
+/// table's offset. `surface_state` packs one resource at a given offset;
+/// `size`/`align` are that generation's SURFACE_STATE size and alignment.
+pub(crate) fn binding_table(
+    plan: &Plan<'_>,
+    area: &mut StateArea,
+    size: usize,
+    align: usize,
+    mut surface_state: impl FnMut(&mut StateArea, u32, &SurfaceDesc) -> Result<(), ComputeError>,
+) -> Result<u32, ComputeError> {
+    // 32-byte aligned array of dwords (003 lines 75392-75410; the same on
+    // 965/G45, whose interface descriptor keeps pointer bits 31:5).
+    let table = area.alloc(plan.bt_entries as usize * 4, 32);
+    for (bti, desc) in &plan.surfaces {
+        let at = area.alloc(size, align);
+        surface_state(area, at, desc)?;
+        // Each entry: Surface State Pointer, bits 31:5, relative to Surface State Base.
+        area.dwords[(table / 4 + bti) as usize] = at;
+    }
+    Ok(table)
+}
+
+/// Interface descriptors carry a 5-bit binding table entry count, a
+/// prefetch hint (003 line 47917; the same 5 bits on 965/G45 and Ivy Bridge).
+pub(crate) fn bt_prefetch_count(entries: u32) -> u32 {
+    entries.min(31)
+}
+
+/// Gen6/Gen7 MEDIA_VFE_STATE URB sizing for media (non-GPGPU) dispatch:
+/// (rows per entry, entries). An entry holds a thread's inline data, 256-bit
+/// rows; the URB must fit `entries * rows + CURBE rows + 32` in 1024 rows
+/// (SNB GT1, 003 lines 88005-88007 and the MEDIA_VFE_STATE capacity note
+/// 47419-47587; the smallest part, so it holds everywhere). At most 64
+/// entries (MEDIA_VFE_STATE Number of URB Entries range, same page).
+pub(crate) fn media_urb(inline_dwords: usize, curbe_rows: u32) -> Result<(u32, u32), ComputeError> {
+    let rows = (inline_dwords.div_ceil(8) as u32).max(1);
+    let free = URB_ROWS_SNB
+        .checked_sub(32 + curbe_rows)
+        .ok_or(ComputeError::OutOfRange {
+            what: "CURBE rows",
+            value: curbe_rows as u64,
+            max: (URB_ROWS_SNB - 32 - rows) as u64,
+        })?;
+    let entries = (free / rows).min(64);
+    if entries == 0 {
+        return Err(ComputeError::OutOfRange {
+            what: "inline dwords per thread",
+            value: inline_dwords as u64,
+            max: (free * 8) as u64,
+        });
+    }
+    Ok((rows, entries))
+}
+
+/// Constant registers a thread may read: 965/G45's descriptor has a 6-bit
+/// read length (hal gen4 media.toml INTERFACE_DESCRIPTOR DW1 31:26); on
+/// SNB/IVB the CURBE must fit the URB next to the 32 reserved rows and at
+/// least one one-row entry ([`media_urb`]'s rule).
+pub(crate) const fn max_curbe_rows(generation: Generation) -> u32 {
+    match generation {
+        Generation::Gen4 | Generation::G45 => 63,
+        _ => URB_ROWS_SNB - 32 - 1,
+    }
+}
+
+/// Rows of the smallest Gen6 URB (GT1: 32 KiB in 256-bit rows, 003 lines 88005-88007).
+pub const URB_ROWS_SNB: u32 = 1024;
+
+/// The MEDIA_VFE_STATE Per Thread Scratch Space code and the bytes it
+/// stands for, for at least `bytes` of scratch (None for no scratch).
+///
+/// * 965/G45: powers of two from 1 KiB, like the 3D unit states of the same
+///   hardware [ext: intel-vaapi-driver i965_structs.h leaves it 0; Mesa
+///   gen4.xml VS_STATE Per-Thread Scratch Space]; the media page is missing.
+/// * SNB: linear, [0,11] = 1-12 KiB (003 lines 47440-47461; the R0.3 text
+///   claims powers of two; the VFE page, which says so explicitly, is followed).
+/// * Ivy Bridge: powers of two, 0 = 1 KiB up to 11 = 2 MiB [ext: Mesa i965
+///   gen7 compute state, `ffs(per_thread_scratch) - 11`].
+pub(crate) fn scratch_code(
+    generation: Generation,
+    bytes: u32,
+) -> Result<Option<(u32, u32)>, ComputeError> {
+    if bytes == 0 {
+        return Ok(None);
+    }
+    let kib = bytes.div_ceil(1024);
+    match generation {
+        Generation::Gen6 => {
+            super::error::check_max("scratch bytes per thread", bytes as u64, 12 << 10)?;
+            Ok(Some((kib - 1, kib << 10)))
+        }
+        Generation::Gen4 | Generation::G45 | Generation::Gen7 => {
+            super::error::check_max("scratch bytes per thread", bytes as u64, 2 << 20)?;
+            let pow = kib.next_power_of_two();
+            Ok(Some((pow.trailing_zeros(), pow << 10)))
+        }
+        g => Err(ComputeError::Unsupported {
+            generation: g,
+            what: "compute",
+        }),
+    }
+}
+
+/// Hardware threads MEDIA_VFE_STATE may run at once, per generation: the
+/// scratch space is sized for this many.
+///
+/// * 965/G45: 32 (the VFE URB entries this driver allocates, one per thread,
+///   as intel-vaapi-driver ties max threads to its entries).
+/// * SNB: 24 (GT1's maximum, notes seed-003 MEDIA_VFE_STATE: GT1 23, GT2 59,
+///   as count - 1; 003 lines 47419-47587).
+/// * Ivy Bridge: 36 (GT1's compute threads [ext: Mesa intel_device_info,
+///   ivb_gt1 max_cs_threads]).
+pub(crate) const fn max_threads(generation: Generation) -> u32 {
+    match generation {
+        Generation::Gen4 | Generation::G45 => 32,
+        Generation::Gen6 => 24,
+        _ => 36,
+    }
+}

@@ -1,0 +1,339 @@
+//! Memory a kernel reads and writes: buffers and 2D surfaces, their CPU
+//! access, and the generation-neutral description of the SURFACE_STATE each
+//! one becomes when bound (the per-generation packing is in `state/`).
+
+use baregpu_hal::Generation;
+
+use super::error::{ComputeError, check_max};
+use crate::gtt::tiling::{self, Swizzle, Tiling};
+use crate::gtt::{GfxAddr, Mapping};
+use crate::platform::DmaRegion;
+
+/// Pixel formats a 2D surface (or a typed buffer) can have.
+///
+/// The SURFACE_FORMAT codes are the same on every generation here: 965/G45
+/// manual 000 lines 3393-3485, SNB 003 lines 76508-76952, and for Ivy Bridge
+/// Mesa's gen7.xml SURFACE_FORMAT enum (the hal's RENDER_SURFACE_STATE names
+/// them) [ext: Mesa src/intel/genxml/gen7.xml].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// 0x140 (000 line 3482, 003 line 76946).
+    R8Unorm,
+    /// 0x143 (000 line 3485, 003 line 76952).
+    R8Uint,
+    /// 0x0D7 (000 line 3413, 003 line 76547).
+    R32Uint,
+    /// 0x0D8 (000 line 3414, 003 line 76549).
+    R32Float,
+    /// 0x0C7 (000 line 3399, 003 line 76520).
+    R8G8B8A8Unorm,
+    /// 0x0C0 (000 line 3393, 003 line 76508).
+    B8G8R8A8Unorm,
+}
+
+impl Format {
+    /// Every format, for tests and tools.
+    pub const ALL: [Format; 6] = [
+        Format::R8Unorm,
+        Format::R8Uint,
+        Format::R32Uint,
+        Format::R32Float,
+        Format::R8G8B8A8Unorm,
+        Format::B8G8R8A8Unorm,
+    ];
+
+    /// Bytes per pixel (the "bpe" column of the same tables).
+    pub const fn bytes_per_pixel(self) -> u32 {
+        match self {
+            Format::R8Unorm | Format::R8Uint => 1,
+            Format::R32Uint | Format::R32Float | Format::R8G8B8A8Unorm | Format::B8G8R8A8Unorm => 4,
+        }
+    }
+
+    /// The SURFACE_FORMAT code on `generation` (identical on all four).
+    pub const fn code(self, _generation: Generation) -> u32 {
+        match self {
+            Format::R8Unorm => 0x140,
+            Format::R8Uint => 0x143,
+            Format::R32Uint => 0x0d7,
+            Format::R32Float => 0x0d8,
+            Format::R8G8B8A8Unorm => 0x0c7,
+            Format::B8G8R8A8Unorm => 0x0c0,
+        }
+    }
+}
+
+/// SURFACE_FORMAT RAW: byte-addressed buffers for the untyped surface
+/// messages. Ivy Bridge only [ext: Mesa gen7.xml SURFACE_FORMAT RAW = 0x1FF];
+/// the SNB manual lists 1FF (003 line 77102) but its note (line 77110) ties
+/// it to untyped messages, which SNB does not have.
+pub const RAW_FORMAT: u32 = 0x1ff;
+
+/// Largest SURFTYPE_BUFFER: 2^27 entries (000 "For buffer surfaces, the
+/// number of entries in the buffer ranges from 1 to 2^27", SURFACE_STATE
+/// Height notes, line 3236; the same on SNB, 003 lines 75895-75898).
+pub const MAX_BUFFER_ENTRIES: u64 = 1 << 27;
+
+/// Largest 2D surface side: Width/Height are 13 bits of (size - 1) on
+/// 965/G45 and SNB (000 lines 3234 and 3245, 003 SURFACE_STATE DW2); Ivy Bridge
+/// has 14 bits but the smaller limit keeps one rule for all.
+pub const MAX_SURFACE_SIDE: u32 = 8192;
+
+/// A GGTT-mapped, CPU-visible buffer from [`super::Compute::create_buffer`].
+#[derive(Debug)]
+pub struct Buffer {
+    pub(crate) region: DmaRegion,
+    pub(crate) mapping: Mapping,
+    pub(crate) size: usize,
+}
+
+impl Buffer {
+    /// Where the GPU sees the first byte.
+    pub fn gfx(&self) -> GfxAddr {
+        self.mapping.gfx
+    }
+
+    /// Bytes the kernel may address (the requested size).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Copies `data` into the buffer at `offset`.
+    ///
+    /// Call only while no submitted work uses the buffer.
+    pub fn write(&self, offset: usize, data: &[u8]) -> Result<(), ComputeError> {
+        write_region(&self.region, self.size, offset, data)
+    }
+
+    /// Copies bytes at `offset` into `out`.
+    ///
+    /// Call only after the work that wrote the buffer completed.
+    pub fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), ComputeError> {
+        read_region(&self.region, self.size, offset, out)
+    }
+}
+
+/// A 2D surface from [`super::Compute::create_surface_2d`].
+#[derive(Debug)]
+pub struct Surface {
+    pub(crate) region: DmaRegion,
+    pub(crate) mapping: Mapping,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) pitch: u32,
+    pub(crate) format: Format,
+    pub(crate) tiling: Tiling,
+}
+
+impl Surface {
+    pub fn gfx(&self) -> GfxAddr {
+        self.mapping.gfx
+    }
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+    /// Bytes from one row (of pixels, or of tiles times the tile height) to the next.
+    pub fn pitch(&self) -> u32 {
+        self.pitch
+    }
+    pub fn format(&self) -> Format {
+        self.format
+    }
+    pub fn tiling(&self) -> Tiling {
+        self.tiling
+    }
+    /// Bytes of memory the surface occupies (whole tile rows when tiled).
+    pub fn size(&self) -> usize {
+        tiling::surface_size(self.tiling, self.pitch as usize, self.height as usize)
+    }
+
+    /// Stores row-major pixels (`width * bpp` bytes per row, no padding) in
+    /// the surface's layout. `swizzle` is the bit-6 swizzle the memory
+    /// controller applies to this tiling (see [`Swizzle`]).
+    ///
+    /// Call only while no submitted work uses the surface.
+    pub fn write_pixels(&self, swizzle: Swizzle, pixels: &[u8]) -> Result<(), ComputeError> {
+        let row = self.width as usize * self.format.bytes_per_pixel() as usize;
+        // SAFETY: the region is live, `size()` bytes long, and the caller
+        // guarantees the GPU does not touch it meanwhile.
+        let dst = unsafe { region_mut(self.region, self.size()) };
+        tiling::linear_to_tiled(
+            dst,
+            self.tiling,
+            swizzle,
+            self.pitch as usize,
+            pixels,
+            row,
+            row,
+            self.height as usize,
+        )
+        .map_err(|_| ComputeError::Invalid("pixel data does not match the surface size"))
+    }
+
+    /// Reads the surface back as row-major pixels (the inverse of
+    /// [`Surface::write_pixels`]).
+    pub fn read_pixels(&self, swizzle: Swizzle, pixels: &mut [u8]) -> Result<(), ComputeError> {
+        let row = self.width as usize * self.format.bytes_per_pixel() as usize;
+        // SAFETY: as in `write_pixels`; the slice is only read.
+        let src = unsafe { region_ref(self.region, self.size()) };
+        tiling::tiled_to_linear(
+            pixels,
+            row,
+            src,
+            self.tiling,
+            swizzle,
+            self.pitch as usize,
+            row,
+            self.height as usize,
+        )
+        .map_err(|_| ComputeError::Invalid("pixel buffer does not match the surface size"))
+    }
+}
+
+/// What a binding table entry points at.
+#[derive(Clone, Copy, Debug)]
+pub enum Resource<'a> {
+    /// The whole buffer, untyped: RAW bytes on Ivy Bridge (untyped surface
+    /// messages), R32_UINT dwords on the older generations (OWord block and
+    /// DWord scattered messages ignore the format, 000 SURFACE_STATE Surface
+    /// Format, line 3104).
+    Buffer(&'a Buffer),
+    /// The buffer as an array of `format` elements (sampler `ld`, typed reads).
+    TypedBuffer(&'a Buffer, Format),
+    /// A 2D surface.
+    Surface(&'a Surface),
+}
+
+/// What a SURFACE_STATE has to say, before per-generation packing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SurfaceDesc {
+    pub base: u64,
+    /// SURFACE_FORMAT code.
+    pub format: u32,
+    pub kind: SurfaceKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SurfaceKind {
+    /// SURFTYPE_BUFFER of `entries` elements `stride` bytes apart.
+    Buffer { entries: u32, stride: u32 },
+    /// SURFTYPE_2D.
+    Image2d {
+        width: u32,
+        height: u32,
+        pitch: u32,
+        tiling: Tiling,
+    },
+}
+
+impl SurfaceDesc {
+    /// The SURFACE_STATE contents for `resource` on `generation`.
+    pub(crate) fn of(
+        resource: &Resource<'_>,
+        generation: Generation,
+    ) -> Result<Self, ComputeError> {
+        let buffer = |b: &Buffer, format: u32, stride: u32| -> Result<Self, ComputeError> {
+            let entries = (b.size as u64) / stride as u64;
+            if entries == 0 {
+                return Err(ComputeError::Invalid("buffer smaller than one element"));
+            }
+            check_max("buffer entries", entries, MAX_BUFFER_ENTRIES)?;
+            Ok(SurfaceDesc {
+                base: b.gfx().0,
+                format,
+                kind: SurfaceKind::Buffer {
+                    entries: entries as u32,
+                    stride,
+                },
+            })
+        };
+        match *resource {
+            Resource::Buffer(b) if generation == Generation::Gen7 => buffer(b, RAW_FORMAT, 1),
+            Resource::Buffer(b) => buffer(b, Format::R32Uint.code(generation), 4),
+            Resource::TypedBuffer(b, f) => buffer(b, f.code(generation), f.bytes_per_pixel()),
+            Resource::Surface(s) => Ok(SurfaceDesc {
+                base: s.gfx().0,
+                format: s.format.code(generation),
+                kind: SurfaceKind::Image2d {
+                    width: s.width,
+                    height: s.height,
+                    pitch: s.pitch,
+                    tiling: s.tiling,
+                },
+            }),
+        }
+    }
+
+    /// Entries - 1 split into the (Width, Height, Depth) fields of a
+    /// SURFTYPE_BUFFER: bits 6:0, 19:7, 26:20 on 965/G45/SNB (000 lines 3234,
+    /// 3245 and 3267; 003 lines 75895-75898); bits 6:0, 20:7, 26:21 on
+    /// Ivy Bridge [ext: Mesa src/intel/isl/isl_surface_state.c,
+    /// buffer_fill_state, GFX_VER >= 7].
+    pub(crate) fn buffer_split(entries: u32, generation: Generation) -> (u32, u32, u32) {
+        let e = entries.saturating_sub(1);
+        if generation == Generation::Gen7 {
+            (e & 0x7f, (e >> 7) & 0x3fff, (e >> 21) & 0x3f)
+        } else {
+            (e & 0x7f, (e >> 7) & 0x1fff, (e >> 20) & 0x7f)
+        }
+    }
+}
+
+/// A mutable byte view of the first `len` bytes of a DMA region.
+///
+/// # Safety
+/// The region must stay live and be at least `len` bytes long while the
+/// slice lives, and nothing else (CPU or device) may access those bytes.
+pub(crate) unsafe fn region_mut<'r>(region: DmaRegion, len: usize) -> &'r mut [u8] {
+    let len = len.min(region.size);
+    // SAFETY: forwarded to the caller; `len` is clamped to the region.
+    unsafe { core::slice::from_raw_parts_mut(region.virt.as_ptr(), len) }
+}
+
+/// A shared byte view of the first `len` bytes of a DMA region.
+///
+/// # Safety
+/// As [`region_mut`], except that other readers are fine.
+pub(crate) unsafe fn region_ref<'r>(region: DmaRegion, len: usize) -> &'r [u8] {
+    let len = len.min(region.size);
+    // SAFETY: forwarded to the caller; `len` is clamped to the region.
+    unsafe { core::slice::from_raw_parts(region.virt.as_ptr(), len) }
+}
+
+/// Bounds-checked copy into a region's first `limit` bytes.
+pub(crate) fn write_region(
+    region: &DmaRegion,
+    limit: usize,
+    offset: usize,
+    data: &[u8],
+) -> Result<(), ComputeError> {
+    let end = offset
+        .checked_add(data.len())
+        .filter(|&e| e <= limit && e <= region.size)
+        .ok_or(ComputeError::Invalid("write past the end of the buffer"))?;
+    // SAFETY: in bounds (checked above); the region is live while its owner
+    // is, and the owner's contract keeps the device off it meanwhile.
+    let bytes = unsafe { region_mut(*region, end) };
+    bytes[offset..end].copy_from_slice(data);
+    Ok(())
+}
+
+/// Bounds-checked copy out of a region's first `limit` bytes.
+pub(crate) fn read_region(
+    region: &DmaRegion,
+    limit: usize,
+    offset: usize,
+    out: &mut [u8],
+) -> Result<(), ComputeError> {
+    let end = offset
+        .checked_add(out.len())
+        .filter(|&e| e <= limit && e <= region.size)
+        .ok_or(ComputeError::Invalid("read past the end of the buffer"))?;
+    // SAFETY: in bounds (checked above); only read.
+    let bytes = unsafe { region_ref(*region, end) };
+    out.copy_from_slice(&bytes[offset..end]);
+    Ok(())
+}
