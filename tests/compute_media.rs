@@ -477,9 +477,9 @@ fn state_bases_and_bounds_enclose_the_state() {
 
 #[test]
 fn dispatches_run_through_the_command_streamer_to_their_fence() {
-    // The software GPU does not run EU threads yet, but its command streamer
-    // parses every command and performs the flushes and post-sync writes:
-    // the fence completes only if the whole batch is well formed.
+    // The software GPU parses every command, runs the four end-of-thread
+    // threads and performs the flushes and post-sync writes: the fence
+    // completes only if the whole batch is well formed and the threads end.
     for g in GENERATIONS {
         with_gpu(g, |gpu, _| {
             let bin = eot_kernel(g);

@@ -3,3 +3,4 @@
 pub mod decode_batch;
 pub mod defmt_log;
 pub mod eu;
+pub mod run;

@@ -6,13 +6,18 @@
 //! baregpu disasm --gen <gen> [--no-labels] <binary>       disassemble EU instructions
 //! baregpu asm --gen <gen> [--compact] <source> -o <binary>  assemble EU instructions
 //! baregpu validate --gen <gen> <binary>        check EU instructions against the manuals' rules
+//! baregpu run --gen <gen> --kernel <file> ...  run an EU binary on the software GPU
 //! ```
 
 use std::process::ExitCode;
 
 /// The usage text: this file's commands, then the EU toolkit's.
 fn usage() -> String {
-    format!("{USAGE_HEAD}\n{}", baregpu_cli::eu::USAGE)
+    format!(
+        "{USAGE_HEAD}\n{}\n{}",
+        baregpu_cli::eu::USAGE,
+        baregpu_cli::run::USAGE
+    )
 }
 
 const USAGE_HEAD: &str = "usage:
@@ -31,6 +36,7 @@ fn main() -> ExitCode {
         Some(cmd @ ("disasm" | "asm")) => {
             baregpu_cli::eu::run(&args[1..], cmd == "asm").map(|text| print!("{text}"))
         }
+        Some("run") => baregpu_cli::run::run(&args[1..]).map(|o| print!("{}", o.summary)),
         Some("validate") => match baregpu_cli::eu::run_validate(&args[1..]) {
             Ok(report) => {
                 print!("{}", report.text);

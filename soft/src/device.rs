@@ -47,6 +47,9 @@ pub struct Device<B: MemoryBus> {
     pub(crate) scratch: Vec<u32>,
     /// PCI configuration space (64 dwords), see [`Device::config_write`].
     config: [u32; 64],
+    /// The render engine's media/GPGPU unit and EU array (`None` while a
+    /// command runs it, and for generations without one).
+    pub(crate) media: Option<alloc::boxed::Box<crate::media::Media>>,
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -78,6 +81,7 @@ impl<B: MemoryBus> Device<B> {
             timestamp: 0,
             scratch: Vec::with_capacity(64),
             config: config_space(&layout),
+            media: crate::media::device::new_media(generation),
         })
     }
 
@@ -251,6 +255,7 @@ impl<B: MemoryBus> Device<B> {
             layout::Reset::PciConfig => 0x100,
         };
         self.regs.reset_range(base..base + span);
+        self.media_reset(i);
         self.stats.resets += 1;
     }
 

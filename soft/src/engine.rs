@@ -13,7 +13,10 @@
 //! (GGTT entries), MI_LOAD_REGISTER_MEM, MI_SET_CONTEXT (save and restore of
 //! the modelled registers), and the blitter commands of `blit`. Memory accesses go
 //! through the GGTT or, for PPGTT batches and PPGTT-addressed commands, the
-//! engine's two-level PPGTT.
+//! engine's two-level PPGTT. The media/GPGPU commands (PIPELINE_SELECT,
+//! STATE_BASE_ADDRESS, the MEDIA_* state and dispatch commands,
+//! GPGPU_WALKER, the Gen4/G45 URB and constant commands) go to `media`,
+//! which also decides when a command may run while EU threads are busy.
 //! Other commands in the tables are consumed without effect (counted as
 //! unmodelled); a command the tables do not know is an instruction error.
 
@@ -90,6 +93,8 @@ enum Op {
     SetContext,
     /// A blitter fill or copy, executed in `blit.rs`.
     Blit(crate::blit::BlitOp),
+    /// A media/GPGPU pipeline command, executed in `media`.
+    Media(crate::media::MediaOp),
     /// Known, not modelled: consumed without effect.
     Unmodelled,
 }
@@ -97,6 +102,9 @@ enum Op {
 fn op_of(name: &str) -> Op {
     if let Some(b) = crate::blit::BlitOp::of(name) {
         return Op::Blit(b);
+    }
+    if let Some(m) = crate::media::MediaOp::of(name) {
+        return Op::Media(m);
     }
     match name {
         "MI_NOOP" => Op::Noop,
@@ -341,19 +349,22 @@ impl<B: MemoryBus> Device<B> {
 
     /// Executes up to `budget` commands of engine `i`.
     pub(crate) fn run_engine(&mut self, i: usize, budget: u32) {
+        self.media_grant(i, budget);
         let mut n = 0;
         while n < budget && self.has_work(i) {
             n += 1;
             match self.step(i) {
                 Ok(true) => {}
-                // Waiting on a semaphore: try again on the next run.
+                // Waiting on a semaphore or on EU threads: try again on the
+                // next run.
                 Ok(false) => break,
                 Err(halt) => self.halt(i, halt),
             }
         }
+        self.media_background(i);
     }
 
-    fn halt(&mut self, i: usize, halt: Halt) {
+    pub(crate) fn halt(&mut self, i: usize, halt: Halt) {
         let base = self.layout.engines[i].base;
         let dw0 = match halt {
             Halt::InstructionError { dw0 } => dw0,
@@ -410,6 +421,23 @@ impl<B: MemoryBus> Device<B> {
                     self.scratch = buf;
                     return Err(h);
                 }
+            }
+        }
+        // EU threads: a dispatch command starts them, any other command waits
+        // until they have finished (`media`); the head stays meanwhile.
+        let media = match op {
+            Op::Media(m) => Some(m),
+            _ => None,
+        };
+        match self.media_gate(i, info, media, &buf) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.scratch = buf;
+                return Ok(false);
+            }
+            Err(h) => {
+                self.scratch = buf;
+                return Err(h);
             }
         }
         // MI_SEMAPHORE_MBOX holds the engine (RING_CTL bit 10 set) until its
@@ -591,6 +619,7 @@ impl<B: MemoryBus> Device<B> {
                 self.write_register(field(c, dw, "register_address").unwrap_or(0) as u32, value);
             }
             Op::SetContext => self.set_context(i, c, dw)?,
+            Op::Media(m) => self.media_execute(i, c, m, dw)?,
             Op::Unmodelled => self.stats.unmodelled += 1,
         }
         Ok(())

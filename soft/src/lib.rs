@@ -12,9 +12,11 @@
 //! buffers, the hardware status page) executing the MI commands listed in
 //! `engine.rs` and the blitter fills and copies of `blit.rs`; the per-context
 //! PPGTT; semaphore waits; user interrupts; errors for unknown commands and
-//! unmapped addresses; forcewake acknowledgement and engine reset. Work advances only
-//! when the driver touches MMIO, within a budget, so a looping batch is a
-//! hang the driver must detect, never a frozen host.
+//! unmapped addresses; forcewake acknowledgement and engine reset; the media
+//! and GPGPU pipelines of the render engine (`media`), whose threads run on
+//! the EU array ([`eu::array`]). Work advances only when the driver touches
+//! MMIO, within a budget, so a looping batch or kernel is a hang the driver
+//! must detect, never a frozen host.
 #![cfg_attr(not(test), no_std)]
 
 extern crate alloc;
@@ -22,8 +24,10 @@ extern crate alloc;
 mod blit;
 mod device;
 mod engine;
+pub mod eu;
 mod gtt;
 pub mod layout;
+mod media;
 mod regfile;
 
 use baregpu_hal::{ConfigSpace, Generation, MemoryBus, Mmio};
@@ -65,6 +69,33 @@ impl<B: MemoryBus> SoftGpu<B> {
     /// polling does this too).
     pub fn run(&self, budget: u32) {
         self.device.lock().run(budget);
+    }
+
+    /// The shape and scheduling of the EU array (`None` without one).
+    pub fn eu_config(&self) -> Option<eu::array::EuConfig> {
+        self.device.lock().eu_config()
+    }
+
+    /// Reshapes the EU array. Resident threads are dropped: change it while
+    /// the GPU is idle.
+    pub fn set_eu_config(&self, config: eu::array::EuConfig) {
+        self.device.lock().set_eu_config(config)
+    }
+
+    /// Why the EU array last stopped (a hung, faulting or failing thread),
+    /// kept across engine resets.
+    pub fn eu_report(&self) -> Option<eu::array::EuReport> {
+        self.device.lock().eu_report()
+    }
+
+    /// EU array counters.
+    pub fn eu_stats(&self) -> eu::array::EuStats {
+        self.device.lock().eu_stats()
+    }
+
+    /// Kernels the EU array has predecoded.
+    pub fn eu_decodes(&self) -> u64 {
+        self.device.lock().eu_decodes()
     }
 }
 

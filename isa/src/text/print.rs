@@ -412,6 +412,18 @@ impl Printer<'_> {
             write!(self.out, "m{base} ")?;
         }
         match &s.src0 {
+            // A region other than the scalar default is written out (the
+            // Gen4/G45 implied move copies by it).
+            Src::Reg(r)
+                if r.region
+                    != (Region::Align1 {
+                        vstride: 0,
+                        width: 1,
+                        hstride: 0,
+                    }) =>
+            {
+                self.reg_src(r, false)?
+            }
             Src::Reg(r) => {
                 self.modifiers(r);
                 self.addr(r.file, &r.addr, r.ty)?;

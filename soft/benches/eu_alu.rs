@@ -1,0 +1,254 @@
+//! EU interpreter throughput on ALU-bound kernels, against the same
+//! computation as a plain Rust loop, measured in the same run.
+//!
+//! The kernel is a chain of F mad/add/mul (four instructions repeated),
+//! SIMD8 and SIMD16, on Gen7.5 (nearest-even rounding: the fast path) and
+//! on G45 (round toward zero and the implicit accumulator: the generic
+//! path). The plain loop does the same arithmetic on arrays with Rust f32
+//! operations. `cargo bench -p baregpu-soft --bench eu_alu` prints lane
+//! operations per second for both and their ratio. Nothing asserts on time;
+//! the results are checked against each other.
+
+// Channels index several arrays at once; index loops read best.
+#![allow(clippy::needless_range_loop)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use baregpu_isa::Platform;
+use baregpu_soft::eu::{Harness, Step};
+
+/// Times the four-instruction group repeats in the kernel.
+const GROUPS: usize = 64;
+/// Kernel executions per measurement.
+const RUNS: usize = 1000;
+/// Measurements; the best is reported.
+const REPS: usize = 7;
+
+fn kernel(simd: u32, p: Platform) -> String {
+    // Registers: a at r10, b r20, c r30, d r40, k r50 (SIMD16 operands
+    // take two registers).
+    let r = |base: u32| format!("r{base}.0");
+    let src = |base: u32| format!("r{base}.0<{simd};{simd},1>:f");
+    let src3 = |base: u32| format!("r{base}.0<2;1>:f");
+    let src3_last = |base: u32| format!("r{base}.0<1>:f");
+    let mad = |d: u32, s0: u32, s1: u32, s2: u32| {
+        if p == Platform::G45 {
+            // No three-source instructions: mul then add.
+            format!(
+                "mul ({simd}|M0) {}<1>:f {} {}\nadd ({simd}|M0) {}<1>:f {} {}\n",
+                r(d),
+                src(s1),
+                src(s2),
+                r(d),
+                src(d),
+                src(s0)
+            )
+        } else {
+            format!(
+                "mad ({simd}|M0) {}<1>:f {} {} {}\n",
+                r(d),
+                src3(s0),
+                src3(s1),
+                src3_last(s2)
+            )
+        }
+    };
+    // Gen4/G45 run 16 float channels as a compressed instruction.
+    let compr = if p <= Platform::G45 && simd == 16 {
+        " {Compr}"
+    } else {
+        ""
+    };
+    let mut k = String::new();
+    for _ in 0..GROUPS {
+        // a = b * k + a; c = c + a; d = c * k; b = d * k + b (as mad dst
+        // src0 src1 src2 computes src1 * src2 + src0).
+        k += &mad(10, 10, 20, 50);
+        k += &format!("add ({simd}|M0) {}<1>:f {} {}\n", r(30), src(30), src(10));
+        k += &format!("mul ({simd}|M0) {}<1>:f {} {}\n", r(40), src(30), src(50));
+        k += &mad(20, 20, 40, 50);
+    }
+    if compr.is_empty() {
+        k
+    } else {
+        k.replace('\n', &format!("{compr}\n"))
+    }
+}
+
+/// The same chain on host arrays: the baseline.
+fn plain(lanes: usize, a: &mut [f32], b: &mut [f32], c: &mut [f32], d: &mut [f32], k: &[f32]) {
+    for _ in 0..GROUPS {
+        for i in 0..lanes {
+            a[i] += b[i] * k[i];
+            c[i] += a[i];
+            d[i] = c[i] * k[i];
+            b[i] += d[i] * k[i];
+        }
+    }
+}
+
+/// The chain with `mad` fused as the EU computes it: the reference the
+/// Gen6+ results must match bit for bit.
+fn fused(lanes: usize, a: &mut [f32], b: &mut [f32], c: &mut [f32], d: &mut [f32], k: &[f32]) {
+    for _ in 0..GROUPS {
+        for i in 0..lanes {
+            a[i] = b[i].mul_add(k[i], a[i]);
+            c[i] += a[i];
+            d[i] = c[i] * k[i];
+            b[i] = d[i].mul_add(k[i], b[i]);
+        }
+    }
+}
+
+fn init(h: &mut Harness, lanes: usize) {
+    for i in 0..lanes {
+        let (reg, e) = ((i / 8) as u8, i % 8);
+        h.thread.set_grf_f(10 + reg, e, 0.5 + i as f32);
+        h.thread.set_grf_f(20 + reg, e, 0.25);
+        h.thread.set_grf_f(30 + reg, e, 1.0);
+        h.thread.set_grf_f(40 + reg, e, 0.0);
+        h.thread.set_grf_f(50 + reg, e, 0.999);
+    }
+}
+
+fn measure(p: Platform, simd: u32) {
+    let lanes = simd as usize;
+    let mut h = Harness::new(p);
+    h.load_asm(&kernel(simd, p)).expect("kernel assembles");
+    let insts = h.program.len();
+    init(&mut h, lanes);
+    // Host baseline on the same starting values.
+    let mut a: Vec<f32> = (0..lanes).map(|i| 0.5 + i as f32).collect();
+    let mut b = vec![0.25f32; lanes];
+    let mut c = vec![1.0f32; lanes];
+    let mut d = vec![0.0f32; lanes];
+    let k = vec![0.999f32; lanes];
+    // One run checked against the fused reference (Gen6+ round to nearest
+    // like the host; G45 truncates and has no mad, so it is not compared).
+    h.thread.set_ip(0);
+    assert_eq!(h.run(1 << 30), Ok(Step::EndOfKernel));
+    fused(lanes, &mut a, &mut b, &mut c, &mut d, &k);
+    if p >= Platform::Gen6 {
+        for i in 0..lanes {
+            let got = h.thread.grf_f(20 + (i / 8) as u8, i % 8);
+            assert_eq!(got.to_bits(), b[i].to_bits(), "lane {i}");
+        }
+    }
+    // The best of a few repetitions of each (the machine is shared).
+    let mut emu = f64::MAX;
+    let mut host = f64::MAX;
+    for _ in 0..REPS {
+        init(&mut h, lanes);
+        let t0 = Instant::now();
+        for _ in 0..RUNS {
+            h.thread.set_ip(0);
+            let r = h.run(1 << 30);
+            black_box(&r);
+        }
+        emu = emu.min(t0.elapsed().as_secs_f64());
+        let t1 = Instant::now();
+        for _ in 0..RUNS {
+            plain(
+                lanes,
+                black_box(&mut a),
+                black_box(&mut b),
+                black_box(&mut c),
+                black_box(&mut d),
+                black_box(&k),
+            );
+        }
+        host = host.min(t1.elapsed().as_secs_f64());
+    }
+    // Lane operations: every instruction of the kernel on every lane.
+    let ops = (insts * lanes * RUNS) as f64;
+    let host_ops = (GROUPS * 4 * lanes * RUNS) as f64;
+    let (e, hst) = (ops / emu, host_ops / host);
+    // The ratio compares times for the same computation.
+    println!(
+        "{:7} SIMD{:<2} {:5} insts  emulator {:8.1} M lane-op/s  plain loop {:8.1} M lane-op/s  time ratio {:5.1}x",
+        p.name(),
+        simd,
+        insts,
+        e / 1e6,
+        hst / 1e6,
+        emu / host
+    );
+}
+
+/// Per-instruction breakdown: a kernel of one instruction repeated (its
+/// destination r10, read by none of its sources so each is independent),
+/// nanoseconds per instruction.
+fn breakdown(p: Platform, simd: u32, kinds: &[String]) {
+    let src = format!("r20.0<{simd};{simd},1>:f");
+    let src3 = "r20.0<2;1>:f";
+    let compr = if p <= Platform::G45 && simd == 16 {
+        " {Compr}"
+    } else {
+        ""
+    };
+    let mut forms = vec![
+        ("add", format!("add ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}")),
+        ("mul", format!("mul ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}")),
+    ];
+    if p >= Platform::Gen6 {
+        forms.push((
+            "mad",
+            format!("mad ({simd}|M0) r10.0<1>:f {src3} r30.0<2;1>:f r40.0<1>:f"),
+        ));
+    }
+    let mut line = format!("{:7} SIMD{:<2}", p.name(), simd);
+    for (name, inst) in forms {
+        if !kinds.is_empty() && !kinds.iter().any(|k| k == name) {
+            continue;
+        }
+        let k: String = (0..256).map(|_| format!("{inst}\n")).collect();
+        let mut h = Harness::new(p);
+        h.load_asm(&k).expect("kernel assembles");
+        init(&mut h, simd as usize);
+        let mut best = f64::MAX;
+        for _ in 0..REPS {
+            let t0 = Instant::now();
+            for _ in 0..RUNS {
+                h.thread.set_ip(0);
+                black_box(h.run(1 << 30)).expect("runs");
+            }
+            best = best.min(t0.elapsed().as_secs_f64());
+        }
+        line += &format!("  {name} {:6.1} ns", best * 1e9 / (256 * RUNS) as f64);
+    }
+    println!("{line}");
+}
+
+fn main() {
+    // An argument naming a platform (e.g. `gen7.5`) measures only that one;
+    // `breakdown` times each instruction kind alone (or only those named:
+    // `add`, `mul`, `mad`; `simd8`/`simd16` pick the width).
+    let args: Vec<String> = std::env::args().collect();
+    let kinds: Vec<String> = args
+        .iter()
+        .filter(|a| ["add", "mul", "mad"].contains(&a.as_str()))
+        .cloned()
+        .collect();
+    let widths: Vec<u32> = args
+        .iter()
+        .filter_map(|a| a.strip_prefix("simd").and_then(|w| w.parse().ok()))
+        .collect();
+    let only: Vec<Platform> = args.iter().filter_map(|a| Platform::from_name(a)).collect();
+    let split = args.iter().any(|a| a == "breakdown");
+    for p in [Platform::Gen75, Platform::Gen6, Platform::G45] {
+        if !only.is_empty() && !only.contains(&p) {
+            continue;
+        }
+        for simd in [8, 16] {
+            if !widths.is_empty() && !widths.contains(&simd) {
+                continue;
+            }
+            if split {
+                breakdown(p, simd, &kinds);
+            } else {
+                measure(p, simd);
+            }
+        }
+    }
+}

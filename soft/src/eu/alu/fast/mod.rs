@@ -1,0 +1,401 @@
+//! Fast paths for the instructions ALU-bound kernels are made of: F add,
+//! mul and mad with direct register operands laid out linearly (dwords in
+//! a row, or one dword replicated), and no modifiers, predication,
+//! saturation or condition. They compute exactly what the generic path
+//! computes, in any rounding mode, and write the implicit accumulator when
+//! the instruction does (Gen4/G45 arithmetic); ALT mode goes to the
+//! generic path.
+//!
+//! The kernels take the operands as a [`Flat`] and the channel enables, so
+//! that the general step (one operation) and the run loop's straight-line
+//! blocks (one instruction, a Gen4/G45 compressed pair fused into one
+//! SIMD16 operation) share them. Round-to-nearest-even without the
+//! accumulator (Gen6+) and round-toward-zero (Gen4/G45) have lane loops
+//! the compiler vectorises; other cases go lane by lane exactly.
+
+mod lanes;
+
+use baregpu_isa::Platform;
+use baregpu_isa::inst::{CondMod, Opcode, PredCtrl, Type};
+
+use self::lanes::{add_toward_zero, add_wide, load, out, store, store_acc, toward_zero};
+use super::exec;
+use crate::eu::error::ErrorKind;
+use crate::eu::exec::Dom;
+use crate::eu::fp::{self, Rounding};
+use crate::eu::predecode::lite::{self, Lite, LiteFn};
+use crate::eu::predecode::{Handler, Next, Op, Program};
+use crate::eu::thread::Thread;
+
+/// The operation a kernel computes.
+const ADD: u8 = 0;
+const MUL: u8 = 1;
+const MAD: u8 = 2;
+
+/// The operands of a fast instruction as flat register offsets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Flat {
+    /// First destination dword (the rest follow).
+    pub dst: u16,
+    /// First dword of src0, src1, src2 (unused slots 0).
+    pub src: [u16; 3],
+    /// Source `k` is one dword replicated (stride 0) instead of a row.
+    pub scalar: [bool; 3],
+    /// Accumulator element of channel 0.
+    pub acc_first: u8,
+    /// The instruction writes the implicit accumulator (unless cr0.0[1]).
+    pub acc_write: bool,
+}
+
+/// A fast instruction: what it computes, its channels, its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fast {
+    kind: u8,
+    n: u8,
+    flat: Flat,
+}
+
+/// Whether `op` has a fast path, and its operands.
+fn fast(op: &Op) -> Option<Fast> {
+    let ctl = &op.ctl;
+    let shape = ctl.dom == Dom::F
+        && ctl.pred == PredCtrl::None
+        && ctl.cond == CondMod::None
+        && !ctl.sat
+        && ctl.wmask & 0xF == 0xF
+        && ctl.step == 1
+        && !op.dst.acc
+        && op.dst.ty == Type::F;
+    let Some((dst, 4)) = op.lin[0] else {
+        return None;
+    };
+    if !shape {
+        return None;
+    }
+    // A plain F source: no modifier, not the accumulator, linear.
+    let plain = |k: usize| {
+        let s = &op.src[k];
+        let lin = op.lin[k + 1].filter(|&(_, stride)| stride == 0 || stride == 4);
+        (s.ty == Type::F && !s.acc && !s.mods.abs && !s.mods.neg)
+            .then_some(lin)
+            .flatten()
+    };
+    let (kind, srcs) = match op.inst.opcode {
+        Opcode::Add => (ADD, 2),
+        Opcode::Mul => (MUL, 2),
+        Opcode::Mad => (MAD, 3),
+        _ => return None,
+    };
+    let mut flat = Flat {
+        dst,
+        acc_first: ctl.acc_first,
+        acc_write: ctl.acc_write,
+        ..Flat::default()
+    };
+    for k in 0..srcs {
+        let (off, stride) = plain(k)?;
+        flat.src[k] = off;
+        flat.scalar[k] = stride == 0;
+    }
+    matches!(ctl.exec, 8 | 16).then_some(Fast {
+        kind,
+        n: ctl.exec,
+        flat,
+    })
+}
+
+/// The fast handler for `op`, if it qualifies.
+pub fn choose(p: Platform, op: &Op) -> Option<Handler> {
+    let _ = p;
+    let f = fast(op)?;
+    Some(match (f.kind, f.n) {
+        (ADD, 8) => on_op::<8, ADD>,
+        (ADD, _) => on_op::<16, ADD>,
+        (MUL, 8) => on_op::<8, MUL>,
+        (MUL, _) => on_op::<16, MUL>,
+        (_, 8) => on_op::<8, MAD>,
+        _ => on_op::<16, MAD>,
+    })
+}
+
+/// The straight-line handler of one instruction: its single operation, or
+/// a Gen4/G45 compressed pair whose halves can run as one SIMD16
+/// operation. Also returns the operands.
+pub(crate) fn choose_lite(first: &Op, second: Option<&Op>) -> Option<(LiteFn, Flat)> {
+    let f = match second {
+        None => fast(first)?,
+        Some(b) => fuse(fast(first)?, fast(b)?, first, b)?,
+    };
+    let h: LiteFn = match (f.kind, f.n) {
+        (ADD, 8) => on_lite::<8, ADD>,
+        (ADD, _) => on_lite::<16, ADD>,
+        (MUL, 8) => on_lite::<8, MUL>,
+        (MUL, _) => on_lite::<16, MUL>,
+        (_, 8) => on_lite::<8, MAD>,
+        _ => on_lite::<16, MAD>,
+    };
+    Some((h, f.flat))
+}
+
+/// The halves of a compressed instruction as one SIMD16 operation, when
+/// that computes the same: channels 8-15 of every operand follow channels
+/// 0-7 (the next register, or the same replicated dword), the second half
+/// takes the upper mask bits and accumulator elements, and it reads
+/// nothing the first half writes (the halves run in order, 000 lines
+/// 8746-8830).
+fn fuse(a: Fast, b: Fast, op_a: &Op, op_b: &Op) -> Option<Fast> {
+    let (fa, fb) = (a.flat, b.flat);
+    let follows = |x: u16, y: u16, scalar: bool| {
+        if scalar {
+            y == x
+        } else {
+            u32::from(y) == u32::from(x) + 32
+        }
+    };
+    let mut ok = a.kind == b.kind
+        && a.n == 8
+        && b.n == 8
+        && follows(fa.dst, fb.dst, false)
+        && op_a.ctl.mask_first == 0
+        && op_b.ctl.mask_first == 8
+        && op_a.ctl.no_mask == op_b.ctl.no_mask
+        && fa.acc_write == fb.acc_write
+        && u32::from(fb.acc_first) == u32::from(fa.acc_first) + 8;
+    let srcs = if a.kind == MAD { 3 } else { 2 };
+    for k in 0..srcs {
+        let scalar = fa.scalar[k];
+        ok &= scalar == fb.scalar[k] && follows(fa.src[k], fb.src[k], scalar);
+        // The second half's source bytes against the first half's
+        // destination bytes.
+        let (s0, s1) = (
+            u32::from(fb.src[k]),
+            u32::from(fb.src[k]) + if scalar { 4 } else { 32 },
+        );
+        let (d0, d1) = (u32::from(fa.dst), u32::from(fa.dst) + 32);
+        ok &= s1 <= d0 || d1 <= s0;
+    }
+    ok.then_some(Fast {
+        kind: a.kind,
+        n: 16,
+        flat: fa,
+    })
+}
+
+/// Operation handler (the general step).
+fn on_op<const N: usize, const K: u8>(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
+    let Some(f) = fast(op).filter(|_| !t.fp.alt) else {
+        return exec(t, op);
+    };
+    let en = t.enables(&op.ctl, op.ip);
+    kernel::<N, K>(t, &f.flat, en);
+    Ok(Next::Fall)
+}
+
+/// Straight-line handler: `on` is the block's mask state (see
+/// [`Thread::channels_on`]).
+fn on_lite<const N: usize, const K: u8>(
+    t: &mut Thread,
+    l: &Lite,
+    prog: &Program,
+    on: u32,
+) -> Result<Next, ErrorKind> {
+    if t.fp.alt {
+        return lite::by_ops(t, l, prog, on);
+    }
+    let en = l.ctl.enables_from(t.platform, on);
+    kernel::<N, K>(t, &l.flat, en);
+    Ok(Next::Fall)
+}
+
+/// The kernel of `K` on `N` lanes: the two common cases inline, the
+/// others out of line.
+#[inline(always)]
+fn kernel<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
+    let acc = f.acc_write && !t.fp.acc_disable;
+    match (t.fp.rounding, acc) {
+        (Rounding::NearestEven, false) => {
+            let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
+            let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
+            let o = match K {
+                // The host's F add and mul round correctly to nearest even.
+                ADD | MUL => {
+                    let mut o = [0u32; N];
+                    for i in 0..N {
+                        o[i] = out(if K == ADD { a[i] + b[i] } else { a[i] * b[i] });
+                    }
+                    o
+                }
+                _ => {
+                    let c = load::<N>(&t.regs, f.src[2], f.scalar[2]);
+                    match mad_nearest::<N>(&a, &b, &c) {
+                        Some(o) => o,
+                        None => return other::<N, K>(t, f, en),
+                    }
+                }
+            };
+            store::<N>(&mut t.regs, f.dst, &o, en);
+        }
+        (Rounding::TowardZero, _) if K != MAD => {
+            let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
+            let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
+            let mut o = [0u32; N];
+            let mut w = [0f64; N];
+            let mut ok = true;
+            // Bits and the accumulator's values in separate loops: each
+            // vectorises at its own width.
+            for i in 0..N {
+                if K == ADD {
+                    let lane_ok;
+                    (o[i], lane_ok) = add_toward_zero(a[i], b[i]);
+                    ok &= lane_ok;
+                } else {
+                    // The product is exact in f64.
+                    o[i] = toward_zero(f64::from(a[i]) * f64::from(b[i]), 0.0);
+                }
+            }
+            if acc {
+                for i in 0..N {
+                    // The accumulator keeps a product as it is (a -0 stays).
+                    w[i] = if K == ADD {
+                        add_wide(a[i], b[i])
+                    } else {
+                        f64::from(a[i]) * f64::from(b[i])
+                    };
+                }
+            }
+            if !ok {
+                // Operands near FLT_MAX: the exact sum in f64.
+                for i in 0..N {
+                    let (s, e) = fp::add_exact(a[i], b[i]);
+                    o[i] = toward_zero(s, e);
+                    w[i] = s + e;
+                }
+            }
+            store::<N>(&mut t.regs, f.dst, &o, en);
+            if acc {
+                store_acc::<N>(t, f.acc_first, &o, &w, en);
+            }
+        }
+        _ => other::<N, K>(t, f, en),
+    }
+}
+
+/// mad = src1 * src2 + src0 with one rounding to nearest even. The product
+/// is exact in f64; the f64 sum rounds once more, which only matters when
+/// it lands exactly on an F rounding midpoint. `None` when a lane needs
+/// the exact computation: see [`nearest_lane`]. The easy lanes' F results
+/// are normal, zero or infinite, which are stored as they are.
+#[inline(always)]
+fn mad_nearest<const N: usize>(a: &[f32; N], b: &[f32; N], c: &[f32; N]) -> Option<[u32; N]> {
+    let mut o = [0u32; N];
+    let mut hard = false;
+    for i in 0..N {
+        let (r, _, h) = nearest_lane(a[i], b[i], c[i]);
+        hard |= h;
+        o[i] = r;
+    }
+    (!hard).then_some(o)
+}
+
+/// One mad lane in nearest-even through f64: the F result (not yet in
+/// its stored form), the f64 sum, and whether the lane is hard: the sum is
+/// on an F midpoint (the 29 bits below F precision are 1000...0), or the F
+/// result is NaN (made canonical there) or not zero and below 2^-125 (the
+/// denormal flush; and near the denormal range the midpoints have another
+/// bit pattern).
+#[inline(always)]
+fn nearest_lane(a: f32, b: f32, c: f32) -> (u32, f64, bool) {
+    let s = f64::from(b) * f64::from(c) + f64::from(a);
+    let r = (s as f32).to_bits();
+    let midpoint = (s.to_bits() as u32) & 0x1FFF_FFFF == 0x1000_0000;
+    // Easy magnitudes: 0, or 2^-125 up to infinity. One unsigned range
+    // test: the magnitude minus 2^-125 is at most infinity minus 2^-125.
+    let m = r & 0x7FFF_FFFF;
+    let normal = m.wrapping_sub(0x0100_0000) <= 0x7F80_0000 - 0x0100_0000;
+    (r, s, midpoint | !(normal | (m == 0)))
+}
+
+/// Rounds the exact `s + e` in `mode` and stores it; nearest-even with an
+/// exact f64 is one conversion.
+#[inline(always)]
+fn round(s: f64, e: f64, mode: Rounding) -> u32 {
+    if mode == Rounding::NearestEven && e == 0.0 {
+        out(s as f32)
+    } else {
+        out(fp::round_f32(s, e, mode))
+    }
+}
+
+/// Every other case lane by lane, exactly: the accumulator in
+/// nearest-even mode, rounding up or down (Gen7 cr0.0[5:4]), mad toward
+/// zero, and mad lanes on a midpoint. The accumulator's extra precision
+/// gets what it got before the fast paths were reworked (`wide`: the
+/// rounded sum for add, the product for mul, the f64 sum for a mad whose
+/// lanes are all easy, else the exact value).
+#[cold]
+#[inline(never)]
+fn other<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
+    let mode = t.fp.rounding;
+    let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
+    let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
+    let c = load::<N>(&t.regs, f.src[2], f.scalar[2]);
+    let mut o = [0u32; N];
+    let mut w = [0f64; N];
+    let mut easy = false;
+    if K == MAD && mode == Rounding::NearestEven {
+        easy = true;
+        for i in 0..N {
+            let (r, s, _) = nearest_lane(a[i], b[i], c[i]);
+            let bits = out(f32::from_bits(r));
+            // Which lanes are hard decides which value the accumulator
+            // keeps: the test it had (a result below 1e-37 is hard).
+            let midpoint = (s.to_bits() as u32) & 0x1FFF_FFFF == 0x1000_0000;
+            easy &= !(midpoint | (s != 0.0 && s.abs() < 1.0e-37));
+            o[i] = bits;
+            w[i] = s;
+        }
+    }
+    for i in 0..N {
+        if easy {
+            break;
+        }
+        match K {
+            ADD if mode == Rounding::NearestEven => {
+                let v = a[i] + b[i];
+                o[i] = out(v);
+                w[i] = f64::from(v);
+            }
+            MUL => {
+                let p = f64::from(a[i]) * f64::from(b[i]);
+                o[i] = round(p, 0.0, mode);
+                w[i] = p;
+            }
+            _ => {
+                let (s, e) = if K == ADD {
+                    fp::add_exact(a[i], b[i])
+                } else {
+                    fp::fma_exact(b[i], c[i], a[i])
+                };
+                let s = if s == 0.0 && e == 0.0 {
+                    let (x, y) = if K == ADD {
+                        (f64::from(a[i]), f64::from(b[i]))
+                    } else {
+                        (f64::from(b[i]) * f64::from(c[i]), f64::from(a[i]))
+                    };
+                    fp::zero_sum_sign(x, y, mode)
+                } else {
+                    s
+                };
+                o[i] = round(s, e, mode);
+                w[i] = s + e;
+            }
+        }
+    }
+    store::<N>(&mut t.regs, f.dst, &o, en);
+    if f.acc_write && !t.fp.acc_disable {
+        store_acc::<N>(t, f.acc_first, &o, &w, en);
+    }
+}
+
+#[cfg(test)]
+mod tests;

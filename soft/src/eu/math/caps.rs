@@ -1,0 +1,240 @@
+//! What each platform's math unit accepts: functions and their codes,
+//! operand types, channel counts, and the Gen4/G45 message function-control
+//! bits. The interpreter and the sends helper use these to report a bad
+//! request before evaluating it.
+
+use baregpu_isa::Platform;
+use baregpu_isa::inst::{MathFn, Type};
+
+use super::{MathError, MathMode, Precision};
+
+/// Gen4/G45 is the extended-math *message* (SFID 1); Gen6+ the `math`
+/// instruction.
+const fn is_message_form(platform: Platform) -> bool {
+    matches!(platform, Platform::Gen4 | Platform::G45)
+}
+
+/// Gen4/G45 message function codes, bits 3:0 (000 line 5882): 0, 9, E, F
+/// reserved; 8 is SINCOS.
+const MESSAGE_FNS: [Option<MathFn>; 16] = [
+    None,
+    Some(MathFn::Inv),
+    Some(MathFn::Log),
+    Some(MathFn::Exp),
+    Some(MathFn::Sqrt),
+    Some(MathFn::Rsq),
+    Some(MathFn::Sin),
+    Some(MathFn::Cos),
+    Some(MathFn::SinCos),
+    None,
+    Some(MathFn::Pow),
+    Some(MathFn::IntDivQuotientRemainder),
+    Some(MathFn::IntDivQuotient),
+    Some(MathFn::IntDivRemainder),
+    None,
+    None,
+];
+
+/// Gen6 `math` FC[3:0] (003 lines 99259-99300): 8h is reserved (SINCOS is
+/// gone), 9h is FDIV. Gen7/7.5 keep the Gen6 codes: 001 holds no `math`
+/// page; [ext: Mesa src/intel/compiler/brw_eu_emit.c `gen6_math`] emits
+/// the same function set for every generation from 6 on.
+const INSTRUCTION_FNS: [Option<MathFn>; 16] = [
+    None,
+    Some(MathFn::Inv),
+    Some(MathFn::Log),
+    Some(MathFn::Exp),
+    Some(MathFn::Sqrt),
+    Some(MathFn::Rsq),
+    Some(MathFn::Sin),
+    Some(MathFn::Cos),
+    None,
+    Some(MathFn::Fdiv),
+    Some(MathFn::Pow),
+    Some(MathFn::IntDivQuotientRemainder),
+    Some(MathFn::IntDivQuotient),
+    Some(MathFn::IntDivRemainder),
+    None,
+    None,
+];
+
+const fn code_table(platform: Platform) -> &'static [Option<MathFn>; 16] {
+    if is_message_form(platform) {
+        &MESSAGE_FNS
+    } else {
+        &INSTRUCTION_FNS
+    }
+}
+
+/// The function with function-control code `code` (bits 3:0) on `platform`.
+pub fn function_from_code(platform: Platform, code: u8) -> Result<MathFn, MathError> {
+    code_table(platform)
+        .get(usize::from(code))
+        .copied()
+        .flatten()
+        .ok_or(MathError::ReservedFunction(code))
+}
+
+/// The function-control code of `func` on `platform`, if it exists there.
+pub fn function_code(platform: Platform, func: MathFn) -> Option<u8> {
+    let table = code_table(platform);
+    (0u8..16).find(|&c| table[usize::from(c)] == Some(func))
+}
+
+/// Whether `platform` has `func`: SINCOS only in the Gen4/G45 message,
+/// FDIV only in the Gen6+ instruction (tables above).
+pub fn supports(platform: Platform, func: MathFn) -> bool {
+    function_code(platform, func).is_some()
+}
+
+/// The three integer-divide functions.
+pub const fn is_int_div(func: MathFn) -> bool {
+    matches!(
+        func,
+        MathFn::IntDivQuotientRemainder | MathFn::IntDivQuotient | MathFn::IntDivRemainder
+    )
+}
+
+/// Source operands read: POW, FDIV and INT DIV take two (000 line 5904;
+/// 003 line 99331: single-source functions have a null src1).
+pub const fn operand_count(func: MathFn) -> u8 {
+    match func {
+        MathFn::Pow | MathFn::Fdiv => 2,
+        f if is_int_div(f) => 2,
+        _ => 1,
+    }
+}
+
+/// Results written: SINCOS (sin, cos) and INT DIV quotient+remainder write
+/// two registers (000 line 5958; 003 lines 99321-99322).
+pub const fn result_count(func: MathFn) -> u8 {
+    match func {
+        MathFn::SinCos | MathFn::IntDivQuotientRemainder => 2,
+        _ => 1,
+    }
+}
+
+/// Widest request per message or instruction:
+/// - Gen4: 8 channels (000 line 5864).
+/// - G45 ([DevCTG+]): 16-channel messages for every function except POW
+///   and INT DIV (000 line 5908).
+/// - Gen6: "can not be SIMD16" (003 line 99333).
+/// - Gen7/7.5: SIMD16 except INT DIV [ext: IVB PRM vol 4 part 3 p. 192,
+///   "INT DIV function does not support SIMD16", quoted in Mesa
+///   src/gallium/drivers/ilo/shader/toy_legalize.c].
+pub fn max_exec_size(platform: Platform, func: MathFn) -> u8 {
+    let two_operand = operand_count(func) == 2;
+    match platform {
+        Platform::Gen4 | Platform::Gen6 => 8,
+        Platform::G45 => {
+            if two_operand {
+                8
+            } else {
+                16
+            }
+        }
+        Platform::Gen7 | Platform::Gen75 => {
+            if is_int_div(func) {
+                8
+            } else {
+                16
+            }
+        }
+    }
+}
+
+/// How the sources of a Gen6+ `math` instruction are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operands {
+    /// 32-bit float sources: call [`super::float`].
+    Float,
+    /// D (signed) or UD (unsigned) sources: call [`super::int_div`].
+    Int { signed: bool },
+}
+
+/// Checks the source types of a `math` instruction: INT DIV takes D or UD
+/// and both sources alike, every other function F (003 lines 99324-99329).
+/// `src1` is the second source's type for two-operand functions; for the
+/// others it is the null register and is not examined.
+pub fn operand_kind(func: MathFn, src0: Type, src1: Option<Type>) -> Result<Operands, MathError> {
+    if is_int_div(func) {
+        let signed = match (src0, src1) {
+            (Type::D, Some(Type::D)) => true,
+            (Type::Ud, Some(Type::Ud)) => false,
+            _ => return Err(MathError::BadTypes(func)),
+        };
+        return Ok(Operands::Int { signed });
+    }
+    let second_ok = operand_count(func) == 1 || src1 == Some(Type::F);
+    if src0 == Type::F && second_ok {
+        Ok(Operands::Float)
+    } else {
+        Err(MathError::BadTypes(func))
+    }
+}
+
+/// The function-control bits of a Gen4/G45 extended-math message
+/// descriptor, bits 15:0 (000 lines 5868-5882). Bits 19:16 are not part of
+/// the shared function's field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MessageControl {
+    /// Bits 3:0.
+    pub function: MathFn,
+    /// Bit 4, Integer Type: INT DIV sources and results are signed
+    /// (ignored by the other functions).
+    pub signed: bool,
+    /// Bit 5, Precision: partial (a hint, honoured only in ALT mode).
+    pub precision: Precision,
+    /// Bit 6: saturate the result to [0, 1] (float functions only).
+    pub saturate: bool,
+    /// Bit 7, Source Structure: scalar (channel 0 feeds channels 0-3,
+    /// channel 4 feeds 4-7; 000 lines 5884-5899) rather than per channel.
+    pub scalar: bool,
+    /// Bit 8: latch debug data into the EM snapshot register.
+    pub snapshot: bool,
+}
+
+impl MessageControl {
+    /// Decodes the low 16 descriptor bits. Errors: not a Gen4/G45 platform
+    /// (Gen6+ has no extended-math message), a reserved function code, MBZ
+    /// bits 15:9 set (000 line 5872), saturate on INT DIV ("allowed only on
+    /// floating point math functions", 000 line 5875).
+    pub fn decode(platform: Platform, bits: u16) -> Result<Self, MathError> {
+        if !is_message_form(platform) {
+            return Err(MathError::NoMessageForm(platform));
+        }
+        let mbz = bits & 0xFE00;
+        if mbz != 0 {
+            return Err(MathError::ReservedBits(u32::from(mbz)));
+        }
+        let function = function_from_code(platform, (bits & 0xF) as u8)?;
+        let bit = |n: u16| bits & (1 << n) != 0;
+        let saturate = bit(6);
+        if saturate && is_int_div(function) {
+            return Err(MathError::SaturateOnInteger);
+        }
+        Ok(Self {
+            function,
+            signed: bit(4),
+            precision: if bit(5) {
+                Precision::Partial
+            } else {
+                Precision::Full
+            },
+            saturate,
+            scalar: bit(7),
+            snapshot: bit(8),
+        })
+    }
+
+    /// The evaluation mode for this message; `alt` is cr0 bit 0, which the
+    /// request carries to the unit (000 lines 5882 and 6982).
+    pub fn mode(&self, platform: Platform, alt: bool) -> MathMode {
+        MathMode {
+            platform,
+            alt,
+            precision: self.precision,
+            saturate: self.saturate,
+        }
+    }
+}

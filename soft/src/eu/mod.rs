@@ -1,0 +1,45 @@
+//! The EU array: execution units running EU binaries, and the shared
+//! functions their messages reach.
+//!
+//! Modules:
+//! - [`thread`]: the architectural state of one thread (GRF, MRF, ARF, the
+//!   accumulator's extra precision, Gen6+ per-channel IPs);
+//! - [`predecode`]: a kernel decoded once into executable operations
+//!   ([`Program`]) with operands resolved to byte offsets;
+//! - `operand`: regions, indirect addressing, Align16, immediates, reads
+//!   and writes with type conversion;
+//! - `exec`: execution masks, predication, condition modifiers and flags,
+//!   the accumulator;
+//! - `fp`: float rounding (exact single rounding in every mode) and type
+//!   conversions;
+//! - `alu`: the semantics of every ALU opcode, by family;
+//! - `flow`: flow control (Gen4 mask stacks; Gen6+ per-channel IPs);
+//! - [`send`]: the seam to the shared functions ([`SharedFunctions`]);
+//! - [`harness`]: a direct harness with an instruction trace;
+//! - `math`: the extended-math unit (Gen4/G45 message, Gen6+ `math`
+//!   instruction), pure functions on raw bits.
+//!
+//! Nothing here panics on kernel bytes: every problem is an [`EuError`]
+//! carrying the IP of the instruction that raised it.
+
+mod alu;
+pub mod array;
+pub mod error;
+mod exec;
+mod flow;
+pub mod fp;
+pub mod harness;
+pub mod math;
+mod operand;
+pub mod predecode;
+pub mod run;
+pub mod send;
+pub mod shared;
+pub mod thread;
+
+pub use error::{ErrorKind, EuError};
+pub use harness::Harness;
+pub use predecode::Program;
+pub use run::{Step, TraceEntry};
+pub use send::{NoSharedFunctions, Payload, SendError, SendRequest, SharedFunctions};
+pub use thread::Thread;

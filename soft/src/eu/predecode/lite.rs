@@ -1,0 +1,130 @@
+//! Straight-line blocks: one compact entry per instruction, with how many
+//! instructions from it on can run back to back. The run loop executes a
+//! block with the channel-mask state read once at its start and no
+//! per-instruction lookup, IP or budget bookkeeping in between.
+//!
+//! Invariant the blocks rely on: no instruction inside a block changes
+//! what [`Thread::channels_on`] reads or the parked channels. Blocks hold
+//! only [`Op::simple`] instructions (no flow, no write to a0, cr0, sr0 or
+//! ip, no read of ip or tm0) whose destination is not an architecture
+//! register other than null, the accumulator or a flag register (so not
+//! Gen4's mask0). A `send` may appear: its message runs after its handler
+//! returns `Next::Send`, which ends the block, and the next block reads the
+//! mask state again.
+
+use alloc::vec::Vec;
+
+use baregpu_isa::Platform;
+use baregpu_isa::inst::{Addr, RegFile};
+
+use super::{Next, Op, Program};
+use crate::eu::alu;
+use crate::eu::error::ErrorKind;
+use crate::eu::exec::Ctl;
+use crate::eu::thread::Thread;
+use crate::eu::thread::layout::{ACC_BASE, FLAG_BASE, NULL_BASE, register_span};
+
+/// A straight-line handler: runs one instruction given the block's
+/// `channels_on` value.
+pub(crate) type LiteFn = fn(&mut Thread, &Lite, &Program, u32) -> Result<Next, ErrorKind>;
+
+/// One instruction as a block runs it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lite {
+    pub run: LiteFn,
+    pub ip: u32,
+    pub next_ip: u32,
+    /// Index of the instruction's first operation in `Program::ops`.
+    pub op: u32,
+    /// Instructions from this one on that a block may run (0: this one
+    /// takes the general step).
+    pub straight: u32,
+    /// Controls of the operation the handler runs (a fused Gen4/G45 pair
+    /// runs as one SIMD16 operation).
+    pub ctl: Ctl,
+    /// Operands of a fast handler.
+    pub flat: alu::Flat,
+}
+
+/// Runs the instruction's operations with their own handlers (both halves
+/// of a Gen4/G45 compressed instruction), as the general step does.
+pub(crate) fn by_ops(
+    t: &mut Thread,
+    l: &Lite,
+    prog: &Program,
+    _on: u32,
+) -> Result<Next, ErrorKind> {
+    let i = l.op as usize;
+    let Some(op) = prog.ops.get(i) else {
+        return Err(ErrorKind::NotAnInstruction);
+    };
+    let mut next = (op.run)(t, op)?;
+    if op.pair
+        && let (Next::Fall, Some(second)) = (&next, prog.ops.get(i + 1))
+    {
+        next = (second.run)(t, second)?;
+    }
+    Ok(next)
+}
+
+/// Whether an operation may sit inside a block.
+fn blockable(p: Platform, op: &Op) -> bool {
+    if !op.simple {
+        return false;
+    }
+    let Some(d) = op.inst.dst() else {
+        return true;
+    };
+    if d.file != RegFile::Arf {
+        return true;
+    }
+    let Addr::Direct { nr, .. } = d.addr else {
+        // Indirect ARF destinations do not predecode (BadOperand).
+        return true;
+    };
+    matches!(
+        register_span(p, d.file, nr).map(|(s, _)| s.base),
+        Some(NULL_BASE | ACC_BASE | FLAG_BASE)
+    )
+}
+
+/// The block entries of a program, one per instruction of `index`.
+pub(crate) fn build(p: Platform, ops: &[Op], index: &[(u32, u32)]) -> Vec<Lite> {
+    let mut out: Vec<Lite> = Vec::with_capacity(index.len());
+    for &(_, i) in index {
+        let i = i as usize;
+        let Some(first) = ops.get(i) else {
+            continue;
+        };
+        let second = if first.pair { ops.get(i + 1) } else { None };
+        let ok = blockable(p, first) && second.is_none_or(|s| blockable(p, s));
+        let fast = alu::choose_lite(first, second);
+        let mut ctl = first.ctl;
+        let (run, flat) = match fast {
+            Some((h, flat)) => {
+                if second.is_some() {
+                    ctl.exec = 16;
+                }
+                (h, flat)
+            }
+            None => (by_ops as LiteFn, alu::Flat::default()),
+        };
+        out.push(Lite {
+            run,
+            ip: first.ip,
+            next_ip: first.next_ip,
+            op: i as u32,
+            straight: u32::from(ok),
+            ctl,
+            flat,
+        });
+    }
+    // Run lengths, from the end: an entry continues into the next one when
+    // falling through reaches it.
+    for k in (0..out.len().saturating_sub(1)).rev() {
+        if out[k].straight != 0 && out[k + 1].ip == out[k].next_ip {
+            out[k].straight = out[k + 1].straight.saturating_add(1);
+        }
+    }
+    out
+}

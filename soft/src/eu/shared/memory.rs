@@ -1,0 +1,177 @@
+//! What the memory shared functions reach: graphics memory (addresses the
+//! GTT already translated, or that the implementer translates), the
+//! binding-table lookup, and simple in-memory versions of both for tests
+//! and the harness.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::surface::Surface;
+
+/// An access the memory refused (an unmapped or out-of-range address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemFault {
+    /// First address of the refused access.
+    pub addr: u64,
+    /// Its length in bytes.
+    pub len: usize,
+    pub write: bool,
+}
+
+/// Graphics memory as the shared functions see it: graphics addresses,
+/// translated (GGTT or PPGTT) by the implementer.
+pub trait GfxMemory {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault>;
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault>;
+}
+
+/// A flat address space `[base, base + len)` held in a vector; any access
+/// that leaves it faults (nothing is read or written then).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlatMemory {
+    pub base: u64,
+    pub bytes: Vec<u8>,
+}
+
+impl FlatMemory {
+    /// `len` zero bytes starting at graphics address `base`.
+    pub fn new(base: u64, len: usize) -> FlatMemory {
+        FlatMemory {
+            base,
+            bytes: vec![0; len],
+        }
+    }
+
+    /// The byte range of `[addr, addr + len)` in `bytes`, if inside.
+    fn range(&self, addr: u64, len: usize) -> Option<core::ops::Range<usize>> {
+        let start = usize::try_from(addr.checked_sub(self.base)?).ok()?;
+        let end = start.checked_add(len)?;
+        (end <= self.bytes.len()).then_some(start..end)
+    }
+
+    /// Reads `len` bytes for a test (`None` outside the space).
+    pub fn get(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        self.range(addr, len).map(|r| &self.bytes[r])
+    }
+
+    /// Writes bytes for a test set-up (`false`, and nothing written, outside).
+    pub fn put(&mut self, addr: u64, data: &[u8]) -> bool {
+        match self.range(addr, data.len()) {
+            Some(r) => {
+                self.bytes[r].copy_from_slice(data);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Little-endian dword at `addr` (0 outside the space).
+    pub fn dword(&self, addr: u64) -> u32 {
+        self.get(addr, 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    pub fn set_dword(&mut self, addr: u64, v: u32) -> bool {
+        self.put(addr, &v.to_le_bytes())
+    }
+}
+
+impl GfxMemory for FlatMemory {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
+        let fault = MemFault {
+            addr,
+            len: buf.len(),
+            write: false,
+        };
+        let r = self.range(addr, buf.len()).ok_or(fault)?;
+        buf.copy_from_slice(&self.bytes[r]);
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
+        let fault = MemFault {
+            addr,
+            len: data.len(),
+            write: true,
+        };
+        let r = self.range(addr, data.len()).ok_or(fault)?;
+        self.bytes[r].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+/// Why a binding-table index gives no surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SurfaceError {
+    /// Nothing bound at this index.
+    Unbound(u8),
+    /// The binding table or SURFACE_STATE could not be read.
+    Fault(MemFault),
+    /// SURFACE_STATE holds a surface type this model does not take.
+    BadState(&'static str),
+}
+
+/// The binding-table lookup: index (0-253) to surface.
+pub trait Surfaces {
+    fn surface(&mut self, bti: u8) -> Result<Surface, SurfaceError>;
+}
+
+/// Surfaces given as a list: entry `i` is binding-table index `i`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SurfaceList {
+    pub entries: Vec<Option<Surface>>,
+}
+
+impl SurfaceList {
+    pub fn new() -> SurfaceList {
+        SurfaceList::default()
+    }
+
+    /// Binds `surface` at `bti`, growing the list as needed.
+    pub fn bind(&mut self, bti: u8, surface: Surface) {
+        let i = usize::from(bti);
+        if self.entries.len() <= i {
+            self.entries.resize(i + 1, None);
+        }
+        self.entries[i] = Some(surface);
+    }
+}
+
+impl Surfaces for SurfaceList {
+    fn surface(&mut self, bti: u8) -> Result<Surface, SurfaceError> {
+        self.entries
+            .get(usize::from(bti))
+            .copied()
+            .flatten()
+            .ok_or(SurfaceError::Unbound(bti))
+    }
+}
+
+/// The general-state window: stateless (BTI 255) accesses and scratch
+/// space are addressed from its base and checked against its upper bound
+/// (000 lines 4327-4340; 003 lines 81028-81049).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GeneralState {
+    /// General State Base Address.
+    pub base: u64,
+    /// General State Access Upper Bound: addresses at or above it are out
+    /// of bounds (reads 0, writes dropped). `u64::MAX` for none.
+    pub upper_bound: u64,
+}
+
+impl Default for GeneralState {
+    fn default() -> GeneralState {
+        GeneralState {
+            base: 0,
+            upper_bound: u64::MAX,
+        }
+    }
+}
+
+/// The thread's scratch space for Gen7 scratch block messages: the header's
+/// `M0.5[31:10]` gives the thread's space (General State relative), this the
+/// bytes each thread owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scratch {
+    pub per_thread: u32,
+}

@@ -1,0 +1,216 @@
+//! The shared functions that touch memory: the data ports, the URB, the
+//! sampler (as far as compute needs) and the Gen4/G45 extended-math
+//! message, as handlers that read a thread's payload and write its response
+//! registers with the manuals' layouts.
+//!
+//! [`handle`] serves one [`SendRequest`] against a [`MessageEnv`] (memory,
+//! binding table, shared local memory, general state, scratch, URB). It
+//! answers [`Handled::NotMine`] for the gateway and the thread spawner,
+//! which the EU array serves itself. [`MemoryUnits`] owns a simple
+//! environment and implements [`SharedFunctions`] for the harness and
+//! tests.
+//!
+//! Files: `memory` (the memory and binding-table traits and their simple
+//! versions), `surface` (SURFACE_STATE, tiling, bounds), `access` (byte
+//! windows with the out-of-bounds rules), `payload` (payload and response
+//! registers), `dataport/` (every data-port message), `urb`, `math_msg`,
+//! `sampler`.
+//!
+//! Descriptors are interpreted by `baregpu_isa::message::decode`, which
+//! cites each field; the handlers cite the payload layouts.
+
+mod access;
+mod dataport;
+pub mod math_msg;
+pub mod memory;
+mod payload;
+pub mod sampler;
+pub mod surface;
+pub mod urb;
+
+use alloc::vec::Vec;
+
+use baregpu_isa::inst::{MsgDesc, Sfid};
+use baregpu_isa::message::{self, Message};
+
+use crate::eu::send::{SendError, SendRequest, SharedFunctions};
+use crate::eu::thread::Thread;
+
+pub use dataport::atomic;
+pub use memory::{
+    FlatMemory, GeneralState, GfxMemory, MemFault, Scratch, SurfaceError, SurfaceList, Surfaces,
+};
+pub use surface::{BindingTable, Bit6Swizzle, Surface, SurfaceKind, Tiling};
+pub use urb::Urb;
+
+use payload::{Msg, bad};
+
+/// Binding-table index of the Gen7 shared local memory [ext: mesa
+/// brw_eu_defines.h GEN7_BTI_SLM].
+pub const BTI_SLM: u8 = 254;
+/// Binding-table index of the stateless model (000 lines 4327-4340).
+pub const BTI_STATELESS: u8 = 255;
+
+/// Where binding-table indices are resolved.
+pub enum SurfaceSource<'a> {
+    /// The caller's lookup.
+    List(&'a mut dyn Surfaces),
+    /// The binding table in graphics memory, read through the env's memory.
+    Table(BindingTable),
+}
+
+/// Everything a message may touch besides the thread.
+pub struct MessageEnv<'a> {
+    pub memory: &'a mut dyn GfxMemory,
+    pub surfaces: SurfaceSource<'a>,
+    /// Shared local memory of the thread's group (Gen7, BTI 254).
+    pub slm: Option<&'a mut [u8]>,
+    /// Stateless accesses and scratch space are relative to this.
+    pub general_state: GeneralState,
+    /// Gen7 scratch block messages; `None` refuses them.
+    pub scratch: Option<Scratch>,
+    /// URB writes land here; `None` refuses them.
+    pub urb: Option<&'a mut Urb>,
+    /// Sampler settings (address mode) used instead of SAMPLER_STATE.
+    pub sampling: sampler::Sampling,
+    /// The memory fault behind the last `SendError::Bad("memory fault")`.
+    pub fault: Option<MemFault>,
+}
+
+impl<'a> MessageEnv<'a> {
+    /// An environment with only memory and surfaces.
+    pub fn new(memory: &'a mut dyn GfxMemory, surfaces: SurfaceSource<'a>) -> MessageEnv<'a> {
+        MessageEnv {
+            memory,
+            surfaces,
+            slm: None,
+            general_state: GeneralState::default(),
+            scratch: None,
+            urb: None,
+            sampling: sampler::Sampling::default(),
+            fault: None,
+        }
+    }
+
+    /// The surface bound at `bti` (0-253).
+    pub fn surface(&mut self, bti: u8) -> Result<Surface, SendError> {
+        let r = match &mut self.surfaces {
+            SurfaceSource::List(s) => s.surface(bti),
+            SurfaceSource::Table(t) => t.resolve(&mut *self.memory, bti),
+        };
+        r.map_err(|e| match e {
+            SurfaceError::Unbound(_) => bad("no surface at this binding-table index"),
+            SurfaceError::Fault(f) => {
+                self.fault = Some(f);
+                bad("memory fault reading the binding table (see MessageEnv::fault)")
+            }
+            SurfaceError::BadState(s) => bad(s),
+        })
+    }
+}
+
+/// What [`handle`] did with a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handled {
+    /// Served (payload consumed, response written).
+    Done,
+    /// A gateway or thread-spawner message: the EU array serves those.
+    NotMine,
+}
+
+/// Serves one message: data port, URB, sampler, Gen4/G45 math, or the null
+/// function (which does nothing). Errors describe a malformed message or a
+/// memory fault; nothing panics on any payload or descriptor.
+pub fn handle(
+    env: &mut MessageEnv,
+    thread: &mut Thread,
+    req: &SendRequest,
+) -> Result<Handled, SendError> {
+    let p = thread.platform();
+    let sfid = req.sfid.ok_or(bad("reserved shared function ID"))?;
+    if matches!(sfid, Sfid::Gateway | Sfid::ThreadSpawner) {
+        return Ok(Handled::NotMine);
+    }
+    let desc = MsgDesc {
+        mlen: req.mlen,
+        rlen: req.rlen,
+        header: req.header,
+        function: req.function,
+    };
+    let decoded = message::decode(p, sfid, &desc).map_err(|_| bad("descriptor does not decode"))?;
+    let mut m = Msg { thread, req };
+    match decoded {
+        Message::Null => {}
+        Message::DataPort(d) => dataport::handle(env, &mut m, &d)?,
+        Message::Urb(u) => urb::handle(env, &mut m, &u)?,
+        Message::Math(x) => math_msg::handle(&mut m, &x)?,
+        Message::Sampler(s) => sampler::handle(env, &mut m, &s)?,
+        Message::Gateway(_) | Message::Spawner(_) => return Ok(Handled::NotMine),
+        Message::Other { .. } => return Err(SendError::Unhandled),
+    }
+    Ok(Handled::Done)
+}
+
+/// A self-contained set of memory shared functions for the harness and
+/// tests: a flat memory, surfaces from a list, SLM, scratch, a URB.
+/// Gateway and spawner messages are accepted only as the thread's EOT
+/// message (the thread ends; nothing else happens).
+pub struct MemoryUnits<M: GfxMemory = FlatMemory> {
+    pub memory: M,
+    pub surfaces: SurfaceList,
+    pub slm: Vec<u8>,
+    pub general_state: GeneralState,
+    pub scratch: Option<Scratch>,
+    pub urb: Urb,
+    pub sampling: sampler::Sampling,
+    /// The fault behind the last memory-fault error.
+    pub fault: Option<MemFault>,
+    /// Messages served, for tests.
+    pub served: u64,
+}
+
+impl<M: GfxMemory> MemoryUnits<M> {
+    pub fn new(memory: M) -> MemoryUnits<M> {
+        MemoryUnits {
+            memory,
+            surfaces: SurfaceList::new(),
+            slm: Vec::new(),
+            general_state: GeneralState::default(),
+            scratch: None,
+            urb: Urb::new(0),
+            sampling: sampler::Sampling::default(),
+            fault: None,
+            served: 0,
+        }
+    }
+
+    /// Serves one message (what [`SharedFunctions::send`] does, with the
+    /// [`Handled`] answer).
+    pub fn serve(&mut self, thread: &mut Thread, req: &SendRequest) -> Result<Handled, SendError> {
+        let slm = (!self.slm.is_empty()).then_some(self.slm.as_mut_slice());
+        let mut env = MessageEnv {
+            memory: &mut self.memory,
+            surfaces: SurfaceSource::List(&mut self.surfaces),
+            slm,
+            general_state: self.general_state,
+            scratch: self.scratch,
+            urb: Some(&mut self.urb),
+            sampling: self.sampling,
+            fault: None,
+        };
+        let r = handle(&mut env, thread, req);
+        self.fault = env.fault;
+        self.served += 1;
+        r
+    }
+}
+
+impl<M: GfxMemory> SharedFunctions for MemoryUnits<M> {
+    fn send(&mut self, thread: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
+        match self.serve(thread, req)? {
+            Handled::Done => Ok(()),
+            Handled::NotMine if req.eot => Ok(()),
+            Handled::NotMine => Err(SendError::Unhandled),
+        }
+    }
+}

@@ -1,0 +1,423 @@
+//! Surfaces as the data port and sampler see them: SURFACE_STATE decoded
+//! into a [`Surface`], binding-table lookup from memory, the byte layout of
+//! linear and tiled surfaces, and bounds.
+//!
+//! SURFACE_STATE fields come from the hal's typed structures
+//! (`baregpu_hal::{gen4, g45, gen6, gen7}::structs`), which cite the manuals
+//! (000 lines 3052-3334; 003 lines 75428-76407) or Mesa for Gen7.
+
+use baregpu_hal::Packet;
+use baregpu_isa::Platform;
+
+use super::memory::{GfxMemory, SurfaceError};
+
+/// SURFACE_STATE Surface Type (000 lines 3080-3090; 003 lines 75460-75490).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SurfaceKind {
+    D1,
+    D2,
+    D3,
+    Cube,
+    Buffer,
+    /// Reads return 0 and writes are dropped (000 line 3090; 003 lines
+    /// 75483-75490).
+    Null,
+}
+
+/// How a 2D surface's bytes are laid out (003 lines 7351-7476).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tiling {
+    Linear,
+    /// 512 bytes x 8 rows per 4 KB tile, rows stored one after another.
+    X,
+    /// 128 bytes x 32 rows per tile, 16-byte columns stored one after another.
+    Y,
+}
+
+/// Bit-6 swizzling of tiled surfaces: bit 6 of the offset is XORed with the
+/// listed bits. The manual leaves the choice to the memory configuration
+/// (003 lines 9355-9375); which bits feed it is from Linux i915
+/// (`I915_BIT_6_SWIZZLE_*`), as in the driver's `src/gtt/tiling.rs`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Bit6Swizzle {
+    #[default]
+    None,
+    Bit9,
+    Bit9Bit10,
+    Bit9Bit11,
+    Bit9Bit10Bit11,
+}
+
+impl Bit6Swizzle {
+    fn sources(self) -> u64 {
+        match self {
+            Bit6Swizzle::None => 0,
+            Bit6Swizzle::Bit9 => 1 << 9,
+            Bit6Swizzle::Bit9Bit10 => (1 << 9) | (1 << 10),
+            Bit6Swizzle::Bit9Bit11 => (1 << 9) | (1 << 11),
+            Bit6Swizzle::Bit9Bit10Bit11 => (1 << 9) | (1 << 10) | (1 << 11),
+        }
+    }
+
+    pub fn apply(self, offset: u64) -> u64 {
+        let parity = u64::from((offset & self.sources()).count_ones() & 1);
+        offset ^ (parity << 6)
+    }
+}
+
+/// A surface, with counts one-based (SURFACE_STATE stores them minus one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Surface {
+    pub kind: SurfaceKind,
+    /// Graphics address of the first byte.
+    pub base: u64,
+    /// SURFACE_FORMAT code (000 lines 3350-3518).
+    pub format: u32,
+    /// Pixels per row; for a buffer, the number of entries.
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    /// Bytes from one row to the next; for a buffer, the entry size.
+    pub pitch: u32,
+    pub tiling: Tiling,
+    pub swizzle: Bit6Swizzle,
+    /// Vertical Line Stride and its offset (field access, 000 lines
+    /// 3128-3135).
+    pub vertical_line_stride: bool,
+    pub vertical_line_stride_offset: bool,
+    /// Media Boundary Pixel Mode: 0 normal, 2 progressive, 3 interlaced
+    /// (000 lines 4383-4403).
+    pub media_boundary: u8,
+}
+
+impl Surface {
+    /// A linear SURFTYPE_BUFFER of `entries` entries of `pitch` bytes.
+    pub fn buffer(base: u64, entries: u32, pitch: u32) -> Surface {
+        Surface {
+            kind: SurfaceKind::Buffer,
+            base,
+            format: format::R32G32B32A32_FLOAT,
+            width: entries,
+            height: 1,
+            depth: 1,
+            pitch,
+            tiling: Tiling::Linear,
+            swizzle: Bit6Swizzle::None,
+            vertical_line_stride: false,
+            vertical_line_stride_offset: false,
+            media_boundary: 0,
+        }
+    }
+
+    /// A SURFTYPE_2D of `width` x `height` pixels of `format`.
+    pub fn two_d(
+        base: u64,
+        format: u32,
+        width: u32,
+        height: u32,
+        pitch: u32,
+        tiling: Tiling,
+    ) -> Surface {
+        Surface {
+            kind: SurfaceKind::D2,
+            format,
+            width,
+            height,
+            pitch,
+            tiling,
+            ..Surface::buffer(base, 0, 0)
+        }
+    }
+
+    /// SURFTYPE_NULL.
+    pub fn null() -> Surface {
+        Surface {
+            kind: SurfaceKind::Null,
+            ..Surface::buffer(0, 0, 0)
+        }
+    }
+
+    /// Decodes SURFACE_STATE as `p` lays it out: 5 dwords on Gen4, 6 on
+    /// G45 and Gen6, 8 on Gen7/7.5 (Gen7.5 keeps the Gen7 positions of
+    /// every field used here [ext: mesa src/intel/genxml/gen75.xml
+    /// RENDER_SURFACE_STATE]).
+    pub fn from_surface_state(p: Platform, dw: &[u32]) -> Result<Surface, SurfaceError> {
+        let bad = |_| SurfaceError::BadState("SURFACE_STATE is truncated");
+        let raw = match p {
+            Platform::Gen4 => {
+                raw_of!(baregpu_hal::gen4::structs::SurfaceState::unpack(dw).map_err(bad)?)
+            }
+            Platform::G45 => {
+                raw_of!(baregpu_hal::g45::structs::SurfaceState::unpack(dw).map_err(bad)?)
+            }
+            Platform::Gen6 => {
+                raw_of!(baregpu_hal::gen6::structs::SurfaceState::unpack(dw).map_err(bad)?)
+            }
+            Platform::Gen7 | Platform::Gen75 => {
+                raw_of!(baregpu_hal::gen7::structs::RenderSurfaceState::unpack(dw).map_err(bad)?)
+            }
+        };
+        raw.surface(p)
+    }
+
+    /// SURFTYPE_BUFFER entries (the one-based count).
+    pub fn entries(&self) -> u64 {
+        match self.kind {
+            SurfaceKind::Buffer => u64::from(self.width),
+            _ => 0,
+        }
+    }
+
+    /// Bytes of a buffer for bounds checks when each entry is `element`
+    /// bytes.
+    pub fn buffer_bytes(&self, element: u64) -> u64 {
+        self.entries().saturating_mul(element)
+    }
+
+    /// Bytes per pixel of the format, if this model knows it.
+    pub fn bytes_per_pixel(&self) -> Option<u32> {
+        format::bytes(self.format)
+    }
+
+    /// Bytes in one row of pixels.
+    pub fn row_bytes(&self) -> Option<u64> {
+        self.bytes_per_pixel()
+            .map(|b| u64::from(b) * u64::from(self.width))
+    }
+
+    /// Offset from the base of byte `x` of physical row `y`, by the tiling
+    /// algorithm of 003 lines 7382-7476 (Gen4 uses the same tile shapes):
+    /// X tiles `RowSize * (y / 8) + 4096 * (x / 512) + 512 * (y % 8) +
+    /// x % 512`, Y tiles `... + 32 * 16 * ((x % 128) / 16) + 16 * (y % 32)
+    /// + x % 16`, linear `y * pitch + x`.
+    pub fn offset(&self, x: u64, y: u64) -> u64 {
+        let pitch = u64::from(self.pitch);
+        let (tw, th) = match self.tiling {
+            Tiling::Linear => return y.saturating_mul(pitch).saturating_add(x),
+            Tiling::X => (512, 8),
+            Tiling::Y => (128, 32),
+        };
+        let row_size = (pitch / tw).saturating_mul(4096);
+        let tile = row_size
+            .saturating_mul(y / th)
+            .saturating_add(4096u64.saturating_mul(x / tw));
+        let (xo, yo) = (x % tw, y % th);
+        let within = match self.tiling {
+            Tiling::X => tw * yo + xo,
+            _ => th * 16 * (xo / 16) + 16 * yo + xo % 16,
+        };
+        self.swizzle.apply(tile.saturating_add(within))
+    }
+
+    /// Graphics address of byte `x` of physical row `y`.
+    pub fn address(&self, x: u64, y: u64) -> u64 {
+        self.base.wrapping_add(self.offset(x, y))
+    }
+}
+
+/// The fields every generation's SURFACE_STATE has, before interpretation.
+struct RawState {
+    surface_type: u32,
+    format: u32,
+    base: u64,
+    width: u32,
+    height: u32,
+    depth: u32,
+    pitch: u32,
+    tiled: bool,
+    walk_y: bool,
+    vls: bool,
+    vls_offset: bool,
+    boundary: u32,
+}
+
+macro_rules! raw_of {
+    ($s:expr) => {{
+        let s = $s;
+        RawState {
+            surface_type: s.surface_type,
+            format: s.surface_format,
+            base: s.surface_base_address,
+            width: s.width,
+            height: s.height,
+            depth: s.depth,
+            pitch: s.surface_pitch,
+            tiled: s.tiled_surface,
+            walk_y: s.tile_walk != 0,
+            vls: s.vertical_line_stride != 0,
+            vls_offset: s.vertical_line_stride_offset != 0,
+            boundary: s.media_boundary_pixel_mode,
+        }
+    }};
+}
+use raw_of;
+
+impl RawState {
+    fn surface(&self, p: Platform) -> Result<Surface, SurfaceError> {
+        let kind = match self.surface_type {
+            0 => SurfaceKind::D1,
+            1 => SurfaceKind::D2,
+            2 => SurfaceKind::D3,
+            3 => SurfaceKind::Cube,
+            4 => SurfaceKind::Buffer,
+            7 => SurfaceKind::Null,
+            _ => return Err(SurfaceError::BadState("reserved surface type")),
+        };
+        let tiling = match (self.tiled, self.walk_y) {
+            (false, _) => Tiling::Linear,
+            (true, false) => Tiling::X,
+            (true, true) => Tiling::Y,
+        };
+        let (width, height, depth) = if kind == SurfaceKind::Buffer {
+            // Entries - 1 split over Width[6:0], Height and Depth: 13 + 7
+            // bits on Gen4-Gen6 (000 lines 3234-3245, 003 line 75895),
+            // 14 + 6 bits on Gen7 [ext: mesa gen7 buffer SURFACE_STATE:
+            // height holds bits 20:7, depth 26:21].
+            let (hbits, dshift) = if p >= Platform::Gen7 {
+                (14, 21)
+            } else {
+                (13, 20)
+            };
+            let m1 = (self.width & 0x7F)
+                | (self.height & ((1 << hbits) - 1)) << 7
+                | (self.depth & 0x7F) << dshift;
+            (m1.saturating_add(1), 1, 1)
+        } else {
+            (
+                self.width.saturating_add(1),
+                self.height.saturating_add(1),
+                self.depth.saturating_add(1),
+            )
+        };
+        Ok(Surface {
+            kind,
+            base: self.base,
+            format: self.format,
+            width,
+            height,
+            depth,
+            pitch: self.pitch.saturating_add(1),
+            tiling,
+            swizzle: Bit6Swizzle::None,
+            vertical_line_stride: self.vls,
+            vertical_line_stride_offset: self.vls_offset,
+            media_boundary: self.boundary as u8,
+        })
+    }
+}
+
+/// Where a thread's binding table is: the table's graphics address and the
+/// Surface State Base Address its entries are relative to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BindingTable {
+    pub platform: Platform,
+    pub table: u64,
+    pub surface_state_base: u64,
+}
+
+impl BindingTable {
+    /// Entry `bti`: a dword whose bits 31:5 point to SURFACE_STATE,
+    /// Surface State Base relative (000 lines 3044-3050; 003 lines
+    /// 75392-75410).
+    pub fn resolve(&self, memory: &mut dyn GfxMemory, bti: u8) -> Result<Surface, SurfaceError> {
+        let mut entry = [0u8; 4];
+        let at = self.table.wrapping_add(4 * u64::from(bti));
+        memory.read(at, &mut entry).map_err(SurfaceError::Fault)?;
+        let pointer = u64::from(u32::from_le_bytes(entry) & !0x1F);
+        let len = match self.platform {
+            Platform::Gen4 => 5,
+            Platform::G45 | Platform::Gen6 => 6,
+            Platform::Gen7 | Platform::Gen75 => 8,
+        };
+        let mut bytes = [0u8; 32];
+        let state = self.surface_state_base.wrapping_add(pointer);
+        memory
+            .read(state, &mut bytes[..len * 4])
+            .map_err(SurfaceError::Fault)?;
+        let mut dw = [0u32; 8];
+        for (i, d) in dw.iter_mut().enumerate().take(len) {
+            let b = &bytes[i * 4..i * 4 + 4];
+            *d = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        Surface::from_surface_state(self.platform, &dw[..len])
+    }
+}
+
+/// The surface formats this model knows (000 lines 3350-3518): codes,
+/// sizes and how the sampler turns them into channels.
+pub mod format {
+    pub const R32G32B32A32_FLOAT: u32 = 0x000; // line 3350
+    pub const R32G32B32A32_SINT: u32 = 0x001; // line 3351
+    pub const R32G32B32A32_UINT: u32 = 0x002; // line 3352
+    pub const R32G32B32_FLOAT: u32 = 0x040; // line 3359
+    pub const R32G32B32_SINT: u32 = 0x041; // line 3360
+    pub const R32G32B32_UINT: u32 = 0x042; // line 3361
+    pub const R32G32_FLOAT: u32 = 0x085; // line 3371
+    pub const R32G32_SINT: u32 = 0x086; // line 3372
+    pub const R32G32_UINT: u32 = 0x087; // line 3373
+    pub const B8G8R8A8_UNORM: u32 = 0x0C0; // line 3393
+    pub const R8G8B8A8_UNORM: u32 = 0x0C7; // line 3399
+    pub const R8G8B8A8_UINT: u32 = 0x0CB; // line 3403
+    pub const R32_SINT: u32 = 0x0D6; // line 3412
+    pub const R32_UINT: u32 = 0x0D7; // line 3413
+    pub const R32_FLOAT: u32 = 0x0D8; // line 3414
+    pub const R16_UINT: u32 = 0x10D; // line 3461
+    pub const R8_UNORM: u32 = 0x140; // line 3482
+    pub const R8_UINT: u32 = 0x143; // line 3485
+    /// YUV 4:2:2 formats: 16 bits per pixel although the table gives BPE 0
+    /// (000 line 4719).
+    pub const YCRCB_NORMAL: u32 = 0x182; // line 3504
+    pub const YCRCB_SWAPUVY: u32 = 0x183; // line 3505
+    pub const YCRCB_SWAPUV: u32 = 0x18F; // line 3517
+    pub const YCRCB_SWAPY: u32 = 0x190; // line 3518
+
+    /// How texels become the four returned channels.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Kind {
+        Float,
+        Uint,
+        Sint,
+        Unorm,
+        /// Packed YUV: the data port only (no sampler model).
+        Yuv,
+    }
+
+    /// (code, bytes per pixel, channel count, kind); channels are in the
+    /// order the name lists them (B8G8R8A8 is swapped by the sampler).
+    const TABLE: [(u32, u32, u8, Kind); 22] = [
+        (R32G32B32A32_FLOAT, 16, 4, Kind::Float),
+        (R32G32B32A32_SINT, 16, 4, Kind::Sint),
+        (R32G32B32A32_UINT, 16, 4, Kind::Uint),
+        (R32G32B32_FLOAT, 12, 3, Kind::Float),
+        (R32G32B32_SINT, 12, 3, Kind::Sint),
+        (R32G32B32_UINT, 12, 3, Kind::Uint),
+        (R32G32_FLOAT, 8, 2, Kind::Float),
+        (R32G32_SINT, 8, 2, Kind::Sint),
+        (R32G32_UINT, 8, 2, Kind::Uint),
+        (B8G8R8A8_UNORM, 4, 4, Kind::Unorm),
+        (R8G8B8A8_UNORM, 4, 4, Kind::Unorm),
+        (R8G8B8A8_UINT, 4, 4, Kind::Uint),
+        (R32_SINT, 4, 1, Kind::Sint),
+        (R32_UINT, 4, 1, Kind::Uint),
+        (R32_FLOAT, 4, 1, Kind::Float),
+        (R16_UINT, 2, 1, Kind::Uint),
+        (R8_UNORM, 1, 1, Kind::Unorm),
+        (R8_UINT, 1, 1, Kind::Uint),
+        (YCRCB_NORMAL, 2, 3, Kind::Yuv),
+        (YCRCB_SWAPUVY, 2, 3, Kind::Yuv),
+        (YCRCB_SWAPUV, 2, 3, Kind::Yuv),
+        (YCRCB_SWAPY, 2, 3, Kind::Yuv),
+    ];
+
+    fn find(code: u32) -> Option<&'static (u32, u32, u8, Kind)> {
+        TABLE.iter().find(|e| e.0 == code)
+    }
+
+    pub fn bytes(code: u32) -> Option<u32> {
+        find(code).map(|e| e.1)
+    }
+
+    pub fn channels(code: u32) -> Option<(u8, Kind)> {
+        find(code).map(|e| (e.2, e.3))
+    }
+}

@@ -1,0 +1,149 @@
+//! Interface descriptors: what a dispatch command's Interface Descriptor
+//! Offset selects (kernel, binding table, constants, flow and float modes,
+//! barrier and shared local memory), unpacked with the hal's typed
+//! structures into one generation-neutral form.
+//!
+//! * 965/G45 INTERFACE_DESCRIPTOR, 16 bytes, at the VFE state's Interface
+//!   Descriptor Base + 16 x offset, General State relative (hal gen4
+//!   media.toml, from intel-vaapi-driver / xf86-video-intel [ext]).
+//! * SNB INTERFACE_DESCRIPTOR_DATA, 32 bytes, loaded by
+//!   MEDIA_INTERFACE_DESCRIPTOR_LOAD (003 lines 47750-47991).
+//! * Ivy Bridge INTERFACE_DESCRIPTOR_DATA [ext: Mesa gen7.xml], adding
+//!   rounding mode, barrier enable, shared local memory size and the
+//!   threads of a GPGPU group.
+
+use baregpu_hal::Packet;
+use baregpu_isa::Platform;
+
+use super::MediaError;
+
+/// An interface descriptor, addresses resolved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Descriptor {
+    /// Graphics address of the kernel's first instruction.
+    pub kernel: u64,
+    /// cr0.0 and cr0.1 at dispatch.
+    pub cr0: [u32; 2],
+    /// Sampler state pointer as R0.3 carries it.
+    pub sampler_state: u32,
+    /// Binding table pointer (Surface State Base relative).
+    pub binding_table: u32,
+    /// Constant registers each thread reads, and the first.
+    pub curbe_rows: u32,
+    pub curbe_offset: u32,
+    /// SNB Barrier ID (DW5 3:0).
+    pub barrier_id: u8,
+    /// Ivy Bridge Barrier Enable.
+    pub barrier_enable: bool,
+    /// Ivy Bridge shared local memory bytes.
+    pub slm_bytes: u32,
+    /// Ivy Bridge Number of Threads in GPGPU Thread Group.
+    pub group_threads: u32,
+    /// 965/G45 GRF Register Block Count, as stored.
+    pub grf_blocks: u8,
+}
+
+/// cr0.0 bit 0 floating-point mode and bit 2 single program flow (000
+/// lines 8074-8141; 003 lines 90735-90870); cr0.1 exception enables from
+/// DW1: illegal opcode (13) to bit 12, mask stack (11) to bit 11, software
+/// exception (7) to bit 13 (003 lines 47824-47866).
+fn cr0(alt: bool, spf: bool, illegal: bool, mask_stack: bool, software: bool) -> [u32; 2] {
+    [
+        u32::from(alt) | u32::from(spf) << 2,
+        u32::from(illegal) << 12 | u32::from(mask_stack) << 11 | u32::from(software) << 13,
+    ]
+}
+
+macro_rules! gen4_descriptor {
+    ($gen:ident, $dw:expr, $general:expr) => {{
+        let d = baregpu_hal::$gen::structs::InterfaceDescriptor::unpack($dw)
+            .map_err(|_| MediaError::Command)?;
+        Descriptor {
+            kernel: $general.wrapping_add(d.kernel_start_pointer),
+            cr0: cr0(
+                d.floating_point_mode != 0,
+                d.single_program_flow,
+                d.illegal_opcode_exception_enable,
+                d.mask_stack_exception_enable,
+                d.software_exception_enable,
+            ),
+            sampler_state: d.sampler_state_pointer as u32,
+            binding_table: d.binding_table_pointer,
+            curbe_rows: d.constant_urb_entry_read_length,
+            curbe_offset: d.constant_urb_entry_read_offset,
+            grf_blocks: d.grf_register_block_count as u8,
+            ..Descriptor::default()
+        }
+    }};
+}
+
+/// Unpacks the descriptor dwords `dw` of platform `p`. `general` is the
+/// General State Base (965/G45 kernels are relative to it), `instruction`
+/// the Instruction Base (SNB and later).
+pub(crate) fn unpack(
+    p: Platform,
+    dw: &[u32],
+    general: u64,
+    instruction: u64,
+) -> Result<Descriptor, MediaError> {
+    Ok(match p {
+        Platform::Gen4 => gen4_descriptor!(gen4, dw, general),
+        Platform::G45 => gen4_descriptor!(g45, dw, general),
+        Platform::Gen6 => {
+            let d = baregpu_hal::gen6::structs::InterfaceDescriptorData::unpack(dw)
+                .map_err(|_| MediaError::Command)?;
+            Descriptor {
+                kernel: instruction.wrapping_add(u64::from(d.kernel_start_pointer)),
+                cr0: cr0(
+                    d.floating_point_mode != 0,
+                    d.single_program_flow != 0,
+                    d.illegal_opcode_exception_enable,
+                    d.maskstack_exception_enable,
+                    d.software_exception_enable,
+                ),
+                sampler_state: d.sampler_state_pointer,
+                binding_table: d.binding_table_pointer,
+                curbe_rows: d.constant_urb_entry_read_length,
+                curbe_offset: d.constant_urb_entry_read_offset,
+                barrier_id: d.barrier_id as u8,
+                ..Descriptor::default()
+            }
+        }
+        Platform::Gen7 | Platform::Gen75 => {
+            let d = baregpu_hal::gen7::structs::InterfaceDescriptorData::unpack(dw)
+                .map_err(|_| MediaError::Command)?;
+            let mut c = cr0(
+                d.floating_point_mode != 0,
+                d.single_program_flow,
+                d.illegal_opcode_exception_enable,
+                d.mask_stack_exception_enable,
+                d.software_exception_enable,
+            );
+            // cr0.0[5:4] rounding mode (001 lines 3251-3260), loaded from
+            // the descriptor's Rounding Mode [ext: Mesa gen7.xml DW5 23:22].
+            c[0] |= (d.rounding_mode & 3) << 4;
+            Descriptor {
+                kernel: instruction.wrapping_add(u64::from(d.kernel_start_pointer)),
+                cr0: c,
+                sampler_state: d.sampler_state_pointer,
+                binding_table: d.binding_table_pointer,
+                curbe_rows: d.constant_urb_entry_read_length,
+                curbe_offset: d.constant_urb_entry_read_offset,
+                barrier_enable: d.barrier_enable,
+                // 4 KiB units [ext: Mesa encode_slm_size, Gfx7: 0, 1, 2, 4,
+                // 8, 16]; 64 KiB at most.
+                slm_bytes: d.shared_local_memory_size.min(16) * 4096,
+                group_threads: d.number_of_threads_in_gpgpu_thread_group,
+                ..Descriptor::default()
+            }
+        }
+    })
+}
+
+/// Dwords of one descriptor: 4 on 965/G45, 8 later.
+pub(crate) const fn dwords(p: Platform) -> usize {
+    match p {
+        Platform::Gen4 | Platform::G45 => 4,
+        _ => 8,
+    }
+}

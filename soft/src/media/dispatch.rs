@@ -1,0 +1,510 @@
+//! Starting threads: MEDIA_OBJECT (one thread, inline and indirect data),
+//! MEDIA_OBJECT_WALKER (one thread per position, shared inline data) and
+//! GPGPU_WALKER (thread groups), each thread's payload built from the
+//! interface descriptor, the CURBE and the object's data.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use baregpu_hal::reflect::CommandInfo;
+use baregpu_isa::Platform;
+
+use super::descriptor::Descriptor;
+use super::walker::{GroupWalk, MediaWalk, MediaWalkSpec, thread_coords};
+use super::{Media, MediaError, MediaOp, Selected};
+use crate::engine::field;
+use crate::eu::array::payload::{self, Pipeline, RootHeader};
+use crate::eu::array::{Bindings, EuFailure, GroupSpec, ThreadStart};
+use crate::eu::shared::{BindingTable, GeneralState, GfxMemory, Scratch};
+
+/// FFID of the thread spawner, which makes media and GPGPU root threads
+/// (003 Table 3-1, lines 790-806; "R0 Header created by TS", Figure 1-12).
+const FFID_SPAWNER: u8 = 0x7;
+
+/// Dispatch mask of a media thread: 16 channels. The manuals give no mask
+/// for media root threads; their kernels are SIMD8/SIMD16 (SIMD32 exists
+/// only for GPGPU dispatch).
+const MEDIA_MASK: u32 = 0xFFFF;
+
+fn get(c: &CommandInfo, dw: &[u32], name: &str) -> u64 {
+    field(c, dw, name).unwrap_or(0)
+}
+
+/// A signed field (two's complement of its width).
+fn signed(c: &CommandInfo, dw: &[u32], name: &str) -> i32 {
+    let Some(f) = c.fields.iter().find(|f| f.name == name) else {
+        return 0;
+    };
+    let w = f.width().clamp(1, 32);
+    let raw = f.extract(dw) as u32;
+    ((raw << (32 - w)) as i32) >> (32 - w)
+}
+
+/// The inline data dwords of a command with an inline-data group.
+fn inline(c: &CommandInfo, dw: &[u32]) -> Vec<u32> {
+    c.group
+        .and_then(|g| dw.get(usize::from(g.dw)..))
+        .unwrap_or(&[])
+        .to_vec()
+}
+
+/// A walker command being executed.
+pub(super) enum Walk {
+    Media {
+        desc: Descriptor,
+        ido: u8,
+        inline: Vec<u32>,
+        positions: core::iter::Peekable<MediaWalk>,
+    },
+    Gpgpu {
+        desc: Descriptor,
+        ido: u8,
+        groups: GroupWalk,
+        /// Threads per group in X, Y, Z.
+        dims: [u32; 3],
+        /// Channels of a full thread, and the right and bottom masks.
+        simd: u32,
+        right: u32,
+        bottom: u32,
+    },
+}
+
+impl Walk {
+    pub fn finished(&mut self) -> bool {
+        match self {
+            Walk::Media { positions, .. } => positions.peek().is_none(),
+            Walk::Gpgpu { groups, .. } => groups.peek().is_none(),
+        }
+    }
+}
+
+impl Media {
+    /// Dispatch commands need the media (or GPGPU) pipeline: sending them
+    /// to the 3D pipeline is UNDEFINED (003 lines 823-826).
+    fn check_pipeline(&self) -> Result<(), MediaError> {
+        if self.selected == Selected::ThreeD {
+            return Err(MediaError::Command);
+        }
+        Ok(())
+    }
+
+    /// MEDIA_OBJECT: waits for a free slot, then starts the thread.
+    pub(super) fn object_gate(
+        &mut self,
+        cmd: &mut dyn GfxMemory,
+        threads: &mut dyn GfxMemory,
+        c: &CommandInfo,
+        dw: &[u32],
+    ) -> Result<bool, MediaError> {
+        self.check_pipeline()?;
+        while self.array.free_slot().is_none() {
+            if !self.run_threads(threads)? {
+                return Ok(false);
+            }
+        }
+        // Synchronized root threads wait for a spawner message the model
+        // does not send (003 MEDIA_OBJECT DW2 bit 24).
+        if get(c, dw, "thread_synchronization") == 1 {
+            return Err(MediaError::Command);
+        }
+        let ido = get(c, dw, "interface_descriptor_offset") as u32;
+        let desc = self.descriptor(cmd, ido)?;
+        // Indirect data: Indirect Object Base relative (003 lines
+        // 48274-48283), after the inline data.
+        let len = get(c, dw, "indirect_data_length") as usize;
+        let mut indirect = vec![0u8; len];
+        if len > 0 {
+            let at = self
+                .bases
+                .indirect
+                .wrapping_add(get(c, dw, "indirect_data_start_address"));
+            cmd.read(at, &mut indirect)?;
+        }
+        let sb = (
+            get(c, dw, "scoreboard_x") as u16,
+            get(c, dw, "scoreboard_y") as u16,
+        );
+        let t = MediaThread {
+            desc: &desc,
+            ido: ido as u8,
+            inline: &inline(c, dw),
+            indirect: &indirect,
+            scoreboard: sb,
+            scoreboard_mask: get(c, dw, "scoreboard_mask") as u8,
+        };
+        self.start_media(cmd, &t)?;
+        Ok(true)
+    }
+
+    /// MEDIA_OBJECT_WALKER and GPGPU_WALKER: the command stays current
+    /// until all its threads have ended.
+    pub(super) fn walk_gate(
+        &mut self,
+        cmd: &mut dyn GfxMemory,
+        threads: &mut dyn GfxMemory,
+        c: &CommandInfo,
+        op: Option<MediaOp>,
+        dw: &[u32],
+    ) -> Result<bool, MediaError> {
+        if self.walk.is_none() {
+            self.check_pipeline()?;
+            let w = if op == Some(MediaOp::GpgpuWalker) {
+                self.parse_gpgpu(cmd, c, dw)?
+            } else {
+                self.parse_media_walk(cmd, c, dw)?
+            };
+            self.walk = Some(w);
+        }
+        loop {
+            let Some(mut w) = self.walk.take() else {
+                return Ok(true);
+            };
+            let r = self.dispatch_walk(cmd, &mut w);
+            let finished = w.finished();
+            self.walk = Some(w);
+            r?;
+            if finished && self.array.is_idle() {
+                self.walk = None;
+                return Ok(true);
+            }
+            if self.array.is_idle() {
+                // Nothing runs and nothing more can start.
+                self.array.fail(EuFailure::Dispatch(
+                    "a thread group needs more threads or barriers than the VFE allows",
+                ));
+                self.last_report = self.array.report().cloned();
+                return Ok(false);
+            }
+            if !self.run_threads(threads)? {
+                return Ok(false);
+            }
+        }
+    }
+
+    fn parse_media_walk(
+        &mut self,
+        cmd: &mut dyn GfxMemory,
+        c: &CommandInfo,
+        dw: &[u32],
+    ) -> Result<Walk, MediaError> {
+        let ido = get(c, dw, "interface_descriptor_offset") as u32;
+        let desc = self.descriptor(cmd, ido)?;
+        let xy = |x: &str, y: &str| (get(c, dw, x) as i32, get(c, dw, y) as i32);
+        let sxy = |x: &str, y: &str| (signed(c, dw, x), signed(c, dw, y));
+        let spec = MediaWalkSpec {
+            block: xy("block_resolution_x", "block_resolution_y"),
+            global_res: xy("global_resolution_x", "global_resolution_y"),
+            global_start: sxy("global_start_x", "global_start_y"),
+            global_outer: sxy("global_outer_loop_stride_x", "global_outer_loop_stride_y"),
+            global_inner: sxy("global_inner_loop_unit_x", "global_inner_loop_unit_y"),
+            local_start: xy("local_start_x", "local_start_y"),
+            local_outer: sxy("local_outer_loop_stride_x", "local_outer_loop_stride_y"),
+            local_inner: sxy("local_inner_loop_unit_x", "local_inner_loop_unit_y"),
+            global_count: get(c, dw, "global_loop_exec_count") as u32,
+            local_count: get(c, dw, "local_loop_exec_count") as u32,
+        };
+        Ok(Walk::Media {
+            desc,
+            ido: ido as u8,
+            inline: inline(c, dw),
+            positions: MediaWalk::new(spec).peekable(),
+        })
+    }
+
+    /// GPGPU_WALKER [ext: Mesa gen7.xml]: SIMD size 8/16/32, thread counts
+    /// per group minus one, group IDs, right and bottom execution masks.
+    /// Indirect parameters and predication are not modelled.
+    fn parse_gpgpu(
+        &mut self,
+        cmd: &mut dyn GfxMemory,
+        c: &CommandInfo,
+        dw: &[u32],
+    ) -> Result<Walk, MediaError> {
+        if get(c, dw, "indirect_parameter_enable") == 1 || get(c, dw, "predicate_enable") == 1 {
+            return Err(MediaError::Command);
+        }
+        let ido = get(c, dw, "interface_descriptor_offset") as u32;
+        let desc = self.descriptor(cmd, ido)?;
+        let simd = match get(c, dw, "simd_size") {
+            0 => 0xFF,
+            1 => 0xFFFF,
+            2 => 0xFFFF_FFFF,
+            _ => return Err(MediaError::Command),
+        };
+        let dims = [
+            get(c, dw, "thread_width_counter_maximum") as u32 + 1,
+            get(c, dw, "thread_height_counter_maximum") as u32 + 1,
+            get(c, dw, "thread_depth_counter_maximum") as u32 + 1,
+        ];
+        let start = [
+            get(c, dw, "thread_group_id_starting_x") as u32,
+            get(c, dw, "thread_group_id_starting_y") as u32,
+            get(c, dw, "thread_group_id_starting_z") as u32,
+        ];
+        let end = [
+            get(c, dw, "thread_group_id_x_dimension") as u32,
+            get(c, dw, "thread_group_id_y_dimension") as u32,
+            get(c, dw, "thread_group_id_z_dimension") as u32,
+        ];
+        Ok(Walk::Gpgpu {
+            desc,
+            ido: ido as u8,
+            groups: GroupWalk::new(start, end),
+            dims,
+            simd,
+            right: get(c, dw, "right_execution_mask") as u32,
+            bottom: get(c, dw, "bottom_execution_mask") as u32,
+        })
+    }
+
+    /// Starts as many of the walk's threads as fit now.
+    fn dispatch_walk(&mut self, mem: &mut dyn GfxMemory, w: &mut Walk) -> Result<(), MediaError> {
+        match w {
+            Walk::Media {
+                desc,
+                ido,
+                inline,
+                positions,
+            } => {
+                while self.array.free_slot().is_some() {
+                    let Some(pos) = positions.next() else { break };
+                    let t = MediaThread {
+                        desc,
+                        ido: *ido,
+                        inline,
+                        indirect: &[],
+                        scoreboard: pos,
+                        scoreboard_mask: 0,
+                    };
+                    self.start_media(mem, &t)?;
+                }
+            }
+            Walk::Gpgpu {
+                desc,
+                ido,
+                groups,
+                dims,
+                simd,
+                right,
+                bottom,
+            } => {
+                while let Some(id) = groups.peek() {
+                    let g = GpgpuGroup {
+                        desc,
+                        ido: *ido,
+                        id,
+                        dims: *dims,
+                        simd: *simd,
+                        right: *right,
+                        bottom: *bottom,
+                    };
+                    if !self.start_group(mem, &g)? {
+                        break;
+                    }
+                    groups.advance();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One media thread to start.
+struct MediaThread<'a> {
+    desc: &'a Descriptor,
+    ido: u8,
+    inline: &'a [u32],
+    indirect: &'a [u8],
+    scoreboard: (u16, u16),
+    scoreboard_mask: u8,
+}
+
+/// One GPGPU thread group to start.
+struct GpgpuGroup<'a> {
+    desc: &'a Descriptor,
+    ido: u8,
+    id: [u32; 3],
+    dims: [u32; 3],
+    simd: u32,
+    right: u32,
+    bottom: u32,
+}
+
+impl Media {
+    fn start_media(
+        &mut self,
+        mem: &mut dyn GfxMemory,
+        t: &MediaThread<'_>,
+    ) -> Result<(), MediaError> {
+        let (slot, index) = self.free_thread()?;
+        let mut h = self.header(t.desc, index, t.ido);
+        h.urb_handle = self.urb_handles;
+        self.urb_handles = self.urb_handles.wrapping_add(1);
+        h.scoreboard = t.scoreboard;
+        h.scoreboard_mask = t.scoreboard_mask;
+        let r0 = payload::r0(self.platform, Pipeline::Media, &h);
+        let curbe = payload::curbe_rows(
+            &self.curbe,
+            t.desc.curbe_offset as usize,
+            t.desc.curbe_rows as usize,
+        );
+        let bytes =
+            payload::build(&r0, &curbe, t.inline, t.indirect).map_err(|_| MediaError::Command)?;
+        self.start(mem, (slot, index), t.desc, bytes, MEDIA_MASK, None)
+    }
+
+    /// A free slot and dispatch index for a new thread.
+    fn free_thread(&self) -> Result<(usize, u8), MediaError> {
+        let slot = self.array.free_slot().ok_or(MediaError::Command)?;
+        let index = self.array.free_index().ok_or(MediaError::Command)?;
+        Ok((slot, index))
+    }
+
+    /// Starts every thread of a group, or none when they do not all fit
+    /// now (returns false).
+    fn start_group(
+        &mut self,
+        mem: &mut dyn GfxMemory,
+        g: &GpgpuGroup<'_>,
+    ) -> Result<bool, MediaError> {
+        let threads = g.dims[0] * g.dims[1] * g.dims[2];
+        if (self.array.free_slots() as u64) < u64::from(threads) {
+            return Ok(false);
+        }
+        let spec = GroupSpec {
+            threads,
+            barrier_threads: if g.desc.group_threads == 0 {
+                threads
+            } else {
+                g.desc.group_threads
+            },
+            barrier: g.desc.barrier_enable,
+            slm_bytes: g.desc.slm_bytes as usize,
+        };
+        let Some((group, barrier_id)) = self.array.open_group(spec) else {
+            return Ok(false);
+        };
+        for t in 0..threads {
+            let (slot, index) = self.free_thread()?;
+            let mut h = self.header(g.desc, index, g.ido);
+            h.group_id = g.id;
+            h.barrier_id = barrier_id.unwrap_or(0);
+            let r0 = payload::r0(self.platform, Pipeline::Gpgpu, &h);
+            // GPGPU threads read one CURBE block each, in thread order
+            // [ext: Mesa gen7 compute push constants, one copy per thread].
+            let rows = g.desc.curbe_rows as usize;
+            let curbe = payload::curbe_rows(
+                &self.curbe,
+                g.desc.curbe_offset as usize + t as usize * rows,
+                rows,
+            );
+            let bytes = payload::build(&r0, &curbe, &[], &[]).map_err(|_| MediaError::Command)?;
+            // The last thread of a row takes the right mask, of the last row
+            // the bottom mask [ext: Mesa/IGT right and bottom masks].
+            let [x, y, _] = thread_coords(t, g.dims);
+            let mut mask = g.simd;
+            if x + 1 == g.dims[0] {
+                mask &= g.right;
+            }
+            if y + 1 == g.dims[1] {
+                mask &= g.bottom;
+            }
+            self.start(mem, (slot, index), g.desc, bytes, mask, Some(group))?;
+        }
+        Ok(true)
+    }
+
+    /// The R0 fields every root thread shares; `index` is its dispatch
+    /// index (FFTID).
+    fn header(&mut self, d: &Descriptor, index: u8, ido: u8) -> RootHeader {
+        let (scratch_pointer, _) = self.scratch_of(index);
+        self.roots = self.roots.wrapping_add(1);
+        RootHeader {
+            interface_descriptor: ido,
+            barrier_id: d.barrier_id,
+            sampler_state: d.sampler_state,
+            scratch_code: self.vfe.scratch_code,
+            binding_table: d.binding_table,
+            scratch_pointer,
+            fftid: index,
+            // {FF unit ID 31:28, object ID 27:16, root thread ID 15:0}
+            // (000 lines 1955-1971).
+            debug_id: u32::from(FFID_SPAWNER) << 28
+                | (self.roots & 0xFFF) << 16
+                | (self.roots & 0xFFFF),
+            ..RootHeader::default()
+        }
+    }
+
+    /// The scratch space of dispatch index `index`: R0.5's pointer
+    /// (General State relative) and the bytes per thread. Per Thread Scratch Space is linear on SNB,
+    /// 1-12 KiB (003 line 47461), and a power of two from 1 KiB on the
+    /// others (notes seed-003 §3.2; [ext: Mesa gen4.xml, gen7 compute
+    /// `ffs(per_thread_scratch) - 11`]).
+    fn scratch_of(&self, index: u8) -> (u32, u32) {
+        let code = u32::from(self.vfe.scratch_code & 0xF);
+        let per_thread = if self.platform == Platform::Gen6 {
+            (code + 1) << 10
+        } else {
+            1024u32 << code.min(11)
+        };
+        let at = self
+            .vfe
+            .scratch_base
+            .wrapping_add(u64::from(index) * u64::from(per_thread));
+        (at as u32, per_thread)
+    }
+
+    /// Starts a thread in `(slot, dispatch index)`.
+    fn start(
+        &mut self,
+        mem: &mut dyn GfxMemory,
+        (slot, index): (usize, u8),
+        d: &Descriptor,
+        payload: Vec<u8>,
+        dispatch_mask: u32,
+        group: Option<crate::eu::array::GroupId>,
+    ) -> Result<(), MediaError> {
+        let p = self.platform;
+        let limit = match p {
+            Platform::Gen4 | Platform::G45 => self.bases.general_bound,
+            _ => self.bases.instruction_bound,
+        };
+        let limit = if limit == 0 { u64::MAX } else { limit };
+        let program = self.cache.get(p, d.kernel, limit, mem)?;
+        let (_, per_thread) = self.scratch_of(index);
+        let surface = self.bases.surface;
+        let start = ThreadStart {
+            program,
+            kernel: d.kernel,
+            payload,
+            dispatch_mask,
+            cr0: d.cr0,
+            ffid: FFID_SPAWNER,
+            sr0_1_high: match p {
+                // sr0.1[23:20] GRF blocks, 1-8 (000 line 8029); the 965/G45
+                // descriptor stores blocks minus one as the drivers write it.
+                Platform::Gen4 | Platform::G45 => (d.grf_blocks + 1).clamp(1, 8),
+                _ => index,
+            },
+            bindings: Bindings::Table(BindingTable {
+                platform: p,
+                table: surface.wrapping_add(u64::from(d.binding_table)),
+                surface_state_base: surface,
+            }),
+            general_state: GeneralState {
+                base: self.bases.general,
+                upper_bound: match self.bases.general_bound {
+                    0 => u64::MAX,
+                    b => b,
+                },
+            },
+            scratch: (self.vfe.scratch_base != 0).then_some(Scratch { per_thread }),
+            group,
+            index,
+        };
+        self.array
+            .start(slot, start)
+            .map_err(|_| MediaError::Command)
+    }
+}

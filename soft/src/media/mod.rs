@@ -1,0 +1,274 @@
+//! The software GPU's media and GPGPU pipelines: the video front end and
+//! thread spawner state the render command streamer's media commands load,
+//! the dispatch commands that start threads (MEDIA_OBJECT,
+//! MEDIA_OBJECT_WALKER, GPGPU_WALKER), and the EU array they run on.
+//!
+//! Files: `state` (PIPELINE_SELECT, STATE_BASE_ADDRESS, VFE state, CURBE,
+//! interface descriptors, the Gen4/G45 URB and constant commands),
+//! `descriptor` (interface descriptors per generation), `dispatch` (a
+//! thread's payload and start), `walker` (the walkers' iteration),
+//! `memory` (graphics memory for the threads), `device` (the command
+//! streamer's side: gating commands on the threads, the run budget).
+//!
+//! Ordering: a MEDIA_OBJECT starts its thread and lets the command
+//! streamer move on (it waits only for a free thread slot); a walker stays
+//! the current command until every thread it started has ended; any other
+//! command waits until the array is idle. The hardware only promises the
+//! last at a flush with a command-streamer stall; waiting at every command
+//! is stricter, never looser, and keeps a fence write after the threads'
+//! writes.
+//!
+//! Not modelled: the scoreboard (threads start in command order and their
+//! dependencies are not checked), synchronized root threads and child
+//! threads (refused), MEDIA_OBJECT_PRT and GPGPU_OBJECT (refused as command
+//! errors rather than skipped), indirect GPGPU_WALKER parameters and
+//! predication (refused).
+
+mod descriptor;
+pub(crate) mod device;
+mod dispatch;
+mod memory;
+mod state;
+mod walker;
+
+use alloc::vec::Vec;
+
+use baregpu_hal::reflect::CommandInfo;
+use baregpu_isa::Platform;
+
+use crate::engine::Space;
+use crate::eu::array::{EuArray, EuConfig, EuFailure, EuReport, ProgramCache};
+use crate::eu::shared::{GfxMemory, MemFault};
+
+/// The media commands the model executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MediaOp {
+    PipelineSelect,
+    StateBaseAddress,
+    VfeState,
+    CurbeLoad,
+    DescriptorLoad,
+    GatewayState,
+    StateFlush,
+    Object,
+    ObjectWalker,
+    GpgpuWalker,
+    /// 965/G45: MEDIA_STATE_POINTERS (the VFE state in memory).
+    StatePointers,
+    /// 965/G45: URB_FENCE and CS_URB_STATE (URB partitioning, no effect on
+    /// the model).
+    UrbLayout,
+    /// 965/G45: CONSTANT_BUFFER (the CURBE).
+    ConstantBuffer,
+    /// Dispatch commands the model does not run (MEDIA_OBJECT_PRT,
+    /// GPGPU_OBJECT): an error, so that their threads are not silently lost.
+    Unsupported,
+}
+
+impl MediaOp {
+    pub fn of(name: &str) -> Option<MediaOp> {
+        Some(match name {
+            "PIPELINE_SELECT" => MediaOp::PipelineSelect,
+            "STATE_BASE_ADDRESS" => MediaOp::StateBaseAddress,
+            "MEDIA_VFE_STATE" => MediaOp::VfeState,
+            "MEDIA_CURBE_LOAD" => MediaOp::CurbeLoad,
+            "MEDIA_INTERFACE_DESCRIPTOR_LOAD" => MediaOp::DescriptorLoad,
+            "MEDIA_GATEWAY_STATE" => MediaOp::GatewayState,
+            "MEDIA_STATE_FLUSH" => MediaOp::StateFlush,
+            "MEDIA_OBJECT" => MediaOp::Object,
+            "MEDIA_OBJECT_WALKER" => MediaOp::ObjectWalker,
+            "GPGPU_WALKER" => MediaOp::GpgpuWalker,
+            "MEDIA_STATE_POINTERS" => MediaOp::StatePointers,
+            "URB_FENCE" | "CS_URB_STATE" => MediaOp::UrbLayout,
+            "CONSTANT_BUFFER" => MediaOp::ConstantBuffer,
+            "MEDIA_OBJECT_PRT" | "GPGPU_OBJECT" => MediaOp::Unsupported,
+            _ => return None,
+        })
+    }
+}
+
+/// Why a media command failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MediaError {
+    /// State or a kernel could not be read (or a thread's message faulted).
+    Fault(MemFault),
+    /// The command cannot execute with the state it has (no descriptors,
+    /// a payload that does not fit, a feature the model lacks): the engine
+    /// reports it like an unknown command.
+    Command,
+}
+
+impl From<MemFault> for MediaError {
+    fn from(f: MemFault) -> Self {
+        MediaError::Fault(f)
+    }
+}
+
+/// The selected pipeline (PIPELINE_SELECT).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Selected {
+    #[default]
+    ThreeD,
+    Media,
+    Gpgpu,
+}
+
+/// STATE_BASE_ADDRESS: bases and exclusive upper bounds (0 = unchecked,
+/// 003 lines 1378-1383).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Bases {
+    pub general: u64,
+    pub surface: u64,
+    pub dynamic: u64,
+    pub indirect: u64,
+    pub instruction: u64,
+    pub general_bound: u64,
+    pub dynamic_bound: u64,
+    pub indirect_bound: u64,
+    pub instruction_bound: u64,
+}
+
+/// The video front end's state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Vfe {
+    /// Threads that may run at once (Maximum Number of Threads + 1).
+    pub max_threads: u32,
+    /// Scratch Space Base Pointer (General State relative) and Per Thread
+    /// Scratch Space code.
+    pub scratch_base: u64,
+    pub scratch_code: u8,
+    /// Gen7 GPGPU mode.
+    pub gpgpu: bool,
+    /// Bypass Gateway Control.
+    pub bypass_gateway: bool,
+    /// 965/G45: Interface Descriptor Base Pointer (General State relative).
+    pub descriptors: u64,
+}
+
+/// The media/GPGPU unit of the render engine.
+pub(crate) struct Media {
+    pub platform: Platform,
+    pub array: EuArray,
+    pub cache: ProgramCache,
+    pub selected: Selected,
+    pub bases: Bases,
+    pub vfe: Vfe,
+    /// The CURBE: MEDIA_CURBE_LOAD (SNB+) or CONSTANT_BUFFER (965/G45).
+    pub curbe: Vec<u8>,
+    /// SNB+: the interface descriptors MEDIA_INTERFACE_DESCRIPTOR_LOAD
+    /// loaded, as dwords.
+    pub descriptors: Vec<u32>,
+    /// The walker being executed.
+    walk: Option<dispatch::Walk>,
+    /// EU instructions the current run may still execute.
+    pub allowance: u64,
+    /// The address space of the resident threads.
+    pub thread_space: Space,
+    /// URB handles handed out (a counter: the model keeps no URB).
+    urb_handles: u16,
+    /// Root threads started (the Gen4 debug ID's object counter).
+    roots: u32,
+    /// The array's last failure; kept across resets for the report.
+    pub last_report: Option<EuReport>,
+}
+
+impl Media {
+    pub fn new(platform: Platform) -> Media {
+        Media {
+            platform,
+            array: EuArray::new(platform, EuConfig::for_platform(platform)),
+            cache: ProgramCache::new(),
+            selected: Selected::default(),
+            bases: Bases::default(),
+            vfe: Vfe::default(),
+            curbe: Vec::new(),
+            descriptors: Vec::new(),
+            walk: None,
+            allowance: 0,
+            thread_space: Space::Ggtt,
+            urb_handles: 0,
+            roots: 0,
+            last_report: None,
+        }
+    }
+
+    /// An engine reset: threads, walk and state are gone; the array's
+    /// shape and counters stay.
+    pub fn reset(&mut self) {
+        self.array.reset();
+        self.cache.invalidate();
+        self.selected = Selected::default();
+        self.bases = Bases::default();
+        self.vfe = Vfe::default();
+        self.curbe.clear();
+        self.descriptors.clear();
+        self.walk = None;
+        self.allowance = 0;
+        self.thread_space = Space::Ggtt;
+    }
+
+    /// Whether threads are resident or a walker is unfinished.
+    pub fn busy(&self) -> bool {
+        !self.array.is_idle() || self.walk.is_some()
+    }
+
+    /// Decides whether the command `op` (`None`: not a media command) may
+    /// execute now. Dispatch commands start their threads here. Returns
+    /// false when the engine has to wait (threads still running, no free
+    /// slot, the run's budget spent, or the array stopped on a failure).
+    pub fn gate(
+        &mut self,
+        cmd: &mut dyn GfxMemory,
+        threads: &mut dyn GfxMemory,
+        c: &CommandInfo,
+        op: Option<MediaOp>,
+        dw: &[u32],
+    ) -> Result<bool, MediaError> {
+        if self.array.report().is_some() {
+            return Ok(false);
+        }
+        match op {
+            Some(MediaOp::Object) => self.object_gate(cmd, threads, c, dw),
+            Some(MediaOp::ObjectWalker | MediaOp::GpgpuWalker) => {
+                self.walk_gate(cmd, threads, c, op, dw)
+            }
+            _ => self.drain(threads),
+        }
+    }
+
+    /// Runs the threads until the array is idle or the budget is spent.
+    pub fn drain(&mut self, threads: &mut dyn GfxMemory) -> Result<bool, MediaError> {
+        loop {
+            if self.array.is_idle() {
+                return Ok(true);
+            }
+            if !self.run_threads(threads)? {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// One slice of the threads' time; false when nothing more can happen
+    /// in this run (budget spent, a failure, or every thread asleep with
+    /// nothing left to wake it: a deadlock, reported).
+    fn run_threads(&mut self, threads: &mut dyn GfxMemory) -> Result<bool, MediaError> {
+        if self.allowance == 0 || self.array.report().is_some() {
+            return Ok(false);
+        }
+        let r = self.array.run(threads, self.allowance);
+        self.allowance = self.allowance.saturating_sub(r.used);
+        // Threads that ended freed slots: the caller may dispatch more, so
+        // a stall is a deadlock only when nothing ended either.
+        if r.stalled && r.ended == 0 {
+            self.array.fail(EuFailure::Deadlock);
+        }
+        if let Some(report) = self.array.report() {
+            self.last_report = Some(report.clone());
+            if let EuFailure::Fault(f) = report.failure {
+                return Err(MediaError::Fault(f));
+            }
+            return Ok(false);
+        }
+        Ok(true)
+    }
+}

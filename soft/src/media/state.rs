@@ -1,0 +1,236 @@
+//! The state commands of the media pipeline, read with the command
+//! streamer's field tables (one implementation for every generation whose
+//! tables use the same field names), and the state structures they point
+//! to, unpacked with the hal's typed structures.
+
+use alloc::vec;
+
+use baregpu_hal::Packet;
+use baregpu_hal::reflect::CommandInfo;
+use baregpu_isa::Platform;
+
+use super::{Media, MediaError, MediaOp, Selected, descriptor};
+use crate::engine::field;
+use crate::eu::shared::GfxMemory;
+
+/// Bytes of the interface descriptor store: the SNB range is 32-992 (003
+/// lines 47716-47722); the 5-bit descriptor offset of the dispatch commands
+/// addresses 32 descriptors, so up to 32 x 32 bytes are kept.
+const MAX_DESCRIPTOR_BYTES: usize = 32 * 32;
+
+/// Largest CURBE the model loads: the CURBE Total Data Length is a U17
+/// (003 line 47636).
+const MAX_CURBE_BYTES: usize = (1 << 17) - 1;
+
+/// A field that must be present, as an unsigned value.
+fn get(c: &CommandInfo, dw: &[u32], name: &str) -> u64 {
+    field(c, dw, name).unwrap_or(0)
+}
+
+/// Reads `len` bytes at `addr`.
+fn read(mem: &mut dyn GfxMemory, addr: u64, len: usize) -> Result<alloc::vec::Vec<u8>, MediaError> {
+    let mut b = vec![0u8; len];
+    mem.read(addr, &mut b)?;
+    Ok(b)
+}
+
+fn dwords(bytes: &[u8]) -> alloc::vec::Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect()
+}
+
+impl Media {
+    /// Executes a media command once its gate has passed. Dispatch
+    /// commands did their work in the gate.
+    pub fn execute(
+        &mut self,
+        mem: &mut dyn GfxMemory,
+        c: &CommandInfo,
+        op: MediaOp,
+        dw: &[u32],
+    ) -> Result<(), MediaError> {
+        match op {
+            MediaOp::PipelineSelect => self.pipeline_select(c, dw),
+            MediaOp::StateBaseAddress => self.state_base_address(c, dw),
+            MediaOp::VfeState => self.vfe_state(c, dw),
+            MediaOp::CurbeLoad => {
+                // CURBE Data Start Address is Dynamic State relative (003
+                // lines 47646-47655).
+                let len = (get(c, dw, "curbe_total_data_length") as usize).min(MAX_CURBE_BYTES);
+                let at = self
+                    .bases
+                    .dynamic
+                    .wrapping_add(get(c, dw, "curbe_data_start_address"));
+                self.curbe = read(mem, at, len)?;
+            }
+            MediaOp::DescriptorLoad => {
+                // Interface descriptors, Dynamic State relative (003 lines
+                // 47735-47745).
+                let len = (get(c, dw, "interface_descriptor_total_length") as usize)
+                    .min(MAX_DESCRIPTOR_BYTES);
+                let at = self.bases.dynamic.wrapping_add(get(
+                    c,
+                    dw,
+                    "interface_descriptor_data_start_address",
+                ));
+                self.descriptors = dwords(&read(mem, at, len)?);
+                // New descriptors may name reloaded kernels.
+                self.cache.invalidate();
+            }
+            MediaOp::GatewayState => {
+                // MEDIA_GATEWAY_STATE DW1: barrier ID 23:16, byte 15:8,
+                // thread count 7:0 (003 lines 47992-48063).
+                self.array.set_barrier_state(
+                    get(c, dw, "barrier_id") as u8,
+                    get(c, dw, "barrier_byte") as u8,
+                    get(c, dw, "barrier_thread_count") as u8,
+                );
+            }
+            MediaOp::StatePointers => self.state_pointers(mem, c, dw)?,
+            MediaOp::ConstantBuffer => {
+                // CONSTANT_BUFFER: Valid, Buffer Starting Address (a graphics
+                // address), Buffer Length in 512-bit units minus one (hal
+                // gen4 commands.toml, from Mesa gen4.xml [ext]).
+                if get(c, dw, "valid") == 1 {
+                    let len = (get(c, dw, "buffer_length") as usize + 1) * 64;
+                    self.curbe = read(mem, get(c, dw, "buffer_starting_address"), len)?;
+                } else {
+                    self.curbe.clear();
+                }
+            }
+            MediaOp::Unsupported => return Err(MediaError::Command),
+            MediaOp::StateFlush
+            | MediaOp::UrbLayout
+            | MediaOp::Object
+            | MediaOp::ObjectWalker
+            | MediaOp::GpgpuWalker => {}
+        }
+        Ok(())
+    }
+
+    /// PIPELINE_SELECT: 0 3D, 1 media (003 lines 842-860), 2 GPGPU on Gen7
+    /// [ext: Mesa gen7.xml]. The field is `pipeline_select` in the SNB
+    /// table and `pipeline_selection` elsewhere.
+    fn pipeline_select(&mut self, c: &CommandInfo, dw: &[u32]) {
+        let v = field(c, dw, "pipeline_selection")
+            .or_else(|| field(c, dw, "pipeline_select"))
+            .unwrap_or(0);
+        self.selected = match v {
+            1 => Selected::Media,
+            2 => Selected::Gpgpu,
+            _ => Selected::ThreeD,
+        };
+    }
+
+    /// STATE_BASE_ADDRESS: each base and bound changes only when its Modify
+    /// Enable is set (003 lines 1092-1504; 965/G45 have no dynamic or
+    /// instruction base).
+    fn state_base_address(&mut self, c: &CommandInfo, dw: &[u32]) {
+        let b = &mut self.bases;
+        let set = |target: &mut u64, name: &str| {
+            let enable = alloc::format!("{name}_modify_enable");
+            if field(c, dw, &enable) == Some(1) {
+                *target = field(c, dw, name).unwrap_or(0);
+            }
+        };
+        set(&mut b.general, "general_state_base_address");
+        set(&mut b.surface, "surface_state_base_address");
+        set(&mut b.dynamic, "dynamic_state_base_address");
+        set(&mut b.indirect, "indirect_object_base_address");
+        set(&mut b.instruction, "instruction_base_address");
+        set(&mut b.general_bound, "general_state_access_upper_bound");
+        set(&mut b.dynamic_bound, "dynamic_state_access_upper_bound");
+        set(&mut b.indirect_bound, "indirect_object_access_upper_bound");
+        set(&mut b.instruction_bound, "instruction_access_upper_bound");
+    }
+
+    /// SNB/IVB MEDIA_VFE_STATE (003 lines 47419-47587; Gen7 adds GPGPU
+    /// mode [ext: Mesa gen7.xml]).
+    fn vfe_state(&mut self, c: &CommandInfo, dw: &[u32]) {
+        self.vfe.max_threads = get(c, dw, "maximum_number_of_threads") as u32 + 1;
+        self.vfe.scratch_base = get(c, dw, "scratch_space_base_pointer");
+        self.vfe.scratch_code = get(c, dw, "per_thread_scratch_space") as u8;
+        self.vfe.gpgpu = get(c, dw, "gpgpu_mode") == 1;
+        self.vfe.bypass_gateway = get(c, dw, "bypass_gateway_control") == 1;
+        self.apply_vfe_limits();
+    }
+
+    /// 965/G45 MEDIA_STATE_POINTERS: the VFE state structure at the VFE
+    /// State Pointer (General State relative, hal gen4 media.toml [ext]).
+    fn state_pointers(
+        &mut self,
+        mem: &mut dyn GfxMemory,
+        c: &CommandInfo,
+        dw: &[u32],
+    ) -> Result<(), MediaError> {
+        let at = self
+            .bases
+            .general
+            .wrapping_add(get(c, dw, "vfe_state_pointer"));
+        let raw = dwords(&read(mem, at, 12)?);
+        macro_rules! vfe {
+            ($gen:ident) => {{
+                let v = baregpu_hal::$gen::structs::MediaVfeState::unpack(&raw)
+                    .map_err(|_| MediaError::Command)?;
+                (
+                    v.maximum_number_of_threads + 1,
+                    v.scratch_space_base_pointer,
+                    v.per_thread_scratch_space as u8,
+                    v.interface_descriptor_base_pointer,
+                )
+            }};
+        }
+        let (threads, scratch, code, ids) = match self.platform {
+            Platform::Gen4 => vfe!(gen4),
+            Platform::G45 => vfe!(g45),
+            _ => return Err(MediaError::Command),
+        };
+        self.vfe.max_threads = threads;
+        self.vfe.scratch_base = scratch;
+        self.vfe.scratch_code = code;
+        self.vfe.descriptors = ids;
+        self.cache.invalidate();
+        self.apply_vfe_limits();
+        Ok(())
+    }
+
+    fn apply_vfe_limits(&mut self) {
+        self.array.set_limit(self.vfe.max_threads as usize);
+        self.array.set_bypass_gateway(self.vfe.bypass_gateway);
+    }
+
+    /// The interface descriptor at `offset` (in descriptors).
+    pub fn descriptor(
+        &mut self,
+        mem: &mut dyn GfxMemory,
+        offset: u32,
+    ) -> Result<descriptor::Descriptor, MediaError> {
+        let p = self.platform;
+        let n = descriptor::dwords(p);
+        let at = offset as usize * n;
+        match p {
+            Platform::Gen4 | Platform::G45 => {
+                let addr = self
+                    .bases
+                    .general
+                    .wrapping_add(self.vfe.descriptors)
+                    .wrapping_add(at as u64 * 4);
+                let raw = dwords(&read(mem, addr, n * 4)?);
+                descriptor::unpack(p, &raw, self.bases.general, 0)
+            }
+            _ => {
+                let raw = self
+                    .descriptors
+                    .get(at..at + n)
+                    .ok_or(MediaError::Command)?;
+                descriptor::unpack(p, raw, self.bases.general, self.bases.instruction)
+            }
+        }
+    }
+}
