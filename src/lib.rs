@@ -24,3 +24,6 @@ pub use submit::{Batch, ContextId, EngineId, Fence, Gpu, GpuError};
 
 /// Re-export of the hardware description crate.
 pub use baregpu_hal as hal;
+/// The EU instruction-set toolkit (assembler, disassembler, validator), for
+/// building kernels at run time.
+pub use baregpu_isa as isa;

@@ -1,20 +1,28 @@
 //! The QEMU demo kernel (README command 1): boot, probe the PCI bus, fall
 //! back to the software GPU, and run real work through the driver stack:
-//! batches on every engine, a chain of batches, and a runaway batch that the
-//! driver detects as a hang, reports (decoded) and recovers from.
+//! batches on every engine, a chain of batches, a runaway batch that the
+//! driver detects as a hang, reports (decoded) and recovers from, a blitter
+//! picture, and a Mandelbrot set computed by an EU kernel on the software
+//! GPU's EU array, shown on the serial console and on QEMU's display.
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
 extern crate alloc;
 
+use baregpu::compute::ComputeError;
 use baregpu::hal::Generation;
 use baregpu::hal::gen7::commands::{
     MiBatchBufferEnd, MiBatchBufferStart, MiStoreDataImm, MiStoreRegisterMem,
 };
 use baregpu::hal::gen7::commands::{XyColorBlt, XySrcCopyBlt};
 use baregpu::platform::PlatformBus;
-use baregpu::{Backend, EngineId, Gpu, GpuError};
+use baregpu::{Backend, EngineId, Gpu, GpuError, ProbeReport};
 use baregpu_boot::{BootPlatform, ExitCode, StartInfo, exit_qemu, println};
 use baregpu_soft::SoftGpu;
+
+#[path = "demo/mandelbrot.rs"]
+mod mandelbrot;
+#[path = "demo/vga.rs"]
+mod vga;
 
 baregpu_boot::entry!(demo);
 
@@ -45,7 +53,7 @@ fn demo(info: &'static StartInfo) -> ! {
         }
         Backend::Software => {}
     }
-    match run_software_gpu(&platform) {
+    match run_software_gpu(&platform, &report) {
         Ok(()) => {
             println!("demo finished");
             exit_qemu(ExitCode::Success)
@@ -57,7 +65,7 @@ fn demo(info: &'static StartInfo) -> ! {
     }
 }
 
-fn run_software_gpu(platform: &BootPlatform) -> Result<(), GpuError> {
+fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(), ComputeError> {
     println!();
     println!(
         "software GPU: {} ({}) device model",
@@ -176,6 +184,7 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), GpuError> {
         gpu.completed(EngineId::RENDER)
     );
     draw_picture(&mut gpu)?;
+    draw_mandelbrot(&mut gpu, platform, report)?;
     let stats = soft.stats();
     println!(
         "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
@@ -250,6 +259,51 @@ fn draw_picture(gpu: &mut Gpu<'_, BootPlatform>) -> Result<(), GpuError> {
             .map(|&v| GLYPHS.get(v as usize).copied().unwrap_or(b'?') as char)
             .collect();
         println!("    |{}|", row);
+    }
+    Ok(())
+}
+
+/// The Mandelbrot set computed by the EU kernel: a 256 x 192 picture, shown
+/// on QEMU's display when it has the standard VGA, and sampled down to
+/// characters on the serial console.
+fn draw_mandelbrot(
+    gpu: &mut Gpu<'_, BootPlatform>,
+    platform: &BootPlatform,
+    report: &ProbeReport,
+) -> Result<(), ComputeError> {
+    const W: u32 = 256;
+    const H: u32 = 192;
+    let start = baregpu_boot::clock::now_us();
+    let counts = mandelbrot::render(gpu, W, H)?;
+    println!(
+        "  the EU array ran the Mandelbrot kernel (kernels/mandelbrot_gen7.asm, GPGPU_WALKER over {} \
+         groups of one SIMD8 thread, Y-tiled R32_UINT surface) in {} ms:",
+        W / 8 * H,
+        (baregpu_boot::clock::now_us() - start) / 1000
+    );
+    const SHADES: &[u8] = b" .:-=+*#%@";
+    for y in (0..H).step_by(8) {
+        let row: alloc::string::String = (0..W)
+            .step_by(4)
+            .map(|x| {
+                let c = counts[(y * W + x) as usize].min(mandelbrot::LIMIT);
+                SHADES[(c * (SHADES.len() as u32 - 1) / mandelbrot::LIMIT) as usize] as char
+            })
+            .collect();
+        println!("    |{}|", row);
+    }
+    match vga::Framebuffer::open(platform, report, W as u16, H as u16) {
+        Some(mut fb) => {
+            for y in 0..H as usize {
+                for x in 0..W as usize {
+                    fb.put(x, y, mandelbrot::colour(counts[y * W as usize + x]));
+                }
+            }
+            println!("  and drew it on QEMU's display ({}x{}, 32 bpp)", W, H);
+        }
+        None => {
+            println!("  (no QEMU standard VGA adapter: the picture stays on the serial console)")
+        }
     }
     Ok(())
 }
