@@ -397,8 +397,14 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         bindings: &bindings,
     };
     let fence = cx.dispatch(&mut gpu, &kernel, &dispatch).map_err(failed)?;
-    gpu.wait(fence, o.timeout_ms * 1000)
-        .map_err(|e| format!("the dispatch failed: {e}"))?;
+    if let Err(e) = gpu.wait(fence, o.timeout_ms * 1000) {
+        // The driver's error state, then what the EU array saw (the software
+        // GPU's own report: which thread stopped where).
+        let eu = soft
+            .eu_report()
+            .map_or_else(String::new, |r| format!("\nEU array: {r}"));
+        return Err(format!("the dispatch failed: {e}{eu}"));
+    }
 
     // Results.
     let mut summary = String::new();

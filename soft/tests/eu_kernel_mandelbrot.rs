@@ -19,27 +19,11 @@ const Y0: f32 = -1.2;
 const DX: f32 = 3.0 / W as f32;
 const DY: f32 = 2.4 / H as f32;
 
-/// Flush a denormal result to zero, as the EU does for F (001 line 1323).
-fn ftz(x: f32) -> f32 {
-    if x != 0.0 && x.abs() < f32::MIN_POSITIVE { 0.0f32.copysign(x) } else { x }
-}
+#[path = "../../kernels/mandelbrot_reference.rs"]
+mod reference;
 
-/// The kernel's arithmetic on the host, one operation at a time.
 fn host(col: usize, row: usize) -> u32 {
-    let cx = ftz(ftz(col as f32 * DX) + X0);
-    let cy = ftz(ftz(row as f32 * DY) + Y0);
-    let (mut zr, mut zi, mut count) = (0f32, 0f32, 0u32);
-    for _ in 0..LIMIT {
-        let (zr2, zi2) = (ftz(zr * zr), ftz(zi * zi));
-        if ftz(zr2 + zi2) <= 4.0 {
-            count += 1;
-        }
-        let t = ftz(zr * zi);
-        let t = ftz(t + t);
-        zi = ftz(t + cy);
-        zr = ftz(ftz(zr2 - zi2) + cx);
-    }
-    count
+    reference::iterations(col as u32, row as u32, X0, Y0, DX, DY, LIMIT)
 }
 
 #[test]

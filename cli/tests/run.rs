@@ -1,0 +1,240 @@
+//! `baregpu run` through the binary: kernels dispatched by the driver on
+//! the software GPU (GPGPU_WALKER and MEDIA_OBJECT), surfaces linear and
+//! tiled, and the error paths (a hang, a binary that does not decode).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+#[path = "../../kernels/mandelbrot_reference.rs"]
+mod reference;
+
+fn baregpu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_baregpu"))
+        .args(args)
+        .output()
+        .expect("run baregpu")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("baregpu-cli-run-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn dwords(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+const KERNEL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../kernels/mandelbrot_gen7.asm"
+);
+
+#[test]
+fn mandelbrot_on_linear_and_tiled_surfaces_matches_the_host() {
+    let dir = scratch("mandelbrot");
+    let (w, h, limit) = (32u32, 12u32, 30u32);
+    let (x0, y0, dx, dy) = (-2.0f32, -1.1f32, 2.6 / w as f32, 2.2 / h as f32);
+    let mut curbe = Vec::new();
+    for v in [x0, y0, dx, dy] {
+        curbe.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+    curbe.extend_from_slice(&limit.to_le_bytes());
+    curbe.resize(32, 0);
+    let curbe_file = dir.join("curbe.bin");
+    std::fs::write(&curbe_file, &curbe).unwrap();
+    let want: Vec<u32> = (0..h)
+        .flat_map(|row| (0..w).map(move |col| (col, row)))
+        .map(|(col, row)| reference::iterations(col, row, x0, y0, dx, dy, limit))
+        .collect();
+    assert!(
+        want.contains(&limit) && want.contains(&1),
+        "a picture with inside and outside"
+    );
+    for tiling in ["linear", "x", "y"] {
+        let out = dir.join(format!("{tiling}.bin"));
+        let grid = format!("{},{h}", w / 8);
+        let bind = format!("0=surface2d:{w}x{h}:R32_UINT:{tiling}");
+        let o = baregpu(&[
+            "run",
+            "--gen",
+            "gen7",
+            "--kernel",
+            KERNEL,
+            "--simd",
+            "8",
+            "--grid",
+            &grid,
+            "--curbe",
+            s(&curbe_file),
+            "--bind",
+            &bind,
+            "--out",
+            &format!("0={}", s(&out)),
+        ]);
+        assert!(
+            o.status.success(),
+            "{tiling}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // Row by row without padding, whatever the tiling.
+        let got = dwords(&std::fs::read(&out).unwrap());
+        assert_eq!(got, want, "{tiling}");
+        assert!(String::from_utf8_lossy(&o.stdout).contains("GPGPU_WALKER"));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Gen6 media objects: each object's inline data (after R0 in r1) is an
+/// OWord index and three values; the kernel writes that OWord of binding 0
+/// with an OWord block write (offsets in OWords, 003 lines 83583-83606).
+#[test]
+fn media_objects_deliver_their_inline_data() {
+    let dir = scratch("media");
+    let kernel = dir.join("store.asm");
+    std::fs::write(
+        &kernel,
+        "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud
+mov (1|M0) m1.2<1>:ud r1.0<0;1,0>:ud
+mov (8|M0) m2.0<1>:ud r1.0<8;8,1>:ud
+send (8|M0) null:ud m1 rc.oword_block_write(bti=0, owords=1lo) mlen=2 rlen=0 hdr
+mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud
+send (8|M0) null:ud m1 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
+",
+    )
+    .unwrap();
+    let objects = dir.join("objects.txt");
+    std::fs::write(
+        &objects,
+        "0 10 11 12\n3 0x30 0x31 0x32  # a comment\n\n1 7 8 9\n",
+    )
+    .unwrap();
+    let out = dir.join("out.bin");
+    let o = baregpu(&[
+        "run",
+        "--gen",
+        "gen6",
+        "--kernel",
+        s(&kernel),
+        "--simd",
+        "8",
+        "--grid",
+        "3",
+        "--dispatch",
+        "media",
+        "--media-objects",
+        s(&objects),
+        "--bind",
+        "0=buffer:zero:80",
+        "--out",
+        &format!("0={}", s(&out)),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = dwords(&std::fs::read(&out).unwrap());
+    let want = [
+        0, 10, 11, 12, 1, 7, 8, 9, 0, 0, 0, 0, 3, 0x30, 0x31, 0x32, 0, 0, 0, 0,
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_kernel_that_never_ends_is_a_reported_hang() {
+    let dir = scratch("hang");
+    let kernel = dir.join("loop.asm");
+    std::fs::write(
+        &kernel,
+        "L:
+jmpi (1|M0) L
+mov (8|M0) r127.0<1>:ud r0.0<8;8,1>:ud {NoMask}
+send (8|M0) null:ud r127 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
+",
+    )
+    .unwrap();
+    let o = baregpu(&[
+        "run",
+        "--gen",
+        "gen7",
+        "--kernel",
+        s(&kernel),
+        "--simd",
+        "8",
+        "--grid",
+        "1",
+        "--timeout-ms",
+        "300",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    // The driver's decoded error state, with the walker at ACTHD, and the
+    // EU array's account of the thread.
+    assert!(err.contains("(Timeout)"), "{err}");
+    assert!(err.contains("=> ") && err.contains("GPGPU_WALKER"), "{err}");
+    assert!(
+        err.contains("EU thread hang") && err.contains("jmpi"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_binary_that_does_not_decode_is_refused_before_it_runs() {
+    let dir = scratch("bad");
+    let kernel = dir.join("bad.bin");
+    // Three bytes: not even a compact instruction.
+    std::fs::write(&kernel, [0x01u8, 0x02, 0x03]).unwrap();
+    let o = baregpu(&[
+        "run",
+        "--gen",
+        "gen7",
+        "--kernel",
+        s(&kernel),
+        "--simd",
+        "8",
+        "--grid",
+        "1",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("does not decode at byte 0x0"), "{err}");
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn bad_command_lines_say_what_is_wrong() {
+    for (args, says) in [
+        (
+            vec![
+                "run", "--gen", "gen9", "--kernel", "k", "--simd", "8", "--grid", "1",
+            ],
+            "no software GPU",
+        ),
+        (
+            vec!["run", "--gen", "gen7", "--simd", "8", "--grid", "1"],
+            "--kernel is required",
+        ),
+        (
+            vec![
+                "run", "--gen", "gen7", "--kernel", KERNEL, "--simd", "12", "--grid", "1",
+            ],
+            "--simd is 8, 16 or 32",
+        ),
+        (
+            vec![
+                "run", "--gen", "gen7", "--kernel", KERNEL, "--simd", "8", "--grid", "1", "--out",
+                "2=x",
+            ],
+            "nothing is bound",
+        ),
+    ] {
+        let o = baregpu(&args);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
