@@ -300,6 +300,9 @@ fn draw_mandelbrot(
                 }
             }
             println!("  and drew it on QEMU's display ({}x{}, 32 bpp)", W, H);
+            // Leave it up for a moment: with a display (or a screendump,
+            // qemu/screenshot.sh) the picture is seen before QEMU exits.
+            baregpu_boot::clock::delay_us(1_500_000);
         }
         None => {
             println!("  (no QEMU standard VGA adapter: the picture stays on the serial console)")
