@@ -43,6 +43,12 @@ const FUNCTIONS: [(u32, MathFn, &str); 12] = [
     (0xD, MathFn::IntDivRemainder, "intmod"),
 ];
 
+/// The function of function-control code `code` (bits 3:0), `None` for a
+/// reserved code.
+pub fn function(code: u32) -> Option<MathFn> {
+    by_code(&codes(), code)
+}
+
 fn codes() -> [(u32, MathFn); 12] {
     FUNCTIONS.map(|(c, f, _)| (c, f))
 }

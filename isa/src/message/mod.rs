@@ -83,7 +83,7 @@ pub use dataport::{
 };
 pub use error::MessageError;
 pub use gateway::{GatewayMsg, GatewayOp, Notify};
-pub use math::MathMsg;
+pub use math::{MathMsg, function as math_function};
 pub use sampler::{ReturnFormat, SamplerMsg, SamplerOp, SamplerSimd};
 pub use spawner::SpawnerMsg;
 pub use text::Named;

@@ -5,6 +5,7 @@
 
 use baregpu_isa::Platform;
 use baregpu_isa::inst::{MathFn, Type};
+use baregpu_isa::tables;
 
 use super::{MathError, MathMode, Precision};
 
@@ -14,71 +15,30 @@ const fn is_message_form(platform: Platform) -> bool {
     matches!(platform, Platform::Gen4 | Platform::G45)
 }
 
-/// Gen4/G45 message function codes, bits 3:0 (000 line 5882): 0, 9, E, F
-/// reserved; 8 is SINCOS.
-const MESSAGE_FNS: [Option<MathFn>; 16] = [
-    None,
-    Some(MathFn::Inv),
-    Some(MathFn::Log),
-    Some(MathFn::Exp),
-    Some(MathFn::Sqrt),
-    Some(MathFn::Rsq),
-    Some(MathFn::Sin),
-    Some(MathFn::Cos),
-    Some(MathFn::SinCos),
-    None,
-    Some(MathFn::Pow),
-    Some(MathFn::IntDivQuotientRemainder),
-    Some(MathFn::IntDivQuotient),
-    Some(MathFn::IntDivRemainder),
-    None,
-    None,
-];
-
-/// Gen6 `math` FC[3:0] (003 lines 99259-99300): 8h is reserved (SINCOS is
-/// gone), 9h is FDIV. Gen7/7.5 keep the Gen6 codes: 001 holds no `math`
-/// page; [ext: Mesa src/intel/compiler/brw_eu_emit.c `gen6_math`] emits
-/// the same function set for every generation from 6 on.
-const INSTRUCTION_FNS: [Option<MathFn>; 16] = [
-    None,
-    Some(MathFn::Inv),
-    Some(MathFn::Log),
-    Some(MathFn::Exp),
-    Some(MathFn::Sqrt),
-    Some(MathFn::Rsq),
-    Some(MathFn::Sin),
-    Some(MathFn::Cos),
-    None,
-    Some(MathFn::Fdiv),
-    Some(MathFn::Pow),
-    Some(MathFn::IntDivQuotientRemainder),
-    Some(MathFn::IntDivQuotient),
-    Some(MathFn::IntDivRemainder),
-    None,
-    None,
-];
-
-const fn code_table(platform: Platform) -> &'static [Option<MathFn>; 16] {
+/// The function behind function-control code `code` (bits 3:0): the
+/// Gen4/G45 message's codes (000 line 5882; 8h is SINCOS) or the Gen6+
+/// `math` instruction's (003 lines 99259-99300; 8h reserved, 9h FDIV; Gen7
+/// keeps them), both from the EU toolkit's tables.
+fn code_table(platform: Platform, code: u8) -> Option<MathFn> {
     if is_message_form(platform) {
-        &MESSAGE_FNS
+        baregpu_isa::message::math_function(u32::from(code))
     } else {
-        &INSTRUCTION_FNS
+        tables::for_platform(platform)
+            .math_fns
+            .get(usize::from(code))
+            .copied()
+            .flatten()
     }
 }
 
 /// The function with function-control code `code` (bits 3:0) on `platform`.
 pub fn function_from_code(platform: Platform, code: u8) -> Result<MathFn, MathError> {
-    code_table(platform)
-        .get(usize::from(code))
-        .copied()
-        .flatten()
-        .ok_or(MathError::ReservedFunction(code))
+    code_table(platform, code).ok_or(MathError::ReservedFunction(code))
 }
 
 /// The function-control code of `func` on `platform`, if it exists there.
 pub fn function_code(platform: Platform, func: MathFn) -> Option<u8> {
-    let table = code_table(platform);
-    (0u8..16).find(|&c| table[usize::from(c)] == Some(func))
+    (0u8..16).find(|&c| code_table(platform, c) == Some(func))
 }
 
 /// Whether `platform` has `func`: SINCOS only in the Gen4/G45 message,
