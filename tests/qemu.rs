@@ -234,3 +234,17 @@ fn submission_on_the_software_gpu_in_the_kernel() {
         run.output
     );
 }
+
+#[test]
+fn compute_self_test_on_the_software_gpu_in_the_kernel() {
+    let run = expect_pass("compute_soft");
+    for line in [
+        "[ok] gen4 ",
+        "[ok] g45 ",
+        "[ok] gen6 ",
+        "[ok] gen7 ",
+        "[ok] compute_soft: every scenario on every generation",
+    ] {
+        assert!(run.output.contains(line), "missing {line:?} in:\n{}", run.output);
+    }
+}

@@ -25,6 +25,7 @@
 pub mod dispatch;
 pub mod error;
 pub mod kernel;
+pub mod selftest;
 mod state;
 pub mod surface;
 

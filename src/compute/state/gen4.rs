@@ -21,10 +21,10 @@
 //! state, descriptor, scratch and constant pointers are then plain graphics
 //! addresses whichever base each one is relative to.
 
-use super::{Cmds, Plan, StateArea, Work, binding_table, bt_prefetch_count};
+use super::{
+    Cmds, Plan, StateArea, Work, binding_table, bt_prefetch_count, place_curbe, scratch_space,
+};
 use crate::compute::error::ComputeError;
-use crate::compute::surface::{SurfaceDesc, SurfaceKind};
-use crate::gtt::tiling::Tiling;
 use baregpu_hal::Generation;
 
 /// URB rows (512-bit) of each part [ext: intel-vaapi-driver i965_defines.h
@@ -128,10 +128,7 @@ macro_rules! media_pipeline {
                 },
             )?;
             let vfe = area.alloc(12, 32);
-            let (scratch, scratch_code) = kernel
-                .scratch
-                .as_ref()
-                .map_or((0, 0), |sc| (sc.mapping.gfx.0, sc.encoded));
+            let (scratch, scratch_code) = scratch_space(kernel);
             area.put(
                 vfe,
                 &s::MediaVfeState {
@@ -147,11 +144,7 @@ macro_rules! media_pipeline {
                 },
             )?;
             // CONSTANT_BUFFER takes 64-byte aligned addresses (bits 31:6).
-            let curbe = (!plan.curbe.is_empty()).then(|| {
-                let at = area.alloc(urb.cs_units as usize * 64, 64);
-                area.put_bytes(at, &plan.curbe);
-                at
-            });
+            let curbe = place_curbe(plan, area, urb.cs_units as usize * 64, 64);
 
             // --- commands ---
             cmds.push(&c::MiFlush {
@@ -209,65 +202,21 @@ macro_rules! media_pipeline {
                     buffer_length: urb.cs_units - 1,
                 })?;
             }
-            for t in 0..threads {
-                let data = inline
-                    .get(t * per_thread..(t + 1) * per_thread)
-                    .unwrap_or(&[]);
-                cmds.push(&c::MediaObject {
-                    interface_descriptor_offset: 0,
-                    indirect_data_length: 0,
-                    indirect_data_start_address: 0,
-                    inline_data: data
-                        .iter()
-                        .map(|&inline_data| c::MediaObjectInlineData { inline_data })
-                        .collect(),
-                })?;
-            }
+            media_objects(cmds, inline, per_thread, threads)?;
             cmds.push(&c::MiFlush::default())?;
             Ok(())
         }
 
-        /// SURFACE_STATE (000 lines 3052-3334): read-write render cache
-        /// allocation, which the data port writes through the render cache need
-        /// (stated for SNB, 003 line 83649; the same bit on 965).
-        fn surface_state(d: &SurfaceDesc) -> baregpu_hal::$gen::structs::SurfaceState {
-            use baregpu_hal::$gen::structs::SurfaceState as S;
-            let mut st = S {
-                surface_format: d.format,
-                render_cache_read_write_mode: S::RENDER_CACHE_READ_WRITE_MODE_READ_WRITE,
-                surface_base_address: d.base,
-                ..Default::default()
-            };
-            match d.kind {
-                SurfaceKind::Buffer { entries, stride } => {
-                    let (w, h, depth) = SurfaceDesc::buffer_split(entries, $generation);
-                    st.surface_type = S::SURFACE_TYPE_SURFTYPE_BUFFER;
-                    st.width = w;
-                    st.height = h;
-                    st.depth = depth;
-                    // The structure size minus one (000 line 3272).
-                    st.surface_pitch = stride - 1;
-                }
-                SurfaceKind::Image2d {
-                    width,
-                    height,
-                    pitch,
-                    tiling,
-                } => {
-                    st.surface_type = S::SURFACE_TYPE_SURFTYPE_2D;
-                    st.width = width - 1;
-                    st.height = height - 1;
-                    st.surface_pitch = pitch - 1;
-                    st.tiled_surface = tiling != Tiling::Linear;
-                    st.tile_walk = if tiling == Tiling::Y {
-                        S::TILE_WALK_TILEWALK_YMAJOR
-                    } else {
-                        S::TILE_WALK_TILEWALK_XMAJOR
-                    };
-                }
-            }
-            st
-        }
+        // One MEDIA_OBJECT per thread (state/media.rs), on this table's layout.
+        super::super::media::media_objects!($gen, inline_data);
+
+        super::super::surface::surface_state!(
+            /// SURFACE_STATE (000 lines 3052-3334), read-write render cache
+            /// allocation (stated for SNB, 003 line 83649; the same bit on 965).
+            baregpu_hal::$gen::structs::SurfaceState,
+            $generation,
+            baregpu_hal::$gen::structs::SurfaceState::RENDER_CACHE_READ_WRITE_MODE_READ_WRITE
+        );
     };
 }
 

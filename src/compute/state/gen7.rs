@@ -7,17 +7,14 @@
 //! MEDIA_INTERFACE_DESCRIPTOR_LOAD, walker or objects], with Mesa's flushes
 //! around them.
 
+use baregpu_hal::Generation;
 use baregpu_hal::gen7::commands as c;
 use baregpu_hal::gen7::structs as s;
 
-use super::gen6::raster_walk;
 use super::{
-    Cmds, Plan, StateArea, Work, binding_table, bt_prefetch_count, max_threads, media_urb,
+    Cmds, Plan, StateArea, Work, binding_table, max_threads, media_urb, place_curbe, scratch_space,
 };
 use crate::compute::error::ComputeError;
-use crate::compute::surface::{SurfaceDesc, SurfaceKind};
-use crate::gtt::tiling::Tiling;
-use baregpu_hal::Generation;
 
 pub(crate) fn record(
     plan: &Plan<'_>,
@@ -40,27 +37,19 @@ pub(crate) fn record(
     let id = area.alloc(32, 32);
     area.put(
         id,
+        // The constant read length is per thread: in GPGPU mode thread n of
+        // a group reads the n-th block of it [ext: Mesa iris/i965 gen7
+        // compute push constants, one copy per thread before Haswell's
+        // cross-thread data].
         &s::InterfaceDescriptorData {
-            kernel_start_pointer: (kernel.gfx.0 - kernel.heap_base.0) as u32,
             single_program_flow: kernel.single_program_flow,
-            binding_table_pointer: table,
-            binding_table_entry_count: bt_prefetch_count(plan.bt_entries),
-            // Per thread: in GPGPU mode thread n of a group reads the n-th
-            // block of this length [ext: Mesa iris/i965 gen7 compute push
-            // constants, one copy per thread before Haswell's cross-thread data].
-            constant_urb_entry_read_length: kernel.curbe_rows(),
-            constant_urb_entry_read_offset: 0,
             barrier_enable: kernel.barriers,
             shared_local_memory_size: slm_code(kernel.slm_bytes),
             number_of_threads_in_gpgpu_thread_group: threads_in_group,
-            ..Default::default()
+            ..interface_descriptor(kernel, table, plan.bt_entries)
         },
     )?;
-    let curbe = (!plan.curbe.is_empty()).then(|| {
-        let at = area.alloc(plan.curbe.len(), 32);
-        area.put_bytes(at, &plan.curbe);
-        at
-    });
+    let curbe = place_curbe(plan, area, plan.curbe.len(), 32);
     let dynamic_end = (base + area.bytes() as u64).next_multiple_of(4096);
 
     // --- commands ---
@@ -74,13 +63,7 @@ pub(crate) fn record(
         dc_flush_enable: true,
         ..Default::default()
     })?;
-    cmds.push(&c::PipeControl {
-        instruction_cache_invalidate_enable: true,
-        texture_cache_invalidation_enable: true,
-        constant_cache_invalidation_enable: true,
-        state_cache_invalidation_enable: true,
-        ..Default::default()
-    })?;
+    cmds.push(&invalidate_read_only_caches())?;
     cmds.push(&c::PipelineSelect {
         pipeline_selection: if gpgpu {
             c::PipelineSelect::PIPELINE_SELECTION_GPGPU
@@ -88,31 +71,8 @@ pub(crate) fn record(
             c::PipelineSelect::PIPELINE_SELECTION_MEDIA
         },
     })?;
-    cmds.push(&c::StateBaseAddress {
-        general_state_base_address: 0,
-        general_state_base_address_modify_enable: true,
-        surface_state_base_address: base,
-        surface_state_base_address_modify_enable: true,
-        dynamic_state_base_address: base,
-        dynamic_state_base_address_modify_enable: true,
-        indirect_object_base_address: 0,
-        indirect_object_base_address_modify_enable: true,
-        instruction_base_address: kernel.heap_base.0,
-        instruction_base_address_modify_enable: true,
-        general_state_access_upper_bound: 0,
-        general_state_access_upper_bound_modify_enable: true,
-        dynamic_state_access_upper_bound: dynamic_end,
-        dynamic_state_access_upper_bound_modify_enable: true,
-        indirect_object_access_upper_bound: 0,
-        indirect_object_access_upper_bound_modify_enable: true,
-        instruction_access_upper_bound: kernel.heap_end.0,
-        instruction_access_upper_bound_modify_enable: true,
-        ..Default::default()
-    })?;
-    let (scratch, scratch_code) = kernel
-        .scratch
-        .as_ref()
-        .map_or((0, 0), |sc| (sc.mapping.gfx.0, sc.encoded));
+    cmds.push(&state_base_address(base, dynamic_end, kernel))?;
+    let (scratch, scratch_code) = scratch_space(kernel);
     let mut vfe = c::MediaVfeState {
         scratch_space_base_pointer: scratch,
         per_thread_scratch_space: scratch_code,
@@ -136,61 +96,10 @@ pub(crate) fn record(
     }
     cmds.push(&vfe)?;
     if let Some(at) = curbe {
-        cmds.push(&c::MediaCurbeLoad {
-            curbe_total_data_length: plan.curbe.len() as u32,
-            curbe_data_start_address: at,
-        })?;
+        cmds.push(&curbe_load(at, plan.curbe.len()))?;
     }
-    cmds.push(&c::MediaInterfaceDescriptorLoad {
-        interface_descriptor_total_length: 32,
-        interface_descriptor_data_start_address: id,
-    })?;
+    cmds.push(&descriptor_load(id))?;
     match plan.work {
-        Work::Objects {
-            inline,
-            per_thread,
-            threads,
-        } => {
-            for t in 0..threads {
-                let data = inline
-                    .get(t * per_thread..(t + 1) * per_thread)
-                    .unwrap_or(&[]);
-                cmds.push(&c::MediaObject {
-                    interface_descriptor_offset: 0,
-                    inline_data: data
-                        .iter()
-                        .map(|&data| c::MediaObjectInlineData { data })
-                        .collect(),
-                    ..Default::default()
-                })?;
-            }
-        }
-        Work::Walker {
-            width,
-            height,
-            inline,
-        } => {
-            let w = raster_walk(width, height);
-            cmds.push(&c::MediaObjectWalker {
-                interface_descriptor_offset: 0,
-                global_loop_exec_count: w.loop_count,
-                local_loop_exec_count: w.loop_count,
-                block_resolution_x: width,
-                block_resolution_y: height,
-                local_end_x: width - 1,
-                local_outer_loop_stride_y: 1,
-                local_inner_loop_unit_x: 1,
-                global_resolution_x: width,
-                global_resolution_y: height,
-                global_outer_loop_stride_x: w.outer_x,
-                global_inner_loop_unit_y: w.inner_y,
-                inline_data: inline
-                    .iter()
-                    .map(|&data| c::MediaObjectWalkerInlineData { data })
-                    .collect(),
-                ..Default::default()
-            })?;
-        }
         Work::Groups {
             groups,
             threads,
@@ -212,6 +121,8 @@ pub(crate) fn record(
                 ..Default::default()
             })?;
         }
+        // MEDIA_OBJECTs or the walker, as on SNB.
+        media => media_threads(cmds, media)?,
     }
     // After the walker, as Mesa does [ext: anv CmdDispatch, iris
     // iris_upload_gpgpu_walker].
@@ -225,6 +136,10 @@ pub(crate) fn record(
     })?;
     Ok(())
 }
+
+// SNB's builders (state/media.rs), on Ivy Bridge's tables of the same
+// layouts, whose inline dword is called `data`.
+super::media::snb_media!(gen7, Generation::Gen7, data);
 
 /// GPGPU_WALKER SIMD Size: 0 SIMD8, 1 SIMD16, 2 SIMD32 (hal gen7 media.toml).
 fn simd_code(simd: crate::compute::Simd) -> u32 {
@@ -245,45 +160,12 @@ pub(crate) fn slm_code(bytes: u32) -> u32 {
     }
 }
 
-/// RENDER_SURFACE_STATE [ext: Mesa gen7.xml], read-write render cache
-/// allocation as on SNB (003 line 83649) [ext: igt gen7_fill_surface_state
-/// sets it too].
-fn surface_state(d: &SurfaceDesc) -> s::RenderSurfaceState {
-    use s::RenderSurfaceState as S;
-    let mut st = S {
-        surface_format: d.format,
-        render_cache_read_write_mode: 1,
-        surface_base_address: d.base,
-        ..Default::default()
-    };
-    match d.kind {
-        SurfaceKind::Buffer { entries, stride } => {
-            let (w, h, depth) = SurfaceDesc::buffer_split(entries, Generation::Gen7);
-            st.surface_type = S::SURFACE_TYPE_SURFTYPE_BUFFER;
-            st.width = w;
-            st.height = h;
-            st.depth = depth;
-            // Element size minus one; RAW buffers count bytes [ext: Mesa isl
-            // buffer_fill_state, SurfacePitch = stride - 1].
-            st.surface_pitch = stride - 1;
-        }
-        SurfaceKind::Image2d {
-            width,
-            height,
-            pitch,
-            tiling,
-        } => {
-            st.surface_type = S::SURFACE_TYPE_SURFTYPE_2D;
-            st.width = width - 1;
-            st.height = height - 1;
-            st.surface_pitch = pitch - 1;
-            st.tiled_surface = tiling != Tiling::Linear;
-            st.tile_walk = if tiling == Tiling::Y {
-                S::TILE_WALK_TILEWALK_YMAJOR
-            } else {
-                S::TILE_WALK_TILEWALK_XMAJOR
-            };
-        }
-    }
-    st
-}
+super::surface::surface_state!(
+    /// RENDER_SURFACE_STATE [ext: Mesa gen7.xml], read-write render cache
+    /// allocation as on SNB (003 line 83649) [ext: igt
+    /// gen7_fill_surface_state sets it too]; the hal table names no values
+    /// for the bit, hence the 1.
+    s::RenderSurfaceState,
+    Generation::Gen7,
+    1
+);

@@ -13,6 +13,8 @@
 pub mod gen4;
 pub mod gen6;
 pub mod gen7;
+mod media;
+mod surface;
 
 use alloc::vec::Vec;
 
@@ -184,6 +186,30 @@ pub(crate) fn binding_table(
         area.dwords[(table / 4 + bti) as usize] = at;
     }
     Ok(table)
+}
+
+/// Places the CURBE data in `reserve` bytes (at least its length) at
+/// `align`; None when there is none, so no constant load is emitted.
+pub(crate) fn place_curbe(
+    plan: &Plan<'_>,
+    area: &mut StateArea,
+    reserve: usize,
+    align: usize,
+) -> Option<u32> {
+    (!plan.curbe.is_empty()).then(|| {
+        let at = area.alloc(reserve, align);
+        area.put_bytes(at, &plan.curbe);
+        at
+    })
+}
+
+/// MEDIA_VFE_STATE's Scratch Space Base Pointer and Per Thread Scratch
+/// Space code of `kernel`, both 0 without scratch.
+pub(crate) fn scratch_space(kernel: &Kernel) -> (u64, u32) {
+    kernel
+        .scratch
+        .as_ref()
+        .map_or((0, 0), |sc| (sc.mapping.gfx.0, sc.encoded))
 }
 
 /// Interface descriptors carry a 5-bit binding table entry count, a
