@@ -119,7 +119,8 @@ fn measure(p: Platform, simd: u32) {
     let insts = h.program.len();
     init(&mut h, lanes);
     // Host baseline on the same starting values.
-    let mut a: Vec<f32> = (0..lanes).map(|i| 0.5 + i as f32).collect();
+    let a0: Vec<f32> = (0..lanes).map(|i| 0.5 + i as f32).collect();
+    let mut a = a0.clone();
     let mut b = vec![0.25f32; lanes];
     let mut c = vec![1.0f32; lanes];
     let mut d = vec![0.0f32; lanes];
@@ -139,9 +140,12 @@ fn measure(p: Platform, simd: u32) {
     let mut emu = f64::MAX;
     let mut host = f64::MAX;
     for _ in 0..REPS {
-        init(&mut h, lanes);
+        // Each run starts from the same values on both sides: the chain
+        // grows ~1e31 per run, so without the reset the second run would
+        // already compute on infinities.
         let t0 = Instant::now();
         for _ in 0..RUNS {
+            init(&mut h, lanes);
             h.thread.set_ip(0);
             let r = h.run(1 << 30);
             black_box(&r);
@@ -149,6 +153,10 @@ fn measure(p: Platform, simd: u32) {
         emu = emu.min(t0.elapsed().as_secs_f64());
         let t1 = Instant::now();
         for _ in 0..RUNS {
+            a.copy_from_slice(&a0);
+            b.fill(0.25);
+            c.fill(1.0);
+            d.fill(0.0);
             plain(
                 lanes,
                 black_box(&mut a),
@@ -188,8 +196,14 @@ fn breakdown(p: Platform, simd: u32, kinds: &[String]) {
         ""
     };
     let mut forms = vec![
-        ("add", format!("add ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}")),
-        ("mul", format!("mul ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}")),
+        (
+            "add",
+            format!("add ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}"),
+        ),
+        (
+            "mul",
+            format!("mul ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}"),
+        ),
     ];
     if p >= Platform::Gen6 {
         forms.push((

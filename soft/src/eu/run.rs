@@ -85,11 +85,13 @@ impl Thread {
         let Some(mut k) = self.inst_at(prog) else {
             return Ok(None);
         };
+        // The general step that may follow finds it too.
+        self.hint = k;
         // Valid for the whole run of blocks: nothing in a block changes it,
         // and a send ends the run.
         let on = self.channels_on();
         loop {
-            let Some(head) = prog.lite.get(k) else {
+            let Some(head) = prog.lite.get(k).filter(|h| h.ip == self.ip) else {
                 return Ok(None);
             };
             let n = usize::try_from(*left)
@@ -122,7 +124,9 @@ impl Thread {
             *left -= n as u64;
             k += n;
             self.hint = k;
-            self.ip = block[n - 1].next_ip;
+            if let Some(last) = block.last() {
+                self.ip = last.next_ip;
+            }
             if *left == 0 {
                 return Ok(None);
             }

@@ -13,8 +13,6 @@ mod compare;
 mod conv;
 mod dot;
 mod fast;
-#[cfg(test)]
-pub(crate) mod fast_old;
 mod logic;
 mod math;
 mod round;

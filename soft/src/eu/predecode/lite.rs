@@ -39,11 +39,34 @@ pub(crate) struct Lite {
     /// Instructions from this one on that a block may run (0: this one
     /// takes the general step).
     pub straight: u32,
-    /// Controls of the operation the handler runs (a fused Gen4/G45 pair
-    /// runs as one SIMD16 operation).
-    pub ctl: Ctl,
+    /// Channel enables of a fast handler from the block's mask state:
+    /// `(on.rotate_right(first) | force) & keep` (see [`Lite::enables`]).
+    pub first: u8,
+    pub force: u32,
+    pub keep: u32,
     /// Operands of a fast handler.
     pub flat: alu::Flat,
+}
+
+impl Lite {
+    /// What [`Ctl::enables_from`] gives for the operation a fast handler
+    /// runs (a fused Gen4/G45 pair as one SIMD16 operation), precomputed:
+    /// NoMask forces every channel, the Align16 write mask is folded into
+    /// `keep`. Gen4/G45 shift the mask right where Gen6+ rotate it; the
+    /// same here, as the Gen4 mask has 16 bits and a channel group
+    /// starting at 8 has at most 8 channels (`ctl::build`).
+    #[inline(always)]
+    pub fn enables(&self, on: u32) -> u32 {
+        (on.rotate_right(u32::from(self.first)) | self.force) & self.keep
+    }
+
+    fn set_enables(&mut self, ctl: &Ctl) {
+        self.first = ctl.mask_first;
+        self.keep = ctl.enables_from(Platform::Gen6, u32::MAX);
+        // With NoMask every channel of `keep`; `keep` is all the mask
+        // can give.
+        self.force = if ctl.no_mask { u32::MAX } else { 0 };
+    }
 }
 
 /// Runs the instruction's operations with their own handlers (both halves
@@ -98,7 +121,9 @@ pub(crate) fn build(p: Platform, ops: &[Op], index: &[(u32, u32)]) -> Vec<Lite> 
         };
         let second = if first.pair { ops.get(i + 1) } else { None };
         let ok = blockable(p, first) && second.is_none_or(|s| blockable(p, s));
-        let fast = alu::choose_lite(first, second);
+        // A fast path only where the ALU's handler would run.
+        let alu_ops = first.alu && second.is_none_or(|s| s.alu);
+        let fast = alu::choose_lite(p, first, second).filter(|_| alu_ops);
         let mut ctl = first.ctl;
         let (run, flat) = match fast {
             Some((h, flat)) => {
@@ -109,15 +134,19 @@ pub(crate) fn build(p: Platform, ops: &[Op], index: &[(u32, u32)]) -> Vec<Lite> 
             }
             None => (by_ops as LiteFn, alu::Flat::default()),
         };
-        out.push(Lite {
+        let mut lite = Lite {
             run,
             ip: first.ip,
             next_ip: first.next_ip,
             op: i as u32,
             straight: u32::from(ok),
-            ctl,
+            first: 0,
+            force: 0,
+            keep: 0,
             flat,
-        });
+        };
+        lite.set_enables(&ctl);
+        out.push(lite);
     }
     // Run lengths, from the end: an entry continues into the next one when
     // falling through reaches it.

@@ -77,6 +77,9 @@ pub(crate) struct Op {
     /// Runs without the run loop's extra work: no flow and no special
     /// register touched (for a compressed pair: by both halves).
     pub simple: bool,
+    /// The handler is one of the ALU's (`alu::choose`), so an ALU fast
+    /// path may stand in for it.
+    pub alu: bool,
 }
 
 /// A predecoded kernel.
@@ -196,6 +199,7 @@ fn build(
         bad: None,
         lin: [None; 4],
         simple: false,
+        alu: false,
     };
     let shape = Shape {
         platform: p,
@@ -220,6 +224,7 @@ fn build(
         linear(&op.src[2].offsets(), shape.exec),
     ];
     op.run = choose(p, inst, &op);
+    op.alu = reaches_alu(p, inst, &op);
     // Flow instructions change the channel state the run loop's fast path
     // does not look at.
     let flow = matches!(inst.body, Body::Branch(_)) || is_flowish(inst.opcode);
@@ -435,6 +440,14 @@ fn choose(p: Platform, inst: &Instruction, op: &Op) -> Handler {
         Opcode::Nop | Opcode::Nenop => alu::nop,
         _ => alu::choose(p, inst, op),
     }
+}
+
+/// Whether [`choose`] gives `op` the ALU's handler.
+fn reaches_alu(p: Platform, inst: &Instruction, op: &Op) -> bool {
+    op.bad.is_none()
+        && tables::for_platform(p).opcode_info(inst.opcode).is_some()
+        && !is_flowish(inst.opcode)
+        && !matches!(inst.body, Body::Send(_) | Body::Branch(_) | Body::Math(_))
 }
 
 /// The type a Gen6 branch's embedded compare computes in.

@@ -5,8 +5,8 @@
 
 use baregpu_isa::Platform;
 
-use super::{FloatPath, Thread};
 use super::layout::*;
+use super::{FloatPath, Thread};
 use crate::eu::fp::Rounding;
 
 /// Which architecture registers an instruction explicitly reads or writes,

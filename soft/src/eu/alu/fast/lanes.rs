@@ -16,16 +16,17 @@ pub const fn full<const N: usize>() -> u32 {
     if N >= 32 { u32::MAX } else { (1u32 << N) - 1 }
 }
 
+/// All ones when `c`, else zero.
+#[inline(always)]
+fn mask(c: bool) -> u32 {
+    u32::from(c).wrapping_neg()
+}
+
 /// The input flush of arithmetic (000 lines 7014-7017): a denormal
-/// becomes a zero of its sign. Branch-free so that lanes vectorise.
+/// becomes a zero of its sign. Mask arithmetic so that lanes vectorise.
 #[inline(always)]
 fn flush(w: u32) -> u32 {
-    let keep = if w & 0x7F80_0000 == 0 {
-        0x8000_0000
-    } else {
-        u32::MAX
-    };
-    w & keep
+    w & !(mask(w & 0x7F80_0000 == 0) & 0x7FFF_FFFF)
 }
 
 /// `N` F elements of an operand at flat offset `off`: consecutive dwords,
@@ -33,19 +34,20 @@ fn flush(w: u32) -> u32 {
 #[inline(always)]
 pub fn load<const N: usize>(regs: &[u8], off: u16, scalar: bool) -> [f32; N] {
     let o = usize::from(off);
+    let mut w = [0u32; N];
     if scalar {
-        let w = regs
-            .get(o..o + 4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map_or(0, u32::from_le_bytes);
-        return [f32::from_bits(flush(w)); N];
+        if let Some(s) = regs.get(o..o + 4) {
+            w = [u32::from_le_bytes([s[0], s[1], s[2], s[3]]); N];
+        }
+    } else if let Some(s) = regs.get(o..o + 4 * N) {
+        // `s` has exactly 4 * N bytes: the indexing cannot fail.
+        for i in 0..N {
+            w[i] = u32::from_le_bytes([s[4 * i], s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]]);
+        }
     }
     let mut v = [0f32; N];
-    if let Some(s) = regs.get(o..o + 4 * N) {
-        for (d, c) in v.iter_mut().zip(s.chunks_exact(4)) {
-            let w = <[u8; 4]>::try_from(c).map_or(0, u32::from_le_bytes);
-            *d = f32::from_bits(flush(w));
-        }
+    for i in 0..N {
+        v[i] = f32::from_bits(flush(w[i]));
     }
     v
 }
@@ -59,15 +61,18 @@ pub fn store<const N: usize>(regs: &mut [u8], off: u16, v: &[u32; N], en: u32) {
         return;
     };
     let all = full::<N>();
+    // `d` has exactly 4 * N bytes: the indexing cannot fail.
     if en & all == all {
-        for (c, x) in d.chunks_exact_mut(4).zip(v.iter()) {
-            c.copy_from_slice(&x.to_le_bytes());
+        for i in 0..N {
+            d[4 * i..4 * i + 4].copy_from_slice(&v[i].to_le_bytes());
         }
     } else {
-        for (k, (c, x)) in d.chunks_exact_mut(4).zip(v.iter()).enumerate() {
-            if en >> k & 1 != 0 {
-                c.copy_from_slice(&x.to_le_bytes());
-            }
+        // A blend rather than a branch per lane: the lanes stay vectors.
+        for i in 0..N {
+            let m = mask(en & (1 << i) != 0);
+            let old = u32::from_le_bytes([d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]]);
+            let new = (v[i] & m) | (old & !m);
+            d[4 * i..4 * i + 4].copy_from_slice(&new.to_le_bytes());
         }
     }
 }
@@ -112,15 +117,11 @@ pub fn store_acc<const N: usize>(
 /// a denormal flushed to a zero of its sign (000 lines 7014-7019).
 #[inline(always)]
 pub fn out(r: f32) -> u32 {
-    let b = r.to_bits();
-    let flushed = flush(b);
+    let b = flush(r.to_bits());
     // Both sides are below 2^31: a signed compare is the same and cheaper
     // in vector code.
-    if (b & 0x7FFF_FFFF) as i32 > 0x7F80_0000 {
-        fp::F32_NAN
-    } else {
-        flushed
-    }
+    let nan = mask((r.to_bits() & 0x7FFF_FFFF) as i32 > 0x7F80_0000);
+    (b & !nan) | (fp::F32_NAN & nan)
 }
 
 /// The stored form of the exact value `s + e` rounded toward zero, where
@@ -146,28 +147,51 @@ pub fn toward_zero(s: f64, e: f64) -> u32 {
 }
 
 /// F `a + b` rounded toward zero, in its stored form, and whether that
-/// is right: `false` when an intermediate of TwoSum overflowed (operands
-/// near FLT_MAX), the caller then uses [`toward_zero`] on the f64 TwoSum.
+/// is right: `false` only when the sum is finite but an intermediate of
+/// TwoSum overflowed (operands near FLT_MAX); the caller then uses
+/// [`toward_zero`] on the f64 TwoSum.
 ///
 /// The host's F sum `r` rounds to nearest; TwoSum in F gives the exact
 /// rest `err` (`r + err == a + b` while nothing overflows, gradual
 /// underflow included). `r` is the truncation unless the rest points
 /// toward zero; then one step back toward zero is a decrement of the
-/// magnitude bits. An F overflow of finite operands is FLT_MAX, one step
-/// back from the infinity.
+/// magnitude bits (never below zero: the rest is smaller than `r`). An
+/// infinite sum of finite operands is an overflow: FLT_MAX, one step back
+/// from the infinity; with an infinite operand it stays infinite.
 #[inline(always)]
 pub fn add_toward_zero(a: f32, b: f32) -> (u32, bool) {
     let r = a + b;
     let bb = r - a;
     let err = (a - (r - bb)) + (b - bb);
     let rb = r.to_bits();
-    // Non-short-circuit operators keep the lanes branch-free.
-    let finite = r.is_finite();
-    let rest_inward = (err != 0.0) & ((err.to_bits() ^ rb) & 0x8000_0000 != 0);
-    let overflow = r.is_infinite() & a.is_finite() & b.is_finite();
-    let inward = (finite & rest_inward) | overflow;
-    let bits = out(f32::from_bits(rb.wrapping_sub(u32::from(inward))));
-    (bits, err.is_finite() | !finite)
+    // `x * 0` is a zero for a finite `x`, NaN otherwise (cheaper in
+    // vector code than `is_finite`). Non-short-circuit operators keep the
+    // lanes branch-free.
+    let finite = |x: f32| x * 0.0 == 0.0;
+    let (r_fin, err_fin) = (finite(r), finite(err));
+    let rest_inward = (err != 0.0) & (((err.to_bits() ^ rb) as i32) < 0);
+    let overflow = finite(a) & finite(b);
+    let inward = (r_fin & rest_inward) | (!r_fin & overflow);
+    (
+        out(f32::from_bits(rb.wrapping_sub(u32::from(inward)))),
+        !r_fin | err_fin,
+    )
+}
+
+/// F `a * b` rounded toward zero, in its stored form.
+///
+/// The host's F product rounds the exact product (which f64 holds) to
+/// nearest; it is the truncation unless it is farther from zero than the
+/// exact product, then one step back toward zero is a decrement of the
+/// magnitude bits. That covers overflow too (the infinity is farther than
+/// any finite product: FLT_MAX); an infinite or NaN operand gives an
+/// infinite or NaN product, never farther.
+#[inline(always)]
+pub fn mul_toward_zero(a: f32, b: f32) -> u32 {
+    let exact = f64::from(a) * f64::from(b);
+    let r = a * b;
+    let farther = f64::from(r).abs() > exact.abs();
+    out(f32::from_bits(r.to_bits().wrapping_sub(u32::from(farther))))
 }
 
 /// The value the Gen4/G45 accumulator keeps for F `a + b`: the sum

@@ -18,14 +18,16 @@ mod lanes;
 use baregpu_isa::Platform;
 use baregpu_isa::inst::{CondMod, Opcode, PredCtrl, Type};
 
-use self::lanes::{add_toward_zero, add_wide, load, out, store, store_acc, toward_zero};
+use self::lanes::{
+    add_toward_zero, add_wide, load, mul_toward_zero, out, store, store_acc, toward_zero,
+};
 use super::exec;
 use crate::eu::error::ErrorKind;
 use crate::eu::exec::Dom;
 use crate::eu::fp::{self, Rounding};
 use crate::eu::predecode::lite::{self, Lite, LiteFn};
 use crate::eu::predecode::{Handler, Next, Op, Program};
-use crate::eu::thread::Thread;
+use crate::eu::thread::{FloatPath, Thread};
 
 /// The operation a kernel computes.
 const ADD: u8 = 0;
@@ -49,7 +51,7 @@ pub(crate) struct Flat {
 
 /// A fast instruction: what it computes, its channels, its operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Fast {
+struct Fast {
     kind: u8,
     n: u8,
     flat: Flat,
@@ -121,18 +123,25 @@ pub fn choose(p: Platform, op: &Op) -> Option<Handler> {
 /// The straight-line handler of one instruction: its single operation, or
 /// a Gen4/G45 compressed pair whose halves can run as one SIMD16
 /// operation. Also returns the operands.
-pub(crate) fn choose_lite(first: &Op, second: Option<&Op>) -> Option<(LiteFn, Flat)> {
+pub(crate) fn choose_lite(p: Platform, first: &Op, second: Option<&Op>) -> Option<(LiteFn, Flat)> {
+    // The handler is specialised for the rounding the platform starts in
+    // (Gen7 may change it in cr0; the handlers check).
+    let zero = p <= Platform::G45;
     let f = match second {
         None => fast(first)?,
         Some(b) => fuse(fast(first)?, fast(b)?, first, b)?,
     };
-    let h: LiteFn = match (f.kind, f.n) {
-        (ADD, 8) => on_lite::<8, ADD>,
-        (ADD, _) => on_lite::<16, ADD>,
-        (MUL, 8) => on_lite::<8, MUL>,
-        (MUL, _) => on_lite::<16, MUL>,
-        (_, 8) => on_lite::<8, MAD>,
-        _ => on_lite::<16, MAD>,
+    let h: LiteFn = match (zero, f.kind, f.n) {
+        (_, MAD, 8) => near_lite::<8, MAD>,
+        (_, MAD, _) => near_lite::<16, MAD>,
+        (false, ADD, 8) => near_lite::<8, ADD>,
+        (false, ADD, _) => near_lite::<16, ADD>,
+        (false, _, 8) => near_lite::<8, MUL>,
+        (false, _, _) => near_lite::<16, MUL>,
+        (true, ADD, 8) => zero_lite::<8, ADD>,
+        (true, ADD, _) => zero_lite::<16, ADD>,
+        (true, _, 8) => zero_lite::<8, MUL>,
+        (true, _, _) => zero_lite::<16, MUL>,
     };
     Some((h, f.flat))
 }
@@ -183,7 +192,7 @@ fn fuse(a: Fast, b: Fast, op_a: &Op, op_b: &Op) -> Option<Fast> {
 
 /// Operation handler (the general step).
 fn on_op<const N: usize, const K: u8>(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
-    let Some(f) = fast(op).filter(|_| !t.fp.alt) else {
+    let Some(f) = fast(op).filter(|_| t.fp.path != FloatPath::Alt) else {
         return exec(t, op);
     };
     let en = t.enables(&op.ctl, op.ip);
@@ -191,110 +200,139 @@ fn on_op<const N: usize, const K: u8>(t: &mut Thread, op: &Op) -> Result<Next, E
     Ok(Next::Fall)
 }
 
-/// Straight-line handler: `on` is the block's mask state (see
-/// [`Thread::channels_on`]).
-fn on_lite<const N: usize, const K: u8>(
+/// Straight-line handler for the platforms that round to nearest even
+/// (Gen6+): that lane loop inline, anything else out of line. `on` is the
+/// block's mask state (see [`Thread::channels_on`]).
+fn near_lite<const N: usize, const K: u8>(
     t: &mut Thread,
     l: &Lite,
     prog: &Program,
     on: u32,
 ) -> Result<Next, ErrorKind> {
-    if t.fp.alt {
-        return lite::by_ops(t, l, prog, on);
+    let f = &l.flat;
+    if t.fp.path != FloatPath::Nearest || (f.acc_write && !t.fp.acc_disable) {
+        return slow_lite::<N, K>(t, l, prog, on);
     }
-    let en = l.ctl.enables_from(t.platform, on);
-    kernel::<N, K>(t, &l.flat, en);
+    nearest::<N, K>(t, f, l.enables(on));
     Ok(Next::Fall)
 }
 
-/// The kernel of `K` on `N` lanes: the two common cases inline, the
-/// others out of line.
-#[inline(always)]
+/// Straight-line handler for the platforms that round toward zero
+/// (Gen4/G45, no mad).
+fn zero_lite<const N: usize, const K: u8>(
+    t: &mut Thread,
+    l: &Lite,
+    prog: &Program,
+    on: u32,
+) -> Result<Next, ErrorKind> {
+    if t.fp.path != FloatPath::TowardZero {
+        return slow_lite::<N, K>(t, l, prog, on);
+    }
+    toward::<N, K>(t, &l.flat, l.enables(on));
+    Ok(Next::Fall)
+}
+
+/// Any mode: ALT mode by the operations' own handlers (the generic
+/// path), else the kernel.
+#[cold]
+#[inline(never)]
+fn slow_lite<const N: usize, const K: u8>(
+    t: &mut Thread,
+    l: &Lite,
+    prog: &Program,
+    on: u32,
+) -> Result<Next, ErrorKind> {
+    if t.fp.path == FloatPath::Alt {
+        return lite::by_ops(t, l, prog, on);
+    }
+    kernel::<N, K>(t, &l.flat, l.enables(on));
+    Ok(Next::Fall)
+}
+
+/// The kernel of `K` on `N` lanes in any mode but ALT.
 fn kernel<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
     let acc = f.acc_write && !t.fp.acc_disable;
-    match (t.fp.rounding, acc) {
-        (Rounding::NearestEven, false) => {
-            let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
-            let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
-            let o = match K {
-                // The host's F add and mul round correctly to nearest even.
-                ADD | MUL => {
-                    let mut o = [0u32; N];
-                    for i in 0..N {
-                        o[i] = out(if K == ADD { a[i] + b[i] } else { a[i] * b[i] });
-                    }
-                    o
-                }
-                _ => {
-                    let c = load::<N>(&t.regs, f.src[2], f.scalar[2]);
-                    match mad_nearest::<N>(&a, &b, &c) {
-                        Some(o) => o,
-                        None => return other::<N, K>(t, f, en),
-                    }
-                }
-            };
-            store::<N>(&mut t.regs, f.dst, &o, en);
-        }
-        (Rounding::TowardZero, _) if K != MAD => {
-            let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
-            let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
-            let mut o = [0u32; N];
-            let mut w = [0f64; N];
-            let mut ok = true;
-            // Bits and the accumulator's values in separate loops: each
-            // vectorises at its own width.
-            for i in 0..N {
-                if K == ADD {
-                    let lane_ok;
-                    (o[i], lane_ok) = add_toward_zero(a[i], b[i]);
-                    ok &= lane_ok;
-                } else {
-                    // The product is exact in f64.
-                    o[i] = toward_zero(f64::from(a[i]) * f64::from(b[i]), 0.0);
-                }
-            }
-            if acc {
-                for i in 0..N {
-                    // The accumulator keeps a product as it is (a -0 stays).
-                    w[i] = if K == ADD {
-                        add_wide(a[i], b[i])
-                    } else {
-                        f64::from(a[i]) * f64::from(b[i])
-                    };
-                }
-            }
-            if !ok {
-                // Operands near FLT_MAX: the exact sum in f64.
-                for i in 0..N {
-                    let (s, e) = fp::add_exact(a[i], b[i]);
-                    o[i] = toward_zero(s, e);
-                    w[i] = s + e;
-                }
-            }
-            store::<N>(&mut t.regs, f.dst, &o, en);
-            if acc {
-                store_acc::<N>(t, f.acc_first, &o, &w, en);
-            }
-        }
+    match t.fp.path {
+        FloatPath::Nearest if !acc => nearest::<N, K>(t, f, en),
+        FloatPath::TowardZero if K != MAD => toward::<N, K>(t, f, en),
         _ => other::<N, K>(t, f, en),
+    }
+}
+
+/// Nearest-even without the accumulator.
+#[inline(always)]
+fn nearest<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
+    let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
+    let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
+    let mut o = [0u32; N];
+    if K == MAD {
+        let c = load::<N>(&t.regs, f.src[2], f.scalar[2]);
+        if !mad_nearest::<N>(&a, &b, &c, &mut o) {
+            return other::<N, K>(t, f, en);
+        }
+    } else {
+        // The host's F add and mul round correctly to nearest even.
+        for i in 0..N {
+            o[i] = out(if K == ADD { a[i] + b[i] } else { a[i] * b[i] });
+        }
+    }
+    store::<N>(&mut t.regs, f.dst, &o, en);
+}
+
+/// Toward zero (add and mul), with the accumulator when written.
+#[inline(always)]
+fn toward<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
+    let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
+    let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
+    let mut o = [0u32; N];
+    let mut ok = true;
+    // Bits and the accumulator's values in separate loops: each
+    // vectorises at its own width.
+    for i in 0..N {
+        if K == ADD {
+            let lane_ok;
+            (o[i], lane_ok) = add_toward_zero(a[i], b[i]);
+            ok &= lane_ok;
+        } else {
+            o[i] = mul_toward_zero(a[i], b[i]);
+        }
+    }
+    if !ok {
+        // Operands near FLT_MAX: the exact sum in f64.
+        for i in 0..N {
+            let (s, e) = fp::add_exact(a[i], b[i]);
+            o[i] = toward_zero(s, e);
+        }
+    }
+    store::<N>(&mut t.regs, f.dst, &o, en);
+    if f.acc_write && !t.fp.acc_disable {
+        let mut w = [0f64; N];
+        for i in 0..N {
+            // A product is kept as it is (a -0 stays).
+            w[i] = if K == ADD {
+                add_wide(a[i], b[i])
+            } else {
+                f64::from(a[i]) * f64::from(b[i])
+            };
+        }
+        store_acc::<N>(t, f.acc_first, &o, &w, en);
     }
 }
 
 /// mad = src1 * src2 + src0 with one rounding to nearest even. The product
 /// is exact in f64; the f64 sum rounds once more, which only matters when
-/// it lands exactly on an F rounding midpoint. `None` when a lane needs
+/// it lands exactly on an F rounding midpoint. `false` when a lane needs
 /// the exact computation: see [`nearest_lane`]. The easy lanes' F results
 /// are normal, zero or infinite, which are stored as they are.
 #[inline(always)]
-fn mad_nearest<const N: usize>(a: &[f32; N], b: &[f32; N], c: &[f32; N]) -> Option<[u32; N]> {
-    let mut o = [0u32; N];
+fn mad_nearest<const N: usize>(a: &[f32; N], b: &[f32; N], c: &[f32; N], o: &mut [u32; N]) -> bool {
     let mut hard = false;
     for i in 0..N {
         let (r, _, h) = nearest_lane(a[i], b[i], c[i]);
         hard |= h;
         o[i] = r;
     }
-    (!hard).then_some(o)
+    !hard
 }
 
 /// One mad lane in nearest-even through f64: the F result (not yet in
@@ -306,13 +344,14 @@ fn mad_nearest<const N: usize>(a: &[f32; N], b: &[f32; N], c: &[f32; N]) -> Opti
 #[inline(always)]
 fn nearest_lane(a: f32, b: f32, c: f32) -> (u32, f64, bool) {
     let s = f64::from(b) * f64::from(c) + f64::from(a);
-    let r = (s as f32).to_bits();
+    let r = s as f32;
     let midpoint = (s.to_bits() as u32) & 0x1FFF_FFFF == 0x1000_0000;
-    // Easy magnitudes: 0, or 2^-125 up to infinity. One unsigned range
-    // test: the magnitude minus 2^-125 is at most infinity minus 2^-125.
-    let m = r & 0x7FFF_FFFF;
-    let normal = m.wrapping_sub(0x0100_0000) <= 0x7F80_0000 - 0x0100_0000;
-    (r, s, midpoint | !(normal | (m == 0)))
+    // Easy magnitudes: 0, or 2^-125 up to infinity. The negated compare
+    // is also true for NaN. Non-short-circuit operators keep the lanes
+    // branch-free.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    let below = !(r.abs() >= f32::from_bits(0x0100_0000));
+    (r.to_bits(), s, midpoint | (below & (r != 0.0)))
 }
 
 /// Rounds the exact `s + e` in `mode` and stores it; nearest-even with an
