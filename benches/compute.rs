@@ -31,7 +31,8 @@ send (8|M0) null:ud r127 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
 ";
 
 /// c[i] = a[i] + b[i] for the 256 elements of group X (r0.1).
-const VECTOR_ADD: &str = "mov (8|M0) r30.0<1>:ud 0x76543210:v
+const VECTOR_ADD: &str = "mov (8|M0) r126.0<1>:uw 0x76543210:v
+mov (8|M0) r30.0<1>:ud r126.0<8;8,1>:uw
 add (8|M0) r31.0<1>:ud r30.0<8;8,1>:ud 0x8:ud
 shl (1|M0) r32.0<1>:ud r0.1<0;1,0>:ud 0xa:ud
 shl (8|M0) r36.0<1>:ud r30.0<8;8,1>:ud 0x2:ud

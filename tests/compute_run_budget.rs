@@ -27,7 +27,7 @@ fn slow_kernel() -> Vec<u8> {
          (W&f0.0) jmpi LOOP\n\
          mov (8|M0) r10.0<1>:ud r0.0<8;8,1>:ud\n\
          mov (1|M0) r10.2<1>:ud r1.0<0;1,0>:ud\n\
-         mul (1|M0) r11.0<1>:ud r1.0<0;1,0>:ud 0x7:uw\n\
+         mul (1|M0) r11.0<1>:ud r1.0<0;1,0>:ud 0x7:ud\n\
          add (8|M0) m2.0<1>:ud r11.0<0;1,0>:ud 0x1:ud\n\
          {}{}",
         send(

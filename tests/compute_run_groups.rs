@@ -29,7 +29,8 @@ fn record_kernel(threads: u32) -> Vec<u8> {
          mul (1|M0) r30.0<1>:ud r30.0<0;1,0>:ud {threads}:uw\n\
          add (1|M0) r30.0<1>:ud r30.0<0;1,0>:ud r1.0<0;1,0>:ud\n\
          shl (1|M0) r30.0<1>:ud r30.0<0;1,0>:ud 0x5:ud\n\
-         (W) mov (8|M0) r112.0<1>:ud 0x76543210:v\n\
+         (W) mov (8|M0) r126.0<1>:uw 0x76543210:v\n\
+         (W) mov (8|M0) r112.0<1>:ud r126.0<8;8,1>:uw\n\
          (W) shl (8|M0) r112.0<1>:ud r112.0<8;8,1>:ud 0x2:ud\n\
          (W) add (8|M0) r112.0<1>:ud r112.0<8;8,1>:ud r30.0<0;1,0>:ud\n\
          (W) mov (8|M0) r113.0<1>:ud 0x0:ud\n\

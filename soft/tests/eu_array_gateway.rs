@@ -28,8 +28,8 @@ fn group_kernel(barrier: bool) -> String {
               send (8|M0) null:ud r112 gw.barrier() mlen=1 rlen=0\n\
               wait (1|M0) n0.0<0;1,0>:ud\n";
     }
-    k += "mov (8|M0) r32.0<1>:ud 0x76543210:v\n\
-          shl (8|M0) r112.0<1>:ud r32.0<8;8,1>:ud 0x2:ud\n\
+    k += "mov (8|M0) r32.0<1>:uw 0x76543210:v\n\
+          shl (8|M0) r112.0<1>:ud r32.0<8;8,1>:uw 0x2:ud\n\
           send (8|M0) r40:ud r112 dc.untyped_read(bti=254, simd=8, mask=x) mlen=1 rlen=1\n\
           add (2|M0) r41.0<1>:ud r40.0<2;2,1>:ud r40.2<2;2,1>:ud\n\
           add (1|M0) r42.0<1>:ud r41.0<0;1,0>:ud r41.1<0;1,0>:ud\n\
@@ -227,7 +227,8 @@ fn gen4_gateways_forward_with_keys_and_notifications() {
     // M0.4: EUID 0, TID 0, key.
     let sender = format!(
         "mov (8|M0) m1.0<1>:ud 0x0:ud\n\
-         mov (4|M0) m1.0<1>:ud 0x76543210:v\n\
+         mov (4|M0) r126.0<1>:uw 0x76543210:v\n\
+         mov (4|M0) m1.0<1>:ud r126.0<4;4,1>:uw\n\
          mov (1|M0) m1.5<1>:ud 0x00200400:ud\n\
          mov (1|M0) m1.4<1>:ud r1.0<0;1,0>:ud\n\
          send (8|M0) r30:uw m1 null:ud gw.forward(ack, notify=n0) mlen=1 rlen=1\n\

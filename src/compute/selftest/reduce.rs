@@ -44,7 +44,8 @@ const BARRIER: &str = "mov (8|M0) r112.0<1>:ud 0x0:ud\n\
 /// r0.1 = group ID X, r1.0 = thread index in the group (its CURBE block).
 fn kernel(barrier: bool) -> Result<Vec<u8>, AsmError> {
     let mut k = String::new();
-    k += "mov (8|M0) r30.0<1>:ud 0x76543210:v\n";
+    k += "mov (8|M0) r126.0<1>:uw 0x76543210:v\n";
+    k += "mov (8|M0) r30.0<1>:ud r126.0<8;8,1>:uw\n";
     k += "add (8|M0) r31.0<1>:ud r30.0<8;8,1>:ud 0x8:ud\n";
     // The thread's 16 elements: (X * 4 + t) * 16 + lane, as byte addresses.
     k += "shl (1|M0) r32.0<1>:ud r0.1<0;1,0>:ud 0x2:ud\n";

@@ -35,7 +35,8 @@ pub(super) const fn pixel(x: u32, y: u32) -> u32 {
 /// are the block's 8 pixels of a row; register r of the payload is row r.
 fn kernel(g: Generation) -> Result<Vec<u8>, AsmError> {
     let mut k = String::new();
-    k += "mov (8|M0) r20.0<1>:ud 0x76543210:v\n";
+    k += "mov (8|M0) r126.0<1>:uw 0x76543210:v\n";
+    k += "mov (8|M0) r20.0<1>:ud r126.0<8;8,1>:uw\n";
     k += "shr (1|M0) r21.0<1>:ud r1.0<0;1,0>:ud 0x2:ud\n";
     k += "add (8|M0) r22.0<1>:ud r20.0<8;8,1>:ud r21.0<0;1,0>:ud\n";
     k += "shl (1|M0) r23.0<1>:ud r1.1<0;1,0>:ud 0x10:ud\n";

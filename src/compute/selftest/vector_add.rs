@@ -89,7 +89,8 @@ fn gpgpu_kernel() -> Result<Vec<u8>, AsmError> {
     let g = Generation::Gen7;
     let mut k = String::new();
     // Lanes 0-15 in r30, r31.
-    k += "mov (8|M0) r30.0<1>:ud 0x76543210:v\n";
+    k += "mov (8|M0) r126.0<1>:uw 0x76543210:v\n";
+    k += "mov (8|M0) r30.0<1>:ud r126.0<8;8,1>:uw\n";
     k += "add (8|M0) r31.0<1>:ud r30.0<8;8,1>:ud 0x8:ud\n";
     // First element: (X * 4 + t) * 256.
     k += "shl (1|M0) r32.0<1>:ud r0.1<0;1,0>:ud 0x2:ud\n";
