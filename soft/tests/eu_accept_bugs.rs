@@ -1,7 +1,7 @@
 //! Interpreter bugs found by the issue-6 acceptance sweep
 //! (eu_accept_types.rs counts the lanes they touch and skips them). Each
-//! test states the manual's result and fails on the interpreter today; it
-//! is ignored until soft/src/eu/ is fixed.
+//! test states the manual's result; all failed before soft/src/eu/ was
+//! fixed and now guard against regressions.
 
 mod eu_accept;
 
@@ -21,7 +21,6 @@ fn run(p: Platform, src: &str, setup: impl FnOnce(&mut Harness)) -> Harness {
 /// range for integers (000 line 9802; 003 lines 94448-94470). An F result
 /// saturated into D must keep 5, not become 1.
 #[test]
-#[ignore = "bug: .sat on an F-execution result into an integer destination clamps to [0, 1]"]
 fn saturating_a_float_result_into_an_integer_keeps_the_integer_range() {
     for p in Platform::ALL {
         let h = run(
@@ -47,7 +46,6 @@ fn saturating_a_float_result_into_an_integer_keeps_the_integer_range() {
 /// The same rule on the Gen6+ `math` instruction: sqrt(30.25) = 5.5 into a
 /// saturated D is 5.
 #[test]
-#[ignore = "bug: math .sat into an integer destination clamps to [0, 1]"]
 fn saturating_a_math_result_into_an_integer_keeps_the_integer_range() {
     for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
         let h = run(p, "math.sqt (8|M0) (sat)r10.0<1>:d r2.0<8;8,1>:f\n", |h| {
@@ -66,7 +64,6 @@ fn saturating_a_math_result_into_an_integer_keeps_the_integer_range() {
 /// 1 - 2^-60 must come out as the largest float below 1, 0x3F7FFFFF, on
 /// every generation (Gen4/G45 even round toward zero, 000 line 7011).
 #[test]
-#[ignore = "bug: frc returns 1.0 for small negative sources"]
 fn frc_stays_below_one() {
     for p in Platform::ALL {
         let h = run(p, "frc (8|M0) r10.0<1>:f r2.0<8;8,1>:f\n", |h| {
@@ -85,7 +82,6 @@ fn frc_stays_below_one() {
 /// is 0x36A0000000000000 as a DF. (Haswell; Ivy Bridge's paired-channel DF
 /// layout leaves the F source's placement open.)
 #[test]
-#[ignore = "bug: an F denormal converted to DF is flushed to zero"]
 fn a_float_denormal_converts_to_a_finite_double() {
     let p = Platform::Gen75;
     let h = run(p, "mov (4|M0) r10.0<1>:df r2.0<4;4,1>:f\n", |h| {
@@ -112,7 +108,6 @@ fn a_float_denormal_converts_to_a_finite_double() {
 /// destination type converts the result (000 lines 8423-8434; 003 keeps
 /// the rule). 7 / 2 into F is 3.0, not the bit pattern 3.
 #[test]
-#[ignore = "bug: math INT DIV into an F destination stores the integer bits"]
 fn integer_division_into_a_float_destination_converts() {
     for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
         let h = run(

@@ -4,8 +4,7 @@
 //! lane is checked against the independent model in `eu_accept/model`.
 //! "Allowed" is what the ISA tables and the validator accept
 //! (`eu_accept/combos.rs`). Combinations the manuals leave undefined still
-//! run (no result is asserted) and are counted by reason; lanes that hit a
-//! known interpreter bug (`eu_accept_bugs.rs`) are counted and skipped.
+//! run (no result is asserted) and are counted by reason.
 //! Inputs include NaN, infinities, denormals, integer range ends and
 //! overflow, shift counts of 31-33, and zero divisors for `math`.
 
@@ -27,10 +26,9 @@ const CONDS: [CondMod; 6] = [
 ];
 
 /// Per opcode (and math function): combinations allowed, combinations
-/// with at least one lane checked against the model, combinations whose
-/// every lane ran into a known bug, and combinations the manuals leave
-/// undefined.
-type Table = std::collections::BTreeMap<String, [usize; 4]>;
+/// with at least one lane checked against the model, and combinations the
+/// manuals leave undefined.
+type Table = std::collections::BTreeMap<String, [usize; 3]>;
 
 fn sweep_platform(p: Platform, filter: impl Fn(Opcode) -> bool) -> (Tally, Table) {
     let mut t = Tally::default();
@@ -38,7 +36,7 @@ fn sweep_platform(p: Platform, filter: impl Fn(Opcode) -> bool) -> (Tally, Table
     let mut rng = Rng(0x5EED_0000 + p as u64);
     for c in combos::all(p).iter().filter(|c| filter(c.op)) {
         t.combos += 1;
-        let (checked, known) = (t.lanes_checked, t.known.iter().sum::<usize>());
+        let checked = t.lanes_checked;
         let cmp = matches!(c.op, Opcode::Cmp | Opcode::Cmpn);
         let runs = if cmp { CONDS.len() } else { 4 };
         for r in 0..runs {
@@ -57,19 +55,17 @@ fn sweep_platform(p: Platform, filter: impl Fn(Opcode) -> bool) -> (Tally, Table
         row[0] += 1;
         if t.lanes_checked > checked {
             row[1] += 1;
-        } else if t.known.iter().sum::<usize>() > known {
-            row[2] += 1;
         } else {
-            row[3] += 1;
+            row[2] += 1;
         }
     }
     (t, table)
 }
 
 fn print_table(p: Platform, table: &Table) {
-    println!("{p}: opcode allowed checked bug-only undefined");
-    for (op, [a, c, b, u]) in table {
-        println!("  {op:<32} {a:>5} {c:>5} {b:>5} {u:>5}");
+    println!("{p}: opcode allowed checked undefined");
+    for (op, [a, c, u]) in table {
+        println!("  {op:<32} {a:>5} {c:>5} {u:>5}");
     }
 }
 
@@ -80,11 +76,6 @@ fn report(p: Platform, t: &Tally) {
     );
     for (why, n) in &t.undefined {
         println!("  all lanes undefined in {n} runs: {why}");
-    }
-    for (b, n) in t.known.iter().enumerate() {
-        if *n > 0 {
-            println!("  known bug {b} ({n} lanes skipped): {}", sweep::BUGS[b]);
-        }
     }
     for (k, n) in &t.unencodable {
         println!("  accepted by the validator, refused by the encoder (x{n} runs): {k}");

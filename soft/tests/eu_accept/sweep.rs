@@ -130,57 +130,6 @@ fn acc_setup(c: &Combo, inst: &Instruction) -> Option<Instruction> {
     Some(pre)
 }
 
-/// Interpreter bugs this audit found; `eu_accept_bugs.rs` holds a failing
-/// (ignored) test for each. The sweep counts the lanes they touch instead
-/// of failing on them, so the rest stays checked.
-pub const BUGS: [&str; 4] = [
-    "an F-execution result saturated into an integer destination is clamped to [0, 1] \
-     instead of the integer type's range (000 line 9802; 003 lines 94448-94470)",
-    "frc returns 1.0 for small negative sources; the result must be below 1 (000 Table 14-3)",
-    "an F denormal converted to DF is flushed; conversions keep denormals and -denorm \
-     becomes a finite DF (001 lines 1329-1331, 1760-1775)",
-    "math INT DIV into an F destination stores the integer bits unconverted (the \
-     execution-type rule converts results to the destination type, 000 lines 8423-8434)",
-];
-
-/// Which known bug, if any, a lane runs into.
-fn known_bug(c: &Combo, sat: bool, l: &Lane) -> Option<usize> {
-    let tys: Vec<Type> = c.srcs.iter().map(|s| s.ty).collect();
-    let idiv = matches!(
-        c.func,
-        Some(MathFn::IntDivQuotient | MathFn::IntDivRemainder | MathFn::IntDivQuotientRemainder)
-    );
-    let fexec = if c.op == Opcode::Math {
-        !idiv
-    } else {
-        model::float_exec(&tys) == Some(Type::F)
-    };
-    if sat && fexec && !c.dst.is_float() {
-        return Some(0);
-    }
-    if c.op == Opcode::Frc
-        && let Val::F(b) = l.srcs[0]
-    {
-        let x = f64::from(f32::from_bits(b));
-        if x.is_finite() && x - x.floor() > 1.0 - f64::powi(2.0, -24) {
-            return Some(1);
-        }
-    }
-    if c.dst == Type::Df && fexec && matches!(c.op, Opcode::Mov | Opcode::Sel) {
-        let i = usize::from(c.op == Opcode::Sel && !l.flag);
-        if let Val::F(b) = l.srcs[i]
-            && b & 0x7F80_0000 == 0
-            && b & 0x7F_FFFF != 0
-        {
-            return Some(2);
-        }
-    }
-    if idiv && c.dst == Type::F {
-        return Some(3);
-    }
-    None
-}
-
 /// Outcome counters of a sweep.
 #[derive(Default, Debug)]
 pub struct Tally {
@@ -190,8 +139,6 @@ pub struct Tally {
     /// Combinations with no checked lane (all undefined), by reason.
     pub undefined: std::collections::BTreeMap<&'static str, usize>,
     pub failures: Vec<String>,
-    /// Lanes skipped per known bug.
-    pub known: [usize; 4],
     /// Combinations the validator accepts and the encoder refuses.
     pub unencodable: std::collections::BTreeMap<String, usize>,
 }
@@ -375,11 +322,6 @@ pub fn run_in(
     let f0 = h.thread.flag(0);
     let dsize = usize::from(combo.dst.size());
     for (ch, l, e) in &expects {
-        let defined = !matches!(e.dst, Want::Undef(_)) || e.flag.is_some() || e.second.is_some();
-        if defined && let Some(b) = known_bug(combo, sat, l) {
-            t.known[b] += 1;
-            continue;
-        }
         let mut checked = false;
         if !matches!(e.dst, Want::Undef(_)) {
             checked = true;

@@ -28,6 +28,27 @@ fn binary(f: MathFn) -> bool {
     math::operand_count(f) == 2
 }
 
+/// An INT DIV result in the destination type. Its execution type is the
+/// integer source type, so a float destination gets the converted value
+/// (003 lines 91687-91696; the math table lists float and integer
+/// destination types, 003 lines 99135-99152). Quotients beyond 24 bits
+/// round to nearest even (003 lines 89621-89625), the only mode the math
+/// instruction supports (003 line 99336), whatever cr0 says.
+fn int_result(v: i64, ty: Type, sat: bool) -> u64 {
+    let mode = fp::Rounding::NearestEven;
+    match ty {
+        Type::F => {
+            let b = fp::int_to_f32(v, mode).to_bits();
+            u64::from(if sat { fp::saturate32(b) } else { b })
+        }
+        Type::Df => {
+            let b = fp::int_to_f64(v, mode).to_bits();
+            if sat { fp::saturate64(b) } else { b }
+        }
+        ty => fp::int_to_int(v, ty, sat).0,
+    }
+}
+
 pub(crate) fn math_op(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
     let Some(f) = op.math else {
         return Err(ErrorKind::Unimplemented(op.inst.opcode));
@@ -42,7 +63,10 @@ pub(crate) fn math_op(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
         platform: t.platform,
         alt: t.fp.alt,
         precision: Precision::Full,
-        saturate: ctl.sat && float,
+        // The unit clamps to [0, 1], the range of a float destination; an
+        // integer destination saturates to its own range (000 line 9802;
+        // 003 lines 94448-94470), which the conversion below clamps to.
+        saturate: ctl.sat && float && matches!(op.dst.ty, Type::F | Type::Df),
     };
     let mut raw = [0u64; MAX_CH];
     let mut second = [0u64; MAX_CH];
@@ -77,19 +101,16 @@ pub(crate) fn math_op(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
                 }
                 let (q, r) =
                     math::int_div(f, a[c] as u32, b[c] as u32, signed, &mode).map_err(why)?;
-                let v = if signed {
-                    i64::from(q as i32)
-                } else {
-                    i64::from(q)
-                };
-                raw[c] = fp::int_to_int(v, op.dst.ty, ctl.sat).0;
-                if let Some(r) = r {
-                    let v = if signed {
-                        i64::from(r as i32)
+                let value = |x: u32| {
+                    if signed {
+                        i64::from(x as i32)
                     } else {
-                        i64::from(r)
-                    };
-                    second[c] = fp::int_to_int(v, op.dst.ty, ctl.sat).0;
+                        i64::from(x)
+                    }
+                };
+                raw[c] = int_result(value(q), op.dst.ty, ctl.sat);
+                if let Some(r) = r {
+                    second[c] = int_result(value(r), op.dst.ty, ctl.sat);
                     two = true;
                 }
             }

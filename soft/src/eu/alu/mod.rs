@@ -169,7 +169,10 @@ pub(crate) fn fctx(t: &Thread) -> FCtx {
 fn exec_f(t: &mut Thread, op: &Op, en: u32, pm: u32) -> Result<Next, ErrorKind> {
     let ctl = &op.ctl;
     let n = usize::from(ctl.exec);
-    let flush = !ctl.raw;
+    // mov F to DF is a format conversion, which keeps denormals (001 lines
+    // 1329-1331 and the F-to-DF table, lines 1760-1775).
+    let widen = op.inst.opcode == Opcode::Mov && op.dst.ty == Type::Df;
+    let flush = !ctl.raw && !widen;
     let mode = t.fp.rounding;
     let a = read::f32s(t, &op.src[0], n, en, flush, mode)?;
     let b = read::f32s(t, &op.src[1], n, en, flush, mode)?;
@@ -210,10 +213,10 @@ pub(crate) fn finish_f(t: &mut Thread, op: &Op, en: u32, out: &FOut) -> Result<N
                 let d = fp::f32_to_f64(f32::from_bits(b)).to_bits();
                 (if ctl.sat { fp::saturate64(d) } else { d }, false)
             }
-            ty => {
-                let v = f64::from(f32::from_bits(if ctl.sat { fp::saturate32(b) } else { b }));
-                fp::float_to_int(v, ty)
-            }
+            // An integer destination saturates to its own range (000 line
+            // 9802; 003 lines 94448-94470), which the conversion's clamp
+            // already is; [0, 1] is for float destinations only.
+            ty => fp::float_to_int(f64::from(f32::from_bits(b)), ty),
         };
         raw[c] = r;
         if o || out.of >> c & 1 != 0 {

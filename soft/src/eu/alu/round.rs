@@ -24,14 +24,17 @@ pub fn float(p: Platform, op: Opcode, a: &[u32; MAX_CH], n: usize, out: &mut FOu
         let frac = x - fl;
         let (r, inc) = match op {
             // frc: src0 - floor(src0) in [0, 1); infinities give NaN (003
-            // lines 98250-98268 Table 8-3). The exact fraction is rounded
-            // toward zero so it stays below 1.
+            // lines 98250-98268 Table 8-3; 000 Table 14-3, lines
+            // 11735-11740). The exact fraction is rounded toward zero so it
+            // stays below 1; it is taken as a two-part sum because
+            // `x - floor(x)` in f64 already rounds 1 - 2^-60 up to 1.
             Opcode::Frc => {
                 if !x.is_finite() {
                     (f64::NAN, false)
                 } else {
+                    let (hi, lo) = fp::two_sum(x, -fl);
                     (
-                        f64::from(fp::round_f32(frac, 0.0, fp::Rounding::TowardZero)),
+                        f64::from(fp::round_f32(hi, lo, fp::Rounding::TowardZero)),
                         false,
                     )
                 }
