@@ -71,6 +71,11 @@ pub(crate) fn record(
             c::PipelineSelect::PIPELINE_SELECTION_MEDIA
         },
     })?;
+    // Groups with shared local memory need SLM ways in the L3; on the
+    // software GPU the writes only land in its register file.
+    if kernel.slm_bytes > 0 {
+        partition_l3_for_slm(cmds)?;
+    }
     cmds.push(&state_base_address(base, dynamic_end, kernel))?;
     let (scratch, scratch_code) = scratch_space(kernel);
     let mut vfe = c::MediaVfeState {
@@ -135,6 +140,68 @@ pub(crate) fn record(
         ..Default::default()
     })?;
     Ok(())
+}
+
+/// Ivy Bridge L3 way split with SLM: Mesa's validated IVB configuration
+/// SLM 16, URB 16, DC 16, RO 16 ways (of 64), the row its weighting picks
+/// when a kernel needs SLM and the data cache (SLM 1, URB 1, DC 0.1, RO 1)
+/// [ext: Mesa src/intel/common/intel_l3_config.c ivb_l3_configs,
+/// intel_get_default_l3_weights, intel_get_l3_config]. Manual 001 has no
+/// L3 register pages; offsets and bits are in hal gen7 registers.toml.
+mod l3 {
+    /// Ways per partition of the chosen row.
+    pub const SLM_WAYS: u8 = 16;
+    pub const URB_WAYS: u8 = 16;
+    pub const DC_WAYS: u8 = 16;
+    pub const RO_WAYS: u8 = 16;
+    /// L3SQCREG1 general/high priority credit initialization, the IVB
+    /// default [ext: Mesa src/mesa/drivers/dri/i965/intel_reg.h
+    /// IVB_L3SQCREG1_SQGHPCI_DEFAULT]. No convert-to-uncached bits: DC has
+    /// ways, and IS, C and T read through the RO partition.
+    pub const SQC_CREDITS_IVB: u32 = 0x0073_0000;
+    // The low-bandwidth URB must mirror SLM (see partition_l3_for_slm).
+    const _: () = assert!(URB_WAYS == SLM_WAYS);
+}
+
+/// Programs the L3 split with SLM before the walker, as Mesa does for IVB
+/// [ext: Mesa src/mesa/drivers/dri/i965/gen7_l3_state.c setup_l3_config]:
+/// the L3 may change only on a drained pipeline with flushed caches. The
+/// stalling flush and the read-only invalidation before PIPELINE_SELECT are
+/// its first two steps; this stalling data-cache flush is its third, so the
+/// invalidation is complete when the registers change. Nothing is restored
+/// afterwards: Mesa's end-of-batch restore protects other contexts that
+/// assume the default URB size; this driver has no 3D pipeline and its media
+/// URB (at most 32 KiB, `URB_ROWS_SNB`) fits in the 16 URB ways.
+fn partition_l3_for_slm(cmds: &mut Cmds) -> Result<(), ComputeError> {
+    use baregpu_hal::gen7::regs as r;
+    cmds.push(&c::PipeControl {
+        command_streamer_stall_enable: true,
+        dc_flush_enable: true,
+        ..Default::default()
+    })?;
+    // SLM uses half of the banks; the matching space on the others goes to
+    // the URB in low-bandwidth (2-bank hashing) mode, so URB ways = SLM ways
+    // [ext: Mesa setup_l3_config, urb_low_bw for all Gen7 but Bay Trail].
+    let cntl2 = r::L3cntlreg2::new()
+        .with_slm_enable(true)
+        .with_urb_allocation(l3::URB_WAYS)
+        .with_urb_low_bandwidth(true)
+        .with_ro_allocation(l3::RO_WAYS)
+        .with_dc_allocation(l3::DC_WAYS);
+    // IS, C and T get no ways of their own (they share RO).
+    let cntl3 = r::L3cntlreg3::new();
+    let pair = |reg: u32, data: u32| c::MiLoadRegisterImmRegisters {
+        register_offset: reg,
+        data_dword: data,
+    };
+    cmds.push(&c::MiLoadRegisterImm {
+        byte_write_disables: 0,
+        registers: alloc::vec![
+            pair(r::L3SQCREG1.offset(), l3::SQC_CREDITS_IVB),
+            pair(r::L3CNTLREG2.offset(), cntl2.into_bits()),
+            pair(r::L3CNTLREG3.offset(), cntl3.into_bits()),
+        ],
+    })
 }
 
 // SNB's builders (state/media.rs), on Ivy Bridge's tables of the same
