@@ -245,6 +245,10 @@ fn compute_self_test_on_the_software_gpu_in_the_kernel() {
         "[ok] gen7 ",
         "[ok] compute_soft: every scenario on every generation",
     ] {
-        assert!(run.output.contains(line), "missing {line:?} in:\n{}", run.output);
+        assert!(
+            run.output.contains(line),
+            "missing {line:?} in:\n{}",
+            run.output
+        );
     }
 }

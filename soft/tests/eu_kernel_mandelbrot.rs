@@ -30,9 +30,17 @@ fn host(col: usize, row: usize) -> u32 {
 fn every_pixel_matches_the_host() {
     let p = Platform::Gen7;
     let mut units = MemoryUnits::new(FlatMemory::new(SURF, W * H * 4));
-    units
-        .surfaces
-        .bind(0, Surface::two_d(SURF, R32_UINT, W as u32, H as u32, (W * 4) as u32, Tiling::Linear));
+    units.surfaces.bind(
+        0,
+        Surface::two_d(
+            SURF,
+            R32_UINT,
+            W as u32,
+            H as u32,
+            (W * 4) as u32,
+            Tiling::Linear,
+        ),
+    );
     let mut h = Harness::new(p);
     h.load_asm(SOURCE).expect("the kernel assembles");
     for gy in 0..H {
