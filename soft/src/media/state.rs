@@ -133,21 +133,56 @@ impl Media {
     /// instruction base).
     fn state_base_address(&mut self, c: &CommandInfo, dw: &[u32]) {
         let b = &mut self.bases;
-        let set = |target: &mut u64, name: &str| {
-            let enable = alloc::format!("{name}_modify_enable");
-            if field(c, dw, &enable) == Some(1) {
+        let set = |target: &mut u64, name: &str, enable: &str| {
+            if field(c, dw, enable) == Some(1) {
                 *target = field(c, dw, name).unwrap_or(0);
             }
         };
-        set(&mut b.general, "general_state_base_address");
-        set(&mut b.surface, "surface_state_base_address");
-        set(&mut b.dynamic, "dynamic_state_base_address");
-        set(&mut b.indirect, "indirect_object_base_address");
-        set(&mut b.instruction, "instruction_base_address");
-        set(&mut b.general_bound, "general_state_access_upper_bound");
-        set(&mut b.dynamic_bound, "dynamic_state_access_upper_bound");
-        set(&mut b.indirect_bound, "indirect_object_access_upper_bound");
-        set(&mut b.instruction_bound, "instruction_access_upper_bound");
+        set(
+            &mut b.general,
+            "general_state_base_address",
+            "general_state_base_address_modify_enable",
+        );
+        set(
+            &mut b.surface,
+            "surface_state_base_address",
+            "surface_state_base_address_modify_enable",
+        );
+        set(
+            &mut b.dynamic,
+            "dynamic_state_base_address",
+            "dynamic_state_base_address_modify_enable",
+        );
+        set(
+            &mut b.indirect,
+            "indirect_object_base_address",
+            "indirect_object_base_address_modify_enable",
+        );
+        set(
+            &mut b.instruction,
+            "instruction_base_address",
+            "instruction_base_address_modify_enable",
+        );
+        set(
+            &mut b.general_bound,
+            "general_state_access_upper_bound",
+            "general_state_access_upper_bound_modify_enable",
+        );
+        set(
+            &mut b.dynamic_bound,
+            "dynamic_state_access_upper_bound",
+            "dynamic_state_access_upper_bound_modify_enable",
+        );
+        set(
+            &mut b.indirect_bound,
+            "indirect_object_access_upper_bound",
+            "indirect_object_access_upper_bound_modify_enable",
+        );
+        set(
+            &mut b.instruction_bound,
+            "instruction_access_upper_bound",
+            "instruction_access_upper_bound_modify_enable",
+        );
     }
 
     /// SNB/IVB MEDIA_VFE_STATE (003 lines 47419-47587; Gen7 adds GPGPU

@@ -15,13 +15,16 @@
 //! Entries are checked again (bytes re-read and compared) after
 //! [`ProgramCache::invalidate`], which the media unit calls whenever new
 //! interface descriptors are loaded: a heap reused for another kernel at
-//! the same address is decoded afresh.
+//! the same address is decoded afresh. When a kernel's length was fixed by
+//! its own bytes (it ended at its all-zero instruction, or at a word that
+//! does not decode, with the whole word fetched), the check re-reads only
+//! the pages that hold it: the same bytes then give the same fetch.
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use baregpu_isa::Platform;
-use baregpu_isa::kernel::KernelIter;
+use baregpu_isa::kernel::{KernelErrorKind, KernelIter};
 
 use crate::eu::predecode::Program;
 use crate::eu::shared::{GfxMemory, MemFault};
@@ -38,6 +41,8 @@ struct Entry {
     addr: u64,
     platform: Platform,
     bytes: Vec<u8>,
+    /// The length came from the bytes themselves (see [`Fetched::fixed`]).
+    fixed: bool,
     program: Arc<Program>,
     verified: bool,
 }
@@ -55,6 +60,8 @@ pub struct CacheStats {
 #[derive(Default)]
 pub struct ProgramCache {
     entries: Vec<Entry>,
+    /// Reused buffer for re-reading a kernel's pages.
+    scratch: Vec<u8>,
     pub stats: CacheStats,
 }
 
@@ -95,21 +102,28 @@ impl ProgramCache {
                 self.stats.hits += 1;
                 return Ok(self.entries[i].program.clone());
             }
-            let bytes = fetch(p, addr, limit, memory)?;
-            if bytes == self.entries[i].bytes {
+            let e = &self.entries[i];
+            if e.fixed && unchanged(addr, limit, memory, &e.bytes, &mut self.scratch) {
                 self.entries[i].verified = true;
                 self.stats.hits += 1;
                 return Ok(self.entries[i].program.clone());
             }
+            let f = fetch(p, addr, limit, memory)?;
+            if f.bytes == self.entries[i].bytes {
+                self.entries[i].verified = true;
+                self.entries[i].fixed = f.fixed;
+                self.stats.hits += 1;
+                return Ok(self.entries[i].program.clone());
+            }
             self.entries.remove(i);
-            return Ok(self.insert(p, addr, bytes));
+            return Ok(self.insert(p, addr, f));
         }
-        let bytes = fetch(p, addr, limit, memory)?;
-        Ok(self.insert(p, addr, bytes))
+        let f = fetch(p, addr, limit, memory)?;
+        Ok(self.insert(p, addr, f))
     }
 
-    fn insert(&mut self, p: Platform, addr: u64, bytes: Vec<u8>) -> Arc<Program> {
-        let program = Arc::new(Program::new(p, &bytes));
+    fn insert(&mut self, p: Platform, addr: u64, f: Fetched) -> Arc<Program> {
+        let program = Arc::new(Program::new(p, &f.bytes));
         self.stats.decodes += 1;
         if self.entries.len() >= CAPACITY {
             self.entries.remove(0);
@@ -117,12 +131,55 @@ impl ProgramCache {
         self.entries.push(Entry {
             addr,
             platform: p,
-            bytes,
+            bytes: f.bytes,
+            fixed: f.fixed,
             program: program.clone(),
             verified: true,
         });
         program
     }
+}
+
+/// Where [`fetch`] stops reading: the limit, or `MAX_KERNEL_BYTES` on.
+fn fetch_end(addr: u64, limit: u64) -> u64 {
+    limit.min(addr.saturating_add(MAX_KERNEL_BYTES))
+}
+
+/// Whether [`fetch`] would now give `bytes` again, for a kernel whose
+/// length its bytes fixed: the pages `fetch` reads up to the end of
+/// `bytes` read without a fault and hold `bytes`. False means "do the
+/// whole fetch" (which also finds any fault exactly).
+fn unchanged(
+    addr: u64,
+    limit: u64,
+    memory: &mut dyn GfxMemory,
+    bytes: &[u8],
+    scratch: &mut Vec<u8>,
+) -> bool {
+    let end = fetch_end(addr, limit);
+    let Some(stop) = addr.checked_add(bytes.len() as u64) else {
+        return false;
+    };
+    if bytes.is_empty() || stop > end {
+        return false;
+    }
+    // `fetch` reads whole pages (the last one up to `end`).
+    let last_page_end = stop.div_ceil(PAGE).saturating_mul(PAGE).min(end);
+    let n = (last_page_end - addr) as usize;
+    if scratch.len() < n {
+        scratch.resize(n, 0);
+    }
+    let now = &mut scratch[..n];
+    memory.read(addr, now).is_ok() && now[..bytes.len()] == *bytes
+}
+
+/// What [`fetch`] read.
+struct Fetched {
+    bytes: Vec<u8>,
+    /// The cut came from the bytes alone: an all-zero instruction, or a
+    /// word that does not decode with all 16 bytes of it fetched. Bytes
+    /// after the cut (more pages, a fault further on) could not change it.
+    fixed: bool,
 }
 
 /// The kernel's bytes: pages from `addr` until the limit, a fault or a
@@ -132,8 +189,8 @@ fn fetch(
     addr: u64,
     limit: u64,
     memory: &mut dyn GfxMemory,
-) -> Result<Vec<u8>, MemFault> {
-    let end = limit.min(addr.saturating_add(MAX_KERNEL_BYTES));
+) -> Result<Fetched, MemFault> {
+    let end = fetch_end(addr, limit);
     let mut bytes = Vec::new();
     let mut at = addr;
     while at < end {
@@ -155,9 +212,13 @@ fn fetch(
         // A limit at or below the kernel start: nothing is fetchable.
         let mut one = [0u8; 1];
         memory.read(addr, &mut one)?;
-        return Ok(bytes);
+        return Ok(Fetched {
+            bytes,
+            fixed: false,
+        });
     }
     let mut cut = bytes.len();
+    let mut fixed = false;
     for entry in KernelIter::new(p, &bytes) {
         let e = match entry {
             Ok(e) => e,
@@ -165,6 +226,8 @@ fn fetch(
             // reports the decode error.
             Err(err) => {
                 cut = (err.offset + 16).min(bytes.len());
+                fixed = !matches!(err.kind, KernelErrorKind::Truncated { .. })
+                    && err.offset + 16 <= bytes.len();
                 break;
             }
         };
@@ -174,9 +237,13 @@ fn fetch(
             .is_some_and(|b| b.iter().all(|v| *v == 0))
         {
             cut = span.end;
+            fixed = true;
             break;
         }
     }
     bytes.truncate(cut);
-    Ok(bytes)
+    Ok(Fetched { bytes, fixed })
 }
+
+#[cfg(test)]
+mod tests;

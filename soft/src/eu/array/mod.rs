@@ -34,7 +34,7 @@ use alloc::vec::Vec;
 use baregpu_isa::Platform;
 
 use crate::eu::predecode::Program;
-use crate::eu::shared::{BindingTable, GeneralState, Scratch, SurfaceList};
+use crate::eu::shared::{BindingTable, GeneralState, Memos, Scratch, SurfaceList};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::N_BASE;
 
@@ -148,6 +148,8 @@ pub struct EuArray {
     report: Option<EuReport>,
     stats: EuStats,
     log: Option<Vec<Event>>,
+    /// Decoded descriptors and surface states, shared by every thread.
+    memos: Memos,
 }
 
 impl EuArray {
@@ -169,6 +171,7 @@ impl EuArray {
             report: None,
             stats: EuStats::default(),
             log: None,
+            memos: Memos::default(),
         }
     }
 

@@ -19,6 +19,8 @@ impl EuArray {
     /// more quantum may finish past it). Stops early when no thread can
     /// run; does nothing once a report exists.
     pub fn run(&mut self, memory: &mut dyn GfxMemory, budget: u64) -> RunResult {
+        // Surfaces resolved through another run's memory mean nothing here.
+        self.memos.forget_resolved();
         let mut r = RunResult::default();
         let n = self.slots.len();
         while r.used < budget && self.report.is_none() && self.resident > 0 {
@@ -74,6 +76,7 @@ impl EuArray {
                 groups: &mut self.groups,
                 gateway: &mut self.gateway,
                 memory,
+                memos: &mut self.memos,
                 clock: self.clock,
                 turn_start: before,
                 fault: None,

@@ -29,6 +29,7 @@ pub(super) struct ArraySf<'a> {
     pub groups: &'a mut group::Groups,
     pub gateway: &'a mut gateway::Gateway,
     pub memory: &'a mut dyn GfxMemory,
+    pub memos: &'a mut shared::Memos,
     /// The array's clock when the turn began, and the sender's executed
     /// count then: the clock now is their sum plus what it ran since.
     pub clock: u64,
@@ -71,6 +72,7 @@ impl ArraySf<'_> {
         env.slm = slm;
         env.general_state = self.ctx.general_state;
         env.scratch = self.ctx.scratch;
+        env.memos = Some(&mut *self.memos);
         let r = shared::handle(&mut env, thread, req);
         if env.fault.is_some() {
             self.fault = env.fault;

@@ -23,6 +23,22 @@ pub struct MemFault {
 pub trait GfxMemory {
     fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault>;
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault>;
+
+    /// Reads state the shared functions look up again and again (binding
+    /// table entries, SURFACE_STATE). An implementation may answer from a
+    /// cache, as long as the answer is what [`GfxMemory::read`] would give
+    /// (a write that could change the bytes must drop them).
+    fn read_state(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
+        self.read(addr, buf)
+    }
+
+    /// A promise about [`GfxMemory::read_state`]: while this returns the
+    /// same `Some(e)`, every byte `read_state` returned since it first
+    /// returned `e` still holds that value, so anything computed from those
+    /// bytes alone may be kept. `None` (the default): no promise.
+    fn state_epoch(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A flat address space `[base, base + len)` held in a vector; any access

@@ -12,9 +12,10 @@
 //!
 //! Files: `memory` (the memory and binding-table traits and their simple
 //! versions), `surface` (SURFACE_STATE, tiling, bounds), `access` (byte
-//! windows with the out-of-bounds rules), `payload` (payload and response
-//! registers), `dataport/` (every data-port message), `urb`, `math_msg`,
-//! `sampler`.
+//! windows with the out-of-bounds rules, lane gathers and scatters),
+//! `payload` (payload and response registers), `memo` (decoded
+//! descriptors and surfaces kept between messages), `dataport/` (every
+//! data-port message), `urb`, `math_msg`, `sampler`.
 //!
 //! Descriptors are interpreted by `baregpu_isa::message::decode`, which
 //! cites each field; the handlers cite the payload layouts.
@@ -22,6 +23,7 @@
 mod access;
 mod dataport;
 pub mod math_msg;
+pub mod memo;
 pub mod memory;
 mod payload;
 pub mod sampler;
@@ -37,6 +39,7 @@ use crate::eu::send::{SendError, SendRequest, SharedFunctions};
 use crate::eu::thread::Thread;
 
 pub use dataport::atomic;
+pub use memo::{DecodeMemo, Memos, SurfaceMemo};
 pub use memory::{
     FlatMemory, GeneralState, GfxMemory, MemFault, Scratch, SurfaceError, SurfaceList, Surfaces,
 };
@@ -75,6 +78,12 @@ pub struct MessageEnv<'a> {
     pub sampling: sampler::Sampling,
     /// The memory fault behind the last `SendError::Bad("memory fault")`.
     pub fault: Option<MemFault>,
+    /// Decoded descriptors and SURFACE_STATEs kept between messages;
+    /// `None` decodes everything afresh.
+    pub memos: Option<&'a mut Memos>,
+    /// The last surface looked up, until the next memory write: a message
+    /// asks for its surface more than once.
+    last_surface: Option<(u8, Surface)>,
 }
 
 impl<'a> MessageEnv<'a> {
@@ -89,15 +98,28 @@ impl<'a> MessageEnv<'a> {
             urb: None,
             sampling: sampler::Sampling::default(),
             fault: None,
+            memos: None,
+            last_surface: None,
         }
     }
 
     /// The surface bound at `bti` (0-253).
     pub fn surface(&mut self, bti: u8) -> Result<Surface, SendError> {
+        if let Some((b, s)) = self.last_surface
+            && b == bti
+        {
+            return Ok(s);
+        }
         let r = match &mut self.surfaces {
             SurfaceSource::List(s) => s.surface(bti),
-            SurfaceSource::Table(t) => t.resolve(&mut *self.memory, bti),
+            SurfaceSource::Table(t) => match self.memos.as_deref_mut() {
+                Some(m) => m.resolve(*t, &mut *self.memory, bti),
+                None => t.resolve(&mut *self.memory, bti),
+            },
         };
+        if let Ok(s) = r {
+            self.last_surface = Some((bti, s));
+        }
         r.map_err(|e| match e {
             SurfaceError::Unbound(_) => bad("no surface at this binding-table index"),
             SurfaceError::Fault(f) => {
@@ -137,7 +159,11 @@ pub fn handle(
         header: req.header,
         function: req.function,
     };
-    let decoded = message::decode(p, sfid, &desc).map_err(|_| bad("descriptor does not decode"))?;
+    let decoded = match env.memos.as_deref_mut() {
+        Some(memo) => memo.decode(p, sfid, &desc),
+        None => message::decode(p, sfid, &desc),
+    }
+    .map_err(|_| bad("descriptor does not decode"))?;
     let mut m = Msg { thread, req };
     match decoded {
         Message::Null => {}
@@ -197,6 +223,8 @@ impl<M: GfxMemory> MemoryUnits<M> {
             urb: Some(&mut self.urb),
             sampling: self.sampling,
             fault: None,
+            memos: None,
+            last_surface: None,
         };
         let r = handle(&mut env, thread, req);
         self.fault = env.fault;

@@ -53,24 +53,48 @@ impl Msg<'_> {
 
     /// Payload register `i` (0 is the first register of the message).
     pub fn reg(&self, i: usize) -> Result<Reg, SendError> {
+        let mut r = [0u8; REG_BYTES];
+        r.copy_from_slice(self.reg_bytes(i)?);
+        Ok(r)
+    }
+
+    fn reg_bytes(&self, i: usize) -> Result<&[u8], SendError> {
         if i >= usize::from(self.req.mlen) {
             return Err(bad("payload register beyond the message length"));
         }
         let nr = usize::from(self.req.payload.reg) + i;
         let nr = u8::try_from(nr).map_err(|_| bad("payload beyond the register file"))?;
-        let bytes = self
-            .thread
+        self.thread
             .register(self.req.payload.file, nr)
-            .ok_or(bad("payload beyond the register file"))?;
-        let mut r = [0u8; REG_BYTES];
-        r.copy_from_slice(bytes);
-        Ok(r)
+            .ok_or(bad("payload beyond the register file"))
     }
 
     /// Dword `d` (0-7) of payload register `i`.
     pub fn dword(&self, i: usize, d: usize) -> Result<u32, SendError> {
-        let r = self.reg(i)?;
-        Ok(dword_of(&r, d))
+        let r = self.reg_bytes(i)?;
+        let o = (d & 7) * 4;
+        Ok(u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]))
+    }
+
+    /// Lane `l` of the SIMD8 or SIMD16 operand in payload registers
+    /// `first..first + regs` (lane `l` is dword `l % 8` of register
+    /// `first + l / 8`), for the lanes set in `on`; other lanes read 0, and
+    /// a register none of whose lanes is set is not read at all.
+    pub fn lanes(&self, first: usize, regs: usize, on: u32) -> Result<[u32; 16], SendError> {
+        let mut out = [0u32; 16];
+        for (r, chunk) in out.chunks_exact_mut(8).enumerate().take(regs) {
+            let bits = on >> (8 * r) & 0xFF;
+            if bits == 0 {
+                continue;
+            }
+            let reg = self.reg_bytes(first + r)?;
+            for (d, (v, b)) in chunk.iter_mut().zip(reg.chunks_exact(4)).enumerate() {
+                // All ones for an enabled lane, else zero (branch-free).
+                let keep = 0u32.wrapping_sub(bits >> d & 1);
+                *v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & keep;
+            }
+        }
+        Ok(out)
     }
 
     /// Writes response register `i`, only the dwords whose bit is set in
@@ -88,6 +112,15 @@ impl Msg<'_> {
             return Err(bad("response beyond r127"));
         }
         let nr = nr as u8;
+        if dwords == 0xFF {
+            // The whole register at once (GRF register `nr` is bytes
+            // 32 * nr.. of the GRF).
+            let at = usize::from(nr) * REG_BYTES;
+            if let Some(r) = self.thread.grf_mut().get_mut(at..at + REG_BYTES) {
+                r.copy_from_slice(data);
+                return Ok(());
+            }
+        }
         for d in 0..8 {
             if dwords >> d & 1 != 0 {
                 self.thread.set_grf_ud(nr, d, dword_of(data, d));

@@ -9,6 +9,7 @@
 use baregpu_hal::Packet;
 use baregpu_isa::Platform;
 
+use super::memo::SurfaceMemo;
 use super::memory::{GfxMemory, SurfaceError};
 
 /// SURFACE_STATE Surface Type (000 lines 3080-3090; 003 lines 75460-75490).
@@ -320,9 +321,21 @@ impl BindingTable {
     /// Surface State Base relative (000 lines 3044-3050; 003 lines
     /// 75392-75410).
     pub fn resolve(&self, memory: &mut dyn GfxMemory, bti: u8) -> Result<Surface, SurfaceError> {
+        self.resolve_with(memory, bti, None)
+    }
+
+    /// [`Self::resolve`], decoding SURFACE_STATE through `memo` when given.
+    pub fn resolve_with(
+        &self,
+        memory: &mut dyn GfxMemory,
+        bti: u8,
+        memo: Option<&mut SurfaceMemo>,
+    ) -> Result<Surface, SurfaceError> {
         let mut entry = [0u8; 4];
         let at = self.table.wrapping_add(4 * u64::from(bti));
-        memory.read(at, &mut entry).map_err(SurfaceError::Fault)?;
+        memory
+            .read_state(at, &mut entry)
+            .map_err(SurfaceError::Fault)?;
         let pointer = u64::from(u32::from_le_bytes(entry) & !0x1F);
         let len = match self.platform {
             Platform::Gen4 => 5,
@@ -332,14 +345,17 @@ impl BindingTable {
         let mut bytes = [0u8; 32];
         let state = self.surface_state_base.wrapping_add(pointer);
         memory
-            .read(state, &mut bytes[..len * 4])
+            .read_state(state, &mut bytes[..len * 4])
             .map_err(SurfaceError::Fault)?;
         let mut dw = [0u32; 8];
         for (i, d) in dw.iter_mut().enumerate().take(len) {
             let b = &bytes[i * 4..i * 4 + 4];
             *d = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
-        Surface::from_surface_state(self.platform, &dw[..len])
+        match memo {
+            Some(m) => m.decode(self.platform, &dw[..len]),
+            None => Surface::from_surface_state(self.platform, &dw[..len]),
+        }
     }
 }
 

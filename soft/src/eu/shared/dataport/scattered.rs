@@ -53,17 +53,15 @@ pub(super) fn dword_read(
     let offs = offsets(m, n, unit(m.platform(), Unit::Dword), 4)?;
     let elem = element(env, m, bti)?;
     let w = buffer_window(env, m, bti, elem)?;
-    let ce = m.enables();
-    let mut regs: [(Reg, u8); 2] = [([0; 32], 0); 2];
-    for (c, off) in offs.iter().enumerate().take(n) {
-        if ce >> c & 1 != 0 {
-            let v = env.read_dword(w, *off)?;
-            set_dword(&mut regs[c / 8].0, c % 8, v);
-            regs[c / 8].1 |= 1 << (c % 8);
+    let on = m.enables() & lanes_of(n);
+    let mut v = [0u32; 16];
+    env.gather_dwords(w, &offs[..n], on, &mut v)?;
+    for (r, lanes) in v.chunks_exact(8).enumerate().take(n / 8) {
+        let mut reg: Reg = [0; 32];
+        for (d, x) in lanes.iter().enumerate() {
+            set_dword(&mut reg, d, *x);
         }
-    }
-    for (r, (reg, dwords)) in regs.iter().enumerate().take(n / 8) {
-        m.respond(r, reg, *dwords)?;
+        m.respond(r, &reg, (on >> (8 * r)) as u8)?;
     }
     Ok(())
 }
@@ -81,14 +79,26 @@ pub(super) fn dword_write(
     let offs = offsets(m, n, unit(m.platform(), Unit::Dword), 4)?;
     let elem = element(env, m, bti)?;
     let w = buffer_window(env, m, bti, elem)?;
-    let ce = m.enables();
-    for (c, off) in offs.iter().enumerate().take(n) {
-        if ce >> c & 1 != 0 {
-            let v = m.dword(a + n / 8 + c / 8, c % 8)?;
-            env.write_dword(w, *off, v)?;
+    let on = m.enables() & lanes_of(n);
+    match m.lanes(a + n / 8, n / 8, on) {
+        Ok(v) => env.scatter_dwords(w, &offs[..n], on, &v),
+        // A data register beyond the register file: channel by channel,
+        // so the channels before it are still written.
+        Err(_) => {
+            for (c, off) in offs.iter().enumerate().take(n) {
+                if on >> c & 1 != 0 {
+                    let v = m.dword(a + n / 8 + c / 8, c % 8)?;
+                    env.write_dword(w, *off, v)?;
+                }
+            }
+            Ok(())
         }
     }
-    Ok(())
+}
+
+/// The lane bits of an `n`-lane message.
+fn lanes_of(n: usize) -> u32 {
+    (1u32 << n) - 1
 }
 
 fn bytes(size: ElemSize) -> usize {

@@ -71,9 +71,18 @@ fn window(env: &mut MessageEnv, m: &Msg, bti: u8) -> Result<Window, SendError> {
 fn addresses(m: &Msg, simd: SurfaceSimd) -> Result<[u64; 16], SendError> {
     let a = after_header(m);
     let mut out = [0u64; 16];
-    for (s, o) in out.iter_mut().enumerate().take(shape(simd).0) {
-        let (r, d) = slot_at(simd, s);
-        *o = u64::from(m.dword(a + r, d)?);
+    if simd == SurfaceSimd::Simd4x2 {
+        for (s, o) in out.iter_mut().enumerate().take(2) {
+            let (r, d) = slot_at(simd, s);
+            *o = u64::from(m.dword(a + r, d)?);
+        }
+    } else {
+        // Every slot's address is read, enabled or not.
+        let (slots, per) = shape(simd);
+        let lanes = m.lanes(a, per, lanes_of(slots))?;
+        for (o, v) in out.iter_mut().zip(lanes) {
+            *o = u64::from(v);
+        }
     }
     Ok(out)
 }
@@ -102,21 +111,35 @@ pub(super) fn read(
     let w = window(env, m, bti)?;
     let ce = m.enables();
     let mut out: [(Reg, u8); 8] = [([0; 32], 0); 8];
-    for (k, c) in enabled(mask).enumerate() {
-        for (s, addr) in addrs.iter().enumerate().take(slots) {
-            if !slot_on(simd, ce, s) {
-                continue;
+    if simd == SurfaceSimd::Simd4x2 {
+        for c in enabled(mask) {
+            for (s, addr) in addrs.iter().enumerate().take(slots) {
+                let d = 4 * s + c;
+                if !slot_on(simd, ce, s) || ce >> d & 1 == 0 {
+                    continue;
+                }
+                let v = env.read_dword(w, addr.wrapping_add(4 * c as u64))?;
+                set_dword(&mut out[0].0, d, v);
+                out[0].1 |= 1 << d;
             }
-            let (r, d) = match simd {
-                SurfaceSimd::Simd4x2 => (0, 4 * s + c),
-                _ => (k * per + s / 8, s % 8),
-            };
-            if simd == SurfaceSimd::Simd4x2 && ce >> d & 1 == 0 {
-                continue;
+        }
+    } else {
+        // Channel by channel, each a gather over the slots (the order of
+        // the one-by-one reads: channel, then slot).
+        let on = ce & lanes_of(slots);
+        for (k, c) in enabled(mask).enumerate() {
+            let offs = channel_offsets(&addrs, c);
+            let mut v = [0u32; 16];
+            env.gather_dwords(w, &offs[..slots], on, &mut v)?;
+            // Register k * per + r holds lanes 8r..8r + 8; only the
+            // enabled lanes' dwords are written back.
+            for (r, lanes) in v.chunks_exact(8).enumerate().take(per) {
+                let (reg, dwords) = &mut out[k * per + r];
+                for (d, x) in lanes.iter().enumerate() {
+                    set_dword(reg, d, *x);
+                }
+                *dwords = (on >> (8 * r)) as u8;
             }
-            let v = env.read_dword(w, addr.wrapping_add(4 * c as u64))?;
-            set_dword(&mut out[r].0, d, v);
-            out[r].1 |= 1 << d;
         }
     }
     for (r, (reg, dwords)) in out.iter().enumerate().take(rlen) {
@@ -144,23 +167,50 @@ pub(super) fn write(
     let addrs = addresses(m, simd)?;
     let w = window(env, m, bti)?;
     let ce = m.enables();
+    if simd == SurfaceSimd::Simd4x2 {
+        for c in enabled(mask) {
+            for (s, addr) in addrs.iter().enumerate().take(slots) {
+                let d = 4 * s + c;
+                if ce >> d & 1 != 0 {
+                    let v = m.dword(a + per, d)?;
+                    env.write_dword(w, addr.wrapping_add(4 * c as u64), v)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    let on = ce & lanes_of(slots);
     for (k, c) in enabled(mask).enumerate() {
-        for (s, addr) in addrs.iter().enumerate().take(slots) {
-            let (r, d) = match simd {
-                SurfaceSimd::Simd4x2 => (0, 4 * s + c),
-                _ => (k * per + s / 8, s % 8),
-            };
-            let on = match simd {
-                SurfaceSimd::Simd4x2 => ce >> d & 1 != 0,
-                _ => slot_on(simd, ce, s),
-            };
-            if on {
-                let v = m.dword(a + per + r, d)?;
-                env.write_dword(w, addr.wrapping_add(4 * c as u64), v)?;
+        let offs = channel_offsets(&addrs, c);
+        let first = a + per + k * per;
+        match m.lanes(first, per, on) {
+            Ok(v) => env.scatter_dwords(w, &offs[..slots], on, &v)?,
+            // A data register beyond the register file: lane by lane, so
+            // that the lanes before the bad register are still written.
+            Err(_) => {
+                for s in (0..slots).filter(|s| on >> s & 1 != 0) {
+                    let v = m.dword(first + s / 8, s % 8)?;
+                    env.write_dword(w, offs[s], v)?;
+                }
             }
         }
     }
     Ok(())
+}
+
+/// The lane bits of `slots` lanes.
+fn lanes_of(slots: usize) -> u32 {
+    if slots >= 32 {
+        u32::MAX
+    } else {
+        (1 << slots) - 1
+    }
+}
+
+/// Each slot's byte address of channel `c` (dword `c` from the slot's
+/// address).
+fn channel_offsets(addrs: &[u64; 16], c: usize) -> [u64; 16] {
+    addrs.map(|a| a.wrapping_add(4 * c as u64))
 }
 
 /// One atomic on the dword at `off` of `w`: the returned value (0 when
@@ -259,3 +309,6 @@ pub(super) fn dword_atomic(
     }
     m.respond(0, &out, dwords)
 }
+
+#[cfg(test)]
+mod tests;
