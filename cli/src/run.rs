@@ -148,26 +148,18 @@ fn binding(s: &str) -> Result<(u32, Bind), String> {
             u32::try_from(number(h)?).map_err(|_| format!("--bind {s:?}: bad height"))?,
         );
         let format = format_named(parts.next().unwrap_or(""))?;
-        let mut tiling = Tiling::Linear;
-        let mut file = None;
-        for p in parts {
-            match p {
-                "linear" => tiling = Tiling::Linear,
-                "x" => tiling = Tiling::X,
-                "y" => tiling = Tiling::Y,
-                // The file is the rest (it may hold colons).
-                other => {
-                    file = Some(other.to_string());
-                    break;
-                }
-            }
-        }
-        // A file name after the tiling may contain ':' too.
-        if let Some(f) = &file
-            && let Some(pos) = rest.find(f.as_str())
-        {
-            file = Some(rest[pos..].to_string());
-        }
+        // Then an optional tiling, then the file: the rest, colons and all.
+        let (third, fourth) = (parts.next(), parts.next());
+        let (tiling, file) = match third {
+            Some("linear") => (Tiling::Linear, fourth.map(str::to_string)),
+            Some("x") => (Tiling::X, fourth.map(str::to_string)),
+            Some("y") => (Tiling::Y, fourth.map(str::to_string)),
+            Some(name) => (
+                Tiling::Linear,
+                Some(fourth.map_or(name.to_string(), |more| format!("{name}:{more}"))),
+            ),
+            None => (Tiling::Linear, None),
+        };
         let pixels = file.as_deref().map(read).transpose()?;
         Bind::Surface {
             width,
@@ -466,6 +458,12 @@ mod tests {
             )
         );
         assert!(binding("1=surface2d:16:R8_UINT").is_err());
+        // The file is everything after the format (and tiling), colons too;
+        // it is read, so a missing one names itself.
+        let e = binding("1=surface2d:16x4:R8_UINT:4").unwrap_err();
+        assert!(e.starts_with("4: "), "{e}");
+        let e = binding("1=surface2d:16x4:R8_UINT:y:a:b").unwrap_err();
+        assert!(e.starts_with("a:b: "), "{e}");
         assert!(binding("1=texture:foo").is_err());
         assert!(binding("x=buffer:zero:4").is_err());
     }
