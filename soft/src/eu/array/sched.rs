@@ -34,6 +34,10 @@ impl EuArray {
                     self.cursor = (idx + 1) % n;
                     break;
                 }
+                // The rest of the pass would only visit empty slots.
+                if self.resident == 0 {
+                    break;
+                }
             }
             if !progressed {
                 r.stalled = self.resident > 0;
