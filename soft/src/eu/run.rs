@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use crate::eu::error::{ErrorKind, EuError};
 use crate::eu::operand::{DstKind, MAX_CH};
-use crate::eu::predecode::{Next, Program};
+use crate::eu::predecode::{Next, Program, lite};
 use crate::eu::send::{SendError, SharedFunctions};
 use crate::eu::thread::Thread;
 
@@ -100,8 +100,17 @@ impl Thread {
             let Some(block) = prog.lite.get(k..k + n).filter(|b| !b.is_empty()) else {
                 return Ok(None);
             };
+            // A block cut short by the budget ends before the successor
+            // its last instruction may leave the accumulator to (see
+            // `lite::mark_dead_acc`): that one runs exactly.
+            let cut = n < head.straight as usize;
             for (j, l) in block.iter().enumerate() {
-                let next = match (l.run)(self, l, prog, on) {
+                let run = if cut && j + 1 == n {
+                    lite::by_ops
+                } else {
+                    l.run
+                };
+                let next = match run(self, l, prog, on) {
                     Ok(next) => next,
                     Err(e) => {
                         // As if run one by one: the earlier instructions

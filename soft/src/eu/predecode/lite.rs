@@ -155,5 +155,32 @@ pub(crate) fn build(p: Platform, ops: &[Op], index: &[(u32, u32)]) -> Vec<Lite> 
             out[k].straight = out[k + 1].straight.saturating_add(1);
         }
     }
+    mark_dead_acc(&mut out);
     out
+}
+
+/// Marks the implicit accumulator writes (every Gen4/G45 arithmetic
+/// instruction makes one) that the next instruction of the same block
+/// overwrites: both fast handlers (which neither fail nor read the
+/// accumulator), the successor covering the same elements (same first
+/// element, at least as many lanes) under at least the same enables (same
+/// channel group and NoMask, a superset of the write mask). Nothing can
+/// observe the dead value: a block runs to its end unless the budget cuts
+/// it, and then the run loop runs the cut block's last instruction exactly.
+fn mark_dead_acc(out: &mut [Lite]) {
+    for k in 0..out.len().saturating_sub(1) {
+        let (a, b) = (&out[k], &out[k + 1]);
+        let (fa, fb) = (&a.flat, &b.flat);
+        let dead = a.straight >= 2
+            && fa.lanes != 0
+            && fb.lanes != 0
+            && fa.acc_write
+            && fb.acc_write
+            && fb.acc_first == fa.acc_first
+            && fb.lanes >= fa.lanes
+            && b.first == a.first
+            && b.force == a.force
+            && b.keep & a.keep == a.keep;
+        out[k].flat.acc_dead = dead;
+    }
 }

@@ -13,7 +13,10 @@
 //! accumulator (Gen6+) and round-toward-zero (Gen4/G45) have lane loops
 //! the compiler vectorises; other cases go lane by lane exactly.
 
+mod host;
 mod lanes;
+
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use baregpu_isa::Platform;
 use baregpu_isa::inst::{CondMod, Opcode, PredCtrl, Type};
@@ -47,6 +50,22 @@ pub(crate) struct Flat {
     pub acc_first: u8,
     /// The instruction writes the implicit accumulator (unless cr0.0[1]).
     pub acc_write: bool,
+    /// Channels the operation computes (8 or 16; a fused pair is 16).
+    pub lanes: u8,
+    /// The accumulator write is dead: the next instruction of the
+    /// straight-line block overwrites the same elements under the same
+    /// enables before anything reads them (set by `lite::build`; the run
+    /// loop runs a block's last instruction exactly when the budget cuts
+    /// the block before its successor).
+    pub acc_dead: bool,
+}
+
+impl Flat {
+    /// Whether the kernel writes the accumulator (`disabled`: cr0.0[1]).
+    #[inline(always)]
+    fn writes_acc(&self, disabled: bool) -> bool {
+        self.acc_write && !self.acc_dead && !disabled
+    }
 }
 
 /// A fast instruction: what it computes, its channels, its operands.
@@ -92,6 +111,7 @@ fn fast(op: &Op) -> Option<Fast> {
         dst,
         acc_first: ctl.acc_first,
         acc_write: ctl.acc_write,
+        lanes: ctl.exec,
         ..Flat::default()
     };
     for k in 0..srcs {
@@ -131,19 +151,34 @@ pub(crate) fn choose_lite(p: Platform, first: &Op, second: Option<&Op>) -> Optio
         None => fast(first)?,
         Some(b) => fuse(fast(first)?, fast(b)?, first, b)?,
     };
-    let h: LiteFn = match (zero, f.kind, f.n) {
-        (_, MAD, 8) => near_lite::<8, MAD>,
-        (_, MAD, _) => near_lite::<16, MAD>,
-        (false, ADD, 8) => near_lite::<8, ADD>,
-        (false, ADD, _) => near_lite::<16, ADD>,
-        (false, _, 8) => near_lite::<8, MUL>,
-        (false, _, _) => near_lite::<16, MUL>,
-        (true, ADD, 8) => zero_lite::<8, ADD>,
-        (true, ADD, _) => zero_lite::<16, ADD>,
-        (true, _, 8) => zero_lite::<8, MUL>,
-        (true, _, _) => zero_lite::<16, MUL>,
+    let h: LiteFn = if host::wide() && !PORTABLE_ONLY.load(Ordering::Relaxed) {
+        pick::<true>(zero, f.kind, f.n)
+    } else {
+        pick::<false>(zero, f.kind, f.n)
     };
     Some((h, f.flat))
+}
+
+/// Tests set this to predecode with the portable lane loops on a host
+/// that has the wide ones (both compute the same bits; either is correct
+/// for any program predecoded meanwhile).
+static PORTABLE_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// The straight-line handler for the rounding, operation and width; `W`:
+/// the lane loops compiled for AVX2 and FMA (see [`host`]).
+fn pick<const W: bool>(zero: bool, kind: u8, n: u8) -> LiteFn {
+    match (zero, kind, n) {
+        (_, MAD, 8) => near_lite::<8, MAD, W>,
+        (_, MAD, _) => near_lite::<16, MAD, W>,
+        (false, ADD, 8) => near_lite::<8, ADD, W>,
+        (false, ADD, _) => near_lite::<16, ADD, W>,
+        (false, _, 8) => near_lite::<8, MUL, W>,
+        (false, _, _) => near_lite::<16, MUL, W>,
+        (true, ADD, 8) => zero_lite::<8, ADD, W>,
+        (true, ADD, _) => zero_lite::<16, ADD, W>,
+        (true, _, 8) => zero_lite::<8, MUL, W>,
+        (true, _, _) => zero_lite::<16, MUL, W>,
+    }
 }
 
 /// The halves of a compressed instruction as one SIMD16 operation, when
@@ -186,7 +221,7 @@ fn fuse(a: Fast, b: Fast, op_a: &Op, op_b: &Op) -> Option<Fast> {
     ok.then_some(Fast {
         kind: a.kind,
         n: 16,
-        flat: fa,
+        flat: Flat { lanes: 16, ..fa },
     })
 }
 
@@ -203,23 +238,29 @@ fn on_op<const N: usize, const K: u8>(t: &mut Thread, op: &Op) -> Result<Next, E
 /// Straight-line handler for the platforms that round to nearest even
 /// (Gen6+): that lane loop inline, anything else out of line. `on` is the
 /// block's mask state (see [`Thread::channels_on`]).
-fn near_lite<const N: usize, const K: u8>(
+fn near_lite<const N: usize, const K: u8, const W: bool>(
     t: &mut Thread,
     l: &Lite,
     prog: &Program,
     on: u32,
 ) -> Result<Next, ErrorKind> {
     let f = &l.flat;
-    if t.fp.path != FloatPath::Nearest || (f.acc_write && !t.fp.acc_disable) {
+    if t.fp.path != FloatPath::Nearest || f.writes_acc(t.fp.acc_disable) {
         return slow_lite::<N, K>(t, l, prog, on);
     }
-    nearest::<N, K>(t, f, l.enables(on));
+    if W {
+        // SAFETY: `W` handlers are chosen only when `host::wide()` found
+        // AVX2 and FMA usable on this CPU.
+        unsafe { nearest_wide::<N, K>(t, f, l.enables(on)) }
+    } else {
+        nearest::<N, K>(t, f, l.enables(on));
+    }
     Ok(Next::Fall)
 }
 
 /// Straight-line handler for the platforms that round toward zero
 /// (Gen4/G45, no mad).
-fn zero_lite<const N: usize, const K: u8>(
+fn zero_lite<const N: usize, const K: u8, const W: bool>(
     t: &mut Thread,
     l: &Lite,
     prog: &Program,
@@ -228,8 +269,26 @@ fn zero_lite<const N: usize, const K: u8>(
     if t.fp.path != FloatPath::TowardZero {
         return slow_lite::<N, K>(t, l, prog, on);
     }
-    toward::<N, K>(t, &l.flat, l.enables(on));
+    if W {
+        // SAFETY: as in `near_lite`.
+        unsafe { toward_wide::<N, K>(t, &l.flat, l.enables(on)) }
+    } else {
+        toward::<N, K>(t, &l.flat, l.enables(on));
+    }
     Ok(Next::Fall)
+}
+
+/// [`nearest`] compiled for AVX2 and FMA. Callers make sure the CPU has
+/// them ([`host::wide`]).
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+unsafe fn nearest_wide<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
+    nearest::<N, K>(t, f, en);
+}
+
+/// [`toward`] compiled for AVX2 and FMA; callers as for [`nearest_wide`].
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+unsafe fn toward_wide<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
+    toward::<N, K>(t, f, en);
 }
 
 /// Any mode: ALT mode by the operations' own handlers (the generic
@@ -251,7 +310,7 @@ fn slow_lite<const N: usize, const K: u8>(
 
 /// The kernel of `K` on `N` lanes in any mode but ALT.
 fn kernel<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
-    let acc = f.acc_write && !t.fp.acc_disable;
+    let acc = f.writes_acc(t.fp.acc_disable);
     match t.fp.path {
         FloatPath::Nearest if !acc => nearest::<N, K>(t, f, en),
         FloatPath::TowardZero if K != MAD => toward::<N, K>(t, f, en),
@@ -305,7 +364,7 @@ fn toward<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
         }
     }
     store::<N>(&mut t.regs, f.dst, &o, en);
-    if f.acc_write && !t.fp.acc_disable {
+    if f.writes_acc(t.fp.acc_disable) {
         let mut w = [0f64; N];
         for i in 0..N {
             // A product is kept as it is (a -0 stays).
@@ -431,7 +490,7 @@ fn other<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
         }
     }
     store::<N>(&mut t.regs, f.dst, &o, en);
-    if f.acc_write && !t.fp.acc_disable {
+    if f.writes_acc(t.fp.acc_disable) {
         store_acc::<N>(t, f.acc_first, &o, &w, en);
     }
 }

@@ -335,6 +335,21 @@ fn kernels_match_the_generic_path_g45() {
     check_platform(Platform::G45, 4);
 }
 
+/// The portable lane loops too, on a host where the wide ones are chosen
+/// (elsewhere the tests above already ran them).
+#[test]
+fn portable_kernels_match_the_generic_path() {
+    super::PORTABLE_ONLY.store(true, core::sync::atomic::Ordering::Relaxed);
+    for (p, seed) in [
+        (Platform::Gen75, 5),
+        (Platform::Gen6, 6),
+        (Platform::G45, 7),
+    ] {
+        check_platform(p, seed);
+    }
+    super::PORTABLE_ONLY.store(false, core::sync::atomic::Ordering::Relaxed);
+}
+
 /// A compressed instruction whose second half reads what the first half
 /// wrote is not fused (the halves run in order).
 #[test]
@@ -409,4 +424,39 @@ fn an_error_inside_a_block_stops_there() {
     assert_eq!(blocks.run(&prog, sf, 100), want);
     assert_eq!(blocks.ip, bad_ip);
     assert_eq!(blocks.executed, 2);
+}
+
+/// Gen4/G45 arithmetic writes the accumulator implicitly; a block skips
+/// the writes the next instruction overwrites. Wherever the budget stops
+/// a block, the accumulator is what stepping one instruction at a time
+/// leaves (the last instruction run wrote it).
+#[test]
+fn dead_accumulator_writes_stay_invisible_when_the_budget_cuts() {
+    let p = Platform::G45;
+    let src = "add (16|M0) r20.0<1>:f r10.0<8;8,1>:f r12.0<8;8,1>:f {Compr}\n\
+               mul (16|M0) r22.0<1>:f r20.0<8;8,1>:f r12.0<8;8,1>:f {Compr}\n\
+               mul (8|M0) r24.0<1>:f r22.0<8;8,1>:f r14.0<8;8,1>:f\n\
+               add (16|M0) r26.0<1>:f r24.0<8;8,1>:f r10.0<0;1,0>:f {Compr}\n\
+               add (16|M0) r20.0<1>:f r26.0<8;8,1>:f r12.0<8;8,1>:f {Compr}";
+    let bytes = baregpu_isa::text::assemble(p, src).expect("assembles");
+    let prog = Program::new(p, &bytes);
+    // The first instruction's write is dead (the next covers it); the
+    // SIMD8 mul's is not followed by a narrower one, so the SIMD16 add
+    // after it overwrites it: dead too.
+    assert!(prog.lite[0].flat.acc_dead && prog.lite[2].flat.acc_dead);
+    let sf = &mut NoSharedFunctions::default();
+    let mut r = Rng(7);
+    let mut base = Thread::new(p);
+    fill(&mut base, &mut r);
+    for budget in 1..=prog.len() as u64 {
+        let mut stepped = copy(&base);
+        for _ in 0..budget {
+            assert_eq!(stepped.step(&prog, sf), Ok(crate::eu::Step::Ran));
+        }
+        let mut blocks = copy(&base);
+        let _ = blocks.run(&prog, sf, budget);
+        let what = format!("budget {budget}");
+        same(&blocks, &stepped, &what);
+        assert_eq!(blocks.ip, stepped.ip, "{what}");
+    }
 }
