@@ -57,3 +57,39 @@ unsafe fn xcr0() -> u64 {
 fn detect() -> bool {
     false
 }
+
+/// `a * b + c` lane by lane with one rounding to nearest even (IEEE
+/// fusedMultiplyAdd, gradual underflow), `N` a multiple of 8. Only for
+/// the AVX2 + FMA handlers: callers make sure [`wide`] said yes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+pub(super) unsafe fn fma_lanes<const N: usize>(
+    a: &[f32; N],
+    b: &[f32; N],
+    c: &[f32; N],
+) -> [f32; N] {
+    use core::arch::x86_64::{__m256, _mm256_fmadd_ps};
+    let mut r = [0f32; N];
+    for k in (0..N).step_by(8) {
+        let (Some(x), Some(y), Some(z)) = (a.get(k..k + 8), b.get(k..k + 8), c.get(k..k + 8))
+        else {
+            break;
+        };
+        let mut v = [[0f32; 8]; 3];
+        v[0].copy_from_slice(x);
+        v[1].copy_from_slice(y);
+        v[2].copy_from_slice(z);
+        // SAFETY: `[f32; 8]` and `__m256` have the same size (32 bytes) and
+        // every bit pattern is valid in both; this is the register view of
+        // eight floats.
+        let f: [f32; 8] = unsafe {
+            let [x, y, z] = v.map(|l| core::mem::transmute::<[f32; 8], __m256>(l));
+            core::mem::transmute::<__m256, [f32; 8]>(_mm256_fmadd_ps(x, y, z))
+        };
+        if let Some(out) = r.get_mut(k..k + 8) {
+            out.copy_from_slice(&f);
+        }
+    }
+    r
+}

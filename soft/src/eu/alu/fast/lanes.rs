@@ -29,6 +29,12 @@ fn flush(w: u32) -> u32 {
     w & !(mask(w & 0x7F80_0000 == 0) & 0x7FFF_FFFF)
 }
 
+/// [`flush`] for the fast paths' results.
+#[inline(always)]
+pub fn flush_bits(w: u32) -> u32 {
+    flush(w)
+}
+
 /// `N` F elements of an operand at flat offset `off`: consecutive dwords,
 /// or one dword replicated when `scalar`. Denormals flushed.
 #[inline(always)]
@@ -176,6 +182,21 @@ pub fn add_toward_zero(a: f32, b: f32) -> (u32, bool) {
         out(f32::from_bits(rb.wrapping_sub(u32::from(inward)))),
         !r_fin | err_fin,
     )
+}
+
+/// [`add_toward_zero`] for the common case, cheaper: right when the sum
+/// and its TwoSum rest are both finite, which the second value says (no
+/// NaN can then come out, and the rest never overflowed).
+#[inline(always)]
+pub fn add_toward_zero_finite(a: f32, b: f32) -> (u32, bool) {
+    let r = a + b;
+    let bb = r - a;
+    let err = (a - (r - bb)) + (b - bb);
+    let rb = r.to_bits();
+    // Non-short-circuit operators keep the lanes branch-free.
+    let finite = (r * 0.0 == 0.0) & (err * 0.0 == 0.0);
+    let inward = (err != 0.0) & (((err.to_bits() ^ rb) as i32) < 0);
+    (flush(rb.wrapping_sub(u32::from(inward))), finite)
 }
 
 /// F `a * b` rounded toward zero, in its stored form.

@@ -22,7 +22,8 @@ use baregpu_isa::Platform;
 use baregpu_isa::inst::{CondMod, Opcode, PredCtrl, Type};
 
 use self::lanes::{
-    add_toward_zero, add_wide, load, mul_toward_zero, out, store, store_acc, toward_zero,
+    add_toward_zero, add_toward_zero_finite, add_wide, load, mul_toward_zero, out, store,
+    store_acc, toward_zero,
 };
 use super::exec;
 use crate::eu::error::ErrorKind;
@@ -253,7 +254,7 @@ fn near_lite<const N: usize, const K: u8, const W: bool>(
         // AVX2 and FMA usable on this CPU.
         unsafe { nearest_wide::<N, K>(t, f, l.enables(on)) }
     } else {
-        nearest::<N, K>(t, f, l.enables(on));
+        nearest::<N, K, false>(t, f, l.enables(on));
     }
     Ok(Next::Fall)
 }
@@ -273,7 +274,7 @@ fn zero_lite<const N: usize, const K: u8, const W: bool>(
         // SAFETY: as in `near_lite`.
         unsafe { toward_wide::<N, K>(t, &l.flat, l.enables(on)) }
     } else {
-        toward::<N, K>(t, &l.flat, l.enables(on));
+        toward::<N, K, false>(t, &l.flat, l.enables(on));
     }
     Ok(Next::Fall)
 }
@@ -282,13 +283,13 @@ fn zero_lite<const N: usize, const K: u8, const W: bool>(
 /// them ([`host::wide`]).
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
 unsafe fn nearest_wide<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
-    nearest::<N, K>(t, f, en);
+    nearest::<N, K, true>(t, f, en);
 }
 
 /// [`toward`] compiled for AVX2 and FMA; callers as for [`nearest_wide`].
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
 unsafe fn toward_wide<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
-    toward::<N, K>(t, f, en);
+    toward::<N, K, true>(t, f, en);
 }
 
 /// Any mode: ALT mode by the operations' own handlers (the generic
@@ -312,21 +313,26 @@ fn slow_lite<const N: usize, const K: u8>(
 fn kernel<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
     let acc = f.writes_acc(t.fp.acc_disable);
     match t.fp.path {
-        FloatPath::Nearest if !acc => nearest::<N, K>(t, f, en),
-        FloatPath::TowardZero if K != MAD => toward::<N, K>(t, f, en),
+        FloatPath::Nearest if !acc => nearest::<N, K, false>(t, f, en),
+        FloatPath::TowardZero if K != MAD => toward::<N, K, false>(t, f, en),
         _ => other::<N, K>(t, f, en),
     }
 }
 
 /// Nearest-even without the accumulator.
 #[inline(always)]
-fn nearest<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
+fn nearest<const N: usize, const K: u8, const W: bool>(t: &mut Thread, f: &Flat, en: u32) {
     let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
     let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
     let mut o = [0u32; N];
     if K == MAD {
         let c = load::<N>(&t.regs, f.src[2], f.scalar[2]);
-        if !mad_nearest::<N>(&a, &b, &c, &mut o) {
+        let easy = if W {
+            mad_fused::<N>(&a, &b, &c, &mut o)
+        } else {
+            mad_nearest::<N>(&a, &b, &c, &mut o)
+        };
+        if !easy {
             return other::<N, K>(t, f, en);
         }
     } else {
@@ -340,19 +346,31 @@ fn nearest<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
 
 /// Toward zero (add and mul), with the accumulator when written.
 #[inline(always)]
-fn toward<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
+fn toward<const N: usize, const K: u8, const W: bool>(t: &mut Thread, f: &Flat, en: u32) {
     let a = load::<N>(&t.regs, f.src[0], f.scalar[0]);
     let b = load::<N>(&t.regs, f.src[1], f.scalar[1]);
     let mut o = [0u32; N];
     let mut ok = true;
     // Bits and the accumulator's values in separate loops: each
     // vectorises at its own width.
-    for i in 0..N {
-        if K == ADD {
+    if K == ADD {
+        let mut finite = true;
+        for i in 0..N {
+            let lane_finite;
+            (o[i], lane_finite) = add_toward_zero_finite(a[i], b[i]);
+            finite &= lane_finite;
+        }
+        // An infinity or NaN somewhere: the full rules.
+        for i in 0..N {
+            if finite {
+                break;
+            }
             let lane_ok;
             (o[i], lane_ok) = add_toward_zero(a[i], b[i]);
             ok &= lane_ok;
-        } else {
+        }
+    } else if !(W && mul_toward_zero_fused::<N>(&a, &b, &mut o)) {
+        for i in 0..N {
             o[i] = mul_toward_zero(a[i], b[i]);
         }
     }
@@ -392,6 +410,68 @@ fn mad_nearest<const N: usize>(a: &[f32; N], b: &[f32; N], c: &[f32; N], o: &mut
         o[i] = r;
     }
     !hard
+}
+
+/// [`mad_nearest`] with the host's fused multiply-add (one rounding to
+/// nearest even, exactly the EU's): no midpoint can arise. Hard lanes are
+/// only those whose result is NaN or below 2^-125 and not zero (the
+/// denormal flush; see [`nearest_lane`]). Only for the `W` handlers.
+#[inline(always)]
+fn mad_fused<const N: usize>(a: &[f32; N], b: &[f32; N], c: &[f32; N], o: &mut [u32; N]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: only the `W` handlers get here, and they are chosen
+        // when `host::wide()` found AVX2 and FMA usable.
+        let r = unsafe { host::fma_lanes::<N>(b, c, a) };
+        let mut hard = false;
+        for i in 0..N {
+            // The negated compare is also true for NaN.
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
+            let below = !(r[i].abs() >= f32::from_bits(0x0100_0000));
+            hard |= below & (r[i] != 0.0);
+            o[i] = r[i].to_bits();
+        }
+        !hard
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    mad_nearest::<N>(a, b, c, o)
+}
+
+/// F `a * b` rounded toward zero on every lane, with the host's fused
+/// multiply-add giving each product's exact rounding error: `false` (and
+/// `o` to be recomputed) when a lane needs [`mul_toward_zero`] instead, an
+/// infinite or NaN product, or one below 2^-100 and not zero, where the
+/// error may itself underflow. Only for the `W` handlers.
+#[inline(always)]
+fn mul_toward_zero_fused<const N: usize>(a: &[f32; N], b: &[f32; N], o: &mut [u32; N]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut r = [0f32; N];
+        let mut neg = [0f32; N];
+        for i in 0..N {
+            r[i] = a[i] * b[i];
+            neg[i] = -r[i];
+        }
+        // SAFETY: as in `mad_fused`.
+        let err = unsafe { host::fma_lanes::<N>(a, b, &neg) };
+        let mut ok = true;
+        for i in 0..N {
+            let m = r[i].abs();
+            // Non-short-circuit operators keep the lanes branch-free.
+            ok &= (m < f32::INFINITY) & ((m >= f32::from_bits(0x0D80_0000)) | (m == 0.0));
+            let rb = r[i].to_bits();
+            // The exact product is `r + err`: `r` is farther from zero
+            // when the error points back toward zero.
+            let farther = (err[i] != 0.0) & (((err[i].to_bits() ^ rb) as i32) < 0);
+            o[i] = lanes::flush_bits(rb.wrapping_sub(u32::from(farther)));
+        }
+        ok
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (a, b, o);
+        false
+    }
 }
 
 /// One mad lane in nearest-even through f64: the F result (not yet in
