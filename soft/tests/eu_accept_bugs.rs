@@ -77,6 +77,39 @@ fn frc_stays_below_one() {
     }
 }
 
+/// The same on DF (Gen7; the F rule carried over, as the Gen7 manual
+/// here has no frc page): -2^-60 gives the largest double below 1,
+/// 0x3FEFFFFFFFFFFFFF, not 1.0; -0.3's exact fraction 1 - 0.3 needs one
+/// bit more than DF has and is truncated; a positive value is exact.
+#[test]
+fn double_frc_stays_below_one() {
+    let p = Platform::Gen75;
+    let xs = [-f64::powi(2.0, -60), -0.3, 2.75, -1.0e-300];
+    let h = run(p, "frc (4|M0) r10.0<1>:df r2.0<4;4,1>:df\n", |h| {
+        for (i, x) in xs.iter().enumerate() {
+            let b = x.to_bits();
+            h.thread.set_grf_ud(2, 2 * i, b as u32);
+            h.thread.set_grf_ud(2, 2 * i + 1, (b >> 32) as u32);
+        }
+    });
+    let df = |i: usize| {
+        u64::from(h.thread.grf_ud(10, 2 * i)) | u64::from(h.thread.grf_ud(10, 2 * i + 1)) << 32
+    };
+    // 1 - 0.3 exactly: 0.3 is 0x3FD3333333333333 = 5404319552844595 *
+    // 2^-54; 1 - that = 12610078956637389 * 2^-54, 54 significant bits:
+    // truncated to 53, 12610078956637388 * 2^-54.
+    let frac_03 = 12_610_078_956_637_388f64 * f64::powi(2.0, -54);
+    let want = [
+        0x3FEF_FFFF_FFFF_FFFF,
+        frac_03.to_bits(),
+        0.75f64.to_bits(),
+        0x3FEF_FFFF_FFFF_FFFF,
+    ];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(df(i), *w, "{p} element {i}: {:e}", f64::from_bits(df(i)));
+    }
+}
+
 /// Conversions do not flush denormals, and an F denormal becomes a finite
 /// DF (001 lines 1329-1331 and the F-to-DF table, lines 1760-1775): 2^-149
 /// is 0x36A0000000000000 as a DF. (Haswell; Ivy Bridge's paired-channel DF

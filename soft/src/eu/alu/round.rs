@@ -80,9 +80,21 @@ pub fn float(p: Platform, op: Opcode, a: &[u32; MAX_CH], n: usize, out: &mut FOu
 /// DF rounding (Gen7).
 pub fn df(op: Opcode, x: f64) -> f64 {
     match op {
+        // As for F: the exact fraction rounded toward zero, so that it
+        // stays in [0, 1) ("not including 1": 000 Table 14-3, lines
+        // 11735-11740; the Gen7 manual here has no frc page, so the F rule
+        // is carried over to DF). `x - floor(x)` alone would round
+        // 1 - 2^-60 (a tiny negative `x`) up to 1.
         Opcode::Frc => {
             if x.is_finite() {
-                x - libm::floor(x)
+                let (hi, lo) = fp::two_sum(x, -libm::floor(x));
+                if lo < 0.0 && hi > 0.0 {
+                    // One step toward zero: `hi` is positive and normal
+                    // (at least the rest's ulp), so its bits decrement.
+                    f64::from_bits(hi.to_bits() - 1)
+                } else {
+                    hi
+                }
             } else {
                 f64::NAN
             }

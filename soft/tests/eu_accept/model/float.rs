@@ -446,7 +446,7 @@ fn df_value(combo: &Combo, c: &Ctx, l: &Lane) -> Want {
             if x[0].is_infinite() {
                 f64::NAN
             } else {
-                x[0] - x[0].floor()
+                df_frc(x[0])
             }
         }
         _ => return Want::Undef("no DF form modelled"),
@@ -584,4 +584,39 @@ pub fn float_fn(f: MathFn, x: f32, y: f32, dst: Type, c: &Ctx) -> Want {
         tol: tol + 2.0 * MIN_NORMAL,
     };
     near_to_dst(w, dst, c)
+}
+
+/// DF frc: the exact fraction `x - floor(x)` truncated to DF (it lies in
+/// [0, 1), "not including 1": 000 Table 14-3, lines 11735-11740, carried
+/// over to DF). Computed in integers: `x = -M 2^e` with `M` odd-or-not
+/// below 2^53; the fraction is `(m 2^-e - M) 2^e` for `m = -floor(x)`.
+fn df_frc(x: f64) -> f64 {
+    let fl = x.floor();
+    if x >= 0.0 || fl == x || x.is_nan() {
+        // Non-negative: x and floor(x) share the binade or floor is 0, so
+        // the difference is exact. Integers (and NaN) pass through.
+        return x - fl;
+    }
+    let bits = x.to_bits();
+    let raw_exp = ((bits >> 52) & 0x7FF) as i32;
+    let (mant, e) = if raw_exp == 0 {
+        (bits & ((1 << 52) - 1), -1074)
+    } else {
+        ((bits & ((1 << 52) - 1)) | (1 << 52), raw_exp - 1075)
+    };
+    if -e > 120 {
+        // |x| < 2^-67: the fraction 1 - |x| lies strictly between
+        // 1 - 2^-53 and 1.
+        return 1.0 - f64::EPSILON / 2.0;
+    }
+    let m = (-fl) as u128;
+    let n = (m << (-e) as u32) - u128::from(mant);
+    // Keep the top 53 bits (truncation), then scale exactly.
+    let len = 128 - n.leading_zeros();
+    let kept = if len > 53 {
+        (n >> (len - 53)) << (len - 53)
+    } else {
+        n
+    };
+    (kept as f64) * 2f64.powi(e)
 }
