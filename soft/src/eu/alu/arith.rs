@@ -69,7 +69,15 @@ pub fn float(
         };
         let (bits, of) = fx.fin(hi, lo);
         out.bits[k] = bits;
-        out.wide[k] = if hi.is_nan() { f64::NAN } else { hi + lo };
+        // The exact result rounded to f64; `hi + lo` with a zero `lo`
+        // would turn a -0 (a product, or -0 + -0) into +0.
+        out.wide[k] = if hi.is_nan() {
+            f64::NAN
+        } else if lo == 0.0 {
+            hi
+        } else {
+            hi + lo
+        };
         if of {
             out.of |= 1 << k;
         }

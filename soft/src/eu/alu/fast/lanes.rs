@@ -215,9 +215,10 @@ pub fn mul_toward_zero(a: f32, b: f32) -> u32 {
     out(f32::from_bits(r.to_bits().wrapping_sub(u32::from(farther))))
 }
 
-/// The value the Gen4/G45 accumulator keeps for F `a + b`: the sum
-/// rounded to f64, a zero made +0 (what `s + e` of [`fp::two_sum`] is).
+/// The value the accumulator keeps for F `a + b`: the exact sum rounded
+/// to f64 (one rounding), a zero signed as nearest-even or toward-zero
+/// sign it (-0 only for -0 + -0), as the generic path keeps it.
 #[inline(always)]
 pub fn add_wide(a: f32, b: f32) -> f64 {
-    f64::from(a) + f64::from(b) + 0.0
+    f64::from(a) + f64::from(b)
 }

@@ -507,9 +507,8 @@ fn round(s: f64, e: f64, mode: Rounding) -> u32 {
 /// Every other case lane by lane, exactly: the accumulator in
 /// nearest-even mode, rounding up or down (Gen7 cr0.0[5:4]), mad toward
 /// zero, and mad lanes on a midpoint. The accumulator's extra precision
-/// gets what it got before the fast paths were reworked (`wide`: the
-/// rounded sum for add, the product for mul, the f64 sum for a mad whose
-/// lanes are all easy, else the exact value).
+/// (`w`) is what the generic path keeps: the exact result rounded to f64,
+/// a zero with the sign the rounding mode gives it.
 #[cold]
 #[inline(never)]
 fn other<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
@@ -523,13 +522,11 @@ fn other<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
     if K == MAD && mode == Rounding::NearestEven {
         easy = true;
         for i in 0..N {
-            let (r, s, _) = nearest_lane(a[i], b[i], c[i]);
-            let bits = out(f32::from_bits(r));
-            // Which lanes are hard decides which value the accumulator
-            // keeps: the test it had (a result below 1e-37 is hard).
-            let midpoint = (s.to_bits() as u32) & 0x1FFF_FFFF == 0x1000_0000;
-            easy &= !(midpoint | (s != 0.0 && s.abs() < 1.0e-37));
-            o[i] = bits;
+            let (r, s, hard) = nearest_lane(a[i], b[i], c[i]);
+            // `s` is the exact sum rounded to f64 (the product is exact),
+            // its zero signed as nearest-even signs it.
+            easy &= !hard;
+            o[i] = out(f32::from_bits(r));
             w[i] = s;
         }
     }
@@ -539,9 +536,8 @@ fn other<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
         }
         match K {
             ADD if mode == Rounding::NearestEven => {
-                let v = a[i] + b[i];
-                o[i] = out(v);
-                w[i] = f64::from(v);
+                o[i] = out(a[i] + b[i]);
+                w[i] = add_wide(a[i], b[i]);
             }
             MUL => {
                 let p = f64::from(a[i]) * f64::from(b[i]);
@@ -565,7 +561,8 @@ fn other<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en: u32) {
                     s
                 };
                 o[i] = round(s, e, mode);
-                w[i] = s + e;
+                // `s + e` would turn a -0 into +0.
+                w[i] = if e == 0.0 { s } else { s + e };
             }
         }
     }

@@ -16,7 +16,9 @@ use alloc::vec::Vec;
 use baregpu_isa::Platform;
 
 use super::fast;
-use super::lanes::{add_toward_zero, add_wide, mul_toward_zero, out, toward_zero};
+use super::lanes::{
+    add_toward_zero, add_toward_zero_finite, add_wide, mul_toward_zero, out, toward_zero,
+};
 use crate::eu::fp::{self, Rounding};
 use crate::eu::predecode::Program;
 use crate::eu::send::NoSharedFunctions;
@@ -103,8 +105,12 @@ fn toward_zero_matches_the_exact_rounding() {
         assert!(!ok || bits == want, "{a:e} + {b:e} in F");
         // Only finite sums of operands near FLT_MAX need the f64 path.
         assert!(ok || a.abs().max(b.abs()) > 1.0e38, "{a:e} + {b:e}");
+        let (fast_bits, finite) = add_toward_zero_finite(a, b);
+        assert!(!finite || fast_bits == want, "{a:e} + {b:e} in F (finite)");
+        // The accumulator keeps the exact sum rounded to f64, a zero with
+        // its sign (what the generic path keeps).
         let (s2, e2) = fp::two_sum(f64::from(a), f64::from(b));
-        let sum = s2 + e2;
+        let sum = if e2 == 0.0 { s2 } else { s2 + e2 };
         assert!(
             wide.to_bits() == sum.to_bits() || (wide.is_nan() && sum.is_nan()),
             "{a:e} + {b:e}: {wide:e} vs {sum:e}"
@@ -248,11 +254,9 @@ fn generic(t: &mut Thread, prog: &Program) {
 
 /// Registers and accumulator of two threads are the same. The
 /// accumulator's extra precision only exists on Gen4/G45 (Gen6+ keep F at
-/// F precision: what is kept there is never read), and is compared as
-/// values: a NaN may differ in payload (every NaN result is made canonical
-/// before it is stored), and the generic path keeps +0 where the fast
-/// paths keep the -0 of a product (it adds the zero rest; both as before
-/// the fast paths were reworked).
+/// F precision: what is kept there is never read), and is compared bit
+/// for bit (a -0 must stay -0), except that a NaN may differ in payload
+/// (every NaN result is made canonical before it is stored).
 fn same(a: &Thread, b: &Thread, what: &str) {
     assert!(a.regs == b.regs, "{what}: registers differ");
     if a.platform > Platform::G45 {
@@ -260,7 +264,7 @@ fn same(a: &Thread, b: &Thread, what: &str) {
     }
     for (x, y) in a.acc.f.iter().zip(b.acc.f.iter()) {
         assert!(
-            x == y || (x.is_nan() && y.is_nan()),
+            x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
             "{what}: accumulator {x:e} vs {y:e}"
         );
     }
