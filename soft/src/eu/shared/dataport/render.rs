@@ -1,31 +1,51 @@
 //! Render-target write, as far as clears and simple colour output need,
 //! and the streamed vertex buffer write.
 //!
-//! Render-target write (000 lines 4911-5249), partial: Gen4/G45 only (the
-//! Gen6+ header moves its fields and is not modelled); SIMD16 and SIMD8
-//! single source and SIMD16 replicated data; colour only (messages with
-//! depth, stencil or antialias alpha are refused); no blending, logic ops,
-//! colour write disables or pixel-scoreboard effects (the colour
-//! calculator state is not modelled); 2D surfaces of the formats in
-//! `surface::format` that the sampler can also read. The header's M0.0
-//! pixel enables pick the pixels (the execution mask is ignored, 000 line
-//! 4937); M1.2-M1.5 give each subspan's upper-left X/Y (000 lines
-//! 5010-5017); a subspan's pixels are UL, UR, LL, LR (000 lines 4945-4956).
-//! Pixels outside the surface are dropped (000 line 4939).
+//! Render-target write: the header's pixel enables pick the pixels (the
+//! execution mask is ignored: 000 line 4937, 003 lines 84862-84863); the
+//! header gives each subspan's upper-left X/Y and a subspan's pixels are
+//! UL, UR, LL, LR (000 lines 4945-4956, 003 lines 84870-84900); pixels
+//! outside the surface are dropped (000 line 4939, 003 lines 84865-84867).
+//! Colour only, on 2D surfaces, converted to the surface format by
+//! [`target`]. Per generation:
+//!
+//! - Gen4/G45 (000 lines 4911-5249), below: M0.0 holds the pixel enables,
+//!   M1.2-M1.5 the subspan X/Y (000 lines 5010-5017); SIMD16 colour is
+//!   subspans 1/0 R, G, B, A then 3/2 R, G, B, A (000 line 5228).
+//! - Gen6, Gen7 and Gen7.5 (003 lines 84812-85793), in [`gen6`]: the
+//!   header moves the enables to M1.7 and is optional; SIMD16 colour
+//!   interleaves the halves per channel.
+//!
+//! Not modelled, refused with an error rather than written wrongly:
+//! source/destination depth, stencil, antialias alpha, oMask, source-0
+//! alpha, dual-source and (Gen6) SIMD8 image writes, per-sample
+//! dispatch, surface arrays, and (Gen6+) messages without a header, whose
+//! pixel positions come from the pixel-shader dispatch that the media and
+//! GPGPU pipelines and the harness do not have. Blending, logic ops,
+//! colour write disables, alpha test and the pixel scoreboard belong to the
+//! colour-calculator and blend state, which the message does not carry:
+//! writes land as with blending off and every channel enabled. The
+//! replicated-data clear does that whatever that state says [ext: mesa
+//! src/intel/blorp/blorp_clear.c: "Constant color writes ignore
+//! everything in blend and color calculator state"].
 //!
 //! Streamed vertex buffer write (000 lines 5250-5289; 003 lines
 //! 86080-86150): M0.5 the destination index, M0.0-M0.3 the R, G, B, A
 //! data written raw; the surface format says how many channels exist and
 //! the low 4 channel enables which are written.
 
+mod gen6;
+mod target;
+
 use baregpu_isa::Platform;
 use baregpu_isa::message::RtMode;
 
 use super::super::MessageEnv;
 use super::super::payload::{Msg, bad};
-use super::super::surface::{Surface, SurfaceKind, format};
+use super::super::surface::{SurfaceKind, format};
 use super::require_header;
 use crate::eu::send::SendError;
+use target::Target;
 
 pub(super) fn rt_write(
     env: &mut MessageEnv,
@@ -33,38 +53,36 @@ pub(super) fn rt_write(
     bti: u8,
     mode: RtMode,
 ) -> Result<(), SendError> {
-    if m.platform() > Platform::G45 {
-        return Err(SendError::Unhandled);
+    if m.platform() >= Platform::Gen6 {
+        return gen6::write(env, m, bti, mode);
     }
     // Every sequencing row has the two header registers (000 line 5214).
     let (pixels, data_regs) = match mode {
         RtMode::Simd16 => (16, 8),
         RtMode::Simd8Lo => (8, 4),
         RtMode::Simd16Rep => (16, 1),
-        _ => return Err(SendError::Unhandled),
+        RtMode::Simd8DualLo | RtMode::Simd8DualHi => {
+            return Err(bad("render-target write: dual source is not modelled"));
+        }
+        RtMode::Simd8Image => return Err(bad("render-target write type reserved before Gen6")),
     };
     m.need(2 + data_regs, 0)?;
     // Source depth, destination depth, stencil, antialias alpha (M1.6
     // bits 29:26, 000 lines 5005-5008).
     if m.dword(1, 6)? >> 26 & 0xF != 0 {
-        return Err(SendError::Unhandled);
+        return Err(bad(
+            "render-target write: depth, stencil or antialias alpha is not modelled",
+        ));
     }
-    let s = env.surface(bti)?;
-    if s.kind == SurfaceKind::Null {
+    let Some(t) = Target::open(env, bti, mode == RtMode::Simd16Rep)? else {
         return Ok(());
-    }
-    if s.kind != SurfaceKind::D2 {
-        return Err(bad("render-target write: only 2D surfaces are modelled"));
-    }
+    };
     let enables = m.dword(0, 0)? & 0xFFFF;
     for slot in 0..pixels {
         if enables >> slot & 1 == 0 {
             continue;
         }
-        let (span, pix) = (slot / 4, slot % 4);
-        let xy = m.dword(1, 2 + span)?;
-        let x = (xy & 0xFFFF) + (pix & 1) as u32;
-        let y = (xy >> 16) + (pix >> 1) as u32;
+        let (x, y) = target::pixel_xy(m.dword(1, 2 + slot / 4)?, slot);
         let mut rgba = [0u32; 4];
         for (c, v) in rgba.iter_mut().enumerate() {
             *v = match mode {
@@ -74,50 +92,9 @@ pub(super) fn rt_write(
                 _ => m.dword(2 + (slot / 8) * 4 + c, slot % 8)?,
             };
         }
-        store_pixel(env, &s, x, y, rgba)?;
+        t.store(env, x, y, rgba)?;
     }
     Ok(())
-}
-
-/// Converts a colour to `s`'s format and stores it at (x, y), dropping it
-/// outside the surface.
-fn store_pixel(
-    env: &mut MessageEnv,
-    s: &Surface,
-    x: u32,
-    y: u32,
-    rgba: [u32; 4],
-) -> Result<(), SendError> {
-    if x >= s.width || y >= s.height {
-        return Ok(());
-    }
-    let (channels, kind) =
-        format::channels(s.format).ok_or(bad("render-target write: format not modelled"))?;
-    let bpp = s.bytes_per_pixel().unwrap_or(4);
-    let size = (bpp / u32::from(channels)) as usize;
-    let mut bytes = [0u8; 16];
-    for c in 0..usize::from(channels) {
-        // B8G8R8A8 stores blue first.
-        let src = if s.format == format::B8G8R8A8_UNORM && c != 3 {
-            2 - c
-        } else {
-            c
-        };
-        let v = rgba[src];
-        let stored = match kind {
-            format::Kind::Unorm => {
-                let f = f32::from_bits(v);
-                let max = ((1u64 << (8 * size)) - 1) as f32;
-                let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
-                (f * max + 0.5) as u32
-            }
-            _ => v,
-        };
-        let at = c * size;
-        bytes[at..at + size].copy_from_slice(&stored.to_le_bytes()[..size]);
-    }
-    let addr = s.address(u64::from(x) * u64::from(bpp), u64::from(y));
-    env.mem_write(addr, &bytes[..bpp as usize])
 }
 
 /// Channels a streamed vertex buffer element has, by surface format.
