@@ -88,6 +88,12 @@ fn report(p: Platform, t: &Tally) {
     for (k, (n, first)) in &kinds {
         println!("FAIL x{n} {k} | {first}");
     }
+    // The validator and the encoder agree on every form swept.
+    assert!(
+        t.unencodable.is_empty(),
+        "{p}: {} forms the validator accepts and the encoder refuses",
+        t.unencodable.len()
+    );
     assert!(
         t.failures.is_empty(),
         "{p}: {} lane failures (first: {})",

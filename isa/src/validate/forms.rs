@@ -169,6 +169,7 @@ pub(super) fn check(c: &mut Check<'_>, ops: &Operands<'_>, tys: &[(Operand, Type
                 );
             }
         }
+        Opcode::Dim => dim(c, a),
         Opcode::Movi => movi(c, ops),
         Opcode::Sel => sel(c, ops, tys),
         Opcode::Cmp | Opcode::Cmpn => {
@@ -255,6 +256,37 @@ pub(super) fn check(c: &mut Check<'_>, ops: &Operands<'_>, tys: &[(Operand, Type
 
 fn form(c: &mut Check<'_>, at: Option<Operand>, cite: &'static str, what: impl core::fmt::Display) {
     c.push(Rule::OpcodeOperands, at, Severity::Error, Some(cite), what);
+}
+
+/// Haswell's dim moves a 64-bit immediate: src0 a DF immediate, the
+/// destination DF. No manual here has the dim page; the form is the one
+/// Mesa emits and asserts [ext: mesa src/intel/compiler/brw_fs_generator.cpp
+/// `BRW_OPCODE_DIM`: src0 and dst of type DF], and what the encoder takes
+/// (the immediate fills bits 127:64, flag fields included).
+fn dim(c: &mut Check<'_>, a: &crate::inst::Alu) {
+    const CITE: &str = "[ext: mesa brw_fs_generator.cpp BRW_OPCODE_DIM]";
+    if !matches!(&a.src0, Src::Imm(i) if i.ty == Type::Df) {
+        form(
+            c,
+            Some(Operand::Src0),
+            CITE,
+            format!(
+                "dim src0 {} must be a DF immediate",
+                facts::src_text(c.p, &a.src0)
+            ),
+        );
+    }
+    if a.dst.ty != Type::Df {
+        form(
+            c,
+            Some(Operand::Dst),
+            CITE,
+            format!(
+                "dim destination {} must be DF",
+                facts::dst_text(c.p, &a.dst)
+            ),
+        );
+    }
 }
 
 /// movi: an indirect GRF source with one index starting at a0.0, a 16-byte

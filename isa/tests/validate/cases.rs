@@ -170,6 +170,8 @@ pub const CASES: &[Case] = &[
            "line (8|M0) r1.0<1>:f r2.4<0;1,0>:f r3.0<8;8,1>:f", Rule::OpcodeOperands, Some(Src0), E),
     (G45,  "pln (8|M0) r1.0<1>:f r2.0<0;1,0>:f r5.0<8;8,1>:f",
            "pln (8|M0) r1.0<1>:f r2.0<0;1,0>:f r4.0<8;8,1>:f", Rule::OpcodeOperands, Some(Src1), E),
+    (Gen75, "dim (4|M0) r1.0<2>:f 0x3ff0000000000000:df",
+           "dim (4|M0) r1.0<1>:df 0x3ff0000000000000:df", Rule::OpcodeOperands, Some(Dst), E),
     (Gen6, "sad2 (4|M0) r1.1<2>:w r2.0<4;4,1>:ub r3.0<4;4,1>:ub",
            "sad2 (4|M0) r1.0<2>:w r2.0<4;4,1>:ub r3.0<4;4,1>:ub", Rule::OpcodeOperands, Some(Dst), E),
     (Gen4, "cmp (8|M0) (lt)f0.0 acc0.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f",
