@@ -4,7 +4,8 @@
 //! request before evaluating it.
 
 use baregpu_isa::Platform;
-use baregpu_isa::inst::{MathFn, Type};
+use baregpu_isa::inst::{MathFn, MsgDesc, Sfid, Type};
+use baregpu_isa::message::{self, MathMsg, Message};
 use baregpu_isa::tables;
 
 use super::{MathError, MathMode, Precision};
@@ -167,23 +168,50 @@ impl MessageControl {
         if mbz != 0 {
             return Err(MathError::ReservedBits(u32::from(mbz)));
         }
-        let function = function_from_code(platform, (bits & 0xF) as u8)?;
-        let bit = |n: u16| bits & (1 << n) != 0;
-        let saturate = bit(6);
-        if saturate && is_int_div(function) {
+        // The reserved function codes, as the unit reports them.
+        function_from_code(platform, (bits & 0xF) as u8)?;
+        // The bit layout is the toolkit's (one definition for the
+        // assembler, the disassembler and this unit).
+        let desc = MsgDesc {
+            mlen: 1,
+            rlen: 1,
+            header: false,
+            function: u32::from(bits),
+        };
+        match message::decode(platform, Sfid::Math, &desc) {
+            Ok(Message::Math(m)) => Self::from_message(platform, &m),
+            _ => Err(MathError::ReservedBits(u32::from(bits))),
+        }
+    }
+
+    /// The controls of a message the toolkit decoded. Errors: not a
+    /// Gen4/G45 platform, a function the platform lacks, saturate on INT
+    /// DIV ("allowed only on floating point math functions", 000 line
+    /// 5875).
+    pub fn from_message(platform: Platform, m: &MathMsg) -> Result<Self, MathError> {
+        if !is_message_form(platform) {
+            return Err(MathError::NoMessageForm(platform));
+        }
+        if !supports(platform, m.function) {
+            return Err(MathError::Unsupported {
+                platform,
+                func: m.function,
+            });
+        }
+        if m.saturate && is_int_div(m.function) {
             return Err(MathError::SaturateOnInteger);
         }
         Ok(Self {
-            function,
-            signed: bit(4),
-            precision: if bit(5) {
+            function: m.function,
+            signed: m.signed,
+            precision: if m.partial {
                 Precision::Partial
             } else {
                 Precision::Full
             },
-            saturate,
-            scalar: bit(7),
-            snapshot: bit(8),
+            saturate: m.saturate,
+            scalar: m.scalar,
+            snapshot: m.snapshot,
         })
     }
 

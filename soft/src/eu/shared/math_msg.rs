@@ -42,9 +42,9 @@ fn math_err(e: MathError) -> SendError {
     }
 }
 
-pub(super) fn handle(m: &mut Msg, _msg: &MathMsg) -> Result<(), SendError> {
+pub(super) fn handle(m: &mut Msg, msg: &MathMsg) -> Result<(), SendError> {
     let p = m.platform();
-    let ctl = MessageControl::decode(p, (m.req.function & 0xFFFF) as u16).map_err(math_err)?;
+    let ctl = MessageControl::from_message(p, msg).map_err(math_err)?;
     let func = ctl.function;
     let two = math::operand_count(func) == 2;
     let results = usize::from(math::result_count(func));
