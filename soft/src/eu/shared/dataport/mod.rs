@@ -7,7 +7,8 @@
 //! and atomics, the Gen6 DWord atomic), `atomic` (the operations),
 //! `media` (media block on linear and tiled surfaces), `scratch` (Gen7
 //! scratch blocks, memory fence, render-cache flush), `render` (render
-//! target write as far as clears need, streamed vertex buffer write).
+//! target write as far as clears need, streamed vertex buffer write),
+//! `typed` (Gen7/7.5 typed surface read, write and atomics).
 //!
 //! Ordering: every message completes before the send returns, so reads
 //! after writes always see them; write commits and fences only answer.
@@ -18,6 +19,7 @@ mod media;
 mod render;
 mod scattered;
 mod scratch;
+mod typed;
 mod untyped;
 
 use baregpu_isa::Platform;
@@ -194,11 +196,16 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, d: &DataPortMsg) -> Resu
         DpOp::FlushRenderCache { .. } => Ok(()),
         DpOp::RtWrite { bti, mode, .. } => render::rt_write(env, m, bti, mode),
         DpOp::SvbWrite { bti, .. } => render::svb_write(env, m, bti),
-        DpOp::TypedRead { .. }
-        | DpOp::TypedWrite { .. }
-        | DpOp::TypedAtomic { .. }
-        | DpOp::RtUnormRead { .. }
-        | DpOp::RtUnormWrite { .. }
-        | DpOp::AvcLoopFilterRead { .. } => Err(SendError::Unhandled),
+        DpOp::TypedRead { bti, slots, mask } => typed::read(env, m, bti, slots, mask),
+        DpOp::TypedWrite { bti, slots, mask } => typed::write(env, m, bti, slots, mask),
+        DpOp::TypedAtomic {
+            bti,
+            op,
+            slots,
+            ret,
+        } => typed::atomic(env, m, bti, op, slots, ret),
+        DpOp::RtUnormRead { .. } | DpOp::RtUnormWrite { .. } | DpOp::AvcLoopFilterRead { .. } => {
+            Err(SendError::Unhandled)
+        }
     }
 }
