@@ -216,6 +216,30 @@ fn every_untyped_atomic_matches_host_arithmetic() {
     }
 }
 
+/// SIMD4x2 atomics (Haswell's vec4 form) zip both sources into one
+/// register: slot s's src0 in dword 4s, src1 in dword 4s + 1; the address
+/// register holds slot s's address in dword 4s, and so does the return.
+#[test]
+fn simd4x2_atomics_take_both_sources_from_one_register() {
+    let mut rig = rig(Platform::Gen75);
+    rig.mem().set_dword(BUF + 8, 5);
+    rig.mem().set_dword(BUF + 40, 6);
+    rig.set(0, [8, 0, 0, 0, 40, 0, 0, 0]);
+    // Slot 0 compares 5 (a match) and writes 50; slot 1 compares 7 (no
+    // match: 6 stays).
+    rig.set(1, [5, 50, 0, 0, 7, 70, 0, 0]);
+    rig.mark_response(1, 0xCCCC_CCCC);
+    rig.ok(
+        "dc1.untyped_atomic(bti=1, op=cmpwr, simd=4x2, ret) mlen=2 rlen=1",
+        8,
+        0xFF,
+    );
+    assert_eq!(rig.dword(BUF + 8), 50);
+    assert_eq!(rig.dword(BUF + 40), 6);
+    let got = rig.resp(0);
+    assert_eq!((got[0], got[4]), (5, 6), "old values in each slot's x");
+}
+
 #[test]
 fn atomics_on_one_address_serialise_and_skip_out_of_bounds() {
     let mut rig = rig(Platform::Gen7);

@@ -14,8 +14,9 @@
 //!   channel count, times 2 for SIMD16). SIMD4x2 data is one register:
 //!   slot s, channel c in dword 4s + c.
 //! - Atomics: src0 (absent for INC/DEC/PREDEC) then src1 (CMPWR), each
-//!   one register (two for SIMD16; SIMD4x2 in dwords 0 and 4); the return
-//!   data, when asked for, has the addresses' shape.
+//!   one register (two for SIMD16); SIMD4x2 zips both into one register,
+//!   slot s's src0 in dword 4s and src1 in dword 4s + 1; the return data,
+//!   when asked for, has the addresses' shape.
 //!
 //! Slots are enabled by the channel enables (SIMD4x2: by any bit of the
 //! slot's group of four; its channels by their own bits). Bounds: reads
@@ -243,8 +244,14 @@ pub(super) fn atomic(
 ) -> Result<(), SendError> {
     let (slots, per) = shape(simd);
     let srcs = atomic::sources(op);
+    // SIMD4x2 zips the sources into one register: src0 in a slot's x,
+    // src1 in its y [ext: mesa src/intel/compiler/brw_vec4_surface_builder.cpp
+    // `emit_untyped_atomic`, "represented as the X and Y components of the
+    // same vector"].
+    let zipped = simd == SurfaceSimd::Simd4x2;
+    let src_regs = if zipped { srcs.min(1) } else { srcs };
     let a = after_header(m);
-    m.need(a + per * (1 + srcs), if ret { per } else { 0 })?;
+    m.need(a + per * (1 + src_regs), if ret { per } else { 0 })?;
     let addrs = addresses(m, simd)?;
     let w = window(env, m, bti)?;
     let ce = m.enables();
@@ -256,10 +263,12 @@ pub(super) fn atomic(
         }
         let (r, d) = slot_at(simd, s);
         let src = |i: usize| -> Result<u32, SendError> {
-            if i < srcs {
-                m.dword(a + per * (1 + i) + r, d)
-            } else {
+            if i >= srcs {
                 Ok(0)
+            } else if zipped {
+                m.dword(a + 1, d + i)
+            } else {
+                m.dword(a + per * (1 + i) + r, d)
             }
         };
         let (s0, s1) = (src(0)?, src(1)?);
