@@ -15,6 +15,7 @@ use super::{Media, MediaError, MediaOp, Selected};
 use crate::engine::field;
 use crate::eu::array::payload::{self, Pipeline, RootHeader};
 use crate::eu::array::{Bindings, EuFailure, GroupSpec, ThreadStart};
+use crate::eu::shared::sampler::SamplerSource;
 use crate::eu::shared::{BindingTable, GeneralState, GfxMemory, Scratch};
 
 /// FFID of the thread spawner, which makes media and GPGPU root threads
@@ -500,6 +501,16 @@ impl Media {
                 },
             },
             scratch: (self.vfe.scratch_base != 0).then_some(Scratch { per_thread }),
+            // The interface descriptor's Sampler State Pointer, General
+            // State relative on Gen4/G45 (000 line 3657), Dynamic State
+            // relative on Gen6+ (003 lines 27028-27031).
+            samplers: Some(SamplerSource {
+                base: match p {
+                    Platform::Gen4 | Platform::G45 => self.bases.general,
+                    _ => self.bases.dynamic,
+                },
+                pointer: d.sampler_state,
+            }),
             group,
             index,
         };

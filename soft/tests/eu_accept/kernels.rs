@@ -133,6 +133,7 @@ pub fn start(
         bindings: Bindings::List(SurfaceList::new()),
         general_state: GeneralState::default(),
         scratch: None,
+        samplers: None,
         group,
         index: slot as u8,
     };

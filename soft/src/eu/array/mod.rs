@@ -34,6 +34,7 @@ use alloc::vec::Vec;
 use baregpu_isa::Platform;
 
 use crate::eu::predecode::Program;
+use crate::eu::shared::sampler::SamplerSource;
 use crate::eu::shared::{BindingTable, GeneralState, Memos, Scratch, SurfaceList};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::N_BASE;
@@ -75,6 +76,9 @@ pub struct ThreadStart {
     pub general_state: GeneralState,
     pub scratch: Option<Scratch>,
     pub group: Option<GroupId>,
+    /// Where its sampler messages find SAMPLER_STATE; `None`: the
+    /// model's fallback settings (`MemoryUnits::sampling`).
+    pub samplers: Option<SamplerSource>,
     /// The dispatch index the thread holds while resident (its FFTID, and
     /// which scratch slice is its own); see [`EuArray::free_index`].
     pub index: u8,
@@ -96,6 +100,7 @@ pub(crate) struct Ctx {
     pub general_state: GeneralState,
     pub scratch: Option<Scratch>,
     pub group: Option<GroupId>,
+    pub samplers: Option<SamplerSource>,
 }
 
 /// A resident thread.
@@ -334,6 +339,7 @@ impl EuArray {
                 general_state: s.general_state,
                 scratch: s.scratch,
                 group: s.group,
+                samplers: s.samplers,
             },
             waiting: false,
             index: s.index,

@@ -72,6 +72,7 @@ impl ArraySf<'_> {
         env.slm = slm;
         env.general_state = self.ctx.general_state;
         env.scratch = self.ctx.scratch;
+        env.samplers = self.ctx.samplers;
         env.memos = Some(&mut *self.memos);
         let r = shared::handle(&mut env, thread, req);
         if env.fault.is_some() {

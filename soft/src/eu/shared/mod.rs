@@ -74,7 +74,11 @@ pub struct MessageEnv<'a> {
     pub scratch: Option<Scratch>,
     /// URB writes land here; `None` refuses them.
     pub urb: Option<&'a mut Urb>,
-    /// Sampler settings (address mode) used instead of SAMPLER_STATE.
+    /// Where the thread's SAMPLER_STATE is; `None` samples with
+    /// `sampling` instead.
+    pub samplers: Option<sampler::SamplerSource>,
+    /// Sampler settings (address mode) used when there is no
+    /// SAMPLER_STATE (`samplers` is `None`).
     pub sampling: sampler::Sampling,
     /// The memory fault behind the last `SendError::Bad("memory fault")`.
     pub fault: Option<MemFault>,
@@ -96,6 +100,7 @@ impl<'a> MessageEnv<'a> {
             general_state: GeneralState::default(),
             scratch: None,
             urb: None,
+            samplers: None,
             sampling: sampler::Sampling::default(),
             fault: None,
             memos: None,
@@ -188,6 +193,8 @@ pub struct MemoryUnits<M: GfxMemory = FlatMemory> {
     pub general_state: GeneralState,
     pub scratch: Option<Scratch>,
     pub urb: Urb,
+    /// Where SAMPLER_STATE is; `None` uses `sampling`.
+    pub samplers: Option<sampler::SamplerSource>,
     pub sampling: sampler::Sampling,
     /// The fault behind the last memory-fault error.
     pub fault: Option<MemFault>,
@@ -204,6 +211,7 @@ impl<M: GfxMemory> MemoryUnits<M> {
             general_state: GeneralState::default(),
             scratch: None,
             urb: Urb::new(0),
+            samplers: None,
             sampling: sampler::Sampling::default(),
             fault: None,
             served: 0,
@@ -221,6 +229,7 @@ impl<M: GfxMemory> MemoryUnits<M> {
             general_state: self.general_state,
             scratch: self.scratch,
             urb: Some(&mut self.urb),
+            samplers: self.samplers,
             sampling: self.sampling,
             fault: None,
             memos: None,

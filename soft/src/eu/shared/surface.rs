@@ -5,6 +5,23 @@
 //! SURFACE_STATE fields come from the hal's typed structures
 //! (`baregpu_hal::{gen4, g45, gen6, gen7}::structs`), which cite the manuals
 //! (000 lines 3052-3334; 003 lines 75428-76407) or Mesa for Gen7.
+//!
+//! Mip maps ([`Surface::level`]): every level of a 1D or 2D surface lives
+//! in one "monolithic" rectangle from the base address (003 lines
+//! 5969-5985; a 1D surface is a 2D one of height 1, 003 lines 5965-5967).
+//! Level L is `max(1, W >> L)` by `max(1, H >> L)` texels (003 lines
+//! 5987-5992), padded to the alignment unit i x j (003 lines 6055-6090:
+//! i = 4; j = 2, or 4 with VALIGN_4 on Gen6+; Gen7 also has HALIGN_8
+//! [ext: mesa src/intel/genxml/gen7.xml RENDER_SURFACE_STATE Surface
+//! Horizontal Alignment]). Levels are placed by "stepping" (003 lines
+//! 6018-6034): MIPLAYOUT_BELOW steps down from LOD 0 to 1, right from 1 to
+//! 2, then down; MIPLAYOUT_RIGHT steps right from 0 to 1, then down. The
+//! manual's corner equations are images lost in the text; the stepping
+//! rule gives them, and they match [ext: mesa i965
+//! brw_miptree_layout_2d: x += aligned width after level 1, else y +=
+//! aligned height]. Gen7 has no layout bit (bit 10 is Surface Array
+//! Spacing) and always steps as MIPLAYOUT_BELOW [ext: mesa
+//! src/intel/isl/isl.c, ISL_DIM_LAYOUT_GFX4_2D].
 
 use baregpu_hal::Packet;
 use baregpu_isa::Platform;
@@ -89,6 +106,37 @@ pub struct Surface {
     /// Media Boundary Pixel Mode: 0 normal, 2 progressive, 3 interlaced
     /// (000 lines 4383-4403).
     pub media_boundary: u8,
+    /// Mip levels the sampler may reach from `min_lod`: SURFACE_STATE MIP
+    /// Count + 1 (000 line 3256, "[0,13] representing [1,14] MIP levels").
+    pub mip_count: u32,
+    /// Surface Min LOD: the most detailed level the sampler reaches (000
+    /// line 3294).
+    pub min_lod: u32,
+    pub mip_layout: MipLayout,
+    /// Alignment unit of the mip layout in texels: width i and height j
+    /// (003 lines 6055-6090).
+    pub mip_align: (u32, u32),
+}
+
+/// SURFACE_STATE MIP Map Layout Mode (000 line 3137; 003 lines
+/// 75647-75673): where LOD 1 goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MipLayout {
+    /// LOD 1 below LOD 0.
+    #[default]
+    Below,
+    /// LOD 1 right of LOD 0 (2D non-array surfaces only).
+    Right,
+}
+
+/// One mip level inside its surface: the texel position of its upper
+/// left corner and its size in texels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MipLevel {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
 }
 
 impl Surface {
@@ -107,6 +155,20 @@ impl Surface {
             vertical_line_stride: false,
             vertical_line_stride_offset: false,
             media_boundary: 0,
+            mip_count: 1,
+            min_lod: 0,
+            mip_layout: MipLayout::Below,
+            mip_align: (4, 2),
+        }
+    }
+
+    /// This surface with `count` mip levels laid out as `layout` (the
+    /// default alignment unit 4 x 2).
+    pub fn with_mips(self, count: u32, layout: MipLayout) -> Surface {
+        Surface {
+            mip_count: count,
+            mip_layout: layout,
+            ..self
         }
     }
 
@@ -144,18 +206,44 @@ impl Surface {
     /// RENDER_SURFACE_STATE]).
     pub fn from_surface_state(p: Platform, dw: &[u32]) -> Result<Surface, SurfaceError> {
         let bad = |_| SurfaceError::BadState("SURFACE_STATE is truncated");
+        // Alignment unit j: 4 with VALIGN_4, else 2 (003 lines 6086-6090;
+        // Gen4/G45 have no field and start every level on an even row, 003
+        // lines 5978-5981). i: 4, or 8 with Gen7 HALIGN_8.
+        let j = |valign: u32| if valign == 1 { 4 } else { 2 };
         let raw = match p {
             Platform::Gen4 => {
-                raw_of!(baregpu_hal::gen4::structs::SurfaceState::unpack(dw).map_err(bad)?)
+                let s = baregpu_hal::gen4::structs::SurfaceState::unpack(dw).map_err(bad)?;
+                RawState {
+                    right: s.mip_map_layout_mode == 1,
+                    ..raw_of!(&s)
+                }
             }
             Platform::G45 => {
-                raw_of!(baregpu_hal::g45::structs::SurfaceState::unpack(dw).map_err(bad)?)
+                let s = baregpu_hal::g45::structs::SurfaceState::unpack(dw).map_err(bad)?;
+                RawState {
+                    right: s.mip_map_layout_mode == 1,
+                    ..raw_of!(&s)
+                }
             }
             Platform::Gen6 => {
-                raw_of!(baregpu_hal::gen6::structs::SurfaceState::unpack(dw).map_err(bad)?)
+                let s = baregpu_hal::gen6::structs::SurfaceState::unpack(dw).map_err(bad)?;
+                RawState {
+                    right: s.mip_map_layout_mode == 1,
+                    mip_align: (4, j(s.surface_vertical_alignment)),
+                    ..raw_of!(&s)
+                }
             }
             Platform::Gen7 | Platform::Gen75 => {
-                raw_of!(baregpu_hal::gen7::structs::RenderSurfaceState::unpack(dw).map_err(bad)?)
+                let s = baregpu_hal::gen7::structs::RenderSurfaceState::unpack(dw).map_err(bad)?;
+                let i = if s.surface_horizontal_alignment == 1 {
+                    8
+                } else {
+                    4
+                };
+                RawState {
+                    mip_align: (i, j(s.surface_vertical_alignment)),
+                    ..raw_of!(&s)
+                }
             }
         };
         raw.surface(p)
@@ -214,6 +302,44 @@ impl Surface {
     pub fn address(&self, x: u64, y: u64) -> u64 {
         self.base.wrapping_add(self.offset(x, y))
     }
+
+    /// Where mip level `lod` (absolute: 0 is the base map, before Surface
+    /// Min LOD) lies, by the layout rules in the module doc; `None` past
+    /// the 14 levels a surface can have (000 line 2723).
+    pub fn level(&self, lod: u32) -> Option<MipLevel> {
+        if lod > 13 {
+            return None;
+        }
+        let height = if self.kind == SurfaceKind::D1 {
+            1
+        } else {
+            self.height
+        };
+        let size = |n: u32, l: u32| (n >> l).max(1);
+        let (i, j) = (self.mip_align.0.max(1), self.mip_align.1.max(1));
+        // Padded width and height of level l.
+        let pw = |l: u32| size(self.width, l).div_ceil(i) * i;
+        let ph = |l: u32| size(height, l).div_ceil(j) * j;
+        let (mut x, mut y) = (0u32, 0u32);
+        for l in 0..lod {
+            // The step from level l to level l + 1.
+            let right = match self.mip_layout {
+                MipLayout::Below => l == 1,
+                MipLayout::Right => l == 0,
+            };
+            if right {
+                x = x.saturating_add(pw(l));
+            } else {
+                y = y.saturating_add(ph(l));
+            }
+        }
+        Some(MipLevel {
+            x,
+            y,
+            width: size(self.width, lod),
+            height: size(height, lod),
+        })
+    }
 }
 
 /// The fields every generation's SURFACE_STATE has, before interpretation.
@@ -230,6 +356,11 @@ struct RawState {
     vls: bool,
     vls_offset: bool,
     boundary: u32,
+    mip_count: u32,
+    min_lod: u32,
+    /// MIP Map Layout Mode bit (0 where the generation has none).
+    right: bool,
+    mip_align: (u32, u32),
 }
 
 macro_rules! raw_of {
@@ -248,6 +379,10 @@ macro_rules! raw_of {
             vls: s.vertical_line_stride != 0,
             vls_offset: s.vertical_line_stride_offset != 0,
             boundary: s.media_boundary_pixel_mode,
+            mip_count: s.mip_count_lod,
+            min_lod: s.surface_min_lod,
+            right: false,
+            mip_align: (4, 2),
         }
     }};
 }
@@ -303,6 +438,16 @@ impl RawState {
             vertical_line_stride: self.vls,
             vertical_line_stride_offset: self.vls_offset,
             media_boundary: self.boundary as u8,
+            // The sampler's reading of MIP Count (000 line 3256); render
+            // targets read the same field as their LOD.
+            mip_count: self.mip_count.saturating_add(1),
+            min_lod: self.min_lod,
+            mip_layout: if self.right {
+                MipLayout::Right
+            } else {
+                MipLayout::Below
+            },
+            mip_align: self.mip_align,
         })
     }
 }

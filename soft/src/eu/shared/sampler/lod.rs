@@ -1,0 +1,118 @@
+//! Level of detail: the LOD from gradients, then the manual's biasing,
+//! clamping, min/mag determination and mip-level choice.
+//!
+//! LOD from gradients (000 lines 2739-2745, "the ideal LOD computation"):
+//! `log2(max(|(du/dx, dv/dx)|, |(du/dy, dv/dy)|))` with the coordinates in
+//! texels of the base level. `sample`, `sample_b` and `sample_c` take the
+//! gradients "between adjacent pixels" (000 line 4038; 003 lines
+//! 79437-79438): the differences of the upper-right and lower-left pixel
+//! of each 2x2 subspan from its upper-left one (subspans are lanes 4k to
+//! 4k + 3 in UL, UR, LL, LR order, 000 lines 4103-4125), whatever kind of
+//! thread sent the message; these three pixels are used even when their
+//! channels are off (000 lines 3927-3929). `sample_d` brings the gradients.
+//! The manuals say the hardware's LOD is "implementation-dependent"
+//! (000 line 2733); this model computes the ideal one in double precision.
+//!
+//! Then the pseudocode of 000 lines 2781-2828, taken literally, on every
+//! generation (the Gen6 copy, 003 lines 73279-73301, lost its body in the
+//! conversion; Gen7 has no manual here):
+//!
+//! ```text
+//! MaxLod = min(MaxLod, MIPCnt) + SurfMinLod
+//! MinLod = min(MinLod, MIPCnt) + SurfMinLod
+//! sample_b: LOD += Bias + bias_parameter;  sample_l: LOD = Bias + lod + SurfMinLod
+//! otherwise LOD += Bias
+//! PreClamp: LOD = max(min(LOD, MaxLod), MinLod)
+//! MagMode = (LOD - Base <= 0)
+//! MagMode or MipFlt None: LOD = max(min(0, ceil(MaxLod)), floor(MinLod))
+//! MipFlt Nearest: LOD = floor(max(min(LOD + 0.5, ceil(MaxLod)), floor(MinLod)))
+//! MipFlt Linear: LOD = max(min(LOD, MaxLod), MinLod); TriBeta = frac(LOD);
+//!                LOD0 = floor(LOD); LOD1 = LOD0 + 1
+//! ```
+//!
+//! MIPCnt is the SURFACE_STATE field (levels - 1). Both levels are then
+//! clamped to the integer range of the clamped MinLod and MaxLod (000 lines
+//! 2844-2845; access "between ... the integer bits of the Min LOD and the
+//! ceiling of" Max LOD, line 3726). The Gen4/G45 erratum of line 3730
+//! (MIPFILTER_NEAREST with a Max LOD fraction below 0.5 picks one level
+//! too many) is what the pseudocode's `ceil(MaxLod)` does, and is kept on
+//! every generation. A NaN LOD is taken as 0 (the manuals do not say).
+
+use super::state::{MipFilter, SamplerState};
+use crate::eu::shared::surface::Surface;
+
+/// The LOD a message delivers or implies, before the pseudocode.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum LodIn {
+    /// From gradients (sample, sample_c, sample_d), or 0 with Force LOD to
+    /// Zero.
+    Computed(f64),
+    /// From gradients plus the message's bias (sample_b).
+    Biased(f64, f64),
+    /// The message's lod (sample_l).
+    Explicit(f64),
+}
+
+/// The level or levels to filter, absolute (0 is the base map).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Pick {
+    /// Magnified: filter with the Mag Mode Filter, else the Min one.
+    pub mag: bool,
+    pub level0: u32,
+    pub level1: u32,
+    /// Weight of `level1` (0 unless MIPFILTER_LINEAR).
+    pub beta: f64,
+}
+
+/// log2 of the longer gradient, in texels (`w`, `h` scale normalized
+/// gradients; 1 for unnormalized coordinates). Zero gradients give -inf.
+pub(super) fn from_gradients(d: [f64; 4], w: f64, h: f64) -> f64 {
+    let [dudx, dvdx, dudy, dvdy] = d;
+    let x = libm::sqrt((dudx * w) * (dudx * w) + (dvdx * h) * (dvdx * h));
+    let y = libm::sqrt((dudy * w) * (dudy * w) + (dvdy * h) * (dvdy * h));
+    libm::log2(x.max(y))
+}
+
+/// Applies the pseudocode of the module doc.
+pub(super) fn pick(st: &SamplerState, s: &Surface, lod: LodIn) -> Pick {
+    let mip_cnt = f64::from(s.mip_count.saturating_sub(1));
+    let surf_min = f64::from(s.min_lod);
+    let max_lod = f64::from(st.max_lod).min(mip_cnt) + surf_min;
+    let min_lod = f64::from(st.min_lod).min(mip_cnt) + surf_min;
+    let bias = f64::from(st.lod_bias);
+    let mut lod = match lod {
+        LodIn::Computed(l) => l + bias,
+        LodIn::Biased(l, b) => l + bias + b,
+        LodIn::Explicit(l) => bias + l + surf_min,
+    };
+    if lod.is_nan() {
+        lod = 0.0;
+    }
+    if st.lod_preclamp {
+        lod = lod.min(max_lod).max(min_lod);
+    }
+    let mag = lod - f64::from(st.base_mip) <= 0.0;
+    let (lo, hi) = (libm::floor(min_lod), libm::ceil(max_lod));
+    let level = |l: f64| l.clamp(0.0, 31.0) as u32;
+    let single = |l: f64| Pick {
+        mag,
+        level0: level(l),
+        level1: level(l),
+        beta: 0.0,
+    };
+    match st.mip_filter {
+        _ if mag => single(0f64.min(hi).max(lo)),
+        MipFilter::None => single(0f64.min(hi).max(lo)),
+        MipFilter::Nearest => single(libm::floor((lod + 0.5).min(hi).max(lo))),
+        MipFilter::Linear => {
+            let l = lod.min(max_lod).max(min_lod);
+            let l0 = libm::floor(l);
+            Pick {
+                mag,
+                level0: level(l0),
+                level1: level((l0 + 1.0).min(hi).max(lo)),
+                beta: l - l0,
+            }
+        }
+    }
+}

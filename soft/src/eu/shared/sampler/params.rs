@@ -1,0 +1,102 @@
+//! Where each parameter of a SIMD8/SIMD16 sampler message sits, per
+//! generation (parameter k is payload register k after the header, or
+//! registers 2k and 2k + 1 for SIMD16).
+//!
+//! - Gen4/G45 (000 lines 3999-4022): sample u v r; sample_b u v r bias;
+//!   sample_l u v r lod; sample_c u v r ref; sample_b_c u v r bias ref;
+//!   sample_l_c u v r lod ref; ld u v r lod; resinfo lod; sample_g (2-D
+//!   form, message length 7) u v dudx dvdx dudy dvdy, (3-D form, length
+//!   10) u v r dudx dvdx drdx dudy dvdy drdy.
+//! - Gen6 (003 lines 79366-79390): sample u v r ai; sample_b u v r ai
+//!   bias; sample_l u v r ai lod; sample_c u v r ai ref; sample_d u v r ai
+//!   dudx dudy dvdx dvdy drdx drdy; sample_b_c u v r ai ref bias;
+//!   sample_l_c u v r ai ref lod; ld u v r lod; resinfo lod.
+//! - Gen7/7.5 [ext: mesa src/intel/compiler/elk/elk_lower_logical_sends.cpp
+//!   `lower_sampler_logical_send`, "[hdr], [ref], x, dPdx.x, dPdy.x, y,
+//!   ..."]: the shadow reference first, then the LOD or bias, then the
+//!   coordinates; sample_d interleaves each coordinate with its two
+//!   derivatives; ld is "intermixed: u, lod, v, r".
+
+use baregpu_isa::Platform;
+use baregpu_isa::message::SamplerOp;
+
+/// Parameter indices of one operation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Params {
+    pub u: usize,
+    pub v: usize,
+    /// The lod (sample_l, ld, resinfo) or bias (sample_b) parameter.
+    pub lod: Option<usize>,
+    /// The shadow reference (sample_c family).
+    pub reference: Option<usize>,
+    /// dudx, dvdx, dudy, dvdy (sample_d).
+    pub gradients: Option<[usize; 4]>,
+}
+
+const fn uv(u: usize, v: usize) -> Params {
+    Params {
+        u,
+        v,
+        lod: None,
+        reference: None,
+        gradients: None,
+    }
+}
+
+/// The parameter layout of `op` on `p` for a message of `mlen` registers
+/// including the header (`header` registers); `None` for an operation this
+/// model does not serve.
+pub(super) fn params(p: Platform, op: SamplerOp, mlen: usize, header: usize) -> Option<Params> {
+    use SamplerOp as O;
+    let with = |base: Params, lod: Option<usize>, reference: Option<usize>| Params {
+        lod,
+        reference,
+        ..base
+    };
+    Some(match p {
+        Platform::Gen4 | Platform::G45 => match op {
+            O::Sample => uv(0, 1),
+            O::SampleB | O::SampleL | O::Ld => with(uv(0, 1), Some(3), None),
+            O::SampleC => with(uv(0, 1), None, Some(3)),
+            O::SampleBC | O::SampleLC => with(uv(0, 1), Some(3), Some(4)),
+            O::Resinfo => with(uv(0, 0), Some(0), None),
+            // sample_g: the 2-D form has 6 parameters, the 3-D form 9
+            // (SIMD8: one register each).
+            O::SampleD if mlen == header + 6 => Params {
+                gradients: Some([2, 3, 4, 5]),
+                ..uv(0, 1)
+            },
+            O::SampleD => Params {
+                gradients: Some([3, 4, 6, 7]),
+                ..uv(0, 1)
+            },
+            _ => return None,
+        },
+        Platform::Gen6 => match op {
+            O::Sample => uv(0, 1),
+            O::SampleB | O::SampleL => with(uv(0, 1), Some(4), None),
+            O::SampleC => with(uv(0, 1), None, Some(4)),
+            O::SampleBC | O::SampleLC => with(uv(0, 1), Some(5), Some(4)),
+            O::SampleD => Params {
+                gradients: Some([4, 6, 5, 7]),
+                ..uv(0, 1)
+            },
+            O::Ld => with(uv(0, 1), Some(3), None),
+            O::Resinfo => with(uv(0, 0), Some(0), None),
+            _ => return None,
+        },
+        Platform::Gen7 | Platform::Gen75 => match op {
+            O::Sample => uv(0, 1),
+            O::SampleB | O::SampleL => with(uv(1, 2), Some(0), None),
+            O::SampleC => with(uv(1, 2), None, Some(0)),
+            O::SampleBC | O::SampleLC => with(uv(2, 3), Some(1), Some(0)),
+            O::SampleD => Params {
+                gradients: Some([1, 4, 2, 5]),
+                ..uv(0, 3)
+            },
+            O::Ld => with(uv(0, 2), Some(1), None),
+            O::Resinfo => with(uv(0, 0), Some(0), None),
+            _ => return None,
+        },
+    })
+}
