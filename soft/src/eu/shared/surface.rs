@@ -581,4 +581,37 @@ pub mod format {
     pub fn channels(code: u32) -> Option<(u8, Kind)> {
         find(code).map(|e| (e.2, e.3))
     }
+
+    /// A 32-bit message value as a channel of `bits` bits of `kind` stores
+    /// it (the low `bits` are written), for the render-target and typed
+    /// writes: UNORM from a float, clamped to [0, 1], scaled and rounded
+    /// to nearest (the only f32 that lands exactly on a tie is 0.5, so ties
+    /// up and ties to even agree; NaN stores 0); narrow UINT and SINT
+    /// clamped to their range (003 lines 44987-44989); the rest as sent.
+    pub fn encode_channel(kind: Kind, bits: u32, v: u32) -> u32 {
+        match kind {
+            Kind::Unorm => unorm(f32::from_bits(v), bits),
+            Kind::Uint if bits < 32 => v.min((1 << bits) - 1),
+            Kind::Sint if bits < 32 => {
+                let (lo, hi) = (-(1i32 << (bits - 1)), (1i32 << (bits - 1)) - 1);
+                (v as i32).clamp(lo, hi) as u32
+            }
+            _ => v,
+        }
+    }
+
+    /// Float to an unsigned normalised integer of `bits` bits. The product
+    /// of an f32 and a scale below 2^32 is exact in f64, so the rounding
+    /// decision is exact.
+    fn unorm(f: f32, bits: u32) -> u32 {
+        if f.is_nan() {
+            return 0;
+        }
+        let max = ((1u64 << bits) - 1) as f64;
+        let scaled = f64::from(f.clamp(0.0, 1.0)) * max;
+        // Non-negative, so truncation is the floor.
+        let whole = scaled as u64;
+        let up = scaled - whole as f64 >= 0.5;
+        (whole + u64::from(up)) as u32
+    }
 }

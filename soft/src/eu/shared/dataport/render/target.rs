@@ -63,31 +63,8 @@ impl Layout {
 
     /// One channel's stored value (the low `size` bytes are written).
     fn convert(&self, v: u32) -> u32 {
-        let bits = 8 * self.size as u32;
-        match self.kind {
-            format::Kind::Unorm => unorm(f32::from_bits(v), bits),
-            format::Kind::Uint if bits < 32 => v.min((1 << bits) - 1),
-            format::Kind::Sint if bits < 32 => {
-                let (lo, hi) = (-(1i32 << (bits - 1)), (1i32 << (bits - 1)) - 1);
-                (v as i32).clamp(lo, hi) as u32
-            }
-            _ => v,
-        }
+        format::encode_channel(self.kind, 8 * self.size as u32, v)
     }
-}
-
-/// Float to an unsigned normalised integer of `bits` bits: clamp, scale,
-/// round to nearest (ties up). The product of an f32 and a scale below
-/// 2^32 is exact in f64, so the rounding decision is exact.
-fn unorm(f: f32, bits: u32) -> u32 {
-    if f.is_nan() {
-        return 0;
-    }
-    let max = ((1u64 << bits) - 1) as f64;
-    let scaled = f64::from(f.clamp(0.0, 1.0)) * max;
-    let whole = scaled as u64;
-    let up = scaled - whole as f64 >= 0.5;
-    (whole + u64::from(up)) as u32
 }
 
 /// A render target the model can write.

@@ -193,16 +193,7 @@ impl Layout {
     /// A 32-bit message value as the channel stores it (the low `size`
     /// bytes are kept).
     fn encode(&self, v: u32) -> u32 {
-        let bits = 8 * self.size as u32;
-        match self.kind {
-            Kind::Unorm => unorm(f32::from_bits(v), bits),
-            Kind::Uint if bits < 32 => v.min((1 << bits) - 1),
-            Kind::Sint if bits < 32 => {
-                let (lo, hi) = (-(1i32 << (bits - 1)), (1i32 << (bits - 1)) - 1);
-                (v as i32).clamp(lo, hi) as u32
-            }
-            _ => v,
-        }
+        format::encode_channel(self.kind, 8 * self.size as u32, v)
     }
 
     /// A stored channel as the message returns it.
@@ -222,24 +213,6 @@ impl Layout {
     }
 }
 
-/// Float to an unsigned normalised integer of `bits` (at most 16) bits:
-/// clamp, scale, round to nearest with ties to even. The product of an
-/// f32 and a scale below 2^16 is exact in f64, so the tie test is exact.
-/// (The only f32 that lands on a tie is 0.5, whose floor is odd, so ties
-/// to even give the render-target write's ties-up result.)
-fn unorm(f: f32, bits: u32) -> u32 {
-    if f.is_nan() {
-        return 0;
-    }
-    let max = ((1u64 << bits) - 1) as f64;
-    let scaled = f64::from(f.clamp(0.0, 1.0)) * max;
-    // Non-negative, so truncation is the floor.
-    let whole = scaled as u64;
-    let frac = scaled - whole as f64;
-    let up = frac > 0.5 || (frac == 0.5 && whole % 2 == 1);
-    (whole + u64::from(up)) as u32
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +222,7 @@ mod tests {
         // f * (2^n - 1) = k + 1/2 with f an f32 in [0, 1] needs 2^n - 1
         // to divide 2k + 1, so 0.5 is the only exact tie, and its floor is
         // odd: to even and away from zero agree for every input here.
+        let unorm = |f: f32, bits| format::encode_channel(Kind::Unorm, bits, f.to_bits());
         assert_eq!(unorm(0.5, 8), 128);
         assert_eq!(unorm(0.5, 16), 32768);
         assert_eq!(unorm(-3.0, 8), 0);
