@@ -269,6 +269,14 @@ fn main() {
         .collect();
     let only: Vec<Platform> = args.iter().filter_map(|a| Platform::from_name(a)).collect();
     let split = args.iter().any(|a| a == "breakdown");
+    println!(
+        "fast ALU lanes: {}",
+        if baregpu_soft::eu::wide_lanes() {
+            "AVX2 + FMA (this CPU has them)"
+        } else {
+            "portable (no AVX2 + FMA on this CPU)"
+        }
+    );
     for p in [Platform::Gen75, Platform::Gen6, Platform::G45] {
         if !only.is_empty() && !only.contains(&p) {
             continue;

@@ -37,6 +37,7 @@ pub mod send;
 pub mod shared;
 pub mod thread;
 
+pub use alu::wide_lanes;
 pub use error::{ErrorKind, EuError};
 pub use harness::Harness;
 pub use predecode::Program;

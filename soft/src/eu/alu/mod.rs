@@ -17,6 +17,7 @@ mod logic;
 mod math;
 mod round;
 
+pub use fast::wide_lanes;
 pub(crate) use fast::{Flat, choose_lite};
 pub(crate) use math::math_op;
 

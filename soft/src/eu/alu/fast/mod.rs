@@ -160,6 +160,13 @@ pub(crate) fn choose_lite(p: Platform, first: &Op, second: Option<&Op>) -> Optio
     Some((h, f.flat))
 }
 
+/// Whether the fast ALU paths run their AVX2 + FMA variants on this CPU
+/// (they compute the same bits as the portable ones; benchmarks report
+/// which ran).
+pub fn wide_lanes() -> bool {
+    host::wide()
+}
+
 /// Tests set this to predecode with the portable lane loops on a host
 /// that has the wide ones (both compute the same bits; either is correct
 /// for any program predecoded meanwhile).
