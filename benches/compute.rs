@@ -94,6 +94,7 @@ fn main() {
         },
         curbe: &[],
         bindings: &[],
+        samplers: &[],
     };
     let mut samples = Vec::with_capacity(DISPATCHES);
     for _ in 0..DISPATCHES {
@@ -147,6 +148,7 @@ fn main() {
         },
         curbe: &[],
         bindings: &bindings,
+        samplers: &[],
     };
     let mut emu = Duration::MAX;
     for _ in 0..REPS {

@@ -15,6 +15,7 @@ fn groups(groups: [u32; 3], group_size: [u32; 3]) -> Dispatch<'static> {
         threads: Threads::Groups { groups, group_size },
         curbe: &[],
         bindings: &[],
+        samplers: &[],
     }
 }
 

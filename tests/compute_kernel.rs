@@ -19,6 +19,7 @@ fn one_thread() -> Dispatch<'static> {
         },
         curbe: &[],
         bindings: &[],
+        samplers: &[],
     }
 }
 

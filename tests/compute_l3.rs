@@ -41,6 +41,7 @@ fn dispatch_with_slm<'a>(bindings: &'a [(u32, Resource<'a>)]) -> Dispatch<'a> {
         },
         curbe: &[],
         bindings,
+        samplers: &[],
     }
 }
 

@@ -77,6 +77,7 @@ fn each_generation_follows_its_programming_model() {
                     },
                     curbe: if curbe { &data } else { &[] },
                     bindings: &[],
+                    samplers: &[],
                 };
                 let batch = cx.record(gpu, &k, &d).unwrap();
                 let cmds = commands(g, &batch);
@@ -107,6 +108,7 @@ fn every_media_object_carries_its_threads_inline_data() {
                 },
                 curbe: &[],
                 bindings: &[],
+                samplers: &[],
             };
             let batch = cx.record(gpu, &k, &d).unwrap();
             let cmds = commands(g, &batch);
@@ -154,6 +156,7 @@ fn constants_reach_the_curbe_padded_to_whole_registers() {
                 },
                 curbe: &data,
                 bindings: &[],
+                samplers: &[],
             };
             let batch = cx.record(gpu, &k, &d).unwrap();
             let cmds = commands(g, &batch);
@@ -228,6 +231,7 @@ fn bindings_must_cover_the_kernel_and_stay_in_range() {
                 threads: one_thread,
                 curbe: &[],
                 bindings,
+                samplers: &[],
             };
             let missing = [(0, Resource::Buffer(&buf))];
             assert_eq!(
@@ -294,6 +298,7 @@ fn the_965_urb_holds_one_vfe_entry_per_thread_then_the_curbe() {
                 },
                 curbe: &[1; 96],
                 bindings: &[],
+                samplers: &[],
             };
             let batch = cx.record(gpu, &k, &d).unwrap();
             let cmds = commands(g, &batch);
@@ -345,6 +350,7 @@ fn snb_and_ivb_size_the_vfe_urb_from_the_inline_data() {
                 },
                 curbe: &[],
                 bindings: &[],
+                samplers: &[],
             };
             let batch = cx.record(gpu, &k, &d).unwrap();
             let cmds = commands(g, &batch);
@@ -376,6 +382,7 @@ fn the_walker_raster_scans_its_grid_with_shared_inline_data() {
                 },
                 curbe: &[],
                 bindings: &[],
+                samplers: &[],
             };
             let batch = cx.record(gpu, &k, &d).unwrap();
             let cmds = commands(g, &batch);
@@ -423,6 +430,7 @@ fn the_walker_raster_scans_its_grid_with_shared_inline_data() {
             },
             curbe: &[],
             bindings: &[],
+            samplers: &[],
         };
         assert!(matches!(
             cx.record(gpu, &k, &d),
@@ -446,6 +454,7 @@ fn state_bases_and_bounds_enclose_the_state() {
                 },
                 curbe: &[],
                 bindings: &[(0, Resource::Buffer(&buf))],
+                samplers: &[],
             };
             let batch = cx.record(gpu, &k, &d).unwrap();
             let cmds = commands(g, &batch);
@@ -500,6 +509,7 @@ fn dispatches_run_through_the_command_streamer_to_their_fence() {
                 },
                 curbe: &[5; 32],
                 bindings: &bindings,
+                samplers: &[],
             };
             let fence = cx.dispatch(gpu, &k, &d).unwrap();
             assert_eq!(fence.engine, cx.engine());

@@ -72,6 +72,7 @@ fn a_long_dispatch_spans_many_run_budgets() {
             },
             curbe: &[],
             bindings: &bindings,
+            samplers: &[],
         };
         let batch = cx.record(gpu, &k, &d).unwrap();
         let (start, end) = (batch.gfx().0, batch.gfx().0 + 4 * batch.len() as u64);

@@ -84,6 +84,7 @@ fn walk(simd: Simd) {
             },
             curbe: &curbe,
             bindings: &bindings,
+            samplers: &[],
         };
         let fence = cx.dispatch(gpu, &k, &d).unwrap();
         gpu.wait(fence, DONE_US)

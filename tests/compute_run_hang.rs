@@ -119,6 +119,7 @@ fn dispatch<'a>(
         threads,
         curbe: &[],
         bindings,
+        samplers: &[],
     }
 }
 
@@ -206,6 +207,7 @@ fn a_walker_that_never_ends_is_marked_at_acthd_on_snb() {
             },
             curbe: &[],
             bindings: &[],
+            samplers: &[],
         };
         let fence = cx.dispatch(gpu, &k, &d).unwrap();
         let state = expect_hang(gpu.wait(fence, HANG_US));

@@ -64,6 +64,7 @@ fn every_resident_thread_has_its_own_scratch() {
             },
             curbe: &[],
             bindings: &bindings,
+            samplers: &[],
         };
         let fence = cx.dispatch(gpu, &k, &d).unwrap();
         gpu.wait(fence, DONE_US)

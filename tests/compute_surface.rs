@@ -50,6 +50,7 @@ fn surface_state_of(
         },
         curbe: &[],
         bindings: &bindings,
+        samplers: &[],
     };
     let batch = cx.record(gpu, &k, &d).unwrap();
     let cmds = commands(g, &batch);

@@ -387,6 +387,7 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         threads,
         curbe: &o.curbe,
         bindings: &bindings,
+        samplers: &[],
     };
     let fence = cx.dispatch(&mut gpu, &kernel, &dispatch).map_err(failed)?;
     if let Err(e) = gpu.wait(fence, o.timeout_ms * 1000) {

@@ -8,6 +8,7 @@ use baregpu_hal::Generation;
 
 use super::error::{ComputeError, check_max};
 use super::kernel::Kernel;
+use super::sampler::{Sampler, plan_samplers};
 use super::state::{self, Cmds, MAX_STATE_BYTES, Plan, StateArea, Work};
 use super::surface::{Resource, SurfaceDesc};
 use crate::platform::Platform;
@@ -78,6 +79,9 @@ pub struct Dispatch<'a> {
     pub curbe: &'a [u8],
     /// Binding table: (index, resource).
     pub bindings: &'a [(u32, Resource<'a>)],
+    /// Sampler table: (sampler index 0-15, sampler); the kernel's sample
+    /// messages name the index.
+    pub samplers: &'a [(u32, Sampler)],
 }
 
 /// Checks a dispatch of `kernel` on `generation` and works out what the
@@ -111,6 +115,7 @@ pub(crate) fn plan<'a>(
         return Err(ComputeError::MissingResource { bti });
     }
     let bt_entries = surfaces.last().map_or(0, |(b, _)| b + 1);
+    let samplers = plan_samplers(generation, d.samplers, &kernel.samplers)?;
 
     let work = match d.threads {
         Threads::Objects { count, inline } => {
@@ -198,6 +203,7 @@ pub(crate) fn plan<'a>(
         curbe,
         surfaces,
         bt_entries,
+        samplers,
     })
 }
 

@@ -30,6 +30,10 @@ pub enum ComputeError {
     MissingResource { bti: u32 },
     /// A binding table index is reserved, out of range or bound twice.
     BadBinding { bti: u32 },
+    /// The kernel uses a sampler index the dispatch does not bind.
+    MissingSampler { index: u32 },
+    /// A sampler index is past the 16 a table holds, or bound twice.
+    BadSampler { index: u32 },
     /// The generation has no such feature (or this driver does not program it).
     Unsupported {
         generation: Generation,
@@ -63,6 +67,12 @@ impl fmt::Display for ComputeError {
             }
             ComputeError::BadBinding { bti } => {
                 write!(f, "binding table index {bti} is reserved or bound twice")
+            }
+            ComputeError::MissingSampler { index } => {
+                write!(f, "sampler {index} is used but not bound")
+            }
+            ComputeError::BadSampler { index } => {
+                write!(f, "sampler index {index} is past 15 or bound twice")
             }
             ComputeError::Unsupported { generation, what } => {
                 write!(f, "{generation}: {what} is not supported")

@@ -66,6 +66,9 @@ pub struct KernelDesc<'a> {
     pub curbe_bytes: u32,
     /// Binding table indices the kernel accesses; a dispatch must bind each.
     pub bindings: &'a [u32],
+    /// Sampler indices (0-15) its sample messages name; a dispatch must
+    /// give a [`Sampler`](super::Sampler) for each.
+    pub samplers: &'a [u32],
     /// GPGPU thread-group barriers (Ivy Bridge).
     pub barriers: bool,
     /// Shared local memory per thread group in bytes (Ivy Bridge, at most 64 KiB).
@@ -85,6 +88,7 @@ impl<'a> KernelDesc<'a> {
             grf_registers: 128,
             curbe_bytes: 0,
             bindings: &[],
+            samplers: &[],
             barriers: false,
             slm_bytes: 0,
             scratch_bytes: 0,
@@ -117,6 +121,7 @@ pub struct Kernel {
     pub(crate) grf_registers: u32,
     pub(crate) curbe_bytes: u32,
     pub(crate) bindings: Vec<u32>,
+    pub(crate) samplers: Vec<u32>,
     pub(crate) barriers: bool,
     pub(crate) slm_bytes: u32,
     pub(crate) single_program_flow: bool,
@@ -229,6 +234,13 @@ pub(crate) fn validate(
         ));
     }
     check_max("GRF registers", desc.grf_registers as u64, 128)?;
+    if let Some(&index) = desc
+        .samplers
+        .iter()
+        .find(|&&i| i >= super::sampler::MAX_SAMPLERS)
+    {
+        return Err(ComputeError::BadSampler { index });
+    }
     check_max(
         "CURBE bytes",
         desc.curbe_bytes as u64,

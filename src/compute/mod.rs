@@ -11,6 +11,7 @@
 //!     threads: Threads::Objects { count: 4, inline: &[0, 1, 2, 3] },
 //!     curbe: &[],
 //!     bindings: &[(0, Resource::Buffer(&out))],
+//!     samplers: &[],
 //! })?;
 //! gpu.wait(fence, 1_000_000)?;
 //! out.read(0, &mut bytes)?;
@@ -25,6 +26,8 @@
 pub mod dispatch;
 pub mod error;
 pub mod kernel;
+mod mip;
+pub mod sampler;
 pub mod selftest;
 mod state;
 pub mod surface;
@@ -36,6 +39,8 @@ use baregpu_hal::Generation;
 pub use dispatch::{Dispatch, MAX_BINDING_INDEX, Threads, right_mask};
 pub use error::ComputeError;
 pub use kernel::{Kernel, KernelDesc, PREFETCH_PAD, Simd};
+pub use mip::MAX_LEVELS;
+pub use sampler::{AddressMode, Filter, MAX_SAMPLERS, MipFilter, Sampler};
 pub use surface::{Buffer, Format, Resource, Surface};
 
 pub use crate::gtt::tiling::{Swizzle, Tiling};
@@ -127,6 +132,22 @@ impl Compute {
         format: Format,
         tiling: Tiling,
     ) -> Result<Surface, ComputeError> {
+        self.create_texture_2d(gpu, width, height, 1, format, tiling)
+    }
+
+    /// A zeroed 2D texture with `levels` mip levels (1 up to the 1x1 level,
+    /// at most [`MAX_LEVELS`]), laid out as the sampler reads them (see
+    /// `mip.rs`); fill each with [`Surface::write_level`]. Textures with
+    /// more than one level are linear.
+    pub fn create_texture_2d<P: Platform + ?Sized>(
+        &self,
+        gpu: &mut Gpu<'_, P>,
+        width: u32,
+        height: u32,
+        levels: u32,
+        format: Format,
+        tiling: Tiling,
+    ) -> Result<Surface, ComputeError> {
         if width == 0 || height == 0 {
             return Err(ComputeError::Invalid("empty surface"));
         }
@@ -140,13 +161,21 @@ impl Compute {
             height as u64,
             surface::MAX_SURFACE_SIDE as u64,
         )?;
-        let row = width as usize * format.bytes_per_pixel() as usize;
+        let chain = mip::MipChain::new(width, height, levels)?;
+        if levels > 1 && tiling != Tiling::Linear {
+            return Err(ComputeError::Unsupported {
+                generation: self.generation,
+                what: "tiled mipmapped textures (mip chains are linear)",
+            });
+        }
+        let (texels, rows) = chain.extent();
+        let row = texels as usize * format.bytes_per_pixel() as usize;
         let pitch = tiling::align_pitch(tiling, row).ok_or(ComputeError::OutOfRange {
             what: "surface row bytes",
             value: row as u64,
             max: tiling::MAX_PITCH as u64,
         })?;
-        let size = tiling::surface_size(tiling, pitch, height as usize);
+        let size = tiling::surface_size(tiling, pitch, rows as usize);
         let (region, mut mapping) = gpu.map_buffer(size)?;
         if tiling != Tiling::Linear && matches!(self.generation, Generation::Gen4 | Generation::G45)
         {
@@ -173,6 +202,8 @@ impl Compute {
             pitch: pitch as u32,
             format,
             tiling,
+            levels,
+            rows,
         })
     }
 
@@ -221,6 +252,7 @@ impl Compute {
             grf_registers: desc.grf_registers,
             curbe_bytes: desc.curbe_bytes,
             bindings: desc.bindings.to_vec(),
+            samplers: desc.samplers.to_vec(),
             barriers: desc.barriers,
             slm_bytes: desc.slm_bytes,
             single_program_flow: desc.single_program_flow,

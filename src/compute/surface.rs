@@ -5,6 +5,7 @@
 use baregpu_hal::Generation;
 
 use super::error::{ComputeError, check_max};
+use super::mip::MipChain;
 use crate::gtt::tiling::{self, Swizzle, Tiling};
 use crate::gtt::{GfxAddr, Mapping};
 use crate::platform::DmaRegion;
@@ -113,16 +114,22 @@ impl Buffer {
     }
 }
 
-/// A 2D surface from [`super::Compute::create_surface_2d`].
+/// A 2D surface from [`super::Compute::create_surface_2d`], or a
+/// mipmapped texture from [`super::Compute::create_texture_2d`].
 #[derive(Debug)]
 pub struct Surface {
     pub(crate) region: DmaRegion,
     pub(crate) mapping: Mapping,
+    /// Level 0's size.
     pub(crate) width: u32,
     pub(crate) height: u32,
     pub(crate) pitch: u32,
     pub(crate) format: Format,
     pub(crate) tiling: Tiling,
+    /// Mip levels (1: level 0 only).
+    pub(crate) levels: u32,
+    /// Rows of memory the levels occupy (`height` for one level).
+    pub(crate) rows: u32,
 }
 
 impl Surface {
@@ -145,9 +152,94 @@ impl Surface {
     pub fn tiling(&self) -> Tiling {
         self.tiling
     }
+    /// Mip levels (1 unless made by [`super::Compute::create_texture_2d`]).
+    pub fn levels(&self) -> u32 {
+        self.levels
+    }
     /// Bytes of memory the surface occupies (whole tile rows when tiled).
     pub fn size(&self) -> usize {
-        tiling::surface_size(self.tiling, self.pitch as usize, self.height as usize)
+        tiling::surface_size(self.tiling, self.pitch as usize, self.rows as usize)
+    }
+
+    /// Width and height of mip level `level`, if the surface has it.
+    pub fn level_size(&self, level: u32) -> Option<(u32, u32)> {
+        (level < self.levels).then(|| self.chain().size(level))
+    }
+
+    fn chain(&self) -> MipChain {
+        MipChain {
+            width: self.width,
+            height: self.height,
+            levels: self.levels,
+        }
+    }
+
+    /// Byte range of row `y` of `level` in the surface's memory (linear
+    /// surfaces only: mipmapped ones are linear).
+    fn level_row(&self, level: u32, y: u32) -> core::ops::Range<usize> {
+        let chain = self.chain();
+        let (x0, y0) = chain.origin(level);
+        let (w, _) = chain.size(level);
+        let bpp = self.format.bytes_per_pixel() as usize;
+        let start = (y0 + y) as usize * self.pitch as usize + x0 as usize * bpp;
+        start..start + w as usize * bpp
+    }
+
+    /// Stores row-major pixels of mip level `level` (its width times the
+    /// bytes per pixel per row, no padding) where the sampler reads them.
+    /// Level 0 of a one-level surface is [`Surface::write_pixels`].
+    ///
+    /// Call only while no submitted work uses the surface.
+    pub fn write_level(
+        &self,
+        swizzle: Swizzle,
+        level: u32,
+        pixels: &[u8],
+    ) -> Result<(), ComputeError> {
+        let (_, h) = self.level_bytes(level, pixels.len())?;
+        if self.levels == 1 {
+            return self.write_pixels(swizzle, pixels);
+        }
+        let row = pixels.len() / h as usize;
+        for (y, src) in pixels.chunks(row).enumerate() {
+            let r = self.level_row(level, y as u32);
+            write_region(&self.region, self.size(), r.start, src)?;
+        }
+        Ok(())
+    }
+
+    /// Reads mip level `level` back as row-major pixels (the inverse of
+    /// [`Surface::write_level`]).
+    pub fn read_level(
+        &self,
+        swizzle: Swizzle,
+        level: u32,
+        pixels: &mut [u8],
+    ) -> Result<(), ComputeError> {
+        let (_, h) = self.level_bytes(level, pixels.len())?;
+        if self.levels == 1 {
+            return self.read_pixels(swizzle, pixels);
+        }
+        let row = pixels.len() / h as usize;
+        for (y, dst) in pixels.chunks_mut(row).enumerate() {
+            let r = self.level_row(level, y as u32);
+            read_region(&self.region, self.size(), r.start, dst)?;
+        }
+        Ok(())
+    }
+
+    /// Checks that `len` bytes are exactly level `level`; its size.
+    fn level_bytes(&self, level: u32, len: usize) -> Result<(u32, u32), ComputeError> {
+        let (w, h) = self
+            .level_size(level)
+            .ok_or(ComputeError::Invalid("the surface has no such mip level"))?;
+        let bytes = w as usize * h as usize * self.format.bytes_per_pixel() as usize;
+        if len != bytes {
+            return Err(ComputeError::Invalid(
+                "pixel data does not match the mip level's size",
+            ));
+        }
+        Ok((w, h))
     }
 
     /// Stores row-major pixels (`width * bpp` bytes per row, no padding) in
@@ -220,12 +312,13 @@ pub(crate) struct SurfaceDesc {
 pub(crate) enum SurfaceKind {
     /// SURFTYPE_BUFFER of `entries` elements `stride` bytes apart.
     Buffer { entries: u32, stride: u32 },
-    /// SURFTYPE_2D.
+    /// SURFTYPE_2D with `levels` mip levels.
     Image2d {
         width: u32,
         height: u32,
         pitch: u32,
         tiling: Tiling,
+        levels: u32,
     },
 }
 
@@ -262,6 +355,7 @@ impl SurfaceDesc {
                     height: s.height,
                     pitch: s.pitch,
                     tiling: s.tiling,
+                    levels: s.levels,
                 },
             }),
         }

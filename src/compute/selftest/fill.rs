@@ -153,6 +153,7 @@ fn fill<P: Platform + ?Sized>(
             threads,
             curbe: &colour.to_le_bytes(),
             bindings: &bindings,
+            samplers: &[],
         };
         launch(gpu, cx, k, &d, p.timeout_us)?;
         surf.read_pixels(Swizzle::None, &mut got)?;

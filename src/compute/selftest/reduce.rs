@@ -179,6 +179,7 @@ fn dispatch<P: Platform + ?Sized>(
             },
             curbe: &curbe,
             bindings: &bindings,
+            samplers: &[],
         };
         launch(gpu, cx, &held.kernels[0], &d, timeout_us)?;
         held.buffers[1].read(0, &mut raw)?;

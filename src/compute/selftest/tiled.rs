@@ -112,6 +112,7 @@ fn write_picture<P: Platform + ?Sized>(
             },
             curbe: &[],
             bindings: &bindings,
+            samplers: &[],
         };
         launch(gpu, cx, &held.kernels[0], &d, p.timeout_us)?;
         let mut memory = vec![0u8; surf.size()];

@@ -244,6 +244,7 @@ pub(super) fn run<P: Platform + ?Sized>(
             threads: work,
             curbe,
             bindings: &bindings,
+            samplers: &[],
         };
         launch(gpu, cx, &held.kernels[0], &d, p.timeout_us)?;
         tally.dispatches += 1;

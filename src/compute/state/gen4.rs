@@ -21,6 +21,7 @@
 //! state, descriptor, scratch and constant pointers are then plain graphics
 //! addresses whichever base each one is relative to.
 
+use super::sampler::sampler_table;
 use super::{
     Cmds, Plan, StateArea, Work, binding_table, bt_prefetch_count, place_curbe, scratch_space,
 };
@@ -109,6 +110,10 @@ macro_rules! media_pipeline {
             let table = binding_table(plan, area, 32, 32, |area, at, d| {
                 area.put(at, &surface_state(d))
             })?;
+            // Samplers and their four-float border colours (16 bytes).
+            let samplers = sampler_table(plan, area, 16, |area, at, bound| {
+                sampler_entry(area, at, bound, base)
+            })?;
             // Descriptors are 16-byte aligned (VFE state DW2 bits 31:4).
             let id = area.alloc(16, 16);
             area.put(
@@ -124,6 +129,9 @@ macro_rules! media_pipeline {
                     single_program_flow: kernel.single_program_flow,
                     binding_table_pointer: table,
                     binding_table_entry_count: bt_prefetch_count(plan.bt_entries),
+                    // General State offsets: graphics addresses (base 0).
+                    sampler_state_pointer: samplers.map_or(0, |t| base + t.at as u64),
+                    sampler_count: samplers.map_or(0, |t| t.count),
                     ..Default::default()
                 },
             )?;
@@ -209,6 +217,9 @@ macro_rules! media_pipeline {
 
         // One MEDIA_OBJECT per thread (state/media.rs), on this table's layout.
         super::super::media::media_objects!($gen, inline_data);
+
+        // SAMPLER_STATE and border colours (state/sampler.rs).
+        super::super::sampler::gen4_sampler_entry!($gen);
 
         super::super::surface::surface_state!(
             /// SURFACE_STATE (000 lines 3052-3334), read-write render cache

@@ -8,6 +8,7 @@ use baregpu_hal::Generation;
 use baregpu_hal::gen6::commands as c;
 use baregpu_hal::gen6::structs as s;
 
+use super::sampler::{GEN6_BORDER_BYTES, gen6_sampler_entry, sampler_table};
 use super::{
     Cmds, Plan, StateArea, binding_table, max_threads, media_urb, place_curbe, scratch_space,
 };
@@ -27,12 +28,16 @@ pub(crate) fn record(
     let table = binding_table(plan, area, 32, 32, |area, at, d| {
         area.put(at, &surface_state(d))
     })?;
+    let samplers = sampler_table(plan, area, GEN6_BORDER_BYTES, gen6_sampler_entry)?;
     // Descriptors: 32 bytes, 32-byte aligned (003 lines 47660-47749).
     let id = area.alloc(32, 32);
     area.put(
         id,
         &s::InterfaceDescriptorData {
             single_program_flow: kernel.single_program_flow as u32,
+            // Dynamic State offsets (003 lines 47856-47876).
+            sampler_state_pointer: samplers.map_or(0, |t| t.at),
+            sampler_count: samplers.map_or(0, |t| t.count),
             ..interface_descriptor(kernel, table, plan.bt_entries)
         },
     )?;

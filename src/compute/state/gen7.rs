@@ -11,6 +11,7 @@ use baregpu_hal::Generation;
 use baregpu_hal::gen7::commands as c;
 use baregpu_hal::gen7::structs as s;
 
+use super::sampler::{gen7_sampler_entry, sampler_table};
 use super::{
     Cmds, Plan, StateArea, Work, binding_table, max_threads, media_urb, place_curbe, scratch_space,
 };
@@ -30,6 +31,8 @@ pub(crate) fn record(
     let table = binding_table(plan, area, 32, 32, |area, at, d| {
         area.put(at, &surface_state(d))
     })?;
+    // Samplers and their four-float border colours (16 bytes).
+    let samplers = sampler_table(plan, area, 16, gen7_sampler_entry)?;
     let threads_in_group = match plan.work {
         Work::Groups { threads, .. } => threads,
         _ => 0,
@@ -46,6 +49,9 @@ pub(crate) fn record(
             barrier_enable: kernel.barriers,
             shared_local_memory_size: slm_code(kernel.slm_bytes),
             number_of_threads_in_gpgpu_thread_group: threads_in_group,
+            // Dynamic State offsets [ext: Mesa gen7.xml INTERFACE_DESCRIPTOR_DATA].
+            sampler_state_pointer: samplers.map_or(0, |t| t.at),
+            sampler_count: samplers.map_or(0, |t| t.count),
             ..interface_descriptor(kernel, table, plan.bt_entries)
         },
     )?;

@@ -14,6 +14,7 @@ pub mod gen4;
 pub mod gen6;
 pub mod gen7;
 mod media;
+mod sampler;
 mod surface;
 
 use alloc::vec::Vec;
@@ -22,6 +23,7 @@ use baregpu_hal::{Generation, Packet};
 
 use super::error::ComputeError;
 use super::kernel::Kernel;
+use super::sampler::SamplerDesc;
 use super::surface::SurfaceDesc;
 
 /// State area bytes addressable from one base: binding tables must lie in
@@ -41,6 +43,8 @@ pub(crate) struct Plan<'a> {
     pub surfaces: Vec<(u32, SurfaceDesc)>,
     /// Binding table entries (highest index + 1; 0 = no table).
     pub bt_entries: u32,
+    /// Bound samplers, sorted by index.
+    pub samplers: Vec<(u32, SamplerDesc)>,
 }
 
 /// How the threads are launched.

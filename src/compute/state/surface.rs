@@ -13,7 +13,8 @@
 ///   ([`SurfaceDesc::buffer_split`] on `$generation`), pitch = the structure
 ///   size minus one (000 line 3272; SNB notes seed-003 §3.9; Ivy Bridge
 ///   [ext: Mesa isl buffer_fill_state, SurfacePitch = stride - 1]);
-/// * 2D: sizes and pitch minus one, tiling on or off, and Y or X walk.
+/// * 2D: sizes and pitch minus one, MIP Count, tiling on or off, and Y or
+///   X walk.
 ///
 /// [`SurfaceDesc::buffer_split`]: crate::compute::surface::SurfaceDesc::buffer_split
 macro_rules! surface_state {
@@ -43,11 +44,16 @@ macro_rules! surface_state {
                     height,
                     pitch,
                     tiling,
+                    levels,
                 } => {
                     st.surface_type = S::SURFACE_TYPE_SURFTYPE_2D;
                     st.width = width - 1;
                     st.height = height - 1;
                     st.surface_pitch = pitch - 1;
+                    // MIP Count: levels minus one; MIPLAYOUT_BELOW, Surface
+                    // Min LOD 0 and the 4 x 2 alignment unit stay at their
+                    // defaults (compute/mip.rs lays the levels out so).
+                    st.mip_count_lod = levels - 1;
                     st.tiled_surface = tiling != Tiling::Linear;
                     st.tile_walk = if tiling == Tiling::Y {
                         S::TILE_WALK_TILEWALK_YMAJOR

@@ -60,6 +60,7 @@ pub fn render(
             },
             curbe: &curbe,
             bindings: &bindings,
+            samplers: &[],
         },
     )?;
     gpu.wait(fence, 120_000_000)?;
