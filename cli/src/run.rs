@@ -8,16 +8,20 @@
 //!             [--bind <bti>=buffer:<file> | <bti>=buffer:zero:<bytes>
 //!                   | <bti>=surface2d:<w>x<h>:<format>[:linear|:x|:y][:<file>]]...
 //!             [--out <bti>=<file>]... [--slm <bytes>] [--barriers] [--timeout-ms <ms>]
+//!             [--sampler <index>=<nearest|linear>[,<wrap|mirror|clamp|border|mirror-once>]]...
 //! ```
 //!
 //! Extensions beyond the issue's syntax: a kernel file ending in `.asm` is
 //! assembled first; `--slm` and `--barriers` fill the Ivy Bridge interface
-//! descriptor; `--timeout-ms` bounds the wait (default 60 s).
+//! descriptor; `--timeout-ms` bounds the wait (default 60 s); `--sampler`
+//! binds a sampler (filter for both minification and magnification, one
+//! address mode on every axis; default clamp) for `sample` messages.
 
 use std::fmt::Write as _;
 
 use baregpu::compute::{
-    Compute, ComputeError, Dispatch, Format, KernelDesc, Resource, Simd, Threads,
+    AddressMode, Compute, ComputeError, Dispatch, Filter, Format, KernelDesc, Resource, Sampler,
+    Simd, Threads,
 };
 use baregpu::gtt::tiling::{Swizzle, Tiling};
 use baregpu::platform::PlatformBus;
@@ -32,13 +36,15 @@ pub const USAGE: &str =
               [--bind <bti>=buffer:<file> | <bti>=buffer:zero:<bytes>
                     | <bti>=surface2d:<w>x<h>:<format>[:linear|:x|:y][:<file>]]...
               [--out <bti>=<file>]... [--slm <bytes>] [--barriers] [--timeout-ms <ms>]
+              [--sampler <index>=<nearest|linear>[,<wrap|mirror|clamp|border|mirror-once>]]...
       Run an EU binary (or a .asm source) on the software GPU through the
       driver's compute path. --grid counts thread groups and --group threads
       per group (GPGPU_WALKER, gen7); --dispatch media (the default before
       gen7) sends one MEDIA_OBJECT per line of --media-objects (that line's
       numbers are its inline dwords), or x*y*z objects without data. Formats:
       R8_UNORM R8_UINT R32_UINT R32_FLOAT R8G8B8A8_UNORM B8G8R8A8_UNORM.
-      --out writes a buffer's bytes, or a surface's pixels row by row.";
+      --out writes a buffer's bytes, or a surface's pixels row by row.
+      --sampler binds SAMPLER_STATE entry <index> (0-15) for sample messages.";
 
 /// A binding as given on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +75,7 @@ struct Options {
     slm: u32,
     barriers: bool,
     timeout_ms: u64,
+    samplers: Vec<(u32, Sampler)>,
 }
 
 fn generation(name: &str) -> Result<(Generation, Platform), String> {
@@ -209,6 +216,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let (mut group, mut curbe, mut dispatch, mut objects) = ([1, 1, 1], Vec::new(), None, None);
     let (mut binds, mut outs, mut slm, mut barriers, mut timeout_ms) =
         (Vec::new(), Vec::new(), 0, false, 60_000);
+    let mut samplers = Vec::new();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--gen" => gen_name = Some(get(a, &mut it)?),
@@ -238,6 +246,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .map_err(|_| "--slm is too large".to_string())?
             }
             "--barriers" => barriers = true,
+            "--sampler" => samplers.push(sampler(&get(a, &mut it)?)?),
             "--timeout-ms" => timeout_ms = number(&get(a, &mut it)?)?,
             other => return Err(format!("unexpected argument {other:?}\nusage:\n{USAGE}")),
         }
@@ -286,7 +295,42 @@ fn parse(args: &[String]) -> Result<Options, String> {
         slm,
         barriers,
         timeout_ms,
+        samplers,
     })
+}
+
+/// A `--sampler <index>=<filter>[,<address>]` argument.
+fn sampler(s: &str) -> Result<(u32, Sampler), String> {
+    let (index, spec) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--sampler {s:?}: expected <index>=<filter>[,<address>]"))?;
+    let index = u32::try_from(number(index)?).map_err(|_| format!("--sampler {s:?}: bad index"))?;
+    let (filter, address) = spec.split_once(',').unwrap_or((spec, "clamp"));
+    let filter = match filter {
+        "nearest" => Filter::Nearest,
+        "linear" => Filter::Linear,
+        f => {
+            return Err(format!(
+                "--sampler {s:?}: the filter is nearest or linear, not {f:?}"
+            ));
+        }
+    };
+    let address = match address {
+        "wrap" => AddressMode::Wrap,
+        "mirror" => AddressMode::Mirror,
+        "clamp" => AddressMode::Clamp,
+        "border" => AddressMode::ClampBorder,
+        "mirror-once" => AddressMode::MirrorOnce,
+        m => {
+            return Err(format!(
+                "--sampler {s:?}: the address mode is wrap, mirror, clamp, border or mirror-once, not {m:?}"
+            ));
+        }
+    };
+    Ok((
+        index,
+        Sampler::new().with_filter(filter).with_address(address),
+    ))
 }
 
 /// What a run produced: a summary of the files written, to print.
@@ -346,10 +390,12 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
     let btis: Vec<u32> = o.binds.iter().map(|(b, _)| *b).collect();
 
     // The kernel (rejected here, before anything runs, if it does not decode).
+    let sampler_indices: Vec<u32> = o.samplers.iter().map(|(i, _)| *i).collect();
     let desc = KernelDesc {
         simd: o.simd,
         curbe_bytes: (o.curbe.len() as u32).div_ceil(32) * 32,
         bindings: &btis,
+        samplers: &sampler_indices,
         barriers: o.barriers,
         slm_bytes: o.slm,
         ..KernelDesc::new(&o.kernel)
@@ -387,7 +433,7 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         threads,
         curbe: &o.curbe,
         bindings: &bindings,
-        samplers: &[],
+        samplers: &o.samplers,
     };
     let fence = cx.dispatch(&mut gpu, &kernel, &dispatch).map_err(failed)?;
     if let Err(e) = gpu.wait(fence, o.timeout_ms * 1000) {

@@ -144,6 +144,80 @@ send (8|M0) null:ud m1 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
     assert_eq!(got, want);
 }
 
+/// `--sampler`: a Gen7 kernel samples a 2x1 R32_FLOAT texture (texels 1.0
+/// and 3.0) at u = v = 0.5, which lies halfway between the two texel
+/// centres (0.25 and 0.75). Every lane asks for the same point, so the
+/// LOD from the lanes' gradients is below 0 and the magnification filter
+/// decides: bilinear gives the average 2.0, nearest the texel under u,
+/// texel 1 (3.0).
+#[test]
+fn samplers_bound_from_the_command_line_filter_as_asked() {
+    let dir = scratch("sampler");
+    let kernel = dir.join("sample.asm");
+    std::fs::write(
+        &kernel,
+        "mov (16|M0) r100.0<1>:f 0.5:f
+mov (16|M0) r102.0<1>:f 0.5:f
+send (16|M0) r40:uw r100 sampler.sample(bti=1, sampler=0, simd=16) mlen=4 rlen=8
+mov (8|M0) r21.0<1>:ud r0.0<8;8,1>:ud
+mov (1|M0) r21.2<1>:ud 0x0:ud
+mov (8|M0) r22.0<1>:ud r40.0<8;8,1>:ud
+send (8|M0) null:ud r21 dc.oword_block_write(bti=0, owords=2) mlen=2 rlen=0 hdr
+mov (8|M0) r127.0<1>:ud r0.0<8;8,1>:ud
+send (8|M0) null:ud r127 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
+",
+    )
+    .unwrap();
+    let texels = dir.join("texels.bin");
+    let bytes: Vec<u8> = [1.0f32, 3.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(&texels, bytes).unwrap();
+    for (filter, want) in [("linear", 2.0f32), ("nearest", 3.0)] {
+        let out = dir.join(format!("{filter}.bin"));
+        let o = baregpu(&[
+            "run",
+            "--gen",
+            "gen7",
+            "--kernel",
+            s(&kernel),
+            "--simd",
+            "16",
+            "--grid",
+            "1",
+            "--bind",
+            "0=buffer:zero:32",
+            "--bind",
+            &format!("1=surface2d:2x1:R32_FLOAT:linear:{}", s(&texels)),
+            "--sampler",
+            &format!("0={filter},clamp"),
+            "--out",
+            &format!("0={}", s(&out)),
+        ]);
+        assert!(
+            o.status.success(),
+            "{filter}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let got = dwords(&std::fs::read(&out).unwrap());
+        assert_eq!(got, vec![want.to_bits(); 8], "{filter}");
+    }
+    // A sampler the kernel's descriptor would need but the line names wrongly.
+    let o = baregpu(&[
+        "run",
+        "--gen",
+        "gen7",
+        "--kernel",
+        s(&kernel),
+        "--simd",
+        "16",
+        "--grid",
+        "1",
+        "--sampler",
+        "0=cubic",
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nearest or linear"));
+}
+
 #[test]
 fn a_kernel_that_never_ends_is_a_reported_hang() {
     let dir = scratch("hang");
