@@ -242,13 +242,19 @@ pub(crate) fn finish_f(t: &mut Thread, op: &Op, en: u32, out: &FOut) -> Result<N
 fn exec_int(t: &mut Thread, op: &Op, en: u32, pm: u32) -> Result<Next, ErrorKind> {
     let ctl = &op.ctl;
     let n = usize::from(ctl.exec);
-    let a = read::ints(t, &op.src[0], n, en)?;
-    let b = read::ints(t, &op.src[1], n, en)?;
-    let c = read::ints(t, &op.src[2], n, en)?;
     let mut out = IOut::new();
     use Opcode::*;
+    if op.inst.opcode == Mov {
+        // Straight into the result.
+        read::ints_into(t, &op.src[0], n, en, &mut out.v)?;
+        return finish_int(t, op, en, &out);
+    }
+    // Sources read in place (absent ones stay zero).
+    let (mut a, mut b, mut c) = ([0; MAX_CH], [0; MAX_CH], [0; MAX_CH]);
+    read::ints_into(t, &op.src[0], n, en, &mut a)?;
+    read::ints_into(t, &op.src[1], n, en, &mut b)?;
+    read::ints_into(t, &op.src[2], n, en, &mut c)?;
     match op.inst.opcode {
-        Mov => out.v = a,
         Sel => compare::sel_i(t, op, &a, &b, pm, &mut out),
         Not | And | Or | Xor | Shr | Shl | Asr => logic::int(op, &a, &b, n, &mut out),
         Add | Mul | Avg | Mac | Mach | Addc | Subb | Mad | Lrp => {

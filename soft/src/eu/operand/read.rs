@@ -12,9 +12,23 @@ use crate::eu::thread::Thread;
 #[inline]
 pub fn raw(t: &Thread, s: &SrcPlan, n: usize, en: u32) -> Result<[u64; MAX_CH], ErrorKind> {
     let mut out = [0u64; MAX_CH];
+    raw_into(t, s, n, en, &mut out)?;
+    Ok(out)
+}
+
+/// [`raw`] into `out` (channels `n..` left as they are): the integer path
+/// reads in place rather than moving 256-byte arrays around.
+#[inline]
+pub fn raw_into(
+    t: &Thread,
+    s: &SrcPlan,
+    n: usize,
+    en: u32,
+    out: &mut [u64; MAX_CH],
+) -> Result<(), ErrorKind> {
     let size = usize::from(s.ty.size());
     match &s.kind {
-        SrcKind::Absent => return Ok(out),
+        SrcKind::Absent => {}
         SrcKind::Direct { off } => {
             for (o, &at) in out.iter_mut().zip(off.iter()).take(n) {
                 *o = t.load(usize::from(at), size);
@@ -33,7 +47,7 @@ pub fn raw(t: &Thread, s: &SrcPlan, n: usize, en: u32) -> Result<[u64; MAX_CH], 
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// F lanes (bits). Integer sources are converted (a mixed-type instruction
@@ -73,12 +87,28 @@ pub fn f32s(
 
 /// Integer lanes: each element's value by its own signedness, then abs and
 /// negate exactly (a 32-bit source cannot overflow an i64).
+#[inline]
 pub fn ints(t: &Thread, s: &SrcPlan, n: usize, en: u32) -> Result<[i64; MAX_CH], ErrorKind> {
     let mut out = [0i64; MAX_CH];
+    ints_into(t, s, n, en, &mut out)?;
+    Ok(out)
+}
+
+/// [`ints`] into `out` (an absent source leaves it as it is; channels
+/// `n..` too).
+#[inline]
+pub fn ints_into(
+    t: &Thread,
+    s: &SrcPlan,
+    n: usize,
+    en: u32,
+    out: &mut [i64; MAX_CH],
+) -> Result<(), ErrorKind> {
     if s.is_absent() {
-        return Ok(out);
+        return Ok(());
     }
-    let raw = raw(t, s, n, en)?;
+    let mut raw = [0u64; MAX_CH];
+    raw_into(t, s, n, en, &mut raw)?;
     for (o, &r) in out.iter_mut().zip(raw.iter()).take(n) {
         let mut v = match s.ty {
             Type::F | Type::Vf => {
@@ -96,7 +126,7 @@ pub fn ints(t: &Thread, s: &SrcPlan, n: usize, en: u32) -> Result<[i64; MAX_CH],
         }
         *o = v;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// DF lanes (bits): F widens exactly, integers convert; denormals flush
