@@ -189,6 +189,9 @@ pub fn handle(
 pub struct MemoryUnits<M: GfxMemory = FlatMemory> {
     pub memory: M,
     pub surfaces: SurfaceList,
+    /// A binding table in `memory` to take surfaces from (SURFACE_STATEs
+    /// decoded as the data port meets them) instead of `surfaces`.
+    pub binding_table: Option<BindingTable>,
     pub slm: Vec<u8>,
     pub general_state: GeneralState,
     pub scratch: Option<Scratch>,
@@ -207,6 +210,7 @@ impl<M: GfxMemory> MemoryUnits<M> {
         MemoryUnits {
             memory,
             surfaces: SurfaceList::new(),
+            binding_table: None,
             slm: Vec::new(),
             general_state: GeneralState::default(),
             scratch: None,
@@ -224,7 +228,10 @@ impl<M: GfxMemory> MemoryUnits<M> {
         let slm = (!self.slm.is_empty()).then_some(self.slm.as_mut_slice());
         let mut env = MessageEnv {
             memory: &mut self.memory,
-            surfaces: SurfaceSource::List(&mut self.surfaces),
+            surfaces: match self.binding_table {
+                Some(t) => SurfaceSource::Table(t),
+                None => SurfaceSource::List(&mut self.surfaces),
+            },
             slm,
             general_state: self.general_state,
             scratch: self.scratch,
