@@ -14,6 +14,7 @@
 //! the compiler vectorises; other cases go lane by lane exactly.
 
 mod host;
+mod int;
 mod lanes;
 
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -59,6 +60,8 @@ pub(crate) struct Flat {
     /// loop runs a block's last instruction exactly when the budget cuts
     /// the block before its successor).
     pub acc_dead: bool,
+    /// Source `k` is this immediate (the integer paths).
+    pub imm: [Option<u32>; 3],
 }
 
 impl Flat {
@@ -130,7 +133,9 @@ fn fast(op: &Op) -> Option<Fast> {
 /// The fast handler for `op`, if it qualifies.
 pub fn choose(p: Platform, op: &Op) -> Option<Handler> {
     let _ = p;
-    let f = fast(op)?;
+    let Some(f) = fast(op) else {
+        return int::choose(op);
+    };
     Some(match (f.kind, f.n) {
         (ADD, 8) => on_op::<8, ADD>,
         (ADD, _) => on_op::<16, ADD>,
@@ -149,7 +154,10 @@ pub(crate) fn choose_lite(p: Platform, first: &Op, second: Option<&Op>) -> Optio
     // (Gen7 may change it in cr0; the handlers check).
     let zero = p <= Platform::G45;
     let f = match second {
-        None => fast(first)?,
+        None => match fast(first) {
+            Some(f) => f,
+            None => return int::choose_lite(first),
+        },
         Some(b) => fuse(fast(first)?, fast(b)?, first, b)?,
     };
     let h: LiteFn = if host::wide() && !PORTABLE_ONLY.load(Ordering::Relaxed) {
