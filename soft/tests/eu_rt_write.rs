@@ -15,12 +15,8 @@
 use baregpu_isa::Platform;
 use baregpu_isa::message;
 use baregpu_soft::eu::shared::surface::format;
-use baregpu_soft::eu::shared::{
-    BindingTable, FlatMemory, Handled, MessageEnv, SurfaceSource, Tiling, handle,
-};
-use baregpu_soft::eu::{
-    ErrorKind, EuError, Harness, SendError, SendRequest, SharedFunctions, Step, Thread,
-};
+use baregpu_soft::eu::shared::{BindingTable, FlatMemory, MemoryUnits, Tiling};
+use baregpu_soft::eu::{ErrorKind, EuError, Harness, Step};
 
 const GENS: [Platform; 3] = [Platform::Gen6, Platform::Gen7, Platform::Gen75];
 
@@ -158,57 +154,39 @@ fn pattern(i: usize) -> u8 {
     (i.wrapping_mul(7).wrapping_add(3) & 0xFF) as u8
 }
 
-/// Memory, binding table and surfaces: BTI 0 the render target, BTI 1 a
-/// SURFTYPE_NULL. Messages are served through SURFACE_STATE in memory.
-struct Gpu {
-    mem: FlatMemory,
-    table: BindingTable,
+/// The memory units the kernels send to: memory with the binding table
+/// and surfaces (BTI 0 the render target, BTI 1 a SURFTYPE_NULL), served
+/// through SURFACE_STATE in memory.
+fn new_gpu(p: Platform, rt: &Rt) -> MemoryUnits {
+    let mut mem = FlatMemory::new(MEM, MEM_LEN);
+    let null = {
+        let mut dw = rt.state(p);
+        dw[0] = 7 << 29; // SURFTYPE_NULL (003 lines 75483-75490)
+        dw
+    };
+    for (bti, (off, dw)) in [(0x40u32, rt.state(p)), (0x80, null)]
+        .into_iter()
+        .enumerate()
+    {
+        for (i, d) in dw.iter().enumerate() {
+            assert!(mem.set_dword(SURFACE_STATE_BASE + u64::from(off) + 4 * i as u64, *d));
+        }
+        assert!(mem.set_dword(TABLE + 4 * bti as u64, off));
+    }
+    let fill: Vec<u8> = (0..RT_AREA).map(pattern).collect();
+    assert!(mem.put(RT, &fill));
+    let mut gpu = MemoryUnits::new(mem);
+    gpu.binding_table = Some(BindingTable {
+        platform: p,
+        table: TABLE,
+        surface_state_base: SURFACE_STATE_BASE,
+    });
+    gpu
 }
 
-impl Gpu {
-    fn new(p: Platform, rt: &Rt) -> Gpu {
-        let mut mem = FlatMemory::new(MEM, MEM_LEN);
-        let null = {
-            let mut dw = rt.state(p);
-            dw[0] = 7 << 29; // SURFTYPE_NULL (003 lines 75483-75490)
-            dw
-        };
-        for (bti, (off, dw)) in [(0x40u32, rt.state(p)), (0x80, null)]
-            .into_iter()
-            .enumerate()
-        {
-            for (i, d) in dw.iter().enumerate() {
-                assert!(mem.set_dword(SURFACE_STATE_BASE + u64::from(off) + 4 * i as u64, *d));
-            }
-            assert!(mem.set_dword(TABLE + 4 * bti as u64, off));
-        }
-        let fill: Vec<u8> = (0..RT_AREA).map(pattern).collect();
-        assert!(mem.put(RT, &fill));
-        Gpu {
-            mem,
-            table: BindingTable {
-                platform: p,
-                table: TABLE,
-                surface_state_base: SURFACE_STATE_BASE,
-            },
-        }
-    }
-
-    fn area(&self) -> Vec<u8> {
-        self.mem.get(RT, RT_AREA).expect("RT area").to_vec()
-    }
-}
-
-impl SharedFunctions for Gpu {
-    fn send(&mut self, thread: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
-        let mut env = MessageEnv::new(&mut self.mem, SurfaceSource::Table(self.table));
-        match handle(&mut env, thread, req)? {
-            Handled::Done => Ok(()),
-            // The thread-spawner EOT that ends each kernel.
-            Handled::NotMine if req.eot => Ok(()),
-            Handled::NotMine => Err(SendError::Unhandled),
-        }
-    }
+/// The render-target area's bytes now.
+fn area(gpu: &MemoryUnits) -> Vec<u8> {
+    gpu.memory.get(RT, RT_AREA).expect("RT area").to_vec()
 }
 
 /// The render-target area as the manual says it ends up: the pattern,
@@ -269,7 +247,7 @@ const R0: [u32; 8] = [2 << 27 | 5 << 16 | 1 << 15 | 3, 0x1240, 0, 0, 0, 0x2A, 0,
 /// (it has no MRFs). `flag` predicates the sends on f0.0.
 fn run(
     p: Platform,
-    gpu: &mut Gpu,
+    gpu: &mut MemoryUnits,
     sends: &[RtSend],
     flag: Option<u32>,
     m0_flags: u32,
@@ -335,7 +313,7 @@ fn run(
     h.run_with(gpu, 1000)
 }
 
-fn run_ok(p: Platform, gpu: &mut Gpu, sends: &[RtSend], flag: Option<u32>) {
+fn run_ok(p: Platform, gpu: &mut MemoryUnits, sends: &[RtSend], flag: Option<u32>) {
     assert_eq!(run(p, gpu, sends, flag, 0), Ok(Step::Ended), "{p:?}");
 }
 
@@ -390,7 +368,7 @@ fn replicated_clear_fills_a_rectangle() {
     ];
     for p in GENS {
         for (rt, rgba) in targets {
-            let mut gpu = Gpu::new(p, &rt);
+            let mut gpu = new_gpu(p, &rt);
             let mut want = Expected::new(rt);
             // Subspans covering the rectangle, four per message.
             let spans: Vec<(u32, u32)> = (y0 / 2..y1.div_ceil(2))
@@ -418,7 +396,7 @@ fn replicated_clear_fills_a_rectangle() {
                 });
             }
             run_ok(p, &mut gpu, &sends, None);
-            assert!(gpu.area() == want.bytes, "{p:?} {rt:?}");
+            assert!(area(&gpu) == want.bytes, "{p:?} {rt:?}");
         }
     }
 }
@@ -435,7 +413,7 @@ fn simd16_single_source_writes_each_lit_slot() {
     ];
     for p in GENS {
         for rt in targets {
-            let mut gpu = Gpu::new(p, &rt);
+            let mut gpu = new_gpu(p, &rt);
             let mut want = Expected::new(rt);
             // R(slots 7:0), R(15:8), G, G, B, B, A, A (003 lines
             // 85474-85527).
@@ -455,7 +433,7 @@ fn simd16_single_source_writes_each_lit_slot() {
             // The execution mask is ignored (003 lines 84862-84863): the
             // send runs with channels 8-15 predicated off.
             run_ok(p, &mut gpu, &[send], Some(0x00FF));
-            assert!(gpu.area() == want.bytes, "{p:?} {rt:?}");
+            assert!(area(&gpu) == want.bytes, "{p:?} {rt:?}");
         }
     }
 }
@@ -479,7 +457,7 @@ fn simd8_single_source_in_either_slot_group() {
     };
     for p in GENS {
         for group in ["", ", slot_hi"] {
-            let mut gpu = Gpu::new(p, &rt);
+            let mut gpu = new_gpu(p, &rt);
             let mut want = Expected::new(rt);
             // R, G, B, A for slots 7:0 (003 lines 85529-85560).
             let colour: Vec<[u32; 8]> = (0..4)
@@ -497,7 +475,7 @@ fn simd8_single_source_in_either_slot_group() {
                 colour,
             };
             run_ok(p, &mut gpu, &[send], None);
-            assert!(gpu.area() == want.bytes, "{p:?}{group}");
+            assert!(area(&gpu) == want.bytes, "{p:?}{group}");
         }
     }
 }
@@ -506,7 +484,7 @@ fn simd8_single_source_in_either_slot_group() {
 fn a_null_surface_takes_the_write() {
     let rt = Rt::new(format::R8G8B8A8_UNORM, 8, 8, 64, Tiling::Linear);
     for p in GENS {
-        let mut gpu = Gpu::new(p, &rt);
+        let mut gpu = new_gpu(p, &rt);
         let send = RtSend {
             text: "rc.rt_write(bti=1, mode=simd16_rep, last) mlen=3 rlen=0 hdr".into(),
             exec: 16,
@@ -514,14 +492,14 @@ fn a_null_surface_takes_the_write() {
             colour: vec![[0x3F80_0000; 8]],
         };
         run_ok(p, &mut gpu, &[send], None);
-        assert!(gpu.area() == Expected::new(rt).bytes, "{p:?}");
+        assert!(area(&gpu) == Expected::new(rt).bytes, "{p:?}");
     }
 }
 
 /// Runs one refused send with `m0_flags` in M0.0 and checks that the
 /// error names `why` and that nothing was written.
 fn refused(p: Platform, rt: Rt, send: RtSend, m0_flags: u32, why: &str) {
-    let mut gpu = Gpu::new(p, &rt);
+    let mut gpu = new_gpu(p, &rt);
     let text = send.text.clone();
     match run(p, &mut gpu, &[send], None, m0_flags) {
         Err(EuError {
@@ -530,7 +508,7 @@ fn refused(p: Platform, rt: Rt, send: RtSend, m0_flags: u32, why: &str) {
         }) => assert!(msg.contains(why), "{p:?} {text}: {msg:?} lacks {why:?}"),
         other => panic!("{p:?} {text}: {other:?}, expected a refusal for {why}"),
     }
-    assert!(gpu.area() == Expected::new(rt).bytes, "{p:?} {text} wrote");
+    assert!(area(&gpu) == Expected::new(rt).bytes, "{p:?} {text} wrote");
 }
 
 fn simd8(text: &str, regs: usize) -> RtSend {

@@ -2,6 +2,7 @@
 //! address mode at the edges, with the border colour.
 
 use baregpu_isa::Platform;
+use baregpu_soft::eu::shared::MemoryUnits;
 
 use super::rig::*;
 
@@ -15,11 +16,11 @@ fn rgba(x: u32, y: u32) -> [u8; 4] {
     ]
 }
 
-fn texture(p: Platform, tex: &Tex) -> Gpu {
-    let mut gpu = Gpu::new(p, tex);
+fn texture(p: Platform, tex: &Tex) -> MemoryUnits {
+    let mut gpu = new_gpu(p, tex);
     for y in 0..tex.h {
         for x in 0..tex.w {
-            gpu.texel(tex, 0, x, y, rgba(x, y));
+            put_texel(&mut gpu, tex, 0, x, y, rgba(x, y));
         }
     }
     gpu
@@ -102,8 +103,8 @@ fn nearest_and_bilinear_on_a_2d_texture() {
     let v: [f32; 16] = core::array::from_fn(|l| ((l * 5) % 16) as f32 / 16.0 + 0.011);
     for p in ALL {
         let mut gpu = texture(p, &tex);
-        gpu.sampler(SAMPLERS, 0, &Spec::default());
-        gpu.sampler(SAMPLERS, 1, &Spec::linear());
+        put_sampler(&mut gpu, SAMPLERS, 0, &Spec::default());
+        put_sampler(&mut gpu, SAMPLERS, 1, &Spec::linear());
         let msg = Msg::new(Op::SampleL, u, v).lod(0.0);
         let got = ok(&mut gpu, &msg);
         check(p, got, |l| nearest(u[l], v[l], 2, [0.0; 4]), "nearest");
@@ -123,7 +124,7 @@ fn one_dimensional_surfaces_filter_along_u_only() {
     let v = [7.5f32; 16];
     for p in ALL {
         let mut gpu = texture(p, &tex);
-        gpu.sampler(SAMPLERS, 0, &Spec::linear());
+        put_sampler(&mut gpu, SAMPLERS, 0, &Spec::linear());
         let got = ok(&mut gpu, &Msg::new(Op::SampleL, u, v).lod(0.0));
         check(
             p,
@@ -158,13 +159,14 @@ fn address_modes_at_the_edges() {
     for p in ALL {
         for mode in [0, 1, 2, 4, 5] {
             let mut gpu = texture(p, &tex);
-            gpu.border(border, [0; 4]);
+            put_border(&mut gpu, border, [0; 4]);
             let s = Spec {
                 tc: [mode; 3],
                 ..Spec::default()
             };
-            gpu.sampler(SAMPLERS, 0, &s);
-            gpu.sampler(
+            put_sampler(&mut gpu, SAMPLERS, 0, &s);
+            put_sampler(
+                &mut gpu,
                 SAMPLERS,
                 1,
                 &Spec {
@@ -209,8 +211,9 @@ fn dx9_border_colour_is_unorm8() {
         Platform::Gen7,
     ] {
         let mut gpu = texture(p, &tex);
-        gpu.border_dx9([64, 128, 192, 32]);
-        gpu.sampler(
+        put_border_dx9(&mut gpu, [64, 128, 192, 32]);
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             0,
             &Spec {
@@ -224,7 +227,8 @@ fn dx9_border_colour_is_unorm8() {
         check(p, got, |l| nearest(u[l], v[l], 4, dx9), "DX9 border");
     }
     let mut gpu = texture(Platform::Gen75, &tex);
-    gpu.sampler(
+    put_sampler(
+        &mut gpu,
         SAMPLERS,
         0,
         &Spec {
@@ -244,14 +248,15 @@ fn integer_border_colour_needs_gen75() {
     let u: [f32; 16] = core::array::from_fn(|l| if l % 2 == 0 { -0.3 } else { 0.6 });
     let v = [0.6f32; 16];
     for p in ALL {
-        let mut gpu = Gpu::new(p, &tex);
+        let mut gpu = new_gpu(p, &tex);
         for y in 0..4 {
             for x in 0..4 {
-                gpu.texel(&tex, 0, x, y, (100 * y + x).to_le_bytes());
+                put_texel(&mut gpu, &tex, 0, x, y, (100 * y + x).to_le_bytes());
             }
         }
-        gpu.border([0.0; 4], [77, 88, 99, 111]);
-        gpu.sampler(
+        put_border(&mut gpu, [0.0; 4], [77, 88, 99, 111]);
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             0,
             &Spec {

@@ -6,6 +6,7 @@
 //! level and texel each lane read are visible.
 
 use baregpu_isa::Platform;
+use baregpu_soft::eu::shared::MemoryUnits;
 
 use super::rig::*;
 
@@ -20,13 +21,13 @@ fn texel(l: u32, x: u32, y: u32) -> [u8; 4] {
     ]
 }
 
-fn texture(p: Platform, tex: &Tex) -> Gpu {
-    let mut gpu = Gpu::new(p, tex);
+fn texture(p: Platform, tex: &Tex) -> MemoryUnits {
+    let mut gpu = new_gpu(p, tex);
     for l in 0..LEVELS {
         let (w, h) = tex.size(l);
         for y in 0..h {
             for x in 0..w {
-                gpu.texel(tex, l, x, y, texel(l, x, y));
+                put_texel(&mut gpu, tex, l, x, y, texel(l, x, y));
             }
         }
     }
@@ -94,7 +95,8 @@ fn explicit_lod_reads_levels_1_and_2() {
     for p in ALL {
         for tex in layouts(p) {
             let mut gpu = texture(p, &tex);
-            gpu.sampler(
+            put_sampler(
+                &mut gpu,
                 SAMPLERS,
                 0,
                 &Spec {
@@ -125,7 +127,8 @@ fn mip_filter_linear_blends_two_levels() {
     for p in ALL {
         let tex = Tex::new(R8G8B8A8_UNORM, 16, 8, LEVELS);
         let mut gpu = texture(p, &tex);
-        gpu.sampler(
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             0,
             &Spec {
@@ -230,7 +233,7 @@ fn lod_bias_min_max_lod_and_surface_min_lod() {
                 ..Tex::new(R8G8B8A8_UNORM, 16, 8, LEVELS)
             };
             let mut gpu = texture(p, &tex);
-            gpu.sampler(SAMPLERS, 0, &spec);
+            put_sampler(&mut gpu, SAMPLERS, 0, &spec);
             let got = ok(&mut gpu, &Msg::new(Op::SampleL, u, v).lod(lod));
             for l in 0..16 {
                 let what = format!("{spec:?} surface min {min_lod} lod {lod} lane {l}");
@@ -258,7 +261,8 @@ fn sample_takes_the_lod_from_subspan_gradients() {
     for p in ALL {
         let tex = Tex::new(R8G8B8A8_UNORM, 16, 8, LEVELS);
         let mut gpu = texture(p, &tex);
-        gpu.sampler(
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             0,
             &Spec {
@@ -329,7 +333,8 @@ fn sample_d_takes_the_lod_from_its_gradients() {
     for p in ALL {
         let tex = Tex::new(R8G8B8A8_UNORM, 16, 8, LEVELS);
         let mut gpu = texture(p, &tex);
-        gpu.sampler(
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             0,
             &Spec {

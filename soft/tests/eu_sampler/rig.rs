@@ -8,12 +8,8 @@
 
 use baregpu_isa::Platform;
 use baregpu_soft::eu::shared::sampler::SamplerSource;
-use baregpu_soft::eu::shared::{
-    BindingTable, FlatMemory, Handled, MessageEnv, SurfaceSource, handle,
-};
-use baregpu_soft::eu::{
-    ErrorKind, EuError, Harness, SendError, SendRequest, SharedFunctions, Step, Thread,
-};
+use baregpu_soft::eu::shared::{BindingTable, FlatMemory, MemoryUnits};
+use baregpu_soft::eu::{ErrorKind, EuError, Harness, Step};
 
 pub const ALL: [Platform; 5] = [
     Platform::Gen4,
@@ -232,91 +228,76 @@ pub fn sampler_state(p: Platform, s: &Spec) -> [u32; 4] {
     dw
 }
 
-/// Memory with the binding table and a texture's SURFACE_STATE; the
-/// sampler state source the messages get.
-pub struct Gpu {
-    pub p: Platform,
-    pub mem: FlatMemory,
-    table: BindingTable,
-    pub samplers: Option<SamplerSource>,
+/// The memory units the kernels send to: memory with the binding table
+/// (BTI 1 `tex`) and its SURFACE_STATE, SAMPLER_STATE taken from the main
+/// table at STATE_BASE + SAMPLERS unless a message's header moves it.
+pub fn new_gpu(p: Platform, tex: &Tex) -> MemoryUnits {
+    let mut mem = FlatMemory::new(MEM, MEM_LEN);
+    for (i, d) in tex.state(p).iter().enumerate() {
+        let at = SURFACE_STATE_BASE + u64::from(SURFACE_STATE) + 4 * i as u64;
+        assert!(mem.set_dword(at, *d));
+    }
+    assert!(mem.set_dword(TABLE + 4, SURFACE_STATE));
+    let mut gpu = MemoryUnits::new(mem);
+    gpu.binding_table = Some(BindingTable {
+        platform: p,
+        table: TABLE,
+        surface_state_base: SURFACE_STATE_BASE,
+    });
+    gpu.samplers = Some(SamplerSource {
+        base: STATE_BASE,
+        pointer: SAMPLERS,
+    });
+    gpu
 }
 
-impl Gpu {
-    pub fn new(p: Platform, tex: &Tex) -> Gpu {
-        let mut mem = FlatMemory::new(MEM, MEM_LEN);
-        for (i, d) in tex.state(p).iter().enumerate() {
-            let at = SURFACE_STATE_BASE + u64::from(SURFACE_STATE) + 4 * i as u64;
-            assert!(mem.set_dword(at, *d));
-        }
-        assert!(mem.set_dword(TABLE + 4, SURFACE_STATE));
-        Gpu {
-            p,
-            mem,
-            table: BindingTable {
-                platform: p,
-                table: TABLE,
-                surface_state_base: SURFACE_STATE_BASE,
-            },
-            samplers: Some(SamplerSource {
-                base: STATE_BASE,
-                pointer: SAMPLERS,
-            }),
-        }
-    }
+/// The generation `gpu` was built for: its binding table's.
+pub fn platform(gpu: &MemoryUnits) -> Platform {
+    gpu.binding_table
+        .expect("new_gpu sets a binding table")
+        .platform
+}
 
-    /// Writes SAMPLER_STATE entry `index` of the table at `pointer`.
-    pub fn sampler(&mut self, pointer: u32, index: u32, s: &Spec) {
-        let at = STATE_BASE + u64::from(pointer) + 16 * u64::from(index);
-        for (i, d) in sampler_state(self.p, s).iter().enumerate() {
-            assert!(self.mem.set_dword(at + 4 * i as u64, *d));
-        }
+/// Writes SAMPLER_STATE entry `index` of the table at `pointer`.
+pub fn put_sampler(gpu: &mut MemoryUnits, pointer: u32, index: u32, s: &Spec) {
+    let at = STATE_BASE + u64::from(pointer) + 16 * u64::from(index);
+    for (i, d) in sampler_state(platform(gpu), s).iter().enumerate() {
+        assert!(gpu.memory.set_dword(at + 4 * i as u64, *d));
     }
+}
 
-    /// The DX10/OGL border colour (floats, and on Gen7.5 the 32-bit
-    /// integer copy too): Gen4/G45 floats at DW0-3 (000 lines 3845-3851);
-    /// Gen6 floats at DW1-4 after the UNORM8 dword [ext: mesa gen6.xml
-    /// SAMPLER_BORDER_COLOR_STATE]; Gen7 DW0-3 [ext: mesa gen7.xml];
-    /// Gen7.5 floats DW0-3, 32-bit integers DW16-19 [ext: mesa gen75.xml].
-    pub fn border(&mut self, rgba: [f32; 4], ints: [u32; 4]) {
-        let at = STATE_BASE + u64::from(BORDER);
-        let skip = if self.p == Platform::Gen6 { 4 } else { 0 };
-        for c in 0..4 {
-            assert!(
-                self.mem
-                    .set_dword(at + skip + 4 * c as u64, rgba[c].to_bits())
-            );
-            if self.p == Platform::Gen75 {
-                assert!(self.mem.set_dword(at + 64 + 4 * c as u64, ints[c]));
-            }
-        }
-    }
-
-    /// The DX9 border colour: one dword of UNORM8 A:B:G:R (000 lines
-    /// 3837-3843; Gen6 DW0 and Gen7 DW0 hold the same [ext: mesa]).
-    pub fn border_dx9(&mut self, rgba: [u8; 4]) {
+/// The DX10/OGL border colour (floats, and on Gen7.5 the 32-bit integer
+/// copy too): Gen4/G45 floats at DW0-3 (000 lines 3845-3851); Gen6 floats
+/// at DW1-4 after the UNORM8 dword [ext: mesa gen6.xml
+/// SAMPLER_BORDER_COLOR_STATE]; Gen7 DW0-3 [ext: mesa gen7.xml]; Gen7.5
+/// floats DW0-3, 32-bit integers DW16-19 [ext: mesa gen75.xml].
+pub fn put_border(gpu: &mut MemoryUnits, rgba: [f32; 4], ints: [u32; 4]) {
+    let p = platform(gpu);
+    let at = STATE_BASE + u64::from(BORDER);
+    let skip = if p == Platform::Gen6 { 4 } else { 0 };
+    for c in 0..4 {
         assert!(
-            self.mem
-                .set_dword(STATE_BASE + u64::from(BORDER), u32::from_le_bytes(rgba))
+            gpu.memory
+                .set_dword(at + skip + 4 * c as u64, rgba[c].to_bits())
         );
-    }
-
-    /// Texel (x, y) of level `l` of `tex`: four bytes (RGBA8) or a dword.
-    pub fn texel(&mut self, tex: &Tex, l: u32, x: u32, y: u32, v: [u8; 4]) {
-        assert!(self.mem.put(tex.addr(l, x, y), &v));
+        if p == Platform::Gen75 {
+            assert!(gpu.memory.set_dword(at + 64 + 4 * c as u64, ints[c]));
+        }
     }
 }
 
-impl SharedFunctions for Gpu {
-    fn send(&mut self, thread: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
-        let mut env = MessageEnv::new(&mut self.mem, SurfaceSource::Table(self.table));
-        env.samplers = self.samplers;
-        match handle(&mut env, thread, req)? {
-            Handled::Done => Ok(()),
-            // The thread-spawner EOT that ends each kernel.
-            Handled::NotMine if req.eot => Ok(()),
-            Handled::NotMine => Err(SendError::Unhandled),
-        }
-    }
+/// The DX9 border colour: one dword of UNORM8 A:B:G:R (000 lines
+/// 3837-3843; Gen6 DW0 and Gen7 DW0 hold the same [ext: mesa]).
+pub fn put_border_dx9(gpu: &mut MemoryUnits, rgba: [u8; 4]) {
+    assert!(
+        gpu.memory
+            .set_dword(STATE_BASE + u64::from(BORDER), u32::from_le_bytes(rgba))
+    );
+}
+
+/// Texel (x, y) of level `l` of `tex`: four bytes (RGBA8) or a dword.
+pub fn put_texel(gpu: &mut MemoryUnits, tex: &Tex, l: u32, x: u32, y: u32, v: [u8; 4]) {
+    assert!(gpu.memory.put(tex.addr(l, x, y), &v));
 }
 
 /// Sampler messages the tests send.
@@ -417,8 +398,8 @@ impl Msg {
 /// copied to m1 on (Gen4-Gen6; the Gen4/G45 implied move copies r10 and
 /// r11 again) or r100 on (Gen7), sent with the response in r40 on, and the
 /// thread ends through the thread spawner. Returns R, G, B, A per lane.
-pub fn run(gpu: &mut Gpu, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> {
-    let p = gpu.p;
+pub fn run(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> {
+    let p = platform(gpu);
     let header = p <= Platform::G45 || msg.header.is_some();
     let (m2, m3) = msg.header.unwrap_or((0, SAMPLERS));
     let per = if msg.simd16 { 2 } else { 1 };
@@ -507,20 +488,20 @@ pub fn run(gpu: &mut Gpu, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> {
 }
 
 /// `run` that must succeed.
-pub fn ok(gpu: &mut Gpu, msg: &Msg) -> [[u32; 4]; 16] {
-    run(gpu, msg).unwrap_or_else(|e| panic!("{:?} {msg:?}: {e:?}", gpu.p))
+pub fn ok(gpu: &mut MemoryUnits, msg: &Msg) -> [[u32; 4]; 16] {
+    run(gpu, msg).unwrap_or_else(|e| panic!("{:?} {msg:?}: {e:?}", platform(gpu)))
 }
 
 /// `run` that must be refused with a message containing `why`.
-pub fn refused(gpu: &mut Gpu, msg: &Msg, why: &str) {
+pub fn refused(gpu: &mut MemoryUnits, msg: &Msg, why: &str) {
     match run(gpu, msg) {
         Err(EuError {
             kind: ErrorKind::SharedFunction(m),
             ..
-        }) => assert!(m.contains(why), "{:?}: {m:?} lacks {why:?}", gpu.p),
+        }) => assert!(m.contains(why), "{:?}: {m:?} lacks {why:?}", platform(gpu)),
         other => panic!(
             "{:?} {msg:?}: {other:?}, expected a refusal for {why}",
-            gpu.p
+            platform(gpu)
         ),
     }
 }

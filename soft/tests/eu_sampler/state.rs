@@ -2,16 +2,17 @@
 //! compare, and the states the model refuses.
 
 use baregpu_isa::Platform;
+use baregpu_soft::eu::shared::MemoryUnits;
 
 use super::rig::*;
 
 /// A 4 x 4 R32_FLOAT texture holding (x + 4y) / 16.
-fn depth_texture(p: Platform) -> (Tex, Gpu) {
+fn depth_texture(p: Platform) -> (Tex, MemoryUnits) {
     let tex = Tex::new(R32_FLOAT, 4, 4, 1);
-    let mut gpu = Gpu::new(p, &tex);
+    let mut gpu = new_gpu(p, &tex);
     for y in 0..4 {
         for x in 0..4 {
-            gpu.texel(&tex, 0, x, y, depth(x, y).to_le_bytes());
+            put_texel(&mut gpu, &tex, 0, x, y, depth(x, y).to_le_bytes());
         }
     }
     (tex, gpu)
@@ -45,8 +46,9 @@ fn the_state_pointer_comes_from_the_header_or_the_thread() {
     let (u, v) = centres();
     for p in ALL {
         let (_, mut gpu) = depth_texture(p);
-        gpu.sampler(SAMPLERS, 0, &Spec::default());
-        gpu.sampler(
+        put_sampler(&mut gpu, SAMPLERS, 0, &Spec::default());
+        put_sampler(
+            &mut gpu,
             SAMPLERS_B,
             0,
             &Spec {
@@ -81,7 +83,8 @@ fn the_sampler_index_picks_an_entry_16_bytes_apart() {
     let v = [0.125f32; 16];
     for p in ALL {
         let (_, mut gpu) = depth_texture(p);
-        gpu.sampler(
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             0,
             &Spec {
@@ -89,7 +92,7 @@ fn the_sampler_index_picks_an_entry_16_bytes_apart() {
                 ..Spec::default()
             },
         );
-        gpu.sampler(SAMPLERS, 2, &Spec::default());
+        put_sampler(&mut gpu, SAMPLERS, 2, &Spec::default());
         let msg = Msg::new(Op::SampleL, u, v).lod(0.0);
         let wrap = ok(&mut gpu, &msg);
         let clamp = ok(&mut gpu, &Msg { sampler: 2, ..msg });
@@ -119,8 +122,9 @@ fn sample_c_compares_before_filtering() {
             shadow: 2,
             ..Spec::default()
         };
-        gpu.sampler(SAMPLERS, 0, &less);
-        gpu.sampler(
+        put_sampler(&mut gpu, SAMPLERS, 0, &less);
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             1,
             &Spec {
@@ -162,7 +166,8 @@ fn non_normalized_coordinates_count_texels() {
     let v: [f32; 16] = core::array::from_fn(|l| (l / 4) as f32 * 1.5 - 0.2);
     for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
         let (_, mut gpu) = depth_texture(p);
-        gpu.sampler(
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             0,
             &Spec {
@@ -188,14 +193,22 @@ fn anisotropic_is_linear_for_sample_l_and_refused_elsewhere() {
     let u: [f32; 16] = core::array::from_fn(|l| l as f32 / 16.0 + 0.01);
     let v: [f32; 16] = core::array::from_fn(|l| (15 - l) as f32 / 16.0 + 0.02);
     for p in ALL {
-        let mut gpu = Gpu::new(p, &tex);
+        let mut gpu = new_gpu(p, &tex);
         for y in 0..4 {
             for x in 0..4 {
-                gpu.texel(&tex, 0, x, y, [(50 * x) as u8, (60 * y) as u8, 7, 255]);
+                put_texel(
+                    &mut gpu,
+                    &tex,
+                    0,
+                    x,
+                    y,
+                    [(50 * x) as u8, (60 * y) as u8, 7, 255],
+                );
             }
         }
-        gpu.sampler(SAMPLERS, 0, &Spec::linear());
-        gpu.sampler(
+        put_sampler(&mut gpu, SAMPLERS, 0, &Spec::linear());
+        put_sampler(
+            &mut gpu,
             SAMPLERS,
             1,
             &Spec {
@@ -263,7 +276,7 @@ fn unmodelled_states_are_refused() {
     for p in ALL {
         for (spec, why) in cases {
             let (_, mut gpu) = depth_texture(p);
-            gpu.sampler(SAMPLERS, 0, &spec);
+            put_sampler(&mut gpu, SAMPLERS, 0, &spec);
             refused(&mut gpu, &Msg::new(Op::SampleL, u, v).lod(0.0), why);
         }
     }
@@ -272,7 +285,7 @@ fn unmodelled_states_are_refused() {
     // [DevILK+]).
     for p in ALL {
         let (_, mut gpu) = depth_texture(p);
-        gpu.sampler(SAMPLERS, 0, &Spec::linear());
+        put_sampler(&mut gpu, SAMPLERS, 0, &Spec::linear());
         let msg = Msg::new(Op::SampleL, u, v).lod(0.0);
         if p <= Platform::G45 {
             refused(&mut gpu, &msg, "Sampling Engine Filtering");

@@ -3,8 +3,8 @@
 //! 003 lines 84687-84714 for the shared operations).
 
 use baregpu_isa::Platform;
-use baregpu_soft::eu::shared::Tiling;
 use baregpu_soft::eu::shared::surface::format;
+use baregpu_soft::eu::shared::{MemoryUnits, Tiling};
 
 use super::rig::*;
 
@@ -19,15 +19,15 @@ fn u_of(i: usize) -> u32 {
 }
 
 /// A 2D R32 surface 8 x 2 with OLD in row 0.
-fn gpu(p: Platform, fmt: u32) -> (Gpu, Surf, Vec<u8>) {
+fn gpu(p: Platform, fmt: u32) -> (MemoryUnits, Surf, Vec<u8>) {
     let s = Surf::two_d(fmt, 8, 2, 32, Tiling::Linear);
-    let mut gpu = Gpu::new(p, &s);
+    let mut gpu = new_gpu(p, &s);
     let mut area = area_pattern();
     for (i, v) in OLD.iter().enumerate() {
         let at = s.texel(i as u32, 0, 0).expect("inside");
         area[at..at + 4].copy_from_slice(&v.to_le_bytes());
     }
-    assert!(gpu.mem.put(SURF, &area));
+    assert!(gpu.memory.put(SURF, &area));
     (gpu, s, area)
 }
 
@@ -88,7 +88,7 @@ fn atomics_return_the_old_values_and_store_the_new() {
                     };
                     assert_eq!(got[i], ret, "{p:?} {op} {group} slot {i}");
                 }
-                assert!(gpu.area() == want, "{p:?} {op} {group}");
+                assert!(area(&gpu) == want, "{p:?} {op} {group}");
             }
         }
     }
@@ -107,7 +107,7 @@ fn an_atomic_without_return_only_stores() {
             let at = s.texel(i as u32, 0, 0).expect("inside");
             want[at..at + 4].copy_from_slice(&OLD[i].wrapping_add(1).to_le_bytes());
         }
-        assert!(gpu.area() == want, "{p:?}");
+        assert!(area(&gpu) == want, "{p:?}");
     }
 }
 
@@ -131,7 +131,7 @@ fn simd4x2_atomics_take_both_sources_from_one_register() {
     // Slot 0 matches and stores; slot 1 does not.
     let at = s.texel(2, 0, 0).expect("inside");
     want[at..at + 4].copy_from_slice(&0x77u32.to_le_bytes());
-    assert!(gpu.area() == want);
+    assert!(area(&gpu) == want);
     let got = resp(&h, 0, 0);
     assert_eq!((got[0], got[4]), (OLD[2], OLD[4]));
     assert_eq!([got[1], got[2], got[3], got[5]], [MARK; 4]);
@@ -147,6 +147,6 @@ fn atomics_on_a_null_surface_return_zero() {
         );
         let h = run_ok(p, &mut gpu, &[a], u32::MAX);
         assert_eq!(resp(&h, 0, 0), [0; 8], "{p:?}");
-        assert!(gpu.area() == want, "{p:?}");
+        assert!(area(&gpu) == want, "{p:?}");
     }
 }

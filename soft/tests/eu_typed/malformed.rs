@@ -107,20 +107,20 @@ fn malformed_and_unmodelled_messages_are_errors() {
     ];
     for p in GENS {
         for (s, op, payload, why) in cases.clone() {
-            let mut gpu = Gpu::new(p, &s);
+            let mut gpu = new_gpu(p, &s);
             refused(p, &mut gpu, send(op, payload), why);
-            assert!(gpu.area() == area_pattern(), "{p:?} {op} wrote");
+            assert!(area(&gpu) == area_pattern(), "{p:?} {op} wrote");
         }
         // A payload that runs off the register file: header r124, U r125,
         // V r126, red r127, green r128 (none).
-        let mut gpu = Gpu::new(p, &r32);
+        let mut gpu = new_gpu(p, &r32);
         let mut s = send(
             "typed_write(bti=0, slots=lo, mask=xyzw) mlen=7 rlen=0 hdr",
             vec![header(0xFF), [0; 8], [0; 8], [1; 8]],
         );
         s.at = Some(124);
         refused(p, &mut gpu, s, "register file");
-        assert!(gpu.area() == area_pattern(), "{p:?} wrote");
+        assert!(area(&gpu) == area_pattern(), "{p:?} wrote");
     }
 }
 
@@ -139,9 +139,9 @@ fn every_short_length_is_an_error_not_a_panic() {
             for mlen in 1..need {
                 let rlen = usize::from(!op.starts_with("typed_write")) * 2;
                 let text = format!("{op} mlen={mlen} rlen={rlen} hdr");
-                let mut gpu = Gpu::new(p, &s);
+                let mut gpu = new_gpu(p, &s);
                 refused(p, &mut gpu, send(text, vec![header(0xFF); mlen]), "shorter");
-                assert!(gpu.area() == area_pattern(), "{p:?} {op} mlen {mlen}");
+                assert!(area(&gpu) == area_pattern(), "{p:?} {op} mlen {mlen}");
             }
         }
     }
@@ -166,9 +166,9 @@ fn a_refused_coordinate_in_any_slot_leaves_memory_alone() {
                 a,
             ),
         ] {
-            let mut gpu = Gpu::new(p, &s);
+            let mut gpu = new_gpu(p, &s);
             refused(p, &mut gpu, send(op, payload), "mip levels");
-            assert!(gpu.area() == area_pattern(), "{p:?} {op} wrote");
+            assert!(area(&gpu) == area_pattern(), "{p:?} {op} wrote");
         }
     }
 }

@@ -5,12 +5,8 @@
 use baregpu_isa::Platform;
 use baregpu_isa::message;
 use baregpu_soft::eu::shared::surface::format;
-use baregpu_soft::eu::shared::{
-    BindingTable, FlatMemory, Handled, MessageEnv, SurfaceSource, Tiling, handle,
-};
-use baregpu_soft::eu::{
-    ErrorKind, EuError, Harness, SendError, SendRequest, SharedFunctions, Step, Thread,
-};
+use baregpu_soft::eu::shared::{BindingTable, FlatMemory, MemoryUnits, Tiling};
+use baregpu_soft::eu::{ErrorKind, EuError, Harness, Step};
 
 pub const GENS: [Platform; 2] = [Platform::Gen7, Platform::Gen75];
 
@@ -152,47 +148,32 @@ pub fn dword_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-pub struct Gpu {
-    pub mem: FlatMemory,
-    pub table: BindingTable,
+/// The memory units the kernels send to: memory with the binding table
+/// (BTI 0 `s`, BTI 1 a SURFTYPE_NULL), SURFACE_STATE and the surface
+/// area filled with the pattern, served through SURFACE_STATE in memory.
+pub fn new_gpu(p: Platform, s: &Surf) -> MemoryUnits {
+    let mut mem = FlatMemory::new(MEM, MEM_LEN);
+    let mut null = [0u32; 8];
+    null[0] = 7 << 29; // SURFTYPE_NULL
+    for (bti, (off, dw)) in [(0x40u32, s.state()), (0x80, null)].into_iter().enumerate() {
+        for (i, d) in dw.iter().enumerate() {
+            assert!(mem.set_dword(SURFACE_STATE_BASE + u64::from(off) + 4 * i as u64, *d));
+        }
+        assert!(mem.set_dword(TABLE + 4 * bti as u64, off));
+    }
+    assert!(mem.put(SURF, &area_pattern()));
+    let mut gpu = MemoryUnits::new(mem);
+    gpu.binding_table = Some(BindingTable {
+        platform: p,
+        table: TABLE,
+        surface_state_base: SURFACE_STATE_BASE,
+    });
+    gpu
 }
 
-impl Gpu {
-    pub fn new(p: Platform, s: &Surf) -> Gpu {
-        let mut mem = FlatMemory::new(MEM, MEM_LEN);
-        let mut null = [0u32; 8];
-        null[0] = 7 << 29; // SURFTYPE_NULL
-        for (bti, (off, dw)) in [(0x40u32, s.state()), (0x80, null)].into_iter().enumerate() {
-            for (i, d) in dw.iter().enumerate() {
-                assert!(mem.set_dword(SURFACE_STATE_BASE + u64::from(off) + 4 * i as u64, *d));
-            }
-            assert!(mem.set_dword(TABLE + 4 * bti as u64, off));
-        }
-        assert!(mem.put(SURF, &area_pattern()));
-        Gpu {
-            mem,
-            table: BindingTable {
-                platform: p,
-                table: TABLE,
-                surface_state_base: SURFACE_STATE_BASE,
-            },
-        }
-    }
-
-    pub fn area(&self) -> Vec<u8> {
-        self.mem.get(SURF, AREA).expect("surface area").to_vec()
-    }
-}
-
-impl SharedFunctions for Gpu {
-    fn send(&mut self, thread: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
-        let mut env = MessageEnv::new(&mut self.mem, SurfaceSource::Table(self.table));
-        match handle(&mut env, thread, req)? {
-            Handled::Done => Ok(()),
-            Handled::NotMine if req.eot => Ok(()),
-            Handled::NotMine => Err(SendError::Unhandled),
-        }
-    }
+/// The surface area's bytes now.
+pub fn area(gpu: &MemoryUnits) -> Vec<u8> {
+    gpu.memory.get(SURF, AREA).expect("surface area").to_vec()
 }
 
 /// The port of the typed messages: Gen7 render cache (SFID 5), Gen7.5
@@ -245,7 +226,7 @@ pub fn desc(p: Platform, text: &str) -> (String, u8) {
 /// Runs `sends` with dispatch mask `dmask`, then ends the thread.
 pub fn run(
     p: Platform,
-    gpu: &mut Gpu,
+    gpu: &mut MemoryUnits,
     sends: &[Send],
     dmask: u32,
 ) -> (Result<Step, EuError>, Harness) {
@@ -282,7 +263,7 @@ pub fn run(
     (r, h)
 }
 
-pub fn run_ok(p: Platform, gpu: &mut Gpu, sends: &[Send], dmask: u32) -> Harness {
+pub fn run_ok(p: Platform, gpu: &mut MemoryUnits, sends: &[Send], dmask: u32) -> Harness {
     let (r, h) = run(p, gpu, sends, dmask);
     assert_eq!(r, Ok(Step::Ended), "{p:?}");
     h
@@ -294,7 +275,7 @@ pub fn resp(h: &Harness, i: usize, r: usize) -> [u32; 8] {
 }
 
 /// A send that must be refused with an error naming `why`.
-pub fn refused(p: Platform, gpu: &mut Gpu, s: Send, why: &str) {
+pub fn refused(p: Platform, gpu: &mut MemoryUnits, s: Send, why: &str) {
     let text = s.op.clone();
     match run(p, gpu, &[s], u32::MAX).0 {
         Err(EuError {

@@ -183,7 +183,8 @@ pub fn handle(
 }
 
 /// A self-contained set of memory shared functions for the harness and
-/// tests: a flat memory, surfaces from a list, SLM, scratch, a URB.
+/// tests: a flat memory, surfaces from a list or from a binding table in
+/// memory, SLM, scratch, a URB.
 /// Gateway and spawner messages are accepted only as the thread's EOT
 /// message (the thread ends; nothing else happens).
 pub struct MemoryUnits<M: GfxMemory = FlatMemory> {
