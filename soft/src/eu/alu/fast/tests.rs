@@ -301,22 +301,30 @@ fn check_platform(p: Platform, seed: u64) {
             cr0 |= (r.below(4) as u32) << 4;
         }
         base.set_cr0(0, cr0);
-        let mut blocks = copy(&base);
-        let mut steps = copy(&base);
-        let mut reference = copy(&base);
-        let sf = &mut NoSharedFunctions::default();
-        let end = blocks.run(&prog, sf, 1000);
-        assert_eq!(end, Ok(crate::eu::Step::EndOfKernel), "{src}");
-        for _ in 0..prog.len() {
-            assert!(steps.step(&prog, sf).is_ok());
-        }
-        generic(&mut reference, &prog);
         let what = format!("{} round {round} cr0 {cr0:#x}:\n{src}", p.name());
-        same(&blocks, &reference, &what);
-        same(&steps, &reference, &what);
-        assert_eq!(blocks.executed, steps.executed);
-        assert_eq!(blocks.ip, steps.ip);
+        compare_runs(&prog, &base, &what);
     }
+}
+
+/// Runs `prog` from `base` three ways: in straight-line blocks, one step
+/// at a time, and with the generic handlers; all three must leave the
+/// same registers and accumulator, and the first two the same IP and
+/// instruction count.
+fn compare_runs(prog: &Program, base: &Thread, what: &str) {
+    let mut blocks = copy(base);
+    let mut steps = copy(base);
+    let mut reference = copy(base);
+    let sf = &mut NoSharedFunctions::default();
+    let end = blocks.run(prog, sf, 1000);
+    assert_eq!(end, Ok(crate::eu::Step::EndOfKernel), "{what}");
+    for _ in 0..prog.len() {
+        assert!(steps.step(prog, sf).is_ok());
+    }
+    generic(&mut reference, prog);
+    same(&blocks, &reference, what);
+    same(&steps, &reference, what);
+    assert_eq!(blocks.executed, steps.executed);
+    assert_eq!(blocks.ip, steps.ip);
 }
 
 #[test]
@@ -520,19 +528,8 @@ fn integer_kernels_match_the_generic_path() {
             if r.below(3) == 0 {
                 base.set_dispatch_mask(r.next() as u32);
             }
-            let mut blocks = copy(&base);
-            let mut steps = copy(&base);
-            let mut reference = copy(&base);
-            let sf = &mut NoSharedFunctions::default();
-            let end = blocks.run(&prog, sf, 1000);
-            assert_eq!(end, Ok(crate::eu::Step::EndOfKernel), "{src}");
-            for _ in 0..prog.len() {
-                assert!(steps.step(&prog, sf).is_ok());
-            }
-            generic(&mut reference, &prog);
             let what = format!("{} round {round}:\n{src}", p.name());
-            same(&blocks, &reference, &what);
-            same(&steps, &reference, &what);
+            compare_runs(&prog, &base, &what);
         }
         if p >= Platform::Gen6 {
             assert!(fast_seen > 1000, "{}: {fast_seen} fast entries", p.name());
