@@ -10,6 +10,22 @@
 //! "parked" at its PcIP and rejoins when the IP reaches it (the run loop).
 //! With single program flow (cr0.0[2]) no PcIP changes and branches move
 //! the whole thread: JIP for if/else/while/endif, UIP for break/cont/halt.
+//!
+//! Loops, as Mesa lays them out (src/intel/compiler/brw_eu_emit.c
+//! `brw_set_uip_jip`, `brw_WHILE`; elk_eu_emit.c in newer Mesa): the
+//! `while` JIP is the loop's first instruction; a `cont` UIP is the
+//! `while`; a `break` UIP is just after the `while` on Gen6 (003 lines
+//! 97011-97013: "the first instruction after the loop block") but the
+//! `while` itself on Gen7 ("Gen7 UIP points to WHILE; Gen6 points just
+//! after it"). Channels a Gen7 break parks at the `while` must not loop
+//! again when it jumps back: they stay parked there (`Thread::broken`)
+//! and go on after it with the others when the loop ends.
+//!
+//! A branch moves only the channels of its own group (ExecSize from the
+//! group's first channel, as a SIMD8 half of a SIMD16 thread): the
+//! channels of the thread outside the group that follow the IP go on to
+//! the next instruction, so the thread jumps only when none of them is
+//! there either, and they wait there when it jumps anyway (while, call).
 
 use baregpu_isa::Platform;
 use baregpu_isa::inst::{Body, CondMod, Opcode, Src};
@@ -42,14 +58,72 @@ fn abs(op: &Op, c: usize) -> usize {
     (usize::from(op.ctl.mask_first) + c) % 32
 }
 
+/// The thread channels of the instruction's group, bit per absolute channel.
+fn group(op: &Op) -> u32 {
+    (0..usize::from(op.ctl.exec)).fold(0, |m, c| m | 1 << abs(op, c))
+}
+
 impl Thread {
     /// Sends channels (instruction channel bits `m`) to `target`.
     fn park(&mut self, op: &Op, m: u32, target: u32) {
         for c in 0..usize::from(op.ctl.exec) {
             if m >> c & 1 != 0 {
-                let ch = abs(op, c);
-                self.parked |= 1 << ch;
-                self.pcip[ch] = target;
+                self.park_channel(abs(op, c), target);
+            }
+        }
+    }
+
+    fn park_channel(&mut self, ch: usize, target: u32) {
+        self.parked |= 1 << ch;
+        self.broken &= !(1 << ch);
+        self.pcip[ch] = target;
+    }
+
+    /// The channels outside the instruction's group that follow the IP,
+    /// bit per absolute channel: they go on to the next instruction.
+    fn others_following(&self, op: &Op) -> u32 {
+        self.channels_on() & !group(op)
+    }
+
+    /// Before a jump: the channels outside the group that follow the IP
+    /// wait at the next instruction.
+    fn park_others(&mut self, op: &Op) {
+        let mut m = self.others_following(op);
+        while m != 0 {
+            let ch = m.trailing_zeros() as usize;
+            m &= m - 1;
+            self.park_channel(ch, op.next_ip);
+        }
+    }
+
+    /// The instruction channels (bits) that a Gen7 break parked at this
+    /// `while` and that rejoined here. A channel whose break UIP was
+    /// elsewhere rejoined there as on Gen6: its mark is dropped.
+    fn broken_here(&mut self, op: &Op, en: u32) -> u32 {
+        if self.broken == 0 {
+            return 0;
+        }
+        let mut here = 0u32;
+        for c in 0..usize::from(op.ctl.exec) {
+            let ch = abs(op, c);
+            if self.broken >> ch & 1 == 0 || self.parked >> ch & 1 != 0 {
+                continue;
+            }
+            if en >> c & 1 != 0 && self.pcip[ch] == op.ip {
+                here |= 1 << c;
+            } else {
+                self.broken &= !(1 << ch);
+            }
+        }
+        here
+    }
+
+    /// Marks instruction channels (bits `m`) as parked at their loop's
+    /// `while` by a break; `park` drops the mark.
+    fn mark_broken(&mut self, op: &Op, m: u32) {
+        for c in 0..usize::from(op.ctl.exec) {
+            if m >> c & 1 != 0 {
+                self.broken |= 1 << abs(op, c);
             }
         }
     }
@@ -83,9 +157,11 @@ fn condition(t: &Thread, op: &Op, en: u32) -> Result<u32, ErrorKind> {
     Ok(t.pmask(&op.ctl))
 }
 
-/// Jump unless some channel of the instruction goes on to the next one.
+/// Jump unless some channel goes on to the next instruction: one of the
+/// instruction's (`continuing`), one outside its group that follows the
+/// IP, or one parked there.
 fn jump_unless_continuing(t: &Thread, op: &Op, continuing: u32, to: u32) -> Next {
-    if continuing != 0 || t.waiting_at(op.next_ip) {
+    if continuing != 0 || t.others_following(op) != 0 || t.waiting_at(op.next_ip) {
         Next::Fall
     } else {
         Next::Jump(to)
@@ -120,14 +196,14 @@ fn else_(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
     Ok(jump_unless_continuing(t, op, 0, to))
 }
 
-/// endif: channels parked here have rejoined; if none is active, hop to
-/// JIP (the next outer endif).
+/// endif: channels parked here have rejoined; if none is active (nor a
+/// channel outside the group), hop to JIP (the next block end).
 fn endif(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
     if t.fp.spf {
         return Ok(Next::Fall);
     }
     let en = t.enables(&op.ctl, op.ip);
-    Ok(if en == 0 {
+    Ok(if en == 0 && t.others_following(op) == 0 {
         Next::Jump(target(op, op.target.jip))
     } else {
         Next::Fall
@@ -135,22 +211,35 @@ fn endif(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
 }
 
 /// while: channels whose condition holds loop back to JIP; the others
-/// wait after the while; the thread jumps if any loops.
+/// wait after the while; the thread jumps if any loops (003 lines
+/// 101304-101448). Channels a Gen7 break sent here take no part: while
+/// the loop goes on they stay parked here; when it ends they go on.
 fn while_(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
     let en = t.enables(&op.ctl, op.ip);
-    let cond = condition(t, op, en)?;
     let to = target(op, op.target.jip);
     if t.fp.spf {
+        let cond = condition(t, op, en)?;
         return Ok(if en & cond != 0 {
             Next::Jump(to)
         } else {
             Next::Fall
         });
     }
+    let broken = t.broken_here(op, en);
+    let en = en & !broken;
+    let cond = condition(t, op, en)?;
     if en & cond != 0 {
         t.park(op, en & !cond, op.next_ip);
+        t.park_others(op);
+        t.park(op, broken, op.ip);
+        t.mark_broken(op, broken);
         Ok(Next::Jump(to))
     } else {
+        for c in 0..usize::from(op.ctl.exec) {
+            if broken >> c & 1 != 0 {
+                t.broken &= !(1 << abs(op, c));
+            }
+        }
         Ok(Next::Fall)
     }
 }
@@ -169,6 +258,10 @@ fn leave(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
         });
     }
     t.park(op, en & cond, uip);
+    // Gen7: the break UIP is the loop's while (see the module text).
+    if op.inst.opcode == Opcode::Break && t.platform >= Platform::Gen7 {
+        t.mark_broken(op, en & cond);
+    }
     Ok(jump_unless_continuing(
         t,
         op,
@@ -234,6 +327,7 @@ fn call(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
     t.call_mask = mask;
     if !t.fp.spf {
         t.park(op, en & !jumping, op.next_ip);
+        t.park_others(op);
     }
     if let Some(base) = dst_base(t, op)? {
         t.store32(base, op.next_ip);

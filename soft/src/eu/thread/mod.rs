@@ -69,6 +69,11 @@ pub struct Thread {
     /// rejoin when the IP reaches it.
     pub(crate) pcip: [u32; 32],
     pub(crate) parked: u32,
+    /// Gen7+ channels a `break` parked at its UIP, the loop's `while`
+    /// (Mesa brw_set_uip_jip: "Gen7 UIP points to WHILE"): that `while`
+    /// does not take them back into the loop; they go on after it when
+    /// the loop ends (see `flow::gen6`).
+    pub(crate) broken: u32,
     /// Gen6+ CallMask: the channels inside the current subroutine (003
     /// lines 97037-97149).
     pub(crate) call_mask: u32,
@@ -93,6 +98,7 @@ impl Thread {
             ip: 0,
             pcip: [0; 32],
             parked: 0,
+            broken: 0,
             call_mask: 0,
             hint: usize::MAX,
             fp: FpCtl {
@@ -126,6 +132,7 @@ impl Thread {
         self.ip = ip;
         self.pcip = [ip; 32];
         self.parked = 0;
+        self.broken = 0;
         self.hint = usize::MAX;
     }
 

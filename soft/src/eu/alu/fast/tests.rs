@@ -236,6 +236,7 @@ fn copy(t: &Thread) -> Thread {
         ip: t.ip,
         pcip: t.pcip,
         parked: t.parked,
+        broken: t.broken,
         call_mask: t.call_mask,
         hint: t.hint,
         fp: t.fp,
