@@ -186,6 +186,8 @@ impl Chan {
 #[derive(Clone, Debug)]
 enum Flat {
     Alu(Alu),
+    /// Gen4/G45 only: pushes LMask and CMask (000 lines 11294-11330).
+    Do,
     If(usize),
     Else,
     Endif,
@@ -195,28 +197,34 @@ enum Flat {
     Cont(Option<usize>),
     Halt(usize),
     /// Mesa's closing halt, which every channel reaches
-    /// (`patch_halt_jumps`: UIP = JIP = the next instruction).
+    /// (`patch_halt_jumps`: UIP = JIP = the next instruction); on Gen4/G45
+    /// the restore of AMask from the dispatch mask there instead ("DMask
+    /// is not automatically reloaded into AMask").
     FinalHalt,
     /// Runs after the final halt, for every channel.
     Tail(Alu),
 }
 
-fn flatten(nodes: &[Node], out: &mut Vec<Flat>) {
+/// The flat program; a loop starts with `do` before Gen6 (`brw_DO`).
+fn flatten(p: Platform, nodes: &[Node], out: &mut Vec<Flat>) {
     for n in nodes {
         match n {
             Node::Op(a) => out.push(Flat::Alu(*a)),
             Node::If(f, then, els) => {
                 out.push(Flat::If(*f));
-                flatten(then, out);
+                flatten(p, then, out);
                 if let Some(e) = els {
                     out.push(Flat::Else);
-                    flatten(e, out);
+                    flatten(p, e, out);
                 }
                 out.push(Flat::Endif);
             }
             Node::Loop(body) => {
+                if p <= Platform::G45 {
+                    out.push(Flat::Do);
+                }
                 let start = out.len();
-                flatten(body, out);
+                flatten(p, body, out);
                 out.push(Flat::While(start));
             }
             Node::Break(p) => out.push(Flat::Break(*p)),
@@ -258,9 +266,78 @@ fn loop_end(code: &[Flat], start: usize) -> usize {
         .expect("a break or cont inside a loop")
 }
 
+/// Whether the if at `at` has an else.
+fn has_else(code: &[Flat], at: usize) -> bool {
+    let mut depth = 0;
+    for f in &code[at + 1..] {
+        match f {
+            Flat::If(_) => depth += 1,
+            Flat::Else if depth == 0 => return true,
+            Flat::Endif if depth == 0 => return false,
+            Flat::Endif => depth -= 1,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Gen4/G45 (jump count in instructions, pop count) per instruction as
+/// Mesa sets them (`brw_IF`, `patch_IF_ELSE`, `brw_ENDIF`, `brw_WHILE`,
+/// `brw_patch_break_cont`; the pop count of break and cont is the if depth
+/// inside the innermost loop, `if_depth_in_loop`). An if without else
+/// becomes `iff`, jumping past the endif.
+fn patch_gen4(code: &[Flat]) -> Vec<(i32, i32)> {
+    let mut j = vec![(0i32, 0i32); code.len()];
+    let rel = |to: usize, from: usize| to as i32 - from as i32;
+    let end = code.iter().position(|f| matches!(f, Flat::FinalHalt));
+    let mut ifs: Vec<(usize, Option<usize>)> = Vec::new();
+    let mut depth_in_loop = vec![0i32];
+    for (i, f) in code.iter().enumerate() {
+        match f {
+            Flat::Do => depth_in_loop.push(0),
+            Flat::If(_) => {
+                ifs.push((i, None));
+                *depth_in_loop.last_mut().unwrap() += 1;
+            }
+            Flat::Else => ifs.last_mut().unwrap().1 = Some(i),
+            Flat::Endif => {
+                *depth_in_loop.last_mut().unwrap() -= 1;
+                let (at_if, at_else) = ifs.pop().unwrap();
+                match at_else {
+                    None => j[at_if] = (rel(i + 1, at_if), 0),
+                    Some(e) => {
+                        j[at_if] = (rel(e, at_if), 0);
+                        j[e] = (rel(i + 1, e), 1);
+                    }
+                }
+                j[i] = (0, 1);
+            }
+            Flat::While(start) => {
+                depth_in_loop.pop();
+                j[i] = (rel(*start, i), 0);
+            }
+            Flat::Break(_) => {
+                let pops = *depth_in_loop.last().unwrap();
+                j[i] = (rel(loop_end(code, i) + 1, i), pops);
+            }
+            Flat::Cont(_) => {
+                let pops = *depth_in_loop.last().unwrap();
+                j[i] = (rel(loop_end(code, i), i), pops);
+            }
+            // Mesa's discard halts land on the AMask restore.
+            Flat::Halt(_) => j[i] = (rel(end.unwrap(), i), 0),
+            _ => {}
+        }
+    }
+    j
+}
+
 /// (JIP, UIP) per instruction, in instructions from it, as Mesa patches
-/// them for `p`.
+/// them for `p`; before Gen6 (jump count, pop count).
 fn patch(p: Platform, code: &[Flat]) -> Vec<(i32, i32)> {
+    if p <= Platform::G45 {
+        return patch_gen4(code);
+    }
     let gen6 = p == Platform::Gen6;
     let mut j = vec![(0i32, 0i32); code.len()];
     let rel = |to: usize, from: usize| to as i32 - from as i32;
@@ -364,9 +441,52 @@ fn alu_text(a: Alu, exec: &str, g: impl Fn(usize) -> usize) -> String {
 
 /// The text of one flat program, its jumps as byte numbers (the
 /// assembler's syntax for a target without a label).
+/// A patched jump pair in the units of the text and of the decoded
+/// instruction: bytes, and the pop count as is before Gen6.
+fn bytes(p: Platform, j: (i32, i32)) -> (i32, i32) {
+    if p <= Platform::G45 {
+        (j.0 * 16, j.1)
+    } else {
+        (j.0 * 16, j.1 * 16)
+    }
+}
+
+/// The Gen4/G45 text (`000` syntax notes in `baregpu_isa::text`): SIMD16
+/// ALU instructions are compressed; branches are not.
+fn text_gen4(code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> Vec<String> {
+    let j = patch_gen4(code);
+    let compr = if exec.starts_with("16") { " {Compr}" } else { "" };
+    let pred = |f: &Option<usize>| f.map_or(String::new(), |f| format!("(f0.{f}) "));
+    let pop = |n: i32| if n == 0 { String::new() } else { format!(" pop({n})") };
+    code.iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (jump, pops) = (j[i].0 * 16, j[i].1);
+            match f {
+                Flat::Alu(a) | Flat::Tail(a) => alu_text(*a, exec, g) + compr,
+                Flat::Do => format!("do ({exec}) null<1>:ud null<0;1,0>:ud"),
+                Flat::If(fl) if has_else(code, i) => format!("(f0.{fl}) if ({exec}) {jump}"),
+                Flat::If(fl) => format!("(f0.{fl}) iff ({exec}) {jump}"),
+                Flat::Else => format!("else ({exec}) {jump}{}", pop(pops)),
+                Flat::Endif => format!("endif ({exec}) {jump}{}", pop(pops)),
+                Flat::While(_) => format!("while ({exec}) {jump}"),
+                Flat::Break(fl) => format!("{}break ({exec}) {jump}{}", pred(fl), pop(pops)),
+                Flat::Cont(fl) => format!("{}cont ({exec}) {jump}{}", pred(fl), pop(pops)),
+                Flat::Halt(fl) => format!("(f0.{fl}) halt ({exec}) {jump}"),
+                // Mesa: `mov(1) mask0.0:uw sr0.1` retyped UW, the low word
+                // of dword 1 (DMask): sr0.2 in word units.
+                Flat::FinalHalt => "(W) mov (1|M0) mask0.0<1>:uw sr0.2<0;1,0>:uw {Switch}".into(),
+            }
+        })
+        .collect()
+}
+
 fn text(p: Platform, code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> Vec<String> {
+    if p <= Platform::G45 {
+        return text_gen4(code, exec, g);
+    }
     let j = patch(p, code);
-    let b = |i: usize| (j[i].0 * 16, j[i].1 * 16);
+    let b = |i: usize| bytes(p, j[i]);
     let pred = |f: &Option<usize>| f.map_or(String::new(), |f| format!("(f0.{f}) "));
     code.iter()
         .enumerate()
@@ -384,9 +504,19 @@ fn text(p: Platform, code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> V
                 Flat::Cont(fl) => format!("{}cont ({exec}) {jip} {uip}", pred(fl)),
                 Flat::Halt(fl) => format!("(f0.{fl}) halt ({exec}) {jip} {uip}"),
                 Flat::FinalHalt => format!("halt ({exec}) {jip} {uip}"),
+                Flat::Do => unreachable!("no do from Gen6 on"),
             }
         })
         .collect()
+}
+
+/// Whether the instruction is a branch whose jumps Mesa patches.
+fn is_branch(p: Platform, f: &Flat) -> bool {
+    match f {
+        Flat::Alu(_) | Flat::Tail(_) | Flat::Do => false,
+        Flat::FinalHalt => p >= Platform::Gen6,
+        _ => true,
+    }
 }
 
 /// The kernel of `prog` for `mode`, and the JIP/UIP (bytes) each of its
@@ -398,17 +528,14 @@ fn kernel(
     mode: Mode,
 ) -> (String, Vec<Option<(i32, i32)>>) {
     let mut body = Vec::new();
-    flatten(prog, &mut body);
+    flatten(p, prog, &mut body);
     let mut lines = Vec::new();
     let mut jumps = Vec::new();
     let mut add = |code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize| {
         let j = patch(p, code);
         for (i, l) in text(p, code, exec, g).into_iter().enumerate() {
             lines.push(l);
-            jumps.push(
-                (!matches!(code[i], Flat::Alu(_) | Flat::Tail(_)))
-                    .then_some((j[i].0 * 16, j[i].1 * 16)),
-            );
+            jumps.push(is_branch(p, &code[i]).then_some(bytes(p, j[i])));
         }
     };
     let end: Vec<Flat> = core::iter::once(Flat::FinalHalt)
@@ -443,10 +570,7 @@ fn kernel(
                 } else {
                     all16[i].clone()
                 });
-                jumps.push(
-                    (!matches!(code[i], Flat::Alu(_) | Flat::Tail(_)))
-                        .then_some((j[i].0 * 16, j[i].1 * 16)),
-                );
+                jumps.push(is_branch(p, &code[i]).then_some(bytes(p, j[i])));
             }
         }
     }
@@ -477,11 +601,12 @@ fn check(p: Platform, prog: &[Node], inputs: &[[i32; 16]; 2], mode: Mode, what: 
         let got = match b.jump {
             Jump::Jip { jip } => (jip, 0),
             Jump::JipUip { jip, uip } => (jip, uip),
-            Jump::Count { jump, .. } => (jump, 0),
+            Jump::Count { jump, pop } => (jump, i32::from(pop)),
         };
         // Gen7 else and Gen6 if/else/endif/while have no UIP.
-        let uip_free = matches!(inst.opcode, Opcode::Else | Opcode::Endif | Opcode::While)
-            || (p == Platform::Gen6 && inst.opcode == Opcode::If);
+        let uip_free = p >= Platform::Gen6
+            && (matches!(inst.opcode, Opcode::Else | Opcode::Endif | Opcode::While)
+                || (p == Platform::Gen6 && inst.opcode == Opcode::If));
         assert_eq!(got.0, want.0, "{p} {what}: JIP of instruction {i}\n{src}");
         if !uip_free {
             assert_eq!(got.1, want.1, "{p} {what}: UIP of instruction {i}\n{src}");
@@ -528,7 +653,16 @@ fn check(p: Platform, prog: &[Node], inputs: &[[i32; 16]; 2], mode: Mode, what: 
     }
 }
 
-const MODES: [Mode; 3] = [Mode::Simd8, Mode::Simd16, Mode::Simd16Halves];
+/// The modes of `p`: Mesa's Gen4/G45 flow control covers the whole
+/// dispatch (the manual's SecHalf masks, 000 lines 10705-10737, are not
+/// exercised).
+fn modes(p: Platform) -> &'static [Mode] {
+    if p <= Platform::G45 {
+        &[Mode::Simd8, Mode::Simd16]
+    } else {
+        &[Mode::Simd8, Mode::Simd16, Mode::Simd16Halves]
+    }
+}
 
 use Alu::*;
 use Node::*;
@@ -555,8 +689,8 @@ fn loop_break_continue() {
         Cont(Some(1)),
         Op(Add(2, 2, Reg(3))),
     ])];
-    for p in PLATFORMS {
-        for mode in MODES {
+    for p in Platform::ALL {
+        for &mode in modes(p) {
             check(p, &prog, &inputs(), mode, "loop");
         }
     }
@@ -603,8 +737,8 @@ fn nested_loops_divergent() {
         Cont(Some(1)),
         Op(Add(2, 2, Imm(7))),
     ])];
-    for p in PLATFORMS {
-        for mode in MODES {
+    for p in Platform::ALL {
+        for &mode in modes(p) {
             check(p, &prog, &inputs(), mode, "nested");
         }
     }
@@ -624,8 +758,8 @@ fn all_channels_break_together() {
         ]),
         Op(Add(2, 2, Imm(50))),
     ];
-    for p in PLATFORMS {
-        for mode in MODES {
+    for p in Platform::ALL {
+        for &mode in modes(p) {
             check(p, &prog, &inputs(), mode, "together");
         }
     }
@@ -724,7 +858,7 @@ fn statements(r: &mut Rng, depth: usize, in_loop: bool, budget: &mut usize) -> V
 #[test]
 fn random_programs() {
     let mut r = Rng(0x9e37_79b9_7f4a_7c15);
-    for round in 0..60 {
+    for round in 0..400 {
         let mut budget = 14;
         let mut prog = statements(&mut r, 0, false, &mut budget);
         // Make sure there is a loop.
@@ -742,8 +876,8 @@ fn random_programs() {
             inp[0][c] = c as i32;
             inp[1][c] = r.below(6) as i32;
         }
-        for p in PLATFORMS {
-            for mode in MODES {
+        for p in Platform::ALL {
+            for &mode in modes(p) {
                 check(p, &prog, &inp, mode, &format!("random {round}: {prog:?}"));
             }
         }
