@@ -77,6 +77,10 @@ enum Node {
     If(usize, Vec<Node>, Option<Vec<Node>>),
     /// `do { body } while (true)`: left by a break.
     Loop(Vec<Node>),
+    /// `do { body; cmp } while (flag)`: a predicated while (Mesa's loops
+    /// end with an unpredicated one; this checks that channels a break
+    /// parked are not taken round by the predicate either).
+    DoWhile(Vec<Node>, Alu, usize),
     Break(Option<usize>),
     Cont(Option<usize>),
     /// A discard: the channels whose flag is set leave for the end.
@@ -147,6 +151,24 @@ impl Chan {
                     }
                     e
                 }
+                Node::DoWhile(body, cmp, f) => {
+                    let mut e = Exit::Normal;
+                    for _ in 0..1000 {
+                        match self.run(body) {
+                            Exit::Normal => self.alu(*cmp),
+                            Exit::Cont => {}
+                            Exit::Break => break,
+                            Exit::Halt => {
+                                e = Exit::Halt;
+                                break;
+                            }
+                        }
+                        if !self.f[*f] {
+                            break;
+                        }
+                    }
+                    e
+                }
                 Node::Break(p) => {
                     if p.is_none_or(|f| self.f[f]) {
                         Exit::Break
@@ -191,8 +213,9 @@ enum Flat {
     If(usize),
     Else,
     Endif,
-    /// The loop's first instruction (`brw_DO` emits nothing on Gen6+).
-    While(usize),
+    /// The loop's first instruction (`brw_DO` emits nothing on Gen6+), and
+    /// the predicate's flag.
+    While(usize, Option<usize>),
     Break(Option<usize>),
     Cont(Option<usize>),
     Halt(usize),
@@ -219,13 +242,19 @@ fn flatten(p: Platform, nodes: &[Node], out: &mut Vec<Flat>) {
                 }
                 out.push(Flat::Endif);
             }
-            Node::Loop(body) => {
+            Node::Loop(body) | Node::DoWhile(body, ..) => {
                 if p <= Platform::G45 {
                     out.push(Flat::Do);
                 }
                 let start = out.len();
                 flatten(p, body, out);
-                out.push(Flat::While(start));
+                let pred = if let Node::DoWhile(_, cmp, f) = n {
+                    out.push(Flat::Alu(*cmp));
+                    Some(*f)
+                } else {
+                    None
+                };
+                out.push(Flat::While(start, pred));
             }
             Node::Break(p) => out.push(Flat::Break(*p)),
             Node::Cont(p) => out.push(Flat::Cont(*p)),
@@ -248,8 +277,8 @@ fn next_block_end(code: &[Flat], start: usize) -> Option<usize> {
                 }
                 depth -= 1;
             }
-            Flat::While(to) if *to > start => {}
-            Flat::While(_) | Flat::Else | Flat::Halt(_) | Flat::FinalHalt if depth == 0 => {
+            Flat::While(to, _) if *to > start => {}
+            Flat::While(..) | Flat::Else | Flat::Halt(_) | Flat::FinalHalt if depth == 0 => {
                 return Some(i);
             }
             _ => {}
@@ -262,7 +291,7 @@ fn next_block_end(code: &[Flat], start: usize) -> Option<usize> {
 /// before it.
 fn loop_end(code: &[Flat], start: usize) -> usize {
     (start + 1..code.len())
-        .find(|&i| matches!(code[i], Flat::While(to) if to <= start))
+        .find(|&i| matches!(code[i], Flat::While(to, _) if to <= start))
         .expect("a break or cont inside a loop")
 }
 
@@ -312,7 +341,7 @@ fn patch_gen4(code: &[Flat]) -> Vec<(i32, i32)> {
                 }
                 j[i] = (0, 1);
             }
-            Flat::While(start) => {
+            Flat::While(start, _) => {
                 depth_in_loop.pop();
                 j[i] = (rel(*start, i), 0);
             }
@@ -367,7 +396,7 @@ fn patch(p: Platform, code: &[Flat]) -> Vec<(i32, i32)> {
     for (i, f) in code.iter().enumerate() {
         let end = next_block_end(code, i);
         match f {
-            Flat::While(to) => j[i] = (rel(*to, i), 0),
+            Flat::While(to, _) => j[i] = (rel(*to, i), 0),
             Flat::Endif => j[i] = (end.map_or(1, |e| rel(e, i)), 0),
             // "Gen7 UIP points to WHILE; Gen6 points just after it".
             Flat::Break(_) => {
@@ -455,9 +484,19 @@ fn bytes(p: Platform, j: (i32, i32)) -> (i32, i32) {
 /// ALU instructions are compressed; branches are not.
 fn text_gen4(code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> Vec<String> {
     let j = patch_gen4(code);
-    let compr = if exec.starts_with("16") { " {Compr}" } else { "" };
+    let compr = if exec.starts_with("16") {
+        " {Compr}"
+    } else {
+        ""
+    };
     let pred = |f: &Option<usize>| f.map_or(String::new(), |f| format!("(f0.{f}) "));
-    let pop = |n: i32| if n == 0 { String::new() } else { format!(" pop({n})") };
+    let pop = |n: i32| {
+        if n == 0 {
+            String::new()
+        } else {
+            format!(" pop({n})")
+        }
+    };
     code.iter()
         .enumerate()
         .map(|(i, f)| {
@@ -469,7 +508,7 @@ fn text_gen4(code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> Vec<Strin
                 Flat::If(fl) => format!("(f0.{fl}) iff ({exec}) {jump}"),
                 Flat::Else => format!("else ({exec}) {jump}{}", pop(pops)),
                 Flat::Endif => format!("endif ({exec}) {jump}{}", pop(pops)),
-                Flat::While(_) => format!("while ({exec}) {jump}"),
+                Flat::While(_, fl) => format!("{}while ({exec}) {jump}", pred(fl)),
                 Flat::Break(fl) => format!("{}break ({exec}) {jump}{}", pred(fl), pop(pops)),
                 Flat::Cont(fl) => format!("{}cont ({exec}) {jump}{}", pred(fl), pop(pops)),
                 Flat::Halt(fl) => format!("(f0.{fl}) halt ({exec}) {jump}"),
@@ -499,7 +538,7 @@ fn text(p: Platform, code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> V
                 Flat::If(fl) => format!("(f0.{fl}) if ({exec}) {jip} {uip}"),
                 Flat::Else => format!("else ({exec}) {jip}"),
                 Flat::Endif => format!("endif ({exec}) {jip}"),
-                Flat::While(_) => format!("while ({exec}) {jip}"),
+                Flat::While(_, fl) => format!("{}while ({exec}) {jip}", pred(fl)),
                 Flat::Break(fl) => format!("{}break ({exec}) {jip} {uip}", pred(fl)),
                 Flat::Cont(fl) => format!("{}cont ({exec}) {jip} {uip}", pred(fl)),
                 Flat::Halt(fl) => format!("(f0.{fl}) halt ({exec}) {jip} {uip}"),
@@ -554,7 +593,7 @@ fn kernel(
             let mut code = body.clone();
             let second = code.len();
             code.extend(body.iter().cloned().map(|f| match f {
-                Flat::While(to) => Flat::While(to + second),
+                Flat::While(to, fl) => Flat::While(to + second, fl),
                 f => f,
             }));
             code.extend(end);
@@ -826,7 +865,18 @@ fn statements(r: &mut Rng, depth: usize, in_loop: bool, budget: &mut usize) -> V
                     Break(Some(flag)),
                 ];
                 body.extend(statements(r, depth + 1, true, budget));
-                out.push(Loop(body));
+                if r.below(3) == 0 {
+                    let c = [Cond::Lt, Cond::Ne, Cond::Gt][r.below(3) as usize];
+                    let cmp = Cmp(
+                        c,
+                        flag,
+                        [0, 2, 5][r.below(3) as usize],
+                        Imm(r.below(8) as i32),
+                    );
+                    out.push(DoWhile(body, cmp, flag));
+                } else {
+                    out.push(Loop(body));
+                }
             }
             6 if in_loop => {
                 out.push(cmp(r));
