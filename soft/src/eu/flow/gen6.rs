@@ -15,17 +15,19 @@
 //! `brw_set_uip_jip`, `brw_WHILE`; elk_eu_emit.c in newer Mesa): the
 //! `while` JIP is the loop's first instruction; a `cont` UIP is the
 //! `while`; a `break` UIP is just after the `while` on Gen6 (003 lines
-//! 97011-97013: "the first instruction after the loop block") but the
+//! 97003-97006: "the first instruction after the loop block") but the
 //! `while` itself on Gen7 ("Gen7 UIP points to WHILE; Gen6 points just
 //! after it"). Channels a Gen7 break parks at the `while` must not loop
 //! again when it jumps back: they stay parked there (`Thread::broken`)
 //! and go on after it with the others when the loop ends.
 //!
 //! A branch moves only the channels of its own group (ExecSize from the
-//! group's first channel, as a SIMD8 half of a SIMD16 thread): the
-//! channels of the thread outside the group that follow the IP go on to
-//! the next instruction, so the thread jumps only when none of them is
-//! there either, and they wait there when it jumps anyway (while, call).
+//! group's first channel, as a SIMD8 half of a SIMD16 thread; the
+//! pseudocode sets PcIP for n < exec_size only, e.g. break at 003 lines
+//! 96970-96986). Our reading for the channels outside the group that
+//! follow the IP: they go on to the next instruction as after any other
+//! instruction, so the thread jumps only when none of them is there
+//! either, and they wait there when it jumps anyway (while, call).
 
 use baregpu_isa::Platform;
 use baregpu_isa::inst::{Body, CondMod, Opcode, Src};
