@@ -568,50 +568,43 @@ fn kernel(
 ) -> (String, Vec<Option<(i32, i32)>>) {
     let mut body = Vec::new();
     flatten(p, prog, &mut body);
-    let mut lines = Vec::new();
-    let mut jumps = Vec::new();
-    let mut add = |code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize| {
-        let j = patch(p, code);
-        for (i, l) in text(p, code, exec, g).into_iter().enumerate() {
-            lines.push(l);
-            jumps.push(is_branch(p, &code[i]).then_some(bytes(p, j[i])));
-        }
-    };
-    let end: Vec<Flat> = core::iter::once(Flat::FinalHalt)
-        .chain(tail.iter().map(|a| Flat::Tail(*a)))
-        .collect();
-    match mode {
-        Mode::Simd8 | Mode::Simd16 => {
-            let exec = if mode == Mode::Simd8 { "8|M0" } else { "16|M0" };
-            let mut code = body;
-            code.extend(end);
-            add(&code, exec, &|r| grf(mode, r, 0));
-        }
+    let end = core::iter::once(Flat::FinalHalt).chain(tail.iter().map(|a| Flat::Tail(*a)));
+    // (code, the groups: (up to which instruction, exec, register half)).
+    let (code, groups) = match mode {
+        Mode::Simd8 => (
+            body.into_iter().chain(end).collect(),
+            vec![(usize::MAX, "8|M0", 0)],
+        ),
+        Mode::Simd16 => (
+            body.into_iter().chain(end).collect(),
+            vec![(usize::MAX, "16|M0", 0)],
+        ),
         Mode::Simd16Halves => {
             // Each half's discards jump past the final halt, which follows
             // the second half: lay both halves out as one program.
-            let mut code = body.clone();
-            let second = code.len();
-            code.extend(body.iter().cloned().map(|f| match f {
-                Flat::While(to, fl) => Flat::While(to + second, fl),
+            let n = body.len();
+            let second = body.iter().cloned().map(|f| match f {
+                Flat::While(to, fl) => Flat::While(to + n, fl),
                 f => f,
-            }));
-            code.extend(end);
-            let j = patch(p, &code);
-            let all_lo = text(p, &code, "8|M0", &|r| grf(mode, r, 0));
-            let all_hi = text(p, &code, "8|M8", &|r| grf(mode, r, 1));
-            let all16 = text(p, &code, "16|M0", &|r| grf(mode, r, 0));
-            for i in 0..code.len() {
-                lines.push(if i < second {
-                    all_lo[i].clone()
-                } else if i < 2 * second {
-                    all_hi[i].clone()
-                } else {
-                    all16[i].clone()
-                });
-                jumps.push(is_branch(p, &code[i]).then_some(bytes(p, j[i])));
-            }
+            });
+            let code: Vec<Flat> = body.clone().into_iter().chain(second).chain(end).collect();
+            (
+                code,
+                vec![(n, "8|M0", 0), (2 * n, "8|M8", 1), (usize::MAX, "16|M0", 0)],
+            )
         }
+    };
+    let j = patch(p, &code);
+    let texts: Vec<Vec<String>> = groups
+        .iter()
+        .map(|&(_, exec, half)| text(p, &code, exec, &|r| grf(mode, r, half)))
+        .collect();
+    let mut lines = Vec::new();
+    let mut jumps = Vec::new();
+    for i in 0..code.len() {
+        let g = groups.iter().position(|&(upto, ..)| i < upto).unwrap();
+        lines.push(texts[g][i].clone());
+        jumps.push(is_branch(p, &code[i]).then_some(bytes(p, j[i])));
     }
     (lines.join("\n") + "\n", jumps)
 }
