@@ -105,7 +105,9 @@ fn loop_kernel(p: Platform) -> String {
             "while (8|M0) TOP",
         ),
         // A break or cont directly in the loop has JIP = UIP (003 lines
-        // 97560-97565).
+        // 97560-97565). The break UIP is past the while here on Gen7 too
+        // (the Gen6 layout); Mesa's Gen7 layout, UIP at the while, is in
+        // eu_flow_mesa.rs.
         _ => (
             "",
             "break (8|M0) END END",

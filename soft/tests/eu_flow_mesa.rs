@@ -728,6 +728,24 @@ fn loop_break_continue() {
     }
 }
 
+/// The break as the loop's last instruction: on Gen7 its JIP, its UIP and
+/// its next instruction are all the while, where the broken channels
+/// wait while the others go round.
+#[test]
+fn break_just_before_while() {
+    let prog = vec![Loop(vec![
+        Op(Add(3, 3, Imm(1))),
+        Op(Add(2, 2, Reg(3))),
+        Op(Cmp(Cond::Ge, 1, 3, Reg(1))),
+        Break(Some(1)),
+    ])];
+    for p in Platform::ALL {
+        for &mode in modes(p) {
+            check(p, &prog, &inputs(), mode, "last");
+        }
+    }
+}
+
 /// Nested loops; break and continue inside a divergent if/else, as
 /// IF-BREAK-ENDIF and as predicated break; channels finish at different
 /// iterations; some channels discard (halt) inside the inner loop.
