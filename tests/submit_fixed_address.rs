@@ -38,13 +38,21 @@ fn occupied(r: Result<impl std::fmt::Debug, GpuError>) -> bool {
 
 #[test]
 fn fixed_ggtt_mappings_refuse_used_unaligned_and_out_of_range_addresses() {
-    for g in [Generation::Gen4, Generation::G45, Generation::Gen6, Generation::Gen7] {
+    for g in [
+        Generation::Gen4,
+        Generation::G45,
+        Generation::Gen6,
+        Generation::Gen7,
+    ] {
         let p = HostPlatform::new();
         let soft = soft(&p, g);
         let mut gpu = Gpu::new(&p, &soft, g).unwrap();
         // Where the driver put its rings and status pages.
         for (at, _) in driver_ranges(&gpu, g) {
-            assert!(occupied(gpu.map_buffer_at(GfxAddr(at), 4096)), "{g}: {at:#x}");
+            assert!(
+                occupied(gpu.map_buffer_at(GfxAddr(at), 4096)),
+                "{g}: {at:#x}"
+            );
         }
         assert!(occupied(gpu.map_buffer_at(GfxAddr(0), 4096)), "{g}: page 0");
         assert_eq!(
@@ -69,7 +77,12 @@ fn fixed_ggtt_mappings_refuse_used_unaligned_and_out_of_range_addresses() {
 
 #[test]
 fn bring_up_keeps_the_callers_ranges_free() {
-    for g in [Generation::Gen4, Generation::G45, Generation::Gen6, Generation::Gen7] {
+    for g in [
+        Generation::Gen4,
+        Generation::G45,
+        Generation::Gen6,
+        Generation::Gen7,
+    ] {
         let p = HostPlatform::new();
         let soft = soft(&p, g);
         // Where a plain bring-up puts the first ring: ask for it.
@@ -78,12 +91,18 @@ fn bring_up_keeps_the_callers_ranges_free() {
             driver_ranges(&gpu, g)
         };
         let keep = [(GfxAddr(0x1000), 0x8_0000u64), (GfxAddr(0x10_0000), 0x1000)];
-        assert!(low.iter().any(|&(a, _)| a < 0x8_1000), "{g}: the test asks for a used range");
+        assert!(
+            low.iter().any(|&(a, _)| a < 0x8_1000),
+            "{g}: the test asks for a used range"
+        );
         let soft = self::soft(&p, g);
         let mut gpu = Gpu::new_avoiding(&p, &soft, g, &keep).unwrap();
         for (at, bytes) in driver_ranges(&gpu, g) {
             for &(k, n) in &keep {
-                assert!(at + bytes <= k.0 || k.0 + n <= at, "{g}: {at:#x} inside {k:?}");
+                assert!(
+                    at + bytes <= k.0 || k.0 + n <= at,
+                    "{g}: {at:#x} inside {k:?}"
+                );
             }
         }
         let (buf, m) = gpu.map_buffer_at(GfxAddr(0x1000), 0x8_0000).unwrap();
@@ -92,7 +111,8 @@ fn bring_up_keeps_the_callers_ranges_free() {
         // The device sees the memory there: a store from a driver batch on
         // the render ring lands in it.
         let mut b = gpu.new_batch(4096).unwrap();
-        b.push_dwords(&store(g, 0x1000 + 0x7_fff8, 0x600d_f00d)).unwrap();
+        b.push_dwords(&store(g, 0x1000 + 0x7_fff8, 0x600d_f00d))
+            .unwrap();
         let f = gpu.submit(EngineId::RENDER, b).unwrap();
         gpu.wait(f, 5_000_000).unwrap();
         assert_eq!(words(&buf)[0x7_fff8 / 4], 0x600d_f00d, "{g}");
@@ -169,7 +189,9 @@ fn fixed_ppgtt_mappings_and_a_placed_batch_in_a_context() {
         Err(GpuError::Gtt(GttError::OutOfRange { .. }))
     ));
     // A batch the caller writes at 0x100 into an object at 0x4000_0000.
-    let (code, gfx) = gpu.map_in_context_at(ctx, GfxAddr(0x4000_0000), 8192).unwrap();
+    let (code, gfx) = gpu
+        .map_in_context_at(ctx, GfxAddr(0x4000_0000), 8192)
+        .unwrap();
     let mut batch = vec![0u32; 4];
     MiStoreDataImm {
         address: ring_at + 12,
@@ -180,8 +202,7 @@ fn fixed_ppgtt_mappings_and_a_placed_batch_in_a_context() {
     .unwrap();
     batch.push(MiBatchBufferEnd::HEADER_VALUE);
     // SAFETY: test-owned DMA memory; the device has not run yet.
-    let dwords =
-        unsafe { std::slice::from_raw_parts_mut(code.virt.as_ptr().cast::<u32>(), 2048) };
+    let dwords = unsafe { std::slice::from_raw_parts_mut(code.virt.as_ptr().cast::<u32>(), 2048) };
     dwords[0x40..0x40 + batch.len()].copy_from_slice(&batch);
     // SAFETY: `code` outlives the Gpu's use of it (freed by the platform at the end).
     let placed = |at: u64| unsafe { gpu.placed_batch(&code, gfx, GfxAddr(at), Some(ctx), 20) };
@@ -189,7 +210,10 @@ fn fixed_ppgtt_mappings_and_a_placed_batch_in_a_context() {
     assert!(placed(0x4000_2000).is_none(), "past the object");
     assert!(placed(0x3fff_fffc).is_none(), "before the object");
     let mut b = placed(0x4000_0100).unwrap();
-    assert!(b.push_dwords(&[0]).is_err(), "the driver does not write into it");
+    assert!(
+        b.push_dwords(&[0]).is_err(),
+        "the driver does not write into it"
+    );
     assert_eq!(b.contents(), &batch[..]);
     let f = gpu.submit(EngineId::RENDER, b).unwrap();
     gpu.wait(f, 5_000_000).unwrap();

@@ -133,7 +133,9 @@ fn engine(generation: Generation, name: &str) -> Result<&'static str, String> {
             "--engine blitter: {generation} has no blitter engine ({have}); its XY_* blitter \
              commands run on the render ring (--engine render)"
         ),
-        "render" | "video" => format!("--engine {name}: {generation} has no {name} engine ({have})"),
+        "render" | "video" => {
+            format!("--engine {name}: {generation} has no {name} engine ({have})")
+        }
         _ => format!("--engine {name:?}: one of render, blitter, video, compute"),
     })
 }
@@ -338,9 +340,23 @@ pub struct ReplayOutput {
 ///
 /// # Safety
 /// `region` is live; the device does not run while the slice is used.
-unsafe fn bytes_of(region: &DmaRegion) -> &mut [u8] {
+unsafe fn bytes_of(region: &DmaRegion) -> &[u8] {
     // SAFETY: per the caller.
-    unsafe { std::slice::from_raw_parts_mut(region.virt.as_ptr(), region.size) }
+    unsafe { std::slice::from_raw_parts(region.virt.as_ptr(), region.size) }
+}
+
+/// Fills a mapped object: `contents`, then zeros to its end.
+///
+/// # Safety
+/// `region` is live, not in use by the device, and no slice of it is alive.
+unsafe fn fill(region: &DmaRegion, contents: &[u8]) {
+    let n = contents.len().min(region.size);
+    // SAFETY: per the caller; both writes stay inside the region.
+    unsafe {
+        let p = region.virt.as_ptr();
+        std::ptr::copy_nonoverlapping(contents.as_ptr(), p, n);
+        std::ptr::write_bytes(p.add(n), 0, region.size - n);
+    }
 }
 
 /// Runs `baregpu replay` with its arguments.
@@ -370,7 +386,10 @@ fn replay(
     let keep_free: Vec<(GfxAddr, u64)> = if o.ppgtt {
         Vec::new()
     } else {
-        o.mems.iter().map(|m| (GfxAddr(m.gfx), m.mapped())).collect()
+        o.mems
+            .iter()
+            .map(|m| (GfxAddr(m.gfx), m.mapped()))
+            .collect()
     };
     let mut gpu = Gpu::new_avoiding(platform, soft, o.generation, &keep_free)
         .map_err(|e| format!("GPU bring-up: {e}"))?;
@@ -390,12 +409,12 @@ fn replay(
         }
         .map_err(|e| format!("--mem {}: {e}", m.what()))?;
         regions.push(region);
+        let contents = match &m.contents {
+            Contents::File { bytes, .. } => &bytes[..],
+            Contents::Zero(_) => &[],
+        };
         // SAFETY: just allocated; the device has not run yet.
-        let mem = unsafe { bytes_of(&region) };
-        mem.fill(0);
-        if let Contents::File { bytes, .. } = &m.contents {
-            mem[..bytes.len()].copy_from_slice(bytes);
-        }
+        unsafe { fill(&region, contents) };
     }
 
     // The batch's object; an error report decodes the batch up to the end
@@ -448,13 +467,7 @@ fn replay(
             out.extend_from_slice(&mem[offset as usize..(offset + n) as usize]);
         }
         std::fs::write(&d.file, &out).map_err(|e| format!("{}: {e}", d.file))?;
-        let _ = writeln!(
-            summary,
-            "{} bytes at {:#x} to {}",
-            out.len(),
-            d.gfx,
-            d.file
-        );
+        let _ = writeln!(summary, "{} bytes at {:#x} to {}", out.len(), d.gfx, d.file);
     }
     Ok(ReplayOutput { summary })
 }
@@ -475,10 +488,14 @@ mod tests {
     fn layouts_are_checked_before_anything_runs() {
         let base = "--gen gen7 --batch 0x10000";
         assert!(parse(&args(&format!("{base} --mem 0x10000=zero:64"))).is_ok());
-        let e = err(&format!("{base} --mem 0x10000=zero:64 --mem 0x10000=zero:8"));
+        let e = err(&format!(
+            "{base} --mem 0x10000=zero:64 --mem 0x10000=zero:8"
+        ));
         assert!(e.contains("overlaps"), "{e}");
         // Sizes round up to pages: a one-byte object still takes its page.
-        let e = err(&format!("{base} --mem 0xf000=zero:4097 --mem 0x10000=zero:8"));
+        let e = err(&format!(
+            "{base} --mem 0xf000=zero:4097 --mem 0x10000=zero:8"
+        ));
         assert!(e.contains("overlaps"), "{e}");
         let e = err(&format!("{base} --mem 0x10800=zero:64"));
         assert!(e.contains("not 4 KiB aligned"), "{e}");
@@ -516,7 +533,12 @@ mod tests {
         assert!(e.contains("render ring"), "{e}");
         let e = err("--gen gen4 --engine video --batch 0x1000 --mem 0x1000=zero:4");
         assert!(e.contains("no video engine"), "{e}");
-        assert!(parse(&args("--gen g45 --engine video --batch 0x1000 --mem 0x1000=zero:4")).is_ok());
+        assert!(
+            parse(&args(
+                "--gen g45 --engine video --batch 0x1000 --mem 0x1000=zero:4"
+            ))
+            .is_ok()
+        );
         let e = err("--gen gen7 --engine compute --batch 0x1000 --mem 0x1000=zero:4");
         assert!(e.contains("Gen12.5"), "{e}");
         let e = err("--gen g45 --ppgtt --batch 0x1000 --mem 0x1000=zero:4");

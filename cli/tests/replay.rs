@@ -17,10 +17,8 @@ fn baregpu(args: &[String]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "baregpu-cli-replay-{}-{name}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("baregpu-cli-replay-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -118,16 +116,23 @@ macro_rules! replay_tests {
                 put(&mut batch, &sdi(target + 0x40, 0xdead_beef, true));
                 put(&mut batch, &sdi(target + 0x1204, 0x0123_4567, true));
                 end(&mut batch);
-                let (bfile, mfile, dfile) = (dir.join("b.bin"), dir.join("m.bin"), dir.join("d.bin"));
+                let (bfile, mfile, dfile) =
+                    (dir.join("b.bin"), dir.join("m.bin"), dir.join("d.bin"));
                 std::fs::write(&bfile, le_bytes(&batch)).unwrap();
                 std::fs::write(&mfile, &before).unwrap();
                 let out = replay_ok(&args(&[
-                    "replay", "--gen", $name,
-                    "--mem", &format!("{target:#x}={}", s(&mfile)),
-                    "--mem", &format!("{batch_at}={}", s(&bfile)),
-                    "--batch", &format!("{batch_at:#x}"),
+                    "replay",
+                    "--gen",
+                    $name,
+                    "--mem",
+                    &format!("{target:#x}={}", s(&mfile)),
+                    "--mem",
+                    &format!("{batch_at}={}", s(&bfile)),
+                    "--batch",
+                    &format!("{batch_at:#x}"),
                     // The whole object: the file, then the zero fill to the page end.
-                    "--dump", &format!("{target:#x}:8192={}", s(&dfile)),
+                    "--dump",
+                    &format!("{target:#x}:8192={}", s(&dfile)),
                 ]));
                 assert!(out.contains("completed on the render engine"), "{out}");
                 let mut want = before.clone();
@@ -149,48 +154,67 @@ macro_rules! replay_tests {
                 let (fill, copy) = ((2, 1, 20, 9), (5, 3, 9, 4)); // fill x1,y1,x2,y2; copy dx,dy,w,h
                 let (sx, sy) = (1, 2);
                 let mut batch = Vec::new();
-                put(&mut batch, &XyColorBlt {
-                    bpp32_byte_mask: 3,
-                    color_depth: 3,
-                    raster_operation: 0xf0, // PATCOPY
-                    destination_pitch: PITCH as i32,
-                    destination_x1: fill.0,
-                    destination_y1: fill.1,
-                    destination_x2: fill.2,
-                    destination_y2: fill.3,
-                    destination_base_address: dst,
-                    solid_pattern_color: color,
-                    ..Default::default()
-                });
-                put(&mut batch, &XySrcCopyBlt {
-                    bpp32_byte_mask: 3,
-                    color_depth: 3,
-                    raster_operation: 0xcc, // SRCCOPY
-                    destination_pitch: PITCH as i32,
-                    destination_x1: copy.0,
-                    destination_y1: copy.1,
-                    destination_x2: copy.0 + copy.2,
-                    destination_y2: copy.1 + copy.3,
-                    destination_base_address: dst,
-                    source_x1: sx,
-                    source_y1: sy,
-                    source_pitch: PITCH as i32,
-                    source_base_address: src,
-                    ..Default::default()
-                });
+                put(
+                    &mut batch,
+                    &XyColorBlt {
+                        bpp32_byte_mask: 3,
+                        color_depth: 3,
+                        raster_operation: 0xf0, // PATCOPY
+                        destination_pitch: PITCH as i32,
+                        destination_x1: fill.0,
+                        destination_y1: fill.1,
+                        destination_x2: fill.2,
+                        destination_y2: fill.3,
+                        destination_base_address: dst,
+                        solid_pattern_color: color,
+                        ..Default::default()
+                    },
+                );
+                put(
+                    &mut batch,
+                    &XySrcCopyBlt {
+                        bpp32_byte_mask: 3,
+                        color_depth: 3,
+                        raster_operation: 0xcc, // SRCCOPY
+                        destination_pitch: PITCH as i32,
+                        destination_x1: copy.0,
+                        destination_y1: copy.1,
+                        destination_x2: copy.0 + copy.2,
+                        destination_y2: copy.1 + copy.3,
+                        destination_base_address: dst,
+                        source_x1: sx,
+                        source_y1: sy,
+                        source_pitch: PITCH as i32,
+                        source_base_address: src,
+                        ..Default::default()
+                    },
+                );
                 end(&mut batch);
-                let (bfile, sfile, dfile) = (dir.join("b.bin"), dir.join("s.bin"), dir.join("d.bin"));
+                let (bfile, sfile, dfile) =
+                    (dir.join("b.bin"), dir.join("s.bin"), dir.join("d.bin"));
                 std::fs::write(&bfile, le_bytes(&batch)).unwrap();
                 std::fs::write(&sfile, &source).unwrap();
                 let out = replay_ok(&args(&[
-                    "replay", "--gen", $name, "--engine", $blit_engine,
-                    "--mem", &format!("{batch_at:#x}={}", s(&bfile)),
-                    "--mem", &format!("{src:#x}={}", s(&sfile)),
-                    "--mem", &format!("{dst:#x}=zero:{}", PITCH * H),
-                    "--batch", &format!("{batch_at:#x}"),
-                    "--dump", &format!("{dst:#x}:{}={}", PITCH * H, s(&dfile)),
+                    "replay",
+                    "--gen",
+                    $name,
+                    "--engine",
+                    $blit_engine,
+                    "--mem",
+                    &format!("{batch_at:#x}={}", s(&bfile)),
+                    "--mem",
+                    &format!("{src:#x}={}", s(&sfile)),
+                    "--mem",
+                    &format!("{dst:#x}=zero:{}", PITCH * H),
+                    "--batch",
+                    &format!("{batch_at:#x}"),
+                    "--dump",
+                    &format!("{dst:#x}:{}={}", PITCH * H, s(&dfile)),
                 ]));
-                assert!(out.contains(concat!("on the ", $blit_engine, " engine")), "{out}");
+                assert!(
+                    out.contains(concat!("on the ", $blit_engine, " engine")),
+                    "{out}"
+                );
                 // The expected surface, pixel by pixel.
                 let mut want = vec![0u8; PITCH * H];
                 let px = |x: i32, y: i32| y as usize * PITCH + x as usize * 4;
@@ -220,12 +244,20 @@ macro_rules! replay_tests {
                 let (bfile, dfile) = (dir.join("b.bin"), dir.join("d.bin"));
                 std::fs::write(&bfile, le_bytes(&batch)).unwrap();
                 let err = replay_err(&args(&[
-                    "replay", "--gen", $name,
-                    "--mem", &format!("{batch_at:#x}={}", s(&bfile)),
-                    "--batch", &format!("{batch_at:#x}"),
-                    "--dump", &format!("{batch_at:#x}:16={}", s(&dfile)),
+                    "replay",
+                    "--gen",
+                    $name,
+                    "--mem",
+                    &format!("{batch_at:#x}={}", s(&bfile)),
+                    "--batch",
+                    &format!("{batch_at:#x}"),
+                    "--dump",
+                    &format!("{batch_at:#x}:16={}", s(&dfile)),
                 ]));
-                assert!(err.contains("GPU error on the render engine (EngineError)"), "{err}");
+                assert!(
+                    err.contains("GPU error on the render engine (EngineError)"),
+                    "{err}"
+                );
                 assert!(err.contains("MI_STORE_DATA_IMM"), "{err}");
                 assert!(err.contains(&format!("BB_ADDR {batch_at:#010x}")), "{err}");
                 assert!(!dfile.exists(), "no dump after a failure");
@@ -244,9 +276,15 @@ macro_rules! replay_tests {
                 std::fs::write(&bfile, le_bytes(&batch)).unwrap();
                 let start = std::time::Instant::now();
                 let err = replay_err(&args(&[
-                    "replay", "--gen", $name, "--timeout-ms", "300",
-                    "--mem", &format!("{batch_at:#x}={}", s(&bfile)),
-                    "--batch", &format!("{batch_at:#x}"),
+                    "replay",
+                    "--gen",
+                    $name,
+                    "--timeout-ms",
+                    "300",
+                    "--mem",
+                    &format!("{batch_at:#x}={}", s(&bfile)),
+                    "--batch",
+                    &format!("{batch_at:#x}"),
                 ]));
                 assert!(start.elapsed() < std::time::Duration::from_secs(60));
                 assert!(err.contains("(Timeout)"), "{err}");
@@ -353,11 +391,18 @@ macro_rules! ppgtt_tests {
                 let (bfile, dfile) = (dir.join("b.bin"), dir.join("d.bin"));
                 std::fs::write(&bfile, le_bytes(&batch)).unwrap();
                 let out = replay_ok(&args(&[
-                    "replay", "--gen", $name, "--ppgtt",
-                    "--mem", &format!("{batch_at:#x}={}", s(&bfile)),
-                    "--mem", &format!("{target:#x}=zero:4096"),
-                    "--batch", &format!("{batch_at:#x}"),
-                    "--dump", &format!("{target:#x}:4096={}", s(&dfile)),
+                    "replay",
+                    "--gen",
+                    $name,
+                    "--ppgtt",
+                    "--mem",
+                    &format!("{batch_at:#x}={}", s(&bfile)),
+                    "--mem",
+                    &format!("{target:#x}=zero:4096"),
+                    "--batch",
+                    &format!("{batch_at:#x}"),
+                    "--dump",
+                    &format!("{target:#x}:4096={}", s(&dfile)),
                 ]));
                 assert!(out.contains("PPGTT context, non-secure"), "{out}");
                 let mut want = vec![0u8; 4096];
@@ -378,9 +423,14 @@ macro_rules! ppgtt_tests {
                 let bfile = dir.join("b.bin");
                 std::fs::write(&bfile, le_bytes(&batch)).unwrap();
                 let err = replay_err(&args(&[
-                    "replay", "--gen", $name, "--ppgtt",
-                    "--mem", &format!("{batch_at:#x}={}", s(&bfile)),
-                    "--batch", &format!("{batch_at:#x}"),
+                    "replay",
+                    "--gen",
+                    $name,
+                    "--ppgtt",
+                    "--mem",
+                    &format!("{batch_at:#x}={}", s(&bfile)),
+                    "--batch",
+                    &format!("{batch_at:#x}"),
                 ]));
                 assert!(err.contains("(EngineError)"), "{err}");
                 assert!(err.contains("MI_STORE_DATA_IMM"), "{err}");
@@ -405,22 +455,182 @@ fn bad_arguments_are_named() {
     let f = s(&file);
     let cases: &[(&[&str], &str)] = &[
         (&["--mem", "0x1000=zero:64"], "--gen is required"),
-        (&["--gen", "gen7", "--mem", "0x1000=zero:64"], "--batch is required"),
-        (&["--gen", "gen7", "--batch", "0x1000"], "at least one --mem"),
-        (&["--gen", "gen12.5", "--batch", "0x1000", "--mem", "0x1000=zero:4"], "not yet"),
-        (&["--gen", "gen9", "--batch", "0x1000", "--mem", "0x1000=zero:4"], "no software GPU"),
-        (&["--gen", "gen4", "--ppgtt", "--batch", "0x1000", "--mem", "0x1000=zero:4"], "no per-process GTT"),
-        (&["--gen", "gen6", "--engine", "compute", "--batch", "0x1000", "--mem", "0x1000=zero:4"], "compute engine"),
-        (&["--gen", "g45", "--engine", "blitter", "--batch", "0x1000", "--mem", "0x1000=zero:4"], "render ring"),
-        (&["--gen", "gen7", "--batch", "0x1800", "--mem", "0x1800=zero:4"], "not 4 KiB aligned"),
-        (&["--gen", "gen7", "--batch", "0x1000", "--mem", "0x1000=zero:4", "--mem", "0x1000=zero:4"], "overlaps"),
-        (&["--gen", "gen7", "--batch", "0x1000", "--mem", "0x1000=zero:4", "--dump", "0x2000:4=x"], "0x2000 is not mapped"),
-        (&["--gen", "gen6", "--batch", "0x80000000", "--mem", "0x80000000=zero:4"], "beyond the gen6 GGTT"),
-        (&["--gen", "gen7", "--batch", "0x1000", "--mem", "0x1000=/no/such/file"], "/no/such/file"),
-        (&["--gen", "gen7", "--batch", "0x1000", "--mem", "0x1000=zero:0"], "empty"),
-        (&["--gen", "gen7", "--batch", "0x1000", "--mem", "0x1000=zero:4", "--dump", "0x1000=x"], "expected <addr>:<bytes>=<file>"),
-        (&["--gen", "gen7", "--batch", "0x1000", "--mem", "0x1000=zero:4", "--mem", "zz=zero:4"], "\"zz\" is not a number"),
-        (&["--gen", "gen7", "--batch", "0x1000", "--mem", &format!("4096={f}"), "--frobnicate"], "unexpected argument"),
+        (
+            &["--gen", "gen7", "--mem", "0x1000=zero:64"],
+            "--batch is required",
+        ),
+        (
+            &["--gen", "gen7", "--batch", "0x1000"],
+            "at least one --mem",
+        ),
+        (
+            &[
+                "--gen",
+                "gen12.5",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+            ],
+            "not yet",
+        ),
+        (
+            &[
+                "--gen",
+                "gen9",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+            ],
+            "no software GPU",
+        ),
+        (
+            &[
+                "--gen",
+                "gen4",
+                "--ppgtt",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+            ],
+            "no per-process GTT",
+        ),
+        (
+            &[
+                "--gen",
+                "gen6",
+                "--engine",
+                "compute",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+            ],
+            "compute engine",
+        ),
+        (
+            &[
+                "--gen",
+                "g45",
+                "--engine",
+                "blitter",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+            ],
+            "render ring",
+        ),
+        (
+            &[
+                "--gen",
+                "gen7",
+                "--batch",
+                "0x1800",
+                "--mem",
+                "0x1800=zero:4",
+            ],
+            "not 4 KiB aligned",
+        ),
+        (
+            &[
+                "--gen",
+                "gen7",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+                "--mem",
+                "0x1000=zero:4",
+            ],
+            "overlaps",
+        ),
+        (
+            &[
+                "--gen",
+                "gen7",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+                "--dump",
+                "0x2000:4=x",
+            ],
+            "0x2000 is not mapped",
+        ),
+        (
+            &[
+                "--gen",
+                "gen6",
+                "--batch",
+                "0x80000000",
+                "--mem",
+                "0x80000000=zero:4",
+            ],
+            "beyond the gen6 GGTT",
+        ),
+        (
+            &[
+                "--gen",
+                "gen7",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=/no/such/file",
+            ],
+            "/no/such/file",
+        ),
+        (
+            &[
+                "--gen",
+                "gen7",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:0",
+            ],
+            "empty",
+        ),
+        (
+            &[
+                "--gen",
+                "gen7",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+                "--dump",
+                "0x1000=x",
+            ],
+            "expected <addr>:<bytes>=<file>",
+        ),
+        (
+            &[
+                "--gen",
+                "gen7",
+                "--batch",
+                "0x1000",
+                "--mem",
+                "0x1000=zero:4",
+                "--mem",
+                "zz=zero:4",
+            ],
+            "\"zz\" is not a number",
+        ),
+        (
+            &[
+                "--gen",
+                "gen7",
+                "--batch",
+                "0x1000",
+                "--mem",
+                &format!("4096={f}"),
+                "--frobnicate",
+            ],
+            "unexpected argument",
+        ),
     ];
     for (a, want) in cases {
         let mut v = vec!["replay"];

@@ -252,7 +252,10 @@ impl Ggtt {
             .map(|p| encode_pte(self.generation, region.phys.0 + p * PAGE, caching))
             .collect::<Result<alloc::vec::Vec<u32>, GttError>>()?;
         for (p, pte) in ptes.into_iter().enumerate() {
-            mmio.write32(self.layout.alias_offset + ((first + p as u64) * 4) as u32, pte);
+            mmio.write32(
+                self.layout.alias_offset + ((first + p as u64) * 4) as u32,
+                pte,
+            );
         }
         // Posting read of the last entry, then the GTT flush.
         let _ = mmio.read32(self.layout.alias_offset + ((first + pages - 1) * 4) as u32);

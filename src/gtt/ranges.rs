@@ -154,7 +154,10 @@ mod tests {
                 limit: GfxAddr(100 * PAGE)
             })
         );
-        assert!(matches!(r.take(u64::MAX, 2), Err(GttError::OutOfRange { .. })));
+        assert!(matches!(
+            r.take(u64::MAX, 2),
+            Err(GttError::OutOfRange { .. })
+        ));
         // First-fit allocation skips the taken ranges; giving them back merges.
         assert_eq!(r.allocate(3).unwrap(), 15);
         r.release(15, 3);
