@@ -263,6 +263,39 @@ macro_rules! replay_tests {
                 assert!(!dfile.exists(), "no dump after a failure");
             }
 
+            /// A command of a reserved client (bits 31:29 = 7: SNB 003 lines
+            /// 1848-1880; the Gen4 client table has no 7 either) is an
+            /// instruction error: the decoded report names it at ACTHD.
+            #[test]
+            fn an_unknown_command_is_reported() {
+                let dir = scratch(concat!($name, "-unknown"));
+                let batch_at = 0x0004_0000u64;
+                let mut batch = Vec::new();
+                put(&mut batch, &sdi(batch_at + 0x800, 5, true));
+                batch.extend_from_slice(&[0xe123_4567, MiNoop::HEADER_VALUE]);
+                end(&mut batch);
+                let (bfile, dfile) = (dir.join("b.bin"), dir.join("d.bin"));
+                std::fs::write(&bfile, le_bytes(&batch)).unwrap();
+                let err = replay_err(&args(&[
+                    "replay",
+                    "--gen",
+                    $name,
+                    "--mem",
+                    &format!("{batch_at:#x}={}", s(&bfile)),
+                    "--batch",
+                    &format!("{batch_at:#x}"),
+                    "--dump",
+                    &format!("{:#x}:4={}", batch_at + 0x800, s(&dfile)),
+                ]));
+                assert!(err.contains("(EngineError)"), "{err}");
+                assert!(err.contains("IPEHR 0xe1234567"), "{err}");
+                assert!(
+                    err.contains("=> 0x0010: 0xe1234567  unknown command"),
+                    "{err}"
+                );
+                assert!(!dfile.exists(), "no dump after a failure");
+            }
+
             /// A batch that starts itself again: a hang, detected at the
             /// timeout, with the command at ACTHD marked.
             #[test]
