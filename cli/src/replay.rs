@@ -18,11 +18,14 @@
 //! GGTT, so only PPGTT page 0 is unavailable.
 
 use std::fmt::Write as _;
+use std::ptr::NonNull;
+use std::time::{Duration, Instant};
 
 use baregpu::gtt::ggtt::{GgttLayout, PAGE};
 use baregpu::gtt::{GfxAddr, ppgtt};
-use baregpu::platform::PlatformBus;
+use baregpu::pci::PciAddress;
 use baregpu::platform::host::HostPlatform;
+use baregpu::platform::{PhysAddr, PlatformBus, PlatformError};
 use baregpu::submit::engines;
 use baregpu::{DmaRegion, Generation, Gpu, Platform};
 use baregpu_soft::SoftGpu;
@@ -42,9 +45,9 @@ pub const USAGE: &str =
       PPGTT addresses of a new context and the batch is non-secure. The
       driver's own rings and status pages take the lowest free GGTT pages
       outside the objects; page 0 is never mapped. A hang (--timeout-ms,
-      default 10000), a fault or a refused command prints the decoded error
-      state and exits with status 1. Engines: render (also runs the blitter
-      commands on gen4/g45), video (g45 on), blitter (gen6 on).";
+      wall-clock, default 10000), a fault or a refused command prints the
+      decoded error state and exits with status 1. Engines: render (also runs
+      the blitter commands on gen4/g45), video (g45 on), blitter (gen6 on).";
 
 /// Default wall-clock bound of the wait for the batch.
 const DEFAULT_TIMEOUT_MS: u64 = 10_000;
@@ -166,6 +169,13 @@ fn mem(s: &str) -> Result<Mem, String> {
     let m = Mem { gfx, contents };
     if m.len() == 0 {
         return Err(format!("--mem {s:?}: the object is empty"));
+    }
+    // Larger than any GGTT or PPGTT here (2 GiB at most); also keeps the
+    // page rounding from overflowing.
+    if m.len() > 1 << 32 {
+        return Err(format!(
+            "--mem {s:?}: larger than any GPU address space here"
+        ));
     }
     Ok(m)
 }
@@ -359,11 +369,61 @@ unsafe fn fill(region: &DmaRegion, contents: &[u8]) {
     }
 }
 
+/// The host platform's memory with the host's real clock, so that
+/// `--timeout-ms` is wall-clock time. (The host platform's own clock moves
+/// only by the driver's delays, which suits tests that must not depend on
+/// the machine's speed; a replayed batch's timeout is a user's wait.)
+struct WallClock<'a> {
+    host: &'a HostPlatform,
+    start: Instant,
+}
+
+impl Platform for WallClock<'_> {
+    fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError> {
+        self.host.dma_alloc(size, align)
+    }
+    unsafe fn dma_free(&self, region: DmaRegion) {
+        // SAFETY: the caller's guarantee, for the platform that allocated it.
+        unsafe { self.host.dma_free(region) }
+    }
+    fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>> {
+        self.host.phys_to_virt(phys)
+    }
+    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError> {
+        self.host.map_mmio(phys, size)
+    }
+    unsafe fn unmap_mmio(&self, virt: NonNull<u8>, size: usize) {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.host.unmap_mmio(virt, size) }
+    }
+    fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32 {
+        self.host.pci_read32(dev, offset)
+    }
+    fn pci_write32(&self, dev: PciAddress, offset: u16, value: u32) {
+        self.host.pci_write32(dev, offset, value)
+    }
+    fn now_ns(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+    fn delay_us(&self, us: u64) {
+        // The software GPU works inside register reads, so sleeping would
+        // only slow it: wait by spinning.
+        let until = Instant::now() + Duration::from_micros(us);
+        while Instant::now() < until {
+            std::hint::spin_loop();
+        }
+    }
+}
+
 /// Runs `baregpu replay` with its arguments.
 pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
     let o = parse(args)?;
-    let platform = HostPlatform::new();
-    let soft = SoftGpu::new(o.generation, PlatformBus::new(&platform))
+    let host = HostPlatform::new();
+    let platform = WallClock {
+        host: &host,
+        start: Instant::now(),
+    };
+    let soft = SoftGpu::new(o.generation, PlatformBus::new(&host))
         .map_err(|e| format!("software GPU: {e:?}"))?;
     let mut regions = Vec::new();
     let result = replay(&o, &platform, &soft, &mut regions);
@@ -379,7 +439,7 @@ pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
 /// `Gpu` is dropped, on every path).
 fn replay(
     o: &Options,
-    platform: &HostPlatform,
+    platform: &WallClock<'_>,
     soft: &SoftGpu<PlatformBus<'_, HostPlatform>>,
     regions: &mut Vec<DmaRegion>,
 ) -> Result<ReplayOutput, String> {
@@ -497,6 +557,8 @@ mod tests {
             "{base} --mem 0xf000=zero:4097 --mem 0x10000=zero:8"
         ));
         assert!(e.contains("overlaps"), "{e}");
+        let e = err(&format!("{base} --mem 0x10000=zero:0xffffffffffffffff"));
+        assert!(e.contains("larger than any GPU address space"), "{e}");
         let e = err(&format!("{base} --mem 0x10800=zero:64"));
         assert!(e.contains("not 4 KiB aligned"), "{e}");
         let e = err("--gen gen7 --batch 0 --mem 0=zero:64");
@@ -508,6 +570,8 @@ mod tests {
         assert!(e.contains("beyond the gen4 GGTT"), "{e}");
         let e = err(&format!("{base} --mem 0x20000=zero:64"));
         assert!(e.contains("no --mem object holds"), "{e}");
+        let e = err("--gen gen7 --batch 0xfffffffffffff000 --mem 0xfffffffffffff000=zero:64");
+        assert!(e.contains("beyond the gen7 GGTT"), "{e}");
         let e = err("--gen gen7 --batch 0x10002 --mem 0x10000=zero:64");
         assert!(e.contains("dword"), "{e}");
         let e = err(&format!(
