@@ -55,7 +55,10 @@ impl PageRanges {
     /// beyond the space or not entirely free.
     pub(crate) fn take(&mut self, first: u64, pages: u64) -> Result<(), GttError> {
         let gfx = GfxAddr(first.saturating_mul(PAGE));
-        if pages == 0 || first.checked_add(pages).is_none_or(|end| end > self.total) {
+        if pages == 0 {
+            return Err(GttError::BadRegion);
+        }
+        if first.checked_add(pages).is_none_or(|end| end > self.total) {
             return Err(GttError::OutOfRange {
                 gfx,
                 pages,
