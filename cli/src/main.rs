@@ -7,6 +7,7 @@
 //! baregpu asm --gen <gen> [--compact] <source> -o <binary>  assemble EU instructions
 //! baregpu validate --gen <gen> <binary>        check EU instructions against the manuals' rules
 //! baregpu run --gen <gen> --kernel <file> ...  run an EU binary on the software GPU
+//! baregpu replay --gen <gen> --mem <addr>=<file> --batch <addr> ...  run a raw batch on it
 //! ```
 
 use std::process::ExitCode;
@@ -14,9 +15,10 @@ use std::process::ExitCode;
 /// The usage text: this file's commands, then the EU toolkit's.
 fn usage() -> String {
     format!(
-        "{USAGE_HEAD}\n{}\n{}",
+        "{USAGE_HEAD}\n{}\n{}\n{}",
         baregpu_cli::eu::USAGE,
-        baregpu_cli::run::USAGE
+        baregpu_cli::run::USAGE,
+        baregpu_cli::replay::USAGE
     )
 }
 
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
             baregpu_cli::eu::run(&args[1..], cmd == "asm").map(|text| print!("{text}"))
         }
         Some("run") => baregpu_cli::run::run(&args[1..]).map(|o| print!("{}", o.summary)),
+        Some("replay") => baregpu_cli::replay::run(&args[1..]).map(|o| print!("{}", o.summary)),
         Some("validate") => match baregpu_cli::eu::run_validate(&args[1..]) {
             Ok(report) => {
                 print!("{}", report.text);

@@ -78,7 +78,7 @@ struct Options {
     samplers: Vec<(u32, Sampler)>,
 }
 
-fn generation(name: &str) -> Result<(Generation, Platform), String> {
+pub(crate) fn generation(name: &str) -> Result<(Generation, Platform), String> {
     Ok(match name {
         "gen4" => (Generation::Gen4, Platform::Gen4),
         "gen4.5" | "g45" => (Generation::G45, Platform::G45),
@@ -92,7 +92,7 @@ fn generation(name: &str) -> Result<(Generation, Platform), String> {
     })
 }
 
-fn number(s: &str) -> Result<u64, String> {
+pub(crate) fn number(s: &str) -> Result<u64, String> {
     let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => s.parse(),
@@ -112,7 +112,7 @@ fn triple(s: &str, what: &str) -> Result<[u32; 3], String> {
     Ok(out)
 }
 
-fn read(path: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn read(path: &str) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("{path}: {e}"))
 }
 

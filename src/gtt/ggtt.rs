@@ -5,10 +5,11 @@
 //! address bits 35:32 in 7:4), Gen6 (cacheability in bits 2:1) and Gen7
 //! (LLC bit 2, L3 bit 1), all packed with the hal's `GTT_PTE` structures.
 
-use alloc::vec::Vec;
+use core::fmt;
 
 use baregpu_hal::{Generation, Mmio, Packet, gen4, gen6, gen7};
 
+use super::ranges::PageRanges;
 use crate::platform::DmaRegion;
 
 /// A graphics (GTT) address.
@@ -35,6 +36,41 @@ pub enum GttError {
     BadRegion,
     /// This generation's PTE format is not implemented yet.
     Unsupported(Generation),
+    /// A fixed address that is not page aligned.
+    Unaligned(GfxAddr),
+    /// A fixed range that overlaps a mapping or reservation (or page 0, which
+    /// stays unmapped so that a null address faults).
+    Occupied { gfx: GfxAddr, pages: u64 },
+    /// A fixed range that does not fit below the end of the address space at `limit`.
+    OutOfRange {
+        gfx: GfxAddr,
+        pages: u64,
+        limit: GfxAddr,
+    },
+}
+
+impl fmt::Display for GttError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GttError::OutOfSpace { pages } => write!(f, "no free range of {pages} pages"),
+            GttError::BadRegion => write!(f, "the memory is empty or not page aligned"),
+            GttError::Unsupported(g) => write!(f, "the {g} PTE format is not implemented"),
+            GttError::Unaligned(a) => write!(f, "address {:#x} is not 4 KiB aligned", a.0),
+            GttError::Occupied { gfx, pages } => write!(
+                f,
+                "{:#x}..{:#x} is already in use (page 0 stays unmapped)",
+                gfx.0,
+                gfx.0.saturating_add(pages.saturating_mul(PAGE))
+            ),
+            GttError::OutOfRange { gfx, pages, limit } => write!(
+                f,
+                "{:#x}..{:#x} is beyond the end of the address space at {:#x}",
+                gfx.0,
+                gfx.0.saturating_add(pages.saturating_mul(PAGE)),
+                limit.0
+            ),
+        }
+    }
 }
 
 /// A mapping made by [`Ggtt::map`].
@@ -135,8 +171,7 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
 pub struct Ggtt {
     generation: Generation,
     layout: GgttLayout,
-    /// Free ranges as (first page, pages), sorted.
-    free: Vec<(u64, u64)>,
+    free: PageRanges,
 }
 
 impl Ggtt {
@@ -147,7 +182,7 @@ impl Ggtt {
         Ok(Self {
             generation,
             layout,
-            free: alloc::vec![(1, layout.entries as u64 - 1)],
+            free: PageRanges::new(1, layout.entries as u64),
         })
     }
 
@@ -157,36 +192,12 @@ impl Ggtt {
 
     /// Free pages left.
     pub fn free_pages(&self) -> u64 {
-        self.free.iter().map(|(_, n)| n).sum()
+        self.free.free_pages()
     }
 
-    fn allocate(&mut self, pages: u64) -> Result<u64, GttError> {
-        let i = self
-            .free
-            .iter()
-            .position(|&(_, n)| n >= pages)
-            .ok_or(GttError::OutOfSpace { pages })?;
-        let (start, n) = self.free[i];
-        if n == pages {
-            self.free.remove(i);
-        } else {
-            self.free[i] = (start + pages, n - pages);
-        }
-        Ok(start)
-    }
-
-    fn release(&mut self, start: u64, pages: u64) {
-        let i = self.free.partition_point(|&(s, _)| s < start);
-        self.free.insert(i, (start, pages));
-        // Merge with the neighbours.
-        if i + 1 < self.free.len() && self.free[i].0 + self.free[i].1 == self.free[i + 1].0 {
-            self.free[i].1 += self.free[i + 1].1;
-            self.free.remove(i + 1);
-        }
-        if i > 0 && self.free[i - 1].0 + self.free[i - 1].1 == self.free[i].0 {
-            self.free[i - 1].1 += self.free[i].1;
-            self.free.remove(i);
-        }
+    /// Whether the `bytes` (rounded up to pages) at `gfx` are all unused.
+    pub fn is_free(&self, gfx: GfxAddr, bytes: u64) -> bool {
+        gfx.0.is_multiple_of(PAGE) && self.free.is_free(gfx.0 / PAGE, bytes.div_ceil(PAGE))
     }
 
     /// Maps a page-aligned DMA region; returns its graphics address.
@@ -196,14 +207,55 @@ impl Ggtt {
         region: &DmaRegion,
         caching: Caching,
     ) -> Result<Mapping, GttError> {
+        let pages = Self::pages_of(region)?;
+        let first = self.free.allocate(pages)?;
+        self.write_ptes(mmio, region, first, pages, caching)
+            .inspect_err(|_| self.free.release(first, pages))
+    }
+
+    /// Maps a page-aligned DMA region at exactly `gfx`: an error when `gfx` is
+    /// not page aligned, or the range is beyond the GGTT or not entirely free.
+    pub fn map_at(
+        &mut self,
+        mmio: &dyn Mmio,
+        region: &DmaRegion,
+        gfx: GfxAddr,
+        caching: Caching,
+    ) -> Result<Mapping, GttError> {
+        let pages = Self::pages_of(region)?;
+        if !gfx.0.is_multiple_of(PAGE) {
+            return Err(GttError::Unaligned(gfx));
+        }
+        let first = gfx.0 / PAGE;
+        self.free.take(first, pages)?;
+        self.write_ptes(mmio, region, first, pages, caching)
+            .inspect_err(|_| self.free.release(first, pages))
+    }
+
+    fn pages_of(region: &DmaRegion) -> Result<u64, GttError> {
         if region.size == 0 || !region.phys.0.is_multiple_of(PAGE) {
             return Err(GttError::BadRegion);
         }
-        let pages = (region.size as u64).div_ceil(PAGE);
-        let first = self.allocate(pages)?;
-        for p in 0..pages {
-            let pte = encode_pte(self.generation, region.phys.0 + p * PAGE, caching)?;
-            mmio.write32(self.layout.alias_offset + ((first + p) * 4) as u32, pte);
+        Ok((region.size as u64).div_ceil(PAGE))
+    }
+
+    fn write_ptes(
+        &self,
+        mmio: &dyn Mmio,
+        region: &DmaRegion,
+        first: u64,
+        pages: u64,
+        caching: Caching,
+    ) -> Result<Mapping, GttError> {
+        // Encode every PTE first, so that a region the format cannot address maps nothing.
+        let ptes = (0..pages)
+            .map(|p| encode_pte(self.generation, region.phys.0 + p * PAGE, caching))
+            .collect::<Result<alloc::vec::Vec<u32>, GttError>>()?;
+        for (p, pte) in ptes.into_iter().enumerate() {
+            mmio.write32(
+                self.layout.alias_offset + ((first + p as u64) * 4) as u32,
+                pte,
+            );
         }
         // Posting read of the last entry, then the GTT flush.
         let _ = mmio.read32(self.layout.alias_offset + ((first + pages - 1) * 4) as u32);
@@ -217,12 +269,22 @@ impl Ggtt {
     /// Reserves `pages` entries without mapping them (a PPGTT page directory
     /// lives in GGTT entries); returns (first entry, pages).
     pub fn reserve(&mut self, pages: u64) -> Result<(u64, u64), GttError> {
-        Ok((self.allocate(pages)?, pages))
+        Ok((self.free.allocate(pages)?, pages))
     }
 
-    /// Gives back a range from [`Ggtt::reserve`].
+    /// Reserves the `pages` entries at `gfx` without mapping them (to keep
+    /// them free while other mappings are made); returns (first entry, pages).
+    pub fn reserve_at(&mut self, gfx: GfxAddr, pages: u64) -> Result<(u64, u64), GttError> {
+        if !gfx.0.is_multiple_of(PAGE) {
+            return Err(GttError::Unaligned(gfx));
+        }
+        self.free.take(gfx.0 / PAGE, pages)?;
+        Ok((gfx.0 / PAGE, pages))
+    }
+
+    /// Gives back a range from [`Ggtt::reserve`] or [`Ggtt::reserve_at`].
     pub fn release_reservation(&mut self, first: u64, pages: u64) {
-        self.release(first, pages);
+        self.free.release(first, pages);
     }
 
     /// Writes one GGTT entry through the alias (and flushes).
@@ -238,7 +300,7 @@ impl Ggtt {
             mmio.write32(self.layout.alias_offset + ((first + p) * 4) as u32, 0);
         }
         mmio.write32(self.layout.flush_register, 1);
-        self.release(first, mapping.pages);
+        self.free.release(first, mapping.pages);
     }
 }
 
@@ -274,25 +336,6 @@ mod tests {
         assert_eq!(
             encode_pte(Generation::Gen4, 1 << 36, Caching::Llc),
             Err(GttError::BadRegion)
-        );
-    }
-
-    #[test]
-    fn allocator_reuses_and_merges() {
-        let mut g = Ggtt::new(Generation::Gen6).unwrap();
-        let total = g.free_pages();
-        let a = g.allocate(4).unwrap();
-        let b = g.allocate(2).unwrap();
-        assert_eq!((a, b), (1, 5));
-        g.release(a, 4);
-        assert_eq!(g.allocate(3).unwrap(), 1);
-        g.release(1, 3);
-        g.release(b, 2);
-        assert_eq!(g.free_pages(), total);
-        assert_eq!(g.free.len(), 1, "freed ranges merge back");
-        assert_eq!(
-            g.allocate(total + 1),
-            Err(GttError::OutOfSpace { pages: total + 1 })
         );
     }
 }

@@ -3,6 +3,7 @@
 pub mod fence;
 pub mod ggtt;
 pub mod ppgtt;
+mod ranges;
 pub mod tiling;
 
 pub use ggtt::{Caching, GfxAddr, Ggtt, GttError, Mapping};

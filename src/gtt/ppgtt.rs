@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 use baregpu_hal::Mmio;
 
 use super::ggtt::{Caching, GfxAddr, Ggtt, GttError, PAGE};
+use super::ranges::PageRanges;
 use crate::platform::{DmaRegion, Platform};
 
 /// PDEs in a directory (PP_DCLV validates groups of 16; 32 groups = 512).
@@ -31,7 +32,7 @@ pub struct Ppgtt {
     pd_reservation: (u64, u64),
     tables: Vec<Option<DmaRegion>>,
     /// Free page ranges of the address space, like the GGTT's.
-    free: Vec<(u64, u64)>,
+    free: PageRanges,
 }
 
 impl Ppgtt {
@@ -44,7 +45,7 @@ impl Ppgtt {
             pd_entry,
             pd_reservation: (first, pages),
             tables: vec![None; PDES as usize],
-            free: vec![(1, PDES * PTES - 1)],
+            free: PageRanges::new(1, PDES * PTES),
         };
         for p in 0..PDES {
             ggtt.write_entry(mmio, pd_entry + p, 0);
@@ -67,26 +68,56 @@ impl Ppgtt {
         region: &DmaRegion,
         caching: Caching,
     ) -> Result<GfxAddr, GttError> {
+        let pages = Self::pages_of(region)?;
+        let first = self.free.allocate(pages)?;
+        self.write_ptes(platform, ggtt, mmio, region, first, caching)
+            .inspect_err(|_| self.free.release(first, pages))
+    }
+
+    /// Maps a page-aligned region at exactly `gfx` in this space: an error when
+    /// `gfx` is not page aligned, or the range is beyond the 2 GiB space or not
+    /// entirely free (page 0 never is).
+    pub fn map_at<P: Platform + ?Sized>(
+        &mut self,
+        platform: &P,
+        ggtt: &Ggtt,
+        mmio: &dyn Mmio,
+        region: &DmaRegion,
+        gfx: GfxAddr,
+        caching: Caching,
+    ) -> Result<GfxAddr, GttError> {
+        let pages = Self::pages_of(region)?;
+        if !gfx.0.is_multiple_of(PAGE) {
+            return Err(GttError::Unaligned(gfx));
+        }
+        let first = gfx.0 / PAGE;
+        self.free.take(first, pages)?;
+        self.write_ptes(platform, ggtt, mmio, region, first, caching)
+            .inspect_err(|_| self.free.release(first, pages))
+    }
+
+    fn pages_of(region: &DmaRegion) -> Result<u64, GttError> {
         if region.size == 0 || !region.phys.0.is_multiple_of(PAGE) {
             return Err(GttError::BadRegion);
         }
-        let pages = (region.size as u64).div_ceil(PAGE);
-        let i = self
-            .free
-            .iter()
-            .position(|&(_, n)| n >= pages)
-            .ok_or(GttError::OutOfSpace { pages })?;
-        let (first, n) = self.free[i];
-        if n == pages {
-            self.free.remove(i);
-        } else {
-            self.free[i] = (first + pages, n - pages);
-        }
+        Ok((region.size as u64).div_ceil(PAGE))
+    }
+
+    /// Writes the PTEs of `region` from page `first` on.
+    fn write_ptes<P: Platform + ?Sized>(
+        &mut self,
+        platform: &P,
+        ggtt: &Ggtt,
+        mmio: &dyn Mmio,
+        region: &DmaRegion,
+        first: u64,
+        caching: Caching,
+    ) -> Result<GfxAddr, GttError> {
         let flags = match caching {
             Caching::Uncached => 0b011,
             Caching::Llc => 0b101,
         };
-        for p in 0..pages {
+        for p in 0..(region.size as u64).div_ceil(PAGE) {
             let page = first + p;
             let table = self.table(platform, ggtt, mmio, page / PTES)?;
             let pte = entry(region.phys.0 + p * PAGE, flags);

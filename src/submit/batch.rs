@@ -26,6 +26,8 @@ pub struct Batch {
     pub(crate) len: usize,
     pub(crate) batch_end: u32,
     pub(crate) noop: u32,
+    /// The caller's memory (`Gpu::placed_batch`): submitted as it is, never freed.
+    pub(crate) placed: bool,
 }
 
 impl core::fmt::Debug for Batch {
@@ -74,6 +76,9 @@ impl Batch {
     /// Appends a packet; one dword stays free for MI_BATCH_BUFFER_END.
     pub fn push<P: Packet>(&mut self, packet: &P) -> Result<(), BatchError> {
         let len = self.len;
+        if self.placed {
+            return Err(BatchError::Full);
+        }
         let room = (self.region.size / 4).saturating_sub(len + 2);
         if packet.dwords() > room {
             return Err(BatchError::Full);
@@ -88,6 +93,9 @@ impl Batch {
     /// Appends raw dwords (already encoded commands).
     pub fn push_dwords(&mut self, dwords: &[u32]) -> Result<(), BatchError> {
         let len = self.len;
+        if self.placed {
+            return Err(BatchError::Full);
+        }
         if dwords.len() > (self.region.size / 4).saturating_sub(len + 2) {
             return Err(BatchError::Full);
         }
@@ -98,6 +106,9 @@ impl Batch {
 
     /// Ends the batch: MI_BATCH_BUFFER_END, padded to a QWord.
     pub(crate) fn finish(&mut self) {
+        if self.placed {
+            return;
+        }
         let (len, end, noop) = (self.len, self.batch_end, self.noop);
         let d = self.dwords();
         d[len] = end;

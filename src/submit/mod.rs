@@ -26,7 +26,7 @@ pub use batch::{Batch, BatchError};
 pub use engines::EngineInfo;
 pub use error::{ErrorState, HangReason};
 
-use crate::gtt::{Caching, GfxAddr, Ggtt, GttError, Mapping, Ppgtt};
+use crate::gtt::{self, Caching, GfxAddr, Ggtt, GttError, Mapping, Ppgtt};
 use crate::platform::{DmaRegion, Platform, PlatformError};
 use engines::ring;
 use packets::Encoders;
@@ -90,7 +90,7 @@ impl fmt::Display for GpuError {
         match self {
             GpuError::Unsupported(g) => write!(f, "submission is not implemented for {g} yet"),
             GpuError::Platform(e) => write!(f, "platform: {e}"),
-            GpuError::Gtt(e) => write!(f, "GTT: {e:?}"),
+            GpuError::Gtt(e) => write!(f, "GTT: {e}"),
             GpuError::BringUp(what) => write!(f, "bring-up failed: {what}"),
             GpuError::Hang(state) => write!(f, "{state}"),
             GpuError::Lost(fence) => write!(
@@ -179,9 +179,28 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         device: &'a dyn DeviceIo,
         generation: Generation,
     ) -> Result<Self, GpuError> {
+        Self::new_avoiding(platform, device, generation, &[])
+    }
+
+    /// [`Gpu::new`], with the driver's own GGTT objects (status pages, rings)
+    /// placed outside the `(address, bytes)` ranges of `keep_free`, so that
+    /// the caller can map its memory there afterwards with
+    /// [`Gpu::map_buffer_at`] (before anything else allocates GGTT space).
+    /// An error when a range is unaligned, overlaps another or page 0, or
+    /// lies beyond the GGTT.
+    pub fn new_avoiding(
+        platform: &'a P,
+        device: &'a dyn DeviceIo,
+        generation: Generation,
+        keep_free: &[(GfxAddr, u64)],
+    ) -> Result<Self, GpuError> {
         let profile = engines::profile(generation).ok_or(GpuError::Unsupported(generation))?;
         let enc = packets::encoders(generation).ok_or(GpuError::Unsupported(generation))?;
-        let ggtt = Ggtt::new(generation)?;
+        let mut ggtt = Ggtt::new(generation)?;
+        let mut held = Vec::new();
+        for &(gfx, bytes) in keep_free {
+            held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::ggtt::PAGE))?);
+        }
         let mmio: &'a dyn Mmio = device;
         let infos = profile.engines.clone();
         let mut gpu = Self {
@@ -220,6 +239,9 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             let i = gpu.queues.len() - 1;
             gpu.start_engine(i)?;
         }
+        for (first, pages) in held {
+            gpu.ggtt.release_reservation(first, pages);
+        }
         Ok(gpu)
     }
 
@@ -256,7 +278,34 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         }
     }
 
-    /// Unmaps and frees a buffer from [`Gpu::map_buffer`].
+    /// Allocates DMA memory of `bytes` (rounded up to pages) and maps it in
+    /// the GGTT at exactly `gfx`: an error when the range is unaligned, in
+    /// use (by the driver's rings and status pages too) or beyond the GGTT.
+    pub fn map_buffer_at(
+        &mut self,
+        gfx: GfxAddr,
+        bytes: usize,
+    ) -> Result<(DmaRegion, Mapping), GpuError> {
+        if !self.ggtt.is_free(gfx, bytes.max(1) as u64) {
+            // The precise reason, before any memory is allocated.
+            let pages = (bytes.max(1) as u64).div_ceil(gtt::ggtt::PAGE);
+            let (first, pages) = self.ggtt.reserve_at(gfx, pages)?;
+            self.ggtt.release_reservation(first, pages);
+        }
+        let region = self
+            .platform
+            .dma_alloc(bytes.max(1).next_multiple_of(4096), 4096)?;
+        match self.ggtt.map_at(self.mmio, &region, gfx, Caching::Llc) {
+            Ok(m) => Ok((region, m)),
+            Err(e) => {
+                // SAFETY: just allocated, never handed to the device.
+                unsafe { self.platform.dma_free(region) };
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Unmaps and frees a buffer from [`Gpu::map_buffer`] or [`Gpu::map_buffer_at`].
     ///
     /// # Safety
     /// No submitted batch may still use the buffer.
@@ -353,6 +402,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             len: 0,
             batch_end: self.enc.batch_end,
             noop: self.enc.noop,
+            placed: false,
         })
     }
 
@@ -556,6 +606,9 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     /// reset). A context batch's PPGTT range stays reserved until the context
     /// goes.
     fn free_batch(platform: &P, ggtt: &mut Ggtt, mmio: &dyn Mmio, b: Batch) {
+        if b.placed {
+            return;
+        }
         if let Some(m) = b.ggtt_mapping {
             ggtt.unmap(mmio, m);
         }
@@ -615,6 +668,71 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         })
     }
 
+    /// Allocates DMA memory of `bytes` (rounded up to pages) and maps it in a
+    /// context's PPGTT at exactly `gfx`: an error when the range is
+    /// unaligned, in use (page 0 always is) or beyond the 2 GiB space.
+    pub fn map_in_context_at(
+        &mut self,
+        ctx: ContextId,
+        gfx: GfxAddr,
+        bytes: usize,
+    ) -> Result<(DmaRegion, GfxAddr), GpuError> {
+        let (platform, mmio) = (self.platform, self.mmio);
+        let region = platform.dma_alloc(bytes.max(1).next_multiple_of(4096), 4096)?;
+        let ggtt = &self.ggtt;
+        let result = match self.contexts.get_mut(ctx.0).and_then(|c| c.as_mut()) {
+            Some(p) => p
+                .map_at(platform, ggtt, mmio, &region, gfx, Caching::Llc)
+                .map_err(GpuError::from),
+            None => Err(GpuError::NoContext(ctx)),
+        };
+        result.map(|gfx| (region, gfx)).inspect_err(|_| {
+            // SAFETY: never handed to the device.
+            unsafe { platform.dma_free(region) };
+        })
+    }
+
+    /// A batch the caller has placed in memory it mapped itself: the engine
+    /// starts at `start`, inside `region`, which is mapped at `region_gfx` (in
+    /// the GGTT, or in `context`'s PPGTT). The driver submits it as it is (no
+    /// MI_BATCH_BUFFER_END added) and never frees it; an error report decodes
+    /// at most `decode_bytes` of it. `None` when `start` is not a dword inside
+    /// the region.
+    ///
+    /// # Safety
+    /// `region` must stay allocated, and mapped there, until the batch's fence
+    /// completes, the engine is reset, or the `Gpu` is dropped.
+    pub unsafe fn placed_batch(
+        &self,
+        region: &DmaRegion,
+        region_gfx: GfxAddr,
+        start: GfxAddr,
+        context: Option<ContextId>,
+        decode_bytes: usize,
+    ) -> Option<Batch> {
+        let offset = usize::try_from(start.0.checked_sub(region_gfx.0)?).ok()?;
+        if offset >= region.size || !offset.is_multiple_of(4) {
+            return None;
+        }
+        let size = region.size - offset;
+        let view = DmaRegion {
+            phys: crate::platform::PhysAddr(region.phys.0 + offset as u64),
+            // SAFETY: `offset` < `region.size`: inside the same allocation.
+            virt: unsafe { region.virt.add(offset) },
+            size,
+        };
+        Some(Batch {
+            region: view,
+            gfx: start,
+            ggtt_mapping: None,
+            context,
+            len: decode_bytes.min(size) / 4,
+            batch_end: self.enc.batch_end,
+            noop: self.enc.noop,
+            placed: true,
+        })
+    }
+
     /// A new batch that runs in a context's PPGTT.
     pub fn new_context_batch(&mut self, ctx: ContextId, bytes: usize) -> Result<Batch, GpuError> {
         let (region, gfx) = self.map_in_context(ctx, bytes.max(4096))?;
@@ -626,6 +744,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             len: 0,
             batch_end: self.enc.batch_end,
             noop: self.enc.noop,
+            placed: false,
         })
     }
 
@@ -715,7 +834,7 @@ impl<P: Platform + ?Sized> Drop for Gpu<'_, P> {
             self.mmio.write32(q.info.base + ring::CTL, 0);
             // SAFETY: the ring is stopped; nothing uses these pages any more.
             unsafe {
-                for (_, b) in q.inflight {
+                for (_, b) in q.inflight.into_iter().filter(|(_, b)| !b.placed) {
                     self.platform.dma_free(b.region);
                 }
                 self.platform.dma_free(q.ring.region);

@@ -1,0 +1,614 @@
+//! `baregpu replay`: a raw batch run on the software GPU through the
+//! driver's normal submission path, with memory objects at the GPU addresses
+//! the batch expects, and memory read back afterwards, so that batches
+//! captured from or written like other drivers can be checked.
+//!
+//! ```text
+//! baregpu replay --gen <gen> [--engine <render|blitter|video|compute>] [--ppgtt]
+//!                --mem <addr>=<file> | --mem <addr>=zero:<bytes>     (repeatable)
+//!                --batch <addr>
+//!                [--dump <addr>:<bytes>=<file>]... [--timeout-ms <ms>]
+//! ```
+//!
+//! Without `--ppgtt` the objects are mapped at their GGTT addresses and the
+//! batch runs secure; the driver brings the GPU up with its own GGTT objects
+//! (status pages, rings) outside the objects' ranges (`Gpu::new_avoiding`).
+//! With `--ppgtt` (Gen6/Gen7) they are mapped in a new context's PPGTT and the
+//! batch runs non-secure in that context; the driver's objects stay in the
+//! GGTT, so only PPGTT page 0 is unavailable.
+
+use std::fmt::Write as _;
+use std::ptr::NonNull;
+use std::time::{Duration, Instant};
+
+use baregpu::gtt::ggtt::{GgttLayout, PAGE};
+use baregpu::gtt::{GfxAddr, ppgtt};
+use baregpu::pci::PciAddress;
+use baregpu::platform::host::HostPlatform;
+use baregpu::platform::{PhysAddr, PlatformBus, PlatformError};
+use baregpu::submit::engines;
+use baregpu::{DmaRegion, Generation, Gpu, Platform};
+use baregpu_soft::SoftGpu;
+
+use crate::run::{number, read};
+
+pub const USAGE: &str =
+    "  baregpu replay --gen <gen4|g45|gen6|gen7> [--engine <render|blitter|video|compute>] [--ppgtt]
+                 --mem <addr>=<file> | --mem <addr>=zero:<bytes>   (repeatable)
+                 --batch <addr> [--dump <addr>:<bytes>=<file>]... [--timeout-ms <ms>]
+      Run a raw batch (little-endian dwords) on the software GPU: each --mem
+      object is placed at exactly its GPU address (hex 0x... or decimal, 4 KiB
+      aligned; size rounded up to pages, zero-filled), the engine's ring starts
+      the batch at --batch (inside an object) as a first-level batch, and once
+      it completes each --dump writes <bytes> at <addr> to <file>. Addresses
+      are GGTT addresses and the batch is secure; with --ppgtt (gen6, gen7)
+      PPGTT addresses of a new context and the batch is non-secure. The
+      driver's own rings and status pages take the lowest free GGTT pages
+      outside the objects; page 0 is never mapped. A hang (--timeout-ms,
+      wall-clock, default 10000), a fault or a refused command prints the
+      decoded error state and exits with status 1. Engines: render (also runs
+      the blitter commands on gen4/g45), video (g45 on), blitter (gen6 on).";
+
+/// Default wall-clock bound of the wait for the batch.
+const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+
+/// A memory object's initial contents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Contents {
+    File { path: String, bytes: Vec<u8> },
+    Zero(u64),
+}
+
+/// A `--mem` object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Mem {
+    gfx: u64,
+    contents: Contents,
+}
+
+impl Mem {
+    /// Bytes the user gave (file length or zero count).
+    fn len(&self) -> u64 {
+        match &self.contents {
+            Contents::File { bytes, .. } => bytes.len() as u64,
+            Contents::Zero(n) => *n,
+        }
+    }
+    /// The mapped size: whole pages.
+    fn mapped(&self) -> u64 {
+        self.len().next_multiple_of(PAGE)
+    }
+    fn end(&self) -> u64 {
+        self.gfx + self.mapped()
+    }
+    fn what(&self) -> String {
+        match &self.contents {
+            Contents::File { path, .. } => format!("{:#x}={path}", self.gfx),
+            Contents::Zero(n) => format!("{:#x}=zero:{n}", self.gfx),
+        }
+    }
+}
+
+/// A `--dump` request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Dump {
+    gfx: u64,
+    bytes: u64,
+    file: String,
+}
+
+#[derive(Debug)]
+struct Options {
+    generation: Generation,
+    engine: &'static str,
+    ppgtt: bool,
+    mems: Vec<Mem>,
+    batch: u64,
+    dumps: Vec<Dump>,
+    timeout_ms: u64,
+}
+
+/// The generation, with a clear answer for the ones without a software GPU.
+fn generation(name: &str) -> Result<Generation, String> {
+    if Generation::from_name(name) == Some(Generation::Gen12_5) {
+        return Err(format!(
+            "--gen {name}: not yet: the software GPU does not model Gen12.5 (DG2) yet"
+        ));
+    }
+    crate::run::generation(name).map(|(g, _)| g)
+}
+
+/// The engine named `name` on `generation`, or why there is none.
+fn engine(generation: Generation, name: &str) -> Result<&'static str, String> {
+    let names: Vec<&'static str> = engines::profile(generation)
+        .map(|p| p.engines.iter().map(|e| e.name).collect())
+        .unwrap_or_default();
+    if let Some(&n) = names.iter().find(|&&n| n == name) {
+        return Ok(n);
+    }
+    let have = names.join(", ");
+    Err(match name {
+        "compute" => format!(
+            "--engine compute: the compute engine exists from Gen12.5 on; {generation} has {have} \
+             (GPGPU and media work runs on the render engine)"
+        ),
+        "blitter" => format!(
+            "--engine blitter: {generation} has no blitter engine ({have}); its XY_* blitter \
+             commands run on the render ring (--engine render)"
+        ),
+        "render" | "video" => {
+            format!("--engine {name}: {generation} has no {name} engine ({have})")
+        }
+        _ => format!("--engine {name:?}: one of render, blitter, video, compute"),
+    })
+}
+
+/// A 32-bit-or-less address.
+fn address(s: &str, what: &str) -> Result<u64, String> {
+    number(s).map_err(|e| format!("{what}: {e}"))
+}
+
+/// `<addr>=<file>` or `<addr>=zero:<bytes>`.
+fn mem(s: &str) -> Result<Mem, String> {
+    let (addr, what) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--mem {s:?}: expected <addr>=<file> or <addr>=zero:<bytes>"))?;
+    let gfx = address(addr, &format!("--mem {s:?}"))?;
+    if !gfx.is_multiple_of(PAGE) {
+        return Err(format!(
+            "--mem {s:?}: address {gfx:#x} is not 4 KiB aligned"
+        ));
+    }
+    let contents = match what.strip_prefix("zero:") {
+        Some(n) => Contents::Zero(number(n).map_err(|e| format!("--mem {s:?}: {e}"))?),
+        None => Contents::File {
+            path: what.to_string(),
+            bytes: read(what)?,
+        },
+    };
+    let m = Mem { gfx, contents };
+    if m.len() == 0 {
+        return Err(format!("--mem {s:?}: the object is empty"));
+    }
+    // Larger than any GGTT or PPGTT here (2 GiB at most); also keeps the
+    // page rounding from overflowing.
+    if m.len() > 1 << 32 {
+        return Err(format!(
+            "--mem {s:?}: larger than any GPU address space here"
+        ));
+    }
+    Ok(m)
+}
+
+/// `<addr>:<bytes>=<file>`.
+fn dump(s: &str) -> Result<Dump, String> {
+    let bad = || format!("--dump {s:?}: expected <addr>:<bytes>=<file>");
+    let (range, file) = s.split_once('=').ok_or_else(bad)?;
+    let (addr, bytes) = range.split_once(':').ok_or_else(bad)?;
+    let d = Dump {
+        gfx: address(addr, &format!("--dump {s:?}"))?,
+        bytes: number(bytes).map_err(|e| format!("--dump {s:?}: {e}"))?,
+        file: file.to_string(),
+    };
+    if d.bytes == 0 || file.is_empty() {
+        return Err(bad());
+    }
+    Ok(d)
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut it = args.iter();
+    let get = |flag: &str, it: &mut std::slice::Iter<String>| {
+        it.next()
+            .cloned()
+            .ok_or_else(|| format!("{flag} needs a value"))
+    };
+    let (mut gen_name, mut engine_name, mut ppgtt) = (None, "render".to_string(), false);
+    let (mut mems, mut batch, mut dumps, mut timeout_ms) =
+        (Vec::new(), None, Vec::new(), DEFAULT_TIMEOUT_MS);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--gen" => gen_name = Some(get(a, &mut it)?),
+            "--engine" => engine_name = get(a, &mut it)?,
+            "--ppgtt" => ppgtt = true,
+            "--mem" => mems.push(mem(&get(a, &mut it)?)?),
+            "--batch" => batch = Some(address(&get(a, &mut it)?, "--batch")?),
+            "--dump" => dumps.push(dump(&get(a, &mut it)?)?),
+            "--timeout-ms" => {
+                timeout_ms = number(&get(a, &mut it)?).map_err(|e| format!("--timeout-ms: {e}"))?
+            }
+            other => return Err(format!("unexpected argument {other:?}\nusage:\n{USAGE}")),
+        }
+    }
+    let gen_name = gen_name.ok_or_else(|| format!("--gen is required\nusage:\n{USAGE}"))?;
+    let generation = generation(&gen_name)?;
+    let engine = engine(generation, &engine_name)?;
+    if ppgtt && matches!(generation, Generation::Gen4 | Generation::G45) {
+        return Err(format!(
+            "--ppgtt: {generation} has no per-process GTT (PPGTT contexts begin with Gen6); \
+             leave it out to run the batch through the GGTT"
+        ));
+    }
+    if mems.is_empty() {
+        return Err(format!("at least one --mem is required\nusage:\n{USAGE}"));
+    }
+    let batch = batch.ok_or_else(|| format!("--batch is required\nusage:\n{USAGE}"))?;
+    let o = Options {
+        generation,
+        engine,
+        ppgtt,
+        mems,
+        batch,
+        dumps,
+        timeout_ms,
+    };
+    o.check_layout()?;
+    Ok(o)
+}
+
+impl Options {
+    /// The address space's size: the GGTT, or a PPGTT's 512 page tables of
+    /// 4 MiB each (`baregpu::gtt::ppgtt`).
+    fn space(&self) -> (u64, &'static str) {
+        if self.ppgtt {
+            (ppgtt::PDES * (4 << 20), "PPGTT")
+        } else {
+            let entries = GgttLayout::of(self.generation).map_or(0, |l| l.entries as u64);
+            (entries * PAGE, "GGTT")
+        }
+    }
+
+    /// Every address is where it may be: objects inside the address space,
+    /// off page 0 and apart; the batch and the dumps inside objects.
+    fn check_layout(&self) -> Result<(), String> {
+        let (size, space) = self.space();
+        for (i, m) in self.mems.iter().enumerate() {
+            if m.gfx == 0 {
+                return Err(format!(
+                    "--mem {}: page 0 is never mapped (null addresses must fault)",
+                    m.what()
+                ));
+            }
+            if m.gfx.checked_add(m.mapped()).is_none_or(|end| end > size) {
+                return Err(format!(
+                    "--mem {}: {:#x}..{:#x} is beyond the {generation} {space} ({size:#x} bytes)",
+                    m.what(),
+                    m.gfx,
+                    m.gfx.saturating_add(m.mapped()),
+                    generation = self.generation,
+                ));
+            }
+            if let Some(o) = self.mems[..i]
+                .iter()
+                .find(|o| o.gfx < m.end() && m.gfx < o.end())
+            {
+                return Err(format!(
+                    "--mem {} overlaps --mem {} ({:#x}..{:#x} and {:#x}..{:#x}, whole pages)",
+                    m.what(),
+                    o.what(),
+                    m.gfx,
+                    m.end(),
+                    o.gfx,
+                    o.end()
+                ));
+            }
+        }
+        if !self.batch.is_multiple_of(4) {
+            return Err(format!(
+                "--batch {:#x}: a batch starts on a dword (4-byte) boundary",
+                self.batch
+            ));
+        }
+        if self.object_at(self.batch).is_none() {
+            return Err(format!(
+                "--batch {:#x}: no --mem object holds that address",
+                self.batch
+            ));
+        }
+        for d in &self.dumps {
+            self.dump_pieces(d)?;
+        }
+        Ok(())
+    }
+
+    /// The index of the object whose mapped pages hold `gfx`.
+    fn object_at(&self, gfx: u64) -> Option<usize> {
+        self.mems.iter().position(|m| m.gfx <= gfx && gfx < m.end())
+    }
+
+    /// A dump as (object index, offset in it, bytes) pieces, or an error
+    /// naming the first unmapped address.
+    fn dump_pieces(&self, d: &Dump) -> Result<Vec<(usize, u64, u64)>, String> {
+        let end = d
+            .gfx
+            .checked_add(d.bytes)
+            .ok_or_else(|| format!("--dump {:#x}:{}: wraps around", d.gfx, d.bytes))?;
+        let mut pieces = Vec::new();
+        let mut at = d.gfx;
+        while at < end {
+            let i = self.object_at(at).ok_or_else(|| {
+                format!(
+                    "--dump {:#x}:{}={}: {at:#x} is not mapped (no --mem object holds it)",
+                    d.gfx, d.bytes, d.file
+                )
+            })?;
+            let m = &self.mems[i];
+            let n = end.min(m.end()) - at;
+            pieces.push((i, at - m.gfx, n));
+            at += n;
+        }
+        Ok(pieces)
+    }
+}
+
+/// What a replay produced: a summary of what ran and the files written.
+pub struct ReplayOutput {
+    pub summary: String,
+}
+
+/// The bytes of a mapped object.
+///
+/// # Safety
+/// `region` is live; the device does not run while the slice is used.
+unsafe fn bytes_of(region: &DmaRegion) -> &[u8] {
+    // SAFETY: per the caller.
+    unsafe { std::slice::from_raw_parts(region.virt.as_ptr(), region.size) }
+}
+
+/// Fills a mapped object: `contents`, then zeros to its end.
+///
+/// # Safety
+/// `region` is live, not in use by the device, and no slice of it is alive.
+unsafe fn fill(region: &DmaRegion, contents: &[u8]) {
+    let n = contents.len().min(region.size);
+    // SAFETY: per the caller; both writes stay inside the region.
+    unsafe {
+        let p = region.virt.as_ptr();
+        std::ptr::copy_nonoverlapping(contents.as_ptr(), p, n);
+        std::ptr::write_bytes(p.add(n), 0, region.size - n);
+    }
+}
+
+/// The host platform's memory with the host's real clock, so that
+/// `--timeout-ms` is wall-clock time. (The host platform's own clock moves
+/// only by the driver's delays, which suits tests that must not depend on
+/// the machine's speed; a replayed batch's timeout is a user's wait.)
+struct WallClock<'a> {
+    host: &'a HostPlatform,
+    start: Instant,
+}
+
+impl Platform for WallClock<'_> {
+    fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError> {
+        self.host.dma_alloc(size, align)
+    }
+    unsafe fn dma_free(&self, region: DmaRegion) {
+        // SAFETY: the caller's guarantee, for the platform that allocated it.
+        unsafe { self.host.dma_free(region) }
+    }
+    fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>> {
+        self.host.phys_to_virt(phys)
+    }
+    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError> {
+        self.host.map_mmio(phys, size)
+    }
+    unsafe fn unmap_mmio(&self, virt: NonNull<u8>, size: usize) {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.host.unmap_mmio(virt, size) }
+    }
+    fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32 {
+        self.host.pci_read32(dev, offset)
+    }
+    fn pci_write32(&self, dev: PciAddress, offset: u16, value: u32) {
+        self.host.pci_write32(dev, offset, value)
+    }
+    fn now_ns(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+    fn delay_us(&self, us: u64) {
+        // The software GPU works inside register reads, so sleeping would
+        // only slow it: wait by spinning.
+        let until = Instant::now() + Duration::from_micros(us);
+        while Instant::now() < until {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Runs `baregpu replay` with its arguments.
+pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
+    let o = parse(args)?;
+    let host = HostPlatform::new();
+    let platform = WallClock {
+        host: &host,
+        start: Instant::now(),
+    };
+    let soft = SoftGpu::new(o.generation, PlatformBus::new(&host))
+        .map_err(|e| format!("software GPU: {e:?}"))?;
+    let mut regions = Vec::new();
+    let result = replay(&o, &platform, &soft, &mut regions);
+    for r in regions {
+        // SAFETY: the Gpu is gone (its rings stopped); nothing uses the objects.
+        unsafe { platform.dma_free(r) };
+    }
+    result
+}
+
+/// Brings the GPU up, places the objects, runs the batch and writes the
+/// dumps. The objects' regions go to `regions` (freed by the caller after the
+/// `Gpu` is dropped, on every path).
+fn replay(
+    o: &Options,
+    platform: &WallClock<'_>,
+    soft: &SoftGpu<PlatformBus<'_, HostPlatform>>,
+    regions: &mut Vec<DmaRegion>,
+) -> Result<ReplayOutput, String> {
+    let keep_free: Vec<(GfxAddr, u64)> = if o.ppgtt {
+        Vec::new()
+    } else {
+        o.mems
+            .iter()
+            .map(|m| (GfxAddr(m.gfx), m.mapped()))
+            .collect()
+    };
+    let mut gpu = Gpu::new_avoiding(platform, soft, o.generation, &keep_free)
+        .map_err(|e| format!("GPU bring-up: {e}"))?;
+    let engine = gpu
+        .engine_named(o.engine)
+        .ok_or_else(|| format!("the driver has no {} engine", o.engine))?;
+    let context = if o.ppgtt {
+        Some(gpu.create_context().map_err(|e| format!("--ppgtt: {e}"))?)
+    } else {
+        None
+    };
+    for m in &o.mems {
+        let (gfx, size) = (GfxAddr(m.gfx), m.mapped() as usize);
+        let region = match context {
+            Some(ctx) => gpu.map_in_context_at(ctx, gfx, size).map(|(r, _)| r),
+            None => gpu.map_buffer_at(gfx, size).map(|(r, _)| r),
+        }
+        .map_err(|e| format!("--mem {}: {e}", m.what()))?;
+        regions.push(region);
+        let contents = match &m.contents {
+            Contents::File { bytes, .. } => &bytes[..],
+            Contents::Zero(_) => &[],
+        };
+        // SAFETY: just allocated; the device has not run yet.
+        unsafe { fill(&region, contents) };
+    }
+
+    // The batch's object; an error report decodes the batch up to the end
+    // of what the user gave.
+    let i = o
+        .object_at(o.batch)
+        .ok_or_else(|| format!("--batch {:#x}: no object holds it", o.batch))?;
+    let m = &o.mems[i];
+    let decode_bytes = m.len().saturating_sub(o.batch - m.gfx) as usize;
+    // SAFETY: the region stays allocated and mapped until after the Gpu is
+    // dropped (the caller frees it then).
+    let batch = unsafe {
+        gpu.placed_batch(
+            &regions[i],
+            GfxAddr(m.gfx),
+            GfxAddr(o.batch),
+            context,
+            decode_bytes,
+        )
+    }
+    .ok_or_else(|| format!("--batch {:#x}: not a dword of its object", o.batch))?;
+    let fence = gpu
+        .submit(engine, batch)
+        .map_err(|e| format!("submission failed: {e}"))?;
+    if let Err(e) = gpu.wait(fence, o.timeout_ms.saturating_mul(1000)) {
+        let eu = soft
+            .eu_report()
+            .map_or_else(String::new, |r| format!("\nEU array: {r}"));
+        return Err(format!("the batch at {:#x} failed: {e}{eu}", o.batch));
+    }
+
+    let mut summary = String::new();
+    let _ = writeln!(
+        summary,
+        "the batch at {:#x} completed on the {} engine of the {} software GPU ({})",
+        o.batch,
+        o.engine,
+        o.generation,
+        if o.ppgtt {
+            "PPGTT context, non-secure"
+        } else {
+            "GGTT, secure"
+        }
+    );
+    for d in &o.dumps {
+        let mut out = Vec::with_capacity(d.bytes as usize);
+        for (i, offset, n) in o.dump_pieces(d)? {
+            // SAFETY: the engine is idle (its fence completed).
+            let mem = unsafe { bytes_of(&regions[i]) };
+            out.extend_from_slice(&mem[offset as usize..(offset + n) as usize]);
+        }
+        std::fs::write(&d.file, &out).map_err(|e| format!("{}: {e}", d.file))?;
+        let _ = writeln!(summary, "{} bytes at {:#x} to {}", out.len(), d.gfx, d.file);
+    }
+    Ok(ReplayOutput { summary })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    fn err(s: &str) -> String {
+        parse(&args(s)).unwrap_err()
+    }
+
+    #[test]
+    fn layouts_are_checked_before_anything_runs() {
+        let base = "--gen gen7 --batch 0x10000";
+        assert!(parse(&args(&format!("{base} --mem 0x10000=zero:64"))).is_ok());
+        let e = err(&format!(
+            "{base} --mem 0x10000=zero:64 --mem 0x10000=zero:8"
+        ));
+        assert!(e.contains("overlaps"), "{e}");
+        // Sizes round up to pages: a one-byte object still takes its page.
+        let e = err(&format!(
+            "{base} --mem 0xf000=zero:4097 --mem 0x10000=zero:8"
+        ));
+        assert!(e.contains("overlaps"), "{e}");
+        let e = err(&format!("{base} --mem 0x10000=zero:0xffffffffffffffff"));
+        assert!(e.contains("larger than any GPU address space"), "{e}");
+        let e = err(&format!("{base} --mem 0x10800=zero:64"));
+        assert!(e.contains("not 4 KiB aligned"), "{e}");
+        let e = err("--gen gen7 --batch 0 --mem 0=zero:64");
+        assert!(e.contains("page 0"), "{e}");
+        // Gen7's GGTT is 2 GiB; Gen4's 512 MiB.
+        let e = err("--gen gen7 --batch 0x80000000 --mem 0x80000000=zero:64");
+        assert!(e.contains("beyond the gen7 GGTT"), "{e}");
+        let e = err("--gen gen4 --batch 0x20000000 --mem 0x1ffff000=zero:8192");
+        assert!(e.contains("beyond the gen4 GGTT"), "{e}");
+        let e = err(&format!("{base} --mem 0x20000=zero:64"));
+        assert!(e.contains("no --mem object holds"), "{e}");
+        let e = err("--gen gen7 --batch 0xfffffffffffff000 --mem 0xfffffffffffff000=zero:64");
+        assert!(e.contains("beyond the gen7 GGTT"), "{e}");
+        let e = err("--gen gen7 --batch 0x10002 --mem 0x10000=zero:64");
+        assert!(e.contains("dword"), "{e}");
+        let e = err(&format!(
+            "{base} --mem 0x10000=zero:64 --dump 0x10ff0:0x20=out"
+        ));
+        assert!(e.contains("0x11000 is not mapped"), "{e}");
+        // A dump may span adjacent objects.
+        let o = parse(&args(&format!(
+            "{base} --mem 0x10000=zero:64 --mem 0x11000=zero:64 --dump 0x10ff0:0x20=out"
+        )))
+        .unwrap();
+        assert_eq!(
+            o.dump_pieces(&o.dumps[0]).unwrap(),
+            vec![(0, 0xff0, 0x10), (1, 0, 0x10)]
+        );
+    }
+
+    #[test]
+    fn generations_engines_and_ppgtt() {
+        assert!(err("--gen gen12.5 --batch 0x1000 --mem 0x1000=zero:4").contains("not yet"));
+        assert!(err("--gen hsw --batch 0x1000 --mem 0x1000=zero:4").contains("no software GPU"));
+        let e = err("--gen gen4 --engine blitter --batch 0x1000 --mem 0x1000=zero:4");
+        assert!(e.contains("render ring"), "{e}");
+        let e = err("--gen gen4 --engine video --batch 0x1000 --mem 0x1000=zero:4");
+        assert!(e.contains("no video engine"), "{e}");
+        assert!(
+            parse(&args(
+                "--gen g45 --engine video --batch 0x1000 --mem 0x1000=zero:4"
+            ))
+            .is_ok()
+        );
+        let e = err("--gen gen7 --engine compute --batch 0x1000 --mem 0x1000=zero:4");
+        assert!(e.contains("Gen12.5"), "{e}");
+        let e = err("--gen g45 --ppgtt --batch 0x1000 --mem 0x1000=zero:4");
+        assert!(e.contains("no per-process GTT"), "{e}");
+        // The PPGTT is 2 GiB on Gen6/Gen7.
+        let e = err("--gen gen6 --ppgtt --batch 0x1000 --mem 0x7ffff000=zero:8192");
+        assert!(e.contains("beyond the gen6 PPGTT"), "{e}");
+    }
+}
