@@ -136,6 +136,13 @@ struct Queue {
     context: Option<ContextId>,
 }
 
+/// A timeout in nanoseconds. Saturates: a caller's `u64::MAX` microseconds
+/// means "wait for ever", and a wrapped product would be a tiny timeout that
+/// resets a healthy engine.
+fn us_to_ns(us: u64) -> u64 {
+    us.saturating_mul(1000)
+}
+
 /// Seqno order that survives wrapping.
 fn passed(completed: u32, seqno: u32) -> bool {
     completed.wrapping_sub(seqno) as i32 >= 0
@@ -280,7 +287,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             if self.mmio.read32(offset) & mask == want {
                 return Ok(());
             }
-            if self.platform.now_ns().saturating_sub(start) > timeout_us * 1000 {
+            if self.platform.now_ns().saturating_sub(start) > us_to_ns(timeout_us) {
                 return Err(GpuError::BringUp(what));
             }
             self.platform.delay_us(POLL_US);
@@ -508,7 +515,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
                 self.retire(i);
                 return Ok(());
             }
-            if self.platform.now_ns().saturating_sub(start) > timeout_us * 1000 {
+            if self.platform.now_ns().saturating_sub(start) > us_to_ns(timeout_us) {
                 return Err(self.hang(i, HangReason::Timeout, done, fence.seqno));
             }
             self.platform.delay_us(POLL_US);

@@ -174,7 +174,7 @@ impl Media {
                     "a thread group needs more threads or barriers than the VFE allows",
                 ));
                 self.last_report = self.array.report().cloned();
-                return Ok(false);
+                return Err(MediaError::Command);
             }
             if !self.run_threads(threads)? {
                 return Ok(false);
