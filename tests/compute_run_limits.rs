@@ -10,6 +10,7 @@ use baregpu::compute::{
 };
 use baregpu::hal::Generation;
 use baregpu::submit::HangReason;
+use baregpu::{GpuError, PlatformError};
 use baregpu_soft::eu::array::EuFailure;
 use compute_run_common::*;
 
@@ -153,6 +154,11 @@ fn a_buffer_no_binding_can_reach_is_refused_before_it_is_allocated() {
             assert_eq!((value, max), (size as u64, MAX_BUFFER_BYTES as u64));
         }
         assert_eq!(MAX_BUFFER_BYTES, 4 << 27);
+        // The submission layer's own allocation refuses what has no page count.
+        assert_eq!(
+            gpu.map_buffer(usize::MAX).unwrap_err(),
+            GpuError::Platform(PlatformError::InvalidRequest)
+        );
     });
 }
 

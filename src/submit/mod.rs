@@ -143,6 +143,14 @@ fn us_to_ns(us: u64) -> u64 {
     us.saturating_mul(1000)
 }
 
+/// `bytes` rounded up to whole pages; a size with no such multiple in a
+/// usize is an invalid request, not an overflow.
+fn whole_pages(bytes: usize) -> Result<usize, PlatformError> {
+    bytes
+        .checked_next_multiple_of(4096)
+        .ok_or(PlatformError::InvalidRequest)
+}
+
 /// Seqno order that survives wrapping.
 fn passed(completed: u32, seqno: u32) -> bool {
     completed.wrapping_sub(seqno) as i32 >= 0
@@ -250,9 +258,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
 
     /// Allocates DMA memory and maps it in the GGTT.
     pub fn map_buffer(&mut self, bytes: usize) -> Result<(DmaRegion, Mapping), GpuError> {
-        let region = self
-            .platform
-            .dma_alloc(bytes.next_multiple_of(4096), 4096)?;
+        let region = self.platform.dma_alloc(whole_pages(bytes)?, 4096)?;
         match self.ggtt.map(self.mmio, &region, Caching::Llc) {
             Ok(m) => Ok((region, m)),
             Err(e) => {
@@ -608,7 +614,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         bytes: usize,
     ) -> Result<(DmaRegion, GfxAddr), GpuError> {
         let (platform, mmio) = (self.platform, self.mmio);
-        let region = platform.dma_alloc(bytes.next_multiple_of(4096), 4096)?;
+        let region = platform.dma_alloc(whole_pages(bytes)?, 4096)?;
         let ggtt = &self.ggtt;
         let result = match self.contexts.get_mut(ctx.0).and_then(|c| c.as_mut()) {
             Some(p) => p
