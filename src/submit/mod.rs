@@ -494,7 +494,9 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
 
     /// Waits for a fence. On timeout or an engine error the engine's state is
     /// captured and decoded, the engine is reset and restarted, and the error
-    /// is returned; the engine takes new work afterwards.
+    /// is returned; the engine takes new work afterwards. `timeout_us` is
+    /// time on the platform's clock ([`Platform::now_ns`]); any value works,
+    /// `u64::MAX` is no limit.
     pub fn wait(&mut self, fence: Fence, timeout_us: u64) -> Result<(), GpuError> {
         let i = fence.engine.0;
         if i >= self.queues.len() {
