@@ -47,8 +47,8 @@ pub const fn max_group_threads(generation: Generation) -> u32 {
 }
 
 /// The most constant (CURBE) bytes one dispatch can carry: one thread reads
-/// at most [`state::max_curbe_read_rows`] registers, and the blocks of a
-/// GPGPU thread group together fit the URB ([`state::max_curbe_rows`]). A
+/// at most `state::max_curbe_read_rows` registers, and the blocks of a
+/// GPGPU thread group together fit the URB (`state::max_curbe_rows`). A
 /// bound for callers that read constants from files before they dispatch.
 pub const fn max_curbe_bytes(generation: Generation) -> usize {
     let per_thread = state::max_curbe_read_rows(generation);
