@@ -219,9 +219,11 @@ pub(crate) fn plan<'a>(
 }
 
 /// A thread's payload, R0 then its constant rows then its inline data,
-/// must fit the GRF registers it has (003 lines 28578-28586): 128, or on
-/// 965/G45 the kernel's GRF register blocks. The device refuses a larger one
-/// only when it dispatches; this names the limit before anything runs.
+/// must fit the GRF registers it has, "min(128, 16 * GRF Register Block
+/// Count)" (003 lines 28578-28586): 128, or on 965/G45 the blocks the
+/// kernel's descriptor gives it (sr0.1 GRF Register Blocks, 000 line 8029).
+/// The device refuses a larger one only when it dispatches; this names the
+/// limit before anything runs.
 fn check_payload(
     generation: Generation,
     kernel: &Kernel,
