@@ -147,11 +147,11 @@ fn kernels_that_cannot_run_are_refused() {
                 cx.load_kernel(gpu, &odd_curbe),
                 Err(ComputeError::Invalid(_))
             ));
-            // Constant registers past the descriptor's read length (965/G45:
-            // 6 bits) or the URB (SNB/IVB: 1024 rows less 32 reserved and one entry).
+            // Constant registers past the descriptor's read length (965/G45
+            // and SNB: 6 bits) or, on Ivy Bridge, the GRF behind R0.
             let max_rows = match g {
-                Generation::Gen4 | Generation::G45 => 63,
-                _ => 991,
+                Generation::Gen7 => 127,
+                _ => 63,
             };
             let too_many = KernelDesc {
                 curbe_bytes: (max_rows + 1) * 32,

@@ -18,19 +18,16 @@
 //! GGTT, so only PPGTT page 0 is unavailable.
 
 use std::fmt::Write as _;
-use std::ptr::NonNull;
-use std::time::{Duration, Instant};
 
 use baregpu::gtt::ggtt::{GgttLayout, PAGE};
 use baregpu::gtt::{GfxAddr, ppgtt};
-use baregpu::pci::PciAddress;
+use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
-use baregpu::platform::{PhysAddr, PlatformBus, PlatformError};
 use baregpu::submit::engines;
 use baregpu::{DmaRegion, Generation, Gpu, Platform};
 use baregpu_soft::SoftGpu;
 
-use crate::run::{number, read};
+use crate::run::{number, read, wall_ns};
 
 pub const USAGE: &str =
     "  baregpu replay --gen <gen4|g45|gen6|gen7> [--engine <render|blitter|video|compute>] [--ppgtt]
@@ -48,6 +45,10 @@ pub const USAGE: &str =
       wall-clock, default 10000), a fault or a refused command prints the
       decoded error state and exits with status 1. Engines: render (also runs
       the blitter commands on gen4/g45), video (g45 on), blitter (gen6 on).";
+
+/// More than any GGTT or PPGTT here (2 GiB at most); also keeps the page
+/// rounding from overflowing.
+const MAX_OBJECT_BYTES: u64 = 1 << 32;
 
 /// Default wall-clock bound of the wait for the batch.
 const DEFAULT_TIMEOUT_MS: u64 = 10_000;
@@ -163,7 +164,8 @@ fn mem(s: &str) -> Result<Mem, String> {
         Some(n) => Contents::Zero(number(n).map_err(|e| format!("--mem {s:?}: {e}"))?),
         None => Contents::File {
             path: what.to_string(),
-            bytes: read(what)?,
+            // Larger than any GGTT or PPGTT here (checked again below).
+            bytes: read(what, MAX_OBJECT_BYTES, "memory object")?,
         },
     };
     let m = Mem { gfx, contents };
@@ -172,7 +174,7 @@ fn mem(s: &str) -> Result<Mem, String> {
     }
     // Larger than any GGTT or PPGTT here (2 GiB at most); also keeps the
     // page rounding from overflowing.
-    if m.len() > 1 << 32 {
+    if m.len() > MAX_OBJECT_BYTES {
         return Err(format!(
             "--mem {s:?}: larger than any GPU address space here"
         ));
@@ -369,61 +371,12 @@ unsafe fn fill(region: &DmaRegion, contents: &[u8]) {
     }
 }
 
-/// The host platform's memory with the host's real clock, so that
-/// `--timeout-ms` is wall-clock time. (The host platform's own clock moves
-/// only by the driver's delays, which suits tests that must not depend on
-/// the machine's speed; a replayed batch's timeout is a user's wait.)
-struct WallClock<'a> {
-    host: &'a HostPlatform,
-    start: Instant,
-}
-
-impl Platform for WallClock<'_> {
-    fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError> {
-        self.host.dma_alloc(size, align)
-    }
-    unsafe fn dma_free(&self, region: DmaRegion) {
-        // SAFETY: the caller's guarantee, for the platform that allocated it.
-        unsafe { self.host.dma_free(region) }
-    }
-    fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>> {
-        self.host.phys_to_virt(phys)
-    }
-    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError> {
-        self.host.map_mmio(phys, size)
-    }
-    unsafe fn unmap_mmio(&self, virt: NonNull<u8>, size: usize) {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.host.unmap_mmio(virt, size) }
-    }
-    fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32 {
-        self.host.pci_read32(dev, offset)
-    }
-    fn pci_write32(&self, dev: PciAddress, offset: u16, value: u32) {
-        self.host.pci_write32(dev, offset, value)
-    }
-    fn now_ns(&self) -> u64 {
-        self.start.elapsed().as_nanos() as u64
-    }
-    fn delay_us(&self, us: u64) {
-        // The software GPU works inside register reads, so sleeping would
-        // only slow it: wait by spinning.
-        let until = Instant::now() + Duration::from_micros(us);
-        while Instant::now() < until {
-            std::hint::spin_loop();
-        }
-    }
-}
-
 /// Runs `baregpu replay` with its arguments.
 pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
     let o = parse(args)?;
-    let host = HostPlatform::new();
-    let platform = WallClock {
-        host: &host,
-        start: Instant::now(),
-    };
-    let soft = SoftGpu::new(o.generation, PlatformBus::new(&host))
+    // Wall-clock time: the timeout is the user's bound on the wait.
+    let platform = HostPlatform::with_clock(wall_ns);
+    let soft = SoftGpu::new(o.generation, PlatformBus::new(&platform))
         .map_err(|e| format!("software GPU: {e:?}"))?;
     let mut regions = Vec::new();
     let result = replay(&o, &platform, &soft, &mut regions);
@@ -439,7 +392,7 @@ pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
 /// `Gpu` is dropped, on every path).
 fn replay(
     o: &Options,
-    platform: &WallClock<'_>,
+    platform: &HostPlatform,
     soft: &SoftGpu<PlatformBus<'_, HostPlatform>>,
     regions: &mut Vec<DmaRegion>,
 ) -> Result<ReplayOutput, String> {

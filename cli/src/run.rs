@@ -13,15 +13,16 @@
 //!
 //! Extensions beyond the issue's syntax: a kernel file ending in `.asm` is
 //! assembled first; `--slm` and `--barriers` fill the Ivy Bridge interface
-//! descriptor; `--timeout-ms` bounds the wait (default 60 s); `--sampler`
+//! descriptor; `--timeout-ms` bounds the wait in wall-clock time (default
+//! 60 s), however slowly the software GPU runs; `--sampler`
 //! binds a sampler (filter for both minification and magnification, one
 //! address mode on every axis; default clamp) for `sample` messages.
 
 use std::fmt::Write as _;
 
 use baregpu::compute::{
-    AddressMode, Compute, ComputeError, Dispatch, Filter, Format, KernelDesc, Resource, Sampler,
-    Simd, Threads,
+    AddressMode, Compute, ComputeError, Dispatch, Filter, Format, KernelDesc, MAX_BUFFER_BYTES,
+    Resource, Sampler, Simd, Threads, max_curbe_bytes,
 };
 use baregpu::gtt::tiling::{Swizzle, Tiling};
 use baregpu::platform::PlatformBus;
@@ -46,10 +47,18 @@ pub const USAGE: &str =
       --out writes a buffer's bytes, or a surface's pixels row by row.
       --sampler binds SAMPLER_STATE entry <index> (0-15) for sample messages.";
 
+/// Largest kernel binary, assembly text or media-objects file read: 64 MiB,
+/// four million native instructions, far past any kernel or object list the
+/// driver takes. Files are measured before they are read, so a huge one
+/// costs nothing.
+const MAX_INPUT_FILE: u64 = 64 << 20;
+
 /// A binding as given on the command line.
 #[derive(Clone, Debug, PartialEq)]
 enum Bind {
     Buffer(Vec<u8>),
+    /// A zeroed buffer of this many bytes (at most [`MAX_BUFFER_BYTES`]).
+    Zero(usize),
     Surface {
         width: u32,
         height: u32,
@@ -112,8 +121,23 @@ fn triple(s: &str, what: &str) -> Result<[u32; 3], String> {
     Ok(out)
 }
 
-pub(crate) fn read(path: &str) -> Result<Vec<u8>, String> {
+/// Reads a file of at most `max` bytes; a larger one is refused by its size
+/// before anything is read.
+pub(crate) fn read(path: &str, max: u64, what: &str) -> Result<Vec<u8>, String> {
+    let len = std::fs::metadata(path)
+        .map_err(|e| format!("{path}: {e}"))?
+        .len();
+    if len > max {
+        return Err(format!(
+            "{path}: {len} bytes, more than the {max} a {what} can have"
+        ));
+    }
     std::fs::read(path).map_err(|e| format!("{path}: {e}"))
+}
+
+/// Reads a text file of at most [`MAX_INPUT_FILE`] bytes.
+fn read_text(path: &str, what: &str) -> Result<String, String> {
+    String::from_utf8(read(path, MAX_INPUT_FILE, what)?).map_err(|_| format!("{path}: not text"))
 }
 
 fn format_named(name: &str) -> Result<Format, String> {
@@ -138,11 +162,16 @@ fn binding(s: &str) -> Result<(u32, Bind), String> {
     let bind = if let Some(rest) = what.strip_prefix("buffer:") {
         match rest.strip_prefix("zero:") {
             Some(n) => {
-                let n =
-                    usize::try_from(number(n)?).map_err(|_| format!("--bind {s:?}: too big"))?;
-                Bind::Buffer(vec![0; n])
+                let n = number(n)?;
+                if n > MAX_BUFFER_BYTES as u64 {
+                    return Err(format!(
+                        "--bind {s:?}: a buffer has at most {MAX_BUFFER_BYTES} bytes \
+                         (2^27 entries of up to 4 bytes)"
+                    ));
+                }
+                Bind::Zero(n as usize)
             }
-            None => Bind::Buffer(read(rest)?),
+            None => Bind::Buffer(read(rest, MAX_BUFFER_BYTES as u64, "buffer")?),
         }
     } else if let Some(rest) = what.strip_prefix("surface2d:") {
         let mut parts = rest.splitn(4, ':');
@@ -167,7 +196,15 @@ fn binding(s: &str) -> Result<(u32, Bind), String> {
             ),
             None => (Tiling::Linear, None),
         };
-        let pixels = file.as_deref().map(read).transpose()?;
+        // No more bytes than the surface has pixels (the driver checks the
+        // exact size; the sides are checked when the surface is made).
+        let most = u64::from(width)
+            .saturating_mul(u64::from(height))
+            .saturating_mul(u64::from(format.bytes_per_pixel()));
+        let pixels = file
+            .as_deref()
+            .map(|f| read(f, most, "surface of this size"))
+            .transpose()?;
         Bind::Surface {
             width,
             height,
@@ -213,7 +250,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             .ok_or_else(|| format!("{flag} needs a value"))
     };
     let (mut gen_name, mut kernel, mut simd, mut grid) = (None, None, None, None);
-    let (mut group, mut curbe, mut dispatch, mut objects) = ([1, 1, 1], Vec::new(), None, None);
+    let (mut group, mut curbe, mut dispatch, mut objects) = ([1, 1, 1], None, None, None);
     let (mut binds, mut outs, mut slm, mut barriers, mut timeout_ms) =
         (Vec::new(), Vec::new(), 0, false, 60_000);
     let mut samplers = Vec::new();
@@ -224,12 +261,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--simd" => simd = Some(get(a, &mut it)?),
             "--grid" => grid = Some(triple(&get(a, &mut it)?, "--grid")?),
             "--group" => group = triple(&get(a, &mut it)?, "--group")?,
-            "--curbe" => curbe = read(&get(a, &mut it)?)?,
+            "--curbe" => curbe = Some(get(a, &mut it)?),
             "--dispatch" => dispatch = Some(get(a, &mut it)?),
             "--media-objects" => {
-                let path = get(a, &mut it)?;
-                let text =
-                    String::from_utf8(read(&path)?).map_err(|_| format!("{path}: not text"))?;
+                let text = read_text(&get(a, &mut it)?, "media-objects file")?;
                 objects = Some(media_objects(&text)?);
             }
             "--bind" => binds.push(binding(&get(a, &mut it)?)?),
@@ -257,11 +292,16 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let (generation, platform) = generation(&need(gen_name, "--gen")?)?;
     let kernel_path = need(kernel, "--kernel")?;
     let kernel = if kernel_path.ends_with(".asm") {
-        let text = String::from_utf8(read(&kernel_path)?)
-            .map_err(|_| format!("{kernel_path}: not text"))?;
+        let text = read_text(&kernel_path, "kernel source")?;
         baregpu_isa::text::assemble(platform, &text).map_err(|e| format!("{kernel_path}:{e}"))?
     } else {
-        read(&kernel_path)?
+        read(&kernel_path, MAX_INPUT_FILE, "kernel")?
+    };
+    // Constants: no more than a dispatch of the generation can carry (the
+    // driver names the exact per-thread limit).
+    let curbe = match curbe {
+        Some(path) => read(&path, max_curbe_bytes(generation) as u64, "CURBE")?,
+        None => Vec::new(),
     };
     let simd = match need(simd, "--simd")?.as_str() {
         "8" => Simd::Simd8,
@@ -333,6 +373,13 @@ fn sampler(s: &str) -> Result<(u32, Sampler), String> {
     ))
 }
 
+/// Nanoseconds of the host's monotonic clock since its first reading.
+pub(crate) fn wall_ns() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let start = START.get_or_init(std::time::Instant::now);
+    u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// What a run produced: a summary of the files written, to print.
 pub struct RunOutput {
     pub summary: String,
@@ -341,7 +388,8 @@ pub struct RunOutput {
 /// Runs `baregpu run` with its arguments.
 pub fn run(args: &[String]) -> Result<RunOutput, String> {
     let o = parse(args)?;
-    let platform = HostPlatform::new();
+    // Wall-clock time: the timeout is the user's bound on how long the run takes.
+    let platform = HostPlatform::with_clock(wall_ns);
     let soft = SoftGpu::new(o.generation, PlatformBus::new(&platform))
         .map_err(|e| format!("software GPU: {e:?}"))?;
     let mut gpu =
@@ -358,6 +406,7 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
     for (bti, bind) in &o.binds {
         let m = match bind {
             Bind::Buffer(bytes) => Made::Buffer(cx.upload_buffer(&mut gpu, bytes).map_err(failed)?),
+            Bind::Zero(size) => Made::Buffer(cx.create_buffer(&mut gpu, *size).map_err(failed)?),
             Bind::Surface {
                 width,
                 height,
@@ -393,7 +442,9 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
     let sampler_indices: Vec<u32> = o.samplers.iter().map(|(i, _)| *i).collect();
     let desc = KernelDesc {
         simd: o.simd,
-        curbe_bytes: (o.curbe.len() as u32).div_ceil(32) * 32,
+        // At most max_curbe_bytes (checked when read): fits a u32.
+        curbe_bytes: u32::try_from(o.curbe.len().next_multiple_of(32))
+            .map_err(|_| "--curbe: too large".to_string())?,
         bindings: &btis,
         samplers: &sampler_indices,
         barriers: o.barriers,
@@ -419,14 +470,28 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
                 }
             }
             None => Threads::Objects {
-                count: o.grid.iter().map(|&v| v as usize).product(),
+                // The driver refuses more than it can dispatch; a product
+                // past usize is past that too.
+                count: o
+                    .grid
+                    .iter()
+                    .try_fold(1usize, |n, &v| n.checked_mul(v as usize))
+                    .unwrap_or(usize::MAX),
                 inline: &[],
             },
         }
     } else {
+        // --group counts threads in X: invocations are that times the lanes.
+        let lanes = o.group[0].checked_mul(o.simd.lanes()).ok_or_else(|| {
+            format!(
+                "--group {}: too many threads per group ({} lanes each)",
+                o.group[0],
+                o.simd.lanes()
+            )
+        })?;
         Threads::Groups {
             groups: o.grid,
-            group_size: [o.group[0] * o.simd.lanes(), o.group[1], o.group[2]],
+            group_size: [lanes, o.group[1], o.group[2]],
         }
     };
     let dispatch = Dispatch {
@@ -436,7 +501,7 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         samplers: &o.samplers,
     };
     let fence = cx.dispatch(&mut gpu, &kernel, &dispatch).map_err(failed)?;
-    if let Err(e) = gpu.wait(fence, o.timeout_ms * 1000) {
+    if let Err(e) = gpu.wait(fence, o.timeout_ms.saturating_mul(1000)) {
         // The driver's error state, then what the EU array saw (the software
         // GPU's own report: which thread stopped where).
         let eu = soft
@@ -487,10 +552,10 @@ mod tests {
 
     #[test]
     fn bindings_parse() {
-        assert_eq!(
-            binding("3=buffer:zero:0x40").unwrap(),
-            (3, Bind::Buffer(vec![0; 64]))
-        );
+        assert_eq!(binding("3=buffer:zero:0x40").unwrap(), (3, Bind::Zero(64)));
+        // Refused by the size, before anything is allocated.
+        let e = binding("0=buffer:zero:9223372036854775808").unwrap_err();
+        assert!(e.contains("at most 536870912 bytes"), "{e}");
         assert_eq!(
             binding("1=surface2d:16x4:r32_uint:y").unwrap(),
             (

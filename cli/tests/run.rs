@@ -247,11 +247,13 @@ send (8|M0) null:ud r127 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     // The driver's decoded error state, with the walker at ACTHD, and the
-    // EU array's account of the thread.
+    // EU array's account of the thread: hung past its instruction budget,
+    // or (the timeout is wall-clock time) still running when the driver
+    // reset the engine.
     assert!(err.contains("(Timeout)"), "{err}");
     assert!(err.contains("=> ") && err.contains("GPGPU_WALKER"), "{err}");
     assert!(
-        err.contains("EU thread hang") && err.contains("jmpi"),
+        (err.contains("EU thread hang") || err.contains("still running")) && err.contains("jmpi"),
         "{err}"
     );
 }
@@ -311,4 +313,209 @@ fn bad_command_lines_say_what_is_wrong() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// A Gen7 kernel that only ends its thread.
+const END: &str = "mov (8|M0) r127.0<1>:ud r0.0<8;8,1>:ud
+send (8|M0) null:ud r127 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
+";
+
+/// `baregpu run` with `args` after `--kernel <file of text>`: the exit
+/// status must be an error (1, not a panic's 101) naming `says`. Returns
+/// the error text.
+fn refused(dir: &Path, text: &str, args: &[&str], says: &str) -> String {
+    let kernel = dir.join("k.asm");
+    std::fs::write(&kernel, text).unwrap();
+    let mut all = vec!["run", "--kernel", s(&kernel)];
+    all.extend_from_slice(args);
+    let o = baregpu(&all);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(err.contains(says), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    err.into_owned()
+}
+
+#[test]
+fn numbers_at_the_ends_of_their_types_are_errors_or_right() {
+    let dir = scratch("numbers");
+    let gen7 = ["--gen", "gen7", "--simd", "8"];
+    let with =
+        |more: &[&'static str]| -> Vec<&'static str> { gen7.iter().chain(more).copied().collect() };
+    // A timeout of u64::MAX milliseconds is no limit: the run completes.
+    let kernel = dir.join("end.asm");
+    std::fs::write(&kernel, END).unwrap();
+    let mut args = vec!["run", "--kernel", s(&kernel)];
+    args.extend(with(&[
+        "--grid",
+        "1",
+        "--timeout-ms",
+        "18446744073709551615",
+    ]));
+    let o = baregpu(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("GPGPU_WALKER"));
+    // Threads per group times the lanes past 32 bits.
+    refused(
+        &dir,
+        END,
+        &with(&["--grid", "1", "--group", "536870912"]),
+        "too many threads per group",
+    );
+    // 2^96 media objects: more than a dispatch may hold.
+    refused(
+        &dir,
+        "send (8|M0) null:ud r0 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}\n",
+        &[
+            "--gen",
+            "gen6",
+            "--simd",
+            "8",
+            "--grid",
+            "4294967295,4294967295,4294967295",
+        ],
+        "media objects is 18446744073709551615, at most 1048576",
+    );
+    // 2^96 GPGPU groups are what the walker's 32-bit fields allow: they
+    // run until the (wall-clock) timeout.
+    refused(
+        &dir,
+        END,
+        &with(&[
+            "--grid",
+            "4294967295,4294967295,4294967295",
+            "--timeout-ms",
+            "500",
+        ]),
+        "(Timeout)",
+    );
+    // Buffers no binding can reach: refused by their size, not allocated.
+    for bytes in ["9223372036854775808", "1099511627776", "536870913"] {
+        let bind = format!("0=buffer:zero:{bytes}");
+        let bind: &'static str = Box::leak(bind.into_boxed_str());
+        refused(
+            &dir,
+            END,
+            &with(&["--grid", "1", "--bind", bind]),
+            "at most 536870912 bytes",
+        );
+    }
+    // A 4 GiB CURBE file (sparse): refused by its size, not read.
+    let big = dir.join("big.curbe");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(4 << 30)
+        .unwrap();
+    let curbe: &'static str = Box::leak(s(&big).to_string().into_boxed_str());
+    refused(
+        &dir,
+        END,
+        &with(&["--grid", "1", "--curbe", curbe]),
+        "4294967296 bytes, more than the 31712 a CURBE can have",
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// 4 KiB of constants (128 registers) do not fit behind R0 in a thread's
+/// 128 GRF registers; SNB reads at most 63 rows. The driver says so before
+/// anything runs.
+#[test]
+fn a_curbe_past_what_a_thread_reads_is_refused_up_front() {
+    let dir = scratch("curbe");
+    let curbe = dir.join("4k.curbe");
+    std::fs::write(&curbe, vec![0u8; 4096]).unwrap();
+    let curbe: &'static str = Box::leak(s(&curbe).to_string().into_boxed_str());
+    refused(
+        &dir,
+        END,
+        &[
+            "--gen", "gen7", "--simd", "8", "--grid", "1", "--curbe", curbe,
+        ],
+        "CURBE bytes per thread is 4096, at most 4064",
+    );
+    refused(
+        &dir,
+        "send (8|M0) null:ud r0 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}\n",
+        &[
+            "--gen", "gen6", "--simd", "8", "--grid", "1", "--curbe", curbe,
+        ],
+        "CURBE bytes per thread is 4096, at most 2016",
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A thread that stops on an error (here a block write to a binding table
+/// entry nothing is bound to) ends the dispatch at once: the engine's
+/// Instruction Error, not a timeout, and the EU array's account of the
+/// thread. Generous bound: a minute of timeout against seconds.
+#[test]
+fn an_eu_thread_error_is_reported_at_once() {
+    let dir = scratch("thread-error");
+    let start = std::time::Instant::now();
+    let err = refused(
+        &dir,
+        "mov (8|M0) r21.0<1>:ud r0.0<8;8,1>:ud
+mov (1|M0) r21.2<1>:ud 0x0:ud
+send (8|M0) null:ud r21 dc.oword_block_write(bti=5, owords=2) mlen=2 rlen=0 hdr
+mov (8|M0) r127.0<1>:ud r0.0<8;8,1>:ud
+send (8|M0) null:ud r127 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
+",
+        &[
+            "--gen",
+            "gen7",
+            "--simd",
+            "8",
+            "--grid",
+            "1",
+            "--timeout-ms",
+            "60000",
+        ],
+        "(EngineError)",
+    );
+    let took = start.elapsed();
+    assert!(took.as_secs() < 20, "{took:?} for a 60 s timeout");
+    // EIR bit 0, the walker at ACTHD, and the thread at its send.
+    assert!(err.contains("EIR 0x00000001"), "{err}");
+    assert!(err.contains("IPEHR 0x71050009"), "{err}");
+    assert!(
+        err.contains("EU thread error") && err.contains("ip 0x0020"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// 32 endless threads: the software GPU's hang detection would take about
+/// a second per thread, but the timeout bounds wall-clock time. The bound
+/// asserted is generous (5x the timeout); the report says which threads
+/// were still running.
+#[test]
+fn thirty_two_endless_threads_end_within_the_wall_clock_timeout() {
+    let dir = scratch("endless32");
+    let start = std::time::Instant::now();
+    let err = refused(
+        &dir,
+        "L:
+jmpi (1|M0) L
+mov (8|M0) r127.0<1>:ud r0.0<8;8,1>:ud {NoMask}
+send (8|M0) null:ud r127 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
+",
+        &[
+            "--gen",
+            "gen7",
+            "--simd",
+            "8",
+            "--grid",
+            "32",
+            "--timeout-ms",
+            "2000",
+        ],
+        "(Timeout)",
+    );
+    let took = start.elapsed();
+    assert!(took.as_secs() < 10, "{took:?} for a 2 s timeout");
+    assert!(
+        err.contains("still running at the engine reset: 32 resident") && err.contains("jmpi"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -187,3 +187,42 @@ fn other_threads_do_not_run_after_a_failure() {
         "the failed array keeps its threads until reset"
     );
 }
+
+/// Threads still running when nothing failed (a driver's timeout ran out
+/// before their budget): the array's account names how many and the
+/// first, with its IP and instruction, and leaves the array running.
+#[test]
+fn the_running_threads_can_be_accounted_for() {
+    for p in Platform::ALL {
+        let mut a = array(p, 1 << 40);
+        let prog = program(p, &format!("LOOP:\n(W) jmpi LOOP\n{}", end_thread(p)));
+        let mut mem = memory();
+        assert!(a.unfinished_report().is_none(), "{p}: nothing resident");
+        for slot in [0, 1, 2] {
+            start(
+                &mut a,
+                slot,
+                &prog,
+                Pipeline::Media,
+                RootHeader::default(),
+                &[],
+                None,
+            );
+        }
+        a.run(&mut mem, 10_000);
+        let report = a.unfinished_report().expect("an account");
+        assert_eq!(report.failure, EuFailure::Unfinished { resident: 3 }, "{p}");
+        assert_eq!(report.slot, Some(0), "{p}");
+        assert_eq!(report.ip, 0, "{p}: {report}");
+        assert!(report.executed > 0, "{p}: {report}");
+        assert!(
+            report.to_string().contains("3 resident") && report.to_string().contains("jmpi"),
+            "{p}: {report}"
+        );
+        // An account is not a failure: the threads keep running.
+        assert!(a.report().is_none(), "{p}");
+        assert!(a.run(&mut mem, 1_000).used > 0, "{p}");
+        a.reset();
+        assert!(a.unfinished_report().is_none(), "{p}");
+    }
+}

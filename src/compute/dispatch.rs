@@ -46,6 +46,16 @@ pub const fn max_group_threads(generation: Generation) -> u32 {
     if vfe < 64 { vfe } else { 64 }
 }
 
+/// The most constant (CURBE) bytes one dispatch can carry: one thread reads
+/// at most `state::max_curbe_read_rows` registers, and the blocks of a
+/// GPGPU thread group together fit the URB (`state::max_curbe_rows`). A
+/// bound for callers that read constants from files before they dispatch.
+pub const fn max_curbe_bytes(generation: Generation) -> usize {
+    let per_thread = state::max_curbe_read_rows(generation);
+    let all = state::max_curbe_rows(generation);
+    (if all > per_thread { all } else { per_thread }) as usize * 32
+}
+
 /// How threads are launched.
 #[derive(Clone, Copy, Debug)]
 pub enum Threads<'a> {
@@ -196,6 +206,7 @@ pub(crate) fn plan<'a>(
         }
     };
 
+    check_payload(generation, kernel, &work)?;
     let curbe = curbe_data(kernel, &work, d.curbe)?;
     Ok(Plan {
         kernel,
@@ -205,6 +216,29 @@ pub(crate) fn plan<'a>(
         bt_entries,
         samplers,
     })
+}
+
+/// A thread's payload, R0 then its constant rows then its inline data,
+/// must fit the GRF registers it has, "min(128, 16 * GRF Register Block
+/// Count)" (003 lines 28578-28586): 128, or on 965/G45 the blocks the
+/// kernel's descriptor gives it (sr0.1 GRF Register Blocks, 000 line 8029).
+/// The device refuses a larger one only when it dispatches; this names the
+/// limit before anything runs.
+fn check_payload(
+    generation: Generation,
+    kernel: &Kernel,
+    work: &Work<'_>,
+) -> Result<(), ComputeError> {
+    let grf = match generation {
+        Generation::Gen4 | Generation::G45 => kernel.grf_registers.min(state::GRF_REGISTERS),
+        _ => state::GRF_REGISTERS,
+    };
+    let registers = 1 + kernel.curbe_rows() as u64 + work.inline_dwords().div_ceil(8) as u64;
+    check_max(
+        "payload registers (R0, CURBE and inline data)",
+        registers,
+        grf as u64,
+    )
 }
 
 /// The execution mask of a group's last thread: its channels that hold an

@@ -242,9 +242,9 @@ pub(crate) fn validate(
         return Err(ComputeError::BadSampler { index });
     }
     check_max(
-        "CURBE bytes",
+        "CURBE bytes per thread",
         desc.curbe_bytes as u64,
-        super::state::max_curbe_rows(generation) as u64 * 32,
+        super::state::max_curbe_read_rows(generation) as u64 * 32,
     )?;
     // 64 KiB: Ivy Bridge's largest SLM encoding [ext: Mesa encode_slm_size].
     check_max("shared local memory bytes", desc.slm_bytes as u64, 64 << 10)?;

@@ -36,12 +36,12 @@ use alloc::vec::Vec;
 
 use baregpu_hal::Generation;
 
-pub use dispatch::{Dispatch, MAX_BINDING_INDEX, Threads, right_mask};
+pub use dispatch::{Dispatch, MAX_BINDING_INDEX, Threads, max_curbe_bytes, right_mask};
 pub use error::ComputeError;
 pub use kernel::{Kernel, KernelDesc, PREFETCH_PAD, Simd};
 pub use mip::MAX_LEVELS;
 pub use sampler::{AddressMode, Filter, MAX_SAMPLERS, MipFilter, Sampler};
-pub use surface::{Buffer, Format, Resource, Surface};
+pub use surface::{Buffer, Format, MAX_BUFFER_BYTES, Resource, Surface};
 
 pub use crate::gtt::tiling::{Swizzle, Tiling};
 
@@ -103,6 +103,7 @@ impl Compute {
         if size == 0 {
             return Err(ComputeError::Invalid("empty buffer"));
         }
+        check_max("buffer bytes", size as u64, MAX_BUFFER_BYTES as u64)?;
         let (region, mapping) = gpu.map_buffer(size)?;
         Ok(Buffer {
             region,

@@ -75,6 +75,11 @@ pub const RAW_FORMAT: u32 = 0x1ff;
 /// Height notes, line 3236; the same on SNB, 003 lines 75895-75898).
 pub const MAX_BUFFER_ENTRIES: u64 = 1 << 27;
 
+/// Largest buffer [`super::Compute::create_buffer`] makes: what a binding
+/// can reach, 2^27 entries of the widest element a [`Format`] has (4 bytes).
+/// Checked before anything is allocated, so a hostile size costs nothing.
+pub const MAX_BUFFER_BYTES: usize = MAX_BUFFER_ENTRIES as usize * 4;
+
 /// Largest 2D surface side: Width/Height are 13 bits of (size - 1) on
 /// 965/G45 and SNB (000 lines 3234 and 3245, 003 SURFACE_STATE DW2); Ivy Bridge
 /// has 14 bits but the smaller limit keeps one rule for all.

@@ -4,6 +4,8 @@
 //! simple bump counter (so a device model can translate them back), the PCI
 //! bus holds whatever configuration spaces a test puts on it, and time is a
 //! simulated clock that only `delay_us` advances, so tests are deterministic.
+//! A tool whose timeouts are the user's wall-clock bounds gives the platform
+//! the host's clock instead ([`HostPlatform::with_clock`]).
 
 use alloc::alloc::{Layout, alloc_zeroed, dealloc};
 use alloc::collections::BTreeMap;
@@ -78,6 +80,8 @@ pub struct HostPlatform {
     dma: Mutex<BTreeMap<u64, Allocation>>,
     pci: Mutex<BTreeMap<PciAddress, SimPciDevice>>,
     clock_ns: AtomicU64,
+    /// A real clock (nanoseconds, monotonic) that replaces the simulated one.
+    wall: Option<fn() -> u64>,
 }
 
 // SAFETY: the raw pointers in `dma` are owned allocations only reached under
@@ -100,7 +104,18 @@ impl HostPlatform {
             dma: Mutex::new(BTreeMap::new()),
             pci: Mutex::new(BTreeMap::new()),
             clock_ns: AtomicU64::new(0),
+            wall: None,
         }
+    }
+
+    /// A platform whose time is `clock` (monotonic nanoseconds, such as the
+    /// host's `Instant` since some start): the driver's timeouts become
+    /// bounds on real time, however slowly a software device runs, and
+    /// `delay_us` waits on that clock.
+    pub fn with_clock(clock: fn() -> u64) -> Self {
+        let mut p = Self::new();
+        p.wall = Some(clock);
+        p
     }
 
     /// Puts a device on the simulated PCI bus.
@@ -222,12 +237,25 @@ impl Platform for HostPlatform {
     }
 
     fn now_ns(&self) -> u64 {
-        self.clock_ns.load(Ordering::Relaxed)
+        match self.wall {
+            Some(clock) => clock(),
+            None => self.clock_ns.load(Ordering::Relaxed),
+        }
     }
 
     fn delay_us(&self, us: u64) {
-        self.clock_ns
-            .fetch_add(us.saturating_mul(1000), Ordering::Relaxed);
+        match self.wall {
+            Some(clock) => {
+                let end = clock().saturating_add(us.saturating_mul(1000));
+                while clock() < end {
+                    core::hint::spin_loop();
+                }
+            }
+            None => {
+                self.clock_ns
+                    .fetch_add(us.saturating_mul(1000), Ordering::Relaxed);
+            }
+        }
     }
 }
 
@@ -270,6 +298,20 @@ mod tests {
             p.map_mmio(PhysAddr(0xfe00_0000), 4096),
             Err(PlatformError::Unmappable)
         );
+    }
+
+    #[test]
+    fn a_given_clock_replaces_the_simulated_one() {
+        static NOW: AtomicU64 = AtomicU64::new(7_000);
+        // Each reading moves this clock on by 1 us: delay_us waits on it.
+        fn clock() -> u64 {
+            NOW.fetch_add(1_000, Ordering::Relaxed)
+        }
+        let p = HostPlatform::with_clock(clock);
+        let t0 = p.now_ns();
+        p.delay_us(50);
+        let waited = p.now_ns() - t0;
+        assert!((50_000..60_000).contains(&waited), "{waited}");
     }
 
     #[test]

@@ -136,6 +136,21 @@ struct Queue {
     context: Option<ContextId>,
 }
 
+/// A timeout in nanoseconds. Saturates: a caller's `u64::MAX` microseconds
+/// means "wait for ever", and a wrapped product would be a tiny timeout that
+/// resets a healthy engine.
+fn us_to_ns(us: u64) -> u64 {
+    us.saturating_mul(1000)
+}
+
+/// `bytes` rounded up to whole pages; a size with no such multiple in a
+/// usize is an invalid request, not an overflow.
+fn whole_pages(bytes: usize) -> Result<usize, PlatformError> {
+    bytes
+        .checked_next_multiple_of(4096)
+        .ok_or(PlatformError::InvalidRequest)
+}
+
 /// Seqno order that survives wrapping.
 fn passed(completed: u32, seqno: u32) -> bool {
     completed.wrapping_sub(seqno) as i32 >= 0
@@ -265,9 +280,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
 
     /// Allocates DMA memory and maps it in the GGTT.
     pub fn map_buffer(&mut self, bytes: usize) -> Result<(DmaRegion, Mapping), GpuError> {
-        let region = self
-            .platform
-            .dma_alloc(bytes.next_multiple_of(4096), 4096)?;
+        let region = self.platform.dma_alloc(whole_pages(bytes)?, 4096)?;
         match self.ggtt.map(self.mmio, &region, Caching::Llc) {
             Ok(m) => Ok((region, m)),
             Err(e) => {
@@ -329,7 +342,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             if self.mmio.read32(offset) & mask == want {
                 return Ok(());
             }
-            if self.platform.now_ns().saturating_sub(start) > timeout_us * 1000 {
+            if self.platform.now_ns().saturating_sub(start) > us_to_ns(timeout_us) {
                 return Err(GpuError::BringUp(what));
             }
             self.platform.delay_us(POLL_US);
@@ -531,7 +544,9 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
 
     /// Waits for a fence. On timeout or an engine error the engine's state is
     /// captured and decoded, the engine is reset and restarted, and the error
-    /// is returned; the engine takes new work afterwards.
+    /// is returned; the engine takes new work afterwards. `timeout_us` is
+    /// time on the platform's clock ([`Platform::now_ns`]); any value works,
+    /// `u64::MAX` is no limit.
     pub fn wait(&mut self, fence: Fence, timeout_us: u64) -> Result<(), GpuError> {
         let i = fence.engine.0;
         if i >= self.queues.len() {
@@ -558,7 +573,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
                 self.retire(i);
                 return Ok(());
             }
-            if self.platform.now_ns().saturating_sub(start) > timeout_us * 1000 {
+            if self.platform.now_ns().saturating_sub(start) > us_to_ns(timeout_us) {
                 return Err(self.hang(i, HangReason::Timeout, done, fence.seqno));
             }
             self.platform.delay_us(POLL_US);
@@ -654,7 +669,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         bytes: usize,
     ) -> Result<(DmaRegion, GfxAddr), GpuError> {
         let (platform, mmio) = (self.platform, self.mmio);
-        let region = platform.dma_alloc(bytes.next_multiple_of(4096), 4096)?;
+        let region = platform.dma_alloc(whole_pages(bytes)?, 4096)?;
         let ggtt = &self.ggtt;
         let result = match self.contexts.get_mut(ctx.0).and_then(|c| c.as_mut()) {
             Some(p) => p

@@ -139,8 +139,21 @@ impl<B: MemoryBus> Device<B> {
         let space = media.thread_space;
         self.media = Some(media);
         if let Err(e) = result {
-            self.halt(i, halt_of(e, &[0], space));
+            let header = self.current_header(i);
+            self.halt(i, halt_of(e, &[header], space));
         }
+    }
+
+    /// The header of the command engine `i` is at (for IPEHR); 0 when it
+    /// cannot be read.
+    fn current_header(&self, i: usize) -> u32 {
+        let e = &self.engines[i];
+        let space = if e.batch.is_some() {
+            e.batch_space
+        } else {
+            Space::Ggtt
+        };
+        self.read_gfx_u32(i, space, e.acthd).unwrap_or(0)
     }
 
     /// An engine reset also resets its media unit.
@@ -195,7 +208,7 @@ fn halt_of(e: MediaError, dw: &[u32], space: Space) -> Halt {
             gfx_addr: f.addr,
             ggtt: space == Space::Ggtt,
         },
-        MediaError::Command => Halt::InstructionError {
+        MediaError::Command | MediaError::Thread => Halt::InstructionError {
             dw0: dw.first().copied().unwrap_or(0),
         },
     }

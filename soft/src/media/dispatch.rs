@@ -169,12 +169,14 @@ impl Media {
                 return Ok(true);
             }
             if self.array.is_idle() {
-                // Nothing runs and nothing more can start.
+                // Nothing runs and nothing more can start: known at once,
+                // so the engine stops at the walker (as thread errors do,
+                // `Media::run_threads`) rather than waiting for a timeout.
                 self.array.fail(EuFailure::Dispatch(
                     "a thread group needs more threads or barriers than the VFE allows",
                 ));
                 self.last_report = self.array.report().cloned();
-                return Ok(false);
+                return Err(MediaError::Command);
             }
             if !self.run_threads(threads)? {
                 return Ok(false);

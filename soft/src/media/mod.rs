@@ -96,6 +96,11 @@ pub(crate) enum MediaError {
     /// a payload that does not fit, a feature the model lacks): the engine
     /// reports it like an unknown command.
     Command,
+    /// An EU thread stopped on an error the array detects when it happens
+    /// (an instruction or operand it cannot execute, a message its shared
+    /// function refuses, a run past the kernel's end). See
+    /// [`Media::run_threads`] for how the engine reports it.
+    Thread,
 }
 
 impl From<MemFault> for MediaError {
@@ -195,6 +200,12 @@ impl Media {
     /// An engine reset: threads, walk and state are gone; the array's
     /// shape and counters stay.
     pub fn reset(&mut self) {
+        // Threads still running keep an account for the report.
+        if self.array.report().is_none()
+            && let Some(r) = self.array.unfinished_report()
+        {
+            self.last_report = Some(r);
+        }
         self.array.reset();
         self.cache.invalidate();
         self.selected = Selected::default();
@@ -249,8 +260,22 @@ impl Media {
     }
 
     /// One slice of the threads' time; false when nothing more can happen
-    /// in this run (budget spent, a failure, or every thread asleep with
+    /// in this run (budget spent, a hang, or every thread asleep with
     /// nothing left to wake it: a deadlock, reported).
+    ///
+    /// A failed thread ends the dispatch at once. A memory fault is the
+    /// page-table error it is on hardware. A thread error the array detects
+    /// has no error bit of its own: on hardware it raises an EU exception
+    /// that goes to the System Routine (003 lines 90905-90951 Illegal Opcode
+    /// in cr0.1; 92849-92856 invoking the System Routine), which this model and
+    /// driver do not install, so the thread would be lost and the engine
+    /// stay busy. The model instead stops the engine with the fatal
+    /// Instruction Error (EIR bit 0, 003 lines 12102-12150), IPEHR holding
+    /// the header of the command the engine waits at (the dispatch), so the
+    /// driver learns of it on its next poll instead of after its timeout.
+    /// Endless threads (the lifetime budget) and a deadlock remain what they
+    /// are on hardware: an engine that never finishes, for the driver's hang
+    /// detection.
     fn run_threads(&mut self, threads: &mut dyn GfxMemory) -> Result<bool, MediaError> {
         if self.allowance == 0 || self.array.report().is_some() {
             return Ok(false);
@@ -264,10 +289,12 @@ impl Media {
         }
         if let Some(report) = self.array.report() {
             self.last_report = Some(report.clone());
-            if let EuFailure::Fault(f) = report.failure {
-                return Err(MediaError::Fault(f));
-            }
-            return Ok(false);
+            return match report.failure {
+                EuFailure::Fault(f) => Err(MediaError::Fault(f)),
+                EuFailure::Error(_) | EuFailure::LeftKernel => Err(MediaError::Thread),
+                EuFailure::Dispatch(_) => Err(MediaError::Command),
+                EuFailure::Hang | EuFailure::Deadlock | EuFailure::Unfinished { .. } => Ok(false),
+            };
         }
         Ok(true)
     }

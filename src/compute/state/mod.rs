@@ -259,6 +259,27 @@ pub(crate) const fn max_curbe_rows(generation: Generation) -> u32 {
     }
 }
 
+/// Constant registers one thread may read (the interface descriptor's
+/// Constant URB Entry Read Length): a 6-bit count, 0-63, on 965/G45 (hal
+/// gen4 media.toml INTERFACE_DESCRIPTOR DW1 31:26) and SNB (U6, range 0..63,
+/// 003 lines 47944-47950). Ivy Bridge widens the field to 16 bits [ext: Mesa
+/// gen7.xml INTERFACE_DESCRIPTOR_DATA DW5 31:16]; there the GRF after R0 is
+/// the bound ([`GRF_REGISTERS`]).
+pub(crate) const fn max_curbe_read_rows(generation: Generation) -> u32 {
+    match generation {
+        Generation::Gen4 | Generation::G45 | Generation::Gen6 => 63,
+        _ => GRF_REGISTERS - 1,
+    }
+}
+
+/// GRF registers a thread has. Its payload (R0, the constants, the inline
+/// data) must fit them: "the maximum size payload for any thread is limited
+/// by the number of GRF registers available to the thread, as determined by
+/// min(128, 16 * GRF Register Block Count). Software is responsible for
+/// ensuring this maximum size is not exceeded" (003 lines 28578-28586; the
+/// GRF is 128 registers, 003 lines 89958-89962).
+pub const GRF_REGISTERS: u32 = 128;
+
 /// Rows of the smallest Gen6 URB (GT1: 32 KiB in 256-bit rows, 003 lines 88005-88007).
 pub const URB_ROWS_SNB: u32 = 1024;
 

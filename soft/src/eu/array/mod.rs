@@ -358,6 +358,24 @@ impl EuArray {
         self.report.as_ref()
     }
 
+    /// The account of threads still resident, for an engine reset that
+    /// comes before any failure (the driver's timeout ran out first): the
+    /// first resident thread that is not asleep (else the first asleep), and
+    /// how many there are. None when nothing is resident.
+    pub fn unfinished_report(&self) -> Option<EuReport> {
+        let resident = self.resident;
+        let lives = || {
+            self.slots
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.live.as_ref().map(|l| (i, l)))
+        };
+        let (idx, live) = lives()
+            .find(|(_, l)| !l.waiting)
+            .or_else(|| lives().next())?;
+        Some(self.account(idx, live, EuFailure::Unfinished { resident }))
+    }
+
     /// Stops the array with a failure found outside a thread (a dispatch
     /// that can never happen, a deadlock the dispatcher sees).
     pub fn fail(&mut self, failure: EuFailure) {

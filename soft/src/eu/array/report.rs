@@ -24,6 +24,9 @@ pub enum EuFailure {
     Deadlock,
     /// The dispatcher cannot start a thread (the text says why).
     Dispatch(&'static str),
+    /// Nothing failed, but the engine was reset (the driver gave up
+    /// waiting) while `resident` threads were still running.
+    Unfinished { resident: usize },
 }
 
 /// A failure and the thread it happened on.
@@ -76,6 +79,10 @@ impl fmt::Display for EuReport {
                 f.write_str("EU deadlock: every thread waits for a notification")?
             }
             EuFailure::Dispatch(why) => write!(f, "EU dispatch failed: {why}")?,
+            EuFailure::Unfinished { resident } => write!(
+                f,
+                "EU threads still running at the engine reset: {resident} resident, the first"
+            )?,
         }
         if let Some(slot) = self.slot {
             write!(

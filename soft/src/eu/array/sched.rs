@@ -151,6 +151,11 @@ impl EuArray {
         if self.report.is_some() {
             return;
         }
+        self.report = Some(self.account(idx, live, failure));
+    }
+
+    /// What a report says about the thread in slot `idx`.
+    pub(super) fn account(&self, idx: usize, live: &Live, failure: EuFailure) -> EuReport {
         let (euid, tid) = self.slot_ids(idx);
         let ip = live.thread.ip();
         let instruction = live
@@ -158,7 +163,7 @@ impl EuArray {
             .lookup(ip)
             .and_then(|i| live.program.ops.get(i))
             .map(|op| baregpu_isa::text::print_instruction(self.platform, &op.inst));
-        self.report = Some(EuReport {
+        EuReport {
             failure,
             slot: Some(idx),
             euid,
@@ -167,6 +172,6 @@ impl EuArray {
             ip,
             executed: live.thread.executed(),
             instruction,
-        });
+        }
     }
 }
