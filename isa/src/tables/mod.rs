@@ -320,6 +320,35 @@ impl GenTables {
         }
     }
 
+    /// The type a vacant slot's type field names (a slot of which only
+    /// file and type exist, see `inst::Vacant`). Hardware reads no operand
+    /// there, so a code is kept even where the table of the slot's file
+    /// reserves it: emitters copy the immediate's code into the unused
+    /// src1 with file ARF (Mesa elk_eu_emit.c elk_set_src0:
+    /// `elk_inst_set_src1_reg_hw_type(.., elk_inst_src0_reg_hw_type(..))`),
+    /// so such a code is read with the other (immediate/register) table.
+    /// Every 3-bit code names a type in one of the two tables.
+    pub fn vacant_type(&self, file: RegFile, code: u32) -> Option<Type> {
+        let other = if file == RegFile::Imm {
+            &self.reg_types
+        } else {
+            &self.imm_types
+        };
+        lookup(self.types_for(file), code).or_else(|| lookup(other, code))
+    }
+
+    /// The code [`Self::vacant_type`] reads as `ty`.
+    pub fn vacant_code(&self, file: RegFile, ty: Type) -> Option<u8> {
+        let other = if file == RegFile::Imm {
+            &self.reg_types
+        } else {
+            &self.imm_types
+        };
+        code_of(self.types_for(file), ty).or_else(|| {
+            code_of(other, ty).filter(|&c| lookup(self.types_for(file), u32::from(c)).is_none())
+        })
+    }
+
     /// Predicate table for an access mode.
     pub fn preds(&self, align16: bool) -> &[Option<PredCtrl>; 16] {
         if align16 {
