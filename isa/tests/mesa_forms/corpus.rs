@@ -21,6 +21,7 @@ mod op {
     pub const CONT: u32 = 41;
     pub const HALT: u32 = 42;
     pub const SEND: u32 = 49;
+    pub const SENDC: u32 = 50;
     pub const MATH: u32 = 56;
     pub const ADD: u32 = 64;
     pub const MUL: u32 = 65;
@@ -311,6 +312,16 @@ fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
         i.base_mrf(1);
         i.desc(6, 1, 1, false, 1 | 1 << 13);
         add("elk_ff_sync (URB)", i);
+        // elk_fb_WRITE (Gen4): send, base MRF = payload, src0 = the implied
+        // header g0, data port write: bti [7:0], msg control [10:8], msg
+        // type render-target write (4) [14:12], last RT [11].
+        let mut i = send(E16);
+        i.dest(null_t(UW));
+        i.src0(grf(0, UW));
+        i.base_mrf(2);
+        i.desc(5, 10, 0, false, 1 << 11 | 4 << 12);
+        i.eot();
+        add("elk_fb_WRITE EOT (data port write)", i);
     } else {
         let src = |nr: u32| mrf(nr, UD);
         let rc = 5; // GFX6_SFID_DATAPORT_RENDER_CACHE
@@ -320,8 +331,9 @@ fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
         i.src0(src(2));
         i.desc(2, 3, 4, true, 1 | 2 << 8 | 1 << 17);
         add("elk_SAMPLE (sampler)", i);
-        // elk_fb_WRITE: dest null UW vec16, render cache, EOT.
-        let mut i = send(E16);
+        // elk_fb_WRITE: sendc from Gen6, dest null UW vec16, render cache,
+        // EOT.
+        let mut i = Insn::new(p, op::SENDC, E16);
         i.dest(null_t(UW));
         i.src0(src(1));
         // bti 0, SIMD16 single source, last render target [12], message
@@ -329,7 +341,7 @@ fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
         let rt_write = if g == 6 { 12 << 13 } else { 12 << 14 };
         i.desc(rc, 10, 0, true, 1 << 12 | rt_write);
         i.eot();
-        add("elk_fb_WRITE EOT (render cache)", i);
+        add("elk_fb_WRITE EOT (sendc, render cache)", i);
         // elk_oword_block_read: constant cache (SFID 9 on Gen6+).
         let mut i = send(E8);
         i.dest(grf(30, UW));
@@ -377,6 +389,41 @@ fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
             i.src0(grf(1, UD));
             i.desc(3, 1, 0, false, 4);
             add("elk_barrier (message gateway)", i);
+            // elk_fs_generator::generate_cs_terminate: null UW dest, the
+            // payload UW, src1 imm_ud(0) overwritten by the descriptor: thread
+            // spawner, mlen 1, opcode dereference [0] = 0, request type root
+            // [1] = 0, resource select [4] = 1, EOT.
+            let mut i = send(E8);
+            i.dest(null_t(UW));
+            i.src0(grf(127, UW));
+            i.src1(imm_ud(0));
+            i.desc(7, 1, 0, false, 1 << 4);
+            i.eot();
+            add("generate_cs_terminate (thread spawner)", i);
+            // elk_send_indirect_message with a register descriptor: the
+            // surface index ANDed into a0.0 (elk_send_indirect_surface_message),
+            // src1 = a0.0:ud, the SFID in bits 27:24; dest retyped UW.
+            let mut i = send(E8);
+            i.dest(grf(60, UW));
+            i.src0(grf(20, UD));
+            let a0 = Reg {
+                ty: UD,
+                ..Reg::vec8(ARF, 0x10, UD).vec1()
+            };
+            i.src1(a0);
+            let c = i.f.cond_mod;
+            i.put(c, if p == Platform::Gen75 { 12 } else { 10 });
+            add("elk_send_indirect_message, descriptor in a0.0", i);
+        }
+        if p == Platform::Gen75 {
+            // elk_untyped_surface_read on Haswell: data cache 1 (SFID 12),
+            // bti [7:0], channel mask [11:8], SIMD mode [13:12], message type
+            // untyped read (1) [17:14].
+            let mut i = send(E8);
+            i.dest(grf(40, UD));
+            i.src0(grf(20, UD));
+            i.desc(12, 1, 1, false, 3 | 0xE << 8 | 2 << 12 | 1 << 14);
+            add("elk_untyped_surface_read (Haswell data cache 1)", i);
         }
     }
 }

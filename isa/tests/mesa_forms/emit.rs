@@ -74,13 +74,6 @@ impl Reg {
         self
     }
 
-    pub const fn vec4(mut self) -> Reg {
-        self.vstride = 3;
-        self.width = 2;
-        self.hstride = 1;
-        self
-    }
-
     pub const fn sub(mut self, bytes: u32) -> Reg {
         self.subnr = bytes;
         self
