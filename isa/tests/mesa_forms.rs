@@ -66,6 +66,60 @@ fn the_unused_src1_of_an_immediate_form_keeps_mesas_copied_type() {
     }
 }
 
+/// Whatever a compiler leaves in the file and type fields of a slot the
+/// hardware does not read (every 2-bit file and 3-bit type code), the word
+/// decodes, re-encodes to itself and disassembles symbolically.
+#[test]
+fn every_code_in_an_unread_slot_decodes_and_round_trips() {
+    use baregpu_isa::inst::DstSlot;
+    let mut swept = 0;
+    for p in PLATFORMS {
+        let f = &baregpu_isa::tables::for_platform(p).fields;
+        for form in corpus::forms(p) {
+            let inst = decode(p, form.word).unwrap();
+            let mut slots = Vec::new();
+            match &inst.body {
+                Body::Alu(a) if matches!(a.src1, Src::Vacant(_)) => slots.push(f.src1),
+                Body::Math(m) if matches!(m.src1, Src::Vacant(_)) => slots.push(f.src1),
+                Body::Branch(b) => {
+                    if matches!(b.src1, Src::Vacant(_)) {
+                        slots.push(f.src1);
+                    }
+                    if matches!(b.dst, DstSlot::Vacant(_)) {
+                        // The destination's file/type sit where src fields
+                        // have theirs; reuse the shape with dst positions.
+                        slots.push(baregpu_isa::tables::SrcFields {
+                            file: f.dst.file,
+                            ty: f.dst.ty,
+                            ..f.src1
+                        });
+                    }
+                }
+                _ => {}
+            }
+            for s in slots {
+                for file in 0..4u128 {
+                    for ty in 0..8u128 {
+                        let w = form.word & !(s.file.mask() | s.ty.mask())
+                            | file << s.file.lo
+                            | ty << s.ty.lo;
+                        let i = decode(p, w).unwrap_or_else(|e| {
+                            panic!("{p}: {} with file {file} type {ty}: {e}", form.what)
+                        });
+                        assert_eq!(encode(p, &i), Ok(w), "{p}: {}", form.what);
+                        let b = w.to_le_bytes();
+                        let text = disassemble(p, &b, false).unwrap();
+                        assert!(!text.starts_with(".raw"), "{p}: {text}");
+                        assert_eq!(assemble(p, &text).unwrap(), b.to_vec(), "{p}: {text}");
+                        swept += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(swept > 1000, "{swept}");
+}
+
 /// `.raw` lines and total lines of our disassembly.
 fn raw_lines(text: &str) -> (usize, usize) {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -105,6 +159,42 @@ fn disassembly_is_symbolic_and_reassembles_to_the_same_bits() {
         assert_eq!(assemble(p, &text).unwrap(), bin, "{p}: whole kernel");
     }
     eprintln!("all: {raw_all} of {all} lines .raw");
+}
+
+/// Mesa compacts what its tables allow (elk_eu_compact.c
+/// elk_compact_instructions, G45 on): those of our forms that compact must
+/// expand back exactly and disassemble symbolically as `{Compacted}`.
+#[test]
+fn compacted_forms_stay_exact_and_symbolic() {
+    let mut compacted = 0;
+    for p in [
+        Platform::G45,
+        Platform::Gen6,
+        Platform::Gen7,
+        Platform::Gen75,
+    ] {
+        for f in corpus::forms(p) {
+            let Some(c) = baregpu_isa::compact::compact(p, to_dwords(f.word)) else {
+                continue;
+            };
+            compacted += 1;
+            assert_eq!(
+                baregpu_isa::compact::uncompact(p, c),
+                Ok(to_dwords(f.word)),
+                "{p}: {}",
+                f.what
+            );
+            let bin: Vec<u8> = c.iter().flat_map(|d| d.to_le_bytes()).collect();
+            let text = disassemble(p, &bin, false).unwrap();
+            assert!(
+                !text.starts_with(".raw") && text.contains("Compacted"),
+                "{p}: {}: {text}",
+                f.what
+            );
+            assert_eq!(assemble(p, &text).unwrap(), bin, "{p}: {}: {text}", f.what);
+        }
+    }
+    assert!(compacted > 0, "some forms compact");
 }
 
 fn tool(name: &str) -> bool {

@@ -10,7 +10,7 @@ use crate::inst::{
 use crate::platform::Platform;
 use crate::tables::{
     self, Bit28, Bits, DstFields, GenTables, HSTRIDES, JumpLayout, Layout, SendLayout, SrcFields,
-    ThreeSrcFields, VSTRIDE_VXH, VSTRIDES, WIDTHS, lookup,
+    ThreeSrcFields, VACANT_FILES, VSTRIDE_VXH, VSTRIDES, WIDTHS, lookup,
 };
 
 type Result<T> = core::result::Result<T, DecodeError>;
@@ -150,7 +150,8 @@ impl Decoder<'_> {
 
     /// A vacant slot's file and type (see `GenTables::vacant_type`).
     fn vacant_head(&mut self, file_bits: Bits, ty_bits: Bits, slot: Slot) -> Result<Vacant> {
-        let file = self.file(file_bits, slot)?;
+        let code = self.r.get(file_bits);
+        let file = lookup(&VACANT_FILES, code).ok_or(reserved(Field::File(slot), code))?;
         let code = self.r.get(ty_bits);
         let ty = self
             .t

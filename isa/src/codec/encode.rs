@@ -10,7 +10,7 @@ use crate::inst::{
 use crate::platform::Platform;
 use crate::tables::{
     self, Bit28, Bits, GenTables, HSTRIDES, JumpLayout, Layout, SendLayout, SrcFields,
-    ThreeSrcFields, VSTRIDE_VXH, VSTRIDES, WIDTHS, code_of,
+    ThreeSrcFields, VACANT_FILES, VSTRIDE_VXH, VSTRIDES, WIDTHS, code_of,
 };
 
 type Result<T> = core::result::Result<T, EncodeError>;
@@ -287,7 +287,8 @@ impl Encoder<'_> {
 
     /// A vacant slot's file and type (see `GenTables::vacant_code`).
     fn vacant_head(&mut self, file: Bits, ty: Bits, v: &Vacant, slot: Slot) -> Result<()> {
-        self.file(file, v.file, slot)?;
+        let code = code_of(&VACANT_FILES, v.file).ok_or(bad(Field::File(slot), 0))?;
+        self.w.put(file, u64::from(code), Field::File(slot))?;
         let code = self
             .t
             .vacant_code(v.file, v.ty)

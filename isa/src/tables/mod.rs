@@ -17,6 +17,11 @@ mod gen7;
 
 pub use common::{HSTRIDES, VSTRIDE_VXH, VSTRIDES, WIDTHS};
 
+/// RegFile codes of a vacant slot (`inst::Vacant`) on every generation: the
+/// Gen4-Gen6 codes. Hardware ignores the field there, so Gen7's reserved
+/// MRF code (no MRF, 001 lines 2168-2192) must still decode.
+pub const VACANT_FILES: [Option<RegFile>; 4] = gen4::REG_FILES;
+
 use crate::inst::{
     Compression, CondMod, MathFn, Opcode, PredCtrl, RegFile, Sfid, ThreadCtrl, Type,
 };

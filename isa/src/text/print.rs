@@ -17,8 +17,10 @@ use crate::platform::Platform;
 use crate::tables::{self, SendLayout};
 
 /// Prints one instruction on one line (no trailing newline). Branch offsets
-/// are printed as byte offsets from the instruction. Fields the syntax
-/// leaves implicit are not checked here (see [`super::disassemble`]).
+/// are printed as byte offsets from the instruction. Slots the syntax
+/// leaves implicit are written out (`src1=arf:f`) where they differ from
+/// what the assembler fills in; [`super::disassemble`] also checks the
+/// line reassembles exactly.
 pub fn print_instruction(p: Platform, inst: &Instruction) -> String {
     print_with(p, inst, None)
 }

@@ -20,11 +20,13 @@ mod op {
     pub const BREAK: u32 = 40;
     pub const CONT: u32 = 41;
     pub const HALT: u32 = 42;
+    pub const WAIT: u32 = 48;
     pub const SEND: u32 = 49;
     pub const SENDC: u32 = 50;
     pub const MATH: u32 = 56;
     pub const ADD: u32 = 64;
     pub const MUL: u32 = 65;
+    pub const MACH: u32 = 73;
     pub const DP4: u32 = 84;
     pub const MAD: u32 = 91;
     pub const LRP: u32 = 92;
@@ -156,6 +158,23 @@ pub fn forms(p: Platform) -> Vec<Form> {
         let pc = i.f.pred_ctrl;
         i.put(pc, PRED_NORMAL);
         add("elk_SEL predicated", i);
+    }
+
+    {
+        // elk_MOV into the flag register (elk_flag_reg: ARF f0.0, UW).
+        let f0 = Reg {
+            ty: UW,
+            ..Reg::vec8(ARF, 0x30, UW).vec1()
+        };
+        let mut i = alu1(op::MOV, E1, f0, imm_w(0xFF));
+        i.put(i.f.mask_ctrl, 1);
+        add("elk_MOV immediate into f0.0", i);
+    }
+    if g >= 6 {
+        // elk_MACH with AccWrEn (integer multiply high), acc0 implied.
+        let mut i = alu2(op::MACH, E8, grf(30, D), grf(31, D), grf(32, D));
+        i.put(i.f.bit28, 1);
+        add("elk_MACH {AccWrEn}", i);
     }
 
     // ---- Align16 (vec4 backend: elk_set_dest/src0/src1 in ALIGN_16) ----
@@ -389,6 +408,19 @@ fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
             i.src0(grf(1, UD));
             i.desc(3, 1, 0, false, 4);
             add("elk_barrier (message gateway)", i);
+            // elk_WAIT: dst and src0 = elk_notification_reg() (ARF n0, UD,
+            // vec1), src1 = elk_null_reg(); exec 1, no mask.
+            let mut i = Insn::new(p, op::WAIT, E8);
+            let n0 = Reg {
+                ty: UD,
+                ..Reg::vec8(ARF, 0x90, UD).vec1()
+            };
+            i.dest(n0);
+            i.src0(n0);
+            i.src1(null());
+            i.put(i.f.exec_size, E1);
+            i.put(i.f.mask_ctrl, 1);
+            add("elk_WAIT on n0 after a barrier", i);
             // elk_fs_generator::generate_cs_terminate: null UW dest, the
             // payload UW, src1 imm_ud(0) overwritten by the descriptor: thread
             // spawner, mlen 1, opcode dereference [0] = 0, request type root
