@@ -66,6 +66,22 @@ fn the_unused_src1_of_an_immediate_form_keeps_mesas_copied_type() {
     }
 }
 
+/// The corpus is well-formed code: the validator finds no error in it
+/// (it catches a form no Mesa path would write).
+#[test]
+fn the_corpus_passes_the_validator() {
+    use baregpu_isa::validate::{Severity, validate};
+    for p in PLATFORMS {
+        for f in corpus::forms(p) {
+            let errors: Vec<_> = validate(p, &decode(p, f.word).unwrap())
+                .into_iter()
+                .filter(|v| v.severity == Severity::Error)
+                .collect();
+            assert!(errors.is_empty(), "{p}: {}: {errors:?}", f.what);
+        }
+    }
+}
+
 /// Whatever a compiler leaves in the file and type fields of a slot the
 /// hardware does not read (every 2-bit file and 3-bit type code), the word
 /// decodes, re-encodes to itself and disassembles symbolically.
@@ -411,6 +427,8 @@ fn gen4disasm_reads_the_same_instructions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Prints every form with its disassembly:
+/// `cargo test -p baregpu-isa --test mesa_forms dump -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn dump() {

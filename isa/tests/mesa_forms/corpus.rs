@@ -125,10 +125,16 @@ pub fn forms(p: Platform) -> Vec<Form> {
             grf(15, UD).vec1().sub(20),
         ),
     );
-    add(
-        "elk_MOV SIMD16 from g0 (header copy)",
-        alu1(op::MOV, E16, grf(20, F), grf(4, F)),
-    );
+    {
+        // SIMD16: the default state's compression (elk_inst_set_state,
+        // elk_inst_set_compression: ComprCtrl compressed on Gen4/G45, QtrCtrl
+        // 0 from Gen6).
+        let mut i = alu1(op::MOV, E16, grf(20, F), grf(4, F));
+        if g < 6 {
+            i.put(i.f.group, 2);
+        }
+        add("elk_MOV SIMD16", i);
+    }
     add(
         "elk_ADD immediate in src1",
         alu2(op::ADD, E8, grf(10, F), grf(11, F), imm_f(2.0)),
@@ -186,7 +192,7 @@ pub fn forms(p: Platform) -> Vec<Form> {
     }
     {
         let mut i = Insn::new(p, op::MOV, E8).align16();
-        i.dest(mrf(3, F).sub(16).wm(0xC));
+        i.dest(mrf(3, F).wm(0xC));
         i.src0(imm(VF, 0x3830_2000));
         add("Align16 elk_MOV VF vector constant", i);
     }
@@ -198,10 +204,17 @@ pub fn forms(p: Platform) -> Vec<Form> {
         add("Align16 elk_ADD replicated source and immediate", i);
     }
     {
+        // Exec 4: one vec4, the upper half of a register.
+        let mut i = Insn::new(p, op::MOV, 2).align16();
+        i.dest(grf(9, F).sub(16).wm(0x7));
+        i.src0(grf(10, F).sub(16).swz(XYZW));
+        add("Align16 elk_MOV, exec 4, second vec4 of a register", i);
+    }
+    {
         let mut i = Insn::new(p, op::DP4, E8).align16();
         i.dest(grf(9, F).wm(0x1));
         i.src0(grf(10, F));
-        i.src1(grf(11, F).sub(16));
+        i.src1(grf(11, F));
         add("Align16 elk_DP4", i);
     }
 
@@ -306,11 +319,10 @@ fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
         i.base_mrf(1);
         i.desc(5, 2, 1, false, 255 | 1 << 8 | 8 << 12 | 1 << 15);
         add("elk_oword_block_write_scratch (data port write)", i);
-        // elk_SAMPLE: dest, src0 = g0 implied move, sampler.
+        // elk_SAMPLE: compression off (elk_inst_set_compression(.., false)),
+        // SIMD16 writeback retyped UW, src0 = g0 implied move, sampler.
         let mut i = send(E16);
-        let c = i.f.group;
-        i.put(c, 2); // compressed SIMD16
-        i.dest(grf(40, F));
+        i.dest(grf(40, UW));
         i.src0(grf(0, UW));
         i.base_mrf(2);
         i.desc(2, 5, 8, false, 1 | 1 << 8);
