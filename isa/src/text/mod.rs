@@ -25,6 +25,8 @@
 //!   before the implied-move source: `send (8|M0) r4:uw m1 r0:ud 0x6 0x0a10`,
 //!   the SFID is the first number and the low 24 bits of the descriptor
 //!   (without EOT) the second.
+//!   A send destination with a stride other than 1 or an Align16 write mask
+//!   other than `.xyzw` is written in full (`r20.0<1>.x:f`).
 //!   A descriptor immediate typed other than UD carries its type
 //!   (`0x02110203:d`, as intel-gen4asm writes them).
 //! * Gen4/G45 branches print their jump count in bytes and, when non-zero,

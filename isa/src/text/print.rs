@@ -227,7 +227,7 @@ impl Printer<'_> {
                     }
                 }
             }
-            Body::Send(s) => self.send(s, i.saturate)?,
+            Body::Send(s) => self.send(s, i.saturate, align16)?,
             Body::Branch(b) => self.branch(i.opcode, b)?,
         }
         Ok(())
@@ -482,15 +482,20 @@ impl Printer<'_> {
         write!(self.out, ":{}", r.ty.name())
     }
 
-    fn send(&mut self, s: &Send, sat: bool) -> R {
+    fn send(&mut self, s: &Send, sat: bool, a16: bool) -> R {
         self.out.push(' ');
         if sat {
             self.out.push_str("(sat)");
         }
         // IGA's short forms: `r1:ud` for the destination, `r2` (or `r2:f`)
-        // for the payload.
-        self.addr(s.dst.file, &s.dst.addr, s.dst.ty)?;
-        write!(self.out, ":{}", s.dst.ty.name())?;
+        // for the payload. A destination stride other than 1 or an Align16
+        // write mask other than .xyzw is written out (`r20.0<1>.x:f`).
+        if s.dst.hstride != 1 || s.dst.writemask != crate::inst::WRITEMASK_XYZW {
+            self.dst(&s.dst, false, a16)?;
+        } else {
+            self.addr(s.dst.file, &s.dst.addr, s.dst.ty)?;
+            write!(self.out, ":{}", s.dst.ty.name())?;
+        }
         self.out.push(' ');
         if let Some(base) = s.base_mrf {
             write!(self.out, "m{base} ")?;

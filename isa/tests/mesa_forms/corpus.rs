@@ -290,6 +290,42 @@ pub fn forms(p: Platform) -> Vec<Form> {
         add("elk_gfx6_math INT_DIV_QUOTIENT", i);
     }
 
+    // ---- the vec4 backend's Align16 sends and math (vec4_generator runs
+    // with ELK_ALIGN_16 as the default access mode) ----
+    {
+        // elk_urb_WRITE from generate_urb_write: null dest, payload MRF
+        // (g112+ on Gen7), EOT.
+        let mut i = Insn::new(p, op::SEND, E8).align16();
+        i.dest(null_t(UD));
+        if g < 6 {
+            i.base_mrf(1);
+            i.src0(grf(0, UD));
+            i.desc(6, 3, 0, false, 1 << 10 | 1 << 14 | 1 << 15);
+        } else {
+            i.src0(mrf(1, UD));
+            i.desc(6, 3, 0, true, if g == 6 { 1 << 14 | 1 << 15 } else { 0 });
+        }
+        i.eot();
+        add("Align16 elk_urb_WRITE EOT (vec4 backend)", i);
+    }
+    if g < 6 {
+        // vec4 generate_math1_gfx4: elk_gfx4_math in Align16.
+        let mut i = Insn::new(p, op::SEND, E8).align16();
+        i.base_mrf(2);
+        i.dest(grf(20, F).wm(0x1));
+        i.src0(grf(21, F).swz(XXXX));
+        i.desc(1, 1, 1, false, 5); // RSQ
+        add("Align16 elk_gfx4_math RSQ", i);
+    } else if g >= 7 {
+        // Gen7 vec4 math stays Align16 (Gen6 math must be Align1).
+        let mut i = Insn::new(p, op::MATH, E8).align16();
+        i.put(i.f.cond_mod, 4); // SQRT
+        i.dest(grf(20, F).wm(0x3));
+        i.src0(grf(21, F).swz(XXXX));
+        i.src1(null());
+        add("Align16 elk_gfx6_math SQRT (Gen7)", i);
+    }
+
     // ---- sends, one per shared function Mesa targets ----
     sends(p, &mut add);
 
