@@ -46,9 +46,9 @@
 //!   them, and the text keeps them as explicit slots after the operands:
 //!   `dst=`, `src0=` or `src1=` followed by an operand, or by `file:type`
 //!   (`arf`, `grf`, `mrf`, `imm`) for a slot of which only the file and type
-//!   fields exist. The type of such a slot is named by the register-type
-//!   table, or by the immediate one where the register table reserves the
-//!   code (`src1=arf:v` on Gen4-Gen6). A source slot whose file field says
+//!   fields exist. The type of such a slot is named by its file's table
+//!   (immediate types for `imm`, register types otherwise), or by the other
+//!   table where that one reserves the code (`src1=arf:v` on Gen4-Gen6). A source slot whose file field says
 //!   IMM but which holds register fields is `imm0<0;1,0>:w`. The printer
 //!   writes a slot only where it differs from what the assembler fills in:
 //!
