@@ -447,3 +447,29 @@ fn dump() {
         }
     }
 }
+
+/// The explicit-slot syntax: a slot written as an operand may not be given
+/// again, sends and three-source forms have no implicit slot, and a vacant
+/// slot's `file:type` lands in the bits.
+#[test]
+fn explicit_slots_are_checked() {
+    let p = Platform::Gen6;
+    for bad in [
+        "add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f src1=r4.0<8;8,1>:f",
+        "mov (8|M0) r1.0<1>:f 0x0:f dst=r2.0<1>:f",
+        "send (8|M0) r10:ud m1.0<8;8,1>:ud 0x9 0x02180103 src1=arf:ud",
+        "mov (8|M0) r1.0<1>:f 0x0:f src1=xrf:ud",
+        "mov (8|M0) r1.0<1>:f src1=arf:f 0x0:f",
+    ] {
+        assert!(assemble(p, bad).is_err(), "{bad}");
+    }
+    let w = u128::from_le_bytes(
+        assemble(p, "mov (8|M0) r1.0<1>:w 0x10:w src1=mrf:v")
+            .unwrap()
+            .try_into()
+            .unwrap(),
+    );
+    let f = &baregpu_isa::tables::for_platform(p).fields.src1;
+    assert_eq!((w & f.file.mask()) >> f.file.lo, 2, "MRF code");
+    assert_eq!((w & f.ty.mask()) >> f.ty.lo, 6, "V code");
+}

@@ -53,7 +53,7 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
         Layout::Send => super::send::send(p, &cx, opts.eot)?,
         Layout::Branch(layout) => branch(&cx, opcode, layout, &mut refs)?,
     };
-    explicit_slots(&cx, &mut form.body)?;
+    explicit_slots(&cx, opcode, form.used, &mut form.body)?;
     if let Some(extra) = l.operands.get(form.used) {
         return cx.e(
             col_of(extra),
@@ -93,8 +93,17 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
 }
 
 /// Writes the slots given as `dst=`, `src0=`, `src1=` over the ones the form
-/// filled in implicitly.
-fn explicit_slots(cx: &Ctx, body: &mut Body) -> Res<()> {
+/// filled in implicitly; a slot the line already wrote as an operand (of
+/// `used`) may not be given again.
+fn explicit_slots(cx: &Ctx, opcode: Opcode, used: usize, body: &mut Body) -> Res<()> {
+    // Slots written as operands: dst, src0, src1.
+    let written = match (&*body, opcode) {
+        (Body::Alu(_), Opcode::Nop) | (Body::Branch(_), _) => [false; 3],
+        (Body::Alu(_), Opcode::Jmpi) => [false, false, true],
+        (Body::Alu(_), Opcode::Call) => [true, false, true],
+        (Body::Alu(_), Opcode::Wait) => [false, true, false],
+        _ => [true, true, used >= 3],
+    };
     let def = if cx.a16 {
         Region::Align16 {
             vstride: 4,
@@ -104,6 +113,14 @@ fn explicit_slots(cx: &Ctx, body: &mut Body) -> Res<()> {
         SCALAR
     };
     for e in &cx.l.explicit {
+        let k = match e.slot {
+            SlotName::Dst => 0,
+            SlotName::Src0 => 1,
+            SlotName::Src1 => 2,
+        };
+        if written[k] {
+            return cx.e(e.col, "this slot is written as an operand already");
+        }
         let src = || -> Res<Src> {
             match &e.value {
                 SlotValue::Vacant(file, ty) => Ok(Src::Vacant(Vacant {
