@@ -359,6 +359,9 @@ pub struct Imm {
 
 /// An operand slot of which only the register-file and type fields exist:
 /// the rest of its bits hold another operand's immediate or a jump offset.
+/// Hardware reads neither field, so any code is kept: `ty` is what the
+/// slot file's type table names the code, or the other (register/immediate)
+/// table where that one reserves it (`tables::GenTables::vacant_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Vacant {
     pub file: RegFile,

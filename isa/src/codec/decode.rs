@@ -10,7 +10,7 @@ use crate::inst::{
 use crate::platform::Platform;
 use crate::tables::{
     self, Bit28, Bits, DstFields, GenTables, HSTRIDES, JumpLayout, Layout, SendLayout, SrcFields,
-    ThreeSrcFields, VSTRIDE_VXH, VSTRIDES, WIDTHS, lookup,
+    ThreeSrcFields, VACANT_FILES, VSTRIDE_VXH, VSTRIDES, WIDTHS, lookup,
 };
 
 type Result<T> = core::result::Result<T, DecodeError>;
@@ -148,6 +148,18 @@ impl Decoder<'_> {
         lookup(self.t.types_for(file), code).ok_or(reserved(Field::Type(slot), code))
     }
 
+    /// A vacant slot's file and type (see `GenTables::vacant_type`).
+    fn vacant_head(&mut self, file_bits: Bits, ty_bits: Bits, slot: Slot) -> Result<Vacant> {
+        let code = self.r.get(file_bits);
+        let file = lookup(&VACANT_FILES, code).ok_or(reserved(Field::File(slot), code))?;
+        let code = self.r.get(ty_bits);
+        let ty = self
+            .t
+            .vacant_type(file, code)
+            .ok_or(reserved(Field::Type(slot), code))?;
+        Ok(Vacant { file, ty })
+    }
+
     /// A register destination (its file may not be IMM).
     fn dst(&mut self) -> Result<Dst> {
         let df: DstFields = self.t.fields.dst;
@@ -274,8 +286,7 @@ impl Decoder<'_> {
 
     /// Only file and type.
     fn vacant(&mut self, sf: &SrcFields, slot: Slot) -> Result<Src> {
-        let (file, ty) = self.src_head(sf, slot)?;
-        Ok(Src::Vacant(Vacant { file, ty }))
+        Ok(Src::Vacant(self.vacant_head(sf.file, sf.ty, slot)?))
     }
 
     /// dst, src0, src1 of the one/two-source form.
@@ -295,13 +306,11 @@ impl Decoder<'_> {
         } else {
             Src::Reg(self.reg_src(&s0f, Slot::Src0, file0, ty0)?)
         };
+        if matches!(src0, Src::Imm(_)) {
+            return Ok((src0, self.vacant(&s1f, Slot::Src1)?));
+        }
         let (file1, ty1) = self.src_head(&s1f, Slot::Src1)?;
-        let src1 = if matches!(src0, Src::Imm(_)) {
-            Src::Vacant(Vacant {
-                file: file1,
-                ty: ty1,
-            })
-        } else if file1 == RegFile::Imm {
+        let src1 = if file1 == RegFile::Imm {
             Src::Imm(Imm {
                 ty: ty1,
                 bits: self.r.get64(self.t.fields.imm32),
@@ -466,12 +475,11 @@ impl Decoder<'_> {
                 })
             }
             JumpLayout::DstJip => {
-                let file = self.file(f.dst.file, Slot::Dst)?;
-                let ty = self.ty(f.dst.ty, file, Slot::Dst)?;
+                let dst = self.vacant_head(f.dst.file, f.dst.ty, Slot::Dst)?;
                 let jip = self.r.signed(f.dst_jip) * unit;
                 let (src0, src1) = self.sources(opcode)?;
                 Ok(Branch {
-                    dst: DstSlot::Vacant(Vacant { file, ty }),
+                    dst: DstSlot::Vacant(dst),
                     src0,
                     src1,
                     jump: Jump::Jip { jip },

@@ -10,7 +10,7 @@ use crate::inst::{
 use crate::platform::Platform;
 use crate::tables::{
     self, Bit28, Bits, GenTables, HSTRIDES, JumpLayout, Layout, SendLayout, SrcFields,
-    ThreeSrcFields, VSTRIDE_VXH, VSTRIDES, WIDTHS, code_of,
+    ThreeSrcFields, VACANT_FILES, VSTRIDE_VXH, VSTRIDES, WIDTHS, code_of,
 };
 
 type Result<T> = core::result::Result<T, EncodeError>;
@@ -282,8 +282,18 @@ impl Encoder<'_> {
     }
 
     fn vacant(&mut self, sf: &SrcFields, v: &Vacant, slot: Slot) -> Result<()> {
-        self.file(sf.file, v.file, slot)?;
-        self.ty(sf.ty, v.file, v.ty, slot)
+        self.vacant_head(sf.file, sf.ty, v, slot)
+    }
+
+    /// A vacant slot's file and type (see `GenTables::vacant_code`).
+    fn vacant_head(&mut self, file: Bits, ty: Bits, v: &Vacant, slot: Slot) -> Result<()> {
+        let code = code_of(&VACANT_FILES, v.file).ok_or(bad(Field::File(slot), 0))?;
+        self.w.put(file, u64::from(code), Field::File(slot))?;
+        let code = self
+            .t
+            .vacant_code(v.file, v.ty)
+            .ok_or(bad(Field::Type(slot), 0))?;
+        self.w.put(ty, u64::from(code), Field::Type(slot))
     }
 
     fn imm(&mut self, sf: &SrcFields, imm: &Imm, opcode: Opcode, slot: Slot) -> Result<()> {
@@ -477,8 +487,7 @@ impl Encoder<'_> {
                 self.w.put(f.pop, u64::from(pop), Field::Jump)
             }
             (JumpLayout::DstJip, DstSlot::Vacant(v), Jump::Jip { jip }) => {
-                self.file(f.dst.file, v.file, Slot::Dst)?;
-                self.ty(f.dst.ty, v.file, v.ty, Slot::Dst)?;
+                self.vacant_head(f.dst.file, f.dst.ty, v, Slot::Dst)?;
                 self.w.signed(f.dst_jip, units(jip)?, Field::Jump)?;
                 self.sources(opcode, &b.src0, &b.src1)
             }

@@ -166,7 +166,7 @@ const G45_EXTRA: [OpInfo; 3] = [
 static G45_OPS: [OpInfo; 50] = concat_ops(GEN4_OPS, G45_EXTRA);
 
 /// Register file codes, line 9862.
-const REG_FILES: [Option<RegFile>; 4] = [
+pub(super) const REG_FILES: [Option<RegFile>; 4] = [
     Some(RegFile::Arf),
     Some(RegFile::Grf),
     Some(RegFile::Mrf),

@@ -17,6 +17,11 @@ mod gen7;
 
 pub use common::{HSTRIDES, VSTRIDE_VXH, VSTRIDES, WIDTHS};
 
+/// RegFile codes of a vacant slot (`inst::Vacant`) on every generation: the
+/// Gen4-Gen6 codes. Hardware ignores the field there, so Gen7's reserved
+/// MRF code (no MRF, 001 lines 2168-2192) must still decode.
+pub const VACANT_FILES: [Option<RegFile>; 4] = gen4::REG_FILES;
+
 use crate::inst::{
     Compression, CondMod, MathFn, Opcode, PredCtrl, RegFile, Sfid, ThreadCtrl, Type,
 };
@@ -318,6 +323,35 @@ impl GenTables {
         } else {
             &self.reg_types
         }
+    }
+
+    /// The type a vacant slot's type field names (a slot of which only
+    /// file and type exist, see `inst::Vacant`). Hardware reads no operand
+    /// there, so a code is kept even where the table of the slot's file
+    /// reserves it: emitters copy the immediate's code into the unused
+    /// src1 with file ARF (Mesa elk_eu_emit.c elk_set_src0:
+    /// `elk_inst_set_src1_reg_hw_type(.., elk_inst_src0_reg_hw_type(..))`),
+    /// so such a code is read with the other (immediate/register) table.
+    /// Every 3-bit code names a type in one of the two tables.
+    pub fn vacant_type(&self, file: RegFile, code: u32) -> Option<Type> {
+        let other = if file == RegFile::Imm {
+            &self.reg_types
+        } else {
+            &self.imm_types
+        };
+        lookup(self.types_for(file), code).or_else(|| lookup(other, code))
+    }
+
+    /// The code [`Self::vacant_type`] reads as `ty`.
+    pub fn vacant_code(&self, file: RegFile, ty: Type) -> Option<u8> {
+        let other = if file == RegFile::Imm {
+            &self.reg_types
+        } else {
+            &self.imm_types
+        };
+        code_of(self.types_for(file), ty).or_else(|| {
+            code_of(other, ty).filter(|&c| lookup(self.types_for(file), u32::from(c)).is_none())
+        })
     }
 
     /// Predicate table for an access mode.

@@ -437,3 +437,25 @@ fn arf_kinds() {
         );
     }
 }
+
+/// A vacant slot's type field reads as some type for every file and code
+/// (hardware ignores it, so no code may be undecodable), and writes back
+/// as the same code.
+#[test]
+fn every_vacant_type_code_reads_and_writes_back() {
+    for p in Platform::ALL {
+        let t = for_platform(p);
+        for file in [RegFile::Arf, RegFile::Grf, RegFile::Mrf, RegFile::Imm] {
+            for code in 0..8u32 {
+                let ty = t
+                    .vacant_type(file, code)
+                    .unwrap_or_else(|| panic!("{p}: {file:?} type code {code}"));
+                assert_eq!(
+                    t.vacant_code(file, ty).map(u32::from),
+                    Some(code),
+                    "{p}: {file:?} {ty:?}"
+                );
+            }
+        }
+    }
+}

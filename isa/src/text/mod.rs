@@ -25,6 +25,8 @@
 //!   before the implied-move source: `send (8|M0) r4:uw m1 r0:ud 0x6 0x0a10`,
 //!   the SFID is the first number and the low 24 bits of the descriptor
 //!   (without EOT) the second.
+//!   A send destination with a stride other than 1 or an Align16 write mask
+//!   other than `.xyzw` is written in full (`r20.0<1>.x:f`).
 //!   A descriptor immediate typed other than UD carries its type
 //!   (`0x02110203:d`, as intel-gen4asm writes them).
 //! * Gen4/G45 branches print their jump count in bytes and, when non-zero,
@@ -38,9 +40,28 @@
 //!   operands that IGA cannot express use the same swizzle form.
 //! * Fields the syntax leaves implicit (the unused second source of a
 //!   one-source instruction, branch operands, `nop`) take the values IGA
-//!   writes. [`disassemble`] checks each line by assembling it again; an
-//!   instruction whose implicit fields differ is written as a `.raw` line
-//!   with the text as a comment, so disassembly always reassembles exactly.
+//!   writes. Compilers write others there (Mesa's emitter copies an
+//!   immediate's type code into the unused src1, gives Gen4 branches `ip`
+//!   operands, Gen7 `if` a `null:d` src0 and an IMM:W src1); hardware ignores
+//!   them, and the text keeps them as explicit slots after the operands:
+//!   `dst=`, `src0=` or `src1=` followed by an operand, or by `file:type`
+//!   (`arf`, `grf`, `mrf`, `imm`) for a slot of which only the file and type
+//!   fields exist. The type of such a slot is named by its file's table
+//!   (immediate types for `imm`, register types otherwise), or by the other
+//!   table where that one reserves the code (`src1=arf:v` on Gen4-Gen6). A source slot whose file field says
+//!   IMM but which holds register fields is `imm0<0;1,0>:w`. The printer
+//!   writes a slot only where it differs from what the assembler fills in:
+//!
+//!   ```text
+//!   mov (8|M0) r10.0<1>:w 0x76543210:v src1=arf:v
+//!   (f0.0) if (8|M0) 48 96 dst=null<1>:d src0=null<0;1,0>:d src1=imm:w
+//!   else (8|M0) 48 pop(1) src0=ip<4;1,0>:ud {Switch}
+//!   math.inv (8|M0) r20.0<1>:f r21.0<8;8,1>:f src1=null<8;8,1>:f
+//!   ```
+//!
+//!   [`disassemble`] checks each line by assembling it again; an instruction
+//!   that still differs (none known) is written as a `.raw` line with the
+//!   text as a comment, so disassembly always reassembles exactly.
 //! * A send's SFID and descriptor may be written as one symbolic message
 //!   instead ([`crate::message`]): `send (8|M0) r10:ud r2
 //!   dc.untyped_read(bti=1, simd=8, mask=xyzw) mlen=2 rlen=4`. The

@@ -83,6 +83,31 @@ pub(crate) struct RegOp {
     pub col: usize,
 }
 
+/// An operand slot the syntax usually leaves implicit, written out as
+/// `dst=`, `src0=` or `src1=` (see the module text of [`super`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SlotName {
+    Dst,
+    Src0,
+    Src1,
+}
+
+/// The value of an explicit slot.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum SlotValue {
+    Opnd(Opnd),
+    /// `arf:ud`: only the file and type fields (a vacant slot).
+    Vacant(crate::inst::RegFile, Type),
+}
+
+/// `slot=value` after the operands.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Explicit {
+    pub slot: SlotName,
+    pub value: SlotValue,
+    pub col: usize,
+}
+
 /// One parsed instruction line, operands not yet placed.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Line {
@@ -94,6 +119,8 @@ pub(crate) struct Line {
     pub exec: Option<(u8, u8)>,
     pub cond: Option<(CondMod, u8, u8)>,
     pub operands: Vec<Opnd>,
+    /// Implicit slots written out, in the order written.
+    pub explicit: Vec<Explicit>,
     pub options: Vec<(String, usize)>,
 }
 
@@ -158,6 +185,7 @@ fn instruction(p: Platform, c: &mut Cursor) -> Res<Line> {
         exec: None,
         cond: None,
         operands: Vec::new(),
+        explicit: Vec::new(),
         options: Vec::new(),
     };
     c.ws();
@@ -253,6 +281,13 @@ fn instruction(p: Platform, c: &mut Cursor) -> Res<Line> {
             }
             break;
         }
+        if let Some(e) = explicit(p, c)? {
+            l.explicit.push(e);
+            continue;
+        }
+        if !l.explicit.is_empty() {
+            return c.err(c.col(), "operands come before dst=/src0=/src1=");
+        }
         if matches!(l.mnemonic.as_str(), "send" | "sendc")
             && let Some(m) = symbolic_descriptor(p, c)?
         {
@@ -262,6 +297,51 @@ fn instruction(p: Platform, c: &mut Cursor) -> Res<Line> {
         l.operands.push(operand::operand(p, c)?);
     }
     Ok(l)
+}
+
+/// `dst=`, `src0=` or `src1=` and its operand or `file:type`, if the cursor
+/// is at one.
+fn explicit(p: Platform, c: &mut Cursor) -> Res<Option<Explicit>> {
+    let start = c.pos;
+    let col = c.col();
+    let slot = match c.ident() {
+        "dst" => SlotName::Dst,
+        "src0" => SlotName::Src0,
+        "src1" => SlotName::Src1,
+        _ => {
+            c.pos = start;
+            return Ok(None);
+        }
+    };
+    if !c.eat(b'=') {
+        c.pos = start;
+        return Ok(None);
+    }
+    let vstart = c.pos;
+    let file = match c.ident() {
+        "arf" => Some(crate::inst::RegFile::Arf),
+        "grf" => Some(crate::inst::RegFile::Grf),
+        "mrf" => Some(crate::inst::RegFile::Mrf),
+        "imm" => Some(crate::inst::RegFile::Imm),
+        _ => None,
+    };
+    if let Some(file) = file
+        && c.eat(b':')
+    {
+        let ty = operand::parse_type(c)?;
+        return Ok(Some(Explicit {
+            slot,
+            value: SlotValue::Vacant(file, ty),
+            col,
+        }));
+    }
+    c.pos = vstart;
+    let o = operand::operand(p, c)?;
+    Ok(Some(Explicit {
+        slot,
+        value: SlotValue::Opnd(o),
+        col,
+    }))
 }
 
 /// A send's symbolic descriptor, if the cursor is at one: a unit word

@@ -9,15 +9,18 @@ use core::fmt::{self, Write};
 use super::jumps::{self, Which};
 use super::{ARF_NAMES, COND_NAMES, MATH_NAMES, PRED_NAMES};
 use crate::inst::{
-    AccessMode, Addr, Body, Branch, Compression, CondMod, Dst, GroupCtrl, Imm, Instruction, Jump,
-    Opcode, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swizzle, ThreadCtrl, Type,
+    AccessMode, Addr, Body, Branch, Compression, CondMod, Dst, DstSlot, GroupCtrl, Imm,
+    Instruction, Jump, Opcode, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swizzle,
+    ThreadCtrl, Type, Vacant,
 };
 use crate::platform::Platform;
 use crate::tables::{self, SendLayout};
 
 /// Prints one instruction on one line (no trailing newline). Branch offsets
-/// are printed as byte offsets from the instruction. Fields the syntax
-/// leaves implicit are not checked here (see [`super::disassemble`]).
+/// are printed as byte offsets from the instruction. Slots the syntax
+/// leaves implicit are written out (`src1=arf:f`) where they differ from
+/// what the assembler fills in; [`super::disassemble`] also checks the
+/// line reassembles exactly.
 pub fn print_instruction(p: Platform, inst: &Instruction) -> String {
     print_with(p, inst, None)
 }
@@ -30,17 +33,124 @@ pub(crate) struct Labels<'a> {
     pub set: &'a BTreeSet<i64>,
 }
 
-/// Prints one instruction, with labels for its jumps when given.
+/// Prints one instruction, with labels for its jumps when given. Slots the
+/// syntax leaves implicit are written out (`src1=arf:f`) where they differ
+/// from what the assembler fills in, found by assembling the short form.
 pub(crate) fn print_with(p: Platform, inst: &Instruction, labels: Option<&Labels>) -> String {
+    let (head, opts) = parts(p, inst, labels);
+    let plain = if labels.is_some() {
+        parts(p, inst, None).0
+    } else {
+        head.clone()
+    };
+    let mut s = head;
+    explicit_slots(p, inst, &plain, &opts, &mut s);
+    s.push_str(&opts);
+    s
+}
+
+/// The text up to the options, and the options (` {...}` or empty).
+fn parts(p: Platform, inst: &Instruction, labels: Option<&Labels>) -> (String, String) {
     let mut s = String::new();
-    // Writing into a String cannot fail.
-    let _ = Printer {
+    let mut pr = Printer {
         p,
         out: &mut s,
         labels,
+    };
+    // Writing into a String cannot fail.
+    let _ = pr.inst(inst);
+    let opts = options(inst);
+    let o = if opts.is_empty() {
+        String::new()
+    } else {
+        alloc::format!(" {{{}}}", opts.join(","))
+    };
+    (s, o)
+}
+
+/// The slots of a body that the syntax may leave implicit.
+fn slots(b: &Body) -> Option<(Option<&Dst>, Option<&Vacant>, &Src, &Src)> {
+    match b {
+        Body::Alu(a) => Some((Some(&a.dst), None, &a.src0, &a.src1)),
+        Body::Math(m) => Some((Some(&m.dst), None, &m.src0, &m.src1)),
+        Body::Branch(b) => match &b.dst {
+            DstSlot::Reg(d) => Some((Some(d), None, &b.src0, &b.src1)),
+            DstSlot::Vacant(v) => Some((None, Some(v), &b.src0, &b.src1)),
+        },
+        _ => None,
     }
-    .inst(inst);
-    s
+}
+
+/// Appends `dst=`, `src0=`, `src1=` for each slot in which the instruction
+/// differs from what the assembler builds from `head` + `opts`.
+fn explicit_slots(p: Platform, inst: &Instruction, head: &str, opts: &str, out: &mut String) {
+    let text = alloc::format!("{head}{opts}");
+    let Ok(Some(item)) = super::asm::parse_line(p, &text, 1) else {
+        return;
+    };
+    let (Some(have), Some(want)) = (slots(&item.inst.body), slots(&inst.body)) else {
+        return;
+    };
+    let a16 = inst.access_mode == AccessMode::Align16;
+    let mut pr = Printer {
+        p,
+        out,
+        labels: None,
+    };
+    if (have.0, have.1) != (want.0, want.1) {
+        pr.out.push_str(" dst=");
+        let _ = match (want.0, want.1) {
+            (Some(d), _) => pr.dst(d, false, a16),
+            (_, Some(v)) => pr.vacant(v),
+            _ => Ok(()),
+        };
+    }
+    if have.2 != want.2 {
+        pr.out.push_str(" src0=");
+        let _ = pr.src(want.2, a16);
+    }
+    if have.3 != want.3 {
+        pr.out.push_str(" src1=");
+        let _ = pr.src(want.3, a16);
+    }
+}
+
+/// The instruction options, in the order they print.
+fn options(i: &Instruction) -> Vec<&'static str> {
+    let three = matches!(i.body, Body::ThreeSrc(_));
+    let mut opts: Vec<&str> = Vec::new();
+    if i.access_mode == AccessMode::Align16 && !three {
+        opts.push("Align16");
+    }
+    if i.group == GroupCtrl::Compression(Compression::Compressed) {
+        opts.push("Compr");
+    }
+    if i.acc_wr_ctrl {
+        opts.push("AccWrEn");
+    }
+    if i.mask_ctrl_ex {
+        opts.push("MaskCtrlEx");
+    }
+    if i.debug {
+        opts.push("Breakpoint");
+    }
+    if i.no_dd_chk {
+        opts.push("NoDDChk");
+    }
+    if i.no_dd_clr {
+        opts.push("NoDDClr");
+    }
+    match i.thread_ctrl {
+        ThreadCtrl::Normal => {}
+        ThreadCtrl::Atomic => opts.push("Atomic"),
+        ThreadCtrl::Switch => opts.push("Switch"),
+    }
+    if let Body::Send(s) = &i.body
+        && s.eot
+    {
+        opts.push("EOT");
+    }
+    opts
 }
 
 struct Printer<'a> {
@@ -54,7 +164,6 @@ type R = fmt::Result;
 impl Printer<'_> {
     fn inst(&mut self, i: &Instruction) -> R {
         let align16 = i.access_mode == AccessMode::Align16;
-        let three = matches!(i.body, Body::ThreeSrc(_));
         // Predicate.
         let pred = i.pred_ctrl != PredCtrl::None;
         if i.no_mask || pred {
@@ -118,44 +227,8 @@ impl Printer<'_> {
                     }
                 }
             }
-            Body::Send(s) => self.send(s, i.saturate)?,
+            Body::Send(s) => self.send(s, i.saturate, align16)?,
             Body::Branch(b) => self.branch(i.opcode, b)?,
-        }
-        // Options.
-        let mut opts: Vec<&str> = Vec::new();
-        if align16 && !three {
-            opts.push("Align16");
-        }
-        if i.group == GroupCtrl::Compression(Compression::Compressed) {
-            opts.push("Compr");
-        }
-        if i.acc_wr_ctrl {
-            opts.push("AccWrEn");
-        }
-        if i.mask_ctrl_ex {
-            opts.push("MaskCtrlEx");
-        }
-        if i.debug {
-            opts.push("Breakpoint");
-        }
-        if i.no_dd_chk {
-            opts.push("NoDDChk");
-        }
-        if i.no_dd_clr {
-            opts.push("NoDDClr");
-        }
-        match i.thread_ctrl {
-            ThreadCtrl::Normal => {}
-            ThreadCtrl::Atomic => opts.push("Atomic"),
-            ThreadCtrl::Switch => opts.push("Switch"),
-        }
-        if let Body::Send(s) = &i.body
-            && s.eot
-        {
-            opts.push("EOT");
-        }
-        if !opts.is_empty() {
-            write!(self.out, " {{{}}}", opts.join(","))?;
         }
         Ok(())
     }
@@ -343,8 +416,19 @@ impl Printer<'_> {
         match s {
             Src::Reg(r) => self.reg_src(r, a16),
             Src::Imm(imm) => self.imm(imm),
-            Src::Vacant(v) => write!(self.out, "(vacant):{}", v.ty.name()),
+            Src::Vacant(v) => self.vacant(v),
         }
+    }
+
+    /// A slot of which only file and type exist: `arf:ud`.
+    fn vacant(&mut self, v: &Vacant) -> R {
+        let file = match v.file {
+            RegFile::Arf => "arf",
+            RegFile::Grf => "grf",
+            RegFile::Mrf => "mrf",
+            RegFile::Imm => "imm",
+        };
+        write!(self.out, "{file}:{}", v.ty.name())
     }
 
     fn imm(&mut self, imm: &Imm) -> R {
@@ -398,15 +482,20 @@ impl Printer<'_> {
         write!(self.out, ":{}", r.ty.name())
     }
 
-    fn send(&mut self, s: &Send, sat: bool) -> R {
+    fn send(&mut self, s: &Send, sat: bool, a16: bool) -> R {
         self.out.push(' ');
         if sat {
             self.out.push_str("(sat)");
         }
         // IGA's short forms: `r1:ud` for the destination, `r2` (or `r2:f`)
-        // for the payload.
-        self.addr(s.dst.file, &s.dst.addr, s.dst.ty)?;
-        write!(self.out, ":{}", s.dst.ty.name())?;
+        // for the payload. A destination stride other than 1 or an Align16
+        // write mask other than .xyzw is written out (`r20.0<1>.x:f`).
+        if s.dst.hstride != 1 || s.dst.writemask != crate::inst::WRITEMASK_XYZW {
+            self.dst(&s.dst, false, a16)?;
+        } else {
+            self.addr(s.dst.file, &s.dst.addr, s.dst.ty)?;
+            write!(self.out, ":{}", s.dst.ty.name())?;
+        }
         self.out.push(' ');
         if let Some(base) = s.base_mrf {
             write!(self.out, "m{base} ")?;

@@ -3,7 +3,7 @@
 //! [`super::send`].
 
 use super::super::jumps;
-use super::super::parse::{Line, Opnd, Target};
+use super::super::parse::{Line, Opnd, SlotName, SlotValue, Target};
 use super::operand::{Ctx, SCALAR, null_src};
 use super::options::{Options, exec_group, flags};
 use super::{Refs, Res, Storage, Which, err};
@@ -46,13 +46,14 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
     let (flag, pred_ctrl, pred_inv, cond_mod) = flags(l, line)?;
     let cx = Ctx { line, l, a16 };
     let mut refs = Refs::new();
-    let form = match info.layout {
+    let mut form = match info.layout {
         Layout::Alu => alu(p, &cx, opcode, info.srcs, &mut refs)?,
         Layout::Math => math(&cx)?,
         Layout::ThreeSrc => three(&cx)?,
         Layout::Send => super::send::send(p, &cx, opts.eot)?,
         Layout::Branch(layout) => branch(&cx, opcode, layout, &mut refs)?,
     };
+    explicit_slots(&cx, opcode, form.used, &mut form.body)?;
     if let Some(extra) = l.operands.get(form.used) {
         return cx.e(
             col_of(extra),
@@ -89,6 +90,88 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
         _ => Storage::Auto,
     };
     Ok((inst, storage, refs))
+}
+
+/// Writes the slots given as `dst=`, `src0=`, `src1=` over the ones the form
+/// filled in implicitly; a slot the line already wrote as an operand (of
+/// `used`) may not be given again.
+fn explicit_slots(cx: &Ctx, opcode: Opcode, used: usize, body: &mut Body) -> Res<()> {
+    // Slots written as operands: dst, src0, src1.
+    let written = match (&*body, opcode) {
+        (Body::Alu(_), Opcode::Nop) | (Body::Branch(_), _) => [false; 3],
+        (Body::Alu(_), Opcode::Jmpi) => [false, false, true],
+        (Body::Alu(_), Opcode::Call) => [true, false, true],
+        (Body::Alu(_), Opcode::Wait) => [false, true, false],
+        _ => [true, true, used >= 3],
+    };
+    let def = if cx.a16 {
+        Region::Align16 {
+            vstride: 4,
+            swizzle: Swizzle::XYZW,
+        }
+    } else {
+        SCALAR
+    };
+    for e in &cx.l.explicit {
+        let k = match e.slot {
+            SlotName::Dst => 0,
+            SlotName::Src0 => 1,
+            SlotName::Src1 => 2,
+        };
+        if written[k] {
+            return cx.e(e.col, "this slot is written as an operand already");
+        }
+        let src = || -> Res<Src> {
+            match &e.value {
+                SlotValue::Vacant(file, ty) => Ok(Src::Vacant(Vacant {
+                    file: *file,
+                    ty: *ty,
+                })),
+                SlotValue::Opnd(o) => cx.src(o, None, def),
+            }
+        };
+        let dst = || -> Res<Dst> {
+            match &e.value {
+                SlotValue::Opnd(o) => match cx.dst(o, false)? {
+                    (_, true) => cx.e(e.col, "(sat) is written on the destination operand"),
+                    (d, false) => Ok(d),
+                },
+                SlotValue::Vacant(..) => cx.e(e.col, "this destination is a register"),
+            }
+        };
+        let (d, s0, s1) = match body {
+            Body::Alu(a) => (DstRef::Reg(&mut a.dst), &mut a.src0, &mut a.src1),
+            Body::Math(m) => (DstRef::Reg(&mut m.dst), &mut m.src0, &mut m.src1),
+            Body::Branch(b) => (DstRef::Slot(&mut b.dst), &mut b.src0, &mut b.src1),
+            _ => {
+                return cx.e(
+                    e.col,
+                    "sends and three-source instructions write every slot",
+                );
+            }
+        };
+        match (e.slot, d) {
+            (SlotName::Dst, DstRef::Reg(d)) => *d = dst()?,
+            (SlotName::Dst, DstRef::Slot(d)) => {
+                *d = match &e.value {
+                    SlotValue::Vacant(file, ty) => DstSlot::Vacant(Vacant {
+                        file: *file,
+                        ty: *ty,
+                    }),
+                    SlotValue::Opnd(_) => DstSlot::Reg(dst()?),
+                }
+            }
+            (SlotName::Src0, _) => *s0 = src()?,
+            (SlotName::Src1, _) => *s1 = src()?,
+        }
+    }
+    Ok(())
+}
+
+/// A destination slot that may be vacant (branches) or not.
+enum DstRef<'a> {
+    Reg(&'a mut Dst),
+    Slot(&'a mut DstSlot),
 }
 
 /// The column an operand starts at, for errors.

@@ -10,7 +10,7 @@ use crate::inst::Type;
 use crate::platform::Platform;
 use crate::tables::ArfKind;
 
-fn parse_type(c: &mut Cursor) -> Res<Type> {
+pub(super) fn parse_type(c: &mut Cursor) -> Res<Type> {
     let col = c.col();
     let name = c.ident();
     match TYPES.iter().find(|t| t.name() == name.to_ascii_lowercase()) {
@@ -151,6 +151,12 @@ pub(super) fn operand(p: Platform, c: &mut Cursor) -> Res<Opnd> {
             addr = Some(RegAddr::Direct { nr: n, sub: None });
         }
         ("arf", Some(n)) => addr = Some(RegAddr::Direct { nr: n, sub: None }),
+        // A source slot whose file field says IMM but whose other bits are
+        // register fields (the placeholder src0 of branches), `imm0<0;1,0>:w`.
+        ("imm", Some(n)) => {
+            file = RegFile::Imm;
+            addr = Some(RegAddr::Direct { nr: n, sub: None });
+        }
         _ => {
             if let Some((kind, _)) = ARF_NAMES.iter().find(|(_, n)| *n == name) {
                 let bare = matches!(kind, ArfKind::Null | ArfKind::Ip);
