@@ -765,9 +765,288 @@ macro_rules! expand_tests {
                     }
                 });
             }
+
+            /// The fixed patterns as the manual draws them (003 lines
+            /// 21700-21918): one string per scan line, pixel 0 first.
+            const FIXED: [(i64, [&str; 8]); 10] = [
+                (
+                    0,
+                    [
+                        "00000000", "00000000", "00000000", "11111111", "00000000", "00000000",
+                        "00000000", "00000000",
+                    ],
+                ),
+                (1, ["00001000"; 8]),
+                (
+                    2,
+                    [
+                        "10000000", "01000000", "00100000", "00010000", "00001000", "00000100",
+                        "00000010", "00000001",
+                    ],
+                ),
+                (
+                    3,
+                    [
+                        "00000001", "00000010", "00000100", "00001000", "00010000", "00100000",
+                        "01000000", "10000000",
+                    ],
+                ),
+                (
+                    4,
+                    [
+                        "00001000", "00001000", "00001000", "11111111", "00001000", "00001000",
+                        "00001000", "00001000",
+                    ],
+                ),
+                (
+                    5,
+                    [
+                        "10000001", "01000010", "00100100", "00011000", "00011000", "00100100",
+                        "01000010", "10000001",
+                    ],
+                ),
+                (
+                    8,
+                    [
+                        "01010101", "10101010", "01010101", "10101010", "01010101", "10101010",
+                        "01010101", "10101010",
+                    ],
+                ),
+                (
+                    9,
+                    [
+                        "11001100", "00110011", "11001100", "00110011", "11001100", "00110011",
+                        "11001100", "00110011",
+                    ],
+                ),
+                (
+                    10,
+                    [
+                        "10001000", "01000100", "00100010", "00010001", "10001000", "01000100",
+                        "00100010", "00010001",
+                    ],
+                ),
+                (
+                    11,
+                    [
+                        "01110111", "10111011", "11011101", "11101110", "01110111", "10111011",
+                        "11011101", "11101110",
+                    ],
+                ),
+            ];
+
+            #[test]
+            fn fixed_mono_patterns_follow_the_manual_drawings() {
+                with_gpu(|gpu| {
+                    let cpp = 2;
+                    let pitch = W * cpp;
+                    let (fg, bg) = (0xf00fu32, 0x0ff0u32);
+                    for (code, rows) in FIXED {
+                        for (seed, transparent) in [((0, 0), false), ((3, 5), true)] {
+                            let (d, dg) = buffer(gpu, pitch * H, 90 + 2 * code as u32);
+                            let before = mem(&d)[..pitch * H].to_vec();
+                            let mut f = xy(cpp, pitch, dg, RECT, 0xf0, false);
+                            f.extend([
+                                ("fixed_pattern", code),
+                                ("pattern_horizontal_seed", seed.0),
+                                ("pattern_vertical_seed", seed.1),
+                                ("mono_pattern_transparency_mode", transparent as i64),
+                                ("pattern_foreground_color", fg as i64),
+                                ("pattern_background_color", bg as i64),
+                            ]);
+                            run(gpu, &[cmd(T, "XY_MONO_PAT_FIXED_BLT", &f, &[])]).unwrap();
+                            let want = expect(&before, pitch, cpp, RECT, 0xf0, 3, &|x, y, _| {
+                                let (c, r) =
+                                    ((x + seed.0).rem_euclid(8), (y + seed.1).rem_euclid(8));
+                                let on = rows[r as usize].as_bytes()[c as usize] == b'1';
+                                (on || !transparent).then_some((if on { fg } else { bg }, 0))
+                            });
+                            assert!(
+                                mem(&d)[..pitch * H] == want[..],
+                                "fixed pattern {code} seed {seed:?}"
+                            );
+                        }
+                    }
+                    // A reserved code is an engine error.
+                    let (_, dg) = buffer(gpu, pitch * H, 1);
+                    let mut f = xy(cpp, pitch, dg, RECT, 0xf0, false);
+                    f.push(("fixed_pattern", 6));
+                    let r = run(gpu, &[cmd(T, "XY_MONO_PAT_FIXED_BLT", &f, &[])]);
+                    assert!(matches!(r, Err(GpuError::Hang(_))), "{r:?}");
+                });
+            }
+
+            /// All 256 raster operations over a colour pattern, a colour
+            /// source and the destination.
+            #[test]
+            fn every_rop_of_a_full_blit() {
+                with_gpu(|gpu| {
+                    let cpp = 4;
+                    let pitch = W * cpp;
+                    let (s, sg) = buffer(gpu, pitch * H, 101);
+                    let (p, pg) = buffer(gpu, 256, 103);
+                    let src = mem(&s)[..pitch * H].to_vec();
+                    let pat = mem(&p)[..256].to_vec();
+                    let rect = (1, 1, 12, 5);
+                    for rop in 0..=255u8 {
+                        let (d, dg) = buffer(gpu, pitch * H, 105 + 2 * rop as u32);
+                        let before = mem(&d)[..pitch * H].to_vec();
+                        let mut f = xy(cpp, pitch, dg, rect, rop, false);
+                        f.extend([
+                            ("source_pitch", pitch as i64),
+                            ("source_x1", 7),
+                            ("source_y1", 2),
+                            ("source_base_address", sg as i64),
+                            ("pattern_base_address", pg as i64),
+                        ]);
+                        run(gpu, &[cmd(T, "XY_FULL_BLT", &f, &[])]).unwrap();
+                        // ROPs 0xAA (D) leave the destination unchanged.
+                        if rop == 0xaa {
+                            assert!(mem(&d)[..pitch * H] == before[..], "rop 0xaa");
+                            continue;
+                        }
+                        let want = expect(&before, pitch, cpp, rect, rop, 3, &|x, y, _| {
+                            let at = (2 + y - 1) as usize * pitch + (7 + x - 1) as usize * cpp;
+                            Some((
+                                pat_pixel(&pat, cpp, x, y, (0, 0)),
+                                u32::from_le_bytes(src[at..at + 4].try_into().unwrap()),
+                            ))
+                        });
+                        assert!(
+                            mem(&d)[..pitch * H] == want[..],
+                            "XY_FULL_BLT rop {rop:#04x}"
+                        );
+                    }
+                });
+            }
+
+            /// A pattern blit into X- and Y-tiled destinations (BCS_SWCTRL
+            /// selects Y), compared through the driver's CPU de-tiling.
+            #[test]
+            fn pattern_blits_into_tiled_surfaces() {
+                use baregpu::gtt::tiling::{Swizzle, Tiling, align_pitch, tiled_to_linear};
+                with_gpu(|gpu| {
+                    let cpp = 4;
+                    for (tiling, y) in [(Tiling::X, false), (Tiling::Y, true)] {
+                        let pitch = align_pitch(tiling, W * cpp).unwrap();
+                        let rows = H.next_multiple_of(tiling.row_alignment());
+                        let (d, dg) = buffer(gpu, pitch * rows, 111);
+                        let image = |m: &[u8]| {
+                            let mut img = vec![0; pitch * rows];
+                            tiled_to_linear(
+                                &mut img,
+                                pitch,
+                                m,
+                                tiling,
+                                Swizzle::None,
+                                pitch,
+                                pitch,
+                                rows,
+                            )
+                            .unwrap();
+                            img
+                        };
+                        let before = image(&mem(&d)[..pitch * rows]);
+                        let bits = 0x1824_4281_8142_2418u64;
+                        let mut f = xy(cpp, pitch / 4, dg, RECT, 0x5a, false);
+                        f.extend([
+                            ("tiling_enable", 1),
+                            ("pattern_foreground_color", 0x00ff_00ff),
+                            ("pattern_background_color", 0x7f00_7f00),
+                            ("pattern_data_0", bits as u32 as i64),
+                            ("pattern_data_1", (bits >> 32) as i64),
+                        ]);
+                        // BCS_SWCTRL (0x22200, masked): bit 1 = destination Y-tiled (Linux i915).
+                        let swctrl = cmd(
+                            T,
+                            "MI_LOAD_REGISTER_IMM",
+                            &[],
+                            &[0x22200, (2 << 16) | ((y as u32) << 1)],
+                        );
+                        run(gpu, &[swctrl, cmd(T, "XY_MONO_PAT_BLT", &f, &[])]).unwrap();
+                        let want = expect(&before, pitch, cpp, RECT, 0x5a, 3, &|x, y, _| {
+                            Some((
+                                if mono_pat(bits, x, y, (0, 0)) {
+                                    0x00ff_00ff
+                                } else {
+                                    0x7f00_7f00
+                                },
+                                0,
+                            ))
+                        });
+                        assert!(image(&mem(&d)[..pitch * rows]) == want, "{tiling:?}");
+                    }
+                });
+            }
         }
     };
 }
 
 expand_tests!(gen6, Generation::Gen6);
 expand_tests!(gen7, Generation::Gen7);
+
+/// Gen4/G45 run XY_TEXT_IMMEDIATE_BLT on the render engine with the
+/// XY_SETUP_BLT state (their only expanded blit).
+macro_rules! text_tests {
+    ($gen:ident, $generation:expr) => {
+        mod $gen {
+            use super::*;
+
+            const T: &GenTables = &baregpu::hal::$gen::TABLES;
+
+            #[test]
+            fn immediate_text_with_the_setup_colours() {
+                let p = HostPlatform::new();
+                let soft = SoftGpu::new($generation, PlatformBus::new(&p)).unwrap();
+                let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
+                let gpu = &mut gpu;
+                let cpp = 4;
+                let pitch = W * cpp;
+                let (fg, bg) = (0x1357_9bdfu32, 0x2468_ace0u32);
+                let rect = (2, 3, 37, 11);
+                let (w, h) = ((rect.2 - rect.0) as usize, (rect.3 - rect.1) as usize);
+                for (packed, transparent) in [(0u32, false), (1, true)] {
+                    let line = if packed == 1 { w.div_ceil(8) * 8 } else { w };
+                    let text = noise(120 + 2 * packed, (line * h).div_ceil(64) * 8);
+                    let (d, dg) = buffer(gpu, pitch * H, 121);
+                    let before = mem(&d)[..pitch * H].to_vec();
+                    let setup = cmd(
+                        T,
+                        "XY_SETUP_BLT",
+                        &[
+                            ("bpp32_byte_mask", 3),
+                            ("color_depth", 3),
+                            ("raster_operation", 0xcc),
+                            ("destination_pitch", pitch as i64),
+                            ("mono_source_transparency_mode", transparent as i64),
+                            ("setup_destination_base_address", dg as i64),
+                            ("setup_background_color", bg as i64),
+                            ("setup_foreground_color", fg as i64),
+                        ],
+                        &[],
+                    );
+                    let f = [
+                        ("bit_byte_packed", packed as i64),
+                        ("destination_x1", rect.0),
+                        ("destination_y1", rect.1),
+                        ("destination_x2", rect.2),
+                        ("destination_y2", rect.3),
+                    ];
+                    run(
+                        gpu,
+                        &[setup, cmd(T, "XY_TEXT_IMMEDIATE_BLT", &f, &words(&text))],
+                    )
+                    .unwrap();
+                    let want = expect(&before, pitch, cpp, rect, 0xcc, 3, &|x, y, _| {
+                        let on = bit(&text, (y - rect.1) as usize * line + (x - rect.0) as usize);
+                        (on || !transparent).then_some((0, if on { fg } else { bg }))
+                    });
+                    assert!(mem(&d)[..pitch * H] == want[..], "text packed {packed}");
+                }
+            }
+        }
+    };
+}
+
+text_tests!(gen4, Generation::Gen4);
+text_tests!(g45, Generation::G45);

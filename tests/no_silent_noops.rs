@@ -54,6 +54,7 @@ const EXECUTED: &[(&str, &str)] = &[
     ("XY_PAT_CHROMA_BLT", "tests/blit_expand.rs"),
     ("XY_PAT_CHROMA_BLT_IMMEDIATE", "tests/blit_expand.rs"),
     ("XY_MONO_PAT_BLT", "tests/blit_expand.rs"),
+    ("XY_MONO_PAT_FIXED_BLT", "tests/blit_expand.rs"),
     ("XY_MONO_SRC_COPY_BLT", "tests/blit_expand.rs"),
     ("XY_MONO_SRC_COPY_IMMEDIATE_BLT", "tests/blit_expand.rs"),
     ("XY_SRC_COPY_CHROMA_BLT", "tests/blit_expand.rs"),

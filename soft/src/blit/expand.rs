@@ -1,6 +1,6 @@
 //! The blits that expand a pattern, a monochrome source or a chroma key
 //! per pixel: XY_PAT_BLT(_IMMEDIATE), XY_PAT_CHROMA_BLT(_IMMEDIATE),
-//! XY_MONO_PAT_BLT, XY_MONO_SRC_COPY(_IMMEDIATE)_BLT, XY_SRC_COPY_CHROMA_BLT,
+//! XY_MONO_PAT_BLT, XY_MONO_PAT_FIXED_BLT, XY_MONO_SRC_COPY(_IMMEDIATE)_BLT, XY_SRC_COPY_CHROMA_BLT,
 //! the six XY_FULL_* blits, XY_SCANLINES_BLT, XY_TEXT_BLT and
 //! XY_TEXT_IMMEDIATE_BLT (SNB PRM 003 lines 20941-22949; "line N" below).
 //!
@@ -12,10 +12,11 @@
 //!   21162-21165). A colour pattern is 8 rows of 8 pixels, row after row,
 //!   64, 128 or 256 bytes (line 21306), in linear memory at a 64-byte
 //!   aligned address or in the command. A mono pattern is the 64 bits of
-//!   BR20 (low DWord, line 21551) and BR21: row r is byte r.
-//! * Bit order of monochrome data (patterns, sources, text): the first
-//!   pixel is the most significant bit of a byte. The PRM does not say;
-//!   Linux `drivers/video/fbdev/i810/i810_accel.c` passes fbdev's MSB-first
+//!   BR20 (low DWord, line 21551) and BR21: row r is byte r, pixel 0 its
+//!   bit 7 (Monochrome Pattern Memory Format, lines 21674-21690).
+//! * Bit order of monochrome sources and text: the first pixel is the most
+//!   significant bit of a byte, as in patterns. The PRM says so for
+//!   patterns only; Linux `drivers/video/fbdev/i810/i810_accel.c` passes fbdev's MSB-first
 //!   glyph bitmaps (`fb_image.data`) unchanged to XY_MONO_SRC_COPY_IMM_BLT.
 //!   Mono bit 1 selects the foreground colour, 0 the background or, in
 //!   transparency mode, no write (BR13 bits 29, 28: lines 23190-23210).
@@ -73,6 +74,8 @@ enum PatternFrom {
     ColorImmediate,
     /// BR20/BR21 with the command's pattern colours.
     Mono,
+    /// One of the fixed mono patterns ([`FIXED_PATTERNS`]).
+    Fixed,
     /// The XY_SETUP state's pattern.
     Setup,
 }
@@ -99,6 +102,7 @@ impl ExpandedKind {
             "XY_PAT_CHROMA_BLT" => (P::ColorMemory, S::None, true),
             "XY_PAT_CHROMA_BLT_IMMEDIATE" => (P::ColorImmediate, S::None, true),
             "XY_MONO_PAT_BLT" => (P::Mono, S::None, false),
+            "XY_MONO_PAT_FIXED_BLT" => (P::Fixed, S::None, false),
             "XY_MONO_SRC_COPY_BLT" => (P::None, S::MonoMemory("source_address"), false),
             "XY_MONO_SRC_COPY_IMMEDIATE_BLT" => (P::None, S::MonoImmediate, false),
             "XY_SRC_COPY_CHROMA_BLT" => (P::None, S::Color, true),
@@ -300,6 +304,12 @@ impl<B: MemoryBus> Device<B> {
                 let base = field(c, dw, "pattern_base_address")?;
                 self.color_pattern(raster, base)
             }
+            PatternFrom::Fixed => Pattern::Mono {
+                bits: fixed_pattern(field(c, dw, "fixed_pattern")?)?,
+                fg: color("pattern_foreground_color"),
+                bg: color("pattern_background_color"),
+                transparent: field(c, dw, "mono_pattern_transparency_mode") == Some(1),
+            },
             PatternFrom::Mono => Pattern::Mono {
                 bits: field(c, dw, "pattern_data_0")? | field(c, dw, "pattern_data_1")? << 32,
                 fg: color("pattern_foreground_color"),
@@ -588,6 +598,30 @@ impl<B: MemoryBus> Device<B> {
         out.extend((0..w).map(|k| bit(&bytes, first - lo * 8 + k)));
         Ok(())
     }
+}
+
+/// XY_MONO_PAT_FIXED_BLT's patterns by Fixed Pattern code (lines
+/// 21700-21918), scan line 0 first, pixel 0 in bit 7 (the mono pattern
+/// memory format, lines 21674-21690). Codes 6, 7 and 12-15 are reserved.
+const FIXED_PATTERNS: [(u64, [u8; 8]); 10] = [
+    (0, [0x00, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00, 0x00]), // HS_HORIZONTAL
+    (1, [0x08; 8]),                                        // HS_VERTICAL
+    (2, [0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01]), // HS_FDIAGONAL
+    (3, [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80]), // HS_BDIAGONAL
+    (4, [0x08, 0x08, 0x08, 0xff, 0x08, 0x08, 0x08, 0x08]), // HS_CROSS
+    (5, [0x81, 0x42, 0x24, 0x18, 0x18, 0x24, 0x42, 0x81]), // HS_DIAGCROSS
+    (8, [0x55, 0xaa, 0x55, 0xaa, 0x55, 0xaa, 0x55, 0xaa]), // screen door
+    (9, [0xcc, 0x33, 0xcc, 0x33, 0xcc, 0x33, 0xcc, 0x33]), // SD wide
+    (10, [0x88, 0x44, 0x22, 0x11, 0x88, 0x44, 0x22, 0x11]), // walking bit
+    (11, [0x77, 0xbb, 0xdd, 0xee, 0x77, 0xbb, 0xdd, 0xee]), // walking zero
+];
+
+/// The 64 pattern bits of a fixed pattern code; `None` for a reserved one.
+fn fixed_pattern(code: u64) -> Option<u64> {
+    FIXED_PATTERNS
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, rows)| u64::from_le_bytes(*rows))
 }
 
 /// First bit of mono scan line `line` of a `width`-pixel rectangle.

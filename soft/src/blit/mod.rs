@@ -51,8 +51,6 @@
 //!   XY_SETUP_BLT (BR01 has no defined reset value, "Default: 0000 xxxx", line 23134).
 //! * The pattern, monochrome-source, text, scan-line, full and chroma-key
 //!   blits are in `expand` (pattern and colour expansion per pixel).
-//! * XY_MONO_PAT_FIXED_BLT is refused as not modelled: its hatch bitmaps are
-//!   not transcribed yet.
 //!
 //! Every access goes through the engine's address space (the GGTT, or the
 //! PPGTT in a PPGTT batch, as for MI commands); a fault halts the engine.
