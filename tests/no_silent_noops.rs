@@ -148,6 +148,10 @@ fn submit_alone(generation: Generation, engine: &str, dwords: &[u32]) -> Outcome
                         "report: {text}"
                     );
                     assert_eq!(u.header, dwords[0]);
+                    // The driver reset the engine, which clears the register.
+                    let base = gpu.engines().nth(id.0).unwrap().base;
+                    let reg = baregpu::hal::mmio::SOFT_UNMODELLED_COMMAND;
+                    assert_eq!(gpu.mmio().read32(base + reg), 0, "after the reset");
                     Outcome::Refused
                 }
                 None => Outcome::OtherError(state.to_string()),
