@@ -63,16 +63,23 @@ fn noise(seed: u32, n: usize) -> Vec<u8> {
         .collect()
 }
 
-fn mem(r: &DmaRegion) -> &mut [u8] {
+fn mem(r: &DmaRegion) -> &[u8] {
     // SAFETY: test-owned DMA region; the model runs only inside MMIO calls.
-    unsafe { std::slice::from_raw_parts_mut(r.virt.as_ptr(), r.size) }
+    unsafe { std::slice::from_raw_parts(r.virt.as_ptr(), r.size) }
+}
+
+/// Writes `bytes` at the start of a buffer.
+fn fill(r: &DmaRegion, bytes: &[u8]) {
+    assert!(bytes.len() <= r.size);
+    // SAFETY: as in `mem`; no other view of the region is alive here.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), r.virt.as_ptr(), bytes.len()) }
 }
 
 /// A linear buffer filled with noise.
 fn buffer(gpu: &mut HostGpu, bytes: usize, seed: u32) -> (DmaRegion, u64) {
     let (r, m) = gpu.map_buffer(bytes.max(64)).unwrap();
     let n = noise(seed, r.size);
-    mem(&r).copy_from_slice(&n);
+    fill(&r, &n);
     (r, m.gfx.0)
 }
 
@@ -376,7 +383,7 @@ macro_rules! expand_tests {
                             let (w, h) = ((RECT.2 - RECT.0) as usize, (RECT.3 - RECT.1) as usize);
                             let (bits, src) = mono_words(w, h, first, 77 + cpp as u32);
                             let (s, sg) = buffer(gpu, bits.len(), 1);
-                            mem(&s)[..bits.len()].copy_from_slice(&bits);
+                            fill(&s, &bits);
                             let (fg, bg) = (0xdead_beefu32, 0x0bad_f00du32);
                             let mut f = xy(cpp, pitch, dg, RECT, rop, clip);
                             f.extend([
@@ -439,7 +446,7 @@ macro_rules! expand_tests {
                             let (w, h) = ((RECT.2 - RECT.0) as usize, (RECT.3 - RECT.1) as usize);
                             let (bits, mono) = mono_words(w, h, 2, 9);
                             let (m, mg) = buffer(gpu, bits.len(), 2);
-                            mem(&m)[..bits.len()].copy_from_slice(&bits);
+                            fill(&m, &bits);
                             let mono_src = name.contains("MONO_SRC");
                             let mono_pat = name.contains("MONO_PATTERN");
                             let imm_pat = name.contains("IMMEDIATE");
@@ -727,7 +734,7 @@ macro_rules! expand_tests {
                             let bytes = (line * h).div_ceil(64) * 8;
                             let text = noise(80 + 4 * packed + 2 * immediate as u32, bytes);
                             let (t, tg) = buffer(gpu, bytes, 3);
-                            mem(&t)[..bytes].copy_from_slice(&text);
+                            fill(&t, &text);
                             let before = mem(&d)[..pitch * H].to_vec();
                             let mut f = rect.to_vec();
                             f.push(("bit_byte_packed", packed as i64));

@@ -214,10 +214,25 @@ fn gen7_every_command_executes_or_is_refused() {
 }
 
 /// A CPU view of a mapped buffer.
-fn words(region: &baregpu::DmaRegion) -> &mut [u32] {
+fn words(region: &baregpu::DmaRegion) -> &[u32] {
     // SAFETY: test-owned DMA region; the GPU model runs only inside MMIO
     // calls, never while the test holds this slice.
-    unsafe { std::slice::from_raw_parts_mut(region.virt.as_ptr().cast::<u32>(), region.size / 4) }
+    unsafe { std::slice::from_raw_parts(region.virt.as_ptr().cast::<u32>(), region.size / 4) }
+}
+
+/// Fills a mapped buffer with one dword.
+fn fill(region: &baregpu::DmaRegion, dwords: usize, value: u32) {
+    for k in 0..dwords.min(region.size / 4) {
+        // SAFETY: in bounds of the test-owned region; no view of it is alive.
+        unsafe {
+            region
+                .virt
+                .as_ptr()
+                .cast::<u32>()
+                .add(k)
+                .write_volatile(value)
+        }
+    }
 }
 
 /// The effects of PIPE_CONTROL's depth count write and MI_REPORT_PERF_COUNT.
@@ -235,7 +250,7 @@ macro_rules! report_tests {
                 let soft = SoftGpu::new($generation, PlatformBus::new(&p)).unwrap();
                 let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
                 let (buf, map) = gpu.map_buffer(4096).unwrap();
-                words(&buf)[..4].copy_from_slice(&[0xdead_beef; 4]);
+                fill(&buf, 4, 0xdead_beef);
                 let mut b = gpu.new_batch(4096).unwrap();
                 b.push(&PipeControl {
                     post_sync_operation: 2,
@@ -260,7 +275,7 @@ macro_rules! report_tests {
                 let soft = SoftGpu::new($generation, PlatformBus::new(&p)).unwrap();
                 let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
                 let (buf, map) = gpu.map_buffer(4096).unwrap();
-                words(&buf).fill(0x5555_5555);
+                fill(&buf, 1024, 0x5555_5555);
                 let mut b = gpu.new_batch(4096).unwrap();
                 for (k, id) in [0x1234_5678u32, 0x9abc_def0].into_iter().enumerate() {
                     b.push_dwords(&[0x1400_0001, (map.gfx.0 as u32 + 256 * k as u32) | 1, id])
