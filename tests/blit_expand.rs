@@ -773,6 +773,29 @@ macro_rules! expand_tests {
                 });
             }
 
+            /// The 32 bpp byte mask: alpha only, RGB only.
+            #[test]
+            fn the_byte_mask_limits_32bpp_writes() {
+                with_gpu(|gpu| {
+                    let (cpp, pitch) = (4, W * 4);
+                    for mask in [1, 2] {
+                        let (d, dg) = buffer(gpu, pitch * H, 131 + 2 * mask as u32);
+                        let (p, pg) = buffer(gpu, 256, 137);
+                        let pat = mem(&p)[..256].to_vec();
+                        let before = mem(&d)[..pitch * H].to_vec();
+                        let mut f = xy(cpp, pitch, dg, RECT, 0x5a, false);
+                        f[0] = ("bpp32_byte_mask", mask);
+                        f.push(("pattern_base_address", pg as i64));
+                        run(gpu, &[cmd(T, "XY_PAT_BLT", &f, &[])]).unwrap();
+                        let want =
+                            expect(&before, pitch, cpp, RECT, 0x5a, mask as u32, &|x, y, _| {
+                                Some((pat_pixel(&pat, cpp, x, y, (0, 0)), 0))
+                            });
+                        assert!(mem(&d)[..pitch * H] == want[..], "mask {mask}");
+                    }
+                });
+            }
+
             /// The fixed patterns as the manual draws them (003 lines
             /// 21700-21918): one string per scan line, pixel 0 first.
             const FIXED: [(i64, [&str; 8]); 10] = [

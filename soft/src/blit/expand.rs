@@ -648,3 +648,56 @@ fn linear_at(base: u64) -> Surface {
 fn pixel(bytes: &[u8]) -> u32 {
     bytes.iter().rev().fold(0, |acc, &b| (acc << 8) | b as u32)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mono_scan_lines_start_where_their_packing_says() {
+        // Word aligned: 10 pixels from bit 3 take 13 bits, one word per line.
+        let words = Packing::Words { first_bit: 3 };
+        assert_eq!(mono_line_start(words, 10, 2), 2 * 16 + 3);
+        // 14 pixels from bit 3 take 17 bits: two words per line.
+        assert_eq!(mono_line_start(words, 14, 1), 32 + 3);
+        assert_eq!(mono_line_start(Packing::Bits, 10, 3), 30);
+        assert_eq!(mono_line_start(Packing::Bytes, 10, 3), 48);
+    }
+
+    #[test]
+    fn chroma_ranges_compare_each_component() {
+        let key = |mode, depth| Chroma {
+            mode,
+            low: 0x1010_1010,
+            high: 0x2020_2020,
+            depth,
+        };
+        // 32 bpp RGB: inside when R, G and B are; alpha ignored.
+        let inside = 0xff18_1418;
+        let outside = 0x0018_3018;
+        assert!(key(0b111, 3).passes(0, inside) && !key(0b111, 3).passes(0, outside));
+        assert!(
+            !key(0b101, 3).passes(0, inside),
+            "ARGB: alpha 0xff is outside"
+        );
+        assert!(!key(0b001, 3).passes(inside, 0) && key(0b001, 3).passes(outside, 0));
+        assert!(key(0b000, 3).passes(inside, inside), "no key");
+        // 565: R 4:0 of 15:11, G 10:5, B 4:0.
+        let k = Chroma {
+            mode: 0b111,
+            low: (2 << 11) | (4 << 5) | 2,
+            high: (3 << 11) | (5 << 5) | 3,
+            depth: 1,
+        };
+        assert!(k.passes(0, (3 << 11) | (4 << 5) | 2));
+        assert!(!k.passes(0, (3 << 11) | (6 << 5) | 2));
+    }
+
+    #[test]
+    fn fixed_patterns_put_scan_line_zero_in_the_low_byte() {
+        assert_eq!(fixed_pattern(0), Some(0xff << 24));
+        assert_eq!(fixed_pattern(2).map(|b| b as u8), Some(0x80));
+        assert_eq!(fixed_pattern(6), None);
+        assert_eq!(fixed_pattern(15), None);
+    }
+}
