@@ -567,8 +567,14 @@ macro_rules! expand_tests {
                                     ("transparency_color_low", lo as i64),
                                     ("transparency_color_high", hi as i64),
                                 ]);
-                                let c = if pattern {
+                                // 16 bpp takes the pattern in the command, 32 bpp from memory.
+                                let c = if pattern && cpp == 2 {
                                     cmd(T, "XY_PAT_CHROMA_BLT_IMMEDIATE", &f, &words(&pat))
+                                } else if pattern {
+                                    let (p, pg) = buffer(gpu, pat.len(), 1);
+                                    fill(&p, &pat);
+                                    f.push(("pattern_base_address", pg as i64));
+                                    cmd(T, "XY_PAT_CHROMA_BLT", &f, &[])
                                 } else {
                                     // The source pixel at the destination's coordinates.
                                     f.extend([

@@ -124,7 +124,7 @@ enum Outcome {
     OtherError(String),
 }
 
-fn submit_alone(generation: Generation, engine: &str, dwords: &[u32]) -> Outcome {
+fn submit_alone(generation: Generation, engine: &str, name: &str, dwords: &[u32]) -> Outcome {
     let p = HostPlatform::new();
     let soft = SoftGpu::new(generation, PlatformBus::new(&p)).expect("software GPU");
     let mut gpu = Gpu::new(&p, &soft, generation).unwrap();
@@ -148,6 +148,8 @@ fn submit_alone(generation: Generation, engine: &str, dwords: &[u32]) -> Outcome
                         "report: {text}"
                     );
                     assert_eq!(u.header, dwords[0]);
+                    assert_eq!(u.name, Some(name), "the report names the command");
+                    assert!(text.contains(&format!("{name} (header")), "report: {text}");
                     // The driver reset the engine, which clears the register.
                     let base = gpu.engines().nth(id.0).unwrap().base;
                     let reg = baregpu::hal::mmio::SOFT_UNMODELLED_COMMAND;
@@ -173,7 +175,7 @@ fn check_generation(generation: Generation) {
                 continue;
             }
             let what = format!("{generation:?} {} on {engine}", c.name);
-            match submit_alone(generation, engine, &dwords) {
+            match submit_alone(generation, engine, c.name, &dwords) {
                 Outcome::Refused => {
                     assert!(!executed, "{what}: executed command refused");
                     assert!(!NO_EFFECT.contains(&c.name), "{what}: refused");

@@ -103,7 +103,7 @@ enum Op {
     UpdateGtt,
     LoadRegisterMem,
     SetContext,
-    /// A blitter fill or copy, executed in `blit.rs`.
+    /// A blitter command, executed in `blit/`.
     Blit(crate::blit::BlitOp),
     /// A media/GPGPU pipeline command, executed in `media`.
     Media(crate::media::MediaOp),
