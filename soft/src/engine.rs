@@ -118,13 +118,13 @@ enum Op {
 /// the tables that is neither here nor executed is refused.
 const NO_EFFECT: [(&str, &str); 5] = [
     // Flushes the render cache (and invalidates read caches, 003 lines
-    // 15063-15117): the model writes memory directly and keeps no caches.
+    // 15320-15423): the model writes memory directly and keeps no caches.
     ("MI_FLUSH", "no caches"),
     // Flushes the cachelines of one page (003 lines 14940-15062): no caches;
     // the dwords after the address are dummies, one per half cacheline.
     ("MI_CLFLUSH", "no caches"),
     // An arbitration (preemption) point and its enable (003 lines
-    // 14550-14633): the model runs each engine's commands to the end of a
+    // 14544-14633): the model runs each engine's commands to the end of a
     // run and never preempts, so neither changes what executes.
     ("MI_ARB_CHECK", "no preemption"),
     ("MI_ARB_ON_OFF", "no preemption"),
