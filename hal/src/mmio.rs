@@ -8,6 +8,14 @@
 use core::ptr::NonNull;
 use volatile::VolatilePtr;
 
+/// A register of the software GPU only, engine-relative (render base +
+/// 0xffc, ...): after an engine stopped on a command the model does not
+/// model, it holds that command's header, as IPEHR does, and 0 otherwise.
+/// No hardware register is documented there; the driver trusts it only
+/// when EIR reports an instruction error and it equals IPEHR, so on
+/// hardware it never changes the driver's reading of an error.
+pub const SOFT_UNMODELLED_COMMAND: u32 = 0xffc;
+
 /// 32-bit register access at byte offsets from the start of a register BAR.
 ///
 /// Offsets are byte offsets and must be 4-byte aligned; what an unaligned or

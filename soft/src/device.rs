@@ -21,7 +21,7 @@ const RUN_ON_POLL: u32 = 256;
 pub struct Stats {
     /// Commands executed, all engines.
     pub commands: u64,
-    /// Known commands the model accepts without modelling their effect (3D state ...).
+    /// Known commands refused as not modelled (3D state ...).
     pub unmodelled: u64,
     /// Batch buffers started.
     pub batches: u64,
@@ -149,6 +149,7 @@ impl<B: MemoryBus> Device<B> {
                 layout::START => return e.start,
                 layout::CTL => return e.ctl,
                 layout::ACTHD => return e.acthd as u32,
+                baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return e.unmodelled,
                 _ => {}
             }
         }
@@ -194,6 +195,8 @@ impl<B: MemoryBus> Device<B> {
                     self.engines[i].head = value & 0x001f_fffc;
                     return;
                 }
+                // Read-only, cleared by the engine's reset.
+                baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return,
                 layout::START => {
                     self.engines[i].start = value & 0xffff_f000;
                     return;

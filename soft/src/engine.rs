@@ -17,8 +17,13 @@
 //! STATE_BASE_ADDRESS, the MEDIA_* state and dispatch commands,
 //! GPGPU_WALKER, the Gen4/G45 URB and constant commands) go to `media`,
 //! which also decides when a command may run while EU threads are busy.
-//! Other commands in the tables are consumed without effect (counted as
-//! unmodelled); a command the tables do not know is an instruction error.
+//! MI_REPORT_PERF_COUNT writes a report; a few commands have no effect on a
+//! machine without caches, display or preemption ([`NO_EFFECT`]). Every
+//! other command of the tables (3D state and 3DPRIMITIVE, MI_DISPLAY_FLIP,
+//! ...) is refused: the engine stops with [`Halt::Unmodelled`], an
+//! instruction error whose header also shows in the model's
+//! `SOFT_UNMODELLED_COMMAND` register, so that work the model cannot do never
+//! passes as done. A command the tables do not know is an instruction error.
 
 use alloc::vec::Vec;
 
@@ -35,6 +40,10 @@ pub enum Halt {
     InstructionError { dw0: u32 },
     /// An access through an invalid GTT entry or to missing memory (EIR bit 4).
     PageFault { gfx_addr: u64, ggtt: bool },
+    /// A command of the tables the model does not execute: reported as an
+    /// instruction error (EIR bit 0) with the header in IPEHR and in the
+    /// model's `SOFT_UNMODELLED_COMMAND` register.
+    Unmodelled { dw0: u32, name: &'static str },
 }
 
 /// Per-engine state (the ring registers live here, not in the register file).
@@ -58,6 +67,9 @@ pub struct EngineState {
     /// Address of the command being executed.
     pub acthd: u64,
     pub halted: Option<Halt>,
+    /// Header of the command refused as not modelled (0: none), read at
+    /// `SOFT_UNMODELLED_COMMAND`.
+    pub unmodelled: u32,
     /// The blitter's shared setup and clip state (blitter engine only).
     pub blit: crate::blit::BlitState,
 }
@@ -91,13 +103,42 @@ enum Op {
     UpdateGtt,
     LoadRegisterMem,
     SetContext,
-    /// A blitter fill or copy, executed in `blit.rs`.
+    /// A blitter command, executed in `blit/`.
     Blit(crate::blit::BlitOp),
     /// A media/GPGPU pipeline command, executed in `media`.
     Media(crate::media::MediaOp),
-    /// Known, not modelled: consumed without effect.
+    ReportPerfCount,
+    /// A command whose effect the model has nothing to apply to ([`NO_EFFECT`]).
+    NoEffect,
+    /// Known, not modelled: refused with [`Halt::Unmodelled`].
     Unmodelled,
 }
+
+/// Commands that have no effect on the model, each with why. Everything in
+/// the tables that is neither here nor executed is refused.
+const NO_EFFECT: [(&str, &str); 5] = [
+    // Flushes the render cache (and invalidates read caches, 003 lines
+    // 15320-15423): the model writes memory directly and keeps no caches.
+    ("MI_FLUSH", "no caches"),
+    // Flushes the cachelines of one page (003 lines 14940-15062): no caches;
+    // the dwords after the address are dummies, one per half cacheline.
+    ("MI_CLFLUSH", "no caches"),
+    // An arbitration (preemption) point and its enable (003 lines
+    // 14544-14633): the model runs each engine's commands to the end of a
+    // run and never preempts, so neither changes what executes.
+    ("MI_ARB_CHECK", "no preemption"),
+    ("MI_ARB_ON_OFF", "no preemption"),
+    // Holds back display and VT-d flushes (003 lines 16289-16333): the model
+    // has neither.
+    ("MI_SUSPEND_FLUSH", "no display flushes"),
+];
+// Refused on purpose (not in NO_EFFECT): STATE_PREFETCH would be harmless but
+// is a 3D state-cache hint, refused with the 3D pipeline; STATE_SIP names the
+// system routine the EU model never calls (no exceptions or debug), so a
+// program relying on it would silently lose it; MI_PREDICATE (Gen7) sets the
+// predicate of 3DPRIMITIVE and GPGPU_WALKER, whose predication the model
+// refuses; MI_DISPLAY_FLIP, MI_LOAD_SCAN_LINES_INCL need a display;
+// MI_TOPOLOGY_FILTER and MI_URB_CLEAR serve the 3D pipeline.
 
 fn op_of(name: &str) -> Op {
     if let Some(b) = crate::blit::BlitOp::of(name) {
@@ -124,6 +165,8 @@ fn op_of(name: &str) -> Op {
         "MI_UPDATE_GTT" => Op::UpdateGtt,
         "MI_LOAD_REGISTER_MEM" => Op::LoadRegisterMem,
         "MI_SET_CONTEXT" => Op::SetContext,
+        "MI_REPORT_PERF_COUNT" => Op::ReportPerfCount,
+        _ if NO_EFFECT.iter().any(|(n, _)| *n == name) => Op::NoEffect,
         _ => Op::Unmodelled,
     }
 }
@@ -199,6 +242,9 @@ const CCID: u32 = 0x180;
 /// (0x228), the state MI_SET_CONTEXT saves per 003 lines 9152-9163 as far as
 /// the model has it.
 const CONTEXT_REGISTERS: [u32; 4] = [0xc0, 0x120, 0x124, 0x228];
+
+/// Dwords of the MI_REPORT_PERF_COUNT report (256 bytes, A45_B8_C8).
+const PERF_REPORT_DWORDS: u64 = 64;
 
 /// Longest command the model reads (MI_LOAD_REGISTER_IMM with 255 pairs + header).
 const MAX_COMMAND: usize = 1024;
@@ -367,13 +413,16 @@ impl<B: MemoryBus> Device<B> {
     pub(crate) fn halt(&mut self, i: usize, halt: Halt) {
         let base = self.layout.engines[i].base;
         let dw0 = match halt {
-            Halt::InstructionError { dw0 } => dw0,
+            Halt::InstructionError { dw0 } | Halt::Unmodelled { dw0, .. } => dw0,
             Halt::PageFault { .. } => 0,
         };
         let eir_bit = match halt {
-            Halt::InstructionError { .. } => 1 << 0,
+            Halt::InstructionError { .. } | Halt::Unmodelled { .. } => 1 << 0,
             Halt::PageFault { .. } => 1 << self.layout.page_fault_eir_bit,
         };
+        if let Halt::Unmodelled { dw0, .. } = halt {
+            self.engines[i].unmodelled = dw0;
+        }
         self.engines[i].halted = Some(halt);
         self.stats.errors += 1;
         let eir = self.regs.get(base + layout::EIR) | eir_bit;
@@ -620,7 +669,9 @@ impl<B: MemoryBus> Device<B> {
             }
             Op::SetContext => self.set_context(i, c, dw)?,
             Op::Media(m) => self.media_execute(i, c, m, dw)?,
-            Op::Unmodelled => self.stats.unmodelled += 1,
+            Op::ReportPerfCount => self.report_perf_count(i, c, dw)?,
+            Op::NoEffect => {}
+            Op::Unmodelled => return Err(self.refuse(c, dw)),
         }
         Ok(())
     }
@@ -654,6 +705,37 @@ impl<B: MemoryBus> Device<B> {
             } else {
                 self.gtt.write_entry(page as u32, e[0]);
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses a command the model does not execute.
+    pub(crate) fn refuse(&mut self, c: &'static CommandInfo, dw: &[u32]) -> Halt {
+        self.stats.unmodelled += 1;
+        Halt::Unmodelled {
+            dw0: dw.first().copied().unwrap_or(0),
+            name: c.name,
+        }
+    }
+
+    /// MI_REPORT_PERF_COUNT: the manuals in hand do not define the report
+    /// (003 line 2297 lists the opcode only). Linux i915 `i915_perf.c` reads
+    /// a Haswell OA report (format A45_B8_C8, 256 bytes) as DW0 report ID /
+    /// reason, DW1 the low 32 bits of the timestamp, then the A, B and C
+    /// counters; the model writes that layout with the report ID of DW2, its
+    /// timestamp, and zero counters (it counts no OA events).
+    fn report_perf_count(&mut self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<(), Halt> {
+        let space = self.space_for(i, c, dw);
+        let addr = field(c, dw, "memory_address").unwrap_or(0);
+        let id = field(c, dw, "report_id").unwrap_or(0) as u32;
+        let ts = self.timestamp as u32;
+        for k in 0..PERF_REPORT_DWORDS {
+            let value = match k {
+                0 => id,
+                1 => ts,
+                _ => 0,
+            };
+            self.write_gfx_u32(i, space, addr + 4 * k, value)?;
         }
         Ok(())
     }
@@ -748,6 +830,14 @@ impl<B: MemoryBus> Device<B> {
                 dw,
                 ("immediate_data_low", "immediate_data_high"),
             )?,
+            // Write PS Depth Count: the pixels that passed the depth test.
+            // The model has no 3D pipeline, so no pixel has passed: it
+            // writes 0 (64 bits, like the other post-sync writes) until 3D
+            // exists. MI_FLUSH_DW has no such operation (2 is reserved).
+            Some(2) if c.name == "PIPE_CONTROL" => {
+                self.write_gfx_u32(i, space, addr, 0)?;
+                self.write_gfx_u32(i, space, addr + 4, 0)?;
+            }
             Some(3) => {
                 self.write_gfx_u32(i, space, addr, self.timestamp as u32)?;
                 self.write_gfx_u32(i, space, addr + 4, (self.timestamp >> 32) as u32)?;

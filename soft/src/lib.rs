@@ -10,9 +10,10 @@
 //! from the tables; the GGTT, written through its MMIO alias; the render,
 //! video and blitter command streamers (ring START/HEAD/TAIL/CTL, batch
 //! buffers, the hardware status page) executing the MI commands listed in
-//! `engine.rs` and the blitter fills and copies of `blit.rs`; the per-context
+//! `engine.rs` and the blitter commands of `blit/`; the per-context
 //! PPGTT; semaphore waits; user interrupts; errors for unknown commands and
-//! unmapped addresses; forcewake acknowledgement and engine reset; the media
+//! unmapped addresses, and a visible refusal of every other command of the
+//! tables (`engine.rs`); forcewake acknowledgement and engine reset; the media
 //! and GPGPU pipelines of the render engine (`media`), whose threads run on
 //! the EU array ([`eu::array`]). Work advances only when the driver touches
 //! MMIO, within a budget, so a looping batch or kernel is a hang the driver

@@ -32,6 +32,17 @@ pub struct ErrorState {
     pub waited_for: u32,
     /// The decoded commands around ACTHD (when the driver has the memory).
     pub commands: String,
+    /// The command the software GPU refused because it does not model it
+    /// (its `SOFT_UNMODELLED_COMMAND` register): table name, or the header
+    /// when the tables do not name it.
+    pub unmodelled: Option<Unmodelled>,
+}
+
+/// A command the device reported as not modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unmodelled {
+    pub header: u32,
+    pub name: Option<&'static str>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,15 +60,24 @@ impl ErrorState {
         reason: HangReason,
         completed: u32,
         waited_for: u32,
-        context: Option<(&'static GenTables, u64, &[u32])>,
+        tables: &'static GenTables,
+        batch: Option<(u64, &[u32])>,
     ) -> Self {
         let r = |off| mmio.read32(engine.base + off);
         let acthd = r(ring::ACTHD);
+        let (eir, ipehr) = (r(ring::EIR), r(ring::IPEHR));
+        // Only the software GPU has this register; it counts only when it
+        // repeats IPEHR of an instruction error (EIR bit 0).
+        let refused = r(baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND);
+        let unmodelled = (eir & 1 != 0 && refused != 0 && refused == ipehr).then(|| Unmodelled {
+            header: refused,
+            name: tables.identify(engine.name, refused).map(|c| c.name),
+        });
         let mut commands = String::new();
         // Decode the stream that holds ACTHD, from its start, marking the command at ACTHD.
         // Stop at MI_BATCH_BUFFER_END as the engine does: compute batches keep their state
         // (binding tables, descriptors, CURBE) after it, which is not commands.
-        if let Some((tables, start, dwords)) = context {
+        if let Some((start, dwords)) = batch {
             for cmd in decode(tables, engine.name, dwords)
                 .stop_at_batch_end()
                 .take(4096)
@@ -70,10 +90,10 @@ impl ErrorState {
         Self {
             engine: engine.name,
             reason,
-            eir: r(ring::EIR),
+            eir,
             esr: r(ring::ESR),
             ipeir: r(ring::IPEIR),
-            ipehr: r(ring::IPEHR),
+            ipehr,
             instdone: r(ring::INSTDONE),
             acthd,
             head: r(ring::HEAD),
@@ -82,6 +102,7 @@ impl ErrorState {
             completed,
             waited_for,
             commands,
+            unmodelled,
         }
     }
 }
@@ -103,6 +124,14 @@ impl fmt::Display for ErrorState {
             "  ACTHD {:#010x} HEAD {:#010x} TAIL {:#010x} BB_ADDR {:#010x}",
             self.acthd, self.head, self.tail, self.bb_addr
         )?;
+        if let Some(u) = self.unmodelled {
+            writeln!(
+                f,
+                "  {} (header {:#010x}) is not modelled by the software GPU",
+                u.name.unwrap_or("the command"),
+                u.header
+            )?;
+        }
         if !self.commands.is_empty() {
             writeln!(f, "  commands of the batch at BB_ADDR (=> marks ACTHD):")?;
             for line in self.commands.lines() {

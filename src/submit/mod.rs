@@ -24,7 +24,7 @@ use baregpu_hal::{DeviceIo, Generation, Mmio};
 
 pub use batch::{Batch, BatchError};
 pub use engines::EngineInfo;
-pub use error::{ErrorState, HangReason};
+pub use error::{ErrorState, HangReason, Unmodelled};
 
 use crate::gtt::{self, Caching, GfxAddr, Ggtt, GttError, Mapping, Ppgtt};
 use crate::platform::{DmaRegion, Platform, PlatformError};
@@ -589,8 +589,11 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             .inflight
             .iter()
             .find(|(_, b)| b.gfx().0 == bb)
-            .map(|(_, b)| (self.generation.tables(), b.gfx().0, b.contents()));
-        let state = ErrorState::capture(self.mmio, &q.info, reason, completed, waited_for, context);
+            .map(|(_, b)| (b.gfx().0, b.contents()));
+        let tables = self.generation.tables();
+        let state = ErrorState::capture(
+            self.mmio, &q.info, reason, completed, waited_for, tables, context,
+        );
         let last = q.next_seqno.wrapping_sub(1);
         let reset_bit = q.info.reset_bit;
         self.reset_engine(reset_bit);

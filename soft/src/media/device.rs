@@ -102,9 +102,11 @@ impl<B: MemoryBus> Device<B> {
         op: MediaOp,
         dw: &[u32],
     ) -> Result<(), Halt> {
-        if !self.has_media(i) {
-            self.stats.unmodelled += 1;
-            return Ok(());
+        // A generation or engine without the media unit refuses its
+        // commands, as does every media unit the dispatch commands it does
+        // not run.
+        if !self.has_media(i) || op == MediaOp::Unsupported {
+            return Err(self.refuse(c, dw));
         }
         let Some(mut media) = self.media.take() else {
             return Ok(());

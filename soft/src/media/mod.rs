@@ -20,8 +20,8 @@
 //!
 //! Not modelled: the scoreboard (threads start in command order and their
 //! dependencies are not checked), synchronized root threads and child
-//! threads (refused), MEDIA_OBJECT_PRT and GPGPU_OBJECT (refused as command
-//! errors rather than skipped), indirect GPGPU_WALKER parameters and
+//! threads (refused), MEDIA_OBJECT_PRT and GPGPU_OBJECT (refused as not
+//! modelled rather than skipped), indirect GPGPU_WALKER parameters and
 //! predication (refused).
 
 mod descriptor;
@@ -61,7 +61,8 @@ pub(crate) enum MediaOp {
     /// 965/G45: CONSTANT_BUFFER (the CURBE).
     ConstantBuffer,
     /// Dispatch commands the model does not run (MEDIA_OBJECT_PRT,
-    /// GPGPU_OBJECT): an error, so that their threads are not silently lost.
+    /// GPGPU_OBJECT): refused as not modelled, so that their threads are
+    /// not silently lost.
     Unsupported,
 }
 

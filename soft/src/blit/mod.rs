@@ -49,8 +49,8 @@
 //!   other XY command. Negative setup pitches are not allowed for it (line
 //!   20507) and are an instruction error, as is a PIXEL_BLT before any
 //!   XY_SETUP_BLT (BR01 has no defined reset value, "Default: 0000 xxxx", line 23134).
-//! * XY_SETUP_BLT's foreground colour and pattern address (BR06, BR07) only
-//!   serve the scan-line and text BLTs, which are not modelled.
+//! * The pattern, monochrome-source, text, scan-line, full and chroma-key
+//!   blits are in `expand` (pattern and colour expansion per pixel).
 //!
 //! Every access goes through the engine's address space (the GGTT, or the
 //! PPGTT in a PPGTT batch, as for MI commands); a fault halts the engine.
@@ -65,6 +65,10 @@ use baregpu_hal::{Generation, MemoryBus};
 use crate::device::Device;
 use crate::engine::{Halt, Space, field};
 
+mod expand;
+
+use expand::ExpandedKind;
+
 /// The blitter commands the model executes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BlitOp {
@@ -75,6 +79,9 @@ pub(crate) enum BlitOp {
     XyPixel,
     XyColor,
     XySrcCopy,
+    XySetupMonoPattern,
+    /// The blits with a pattern, a monochrome source or a chroma key.
+    Expanded(ExpandedKind),
 }
 
 impl BlitOp {
@@ -88,7 +95,8 @@ impl BlitOp {
             "XY_PIXEL_BLT" => Self::XyPixel,
             "XY_COLOR_BLT" => Self::XyColor,
             "XY_SRC_COPY_BLT" => Self::XySrcCopy,
-            _ => return None,
+            "XY_SETUP_MONO_PATTERN_SL_BLT" => Self::XySetupMonoPattern,
+            _ => return ExpandedKind::of(name).map(Self::Expanded),
         })
     }
 }
@@ -143,6 +151,28 @@ pub struct BlitState {
     base: u64,
     /// BR24/BR25: the clip rectangle.
     clip: Rect,
+    /// BR06: setup foreground colour (text and mono pattern).
+    foreground: u32,
+    /// BR01 bit 29: monochrome source (text) transparency.
+    mono_source_transparent: bool,
+    /// The scan-line pattern: BR07's colour pattern (XY_SETUP_BLT) or the
+    /// mono pattern BR20/BR21 (XY_SETUP_MONO_PATTERN_SL_BLT).
+    pattern: SetupPattern,
+}
+
+/// The pattern the XY_SETUP commands leave for scan-line and text blits.
+#[derive(Clone, Copy, Debug, Default)]
+enum SetupPattern {
+    #[default]
+    None,
+    /// BR07: the base of an 8x8 colour pattern in linear memory.
+    Color(u64),
+    /// BR20/BR21, BR01 bit 31 (solid) and bit 28 (transparency).
+    Mono {
+        bits: u64,
+        solid: bool,
+        transparent: bool,
+    },
 }
 
 /// How a surface's bytes are laid out.
@@ -385,6 +415,18 @@ impl<B: MemoryBus> Device<B> {
                 self.engines[i].blit.clip = clip_of(c, dw);
                 return Ok(());
             }
+            BlitOp::XySetupMonoPattern => return self.setup(i, c, dw),
+            BlitOp::Expanded(kind) => {
+                let at = Access {
+                    i,
+                    space: self.space_for(i, c, dw),
+                };
+                return match self.expanded(i, c, kind, dw) {
+                    Some(Some(e)) => self.run_expanded(at, &e),
+                    Some(None) => Ok(()),
+                    None => Err(error),
+                };
+            }
             BlitOp::Color => self.color_blt(c, dw),
             BlitOp::SrcCopy => self.src_copy_blt(c, dw),
             BlitOp::XyColor => self.xy_color_blt(i, c, dw),
@@ -411,6 +453,16 @@ impl<B: MemoryBus> Device<B> {
         s.clipping = field(c, dw, "clipping_enable") == Some(1);
         s.base = field(c, dw, "setup_destination_base_address").unwrap_or(0);
         s.clip = clip_of(c, dw);
+        s.foreground = field(c, dw, "setup_foreground_color").unwrap_or(0) as u32;
+        s.mono_source_transparent = field(c, dw, "mono_source_transparency_mode") == Some(1);
+        s.pattern = match field(c, dw, "pattern_data_0") {
+            Some(lo) => SetupPattern::Mono {
+                bits: lo | field(c, dw, "pattern_data_1").unwrap_or(0) << 32,
+                solid: field(c, dw, "solid_pattern_select") == Some(1),
+                transparent: field(c, dw, "mono_pattern_transparency_mode") == Some(1),
+            },
+            None => SetupPattern::Color(field(c, dw, "setup_pattern_base_address").unwrap_or(0)),
+        };
         Ok(())
     }
 
