@@ -41,6 +41,20 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
         );
     };
     let opts = Options::read(l, line)?;
+    // Only a send has an EOT bit (in its descriptor); dropping the option
+    // would silently change what the program does.
+    if opts.eot && info.layout != Layout::Send {
+        let col = l
+            .options
+            .iter()
+            .find(|(n, _)| n == "EOT")
+            .map_or(l.mnemonic_col, |(_, c)| *c);
+        return err(
+            line,
+            col,
+            alloc::format!("{{EOT}} ends a thread only on send/sendc, not {}", l.mnemonic),
+        );
+    }
     let a16 = opts.align16 || info.layout == Layout::ThreeSrc;
     let (exec_size, group) = exec_group(p, l, line, opcode, opts.compr)?;
     let (flag, pred_ctrl, pred_inv, cond_mod) = flags(l, line)?;
