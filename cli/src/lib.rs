@@ -3,4 +3,5 @@
 pub mod decode_batch;
 pub mod defmt_log;
 pub mod eu;
+pub mod output;
 pub mod run;

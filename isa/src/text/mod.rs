@@ -78,7 +78,7 @@ pub mod print;
 pub use asm::{
     AsmError, AsmOptions, Program, assemble, assemble_program, assemble_program_with, assemble_with,
 };
-pub use disasm::{DisasmError, DisasmOptions, disassemble, disassemble_with};
+pub use disasm::{DisasmError, DisasmOptions, disassemble, disassemble_to, disassemble_with};
 pub use print::print_instruction;
 
 use crate::inst::{CondMod, MathFn, PredCtrl, Type};
