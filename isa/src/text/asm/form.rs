@@ -11,6 +11,7 @@ use crate::inst::{
     AccessMode, Addr, Alu, Body, Branch, Dst, DstSlot, Imm, Instruction, Jump, Math, Opcode,
     RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant, arf,
 };
+use crate::compact;
 use crate::platform::Platform;
 use crate::tables::{self, JumpLayout, Layout};
 
@@ -102,7 +103,35 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
         (_, true) => Storage::Native,
         _ => Storage::Auto,
     };
+    let inst = match storage {
+        Storage::Compact => compact_nop(p, inst).unwrap_or(inst),
+        _ => inst,
+    };
     Ok((inst, storage, refs))
+}
+
+/// `nop {Compacted}` where the written nop has no compact form (Gen6+:
+/// its null operands are in no compaction table): the compact NOP with
+/// every table index 0, the padding `layout` inserts before an EOT send,
+/// as Mesa does ([ext: Mesa brw_eu_compact.c]). A nop's operands do
+/// nothing; this one has those the index-0 entries hold, so its text
+/// reads back to the same word. `None` unless the line is a plain nop
+/// with the controls that word has.
+fn compact_nop(p: Platform, written: Instruction) -> Option<Instruction> {
+    if written.opcode != Opcode::Nop || compact::tables(p).is_none() {
+        return None;
+    }
+    let native = crate::codec::encode(p, &written).ok()?;
+    if compact::compact(p, crate::codec::to_dwords(native)).is_some() {
+        return None;
+    }
+    let pad = compact::uncompact(p, super::layout::NOP).ok()?;
+    let pad = crate::codec::decode(p, crate::codec::from_dwords(pad)).ok()?;
+    let same_controls = Instruction {
+        body: written.body,
+        ..pad
+    } == written;
+    same_controls.then_some(pad)
 }
 
 /// The column an operand starts at, for errors.

@@ -49,7 +49,7 @@ pub(super) enum Piece {
 /// Compact NENOP (opcode 0x7D, CmptCtrl bit 29): G45 padding.
 const NENOP: [u32; 2] = [0x7D | 1 << 29, 0];
 /// Compact NOP (opcode 0x7E): Gen6+ padding before an EOT send.
-const NOP: [u32; 2] = [0x7E | 1 << 29, 0];
+pub(super) const NOP: [u32; 2] = [0x7E | 1 << 29, 0];
 
 /// Places `pieces` and resolves their labels.
 pub(super) fn place(p: Platform, pieces: &[Piece], opts: AsmOptions) -> Res<Vec<Program>> {
