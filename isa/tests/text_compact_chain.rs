@@ -67,3 +67,45 @@ fn a_chain_of_three_hundred_branches_goes_native_link_by_link() {
     // 8 bytes per jmpi, and the unit of filler the last jump's extra reach takes.
     assert_eq!(native.len() - small.len(), 8 * n + 8);
 }
+
+/// The padding `--compact` inserts (G45: a compact NENOP before native
+/// words and labels; Gen6+: a compact NOP before an EOT send) prints as an
+/// instruction, not `.raw`, and that text assembles to the same bytes.
+#[test]
+fn compact_padding_disassembles_symbolically() {
+    use baregpu_isa::text::{DisasmOptions, disassemble_with};
+    let compact = AsmOptions { compact: true };
+    let opts = DisasmOptions {
+        offsets: true,
+        labels: true,
+        messages: false,
+    };
+    for (p, sfid) in [
+        (Platform::G45, None),
+        (Platform::Gen6, Some("0x7")),
+        (Platform::Gen7, Some("0x27")),
+        (Platform::Gen75, Some("0x27")),
+    ] {
+        let mut src = String::from(
+            "add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n\
+             L:\n\
+             add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n",
+        );
+        if let Some(sfid) = sfid {
+            // Three compact words before it: the send would start at 24.
+            src.push_str("add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n");
+            src.push_str(&format!("send (8|M0) null:ud r112 {sfid} 0x02000010 {{EOT}}\n"));
+        } else {
+            src.push_str("add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f {Uncompacted}\n");
+        }
+        let bytes = assemble_with(p, &src, compact).unwrap();
+        let dis = disassemble_with(p, &bytes, opts).unwrap();
+        let pads = dis
+            .lines()
+            .filter(|l| l.contains("nop") && l.contains("{Compacted}"))
+            .count();
+        assert!(pads >= 1, "{p}: no padding:\n{dis}");
+        assert!(!dis.contains(".raw"), "{p}:\n{dis}");
+        assert_eq!(assemble(p, &dis).unwrap(), bytes, "{p}:\n{dis}");
+    }
+}

@@ -35,6 +35,8 @@ fn immediates_fit_their_type_signed_or_unsigned() {
         ("-32768:w", 0x8000_8000),
         ("65535:uw", 0xFFFF_FFFF),
         ("0xffff:w", 0xFFFF_FFFF),
+        ("0x00020002:w", 0x0002_0002),
+        ("0xabcdabcd:uw", 0xABCD_ABCD),
         ("0x3f800000:f", 0x3F80_0000),
     ] {
         let imm = mov_imm(Gen75, text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -51,6 +53,7 @@ fn immediates_fit_their_type_signed_or_unsigned() {
         "-9223372036854775808:d",
         "-9223372036854775809:ud",
         "0x12345:uw",
+        "0xfffeffff:uw",
         "65536:w",
         "-32769:uw",
         "0x1ffffffff:f",

@@ -101,12 +101,14 @@ pub fn validate(p: Platform, inst: &Instruction) -> Vec<Violation> {
 /// (cause, consequence, only on the same operand). An ExecSize too large
 /// for the type makes every span too large; a VertStride that breaks the
 /// Width*HorzStride rule is reported once, not again as a stride too wide
-/// for the type.
-const IMPLIED: [(Rule, Rule, bool); 4] = [
+/// for the type; a VertStride too wide for the type is not reported again
+/// as the span it makes.
+const IMPLIED: [(Rule, Rule, bool); 5] = [
     (Rule::ExecSizeLimit, Rule::SourceSpan, false),
     (Rule::ExecSizeLimit, Rule::Align16SourceSpan, false),
     (Rule::ExecSizeLimit, Rule::DstCrossing, false),
     (Rule::VertStrideMismatch, Rule::VertStrideForType, true),
+    (Rule::VertStrideForType, Rule::SourceSpan, true),
 ];
 
 /// Reports each root cause once: drops the findings [`IMPLIED`] by another.

@@ -210,7 +210,8 @@ impl Ctx<'_> {
     }
 
     /// A typed immediate. An integer must fit the type's bits read either
-    /// signed or unsigned (`:w`/`:uw` -2^15..2^16-1, `:d`/`:ud` and the bit
+    /// signed or unsigned (`:w`/`:uw` -2^15..2^16-1, or the replicated
+    /// dword the encoding holds, `0x00020002:w`; `:d`/`:ud` and the bit
     /// patterns of `:f`, `:v`, `:uv`, `:vf` -2^31..2^32-1, `:df`
     /// -2^63..2^64-1); iga64 truncates larger values silently, we refuse.
     fn imm(&self, v: ImmVal, ty: Type, col: usize) -> Res<Imm> {
@@ -237,6 +238,15 @@ impl Ctx<'_> {
                 ty,
                 bits: fit(64, x)?,
             },
+            // The dword the encoding holds, both halves equal, also reads.
+            (ImmVal::Int(x), Type::W | Type::Uw)
+                if x > 0xFFFF && x <= 0xFFFF_FFFF && x >> 16 == x & 0xFFFF =>
+            {
+                Imm {
+                    ty,
+                    bits: x as u64,
+                }
+            }
             (ImmVal::Int(x), Type::W | Type::Uw) => {
                 let h = fit(16, x)?;
                 Imm {
