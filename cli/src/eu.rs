@@ -145,9 +145,10 @@ pub fn validate(gen_name: &str, bytes: &[u8]) -> Result<Report, String> {
         if last != Some(*offset) {
             last = Some(*offset);
             let inst = entries.iter().find(|e| e.offset == *offset).map(|e| e.inst);
-            let shown = inst.map_or_else(|| String::from("(does not decode)"), |i| {
-                text::print_instruction(p, &i)
-            });
+            let shown = inst.map_or_else(
+                || String::from("(does not decode)"),
+                |i| text::print_instruction(p, &i),
+            );
             let _ = writeln!(text, "/* {offset:04x} */ {shown}");
         }
         let _ = writeln!(text, "    {v}");

@@ -14,7 +14,6 @@ use std::process::ExitCode;
 
 use baregpu_cli::output::CliError;
 
-
 /// The usage text: this file's commands, then the EU toolkit's.
 fn usage() -> String {
     format!(

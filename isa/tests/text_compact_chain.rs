@@ -94,7 +94,9 @@ fn compact_padding_disassembles_symbolically() {
         if let Some(sfid) = sfid {
             // Three compact words before it: the send would start at 24.
             src.push_str("add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n");
-            src.push_str(&format!("send (8|M0) null:ud r112 {sfid} 0x02000010 {{EOT}}\n"));
+            src.push_str(&format!(
+                "send (8|M0) null:ud r112 {sfid} 0x02000010 {{EOT}}\n"
+            ));
         } else {
             src.push_str("add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f {Uncompacted}\n");
         }

@@ -59,7 +59,10 @@ fn immediates_fit_their_type_signed_or_unsigned() {
         "0x1ffffffff:f",
     ] {
         let e = mov_imm(Gen75, text).expect_err(text);
-        assert!(e.contains("does not fit") || e.contains("number"), "{text}: {e}");
+        assert!(
+            e.contains("does not fit") || e.contains("number"),
+            "{text}: {e}"
+        );
         assert!(e.starts_with("1:22:"), "{text}: {e}");
     }
 }
@@ -89,8 +92,11 @@ fn jump_numbers_near_the_i64_limits_are_errors() {
 
 #[test]
 fn eot_is_only_for_sends() {
-    let e = assemble(Gen75, "add (8|M0) r1.0<1>:d r2.0<8;8,1>:d r3.0<8;8,1>:d {EOT}")
-        .expect_err("EOT on add");
+    let e = assemble(
+        Gen75,
+        "add (8|M0) r1.0<1>:d r2.0<8;8,1>:d r3.0<8;8,1>:d {EOT}",
+    )
+    .expect_err("EOT on add");
     assert_eq!((e.line, e.col), (1, 51), "{e}");
     assert!(e.message.contains("EOT"), "{e}");
     let e = assemble(Gen4, "mov (8|M0) r1.0<1>:f r2.0<8;8,1>:f {Compr,EOT}").expect_err("mov");

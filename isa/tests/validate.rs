@@ -392,7 +392,9 @@ fn a_send_to_an_arf_without_response_is_not_called_a_writeback() {
     assert!(v.message.contains("nothing is written back"), "{v}");
     let found = validate(Gen75, &one(Gen75, "send (8|M0) acc0:ud r2 0xA 0x02100000"));
     assert!(
-        !found.iter().any(|v| v.message.contains("nothing is written back")),
+        !found
+            .iter()
+            .any(|v| v.message.contains("nothing is written back")),
         "{}",
         show(&found)
     );
@@ -442,8 +444,5 @@ fn validation_goes_on_past_an_undecodable_word() {
         r.undecodable.iter().map(|e| e.offset).collect::<Vec<_>>(),
         [0]
     );
-    assert_eq!(
-        r.entries.iter().map(|e| e.offset).collect::<Vec<_>>(),
-        [8]
-    );
+    assert_eq!(r.entries.iter().map(|e| e.offset).collect::<Vec<_>>(), [8]);
 }

@@ -118,7 +118,13 @@ fn write_failed(offset: usize) -> DisasmError {
 }
 
 /// One instruction's lines (its label, if any, and the instruction).
-fn write_line(p: Platform, d: &Decoded, labels: &BTreeSet<i64>, opts: DisasmOptions, out: &mut String) {
+fn write_line(
+    p: Platform,
+    d: &Decoded,
+    labels: &BTreeSet<i64>,
+    opts: DisasmOptions,
+    out: &mut String,
+) {
     if labels.contains(&(d.at as i64)) {
         let _ = writeln!(out, "L{}:", d.at);
     }
@@ -244,7 +250,7 @@ fn first_pass(p: Platform, bytes: &[u8], labels: bool) -> Result<BTreeSet<i64>, 
     }
     let start = |t: i64| {
         let t = t as usize;
-        t % 8 == 0 && starts[t / 8 / 64] & 1 << (t / 8 % 64) != 0
+        t.is_multiple_of(8) && starts[t / 8 / 64] & 1 << (t / 8 % 64) != 0
     };
     aimed.retain(|&t| t == bytes.len() as i64 || start(t));
     Ok(aimed)

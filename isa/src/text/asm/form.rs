@@ -7,11 +7,11 @@ use super::super::parse::{Line, Opnd, Target};
 use super::operand::{Ctx, SCALAR, null_src};
 use super::options::{Options, exec_group, flags};
 use super::{Refs, Res, Storage, Which, err};
+use crate::compact;
 use crate::inst::{
     AccessMode, Addr, Alu, Body, Branch, Dst, DstSlot, Imm, Instruction, Jump, Math, Opcode,
     RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant, arf,
 };
-use crate::compact;
 use crate::platform::Platform;
 use crate::tables::{self, JumpLayout, Layout};
 
@@ -53,7 +53,10 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
         return err(
             line,
             col,
-            alloc::format!("{{EOT}} ends a thread only on send/sendc, not {}", l.mnemonic),
+            alloc::format!(
+                "{{EOT}} ends a thread only on send/sendc, not {}",
+                l.mnemonic
+            ),
         );
     }
     let a16 = opts.align16 || info.layout == Layout::ThreeSrc;

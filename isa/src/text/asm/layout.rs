@@ -352,7 +352,11 @@ impl Offsets {
     /// Where a label after the last piece lands (G45 pads it to 16 bytes).
     fn end(&self) -> usize {
         let at = self.tree[1][0];
-        at + if self.p == Platform::G45 && at % 16 == 8 { 8 } else { 0 }
+        at + if self.p == Platform::G45 && at % 16 == 8 {
+            8
+        } else {
+            0
+        }
     }
 }
 
@@ -448,7 +452,10 @@ mod tests {
         }
     }
 
-    fn both(p: Platform, src: &str) -> Option<(Res<Vec<Program>>, Res<Vec<Program>>)> {
+    /// The two layouts of a source that parses: (fast, full rounds).
+    type Both = (Res<Vec<Program>>, Res<Vec<Program>>);
+
+    fn both(p: Platform, src: &str) -> Option<Both> {
         let pieces = super::super::pieces(p, src).ok()?;
         let opts = AsmOptions { compact: true };
         Some((place(p, &pieces, opts), full_rounds(p, &pieces, opts)))
@@ -534,7 +541,12 @@ mod tests {
     #[test]
     fn same_as_full_rounds() {
         let (mut compared, mut errors, mut jmpi) = (0, 0, [0; 2]);
-        for p in [Platform::G45, Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+        for p in [
+            Platform::G45,
+            Platform::Gen6,
+            Platform::Gen7,
+            Platform::Gen75,
+        ] {
             for seed in 0..40 {
                 let src = program(p, seed);
                 if let Some((fast, full)) = both(p, &src) {
@@ -548,7 +560,9 @@ mod tests {
                         }
                     };
                     for i in prog {
-                        if let Program::Inst { inst, compacted, .. } = i
+                        if let Program::Inst {
+                            inst, compacted, ..
+                        } = i
                             && inst.opcode == Opcode::Jmpi
                         {
                             jmpi[compacted as usize] += 1;
@@ -559,7 +573,10 @@ mod tests {
         }
         // Programs that place, programs that fail, branches either way.
         assert!(compared > 100, "{compared} programs parsed");
-        assert!(errors > 0 && errors < compared / 2, "{errors} of {compared}");
+        assert!(
+            errors > 0 && errors < compared / 2,
+            "{errors} of {compared}"
+        );
         assert!(jmpi[0] > 10 && jmpi[1] > 10, "jmpi native/compact {jmpi:?}");
     }
 

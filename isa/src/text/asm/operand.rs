@@ -242,10 +242,7 @@ impl Ctx<'_> {
             (ImmVal::Int(x), Type::W | Type::Uw)
                 if x > 0xFFFF && x <= 0xFFFF_FFFF && x >> 16 == x & 0xFFFF =>
             {
-                Imm {
-                    ty,
-                    bits: x as u64,
-                }
+                Imm { ty, bits: x as u64 }
             }
             (ImmVal::Int(x), Type::W | Type::Uw) => {
                 let h = fit(16, x)?;
