@@ -1,14 +1,28 @@
 //! `baregpu decode`: list the commands of a raw batch with the hal's
 //! reflection-table decoder.
 
-use std::fmt::Write;
+use std::io;
 
 use baregpu::hal::decode::decode;
 use baregpu::hal::{Generation, reflect::GenTables};
 
+use crate::output::CliError;
+
 /// Decodes little-endian dwords as commands of `engine`; returns the listing,
 /// or an error naming what is wrong with the arguments.
 pub fn decode_bytes(generation: &str, engine: &str, bytes: &[u8]) -> Result<String, String> {
+    let mut out = Vec::new();
+    decode_to(generation, engine, bytes, &mut out).map_err(|e| e.to_string())?;
+    String::from_utf8(out).map_err(|e| e.to_string())
+}
+
+/// [`decode_bytes`] writing each command to `out` as it is decoded.
+pub fn decode_to(
+    generation: &str,
+    engine: &str,
+    bytes: &[u8],
+    out: &mut dyn io::Write,
+) -> Result<(), CliError> {
     let generation = Generation::from_name(generation)
         .ok_or_else(|| format!("unknown generation {generation:?}"))?;
     let tables: &GenTables = generation.tables();
@@ -17,31 +31,28 @@ pub fn decode_bytes(generation: &str, engine: &str, bytes: &[u8]) -> Result<Stri
         return Err(format!(
             "{generation} has no engine {engine:?}; engines: {}",
             names.join(", ")
-        ));
+        )
+        .into());
     }
     if !bytes.len().is_multiple_of(4) {
-        return Err(format!(
-            "{} bytes is not a whole number of dwords",
-            bytes.len()
-        ));
+        return Err(format!("{} bytes is not a whole number of dwords", bytes.len()).into());
     }
     let dwords: Vec<u32> = bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    let mut out = String::new();
     let (mut known, mut problems) = (0, 0);
     for cmd in decode(tables, engine, &dwords) {
         known += cmd.command.is_some() as usize;
         problems += cmd.problem.is_some() as usize;
-        let _ = write!(out, "{cmd}");
+        write!(out, "{cmd}")?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "-- {} dwords, {known} known commands, {problems} problem(s)",
         dwords.len()
-    );
-    Ok(out)
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]

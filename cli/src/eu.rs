@@ -3,6 +3,9 @@
 
 use baregpu_isa::Platform;
 use baregpu_isa::text::{self, AsmOptions, DisasmOptions};
+use std::io;
+
+use crate::output::{CliError, FmtWriter};
 
 const GENS: &str = "gen4, gen4.5 (g45), gen6 (snb), gen7 (ivb), gen7.5 (hsw)";
 
@@ -64,28 +67,35 @@ pub fn asm_with(
 /// Runs `baregpu disasm` (`assemble` false) or `baregpu asm` with the
 /// arguments after the command name; returns what goes to stdout.
 pub fn run(args: &[String], assemble: bool) -> Result<String, String> {
-    let (mut generation, mut file, mut out) = (None, None, None);
+    let mut out = Vec::new();
+    run_to(args, assemble, &mut out).map_err(|e| e.to_string())?;
+    String::from_utf8(out).map_err(|e| e.to_string())
+}
+
+/// [`run`] writing to `out` as it goes (the disassembly is not held).
+pub fn run_to(args: &[String], assemble: bool, out: &mut dyn io::Write) -> Result<(), CliError> {
+    let (mut generation, mut file, mut dest) = (None, None, None);
     let mut labels = true;
     let mut compact = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--gen" => generation = it.next().cloned(),
-            "-o" if assemble => out = it.next().cloned(),
+            "-o" if assemble => dest = it.next().cloned(),
             "--compact" if assemble => compact = true,
             "--no-labels" if !assemble => labels = false,
             f if !f.starts_with('-') && file.is_none() => file = Some(f.to_string()),
-            other => return Err(format!("unexpected argument {other:?}\nusage:\n{USAGE}")),
+            other => return Err(format!("unexpected argument {other:?}\nusage:\n{USAGE}").into()),
         }
     }
     let generation = generation.ok_or_else(|| format!("--gen is required\nusage:\n{USAGE}"))?;
     let file = file.ok_or_else(|| format!("an input file is required\nusage:\n{USAGE}"))?;
     if assemble {
-        let out = out.ok_or_else(|| format!("-o <binary> is required\nusage:\n{USAGE}"))?;
+        let dest = dest.ok_or_else(|| format!("-o <binary> is required\nusage:\n{USAGE}"))?;
         let source = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
         let bytes = asm_with(&generation, &file, &source, AsmOptions { compact })?;
-        std::fs::write(&out, bytes).map_err(|e| format!("{out}: {e}"))?;
-        Ok(String::new())
+        std::fs::write(&dest, bytes).map_err(|e| format!("{dest}: {e}"))?;
+        Ok(())
     } else {
         let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
         let opts = DisasmOptions {
@@ -93,7 +103,13 @@ pub fn run(args: &[String], assemble: bool) -> Result<String, String> {
             labels,
             messages: true,
         };
-        disasm_with(&generation, &bytes, opts).map_err(|e| format!("{file}: {e}"))
+        let p = platform(&generation)?;
+        let mut w = FmtWriter::new(out);
+        let done = text::disassemble_to(p, &bytes, opts, &mut w);
+        if let Some(e) = w.error {
+            return Err(CliError::Write(e));
+        }
+        done.map_err(|e| format!("{file}: {e}").into())
     }
 }
 
@@ -105,34 +121,49 @@ pub struct Report {
 }
 
 /// Validates a binary: each instruction with violations, printed with its
-/// offset, followed by the violations, then a count.
+/// offset, followed by the violations, then a count. A word that does not
+/// decode is an error at its offset; the words after it are still checked.
 pub fn validate(gen_name: &str, bytes: &[u8]) -> Result<Report, String> {
-    use baregpu_isa::validate::{Severity, validate_entries};
+    use baregpu_isa::validate::{Severity, validate_bytes};
     use std::fmt::Write;
     let p = platform(gen_name)?;
-    let entries = baregpu_isa::kernel::decode_kernel(p, bytes).map_err(|e| e.to_string())?;
-    let found = validate_entries(p, &entries, bytes.len());
+    let report = validate_bytes(p, bytes);
+    let entries = &report.entries;
+    // Findings by offset; an undecodable word is one error at its offset.
+    let mut lines: Vec<(usize, String, Option<Severity>)> = report
+        .found
+        .iter()
+        .map(|(o, v)| (*o, v.to_string(), Some(v.severity)))
+        .collect();
+    for e in &report.undecodable {
+        lines.push((e.offset, format!("error [Undecodable]: {e}"), None));
+    }
+    lines.sort_by_key(|(o, _, _)| *o);
     let mut text = String::new();
     let mut last = None;
-    for (offset, v) in &found {
+    for (offset, v, _) in &lines {
         if last != Some(*offset) {
             last = Some(*offset);
             let inst = entries.iter().find(|e| e.offset == *offset).map(|e| e.inst);
-            let shown = inst.map_or_else(String::new, |i| text::print_instruction(p, &i));
+            let shown = inst.map_or_else(
+                || String::from("(does not decode)"),
+                |i| text::print_instruction(p, &i),
+            );
             let _ = writeln!(text, "/* {offset:04x} */ {shown}");
         }
         let _ = writeln!(text, "    {v}");
     }
-    let errors = found
+    let errors = lines
         .iter()
-        .filter(|(_, v)| v.severity == Severity::Error)
+        .filter(|(_, _, s)| *s != Some(Severity::Warning))
         .count();
-    let warnings = found.len() - errors;
-    let _ = writeln!(
-        text,
-        "{} instructions: {errors} errors, {warnings} warnings",
-        entries.len()
-    );
+    let warnings = lines.len() - errors;
+    let undecodable = report.undecodable.len();
+    let _ = write!(text, "{} instructions", entries.len());
+    if undecodable > 0 {
+        let _ = write!(text, " and {undecodable} words that do not decode");
+    }
+    let _ = writeln!(text, ": {errors} errors, {warnings} warnings");
     Ok(Report {
         text,
         errors,

@@ -3,5 +3,6 @@
 pub mod decode_batch;
 pub mod defmt_log;
 pub mod eu;
+pub mod output;
 pub mod replay;
 pub mod run;

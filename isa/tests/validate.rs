@@ -337,3 +337,112 @@ fn never_panics_on_generated_or_random_instructions() {
         let _ = validate_kernel(p, &bytes);
     }
 }
+
+/// One fault, one finding: an ExecSize too large for the type is not
+/// reported again as every operand spanning too many registers, and a
+/// VertStride that breaks Width*HorzStride not again as too wide for the
+/// type. Each other rule still fires alone.
+#[test]
+fn a_root_cause_is_reported_once() {
+    for (p, text, want) in [
+        (
+            Gen75,
+            "mov (32|M0) r1.0<1>:d r2.0<8;8,1>:d",
+            vec![Rule::ExecSizeLimit],
+        ),
+        (
+            Gen75,
+            "mov (16|M0) r1.0<1>:df r2.0<8;8,1>:df",
+            vec![Rule::ExecSizeLimit],
+        ),
+        (
+            Gen6,
+            "mov (8|M0) r1.0<1>:f r2.0<16;8,1>:f",
+            vec![Rule::VertStrideMismatch],
+        ),
+        (
+            Gen75,
+            "mov (16|M0) r1.0<1>:d r2.0<32;8,4>:d",
+            vec![Rule::VertStrideForType],
+        ),
+        // Without the cause, the consequence is reported.
+        (
+            Gen75,
+            "mov (16|M0) r1.0<1>:w r2.0<16;4,4>:w",
+            vec![Rule::SourceSpan],
+        ),
+    ] {
+        let found = validate(p, &one(p, text));
+        let rules: Vec<Rule> = found.iter().map(|v| v.rule).collect();
+        assert_eq!(rules, want, "{p}: {text}:{}", show(&found));
+    }
+}
+
+/// A send to an ARF with response length 0 writes nothing back: the
+/// message says the destination field must still be a GRF or null, not
+/// that the ARF is a writeback register.
+#[test]
+fn a_send_to_an_arf_without_response_is_not_called_a_writeback() {
+    let found = validate(Gen75, &one(Gen75, "send (8|M0) acc0:ud r2 0xA 0x02000000"));
+    let [v] = found.as_slice() else {
+        panic!("{}", show(&found))
+    };
+    assert_eq!((v.rule, v.operand), (Rule::SendDestination, Some(Dst)));
+    assert!(!v.message.contains("writeback register"), "{v}");
+    assert!(v.message.contains("nothing is written back"), "{v}");
+    let found = validate(Gen75, &one(Gen75, "send (8|M0) acc0:ud r2 0xA 0x02100000"));
+    assert!(
+        !found
+            .iter()
+            .any(|v| v.message.contains("nothing is written back")),
+        "{}",
+        show(&found)
+    );
+}
+
+/// A word that does not decode does not hide the rest: it is reported at
+/// its offset and the instructions after it are still checked, a jump
+/// onto it still lands on an instruction start.
+#[test]
+fn validation_goes_on_past_an_undecodable_word() {
+    use baregpu_isa::validate::validate_bytes;
+    let p = Gen75;
+    let mut bytes = assemble(
+        p,
+        "(W) jmpi 32\nnop\nadd (8|M0) r1.0<0>:d r1.0<8;8,1>:d 1:d\n",
+    )
+    .unwrap();
+    // Opcode 0x7f is reserved: the nop at 16 becomes undecodable.
+    bytes[16] = 0x7f;
+    assert!(validate_kernel(p, &bytes).is_err());
+    let r = validate_bytes(p, &bytes);
+    assert_eq!(
+        r.undecodable.iter().map(|e| e.offset).collect::<Vec<_>>(),
+        [16]
+    );
+    assert_eq!(
+        r.entries.iter().map(|e| e.offset).collect::<Vec<_>>(),
+        [0, 32]
+    );
+    assert!(
+        r.found
+            .iter()
+            .any(|(at, v)| *at == 32 && v.rule == Rule::DstHorzStrideZero),
+        "{:?}",
+        r.found
+    );
+    assert!(
+        !r.found.iter().any(|(_, v)| v.rule == Rule::JumpTarget),
+        "{:?}",
+        r.found
+    );
+    // A compact word without an expansion is skipped as 8 bytes.
+    let mut bytes = assemble(p, "nop\nadd (8|M0) r1.0<0>:d r1.0<8;8,1>:d 1:d\n").unwrap();
+    bytes.splice(0..16, [0x7f, 0, 0, 0x20, 0xff, 0xff, 0xff, 0xff]);
+    let r = validate_bytes(p, &bytes);
+    assert_eq!(
+        r.undecodable.iter().map(|e| e.offset).collect::<Vec<_>>(),
+        [0]
+    );
+    assert_eq!(r.entries.iter().map(|e| e.offset).collect::<Vec<_>>(), [8]);
+}

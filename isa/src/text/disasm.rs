@@ -78,69 +78,103 @@ pub fn disassemble_with(
     bytes: &[u8],
     opts: DisasmOptions,
 ) -> Result<String, DisasmError> {
-    let all = decode_all(p, bytes)?;
-    let labels = if opts.labels {
-        targets(p, &all, bytes.len())
-    } else {
-        BTreeSet::new()
-    };
     let mut out = String::new();
-    for d in &all {
-        if labels.contains(&(d.at as i64)) {
-            let _ = writeln!(out, "L{}:", d.at);
-        }
-        let mut text = print_with(p, &d.inst, None);
+    disassemble_to(p, bytes, opts, &mut out)?;
+    Ok(out)
+}
+
+/// [`disassemble_with`] writing each line to `out` as it is made, holding
+/// only the label offsets: a first pass decodes every word (so a binary
+/// that does not decode writes nothing) and collects the branch targets,
+/// the second decodes again and prints. A failed write stops with an
+/// error at the offset of the line it was writing.
+pub fn disassemble_to(
+    p: Platform,
+    bytes: &[u8],
+    opts: DisasmOptions,
+    out: &mut impl Write,
+) -> Result<(), DisasmError> {
+    let labels = first_pass(p, bytes, opts.labels)?;
+    let mut at = 0;
+    let mut line = String::new();
+    while at < bytes.len() {
+        let d = decode_at(p, bytes, at)?;
+        line.clear();
+        write_line(p, &d, &labels, opts, &mut line);
+        out.write_str(&line).map_err(|_| write_failed(at))?;
+        at += d.size;
+    }
+    if labels.contains(&(bytes.len() as i64)) {
+        writeln!(out, "L{}:", bytes.len()).map_err(|_| write_failed(at))?;
+    }
+    Ok(())
+}
+
+fn write_failed(offset: usize) -> DisasmError {
+    DisasmError {
+        offset,
+        message: String::from("cannot write the disassembly"),
+    }
+}
+
+/// One instruction's lines (its label, if any, and the instruction).
+fn write_line(
+    p: Platform,
+    d: &Decoded,
+    labels: &BTreeSet<i64>,
+    opts: DisasmOptions,
+    out: &mut String,
+) {
+    if labels.contains(&(d.at as i64)) {
+        let _ = writeln!(out, "L{}:", d.at);
+    }
+    let mut text = print_with(p, &d.inst, None);
+    if d.compacted.is_some() {
+        push_option(&mut text, "Compacted");
+    }
+    let exact = super::asm::parse_line(p, &text, 1)
+        .ok()
+        .flatten()
+        .is_some_and(|item| item.inst == d.inst && item.compacted == d.compacted.is_some());
+    if opts.offsets {
+        let _ = write!(out, "/* {:04x} */ ", d.at);
+    }
+    if exact && !labels.is_empty() {
+        // The labels resolve to the numbers just checked.
+        let here = Labels {
+            at: d.at,
+            size: d.size,
+            set: labels,
+        };
+        text = print_with(p, &d.inst, Some(&here));
         if d.compacted.is_some() {
             push_option(&mut text, "Compacted");
         }
-        let exact = super::asm::parse_line(p, &text, 1)
-            .ok()
-            .flatten()
-            .is_some_and(|item| item.inst == d.inst && item.compacted == d.compacted.is_some());
-        if opts.offsets {
-            let _ = write!(out, "/* {:04x} */ ", d.at);
-        }
-        if exact && !labels.is_empty() {
-            // The labels resolve to the numbers just checked.
-            let here = Labels {
-                at: d.at,
-                size: d.size,
-                set: &labels,
-            };
-            text = print_with(p, &d.inst, Some(&here));
-            if d.compacted.is_some() {
-                push_option(&mut text, "Compacted");
-            }
-        }
-        if exact {
-            out.push_str(&text);
-            if opts.messages
-                && let Some(m) = message_comment(p, &d.inst)
-            {
-                let _ = write!(out, " // {m}");
-            }
-        } else {
-            match d.compacted {
-                Some(c) => {
-                    let _ = write!(out, ".raw {:#010x} {:#010x}", c[0], c[1]);
-                }
-                None => {
-                    let n = d.native;
-                    let _ = write!(
-                        out,
-                        ".raw {:#010x} {:#010x} {:#010x} {:#010x}",
-                        n[0], n[1], n[2], n[3]
-                    );
-                }
-            }
-            let _ = write!(out, " // {text}");
-        }
-        out.push('\n');
     }
-    if labels.contains(&(bytes.len() as i64)) {
-        let _ = writeln!(out, "L{}:", bytes.len());
+    if exact {
+        out.push_str(&text);
+        if opts.messages
+            && let Some(m) = message_comment(p, &d.inst)
+        {
+            let _ = write!(out, " // {m}");
+        }
+    } else {
+        match d.compacted {
+            Some(c) => {
+                let _ = write!(out, ".raw {:#010x} {:#010x}", c[0], c[1]);
+            }
+            None => {
+                let n = d.native;
+                let _ = write!(
+                    out,
+                    ".raw {:#010x} {:#010x} {:#010x} {:#010x}",
+                    n[0], n[1], n[2], n[3]
+                );
+            }
+        }
+        let _ = write!(out, " // {text}");
     }
-    Ok(out)
+    out.push('\n');
 }
 
 /// The symbolic form of a send's immediate descriptor, when it has one.
@@ -155,60 +189,71 @@ fn message_comment(p: Platform, inst: &Instruction) -> Option<String> {
     }
 }
 
-/// Decodes every instruction, expanding compact ones.
-fn decode_all(p: Platform, bytes: &[u8]) -> Result<Vec<Decoded>, DisasmError> {
-    let mut all = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        let err = |message: String| DisasmError {
-            offset: at,
-            message,
-        };
-        let rest = &bytes[at..];
-        let dw = |i: usize| {
-            rest.get(4 * i..4 * i + 4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        };
-        let trailing = || err(alloc::format!("{} trailing bytes", rest.len()));
-        let (w0, w1) = dw(0).zip(dw(1)).ok_or_else(trailing)?;
-        let (native, size, compacted) = if p != Platform::Gen4 && compact::is_compact(w0) {
-            let c = [w0, w1];
-            match compact::uncompact(p, c) {
-                Ok(n) => (n, 8, Some(c)),
-                Err(e) => return Err(err(alloc::format!("compact instruction: {e:?}"))),
-            }
-        } else {
-            let (w2, w3) = dw(2).zip(dw(3)).ok_or_else(trailing)?;
-            ([w0, w1, w2, w3], 16, None)
-        };
-        let inst =
-            codec::decode(p, codec::from_dwords(native)).map_err(|e| err(alloc::format!("{e}")))?;
-        all.push(Decoded {
-            at,
-            size,
-            native,
-            compacted,
-            inst,
-        });
-        at += size;
-    }
-    Ok(all)
+/// Decodes the instruction at byte `at`, expanding a compact one.
+fn decode_at(p: Platform, bytes: &[u8], at: usize) -> Result<Decoded, DisasmError> {
+    let err = |message: String| DisasmError {
+        offset: at,
+        message,
+    };
+    let rest = &bytes[at..];
+    let dw = |i: usize| {
+        rest.get(4 * i..4 * i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let trailing = || err(alloc::format!("{} trailing bytes", rest.len()));
+    let (w0, w1) = dw(0).zip(dw(1)).ok_or_else(trailing)?;
+    let (native, size, compacted) = if p != Platform::Gen4 && compact::is_compact(w0) {
+        let c = [w0, w1];
+        match compact::uncompact(p, c) {
+            Ok(n) => (n, 8, Some(c)),
+            Err(e) => return Err(err(alloc::format!("compact instruction: {e:?}"))),
+        }
+    } else {
+        let (w2, w3) = dw(2).zip(dw(3)).ok_or_else(trailing)?;
+        ([w0, w1, w2, w3], 16, None)
+    };
+    let inst =
+        codec::decode(p, codec::from_dwords(native)).map_err(|e| err(alloc::format!("{e}")))?;
+    Ok(Decoded {
+        at,
+        size,
+        native,
+        compacted,
+        inst,
+    })
 }
 
-/// Byte offsets that jump fields land on and that start an instruction or
-/// end the kernel.
-fn targets(p: Platform, all: &[Decoded], len: usize) -> BTreeSet<i64> {
-    let starts: BTreeSet<i64> = all.iter().map(|d| d.at as i64).collect();
-    let mut set = BTreeSet::new();
-    for d in all {
-        for (which, value) in jumps::fields(p, &d.inst).into_iter().flatten() {
-            let t = jumps::target(p, which, value, d.at, d.size);
-            if starts.contains(&t) || t == len as i64 {
-                set.insert(t);
+/// Decodes every instruction (the first error stops it) and, with
+/// `labels`, returns the byte offsets that jump fields land on and that
+/// start an instruction or end the kernel. Instruction starts are kept as
+/// one bit per 8 bytes, the only thing held per instruction.
+fn first_pass(p: Platform, bytes: &[u8], labels: bool) -> Result<BTreeSet<i64>, DisasmError> {
+    let mut starts = if labels {
+        alloc::vec![0u64; bytes.len() / 8 / 64 + 1]
+    } else {
+        Vec::new()
+    };
+    let mut aimed = BTreeSet::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let d = decode_at(p, bytes, at)?;
+        if labels {
+            starts[at / 8 / 64] |= 1 << (at / 8 % 64);
+            for (which, value) in jumps::fields(p, &d.inst).into_iter().flatten() {
+                let t = jumps::target(p, which, value, d.at, d.size);
+                if (0..=bytes.len() as i64).contains(&t) {
+                    aimed.insert(t);
+                }
             }
         }
+        at += d.size;
     }
-    set
+    let start = |t: i64| {
+        let t = t as usize;
+        t.is_multiple_of(8) && starts[t / 8 / 64] & 1 << (t / 8 % 64) != 0
+    };
+    aimed.retain(|&t| t == bytes.len() as i64 || start(t));
+    Ok(aimed)
 }
 
 /// Adds an option to a printed line, into its `{...}` list if it has one.

@@ -151,7 +151,7 @@ fn set_value(p: Platform, inst: &mut Instruction, which: Which, value: i64) -> R
         (Body::Alu(a), Which::Jmpi | Which::Call)
             if matches!(opcode, Opcode::Jmpi | Opcode::Call) =>
         {
-            a.src1 = Src::Imm(value_imm(p, opcode, value)?);
+            a.src1 = Src::Imm(value_imm(p, opcode, value, 0)?);
             Ok(())
         }
         _ => Err(String::from("this instruction takes no label")),
@@ -160,24 +160,52 @@ fn set_value(p: Platform, inst: &mut Instruction, which: Which, value: i64) -> R
 
 /// The `jmpi`/`call` immediate (D, as iga64 writes it) for `value` bytes
 /// from the field's origin.
-fn value_imm(p: Platform, opcode: Opcode, value: i64) -> Result<Imm, String> {
+fn value_imm(p: Platform, opcode: Opcode, value: i64, bias: i64) -> Result<Imm, String> {
     let unit = imm_unit(p);
     if value % unit != 0 {
         return Err(alloc::format!(
-            "{} offset {value} is not a multiple of {unit} bytes",
-            opcode.mnemonic()
+            "{} offset {} is not a multiple of {unit} bytes",
+            opcode.mnemonic(),
+            value.saturating_add(bias)
         ));
     }
-    let v = i32::try_from(value / unit)
-        .map_err(|_| alloc::format!("{} offset out of range", opcode.mnemonic()))?;
-    Ok(Imm::d(v))
+    let count = value / unit;
+    let (lo, hi) = imm_range(p, opcode);
+    if !(lo..=hi).contains(&count) {
+        // In the text's numbers (`bias` bytes more than the field's).
+        return Err(alloc::format!(
+            "{} offset {} out of range ({} to {} bytes)",
+            opcode.mnemonic(),
+            value.saturating_add(bias),
+            lo * unit + bias,
+            hi * unit + bias
+        ));
+    }
+    Ok(Imm::d(count as i32))
+}
+
+/// The counts a `jmpi`/`call` immediate can hold: Gen4/G45 `jmpi` uses
+/// only the low 16 bits of its index, "valid range [-32768, 32767]" (000
+/// lines 11955-11961); later ones are S31 (003 lines 98617-98621).
+pub(crate) fn imm_range(p: Platform, opcode: Opcode) -> (i64, i64) {
+    if p < Platform::Gen6 && opcode == Opcode::Jmpi {
+        (i64::from(i16::MIN), i64::from(i16::MAX))
+    } else {
+        (i64::from(i32::MIN), i64::from(i32::MAX))
+    }
 }
 
 /// The `jmpi` (`which` = Jmpi) or `call` immediate of a text number.
 pub(crate) fn number_imm(p: Platform, which: Which, n: i64) -> Result<Imm, String> {
     match which {
-        Which::Jmpi => value_imm(p, Opcode::Jmpi, n - 16),
-        _ => value_imm(p, Opcode::Call, n),
+        Which::Jmpi => value_imm(
+            p,
+            Opcode::Jmpi,
+            n.checked_sub(16)
+                .ok_or_else(|| String::from("jmpi offset out of range"))?,
+            16,
+        ),
+        _ => value_imm(p, Opcode::Call, n, 0),
     }
 }
 

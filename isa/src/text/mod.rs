@@ -15,6 +15,15 @@
 //! not a multiple of the element size is written `r1.3b`). Float immediates
 //! are written as their bits in hex (`0x3FC00000:f`), which IGA accepts.
 //!
+//! An integer immediate must fit its type's bits read signed or unsigned:
+//! `:w`/`:uw` -2^15..2^16-1 (or the replicated dword the encoding holds,
+//! `0x00020002:w`), `:d`/`:ud` and the bits of `:f`/`:v`/`:uv`/`:vf`
+//! -2^31..2^32-1, `:df` -2^63..2^64-1. iga64 (`-p=7p5`) accepts the same
+//! ranges but truncates what lies beyond (`0x12345:uw` becomes `0x2345`,
+//! `0xffffffffffffffff:d` -1); here that is an error. Jump numbers and
+//! labels must fit their field (Gen4/G45 `jmpi`: 16 bits of 128-bit
+//! instructions, 000 lines 11955-11961). `{EOT}` is a send option only.
+//!
 //! IGA has no platform before Gen7.5, so older generations use the same
 //! syntax with their own fields. Choices made here:
 //!
@@ -85,7 +94,8 @@
 //!
 //! `{Compacted}` stores a line in the 64-bit form (an error if it has
 //! none), `{Uncompacted}` (iga64 also accepts `{NoCompact}`) stores it
-//! native. By default every other line is native; with
+//! native. `nop {Compacted}` is the compact NOP with every table index 0
+//! (the padding below), whose operands are what those entries hold. By default every other line is native; with
 //! [`AsmOptions::compact`] every line the tables can compact is compacted
 //! and branches are laid out on the compacted offsets (see `asm::layout`).
 
@@ -99,7 +109,7 @@ pub mod print;
 pub use asm::{
     AsmError, AsmOptions, Program, assemble, assemble_program, assemble_program_with, assemble_with,
 };
-pub use disasm::{DisasmError, DisasmOptions, disassemble, disassemble_with};
+pub use disasm::{DisasmError, DisasmOptions, disassemble, disassemble_to, disassemble_with};
 pub use print::print_instruction;
 
 use crate::inst::{CondMod, MathFn, PredCtrl, Type};

@@ -51,7 +51,8 @@ pub(crate) enum Target {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum ImmVal {
-    Int(i64),
+    /// As written, without wrapping: the type decides the accepted range.
+    Int(i128),
     Float(f64),
 }
 

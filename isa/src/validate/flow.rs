@@ -152,10 +152,17 @@ fn conditional_branch(inst: &Instruction) -> bool {
 pub(super) fn check_kernel(
     p: Platform,
     entries: &[Entry],
+    skipped: &[usize],
     len: usize,
     out: &mut Vec<(usize, Violation)>,
 ) {
-    let starts: BTreeSet<i64> = entries.iter().map(|e| e.offset as i64).collect();
+    // Words that did not decode still start where a jump may land.
+    let starts: BTreeSet<i64> = entries
+        .iter()
+        .map(|e| e.offset)
+        .chain(skipped.iter().copied())
+        .map(|o| o as i64)
+        .collect();
     let mut landed: BTreeSet<i64> = BTreeSet::new();
     for e in entries {
         for t in targets(p, &e.inst, e.offset, e.size()) {
@@ -212,6 +219,10 @@ pub(super) fn check_kernel(
     }
     for pair in entries.windows(2) {
         let (prev, e) = (&pair[0], &pair[1]);
+        // Not neighbours when an undecodable word lies between them.
+        if prev.offset + prev.size() != e.offset {
+            continue;
+        }
         if prev.inst.opcode == Opcode::Wait && e.inst.opcode == Opcode::Wait {
             report(
                 p,

@@ -205,6 +205,22 @@ pub(super) fn check(c: &mut Check<'_>, ops: &Operands<'_>, tys: &[(Operand, Type
                     ),
                 );
             }
+            // Gen4/G45 use the low 16 bits of the index only.
+            if let Src::Imm(i) = &a.src1 {
+                let index = i64::from(i.bits as u32 as i32);
+                let (lo, hi) = crate::text::jumps::imm_range(c.p, Opcode::Jmpi);
+                if !(lo..=hi).contains(&index) {
+                    form(
+                        c,
+                        Some(Operand::Src1),
+                        "000 lines 11955-11961",
+                        format!(
+                            "jmpi index {index} is outside {lo}..={hi}; the hardware uses only \
+                             its low 16 bits"
+                        ),
+                    );
+                }
+            }
         }
         Opcode::Wait => {
             let notif =

@@ -94,7 +94,39 @@ pub fn validate(p: Platform, inst: &Instruction) -> Vec<Violation> {
     math::check(&mut c);
     three_src::check(&mut c);
     flow::check(&mut c);
-    c.out
+    root_causes(c.out)
+}
+
+/// Findings that follow from another finding of the same instruction:
+/// (cause, consequence, only on the same operand). An ExecSize too large
+/// for the type makes every span too large; a VertStride that breaks the
+/// Width*HorzStride rule is reported once, not again as a stride too wide
+/// for the type; a VertStride too wide for the type is not reported again
+/// as the span it makes.
+const IMPLIED: [(Rule, Rule, bool); 5] = [
+    (Rule::ExecSizeLimit, Rule::SourceSpan, false),
+    (Rule::ExecSizeLimit, Rule::Align16SourceSpan, false),
+    (Rule::ExecSizeLimit, Rule::DstCrossing, false),
+    (Rule::VertStrideMismatch, Rule::VertStrideForType, true),
+    (Rule::VertStrideForType, Rule::SourceSpan, true),
+];
+
+/// Reports each root cause once: drops the findings [`IMPLIED`] by another.
+fn root_causes(found: Vec<Violation>) -> Vec<Violation> {
+    let implied = |v: &Violation| {
+        IMPLIED.iter().any(|(cause, effect, same)| {
+            v.rule == *effect
+                && found
+                    .iter()
+                    .any(|c| c.rule == *cause && (!same || c.operand == v.operand))
+        })
+    };
+    let keep: Vec<bool> = found.iter().map(|v| !implied(v)).collect();
+    found
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(v, k)| k.then_some(v))
+        .collect()
 }
 
 /// Decodes `bytes` as a kernel and validates every instruction, plus the
@@ -111,11 +143,72 @@ pub fn validate_entries(
     entries: &[kernel::Entry],
     len: usize,
 ) -> Vec<(usize, Violation)> {
+    validate_around(p, entries, &[], len)
+}
+
+/// What [`validate_bytes`] found in a kernel that may hold words that do
+/// not decode.
+pub struct KernelReport {
+    /// The instructions that decode.
+    pub entries: Vec<kernel::Entry>,
+    /// The words that do not (reserved encodings, compact words without an
+    /// expansion, a truncated last word), by offset.
+    pub undecodable: Vec<KernelError>,
+    /// The violations of the decoded instructions, by offset.
+    pub found: Vec<(usize, Violation)>,
+}
+
+/// [`validate_kernel`] that goes on past a word that does not decode: it
+/// skips that word (8 bytes if its CmptCtrl bit is set, else 16), records
+/// it, and checks the rest; jumps may still land on it.
+pub fn validate_bytes(p: Platform, bytes: &[u8]) -> KernelReport {
+    let cmpt = crate::tables::for_platform(p).fields.cmpt.is_some();
+    let (mut entries, mut undecodable) = (Vec::new(), Vec::new());
+    let mut offset = 0;
+    while offset < bytes.len() {
+        match kernel::decode_at(p, bytes, offset) {
+            Ok(e) => {
+                offset += e.size();
+                entries.push(e);
+            }
+            Err(e) => {
+                undecodable.push(e);
+                if let kernel::KernelErrorKind::Truncated { .. } = e.kind {
+                    break;
+                }
+                let dw0 = bytes
+                    .get(offset..offset + 4)
+                    .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                offset += if cmpt && crate::compact::is_compact(dw0) {
+                    8
+                } else {
+                    16
+                };
+            }
+        }
+    }
+    let skipped: Vec<usize> = undecodable.iter().map(|e| e.offset).collect();
+    let found = validate_around(p, &entries, &skipped, bytes.len());
+    KernelReport {
+        entries,
+        undecodable,
+        found,
+    }
+}
+
+/// Validates `entries` of a `len`-byte kernel whose words at `skipped` did
+/// not decode.
+fn validate_around(
+    p: Platform,
+    entries: &[kernel::Entry],
+    skipped: &[usize],
+    len: usize,
+) -> Vec<(usize, Violation)> {
     let mut out = Vec::new();
     for e in entries {
         out.extend(validate(p, &e.inst).into_iter().map(|v| (e.offset, v)));
     }
-    flow::check_kernel(p, entries, len, &mut out);
+    flow::check_kernel(p, entries, skipped, len, &mut out);
     out.sort_by_key(|(offset, _)| *offset);
     out
 }

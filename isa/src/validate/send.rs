@@ -123,7 +123,16 @@ fn destination(c: &mut Check<'_>, s: &Send, desc: Option<MsgDesc>) {
         c.error(
             Rule::SendDestination,
             at,
-            format!("{text}: the writeback register is a GRF or null"),
+            format!(
+                "{text}: a send's destination must be a GRF or null (it names where a response \
+                 goes{}, and the channel enables)",
+                if desc.is_some_and(|d| d.rlen == 0) {
+                    "; with response length 0 nothing is written back, but the field must \
+                     still be a GRF or null"
+                } else {
+                    ""
+                }
+            ),
         );
     }
     if facts::gen4(c.p) {

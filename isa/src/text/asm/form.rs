@@ -7,6 +7,7 @@ use super::super::parse::{Line, Opnd, SlotName, SlotValue, Target};
 use super::operand::{Ctx, SCALAR, null_src};
 use super::options::{Options, exec_group, flags};
 use super::{Refs, Res, Storage, Which, err};
+use crate::compact;
 use crate::inst::{
     AccessMode, Addr, Alu, Body, Branch, Dst, DstSlot, Imm, Instruction, Jump, Math, Opcode,
     RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant, arf,
@@ -41,6 +42,23 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
         );
     };
     let opts = Options::read(l, line)?;
+    // Only a send has an EOT bit (in its descriptor); dropping the option
+    // would silently change what the program does.
+    if opts.eot && info.layout != Layout::Send {
+        let col = l
+            .options
+            .iter()
+            .find(|(n, _)| n == "EOT")
+            .map_or(l.mnemonic_col, |(_, c)| *c);
+        return err(
+            line,
+            col,
+            alloc::format!(
+                "{{EOT}} ends a thread only on send/sendc, not {}",
+                l.mnemonic
+            ),
+        );
+    }
     let a16 = opts.align16 || info.layout == Layout::ThreeSrc;
     let (exec_size, group) = exec_group(p, l, line, opcode, opts.compr)?;
     let (flag, pred_ctrl, pred_inv, cond_mod) = flags(l, line)?;
@@ -88,6 +106,10 @@ pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Sto
         (true, _) => Storage::Compact,
         (_, true) => Storage::Native,
         _ => Storage::Auto,
+    };
+    let inst = match storage {
+        Storage::Compact => compact_nop(p, inst).unwrap_or(inst),
+        _ => inst,
     };
     Ok((inst, storage, refs))
 }
@@ -172,6 +194,30 @@ fn explicit_slots(cx: &Ctx, opcode: Opcode, used: usize, body: &mut Body) -> Res
 enum DstRef<'a> {
     Reg(&'a mut Dst),
     Slot(&'a mut DstSlot),
+}
+
+/// `nop {Compacted}` where the written nop has no compact form (Gen6+:
+/// its null operands are in no compaction table): the compact NOP with
+/// every table index 0, the padding `layout` inserts before an EOT send,
+/// as Mesa does ([ext: Mesa brw_eu_compact.c]). A nop's operands do
+/// nothing; this one has those the index-0 entries hold, so its text
+/// reads back to the same word. `None` unless the line is a plain nop
+/// with the controls that word has.
+fn compact_nop(p: Platform, written: Instruction) -> Option<Instruction> {
+    if written.opcode != Opcode::Nop || compact::tables(p).is_none() {
+        return None;
+    }
+    let native = crate::codec::encode(p, &written).ok()?;
+    if compact::compact(p, crate::codec::to_dwords(native)).is_some() {
+        return None;
+    }
+    let pad = compact::uncompact(p, super::layout::NOP).ok()?;
+    let pad = crate::codec::decode(p, crate::codec::from_dwords(pad)).ok()?;
+    let same_controls = Instruction {
+        body: written.body,
+        ..pad
+    } == written;
+    same_controls.then_some(pad)
 }
 
 /// The column an operand starts at, for errors.

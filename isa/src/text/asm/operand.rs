@@ -209,21 +209,43 @@ impl Ctx<'_> {
         }
     }
 
+    /// A typed immediate. An integer must fit the type's bits read either
+    /// signed or unsigned (`:w`/`:uw` -2^15..2^16-1, or the replicated
+    /// dword the encoding holds, `0x00020002:w`; `:d`/`:ud` and the bit
+    /// patterns of `:f`, `:v`, `:uv`, `:vf` -2^31..2^32-1, `:df`
+    /// -2^63..2^64-1); iga64 truncates larger values silently, we refuse.
     fn imm(&self, v: ImmVal, ty: Type, col: usize) -> Res<Imm> {
-        let range = |lo: i64, hi: i64, x: i64| {
-            if (lo..=hi).contains(&x) {
-                Ok(x)
+        let fit = |bits: u32, x: i128| {
+            if (-(1i128 << (bits - 1))..(1i128 << bits)).contains(&x) {
+                Ok(x as u64 & (u64::MAX >> (64 - bits)))
             } else {
-                self.e(col, alloc::format!("{x} does not fit :{}", ty.name()))
+                self.e(
+                    col,
+                    alloc::format!(
+                        "{x} does not fit :{} ({} to {})",
+                        ty.name(),
+                        -(1i128 << (bits - 1)),
+                        (1i128 << bits) - 1
+                    ),
+                )
             }
         };
         Ok(match (v, ty) {
             (ImmVal::Float(f), Type::F) => Imm::f(f as f32),
             (ImmVal::Float(f), Type::Df) => Imm::df(f),
             (ImmVal::Float(_), _) => return self.e(col, "a float immediate needs :f or :df"),
-            (ImmVal::Int(x), Type::Df) => Imm { ty, bits: x as u64 },
-            (ImmVal::Int(x), Type::W | Type::Uw) if (-0x8000..=0xFFFF).contains(&x) => {
-                let h = (x as u64) & 0xFFFF;
+            (ImmVal::Int(x), Type::Df) => Imm {
+                ty,
+                bits: fit(64, x)?,
+            },
+            // The dword the encoding holds, both halves equal, also reads.
+            (ImmVal::Int(x), Type::W | Type::Uw)
+                if x > 0xFFFF && x <= 0xFFFF_FFFF && x >> 16 == x & 0xFFFF =>
+            {
+                Imm { ty, bits: x as u64 }
+            }
+            (ImmVal::Int(x), Type::W | Type::Uw) => {
+                let h = fit(16, x)?;
                 Imm {
                     ty,
                     bits: h << 16 | h,
@@ -237,7 +259,7 @@ impl Ctx<'_> {
             }
             (ImmVal::Int(x), _) => Imm {
                 ty,
-                bits: range(-(1 << 31), u32::MAX as i64, x)? as u32 as u64,
+                bits: fit(32, x)?,
             },
         })
     }

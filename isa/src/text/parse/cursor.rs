@@ -126,7 +126,8 @@ impl<'a> Cursor<'a> {
         };
         match parsed {
             Ok(v) => Ok(v),
-            Err(_) => self.err(col, "expected a number"),
+            Err(_) if digits.is_empty() => self.err(col, "expected a number"),
+            Err(_) => self.err(col, "number out of range (more than 64 bits)"),
         }
     }
 

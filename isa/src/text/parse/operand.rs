@@ -58,7 +58,8 @@ pub(super) fn operand(p: Platform, c: &mut Cursor) -> Res<Opnd> {
         let neg = c.eat(b'-');
         let vstart = c.pos;
         let int = c.uint()?;
-        let mut value = ImmVal::Int(if neg { -(int as i64) } else { int as i64 });
+        let int = i128::from(int);
+        let mut value = ImmVal::Int(if neg { -int } else { int });
         if c.peek() == Some(b'.') && c.peek_at(1).is_some_and(|b| b.is_ascii_digit()) {
             c.pos += 1;
             while c
@@ -82,10 +83,13 @@ pub(super) fn operand(p: Platform, c: &mut Cursor) -> Res<Opnd> {
             });
         }
         return match (value, plain) {
-            (ImmVal::Int(v), true) => Ok(Opnd::Target {
-                target: Target::Bytes(v),
-                col: icol,
-            }),
+            (ImmVal::Int(v), true) => match i64::try_from(v) {
+                Ok(v) => Ok(Opnd::Target {
+                    target: Target::Bytes(v),
+                    col: icol,
+                }),
+                Err(_) => c.err(icol, alloc::format!("{v} is out of range")),
+            },
             _ => c.err(icol, "an immediate needs a type, e.g. 5:d"),
         };
     }
