@@ -1,0 +1,376 @@
+//! Our tables against genxml, item by item and field by field.
+//!
+//! Items are matched by name (or through the alias map). A genxml field is
+//! matched to ours by name (letters and digits, case ignored), else by its
+//! bit range; it agrees when the range is the same. Fields of type `mbz`
+//! are skipped on both sides. Our fields that genxml does not have are
+//! listed but not counted.
+
+use baregpu_tablegen::model::*;
+
+use crate::genxml::{GxField, GxItem, Kind};
+
+/// Counts and differences of one generation.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub items: usize,
+    pub fields: usize,
+    pub agree: usize,
+    /// Our items that genxml does not have (by name).
+    pub unmatched: Vec<String>,
+    /// One line per difference, `ITEM: what`.
+    pub diffs: Vec<String>,
+}
+
+impl Report {
+    pub fn percent(&self) -> f64 {
+        if self.fields == 0 {
+            100.0
+        } else {
+            100.0 * self.agree as f64 / self.fields as f64
+        }
+    }
+}
+
+/// Name with only its letters and digits, lower case.
+pub fn norm(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+fn place(start: u32, end: u32, dwords: bool) -> String {
+    let base = if dwords { start / 32 * 32 } else { 0 };
+    let bits = if start == end {
+        format!("{}", start - base)
+    } else {
+        format!("{}:{}", end - base, start - base)
+    };
+    if dwords {
+        format!("dw {} bits {bits}", start / 32)
+    } else {
+        format!("bits {bits}")
+    }
+}
+
+/// Compares one field list; returns (compared, agreeing).
+fn fields(
+    item: &str,
+    ours: &[Field],
+    theirs: &[GxField],
+    dwords: bool,
+    diffs: &mut Vec<String>,
+) -> (usize, usize) {
+    let mut free: Vec<&Field> = ours.iter().filter(|f| f.kind != FieldKind::Mbz).collect();
+    let theirs: Vec<&GxField> = theirs.iter().filter(|f| f.ty != "mbz").collect();
+    let (mut compared, mut agree) = (0, 0);
+    // Name matches first, so that a renamed neighbour cannot take a field's place.
+    let mut pending = Vec::new();
+    for g in theirs {
+        compared += 1;
+        let n = norm(&g.name);
+        match free.iter().position(|f| norm(&f.name) == n) {
+            Some(i) => {
+                let f = free.remove(i);
+                if (f.start, f.end) == (g.start, g.end) {
+                    agree += 1;
+                } else {
+                    diffs.push(format!(
+                        "{item}: {:?} genxml {}, ours {} {}",
+                        g.name,
+                        place(g.start, g.end, dwords),
+                        f.name,
+                        place(f.start, f.end, dwords)
+                    ));
+                }
+            }
+            None => pending.push(g),
+        }
+    }
+    for g in pending {
+        if let Some(i) = free
+            .iter()
+            .position(|f| (f.start, f.end) == (g.start, g.end))
+        {
+            free.remove(i);
+            agree += 1;
+            continue;
+        }
+        let overlap: Vec<String> = free
+            .iter()
+            .filter(|f| f.start <= g.end && f.end >= g.start)
+            .map(|f| format!("{} {}", f.name, place(f.start, f.end, dwords)))
+            .collect();
+        let ours = if overlap.is_empty() {
+            "ours none".to_string()
+        } else {
+            format!("ours overlapping: {}", overlap.join(", "))
+        };
+        diffs.push(format!(
+            "{item}: {:?} genxml {}, {ours}",
+            g.name,
+            place(g.start, g.end, dwords)
+        ));
+    }
+    for f in free {
+        diffs.push(format!(
+            "{item}: ours {} {} is not in genxml",
+            f.name,
+            place(f.start, f.end, dwords)
+        ));
+    }
+    (compared, agree)
+}
+
+/// One of our entries, seen the same way whatever its kind.
+struct Ours<'a> {
+    kind: Kind,
+    name: &'a str,
+    length: Option<u32>,
+    bias: Option<u32>,
+    /// Absolute MMIO offsets (one per engine instance).
+    offsets: Vec<u32>,
+    fields: &'a [Field],
+    groups: &'a [Group],
+}
+
+fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
+    let mut v = Vec::new();
+    for c in &t.commands {
+        v.push(Ours {
+            kind: Kind::Command,
+            name: &c.name,
+            length: c.length,
+            bias: Some(c.bias),
+            offsets: Vec::new(),
+            fields: &c.fields,
+            groups: &c.groups,
+        });
+    }
+    for s in &t.structs {
+        v.push(Ours {
+            kind: Kind::Struct,
+            name: &s.name,
+            length: Some(s.length),
+            bias: None,
+            offsets: Vec::new(),
+            fields: &s.fields,
+            groups: &s.groups,
+        });
+    }
+    for r in &t.registers {
+        let offsets = if r.engines.is_empty() {
+            vec![r.offset]
+        } else {
+            r.engines
+                .iter()
+                .filter_map(|e| t.engines.get(e))
+                .map(|b| b + r.offset)
+                .collect()
+        };
+        v.push(Ours {
+            kind: Kind::Register,
+            name: &r.name,
+            length: None,
+            bias: None,
+            offsets,
+            fields: &r.fields,
+            groups: &[],
+        });
+    }
+    v
+}
+
+/// Compares generation `t` with the genxml items `gx`. `aliases` maps our
+/// names to genxml names where they differ; `keep` selects our entries.
+pub fn compare(
+    t: &GenerationTables,
+    gx: &[GxItem],
+    aliases: &[(&str, &str)],
+    keep: &dyn Fn(&str) -> bool,
+) -> Report {
+    let mut r = Report::default();
+    for o in ours(t).into_iter().filter(|o| keep(o.name)) {
+        let want = aliases
+            .iter()
+            .find(|(a, _)| *a == o.name)
+            .map_or(o.name, |(_, b)| *b);
+        let g = gx
+            .iter()
+            .find(|g| g.name == want && g.kind == o.kind)
+            .or_else(|| gx.iter().find(|g| g.name == want));
+        let Some(g) = g else {
+            r.unmatched.push(o.name.to_string());
+            continue;
+        };
+        r.items += 1;
+        let item = if want == o.name {
+            o.name.to_string()
+        } else {
+            format!("{} ({want})", o.name)
+        };
+        let dwords = o.kind != Kind::Register;
+        if o.kind == Kind::Register {
+            if let Some(num) = g.num
+                && !o.offsets.contains(&num)
+            {
+                let ours: Vec<String> = o.offsets.iter().map(|x| format!("{x:#x}")).collect();
+                r.diffs.push(format!(
+                    "{item}: offset genxml {num:#x}, ours {}",
+                    ours.join("/")
+                ));
+            }
+        } else {
+            if let (Some(a), Some(b)) = (o.length, g.length)
+                && a != b
+            {
+                r.diffs
+                    .push(format!("{item}: length genxml {b} dwords, ours {a}"));
+            }
+            if o.kind == Kind::Command
+                && let (Some(a), Some(b)) = (o.bias, g.bias)
+                && a != b
+            {
+                r.diffs.push(format!("{item}: bias genxml {b}, ours {a}"));
+            }
+        }
+        let (c, a) = fields(&item, o.fields, &g.fields, dwords, &mut r.diffs);
+        r.fields += c;
+        r.agree += a;
+        for (i, gg) in g.groups.iter().enumerate() {
+            let Some(og) = o.groups.get(i) else {
+                r.diffs.push(format!(
+                    "{item}: genxml repeats {} fields from {}, ours has no group",
+                    gg.fields.len(),
+                    place(gg.start, gg.start, true)
+                ));
+                r.fields += gg.fields.len();
+                continue;
+            };
+            if (og.dw * 32, og.size * 32) != (gg.start, gg.size) {
+                r.diffs.push(format!(
+                    "{item}: group {} genxml from bit {} every {} bits, ours from dw {} every {} dwords",
+                    og.name, gg.start, gg.size, og.dw, og.size
+                ));
+            }
+            let name = format!("{item} group {}", og.name);
+            let (c, a) = fields(&name, &og.fields, &gg.fields, true, &mut r.diffs);
+            r.fields += c;
+            r.agree += a;
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::genxml::items_of;
+
+    fn field(name: &str, start: u32, end: u32, kind: FieldKind) -> Field {
+        Field {
+            name: name.into(),
+            start,
+            end,
+            kind,
+            value: None,
+            default: None,
+            values: Vec::new(),
+            frac: None,
+            shift: 0,
+            access: None,
+            note: None,
+            reference: None,
+        }
+    }
+
+    fn cite() -> Citation {
+        Citation {
+            source: "ext".into(),
+            lines: None,
+            reference: Some("test".into()),
+            note: None,
+        }
+    }
+
+    #[test]
+    fn counts_and_lists_differences() {
+        let xml = r#"<genxml name="T" gen="6">
+  <instruction name="CMD" bias="2" length="3">
+    <field name="Command Type" start="29" end="31" type="uint" default="3"/>
+    <field name="DWord Length" start="0" end="7" type="uint" default="1"/>
+    <field name="Surface Base Address" start="38" end="63" type="address"/>
+    <field name="Enable Foo" start="64" end="64" type="bool"/>
+    <field name="Pad" start="65" end="66" type="mbz"/>
+    <field name="Width" start="80" end="95" type="uint"/>
+  </instruction>
+  <struct name="GX_NAME" length="1"><field name="A" start="0" end="3" type="uint"/></struct>
+  <register name="REG" length="1" num="0x2358"><field name="B" start="0" end="1" type="uint"/></register>
+  <register name="GX_ONLY" length="1" num="0x4"/>
+</genxml>"#;
+        let gx = items_of(xml, &mut |n: &str| Err(format!("no {n}")), 0).unwrap();
+        let t = GenerationTables {
+            name: "t".into(),
+            engines: [("render".to_string(), 0x2000)].into_iter().collect(),
+            commands: vec![Command {
+                name: "CMD".into(),
+                citation: cite(),
+                engines: vec!["render".into()],
+                length: Some(4),
+                min_length: 4,
+                bias: 2,
+                fields: vec![
+                    field("command_type", 29, 31, FieldKind::Fixed),
+                    field("dword_length", 0, 7, FieldKind::Length),
+                    // Same range, other name: agrees.
+                    field("base", 38, 63, FieldKind::Address),
+                    // Same name, other range: differs.
+                    field("width", 80, 94, FieldKind::Uint),
+                    field("mine", 100, 101, FieldKind::Uint),
+                    field("reserved", 65, 66, FieldKind::Mbz),
+                ],
+                groups: Vec::new(),
+            }],
+            structs: vec![Struct {
+                name: "OURS_NAME".into(),
+                citation: cite(),
+                length: 1,
+                fields: vec![field("a", 0, 3, FieldKind::Uint)],
+                groups: Vec::new(),
+            }],
+            registers: vec![Register {
+                name: "REG".into(),
+                citation: cite(),
+                offset: 0x350,
+                engines: vec!["render".into()],
+                width: 32,
+                access: "rw".into(),
+                reset: None,
+                count: 1,
+                stride: 0,
+                fields: vec![field("b", 0, 1, FieldKind::Uint)],
+            }],
+        };
+        let r = compare(&t, &gx, &[("OURS_NAME", "GX_NAME")], &|_| true);
+        assert_eq!(r.items, 3);
+        // CMD: 5 (mbz skipped), GX_NAME: 1, REG: 1.
+        assert_eq!(r.fields, 7);
+        // Everything but "Enable Foo" (missing) and "Width" (other range).
+        assert_eq!(r.agree, 5);
+        assert!(r.unmatched.is_empty());
+        let has = |s: &str| r.diffs.iter().any(|d| d.contains(s));
+        assert!(has("CMD: length genxml 3 dwords, ours 4"), "{:?}", r.diffs);
+        assert!(has(
+            "\"Width\" genxml dw 2 bits 31:16, ours width dw 2 bits 30:16"
+        ));
+        assert!(has("\"Enable Foo\" genxml dw 2 bits 0, ours none"));
+        assert!(has("ours mine dw 3 bits 5:4 is not in genxml"));
+        assert!(has("REG: offset genxml 0x2358, ours 0x2350"));
+        assert_eq!(r.diffs.len(), 5, "{:?}", r.diffs);
+        // Without the alias the struct is not matched.
+        let r = compare(&t, &gx, &[], &|n| n != "CMD");
+        assert_eq!(r.unmatched, ["OURS_NAME"]);
+        assert_eq!((r.items, r.fields, r.agree), (1, 1, 1));
+    }
+}
