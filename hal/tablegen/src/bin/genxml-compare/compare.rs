@@ -88,6 +88,7 @@ fn fields(
             None => pending.push(g),
         }
     }
+    let mut shown: Vec<(u32, u32)> = Vec::new();
     for g in pending {
         if let Some(i) = free
             .iter()
@@ -102,6 +103,7 @@ fn fields(
             .filter(|f| f.start <= g.end && f.end >= g.start)
             .map(|f| format!("{} {}", f.name, place(f.start, f.end, dwords)))
             .collect();
+        shown.push((g.start, g.end));
         let ours = if overlap.is_empty() {
             "ours none".to_string()
         } else {
@@ -113,7 +115,11 @@ fn fields(
             place(g.start, g.end, dwords)
         ));
     }
-    for f in free {
+    // Ours that overlap a listed genxml field were named with it.
+    for f in free
+        .into_iter()
+        .filter(|f| !shown.iter().any(|&(s, e)| f.start <= e && f.end >= s))
+    {
         diffs.push(format!(
             "{item}: ours {} {} is not in genxml",
             f.name,
@@ -133,6 +139,7 @@ struct Ours<'a> {
     offsets: Vec<u32>,
     fields: &'a [Field],
     groups: &'a [Group],
+    masked: bool,
 }
 
 fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
@@ -146,6 +153,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             offsets: Vec::new(),
             fields: &c.fields,
             groups: &c.groups,
+            masked: false,
         });
     }
     for s in &t.structs {
@@ -157,6 +165,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             offsets: Vec::new(),
             fields: &s.fields,
             groups: &s.groups,
+            masked: false,
         });
     }
     for r in &t.registers {
@@ -177,6 +186,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             offsets,
             fields: &r.fields,
             groups: &[],
+            masked: r.access == "masked",
         });
     }
     v
@@ -235,10 +245,27 @@ pub fn compare(
                 r.diffs.push(format!("{item}: bias genxml {b}, ours {a}"));
             }
         }
-        let (c, a) = fields(&item, o.fields, &g.fields, dwords, &mut r.diffs);
+        let mut theirs = g.fields.clone();
+        if o.kind == Kind::Register && o.masked {
+            // Our masked registers carry the write enables (31:16) implicitly.
+            theirs.retain(|f| !(f.start >= 16 && norm(&f.name).ends_with("mask")));
+        }
+        let mut groups = g.groups.as_slice();
+        if o.groups.is_empty()
+            && let Some((first, rest)) = g.groups.split_first()
+        {
+            // Ours holds one element of what genxml repeats (BLEND_STATE).
+            theirs.extend(first.fields.iter().map(|f| GxField {
+                start: f.start + first.start,
+                end: f.end + first.start,
+                ..f.clone()
+            }));
+            groups = rest;
+        }
+        let (c, a) = fields(&item, o.fields, &theirs, dwords, &mut r.diffs);
         r.fields += c;
         r.agree += a;
-        for (i, gg) in g.groups.iter().enumerate() {
+        for (i, gg) in groups.iter().enumerate() {
             let Some(og) = o.groups.get(i) else {
                 r.diffs.push(format!(
                     "{item}: genxml repeats {} fields from {}, ours has no group",

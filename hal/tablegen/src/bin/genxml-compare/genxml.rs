@@ -173,6 +173,48 @@ pub fn items_of(
     Ok(items)
 }
 
+/// Replaces each field whose type is a genxml struct by that struct's
+/// fields (named `Field Inner`), as our tables list them one by one.
+pub fn inline_structs(items: &mut [GxItem]) {
+    let structs: Vec<GxItem> = items
+        .iter()
+        .filter(|i| i.kind == Kind::Struct)
+        .cloned()
+        .collect();
+    fn expand(list: &[GxField], structs: &[GxItem], depth: u32) -> Vec<GxField> {
+        let mut out = Vec::new();
+        for f in list {
+            let inner = structs
+                .iter()
+                .find(|s| s.name == f.ty && !s.fields.is_empty());
+            match inner {
+                Some(s) if depth < 8 => {
+                    let sub: Vec<GxField> = s
+                        .fields
+                        .iter()
+                        .filter(|x| f.start + x.end <= f.end)
+                        .map(|x| GxField {
+                            name: format!("{} {}", f.name, x.name),
+                            start: f.start + x.start,
+                            end: f.start + x.end,
+                            ty: x.ty.clone(),
+                        })
+                        .collect();
+                    out.extend(expand(&sub, structs, depth + 1));
+                }
+                _ => out.push(f.clone()),
+            }
+        }
+        out
+    }
+    for it in items.iter_mut() {
+        it.fields = expand(&it.fields, &structs, 0);
+        for g in &mut it.groups {
+            g.fields = expand(&g.fields, &structs, 0);
+        }
+    }
+}
+
 /// Loads `file` of the genxml directory `dir`, with its imports.
 pub fn load(dir: &Path, file: &str) -> Result<Vec<GxItem>, String> {
     let mut open = |name: &str| {
@@ -180,7 +222,9 @@ pub fn load(dir: &Path, file: &str) -> Result<Vec<GxItem>, String> {
             .map_err(|e| format!("{}: {e}", dir.join(name).display()))
     };
     let text = open(file)?;
-    items_of(&text, &mut open, 0).map_err(|e| format!("{file}: {e}"))
+    let mut items = items_of(&text, &mut open, 0).map_err(|e| format!("{file}: {e}"))?;
+    inline_structs(&mut items);
+    Ok(items)
 }
 
 #[cfg(test)]
@@ -229,6 +273,24 @@ mod tests {
         assert_eq!(items[2].num, Some(0x2358));
         assert_eq!(items[2].kind, Kind::Register);
         let mut none = |n: &str| Err(format!("no {n}"));
+        assert!(items_of(top, &mut none, 0).is_err());
+    }
+
+    #[test]
+    fn struct_typed_fields_are_inlined() {
+        let doc = r#"<genxml name="A" gen="1">
+  <struct name="BODY" length="2"><field name="Lo" start="0" end="3" type="uint"/><field name="Hi" start="32" end="63" type="address"/></struct>
+  <instruction name="C" length="3"><field name="Body" start="32" end="95" type="BODY"/><field name="Z" start="0" end="7" type="uint"/></instruction>
+</genxml>"#;
+        let mut none = |n: &str| Err(format!("no {n}"));
+        let mut items = items_of(doc, &mut none, 0).unwrap();
+        inline_structs(&mut items);
+        let f: Vec<(&str, u32, u32)> = items[1]
+            .fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.start, f.end))
+            .collect();
+        assert_eq!(f, [("Body Lo", 32, 35), ("Body Hi", 64, 95), ("Z", 0, 7)]);
         assert!(items_of(top, &mut none, 0).is_err());
     }
 }
