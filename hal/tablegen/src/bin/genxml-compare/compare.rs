@@ -19,7 +19,22 @@ pub struct Report {
     /// Our items that genxml does not have (by name).
     pub unmatched: Vec<String>,
     /// One line per difference, `ITEM: what`.
-    pub diffs: Vec<String>,
+    pub diffs: Vec<Diff>,
+}
+
+/// A difference, and whether our entry already explains it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diff {
+    pub text: String,
+    /// The field's `note`/`ref` cites genxml or Mesa, or the entry's note
+    /// cites genxml or Mesa and names the field (or the length/offset).
+    pub noted: bool,
+}
+
+impl Report {
+    pub fn noted(&self) -> usize {
+        self.diffs.iter().filter(|d| d.noted).count()
+    }
 }
 
 impl Report {
@@ -40,6 +55,24 @@ pub fn norm(s: &str) -> String {
         .collect()
 }
 
+fn cites_genxml(s: &str) -> bool {
+    s.contains("genxml") || s.contains("Mesa")
+}
+
+/// Whether the entry note `note` explains a difference about `names`.
+fn explained(note: &str, names: &[&str]) -> bool {
+    let note = note.to_ascii_lowercase();
+    (note.contains("genxml") || note.contains("mesa"))
+        && names.iter().any(|n| {
+            let n = n.trim().to_ascii_lowercase();
+            !n.is_empty() && (note.contains(&n) || note.contains(&n.replace('_', " ")))
+        })
+}
+
+fn field_noted(f: &Field) -> bool {
+    f.note.as_deref().is_some_and(cites_genxml) || f.reference.as_deref().is_some_and(cites_genxml)
+}
+
 fn place(start: u32, end: u32, dwords: bool) -> String {
     let base = if dwords { start / 32 * 32 } else { 0 };
     let bits = if start == end {
@@ -57,10 +90,11 @@ fn place(start: u32, end: u32, dwords: bool) -> String {
 /// Compares one field list; returns (compared, agreeing).
 fn fields(
     item: &str,
+    note: &str,
     ours: &[Field],
     theirs: &[GxField],
     dwords: bool,
-    diffs: &mut Vec<String>,
+    diffs: &mut Vec<Diff>,
 ) -> (usize, usize) {
     let mut free: Vec<&Field> = ours.iter().filter(|f| f.kind != FieldKind::Mbz).collect();
     let theirs: Vec<&GxField> = theirs.iter().filter(|f| f.ty != "mbz").collect();
@@ -76,13 +110,16 @@ fn fields(
                 if (f.start, f.end) == (g.start, g.end) {
                     agree += 1;
                 } else {
-                    diffs.push(format!(
-                        "{item}: {:?} genxml {}, ours {} {}",
-                        g.name,
-                        place(g.start, g.end, dwords),
-                        f.name,
-                        place(f.start, f.end, dwords)
-                    ));
+                    diffs.push(Diff {
+                        text: format!(
+                            "{item}: {:?} genxml {}, ours {} {}",
+                            g.name,
+                            place(g.start, g.end, dwords),
+                            f.name,
+                            place(f.start, f.end, dwords)
+                        ),
+                        noted: field_noted(f) || explained(note, &[&g.name, &f.name]),
+                    });
                 }
             }
             None => pending.push(g),
@@ -98,9 +135,15 @@ fn fields(
             agree += 1;
             continue;
         }
-        let overlap: Vec<String> = free
+        let over: Vec<&&Field> = free
             .iter()
             .filter(|f| f.start <= g.end && f.end >= g.start)
+            .collect();
+        let mut names: Vec<&str> = over.iter().map(|f| f.name.as_str()).collect();
+        names.push(&g.name);
+        let noted = over.iter().any(|f| field_noted(f)) || explained(note, &names);
+        let overlap: Vec<String> = over
+            .iter()
             .map(|f| format!("{} {}", f.name, place(f.start, f.end, dwords)))
             .collect();
         shown.push((g.start, g.end));
@@ -109,22 +152,28 @@ fn fields(
         } else {
             format!("ours overlapping: {}", overlap.join(", "))
         };
-        diffs.push(format!(
-            "{item}: {:?} genxml {}, {ours}",
-            g.name,
-            place(g.start, g.end, dwords)
-        ));
+        diffs.push(Diff {
+            text: format!(
+                "{item}: {:?} genxml {}, {ours}",
+                g.name,
+                place(g.start, g.end, dwords)
+            ),
+            noted,
+        });
     }
     // Ours that overlap a listed genxml field were named with it.
     for f in free
         .into_iter()
         .filter(|f| !shown.iter().any(|&(s, e)| f.start <= e && f.end >= s))
     {
-        diffs.push(format!(
-            "{item}: ours {} {} is not in genxml",
-            f.name,
-            place(f.start, f.end, dwords)
-        ));
+        diffs.push(Diff {
+            text: format!(
+                "{item}: ours {} {} is not in genxml",
+                f.name,
+                place(f.start, f.end, dwords)
+            ),
+            noted: field_noted(f) || explained(note, &[&f.name]),
+        });
     }
     (compared, agree)
 }
@@ -140,6 +189,7 @@ struct Ours<'a> {
     fields: &'a [Field],
     groups: &'a [Group],
     masked: bool,
+    note: &'a str,
 }
 
 fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
@@ -154,6 +204,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             fields: &c.fields,
             groups: &c.groups,
             masked: false,
+            note: c.citation.note.as_deref().unwrap_or(""),
         });
     }
     for s in &t.structs {
@@ -166,6 +217,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             fields: &s.fields,
             groups: &s.groups,
             masked: false,
+            note: s.citation.note.as_deref().unwrap_or(""),
         });
     }
     for r in &t.registers {
@@ -187,6 +239,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             fields: &r.fields,
             groups: &[],
             masked: r.access == "masked",
+            note: r.citation.note.as_deref().unwrap_or(""),
         });
     }
     v
@@ -226,23 +279,28 @@ pub fn compare(
                 && !o.offsets.contains(&num)
             {
                 let ours: Vec<String> = o.offsets.iter().map(|x| format!("{x:#x}")).collect();
-                r.diffs.push(format!(
-                    "{item}: offset genxml {num:#x}, ours {}",
-                    ours.join("/")
-                ));
+                r.diffs.push(Diff {
+                    text: format!("{item}: offset genxml {num:#x}, ours {}", ours.join("/")),
+                    noted: explained(o.note, &["offset"]),
+                });
             }
         } else {
             if let (Some(a), Some(b)) = (o.length, g.length)
                 && a != b
             {
-                r.diffs
-                    .push(format!("{item}: length genxml {b} dwords, ours {a}"));
+                r.diffs.push(Diff {
+                    text: format!("{item}: length genxml {b} dwords, ours {a}"),
+                    noted: explained(o.note, &["length"]),
+                });
             }
             if o.kind == Kind::Command
                 && let (Some(a), Some(b)) = (o.bias, g.bias)
                 && a != b
             {
-                r.diffs.push(format!("{item}: bias genxml {b}, ours {a}"));
+                r.diffs.push(Diff {
+                    text: format!("{item}: bias genxml {b}, ours {a}"),
+                    noted: explained(o.note, &["bias", "length"]),
+                });
             }
         }
         let mut theirs = g.fields.clone();
@@ -262,27 +320,33 @@ pub fn compare(
             }));
             groups = rest;
         }
-        let (c, a) = fields(&item, o.fields, &theirs, dwords, &mut r.diffs);
+        let (c, a) = fields(&item, o.note, o.fields, &theirs, dwords, &mut r.diffs);
         r.fields += c;
         r.agree += a;
         for (i, gg) in groups.iter().enumerate() {
             let Some(og) = o.groups.get(i) else {
-                r.diffs.push(format!(
-                    "{item}: genxml repeats {} fields from {}, ours has no group",
-                    gg.fields.len(),
-                    place(gg.start, gg.start, true)
-                ));
+                r.diffs.push(Diff {
+                    text: format!(
+                        "{item}: genxml repeats {} fields from {}, ours has no group",
+                        gg.fields.len(),
+                        place(gg.start, gg.start, true)
+                    ),
+                    noted: explained(o.note, &["group", "repeat"]),
+                });
                 r.fields += gg.fields.len();
                 continue;
             };
             if (og.dw * 32, og.size * 32) != (gg.start, gg.size) {
-                r.diffs.push(format!(
-                    "{item}: group {} genxml from bit {} every {} bits, ours from dw {} every {} dwords",
-                    og.name, gg.start, gg.size, og.dw, og.size
-                ));
+                r.diffs.push(Diff {
+                    text: format!(
+                        "{item}: group {} genxml from bit {} every {} bits, ours from dw {} every {} dwords",
+                        og.name, gg.start, gg.size, og.dw, og.size
+                    ),
+                    noted: explained(o.note, &[&og.name]),
+                });
             }
             let name = format!("{item} group {}", og.name);
-            let (c, a) = fields(&name, &og.fields, &gg.fields, true, &mut r.diffs);
+            let (c, a) = fields(&name, o.note, &og.fields, &gg.fields, true, &mut r.diffs);
             r.fields += c;
             r.agree += a;
         }
@@ -386,7 +450,7 @@ mod tests {
         // Everything but "Enable Foo" (missing) and "Width" (other range).
         assert_eq!(r.agree, 5);
         assert!(r.unmatched.is_empty());
-        let has = |s: &str| r.diffs.iter().any(|d| d.contains(s));
+        let has = |s: &str| r.diffs.iter().any(|d| d.text.contains(s));
         assert!(has("CMD: length genxml 3 dwords, ours 4"), "{:?}", r.diffs);
         assert!(has(
             "\"Width\" genxml dw 2 bits 31:16, ours width dw 2 bits 30:16"
@@ -395,6 +459,18 @@ mod tests {
         assert!(has("ours mine dw 3 bits 5:4 is not in genxml"));
         assert!(has("REG: offset genxml 0x2358, ours 0x2350"));
         assert_eq!(r.diffs.len(), 5, "{:?}", r.diffs);
+        assert_eq!(r.noted(), 0);
+        // A note that cites genxml and names the field marks its difference.
+        let mut t2 = t.clone();
+        t2.commands[0].citation.note = Some("Mesa gen6.xml has Enable Foo; the manual not.".into());
+        let r2 = compare(&t2, &gx, &[("OURS_NAME", "GX_NAME")], &|_| true);
+        let noted: Vec<&str> = r2
+            .diffs
+            .iter()
+            .filter(|d| d.noted)
+            .map(|d| d.text.as_str())
+            .collect();
+        assert_eq!(noted, ["CMD: \"Enable Foo\" genxml dw 2 bits 0, ours none"]);
         // Without the alias the struct is not matched.
         let r = compare(&t, &gx, &[], &|n| n != "CMD");
         assert_eq!(r.unmatched, ["OURS_NAME"]);

@@ -117,17 +117,19 @@ fn main() -> ExitCode {
             .collect();
         let r = compare::compare(&t, &gx, &aliases, &keep);
         println!(
-            "{g} ({file}): {} items compared ({} of ours not in genxml), {} fields compared, {} agree ({:.1}%), {} differences",
+            "{g} ({file}): {} items compared ({} of ours not in genxml), {} fields compared, {} agree ({:.1}%), {} differences ({} noted at the entry)",
             r.items,
             r.unmatched.len(),
             r.fields,
             r.agree,
             r.percent(),
-            r.diffs.len()
+            r.diffs.len(),
+            r.noted()
         );
         if !summary {
             for d in &r.diffs {
-                println!("  {g}: {d}");
+                let mark = if d.noted { "noted" } else { "open" };
+                println!("  {g} {mark}: {}", d.text);
             }
             if !r.unmatched.is_empty() {
                 println!("  {g}: not in genxml: {}", r.unmatched.join(" "));
