@@ -16,6 +16,8 @@ pub struct Report {
     pub items: usize,
     pub fields: usize,
     pub agree: usize,
+    /// Genxml fields whose bits ours holds divided otherwise (see [`Diff::split`]).
+    pub split: usize,
     /// Our items that genxml does not have (by name).
     pub unmatched: Vec<String>,
     /// One line per difference, `ITEM: what`.
@@ -29,11 +31,17 @@ pub struct Diff {
     /// The field's `note`/`ref` cites genxml or Mesa, or the entry's note
     /// cites genxml or Mesa and names the field (or the length/offset).
     pub noted: bool,
+    /// The same bits, divided into fields differently (a 64-bit value in
+    /// two dwords, a mask as one field or bit by bit).
+    pub split: bool,
 }
 
 impl Report {
     pub fn noted(&self) -> usize {
-        self.diffs.iter().filter(|d| d.noted).count()
+        self.diffs.iter().filter(|d| d.noted && !d.split).count()
+    }
+    pub fn open(&self) -> usize {
+        self.diffs.iter().filter(|d| !d.noted && !d.split).count()
     }
 }
 
@@ -95,10 +103,10 @@ fn fields(
     theirs: &[GxField],
     dwords: bool,
     diffs: &mut Vec<Diff>,
-) -> (usize, usize) {
+) -> (usize, usize, usize) {
     let mut free: Vec<&Field> = ours.iter().filter(|f| f.kind != FieldKind::Mbz).collect();
     let theirs: Vec<&GxField> = theirs.iter().filter(|f| f.ty != "mbz").collect();
-    let (mut compared, mut agree) = (0, 0);
+    let (mut compared, mut agree, mut split) = (0, 0, 0);
     // Name matches first, so that a renamed neighbour cannot take a field's place.
     let mut pending = Vec::new();
     for g in theirs {
@@ -119,6 +127,7 @@ fn fields(
                             place(f.start, f.end, dwords)
                         ),
                         noted: field_noted(f) || explained(note, &[&g.name, &f.name]),
+                        split: false,
                     });
                 }
             }
@@ -126,15 +135,23 @@ fn fields(
         }
     }
     let mut shown: Vec<(u32, u32)> = Vec::new();
-    for g in pending {
-        if let Some(i) = free
+    pending.retain(|g| {
+        let at = free
             .iter()
-            .position(|f| (f.start, f.end) == (g.start, g.end))
-        {
+            .position(|f| (f.start, f.end) == (g.start, g.end));
+        if let Some(i) = at {
             free.remove(i);
             agree += 1;
-            continue;
         }
+        at.is_none()
+    });
+    let bits = |ranges: &mut dyn Iterator<Item = (u32, u32)>| {
+        let mut v: Vec<u32> = ranges.flat_map(|(s, e)| s..=e).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    for g in &pending {
         let over: Vec<&&Field> = free
             .iter()
             .filter(|f| f.start <= g.end && f.end >= g.start)
@@ -142,6 +159,15 @@ fn fields(
         let mut names: Vec<&str> = over.iter().map(|f| f.name.as_str()).collect();
         names.push(&g.name);
         let noted = over.iter().any(|f| field_noted(f)) || explained(note, &names);
+        // The genxml fields around the same ours fields cover the same bits.
+        let near: Vec<&&GxField> = pending
+            .iter()
+            .filter(|t| over.iter().any(|f| f.start <= t.end && f.end >= t.start))
+            .collect();
+        let is_split = !over.is_empty()
+            && bits(&mut over.iter().map(|f| (f.start, f.end)))
+                == bits(&mut near.iter().map(|t| (t.start, t.end)));
+        split += usize::from(is_split);
         let overlap: Vec<String> = over
             .iter()
             .map(|f| format!("{} {}", f.name, place(f.start, f.end, dwords)))
@@ -159,6 +185,7 @@ fn fields(
                 place(g.start, g.end, dwords)
             ),
             noted,
+            split: is_split,
         });
     }
     // Ours that overlap a listed genxml field were named with it.
@@ -173,9 +200,10 @@ fn fields(
                 place(f.start, f.end, dwords)
             ),
             noted: field_noted(f) || explained(note, &[&f.name]),
+            split: false,
         });
     }
-    (compared, agree)
+    (compared, agree, split)
 }
 
 /// One of our entries, seen the same way whatever its kind.
@@ -282,6 +310,7 @@ pub fn compare(
                 r.diffs.push(Diff {
                     text: format!("{item}: offset genxml {num:#x}, ours {}", ours.join("/")),
                     noted: explained(o.note, &["offset"]),
+                    split: false,
                 });
             }
         } else {
@@ -291,6 +320,7 @@ pub fn compare(
                 r.diffs.push(Diff {
                     text: format!("{item}: length genxml {b} dwords, ours {a}"),
                     noted: explained(o.note, &["length"]),
+                    split: false,
                 });
             }
             if o.kind == Kind::Command
@@ -300,6 +330,7 @@ pub fn compare(
                 r.diffs.push(Diff {
                     text: format!("{item}: bias genxml {b}, ours {a}"),
                     noted: explained(o.note, &["bias", "length"]),
+                    split: false,
                 });
             }
         }
@@ -320,9 +351,10 @@ pub fn compare(
             }));
             groups = rest;
         }
-        let (c, a) = fields(&item, o.note, o.fields, &theirs, dwords, &mut r.diffs);
+        let (c, a, sp) = fields(&item, o.note, o.fields, &theirs, dwords, &mut r.diffs);
         r.fields += c;
         r.agree += a;
+        r.split += sp;
         for (i, gg) in groups.iter().enumerate() {
             let Some(og) = o.groups.get(i) else {
                 r.diffs.push(Diff {
@@ -332,6 +364,7 @@ pub fn compare(
                         place(gg.start, gg.start, true)
                     ),
                     noted: explained(o.note, &["group", "repeat"]),
+                    split: false,
                 });
                 r.fields += gg.fields.len();
                 continue;
@@ -343,12 +376,14 @@ pub fn compare(
                         og.name, gg.start, gg.size, og.dw, og.size
                     ),
                     noted: explained(o.note, &[&og.name]),
+                    split: false,
                 });
             }
             let name = format!("{item} group {}", og.name);
-            let (c, a) = fields(&name, o.note, &og.fields, &gg.fields, true, &mut r.diffs);
+            let (c, a, sp) = fields(&name, o.note, &og.fields, &gg.fields, true, &mut r.diffs);
             r.fields += c;
             r.agree += a;
+            r.split += sp;
         }
     }
     r
@@ -475,5 +510,41 @@ mod tests {
         let r = compare(&t, &gx, &[], &|n| n != "CMD");
         assert_eq!(r.unmatched, ["OURS_NAME"]);
         assert_eq!((r.items, r.fields, r.agree), (1, 1, 1));
+    }
+
+    #[test]
+    fn same_bits_divided_otherwise_is_a_split() {
+        let xml = r#"<genxml name="T" gen="6">
+  <instruction name="CMD" bias="2" length="5">
+    <field name="Immediate Data" start="96" end="159" type="uint"/>
+    <field name="Mask A" start="16" end="16" type="bool"/>
+    <field name="Mask B" start="17" end="17" type="bool"/>
+    <field name="Other" start="40" end="47" type="uint"/>
+  </instruction>
+</genxml>"#;
+        let gx = items_of(xml, &mut |n: &str| Err(format!("no {n}")), 0).unwrap();
+        let t = GenerationTables {
+            name: "t".into(),
+            commands: vec![Command {
+                name: "CMD".into(),
+                citation: cite(),
+                engines: Vec::new(),
+                length: Some(5),
+                min_length: 5,
+                bias: 2,
+                fields: vec![
+                    field("data_low", 96, 127, FieldKind::Uint),
+                    field("data_high", 128, 159, FieldKind::Uint),
+                    field("mask", 16, 17, FieldKind::Uint),
+                    // Covers more than "Other": not a split.
+                    field("wide", 40, 55, FieldKind::Uint),
+                ],
+                groups: Vec::new(),
+            }],
+            ..Default::default()
+        };
+        let r = compare(&t, &gx, &[], &|_| true);
+        assert_eq!((r.fields, r.agree, r.split), (4, 0, 3), "{:?}", r.diffs);
+        assert_eq!(r.open(), 1);
     }
 }

@@ -117,18 +117,23 @@ fn main() -> ExitCode {
             .collect();
         let r = compare::compare(&t, &gx, &aliases, &keep);
         println!(
-            "{g} ({file}): {} items compared ({} of ours not in genxml), {} fields compared, {} agree ({:.1}%), {} differences ({} noted at the entry)",
+            "{g} ({file}): {} items compared ({} of ours not in genxml), {} fields compared, {} agree ({:.1}%), {} same bits split otherwise; differences: {} noted at the entry, {} open",
             r.items,
             r.unmatched.len(),
             r.fields,
             r.agree,
             r.percent(),
-            r.diffs.len(),
-            r.noted()
+            r.split,
+            r.noted(),
+            r.open()
         );
         if !summary {
             for d in &r.diffs {
-                let mark = if d.noted { "noted" } else { "open" };
+                let mark = match (d.split, d.noted) {
+                    (true, _) => "split",
+                    (false, true) => "noted",
+                    (false, false) => "open",
+                };
                 println!("  {g} {mark}: {}", d.text);
             }
             if !r.unmatched.is_empty() {
