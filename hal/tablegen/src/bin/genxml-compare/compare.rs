@@ -63,22 +63,49 @@ pub fn norm(s: &str) -> String {
         .collect()
 }
 
-fn cites_genxml(s: &str) -> bool {
-    s.contains("genxml") || s.contains("Mesa")
+/// Letters only, lower case: "Attribute 0 Swizzle Control Mode" and
+/// "attribute_swizzle_control_mode" compare equal.
+fn letters(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
 }
 
-/// Whether the entry note `note` explains a difference about `names`.
-fn explained(note: &str, names: &[&str]) -> bool {
-    let note = note.to_ascii_lowercase();
-    (note.contains("genxml") || note.contains("mesa"))
-        && names.iter().any(|n| {
-            let n = n.trim().to_ascii_lowercase();
-            !n.is_empty() && (note.contains(&n) || note.contains(&n.replace('_', " ")))
-        })
+/// Whether the entry note `note` explains a difference about `names`: it
+/// cites genxml or Mesa (this generation's file when it names files) and
+/// names one of them (digits and a ": Reserved" tail ignored).
+fn explained(note: &str, file: &str, names: &[&str]) -> bool {
+    let lower = note.to_ascii_lowercase();
+    if !(lower.contains("genxml") || lower.contains("mesa")) {
+        return false;
+    }
+    let files: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+        .filter(|w| w.starts_with("gen") && w.ends_with(".xml"))
+        .collect();
+    if !files.is_empty() && !files.contains(&file) {
+        return false;
+    }
+    let text = letters(note);
+    names.iter().any(|n| {
+        let n = letters(n.split(':').next().unwrap_or(n));
+        n.len() >= 4 && text.contains(&n)
+    })
 }
 
-fn field_noted(f: &Field) -> bool {
-    f.note.as_deref().is_some_and(cites_genxml) || f.reference.as_deref().is_some_and(cites_genxml)
+/// Whether a field's own note or ref cites genxml or Mesa for `file`.
+fn field_noted(f: &Field, file: &str) -> bool {
+    let cites = |s: &str| {
+        let lower = s.to_ascii_lowercase();
+        let files: Vec<&str> = lower
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+            .filter(|w| w.starts_with("gen") && w.ends_with(".xml"))
+            .collect();
+        (lower.contains("genxml") || lower.contains("mesa"))
+            && (files.is_empty() || files.contains(&file))
+    };
+    f.note.as_deref().is_some_and(cites) || f.reference.as_deref().is_some_and(cites)
 }
 
 fn place(start: u32, end: u32, dwords: bool) -> String {
@@ -96,9 +123,11 @@ fn place(start: u32, end: u32, dwords: bool) -> String {
 }
 
 /// Compares one field list; returns (compared, agreeing).
+#[allow(clippy::too_many_arguments)]
 fn fields(
     item: &str,
     note: &str,
+    file: &str,
     ours: &[Field],
     theirs: &[GxField],
     dwords: bool,
@@ -126,7 +155,7 @@ fn fields(
                             f.name,
                             place(f.start, f.end, dwords)
                         ),
-                        noted: field_noted(f) || explained(note, &[&g.name, &f.name]),
+                        noted: field_noted(f, file) || explained(note, file, &[&g.name, &f.name]),
                         split: false,
                     });
                 }
@@ -158,7 +187,7 @@ fn fields(
             .collect();
         let mut names: Vec<&str> = over.iter().map(|f| f.name.as_str()).collect();
         names.push(&g.name);
-        let noted = over.iter().any(|f| field_noted(f)) || explained(note, &names);
+        let noted = over.iter().any(|f| field_noted(f, file)) || explained(note, file, &names);
         // The genxml fields around the same ours fields cover the same bits.
         let near: Vec<&&GxField> = pending
             .iter()
@@ -199,7 +228,7 @@ fn fields(
                 f.name,
                 place(f.start, f.end, dwords)
             ),
-            noted: field_noted(f) || explained(note, &[&f.name]),
+            noted: field_noted(f, file) || explained(note, file, &[&f.name]),
             split: false,
         });
     }
@@ -278,6 +307,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
 pub fn compare(
     t: &GenerationTables,
     gx: &[GxItem],
+    file: &str,
     aliases: &[(&str, &str)],
     keep: &dyn Fn(&str) -> bool,
 ) -> Report {
@@ -309,7 +339,7 @@ pub fn compare(
                 let ours: Vec<String> = o.offsets.iter().map(|x| format!("{x:#x}")).collect();
                 r.diffs.push(Diff {
                     text: format!("{item}: offset genxml {num:#x}, ours {}", ours.join("/")),
-                    noted: explained(o.note, &["offset"]),
+                    noted: explained(o.note, file, &["offset"]),
                     split: false,
                 });
             }
@@ -319,7 +349,7 @@ pub fn compare(
             {
                 r.diffs.push(Diff {
                     text: format!("{item}: length genxml {b} dwords, ours {a}"),
-                    noted: explained(o.note, &["length"]),
+                    noted: explained(o.note, file, &["length"]),
                     split: false,
                 });
             }
@@ -329,7 +359,7 @@ pub fn compare(
             {
                 r.diffs.push(Diff {
                     text: format!("{item}: bias genxml {b}, ours {a}"),
-                    noted: explained(o.note, &["bias", "length"]),
+                    noted: explained(o.note, file, &["bias", "length"]),
                     split: false,
                 });
             }
@@ -351,7 +381,7 @@ pub fn compare(
             }));
             groups = rest;
         }
-        let (c, a, sp) = fields(&item, o.note, o.fields, &theirs, dwords, &mut r.diffs);
+        let (c, a, sp) = fields(&item, o.note, file, o.fields, &theirs, dwords, &mut r.diffs);
         r.fields += c;
         r.agree += a;
         r.split += sp;
@@ -363,7 +393,7 @@ pub fn compare(
                         gg.fields.len(),
                         place(gg.start, gg.start, true)
                     ),
-                    noted: explained(o.note, &["group", "repeat"]),
+                    noted: explained(o.note, file, &["group", "repeat"]),
                     split: false,
                 });
                 r.fields += gg.fields.len();
@@ -375,12 +405,20 @@ pub fn compare(
                         "{item}: group {} genxml from bit {} every {} bits, ours from dw {} every {} dwords",
                         og.name, gg.start, gg.size, og.dw, og.size
                     ),
-                    noted: explained(o.note, &[&og.name]),
+                    noted: explained(o.note, file, &[&og.name]),
                     split: false,
                 });
             }
             let name = format!("{item} group {}", og.name);
-            let (c, a, sp) = fields(&name, o.note, &og.fields, &gg.fields, true, &mut r.diffs);
+            let (c, a, sp) = fields(
+                &name,
+                o.note,
+                file,
+                &og.fields,
+                &gg.fields,
+                true,
+                &mut r.diffs,
+            );
             r.fields += c;
             r.agree += a;
             r.split += sp;
@@ -478,7 +516,7 @@ mod tests {
                 fields: vec![field("b", 0, 1, FieldKind::Uint)],
             }],
         };
-        let r = compare(&t, &gx, &[("OURS_NAME", "GX_NAME")], &|_| true);
+        let r = compare(&t, &gx, "gen6.xml", &[("OURS_NAME", "GX_NAME")], &|_| true);
         assert_eq!(r.items, 3);
         // CMD: 5 (mbz skipped), GX_NAME: 1, REG: 1.
         assert_eq!(r.fields, 7);
@@ -498,7 +536,12 @@ mod tests {
         // A note that cites genxml and names the field marks its difference.
         let mut t2 = t.clone();
         t2.commands[0].citation.note = Some("Mesa gen6.xml has Enable Foo; the manual not.".into());
-        let r2 = compare(&t2, &gx, &[("OURS_NAME", "GX_NAME")], &|_| true);
+        assert!(explained(
+            "Mesa has Attribute Swizzle Control Mode",
+            "gen6.xml",
+            &["Attribute 3 Swizzle Control Mode"]
+        ));
+        let r2 = compare(&t2, &gx, "gen6.xml", &[("OURS_NAME", "GX_NAME")], &|_| true);
         let noted: Vec<&str> = r2
             .diffs
             .iter()
@@ -506,8 +549,11 @@ mod tests {
             .map(|d| d.text.as_str())
             .collect();
         assert_eq!(noted, ["CMD: \"Enable Foo\" genxml dw 2 bits 0, ours none"]);
+        // A note about another generation's file explains nothing here.
+        let r3 = compare(&t2, &gx, "gen7.xml", &[("OURS_NAME", "GX_NAME")], &|_| true);
+        assert_eq!(r3.noted(), 0);
         // Without the alias the struct is not matched.
-        let r = compare(&t, &gx, &[], &|n| n != "CMD");
+        let r = compare(&t, &gx, "gen6.xml", &[], &|n| n != "CMD");
         assert_eq!(r.unmatched, ["OURS_NAME"]);
         assert_eq!((r.items, r.fields, r.agree), (1, 1, 1));
     }
@@ -543,7 +589,7 @@ mod tests {
             }],
             ..Default::default()
         };
-        let r = compare(&t, &gx, &[], &|_| true);
+        let r = compare(&t, &gx, "gen6.xml", &[], &|_| true);
         assert_eq!((r.fields, r.agree, r.split), (4, 0, 3), "{:?}", r.diffs);
         assert_eq!(r.open(), 1);
     }

@@ -115,7 +115,7 @@ fn main() -> ExitCode {
             .filter(|(n, _, _)| n == g)
             .map(|(_, a, b)| (*a, *b))
             .collect();
-        let r = compare::compare(&t, &gx, &aliases, &keep);
+        let r = compare::compare(&t, &gx, file, &aliases, &keep);
         println!(
             "{g} ({file}): {} items compared ({} of ours not in genxml), {} fields compared, {} agree ({:.1}%), {} same bits split otherwise; differences: {} noted at the entry, {} open",
             r.items,
