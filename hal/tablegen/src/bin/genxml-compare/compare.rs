@@ -134,7 +134,11 @@ fn fields(
     diffs: &mut Vec<Diff>,
 ) -> (usize, usize, usize) {
     let mut free: Vec<&Field> = ours.iter().filter(|f| f.kind != FieldKind::Mbz).collect();
-    let theirs: Vec<&GxField> = theirs.iter().filter(|f| f.ty != "mbz").collect();
+    // Reserved MBZ ranges are not fields (genxml names a few, "Reserved: MBZ").
+    let theirs: Vec<&GxField> = theirs
+        .iter()
+        .filter(|f| f.ty != "mbz" && !f.name.starts_with("Reserved: MBZ"))
+        .collect();
     let (mut compared, mut agree, mut split) = (0, 0, 0);
     // Name matches first, so that a renamed neighbour cannot take a field's place.
     let mut pending = Vec::new();
@@ -246,7 +250,17 @@ struct Ours<'a> {
     fields: &'a [Field],
     groups: &'a [Group],
     masked: bool,
-    note: &'a str,
+    note: String,
+}
+
+/// The entry's note and ref: a ref naming genxml lets the note name what
+/// genxml has that the entry leaves out.
+fn note_and_ref(c: &Citation) -> String {
+    format!(
+        "{} {}",
+        c.note.as_deref().unwrap_or(""),
+        c.reference.as_deref().unwrap_or("")
+    )
 }
 
 fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
@@ -261,7 +275,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             fields: &c.fields,
             groups: &c.groups,
             masked: false,
-            note: c.citation.note.as_deref().unwrap_or(""),
+            note: note_and_ref(&c.citation),
         });
     }
     for s in &t.structs {
@@ -274,7 +288,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             fields: &s.fields,
             groups: &s.groups,
             masked: false,
-            note: s.citation.note.as_deref().unwrap_or(""),
+            note: note_and_ref(&s.citation),
         });
     }
     for r in &t.registers {
@@ -296,7 +310,7 @@ fn ours(t: &GenerationTables) -> Vec<Ours<'_>> {
             fields: &r.fields,
             groups: &[],
             masked: r.access == "masked",
-            note: r.citation.note.as_deref().unwrap_or(""),
+            note: note_and_ref(&r.citation),
         });
     }
     v
@@ -339,7 +353,7 @@ pub fn compare(
                 let ours: Vec<String> = o.offsets.iter().map(|x| format!("{x:#x}")).collect();
                 r.diffs.push(Diff {
                     text: format!("{item}: offset genxml {num:#x}, ours {}", ours.join("/")),
-                    noted: explained(o.note, file, &["offset"]),
+                    noted: explained(&o.note, file, &["offset"]),
                     split: false,
                 });
             }
@@ -349,7 +363,7 @@ pub fn compare(
             {
                 r.diffs.push(Diff {
                     text: format!("{item}: length genxml {b} dwords, ours {a}"),
-                    noted: explained(o.note, file, &["length"]),
+                    noted: explained(&o.note, file, &["length"]),
                     split: false,
                 });
             }
@@ -359,7 +373,7 @@ pub fn compare(
             {
                 r.diffs.push(Diff {
                     text: format!("{item}: bias genxml {b}, ours {a}"),
-                    noted: explained(o.note, file, &["bias", "length"]),
+                    noted: explained(&o.note, file, &["bias", "length"]),
                     split: false,
                 });
             }
@@ -381,7 +395,15 @@ pub fn compare(
             }));
             groups = rest;
         }
-        let (c, a, sp) = fields(&item, o.note, file, o.fields, &theirs, dwords, &mut r.diffs);
+        let (c, a, sp) = fields(
+            &item,
+            &o.note,
+            file,
+            o.fields,
+            &theirs,
+            dwords,
+            &mut r.diffs,
+        );
         r.fields += c;
         r.agree += a;
         r.split += sp;
@@ -393,7 +415,7 @@ pub fn compare(
                         gg.fields.len(),
                         place(gg.start, gg.start, true)
                     ),
-                    noted: explained(o.note, file, &["group", "repeat"]),
+                    noted: explained(&o.note, file, &["group", "repeat"]),
                     split: false,
                 });
                 r.fields += gg.fields.len();
@@ -405,14 +427,14 @@ pub fn compare(
                         "{item}: group {} genxml from bit {} every {} bits, ours from dw {} every {} dwords",
                         og.name, gg.start, gg.size, og.dw, og.size
                     ),
-                    noted: explained(o.note, file, &[&og.name]),
+                    noted: explained(&o.note, file, &[&og.name]),
                     split: false,
                 });
             }
             let name = format!("{item} group {}", og.name);
             let (c, a, sp) = fields(
                 &name,
-                o.note,
+                &o.note,
                 file,
                 &og.fields,
                 &gg.fields,
