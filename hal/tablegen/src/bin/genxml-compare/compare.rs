@@ -142,6 +142,8 @@ fn fields(
     let (mut compared, mut agree, mut split) = (0, 0, 0);
     // Name matches first, so that a renamed neighbour cannot take a field's place.
     let mut pending = Vec::new();
+    // Ranges of genxml fields that agree, for genxml's own overlays.
+    let mut matched: Vec<(u32, u32)> = Vec::new();
     for g in theirs {
         compared += 1;
         let n = norm(&g.name);
@@ -150,6 +152,7 @@ fn fields(
                 let f = free.remove(i);
                 if (f.start, f.end) == (g.start, g.end) {
                     agree += 1;
+                    matched.push((g.start, g.end));
                 } else {
                     diffs.push(Diff {
                         text: format!(
@@ -175,6 +178,7 @@ fn fields(
         if let Some(i) = at {
             free.remove(i);
             agree += 1;
+            matched.push((g.start, g.end));
         }
         at.is_none()
     });
@@ -197,9 +201,15 @@ fn fields(
             .iter()
             .filter(|t| over.iter().any(|f| f.start <= t.end && f.end >= t.start))
             .collect();
-        let is_split = !over.is_empty()
-            && bits(&mut over.iter().map(|f| (f.start, f.end)))
-                == bits(&mut near.iter().map(|t| (t.start, t.end)));
+        // Genxml may overlay a field on one that agrees (per-field write
+        // masks over "Mask1"): the same bits, divided otherwise.
+        let overlay = matched
+            .iter()
+            .any(|&(s, e)| s <= g.start && g.end <= e && (s, e) != (g.start, g.end));
+        let is_split = overlay
+            || (!over.is_empty()
+                && bits(&mut over.iter().map(|f| (f.start, f.end)))
+                    == bits(&mut near.iter().map(|t| (t.start, t.end))));
         split += usize::from(is_split);
         let overlap: Vec<String> = over
             .iter()
