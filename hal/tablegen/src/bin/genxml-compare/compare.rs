@@ -75,7 +75,7 @@ fn letters(s: &str) -> String {
 /// Whether the entry note `note` explains a difference about `names`: it
 /// cites genxml or Mesa (this generation's file when it names files) and
 /// names one of them (digits and a ": Reserved" tail ignored).
-fn explained(note: &str, file: &str, names: &[&str]) -> bool {
+fn explained(note: &str, file: &[&str], names: &[&str]) -> bool {
     let lower = note.to_ascii_lowercase();
     if !(lower.contains("genxml") || lower.contains("mesa")) {
         return false;
@@ -84,7 +84,7 @@ fn explained(note: &str, file: &str, names: &[&str]) -> bool {
         .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
         .filter(|w| w.starts_with("gen") && w.ends_with(".xml"))
         .collect();
-    if !files.is_empty() && !files.contains(&file) {
+    if !files.is_empty() && !file.iter().any(|f| files.contains(f)) {
         return false;
     }
     let text = letters(note);
@@ -95,7 +95,7 @@ fn explained(note: &str, file: &str, names: &[&str]) -> bool {
 }
 
 /// Whether a field's own note or ref cites genxml or Mesa for `file`.
-fn field_noted(f: &Field, file: &str) -> bool {
+fn field_noted(f: &Field, file: &[&str]) -> bool {
     let cites = |s: &str| {
         let lower = s.to_ascii_lowercase();
         let files: Vec<&str> = lower
@@ -103,7 +103,7 @@ fn field_noted(f: &Field, file: &str) -> bool {
             .filter(|w| w.starts_with("gen") && w.ends_with(".xml"))
             .collect();
         (lower.contains("genxml") || lower.contains("mesa"))
-            && (files.is_empty() || files.contains(&file))
+            && (files.is_empty() || file.iter().any(|f| files.contains(f)))
     };
     f.note.as_deref().is_some_and(cites) || f.reference.as_deref().is_some_and(cites)
 }
@@ -127,7 +127,7 @@ fn place(start: u32, end: u32, dwords: bool) -> String {
 fn fields(
     item: &str,
     note: &str,
-    file: &str,
+    file: &[&str],
     ours: &[Field],
     theirs: &[GxField],
     dwords: bool,
@@ -349,6 +349,17 @@ pub fn compare(
             r.unmatched.push(o.name.to_string());
             continue;
         };
+        // A note may cite the file compared or the one that defines the item
+        // (gen7.xml imports VERTEX_ELEMENT_STATE from gen6.xml).
+        let files = [
+            file,
+            if g.file.is_empty() {
+                file
+            } else {
+                g.file.as_str()
+            },
+        ];
+        let file = &files[..];
         r.items += 1;
         let item = if want == o.name {
             o.name.to_string()
@@ -570,7 +581,7 @@ mod tests {
         t2.commands[0].citation.note = Some("Mesa gen6.xml has Enable Foo; the manual not.".into());
         assert!(explained(
             "Mesa has Attribute Swizzle Control Mode",
-            "gen6.xml",
+            &["gen6.xml"],
             &["Attribute 3 Swizzle Control Mode"]
         ));
         let r2 = compare(&t2, &gx, "gen6.xml", &[("OURS_NAME", "GX_NAME")], &|_| true);

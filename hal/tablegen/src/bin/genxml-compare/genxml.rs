@@ -41,6 +41,8 @@ pub struct GxItem {
     pub num: Option<u32>,
     pub fields: Vec<GxField>,
     pub groups: Vec<GxGroup>,
+    /// The genxml file that defines the item (empty: the file read first).
+    pub file: String,
 }
 
 fn number(s: &str) -> Option<u32> {
@@ -131,6 +133,7 @@ fn item(e: &Element) -> Result<Option<GxItem>, String> {
         num: e.attr("num").and_then(number),
         fields: Vec::new(),
         groups: Vec::new(),
+        file: String::new(),
         name,
     };
     fields(e, 0, "", &it.name.clone(), &mut it.fields, &mut it.groups)?;
@@ -151,8 +154,11 @@ pub fn items_of(
     for c in &root.children {
         if c.name == "import" {
             let file = c.attr("name").ok_or("<import> without a name")?;
-            let imported =
+            let mut imported =
                 items_of(&open(file)?, open, depth + 1).map_err(|e| format!("{file}: {e}"))?;
+            for i in imported.iter_mut().filter(|i| i.file.is_empty()) {
+                i.file = file.to_string();
+            }
             let excluded: Vec<&str> = c
                 .children
                 .iter()
@@ -223,6 +229,9 @@ pub fn load(dir: &Path, file: &str) -> Result<Vec<GxItem>, String> {
     };
     let text = open(file)?;
     let mut items = items_of(&text, &mut open, 0).map_err(|e| format!("{file}: {e}"))?;
+    for i in items.iter_mut().filter(|i| i.file.is_empty()) {
+        i.file = file.to_string();
+    }
     inline_structs(&mut items);
     Ok(items)
 }
@@ -272,6 +281,10 @@ mod tests {
         assert_eq!((old.groups[0].start, old.groups[0].size), (32, 32));
         assert_eq!(items[2].num, Some(0x2358));
         assert_eq!(items[2].kind, Kind::Register);
+        assert_eq!(
+            (items[0].file.as_str(), items[1].file.as_str()),
+            ("base.xml", "")
+        );
         let mut none = |n: &str| Err(format!("no {n}"));
         assert!(items_of(top, &mut none, 0).is_err());
     }
