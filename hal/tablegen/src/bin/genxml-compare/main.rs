@@ -1,8 +1,9 @@
-//! `genxml-compare <genxml-dir> [--tables DIR] [--summary] [--items PREFIX,...] [gen...]`:
+//! `genxml-compare <genxml-dir> [--tables DIR] [--summary] [--stack] [--items PREFIX,...] [gen...]`:
 //! compares the hal's tables with Mesa's genxml (src/intel/genxml: gen4.xml,
 //! gen45.xml, gen6.xml, gen7.xml, gen125.xml and the files they import).
 //! Prints, per generation, the items compared, the fields compared and the
 //! fields with the same dword and bit range, then every difference.
+//! `--stack` keeps the items the stack uses (see [`STACK_ITEMS`]).
 //!
 //! `cargo run -p baregpu-tablegen --bin genxml-compare -- /tmp/genxml`
 
@@ -41,8 +42,29 @@ const ALIASES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-const USAGE: &str =
-    "usage: genxml-compare <genxml-dir> [--tables DIR] [--summary] [--items PREFIX,...] [gen...]";
+/// Name prefixes of the commands, structures and registers the stack uses or
+/// will use (`--stack`): MI, blitter, 3D state, media/GPGPU and compute
+/// state, surfaces, samplers, interface descriptors, binding tables.
+const STACK_ITEMS: &[&str] = &[
+    "MI_",
+    "XY_",
+    "3DSTATE_",
+    "MEDIA_",
+    "GPGPU_",
+    "COMPUTE_WALKER",
+    "CFE_STATE",
+    "STATE_",
+    "PIPELINE_SELECT",
+    "PIPE_CONTROL",
+    "SURFACE_STATE",
+    "RENDER_SURFACE_STATE",
+    "SAMPLER_STATE",
+    "INTERFACE_DESCRIPTOR",
+    "BINDING_TABLE_STATE",
+    "VERTEX_",
+];
+
+const USAGE: &str = "usage: genxml-compare <genxml-dir> [--tables DIR] [--summary] [--stack] [--items PREFIX,...] [gen...]";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -54,6 +76,7 @@ fn main() -> ExitCode {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--summary" => summary = true,
+            "--stack" => prefixes.extend(STACK_ITEMS.iter().map(|p| p.to_string())),
             "--tables" | "--items" => {
                 let Some(v) = args.next() else {
                     eprintln!("{a} needs a value\n{USAGE}");
