@@ -202,10 +202,9 @@ fn fields(
             .filter(|t| over.iter().any(|f| f.start <= t.end && f.end >= t.start))
             .collect();
         // Genxml may overlay a field on one that agrees (per-field write
-        // masks over "Mask1"): the same bits, divided otherwise.
-        let overlay = matched
-            .iter()
-            .any(|&(s, e)| s <= g.start && g.end <= e && (s, e) != (g.start, g.end));
+        // masks over "Mask1", a second name for the same bit): the same
+        // bits, divided or named otherwise.
+        let overlay = matched.iter().any(|&(s, e)| s <= g.start && g.end <= e);
         let is_split = overlay
             || (!over.is_empty()
                 && bits(&mut over.iter().map(|f| (f.start, f.end)))
