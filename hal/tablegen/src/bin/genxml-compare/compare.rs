@@ -4,7 +4,8 @@
 //! matched to ours by name (letters and digits, case ignored), else by its
 //! bit range; it agrees when the range is the same. Fields of type `mbz`
 //! are skipped on both sides. Our fields that genxml does not have are
-//! listed but not counted.
+//! listed but not counted. A difference is a split when ours holds the same
+//! bits divided otherwise, noted when our entry explains it, else open.
 
 use baregpu_tablegen::model::*;
 
@@ -43,9 +44,6 @@ impl Report {
     pub fn open(&self) -> usize {
         self.diffs.iter().filter(|d| !d.noted && !d.split).count()
     }
-}
-
-impl Report {
     pub fn percent(&self) -> f64 {
         if self.fields == 0 {
             100.0
@@ -72,19 +70,23 @@ fn letters(s: &str) -> String {
         .collect()
 }
 
-/// Whether the entry note `note` explains a difference about `names`: it
-/// cites genxml or Mesa (this generation's file when it names files) and
-/// names one of them (digits and a ": Reserved" tail ignored).
-fn explained(note: &str, file: &[&str], names: &[&str]) -> bool {
-    let lower = note.to_ascii_lowercase();
-    if !(lower.contains("genxml") || lower.contains("mesa")) {
-        return false;
-    }
-    let files: Vec<&str> = lower
+/// Whether `text` cites genxml or Mesa and, if it names genxml files, one
+/// of `file` (the file compared, the file that defines the item).
+fn cites(text: &str, file: &[&str]) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let named: Vec<&str> = lower
         .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
         .filter(|w| w.starts_with("gen") && w.ends_with(".xml"))
         .collect();
-    if !files.is_empty() && !file.iter().any(|f| files.contains(f)) {
+    (lower.contains("genxml") || lower.contains("mesa"))
+        && (named.is_empty() || file.iter().any(|f| named.contains(f)))
+}
+
+/// Whether the entry note `note` explains a difference about `names`: it
+/// cites genxml (see [`cites`]) and names one of them (digits and a
+/// ": Reserved" tail ignored).
+fn explained(note: &str, file: &[&str], names: &[&str]) -> bool {
+    if !cites(note, file) {
         return false;
     }
     let text = letters(note);
@@ -96,16 +98,8 @@ fn explained(note: &str, file: &[&str], names: &[&str]) -> bool {
 
 /// Whether a field's own note or ref cites genxml or Mesa for `file`.
 fn field_noted(f: &Field, file: &[&str]) -> bool {
-    let cites = |s: &str| {
-        let lower = s.to_ascii_lowercase();
-        let files: Vec<&str> = lower
-            .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
-            .filter(|w| w.starts_with("gen") && w.ends_with(".xml"))
-            .collect();
-        (lower.contains("genxml") || lower.contains("mesa"))
-            && (files.is_empty() || file.iter().any(|f| files.contains(f)))
-    };
-    f.note.as_deref().is_some_and(cites) || f.reference.as_deref().is_some_and(cites)
+    let c = |s: &str| cites(s, file);
+    f.note.as_deref().is_some_and(c) || f.reference.as_deref().is_some_and(c)
 }
 
 fn place(start: u32, end: u32, dwords: bool) -> String {
@@ -122,8 +116,7 @@ fn place(start: u32, end: u32, dwords: bool) -> String {
     }
 }
 
-/// Compares one field list; returns (compared, agreeing).
-#[allow(clippy::too_many_arguments)]
+/// Compares one field list; returns (compared, agreeing, split).
 fn fields(
     item: &str,
     note: &str,
