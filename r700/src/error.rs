@@ -43,7 +43,7 @@ impl fmt::Display for DecodeError {
                 write!(f, "{word}: reserved bits {bits:#010x} are set")
             }
             DecodeError::Truncated { at } => write!(f, "binary ends inside the instruction at byte {at}"),
-            DecodeError::NoEndOfProgram => f.write_str("CF program has no END_OF_PROGRAM instruction"),
+            DecodeError::NoEndOfProgram => f.write_str("CF program (slot 0 up to the first clause) has no END_OF_PROGRAM instruction"),
             DecodeError::GroupTooLong { slot } => {
                 write!(f, "ALU group at slot {slot} has more than 5 instructions before LAST")
             }

@@ -1,5 +1,5 @@
-//! A whole shader binary: the CF program from byte 0 to the instruction with
-//! END_OF_PROGRAM, then the clauses at the addresses the CF words give (in 8-byte units),
+//! A whole shader binary: the CF program from byte 0 up to the first clause (it must
+//! hold an END_OF_PROGRAM), then the clauses at the addresses the CF words give (in 8-byte units),
 //! with zero padding between them (002 lines 493-511, 808-850).
 //!
 //! The manual's order is CF, ALU, TEX/VTX, ... (497-510), but nothing depends on it and
@@ -82,14 +82,24 @@ impl Program {
         let len_slots = u32::try_from(slots.len()).map_err(|_| DecodeError::Unsupported {
             what: "a binary of 2^32 or more slots",
         })?;
+        // The CF program runs from slot 0 up to the first clause. END_OF_PROGRAM does not
+        // end it: llc sets EOP on the last export and still emits a CF_END after it.
         let mut cf = Vec::new();
-        loop {
-            let &(w0, w1) = slots.get(cf.len()).ok_or(DecodeError::NoEndOfProgram)?;
+        let mut limit = slots.len() as u64;
+        while (cf.len() as u64) < limit {
+            let (w0, w1) = slots[cf.len()];
             let inst = CfInst::decode(w0, w1)?;
-            cf.push(inst);
-            if inst.end_of_program() {
-                break;
+            if let Some((_, addr, _)) = clause_of(&inst) {
+                limit = limit.min(addr as u64);
             }
+            cf.push(inst);
+        }
+        // Zero slots before the first clause are padding (llc's PAD), not CF NOPs.
+        while cf.last().is_some_and(|i| i.encode() == (0, 0)) {
+            cf.pop();
+        }
+        if !cf.iter().any(CfInst::end_of_program) {
+            return Err(DecodeError::NoEndOfProgram);
         }
         let cf_end = cf.len() as u64;
         // Each clause once; several CF words may start the same clause.
