@@ -20,11 +20,21 @@ pub struct OpInfo {
 }
 
 const fn op(opcode: u16, name: &'static str, srcs: u8) -> OpInfo {
-    OpInfo { opcode, name, llvm: name, srcs }
+    OpInfo {
+        opcode,
+        name,
+        llvm: name,
+        srcs,
+    }
 }
 
 const fn opl(opcode: u16, name: &'static str, llvm: &'static str, srcs: u8) -> OpInfo {
-    OpInfo { opcode, name, llvm, srcs }
+    OpInfo {
+        opcode,
+        name,
+        llvm,
+        srcs,
+    }
 }
 
 /// ALU_WORD1_OP2 ALU_INST values (R700: [17:7], 11 bits; see the note on [`AluInst`]).
@@ -276,7 +286,10 @@ pub struct AluInst {
 fn decode_src(w: u32, lo: u32) -> Result<Src, DecodeError> {
     let sel = field(w, lo, lo + 8) as u16;
     if (192..244).contains(&sel) {
-        return Err(DecodeError::ReservedValue { field: "SRC*_SEL", value: sel as u32 });
+        return Err(DecodeError::ReservedValue {
+            field: "SRC*_SEL",
+            value: sel as u32,
+        });
     }
     Ok(Src {
         sel,
@@ -302,23 +315,41 @@ impl AluInst {
         let mut src1 = decode_src(w0, 13)?;
         let index_mode = field(w0, 26, 28) as u8;
         if index_mode == 7 {
-            return Err(DecodeError::ReservedValue { field: "INDEX_MODE", value: 7 });
+            return Err(DecodeError::ReservedValue {
+                field: "INDEX_MODE",
+                value: 7,
+            });
         }
         let pred_sel = field(w0, 29, 30) as u8;
         if pred_sel == 1 {
-            return Err(DecodeError::ReservedValue { field: "PRED_SEL", value: 1 });
+            return Err(DecodeError::ReservedValue {
+                field: "PRED_SEL",
+                value: 1,
+            });
         }
         let bank_swizzle = field(w1, 18, 20) as u8;
         if bank_swizzle > 5 {
-            return Err(DecodeError::ReservedValue { field: "BANK_SWIZZLE", value: bank_swizzle as u32 });
+            return Err(DecodeError::ReservedValue {
+                field: "BANK_SWIZZLE",
+                value: bank_swizzle as u32,
+            });
         }
         let form = if field(w1, 15, 17) != 0 {
             let opcode = field(w1, 13, 17);
-            lookup(OP3, opcode).ok_or(DecodeError::ReservedOpcode { format: "ALU_WORD1_OP3", opcode })?;
-            AluForm::Op3 { opcode: opcode as u8, src2: decode_src(w1, 0)? }
+            lookup(OP3, opcode).ok_or(DecodeError::ReservedOpcode {
+                format: "ALU_WORD1_OP3",
+                opcode,
+            })?;
+            AluForm::Op3 {
+                opcode: opcode as u8,
+                src2: decode_src(w1, 0)?,
+            }
         } else {
             let opcode = field(w1, 7, 17);
-            lookup(OP2, opcode).ok_or(DecodeError::ReservedOpcode { format: "ALU_WORD1_OP2", opcode })?;
+            lookup(OP2, opcode).ok_or(DecodeError::ReservedOpcode {
+                format: "ALU_WORD1_OP2",
+                opcode,
+            })?;
             src0.abs = bit(w1, 0);
             src1.abs = bit(w1, 1);
             AluForm::Op2 {
@@ -356,7 +387,13 @@ impl AluInst {
             | put(self.dst_chan as u32, 29, 30)
             | put(self.clamp as u32, 31, 31);
         let w1 = match self.form {
-            AluForm::Op2 { opcode, update_exec_mask, update_pred, write_mask, omod } => {
+            AluForm::Op2 {
+                opcode,
+                update_exec_mask,
+                update_pred,
+                write_mask,
+                omod,
+            } => {
                 put(self.src0.abs as u32, 0, 0)
                     | put(self.src1.abs as u32, 1, 1)
                     | put(update_exec_mask as u32, 2, 2)
@@ -374,7 +411,12 @@ impl AluInst {
     pub fn info(&self) -> &'static OpInfo {
         // Decoding checked the opcode; a hand-built AluInst with a bad one gets a
         // placeholder rather than a panic.
-        static UNKNOWN: OpInfo = OpInfo { opcode: 0xFFFF, name: "?", llvm: "?", srcs: 3 };
+        static UNKNOWN: OpInfo = OpInfo {
+            opcode: 0xFFFF,
+            name: "?",
+            llvm: "?",
+            srcs: 3,
+        };
         match self.form {
             AluForm::Op2 { opcode, .. } => lookup(OP2, opcode as u32),
             AluForm::Op3 { opcode, .. } => lookup(OP3, opcode as u32),
@@ -420,7 +462,9 @@ impl AluGroup {
         let mut insts = Vec::new();
         let mut i = 0;
         loop {
-            let &(w0, w1) = slots.get(i).ok_or(DecodeError::ClauseSplitsGroup { clause: first_slot })?;
+            let &(w0, w1) = slots
+                .get(i)
+                .ok_or(DecodeError::ClauseSplitsGroup { clause: first_slot })?;
             let inst = AluInst::decode(w0, w1)?;
             insts.push(inst);
             i += 1;
@@ -434,7 +478,9 @@ impl AluGroup {
         let lit = Self::literal_dwords(&insts);
         let mut literals = Vec::with_capacity(lit);
         for _ in 0..lit / 2 {
-            let &(a, b) = slots.get(i).ok_or(DecodeError::ClauseSplitsGroup { clause: first_slot })?;
+            let &(a, b) = slots
+                .get(i)
+                .ok_or(DecodeError::ClauseSplitsGroup { clause: first_slot })?;
             literals.push(a);
             literals.push(b);
             i += 1;
@@ -445,7 +491,11 @@ impl AluGroup {
     /// Appends the group's slots.
     pub fn encode(&self, out: &mut Vec<(u32, u32)>) {
         out.extend(self.insts.iter().map(AluInst::encode));
-        out.extend(self.literals.chunks(2).map(|c| (c[0], *c.get(1).unwrap_or(&0))));
+        out.extend(
+            self.literals
+                .chunks(2)
+                .map(|c| (c[0], *c.get(1).unwrap_or(&0))),
+        );
     }
 
     /// Slots taken (instructions plus literal slots).

@@ -334,7 +334,10 @@ impl CfInst {
         if let Some(op) = CfOp::from_bits(opv) {
             // W1 bit 20 is reserved (002 line 7660).
             if bit(w1, 20) {
-                return Err(DecodeError::ReservedBits { word: "CF_WORD1", bits: 1 << 20 });
+                return Err(DecodeError::ReservedBits {
+                    word: "CF_WORD1",
+                    bits: 1 << 20,
+                });
             }
             let cond = field(w1, 8, 9) as u8;
             return Ok(CfInst::Word(CfWord {
@@ -370,7 +373,10 @@ impl CfInst {
                 field(w1, 9, 11) as u8,
             ];
             if let Some(&s) = sel.iter().find(|&&s| s == 6) {
-                return Err(DecodeError::ReservedValue { field: "SEL_*", value: s as u32 });
+                return Err(DecodeError::ReservedValue {
+                    field: "SEL_*",
+                    value: s as u32,
+                });
             }
             ExportWord1::Swiz { sel }
         } else {
@@ -381,7 +387,10 @@ impl CfInst {
                     bits: 1 << 16,
                 });
             }
-            ExportWord1::Buf { array_size: field(w1, 0, 11) as u16, comp_mask: field(w1, 12, 15) as u8 }
+            ExportWord1::Buf {
+                array_size: field(w1, 0, 11) as u16,
+                comp_mask: field(w1, 12, 15) as u8,
+            }
         };
         Ok(CfInst::Export(CfExport {
             array_base: field(w0, 0, 12) as u16,
@@ -440,9 +449,10 @@ impl CfInst {
                     | put(e.index_gpr as u32, 23, 29)
                     | put(e.elem_size as u32, 30, 31);
                 let lo = match e.word1 {
-                    ExportWord1::Buf { array_size, comp_mask } => {
-                        put(array_size as u32, 0, 11) | put(comp_mask as u32, 12, 15)
-                    }
+                    ExportWord1::Buf {
+                        array_size,
+                        comp_mask,
+                    } => put(array_size as u32, 0, 11) | put(comp_mask as u32, 12, 15),
                     ExportWord1::Swiz { sel } => {
                         put(sel[0] as u32, 0, 2)
                             | put(sel[1] as u32, 3, 5)

@@ -42,10 +42,17 @@ impl fmt::Display for DecodeError {
             DecodeError::ReservedBits { word, bits } => {
                 write!(f, "{word}: reserved bits {bits:#010x} are set")
             }
-            DecodeError::Truncated { at } => write!(f, "binary ends inside the instruction at byte {at}"),
-            DecodeError::NoEndOfProgram => f.write_str("CF program (slot 0 up to the first clause) has no END_OF_PROGRAM instruction"),
+            DecodeError::Truncated { at } => {
+                write!(f, "binary ends inside the instruction at byte {at}")
+            }
+            DecodeError::NoEndOfProgram => f.write_str(
+                "CF program (slot 0 up to the first clause) has no END_OF_PROGRAM instruction",
+            ),
             DecodeError::GroupTooLong { slot } => {
-                write!(f, "ALU group at slot {slot} has more than 5 instructions before LAST")
+                write!(
+                    f,
+                    "ALU group at slot {slot} has more than 5 instructions before LAST"
+                )
             }
             DecodeError::ClauseSplitsGroup { clause } => {
                 write!(f, "ALU clause at slot {clause}: COUNT ends inside a group")
@@ -55,7 +62,10 @@ impl fmt::Display for DecodeError {
                 write!(f, "fetch clause at slot {slot} is not 16-byte aligned")
             }
             DecodeError::Unreferenced { slot } => {
-                write!(f, "non-zero data at slot {slot} is not reached by any CF instruction")
+                write!(
+                    f,
+                    "non-zero data at slot {slot} is not reached by any CF instruction"
+                )
             }
             DecodeError::Unsupported { what } => write!(f, "{what} is not supported yet"),
         }

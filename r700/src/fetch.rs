@@ -89,13 +89,18 @@ fn sel4(w: u32, lo: u32) -> [u8; 4] {
 }
 
 fn put_sel4(s: [u8; 4], lo: u32) -> u32 {
-    (0..4).map(|i| put(s[i] as u32, lo + 3 * i as u32, lo + 3 * i as u32 + 2)).fold(0, |a, b| a | b)
+    (0..4)
+        .map(|i| put(s[i] as u32, lo + 3 * i as u32, lo + 3 * i as u32 + 2))
+        .fold(0, |a, b| a | b)
 }
 
 /// Destination/source selects: 6 is reserved (002 lines 8280-8290, 8590-8600).
 fn check_sel(s: [u8; 4], name: &'static str) -> Result<(), DecodeError> {
     match s.iter().find(|&&v| v == 6) {
-        Some(&v) => Err(DecodeError::ReservedValue { field: name, value: v as u32 }),
+        Some(&v) => Err(DecodeError::ReservedValue {
+            field: name,
+            value: v as u32,
+        }),
         None => Ok(()),
     }
 }
@@ -112,14 +117,23 @@ impl TexInst {
     pub fn decode(w: [u32; 4]) -> Result<Self, DecodeError> {
         let op = field(w[0], 0, 4) as u8;
         if tex_op_name(op).is_none() {
-            return Err(DecodeError::ReservedOpcode { format: "TEX_WORD0", opcode: op as u32 });
+            return Err(DecodeError::ReservedOpcode {
+                format: "TEX_WORD0",
+                opcode: op as u32,
+            });
         }
         let r0 = w[0] & (1 << 6 | 0xFE00_0000);
         if r0 != 0 {
-            return Err(DecodeError::ReservedBits { word: "TEX_WORD0", bits: r0 });
+            return Err(DecodeError::ReservedBits {
+                word: "TEX_WORD0",
+                bits: r0,
+            });
         }
         if bit(w[1], 8) {
-            return Err(DecodeError::ReservedBits { word: "TEX_WORD1", bits: 1 << 8 });
+            return Err(DecodeError::ReservedBits {
+                word: "TEX_WORD1",
+                bits: 1 << 8,
+            });
         }
         check_pad(w[3], "TEX_WORD3")?;
         let dst_sel = sel4(w[1], 9);
@@ -139,7 +153,11 @@ impl TexInst {
             dst_sel,
             lod_bias: field(w[1], 21, 27) as u8,
             coord_type: [bit(w[1], 28), bit(w[1], 29), bit(w[1], 30), bit(w[1], 31)],
-            offset: [field(w[2], 0, 4) as u8, field(w[2], 5, 9) as u8, field(w[2], 10, 14) as u8],
+            offset: [
+                field(w[2], 0, 4) as u8,
+                field(w[2], 5, 9) as u8,
+                field(w[2], 10, 14) as u8,
+            ],
             sampler_id: field(w[2], 15, 19) as u8,
             src_sel,
         })
@@ -223,26 +241,50 @@ impl VtxInst {
         let op = field(w[0], 0, 4) as u8;
         match op {
             0 | 1 => {}
-            2 => return Err(DecodeError::Unsupported { what: "VTX_INST_MEM (memory-read clause)" }),
-            _ => return Err(DecodeError::ReservedOpcode { format: "VTX_WORD0", opcode: op as u32 }),
+            2 => {
+                return Err(DecodeError::Unsupported {
+                    what: "VTX_INST_MEM (memory-read clause)",
+                });
+            }
+            _ => {
+                return Err(DecodeError::ReservedOpcode {
+                    format: "VTX_WORD0",
+                    opcode: op as u32,
+                });
+            }
         }
         let fetch_type = field(w[0], 5, 6) as u8;
         if fetch_type == 3 {
-            return Err(DecodeError::ReservedValue { field: "FETCH_TYPE", value: 3 });
+            return Err(DecodeError::ReservedValue {
+                field: "FETCH_TYPE",
+                value: 3,
+            });
         }
         if bit(w[1], 8) {
-            return Err(DecodeError::ReservedBits { word: "VTX_WORD1", bits: 1 << 8 });
+            return Err(DecodeError::ReservedBits {
+                word: "VTX_WORD1",
+                bits: 1 << 8,
+            });
         }
         let num_format_all = field(w[1], 28, 29) as u8;
         if num_format_all == 3 {
-            return Err(DecodeError::ReservedValue { field: "NUM_FORMAT_ALL", value: 3 });
+            return Err(DecodeError::ReservedValue {
+                field: "NUM_FORMAT_ALL",
+                value: 3,
+            });
         }
         let endian_swap = field(w[2], 16, 17) as u8;
         if endian_swap == 3 {
-            return Err(DecodeError::ReservedValue { field: "ENDIAN_SWAP", value: 3 });
+            return Err(DecodeError::ReservedValue {
+                field: "ENDIAN_SWAP",
+                value: 3,
+            });
         }
         if w[2] >> 21 != 0 {
-            return Err(DecodeError::ReservedBits { word: "VTX_WORD2", bits: w[2] & 0xFFE0_0000 });
+            return Err(DecodeError::ReservedBits {
+                word: "VTX_WORD2",
+                bits: w[2] & 0xFFE0_0000,
+            });
         }
         check_pad(w[3], "VTX_WORD3")?;
         let dst_sel = sel4(w[1], 9);

@@ -53,7 +53,11 @@ pub fn float_e(bits: u32) -> String {
     let s = format!("{f:.6e}");
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let e: i32 = exp.parse().unwrap_or(0);
-    format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.unsigned_abs())
+    format!(
+        "{mant}e{}{:02}",
+        if e < 0 { '-' } else { '+' },
+        e.unsigned_abs()
+    )
 }
 
 /// A source register name (R600RegisterInfo.td names as printed by llc).
@@ -120,7 +124,13 @@ pub fn alu(i: &AluInst) -> String {
     let dst_rel = if i.dst_rel { "+" } else { "" };
     let mut dst = format!("T{}.{}", i.dst_gpr, CHAN[i.dst_chan as usize & 3]);
     match i.form {
-        AluForm::Op2 { update_exec_mask, update_pred, write_mask, omod, .. } => {
+        AluForm::Op2 {
+            update_exec_mask,
+            update_pred,
+            write_mask,
+            omod,
+            ..
+        } => {
             let mut flags = String::new();
             if info.srcs >= 2 {
                 if update_exec_mask {
@@ -132,7 +142,8 @@ pub fn alu(i: &AluInst) -> String {
             }
             // LLVM's PRED_SET* writing the predicate has the pseudo register PredicateBit
             // as destination; it encodes as T0.X.
-            if (update_pred || update_exec_mask) && !write_mask && i.dst_gpr == 0 && i.dst_chan == 0 {
+            if (update_pred || update_exec_mask) && !write_mask && i.dst_gpr == 0 && i.dst_chan == 0
+            {
                 dst = "PredicateBit".into();
             }
             let write = if write_mask { "" } else { " (MASKED)" };
@@ -142,14 +153,22 @@ pub fn alu(i: &AluInst) -> String {
                 3 => " / 2.0",
                 _ => "",
             };
-            let mut s = format!("  {}{clamp} {last} {flags}{dst}{write}{dst_rel}{omod}, ", info.llvm);
+            let mut s = format!(
+                "  {}{clamp} {last} {flags}{dst}{write}{dst_rel}{omod}, ",
+                info.llvm
+            );
             s.push_str(&src_text(&i.src0, true));
             s.push_str(", ");
             if info.srcs >= 2 {
                 s.push_str(&src_text(&i.src1, true));
                 s.push_str(", ");
             }
-            let _ = write!(s, "{} {}", pred_sel(i.pred_sel), bank_swizzle(i.bank_swizzle));
+            let _ = write!(
+                s,
+                "{} {}",
+                pred_sel(i.pred_sel),
+                bank_swizzle(i.bank_swizzle)
+            );
             s
         }
         AluForm::Op3 { src2, .. } => format!(
@@ -170,7 +189,13 @@ pub fn literals(g: &AluGroup) -> Vec<String> {
         .chunks(2)
         .map(|c| {
             let b = *c.get(1).unwrap_or(&0);
-            format!("{}({}), {}({})", c[0] as i32, float_e(c[0]), b as i32, float_e(b))
+            format!(
+                "{}({}), {}({})",
+                c[0] as i32,
+                float_e(c[0]),
+                b as i32,
+                float_e(b)
+            )
         })
         .collect()
 }
@@ -223,7 +248,11 @@ pub fn cf(i: &CfInst) -> String {
 
 /// One texture fetch: `  TEX_SAMPLE T0.XYZW, T1.XYZW RID:0 SID:0 CT:UUUU`.
 pub fn tex(t: &TexInst) -> String {
-    let ct: String = t.coord_type.iter().map(|&n| if n { 'N' } else { 'U' }).collect();
+    let ct: String = t
+        .coord_type
+        .iter()
+        .map(|&n| if n { 'N' } else { 'U' })
+        .collect();
     format!(
         "  TEX_{} T{}.{}, T{}.{} RID:{} SID:{} CT:{ct}",
         tex_op_name(t.op).unwrap_or("?"),

@@ -67,8 +67,10 @@ fn clause_of(inst: &CfInst) -> Option<(Kind, u32, u64)> {
 impl Program {
     /// Decodes a little-endian shader binary.
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        if bytes.len() % 8 != 0 {
-            return Err(DecodeError::Truncated { at: bytes.len() & !7 });
+        if !bytes.len().is_multiple_of(8) {
+            return Err(DecodeError::Truncated {
+                at: bytes.len() & !7,
+            });
         }
         let slots: Vec<(u32, u32)> = bytes
             .chunks_exact(8)
@@ -112,10 +114,14 @@ impl Program {
                 return Err(DecodeError::Misaligned { slot: addr });
             }
             if addr as u64 + size > slots.len() as u64 {
-                return Err(DecodeError::Truncated { at: slots.len() * 8 });
+                return Err(DecodeError::Truncated {
+                    at: slots.len() * 8,
+                });
             }
             match wanted.get(&addr) {
-                Some(&(k, s)) if k != kind || s != size => return Err(DecodeError::Overlap { slot: addr }),
+                Some(&(k, s)) if k != kind || s != size => {
+                    return Err(DecodeError::Overlap { slot: addr });
+                }
                 _ => {
                     wanted.insert(addr, (kind, size));
                 }
@@ -137,8 +143,8 @@ impl Program {
                     let mut groups = Vec::new();
                     let mut i = 0;
                     while i < body.len() {
-                        let (g, n) = AluGroup::decode(&body[i..], addr + i as u32)
-                            .map_err(|e| match e {
+                        let (g, n) =
+                            AluGroup::decode(&body[i..], addr + i as u32).map_err(|e| match e {
                                 DecodeError::ClauseSplitsGroup { .. } => {
                                     DecodeError::ClauseSplitsGroup { clause: addr }
                                 }
@@ -166,7 +172,11 @@ impl Program {
         if let Some(i) = (covered..slots.len() as u64).find(|&i| slots[i as usize] != (0, 0)) {
             return Err(DecodeError::Unreferenced { slot: i as u32 });
         }
-        Ok(Program { cf, clauses, len_slots })
+        Ok(Program {
+            cf,
+            clauses,
+            len_slots,
+        })
     }
 
     /// Encodes back to bytes: CF words from 0, each clause at its address, zeros between.

@@ -31,11 +31,17 @@ use baregpu_r700::program::Program;
 
 fn llc() -> &'static str {
     for c in ["llc-14", "llc"] {
-        if Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()) {
+        if Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
             return c;
         }
     }
-    panic!("neither llc-14 nor llc found: install the Debian package llvm-14 (apt-get install llvm-14)");
+    panic!(
+        "neither llc-14 nor llc found: install the Debian package llvm-14 (apt-get install llvm-14)"
+    );
 }
 
 /// xorshift64*: the kernels are the same on every run.
@@ -80,7 +86,16 @@ impl Gen {
         self.body.push('\n');
     }
     fn fconst(&mut self) -> String {
-        const C: [&str; 8] = ["1.0", "0.5", "2.0", "-3.25", "0.0", "1.0e+01", "0x3FB99999A0000000", "-1.0"];
+        const C: [&str; 8] = [
+            "1.0",
+            "0.5",
+            "2.0",
+            "-3.25",
+            "0.0",
+            "1.0e+01",
+            "0x3FB99999A0000000",
+            "-1.0",
+        ];
         C[self.rng.below(C.len())].to_string()
     }
     fn step(&mut self) {
@@ -89,7 +104,14 @@ impl Gen {
             0..=3 => {
                 let ops = ["fadd", "fsub", "fmul", "fdiv"];
                 let o = ops[self.rng.below(4)];
-                let (a, b) = (self.pf(), if self.rng.below(3) == 0 { self.fconst() } else { self.pf() });
+                let (a, b) = (
+                    self.pf(),
+                    if self.rng.below(3) == 0 {
+                        self.fconst()
+                    } else {
+                        self.pf()
+                    },
+                );
                 self.emit(format!("{t} = {o} float {a}, {b}"));
                 self.f.push(t);
             }
@@ -105,14 +127,18 @@ impl Gen {
             7 => {
                 let f = ["minnum", "maxnum"][self.rng.below(2)];
                 let (a, b) = (self.pf(), self.pf());
-                self.emit(format!("{t} = call float @llvm.{f}.f32(float {a}, float {b})"));
+                self.emit(format!(
+                    "{t} = call float @llvm.{f}.f32(float {a}, float {b})"
+                ));
                 self.f.push(t);
             }
             8 => {
                 // llvm.fma does not select for RV770 (no FMA unit before Evergreen).
                 let f = "fmuladd";
                 let (a, b, c) = (self.pf(), self.pf(), self.pf());
-                self.emit(format!("{t} = call float @llvm.{f}.f32(float {a}, float {b}, float {c})"));
+                self.emit(format!(
+                    "{t} = call float @llvm.{f}.f32(float {a}, float {b}, float {c})"
+                ));
                 self.f.push(t);
             }
             9 => {
@@ -121,7 +147,9 @@ impl Gen {
                 self.f.push(t);
             }
             10 | 11 => {
-                let preds = ["oeq", "ogt", "oge", "one", "olt", "ole", "ueq", "une", "ugt"];
+                let preds = [
+                    "oeq", "ogt", "oge", "one", "olt", "ole", "ueq", "une", "ugt",
+                ];
                 let p = preds[self.rng.below(preds.len())];
                 let (a, b, x, y) = (self.pf(), self.pf(), self.pf(), self.pf());
                 let c = self.tmp();
@@ -130,7 +158,9 @@ impl Gen {
                 self.f.push(t);
             }
             12..=15 => {
-                let ops = ["add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr"];
+                let ops = [
+                    "add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr",
+                ];
                 let o = ops[self.rng.below(ops.len())];
                 let a = self.pi();
                 let b = if matches!(o, "shl" | "lshr" | "ashr") {
@@ -191,7 +221,9 @@ impl Gen {
         for k in 0..4 {
             let t = self.tmp();
             let x = self.pf();
-            self.emit(format!("{t} = insertelement <4 x float> {v}, float {x}, i32 {k}"));
+            self.emit(format!(
+                "{t} = insertelement <4 x float> {v}, float {x}, i32 {k}"
+            ));
             v = t;
         }
         v
@@ -222,7 +254,13 @@ declare void @llvm.r600.store.swizzle(<4 x float>, i32, i32)
 
 /// One shader. `shape` picks straight-line, if/else, or a loop around the random body.
 fn kernel(seed: u64) -> String {
-    let mut g = Gen { rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1), body: String::new(), n: 0, f: vec![], i: vec![] };
+    let mut g = Gen {
+        rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+        body: String::new(),
+        n: 0,
+        f: vec![],
+        i: vec![],
+    };
     let ps = g.rng.below(3) == 0;
     for k in 0..4 {
         let t = g.tmp();
@@ -234,8 +272,12 @@ fn kernel(seed: u64) -> String {
         if g.rng.below(2) == 0 {
             let idx = g.rng.below(40);
             let (p, v) = (g.tmp(), g.tmp());
-            g.emit(format!("{p} = getelementptr <4 x float>, <4 x float> addrspace({cb})* null, i32 {idx}"));
-            g.emit(format!("{v} = load <4 x float>, <4 x float> addrspace({cb})* {p}"));
+            g.emit(format!(
+                "{p} = getelementptr <4 x float>, <4 x float> addrspace({cb})* null, i32 {idx}"
+            ));
+            g.emit(format!(
+                "{v} = load <4 x float>, <4 x float> addrspace({cb})* {p}"
+            ));
             for k in 0..4 {
                 let t = g.tmp();
                 g.emit(format!("{t} = extractelement <4 x float> {v}, i32 {k}"));
@@ -249,7 +291,11 @@ fn kernel(seed: u64) -> String {
         let (t, x) = (g.tmp(), g.tmp());
         // llvm.r600.tex(coord, offset x, y, z, resource, sampler, coord type x, y, z, w);
         // coordinate types are 0 (unnormalised) or 1 (normalised).
-        let (ox, oy, oz) = (g.rng.below(16) as i32 - 8, g.rng.below(16) as i32 - 8, g.rng.below(16) as i32 - 8);
+        let (ox, oy, oz) = (
+            g.rng.below(16) as i32 - 8,
+            g.rng.below(16) as i32 - 8,
+            g.rng.below(16) as i32 - 8,
+        );
         let (rid, sid) = (g.rng.below(16), g.rng.below(16));
         let ct: Vec<usize> = (0..4).map(|_| g.rng.below(2)).collect();
         g.emit(format!(
@@ -271,7 +317,11 @@ fn kernel(seed: u64) -> String {
     let shape = g.rng.below(3);
     let mut text = String::new();
     let cc = if ps { "amdgpu_ps" } else { "amdgpu_vs" };
-    writeln!(text, "define {cc} void @k(<4 x float> inreg %reg0, <4 x float> inreg %reg1) {{").unwrap();
+    writeln!(
+        text,
+        "define {cc} void @k(<4 x float> inreg %reg0, <4 x float> inreg %reg1) {{"
+    )
+    .unwrap();
     writeln!(text, "entry:").unwrap();
     text.push_str(&g.body);
     g.body.clear();
@@ -283,7 +333,11 @@ fn kernel(seed: u64) -> String {
         }
         1 => {
             let c = g.tmp();
-            writeln!(text, "  {c} = fcmp ogt float {c0}, {c1}\n  br i1 {c}, label %then, label %else").unwrap();
+            writeln!(
+                text,
+                "  {c} = fcmp ogt float {c0}, {c1}\n  br i1 {c}, label %then, label %else"
+            )
+            .unwrap();
             let saved = (g.f.clone(), g.i.clone());
             for _ in 0..4 + g.rng.below(10) {
                 g.step();
@@ -341,7 +395,9 @@ fn kernel(seed: u64) -> String {
     };
     for (base, kind) in exports {
         let v = g.vec4();
-        g.emit(format!("call void @llvm.r600.store.swizzle(<4 x float> {v}, i32 {base}, i32 {kind})"));
+        g.emit(format!(
+            "call void @llvm.r600.store.swizzle(<4 x float> {v}, i32 {base}, i32 {kind})"
+        ));
     }
     text.push_str(&g.body);
     text.push_str("  ret void\n}\n");
@@ -360,7 +416,11 @@ fn run(llc: &str, ll: &Path, args: &[&str], out: &Path) -> Result<(), String> {
         .map_err(|e| format!("{llc}: {e}"))?;
     if !o.status.success() {
         let err = String::from_utf8_lossy(&o.stderr);
-        return Err(format!("{llc} failed on {}: {}", ll.display(), err.lines().next().unwrap_or("")));
+        return Err(format!(
+            "{llc} failed on {}: {}",
+            ll.display(),
+            err.lines().next().unwrap_or("")
+        ));
     }
     Ok(())
 }
@@ -372,7 +432,8 @@ fn elf_text(obj: &[u8]) -> Option<&[u8]> {
     if obj.get(0..4)? != b"\x7fELF" || obj[4] != 1 {
         return None;
     }
-    let (shoff, shentsize, shnum, shstrndx) = (u32_at(0x20)?, u16_at(0x2E)?, u16_at(0x30)?, u16_at(0x32)?);
+    let (shoff, shentsize, shnum, shstrndx) =
+        (u32_at(0x20)?, u16_at(0x2E)?, u16_at(0x30)?, u16_at(0x32)?);
     let sh = |k: usize| shoff + k * shentsize;
     let strtab = u32_at(sh(shstrndx) + 16)?;
     for k in 0..shnum {
@@ -418,30 +479,44 @@ fn signed_literals(line: &str) -> String {
 
 /// llc's miscompile: ALU instruction lines before the first clause header.
 fn alu_in_cf_stream(lines: &[String]) -> bool {
-    lines.iter().take_while(|l| !l.ends_with("clause starting at") && !l.contains(" clause starting at ")).any(|l| l.starts_with("  "))
+    lines
+        .iter()
+        .take_while(|l| !l.ends_with("clause starting at") && !l.contains(" clause starting at "))
+        .any(|l| l.starts_with("  "))
 }
 
 #[test]
 fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
     let llc = llc();
-    let dir: PathBuf = std::env::temp_dir().join(format!("baregpu-r700-llc-{}", std::process::id()));
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("baregpu-r700-llc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (mut shaders, mut insts, mut lines_compared, mut malformed) = (0usize, 0usize, 0usize, 0usize);
+    let (mut shaders, mut insts, mut lines_compared, mut malformed) =
+        (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for seed in 1..=260u64 {
         let ll = dir.join(format!("k{seed}.ll"));
-        let (obj, asm) = (dir.join(format!("k{seed}.o")), dir.join(format!("k{seed}.s")));
+        let (obj, asm) = (
+            dir.join(format!("k{seed}.o")),
+            dir.join(format!("k{seed}.s")),
+        );
         std::fs::write(&ll, kernel(seed)).unwrap();
-        if let Err(e) = run(llc, &ll, &["-filetype=obj"], &obj).and_then(|_| run(llc, &ll, &["-filetype=asm"], &asm)) {
+        if let Err(e) = run(llc, &ll, &["-filetype=obj"], &obj)
+            .and_then(|_| run(llc, &ll, &["-filetype=asm"], &asm))
+        {
             failures.push(e);
             continue;
         }
         let bytes = std::fs::read(&obj).unwrap();
-        let text = elf_text(&bytes).expect("llc object has a .text section").to_vec();
+        let text = elf_text(&bytes)
+            .expect("llc object has a .text section")
+            .to_vec();
         let theirs = llc_lines(&std::fs::read_to_string(&asm).unwrap());
         if alu_in_cf_stream(&theirs) {
             if Program::decode(&text).is_ok() {
-                failures.push(format!("seed {seed}: llc's malformed program decoded without error"));
+                failures.push(format!(
+                    "seed {seed}: llc's malformed program decoded without error"
+                ));
             }
             malformed += 1;
             continue;
@@ -458,7 +533,11 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         }
         let ours = llvm_text::program(&program);
         if ours != theirs {
-            let k = ours.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(ours.len().min(theirs.len()));
+            let k = ours
+                .iter()
+                .zip(&theirs)
+                .position(|(a, b)| a != b)
+                .unwrap_or(ours.len().min(theirs.len()));
             failures.push(format!(
                 "seed {seed}: line {k}: ours {:?}, llc {:?} ({} vs {} lines)",
                 ours.get(k),
@@ -480,6 +559,11 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         "llc rv770: {shaders} shaders, {insts} instructions, {lines_compared} text lines compared; \
          {malformed} malformed llc programs rejected"
     );
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures[..failures.len().min(25)].join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures[..failures.len().min(25)].join("\n")
+    );
     assert!(insts >= 5000, "only {insts} instructions compared");
 }
