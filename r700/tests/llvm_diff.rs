@@ -100,7 +100,7 @@ impl Gen {
     }
     fn step(&mut self) {
         let t = self.tmp();
-        match self.rng.below(24) {
+        match self.rng.below(31) {
             0..=3 => {
                 let ops = ["fadd", "fsub", "fmul", "fdiv"];
                 let o = ops[self.rng.below(4)];
@@ -208,12 +208,104 @@ impl Gen {
                 self.emit(format!("{t} = bitcast i32 {a} to float"));
                 self.f.push(t);
             }
-            _ => {
+            23 => {
                 let a = self.pf();
                 self.emit(format!("{t} = bitcast float {a} to i32"));
                 self.i.push(t);
             }
+            24 => {
+                let (a, b) = (self.pf(), self.pf());
+                self.emit(format!(
+                    "{t} = call float @llvm.pow.f32(float {a}, float {b})"
+                ));
+                self.f.push(t);
+            }
+            25 => {
+                let v = self.vec4();
+                let (c, lane) = (self.tmp(), self.rng.below(4));
+                self.emit(format!(
+                    "{c} = call <4 x float> @llvm.r600.cube(<4 x float> {v})"
+                ));
+                self.emit(format!("{t} = extractelement <4 x float> {c}, i32 {lane}"));
+                self.f.push(t);
+            }
+            26 => {
+                let o = ["udiv", "urem", "sdiv", "srem"][self.rng.below(4)];
+                let (a, b) = (self.pi(), self.pi());
+                let nz = self.tmp();
+                self.emit(format!("{nz} = or i32 {b}, 1"));
+                self.emit(format!("{t} = {o} i32 {a}, {nz}"));
+                self.i.push(t);
+            }
+            27 => {
+                let ext = ["zext", "sext"][self.rng.below(2)];
+                let (a, b) = (self.pi(), self.pi());
+                let (a6, b6, m, h) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+                self.emit(format!("{a6} = {ext} i32 {a} to i64"));
+                self.emit(format!("{b6} = {ext} i32 {b} to i64"));
+                self.emit(format!("{m} = mul i64 {a6}, {b6}"));
+                self.emit(format!("{h} = lshr i64 {m}, 32"));
+                self.emit(format!("{t} = trunc i64 {h} to i32"));
+                self.i.push(t);
+            }
+            28 => {
+                let f = ["clamped", "ieee"][self.rng.below(2)];
+                let a = self.pf();
+                self.emit(format!(
+                    "{t} = call float @llvm.r600.recipsqrt.{f}(float {a})"
+                ));
+                self.f.push(t);
+            }
+            29 => {
+                let (a, b) = (self.pf(), self.pf());
+                self.emit(format!(
+                    "{t} = call float @llvm.copysign.f32(float {a}, float {b})"
+                ));
+                self.f.push(t);
+            }
+            _ => {
+                // Clamp to [0, 1]: llc folds it into the _SAT output modifier where it can.
+                let (a, m) = (self.pf(), self.tmp());
+                self.emit(format!(
+                    "{m} = call float @llvm.maxnum.f32(float {a}, float 0.0)"
+                ));
+                self.emit(format!(
+                    "{t} = call float @llvm.minnum.f32(float {m}, float 1.0)"
+                ));
+                self.f.push(t);
+            }
         }
+    }
+    /// A branch condition: a float or an integer compare with a random predicate.
+    fn cond(&mut self) -> (String, String) {
+        let c = self.tmp();
+        let line = if self.rng.below(2) == 0 {
+            let preds = ["oeq", "ogt", "oge", "one", "olt", "ole", "une", "ult"];
+            let p = preds[self.rng.below(preds.len())];
+            let (a, b) = (self.pf(), self.pf());
+            format!("  {c} = fcmp {p} float {a}, {b}\n")
+        } else {
+            let preds = ["eq", "ne", "sgt", "sge", "ugt", "uge", "slt", "ule"];
+            let p = preds[self.rng.below(preds.len())];
+            let (a, b) = (self.pi(), self.pi());
+            format!("  {c} = icmp {p} i32 {a}, {b}\n")
+        };
+        (line, c)
+    }
+    /// `n` random steps as a block body; the pools are restored afterwards.
+    fn block(&mut self, n: usize) -> (String, String) {
+        let saved = (
+            self.f.clone(),
+            self.i.clone(),
+            std::mem::take(&mut self.body),
+        );
+        for _ in 0..n {
+            self.step();
+        }
+        let v = self.pf();
+        let body = std::mem::replace(&mut self.body, saved.2);
+        (self.f, self.i) = (saved.0, saved.1);
+        (body, v)
     }
     /// A vector of four pool values.
     fn vec4(&mut self) -> String {
@@ -244,6 +336,13 @@ declare float @llvm.log2.f32(float)
 declare float @llvm.minnum.f32(float, float)
 declare float @llvm.maxnum.f32(float, float)
 declare float @llvm.fmuladd.f32(float, float, float)
+declare float @llvm.pow.f32(float, float)
+declare float @llvm.copysign.f32(float, float)
+declare float @llvm.r600.recipsqrt.clamped(float)
+declare float @llvm.r600.recipsqrt.ieee(float)
+declare <4 x float> @llvm.r600.cube(<4 x float>)
+declare <4 x float> @llvm.r600.texc(<4 x float>, i32, i32, i32, i32, i32, i32, i32, i32, i32)
+declare void @llvm.r600.kill(float)
 declare i32 @llvm.smin.i32(i32, i32)
 declare i32 @llvm.smax.i32(i32, i32)
 declare i32 @llvm.umin.i32(i32, i32)
@@ -298,8 +397,9 @@ fn kernel(seed: u64) -> String {
         );
         let (rid, sid) = (g.rng.below(16), g.rng.below(16));
         let ct: Vec<usize> = (0..4).map(|_| g.rng.below(2)).collect();
+        let tf = ["tex", "texc"][g.rng.below(2)];
         g.emit(format!(
-            "{t} = call <4 x float> @llvm.r600.tex(<4 x float> {c}, i32 {ox}, i32 {oy}, i32 {oz}, i32 {rid}, i32 {sid}, i32 {}, i32 {}, i32 {}, i32 {})",
+            "{t} = call <4 x float> @llvm.r600.{tf}(<4 x float> {c}, i32 {ox}, i32 {oy}, i32 {oz}, i32 {rid}, i32 {sid}, i32 {}, i32 {}, i32 {}, i32 {})",
             ct[0], ct[1], ct[2], ct[3]
         ));
         let lane = g.rng.below(4);
@@ -314,7 +414,7 @@ fn kernel(seed: u64) -> String {
     for _ in 0..steps {
         g.step();
     }
-    let shape = g.rng.below(3);
+    let shape = g.rng.below(5);
     let mut text = String::new();
     let cc = if ps { "amdgpu_ps" } else { "amdgpu_vs" };
     writeln!(
@@ -332,12 +432,8 @@ fn kernel(seed: u64) -> String {
             g.pf()
         }
         1 => {
-            let c = g.tmp();
-            writeln!(
-                text,
-                "  {c} = fcmp ogt float {c0}, {c1}\n  br i1 {c}, label %then, label %else"
-            )
-            .unwrap();
+            let (cl, c) = g.cond();
+            writeln!(text, "{cl}  br i1 {c}, label %then, label %else").unwrap();
             let saved = (g.f.clone(), g.i.clone());
             for _ in 0..4 + g.rng.below(10) {
                 g.step();
@@ -356,6 +452,48 @@ fn kernel(seed: u64) -> String {
             let m = g.tmp();
             writeln!(text, "tail:\n  {m} = phi float [{a}, %then], [{b}, %else]").unwrap();
             g.f.push(m.clone());
+            m
+        }
+        3 => {
+            // if-then without else.
+            let (cl, c) = g.cond();
+            let (body, a) = {
+                let n = 3 + g.rng.below(10);
+                g.block(n)
+            };
+            let x = g.pf();
+            let m = g.tmp();
+            writeln!(
+                text,
+                "{cl}  br i1 {c}, label %then, label %tail\nthen:\n{body}  br label %tail\ntail:\n  {m} = phi float [{a}, %then], [{x}, %entry]"
+            )
+            .unwrap();
+            m
+        }
+        4 => {
+            // A counted loop with a data-dependent break in the middle.
+            let n = g.tmp();
+            let (i, acc, acc2, i2, c) = (g.tmp(), g.tmp(), g.tmp(), g.tmp(), g.tmp());
+            let m = g.tmp();
+            writeln!(text, "  {n} = fptosi float {c0} to i32\n  br label %loop").unwrap();
+            g.f.push(acc.clone());
+            g.i.push(i.clone());
+            let (b1, _) = {
+                let n = 2 + g.rng.below(6);
+                g.block(n)
+            };
+            let (cl, bc) = g.cond();
+            let (b2, v) = {
+                let n = 2 + g.rng.below(6);
+                g.block(n)
+            };
+            g.f.pop();
+            g.i.pop();
+            writeln!(
+                text,
+                "loop:\n  {i} = phi i32 [0, %entry], [{i2}, %cont]\n  {acc} = phi float [{c1}, %entry], [{acc2}, %cont]\n{b1}{cl}  br i1 {bc}, label %tail, label %cont\ncont:\n{b2}  {acc2} = fadd float {acc}, {v}\n  {i2} = add i32 {i}, 1\n  {c} = icmp slt i32 {i2}, {n}\n  br i1 {c}, label %loop, label %tail\ntail:\n  {m} = phi float [{acc}, %loop], [{acc2}, %cont]"
+            )
+            .unwrap();
             m
         }
         _ => {
@@ -384,6 +522,10 @@ fn kernel(seed: u64) -> String {
     g.f.push(out);
     for _ in 0..4 + g.rng.below(10) {
         g.step();
+    }
+    if ps && g.rng.below(3) == 0 {
+        let a = g.pf();
+        g.emit(format!("call void @llvm.r600.kill(float {a})"));
     }
     // Exports: pixel MRTs for pixel shaders, position + parameters for vertex shaders.
     let exports: Vec<(usize, usize)> = if ps {
@@ -494,7 +636,8 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
     let (mut shaders, mut insts, mut lines_compared, mut malformed) =
         (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
-    for seed in 1..=260u64 {
+    let mut mnemonics = std::collections::BTreeMap::new();
+    for seed in 1..=300u64 {
         let ll = dir.join(format!("k{seed}.ll"));
         let (obj, asm) = (
             dir.join(format!("k{seed}.o")),
@@ -546,6 +689,12 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
                 theirs.len()
             ));
         }
+        for l in &theirs {
+            let m = l.trim_start().split([' ', ',']).next().unwrap_or("");
+            if !m.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                *mnemonics.entry(m.to_string()).or_insert(0usize) += 1;
+            }
+        }
         shaders += 1;
         insts += program.instruction_count();
         lines_compared += theirs.len();
@@ -559,6 +708,7 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         "llc rv770: {shaders} shaders, {insts} instructions, {lines_compared} text lines compared; \
          {malformed} malformed llc programs rejected"
     );
+    println!("mnemonics: {mnemonics:?}");
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
