@@ -18,6 +18,7 @@
 extern crate alloc;
 
 pub mod alu;
+pub mod asm;
 pub mod cf;
 mod error;
 pub mod fetch;

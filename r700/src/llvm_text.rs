@@ -313,3 +313,248 @@ pub fn program(p: &Program) -> Vec<String> {
     }
     out
 }
+
+/// Fields LLVM's text leaves out, as `key=value` pairs that `asm` reads back. Only values
+/// that differ from what the LLVM-style line implies are listed.
+pub type Extras = Vec<(&'static str, u32)>;
+
+fn push(x: &mut Extras, key: &'static str, v: u32, default: u32) {
+    if v != default {
+        x.push((key, v));
+    }
+}
+
+/// What a CF line does not show.
+pub fn cf_extras(i: &CfInst) -> Extras {
+    let mut x = Extras::new();
+    match i {
+        CfInst::Alu(a) => {
+            for k in 0..2 {
+                let (mode, bank, addr) = (a.kcache_mode[k], a.kcache_bank[k], a.kcache_addr[k]);
+                let keys = [
+                    ["kc0mode", "kc0bank", "kc0addr"],
+                    ["kc1mode", "kc1bank", "kc1addr"],
+                ][k];
+                // The text shows LOCK_2 and LOCK_LOOP_INDEX alike (32 constants).
+                push(&mut x, keys[0], (mode == 3) as u32 * 3, 0);
+                if mode == 0 {
+                    push(&mut x, keys[1], bank as u32, 0);
+                    push(&mut x, keys[2], addr as u32, 0);
+                }
+            }
+            push(&mut x, "alt", a.alt_const as u32, 0);
+            push(&mut x, "wqm", a.whole_quad_mode as u32, 0);
+            push(&mut x, "barrier", a.barrier as u32, 1);
+        }
+        CfInst::Word(w) => {
+            let shows_addr = !matches!(w.op, CfOp::CallFs) && !(w.op == CfOp::Nop);
+            let shows_count = matches!(w.op, CfOp::Tex | CfOp::Vtx | CfOp::VtxTc);
+            let shows_pop = !matches!(
+                w.op,
+                CfOp::Nop
+                    | CfOp::CallFs
+                    | CfOp::Tex
+                    | CfOp::Vtx
+                    | CfOp::VtxTc
+                    | CfOp::LoopStartDx10
+                    | CfOp::LoopEnd
+                    | CfOp::LoopBreak
+                    | CfOp::LoopContinue
+                    | CfOp::PushElse
+            );
+            if !shows_addr {
+                push(&mut x, "addr", w.addr, 0);
+            }
+            if !shows_count {
+                push(&mut x, "count", w.count as u32, 0);
+            }
+            if !shows_pop {
+                push(&mut x, "pop", w.pop_count as u32, 0);
+            }
+            push(&mut x, "cfconst", w.cf_const as u32, 0);
+            push(&mut x, "cond", w.cond as u32, 0);
+            push(&mut x, "callcount", w.call_count as u32, 0);
+            // CF_END is the NOP with EOP; other ops show no EOP.
+            if w.op != CfOp::Nop {
+                push(&mut x, "eop", w.end_of_program as u32, 0);
+            }
+            push(&mut x, "vpm", w.valid_pixel_mode as u32, 0);
+            push(&mut x, "wqm", w.whole_quad_mode as u32, 0);
+            push(&mut x, "barrier", w.barrier as u32, 1);
+        }
+        CfInst::Export(e) => {
+            push(&mut x, "op", e.op as u32, 39);
+            push(&mut x, "type", e.kind as u32, 0);
+            push(&mut x, "base", e.array_base as u32, 0);
+            push(&mut x, "rel", e.rw_rel as u32, 0);
+            push(&mut x, "index", e.index_gpr as u32, 0);
+            let swiz = matches!(e.word1, ExportWord1::Swiz { .. });
+            push(
+                &mut x,
+                "esize",
+                e.elem_size as u32,
+                if swiz { 3 } else { 0 },
+            );
+            if let ExportWord1::Buf {
+                array_size,
+                comp_mask,
+            } = e.word1
+            {
+                push(&mut x, "asize", array_size as u32, 0);
+                push(&mut x, "mask", comp_mask as u32, 0);
+            }
+            push(&mut x, "burst", e.burst_count as u32, 0);
+            push(&mut x, "eop", e.end_of_program as u32, 0);
+            push(&mut x, "vpm", e.valid_pixel_mode as u32, 0);
+            push(&mut x, "wqm", e.whole_quad_mode as u32, 0);
+            push(&mut x, "barrier", e.barrier as u32, 1);
+        }
+    }
+    x
+}
+
+const SRC_KEYS: [[&str; 5]; 3] = [
+    ["s0sel", "s0chan", "s0neg", "s0abs", "s0rel"],
+    ["s1sel", "s1chan", "s1neg", "s1abs", "s1rel"],
+    ["s2sel", "s2chan", "s2neg", "s2abs", "s2rel"],
+];
+
+/// What an ALU line does not show: the index mode, source fields the form does not print
+/// (an unused src1, PS's element), the uem/up flags of one-source ops, and "-1" read as
+/// a negated integer 1.
+pub fn alu_extras(i: &AluInst) -> Extras {
+    let mut x = Extras::new();
+    // LLVM prints PRED_SETGT_INT as "PRED_SETGE_INT"; a name shared by two opcodes reads
+    // back as the first, so the other says which it is.
+    let info = i.info();
+    let table = match i.form {
+        AluForm::Op2 { .. } => crate::alu::OP2,
+        AluForm::Op3 { .. } => crate::alu::OP3,
+    };
+    if let Some(first) = table.iter().find(|o| o.llvm == info.llvm)
+        && first.opcode != info.opcode
+    {
+        x.push(("opcode", info.opcode as u32));
+    }
+    push(&mut x, "index", i.index_mode as u32, 0);
+    let srcs: Vec<Src> = i.srcs().collect();
+    let shown = match i.form {
+        AluForm::Op2 { .. } => i.info().srcs.max(1) as usize,
+        AluForm::Op3 { .. } => 3,
+    };
+    for (k, s) in srcs.iter().enumerate() {
+        let keys = SRC_KEYS[k];
+        if k >= shown {
+            push(&mut x, keys[0], s.sel as u32, 0);
+            push(&mut x, keys[1], s.chan as u32, 0);
+            push(&mut x, keys[2], s.neg as u32, 0);
+            push(&mut x, keys[3], s.abs as u32, 0);
+            push(&mut x, keys[4], s.rel as u32, 0);
+            continue;
+        }
+        if matches!(s.sel, sel::PS | sel::ZERO..=sel::HALF | sel::ONE_DBL_L..=sel::HALF_DBL_M) {
+            push(&mut x, keys[1], s.chan as u32, 0);
+        }
+        // "-1" reads back as ALU_SRC_M_1_INT; a negated ALU_SRC_1_INT says so.
+        if s.neg && s.sel == sel::ONE_INT {
+            x.push((keys[0], s.sel as u32));
+            x.push((keys[2], 1));
+        }
+    }
+    if let AluForm::Op2 {
+        update_exec_mask,
+        update_pred,
+        ..
+    } = i.form
+        && i.info().srcs < 2
+    {
+        push(&mut x, "uem", update_exec_mask as u32, 0);
+        push(&mut x, "up", update_pred as u32, 0);
+    }
+    x
+}
+
+/// What a TEX line does not show.
+pub fn tex_extras(t: &TexInst) -> Extras {
+    let mut x = Extras::new();
+    push(&mut x, "bcfrac", t.bc_frac_mode as u32, 0);
+    push(&mut x, "fwq", t.fetch_whole_quad as u32, 0);
+    push(&mut x, "srel", t.src_rel as u32, 0);
+    push(&mut x, "drel", t.dst_rel as u32, 0);
+    push(&mut x, "alt", t.alt_const as u32, 0);
+    push(&mut x, "lod", t.lod_bias as u32, 0);
+    push(&mut x, "ox", t.offset[0] as u32, 0);
+    push(&mut x, "oy", t.offset[1] as u32, 0);
+    push(&mut x, "oz", t.offset[2] as u32, 0);
+    x
+}
+
+/// What a VTX line does not show.
+pub fn vtx_extras(v: &VtxInst) -> Extras {
+    let mut x = Extras::new();
+    push(&mut x, "op", v.op as u32, 0);
+    push(&mut x, "ftype", v.fetch_type as u32, 0);
+    push(&mut x, "fwq", v.fetch_whole_quad as u32, 0);
+    push(&mut x, "srel", v.src_rel as u32, 0);
+    push(&mut x, "mfc", v.mega_fetch_count as u32, 0);
+    push(&mut x, "drel", (v.dst_or_semantic >> 7) as u32, 0);
+    push(&mut x, "ucf", v.use_const_fields as u32, 0);
+    push(&mut x, "fmt", v.data_format as u32, 0);
+    push(&mut x, "nfa", v.num_format_all as u32, 0);
+    push(&mut x, "fca", v.format_comp_all as u32, 0);
+    push(&mut x, "srf", v.srf_mode_all as u32, 0);
+    push(&mut x, "endian", v.endian_swap as u32, 0);
+    push(&mut x, "cbns", v.const_buf_no_stride as u32, 0);
+    push(&mut x, "mega", v.mega_fetch as u32, 0);
+    push(&mut x, "alt", v.alt_const as u32, 0);
+    x
+}
+
+fn annotate(line: String, x: Extras) -> String {
+    if x.is_empty() {
+        return line;
+    }
+    let mut s = line;
+    s.push_str(" ;");
+    for (k, v) in x {
+        let _ = write!(s, " {k}={v}");
+    }
+    s
+}
+
+/// The exact text: [`program`]'s lines, each followed by ` ; key=value ...` for the fields
+/// LLVM's syntax leaves out. Cutting every line at its last " ;" gives [`program`]'s
+/// text; `crate::asm::assemble` turns it back into the same bytes.
+pub fn program_exact(p: &Program) -> Vec<String> {
+    let mut out: Vec<String> = p.cf.iter().map(|i| annotate(cf(i), cf_extras(i))).collect();
+    let mut at = p.cf.len() as u64;
+    for (&addr, c) in &p.clauses {
+        while at < addr as u64 {
+            out.push("PAD".into());
+            at += 1;
+        }
+        match c {
+            Clause::Alu(groups) => {
+                out.push(format!("ALU clause starting at {addr}:"));
+                for g in groups {
+                    out.extend(g.insts.iter().map(|i| annotate(alu(i), alu_extras(i))));
+                    out.extend(literals(g));
+                }
+            }
+            Clause::Tex(t) => {
+                out.push(format!("Fetch clause starting at {addr}:"));
+                out.extend(t.iter().map(|t| annotate(tex(t), tex_extras(t))));
+            }
+            Clause::Vtx(v) => {
+                out.push(format!("Fetch clause starting at {addr}:"));
+                out.extend(v.iter().map(|v| annotate(vtx(v), vtx_extras(v))));
+            }
+        }
+        at = addr as u64 + c.slots();
+    }
+    while at < p.len_slots as u64 {
+        out.push("PAD".into());
+        at += 1;
+    }
+    out
+}

@@ -5,8 +5,8 @@ use baregpu_r700::DecodeError;
 use baregpu_r700::alu::{AluForm, AluGroup, AluInst};
 use baregpu_r700::cf::{CfInst, CfOp, ExportWord1};
 use baregpu_r700::fetch::{TexInst, VtxInst};
-use baregpu_r700::llvm_text;
 use baregpu_r700::program::Program;
+use baregpu_r700::{asm, llvm_text};
 
 struct Rng(u64);
 impl Rng {
@@ -16,6 +16,14 @@ impl Rng {
         self.0 ^= self.0 << 17;
         (self.0 >> 16) as u32
     }
+}
+
+/// The program decodes, prints as exact text, and assembles back to the same bytes.
+fn text_round_trip(words: &[u32]) {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let p = Program::decode(&bytes).unwrap_or_else(|e| panic!("{e}: {words:08x?}"));
+    let exact = llvm_text::program_exact(&p).join("\n");
+    assert_eq!(asm::assemble(&exact).as_ref(), Ok(&bytes), "{exact}");
 }
 
 #[test]
@@ -31,13 +39,37 @@ fn random_words_round_trip_or_error() {
         ];
         if let Ok(i) = CfInst::decode(w[0], w[1]) {
             assert_eq!(i.encode(), (w[0], w[1]), "{i:?}");
-            let _ = llvm_text::cf(&i);
             cf_ok += 1;
+            // Through the exact text and back, followed by a CF_END (clause starters
+            // would need their clause; they are covered by the llc corpus).
+            if !matches!(i, CfInst::Alu(_))
+                && !matches!(i, CfInst::Word(w) if matches!(w.op, CfOp::Tex | CfOp::Vtx | CfOp::VtxTc))
+            {
+                text_round_trip(&[w[0], w[1], 0, 0x8020_0000]);
+            }
         }
         if let Ok(i) = AluInst::decode(w[0], w[1]) {
             assert_eq!(i.encode(), (w[0], w[1]), "{i:?}");
-            let _ = llvm_text::alu(&i);
             alu_ok += 1;
+            // Through the exact text and back, as a one-group clause with its literals.
+            if i.last {
+                let lits = AluGroup::literal_dwords(&[i]);
+                let mut bytes = Vec::new();
+                for v in [
+                    2u32,
+                    0xA000_0000 | ((lits / 2) as u32) << 18,
+                    0,
+                    0x8020_0000,
+                    w[0],
+                    w[1],
+                ] {
+                    bytes.extend_from_slice(&v.to_le_bytes());
+                }
+                bytes.extend(std::iter::repeat_n(0x3Fu8, lits * 4));
+                let p = Program::decode(&bytes).unwrap();
+                let exact = llvm_text::program_exact(&p).join("\n");
+                assert_eq!(asm::assemble(&exact).as_ref(), Ok(&bytes), "{exact}");
+            }
         }
         // Fetch words as they come, and with the reserved bits cleared half the time
         // so that the field round trips are exercised too.
@@ -49,7 +81,7 @@ fn random_words_round_trip_or_error() {
         };
         if let Ok(i) = TexInst::decode(t) {
             assert_eq!(i.encode(), t, "{i:?}");
-            let _ = llvm_text::tex(&i);
+            text_round_trip(&[2, 0x8080_0000, 0, 0x8020_0000, t[0], t[1], t[2], t[3]]);
             tex_ok += 1;
         }
         let v = if clear {
@@ -59,7 +91,7 @@ fn random_words_round_trip_or_error() {
         };
         if let Ok(i) = VtxInst::decode(v) {
             assert_eq!(i.encode(), v, "{i:?}");
-            let _ = llvm_text::vtx(&i);
+            text_round_trip(&[2, 0x8100_0000, 0, 0x8020_0000, v[0], v[1], v[2], v[3]]);
             vtx_ok += 1;
         }
     }
@@ -93,7 +125,8 @@ fn random_programs_never_panic_and_round_trip() {
         }
         if let Ok(p) = Program::decode(&bytes) {
             assert_eq!(p.encode(), bytes);
-            let _ = llvm_text::program(&p);
+            let exact = llvm_text::program_exact(&p).join("\n");
+            assert_eq!(asm::assemble(&exact).as_ref(), Ok(&bytes), "{exact}");
             ok += 1;
         }
     }

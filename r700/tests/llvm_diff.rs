@@ -3,7 +3,9 @@
 //! Generates LLVM IR vertex and pixel shaders (seeded, deterministic), compiles each to an
 //! object (`-filetype=obj`) and to assembly, then checks that
 //! * every .text decodes, and re-encodes to exactly the same bytes;
-//! * our LLVM-style text equals llc's, line for line.
+//! * our LLVM-style text equals llc's, line for line;
+//! * our exact text (llc's plus ` ; key=value` for what llc's syntax omits) assembles back
+//!   to llc's bytes.
 //!
 //! Normalisations of llc's assembly (nothing else is changed):
 //! 1. only the lines between the function label `k:` and `.Lfunc_end0:` are compared;
@@ -26,8 +28,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use baregpu_r700::llvm_text;
 use baregpu_r700::program::Program;
+use baregpu_r700::{asm, llvm_text};
 
 fn llc() -> &'static str {
     for c in ["llc-14", "llc"] {
@@ -675,6 +677,25 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
             failures.push(format!("seed {seed}: re-encoding differs from llc's bytes"));
         }
         let ours = llvm_text::program(&program);
+        // The exact text is llc's text plus " ; key=value" annotations, and assembles
+        // back to llc's bytes.
+        let exact = llvm_text::program_exact(&program);
+        let stripped: Vec<&str> = exact
+            .iter()
+            .map(|l| l.rfind(" ;").map_or(l.as_str(), |k| &l[..k]))
+            .collect();
+        if stripped != ours {
+            failures.push(format!(
+                "seed {seed}: exact text without annotations differs from the LLVM text"
+            ));
+        }
+        match asm::assemble(&exact.join("\n")) {
+            Ok(b) if b == text => {}
+            Ok(_) => failures.push(format!(
+                "seed {seed}: assembling the exact text gives other bytes"
+            )),
+            Err(e) => failures.push(format!("seed {seed}: assembling the exact text: {e}")),
+        }
         if ours != theirs {
             let k = ours
                 .iter()
