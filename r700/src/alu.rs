@@ -264,14 +264,14 @@ pub enum AluForm {
 pub struct AluInst {
     pub src0: Src,
     pub src1: Src,
-    /// ALU_WORD0 [28:26]: 0-3 AR.x-w, 4 loop index, 5 global, 6 global+AR.x; 7 reserved (7930-7936).
+    /// ALU_WORD0 [28:26]: 0-3 AR.x-w, 4 loop index, 5 global, 6 global+AR.x; 7 is not listed (7928-7935).
     pub index_mode: u8,
-    /// ALU_WORD0 [30:29]: 0 off, 2 run if predicate 0, 3 run if 1; 1 reserved (7938-7941).
+    /// ALU_WORD0 [30:29]: 0 off, 2 run if predicate 0, 3 run if 1; 1 reserved (7936-7941).
     pub pred_sel: u8,
     /// ALU_WORD0 bit 31.
     pub last: bool,
     pub form: AluForm,
-    /// Word1 [20:18]: 0-5 (VEC_012..VEC_210 / SCL_210..SCL_221); 6, 7 reserved (8096-8104).
+    /// Word1 [20:18]: 0-5 (VEC_012..VEC_210 / SCL_210..SCL_221); 6 and 7 are not listed (8113-8122).
     pub bank_swizzle: u8,
     /// Word1 [27:21].
     pub dst_gpr: u8,

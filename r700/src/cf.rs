@@ -137,7 +137,7 @@ pub struct CfWord {
     pub barrier: bool,
 }
 
-/// CF_INST values of CF_ALU_WORD1 [29:26] (002 lines 7760-7771; pages 2245-2380).
+/// CF_INST values of CF_ALU_WORD1 [29:26] (002 lines 7750-7760; pages 2245-2380).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum CfAluOp {
@@ -151,7 +151,7 @@ pub enum CfAluOp {
 }
 
 impl CfAluOp {
-    /// 12 is reserved (002 line 7766); 0-7 cannot occur (bit 29 is set).
+    /// 12 is reserved (002 line 7758); 0-7 cannot occur (bit 29 is set).
     pub fn from_bits(v: u32) -> Option<Self> {
         use CfAluOp::*;
         Some(match v {
@@ -203,7 +203,7 @@ pub struct CfAlu {
     pub barrier: bool,
 }
 
-/// CF_INST values of the CF_ALLOC_EXPORT form (002 lines 7862-7878; pages 2509-2818).
+/// CF_INST values of the CF_ALLOC_EXPORT form (002 lines 7830-7843; pages 2509-2818).
 /// MEM_STREAM3 is 35 per the field table; its page's "0x32" (2818) is a misprint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -255,7 +255,7 @@ impl ExportOp {
     }
 
     /// EXPORT and EXPORT_DONE take the SWIZ second word, the MEM_* writes the BUF one
-    /// (002 lines 7786-7790, 7840-7850).
+    /// (002 lines 7864-7866, 7880-7882).
     pub fn uses_swizzle(self) -> bool {
         matches!(self, ExportOp::Export | ExportOp::ExportDone)
     }
@@ -264,10 +264,10 @@ impl ExportOp {
 /// The instruction-specific half of CF_ALLOC_EXPORT_WORD1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExportWord1 {
-    /// CF_ALLOC_EXPORT_WORD1_BUF: ARRAY_SIZE [11:0], COMP_MASK [15:12] (002 lines 7840-7850).
+    /// CF_ALLOC_EXPORT_WORD1_BUF: ARRAY_SIZE [11:0], COMP_MASK [15:12] (002 lines 7864-7875).
     Buf { array_size: u16, comp_mask: u8 },
     /// CF_ALLOC_EXPORT_WORD1_SWIZ: SEL_X..SEL_W at [2:0]..[11:9]; 0-3 xyzw, 4 0.0, 5 1.0,
-    /// 7 masked; 6 is reserved (002 lines 7880-7900).
+    /// 7 masked; 6 is reserved (002 lines 7880-7899).
     Swiz { sel: [u8; 4] },
 }
 
@@ -332,7 +332,7 @@ impl CfInst {
         }
         let opv = field(w1, 23, 29);
         if let Some(op) = CfOp::from_bits(opv) {
-            // W1 bit 20 is reserved (002 line 7660).
+            // W1 bit 20 is reserved (002 line 7659).
             if bit(w1, 20) {
                 return Err(DecodeError::ReservedBits {
                     word: "CF_WORD1",
@@ -359,7 +359,7 @@ impl CfInst {
             opcode: opv,
         })?;
         let word1 = if op.uses_swizzle() {
-            // SWIZ [16:12] must be zero (002 line 7900).
+            // SWIZ [16:12] must be zero (002 lines 7897-7898).
             if field(w1, 12, 16) != 0 {
                 return Err(DecodeError::ReservedBits {
                     word: "CF_ALLOC_EXPORT_WORD1_SWIZ",
@@ -380,7 +380,7 @@ impl CfInst {
             }
             ExportWord1::Swiz { sel }
         } else {
-            // BUF bit 16 must be zero (002 line 7850).
+            // BUF bit 16 must be zero (002 lines 7873-7874).
             if bit(w1, 16) {
                 return Err(DecodeError::ReservedBits {
                     word: "CF_ALLOC_EXPORT_WORD1_BUF",

@@ -94,7 +94,7 @@ fn put_sel4(s: [u8; 4], lo: u32) -> u32 {
         .fold(0, |a, b| a | b)
 }
 
-/// Destination/source selects: 6 is reserved (002 lines 8280-8290, 8590-8600).
+/// Destination/source selects: 6 is reserved (002 lines 7893, 8397).
 fn check_sel(s: [u8; 4], name: &'static str) -> Result<(), DecodeError> {
     match s.iter().find(|&&v| v == 6) {
         Some(&v) => Err(DecodeError::ReservedValue {
@@ -106,7 +106,7 @@ fn check_sel(s: [u8; 4], name: &'static str) -> Result<(), DecodeError> {
 }
 
 fn check_pad(w3: u32, word: &'static str) -> Result<(), DecodeError> {
-    // "plus a doubleword filled with zeros" (002 lines 8250, 8577).
+    // "plus a doubleword filled with zeros" (002 lines 8509, 8577; VTX: 8376, 8431).
     if w3 != 0 {
         return Err(DecodeError::ReservedBits { word, bits: w3 });
     }
@@ -195,7 +195,7 @@ impl TexInst {
 pub struct VtxInst {
     /// W0 [4:0]: 0 FETCH, 1 SEMANTIC (8258-8262).
     pub op: u8,
-    /// W0 [6:5]: 0 vertex data, 1 instance data, 2 no index offset; 3 reserved (8266-8270).
+    /// W0 [6:5]: 0 vertex data, 1 instance data, 2 no index offset; 3 is not listed (8264-8267).
     pub fetch_type: u8,
     /// W0 bit 7.
     pub fetch_whole_quad: bool,
@@ -218,7 +218,7 @@ pub struct VtxInst {
     pub use_const_fields: bool,
     /// W1 [27:22] (FMT_* table 8319-8352).
     pub data_format: u8,
-    /// W1 [29:28]: 0 NORM, 1 INT, 2 SCALED; 3 reserved.
+    /// W1 [29:28]: 0 NORM, 1 INT, 2 SCALED; 3 is not listed (8455-8460).
     pub num_format_all: u8,
     /// W1 bit 30.
     pub format_comp_all: bool,
@@ -226,13 +226,13 @@ pub struct VtxInst {
     pub srf_mode_all: bool,
     /// W2 [15:0].
     pub offset: u16,
-    /// W2 [17:16]: 0 none, 1 8in16, 2 8in32; 3 reserved.
+    /// W2 [17:16]: 0 none, 1 8in16, 2 8in32; 3 is not listed (8480-8484).
     pub endian_swap: u8,
     /// W2 bit 18.
     pub const_buf_no_stride: bool,
     /// W2 bit 19.
     pub mega_fetch: bool,
-    /// W2 bit 20 ([31:21] reserved).
+    /// W2 bit 20 ([31:21] reserved, 8494-8495).
     pub alt_const: bool,
 }
 

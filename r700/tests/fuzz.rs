@@ -276,3 +276,52 @@ fn reserved_encodings_are_errors() {
         Err(DecodeError::Truncated { .. })
     ));
 }
+
+/// Mutated exact text never panics the assembler; it assembles or names the line.
+#[test]
+fn mutated_text_never_panics_the_assembler() {
+    let mut words = vec![
+        2u32,
+        0xA004_0000,
+        0xC001_203C,
+        0x9420_0688,
+        0,
+        0x8020_0000,
+        0,
+        0, // CF: ALU, EXPORT_DONE, NOP, CF_END
+    ];
+    words[0] = 4;
+    // ALU clause at slot 4: ADD * T0.W, T1.X, literal.x with its literal slot.
+    words.extend([0x801F_A001, 0x6000_0010, 0x4000_0000, 0]);
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let p = Program::decode(&bytes).unwrap();
+    let text = llvm_text::program_exact(&p).join("\n");
+    assert_eq!(asm::assemble(&text).as_ref(), Ok(&bytes), "{text}");
+    let alphabet: Vec<char> = " ,.;:=*|-+_@[]0123456789TXYZWKCPSVlitera\u{e9}\n"
+        .chars()
+        .collect();
+    let mut r = Rng(0x0123_4567_89AB_CDEF);
+    let mut errors = 0;
+    for _ in 0..20_000 {
+        let mut t: Vec<char> = text.chars().collect();
+        for _ in 0..1 + r.next() % 3 {
+            let at = r.next() as usize % t.len();
+            match r.next() % 3 {
+                0 => t[at] = alphabet[r.next() as usize % alphabet.len()],
+                1 => t.insert(at, alphabet[r.next() as usize % alphabet.len()]),
+                _ => {
+                    t.remove(at);
+                }
+            }
+        }
+        let t: String = t.into_iter().collect();
+        if let Err(e) = asm::assemble(&t) {
+            assert!(e.line >= 1 && !e.msg.is_empty());
+            errors += 1;
+        }
+    }
+    assert!(
+        errors > 1000,
+        "mutations should mostly be rejected ({errors})"
+    );
+}
