@@ -345,6 +345,7 @@ declare float @llvm.r600.recipsqrt.ieee(float)
 declare <4 x float> @llvm.r600.cube(<4 x float>)
 declare <4 x float> @llvm.r600.texc(<4 x float>, i32, i32, i32, i32, i32, i32, i32, i32, i32)
 declare void @llvm.r600.kill(float)
+declare void @llvm.r600.store.stream.output(<4 x float>, i32, i32, i32)
 declare i32 @llvm.smin.i32(i32, i32)
 declare i32 @llvm.smax.i32(i32, i32)
 declare i32 @llvm.umin.i32(i32, i32)
@@ -537,6 +538,14 @@ fn kernel(seed: u64) -> String {
         e.extend((0..1 + g.rng.below(3)).map(|k| (k, 2)));
         e
     };
+    // Stream-out writes (MEM_STREAM0-3, the BUF form of CF_ALLOC_EXPORT) from vertex shaders.
+    if !ps && g.rng.below(3) == 0 {
+        let v = g.vec4();
+        let (base, buf, mask) = (g.rng.below(64), g.rng.below(4), 1 + g.rng.below(15));
+        g.emit(format!(
+            "call void @llvm.r600.store.stream.output(<4 x float> {v}, i32 {base}, i32 {buf}, i32 {mask})"
+        ));
+    }
     for (base, kind) in exports {
         let v = g.vec4();
         g.emit(format!(
@@ -737,4 +746,30 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         failures[..failures.len().min(25)].join("\n")
     );
     assert!(insts >= 5000, "only {insts} instructions compared");
+    // The corpus keeps reaching the forms it was built for.
+    for m in [
+        "ALU_PUSH_BEFORE",
+        "ALU_POP_AFTER",
+        "JUMP",
+        "POP",
+        "LOOP_START_DX10",
+        "END_LOOP",
+        "LOOP_BREAK",
+        "CALL_FS",
+        "PAD",
+        "TEX_SAMPLE",
+        "TEX_SAMPLE_C",
+        "KILLGT",
+        "MUL",
+        "CUBE",
+        "MULADD_IEEE",
+        "CNDE_INT",
+        "PRED_SETE_INT",
+        "RECIP_UINT",
+        "MULHI",
+        "MULHI_INT",
+        "SETGT_DX10",
+    ] {
+        assert!(mnemonics.contains_key(m), "no {m} in the llc corpus");
+    }
 }
