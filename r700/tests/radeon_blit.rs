@@ -1,0 +1,117 @@
+//! The R6xx/R7xx blit shaders of Linux's radeon driver ("same for r6xx/r7xx"):
+//! `r6xx_vs` and `r6xx_ps` in drivers/gpu/drm/radeon/r600_blit_shaders.c (little-endian
+//! variant). The vertex shader fetches one 16-byte vertex and exports position and one
+//! parameter; the pixel shader samples a texture and exports colour.
+
+use baregpu_r700::cf::{CfInst, CfOp, ExportOp, ExportWord1};
+use baregpu_r700::program::{Clause, Program};
+
+fn bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+const R6XX_VS: [u32; 12] = [
+    0x0000_0004,
+    0x8100_0000,
+    0x0000_203c,
+    0x9400_0b08,
+    0x0000_4000,
+    0x1420_0b1a,
+    0,
+    0,
+    0x3c00_0000,
+    0x68cd_1000,
+    0x0008_0000,
+    0,
+];
+const R6XX_PS: [u32; 8] = [
+    0x0000_0002,
+    0x8080_0000,
+    0,
+    0x9420_0688,
+    0x0000_0010,
+    0x000d_1000,
+    0xb080_0000,
+    0,
+];
+
+#[test]
+fn blit_vertex_shader() {
+    let b = bytes(&R6XX_VS);
+    let p = Program::decode(&b).unwrap();
+    assert_eq!(p.encode(), b);
+    assert_eq!(p.cf.len(), 3);
+    // VTX clause at slot 4 (byte 32), one instruction.
+    let CfInst::Word(w) = p.cf[0] else {
+        panic!("{:?}", p.cf[0])
+    };
+    assert_eq!((w.op, w.addr, w.count, w.barrier), (CfOp::Vtx, 4, 0, true));
+    // EXPORT_DONE POS 60 from R0.xy01, then EXPORT_DONE PARAM 0 from R0.zw01 with EOP.
+    let expected = [(60, 1, [0, 1, 4, 5], false), (0, 2, [2, 3, 4, 5], true)];
+    for (inst, (base, kind, sel, eop)) in p.cf[1..].iter().zip(expected) {
+        let CfInst::Export(e) = inst else {
+            panic!("{inst:?}")
+        };
+        assert_eq!(e.op, ExportOp::ExportDone);
+        assert_eq!(
+            (e.array_base, e.kind, e.rw_gpr, e.end_of_program),
+            (base, kind, 0, eop)
+        );
+        assert_eq!(e.word1, ExportWord1::Swiz { sel });
+    }
+    // FETCH R0.xyzw <- buffer 0 at index R0.x, FMT_32_32_32_32_FLOAT (35), mega-fetch of 16 bytes.
+    let Some(Clause::Vtx(v)) = p.clauses.get(&4) else {
+        panic!("{:?}", p.clauses)
+    };
+    let v = v[0];
+    assert_eq!(
+        (v.op, v.buffer_id, v.src_gpr, v.src_sel_x, v.dst_or_semantic),
+        (0, 0, 0, 0, 0)
+    );
+    assert_eq!((v.mega_fetch_count, v.mega_fetch, v.offset), (15, true, 0));
+    assert_eq!(
+        (v.data_format, v.num_format_all, v.format_comp_all),
+        (35, 2, true)
+    );
+    assert_eq!(v.dst_sel, [0, 1, 2, 3]);
+}
+
+#[test]
+fn blit_pixel_shader() {
+    let b = bytes(&R6XX_PS);
+    let p = Program::decode(&b).unwrap();
+    assert_eq!(p.encode(), b);
+    // TEX clause at slot 2 (byte 16), one instruction.
+    let CfInst::Word(w) = p.cf[0] else {
+        panic!("{:?}", p.cf[0])
+    };
+    assert_eq!((w.op, w.addr, w.count, w.barrier), (CfOp::Tex, 2, 0, true));
+    // EXPORT_DONE PIXEL MRT0 from R0.xyzw, EOP.
+    let CfInst::Export(e) = p.cf[1] else {
+        panic!("{:?}", p.cf[1])
+    };
+    assert_eq!(
+        (e.op, e.array_base, e.kind, e.rw_gpr, e.end_of_program),
+        (ExportOp::ExportDone, 0, 0, 0, true)
+    );
+    assert_eq!(e.word1, ExportWord1::Swiz { sel: [0, 1, 2, 3] });
+    // SAMPLE R0.xyzw, R0.xy01, resource 0, sampler 0.
+    let Some(Clause::Tex(t)) = p.clauses.get(&2) else {
+        panic!("{:?}", p.clauses)
+    };
+    let t = t[0];
+    assert_eq!(
+        (t.op, t.resource_id, t.sampler_id, t.src_gpr, t.dst_gpr),
+        (16, 0, 0, 0, 0)
+    );
+    assert_eq!((t.src_sel, t.dst_sel), ([0, 1, 4, 5], [0, 1, 2, 3]));
+    assert_eq!(
+        baregpu_r700::llvm_text::program(&p),
+        [
+            "TEX 0 @2",
+            "EXPORT T0.XYZW",
+            "Fetch clause starting at 2:",
+            "  TEX_SAMPLE T0.XYZW, T0.XY01 RID:0 SID:0 CT:UUUU"
+        ]
+    );
+}
