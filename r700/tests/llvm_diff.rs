@@ -31,7 +31,15 @@ use std::process::Command;
 use baregpu_r700::program::Program;
 use baregpu_r700::{asm, llvm_text};
 
+/// llc-14 (or llc), installed first by `r700/ensure-oracles.sh` when it is
+/// missing (as root or with password-less sudo; otherwise it says how).
 fn llc() -> &'static str {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/ensure-oracles.sh");
+    let status = Command::new("sh")
+        .arg(script)
+        .status()
+        .expect("run r700/ensure-oracles.sh");
+    assert!(status.success(), "r700/ensure-oracles.sh could not install llvm-14");
     for c in ["llc-14", "llc"] {
         if Command::new(c)
             .arg("--version")
