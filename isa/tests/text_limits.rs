@@ -155,3 +155,24 @@ fn validator_flags_an_encoded_gen4_jmpi_beyond_sixteen_bits() {
         assert_eq!(hit, bad, "{p} index {index:#x}: {found:?}");
     }
 }
+
+#[test]
+fn float_literals_fit_their_type_and_take_signed_exponents() {
+    // Exponents may be negative or positive; the value is rounded to the
+    // type as Rust rounds it (to nearest).
+    for (text, bits) in [
+        ("1.5e-3:f", u64::from(1.5e-3f32.to_bits())),
+        ("-2.5e+2:f", u64::from((-250.0f32).to_bits())),
+        ("3.0e38:f", u64::from(3.0e38f32.to_bits())),
+    ] {
+        let imm = mov_imm(Gen7, text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(imm.bits, bits, "{text}");
+    }
+    // A literal past the type's range would silently become an infinity
+    // (the :df one is refused before the encoder, which has no DF
+    // immediate for mov on these platforms).
+    for text in ["1.0e39:f", "-4.0e38:f", "1.0e309:df"] {
+        let e = mov_imm(Gen7, text).expect_err(text);
+        assert!(e.contains("does not fit"), "{text}: {e}");
+    }
+}

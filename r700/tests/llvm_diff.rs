@@ -39,7 +39,10 @@ fn llc() -> &'static str {
         .arg(script)
         .status()
         .expect("run r700/ensure-oracles.sh");
-    assert!(status.success(), "r700/ensure-oracles.sh could not install llvm-14");
+    assert!(
+        status.success(),
+        "r700/ensure-oracles.sh could not install llvm-14"
+    );
     for c in ["llc-14", "llc"] {
         if Command::new(c)
             .arg("--version")

@@ -231,6 +231,15 @@ impl Ctx<'_> {
             }
         };
         Ok(match (v, ty) {
+            // A literal beyond the type's range would become an infinity
+            // silently: refuse it (infinities and NaNs are written as bit
+            // patterns, `0x7f800000:f`, as the disassembler prints them).
+            (ImmVal::Float(f), Type::F) if !(f as f32).is_finite() => {
+                return self.e(col, "the float does not fit :f (about 3.4e38 at most)");
+            }
+            (ImmVal::Float(f), Type::Df) if !f.is_finite() => {
+                return self.e(col, "the float does not fit :df (about 1.8e308 at most)");
+            }
             (ImmVal::Float(f), Type::F) => Imm::f(f as f32),
             (ImmVal::Float(f), Type::Df) => Imm::df(f),
             (ImmVal::Float(_), _) => return self.e(col, "a float immediate needs :f or :df"),

@@ -62,10 +62,14 @@ pub(super) fn operand(p: Platform, c: &mut Cursor) -> Res<Opnd> {
         let mut value = ImmVal::Int(if neg { -int } else { int });
         if c.peek() == Some(b'.') && c.peek_at(1).is_some_and(|b| b.is_ascii_digit()) {
             c.pos += 1;
-            while c
-                .peek()
-                .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'e' | b'E' | b'+'))
-            {
+            // Digits, then an optional exponent with its sign (`1.5e-3`).
+            while let Some(b) = c.peek() {
+                let exponent_sign = matches!(b, b'+' | b'-')
+                    && c.pos > vstart
+                    && matches!(c.s[c.pos - 1], b'e' | b'E');
+                if !(b.is_ascii_digit() || matches!(b, b'e' | b'E') || exponent_sign) {
+                    break;
+                }
                 c.pos += 1;
             }
             let txt = core::str::from_utf8(&c.s[vstart..c.pos]).unwrap_or("");
