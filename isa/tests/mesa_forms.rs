@@ -5,10 +5,12 @@
 //! (the unused src1's file and type after an immediate, the operands of
 //! branches); those must neither stop decoding nor be lost.
 //!
-//! Where an oracle is installed, it must read the same meaning: iga64
-//! (`-p=6`, `-p=7`, `-p=7p5`) and intel-gen4disasm decode every word, and
-//! the mnemonics and immediates they print match ours.
+//! The oracles must read the same meaning: iga64 (`-p=7p5`, the only
+//! platform of this age it has; Ivy Bridge words share its layout) and
+//! intel-gen4disasm decode every word, and the mnemonics and immediates they
+//! print match ours. `isa/ensure-oracles.sh` installs them when missing.
 
+mod common;
 #[path = "mesa_forms/corpus.rs"]
 mod corpus;
 #[path = "mesa_forms/emit.rs"]
@@ -213,10 +215,6 @@ fn compacted_forms_stay_exact_and_symbolic() {
     assert!(compacted > 0, "some forms compact");
 }
 
-fn tool(name: &str) -> bool {
-    Command::new(name).arg("--help").output().is_ok()
-}
-
 /// The mnemonic of one of our lines (after a predicate).
 fn mnemonic(line: &str) -> &str {
     let l = line.trim_start();
@@ -286,10 +284,7 @@ fn same_meaning(p: Platform, f: &corpus::Form, ours: &str, theirs: &str, tool: &
 
 #[test]
 fn iga_reads_the_same_instructions() {
-    if !tool("iga64") {
-        eprintln!("iga64 missing: skipped (isa/ensure-oracles.sh installs it)");
-        return;
-    }
+    common::ensure_oracles();
     let dir = std::env::temp_dir().join(format!("mesa_forms_iga_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // iga64 has no platform before Haswell; Ivy Bridge shares its layout
@@ -368,10 +363,7 @@ fn iga_reads_the_same_instructions() {
 
 #[test]
 fn gen4disasm_reads_the_same_instructions() {
-    if !tool("intel-gen4disasm") {
-        eprintln!("intel-gen4disasm missing: skipped (isa/ensure-oracles.sh installs it)");
-        return;
-    }
+    common::ensure_oracles();
     let dir = std::env::temp_dir().join(format!("mesa_forms_g4_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (p, g) in [
