@@ -1,4 +1,4 @@
-//! The PCI configuration-space seam, next to [`Mmio`](crate::Mmio).
+//! The PCI configuration-space seam, next to [`Mmio`].
 //!
 //! Most of a GPU is reached through its register BAR, but a few controls
 //! live in its PCI configuration space (Gen4's reset register GDRST at

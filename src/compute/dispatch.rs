@@ -1,4 +1,4 @@
-//! Dispatches: what the caller asks for, its validation into a [`Plan`],
+//! Dispatches: what the caller asks for, its validation into a `Plan`,
 //! and the batch that carries the commands and the state.
 
 use alloc::vec;
@@ -39,7 +39,7 @@ pub const MAX_WALKER_SIDE: u32 = 511;
 
 /// Threads one GPGPU thread group may have: the walker's Thread Width
 /// Counter Maximum is 6 bits [ext: Mesa gen7.xml GPGPU_WALKER], and the
-/// group must fit the threads the VFE runs at once ([`state::max_threads`];
+/// group must fit the threads the VFE runs at once (`state::max_threads`;
 /// Mesa caps a workgroup at min(64, max_cs_threads)).
 pub const fn max_group_threads(generation: Generation) -> u32 {
     let vfe = state::max_threads(generation);

@@ -95,7 +95,7 @@ impl Tiling {
 /// Bit-6 address swizzling of tiled surfaces: bit 6 of the address is XORed
 /// with the listed higher address bits.
 ///
-/// The PRM only says that "address bit[6] needs to be swizzled for tiled
+/// The PRM only says that "address bit\[6\] needs to be swizzled for tiled
 /// surfaces" (ARB_MODE bits 5:4, lines 9355-9375; DISP_ARB_CTL bits 14:13,
 /// lines 56371-56385) and that the driver must decide from the DRAM
 /// configuration. Which bits feed the XOR comes from Linux i915

@@ -1,11 +1,14 @@
 //! The OS seam: everything the driver needs from the operating system.
 //!
 //! An OS embeds baregpu by implementing [`Platform`]. Two implementations
-//! ship with the project: the QEMU boot kernel's (`baregpu-boot`) and
-//! [`host::HostPlatform`] for tests, which keeps DMA memory on the heap under
-//! made-up physical addresses and simulates a PCI bus.
+//! ship with the project: the QEMU boot kernel's (`baregpu-boot`) and, with
+//! the cargo feature `host`, `host::HostPlatform` for tests and host tools,
+//! which keeps DMA memory on the heap under made-up physical addresses and
+//! simulates a PCI bus. `examples/bare_metal_platform.rs` is a skeleton to
+//! copy.
 
 pub mod bus;
+#[cfg(any(test, feature = "host"))]
 pub mod host;
 
 pub use bus::PlatformBus;

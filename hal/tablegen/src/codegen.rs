@@ -5,7 +5,7 @@
 //! field, `pack`/`unpack` that build each dword with the same shifts and
 //! masks a hand-written version would use, named values as associated
 //! constants, and a round-trip test. For every register: a bitfield-struct
-//! value type and a typed accessor ([`Reg`], `EngineReg` or `RegArray`).
+//! value type and a typed accessor (`Reg`, `EngineReg` or `RegArray`).
 //! Plus the reflection tables of the whole generation.
 
 use std::fmt::Write;
@@ -86,6 +86,47 @@ fn esc(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// Table text (manual quotes, notes, references) made safe for a doc
+/// comment: rustdoc reads doc comments as Markdown, so the manuals'
+/// `<desc>`, `VIRTUAL_ADDR[63:0]` or `*` would become HTML tags, links and
+/// emphasis. Markdown punctuation is backslash-escaped and bare URLs become
+/// autolinks; what the reader sees is the table's text unchanged.
+pub fn doc_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if let Some(at) = word.find("http://").or_else(|| word.find("https://")) {
+            // The URL runs to the end of the word, less closing punctuation.
+            let url_end = word
+                .trim_end_matches(['.', ',', ';', ':', ')'])
+                .len()
+                .max(at);
+            escape_markdown(&mut out, &word[..at]);
+            let _ = write!(out, "<{}>", &word[at..url_end]);
+            escape_markdown(&mut out, &word[url_end..]);
+        } else {
+            escape_markdown(&mut out, word);
+        }
+    }
+    out
+}
+
+fn escape_markdown(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '#' | '|' | '~'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// Writes `text` as doc-comment lines. Text from the tables must have gone
+/// through [`doc_text`]; the generator's own text may use Markdown.
 fn doc(out: &mut String, indent: &str, text: &str) {
     for line in text.lines() {
         let _ = writeln!(out, "{indent}/// {line}");
@@ -108,10 +149,10 @@ fn field_doc(f: &Field, in_register: bool) -> String {
         let _ = write!(s, " The value's low {} bits must be zero.", f.shift);
     }
     if let Some(n) = &f.note {
-        let _ = write!(s, " {n}");
+        let _ = write!(s, " {}", doc_text(n));
     }
     if let Some(r) = &f.reference {
-        let _ = write!(s, " (from {r})");
+        let _ = write!(s, " (from {})", doc_text(r));
     }
     s
 }
@@ -766,7 +807,11 @@ fn gen_register(out: &mut String, r: &Register, engine_enum: &str) {
         doc(
             out,
             "",
-            &format!("Value of `{}`. Source: {}.", r.name, r.citation.describe()),
+            &format!(
+                "Value of `{}`. Source: {}.",
+                r.name,
+                doc_text(&r.citation.describe())
+            ),
         );
         let _ = writeln!(
             out,
@@ -822,7 +867,7 @@ fn gen_register(out: &mut String, r: &Register, engine_enum: &str) {
         r.access,
         r.width,
         r.reset.map_or("unknown".into(), |v| format!("{v:#x}")),
-        r.citation.describe()
+        doc_text(&r.citation.describe())
     );
     if !r.engines.is_empty() {
         let _ = write!(
@@ -1024,7 +1069,7 @@ pub fn generate(t: &GenerationTables) -> String {
         let mut d = format!(
             "`{}`: {}.\n\nEngines: {}.",
             c.name,
-            c.citation.describe(),
+            doc_text(&c.citation.describe()),
             c.engines.join(", ")
         );
         match c.length {
@@ -1054,7 +1099,7 @@ pub fn generate(t: &GenerationTables) -> String {
         let d = format!(
             "`{}`: {}.\n\nLength: {} dwords.",
             s.name,
-            s.citation.describe(),
+            doc_text(&s.citation.describe()),
             s.length
         );
         gen_packet(&mut body, &spec, &d);
@@ -1176,4 +1221,26 @@ pub fn generate(t: &GenerationTables) -> String {
     }
     let _ = writeln!(out, "}}");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::doc_text;
+
+    #[test]
+    fn doc_text_escapes_markdown_of_manual_quotes() {
+        assert_eq!(
+            doc_text("when <desc> is a0.0; VIRTUAL_ADDR[63:0] [Mesa] a*b"),
+            r"when \<desc\> is a0.0; VIRTUAL\_ADDR\[63:0\] \[Mesa\] a\*b"
+        );
+        assert_eq!(doc_text(r"a\b `c`"), r"a\\b \`c\`");
+    }
+
+    #[test]
+    fn doc_text_turns_bare_urls_into_autolinks() {
+        assert_eq!(
+            doc_text("see https://example.org/a_b. (or http://x.org/y)"),
+            r"see <https://example.org/a_b>. (or <http://x.org/y>)"
+        );
+    }
 }

@@ -129,12 +129,12 @@ pub struct DstFields {
     pub hstride: Bits,
     pub nr: Bits,
     pub subnr: Bits,
-    /// Align16 SubRegNum[4].
+    /// Align16 `SubRegNum[4]`.
     pub subnr16: Bits,
     pub writemask: Bits,
     pub addr_subnr: Bits,
     pub addr_imm: Bits,
-    /// Align16 AddrImm[9:4].
+    /// Align16 `AddrImm[9:4]`.
     pub addr_imm16: Bits,
 }
 
@@ -146,9 +146,9 @@ pub struct SrcFields {
     pub vstride: Bits,
     pub width: Bits,
     pub hstride: Bits,
-    /// Align16 ChanSel[7:4] (z, w).
+    /// Align16 `ChanSel[7:4]` (z, w).
     pub swizzle_hi: Bits,
-    /// Align16 ChanSel[3:0] (x, y).
+    /// Align16 `ChanSel[3:0]` (x, y).
     pub swizzle_lo: Bits,
     pub addr_mode: Bits,
     pub negate: Bits,
@@ -253,7 +253,7 @@ pub struct Fields {
     pub send: SendLayout,
 }
 
-/// ARF register kinds by RegNum[7:4].
+/// ARF register kinds by `RegNum[7:4]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArfKind {
     Null,
@@ -300,7 +300,7 @@ pub struct GenTables {
     pub jump_unit: u8,
     /// Bytes per unit of a `jmpi` index.
     pub jmpi_unit: u8,
-    /// ARF kinds by RegNum[7:4].
+    /// ARF kinds by `RegNum[7:4]`.
     pub arf: [Option<ArfKind>; 16],
 }
 

@@ -29,7 +29,7 @@
 //!   destination sub-register (it writes the byte offset divided by 16 into
 //!   the dword field: `g1.16` assembles as 4 bytes), a replicated source
 //!   whose swizzle is not `.xxxx` (asserts in `get_3src_subreg_nr`).
-//! * Sends: only the message targets of [`send`] with the fields their
+//! * Sends: only the message targets of `send` with the fields their
 //!   syntax sets; it has no raw descriptor form ("syntax error at 0x..").
 //! * Branches take no `{...}` options at all ("syntax error at {").
 

@@ -2,7 +2,7 @@
 //! and a block of shared local memory, and all of them are resident at
 //! once (the walker dispatches a group only when every thread fits).
 //!
-//! Barrier IDs: 16 barriers exist (R0.2[27:24] is four bits, 003 line
+//! Barrier IDs: 16 barriers exist (`R0.2[27:24]` is four bits, 003 line
 //! 50657 "one from the 16 Barriers"); a group with barriers enabled holds
 //! one until its last thread ends.
 

@@ -69,7 +69,7 @@ pub struct ThreadStart {
     pub cr0: [u32; 2],
     /// sr0.0 FFID of the unit that made the thread.
     pub ffid: u8,
-    /// Gen6+: sr0.1[31:24] FFTID. Gen4/G45: sr0.1[23:20] GRF register
+    /// Gen6+: `sr0.1[31:24]` FFTID. Gen4/G45: `sr0.1[23:20]` GRF register
     /// blocks.
     pub sr0_1_high: u8,
     pub bindings: Bindings,

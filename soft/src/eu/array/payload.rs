@@ -24,25 +24,25 @@ pub enum Pipeline {
 /// The values the thread spawner puts in R0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RootHeader {
-    /// R0.0[15:0] URB handle of the VFE entry holding the payload.
+    /// `R0.0[15:0]` URB handle of the VFE entry holding the payload.
     pub urb_handle: u16,
-    /// R0.0[31:24] scoreboard mask (Gen6+).
+    /// `R0.0[31:24]` scoreboard mask (Gen6+).
     pub scoreboard_mask: u8,
-    /// R0.1 scoreboard X [8:0] and Y [24:16] (Gen6+); the walker's position.
+    /// R0.1 scoreboard X \[8:0\] and Y \[24:16\] (Gen6+); the walker's position.
     pub scoreboard: (u16, u16),
-    /// R0.2[8:4] interface descriptor offset (Gen6+).
+    /// `R0.2[8:4]` interface descriptor offset (Gen6+).
     pub interface_descriptor: u8,
-    /// R0.2[27:24] barrier ID (Gen6+).
+    /// `R0.2[27:24]` barrier ID (Gen6+).
     pub barrier_id: u8,
-    /// R0.3[31:5] sampler state pointer.
+    /// `R0.3[31:5]` sampler state pointer.
     pub sampler_state: u32,
-    /// R0.3[3:0] per-thread scratch space code.
+    /// `R0.3[3:0]` per-thread scratch space code.
     pub scratch_code: u8,
-    /// R0.4[31:5] binding table pointer (Surface State Base relative).
+    /// `R0.4[31:5]` binding table pointer (Surface State Base relative).
     pub binding_table: u32,
-    /// R0.5[31:10] scratch space pointer (General State Base relative).
+    /// `R0.5[31:10]` scratch space pointer (General State Base relative).
     pub scratch_pointer: u32,
-    /// R0.5[7:0] FFTID: names the thread's resources in its EOT message.
+    /// `R0.5[7:0]` FFTID: names the thread's resources in its EOT message.
     pub fftid: u8,
     /// Gen4/G45 R0.6 debug ID of a root thread.
     pub debug_id: u32,
@@ -61,11 +61,11 @@ pub struct RootHeader {
 ///   walker's R0 is the generic one, 003 Table 1-26).
 /// * Gen4/G45 (000 has no media chapter): the fields the same table marks
 ///   for all devices (R0.0 URB handle, R0.3-R0.5); the scoreboard fields
-///   are [DevILK+] and R0.2 [DevSNB], so they stay zero. R0.6 carries the
+///   are [DevILK+] and R0.2 \[DevSNB\], so they stay zero. R0.6 carries the
 ///   root thread's debug ID {FF unit ID 31:28, object ID 27:16, root thread
 ///   ID 15:0} and R0.7 is 0 for root threads (000 lines 1955-1971).
 /// * Gen7 GPGPU: thread group ID X in R0.1, Y in R0.6, Z in R0.7 [ext: Mesa
-///   brw_fs.cpp emit_cs_work_group_id_setup], barrier ID in R0.2[27:24]
+///   brw_fs.cpp emit_cs_work_group_id_setup], barrier ID in `R0.2[27:24]`
 ///   [ext: Mesa emit_barrier copies r0.2 & 0x0f000000 into the barrier
 ///   message]; R0.3-R0.5 as for media threads (the EOT message returns R0
 ///   to the spawner as on every generation); no URB handle (GPGPU mode

@@ -58,7 +58,7 @@ pub const fn is_nan64(b: u64) -> bool {
     b & 0x7FFF_FFFF_FFFF_FFFF > 0x7FF0_0000_0000_0000
 }
 
-/// DF denormals flushed to signed zero (cr0.0[6] clear, 001 lines
+/// DF denormals flushed to signed zero (`cr0.0[6]` clear, 001 lines
 /// 3240-3250).
 #[inline(always)]
 pub const fn flush64(b: u64) -> u64 {

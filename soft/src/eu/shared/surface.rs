@@ -107,7 +107,7 @@ pub struct Surface {
     /// (000 lines 4383-4403).
     pub media_boundary: u8,
     /// Mip levels the sampler may reach from `min_lod`: SURFACE_STATE MIP
-    /// Count + 1 (000 line 3256, "[0,13] representing [1,14] MIP levels").
+    /// Count + 1 (000 line 3256, "\[0,13\] representing \[1,14\] MIP levels").
     pub mip_count: u32,
     /// Surface Min LOD: the most detailed level the sampler reaches (000
     /// line 3294).

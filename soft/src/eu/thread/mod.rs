@@ -238,7 +238,7 @@ impl Thread {
         self.store32(SR0_BASE + (i & 3) * 4, v)
     }
 
-    /// The dispatch mask: sr0.1[15:0] on Gen4/G45 (000 lines 8016-8036),
+    /// The dispatch mask: `sr0.1[15:0]` on Gen4/G45 (000 lines 8016-8036),
     /// sr0.2 on Gen6+ (003 line 90641).
     pub fn dispatch_mask(&self) -> u32 {
         if self.platform <= Platform::G45 {

@@ -6,7 +6,7 @@
 //! relative to General State Base on Gen4/G45 (000 line 3971) and Dynamic
 //! State Base on Gen6+ (003 lines 27028-27031, 47856-47867). Which pointer
 //! the message uses:
-//! - Gen4/G45: header M0.3[31:5] (000 line 3971; the header is always
+//! - Gen4/G45: header `M0.3[31:5]` (000 line 3971; the header is always
 //!   there).
 //! - Gen6: M0.3 is "Ignored" (003 line 79236): the pointer delivered with
 //!   the thread ([`SamplerSource::pointer`]).
@@ -55,7 +55,7 @@ use super::super::payload::bad;
 use crate::eu::send::SendError;
 
 /// How a texture coordinate outside [0, 1) maps to texels (SAMPLER_STATE
-/// TC[X,Y,Z] Address Control Mode, 000 lines 2915-2972 and 3748-3760).
+/// `TC[X,Y,Z]` Address Control Mode, 000 lines 2915-2972 and 3748-3760).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AddressMode {
     /// Repeat the edge texel (TEXCOORDMODE_CLAMP).
@@ -85,7 +85,7 @@ pub struct SamplerSource {
     /// Pointer are relative to: General State Base (Gen4/G45) or Dynamic
     /// State Base (Gen6+).
     pub base: u64,
-    /// The Sampler State Pointer delivered with the thread (R0.3[31:5] of
+    /// The Sampler State Pointer delivered with the thread (`R0.3[31:5]` of
     /// its dispatch), for messages that do not carry one (see the module
     /// doc).
     pub pointer: u32,
