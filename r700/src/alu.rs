@@ -37,7 +37,7 @@ const fn opl(opcode: u16, name: &'static str, llvm: &'static str, srcs: u8) -> O
     }
 }
 
-/// ALU_WORD1_OP2 ALU_INST values (R700: [17:7], 11 bits; see the note on [`AluInst`]).
+/// ALU_WORD1_OP2 ALU_INST values (R700: `[17:7]`, 11 bits; see the note on [`AluInst`]).
 /// Field table 002 lines 7988-8086 (0-104) and 8092-8115 (105-126, numbers lost in the
 /// conversion; they follow in order, and the per-opcode pages confirm them: COS 111
 /// line 3350, ASHR_INT 112 line 3138, LSHR_INT 113 line 4187, LSHL_INT 114 line 4171,
@@ -173,7 +173,7 @@ pub static OP2: &[OpInfo] = &[
     op(126, "PRED_SETGE_64", 2),
 ];
 
-/// ALU_WORD1_OP3 ALU_INST values ([17:13]; 002 lines 8186-8228, pages 3187-5090).
+/// ALU_WORD1_OP3 ALU_INST values (`[17:13]`; 002 lines 8186-8228, pages 3187-5090).
 /// The field table's "CMNDGT_INT" (8210) is CNDGT_INT; chapter 9 calls the CND* ops
 /// CMOV* (3187-3333). 0-7, 27 and 31 are reserved.
 pub static OP3: &[OpInfo] = &[
@@ -225,7 +225,7 @@ pub mod sel {
     pub const CFILE: u16 = 256;
 }
 
-/// One source operand (ALU_WORD0 [12:0] / [25:13], OP3 word1 [12:0] for src2).
+/// One source operand (ALU_WORD0 `[12:0]` / `[25:13]`, OP3 word1 `[12:0]` for src2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Src {
     /// 0-127 GPR, 128-191 kcache, 244-255 specials, 256-511 cfile; 192-243 are reserved.
@@ -256,7 +256,7 @@ pub enum AluForm {
 
 /// One ALU instruction slot.
 ///
-/// R700's ALU_WORD1_OP2 has ALU_INST at [17:7] and OMOD at [6:5]: the manual's "[17:8]"
+/// R700's ALU_WORD1_OP2 has ALU_INST at `[17:7]` and OMOD at `[6:5]`: the manual's "`[17:8]`"
 /// header (002 line 8040) is a leftover from R600, whose FOG_MERGE bit R700 dropped
 /// (LLVM R600MCCodeEmitter.cpp shifts the opcode up one bit only for R600-family parts,
 /// FeatureR600ALUInst; RV770 objects from llc carry it at bit 7).
@@ -264,20 +264,20 @@ pub enum AluForm {
 pub struct AluInst {
     pub src0: Src,
     pub src1: Src,
-    /// ALU_WORD0 [28:26]: 0-3 AR.x-w, 4 loop index, 5 global, 6 global+AR.x; 7 is not listed (7928-7935).
+    /// ALU_WORD0 `[28:26]`: 0-3 AR.x-w, 4 loop index, 5 global, 6 global+AR.x; 7 is not listed (7928-7935).
     pub index_mode: u8,
-    /// ALU_WORD0 [30:29]: 0 off, 2 run if predicate 0, 3 run if 1; 1 reserved (7936-7941).
+    /// ALU_WORD0 `[30:29]`: 0 off, 2 run if predicate 0, 3 run if 1; 1 reserved (7936-7941).
     pub pred_sel: u8,
     /// ALU_WORD0 bit 31.
     pub last: bool,
     pub form: AluForm,
-    /// Word1 [20:18]: 0-5 (VEC_012..VEC_210 / SCL_210..SCL_221); 6 and 7 are not listed (8113-8122).
+    /// Word1 `[20:18]`: 0-5 (VEC_012..VEC_210 / SCL_210..SCL_221); 6 and 7 are not listed (8113-8122).
     pub bank_swizzle: u8,
-    /// Word1 [27:21].
+    /// Word1 `[27:21]`.
     pub dst_gpr: u8,
     /// Word1 bit 28.
     pub dst_rel: bool,
-    /// Word1 [30:29].
+    /// Word1 `[30:29]`.
     pub dst_chan: u8,
     /// Word1 bit 31.
     pub clamp: bool,
@@ -308,8 +308,8 @@ fn encode_src(s: &Src, lo: u32) -> u32 {
 }
 
 impl AluInst {
-    /// Decodes one slot. OP3 if word1 [17:15] is non-zero (an OP3 opcode is ≥ 8 at [17:13];
-    /// OP2 opcodes are below 256 at [17:7]); Mesa `sb_bc_decoder.cpp` makes the same test.
+    /// Decodes one slot. OP3 if word1 `[17:15]` is non-zero (an OP3 opcode is ≥ 8 at `[17:13]`;
+    /// OP2 opcodes are below 256 at `[17:7]`); Mesa `sb_bc_decoder.cpp` makes the same test.
     pub fn decode(w0: u32, w1: u32) -> Result<Self, DecodeError> {
         let mut src0 = decode_src(w0, 0)?;
         let mut src1 = decode_src(w0, 13)?;

@@ -344,7 +344,7 @@ fn gpr(c: &mut Cur) -> R<u8> {
         .ok_or_else(|| format!("T{n} out of range"))
 }
 
-/// One source operand: `-|KC0[3].Y|+`.
+/// One source operand: `-|KC0`[3]`.Y|+`.
 fn parse_src(c: &mut Cur) -> R<Src> {
     let mut s = Src {
         neg: c.eat("-"),

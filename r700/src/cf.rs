@@ -1,8 +1,8 @@
 //! Control-flow instructions: 64-bit words at the start of a program.
 //!
 //! Three encodings share the 64 bits (002 lines 7614-7904). CF_ALU_WORD1's 4-bit CF_INST
-//! sits at [29:26] and every ALU opcode (8-15) sets bit 29; the other two put a 7-bit
-//! CF_INST at [29:23] whose bit 29 is then zero, so bit 29 tells the ALU form apart
+//! sits at `[29:26]` and every ALU opcode (8-15) sets bit 29; the other two put a 7-bit
+//! CF_INST at `[29:23]` whose bit 29 is then zero, so bit 29 tells the ALU form apart
 //! (the same test as Mesa `src/gallium/drivers/r600/sb/sb_bc_decoder.cpp`).
 
 use crate::{DecodeError, bit, field, put};
@@ -113,23 +113,23 @@ impl CfOp {
 /// CF_WORD0/1 (002 lines 7624-7714).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CfWord {
-    /// W0 [31:0]: clause or jump address in 8-byte units.
+    /// W0 `[31:0]`: clause or jump address in 8-byte units.
     pub addr: u32,
-    /// W1 [2:0].
+    /// W1 `[2:0]`.
     pub pop_count: u8,
-    /// W1 [7:3]: loop or boolean constant index.
+    /// W1 `[7:3]`: loop or boolean constant index.
     pub cf_const: u8,
-    /// W1 [9:8]: 0 ACTIVE, 1 FALSE, 2 BOOL, 3 NOT_BOOL (7646-7652).
+    /// W1 `[9:8]`: 0 ACTIVE, 1 FALSE, 2 BOOL, 3 NOT_BOOL (7646-7652).
     pub cond: u8,
-    /// W1 [12:10] with COUNT_3 (W1 bit 19) as bit 3: instruction count minus one (7654-7658).
+    /// W1 `[12:10]` with COUNT_3 (W1 bit 19) as bit 3: instruction count minus one (7654-7658).
     pub count: u8,
-    /// W1 [18:13].
+    /// W1 `[18:13]`.
     pub call_count: u8,
     /// W1 bit 21.
     pub end_of_program: bool,
     /// W1 bit 22.
     pub valid_pixel_mode: bool,
-    /// W1 [29:23].
+    /// W1 `[29:23]`.
     pub op: CfOp,
     /// W1 bit 30.
     pub whole_quad_mode: bool,
@@ -137,7 +137,7 @@ pub struct CfWord {
     pub barrier: bool,
 }
 
-/// CF_INST values of CF_ALU_WORD1 [29:26] (002 lines 7750-7760; pages 2245-2380).
+/// CF_INST values of CF_ALU_WORD1 `[29:26]` (002 lines 7750-7760; pages 2245-2380).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum CfAluOp {
@@ -183,19 +183,19 @@ impl CfAluOp {
 /// CF_ALU_WORD0/1 (002 lines 7715-7775).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CfAlu {
-    /// W0 [21:0]: clause address in 8-byte units.
+    /// W0 `[21:0]`: clause address in 8-byte units.
     pub addr: u32,
-    /// W0 [25:22], [29:26]: constant buffer of each kcache window.
+    /// W0 `[25:22]`, `[29:26]`: constant buffer of each kcache window.
     pub kcache_bank: [u8; 2],
-    /// W0 [31:30], W1 [1:0]: 0 NOP, 1 LOCK_1, 2 LOCK_2, 3 LOCK_LOOP_INDEX.
+    /// W0 `[31:30]`, W1 `[1:0]`: 0 NOP, 1 LOCK_1, 2 LOCK_2, 3 LOCK_LOOP_INDEX.
     pub kcache_mode: [u8; 2],
-    /// W1 [9:2], [17:10]: first locked line, in units of 16 constants.
+    /// W1 `[9:2]`, `[17:10]`: first locked line, in units of 16 constants.
     pub kcache_addr: [u8; 2],
-    /// W1 [24:18]: number of 64-bit slots (literals included) minus one.
+    /// W1 `[24:18]`: number of 64-bit slots (literals included) minus one.
     pub count: u8,
     /// W1 bit 25 (R700's ALT_CONST; R600's USES_WATERFALL, cf. 002 line 831).
     pub alt_const: bool,
-    /// W1 [29:26].
+    /// W1 `[29:26]`.
     pub op: CfAluOp,
     /// W1 bit 30.
     pub whole_quad_mode: bool,
@@ -264,9 +264,9 @@ impl ExportOp {
 /// The instruction-specific half of CF_ALLOC_EXPORT_WORD1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExportWord1 {
-    /// CF_ALLOC_EXPORT_WORD1_BUF: ARRAY_SIZE [11:0], COMP_MASK [15:12] (002 lines 7864-7875).
+    /// CF_ALLOC_EXPORT_WORD1_BUF: ARRAY_SIZE `[11:0]`, COMP_MASK `[15:12]` (002 lines 7864-7875).
     Buf { array_size: u16, comp_mask: u8 },
-    /// CF_ALLOC_EXPORT_WORD1_SWIZ: SEL_X..SEL_W at [2:0]..[11:9]; 0-3 xyzw, 4 0.0, 5 1.0,
+    /// CF_ALLOC_EXPORT_WORD1_SWIZ: SEL_X..SEL_W at `[2:0]`..`[11:9]`; 0-3 xyzw, 4 0.0, 5 1.0,
     /// 7 masked; 6 is reserved (002 lines 7880-7899).
     Swiz { sel: [u8; 4] },
 }
@@ -274,26 +274,26 @@ pub enum ExportWord1 {
 /// CF_ALLOC_EXPORT_WORD0 + WORD1_{BUF,SWIZ} (002 lines 7776-7904).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CfExport {
-    /// W0 [12:0].
+    /// W0 `[12:0]`.
     pub array_base: u16,
-    /// W0 [14:13]: EXPORT: 0 PIXEL, 1 POS, 2 PARAM (3 reserved); MEM: 0 WRITE, 1 WRITE_IND, 2 READ, 3 READ_IND.
+    /// W0 `[14:13]`: EXPORT: 0 PIXEL, 1 POS, 2 PARAM (3 reserved); MEM: 0 WRITE, 1 WRITE_IND, 2 READ, 3 READ_IND.
     pub kind: u8,
-    /// W0 [21:15].
+    /// W0 `[21:15]`.
     pub rw_gpr: u8,
     /// W0 bit 22.
     pub rw_rel: bool,
-    /// W0 [29:23].
+    /// W0 `[29:23]`.
     pub index_gpr: u8,
-    /// W0 [31:30]: dwords per element minus one.
+    /// W0 `[31:30]`: dwords per element minus one.
     pub elem_size: u8,
     pub word1: ExportWord1,
-    /// W1 [20:17].
+    /// W1 `[20:17]`.
     pub burst_count: u8,
     /// W1 bit 21.
     pub end_of_program: bool,
     /// W1 bit 22.
     pub valid_pixel_mode: bool,
-    /// W1 [29:23].
+    /// W1 `[29:23]`.
     pub op: ExportOp,
     /// W1 bit 30.
     pub whole_quad_mode: bool,

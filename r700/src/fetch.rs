@@ -47,35 +47,35 @@ pub fn tex_op_name(op: u8) -> Option<&'static str> {
 /// TEX_WORD0-2 (002 lines 8506-8623).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TexInst {
-    /// W0 [4:0].
+    /// W0 `[4:0]`.
     pub op: u8,
     /// W0 bit 5.
     pub bc_frac_mode: bool,
     /// W0 bit 7 (bit 6 reserved).
     pub fetch_whole_quad: bool,
-    /// W0 [15:8].
+    /// W0 `[15:8]`.
     pub resource_id: u8,
-    /// W0 [22:16].
+    /// W0 `[22:16]`.
     pub src_gpr: u8,
     /// W0 bit 23.
     pub src_rel: bool,
-    /// W0 bit 24 ([31:25] reserved).
+    /// W0 bit 24 (`[31:25]` reserved).
     pub alt_const: bool,
-    /// W1 [6:0].
+    /// W1 `[6:0]`.
     pub dst_gpr: u8,
     /// W1 bit 7 (bit 8 reserved).
     pub dst_rel: bool,
-    /// W1 [11:9], [14:12], [17:15], [20:18]: 0-3 xyzw, 4 0.0, 5 1.0, 7 masked.
+    /// W1 `[11:9]`, `[14:12]`, `[17:15]`, `[20:18]`: 0-3 xyzw, 4 0.0, 5 1.0, 7 masked.
     pub dst_sel: [u8; 4],
-    /// W1 [27:21]: S3.4 two's complement.
+    /// W1 `[27:21]`: S3.4 two's complement.
     pub lod_bias: u8,
     /// W1 bits 28-31: 0 unnormalised, 1 normalised.
     pub coord_type: [bool; 4],
-    /// W2 [4:0], [9:5], [14:10]: signed texel offsets.
+    /// W2 `[4:0]`, `[9:5]`, `[14:10]`: signed texel offsets.
     pub offset: [u8; 3],
-    /// W2 [19:15].
+    /// W2 `[19:15]`.
     pub sampler_id: u8,
-    /// W2 [22:20], [25:23], [28:26], [31:29].
+    /// W2 `[22:20]`, `[25:23]`, `[28:26]`, `[31:29]`.
     pub src_sel: [u8; 4],
 }
 
@@ -193,46 +193,46 @@ impl TexInst {
 /// VTX_INST 2 (MEM, the memory-read clause's MEM_RD words, 8624-8754) is not modelled yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct VtxInst {
-    /// W0 [4:0]: 0 FETCH, 1 SEMANTIC (8258-8262).
+    /// W0 `[4:0]`: 0 FETCH, 1 SEMANTIC (8258-8262).
     pub op: u8,
-    /// W0 [6:5]: 0 vertex data, 1 instance data, 2 no index offset; 3 is not listed (8264-8267).
+    /// W0 `[6:5]`: 0 vertex data, 1 instance data, 2 no index offset; 3 is not listed (8264-8267).
     pub fetch_type: u8,
     /// W0 bit 7.
     pub fetch_whole_quad: bool,
-    /// W0 [15:8].
+    /// W0 `[15:8]`.
     pub buffer_id: u8,
-    /// W0 [22:16].
+    /// W0 `[22:16]`.
     pub src_gpr: u8,
     /// W0 bit 23.
     pub src_rel: bool,
-    /// W0 [25:24].
+    /// W0 `[25:24]`.
     pub src_sel_x: u8,
-    /// W0 [31:26]: bytes minus one.
+    /// W0 `[31:26]`: bytes minus one.
     pub mega_fetch_count: u8,
-    /// W1 [7:0]: FETCH: DST_GPR [6:0] and DST_REL bit 7 (VTX_WORD1_GPR); SEMANTIC:
+    /// W1 `[7:0]`: FETCH: DST_GPR `[6:0]` and DST_REL bit 7 (VTX_WORD1_GPR); SEMANTIC:
     /// SEMANTIC_ID (VTX_WORD1_SEM, 8296). Bit 8 is reserved in both.
     pub dst_or_semantic: u8,
-    /// W1 [20:9].
+    /// W1 `[20:9]`.
     pub dst_sel: [u8; 4],
     /// W1 bit 21.
     pub use_const_fields: bool,
-    /// W1 [27:22] (FMT_* table 8319-8352).
+    /// W1 `[27:22]` (FMT_* table 8319-8352).
     pub data_format: u8,
-    /// W1 [29:28]: 0 NORM, 1 INT, 2 SCALED; 3 is not listed (8455-8460).
+    /// W1 `[29:28]`: 0 NORM, 1 INT, 2 SCALED; 3 is not listed (8455-8460).
     pub num_format_all: u8,
     /// W1 bit 30.
     pub format_comp_all: bool,
     /// W1 bit 31.
     pub srf_mode_all: bool,
-    /// W2 [15:0].
+    /// W2 `[15:0]`.
     pub offset: u16,
-    /// W2 [17:16]: 0 none, 1 8in16, 2 8in32; 3 is not listed (8480-8484).
+    /// W2 `[17:16]`: 0 none, 1 8in16, 2 8in32; 3 is not listed (8480-8484).
     pub endian_swap: u8,
     /// W2 bit 18.
     pub const_buf_no_stride: bool,
     /// W2 bit 19.
     pub mega_fetch: bool,
-    /// W2 bit 20 ([31:21] reserved, 8494-8495).
+    /// W2 bit 20 (`[31:21]` reserved, 8494-8495).
     pub alt_const: bool,
 }
 
