@@ -68,7 +68,11 @@ impl<B: MemoryBus> Device<B> {
             .engines
             .iter()
             .map(|e| CommandTable::new(tables, e.name))
-            .collect();
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| SoftGpuError::MissingField {
+                command: m.command,
+                field: m.field,
+            })?;
         Ok(Self {
             layout,
             bus,

@@ -4,8 +4,8 @@
 
 use alloc::boxed::Box;
 
+use crate::command::Cmd;
 use baregpu_hal::MemoryBus;
-use baregpu_hal::reflect::CommandInfo;
 use baregpu_isa::Platform;
 
 use super::memory::GfxView;
@@ -58,7 +58,7 @@ impl<B: MemoryBus> Device<B> {
     pub(crate) fn media_gate(
         &mut self,
         i: usize,
-        c: &'static CommandInfo,
+        c: &Cmd,
         op: Option<MediaOp>,
         dw: &[u32],
     ) -> Result<bool, Halt> {
@@ -98,7 +98,7 @@ impl<B: MemoryBus> Device<B> {
     pub(crate) fn media_execute(
         &mut self,
         i: usize,
-        c: &'static CommandInfo,
+        c: &Cmd,
         op: MediaOp,
         dw: &[u32],
     ) -> Result<(), Halt> {
