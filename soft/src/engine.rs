@@ -410,13 +410,11 @@ impl<B: MemoryBus> Device<B> {
     /// decides, when PPGTT is on.
     pub(crate) fn space_for(&self, i: usize, c: &Cmd, dw: &[u32]) -> Space {
         if self.layout.physical_addressing {
-            // Gen4/G45: the command's GTT bit (memory address type, use global GTT,
-            // destination address type) clear means a physical address. The model has
-            // no Gen4 per-process GTT (Linux keeps PGTBL_CTL2 disabled).
-            let gtt_bit = field(c, dw, F::MemoryAddressType)
-                .or_else(|| field(c, dw, F::UseGlobalGtt))
-                .or_else(|| field(c, dw, F::DestinationAddressType))
-                .or_else(|| field(c, dw, F::MemorySpaceSelect));
+            // Gen4/G45: the command's GTT bit (`use_global_gtt` in every table; the
+            // manuals' Memory Address Type, Destination Address Type, Memory Space
+            // Select) clear means a physical address. The model has no Gen4
+            // per-process GTT (Linux keeps PGTBL_CTL2 disabled).
+            let gtt_bit = field(c, dw, F::UseGlobalGtt);
             return if gtt_bit == Some(0) {
                 Space::Physical
             } else {
@@ -429,8 +427,7 @@ impl<B: MemoryBus> Device<B> {
         if self.engines[i].batch.is_some() && self.engines[i].batch_space == Space::Ppgtt {
             return Space::Ppgtt;
         }
-        let ggtt_bit =
-            field(c, dw, F::UseGlobalGtt).or_else(|| field(c, dw, F::DestinationAddressType));
+        let ggtt_bit = field(c, dw, F::UseGlobalGtt);
         if ggtt_bit == Some(0) {
             Space::Ppgtt
         } else {

@@ -115,12 +115,9 @@ impl Media {
     }
 
     /// PIPELINE_SELECT: 0 3D, 1 media (003 lines 842-860), 2 GPGPU on Gen7
-    /// [ext: Mesa gen7.xml]. The field is `pipeline_select` in the SNB
-    /// table and `pipeline_selection` elsewhere.
+    /// [ext: Mesa gen7.xml].
     fn pipeline_select(&mut self, c: &Cmd, dw: &[u32]) {
-        let v = field(c, dw, F::PipelineSelection)
-            .or_else(|| field(c, dw, F::PipelineSelect))
-            .unwrap_or(0);
+        let v = field(c, dw, F::PipelineSelection).unwrap_or(0);
         self.selected = match v {
             1 => Selected::Media,
             2 => Selected::Gpgpu,
