@@ -205,6 +205,8 @@ pub(crate) struct Cmd {
     /// First dword of the immediate data: the group's, else the one after
     /// the last field (the blitter's immediate patterns and sources).
     pub(crate) immediate_dw: usize,
+    /// The DWord Length field (`CommandInfo::length_field`, found once).
+    length_field: Option<&'static FieldInfo>,
 }
 
 impl Deref for Cmd {
@@ -238,6 +240,7 @@ impl Cmd {
                 .collect::<Vec<_>>()
                 .into_boxed_slice(),
             immediate_dw: immediate_dw(info),
+            length_field: info.length_field(),
         }
     }
 
@@ -249,6 +252,7 @@ impl Cmd {
             register_pair: None,
             blank_events: Box::new([]),
             immediate_dw: immediate_dw(info),
+            length_field: info.length_field(),
         }
     }
 
@@ -256,6 +260,15 @@ impl Cmd {
     #[inline]
     pub(crate) fn get(&self, f: F) -> Option<&'static FieldInfo> {
         self.fields.get(f as usize).copied().flatten()
+    }
+
+    /// The command's total length in dwords as its header states it
+    /// (`CommandInfo::length_from_header` with the length field found once).
+    pub(crate) fn length_from_header(&self, dw0: u32) -> usize {
+        match self.length_field {
+            Some(f) => f.extract(&[dw0]) as usize + self.info.bias as usize,
+            None => self.info.length.unwrap_or(self.info.min_length) as usize,
+        }
     }
 
     pub(crate) fn has(&self, f: F) -> bool {

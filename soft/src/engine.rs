@@ -180,8 +180,15 @@ fn op_of(name: &str) -> Op {
 /// The commands one engine accepts, most specific header first, with the
 /// fields the model reads resolved.
 pub struct CommandTable {
-    entries: Vec<(Arc<Cmd>, Op)>,
+    entries: Vec<(Cmd, Op)>,
+    /// For each value of header bits 31:23 (command type and MI opcode),
+    /// the entries whose header can match it, in `entries` order: a header
+    /// is compared with a handful of commands instead of all of them.
+    buckets: Vec<Vec<u16>>,
 }
+
+/// Header bits that select a bucket of [`CommandTable`].
+const BUCKET_SHIFT: u32 = 23;
 
 /// A field an operation of the model needs is missing from a command of
 /// the generation's tables.
@@ -253,18 +260,31 @@ impl CommandTable {
     pub fn new(tables: &'static GenTables, engine: &str) -> Result<Self, MissingField> {
         let mut entries = Vec::new();
         for info in tables.commands.iter().filter(|c| c.accepts(engine)) {
-            let (cmd, op) = resolve(info)?;
-            entries.push((Arc::new(cmd), op));
+            entries.push(resolve(info)?);
         }
         entries.sort_by_key(|(c, _)| core::cmp::Reverse(c.header_mask.count_ones()));
-        Ok(Self { entries })
+        let high = u32::MAX << BUCKET_SHIFT;
+        let buckets = (0..=u32::MAX >> BUCKET_SHIFT)
+            .map(|prefix| {
+                let bits = prefix << BUCKET_SHIFT;
+                (0..entries.len())
+                    .filter(|&k| {
+                        let c = &entries[k].0;
+                        (bits ^ c.header_value) & c.header_mask & high == 0
+                    })
+                    .map(|k| k as u16)
+                    .collect()
+            })
+            .collect();
+        Ok(Self { entries, buckets })
     }
 
-    fn identify(&self, dw0: u32) -> Option<(Arc<Cmd>, Op)> {
-        self.entries
+    /// The first entry (most specific header) that `dw0` matches.
+    fn identify(&self, dw0: u32) -> Option<&(Cmd, Op)> {
+        self.buckets[(dw0 >> BUCKET_SHIFT) as usize]
             .iter()
+            .map(|&k| &self.entries[k as usize])
             .find(|(c, _)| dw0 & c.header_mask == c.header_value)
-            .cloned()
     }
 }
 
@@ -308,6 +328,10 @@ const CONTEXT_REGISTERS: [u32; 4] = [0xc0, 0x120, 0x124, 0x228];
 /// Dwords of the MI_REPORT_PERF_COUNT report (256 bytes, A45_B8_C8).
 const PERF_REPORT_DWORDS: u64 = 64;
 
+/// Dwords [`Device::fetch_window`] reads at once: the longest MI command
+/// of the fast path (MI_STORE_DATA_IMM, LRI with a few pairs) fits.
+const FETCH_WINDOW: usize = 16;
+
 /// Longest command the model reads (MI_LOAD_REGISTER_IMM with 255 pairs + header).
 const MAX_COMMAND: usize = 1024;
 
@@ -315,15 +339,40 @@ impl<B: MemoryBus> Device<B> {
     /// Reads dword `index` of the current command stream position (rings are
     /// always in the GGTT: 003 line 11665).
     fn fetch(&mut self, i: usize, index: u32) -> Result<u32, Halt> {
+        let (gfx, space) = self.stream_address(i, index);
+        self.read_gfx_u32(i, space, gfx)
+    }
+
+    /// Graphics address and space of dword `index` of the command stream.
+    fn stream_address(&self, i: usize, index: u32) -> (u64, Space) {
         let e = &self.engines[i];
-        let (gfx, space) = match e.batch {
+        match e.batch {
             Some(addr) => (addr + index as u64 * 4, e.batch_space),
             None => {
                 let offset = (e.head + index * 4) % e.ring_size();
                 (e.start as u64 + offset as u64, Space::Ggtt)
             }
-        };
-        self.read_gfx_u32(i, space, gfx)
+        }
+    }
+
+    /// Reads the stream's next dwords, up to the end of the page (a ring
+    /// ends on a page boundary), with one translation and one bus access:
+    /// the values [`Self::fetch`] would read one by one, as nothing writes
+    /// memory in between. Returns how many it read; 0 when the bus refuses
+    /// the span, and the caller fetches dword by dword (reporting the fault
+    /// where it is).
+    fn fetch_window(&self, i: usize, out: &mut [u32; FETCH_WINDOW]) -> Result<usize, Halt> {
+        let (gfx, space) = self.stream_address(i, 0);
+        let phys = self.translate(i, space, gfx)?;
+        let n = (((4096 - (gfx & 0xfff)) / 4) as usize).min(FETCH_WINDOW);
+        let mut bytes = [0u8; FETCH_WINDOW * 4];
+        if self.bus.read(phys, &mut bytes[..n * 4]).is_err() {
+            return Ok(0);
+        }
+        for (d, b) in out.iter_mut().zip(bytes[..n * 4].chunks_exact(4)) {
+            *d = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        Ok(n)
     }
 
     /// Whether the engine has PPGTT enabled (GFX_MODE bit 9).
@@ -455,10 +504,13 @@ impl<B: MemoryBus> Device<B> {
     /// Executes up to `budget` commands of engine `i`.
     pub(crate) fn run_engine(&mut self, i: usize, budget: u32) {
         self.media_grant(i, budget);
+        // The command tables are shared, so that executing a command may
+        // borrow the device (and even run an engine, on a TAIL write).
+        let tables = Arc::clone(&self.commands);
         let mut n = 0;
         while n < budget && self.has_work(i) {
             n += 1;
-            match self.step(i) {
+            match self.step(i, &tables[i]) {
                 Ok(true) => {}
                 // Waiting on a semaphore or on EU threads: try again on the
                 // next run.
@@ -507,22 +559,31 @@ impl<B: MemoryBus> Device<B> {
 
     /// Fetches, decodes and executes one command.
     /// Returns whether the engine moved on (false: it waits on a semaphore).
-    fn step(&mut self, i: usize) -> Result<bool, Halt> {
-        let dw0 = self.fetch(i, 0)?;
+    fn step(&mut self, i: usize, table: &CommandTable) -> Result<bool, Halt> {
+        let mut window = [0u32; FETCH_WINDOW];
+        let windowed = self.fetch_window(i, &mut window)?;
+        let dw0 = match windowed {
+            0 => self.fetch(i, 0)?,
+            _ => window[0],
+        };
         let e = &self.engines[i];
         self.engines[i].acthd = match e.batch {
             Some(a) => a,
             None => e.start as u64 + e.head as u64,
         };
-        let Some((info, op)) = self.commands[i].identify(dw0) else {
+        let Some((info, op)) = table.identify(dw0) else {
             return Err(Halt::InstructionError { dw0 });
         };
+        let op = *op;
         // Long commands (media inline data) are skipped past what the model reads.
         let len = info.length_from_header(dw0).max(1);
         let mut buf = core::mem::take(&mut self.scratch);
         buf.clear();
-        buf.push(dw0);
-        for k in 1..len.min(MAX_COMMAND) {
+        let read = len.min(MAX_COMMAND);
+        // The dwords the window holds, then the rest one by one.
+        buf.extend_from_slice(&window[..windowed.clamp(1, read)]);
+        buf[0] = dw0;
+        for k in buf.len()..read {
             match self.fetch(i, k as u32) {
                 Ok(v) => buf.push(v),
                 Err(h) => {
@@ -537,7 +598,7 @@ impl<B: MemoryBus> Device<B> {
             Op::Media(m) => Some(m),
             _ => None,
         };
-        match self.media_gate(i, &info, media, &buf) {
+        match self.media_gate(i, info, media, &buf) {
             Ok(true) => {}
             Ok(false) => {
                 self.scratch = buf;
@@ -554,7 +615,7 @@ impl<B: MemoryBus> Device<B> {
         // set: the model has no display, so the event never comes and only the
         // driver's cancel (or a reset after hang detection) moves it on.
         if op == Op::WaitForEvent {
-            if waits_for_display_event(&info, &buf)
+            if waits_for_display_event(info, &buf)
                 && !core::mem::take(&mut self.engines[i].cancel_wait)
             {
                 self.engines[i].ctl |= 0x800;
@@ -564,7 +625,7 @@ impl<B: MemoryBus> Device<B> {
             self.engines[i].ctl &= !0x800;
         }
         if op == Op::SemaphoreMbox && !core::mem::take(&mut self.engines[i].cancel_wait) {
-            match self.semaphore_passes(i, &info, &buf) {
+            match self.semaphore_passes(i, info, &buf) {
                 Ok(true) => self.engines[i].ctl &= !0x400,
                 Ok(false) => {
                     self.engines[i].ctl |= 0x400;
@@ -592,7 +653,7 @@ impl<B: MemoryBus> Device<B> {
         }
         self.stats.commands += 1;
         self.timestamp += 1;
-        let result = self.execute(i, &info, op, &buf);
+        let result = self.execute(i, info, op, &buf);
         self.scratch = buf;
         result.map(|()| true)
     }

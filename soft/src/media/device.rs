@@ -65,6 +65,20 @@ impl<B: MemoryBus> Device<B> {
         if !self.has_media(i) {
             return Ok(true);
         }
+        // Not a dispatch, and no thread running or stopped on an error:
+        // `Media::gate` would let it pass with nothing to drain.
+        let dispatch = matches!(
+            op,
+            Some(MediaOp::Object | MediaOp::ObjectWalker | MediaOp::GpgpuWalker)
+        );
+        if !dispatch
+            && self
+                .media
+                .as_ref()
+                .is_some_and(|m| m.array.is_idle() && m.array.report().is_none())
+        {
+            return Ok(true);
+        }
         let Some(mut media) = self.media.take() else {
             return Ok(true);
         };
