@@ -83,11 +83,7 @@ fn each_generation_follows_its_programming_model() {
                 let cmds = commands(g, &batch);
                 assert_eq!(names(&cmds), expected_order(g, 3, curbe), "{g}");
                 let select = one(&cmds, "PIPELINE_SELECT");
-                let field = match g {
-                    Generation::Gen6 => "pipeline_select",
-                    _ => "pipeline_selection",
-                };
-                assert_eq!(select.get(field), 1, "{g}: media");
+                assert_eq!(select.get("pipeline_selection"), 1, "{g}: media");
             });
         }
     }

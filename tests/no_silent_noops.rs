@@ -257,7 +257,7 @@ macro_rules! report_tests {
                 b.push(&PipeControl {
                     post_sync_operation: 2,
                     address: map.gfx.0 + 8,
-                    destination_address_type: PipeControl::DESTINATION_ADDRESS_TYPE_GGTT,
+                    use_global_gtt: true,
                     ..Default::default()
                 })
                 .unwrap();

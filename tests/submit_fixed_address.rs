@@ -138,7 +138,7 @@ fn store(g: Generation, addr: u64, value: u32) -> Vec<u32> {
     let mut out = vec![0; 4];
     let n = match g {
         Generation::Gen4 => gen4::commands::MiStoreDataImm {
-            memory_address_type: 1,
+            use_global_gtt: true,
             address: addr,
             data_dword0: value,
             ..Default::default()

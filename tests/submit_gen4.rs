@@ -20,7 +20,7 @@ use support::words;
 /// a flag on G4x ("use GGTT") in the tables.
 fn gen4_sdi(gtt: bool, addr: u64, value: u32) -> baregpu::hal::gen4::commands::MiStoreDataImm {
     baregpu::hal::gen4::commands::MiStoreDataImm {
-        memory_address_type: gtt as u32,
+        use_global_gtt: gtt,
         physical_start_address_extension: (addr >> 32) as u32,
         address: addr & 0xffff_ffff,
         data_dword0: value,
@@ -129,7 +129,7 @@ macro_rules! gen4_submission_tests {
                 b.push(&PipeControl {
                     post_sync_operation: PipeControl::POST_SYNC_OPERATION_WRITE_IMMEDIATE_DATA,
                     address: _map.gfx.0 + 8,
-                    destination_address_type: PipeControl::DESTINATION_ADDRESS_TYPE_GGTT,
+                    use_global_gtt: true,
                     immediate_data: 0x1122_3344_5566_7788,
                     ..Default::default()
                 })

@@ -342,7 +342,7 @@ replay_tests!(
     "gen4",
     "render",
     |addr, value, _ggtt| MiStoreDataImm {
-        memory_address_type: 1,
+        use_global_gtt: true,
         address: addr,
         data_dword0: value,
         ..Default::default()

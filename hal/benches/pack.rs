@@ -37,10 +37,10 @@ fn generated(out: &mut [u32; BATCH_DWORDS], seed: u32) -> usize {
         .pack(&mut out[at..])
         .unwrap();
         at += PipeControl {
-            cs_stall: true,
+            command_streamer_stall_enable: true,
             post_sync_operation: 1,
             address: ((v & 0xffff) << 3) as u64,
-            destination_address_type: 1,
+            use_global_gtt: true,
             immediate_data_low: v,
             ..Default::default()
         }

@@ -11,7 +11,13 @@ fn batch() -> Vec<u32> {
     let mut put = |p: &dyn Fn(&mut [u32]) -> usize| {
         at += p(&mut b[at..]);
     };
-    put(&|o| PipelineSelect { pipeline_select: 1 }.pack(o).unwrap());
+    put(&|o| {
+        PipelineSelect {
+            pipeline_selection: 1,
+        }
+        .pack(o)
+        .unwrap()
+    });
     put(&|o| {
         MiStoreDataImm {
             use_global_gtt: true,
@@ -73,7 +79,7 @@ fn decodes_a_packed_batch() {
         "{text}"
     );
     assert!(
-        text.contains("pipeline_select: 1 (PIPELINE_MEDIA)"),
+        text.contains("pipeline_selection: 1 (PIPELINE_MEDIA)"),
         "{text}"
     );
 }

@@ -44,7 +44,7 @@ fn pipeline_select_on_every_generation() {
     };
     assert_eq!(pack(&p), [0x6904_0001]);
     let p = gen6::commands::PipelineSelect {
-        pipeline_select: gen6::commands::PipelineSelect::PIPELINE_SELECT_PIPELINE_MEDIA,
+        pipeline_selection: gen6::commands::PipelineSelect::PIPELINE_SELECTION_PIPELINE_MEDIA,
     };
     assert_eq!(pack(&p), [0x6904_0001]);
     let p = gen7::commands::PipelineSelect {

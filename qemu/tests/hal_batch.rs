@@ -20,7 +20,7 @@ fn run(_: &'static StartInfo) -> ! {
     let mut batch = vec![0u32; 64];
     let mut at = 0;
     at += PipelineSelect {
-        pipeline_select: PipelineSelect::PIPELINE_SELECT_PIPELINE_MEDIA,
+        pipeline_selection: PipelineSelect::PIPELINE_SELECTION_PIPELINE_MEDIA,
     }
     .pack(&mut batch[at..])
     .unwrap();

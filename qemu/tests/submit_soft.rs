@@ -93,7 +93,7 @@ fn run(_: &'static StartInfo) -> ! {
         Generation::Gen4,
         &platform,
         |address, data_dword0| MiStoreDataImm {
-            memory_address_type: MiStoreDataImm::MEMORY_ADDRESS_TYPE_VIRTUAL_ADDRESS,
+            use_global_gtt: true,
             address,
             data_dword0,
             ..Default::default()

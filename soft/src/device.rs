@@ -37,7 +37,7 @@ pub struct Device<B: MemoryBus> {
     pub(crate) gtt: Ggtt,
     pub(crate) regs: RegFile,
     pub(crate) engines: Vec<EngineState>,
-    pub(crate) commands: Vec<CommandTable>,
+    pub(crate) commands: alloc::sync::Arc<[CommandTable]>,
     pub(crate) stats: Stats,
     /// GT interrupt state: pending (IIR) bits.
     pub(crate) gt_iir: u32,
@@ -68,7 +68,11 @@ impl<B: MemoryBus> Device<B> {
             .engines
             .iter()
             .map(|e| CommandTable::new(tables, e.name))
-            .collect();
+            .collect::<Result<alloc::sync::Arc<[_]>, _>>()
+            .map_err(|m| SoftGpuError::MissingField {
+                command: m.command,
+                field: m.field,
+            })?;
         Ok(Self {
             layout,
             bus,

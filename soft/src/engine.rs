@@ -1,9 +1,11 @@
 //! The command streamers: ring buffer and batch buffer fetch, and the MI
 //! commands the model executes.
 //!
-//! Commands are recognised with the generation's reflection tables and
-//! their fields read by name from the same tables, so one implementation
-//! serves every generation whose tables use the same field names. Modelled:
+//! Commands are recognised with the generation's reflection tables; the
+//! fields the model reads are looked up once, when the engine's command
+//! table is built (`command`), so one implementation serves every
+//! generation whose tables use the same field names, and a generation
+//! lacking a field an operation needs fails construction. Modelled:
 //! MI_NOOP (NOPID write), MI_BATCH_BUFFER_START (chaining), MI_BATCH_BUFFER_END,
 //! MI_STORE_DATA_IMM, MI_STORE_DATA_INDEX, MI_LOAD_REGISTER_IMM,
 //! MI_STORE_REGISTER_MEM, MI_USER_INTERRUPT, MI_REPORT_HEAD, MI_FLUSH_DW and
@@ -27,8 +29,12 @@
 
 use alloc::vec::Vec;
 
+use alloc::sync::Arc;
 use baregpu_hal::MemoryBus;
-use baregpu_hal::reflect::{CommandInfo, FieldInfo, GenTables};
+
+use baregpu_hal::reflect::{CommandInfo, GenTables};
+
+use crate::command::{Cmd, F, field};
 
 use crate::device::Device;
 use crate::layout;
@@ -171,43 +177,122 @@ fn op_of(name: &str) -> Op {
     }
 }
 
-/// The commands one engine accepts, most specific header first.
+/// The commands one engine accepts, most specific header first, with the
+/// fields the model reads resolved.
 pub struct CommandTable {
-    entries: Vec<(&'static CommandInfo, Op)>,
+    entries: Vec<(Cmd, Op)>,
+    /// For each value of header bits 31:23 (command type and MI opcode),
+    /// the entries whose header can match it, in `entries` order: a header
+    /// is compared with a handful of commands instead of all of them.
+    buckets: Vec<Vec<u16>>,
+}
+
+/// Header bits that select a bucket of [`CommandTable`].
+const BUCKET_SHIFT: u32 = 23;
+
+/// A field an operation of the model needs is missing from a command of
+/// the generation's tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MissingField {
+    pub command: &'static str,
+    pub field: &'static str,
+}
+
+/// The fields each operation reads without a fallback: a command of that
+/// operation without one of them fails construction. Fields that only some
+/// generations have (Gen4's physical address extension, the 64-bit
+/// immediate of G45's PIPE_CONTROL, ...) are read as optional.
+fn required(op: Op) -> &'static [F] {
+    match op {
+        Op::Noop => &[
+            F::IdentificationNumberRegisterWriteEnable,
+            F::IdentificationNumber,
+        ],
+        Op::BatchStart => &[F::BatchBufferStartAddress],
+        Op::StoreDataImm => &[F::Address, F::DataDword0],
+        Op::StoreDataIndex => &[F::Offset, F::DataDword0],
+        Op::StoreRegisterMem | Op::LoadRegisterMem => &[F::RegisterAddress, F::MemoryAddress],
+        Op::FlushDw | Op::PipeControl => &[F::Address, F::PostSyncOperation, F::NotifyEnable],
+        Op::ConditionalBatchEnd => &[F::CompareDataDword, F::CompareAddress],
+        Op::SemaphoreMbox => &[
+            F::CompareSemaphore,
+            F::UpdateSemaphore,
+            F::SemaphoreDataDword,
+            F::SemaphoreAddress,
+        ],
+        Op::UpdateGtt => &[F::EntryAddress],
+        Op::SetContext => &[F::LogicalContextAddress, F::ForceRestore, F::RestoreInhibit],
+        Op::ReportPerfCount => &[F::MemoryAddress, F::ReportId],
+        Op::Blit(b) => b.required(),
+        Op::Media(m) => m.required(),
+        Op::BatchEnd
+        | Op::LoadRegisterImm
+        | Op::UserInterrupt
+        | Op::ReportHead
+        | Op::WaitForEvent
+        | Op::NoEffect
+        | Op::Unmodelled => &[],
+    }
+}
+
+/// A command's operation and resolved fields; an error names the first
+/// field the operation needs that the command lacks.
+fn resolve(info: &'static CommandInfo) -> Result<(Cmd, Op), MissingField> {
+    let op = op_of(info.name);
+    let cmd = match op {
+        Op::NoEffect | Op::Unmodelled => Cmd::unread(info),
+        _ => Cmd::resolve(info),
+    };
+    let missing = |f: F| MissingField {
+        command: info.name,
+        field: f.name(),
+    };
+    if let Some(f) = required(op).iter().find(|f| !cmd.has(**f)) {
+        return Err(missing(*f));
+    }
+    if op == Op::LoadRegisterImm && cmd.register_pair.is_none() {
+        return Err(missing(F::RegisterOffset));
+    }
+    Ok((cmd, op))
 }
 
 impl CommandTable {
-    pub fn new(tables: &'static GenTables, engine: &str) -> Self {
-        let mut entries: Vec<(&'static CommandInfo, Op)> = tables
-            .commands
-            .iter()
-            .filter(|c| c.accepts(engine))
-            .map(|c| (c, op_of(c.name)))
-            .collect();
+    pub fn new(tables: &'static GenTables, engine: &str) -> Result<Self, MissingField> {
+        let mut entries = Vec::new();
+        for info in tables.commands.iter().filter(|c| c.accepts(engine)) {
+            entries.push(resolve(info)?);
+        }
         entries.sort_by_key(|(c, _)| core::cmp::Reverse(c.header_mask.count_ones()));
-        Self { entries }
+        let high = u32::MAX << BUCKET_SHIFT;
+        let buckets = (0..=u32::MAX >> BUCKET_SHIFT)
+            .map(|prefix| {
+                let bits = prefix << BUCKET_SHIFT;
+                (0..entries.len())
+                    .filter(|&k| {
+                        let c = &entries[k].0;
+                        (bits ^ c.header_value) & c.header_mask & high == 0
+                    })
+                    .map(|k| k as u16)
+                    .collect()
+            })
+            .collect();
+        Ok(Self { entries, buckets })
     }
 
-    fn identify(&self, dw0: u32) -> Option<(&'static CommandInfo, Op)> {
-        self.entries
+    /// The first entry (most specific header) that `dw0` matches.
+    fn identify(&self, dw0: u32) -> Option<&(Cmd, Op)> {
+        self.buckets[(dw0 >> BUCKET_SHIFT) as usize]
             .iter()
+            .map(|&k| &self.entries[k as usize])
             .find(|(c, _)| dw0 & c.header_mask == c.header_value)
-            .copied()
     }
-}
-
-/// A field of a command by name (raw bits), if the command has it and the
-/// packet is long enough to hold it.
-pub(crate) fn field(c: &CommandInfo, dw: &[u32], name: &str) -> Option<u64> {
-    let f: &FieldInfo = c.fields.iter().find(|f| f.name == name)?;
-    ((f.end as usize) / 32 < dw.len()).then(|| f.extract(dw) << f.shift)
 }
 
 /// Physical address bits 35:32 of a Gen4/G45 command that addresses
 /// physical memory (its "physical start address extension" field).
-fn high_bits(space: Space, c: &CommandInfo, dw: &[u32]) -> u64 {
+fn high_bits(space: Space, c: &Cmd, dw: &[u32]) -> u64 {
     match space {
-        Space::Physical => field(c, dw, "physical_start_address_extension").unwrap_or(0) << 32,
+        Space::Physical => field(c, dw, F::PhysicalStartAddressExtension).unwrap_or(0) << 32,
         _ => 0,
     }
 }
@@ -217,11 +302,8 @@ fn high_bits(space: Space, c: &CommandInfo, dw: &[u32]) -> u64 {
 /// flip pending, condition codes), and "if a specified condition does not
 /// exist ... the parser proceeds, treating this command as a no-operation"
 /// (003 lines 16487-16490): with no display and no pending flip, none exists.
-fn waits_for_display_event(c: &CommandInfo, dw: &[u32]) -> bool {
-    c.fields
-        .iter()
-        .filter(|f| f.name.contains("blank"))
-        .any(|f| f.extract(dw) != 0)
+fn waits_for_display_event(c: &Cmd, dw: &[u32]) -> bool {
+    c.blank_events.iter().any(|f| f.extract(dw) != 0)
 }
 
 /// Which address space an access goes through.
@@ -246,6 +328,10 @@ const CONTEXT_REGISTERS: [u32; 4] = [0xc0, 0x120, 0x124, 0x228];
 /// Dwords of the MI_REPORT_PERF_COUNT report (256 bytes, A45_B8_C8).
 const PERF_REPORT_DWORDS: u64 = 64;
 
+/// Dwords [`Device::fetch_window`] reads at once: the longest MI command
+/// of the fast path (MI_STORE_DATA_IMM, LRI with a few pairs) fits.
+const FETCH_WINDOW: usize = 16;
+
 /// Longest command the model reads (MI_LOAD_REGISTER_IMM with 255 pairs + header).
 const MAX_COMMAND: usize = 1024;
 
@@ -253,15 +339,40 @@ impl<B: MemoryBus> Device<B> {
     /// Reads dword `index` of the current command stream position (rings are
     /// always in the GGTT: 003 line 11665).
     fn fetch(&mut self, i: usize, index: u32) -> Result<u32, Halt> {
+        let (gfx, space) = self.stream_address(i, index);
+        self.read_gfx_u32(i, space, gfx)
+    }
+
+    /// Graphics address and space of dword `index` of the command stream.
+    fn stream_address(&self, i: usize, index: u32) -> (u64, Space) {
         let e = &self.engines[i];
-        let (gfx, space) = match e.batch {
+        match e.batch {
             Some(addr) => (addr + index as u64 * 4, e.batch_space),
             None => {
                 let offset = (e.head + index * 4) % e.ring_size();
                 (e.start as u64 + offset as u64, Space::Ggtt)
             }
-        };
-        self.read_gfx_u32(i, space, gfx)
+        }
+    }
+
+    /// Reads the stream's next dwords, up to the end of the page (a ring
+    /// ends on a page boundary), with one translation and one bus access:
+    /// the values [`Self::fetch`] would read one by one, as nothing writes
+    /// memory in between. Returns how many it read; 0 when the bus refuses
+    /// the span, and the caller fetches dword by dword (reporting the fault
+    /// where it is).
+    fn fetch_window(&self, i: usize, out: &mut [u32; FETCH_WINDOW]) -> Result<usize, Halt> {
+        let (gfx, space) = self.stream_address(i, 0);
+        let phys = self.translate(i, space, gfx)?;
+        let n = (((4096 - (gfx & 0xfff)) / 4) as usize).min(FETCH_WINDOW);
+        let mut bytes = [0u8; FETCH_WINDOW * 4];
+        if self.bus.read(phys, &mut bytes[..n * 4]).is_err() {
+            return Ok(0);
+        }
+        for (d, b) in out.iter_mut().zip(bytes[..n * 4].chunks_exact(4)) {
+            *d = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        Ok(n)
     }
 
     /// Whether the engine has PPGTT enabled (GFX_MODE bit 9).
@@ -346,15 +457,13 @@ impl<B: MemoryBus> Device<B> {
     /// batch goes through the PPGTT (the GGTT bit is ignored in non-secure
     /// batches, 003 lines 15944-16048); elsewhere the command's GGTT bit
     /// decides, when PPGTT is on.
-    pub(crate) fn space_for(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Space {
+    pub(crate) fn space_for(&self, i: usize, c: &Cmd, dw: &[u32]) -> Space {
         if self.layout.physical_addressing {
-            // Gen4/G45: the command's GTT bit (memory address type, use global GTT,
-            // destination address type) clear means a physical address. The model has
-            // no Gen4 per-process GTT (Linux keeps PGTBL_CTL2 disabled).
-            let gtt_bit = field(c, dw, "memory_address_type")
-                .or_else(|| field(c, dw, "use_global_gtt"))
-                .or_else(|| field(c, dw, "destination_address_type"))
-                .or_else(|| field(c, dw, "memory_space_select"));
+            // Gen4/G45: the command's GTT bit (`use_global_gtt` in every table; the
+            // manuals' Memory Address Type, Destination Address Type, Memory Space
+            // Select) clear means a physical address. The model has no Gen4
+            // per-process GTT (Linux keeps PGTBL_CTL2 disabled).
+            let gtt_bit = field(c, dw, F::UseGlobalGtt);
             return if gtt_bit == Some(0) {
                 Space::Physical
             } else {
@@ -367,8 +476,7 @@ impl<B: MemoryBus> Device<B> {
         if self.engines[i].batch.is_some() && self.engines[i].batch_space == Space::Ppgtt {
             return Space::Ppgtt;
         }
-        let ggtt_bit =
-            field(c, dw, "use_global_gtt").or_else(|| field(c, dw, "destination_address_type"));
+        let ggtt_bit = field(c, dw, F::UseGlobalGtt);
         if ggtt_bit == Some(0) {
             Space::Ppgtt
         } else {
@@ -396,10 +504,13 @@ impl<B: MemoryBus> Device<B> {
     /// Executes up to `budget` commands of engine `i`.
     pub(crate) fn run_engine(&mut self, i: usize, budget: u32) {
         self.media_grant(i, budget);
+        // The command tables are shared, so that executing a command may
+        // borrow the device (and even run an engine, on a TAIL write).
+        let tables = Arc::clone(&self.commands);
         let mut n = 0;
         while n < budget && self.has_work(i) {
             n += 1;
-            match self.step(i) {
+            match self.step(i, &tables[i]) {
                 Ok(true) => {}
                 // Waiting on a semaphore or on EU threads: try again on the
                 // next run.
@@ -448,22 +559,31 @@ impl<B: MemoryBus> Device<B> {
 
     /// Fetches, decodes and executes one command.
     /// Returns whether the engine moved on (false: it waits on a semaphore).
-    fn step(&mut self, i: usize) -> Result<bool, Halt> {
-        let dw0 = self.fetch(i, 0)?;
+    fn step(&mut self, i: usize, table: &CommandTable) -> Result<bool, Halt> {
+        let mut window = [0u32; FETCH_WINDOW];
+        let windowed = self.fetch_window(i, &mut window)?;
+        let dw0 = match windowed {
+            0 => self.fetch(i, 0)?,
+            _ => window[0],
+        };
         let e = &self.engines[i];
         self.engines[i].acthd = match e.batch {
             Some(a) => a,
             None => e.start as u64 + e.head as u64,
         };
-        let Some((info, op)) = self.commands[i].identify(dw0) else {
+        let Some((info, op)) = table.identify(dw0) else {
             return Err(Halt::InstructionError { dw0 });
         };
+        let op = *op;
         // Long commands (media inline data) are skipped past what the model reads.
         let len = info.length_from_header(dw0).max(1);
         let mut buf = core::mem::take(&mut self.scratch);
         buf.clear();
-        buf.push(dw0);
-        for k in 1..len.min(MAX_COMMAND) {
+        let read = len.min(MAX_COMMAND);
+        // The dwords the window holds, then the rest one by one.
+        buf.extend_from_slice(&window[..windowed.clamp(1, read)]);
+        buf[0] = dw0;
+        for k in buf.len()..read {
             match self.fetch(i, k as u32) {
                 Ok(v) => buf.push(v),
                 Err(h) => {
@@ -542,50 +662,44 @@ impl<B: MemoryBus> Device<B> {
     /// register select 0 or 2 names the engine's two sync registers at base +
     /// 0x40 and + 0x44, 003 lines 11352-11400) or the dword in memory must be
     /// greater than the data.
-    fn semaphore_passes(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<bool, Halt> {
-        if field(c, dw, "compare_semaphore") != Some(1) {
+    fn semaphore_passes(&self, i: usize, c: &Cmd, dw: &[u32]) -> Result<bool, Halt> {
+        if field(c, dw, F::CompareSemaphore) != Some(1) {
             return Ok(true);
         }
-        let data = field(c, dw, "semaphore_data_dword").unwrap_or(0) as u32;
-        let value = if field(c, dw, "compare_register") == Some(1) {
+        let data = field(c, dw, F::SemaphoreDataDword).unwrap_or(0) as u32;
+        let value = if field(c, dw, F::CompareRegister) == Some(1) {
             let base = self.layout.engines[i].base;
-            let select = field(c, dw, "register_select").unwrap_or(0);
+            let select = field(c, dw, F::RegisterSelect).unwrap_or(0);
             self.read_register(base + if select == 2 { 0x44 } else { 0x40 })
         } else {
             let space = self.space_for(i, c, dw);
-            self.read_gfx_u32(i, space, field(c, dw, "semaphore_address").unwrap_or(0))?
+            self.read_gfx_u32(i, space, field(c, dw, F::SemaphoreAddress).unwrap_or(0))?
         };
         Ok(value > data)
     }
 
-    fn execute(
-        &mut self,
-        i: usize,
-        c: &'static CommandInfo,
-        op: Op,
-        dw: &[u32],
-    ) -> Result<(), Halt> {
+    fn execute(&mut self, i: usize, c: &Cmd, op: Op, dw: &[u32]) -> Result<(), Halt> {
         let base = self.layout.engines[i].base;
         match op {
             Op::Noop => {
-                if field(c, dw, "identification_number_register_write_enable") == Some(1) {
-                    let id = field(c, dw, "identification_number").unwrap_or(0) as u32;
+                if field(c, dw, F::IdentificationNumberRegisterWriteEnable) == Some(1) {
+                    let id = field(c, dw, F::IdentificationNumber).unwrap_or(0) as u32;
                     self.regs.set(base + 0x94, id);
                 }
             }
             Op::BatchStart => {
-                let addr = field(c, dw, "batch_buffer_start_address").unwrap_or(0);
+                let addr = field(c, dw, F::BatchBufferStartAddress).unwrap_or(0);
                 if self.layout.physical_addressing {
                     // Gen4/G45: bit 7 fetches the batch through the GTT, else physically.
-                    self.engines[i].batch_space = match field(c, dw, "buffer_address_space") {
+                    self.engines[i].batch_space = match field(c, dw, F::BufferAddressSpace) {
                         Some(0) => Space::Physical,
                         _ => Space::Ggtt,
                     };
                 } else if self.engines[i].batch.is_none() {
                     // Bit 8 selects the PPGTT for a batch started from the ring; a
                     // chained batch keeps its parent's address space.
-                    let ppgtt_bit = field(c, dw, "buffer_security_indicator")
-                        .or_else(|| field(c, dw, "address_space_indicator"))
+                    let ppgtt_bit = field(c, dw, F::BufferSecurityIndicator)
+                        .or_else(|| field(c, dw, F::AddressSpaceIndicator))
                         == Some(1);
                     self.engines[i].batch_space = if ppgtt_bit && self.ppgtt_enabled(i) {
                         Space::Ppgtt
@@ -600,33 +714,29 @@ impl<B: MemoryBus> Device<B> {
             Op::BatchEnd => self.engines[i].batch = None,
             Op::StoreDataImm => {
                 let space = self.space_for(i, c, dw);
-                let addr = field(c, dw, "address").unwrap_or(0) | high_bits(space, c, dw);
-                self.store(i, space, addr, c, dw, ("data_dword0", "data_dword1"))?;
+                let addr = field(c, dw, F::Address).unwrap_or(0) | high_bits(space, c, dw);
+                self.store(i, space, addr, c, dw, (F::DataDword0, F::DataDword1))?;
             }
             Op::StoreDataIndex => {
                 // The status page is in the GGTT (or physical memory on the 965).
                 let (page, space) = self.hwsp(i);
-                let addr = page + field(c, dw, "offset").unwrap_or(0);
-                self.store(i, space, addr, c, dw, ("data_dword0", "data_dword1"))?;
+                let addr = page + field(c, dw, F::Offset).unwrap_or(0);
+                self.store(i, space, addr, c, dw, (F::DataDword0, F::DataDword1))?;
             }
             Op::LoadRegisterImm => {
-                if let Some(g) = &c.group {
+                if let (Some(g), Some((o, d))) = (&c.group, c.register_pair) {
                     let pairs = dw.get(g.dw as usize..).unwrap_or(&[]);
                     for pair in pairs.chunks_exact(g.size as usize) {
-                        let offset = g.fields.iter().find(|f| f.name == "register_offset");
-                        let data = g.fields.iter().find(|f| f.name != "register_offset");
-                        if let (Some(o), Some(d)) = (offset, data) {
-                            let reg = (o.extract(pair) << o.shift) as u32;
-                            self.write_register(reg, d.extract(pair) as u32);
-                        }
+                        let reg = (o.extract(pair) << o.shift) as u32;
+                        self.write_register(reg, d.extract(pair) as u32);
                     }
                 }
             }
             Op::StoreRegisterMem => {
-                let reg = field(c, dw, "register_address").unwrap_or(0) as u32;
+                let reg = field(c, dw, F::RegisterAddress).unwrap_or(0) as u32;
                 let value = self.read_register(reg);
                 let space = self.space_for(i, c, dw);
-                let addr = field(c, dw, "memory_address").unwrap_or(0) | high_bits(space, c, dw);
+                let addr = field(c, dw, F::MemoryAddress).unwrap_or(0) | high_bits(space, c, dw);
                 self.write_gfx_u32(i, space, addr, value)?;
             }
             Op::UserInterrupt => self.raise(self.layout.engines[i].user_interrupt_bit),
@@ -635,10 +745,10 @@ impl<B: MemoryBus> Device<B> {
                 let (page, space) = self.hwsp(i);
                 self.write_gfx_u32(i, space, page + 16, head)?;
             }
-            Op::FlushDw | Op::PipeControl => self.post_sync(i, c, dw)?,
+            Op::FlushDw | Op::PipeControl => self.post_sync(i, c, op == Op::PipeControl, dw)?,
             Op::ConditionalBatchEnd => {
-                let data = field(c, dw, "compare_data_dword").unwrap_or(0) as u32;
-                let addr = field(c, dw, "compare_address").unwrap_or(0);
+                let data = field(c, dw, F::CompareDataDword).unwrap_or(0) as u32;
+                let addr = field(c, dw, F::CompareAddress).unwrap_or(0);
                 let space = self.space_for(i, c, dw);
                 // Execution continues while memory > data (003 lines 14666-14753).
                 if self.read_gfx_u32(i, space, addr)? <= data {
@@ -650,12 +760,12 @@ impl<B: MemoryBus> Device<B> {
             // cancelled); Update Semaphore then writes the data dword to the
             // semaphore in memory (003 lines 15680-15690).
             Op::SemaphoreMbox => {
-                if field(c, dw, "update_semaphore") == Some(1)
-                    && field(c, dw, "compare_register") != Some(1)
+                if field(c, dw, F::UpdateSemaphore) == Some(1)
+                    && field(c, dw, F::CompareRegister) != Some(1)
                 {
                     let space = self.space_for(i, c, dw);
-                    let addr = field(c, dw, "semaphore_address").unwrap_or(0);
-                    let data = field(c, dw, "semaphore_data_dword").unwrap_or(0) as u32;
+                    let addr = field(c, dw, F::SemaphoreAddress).unwrap_or(0);
+                    let data = field(c, dw, F::SemaphoreDataDword).unwrap_or(0) as u32;
                     self.write_gfx_u32(i, space, addr, data)?;
                 }
             }
@@ -664,8 +774,8 @@ impl<B: MemoryBus> Device<B> {
             Op::LoadRegisterMem => {
                 let space = self.space_for(i, c, dw);
                 let value =
-                    self.read_gfx_u32(i, space, field(c, dw, "memory_address").unwrap_or(0))?;
-                self.write_register(field(c, dw, "register_address").unwrap_or(0) as u32, value);
+                    self.read_gfx_u32(i, space, field(c, dw, F::MemoryAddress).unwrap_or(0))?;
+                self.write_register(field(c, dw, F::RegisterAddress).unwrap_or(0) as u32, value);
             }
             Op::SetContext => self.set_context(i, c, dw)?,
             Op::Media(m) => self.media_execute(i, c, m, dw)?,
@@ -683,15 +793,15 @@ impl<B: MemoryBus> Device<B> {
     /// model reports as a command privilege error (EIR bit 2, see
     /// hal/tables/g45/registers.toml EIR) without stopping the engine.
     /// A PPGTT entry whose page table is not present is a page fault.
-    fn update_gtt(&mut self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<(), Halt> {
+    fn update_gtt(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
         if self.engines[i].batch.is_some() && self.engines[i].batch_space == Space::Ppgtt {
             self.flag_error(i, 1 << 2);
             return Ok(());
         }
         let Some(g) = &c.group else { return Ok(()) };
-        let first = field(c, dw, "entry_address").unwrap_or(0) >> 12;
+        let first = field(c, dw, F::EntryAddress).unwrap_or(0) >> 12;
         let entries = dw.get(g.dw as usize..).unwrap_or(&[]);
-        let per_process = field(c, dw, "use_global_gtt") == Some(0);
+        let per_process = field(c, dw, F::UseGlobalGtt) == Some(0);
         for (k, e) in entries.chunks_exact(g.size as usize).enumerate() {
             let page = first + k as u64;
             if per_process {
@@ -710,7 +820,7 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// Refuses a command the model does not execute.
-    pub(crate) fn refuse(&mut self, c: &'static CommandInfo, dw: &[u32]) -> Halt {
+    pub(crate) fn refuse(&mut self, c: &Cmd, dw: &[u32]) -> Halt {
         self.stats.unmodelled += 1;
         Halt::Unmodelled {
             dw0: dw.first().copied().unwrap_or(0),
@@ -724,10 +834,10 @@ impl<B: MemoryBus> Device<B> {
     /// reason, DW1 the low 32 bits of the timestamp, then the A, B and C
     /// counters; the model writes that layout with the report ID of DW2, its
     /// timestamp, and zero counters (it counts no OA events).
-    fn report_perf_count(&mut self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<(), Halt> {
+    fn report_perf_count(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
         let space = self.space_for(i, c, dw);
-        let addr = field(c, dw, "memory_address").unwrap_or(0);
-        let id = field(c, dw, "report_id").unwrap_or(0) as u32;
+        let addr = field(c, dw, F::MemoryAddress).unwrap_or(0);
+        let id = field(c, dw, F::ReportId).unwrap_or(0) as u32;
         let ts = self.timestamp as u32;
         for k in 0..PERF_REPORT_DWORDS {
             let value = match k {
@@ -760,12 +870,12 @@ impl<B: MemoryBus> Device<B> {
     /// The image format is the model's own (the hardware's is opaque to
     /// software): the registers of [`CONTEXT_REGISTERS`], one dword each, at
     /// the start of the 4 KiB-aligned context in the GGTT.
-    fn set_context(&mut self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<(), Halt> {
+    fn set_context(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
         let base = self.layout.engines[i].base;
-        let new = field(c, dw, "logical_context_address").unwrap_or(0);
+        let new = field(c, dw, F::LogicalContextAddress).unwrap_or(0);
         let ccid = self.regs.get(base + CCID);
         let current = (ccid & 0xffff_f000) as u64;
-        let force = field(c, dw, "force_restore") == Some(1);
+        let force = field(c, dw, F::ForceRestore) == Some(1);
         // Gen4's memory space select may name physical memory; elsewhere the GGTT.
         let space = match self.space_for(i, c, dw) {
             Space::Physical => Space::Physical,
@@ -777,7 +887,7 @@ impl<B: MemoryBus> Device<B> {
                 self.write_gfx_u32(i, space, current + 4 * k as u64, value)?;
             }
         }
-        if field(c, dw, "restore_inhibit") != Some(1) {
+        if field(c, dw, F::RestoreInhibit) != Some(1) {
             for (k, reg) in CONTEXT_REGISTERS.iter().enumerate() {
                 let value = self.read_gfx_u32(i, space, new + 4 * k as u64)?;
                 self.regs.set(base + reg, value);
@@ -794,9 +904,9 @@ impl<B: MemoryBus> Device<B> {
         i: usize,
         space: Space,
         addr: u64,
-        c: &CommandInfo,
+        c: &Cmd,
         dw: &[u32],
-        (low, high): (&str, &str),
+        (low, high): (F, F),
     ) -> Result<(), Halt> {
         self.write_gfx_u32(i, space, addr, field(c, dw, low).unwrap_or(0) as u32)?;
         if let Some(hi) = field(c, dw, high) {
@@ -807,18 +917,18 @@ impl<B: MemoryBus> Device<B> {
 
     /// The post-sync operation of MI_FLUSH_DW and PIPE_CONTROL: write the
     /// immediate data or the timestamp, then raise the notify interrupt.
-    fn post_sync(&mut self, i: usize, c: &'static CommandInfo, dw: &[u32]) -> Result<(), Halt> {
-        let mut addr = field(c, dw, "address").unwrap_or(0);
+    fn post_sync(&mut self, i: usize, c: &Cmd, pipe_control: bool, dw: &[u32]) -> Result<(), Halt> {
+        let mut addr = field(c, dw, F::Address).unwrap_or(0);
         let mut space = self.space_for(i, c, dw);
-        if field(c, dw, "store_data_index") == Some(1) {
+        if field(c, dw, F::StoreDataIndex) == Some(1) {
             let (page, hwsp_space) = self.hwsp(i);
             addr = page + (addr & 0xfff);
             space = hwsp_space;
         }
-        match field(c, dw, "post_sync_operation") {
+        match field(c, dw, F::PostSyncOperation) {
             // Gen4/G45 PIPE_CONTROL carries one 64-bit immediate; Gen6+ two dwords.
-            Some(1) if c.fields.iter().any(|f| f.name == "immediate_data") => {
-                let data = field(c, dw, "immediate_data").unwrap_or(0);
+            Some(1) if c.has(F::ImmediateData) => {
+                let data = field(c, dw, F::ImmediateData).unwrap_or(0);
                 self.write_gfx_u32(i, space, addr, data as u32)?;
                 self.write_gfx_u32(i, space, addr + 4, (data >> 32) as u32)?;
             }
@@ -828,13 +938,13 @@ impl<B: MemoryBus> Device<B> {
                 addr,
                 c,
                 dw,
-                ("immediate_data_low", "immediate_data_high"),
+                (F::ImmediateDataLow, F::ImmediateDataHigh),
             )?,
             // Write PS Depth Count: the pixels that passed the depth test.
             // The model has no 3D pipeline, so no pixel has passed: it
             // writes 0 (64 bits, like the other post-sync writes) until 3D
             // exists. MI_FLUSH_DW has no such operation (2 is reserved).
-            Some(2) if c.name == "PIPE_CONTROL" => {
+            Some(2) if pipe_control => {
                 self.write_gfx_u32(i, space, addr, 0)?;
                 self.write_gfx_u32(i, space, addr + 4, 0)?;
             }
@@ -844,9 +954,72 @@ impl<B: MemoryBus> Device<B> {
             }
             _ => {}
         }
-        if field(c, dw, "notify_enable") == Some(1) {
+        if field(c, dw, F::NotifyEnable) == Some(1) {
             self.raise(self.layout.engines[i].notify_bit);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use baregpu_hal::Generation;
+
+    /// Every generation the model runs resolves every field its engines'
+    /// commands need (a renamed or missing field fails here, not as a zero
+    /// read while commands run).
+    #[test]
+    fn every_generation_resolves_the_fields_the_model_reads() {
+        let mut built = 0;
+        for g in Generation::ALL {
+            let Some(layout) = layout::Layout::of(g) else {
+                continue;
+            };
+            for e in layout.engines {
+                let table = CommandTable::new(g.tables(), e.name)
+                    .unwrap_or_else(|m| panic!("{g:?} {}: {m:?}", e.name));
+                // The MI commands every engine executes are found and resolved.
+                let store = table
+                    .entries
+                    .iter()
+                    .find(|(c, _)| c.name == "MI_STORE_DATA_IMM")
+                    .unwrap_or_else(|| panic!("{g:?} {}: no MI_STORE_DATA_IMM", e.name));
+                assert_eq!(store.1, Op::StoreDataImm);
+                assert!(store.0.has(F::Address) && store.0.has(F::DataDword0));
+                built += 1;
+            }
+        }
+        assert!(built >= 4, "only {built} engine tables built");
+    }
+
+    /// A command without a field its operation needs is refused at construction.
+    #[test]
+    fn a_missing_field_is_a_construction_error() {
+        let tables = Generation::Gen7.tables();
+        let sdi = tables
+            .commands
+            .iter()
+            .find(|c| c.name == "MI_STORE_DATA_IMM")
+            .expect("Gen7 has MI_STORE_DATA_IMM");
+        assert!(resolve(sdi).is_ok());
+        let fields: Vec<_> = sdi
+            .fields
+            .iter()
+            .filter(|f| f.name != "address")
+            .copied()
+            .collect();
+        let without_address: &'static CommandInfo =
+            alloc::boxed::Box::leak(alloc::boxed::Box::new(CommandInfo {
+                fields: alloc::boxed::Box::leak(fields.into_boxed_slice()),
+                ..*sdi
+            }));
+        assert_eq!(
+            resolve(without_address).err(),
+            Some(MissingField {
+                command: "MI_STORE_DATA_IMM",
+                field: "address",
+            })
+        );
     }
 }

@@ -23,6 +23,7 @@
 extern crate alloc;
 
 mod blit;
+mod command;
 mod device;
 mod engine;
 pub mod eu;
@@ -41,6 +42,12 @@ pub use device::Stats;
 pub enum SoftGpuError {
     /// The device model does not cover this generation yet.
     Unsupported(Generation),
+    /// A command the model executes lacks a field it reads in this
+    /// generation's tables (a table or model bug, found at construction).
+    MissingField {
+        command: &'static str,
+        field: &'static str,
+    },
 }
 
 /// The software GPU.

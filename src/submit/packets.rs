@@ -24,8 +24,7 @@ pub struct Encoders {
 }
 
 macro_rules! encoders {
-    // `$cs_stall`: the name of PIPE_CONTROL's command streamer stall bit in that generation's table.
-    ($gen:ident, $cs_stall:ident) => {{
+    ($gen:ident) => {{
         use baregpu_hal::$gen::commands as c;
         Encoders {
             batch_start: |addr, ppgtt, out| {
@@ -47,7 +46,7 @@ macro_rules! encoders {
             flush: |render, out| {
                 if render {
                     // CS stall needs a companion bit on SNB; the pixel scoreboard stall is the cheap one.
-                    c::PipeControl { $cs_stall: true, stall_at_pixel_scoreboard: true, ..Default::default() }.pack(out)
+                    c::PipeControl { command_streamer_stall_enable: true, stall_at_pixel_scoreboard: true, ..Default::default() }.pack(out)
                 } else {
                     c::MiFlushDw::default().pack(out)
                 }
@@ -115,8 +114,8 @@ pub fn encoders(generation: Generation) -> Option<Encoders> {
     match generation {
         Generation::Gen4 => Some(gen4_encoders!(gen4)),
         Generation::G45 => Some(gen4_encoders!(g45)),
-        Generation::Gen6 => Some(encoders!(gen6, cs_stall)),
-        Generation::Gen7 => Some(encoders!(gen7, command_streamer_stall_enable)),
+        Generation::Gen6 => Some(encoders!(gen6)),
+        Generation::Gen7 => Some(encoders!(gen7)),
         _ => None,
     }
 }

@@ -47,15 +47,16 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::command::Cmd;
 use baregpu_hal::MemoryBus;
-use baregpu_hal::reflect::CommandInfo;
 
 use super::{
     Access, Raster, Rect, SWCTRL_DST_Y, SWCTRL_SRC_Y, SetupPattern, Surface, Tiling,
     destination_rect, raster_of, rop3, s16,
 };
+use crate::command::{F, field};
 use crate::device::Device;
-use crate::engine::{Halt, field};
+use crate::engine::Halt;
 
 /// Which operands a command has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +86,7 @@ enum SourceFrom {
     None,
     Color,
     /// Word-aligned mono source at this address field.
-    MonoMemory(&'static str),
+    MonoMemory(F),
     MonoImmediate,
     /// Text with the setup colours, at BR12.
     TextMemory,
@@ -103,20 +104,20 @@ impl ExpandedKind {
             "XY_PAT_CHROMA_BLT_IMMEDIATE" => (P::ColorImmediate, S::None, true),
             "XY_MONO_PAT_BLT" => (P::Mono, S::None, false),
             "XY_MONO_PAT_FIXED_BLT" => (P::Fixed, S::None, false),
-            "XY_MONO_SRC_COPY_BLT" => (P::None, S::MonoMemory("source_address"), false),
+            "XY_MONO_SRC_COPY_BLT" => (P::None, S::MonoMemory(F::SourceAddress), false),
             "XY_MONO_SRC_COPY_IMMEDIATE_BLT" => (P::None, S::MonoImmediate, false),
             "XY_SRC_COPY_CHROMA_BLT" => (P::None, S::Color, true),
             "XY_FULL_BLT" => (P::ColorMemory, S::Color, false),
             "XY_FULL_IMMEDIATE_PATTERN_BLT" => (P::ColorImmediate, S::Color, false),
-            "XY_FULL_MONO_SRC_BLT" => (P::ColorMemory, S::MonoMemory("mono_source_address"), false),
+            "XY_FULL_MONO_SRC_BLT" => (P::ColorMemory, S::MonoMemory(F::MonoSourceAddress), false),
             "XY_FULL_MONO_SRC_IMMEDIATE_PATTERN_BLT" => (
                 P::ColorImmediate,
-                S::MonoMemory("mono_source_address"),
+                S::MonoMemory(F::MonoSourceAddress),
                 false,
             ),
             "XY_FULL_MONO_PATTERN_BLT" => (P::Mono, S::Color, false),
             "XY_FULL_MONO_PATTERN_MONO_SRC_BLT" => {
-                (P::Mono, S::MonoMemory("source_address"), false)
+                (P::Mono, S::MonoMemory(F::SourceAddress), false)
             }
             "XY_SCANLINES_BLT" => (P::Setup, S::None, false),
             "XY_TEXT_BLT" => (P::Setup, S::TextMemory, false),
@@ -232,14 +233,8 @@ pub(super) struct Expanded {
 
 /// The command's immediate dwords (its group, else the dwords after its
 /// last field), as bytes.
-fn immediate(c: &CommandInfo, dw: &[u32]) -> Vec<u8> {
-    let after_fields = || c.fields.iter().map(|f| f.end as usize / 32 + 1).max();
-    let first = c
-        .group
-        .map(|g| g.dw as usize)
-        .or_else(after_fields)
-        .unwrap_or(1);
-    dw.get(first..)
+fn immediate(c: &Cmd, dw: &[u32]) -> Vec<u8> {
+    dw.get(c.immediate_dw..)
         .unwrap_or(&[])
         .iter()
         .flat_map(|d| d.to_le_bytes())
@@ -257,7 +252,7 @@ impl<B: MemoryBus> Device<B> {
     pub(super) fn expanded(
         &self,
         i: usize,
-        c: &CommandInfo,
+        c: &Cmd,
         kind: ExpandedKind,
         dw: &[u32],
     ) -> Option<Option<Expanded>> {
@@ -268,10 +263,10 @@ impl<B: MemoryBus> Device<B> {
             (raster, setup.pitch, setup.base, setup.clipping)
         } else {
             (
-                raster_of(c, dw, "")?,
-                field(c, dw, "destination_pitch")?,
-                field(c, dw, "destination_base_address")?,
-                field(c, dw, "clipping_enable") == Some(1),
+                raster_of(c, dw, None)?,
+                field(c, dw, F::DestinationPitch)?,
+                field(c, dw, F::DestinationBaseAddress)?,
+                field(c, dw, F::ClippingEnable) == Some(1),
             )
         };
         // Negative pitches are not allowed with a monochrome source or text
@@ -280,14 +275,14 @@ impl<B: MemoryBus> Device<B> {
         if mono_source && s16(pitch) < 0 {
             return None;
         }
-        let tiled = field(c, dw, "tiling_enable").or_else(|| field(c, dw, "dest_tiling_enable"));
+        let tiled = field(c, dw, F::TilingEnable).or_else(|| field(c, dw, F::DestTilingEnable));
         let dst = self.xy_surface(base, pitch, tiled == Some(1), SWCTRL_DST_Y)?;
         let mut rect = destination_rect(c, dw);
         let origin = (rect.x1, rect.y1);
         let width = rect.x2 - rect.x1;
         let seed = (
-            field(c, dw, "pattern_horizontal_seed").unwrap_or(0) as i64,
-            field(c, dw, "pattern_vertical_seed").unwrap_or(0) as i64,
+            field(c, dw, F::PatternHorizontalSeed).unwrap_or(0) as i64,
+            field(c, dw, F::PatternVerticalSeed).unwrap_or(0) as i64,
         );
         let cpp = raster.cpp;
         let color = |name| field(c, dw, name).unwrap_or(0) as u32;
@@ -301,20 +296,20 @@ impl<B: MemoryBus> Device<B> {
                 Pattern::Color(data[..64 * cpp].to_vec())
             }
             PatternFrom::ColorMemory => {
-                let base = field(c, dw, "pattern_base_address")?;
+                let base = field(c, dw, F::PatternBaseAddress)?;
                 self.color_pattern(raster, base)
             }
             PatternFrom::Fixed => Pattern::Mono {
-                bits: fixed_pattern(field(c, dw, "fixed_pattern")?)?,
-                fg: color("pattern_foreground_color"),
-                bg: color("pattern_background_color"),
-                transparent: field(c, dw, "mono_pattern_transparency_mode") == Some(1),
+                bits: fixed_pattern(field(c, dw, F::FixedPattern)?)?,
+                fg: color(F::PatternForegroundColor),
+                bg: color(F::PatternBackgroundColor),
+                transparent: field(c, dw, F::MonoPatternTransparencyMode) == Some(1),
             },
             PatternFrom::Mono => Pattern::Mono {
-                bits: field(c, dw, "pattern_data_0")? | field(c, dw, "pattern_data_1")? << 32,
-                fg: color("pattern_foreground_color"),
-                bg: color("pattern_background_color"),
-                transparent: field(c, dw, "mono_pattern_transparency_mode") == Some(1),
+                bits: field(c, dw, F::PatternData0)? | field(c, dw, F::PatternData1)? << 32,
+                fg: color(F::PatternForegroundColor),
+                bg: color(F::PatternBackgroundColor),
+                transparent: field(c, dw, F::MonoPatternTransparencyMode) == Some(1),
             },
             PatternFrom::Setup => match setup.pattern {
                 SetupPattern::None => Pattern::None,
@@ -338,7 +333,7 @@ impl<B: MemoryBus> Device<B> {
                 bg,
                 transparent,
                 ..
-            } if field(c, dw, "solid_pattern_select") == Some(1) => Pattern::Mono {
+            } if field(c, dw, F::SolidPatternSelect) == Some(1) => Pattern::Mono {
                 bits: 0,
                 fg,
                 bg,
@@ -349,8 +344,8 @@ impl<B: MemoryBus> Device<B> {
         if matches!(pattern, Pattern::None) && raster.uses_pattern() {
             return None;
         }
-        let word_bits = field(c, dw, "monochrome_source_data_bit_position").unwrap_or(0);
-        let text_packing = if field(c, dw, "bit_byte_packed") == Some(1) {
+        let word_bits = field(c, dw, F::MonochromeSourceDataBitPosition).unwrap_or(0);
+        let text_packing = if field(c, dw, F::BitBytePacked) == Some(1) {
             Packing::Bytes
         } else {
             Packing::Bits
@@ -362,10 +357,10 @@ impl<B: MemoryBus> Device<B> {
             bg,
             transparent,
         };
-        let mono_transparent = field(c, dw, "mono_source_transparency_mode") == Some(1);
+        let mono_transparent = field(c, dw, F::MonoSourceTransparencyMode) == Some(1);
         let (src_fg, src_bg) = (
-            color("source_foreground_color"),
-            color("source_background_color"),
+            color(F::SourceForegroundColor),
+            color(F::SourceBackgroundColor),
         );
         let text_bg = setup.raster.map_or(0, |r| u32::from_le_bytes(r.pattern));
         let text_fg = setup.foreground;
@@ -384,7 +379,7 @@ impl<B: MemoryBus> Device<B> {
                 mono(data, words, src_fg, src_bg, mono_transparent)
             }
             SourceFrom::TextMemory => {
-                let data = MonoData::Memory(field(c, dw, "source_address")?);
+                let data = MonoData::Memory(field(c, dw, F::SourceAddress)?);
                 let t = setup.mono_source_transparent;
                 mono(data, text_packing, text_fg, text_bg, t)
             }
@@ -394,16 +389,16 @@ impl<B: MemoryBus> Device<B> {
                 mono(data, text_packing, text_fg, text_bg, t)
             }
             SourceFrom::Color => {
-                let src_base = field(c, dw, "source_base_address")?;
+                let src_base = field(c, dw, F::SourceBaseAddress)?;
                 let src = self.xy_surface(
                     src_base,
-                    field(c, dw, "source_pitch")?,
-                    field(c, dw, "src_tiling_enable") == Some(1),
+                    field(c, dw, F::SourcePitch)?,
+                    field(c, dw, F::SrcTilingEnable) == Some(1),
                     SWCTRL_SRC_Y,
                 )?;
                 let (sx, sy) = (
-                    s16(field(c, dw, "source_x1")?),
-                    s16(field(c, dw, "source_y1")?),
+                    s16(field(c, dw, F::SourceX1)?),
+                    s16(field(c, dw, F::SourceY1)?),
                 );
                 bottom_up = src_base == base && sy < rect.y1;
                 rect.x1 += (-sx).max(0);
@@ -428,16 +423,16 @@ impl<B: MemoryBus> Device<B> {
             return None;
         }
         let chroma = if kind.chroma {
-            let mode = field(c, dw, "transparency_range_mode")?;
+            let mode = field(c, dw, F::TransparencyRangeMode)?;
             // Pattern chroma blits take destination keys only (line 21245).
             if kind.source == SourceFrom::None && mode & 1 == 1 && mode & 0b100 == 0 {
                 return None;
             }
             Some(Chroma {
                 mode,
-                low: color("transparency_color_low"),
-                high: color("transparency_color_high"),
-                depth: field(c, dw, "color_depth")?,
+                low: color(F::TransparencyColorLow),
+                high: color(F::TransparencyColorHigh),
+                depth: field(c, dw, F::ColorDepth)?,
             })
         } else {
             None

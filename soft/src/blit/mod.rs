@@ -59,11 +59,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use baregpu_hal::reflect::CommandInfo;
+use crate::command::Cmd;
 use baregpu_hal::{Generation, MemoryBus};
 
+use crate::command::{F, field};
 use crate::device::Device;
-use crate::engine::{Halt, Space, field};
+use crate::engine::{Halt, Space};
 
 mod expand;
 
@@ -98,6 +99,72 @@ impl BlitOp {
             "XY_SETUP_MONO_PATTERN_SL_BLT" => Self::XySetupMonoPattern,
             _ => return ExpandedKind::of(name).map(Self::Expanded),
         })
+    }
+}
+
+impl BlitOp {
+    /// The fields the operation reads without a fallback (see
+    /// `engine::required`).
+    pub(crate) fn required(self) -> &'static [F] {
+        const XY_RECT: [F; 4] = [
+            F::DestinationX1,
+            F::DestinationY1,
+            F::DestinationX2,
+            F::DestinationY2,
+        ];
+        match self {
+            Self::Color => &[
+                F::ColorDepth,
+                F::RasterOperation,
+                F::DestinationAddress,
+                F::DestinationPitch,
+                F::DestinationWidth,
+                F::DestinationHeight,
+            ],
+            Self::SrcCopy => &[
+                F::ColorDepth,
+                F::RasterOperation,
+                F::DestinationAddress,
+                F::DestinationPitch,
+                F::DestinationWidth,
+                F::DestinationHeight,
+                F::SourceAddress,
+                F::SourcePitch,
+            ],
+            Self::XySetup | Self::XySetupMonoPattern => &[
+                F::ColorDepth,
+                F::RasterOperation,
+                F::DestinationPitch,
+                F::SetupDestinationBaseAddress,
+            ],
+            Self::XySetupClip => &[F::CliprectX1, F::CliprectY1, F::CliprectX2, F::CliprectY2],
+            Self::XyPixel => &[F::DestinationX1, F::DestinationY1],
+            Self::XyColor => &[
+                F::ColorDepth,
+                F::RasterOperation,
+                F::DestinationBaseAddress,
+                F::DestinationPitch,
+                F::DestinationX1,
+                F::DestinationY1,
+                F::DestinationX2,
+                F::DestinationY2,
+            ],
+            Self::XySrcCopy => &[
+                F::ColorDepth,
+                F::RasterOperation,
+                F::DestinationBaseAddress,
+                F::DestinationPitch,
+                F::DestinationX1,
+                F::DestinationY1,
+                F::DestinationX2,
+                F::DestinationY2,
+                F::SourceBaseAddress,
+                F::SourcePitch,
+                F::SourceX1,
+                F::SourceY1,
+            ],
+            Self::Expanded(_) => &XY_RECT,
+        }
     }
 }
 
@@ -362,24 +429,24 @@ fn s16(v: u64) -> i64 {
 }
 
 /// The destination rectangle (BR22/BR23) of an XY command.
-fn destination_rect(c: &CommandInfo, dw: &[u32]) -> Rect {
+fn destination_rect(c: &Cmd, dw: &[u32]) -> Rect {
     let get = |name| s16(field(c, dw, name).unwrap_or(0));
     Rect {
-        x1: get("destination_x1"),
-        y1: get("destination_y1"),
-        x2: get("destination_x2"),
-        y2: get("destination_y2"),
+        x1: get(F::DestinationX1),
+        y1: get(F::DestinationY1),
+        x2: get(F::DestinationX2),
+        y2: get(F::DestinationY2),
     }
 }
 
 /// The clip rectangle of BR24/BR25: 15-bit positive coordinates.
-fn clip_of(c: &CommandInfo, dw: &[u32]) -> Rect {
+fn clip_of(c: &Cmd, dw: &[u32]) -> Rect {
     let get = |name| field(c, dw, name).unwrap_or(0) as i64 & 0x7fff;
     Rect {
-        x1: get("cliprect_x1"),
-        y1: get("cliprect_y1"),
-        x2: get("cliprect_x2"),
-        y2: get("cliprect_y2"),
+        x1: get(F::CliprectX1),
+        y1: get(F::CliprectY1),
+        x2: get(F::CliprectX2),
+        y2: get(F::CliprectY2),
     }
 }
 
@@ -399,13 +466,7 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// Executes one blitter command on engine `i`.
-    pub(crate) fn blit(
-        &mut self,
-        i: usize,
-        c: &'static CommandInfo,
-        op: BlitOp,
-        dw: &[u32],
-    ) -> Result<(), Halt> {
+    pub(crate) fn blit(&mut self, i: usize, c: &Cmd, op: BlitOp, dw: &[u32]) -> Result<(), Halt> {
         let error = Halt::InstructionError {
             dw0: dw.first().copied().unwrap_or(0),
         };
@@ -446,22 +507,22 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// XY_SETUP_BLT: loads the shared state (lines 20730-20802).
-    fn setup(&mut self, i: usize, c: &CommandInfo, dw: &[u32]) -> Result<(), Halt> {
+    fn setup(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
         let s = &mut self.engines[i].blit;
-        s.raster = raster_of(c, dw, "setup_background_color");
-        s.pitch = field(c, dw, "destination_pitch").unwrap_or(0);
-        s.clipping = field(c, dw, "clipping_enable") == Some(1);
-        s.base = field(c, dw, "setup_destination_base_address").unwrap_or(0);
+        s.raster = raster_of(c, dw, Some(F::SetupBackgroundColor));
+        s.pitch = field(c, dw, F::DestinationPitch).unwrap_or(0);
+        s.clipping = field(c, dw, F::ClippingEnable) == Some(1);
+        s.base = field(c, dw, F::SetupDestinationBaseAddress).unwrap_or(0);
         s.clip = clip_of(c, dw);
-        s.foreground = field(c, dw, "setup_foreground_color").unwrap_or(0) as u32;
-        s.mono_source_transparent = field(c, dw, "mono_source_transparency_mode") == Some(1);
-        s.pattern = match field(c, dw, "pattern_data_0") {
+        s.foreground = field(c, dw, F::SetupForegroundColor).unwrap_or(0) as u32;
+        s.mono_source_transparent = field(c, dw, F::MonoSourceTransparencyMode) == Some(1);
+        s.pattern = match field(c, dw, F::PatternData0) {
             Some(lo) => SetupPattern::Mono {
-                bits: lo | field(c, dw, "pattern_data_1").unwrap_or(0) << 32,
-                solid: field(c, dw, "solid_pattern_select") == Some(1),
-                transparent: field(c, dw, "mono_pattern_transparency_mode") == Some(1),
+                bits: lo | field(c, dw, F::PatternData1).unwrap_or(0) << 32,
+                solid: field(c, dw, F::SolidPatternSelect) == Some(1),
+                transparent: field(c, dw, F::MonoPatternTransparencyMode) == Some(1),
             },
-            None => SetupPattern::Color(field(c, dw, "setup_pattern_base_address").unwrap_or(0)),
+            None => SetupPattern::Color(field(c, dw, F::SetupPatternBaseAddress).unwrap_or(0)),
         };
         Ok(())
     }
@@ -508,14 +569,14 @@ impl<B: MemoryBus> Device<B> {
 
     /// COLOR_BLT (lines 20599-20645): a linear fill of width bytes x height
     /// lines from the first byte. `None` = instruction error.
-    fn color_blt(&self, c: &CommandInfo, dw: &[u32]) -> Option<Option<Blit>> {
-        let raster = raster_of(c, dw, "solid_pattern_color")?;
+    fn color_blt(&self, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
+        let raster = raster_of(c, dw, Some(F::SolidPatternColor))?;
         if raster.uses_source() {
             return None;
         }
         let dst = linear(
-            field(c, dw, "destination_address")?,
-            field(c, dw, "destination_pitch")?,
+            field(c, dw, F::DestinationAddress)?,
+            field(c, dw, F::DestinationPitch)?,
         );
         let rect = legacy_rect(c, dw, raster.cpp)?;
         Some(Some(Blit {
@@ -529,18 +590,18 @@ impl<B: MemoryBus> Device<B> {
 
     /// SRC_COPY_BLT (lines 20646-20729): a linear copy; the driver picks the
     /// vertical direction with the pitch signs.
-    fn src_copy_blt(&self, c: &CommandInfo, dw: &[u32]) -> Option<Option<Blit>> {
-        let raster = raster_of(c, dw, "")?;
-        if raster.uses_pattern() || field(c, dw, "x_direction") == Some(1) {
+    fn src_copy_blt(&self, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
+        let raster = raster_of(c, dw, None)?;
+        if raster.uses_pattern() || field(c, dw, F::XDirection) == Some(1) {
             return None;
         }
         let dst = linear(
-            field(c, dw, "destination_address")?,
-            field(c, dw, "destination_pitch")?,
+            field(c, dw, F::DestinationAddress)?,
+            field(c, dw, F::DestinationPitch)?,
         );
         let src = linear(
-            field(c, dw, "source_address")?,
-            field(c, dw, "source_pitch")?,
+            field(c, dw, F::SourceAddress)?,
+            field(c, dw, F::SourcePitch)?,
         );
         let rect = legacy_rect(c, dw, raster.cpp)?;
         Some(Some(Blit {
@@ -553,15 +614,15 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// XY_COLOR_BLT (lines 21090-21155).
-    fn xy_color_blt(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Option<Option<Blit>> {
-        let raster = raster_of(c, dw, "solid_pattern_color")?;
+    fn xy_color_blt(&self, i: usize, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
+        let raster = raster_of(c, dw, Some(F::SolidPatternColor))?;
         if raster.uses_source() {
             return None;
         }
         let dst = self.xy_surface(
-            field(c, dw, "destination_base_address")?,
-            field(c, dw, "destination_pitch")?,
-            field(c, dw, "tiling_enable") == Some(1),
+            field(c, dw, F::DestinationBaseAddress)?,
+            field(c, dw, F::DestinationPitch)?,
+            field(c, dw, F::TilingEnable) == Some(1),
             SWCTRL_DST_Y,
         )?;
         let rect = self.clipped(i, c, dw, destination_rect(c, dw));
@@ -575,28 +636,28 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// XY_SRC_COPY_BLT (lines 21919-22012).
-    fn xy_src_copy_blt(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Option<Option<Blit>> {
-        let raster = raster_of(c, dw, "")?;
+    fn xy_src_copy_blt(&self, i: usize, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
+        let raster = raster_of(c, dw, None)?;
         if raster.uses_pattern() {
             return None;
         }
-        let dst_base = field(c, dw, "destination_base_address")?;
-        let src_base = field(c, dw, "source_base_address")?;
+        let dst_base = field(c, dw, F::DestinationBaseAddress)?;
+        let src_base = field(c, dw, F::SourceBaseAddress)?;
         let dst = self.xy_surface(
             dst_base,
-            field(c, dw, "destination_pitch")?,
-            field(c, dw, "dest_tiling_enable") == Some(1),
+            field(c, dw, F::DestinationPitch)?,
+            field(c, dw, F::DestTilingEnable) == Some(1),
             SWCTRL_DST_Y,
         )?;
         let src = self.xy_surface(
             src_base,
-            field(c, dw, "source_pitch")?,
-            field(c, dw, "src_tiling_enable") == Some(1),
+            field(c, dw, F::SourcePitch)?,
+            field(c, dw, F::SrcTilingEnable) == Some(1),
             SWCTRL_SRC_Y,
         )?;
         let (sx, sy) = (
-            s16(field(c, dw, "source_x1")?),
-            s16(field(c, dw, "source_y1")?),
+            s16(field(c, dw, F::SourceX1)?),
+            s16(field(c, dw, F::SourceY1)?),
         );
         let mut rect = destination_rect(c, dw);
         let bottom_up = src_base == dst_base && sy < rect.y1;
@@ -616,17 +677,17 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// XY_PIXEL_BLT (lines 20907-20940): one pixel with the setup state.
-    fn xy_pixel_blt(&self, i: usize, c: &CommandInfo, dw: &[u32]) -> Option<Option<Blit>> {
+    fn xy_pixel_blt(&self, i: usize, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
         let s = self.engines[i].blit;
         let raster = s.raster?;
-        let tiled = field(c, dw, "tiling_enable") == Some(1);
+        let tiled = field(c, dw, F::TilingEnable) == Some(1);
         if raster.uses_source() || s16(s.pitch) < 0 {
             return None;
         }
         let dst = self.xy_surface(s.base, s.pitch, tiled, SWCTRL_DST_Y)?;
         let (x, y) = (
-            s16(field(c, dw, "destination_x1")?),
-            s16(field(c, dw, "destination_y1")?),
+            s16(field(c, dw, F::DestinationX1)?),
+            s16(field(c, dw, F::DestinationY1)?),
         );
         let clipped = s.clipping && !s.clip.contains(x, y);
         let rect = Rect {
@@ -645,8 +706,8 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// The destination rectangle after the clip rectangle, when enabled.
-    fn clipped(&self, i: usize, c: &CommandInfo, dw: &[u32], rect: Rect) -> Rect {
-        if field(c, dw, "clipping_enable") == Some(1) {
+    fn clipped(&self, i: usize, c: &Cmd, dw: &[u32], rect: Rect) -> Rect {
+        if field(c, dw, F::ClippingEnable) == Some(1) {
             rect.intersect(&self.engines[i].blit.clip)
         } else {
             rect
@@ -720,13 +781,13 @@ impl Access {
 }
 
 /// Depth, ROP and byte mask of a BLT command, with the solid colour field
-/// `pattern` ("" for none). `None` when the command lacks the fields.
-fn raster_of(c: &CommandInfo, dw: &[u32], pattern: &str) -> Option<Raster> {
-    let color = field(c, dw, pattern).unwrap_or(0) as u32;
+/// `pattern` (none: `None`). `None` when the command lacks the fields.
+fn raster_of(c: &Cmd, dw: &[u32], pattern: Option<F>) -> Option<Raster> {
+    let color = pattern.and_then(|p| field(c, dw, p)).unwrap_or(0) as u32;
     Some(Raster::new(
-        field(c, dw, "color_depth")?,
-        field(c, dw, "raster_operation")?,
-        field(c, dw, "bpp32_byte_mask").unwrap_or(3),
+        field(c, dw, F::ColorDepth)?,
+        field(c, dw, F::RasterOperation)?,
+        field(c, dw, F::Bpp32ByteMask).unwrap_or(3),
         color,
     ))
 }
@@ -744,9 +805,9 @@ fn linear(base: u64, pitch: u64) -> Surface {
 
 /// The legacy BR14 size (height in lines, width in bytes) as a pixel
 /// rectangle at (0, 0). A width that is not whole pixels is an error.
-fn legacy_rect(c: &CommandInfo, dw: &[u32], cpp: usize) -> Option<Rect> {
-    let width = field(c, dw, "destination_width")? as usize;
-    let height = field(c, dw, "destination_height")? as i64;
+fn legacy_rect(c: &Cmd, dw: &[u32], cpp: usize) -> Option<Rect> {
+    let width = field(c, dw, F::DestinationWidth)? as usize;
+    let height = field(c, dw, F::DestinationHeight)? as i64;
     width.is_multiple_of(cpp).then_some(Rect {
         x1: 0,
         y1: 0,

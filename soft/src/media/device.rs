@@ -4,8 +4,8 @@
 
 use alloc::boxed::Box;
 
+use crate::command::Cmd;
 use baregpu_hal::MemoryBus;
-use baregpu_hal::reflect::CommandInfo;
 use baregpu_isa::Platform;
 
 use super::memory::GfxView;
@@ -58,11 +58,25 @@ impl<B: MemoryBus> Device<B> {
     pub(crate) fn media_gate(
         &mut self,
         i: usize,
-        c: &'static CommandInfo,
+        c: &Cmd,
         op: Option<MediaOp>,
         dw: &[u32],
     ) -> Result<bool, Halt> {
         if !self.has_media(i) {
+            return Ok(true);
+        }
+        // Not a dispatch, and no thread running or stopped on an error:
+        // `Media::gate` would let it pass with nothing to drain.
+        let dispatch = matches!(
+            op,
+            Some(MediaOp::Object | MediaOp::ObjectWalker | MediaOp::GpgpuWalker)
+        );
+        if !dispatch
+            && self
+                .media
+                .as_ref()
+                .is_some_and(|m| m.array.is_idle() && m.array.report().is_none())
+        {
             return Ok(true);
         }
         let Some(mut media) = self.media.take() else {
@@ -98,7 +112,7 @@ impl<B: MemoryBus> Device<B> {
     pub(crate) fn media_execute(
         &mut self,
         i: usize,
-        c: &'static CommandInfo,
+        c: &Cmd,
         op: MediaOp,
         dw: &[u32],
     ) -> Result<(), Halt> {

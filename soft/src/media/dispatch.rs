@@ -6,13 +6,13 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use baregpu_hal::reflect::CommandInfo;
+use crate::command::Cmd;
 use baregpu_isa::Platform;
 
 use super::descriptor::Descriptor;
 use super::walker::{GroupWalk, MediaWalk, MediaWalkSpec, thread_coords};
 use super::{Media, MediaError, MediaOp, Selected};
-use crate::engine::field;
+use crate::command::{F, field};
 use crate::eu::array::payload::{self, Pipeline, RootHeader};
 use crate::eu::array::{Bindings, EuFailure, GroupSpec, ThreadStart};
 use crate::eu::shared::sampler::SamplerSource;
@@ -27,13 +27,13 @@ const FFID_SPAWNER: u8 = 0x7;
 /// only for GPGPU dispatch).
 const MEDIA_MASK: u32 = 0xFFFF;
 
-fn get(c: &CommandInfo, dw: &[u32], name: &str) -> u64 {
+fn get(c: &Cmd, dw: &[u32], name: F) -> u64 {
     field(c, dw, name).unwrap_or(0)
 }
 
 /// A signed field (two's complement of its width).
-fn signed(c: &CommandInfo, dw: &[u32], name: &str) -> i32 {
-    let Some(f) = c.fields.iter().find(|f| f.name == name) else {
+fn signed(c: &Cmd, dw: &[u32], name: F) -> i32 {
+    let Some(f) = c.get(name) else {
         return 0;
     };
     let w = f.width().clamp(1, 32);
@@ -42,7 +42,7 @@ fn signed(c: &CommandInfo, dw: &[u32], name: &str) -> i32 {
 }
 
 /// The inline data dwords of a command with an inline-data group.
-fn inline(c: &CommandInfo, dw: &[u32]) -> Vec<u32> {
+fn inline(c: &Cmd, dw: &[u32]) -> Vec<u32> {
     c.group
         .and_then(|g| dw.get(usize::from(g.dw)..))
         .unwrap_or(&[])
@@ -94,7 +94,7 @@ impl Media {
         &mut self,
         cmd: &mut dyn GfxMemory,
         threads: &mut dyn GfxMemory,
-        c: &CommandInfo,
+        c: &Cmd,
         dw: &[u32],
     ) -> Result<bool, MediaError> {
         self.check_pipeline()?;
@@ -105,25 +105,25 @@ impl Media {
         }
         // Synchronized root threads wait for a spawner message the model
         // does not send (003 MEDIA_OBJECT DW2 bit 24).
-        if get(c, dw, "thread_synchronization") == 1 {
+        if get(c, dw, F::ThreadSynchronization) == 1 {
             return Err(MediaError::Command);
         }
-        let ido = get(c, dw, "interface_descriptor_offset") as u32;
+        let ido = get(c, dw, F::InterfaceDescriptorOffset) as u32;
         let desc = self.descriptor(cmd, ido)?;
         // Indirect data: Indirect Object Base relative (003 lines
         // 48274-48283), after the inline data.
-        let len = get(c, dw, "indirect_data_length") as usize;
+        let len = get(c, dw, F::IndirectDataLength) as usize;
         let mut indirect = vec![0u8; len];
         if len > 0 {
             let at = self
                 .bases
                 .indirect
-                .wrapping_add(get(c, dw, "indirect_data_start_address"));
+                .wrapping_add(get(c, dw, F::IndirectDataStartAddress));
             cmd.read(at, &mut indirect)?;
         }
         let sb = (
-            get(c, dw, "scoreboard_x") as u16,
-            get(c, dw, "scoreboard_y") as u16,
+            get(c, dw, F::ScoreboardX) as u16,
+            get(c, dw, F::ScoreboardY) as u16,
         );
         let t = MediaThread {
             desc: &desc,
@@ -131,7 +131,7 @@ impl Media {
             inline: &inline(c, dw),
             indirect: &indirect,
             scoreboard: sb,
-            scoreboard_mask: get(c, dw, "scoreboard_mask") as u8,
+            scoreboard_mask: get(c, dw, F::ScoreboardMask) as u8,
         };
         self.start_media(cmd, &t)?;
         Ok(true)
@@ -143,7 +143,7 @@ impl Media {
         &mut self,
         cmd: &mut dyn GfxMemory,
         threads: &mut dyn GfxMemory,
-        c: &CommandInfo,
+        c: &Cmd,
         op: Option<MediaOp>,
         dw: &[u32],
     ) -> Result<bool, MediaError> {
@@ -187,24 +187,24 @@ impl Media {
     fn parse_media_walk(
         &mut self,
         cmd: &mut dyn GfxMemory,
-        c: &CommandInfo,
+        c: &Cmd,
         dw: &[u32],
     ) -> Result<Walk, MediaError> {
-        let ido = get(c, dw, "interface_descriptor_offset") as u32;
+        let ido = get(c, dw, F::InterfaceDescriptorOffset) as u32;
         let desc = self.descriptor(cmd, ido)?;
-        let xy = |x: &str, y: &str| (get(c, dw, x) as i32, get(c, dw, y) as i32);
-        let sxy = |x: &str, y: &str| (signed(c, dw, x), signed(c, dw, y));
+        let xy = |x: F, y: F| (get(c, dw, x) as i32, get(c, dw, y) as i32);
+        let sxy = |x: F, y: F| (signed(c, dw, x), signed(c, dw, y));
         let spec = MediaWalkSpec {
-            block: xy("block_resolution_x", "block_resolution_y"),
-            global_res: xy("global_resolution_x", "global_resolution_y"),
-            global_start: sxy("global_start_x", "global_start_y"),
-            global_outer: sxy("global_outer_loop_stride_x", "global_outer_loop_stride_y"),
-            global_inner: sxy("global_inner_loop_unit_x", "global_inner_loop_unit_y"),
-            local_start: xy("local_start_x", "local_start_y"),
-            local_outer: sxy("local_outer_loop_stride_x", "local_outer_loop_stride_y"),
-            local_inner: sxy("local_inner_loop_unit_x", "local_inner_loop_unit_y"),
-            global_count: get(c, dw, "global_loop_exec_count") as u32,
-            local_count: get(c, dw, "local_loop_exec_count") as u32,
+            block: xy(F::BlockResolutionX, F::BlockResolutionY),
+            global_res: xy(F::GlobalResolutionX, F::GlobalResolutionY),
+            global_start: sxy(F::GlobalStartX, F::GlobalStartY),
+            global_outer: sxy(F::GlobalOuterLoopStrideX, F::GlobalOuterLoopStrideY),
+            global_inner: sxy(F::GlobalInnerLoopUnitX, F::GlobalInnerLoopUnitY),
+            local_start: xy(F::LocalStartX, F::LocalStartY),
+            local_outer: sxy(F::LocalOuterLoopStrideX, F::LocalOuterLoopStrideY),
+            local_inner: sxy(F::LocalInnerLoopUnitX, F::LocalInnerLoopUnitY),
+            global_count: get(c, dw, F::GlobalLoopExecCount) as u32,
+            local_count: get(c, dw, F::LocalLoopExecCount) as u32,
         };
         Ok(Walk::Media {
             desc,
@@ -220,34 +220,34 @@ impl Media {
     fn parse_gpgpu(
         &mut self,
         cmd: &mut dyn GfxMemory,
-        c: &CommandInfo,
+        c: &Cmd,
         dw: &[u32],
     ) -> Result<Walk, MediaError> {
-        if get(c, dw, "indirect_parameter_enable") == 1 || get(c, dw, "predicate_enable") == 1 {
+        if get(c, dw, F::IndirectParameterEnable) == 1 || get(c, dw, F::PredicateEnable) == 1 {
             return Err(MediaError::Command);
         }
-        let ido = get(c, dw, "interface_descriptor_offset") as u32;
+        let ido = get(c, dw, F::InterfaceDescriptorOffset) as u32;
         let desc = self.descriptor(cmd, ido)?;
-        let simd = match get(c, dw, "simd_size") {
+        let simd = match get(c, dw, F::SimdSize) {
             0 => 0xFF,
             1 => 0xFFFF,
             2 => 0xFFFF_FFFF,
             _ => return Err(MediaError::Command),
         };
         let dims = [
-            get(c, dw, "thread_width_counter_maximum") as u32 + 1,
-            get(c, dw, "thread_height_counter_maximum") as u32 + 1,
-            get(c, dw, "thread_depth_counter_maximum") as u32 + 1,
+            get(c, dw, F::ThreadWidthCounterMaximum) as u32 + 1,
+            get(c, dw, F::ThreadHeightCounterMaximum) as u32 + 1,
+            get(c, dw, F::ThreadDepthCounterMaximum) as u32 + 1,
         ];
         let start = [
-            get(c, dw, "thread_group_id_starting_x") as u32,
-            get(c, dw, "thread_group_id_starting_y") as u32,
-            get(c, dw, "thread_group_id_starting_z") as u32,
+            get(c, dw, F::ThreadGroupIdStartingX) as u32,
+            get(c, dw, F::ThreadGroupIdStartingY) as u32,
+            get(c, dw, F::ThreadGroupIdStartingZ) as u32,
         ];
         let end = [
-            get(c, dw, "thread_group_id_x_dimension") as u32,
-            get(c, dw, "thread_group_id_y_dimension") as u32,
-            get(c, dw, "thread_group_id_z_dimension") as u32,
+            get(c, dw, F::ThreadGroupIdXDimension) as u32,
+            get(c, dw, F::ThreadGroupIdYDimension) as u32,
+            get(c, dw, F::ThreadGroupIdZDimension) as u32,
         ];
         Ok(Walk::Gpgpu {
             desc,
@@ -255,8 +255,8 @@ impl Media {
             groups: GroupWalk::new(start, end),
             dims,
             simd,
-            right: get(c, dw, "right_execution_mask") as u32,
-            bottom: get(c, dw, "bottom_execution_mask") as u32,
+            right: get(c, dw, F::RightExecutionMask) as u32,
+            bottom: get(c, dw, F::BottomExecutionMask) as u32,
         })
     }
 

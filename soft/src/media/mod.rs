@@ -33,7 +33,7 @@ mod walker;
 
 use alloc::vec::Vec;
 
-use baregpu_hal::reflect::CommandInfo;
+use crate::command::{Cmd, F};
 use baregpu_isa::Platform;
 
 use crate::engine::Space;
@@ -85,6 +85,62 @@ impl MediaOp {
             "MEDIA_OBJECT_PRT" | "GPGPU_OBJECT" => MediaOp::Unsupported,
             _ => return None,
         })
+    }
+}
+
+impl MediaOp {
+    /// The fields the operation reads without a fallback (see
+    /// `engine::required`). Those of one generation only (Gen7's GPGPU
+    /// mode, the gateway bypass) are read as optional.
+    pub(crate) fn required(self) -> &'static [F] {
+        match self {
+            MediaOp::StateBaseAddress => &[
+                F::GeneralStateBaseAddress,
+                F::GeneralStateBaseAddressModifyEnable,
+                F::SurfaceStateBaseAddress,
+                F::SurfaceStateBaseAddressModifyEnable,
+                F::IndirectObjectBaseAddress,
+                F::IndirectObjectBaseAddressModifyEnable,
+            ],
+            MediaOp::VfeState => &[
+                F::MaximumNumberOfThreads,
+                F::ScratchSpaceBasePointer,
+                F::PerThreadScratchSpace,
+            ],
+            MediaOp::CurbeLoad => &[F::CurbeTotalDataLength, F::CurbeDataStartAddress],
+            MediaOp::DescriptorLoad => &[
+                F::InterfaceDescriptorTotalLength,
+                F::InterfaceDescriptorDataStartAddress,
+            ],
+            MediaOp::GatewayState => &[F::BarrierId, F::BarrierByte, F::BarrierThreadCount],
+            MediaOp::Object => &[
+                F::InterfaceDescriptorOffset,
+                F::IndirectDataLength,
+                F::IndirectDataStartAddress,
+            ],
+            MediaOp::ObjectWalker => &[
+                F::InterfaceDescriptorOffset,
+                F::GlobalResolutionX,
+                F::GlobalResolutionY,
+                F::GlobalLoopExecCount,
+                F::LocalLoopExecCount,
+            ],
+            MediaOp::GpgpuWalker => &[
+                F::InterfaceDescriptorOffset,
+                F::SimdSize,
+                F::ThreadGroupIdXDimension,
+                F::ThreadGroupIdYDimension,
+                F::ThreadGroupIdZDimension,
+                F::RightExecutionMask,
+                F::BottomExecutionMask,
+            ],
+            MediaOp::StatePointers => &[F::VfeStatePointer],
+            MediaOp::ConstantBuffer => &[F::Valid, F::BufferLength, F::BufferStartingAddress],
+            MediaOp::PipelineSelect
+            | MediaOp::StateFlush
+            | MediaOp::UrbLayout
+            | MediaOp::Unsupported => &[],
+        }
     }
 }
 
@@ -232,7 +288,7 @@ impl Media {
         &mut self,
         cmd: &mut dyn GfxMemory,
         threads: &mut dyn GfxMemory,
-        c: &CommandInfo,
+        c: &Cmd,
         op: Option<MediaOp>,
         dw: &[u32],
     ) -> Result<bool, MediaError> {

@@ -5,12 +5,12 @@
 
 use alloc::vec;
 
+use crate::command::Cmd;
 use baregpu_hal::Packet;
-use baregpu_hal::reflect::CommandInfo;
 use baregpu_isa::Platform;
 
 use super::{Media, MediaError, MediaOp, Selected, descriptor};
-use crate::engine::field;
+use crate::command::{F, field};
 use crate::eu::shared::GfxMemory;
 
 /// Bytes of the interface descriptor store: the SNB range is 32-992 (003
@@ -23,7 +23,7 @@ const MAX_DESCRIPTOR_BYTES: usize = 32 * 32;
 const MAX_CURBE_BYTES: usize = (1 << 17) - 1;
 
 /// A field that must be present, as an unsigned value.
-fn get(c: &CommandInfo, dw: &[u32], name: &str) -> u64 {
+fn get(c: &Cmd, dw: &[u32], name: F) -> u64 {
     field(c, dw, name).unwrap_or(0)
 }
 
@@ -51,7 +51,7 @@ impl Media {
     pub fn execute(
         &mut self,
         mem: &mut dyn GfxMemory,
-        c: &CommandInfo,
+        c: &Cmd,
         op: MediaOp,
         dw: &[u32],
     ) -> Result<(), MediaError> {
@@ -62,22 +62,22 @@ impl Media {
             MediaOp::CurbeLoad => {
                 // CURBE Data Start Address is Dynamic State relative (003
                 // lines 47646-47655).
-                let len = (get(c, dw, "curbe_total_data_length") as usize).min(MAX_CURBE_BYTES);
+                let len = (get(c, dw, F::CurbeTotalDataLength) as usize).min(MAX_CURBE_BYTES);
                 let at = self
                     .bases
                     .dynamic
-                    .wrapping_add(get(c, dw, "curbe_data_start_address"));
+                    .wrapping_add(get(c, dw, F::CurbeDataStartAddress));
                 self.curbe = read(mem, at, len)?;
             }
             MediaOp::DescriptorLoad => {
                 // Interface descriptors, Dynamic State relative (003 lines
                 // 47735-47745).
-                let len = (get(c, dw, "interface_descriptor_total_length") as usize)
+                let len = (get(c, dw, F::InterfaceDescriptorTotalLength) as usize)
                     .min(MAX_DESCRIPTOR_BYTES);
                 let at = self.bases.dynamic.wrapping_add(get(
                     c,
                     dw,
-                    "interface_descriptor_data_start_address",
+                    F::InterfaceDescriptorDataStartAddress,
                 ));
                 self.descriptors = dwords(&read(mem, at, len)?);
                 // New descriptors may name reloaded kernels.
@@ -87,9 +87,9 @@ impl Media {
                 // MEDIA_GATEWAY_STATE DW1: barrier ID 23:16, byte 15:8,
                 // thread count 7:0 (003 lines 47992-48063).
                 self.array.set_barrier_state(
-                    get(c, dw, "barrier_id") as u8,
-                    get(c, dw, "barrier_byte") as u8,
-                    get(c, dw, "barrier_thread_count") as u8,
+                    get(c, dw, F::BarrierId) as u8,
+                    get(c, dw, F::BarrierByte) as u8,
+                    get(c, dw, F::BarrierThreadCount) as u8,
                 );
             }
             MediaOp::StatePointers => self.state_pointers(mem, c, dw)?,
@@ -97,9 +97,9 @@ impl Media {
                 // CONSTANT_BUFFER: Valid, Buffer Starting Address (a graphics
                 // address), Buffer Length in 512-bit units minus one (hal
                 // gen4 commands.toml, from Mesa gen4.xml [ext]).
-                if get(c, dw, "valid") == 1 {
-                    let len = (get(c, dw, "buffer_length") as usize + 1) * 64;
-                    self.curbe = read(mem, get(c, dw, "buffer_starting_address"), len)?;
+                if get(c, dw, F::Valid) == 1 {
+                    let len = (get(c, dw, F::BufferLength) as usize + 1) * 64;
+                    self.curbe = read(mem, get(c, dw, F::BufferStartingAddress), len)?;
                 } else {
                     self.curbe.clear();
                 }
@@ -115,12 +115,9 @@ impl Media {
     }
 
     /// PIPELINE_SELECT: 0 3D, 1 media (003 lines 842-860), 2 GPGPU on Gen7
-    /// [ext: Mesa gen7.xml]. The field is `pipeline_select` in the SNB
-    /// table and `pipeline_selection` elsewhere.
-    fn pipeline_select(&mut self, c: &CommandInfo, dw: &[u32]) {
-        let v = field(c, dw, "pipeline_selection")
-            .or_else(|| field(c, dw, "pipeline_select"))
-            .unwrap_or(0);
+    /// [ext: Mesa gen7.xml].
+    fn pipeline_select(&mut self, c: &Cmd, dw: &[u32]) {
+        let v = field(c, dw, F::PipelineSelection).unwrap_or(0);
         self.selected = match v {
             1 => Selected::Media,
             2 => Selected::Gpgpu,
@@ -131,68 +128,68 @@ impl Media {
     /// STATE_BASE_ADDRESS: each base and bound changes only when its Modify
     /// Enable is set (003 lines 1092-1504; 965/G45 have no dynamic or
     /// instruction base).
-    fn state_base_address(&mut self, c: &CommandInfo, dw: &[u32]) {
+    fn state_base_address(&mut self, c: &Cmd, dw: &[u32]) {
         let b = &mut self.bases;
-        let set = |target: &mut u64, name: &str, enable: &str| {
+        let set = |target: &mut u64, name: F, enable: F| {
             if field(c, dw, enable) == Some(1) {
                 *target = field(c, dw, name).unwrap_or(0);
             }
         };
         set(
             &mut b.general,
-            "general_state_base_address",
-            "general_state_base_address_modify_enable",
+            F::GeneralStateBaseAddress,
+            F::GeneralStateBaseAddressModifyEnable,
         );
         set(
             &mut b.surface,
-            "surface_state_base_address",
-            "surface_state_base_address_modify_enable",
+            F::SurfaceStateBaseAddress,
+            F::SurfaceStateBaseAddressModifyEnable,
         );
         set(
             &mut b.dynamic,
-            "dynamic_state_base_address",
-            "dynamic_state_base_address_modify_enable",
+            F::DynamicStateBaseAddress,
+            F::DynamicStateBaseAddressModifyEnable,
         );
         set(
             &mut b.indirect,
-            "indirect_object_base_address",
-            "indirect_object_base_address_modify_enable",
+            F::IndirectObjectBaseAddress,
+            F::IndirectObjectBaseAddressModifyEnable,
         );
         set(
             &mut b.instruction,
-            "instruction_base_address",
-            "instruction_base_address_modify_enable",
+            F::InstructionBaseAddress,
+            F::InstructionBaseAddressModifyEnable,
         );
         set(
             &mut b.general_bound,
-            "general_state_access_upper_bound",
-            "general_state_access_upper_bound_modify_enable",
+            F::GeneralStateAccessUpperBound,
+            F::GeneralStateAccessUpperBoundModifyEnable,
         );
         set(
             &mut b.dynamic_bound,
-            "dynamic_state_access_upper_bound",
-            "dynamic_state_access_upper_bound_modify_enable",
+            F::DynamicStateAccessUpperBound,
+            F::DynamicStateAccessUpperBoundModifyEnable,
         );
         set(
             &mut b.indirect_bound,
-            "indirect_object_access_upper_bound",
-            "indirect_object_access_upper_bound_modify_enable",
+            F::IndirectObjectAccessUpperBound,
+            F::IndirectObjectAccessUpperBoundModifyEnable,
         );
         set(
             &mut b.instruction_bound,
-            "instruction_access_upper_bound",
-            "instruction_access_upper_bound_modify_enable",
+            F::InstructionAccessUpperBound,
+            F::InstructionAccessUpperBoundModifyEnable,
         );
     }
 
     /// SNB/IVB MEDIA_VFE_STATE (003 lines 47419-47587; Gen7 adds GPGPU
     /// mode [ext: Mesa gen7.xml]).
-    fn vfe_state(&mut self, c: &CommandInfo, dw: &[u32]) {
-        self.vfe.max_threads = get(c, dw, "maximum_number_of_threads") as u32 + 1;
-        self.vfe.scratch_base = get(c, dw, "scratch_space_base_pointer");
-        self.vfe.scratch_code = get(c, dw, "per_thread_scratch_space") as u8;
-        self.vfe.gpgpu = get(c, dw, "gpgpu_mode") == 1;
-        self.vfe.bypass_gateway = get(c, dw, "bypass_gateway_control") == 1;
+    fn vfe_state(&mut self, c: &Cmd, dw: &[u32]) {
+        self.vfe.max_threads = get(c, dw, F::MaximumNumberOfThreads) as u32 + 1;
+        self.vfe.scratch_base = get(c, dw, F::ScratchSpaceBasePointer);
+        self.vfe.scratch_code = get(c, dw, F::PerThreadScratchSpace) as u8;
+        self.vfe.gpgpu = get(c, dw, F::GpgpuMode) == 1;
+        self.vfe.bypass_gateway = get(c, dw, F::BypassGatewayControl) == 1;
         self.apply_vfe_limits();
     }
 
@@ -201,13 +198,13 @@ impl Media {
     fn state_pointers(
         &mut self,
         mem: &mut dyn GfxMemory,
-        c: &CommandInfo,
+        c: &Cmd,
         dw: &[u32],
     ) -> Result<(), MediaError> {
         let at = self
             .bases
             .general
-            .wrapping_add(get(c, dw, "vfe_state_pointer"));
+            .wrapping_add(get(c, dw, F::VfeStatePointer));
         let raw = dwords(&read(mem, at, 12)?);
         macro_rules! vfe {
             ($gen:ident) => {{

@@ -55,7 +55,7 @@ pub(crate) fn record(
     write_cache_flush(cmds, scratch_qw)?;
     cmds.push(&invalidate_read_only_caches())?;
     cmds.push(&c::PipelineSelect {
-        pipeline_select: c::PipelineSelect::PIPELINE_SELECT_PIPELINE_MEDIA,
+        pipeline_selection: c::PipelineSelect::PIPELINE_SELECTION_PIPELINE_MEDIA,
     })?;
     cmds.push(&state_base_address(base, dynamic_end, kernel))?;
     let (scratch, scratch_code) = scratch_space(kernel);
@@ -92,7 +92,7 @@ super::media::snb_media!(gen6, Generation::Gen6, inline_data);
 /// post-sync operation before it (003 lines 29076-29078).
 fn write_cache_flush(cmds: &mut Cmds, scratch_qw: u64) -> Result<(), ComputeError> {
     cmds.push(&c::PipeControl {
-        cs_stall: true,
+        command_streamer_stall_enable: true,
         stall_at_pixel_scoreboard: true,
         ..Default::default()
     })?;
@@ -102,7 +102,7 @@ fn write_cache_flush(cmds: &mut Cmds, scratch_qw: u64) -> Result<(), ComputeErro
         ..Default::default()
     })?;
     cmds.push(&c::PipeControl {
-        cs_stall: true,
+        command_streamer_stall_enable: true,
         render_target_cache_flush_enable: true,
         depth_cache_flush_enable: true,
         ..Default::default()
