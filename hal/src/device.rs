@@ -24,8 +24,11 @@ pub struct EngineDesc {
     pub name: &'static str,
     /// MMIO base of its registers.
     pub base: u32,
-    /// Its ring and status-page registers, relative to `base`.
+    /// Its ring registers, relative to `base`.
     pub ring: RingRegs,
+    /// Its HWS_PGA (status page address) register, absolute: Gen7 moves it below the video
+    /// and blitter bases.
+    pub hws_pga: u32,
     /// Bit of its user interrupt (MI_USER_INTERRUPT) in the interrupt registers.
     pub user_interrupt_bit: u32,
     /// Bit of its command streamer error.
@@ -45,15 +48,13 @@ impl EngineDesc {
     }
 }
 
-/// Ring buffer registers (offsets relative to the engine base) and the status page register.
+/// Ring buffer registers, offsets relative to the engine base.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RingRegs {
     pub tail: u32,
     pub head: u32,
     pub start: u32,
     pub ctl: u32,
-    /// HWS_PGA, absolute: Gen7 moves it below the video and blitter bases.
-    pub hws_pga: u32,
 }
 
 /// Interrupt status, mask, identity and enable registers (absolute offsets).

@@ -17,7 +17,7 @@ fn engines(g: Generation) -> Vec<E> {
             (
                 e.name,
                 e.base,
-                e.ring.hws_pga,
+                e.hws_pga,
                 e.user_interrupt_bit,
                 e.error_bit,
                 e.notify_bit,
@@ -143,13 +143,13 @@ fn gt_matches_the_former_hand_written_layouts() {
 fn registers_resolve_to_the_typed_registers() {
     let d6 = device::of(Generation::Gen6).unwrap();
     assert_eq!(d6.gt.irq.iir, gen6::regs::GTIIR.offset());
-    assert_eq!(d6.engines[1].ring.hws_pga, gen6::regs::VCS_HWS_PGA.offset());
+    assert_eq!(d6.engines[1].hws_pga, gen6::regs::VCS_HWS_PGA.offset());
     assert_eq!(
-        d6.engines[0].ring.hws_pga,
+        d6.engines[0].hws_pga,
         gen6::regs::HWS_PGA.at(gen6::Engine::Render).offset()
     );
     let d7 = device::of(Generation::Gen7).unwrap();
-    assert_eq!(d7.engines[2].ring.hws_pga, gen7::regs::BCS_HWS_PGA.offset());
+    assert_eq!(d7.engines[2].hws_pga, gen7::regs::BCS_HWS_PGA.offset());
     let d4 = device::of(Generation::Gen4).unwrap();
     assert_eq!(d4.gt.irq.imr, gen4::regs::IMR.offset());
 }

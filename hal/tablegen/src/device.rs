@@ -418,7 +418,7 @@ pub fn generate(d: Option<&Device>) -> String {
         let runs: Vec<String> = e.runs.iter().map(|g| format!("{g:?}")).collect();
         let _ = writeln!(
             out,
-            "        crate::device::EngineDesc {{ name: {:?}, base: {:#x}, ring: crate::device::RingRegs {{ tail: {tail:#x}, head: {head:#x}, start: {start:#x}, ctl: {ctl:#x}, hws_pga: {hws_pga:#x} }}, user_interrupt_bit: {}, error_bit: {}, notify_bit: {}, reset_bit: {}, runs: &[{}] }},",
+            "        crate::device::EngineDesc {{ name: {:?}, base: {:#x}, ring: crate::device::RingRegs {{ tail: {tail:#x}, head: {head:#x}, start: {start:#x}, ctl: {ctl:#x} }}, hws_pga: {hws_pga:#x}, user_interrupt_bit: {}, error_bit: {}, notify_bit: {}, reset_bit: {}, runs: &[{}] }},",
             e.name,
             e.base,
             e.user_interrupt_bit,
