@@ -5,6 +5,7 @@
 
 use baregpu_hal::Generation;
 use baregpu_hal::device::{self, Device, Forcewake};
+use baregpu_hal::gen6::regs;
 
 pub use baregpu_hal::device::{GfxMode, IrqRegs};
 
@@ -23,7 +24,7 @@ pub enum Reset {
 }
 
 /// PP_DIR_BASE: page directory offset in the GGTT, bits 30:16 in cachelines (003 lines 9508-9567).
-pub const PP_DIR_BASE: u32 = 0x228;
+pub const PP_DIR_BASE: u32 = baregpu_hal::gen6::regs::PP_DIR_BASE.relative_offset();
 /// GFX_MODE bit 9: PPGTT enable.
 pub const PPGTT_ENABLE: u32 = 1 << 9;
 
@@ -58,15 +59,18 @@ pub struct Layout {
     pub page_fault_eir_bit: u32,
 }
 
-/// Per-engine registers the device description does not carry (SNB 003 lines 12102-12295;
-/// Linux RING_IPEIR/IPEHR/INSTDONE/ACTHD; the gen4 tables place them at the same ring offsets).
-pub const IPEIR: u32 = 0x64;
-pub const IPEHR: u32 = 0x68;
-pub const ACTHD: u32 = 0x74;
-pub const EIR: u32 = 0xb0;
-pub const EMR: u32 = 0xb4;
-pub const ESR: u32 = 0xb8;
-/// BB_ADDR: address of the batch being executed (SNB 003 line 12298).
+/// Per-engine error registers the device description does not carry: the hal's typed Gen6
+/// registers (SNB 003 lines 12102-12295; the gen4 tables place them at the same ring offsets,
+/// the Gen7 tables inherit them).
+pub const IPEIR: u32 = regs::IPEIR.relative_offset();
+pub const IPEHR: u32 = regs::IPEHR.relative_offset();
+pub const ACTHD: u32 = regs::ACTHD.relative_offset();
+pub const EIR: u32 = regs::EIR.relative_offset();
+pub const EMR: u32 = regs::EMR.relative_offset();
+pub const ESR: u32 = regs::ESR.relative_offset();
+/// BB_ADDR: address of the batch being executed (SNB 003 line 12298); the gen6 tables list it
+/// per ring as absolute registers (render 0x140 from its base, VCS_BB_ADDR 0x12140,
+/// BCS_BB_ADDR 0x22140): base + 0x140.
 pub const BB_ADDR: u32 = 0x140;
 
 impl Layout {

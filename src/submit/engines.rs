@@ -30,16 +30,23 @@ pub struct EngineInfo {
 }
 
 /// Ring register offsets relative to the engine base that the device description does not
-/// carry (SNB 003 lines 11504-11697, 12102-12298; the gen4 tables place IPEIR/IPEHR/INSTDONE/ACTHD
-/// at the same ring offsets).
+/// carry. The hal's typed Gen6 registers where they are per engine (SNB 003 lines 12102-12295;
+/// the gen4 tables place IPEIR/IPEHR/INSTDONE/ACTHD/EIR/ESR at the same ring offsets, the
+/// Gen7 tables inherit them).
 pub mod ring {
-    pub const IPEIR: u32 = 0x64;
-    pub const IPEHR: u32 = 0x68;
-    pub const INSTDONE: u32 = 0x6c;
-    pub const ACTHD: u32 = 0x74;
+    use baregpu_hal::gen6::regs;
+
+    pub const IPEIR: u32 = regs::IPEIR.relative_offset();
+    pub const IPEHR: u32 = regs::IPEHR.relative_offset();
+    pub const INSTDONE: u32 = regs::INSTDONE.relative_offset();
+    pub const ACTHD: u32 = regs::ACTHD.relative_offset();
+    pub const EIR: u32 = regs::EIR.relative_offset();
+    pub const ESR: u32 = regs::ESR.relative_offset();
+    /// The ring IMR: the gen6 tables list it per ring as absolute registers
+    /// (IMR 0x20a8, VCS_IMR 0x120a8, BCS_IMR 0x220a8), all at base + 0xa8.
     pub const IMR: u32 = 0xa8;
-    pub const EIR: u32 = 0xb0;
-    pub const ESR: u32 = 0xb8;
+    /// BB_ADDR: the gen6 tables list it per ring as absolute registers (BB_ADDR 0x140 is the
+    /// render one relative to its base, VCS_BB_ADDR 0x12140, BCS_BB_ADDR 0x22140): base + 0x140.
     pub const BB_ADDR: u32 = 0x140;
 }
 

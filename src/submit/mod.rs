@@ -41,8 +41,8 @@ const RING_GAP: u32 = 64;
 const POLL_US: u64 = 10;
 /// PPGTT registers: PP_DCLV (engine + 0x220, 64-bit, write-only) and PP_DIR_BASE (engine + 0x228),
 /// SNB 003 lines 9508-9614; the GFX_MODE bit 9 enables the PPGTT ([`engines::GfxMode`]).
-const PP_DCLV: u32 = 0x220;
-const PP_DIR_BASE: u32 = 0x228;
+const PP_DCLV: u32 = baregpu_hal::gen6::regs::PP_DCLV.relative_offset();
+const PP_DIR_BASE: u32 = baregpu_hal::gen6::regs::PP_DIR_BASE.relative_offset();
 const PPGTT_ENABLE: u32 = 1 << 9;
 
 /// An engine, by index into [`Gpu::engines`].
