@@ -75,11 +75,11 @@ fn main() -> ExitCode {
                 }
                 bad |= !problems.is_empty();
                 let device = tables.join(g).join("device.toml");
-                if let Ok(text) = std::fs::read_to_string(&device) {
-                    if let Err(e) = baregpu_tablegen::device::parse(&text, &t) {
-                        bad = true;
-                        println!("  {g}: {}: {e}", device.display());
-                    }
+                if let Ok(text) = std::fs::read_to_string(&device)
+                    && let Err(e) = baregpu_tablegen::device::parse(&text, &t)
+                {
+                    bad = true;
+                    println!("  {g}: {}: {e}", device.display());
                 }
             }
         }
