@@ -153,3 +153,34 @@ fn registers_resolve_to_the_typed_registers() {
     let d4 = device::of(Generation::Gen4).unwrap();
     assert_eq!(d4.gt.irq.imr, gen4::regs::IMR.offset());
 }
+
+/// The driver and the model reach the per-ring error registers through the Gen6 typed
+/// registers on every generation: the 965 and G45 tables must put them at the same offsets.
+#[test]
+fn ring_error_registers_sit_alike_on_every_generation() {
+    use baregpu_hal::g45;
+    let gen6 = [
+        gen6::regs::IPEIR.relative_offset(),
+        gen6::regs::IPEHR.relative_offset(),
+        gen6::regs::INSTDONE.relative_offset(),
+        gen6::regs::ACTHD.relative_offset(),
+    ];
+    let gen4 = [
+        gen4::regs::IPEIR_I965.relative_offset(),
+        gen4::regs::IPEHR_I965.relative_offset(),
+        gen4::regs::INSTDONE_I965.relative_offset(),
+        gen4::regs::ACTHD_I965.relative_offset(),
+    ];
+    assert_eq!(gen4, gen6);
+    assert_eq!(g45::regs::ACTHD_I965.relative_offset(), gen6[3]);
+    // Gen4 EIR/ESR are absolute render registers: render base + the Gen6 ring offsets.
+    let render = gen4::Engine::Render.base_offset();
+    assert_eq!(
+        gen4::regs::EIR.offset() - render,
+        gen6::regs::EIR.relative_offset()
+    );
+    assert_eq!(
+        gen4::regs::ESR.offset() - render,
+        gen6::regs::ESR.relative_offset()
+    );
+}
