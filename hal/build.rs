@@ -35,7 +35,22 @@ fn main() {
                         failed = true;
                         continue;
                     }
-                    baregpu_tablegen::codegen::generate(&t)
+                    let mut code = baregpu_tablegen::codegen::generate(&t);
+                    // The device description, when the generation has one.
+                    let device_file = tables.join(name).join("device.toml");
+                    let device = match std::fs::read_to_string(&device_file) {
+                        Err(_) => None,
+                        Ok(text) => match baregpu_tablegen::device::parse(&text, &t) {
+                            Ok(d) => Some(d),
+                            Err(e) => {
+                                println!("cargo:warning={}: {e}", device_file.display());
+                                failed = true;
+                                continue;
+                            }
+                        },
+                    };
+                    code.push_str(&baregpu_tablegen::device::generate(device.as_ref()));
+                    code
                 }
             }
         } else {
@@ -44,7 +59,9 @@ fn main() {
                 name: name.to_string(),
                 ..Default::default()
             };
-            baregpu_tablegen::codegen::generate(&empty)
+            let mut code = baregpu_tablegen::codegen::generate(&empty);
+            code.push_str(&baregpu_tablegen::device::generate(None));
+            code
         };
         std::fs::write(&dest, generated).unwrap();
     }

@@ -6,7 +6,6 @@ use baregpu::gtt::{GfxAddr, GttError};
 use baregpu::hal::Packet;
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
-use baregpu::submit::engines::ring;
 use baregpu::{EngineId, Generation, Gpu, GpuError};
 use baregpu_soft::SoftGpu;
 
@@ -24,7 +23,7 @@ fn driver_ranges(gpu: &Gpu<'_, HostPlatform>, g: Generation) -> Vec<(u64, u64)> 
     let mmio = gpu.mmio();
     let mut out = Vec::new();
     for e in gpu.engines() {
-        out.push((mmio.read32(e.base + ring::START) as u64, 32 << 10));
+        out.push((mmio.read32(e.base + e.ring.start) as u64, 32 << 10));
         if g != Generation::Gen4 {
             out.push((mmio.read32(e.hws_pga) as u64 & !0xfff, 4096));
         }

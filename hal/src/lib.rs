@@ -16,6 +16,7 @@ pub mod bits;
 pub mod bus;
 pub mod config;
 pub mod decode;
+pub mod device;
 pub mod generation;
 pub mod mmio;
 pub mod packet;

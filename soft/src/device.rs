@@ -10,6 +10,7 @@ use crate::engine::{CommandTable, EngineState};
 use crate::gtt::Ggtt;
 use crate::layout::{self, Layout};
 use crate::regfile::RegFile;
+use baregpu_hal::device::{self, Forcewake};
 
 /// Commands an engine may run when the driver writes its TAIL.
 const RUN_ON_TAIL: u32 = 4096;
@@ -105,7 +106,9 @@ impl<B: MemoryBus> Device<B> {
             return;
         }
         let mut value = value;
-        if self.layout.reset == layout::Reset::PciConfig && offset & !3 == layout::CONFIG_GDRST {
+        if let device::Reset::PciConfig { offset: gdrst } = self.layout.device.gt.reset
+            && offset & !3 == gdrst
+        {
             if value & 1 != 0 {
                 self.reset_domain((value >> 2) & 3);
             }
@@ -147,22 +150,27 @@ impl<B: MemoryBus> Device<B> {
         }
         if let Some((i, rel)) = l.engine_at(offset) {
             let e = &self.engines[i];
+            let ring = l.engines[i].ring;
             match rel {
-                layout::TAIL => return e.tail,
-                layout::HEAD => return e.head | (e.wrap_count << 21),
-                layout::START => return e.start,
-                layout::CTL => return e.ctl,
+                r if r == ring.tail => return e.tail,
+                r if r == ring.head => return e.head | (e.wrap_count << 21),
+                r if r == ring.start => return e.start,
+                r if r == ring.ctl => return e.ctl,
                 layout::ACTHD => return e.acthd as u32,
                 baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return e.unmodelled,
                 _ => {}
             }
         }
-        let (irq, fw, gdrst) = (l.irq, l.forcewake, l.reset == layout::Reset::Gdrst);
-        match offset {
-            o if o == irq.iir || o == irq.isr => self.gt_iir,
-            layout::FORCEWAKE_ACK if fw => self.regs.get(layout::FORCEWAKE) & 1,
-            layout::FORCEWAKE_MT_ACK if fw => self.regs.get(layout::FORCEWAKE_MT) & 0xffff,
-            layout::GDRST if gdrst => 0, // resets complete at once
+        let irq = l.irq;
+        let gt = l.device.gt;
+        match (offset, gt.forcewake, gt.reset) {
+            (o, ..) if o == irq.iir || o == irq.isr => self.gt_iir,
+            // The acknowledge follows the request at once.
+            (o, Forcewake::Single { request, ack }, _) if o == ack => self.regs.get(request) & 1,
+            (o, Forcewake::MultiThreaded { request, ack }, _) if o == ack => {
+                self.regs.get(request) & 0xffff
+            }
+            (o, _, device::Reset::Gdrst { register, .. }) if o == register => 0, // resets complete at once
             _ if self.is_timestamp(offset) => {
                 if offset.is_multiple_of(8) {
                     self.timestamp as u32
@@ -189,23 +197,24 @@ impl<B: MemoryBus> Device<B> {
             return;
         }
         if let Some((i, rel)) = l.engine_at(offset) {
+            let ring = l.engines[i].ring;
             match rel {
-                layout::TAIL => {
+                r if r == ring.tail => {
                     self.engines[i].tail = value & 0x001f_fff8;
                     self.run_engine(i, RUN_ON_TAIL);
                     return;
                 }
-                layout::HEAD => {
+                r if r == ring.head => {
                     self.engines[i].head = value & 0x001f_fffc;
                     return;
                 }
                 // Read-only, cleared by the engine's reset.
                 baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return,
-                layout::START => {
+                r if r == ring.start => {
                     self.engines[i].start = value & 0xffff_f000;
                     return;
                 }
-                layout::CTL => {
+                r if r == ring.ctl => {
                     let e = &mut self.engines[i];
                     // Writing 1 to Semaphore Wait (10) or RB Wait (11) cancels that wait.
                     if value & e.ctl & 0xc00 != 0 {
@@ -227,7 +236,9 @@ impl<B: MemoryBus> Device<B> {
         }
         match offset {
             o if o == l.irq.iir => self.gt_iir &= !value,
-            layout::GDRST if l.reset == layout::Reset::Gdrst => self.reset(value),
+            o if matches!(l.device.gt.reset, device::Reset::Gdrst { register, .. } if register == o) => {
+                self.reset(value)
+            }
             _ => self.regs.write(offset, value),
         }
     }

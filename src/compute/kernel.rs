@@ -177,15 +177,9 @@ impl InstructionHeap {
     }
 }
 
-/// The ISA platform that decodes kernels of `generation`.
+/// The ISA platform that decodes kernels of `generation` (the device description's `eu_isa`).
 pub(crate) fn isa_platform(generation: Generation) -> Option<IsaPlatform> {
-    match generation {
-        Generation::Gen4 => Some(IsaPlatform::Gen4),
-        Generation::G45 => Some(IsaPlatform::G45),
-        Generation::Gen6 => Some(IsaPlatform::Gen6),
-        Generation::Gen7 => Some(IsaPlatform::Gen7),
-        _ => None,
-    }
+    IsaPlatform::from_name(baregpu_hal::device::of(generation)?.eu_isa)
 }
 
 /// Checks a kernel before anything is allocated for it: it decodes, it ends

@@ -91,30 +91,15 @@ pub struct GgttLayout {
 }
 
 impl GgttLayout {
-    /// Gen6/Gen7: PTEs at BAR0 + 2 MiB (Linux intel-gtt.c, gtt_offset = MB(2) for gen 5-7); 2 MiB of
-    /// PTEs map 2 GiB (SNB_GMCH_CTRL GGMS = 2); GFX_FLSH_CNTL_GEN6 0x101008 (SNB 003 line 16354).
-    /// Gen4: PTEs at BAR0 + 512 KiB, G45 at BAR0 + 2 MiB (intel-gtt.c i9xx_setup: the g4x driver is
-    /// "gen 5" there); sizes are the smallest each allows (PGETBL_CTL 512 KiB on 965, GGMS 1 MiB on
-    /// G4x: intel-gtt.c i965_gtt_total_entries); GFX_FLSH_CNTL 0x2170 (Linux i915_reg.h, "915+").
+    /// From the generation's device description (`hal/tables/<gen>/device.toml`, `[gtt]`):
+    /// the sizes are the smallest each generation allows.
     pub fn of(generation: Generation) -> Option<GgttLayout> {
-        match generation {
-            Generation::Gen4 => Some(GgttLayout {
-                alias_offset: 512 << 10,
-                entries: 128 << 10,
-                flush_register: 0x2170,
-            }),
-            Generation::G45 => Some(GgttLayout {
-                alias_offset: 2 << 20,
-                entries: 256 << 10,
-                flush_register: 0x2170,
-            }),
-            Generation::Gen6 | Generation::Gen7 => Some(GgttLayout {
-                alias_offset: 2 << 20,
-                entries: 512 << 10,
-                flush_register: 0x10_1008,
-            }),
-            Generation::Gen12_5 => None,
-        }
+        let gtt = baregpu_hal::device::of(generation)?.gtt;
+        Some(GgttLayout {
+            alias_offset: gtt.alias_offset,
+            entries: gtt.entries,
+            flush_register: gtt.flush_register,
+        })
     }
 }
 

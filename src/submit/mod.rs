@@ -41,8 +41,8 @@ const RING_GAP: u32 = 64;
 const POLL_US: u64 = 10;
 /// PPGTT registers: PP_DCLV (engine + 0x220, 64-bit, write-only) and PP_DIR_BASE (engine + 0x228),
 /// SNB 003 lines 9508-9614; the GFX_MODE bit 9 enables the PPGTT ([`engines::GfxMode`]).
-const PP_DCLV: u32 = 0x220;
-const PP_DIR_BASE: u32 = 0x228;
+const PP_DCLV: u32 = baregpu_hal::gen6::regs::PP_DCLV.relative_offset();
+const PP_DIR_BASE: u32 = baregpu_hal::gen6::regs::PP_DIR_BASE.relative_offset();
 const PPGTT_ENABLE: u32 = 1 << 9;
 
 /// An engine, by index into [`Gpu::engines`].
@@ -169,18 +169,6 @@ pub struct Gpu<'a, P: Platform + ?Sized> {
     queues: Vec<Queue>,
     enc: Encoders,
     contexts: Vec<Option<Ppgtt>>,
-}
-
-/// Forcewake and reset registers (not in the SNB manual: Linux i915_reg.h FORCEWAKE 0xa18c,
-/// FORCEWAKE_ACK 0x130090, FORCEWAKE_MT 0xa188, FORCEWAKE_MT_ACK 0x130040, GEN6_GDRST 0x941c,
-/// and the configuration-space I965_GDRST 0xc0 of Gen4/G45).
-mod gt {
-    pub const FORCEWAKE: u32 = 0xa18c;
-    pub const FORCEWAKE_ACK: u32 = 0x13_0090;
-    pub const FORCEWAKE_MT: u32 = 0xa188;
-    pub const FORCEWAKE_MT_ACK: u32 = 0x13_0040;
-    pub const GDRST: u32 = 0x941c;
-    pub const CONFIG_GDRST: u16 = 0xc0;
 }
 
 impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
@@ -353,15 +341,15 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     fn forcewake(&self) -> Result<(), GpuError> {
         match self.profile.forcewake {
             engines::Forcewake::None => Ok(()),
-            engines::Forcewake::Gen6 => {
-                self.wait_for(gt::FORCEWAKE_ACK, 1, 0, 50_000, "forcewake ack clear")?;
-                self.mmio.write32(gt::FORCEWAKE, 1);
-                self.wait_for(gt::FORCEWAKE_ACK, 1, 1, 50_000, "forcewake ack")
+            engines::Forcewake::Single { request, ack } => {
+                self.wait_for(ack, 1, 0, 50_000, "forcewake ack clear")?;
+                self.mmio.write32(request, 1);
+                self.wait_for(ack, 1, 1, 50_000, "forcewake ack")
             }
-            engines::Forcewake::Gen7 => {
+            engines::Forcewake::MultiThreaded { request, ack } => {
                 // Masked register: bit 16 enables the write of bit 0.
-                self.mmio.write32(gt::FORCEWAKE_MT, (1 << 16) | 1);
-                self.wait_for(gt::FORCEWAKE_MT_ACK, 1, 1, 50_000, "forcewake (MT) ack")
+                self.mmio.write32(request, (1 << 16) | 1);
+                self.wait_for(ack, 1, 1, 50_000, "forcewake (MT) ack")
             }
         }
     }
@@ -379,18 +367,19 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             q.hwsp_map.gfx.0 as u32
         };
         self.mmio.write32(q.info.hws_pga, hws);
-        self.mmio.write32(base + ring::CTL, 0);
-        self.mmio.write32(base + ring::HEAD, 0);
-        self.mmio.write32(base + ring::TAIL, 0);
+        let regs = q.info.ring;
+        self.mmio.write32(base + regs.ctl, 0);
+        self.mmio.write32(base + regs.head, 0);
+        self.mmio.write32(base + regs.tail, 0);
         self.mmio
-            .write32(base + ring::START, q.ring.mapping.gfx.0 as u32);
+            .write32(base + regs.start, q.ring.mapping.gfx.0 as u32);
         q.ring.tail = 0;
         q.context = None;
         let pages = q.ring.size / 4096;
-        self.mmio.write32(base + ring::CTL, ((pages - 1) << 12) | 1);
+        self.mmio.write32(base + regs.ctl, ((pages - 1) << 12) | 1);
         let (start, ctl) = (
-            self.mmio.read32(base + ring::START),
-            self.mmio.read32(base + ring::CTL),
+            self.mmio.read32(base + regs.start),
+            self.mmio.read32(base + regs.ctl),
         );
         if start != q.ring.mapping.gfx.0 as u32 || ctl & 1 == 0 {
             return Err(GpuError::BringUp("ring did not start"));
@@ -434,7 +423,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     /// Ring bytes free before TAIL would come within RING_GAP of HEAD.
     fn ring_free(&self, i: usize) -> u32 {
         let q = &self.queues[i];
-        let head = self.mmio.read32(q.info.base + ring::HEAD) & 0x001f_fffc;
+        let head = self.mmio.read32(q.info.base + q.info.ring.head) & 0x001f_fffc;
         (head + q.ring.size - q.ring.tail - RING_GAP) % q.ring.size
     }
 
@@ -483,7 +472,8 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             put(&mut tail, noop);
         }
         q.ring.tail = tail % q.ring.size;
-        self.mmio.write32(q.info.base + ring::TAIL, q.ring.tail);
+        self.mmio
+            .write32(q.info.base + q.info.ring.tail, q.ring.tail);
         Ok(())
     }
 
@@ -537,7 +527,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let _ = self.mmio.read32(
             self.queues
                 .get(fence.engine.0)
-                .map_or(0, |q| q.info.base + ring::HEAD),
+                .map_or(0, |q| q.info.base + q.info.ring.head),
         );
         passed(self.completed(fence.engine), fence.seqno)
     }
@@ -817,21 +807,21 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     /// ring restart to report.
     fn reset_engine(&self, reset_bit: u32) {
         match self.profile.reset {
-            engines::ResetMethod::Gdrst => {
-                self.mmio.write32(gt::GDRST, 1 << reset_bit);
-                let _ = self.wait_for(gt::GDRST, 1 << reset_bit, 0, 500_000, "engine reset");
+            engines::ResetMethod::Gdrst { register, .. } => {
+                self.mmio.write32(register, 1 << reset_bit);
+                let _ = self.wait_for(register, 1 << reset_bit, 0, 500_000, "engine reset");
             }
-            engines::ResetMethod::PciConfig => {
-                let keep = self.device.config_read32(gt::CONFIG_GDRST) & !0xff;
+            engines::ResetMethod::PciConfig { offset } => {
+                let keep = self.device.config_read32(offset) & !0xff;
                 self.device
-                    .config_write32(gt::CONFIG_GDRST, keep | (reset_bit << 2) | 1);
+                    .config_write32(offset, keep | (reset_bit << 2) | 1);
                 let start = self.platform.now_ns();
-                while self.device.config_read32(gt::CONFIG_GDRST) & 1 != 0
+                while self.device.config_read32(offset) & 1 != 0
                     && self.platform.now_ns().saturating_sub(start) < 500_000_000
                 {
                     self.platform.delay_us(POLL_US);
                 }
-                self.device.config_write32(gt::CONFIG_GDRST, keep);
+                self.device.config_write32(offset, keep);
             }
         }
     }
@@ -849,7 +839,7 @@ impl<P: Platform + ?Sized> Drop for Gpu<'_, P> {
             unsafe { p.destroy(self.platform, &mut self.ggtt, self.mmio) };
         }
         for q in core::mem::take(&mut self.queues) {
-            self.mmio.write32(q.info.base + ring::CTL, 0);
+            self.mmio.write32(q.info.base + q.info.ring.ctl, 0);
             // SAFETY: the ring is stopped; nothing uses these pages any more.
             unsafe {
                 for (_, b) in q.inflight.into_iter().filter(|(_, b)| !b.placed) {

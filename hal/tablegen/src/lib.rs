@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod codegen;
+pub mod device;
 pub mod load;
 pub mod model;
 

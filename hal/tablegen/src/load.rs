@@ -280,7 +280,8 @@ fn load_inner(tables_dir: &Path, name: &str, depth: u32) -> Result<GenerationTab
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.extension().is_some_and(|x| x == "toml")
-                && p.file_name().is_some_and(|n| n != "generation.toml")
+                && p.file_name()
+                    .is_some_and(|n| n != "generation.toml" && n != "device.toml")
         })
         .collect();
     files.sort();

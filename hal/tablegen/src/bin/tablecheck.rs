@@ -74,6 +74,13 @@ fn main() -> ExitCode {
                     println!("  {g}: {p}");
                 }
                 bad |= !problems.is_empty();
+                let device = tables.join(g).join("device.toml");
+                if let Ok(text) = std::fs::read_to_string(&device)
+                    && let Err(e) = baregpu_tablegen::device::parse(&text, &t)
+                {
+                    bad = true;
+                    println!("  {g}: {}: {e}", device.display());
+                }
             }
         }
     }

@@ -1,0 +1,158 @@
+//! A generation's device description: its engines, where their ring and
+//! status-page registers are, the GT's interrupt, reset, forcewake and PPGTT
+//! registers, and where the GTT is. Generated per generation (`DEVICE` in each
+//! generation module) from `hal/tables/<gen>/device.toml`, whose register
+//! names resolve against the generation's register tables; the driver and the
+//! software GPU both read it instead of declaring these facts themselves.
+
+use crate::Generation;
+
+/// Everything per-generation that the driver and the model agree on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Device {
+    /// The EU instruction set the generation's kernels are written in (isa platform name).
+    pub eu_isa: &'static str,
+    pub engines: &'static [EngineDesc],
+    pub gt: GtDesc,
+    pub gtt: GttDesc,
+}
+
+/// One command streamer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineDesc {
+    /// Name in the tables.
+    pub name: &'static str,
+    /// MMIO base of its registers.
+    pub base: u32,
+    /// Its ring registers, relative to `base`.
+    pub ring: RingRegs,
+    /// Its HWS_PGA (status page address) register, absolute: Gen7 moves it below the video
+    /// and blitter bases.
+    pub hws_pga: u32,
+    /// Bit of its user interrupt (MI_USER_INTERRUPT) in the interrupt registers.
+    pub user_interrupt_bit: u32,
+    /// Bit of its command streamer error.
+    pub error_bit: u32,
+    /// Bit of its MI_FLUSH_DW / PIPE_CONTROL notify interrupt.
+    pub notify_bit: u32,
+    /// GDRST bit (MMIO reset) or reset domain (PCI configuration reset).
+    pub reset_bit: u32,
+    /// The command groups it executes (table file stems: "mi", "3d", "media", "blitter").
+    pub runs: &'static [&'static str],
+}
+
+impl EngineDesc {
+    /// Whether it executes commands of `group`.
+    pub fn runs(&self, group: &str) -> bool {
+        self.runs.contains(&group)
+    }
+}
+
+/// Ring buffer registers, offsets relative to the engine base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingRegs {
+    pub tail: u32,
+    pub head: u32,
+    pub start: u32,
+    pub ctl: u32,
+}
+
+/// Interrupt status, mask, identity and enable registers (absolute offsets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IrqRegs {
+    pub isr: u32,
+    pub imr: u32,
+    pub iir: u32,
+    pub ier: u32,
+}
+
+/// How the GT is kept awake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Forcewake {
+    /// No power wells to wake.
+    None,
+    /// One request register (write 1), acknowledged in `ack` bit 0.
+    Single { request: u32, ack: u32 },
+    /// Multi-threaded: a masked request register, acknowledged in `ack` bit 0.
+    MultiThreaded { request: u32, ack: u32 },
+}
+
+/// How engines are reset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reset {
+    /// MMIO GDRST: one bit per engine (`EngineDesc::reset_bit`), `full_bit` the whole GT.
+    Gdrst { register: u32, full_bit: u32 },
+    /// GDRST in PCI configuration space at `offset`: the domain in bits 3:2
+    /// (`EngineDesc::reset_bit`), bit 0 starts the reset and reads 1 until it is done.
+    PciConfig { offset: u16 },
+}
+
+/// Where PPGTT is switched on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GfxMode {
+    /// One register for all engines (absolute offset).
+    Global(u32),
+    /// One per engine at engine base + offset.
+    PerEngine(u32),
+}
+
+/// The GT: interrupts, reset, forcewake, PPGTT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GtDesc {
+    pub irq: IrqRegs,
+    pub forcewake: Forcewake,
+    pub reset: Reset,
+    /// `None`: no PPGTT on this generation.
+    pub gfx_mode: Option<GfxMode>,
+    /// Each ring has its own IMR in front of the GT one.
+    pub ring_imr: bool,
+    /// HWS_PGA takes a physical address, not a GTT one.
+    pub hwsp_physical: bool,
+    /// Commands may address memory physically (their GTT bit clear).
+    pub physical_addressing: bool,
+    /// EIR bit of a page-table error.
+    pub page_fault_eir_bit: u32,
+}
+
+/// The GTT's PTE format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PteFormat {
+    /// 965/G4x: memory type in bits 2:1, address bits 35:32 in 7:4.
+    Gen4,
+    /// Sandy Bridge: cacheability control in bits 2:1.
+    Gen6,
+    /// Ivy Bridge: LLC bit 2, L3 bit 1.
+    Gen7,
+}
+
+/// Where the global GTT is and how big it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GttDesc {
+    /// Offset of the PTE alias in the register BAR (registers below it).
+    pub alias_offset: u32,
+    /// Entries (4 KiB pages) at the smallest size the generation allows.
+    pub entries: u32,
+    /// Size of the register BAR.
+    pub bar_size: u32,
+    /// Register written after PTE updates to flush the GTT write buffers.
+    pub flush_register: u32,
+    pub pte: PteFormat,
+}
+
+impl Device {
+    /// The engine named `name`.
+    pub fn engine(&self, name: &str) -> Option<&'static EngineDesc> {
+        self.engines.iter().find(|e| e.name == name)
+    }
+}
+
+/// The description of `generation`, or `None` when its tables have none yet.
+pub fn of(generation: Generation) -> Option<&'static Device> {
+    match generation {
+        Generation::Gen4 => crate::gen4::DEVICE.as_ref(),
+        Generation::G45 => crate::g45::DEVICE.as_ref(),
+        Generation::Gen6 => crate::gen6::DEVICE.as_ref(),
+        Generation::Gen7 => crate::gen7::DEVICE.as_ref(),
+        Generation::Gen12_5 => crate::gen12_5::DEVICE.as_ref(),
+    }
+}

@@ -1,0 +1,609 @@
+//! The device description table (`device.toml` in a generation's folder):
+//! engines with their interrupt and reset bits, the GT's interrupt, reset,
+//! forcewake and PPGTT registers, the GTT. Register entries name registers of
+//! the generation's tables (or give an offset where the tables have none, cited
+//! by the entry's `ref`); [`parse`] resolves and checks them, [`generate`]
+//! writes the `DEVICE` constant. Format: `hal/tables/README.md`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Deserialize;
+
+use crate::model::{GenerationTables, Register};
+
+/// A register: its name in the tables, or an offset the tables lack.
+#[derive(Deserialize, Clone, Debug)]
+#[serde(untagged)]
+enum RawReg {
+    Name(String),
+    Offset(u32),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDevice {
+    eu_isa: String,
+    #[serde(rename = "ref")]
+    reference: String,
+    gt: RawGt,
+    gtt: RawGtt,
+    engine: Vec<RawEngine>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGt {
+    #[serde(rename = "ref")]
+    reference: String,
+    irq: BTreeMap<String, RawReg>,
+    reset: RawReset,
+    forcewake: Option<RawForcewake>,
+    gfx_mode: Option<RawReg>,
+    ring_imr: bool,
+    hwsp_physical: bool,
+    physical_addressing: bool,
+    page_fault_eir_bit: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReset {
+    method: String,
+    register: Option<RawReg>,
+    full_bit: Option<u32>,
+    config_offset: Option<u16>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawForcewake {
+    style: String,
+    request: RawReg,
+    ack: RawReg,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGtt {
+    #[serde(rename = "ref")]
+    reference: String,
+    alias_offset: u32,
+    entries: u32,
+    bar_size: u32,
+    flush: RawReg,
+    pte: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEngine {
+    name: String,
+    #[serde(rename = "ref")]
+    reference: String,
+    user_interrupt_bit: u32,
+    error_bit: u32,
+    notify_bit: u32,
+    reset_bit: u32,
+    runs: Vec<String>,
+    ring: BTreeMap<String, RawReg>,
+}
+
+/// One engine, resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Engine {
+    pub name: String,
+    pub base: u32,
+    /// tail, head, start, ctl: offsets relative to `base`; hws_pga absolute (Gen7
+    /// moves the status-page registers below the video and blitter bases).
+    pub ring: [u32; 5],
+    pub user_interrupt_bit: u32,
+    pub error_bit: u32,
+    pub notify_bit: u32,
+    pub reset_bit: u32,
+    pub runs: Vec<String>,
+    pub citation: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Forcewake {
+    None,
+    Single { request: u32, ack: u32 },
+    MultiThreaded { request: u32, ack: u32 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reset {
+    Gdrst { register: u32, full_bit: u32 },
+    PciConfig { offset: u16 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GfxMode {
+    Global(u32),
+    PerEngine(u32),
+}
+
+/// A generation's device description, every register resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Device {
+    pub eu_isa: String,
+    pub citation: String,
+    pub engines: Vec<Engine>,
+    /// isr, imr, iir, ier.
+    pub irq: [u32; 4],
+    pub forcewake: Forcewake,
+    pub reset: Reset,
+    pub gfx_mode: Option<GfxMode>,
+    pub ring_imr: bool,
+    pub hwsp_physical: bool,
+    pub physical_addressing: bool,
+    pub page_fault_eir_bit: u32,
+    pub gt_citation: String,
+    pub gtt_alias_offset: u32,
+    pub gtt_entries: u32,
+    pub bar_size: u32,
+    pub gtt_flush: u32,
+    pub pte: String,
+    pub gtt_citation: String,
+}
+
+const RING: [&str; 5] = ["tail", "head", "start", "ctl", "hws_pga"];
+const IRQ: [&str; 4] = ["isr", "imr", "iir", "ier"];
+const EU_ISAS: [&str; 5] = ["gen4", "g45", "gen6", "gen7", "gen12.5"];
+const PTE_FORMATS: [&str; 3] = ["gen4", "gen6", "gen7"];
+const GROUPS: [&str; 4] = ["mi", "3d", "media", "blitter"];
+
+fn find<'a>(t: &'a GenerationTables, name: &str) -> Result<&'a Register, String> {
+    t.registers
+        .iter()
+        .find(|r| r.name == name)
+        .ok_or_else(|| format!("register {name} is not in the {} tables", t.name))
+}
+
+/// An absolute (GT-level) register.
+fn absolute(t: &GenerationTables, r: &RawReg, what: &str) -> Result<u32, String> {
+    match r {
+        RawReg::Offset(o) => Ok(*o),
+        RawReg::Name(n) => {
+            let reg = find(t, n)?;
+            if reg.engines.is_empty() {
+                Ok(reg.offset)
+            } else {
+                Err(format!("{what}: {n} is a per-engine register"))
+            }
+        }
+    }
+}
+
+/// A register of engine `engine` at `base`, relative to `base`.
+fn relative(
+    t: &GenerationTables,
+    r: &RawReg,
+    engine: &str,
+    base: u32,
+    what: &str,
+) -> Result<u32, String> {
+    let abs = match r {
+        RawReg::Offset(o) => *o,
+        RawReg::Name(n) => {
+            let reg = find(t, n)?;
+            if reg.engines.iter().any(|e| e == engine) {
+                return Ok(reg.offset);
+            }
+            if !reg.engines.is_empty() {
+                return Err(format!("{what}: {n} has no instance on engine {engine}"));
+            }
+            reg.offset
+        }
+    };
+    abs.checked_sub(base)
+        .ok_or_else(|| format!("{what}: {abs:#x} lies below the engine base {base:#x}"))
+}
+
+fn cited(reference: &str, what: &str) -> Result<String, String> {
+    if reference.trim().is_empty() {
+        Err(format!("{what}: empty ref (every fact needs a citation)"))
+    } else {
+        Ok(reference.to_string())
+    }
+}
+
+/// Reads and checks `device.toml` text against the generation's tables.
+pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
+    let raw: RawDevice = toml::from_str(text).map_err(|e| e.to_string())?;
+    if !EU_ISAS.contains(&raw.eu_isa.as_str()) {
+        return Err(format!("eu_isa {:?} is not one of {EU_ISAS:?}", raw.eu_isa));
+    }
+    let mut engines = Vec::new();
+    for e in raw.engine {
+        let what = format!("engine {}", e.name);
+        let base = *t
+            .engines
+            .get(&e.name)
+            .ok_or_else(|| format!("{what}: not in generation.toml [engines]"))?;
+        let mut ring = [0; 5];
+        for (slot, key) in ring.iter_mut().zip(RING) {
+            let r = e
+                .ring
+                .get(key)
+                .ok_or_else(|| format!("{what}: ring.{key} missing"))?;
+            let rel = relative(t, r, &e.name, base, &format!("{what} ring.{key}"));
+            *slot = match (key, r) {
+                ("hws_pga", RawReg::Offset(o)) => *o,
+                ("hws_pga", RawReg::Name(n)) => {
+                    let reg = find(t, n)?;
+                    if reg.engines.is_empty() {
+                        reg.offset
+                    } else {
+                        base + rel?
+                    }
+                }
+                _ => rel?,
+            };
+        }
+        if let Some(k) = e.ring.keys().find(|k| !RING.contains(&k.as_str())) {
+            return Err(format!(
+                "{what}: unknown ring register {k} (one of {RING:?})"
+            ));
+        }
+        for bit in [e.user_interrupt_bit, e.error_bit, e.notify_bit] {
+            if bit > 31 {
+                return Err(format!("{what}: interrupt bit {bit} beyond 31"));
+            }
+        }
+        if let Some(g) = e.runs.iter().find(|g| !GROUPS.contains(&g.as_str())) {
+            return Err(format!(
+                "{what}: unknown command group {g} (one of {GROUPS:?})"
+            ));
+        }
+        if engines.iter().any(|x: &Engine| x.name == e.name) {
+            return Err(format!("{what}: listed twice"));
+        }
+        engines.push(Engine {
+            citation: cited(&e.reference, &what)?,
+            name: e.name,
+            base,
+            ring,
+            user_interrupt_bit: e.user_interrupt_bit,
+            error_bit: e.error_bit,
+            notify_bit: e.notify_bit,
+            reset_bit: e.reset_bit,
+            runs: e.runs,
+        });
+    }
+    if engines.is_empty() {
+        return Err("no [[engine]]".into());
+    }
+    let gt = raw.gt;
+    let mut irq = [0; 4];
+    for (slot, key) in irq.iter_mut().zip(IRQ) {
+        let r = gt
+            .irq
+            .get(key)
+            .ok_or_else(|| format!("gt.irq.{key} missing"))?;
+        *slot = absolute(t, r, &format!("gt.irq.{key}"))?;
+    }
+    if let Some(k) = gt.irq.keys().find(|k| !IRQ.contains(&k.as_str())) {
+        return Err(format!("gt.irq: unknown register {k} (one of {IRQ:?})"));
+    }
+    let reset = match (gt.reset.method.as_str(), &gt.reset) {
+        (
+            "gdrst",
+            RawReset {
+                register: Some(r),
+                full_bit: Some(full_bit),
+                config_offset: None,
+                ..
+            },
+        ) => Reset::Gdrst {
+            register: absolute(t, r, "gt.reset.register")?,
+            full_bit: *full_bit,
+        },
+        (
+            "pci_config",
+            RawReset {
+                register: None,
+                full_bit: None,
+                config_offset: Some(o),
+                ..
+            },
+        ) => Reset::PciConfig { offset: *o },
+        (m, _) => {
+            return Err(format!(
+                "gt.reset: method {m:?} needs register and full_bit (\"gdrst\") or config_offset (\"pci_config\")"
+            ));
+        }
+    };
+    let forcewake = match &gt.forcewake {
+        None => Forcewake::None,
+        Some(f) => {
+            let request = absolute(t, &f.request, "gt.forcewake.request")?;
+            let ack = absolute(t, &f.ack, "gt.forcewake.ack")?;
+            match f.style.as_str() {
+                "single" => Forcewake::Single { request, ack },
+                "multi_threaded" => Forcewake::MultiThreaded { request, ack },
+                s => {
+                    return Err(format!(
+                        "gt.forcewake: style {s:?} is not \"single\" or \"multi_threaded\""
+                    ));
+                }
+            }
+        }
+    };
+    let gfx_mode = match &gt.gfx_mode {
+        None => None,
+        Some(RawReg::Offset(o)) => Some(GfxMode::Global(*o)),
+        Some(RawReg::Name(n)) => {
+            let reg = find(t, n)?;
+            if reg.engines.is_empty() {
+                Some(GfxMode::Global(reg.offset))
+            } else if engines.iter().all(|e| reg.engines.contains(&e.name)) {
+                Some(GfxMode::PerEngine(reg.offset))
+            } else {
+                return Err(format!("gt.gfx_mode: {n} is missing on some engines"));
+            }
+        }
+    };
+    if gt.page_fault_eir_bit > 31 {
+        return Err("gt.page_fault_eir_bit beyond 31".into());
+    }
+    let gtt = raw.gtt;
+    if !PTE_FORMATS.contains(&gtt.pte.as_str()) {
+        return Err(format!(
+            "gtt.pte {:?} is not one of {PTE_FORMATS:?}",
+            gtt.pte
+        ));
+    }
+    if gtt.alias_offset >= gtt.bar_size {
+        return Err("gtt.alias_offset lies beyond bar_size".into());
+    }
+    Ok(Device {
+        eu_isa: raw.eu_isa,
+        citation: cited(&raw.reference, "device")?,
+        engines,
+        irq,
+        forcewake,
+        reset,
+        gfx_mode,
+        ring_imr: gt.ring_imr,
+        hwsp_physical: gt.hwsp_physical,
+        physical_addressing: gt.physical_addressing,
+        page_fault_eir_bit: gt.page_fault_eir_bit,
+        gt_citation: cited(&gt.reference, "gt")?,
+        gtt_alias_offset: gtt.alias_offset,
+        gtt_entries: gtt.entries,
+        bar_size: gtt.bar_size,
+        gtt_flush: absolute(t, &gtt.flush, "gtt.flush")?,
+        pte: gtt.pte,
+        gtt_citation: cited(&gtt.reference, "gtt")?,
+    })
+}
+
+fn doc(out: &mut String, indent: &str, text: &str) {
+    for line in text.lines() {
+        let line = line.replace('[', "\\[").replace(']', "\\]");
+        let _ = writeln!(out, "{indent}/// {line}");
+    }
+}
+
+/// The `DEVICE` constant of a generation module (`None` without a description).
+pub fn generate(d: Option<&Device>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n/// The device description (hal/tables/<gen>/device.toml)."
+    );
+    let Some(d) = d else {
+        let _ = writeln!(
+            out,
+            "pub static DEVICE: Option<crate::device::Device> = None;"
+        );
+        return out;
+    };
+    doc(&mut out, "", &d.citation);
+    doc(&mut out, "", &format!("GT: {}", d.gt_citation));
+    doc(&mut out, "", &format!("GTT: {}", d.gtt_citation));
+    for e in &d.engines {
+        doc(&mut out, "", &format!("Engine {}: {}", e.name, e.citation));
+    }
+    let _ = writeln!(
+        out,
+        "pub static DEVICE: Option<crate::device::Device> = Some(crate::device::Device {{"
+    );
+    let _ = writeln!(out, "    eu_isa: {:?},", d.eu_isa);
+    let _ = writeln!(out, "    engines: &[");
+    for e in &d.engines {
+        let [tail, head, start, ctl, hws_pga] = e.ring;
+        let runs: Vec<String> = e.runs.iter().map(|g| format!("{g:?}")).collect();
+        let _ = writeln!(
+            out,
+            "        crate::device::EngineDesc {{ name: {:?}, base: {:#x}, ring: crate::device::RingRegs {{ tail: {tail:#x}, head: {head:#x}, start: {start:#x}, ctl: {ctl:#x} }}, hws_pga: {hws_pga:#x}, user_interrupt_bit: {}, error_bit: {}, notify_bit: {}, reset_bit: {}, runs: &[{}] }},",
+            e.name,
+            e.base,
+            e.user_interrupt_bit,
+            e.error_bit,
+            e.notify_bit,
+            e.reset_bit,
+            runs.join(", ")
+        );
+    }
+    let _ = writeln!(out, "    ],");
+    let [isr, imr, iir, ier] = d.irq;
+    let forcewake = match d.forcewake {
+        Forcewake::None => "crate::device::Forcewake::None".to_string(),
+        Forcewake::Single { request, ack } => {
+            format!("crate::device::Forcewake::Single {{ request: {request:#x}, ack: {ack:#x} }}")
+        }
+        Forcewake::MultiThreaded { request, ack } => format!(
+            "crate::device::Forcewake::MultiThreaded {{ request: {request:#x}, ack: {ack:#x} }}"
+        ),
+    };
+    let reset = match d.reset {
+        Reset::Gdrst { register, full_bit } => format!(
+            "crate::device::Reset::Gdrst {{ register: {register:#x}, full_bit: {full_bit} }}"
+        ),
+        Reset::PciConfig { offset } => {
+            format!("crate::device::Reset::PciConfig {{ offset: {offset:#x} }}")
+        }
+    };
+    let gfx_mode = match d.gfx_mode {
+        None => "None".to_string(),
+        Some(GfxMode::Global(o)) => format!("Some(crate::device::GfxMode::Global({o:#x}))"),
+        Some(GfxMode::PerEngine(o)) => format!("Some(crate::device::GfxMode::PerEngine({o:#x}))"),
+    };
+    let _ = writeln!(
+        out,
+        "    gt: crate::device::GtDesc {{ irq: crate::device::IrqRegs {{ isr: {isr:#x}, imr: {imr:#x}, iir: {iir:#x}, ier: {ier:#x} }}, forcewake: {forcewake}, reset: {reset}, gfx_mode: {gfx_mode}, ring_imr: {}, hwsp_physical: {}, physical_addressing: {}, page_fault_eir_bit: {} }},",
+        d.ring_imr, d.hwsp_physical, d.physical_addressing, d.page_fault_eir_bit
+    );
+    let pte = match d.pte.as_str() {
+        "gen4" => "Gen4",
+        "gen6" => "Gen6",
+        _ => "Gen7",
+    };
+    let _ = writeln!(
+        out,
+        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte} }},",
+        d.gtt_alias_offset, d.gtt_entries, d.bar_size, d.gtt_flush
+    );
+    let _ = writeln!(out, "}});");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A made-up generation: two engines, a GT interrupt block, a per-engine mode register.
+    fn tables(test: &str) -> GenerationTables {
+        let dir = std::env::temp_dir().join(format!("devtest-{test}-{}", std::process::id()));
+        let g = dir.join("testgen");
+        std::fs::create_dir_all(&g).unwrap();
+        std::fs::write(
+            g.join("generation.toml"),
+            "name = \"testgen\"\nmanual = \"ext\"\n[engines]\nrender = 0x2000\ncopy = 0x30000\n",
+        )
+        .unwrap();
+        let reg = |name: &str, offset: u32, engines: &str| {
+            format!(
+                "[[register]]\nname = \"{name}\"\nsource = \"ext\"\nref = \"test\"\noffset = {offset:#x}\nengines = [{engines}]\n"
+            )
+        };
+        let both = "\"render\", \"copy\"";
+        let regs = [
+            reg("TAIL", 0x30, both),
+            reg("HEAD", 0x34, both),
+            reg("START", 0x38, both),
+            reg("CTL", 0x3c, both),
+            reg("HWS", 0x80, both),
+            reg("MODE", 0x29c, both),
+            reg("ISR", 0x9000, ""),
+            reg("IMR", 0x9004, ""),
+            reg("IIR", 0x9008, ""),
+            reg("IER", 0x900c, ""),
+            reg("RST", 0x9100, ""),
+            reg("FLUSH", 0x9200, ""),
+        ];
+        std::fs::write(g.join("registers.toml"), regs.concat()).unwrap();
+        let t = crate::load_generation(&dir, "testgen").unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        t
+    }
+
+    const DEVICE: &str = r#"
+eu_isa = "gen7"
+ref = "test"
+[gt]
+ref = "test"
+irq = { isr = "ISR", imr = "IMR", iir = "IIR", ier = "IER" }
+reset = { method = "gdrst", register = "RST", full_bit = 0 }
+gfx_mode = "MODE"
+ring_imr = true
+hwsp_physical = false
+physical_addressing = false
+page_fault_eir_bit = 4
+[gtt]
+ref = "test"
+alias_offset = 0x200000
+entries = 0x1000
+bar_size = 0x400000
+flush = "FLUSH"
+pte = "gen7"
+[[engine]]
+name = "render"
+ref = "test"
+user_interrupt_bit = 0
+error_bit = 3
+notify_bit = 4
+reset_bit = 1
+runs = ["mi", "3d"]
+ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "HWS" }
+"#;
+
+    #[test]
+    fn an_engine_is_one_table_entry() {
+        let t = tables("one");
+        let one = parse(DEVICE, &t).unwrap();
+        assert_eq!(one.engines.len(), 1);
+        assert_eq!(one.irq, [0x9000, 0x9004, 0x9008, 0x900c]);
+        assert_eq!(one.gfx_mode, Some(GfxMode::PerEngine(0x29c)));
+        // Adding the copy engine is one more [[engine]] entry: its registers resolve on its base.
+        let two = format!(
+            "{DEVICE}[[engine]]\nname = \"copy\"\nref = \"test\"\nuser_interrupt_bit = 22\nerror_bit = 25\nnotify_bit = 26\nreset_bit = 3\nruns = [\"blitter\"]\nring = {{ tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }}\n"
+        );
+        let d = parse(&two, &t).unwrap();
+        let copy = &d.engines[1];
+        assert_eq!(
+            (copy.base, copy.ring),
+            (0x30000, [0x30, 0x34, 0x38, 0x3c, 0x30080])
+        );
+        let code = generate(Some(&d));
+        assert!(code.contains("name: \"copy\", base: 0x30000"), "{code}");
+        assert!(code.contains("iir: 0x9008"), "{code}");
+        assert!(generate(None).contains("DEVICE: Option<crate::device::Device> = None"));
+    }
+
+    #[test]
+    fn wrong_entries_are_named() {
+        let t = tables("wrong");
+        let cases = [
+            (
+                DEVICE.replace("iir = \"IIR\"", "iir = \"NOPE\""),
+                "NOPE is not in",
+            ),
+            (
+                DEVICE.replace("tail = \"TAIL\"", "tail = 0x100"),
+                "lies below the engine base",
+            ),
+            (
+                DEVICE.replace("isr = \"ISR\"", "isr = \"TAIL\""),
+                "per-engine register",
+            ),
+            (
+                DEVICE.replace("name = \"render\"", "name = \"vcs\""),
+                "not in generation.toml",
+            ),
+            (
+                DEVICE.replace("runs = [\"mi\", \"3d\"]", "runs = [\"2d\"]"),
+                "unknown command group",
+            ),
+            (
+                DEVICE.replace("ref = \"test\"\nuser", "ref = \" \"\nuser"),
+                "citation",
+            ),
+            (
+                DEVICE.replace("method = \"gdrst\"", "method = \"pci_config\""),
+                "gt.reset",
+            ),
+            (
+                DEVICE.replace("pte = \"gen7\"", "pte = \"gen9\""),
+                "gtt.pte",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse(&text, &t).unwrap_err();
+            assert!(e.contains(want), "{e} (wanted {want})");
+        }
+    }
+}
