@@ -392,7 +392,7 @@ pub fn generate(d: Option<&Device>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\n/// The device description (hal/tables/<gen>/device.toml)."
+        "\n/// The device description (`hal/tables/<gen>/device.toml`)."
     );
     let Some(d) = d else {
         let _ = writeln!(
