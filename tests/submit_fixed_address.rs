@@ -135,35 +135,23 @@ fn bring_up_keeps_the_callers_ranges_free() {
 fn store(g: Generation, addr: u64, value: u32) -> Vec<u32> {
     use baregpu::hal::{g45, gen4, gen6, gen7};
     let mut out = vec![0; 4];
+    // One name for the GTT bit on every generation: only the module differs.
+    macro_rules! sdi {
+        ($gen:ident) => {
+            $gen::commands::MiStoreDataImm {
+                use_global_gtt: true,
+                address: addr,
+                data_dword0: value,
+                ..Default::default()
+            }
+            .pack(&mut out)
+        };
+    }
     let n = match g {
-        Generation::Gen4 => gen4::commands::MiStoreDataImm {
-            use_global_gtt: true,
-            address: addr,
-            data_dword0: value,
-            ..Default::default()
-        }
-        .pack(&mut out),
-        Generation::G45 => g45::commands::MiStoreDataImm {
-            use_global_gtt: true,
-            address: addr,
-            data_dword0: value,
-            ..Default::default()
-        }
-        .pack(&mut out),
-        Generation::Gen6 => gen6::commands::MiStoreDataImm {
-            use_global_gtt: true,
-            address: addr,
-            data_dword0: value,
-            ..Default::default()
-        }
-        .pack(&mut out),
-        _ => gen7::commands::MiStoreDataImm {
-            use_global_gtt: true,
-            address: addr,
-            data_dword0: value,
-            ..Default::default()
-        }
-        .pack(&mut out),
+        Generation::Gen4 => sdi!(gen4),
+        Generation::G45 => sdi!(g45),
+        Generation::Gen6 => sdi!(gen6),
+        _ => sdi!(gen7),
     }
     .unwrap();
     out.truncate(n);

@@ -335,8 +335,8 @@ macro_rules! replay_tests {
     };
 }
 
-// Gen4/G45: MI_STORE_DATA_IMM bit 22 selects the GTT (an enum on the 965,
-// a flag on G4x in the tables); MI_BATCH_BUFFER_START bit 7 fetches through it.
+// Gen4/G45: MI_STORE_DATA_IMM bit 22 selects the GTT (they have no PPGTT,
+// so always set); MI_BATCH_BUFFER_START bit 7 fetches through it.
 replay_tests!(
     gen4,
     "gen4",
