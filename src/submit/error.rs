@@ -66,13 +66,17 @@ impl ErrorState {
         let r = |off| mmio.read32(engine.base + off);
         let acthd = r(ring::ACTHD);
         let (eir, ipehr) = (r(ring::EIR), r(ring::IPEHR));
-        // Only the software GPU has this register; it counts only when it
-        // repeats IPEHR of an instruction error (EIR bit 0).
-        let refused = r(baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND);
-        let unmodelled = (eir & 1 != 0 && refused != 0 && refused == ipehr).then(|| Unmodelled {
-            header: refused,
-            name: tables.identify(engine.name, refused).map(|c| c.name),
-        });
+        // Only the software GPU has this register, so it is read only after an
+        // instruction error (EIR bit 0), and counts only when it repeats IPEHR.
+        let unmodelled = if eir & 1 != 0 {
+            let refused = r(baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND);
+            (refused != 0 && refused == ipehr).then(|| Unmodelled {
+                header: refused,
+                name: tables.identify(engine.name, refused).map(|c| c.name),
+            })
+        } else {
+            None
+        };
         let mut commands = String::new();
         // Decode the stream that holds ACTHD, from its start, marking the command at ACTHD.
         // Stop at MI_BATCH_BUFFER_END as the engine does: compute batches keep their state
