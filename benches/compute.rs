@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use baregpu::compute::{Compute, Dispatch, KernelDesc, Resource, Simd, Threads};
-use baregpu::isa::{Platform as Isa, text};
+use baregpu::isa::{IsaGen as Isa, text};
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
 use baregpu::{EngineId, Generation, Gpu};

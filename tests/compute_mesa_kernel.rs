@@ -9,7 +9,7 @@ mod compute_run_common;
 
 use baregpu::compute::{Compute, Dispatch, KernelDesc, Resource, Threads};
 use baregpu::hal::Generation;
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::codec::to_dwords;
 use baregpu_isa::tables;
 use compute_run_common::*;
@@ -39,7 +39,7 @@ fn kernel() -> Vec<u8> {
 fn a_kernel_with_mesa_form_immediates_loads_and_runs() {
     let bin = kernel();
     // The immediate movs carry Mesa's src1 type codes: V = 6, F = 7.
-    let src1_ty = tables::for_platform(Platform::Gen6).fields.src1.ty;
+    let src1_ty = tables::for_platform(IsaGen::Gen6).fields.src1.ty;
     let codes: Vec<u32> = bin
         .chunks(16)
         .map(|c| u128::from_le_bytes(c.try_into().unwrap()))

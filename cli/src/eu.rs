@@ -1,7 +1,7 @@
 //! `baregpu disasm` / `baregpu asm`: EU binaries (raw little-endian native
 //! and compact instructions) to text in the IGA-based syntax and back.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::text::{self, AsmOptions, DisasmOptions};
 use std::io;
 
@@ -25,8 +25,8 @@ pub const USAGE: &str =
       is an error (warnings alone pass).";
 
 /// Parses a generation name or alias.
-pub fn platform(name: &str) -> Result<Platform, String> {
-    Platform::from_name(name).ok_or_else(|| format!("unknown generation {name:?} (one of {GENS})"))
+pub fn platform(name: &str) -> Result<IsaGen, String> {
+    IsaGen::from_name(name).ok_or_else(|| format!("unknown generation {name:?} (one of {GENS})"))
 }
 
 /// Disassembles `bytes`, each line prefixed by its byte offset, with labels.

@@ -28,7 +28,7 @@ use baregpu::gtt::tiling::{Swizzle, Tiling};
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
 use baregpu::{Generation, Gpu};
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::SoftGpu;
 
 pub const USAGE: &str =
@@ -87,12 +87,12 @@ struct Options {
     samplers: Vec<(u32, Sampler)>,
 }
 
-pub(crate) fn generation(name: &str) -> Result<(Generation, Platform), String> {
+pub(crate) fn generation(name: &str) -> Result<(Generation, IsaGen), String> {
     Ok(match name {
-        "gen4" => (Generation::Gen4, Platform::Gen4),
-        "gen4.5" | "g45" => (Generation::G45, Platform::G45),
-        "gen6" | "snb" => (Generation::Gen6, Platform::Gen6),
-        "gen7" | "ivb" => (Generation::Gen7, Platform::Gen7),
+        "gen4" => (Generation::Gen4, IsaGen::Gen4),
+        "gen4.5" | "g45" => (Generation::G45, IsaGen::G45),
+        "gen6" | "snb" => (Generation::Gen6, IsaGen::Gen6),
+        "gen7" | "ivb" => (Generation::Gen7, IsaGen::Gen7),
         _ => {
             return Err(format!(
                 "no software GPU for {name:?} (one of gen4, gen4.5 (g45), gen6 (snb), gen7 (ivb))"

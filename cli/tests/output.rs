@@ -190,7 +190,7 @@ fn streamed_listings_are_the_library_listings() {
         let o = run(&args);
         assert!(o.status.success());
         let want = baregpu_isa::text::disassemble_with(
-            baregpu_isa::Platform::Gen7,
+            baregpu_isa::IsaGen::Gen7,
             &bytes,
             baregpu_isa::text::DisasmOptions {
                 offsets: true,

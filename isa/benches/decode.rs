@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use baregpu_isa::kernel::decode_kernel;
-use baregpu_isa::{Platform, compact, encode};
+use baregpu_isa::{IsaGen, compact, encode};
 
 /// The test suite's instruction generator (every opcode, type, region and
 /// message form the generation allows).
@@ -19,7 +19,7 @@ mod common;
 /// A kernel of `n` generated instructions, compacted where the tables allow.
 /// Compact instructions are placed in pairs (a lone one stays native) so that
 /// every native instruction stays 16-byte aligned.
-fn kernel(platform: Platform, n: usize) -> (Vec<u8>, usize) {
+fn kernel(platform: IsaGen, n: usize) -> (Vec<u8>, usize) {
     let insts = common::generate(platform, common::Oracle::Ours, n, 7);
     let mut bytes = Vec::new();
     let mut compacted = 0;
@@ -60,7 +60,7 @@ fn best_of<R>(runs: usize, mut f: impl FnMut() -> R) -> f64 {
 fn main() {
     const N: usize = 100_000;
     println!("platform  instructions  compact%  decode Minst/s  baseline ratio  encode Minst/s");
-    for platform in Platform::ALL {
+    for platform in IsaGen::ALL {
         let (bytes, compact_pct) = kernel(platform, N);
         let entries = decode_kernel(platform, &bytes).expect("the generated kernel decodes");
         let n = entries.len();

@@ -8,7 +8,7 @@ use crate::codec::{decode, from_dwords};
 use crate::compact::{self, CompactError};
 use crate::error::DecodeError;
 use crate::inst::Instruction;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables;
 
 /// One instruction of a kernel.
@@ -63,7 +63,7 @@ impl core::error::Error for KernelError {}
 
 /// Decodes the instruction at `offset` (an interpreter's fetch). On the 965,
 /// which has no compaction, bit 29 is just a reserved bit of a native word.
-pub fn decode_at(platform: Platform, bytes: &[u8], offset: usize) -> Result<Entry, KernelError> {
+pub fn decode_at(platform: IsaGen, bytes: &[u8], offset: usize) -> Result<Entry, KernelError> {
     let err = |kind| KernelError { offset, kind };
     let rest = bytes.get(offset..).unwrap_or(&[]);
     let dword = |i: usize| -> Option<u32> {
@@ -96,14 +96,14 @@ pub fn decode_at(platform: Platform, bytes: &[u8], offset: usize) -> Result<Entr
 
 /// Iterator over the instructions of a kernel; stops after the first error.
 pub struct KernelIter<'a> {
-    platform: Platform,
+    platform: IsaGen,
     bytes: &'a [u8],
     offset: usize,
     failed: bool,
 }
 
 impl<'a> KernelIter<'a> {
-    pub fn new(platform: Platform, bytes: &'a [u8]) -> Self {
+    pub fn new(platform: IsaGen, bytes: &'a [u8]) -> Self {
         KernelIter {
             platform,
             bytes,
@@ -130,7 +130,7 @@ impl Iterator for KernelIter<'_> {
 }
 
 /// Decodes every instruction of `bytes`.
-pub fn decode_kernel(platform: Platform, bytes: &[u8]) -> Result<Vec<Entry>, KernelError> {
+pub fn decode_kernel(platform: IsaGen, bytes: &[u8]) -> Result<Vec<Entry>, KernelError> {
     KernelIter::new(platform, bytes).collect()
 }
 
@@ -155,8 +155,8 @@ mod tests {
         )
     }
 
-    fn for_gen(p: Platform, mut i: Instruction) -> Instruction {
-        if p == Platform::G45 {
+    fn for_gen(p: IsaGen, mut i: Instruction) -> Instruction {
+        if p == IsaGen::G45 {
             i.group = GroupCtrl::Compression(crate::inst::Compression::None);
         }
         i
@@ -169,10 +169,10 @@ mod tests {
     #[test]
     fn native_and_compact_entries_with_offsets() {
         for p in [
-            Platform::G45,
-            Platform::Gen6,
-            Platform::Gen7,
-            Platform::Gen75,
+            IsaGen::G45,
+            IsaGen::Gen6,
+            IsaGen::Gen7,
+            IsaGen::Gen75,
         ] {
             let (x, y) = (for_gen(p, add(1, 2)), for_gen(p, add(3, 4)));
             let a = to_dwords(encode(p, &x).unwrap());
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn errors_carry_offsets() {
-        let p = Platform::Gen7;
+        let p = IsaGen::Gen7;
         let a = to_dwords(encode(p, &add(1, 2)).unwrap());
         let mut bytes = bytes_of(&a);
         bytes.extend_from_slice(&[0u8; 12]);
@@ -231,14 +231,14 @@ mod tests {
     fn gen4_has_no_compact_form() {
         // Bit 29 is reserved on the original Gen4: a native decode error.
         let bytes = bytes_of(&[0x7E | 1 << 29, 0, 0, 0]);
-        let err = decode_kernel(Platform::Gen4, &bytes).unwrap_err();
+        let err = decode_kernel(IsaGen::Gen4, &bytes).unwrap_err();
         assert!(matches!(
             err.kind,
             KernelErrorKind::Decode(DecodeError::ReservedBits { .. })
         ));
         let bytes = bytes_of(&[0x7E, 0, 0, 0]);
         assert_eq!(
-            decode_kernel(Platform::Gen4, &bytes).map(|v| v.len()),
+            decode_kernel(IsaGen::Gen4, &bytes).map(|v| v.len()),
             Ok(1)
         );
     }

@@ -9,9 +9,9 @@ use baregpu_isa::inst::{
     Imm, Instruction, Jump, MsgDesc, Opcode, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc,
     Sfid, Src, Swizzle, Swsb, ThreeSrc, Type, Vacant,
 };
-use baregpu_isa::{Platform, decode, encode};
+use baregpu_isa::{IsaGen, decode, encode};
 
-use Platform::*;
+use IsaGen::*;
 
 /// mov (8) r1<1>:f r2<8;8,1>:f, null src1 — as gen4asm encodes it.
 const MOV: u128 = from_dwords([0x00600001, 0x202003bd, 0x008d0040, 0x00000000]);
@@ -93,7 +93,7 @@ fn reserved_codes_name_their_field() {
 
 #[test]
 fn reserved_bits_are_reported() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         assert_eq!(
             decode(p, MOV | 1 << 7),
             Err(DecodeError::ReservedBits { mask: 1 << 7 }),
@@ -176,7 +176,7 @@ fn opcode_and_form_errors() {
             ..
         })
     ));
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         assert_eq!(
             decode(p, 0x7F),
             Err(DecodeError::UnknownOpcode { code: 0x7F })
@@ -237,7 +237,7 @@ fn opcode_and_form_errors() {
 /// Bits hardware ignores are kept, so they survive a round trip.
 #[test]
 fn ignored_bits_are_kept() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         // PredInv without predication, a flag sub-register nobody reads.
         let w = MOV | 1 << 20 | 1 << 89;
         let i = decode(p, w).unwrap();
@@ -271,7 +271,7 @@ fn ignored_bits_are_kept() {
     }
 }
 
-fn mov(p: Platform) -> Instruction {
+fn mov(p: IsaGen) -> Instruction {
     decode(p, MOV).unwrap()
 }
 

@@ -8,9 +8,9 @@ use baregpu_isa::inst::{
     Instruction, Jump, Math, MathFn, MsgDesc, Opcode, PredCtrl, RegFile, RegSrc, Region, Send,
     SendDesc, Sfid, Src, Swizzle, ThreeSrc, Type, Vacant, arf,
 };
-use baregpu_isa::{Platform, decode, encode};
+use baregpu_isa::{IsaGen, decode, encode};
 
-const P: Platform = Platform::Gen75;
+const P: IsaGen = IsaGen::Gen75;
 const Q1: GroupCtrl = GroupCtrl::Quarter { qtr: 0, nib: false };
 
 fn check(dw: [u32; 4], inst: &Instruction) {
@@ -20,18 +20,18 @@ fn check(dw: [u32; 4], inst: &Instruction) {
     // Ivy Bridge shares the layout; only Haswell's additions differ.
     if inst.opcode != Opcode::Calla {
         assert_eq!(
-            encode(Platform::Gen7, inst),
+            encode(IsaGen::Gen7, inst),
             Ok(word),
             "gen7 encode {:?}",
             inst.opcode
         );
         assert_eq!(
-            decode(Platform::Gen7, word).as_ref(),
+            decode(IsaGen::Gen7, word).as_ref(),
             Ok(inst),
             "gen7 decode {dw:08x?}"
         );
     } else {
-        assert!(decode(Platform::Gen7, word).is_err());
+        assert!(decode(IsaGen::Gen7, word).is_err());
     }
 }
 

@@ -7,12 +7,12 @@ mod codec_support;
 
 use baregpu_isa::inst::{Instruction, RegFile};
 use baregpu_isa::tables::{self, HSTRIDES, JumpLayout, Layout, VSTRIDES, WIDTHS};
-use baregpu_isa::{Platform, decode, encode};
+use baregpu_isa::{IsaGen, decode, encode};
 use codec_support::{Coverage, Rng, generate};
 
 const PER_OPCODE: usize = 120;
 
-fn roundtrip(p: Platform, inst: &Instruction) -> u128 {
+fn roundtrip(p: IsaGen, inst: &Instruction) -> u128 {
     let word = encode(p, inst).unwrap_or_else(|e| panic!("{p}: {e} for {inst:?}"));
     let back =
         decode(p, word).unwrap_or_else(|e| panic!("{p}: {e} for {word:#034x} from {inst:?}"));
@@ -23,7 +23,7 @@ fn roundtrip(p: Platform, inst: &Instruction) -> u128 {
 
 #[test]
 fn generated_instructions_roundtrip() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut cov = Coverage::default();
         let insts = generate(p, PER_OPCODE, 1, &mut cov);
         let t = tables::for_platform(p);
@@ -43,7 +43,7 @@ fn generated_instructions_roundtrip() {
 /// roundtrip above covers them all.
 #[test]
 fn generator_covers_every_table_entry() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut cov = Coverage::default();
         generate(p, PER_OPCODE, 2, &mut cov);
         let t = tables::for_platform(p);
@@ -128,7 +128,7 @@ fn generator_covers_every_table_entry() {
 /// that re-encodes to itself.
 #[test]
 fn bit_flips_reencode_exactly() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut cov = Coverage::default();
         let insts = generate(p, 8, 3, &mut cov);
         let (mut ok, mut rejected) = (0u32, 0u32);
@@ -158,7 +158,7 @@ fn bit_flips_reencode_exactly() {
 #[test]
 fn random_words_never_panic() {
     const WORDS: usize = 200_000;
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut rng = Rng::new(0xC0FF_EE00 + p as u64);
         let mut decoded = 0u32;
         for _ in 0..WORDS {
@@ -198,13 +198,13 @@ fn random_words_never_panic() {
 /// tables is a branch opcode.
 #[test]
 fn jump_layouts_match_generations() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let t = tables::for_platform(p);
         for o in t.opcodes {
             if let Layout::Branch(jl) = o.layout {
                 let expected = match p {
-                    Platform::Gen4 | Platform::G45 => JumpLayout::Count,
-                    Platform::Gen6 => {
+                    IsaGen::Gen4 | IsaGen::G45 => JumpLayout::Count,
+                    IsaGen::Gen6 => {
                         if matches!(o.opcode.mnemonic(), "break" | "cont" | "halt") {
                             JumpLayout::JipUip
                         } else {

@@ -13,12 +13,12 @@ use baregpu_isa::inst::{
     Imm, Instruction, Jump, Math, MathFn, MsgDesc, Opcode, PredCtrl, RegFile, RegSrc, Region, Send,
     SendDesc, Sfid, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant, arf,
 };
-use baregpu_isa::{Platform, decode, encode};
+use baregpu_isa::{IsaGen, decode, encode};
 
 const G4: GroupCtrl = GroupCtrl::Compression(Compression::None);
 const Q1: GroupCtrl = GroupCtrl::Quarter { qtr: 0, nib: false };
 
-fn check(p: Platform, dw: [u32; 4], inst: &Instruction) {
+fn check(p: IsaGen, dw: [u32; 4], inst: &Instruction) {
     let word = from_dwords(dw);
     assert_eq!(decode(p, word).as_ref(), Ok(inst), "{p}: decode {dw:08x?}");
     assert_eq!(encode(p, inst), Ok(word), "{p}: encode {:?}", inst.opcode);
@@ -114,7 +114,7 @@ fn branch(
 #[test]
 fn gen4_matches_intel_gen4asm() {
     use Type::*;
-    let p = Platform::Gen4;
+    let p = IsaGen::Gen4;
     // mov (8) g1<1>F g2<8,8,1>F { align1 };
     check(
         p,
@@ -349,7 +349,7 @@ fn gen4_matches_intel_gen4asm() {
 #[test]
 fn g45_matches_intel_gen4asm() {
     use Type::*;
-    let p = Platform::G45;
+    let p = IsaGen::G45;
     // pln (8) g10<1>F g2.0<0,1,0>F g4<8,8,1>F { align1 };  (intel-gen4asm -g 5:
     // Ironlake, whose ALU encoding is G45's)
     check(
@@ -366,10 +366,10 @@ fn g45_matches_intel_gen4asm() {
     );
     // Gen4 words mean the same on G45, and pln does not exist on the 965.
     let mov = from_dwords([0x00600001, 0x202003bd, 0x008d0040, 0x00000000]);
-    assert_eq!(decode(p, mov), decode(Platform::Gen4, mov));
+    assert_eq!(decode(p, mov), decode(IsaGen::Gen4, mov));
     let pln = from_dwords([0x0060005a, 0x214077bd, 0x00000040, 0x008d0080]);
     assert_eq!(
-        decode(Platform::Gen4, pln),
+        decode(IsaGen::Gen4, pln),
         Err(DecodeError::UnknownOpcode { code: 0x5A })
     );
 }
@@ -377,7 +377,7 @@ fn g45_matches_intel_gen4asm() {
 #[test]
 fn gen6_matches_intel_gen4asm() {
     use Type::*;
-    let p = Platform::Gen6;
+    let p = IsaGen::Gen6;
     // math (8) g4<1>F g2<8,8,1>F null sqrt { align1 };
     let m = Math {
         function: MathFn::Sqrt,
@@ -525,7 +525,7 @@ fn gen6_matches_intel_gen4asm() {
 #[test]
 fn gen7_matches_intel_gen4asm() {
     use Type::*;
-    let p = Platform::Gen7;
+    let p = IsaGen::Gen7;
     // (+f1.0) mov (8) g1<1>F g2<8,8,1>F { align1 };
     let mut i = alu(
         Opcode::Mov,

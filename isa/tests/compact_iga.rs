@@ -11,13 +11,13 @@
 //!
 //! Without iga64 the test installs it (isa/ensure-oracles.sh) or fails saying how.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::compact::{self, CompactTables};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::{env, fs};
 
-const P: Platform = Platform::Gen75;
+const P: IsaGen = IsaGen::Gen75;
 
 fn find_iga() -> Option<PathBuf> {
     let path = env::var_os("PATH")?;

@@ -2,7 +2,7 @@
 //! equivalent word: the same word exactly when that word picks the first matching row of
 //! each table (the tables repeat some rows, and an immediate hides src1's subregister).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::compact::{self, CompactTables};
 
 struct Rng(u64);
@@ -41,7 +41,7 @@ fn ends_thread(n: [u32; 4]) -> bool {
 #[test]
 fn random_compact_words() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let (mut ok, mut same, mut eot) = (0u32, 0u32, 0u32);
         for i in 0..200_000u32 {
             let mut w = rng.next();
@@ -70,7 +70,7 @@ fn random_compact_words() {
             same += u32::from(again == words);
         }
         println!("{p}: {ok} expanded, {same} identical after re-compaction, {eot} EOT sends");
-        if p != Platform::Gen4 {
+        if p != IsaGen::Gen4 {
             assert!(ok > 50_000 && same > 1_000, "{p}: too few valid words");
         }
     }
@@ -79,7 +79,7 @@ fn random_compact_words() {
 #[test]
 fn flipped_native_bits_compact_only_exactly() {
     let mut rng = Rng(0x0bad_c0de_dead_beef);
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut compactable = 0u32;
         for _ in 0..4_000 {
             let w = rng.next() | 1 << 29;
@@ -103,7 +103,7 @@ fn flipped_native_bits_compact_only_exactly() {
 #[test]
 fn random_native_words() {
     let mut rng = Rng(0x5eed);
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for _ in 0..100_000 {
             let (a, b) = (rng.next(), rng.next());
             // Clear the high garbage half the time so some words come close to compacting.

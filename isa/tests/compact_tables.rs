@@ -3,14 +3,14 @@
 //! row compact to the expected word and expand back to the same bits. Also the rules for
 //! what never compacts.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::compact::{self, CompactError, CompactTables};
 
-const COMPACTING: [Platform; 4] = [
-    Platform::G45,
-    Platform::Gen6,
-    Platform::Gen7,
-    Platform::Gen75,
+const COMPACTING: [IsaGen; 4] = [
+    IsaGen::G45,
+    IsaGen::Gen6,
+    IsaGen::Gen7,
+    IsaGen::Gen75,
 ];
 
 /// One instruction as table rows plus the fields the compact form carries verbatim.
@@ -149,7 +149,7 @@ fn ends_thread(inst: &Inst) -> bool {
     matches!(inst.opcode, 0x31 | 0x32) && inst.has_imm() && inst.imm >> 31 != 0
 }
 
-fn check(p: Platform, t: &CompactTables, inst: &Inst) {
+fn check(p: IsaGen, t: &CompactTables, inst: &Inst) {
     let native = inst.native(t);
     if ends_thread(inst) {
         assert_eq!(
@@ -199,22 +199,22 @@ fn every_row_of_every_table_compacts() {
 #[test]
 fn gen75_shares_gen7_tables_and_gen4_has_none() {
     let (a, b) = (
-        compact::tables(Platform::Gen7),
-        compact::tables(Platform::Gen75),
+        compact::tables(IsaGen::Gen7),
+        compact::tables(IsaGen::Gen75),
     );
     assert!(core::ptr::eq(a.unwrap(), b.unwrap()));
-    assert!(compact::tables(Platform::Gen4).is_none());
+    assert!(compact::tables(IsaGen::Gen4).is_none());
     let native = [0x0060_0001, 0x2020_03bd, 0x008d_0040, 0];
-    assert_eq!(compact::compact(Platform::Gen4, native), None);
+    assert_eq!(compact::compact(IsaGen::Gen4, native), None);
     assert_eq!(
-        compact::uncompact(Platform::Gen4, [0x2001_0b01, 0x0002_0107]),
-        Err(CompactError::Unsupported(Platform::Gen4))
+        compact::uncompact(IsaGen::Gen4, [0x2001_0b01, 0x0002_0107]),
+        Err(CompactError::Unsupported(IsaGen::Gen4))
     );
 }
 
 /// A compactable base instruction for `p` (mov r:ud r:ud on G45, add with a register
 /// src1 elsewhere) that every negative case below perturbs.
-fn base(p: Platform) -> (&'static CompactTables, Inst) {
+fn base(p: IsaGen) -> (&'static CompactTables, Inst) {
     let t = compact::tables(p).unwrap();
     let datatype = *t
         .datatype
@@ -261,7 +261,7 @@ fn what_never_compacts() {
         // 127:121 with register sources.
         let mut unmapped = vec![7, 91, 92, 93, 94, 95, 121, 127];
         match p {
-            Platform::G45 | Platform::Gen6 => unmapped.push(90),
+            IsaGen::G45 | IsaGen::Gen6 => unmapped.push(90),
             _ => unmapped.push(47),
         }
         for bit in unmapped {
@@ -283,7 +283,7 @@ fn immediates_follow_each_generation() {
             .filter(|d| (d >> 5) & 3 == 3 || (d >> 10) & 3 == 3)
             .collect();
         // G45 has no immediate rows at all; Gen6 and Gen7 have several.
-        assert_eq!(imm_rows.is_empty(), p == Platform::G45, "{p}");
+        assert_eq!(imm_rows.is_empty(), p == IsaGen::G45, "{p}");
         for datatype in imm_rows {
             let (_, mut inst) = base(p);
             inst.datatype = datatype;
@@ -310,7 +310,7 @@ fn immediates_follow_each_generation() {
 
 #[test]
 fn eot_send_never_compacts() {
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let (t, mut inst) = base(p);
         inst.datatype = *t.datatype.iter().find(|&&d| (d >> 10) & 3 == 3).unwrap();
         inst.imm = 0xffff_f010;

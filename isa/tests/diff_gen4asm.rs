@@ -16,7 +16,7 @@
 
 mod common;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::codec::{encode, from_dwords};
 use baregpu_isa::inst::{AccessMode, Body, Instruction, Opcode};
 use baregpu_isa::text::{assemble, disassemble, gen4asm};
@@ -39,7 +39,7 @@ fn form(i: &Instruction) -> &'static str {
     }
 }
 
-fn run(p: Platform, g: &str) {
+fn run(p: IsaGen, g: &str) {
     let dir = scratch(&format!("diff-gen4asm-{g}-{}", p.name()));
     let insts = generate(p, Oracle::Gen4asm, 5000, 4);
     let printed: Vec<(usize, String)> = insts
@@ -114,7 +114,7 @@ fn run(p: Platform, g: &str) {
         eprintln!("  {f:>13}: {n:5} generated {pr:5} printed {same:5} identical ({raw} as .raw)");
     }
     let mut forms = vec!["align1 alu", "align16 alu", "branch", "jmpi", "send"];
-    if p >= Platform::Gen6 {
+    if p >= IsaGen::Gen6 {
         forms.extend(["math", "three-source"]);
     }
     for f in forms {
@@ -133,23 +133,23 @@ fn run(p: Platform, g: &str) {
 #[test]
 fn gen4_against_gen4asm() {
     ensure_oracles();
-    run(Platform::Gen4, "4");
+    run(IsaGen::Gen4, "4");
 }
 
 #[test]
 fn g45_against_gen4asm() {
     ensure_oracles();
-    run(Platform::G45, "4");
+    run(IsaGen::G45, "4");
 }
 
 #[test]
 fn gen6_against_gen4asm() {
     ensure_oracles();
-    run(Platform::Gen6, "6");
+    run(IsaGen::Gen6, "6");
 }
 
 #[test]
 fn gen7_against_gen4asm() {
     ensure_oracles();
-    run(Platform::Gen7, "7");
+    run(IsaGen::Gen7, "7");
 }

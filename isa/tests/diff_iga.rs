@@ -14,14 +14,14 @@
 
 mod common;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::codec::{encode, from_dwords, to_dwords};
 use baregpu_isa::text::{assemble, disassemble, print_instruction};
 use common::{Oracle, ensure_oracles, generate, hex, scratch};
 use std::fs;
 use std::process::Command;
 
-const P: Platform = Platform::Gen75;
+const P: IsaGen = IsaGen::Gen75;
 
 fn iga(args: &[&str]) -> std::process::Output {
     Command::new("iga64")

@@ -19,15 +19,15 @@ mod emit;
 use baregpu_isa::codec::to_dwords;
 use baregpu_isa::inst::{AccessMode, Body, Jump, Opcode, Src};
 use baregpu_isa::text::{assemble, disassemble};
-use baregpu_isa::{Platform, decode, encode};
+use baregpu_isa::{IsaGen, decode, encode};
 use std::process::Command;
 
-const PLATFORMS: [Platform; 5] = [
-    Platform::Gen4,
-    Platform::G45,
-    Platform::Gen6,
-    Platform::Gen7,
-    Platform::Gen75,
+const PLATFORMS: [IsaGen; 5] = [
+    IsaGen::Gen4,
+    IsaGen::G45,
+    IsaGen::Gen6,
+    IsaGen::Gen7,
+    IsaGen::Gen75,
 ];
 
 fn bytes(forms: &[corpus::Form]) -> Vec<u8> {
@@ -186,10 +186,10 @@ fn disassembly_is_symbolic_and_reassembles_to_the_same_bits() {
 fn compacted_forms_stay_exact_and_symbolic() {
     let mut compacted = 0;
     for p in [
-        Platform::G45,
-        Platform::Gen6,
-        Platform::Gen7,
-        Platform::Gen75,
+        IsaGen::G45,
+        IsaGen::Gen6,
+        IsaGen::Gen7,
+        IsaGen::Gen75,
     ] {
         for f in corpus::forms(p) {
             let Some(c) = baregpu_isa::compact::compact(p, to_dwords(f.word)) else {
@@ -229,7 +229,7 @@ fn mnemonic(line: &str) -> &str {
 /// Checks an oracle's line for one form: same mnemonic, and the immediate
 /// (or Gen4 jump/pop counts, which gen4disasm prints as one immediate) as
 /// the same number.
-fn same_meaning(p: Platform, f: &corpus::Form, ours: &str, theirs: &str, tool: &str) {
+fn same_meaning(p: IsaGen, f: &corpus::Form, ours: &str, theirs: &str, tool: &str) {
     let ours_m = mnemonic(ours);
     let t = theirs.trim_start();
     let t = if t.starts_with('(') {
@@ -289,7 +289,7 @@ fn iga_reads_the_same_instructions() {
     std::fs::create_dir_all(&dir).unwrap();
     // iga64 has no platform before Haswell; Ivy Bridge shares its layout
     // for every form here.
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let forms = corpus::forms(p);
         let ours = disassemble(p, &bytes(&forms), false).unwrap();
         for (f, line) in forms.iter().zip(ours.lines()) {
@@ -367,10 +367,10 @@ fn gen4disasm_reads_the_same_instructions() {
     let dir = std::env::temp_dir().join(format!("mesa_forms_g4_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (p, g) in [
-        (Platform::Gen4, "4"),
-        (Platform::G45, "4"),
-        (Platform::Gen6, "6"),
-        (Platform::Gen7, "7"),
+        (IsaGen::Gen4, "4"),
+        (IsaGen::G45, "4"),
+        (IsaGen::Gen6, "6"),
+        (IsaGen::Gen7, "7"),
     ] {
         let forms = corpus::forms(p);
         let ours = disassemble(p, &bytes(&forms), false).unwrap();
@@ -445,7 +445,7 @@ fn dump() {
 /// slot's `file:type` lands in the bits.
 #[test]
 fn explicit_slots_are_checked() {
-    let p = Platform::Gen6;
+    let p = IsaGen::Gen6;
     for bad in [
         "add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f src1=r4.0<8;8,1>:f",
         "mov (8|M0) r1.0<1>:f 0x0:f dst=r2.0<1>:f",

@@ -21,7 +21,7 @@ mod gen6_gen7;
 #[path = "message/sweep.rs"]
 mod sweep;
 
-use baregpu_isa::Platform::{self, G45, Gen4, Gen6, Gen7, Gen75};
+use baregpu_isa::IsaGen::{self, G45, Gen4, Gen6, Gen7, Gen75};
 use baregpu_isa::inst::{MathFn, MsgDesc, Sfid};
 use baregpu_isa::message::*;
 use baregpu_isa::tables;
@@ -36,11 +36,11 @@ pub(crate) fn desc(mlen: u8, rlen: u8, header: bool, function: u32) -> MsgDesc {
 }
 
 /// Decode with lengths 1/1 and no header.
-pub(crate) fn dec(p: Platform, sfid: Sfid, fc: u32) -> Result<Message, MessageError> {
+pub(crate) fn dec(p: IsaGen, sfid: Sfid, fc: u32) -> Result<Message, MessageError> {
     decode(p, sfid, &desc(1, 1, false, fc))
 }
 
-pub(crate) fn dp(p: Platform, sfid: Sfid, fc: u32) -> DataPortMsg {
+pub(crate) fn dp(p: IsaGen, sfid: Sfid, fc: u32) -> DataPortMsg {
     match dec(p, sfid, fc) {
         Ok(Message::DataPort(d)) => d,
         other => panic!("{p} {sfid:?} {fc:#x}: {other:?}"),
@@ -59,7 +59,7 @@ pub(crate) fn refused(r: Result<Message, MessageError>, why: impl Fn(&MessageErr
     }
 }
 
-pub(crate) fn sfids(p: Platform) -> Vec<Sfid> {
+pub(crate) fn sfids(p: IsaGen) -> Vec<Sfid> {
     tables::for_platform(p)
         .sfids
         .iter()
@@ -69,7 +69,7 @@ pub(crate) fn sfids(p: Platform) -> Vec<Sfid> {
 }
 
 /// Function-control width: 15:0 on Gen4/G45, 18:0 from Gen6.
-pub(crate) fn width(p: Platform) -> u32 {
+pub(crate) fn width(p: IsaGen) -> u32 {
     if p < Gen6 { 16 } else { 19 }
 }
 
@@ -135,7 +135,7 @@ fn encode_refuses_what_the_platform_lacks() {
 
 #[test]
 fn symbolic_examples() {
-    let cases: [(Platform, &str, Sfid, u32); 8] = [
+    let cases: [(IsaGen, &str, Sfid, u32); 8] = [
         (
             Gen7,
             "dc.untyped_read(bti=1, simd=8, mask=xyzw) mlen=2 rlen=4",

@@ -7,7 +7,7 @@
 //! of them took the assembler minutes when every round placed the whole
 //! program again.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::text::{AsmOptions, assemble, assemble_with};
 
 const REACH: usize = 4095;
@@ -52,7 +52,7 @@ fn chain(n: usize, last_out: bool, form: &str) -> String {
 
 #[test]
 fn a_chain_of_three_hundred_branches_goes_native_link_by_link() {
-    let p = Platform::Gen6;
+    let p = IsaGen::Gen6;
     let compact = AsmOptions { compact: true };
     let n = 300;
     // The last one out: every jmpi ends native, as if written so.
@@ -81,10 +81,10 @@ fn compact_padding_disassembles_symbolically() {
         messages: false,
     };
     for (p, sfid) in [
-        (Platform::G45, None),
-        (Platform::Gen6, Some("0x7")),
-        (Platform::Gen7, Some("0x27")),
-        (Platform::Gen75, Some("0x27")),
+        (IsaGen::G45, None),
+        (IsaGen::Gen6, Some("0x7")),
+        (IsaGen::Gen7, Some("0x27")),
+        (IsaGen::Gen75, Some("0x27")),
     ] {
         let mut src = String::from(
             "add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n\

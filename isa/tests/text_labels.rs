@@ -14,7 +14,7 @@
 
 mod common;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::codec::{encode, to_dwords};
 use baregpu_isa::compact;
 use baregpu_isa::inst::{Body, Instruction, Jump, Opcode, Src};
@@ -57,9 +57,9 @@ fn add(rng: &mut Rng) -> String {
 }
 
 /// Branch forms of `p` as line templates; `{0}`/`{1}` are the targets.
-fn branch_forms(p: Platform) -> Vec<&'static str> {
+fn branch_forms(p: IsaGen) -> Vec<&'static str> {
     match p {
-        Platform::Gen4 | Platform::G45 => vec![
+        IsaGen::Gen4 | IsaGen::G45 => vec![
             "(f0.0) if (8|M0) {0}",
             "(f0.1) iff (16|M0) {0}",
             "else (8|M0) {0} pop(1)",
@@ -71,7 +71,7 @@ fn branch_forms(p: Platform) -> Vec<&'static str> {
             "(W) jmpi {0}",
             "(W&f0.0) jmpi {0}",
         ],
-        Platform::Gen6 => vec![
+        IsaGen::Gen6 => vec![
             "(f0.0) if (8|M0) {0}",
             "else (8|M0) {0}",
             "endif (8|M0) {0}",
@@ -105,14 +105,14 @@ fn branch_forms(p: Platform) -> Vec<&'static str> {
 /// targeted instruction `i` (or the end, `i == n`). `explicit` marks pairs
 /// of adds `{Compacted}`; on G45 no branch aims at the second of a pair,
 /// which is not 128-bit aligned (000 line 9080).
-fn kernel(p: Platform, seed: u64, n: usize, explicit: bool) -> (String, Vec<Aim>) {
+fn kernel(p: IsaGen, seed: u64, n: usize, explicit: bool) -> (String, Vec<Aim>) {
     let fill = generate(p, Oracle::Ours, n, seed);
     kernel_of(p, seed, n, explicit, &branch_forms(p), &fill)
 }
 
 /// [`kernel`] with the given branch forms and fillers (adds only if none).
 fn kernel_of(
-    p: Platform,
+    p: IsaGen,
     seed: u64,
     n: usize,
     explicit: bool,
@@ -129,7 +129,7 @@ fn kernel_of(
                 let form = rng.pick(forms);
                 lines.push((form.to_string(), form.matches('{').count()));
             }
-            2 if explicit && p != Platform::Gen4 && lines.len() + 2 <= n => {
+            2 if explicit && p != IsaGen::Gen4 && lines.len() + 2 <= n => {
                 lines.push((add(&mut rng) + " {Compacted}", 0));
                 unaligned.insert(lines.len());
                 lines.push((add(&mut rng) + " {Compacted}", 0));
@@ -148,7 +148,7 @@ fn kernel_of(
         let mut to = Vec::new();
         for k in 0..*count {
             let mut t = rng.below(n + 1);
-            if p == Platform::G45 && unaligned.contains(&t) {
+            if p == IsaGen::G45 && unaligned.contains(&t) {
                 t -= 1;
             }
             *line = line.replace(&format!("{{{k}}}"), &format!("T{t}"));
@@ -174,10 +174,10 @@ fn kernel_of(
 /// Bytes per unit of a `jmpi`/`call` immediate: Gen4/G45 128-bit
 /// instructions (000 lines 11928-11953), Gen6/Gen7 64-bit chunks (003
 /// lines 97116-97127, 98602-98610), Gen7.5 bytes as iga64 encodes them.
-fn imm_unit(p: Platform) -> i64 {
+fn imm_unit(p: IsaGen) -> i64 {
     match p {
-        Platform::Gen4 | Platform::G45 => 16,
-        Platform::Gen75 => 1,
+        IsaGen::Gen4 | IsaGen::G45 => 16,
+        IsaGen::Gen75 => 1,
         _ => 8,
     }
 }
@@ -187,12 +187,12 @@ fn imm_unit(p: Platform) -> i64 {
 /// on G45, where compacted pairs share an IP: 000 line 9073), `call`
 /// immediates in units from the call, `jmpi` immediates in units from the
 /// next instruction (the next slot before Gen6).
-fn expected_field(p: Platform, e: &Entry, to: &[usize]) -> Vec<i64> {
+fn expected_field(p: IsaGen, e: &Entry, to: &[usize]) -> Vec<i64> {
     let at = e.offset as i64;
-    let slot = if p < Platform::Gen6 { at & !15 } else { at };
+    let slot = if p < IsaGen::Gen6 { at & !15 } else { at };
     match e.inst.opcode {
         Opcode::Jmpi => {
-            let next = if p < Platform::Gen6 {
+            let next = if p < IsaGen::Gen6 {
                 slot + 16
             } else {
                 at + e.size() as i64
@@ -243,7 +243,7 @@ fn offsets(prog: &[Program]) -> (Vec<usize>, Vec<usize>, usize) {
 /// Checks every aimed branch of an assembled kernel against the manual's
 /// rules; returns the decoded entries of the source's instructions.
 fn check_jumps(
-    p: Platform,
+    p: IsaGen,
     bytes: &[u8],
     prog: &[Program],
     aims: &[Aim],
@@ -279,7 +279,7 @@ fn check_jumps(
 
 #[test]
 fn label_disassembly_reassembles_on_every_generation() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for seed in 0..12u64 {
             let explicit = seed % 2 == 1;
             let (text, aims) = kernel(p, seed * 7 + 1, 90, explicit);
@@ -322,7 +322,7 @@ fn label_disassembly_reassembles_on_every_generation() {
 
 #[test]
 fn automatic_compaction_keeps_instructions_and_targets() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let (mut compacted_total, mut compacted_jumps) = (0, 0);
         for seed in 0..12u64 {
             let (text, aims) = kernel(p, seed * 13 + 5, 90, false);
@@ -334,7 +334,7 @@ fn automatic_compaction_keeps_instructions_and_targets() {
             let a = check_jumps(p, &native, &native_prog, &aims, "native");
             let b = check_jumps(p, &small, &small_prog, &aims, "compacted");
             assert_eq!(a.len(), b.len());
-            if p == Platform::Gen4 {
+            if p == IsaGen::Gen4 {
                 assert_eq!(small, native, "the 965 has no compaction");
             }
             for (n, c) in a.iter().zip(&b) {
@@ -343,7 +343,7 @@ fn automatic_compaction_keeps_instructions_and_targets() {
                 // Compact exactly when the tables can compact it.
                 let can = compact::compact(p, to_dwords(encode(p, &c.inst).unwrap())).is_some();
                 assert_eq!(c.compacted, can, "{p}: {}", print_instruction(p, &c.inst));
-                if p == Platform::G45 && !c.compacted {
+                if p == IsaGen::G45 && !c.compacted {
                     assert_eq!(c.offset % 16, 0, "G45 native words are 128-bit aligned");
                 }
                 compacted_total += usize::from(c.compacted);
@@ -357,7 +357,7 @@ fn automatic_compaction_keeps_instructions_and_targets() {
             assert_eq!(assemble(p, &dis).unwrap(), small, "{p}\n{dis}");
         }
         eprintln!("{p}: {compacted_total} compacted, {compacted_jumps} of them jumps");
-        if p != Platform::Gen4 {
+        if p != IsaGen::Gen4 {
             assert!(
                 compacted_total > 100,
                 "{p}: only {compacted_total} compacted"
@@ -401,10 +401,10 @@ add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f
 mov (8|M0) r1.0<1>:f 0x3F800000:f
 ";
     for p in [
-        Platform::G45,
-        Platform::Gen6,
-        Platform::Gen7,
-        Platform::Gen75,
+        IsaGen::G45,
+        IsaGen::Gen6,
+        IsaGen::Gen7,
+        IsaGen::Gen75,
     ] {
         let prog = assemble_program_with(p, src, COMPACT).unwrap();
         let kinds: Vec<&str> = prog
@@ -417,7 +417,7 @@ mov (8|M0) r1.0<1>:f 0x3F800000:f
                 Program::Raw(_) => "pad",
             })
             .collect();
-        let want: &[&str] = if p == Platform::G45 {
+        let want: &[&str] = if p == IsaGen::G45 {
             // 0 c, 8 pad, 16 n, 32 c, 40 pad (label), 48 c, 56 pad, 64 n
             &["c", "pad", "n", "c", "pad", "c", "pad", "n"]
         } else {
@@ -429,11 +429,11 @@ mov (8|M0) r1.0<1>:f 0x3F800000:f
         assert_eq!(assemble(p, &dis).unwrap(), bytes, "{p}\n{dis}");
     }
     // Both options on one line is an error at the second.
-    let e = assemble(Platform::Gen7, "nop {Compacted,Uncompacted}").unwrap_err();
+    let e = assemble(IsaGen::Gen7, "nop {Compacted,Uncompacted}").unwrap_err();
     assert_eq!((e.line, e.col), (1, 16), "{e}");
     // A {Compacted} line that cannot compact is still an error.
     let e = assemble_with(
-        Platform::Gen7,
+        IsaGen::Gen7,
         "mov (8|M0) r1.0<1>:f 0x3F800001:f {Compacted}",
         COMPACT,
     )
@@ -449,7 +449,7 @@ fn gen6_eot_send_is_aligned_in_compact_mode() {
 add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f
 send (8|M0) null:ud r112 0x27 0x02000010 {EOT}
 ";
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let bytes = assemble_with(p, src, COMPACT).unwrap();
         let entries = decode_kernel(p, &bytes).unwrap();
         let ops: Vec<(usize, Opcode, bool)> = entries
@@ -471,7 +471,7 @@ send (8|M0) null:ud r112 0x27 0x02000010 {EOT}
 
 #[test]
 fn targets_outside_the_kernel_stay_numbers() {
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let bytes = assemble(p, "if (8|M0) 64 -32\nendif (8|M0) 16\n").unwrap();
     let dis = disassemble_with(p, &bytes, LABELS).unwrap();
     assert_eq!(
@@ -479,7 +479,7 @@ fn targets_outside_the_kernel_stay_numbers() {
         "/* 0000 */ if (8|M0) 64 -32\n/* 0010 */ endif (8|M0) L32\nL32:\n"
     );
     // Gen4: jmpi counts from the next instruction, in 128-bit units.
-    let g4 = Platform::Gen4;
+    let g4 = IsaGen::Gen4;
     let bytes = assemble(g4, "L0:\n(W) jmpi L0\n(W) jmpi L2\nL2:\n").unwrap();
     let imm: Vec<u32> = bytes
         .chunks(16)
@@ -495,7 +495,7 @@ fn targets_outside_the_kernel_stay_numbers() {
 #[test]
 fn iga64_assembles_our_label_syntax() {
     ensure_oracles();
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let dir = scratch("text-labels-iga");
     // Branch forms iga64 writes the way we do (brd/brc it does not).
     let forms = &branch_forms(p)[..9];
@@ -538,7 +538,7 @@ fn compaction_matches_iga64_autocompact() {
     // that iga64 does not pad before the EOT send (our padding follows
     // Mesa, see asm/layout.rs).
     ensure_oracles();
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let src = "\
 L0:
 add (8|M0) r4.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f

@@ -4,14 +4,14 @@
 //! never a panic or a silently changed instruction; the values at the edge
 //! itself still assemble, to the bits the manuals give.
 
-use baregpu_isa::Platform::{self, G45, Gen4, Gen6, Gen7, Gen75};
+use baregpu_isa::IsaGen::{self, G45, Gen4, Gen6, Gen7, Gen75};
 use baregpu_isa::inst::{Body, Imm, Src};
 use baregpu_isa::kernel::decode_kernel;
 use baregpu_isa::text::assemble;
 use baregpu_isa::validate::{Operand, Rule, validate_kernel};
 
 /// The src0 immediate of a one-line `mov`.
-fn mov_imm(p: Platform, imm: &str) -> Result<Imm, String> {
+fn mov_imm(p: IsaGen, imm: &str) -> Result<Imm, String> {
     let bytes = assemble(p, &format!("mov (8|M0) r1.0<1>:d {imm}")).map_err(|e| e.to_string())?;
     let k = decode_kernel(p, &bytes).map_err(|e| e.to_string())?;
     match &k[0].inst.body {

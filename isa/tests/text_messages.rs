@@ -7,14 +7,14 @@ use baregpu_isa::inst::{Body, MsgDesc, SendDesc};
 use baregpu_isa::message::{parse_symbolic, print_symbolic};
 use baregpu_isa::tables::{self, SendLayout};
 use baregpu_isa::text::{DisasmOptions, assemble, disassemble_with};
-use baregpu_isa::{Platform, decode_bytes};
+use baregpu_isa::{IsaGen, decode_bytes};
 
 /// The send line's operands before the descriptor: destination, (Gen4/G45)
 /// base MRF, payload.
-fn head(p: Platform) -> &'static str {
+fn head(p: IsaGen) -> &'static str {
     match p {
-        Platform::Gen4 | Platform::G45 => "send (8|M0) r10:uw m1 r0:ud",
-        Platform::Gen6 => "send (8|M0) r10:ud m1",
+        IsaGen::Gen4 | IsaGen::G45 => "send (8|M0) r10:uw m1 r0:ud",
+        IsaGen::Gen6 => "send (8|M0) r10:ud m1",
         _ => "send (8|M0) r10:ud r2",
     }
 }
@@ -22,9 +22,9 @@ fn head(p: Platform) -> &'static str {
 /// The descriptor's 32 bits as the generation lays them out (Gen4: function
 /// 15:0, rlen 19:16, mlen 23:20; Gen6+: function 18:0, header 19, rlen
 /// 24:20, mlen 28:25), written independently of the assembler.
-fn raw(p: Platform, d: &MsgDesc) -> u32 {
+fn raw(p: IsaGen, d: &MsgDesc) -> u32 {
     match p {
-        Platform::Gen4 | Platform::G45 => {
+        IsaGen::Gen4 | IsaGen::G45 => {
             d.function | u32::from(d.rlen) << 16 | u32::from(d.mlen) << 20
         }
         _ => {
@@ -50,7 +50,7 @@ impl Rng {
 #[test]
 fn symbolic_and_numeric_descriptors_assemble_to_the_same_bits() {
     let mut rng = Rng(0x5eed_1234_abcd_0001);
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let t = tables::for_platform(p);
         let fn_bits = match t.fields.send {
             SendLayout::Gen4 { function, .. } | SendLayout::Gen6 { function, .. } => {
@@ -65,7 +65,7 @@ fn symbolic_and_numeric_descriptors_assemble_to_the_same_bits() {
                 let desc = MsgDesc {
                     mlen: 1 + (r % 4) as u8,
                     rlen: ((r >> 2) % 5) as u8,
-                    header: p >= Platform::Gen6 && (r >> 5) & 1 == 1,
+                    header: p >= IsaGen::Gen6 && (r >> 5) & 1 == 1,
                     function: ((r >> 8) as u32) & ((1 << fn_bits) - 1),
                 };
                 let Ok(text) = print_symbolic(p, sfid, &desc) else {
@@ -110,19 +110,19 @@ fn the_disassemblers_message_comment_assembles_back() {
     };
     let cases = [
         (
-            Platform::Gen7,
+            IsaGen::Gen7,
             "dc.untyped_read(bti=1, simd=8, mask=xyzw) mlen=2 rlen=4",
         ),
         (
-            Platform::Gen7,
+            IsaGen::Gen7,
             "dc.scratch_read(regs=2, offset=4) mlen=1 rlen=2 hdr",
         ),
-        (Platform::Gen75, "gw.barrier(notify=n0) mlen=1 rlen=0"),
+        (IsaGen::Gen75, "gw.barrier(notify=n0) mlen=1 rlen=0"),
         (
-            Platform::Gen6,
+            IsaGen::Gen6,
             "urb.write(offset=2, swizzle=interleave, used, complete) mlen=3 rlen=0",
         ),
-        (Platform::Gen4, "math.sqrt(sat, scalar) mlen=1 rlen=1"),
+        (IsaGen::Gen4, "math.sqrt(sat, scalar) mlen=1 rlen=1"),
     ];
     for (p, text) in cases {
         let bytes = assemble(p, &format!("{} {text}", head(p))).unwrap();
@@ -148,7 +148,7 @@ fn the_disassemblers_message_comment_assembles_back() {
 #[test]
 fn a_bad_symbolic_descriptor_is_an_error_at_its_column() {
     let line = "send (8|M0) r10:ud r2 dc.untyped_read(bti=1, simd=3) mlen=2 rlen=4";
-    let e = assemble(Platform::Gen7, line).unwrap_err();
+    let e = assemble(IsaGen::Gen7, line).unwrap_err();
     assert_eq!(e.line, 1);
     assert_eq!(e.col, line.find("dc.").unwrap() + 1);
     assert!(
@@ -158,7 +158,7 @@ fn a_bad_symbolic_descriptor_is_an_error_at_its_column() {
     );
     // A unit word the platform lacks.
     let e = assemble(
-        Platform::Gen4,
+        IsaGen::Gen4,
         "send (8|M0) r10:uw m1 r0:ud dc.untyped_read(bti=1, simd=8) mlen=2 rlen=4",
     )
     .unwrap_err();

@@ -4,14 +4,14 @@
 
 mod common;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::codec::{encode, to_dwords};
 use baregpu_isa::text::{Program, assemble, assemble_program, disassemble, print_instruction};
 use common::{Oracle, generate, hex};
 
 #[test]
 fn print_parse_round_trip() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let insts = generate(p, Oracle::Ours, 3000, 1);
         assert!(
             insts.len() >= 2500,
@@ -67,7 +67,7 @@ fn print_parse_round_trip() {
 
 #[test]
 fn errors_have_positions_and_never_panic() {
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     for (src, line, col) in [
         ("mov (8|M0) r1.0<1>:f r2.0<8;8,1>:q", 1, 34),
         ("\nfoo (8|M0) r1:f", 2, 1),
@@ -107,7 +107,7 @@ fn errors_have_positions_and_never_panic() {
 
 #[test]
 fn labels_resolve() {
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let src = "L0:\nif (8|M0) L1 L2\nelse (8|M0) L2\nL1:\nendif (8|M0) L2\nL2:\n(W) jmpi L0\nwhile (8|M0) L0\n";
     let v = assemble_program(p, src).unwrap();
     let text: Vec<String> = v

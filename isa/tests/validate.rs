@@ -11,14 +11,14 @@
 
 mod common;
 
-use baregpu_isa::Platform::{self, G45, Gen4, Gen6, Gen7, Gen75};
+use baregpu_isa::IsaGen::{self, G45, Gen4, Gen6, Gen7, Gen75};
 use baregpu_isa::inst::*;
 use baregpu_isa::kernel::decode_kernel;
 use baregpu_isa::text::assemble;
 use baregpu_isa::validate::{Operand, Rule, Severity, Violation, validate, validate_kernel};
 
 /// Assembles one line and decodes it back.
-fn one(p: Platform, text: &str) -> Instruction {
+fn one(p: IsaGen, text: &str) -> Instruction {
     let bytes = assemble(p, text).unwrap_or_else(|e| panic!("{p}: `{text}`: {e}"));
     decode_kernel(p, &bytes).unwrap_or_else(|e| panic!("{p}: `{text}`: {e}"))[0].inst
 }
@@ -32,7 +32,7 @@ use Severity::{Error as E, Warning as W};
 
 /// (platform, breaking line, passing line, rule, operand, severity).
 pub type Case = (
-    Platform,
+    IsaGen,
     &'static str,
     &'static str,
     Rule,
@@ -98,7 +98,7 @@ fn built_cases_break_their_rule_and_the_assembled_twin_passes() {
 // ---- Rules over a whole kernel ----
 
 /// The (offset, rule, severity) findings of a kernel.
-fn kernel(p: Platform, text: &str) -> Vec<(usize, Rule, Severity)> {
+fn kernel(p: IsaGen, text: &str) -> Vec<(usize, Rule, Severity)> {
     let bytes = assemble(p, text).unwrap_or_else(|e| panic!("{p}: {e}\n{text}"));
     validate_kernel(p, &bytes)
         .unwrap_or_else(|e| panic!("{p}: {e}"))
@@ -168,7 +168,7 @@ fn two_row_sources_after_branches_on_the_965() {
 #[test]
 fn realistic_kernels_are_clean() {
     let gen75 = GEN7_KERNEL.replace("r52.0<8;8,1>:df", "r52.0<4;4,1>:df");
-    let kernels: [(Platform, &str); 5] = [
+    let kernels: [(IsaGen, &str); 5] = [
         (Gen4, GEN4_KERNEL),
         (G45, GEN4_KERNEL),
         (Gen6, GEN6_KERNEL),
@@ -188,7 +188,7 @@ fn realistic_kernels_are_clean() {
 /// The same line on two platforms: a rule of the first that the second
 /// relaxed or never had.
 #[rustfmt::skip]
-const DIFFERENCES: &[(Platform, Platform, &str, Rule)] = &[
+const DIFFERENCES: &[(IsaGen, IsaGen, &str, Rule)] = &[
     // 000 line 8486: the 965 lacks the odd-byte destination relaxation.
     (Gen4, G45, "mov (1|M0) r0.1<1>:b r2.0<0;1,0>:w", Rule::DstAlignment),
     // 000 line 8798: 965 erratum on implicit accumulators at ExecSize 32.
@@ -288,7 +288,7 @@ fn messages_name_the_operand_the_fault_and_the_manual() {
         show(&v)
     );
     // Every rule cites something on every platform.
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for r in Rule::ALL {
             let c = r.citation(p);
             assert!(
@@ -302,7 +302,7 @@ fn messages_name_the_operand_the_fault_and_the_manual() {
 #[test]
 fn never_panics_on_generated_or_random_instructions() {
     let mut rng = common::Rng::new(0x5EED);
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for oracle in [
             common::Oracle::Ours,
             common::Oracle::Iga,

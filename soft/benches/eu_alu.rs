@@ -15,7 +15,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::{Harness, Step};
 
 /// Times the four-instruction group repeats in the kernel.
@@ -25,7 +25,7 @@ const RUNS: usize = 1000;
 /// Measurements (pairs of emulator and plain loop).
 const REPS: usize = 21;
 
-fn kernel(simd: u32, p: Platform) -> String {
+fn kernel(simd: u32, p: IsaGen) -> String {
     // Registers: a at r10, b r20, c r30, d r40, k r50 (SIMD16 operands
     // take two registers).
     let r = |base: u32| format!("r{base}.0");
@@ -33,7 +33,7 @@ fn kernel(simd: u32, p: Platform) -> String {
     let src3 = |base: u32| format!("r{base}.0<2;1>:f");
     let src3_last = |base: u32| format!("r{base}.0<1>:f");
     let mad = |d: u32, s0: u32, s1: u32, s2: u32| {
-        if p == Platform::G45 {
+        if p == IsaGen::G45 {
             // No three-source instructions: the product into a temporary
             // (r60), then the add (the destination is also src0 here).
             format!(
@@ -56,7 +56,7 @@ fn kernel(simd: u32, p: Platform) -> String {
         }
     };
     // Gen4/G45 run 16 float channels as a compressed instruction.
-    let compr = if p <= Platform::G45 && simd == 16 {
+    let compr = if p <= IsaGen::G45 && simd == 16 {
         " {Compr}"
     } else {
         ""
@@ -113,7 +113,7 @@ fn init(h: &mut Harness, lanes: usize) {
     }
 }
 
-fn measure(p: Platform, simd: u32) {
+fn measure(p: IsaGen, simd: u32) {
     let lanes = simd as usize;
     let mut h = Harness::new(p);
     h.load_asm(&kernel(simd, p)).expect("kernel assembles");
@@ -132,7 +132,7 @@ fn measure(p: Platform, simd: u32) {
     // of the 384 roundings is off by less than 2^-23).
     h.thread.set_ip(0);
     assert_eq!(h.run(1 << 30), Ok(Step::EndOfKernel));
-    if p >= Platform::Gen6 {
+    if p >= IsaGen::Gen6 {
         fused(lanes, &mut a, &mut b, &mut c, &mut d, &k);
         for i in 0..lanes {
             let got = h.thread.grf_f(20 + (i / 8) as u8, i % 8);
@@ -206,10 +206,10 @@ fn measure(p: Platform, simd: u32) {
 /// Per-instruction breakdown: a kernel of one instruction repeated (its
 /// destination r10, read by none of its sources so each is independent),
 /// nanoseconds per instruction.
-fn breakdown(p: Platform, simd: u32, kinds: &[String]) {
+fn breakdown(p: IsaGen, simd: u32, kinds: &[String]) {
     let src = format!("r20.0<{simd};{simd},1>:f");
     let src3 = "r20.0<2;1>:f";
-    let compr = if p <= Platform::G45 && simd == 16 {
+    let compr = if p <= IsaGen::G45 && simd == 16 {
         " {Compr}"
     } else {
         ""
@@ -224,7 +224,7 @@ fn breakdown(p: Platform, simd: u32, kinds: &[String]) {
             format!("mul ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}"),
         ),
     ];
-    if p >= Platform::Gen6 {
+    if p >= IsaGen::Gen6 {
         forms.push((
             "mad",
             format!("mad ({simd}|M0) r10.0<1>:f {src3} r30.0<2;1>:f r40.0<1>:f"),
@@ -267,7 +267,7 @@ fn main() {
         .iter()
         .filter_map(|a| a.strip_prefix("simd").and_then(|w| w.parse().ok()))
         .collect();
-    let only: Vec<Platform> = args.iter().filter_map(|a| Platform::from_name(a)).collect();
+    let only: Vec<IsaGen> = args.iter().filter_map(|a| IsaGen::from_name(a)).collect();
     let split = args.iter().any(|a| a == "breakdown");
     println!(
         "fast ALU lanes: {}",
@@ -277,7 +277,7 @@ fn main() {
             "portable (no AVX2 + FMA on this CPU)"
         }
     );
-    for p in [Platform::Gen75, Platform::Gen6, Platform::G45] {
+    for p in [IsaGen::Gen75, IsaGen::Gen6, IsaGen::G45] {
         if !only.is_empty() && !only.contains(&p) {
             continue;
         }

@@ -5,10 +5,10 @@
 
 mod eu_accept;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::{Harness, Step};
 
-fn run(p: Platform, src: &str, setup: impl FnOnce(&mut Harness)) -> Harness {
+fn run(p: IsaGen, src: &str, setup: impl FnOnce(&mut Harness)) -> Harness {
     let mut h = Harness::new(p);
     h.load(&eu_accept::kernels::assemble_valid(p, src));
     h.thread.set_dispatch_mask(0xFF);
@@ -22,7 +22,7 @@ fn run(p: Platform, src: &str, setup: impl FnOnce(&mut Harness)) -> Harness {
 /// saturated into D must keep 5, not become 1.
 #[test]
 fn saturating_a_float_result_into_an_integer_keeps_the_integer_range() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let h = run(
             p,
             "add (8|M0) (sat)r10.0<1>:d r2.0<8;8,1>:f r3.0<8;8,1>:f\n\
@@ -47,7 +47,7 @@ fn saturating_a_float_result_into_an_integer_keeps_the_integer_range() {
 /// saturated D is 5.
 #[test]
 fn saturating_a_math_result_into_an_integer_keeps_the_integer_range() {
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let h = run(p, "math.sqt (8|M0) (sat)r10.0<1>:d r2.0<8;8,1>:f\n", |h| {
             for c in 0..8 {
                 h.thread.set_grf_f(2, c, 30.25);
@@ -65,7 +65,7 @@ fn saturating_a_math_result_into_an_integer_keeps_the_integer_range() {
 /// every generation (Gen4/G45 even round toward zero, 000 line 7011).
 #[test]
 fn frc_stays_below_one() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let h = run(p, "frc (8|M0) r10.0<1>:f r2.0<8;8,1>:f\n", |h| {
             for c in 0..8 {
                 h.thread.set_grf_ud(2, c, 0xA180_0000 + c as u32); // ≈ -2^-60
@@ -83,7 +83,7 @@ fn frc_stays_below_one() {
 /// bit more than DF has and is truncated; a positive value is exact.
 #[test]
 fn double_frc_stays_below_one() {
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let xs = [-f64::powi(2.0, -60), -0.3, 2.75, -1.0e-300];
     let h = run(p, "frc (4|M0) r10.0<1>:df r2.0<4;4,1>:df\n", |h| {
         for (i, x) in xs.iter().enumerate() {
@@ -116,7 +116,7 @@ fn double_frc_stays_below_one() {
 /// layout leaves the F source's placement open.)
 #[test]
 fn a_float_denormal_converts_to_a_finite_double() {
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let h = run(p, "mov (4|M0) r10.0<1>:df r2.0<4;4,1>:f\n", |h| {
         h.thread.set_grf_ud(2, 0, 1);
         h.thread.set_grf_ud(2, 1, 0x8000_0003);
@@ -142,7 +142,7 @@ fn a_float_denormal_converts_to_a_finite_double() {
 /// the rule). 7 / 2 into F is 3.0, not the bit pattern 3.
 #[test]
 fn integer_division_into_a_float_destination_converts() {
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let h = run(
             p,
             "math.iqot (8|M0) r10.0<1>:f r2.0<8;8,1>:d r3.0<8;8,1>:d\n",

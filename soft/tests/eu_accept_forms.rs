@@ -5,12 +5,12 @@
 
 mod eu_accept;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::{Harness, Step};
 use eu_accept::kernels::{self, MEM, end_thread};
 use eu_accept::values::Rng;
 
-fn assemble(p: Platform, src: &str) -> Harness {
+fn assemble(p: IsaGen, src: &str) -> Harness {
     let mut h = Harness::new(p);
     h.load_asm(src)
         .unwrap_or_else(|e| panic!("{p}: {e}\n{src}"));
@@ -37,10 +37,10 @@ fn movi_gathers_through_the_address_registers() {
         ("f", 4),
     ];
     for p in [
-        Platform::G45,
-        Platform::Gen6,
-        Platform::Gen7,
-        Platform::Gen75,
+        IsaGen::G45,
+        IsaGen::Gen6,
+        IsaGen::Gen7,
+        IsaGen::Gen75,
     ] {
         let mut rng = Rng(0x30F1 + p as u64);
         for (ty, size) in types {
@@ -89,7 +89,7 @@ fn gen4_iff_runs_its_block_for_enabled_channels_or_jumps_past_it() {
                mov (8|M0) r13.0<1>:d 3:d\n\
                endif (8|M0) 0 pop(1)\n\
                AFTER2:\n";
-    for p in [Platform::Gen4, Platform::G45] {
+    for p in [IsaGen::Gen4, IsaGen::G45] {
         for x in [[0u32, 5, 1, 6, 2, 7, 3, 9], [9; 8], [0; 8]] {
             let mut h = assemble(p, src);
             h.thread.set_dispatch_mask(0xFF);
@@ -117,9 +117,9 @@ fn gen4_iff_runs_its_block_for_enabled_channels_or_jumps_past_it() {
 /// exists (G45, Gen6), is not executed (000 lines 12517-12543).
 #[test]
 fn nop_and_nenop_change_nothing() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut ops = vec!["nop"];
-        if matches!(p, Platform::G45 | Platform::Gen6) {
+        if matches!(p, IsaGen::G45 | IsaGen::Gen6) {
             ops.push("nenop (1|M0) null<1>:ud null<0;1,0>:ud");
         }
         for op in ops {
@@ -154,7 +154,7 @@ fn nop_and_nenop_change_nothing() {
 /// 13562-13610; 003 lines 101280-101300).
 #[test]
 fn wait_without_a_notification_sleeps_in_place() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let src = "mov (8|M0) r10.0<1>:ud 0x1:ud\n\
                    wait (1|M0) n0.0<0;1,0>:ud\n\
                    mov (8|M0) r11.0<1>:ud 0x2:ud\n";
@@ -172,7 +172,7 @@ fn wait_without_a_notification_sleeps_in_place() {
 /// loads and stores use sendc computes what the send version does.
 #[test]
 fn sendc_moves_data_like_send() {
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let mut u = kernels::units();
         let mut rng = Rng(0x5E2D + p as u64);
         let a: Vec<u32> = (0..8).map(|_| rng.u32()).collect();
@@ -180,7 +180,7 @@ fn sendc_moves_data_like_send() {
             u.memory.set_dword(MEM + 4 * i as u64, *v);
         }
         // Payload registers: MRFs on Gen6, GRFs from Gen7.
-        let (hdr, off, data, unit) = if p == Platform::Gen6 {
+        let (hdr, off, data, unit) = if p == IsaGen::Gen6 {
             ("m1", "m2", "m3", "rc")
         } else {
             ("r112", "r113", "r114", "dc")

@@ -14,7 +14,7 @@
 
 mod eu_accept;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::array::GroupSpec;
 use baregpu_soft::eu::array::payload::RootHeader;
 use baregpu_soft::eu::shared::FlatMemory;
@@ -36,14 +36,14 @@ const D: u32 = 0x500;
 /// implied move of r0 (000 lines 4800-4910); Gen6: offsets in dwords,
 /// header m1 (003 lines 84440-84640); Gen7+: the same in GRFs r112-r114
 /// [ext: Mesa brw_eu_emit.c brw_dword_scattered_read].
-fn read(p: Platform, idx: u8, base: u32, dst: u8) -> String {
+fn read(p: IsaGen, idx: u8, base: u32, dst: u8) -> String {
     match p {
-        Platform::Gen4 | Platform::G45 => format!(
+        IsaGen::Gen4 | IsaGen::G45 => format!(
             "shl (8|M0) r20.0<1>:ud r{idx}.0<8;8,1>:ud 0x2:ud\n\
              add (8|M0) m2.0<1>:ud r20.0<8;8,1>:ud {base:#x}:ud\n\
              send (8|M0) r{dst}:ud m1 r0:ud dpr.dword_scattered_read(bti=1, simd=8, cache=data) mlen=2 rlen=1\n"
         ),
-        Platform::Gen6 => format!(
+        IsaGen::Gen6 => format!(
             "add (8|M0) m2.0<1>:ud r{idx}.0<8;8,1>:ud {:#x}:ud\n\
              send (8|M0) r{dst}:ud m1 rc.dword_scattered_read(bti=1, simd=8) mlen=2 rlen=1 hdr\n",
             base / 4
@@ -56,15 +56,15 @@ fn read(p: Platform, idx: u8, base: u32, dst: u8) -> String {
     }
 }
 
-fn write(p: Platform, idx: u8, base: u32, data: u8) -> String {
+fn write(p: IsaGen, idx: u8, base: u32, data: u8) -> String {
     match p {
-        Platform::Gen4 | Platform::G45 => format!(
+        IsaGen::Gen4 | IsaGen::G45 => format!(
             "shl (8|M0) r20.0<1>:ud r{idx}.0<8;8,1>:ud 0x2:ud\n\
              add (8|M0) m2.0<1>:ud r20.0<8;8,1>:ud {base:#x}:ud\n\
              mov (8|M0) m3.0<1>:ud r{data}.0<8;8,1>:ud\n\
              send (8|M0) null:ud m1 r0:ud dpw.dword_scattered_write(bti=1, simd=8) mlen=3 rlen=0\n"
         ),
-        Platform::Gen6 => format!(
+        IsaGen::Gen6 => format!(
             "add (8|M0) m2.0<1>:ud r{idx}.0<8;8,1>:ud {:#x}:ud\n\
              mov (8|M0) m3.0<1>:ud r{data}.0<8;8,1>:ud\n\
              send (8|M0) null:ud m1 rc.dword_scattered_write(bti=1, simd=8) mlen=3 rlen=0 hdr\n",
@@ -81,12 +81,12 @@ fn write(p: Platform, idx: u8, base: u32, data: u8) -> String {
 
 /// The kernel: two SIMD8 passes over scattered indices (r2, r3), each
 /// gathering A, B, IA, IB, adding as F and as D, and scattering C, D.
-fn scattered_add(p: Platform) -> String {
+fn scattered_add(p: IsaGen) -> String {
     let mut k = String::new();
     // The message header: r0 (Global Offset 0 here).
     match p {
-        Platform::Gen4 | Platform::G45 => {}
-        Platform::Gen6 => k += "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n",
+        IsaGen::Gen4 | IsaGen::G45 => {}
+        IsaGen::Gen6 => k += "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n",
         _ => k += "mov (8|M0) r112.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n",
     }
     for idx in [2u8, 3] {
@@ -105,7 +105,7 @@ fn scattered_add(p: Platform) -> String {
 
 #[test]
 fn scattered_vector_add_through_each_data_port() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut rng = Rng(0xADD0 + p as u64);
         let mut u = kernels::units();
         // A permutation of 0..16: lanes gather from scattered elements.
@@ -133,7 +133,7 @@ fn scattered_vector_add_through_each_data_port() {
         });
         // Gen4/G45 round toward zero (000 lines 7007-7011); Gen6+ to
         // nearest even (003 lines 89214-89219; 001 lines 3251-3260).
-        let mode = if p <= Platform::G45 {
+        let mode = if p <= IsaGen::G45 {
             Mode::Rtz
         } else {
             Mode::Rne
@@ -159,8 +159,8 @@ fn scattered_vector_add_through_each_data_port() {
 
 /// Untyped messages: DC on Gen7, DC1 on Gen7.5 [ext: Mesa brw_eu_emit.c
 /// brw_untyped_surface_read, HSW_SFID_DATAPORT_DATA_CACHE_1].
-fn dc(p: Platform) -> &'static str {
-    if p == Platform::Gen75 { "dc1" } else { "dc" }
+fn dc(p: IsaGen) -> &'static str {
+    if p == IsaGen::Gen75 { "dc1" } else { "dc" }
 }
 
 /// Global memory layout of the array tests (stateless, BTI 255).
@@ -170,7 +170,7 @@ const OUT: u32 = 0x2000;
 /// Thread t (r1.0) of a group copies its 8 input dwords into SLM at 32t,
 /// meets the others at the barrier, then sums all of SLM (8 dwords per
 /// thread) and stores the total at OUT + 4t.
-fn reduction_kernel(p: Platform, threads: u32) -> String {
+fn reduction_kernel(p: IsaGen, threads: u32) -> String {
     let u = dc(p);
     let mut k = kernels::lane_ids(32, 35);
     k += &format!(
@@ -211,7 +211,7 @@ fn reduction_kernel(p: Platform, threads: u32) -> String {
 
 #[test]
 fn shared_local_memory_reduction_with_barriers() {
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         for threads in [2u32, 4, 8] {
             let mut rng = Rng(0x51A + u64::from(threads) + p as u64);
             let mut a = kernels::array(p);
@@ -257,7 +257,7 @@ fn shared_local_memory_reduction_with_barriers() {
 /// One thread: for each operation, SIMD8 atomics where lanes 0-3 share
 /// dword 0 of the operation's block and lanes 4-7 each have their own,
 /// returning the old values.
-fn atomic_kernel(p: Platform, ops: &[(&str, usize)]) -> String {
+fn atomic_kernel(p: IsaGen, ops: &[(&str, usize)]) -> String {
     let u = dc(p);
     let mut k = kernels::lane_ids(32, 35);
     // Lane address offsets: 0, 0, 0, 0, 16, 20, 24, 28.
@@ -320,7 +320,7 @@ fn atomics_from_one_thread_serialise_in_channel_order() {
         ("xor", 1),
         ("cmpwr", 2),
     ];
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let mut rng = Rng(0xA70 + p as u64);
         let mut u = kernels::units();
         let mut init = vec![[0u32; 8]; ops.len()];
@@ -376,7 +376,7 @@ fn atomics_from_one_thread_serialise_in_channel_order() {
 /// Thread t (r1.0) adds 8t + lane + 1 from each lane to one counter with a
 /// returning untyped atomic, then stores the returned old values at OUT +
 /// 32t.
-fn counter_kernel(p: Platform) -> String {
+fn counter_kernel(p: IsaGen) -> String {
     let u = dc(p);
     let mut k = kernels::lane_ids(32, 35);
     k += &format!(
@@ -402,7 +402,7 @@ fn counter_kernel(p: Platform) -> String {
 /// every earlier one, none was lost or doubled).
 #[test]
 fn atomics_from_many_threads_add_up() {
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let threads = 12u32;
         let mut a = kernels::array(p);
         let mut mem = FlatMemory::new(0, 0x1_0000);

@@ -11,7 +11,7 @@
 
 mod eu_accept;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{MathFn, Type};
 use baregpu_soft::eu::Harness;
 use eu_accept::kernels::{self, end_thread};
@@ -175,7 +175,7 @@ fn results(f: MathFn) -> usize {
 /// exponent, INT DIV's numerator; M0 holds the denominator, 000 lines
 /// 5913-5921); Gen6+ use `math` (SIMD16 pairs on Gen7 for float
 /// functions, 001 lines 1885-1887 [ext: Mesa gen7 math SIMD16]).
-fn kernel(p: Platform, f: MathFn, signed: bool) -> String {
+fn kernel(p: IsaGen, f: MathFn, signed: bool) -> String {
     let mut k = String::new();
     let ty = if !is_int(f) {
         "f"
@@ -184,12 +184,12 @@ fn kernel(p: Platform, f: MathFn, signed: bool) -> String {
     } else {
         "ud"
     };
-    let simd16 = p >= Platform::Gen7 && !is_int(f);
+    let simd16 = p >= IsaGen::Gen7 && !is_int(f);
     let step = if simd16 { 2 } else { 1 };
     for r in (0..REGS).step_by(step) {
         let (x, y) = (X as usize + r, Y as usize + r);
         let dst = R as usize + results(f) * r;
-        if p <= Platform::G45 {
+        if p <= IsaGen::G45 {
             let fc = format!(
                 "math.{}({})",
                 message_name(f),
@@ -222,7 +222,7 @@ fn kernel(p: Platform, f: MathFn, signed: bool) -> String {
 
 /// The functions of a platform: the message functions on Gen4/G45 (000
 /// line 5882), the `math` functions from Gen6 (003 lines 99263-99290).
-fn functions(p: Platform) -> Vec<MathFn> {
+fn functions(p: IsaGen) -> Vec<MathFn> {
     let mut v = vec![
         MathFn::Inv,
         MathFn::Log,
@@ -236,7 +236,7 @@ fn functions(p: Platform) -> Vec<MathFn> {
         MathFn::IntDivQuotient,
         MathFn::IntDivRemainder,
     ];
-    v.push(if p <= Platform::G45 {
+    v.push(if p <= IsaGen::G45 {
         MathFn::SinCos
     } else {
         MathFn::Fdiv
@@ -246,7 +246,7 @@ fn functions(p: Platform) -> Vec<MathFn> {
 
 /// Runs `f` on `p` and returns a failure message per wrong lane.
 fn check(
-    p: Platform,
+    p: IsaGen,
     f: MathFn,
     signed: bool,
     rng: &mut Rng,
@@ -264,14 +264,14 @@ fn check(
             h.thread.set_grf_ud(Y + (i / 8) as u8, i % 8, *y);
         }
     });
-    let ctx = Ctx::new(p.max(Platform::Gen6), false);
+    let ctx = Ctx::new(p.max(IsaGen::Gen6), false);
     let mut bad = Vec::new();
     for (i, (x, y)) in data.iter().enumerate() {
         let (reg, lane) = (i / 8, i % 8);
         let got = |k: usize| h.thread.grf_ud(R + (results(f) * reg + k) as u8, lane);
         if is_int(f) {
             // Gen4/G45 messages take M0 = denominator, M1 = numerator.
-            let (num, den) = if p <= Platform::G45 {
+            let (num, den) = if p <= IsaGen::G45 {
                 (*y, *x)
             } else {
                 (*x, *y)
@@ -328,7 +328,7 @@ fn check(
     bad
 }
 
-fn run_platform(p: Platform) {
+fn run_platform(p: IsaGen) {
     let mut rng = Rng(0x3A7 + p as u64);
     let mut bad = Vec::new();
     let mut total = 0;
@@ -363,25 +363,25 @@ fn run_platform(p: Platform) {
 
 #[test]
 fn gen4_math_message_functions_against_libm() {
-    run_platform(Platform::Gen4);
+    run_platform(IsaGen::Gen4);
 }
 
 #[test]
 fn g45_math_message_functions_against_libm() {
-    run_platform(Platform::G45);
+    run_platform(IsaGen::G45);
 }
 
 #[test]
 fn gen6_math_instruction_against_libm() {
-    run_platform(Platform::Gen6);
+    run_platform(IsaGen::Gen6);
 }
 
 #[test]
 fn gen7_math_instruction_against_libm() {
-    run_platform(Platform::Gen7);
+    run_platform(IsaGen::Gen7);
 }
 
 #[test]
 fn gen75_math_instruction_against_libm() {
-    run_platform(Platform::Gen75);
+    run_platform(IsaGen::Gen75);
 }

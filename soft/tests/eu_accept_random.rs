@@ -8,7 +8,7 @@
 
 mod eu_accept;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Addr, Body, CondMod, Instruction, MathFn, Opcode, PredCtrl, Src};
 use baregpu_isa::validate::{Severity, validate};
 use baregpu_isa::{encode_bytes, text};
@@ -85,7 +85,7 @@ fn variant(c: &Combo, rng: &mut Rng) -> Option<Instruction> {
 }
 
 /// The encoding of a backward `jmpi` over `n` instructions to the start.
-fn jump_back(p: Platform, n: usize) -> Vec<u8> {
+fn jump_back(p: IsaGen, n: usize) -> Vec<u8> {
     let src = format!("TOP:\n{}jmpi (1|M0) TOP {{NoMask}}\n", "nop\n".repeat(n));
     let bytes = text::assemble(p, &src).unwrap_or_else(|e| panic!("{p}: {e}"));
     assert_eq!(
@@ -98,7 +98,7 @@ fn jump_back(p: Platform, n: usize) -> Vec<u8> {
 
 #[test]
 fn random_valid_streams_end_or_meet_the_budget() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         // movi needs an indirect source, which the validator does not
         // demand (000 lines 12290-12300); its own test is in
         // eu_accept_forms.rs.
@@ -112,7 +112,7 @@ fn random_valid_streams_end_or_meet_the_budget() {
         let mut errors = Vec::new();
         for stream in 0..300 {
             // ALT mode, and on Gen7 the rounding and DF denormal modes.
-            let cr0 = rng.u32() & if p >= Platform::Gen7 { 0x71 } else { 0x1 };
+            let cr0 = rng.u32() & if p >= IsaGen::Gen7 { 0x71 } else { 0x1 };
             let alt = cr0 & 1 != 0;
             let len = 1 + rng.below(40);
             let mut bytes = Vec::new();

@@ -10,7 +10,7 @@
 
 mod eu_accept;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{CondMod, Opcode, Type};
 use eu_accept::combos;
 use eu_accept::sweep::{self, Tally};
@@ -30,7 +30,7 @@ const CONDS: [CondMod; 6] = [
 /// manuals leave undefined.
 type Table = std::collections::BTreeMap<String, [usize; 3]>;
 
-fn sweep_platform(p: Platform, filter: impl Fn(Opcode) -> bool) -> (Tally, Table) {
+fn sweep_platform(p: IsaGen, filter: impl Fn(Opcode) -> bool) -> (Tally, Table) {
     let mut t = Tally::default();
     let mut table = Table::new();
     let mut rng = Rng(0x5EED_0000 + p as u64);
@@ -62,14 +62,14 @@ fn sweep_platform(p: Platform, filter: impl Fn(Opcode) -> bool) -> (Tally, Table
     (t, table)
 }
 
-fn print_table(p: Platform, table: &Table) {
+fn print_table(p: IsaGen, table: &Table) {
     println!("{p}: opcode allowed checked undefined");
     for (op, [a, c, u]) in table {
         println!("  {op:<32} {a:>5} {c:>5} {u:>5}");
     }
 }
 
-fn report(p: Platform, t: &Tally) {
+fn report(p: IsaGen, t: &Tally) {
     println!(
         "{p}: {} combinations, {} lanes checked, {} lanes undefined",
         t.combos, t.lanes_checked, t.lanes_undefined
@@ -104,37 +104,37 @@ fn report(p: Platform, t: &Tally) {
 
 #[test]
 fn gen4_every_combination() {
-    let (t, table) = sweep_platform(Platform::Gen4, |_| true);
-    print_table(Platform::Gen4, &table);
-    report(Platform::Gen4, &t);
+    let (t, table) = sweep_platform(IsaGen::Gen4, |_| true);
+    print_table(IsaGen::Gen4, &table);
+    report(IsaGen::Gen4, &t);
 }
 
 #[test]
 fn g45_every_combination() {
-    let (t, table) = sweep_platform(Platform::G45, |_| true);
-    print_table(Platform::G45, &table);
-    report(Platform::G45, &t);
+    let (t, table) = sweep_platform(IsaGen::G45, |_| true);
+    print_table(IsaGen::G45, &table);
+    report(IsaGen::G45, &t);
 }
 
 #[test]
 fn gen6_every_combination() {
-    let (t, table) = sweep_platform(Platform::Gen6, |_| true);
-    print_table(Platform::Gen6, &table);
-    report(Platform::Gen6, &t);
+    let (t, table) = sweep_platform(IsaGen::Gen6, |_| true);
+    print_table(IsaGen::Gen6, &table);
+    report(IsaGen::Gen6, &t);
 }
 
 #[test]
 fn gen7_every_combination() {
-    let (t, table) = sweep_platform(Platform::Gen7, |_| true);
-    print_table(Platform::Gen7, &table);
-    report(Platform::Gen7, &t);
+    let (t, table) = sweep_platform(IsaGen::Gen7, |_| true);
+    print_table(IsaGen::Gen7, &table);
+    report(IsaGen::Gen7, &t);
 }
 
 #[test]
 fn gen75_every_combination() {
-    let (t, table) = sweep_platform(Platform::Gen75, |_| true);
-    print_table(Platform::Gen75, &table);
-    report(Platform::Gen75, &t);
+    let (t, table) = sweep_platform(IsaGen::Gen75, |_| true);
+    print_table(IsaGen::Gen75, &table);
+    report(IsaGen::Gen75, &t);
 }
 
 /// Ivy Bridge and Haswell round F arithmetic and integer-to-F conversions
@@ -143,7 +143,7 @@ fn gen75_every_combination() {
 #[test]
 fn gen7_rounding_modes() {
     use eu_accept::support::Mode;
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let mut t = Tally::default();
         let mut rng = Rng(0x40D + p as u64);
         for c in combos::all(p).iter().filter(|c| {

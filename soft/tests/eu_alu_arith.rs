@@ -12,16 +12,16 @@
 
 mod eu_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use eu_support::*;
 
-const ALL: [Platform; 5] = Platform::ALL;
+const ALL: [IsaGen; 5] = IsaGen::ALL;
 
 /// The rounding modes a platform runs, with the cr0.0 value selecting them.
-fn modes(p: Platform) -> Vec<(Mode, u32)> {
+fn modes(p: IsaGen) -> Vec<(Mode, u32)> {
     match p {
-        Platform::Gen4 | Platform::G45 => vec![(Mode::Rtz, 0)],
-        Platform::Gen6 => vec![(Mode::Rne, 0)],
+        IsaGen::Gen4 | IsaGen::G45 => vec![(Mode::Rtz, 0)],
+        IsaGen::Gen6 => vec![(Mode::Rne, 0)],
         _ => vec![
             (Mode::Rne, 0),
             (Mode::Ru, 1 << 4),
@@ -42,7 +42,7 @@ fn out(x: f32) -> u32 {
 }
 
 /// Runs `src` with r2, r3, r4 loaded and cr0 set; returns r1.
-fn run3(p: Platform, cr0: u32, src: &str, a: [f32; 8], b: [f32; 8], c: [f32; 8]) -> [u32; 8] {
+fn run3(p: IsaGen, cr0: u32, src: &str, a: [f32; 8], b: [f32; 8], c: [f32; 8]) -> [u32; 8] {
     let h = run(p, src, |h| {
         simd8(h);
         h.thread.set_cr0(0, cr0);
@@ -91,7 +91,7 @@ fn float_add_mul_mad_random() {
                         "{p} {mode:?} {x:e} * {y:e}"
                     );
                 }
-                if p >= Platform::Gen6 {
+                if p >= IsaGen::Gen6 {
                     // mad dst src0 src1 src2 = src1 * src2 + src0, one rounding.
                     let mad = run3(
                         p,
@@ -237,7 +237,7 @@ fn gen4_extended_accumulator() {
         0.7,
     ];
     let c = [-1.0, -1.0, 0.5, -1.0, 1.0, 1.0, 0.2, -0.21];
-    for p in [Platform::Gen4, Platform::G45] {
+    for p in [IsaGen::Gen4, IsaGen::G45] {
         let src = "mul (8|M0) null<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n\
                    mac (8|M0) r1.0<1>:f r4.0<8;8,1>:f r5.0<8;8,1>:f\n";
         let h = run(p, src, |h| {
@@ -260,7 +260,7 @@ fn float_lrp() {
     let x = [0.0, 1.0, 0.5, 0.25, 0.1, 0.9, 0.3, 0.7];
     let u = [2.0, 2.0, 4.0, 8.0, 10.0, 1.5, -3.0, 5.0];
     let v = [6.0, 6.0, 8.0, 0.0, -10.0, 2.5, 1.0, 3.0];
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let got = run3(
             p,
             0,
@@ -348,7 +348,7 @@ fn integer_multiply_and_mach() {
         5,
     ];
     for p in ALL {
-        let acc = if p >= Platform::Gen6 {
+        let acc = if p >= IsaGen::Gen6 {
             " {AccWrEn}"
         } else {
             ""
@@ -368,7 +368,7 @@ fn integer_multiply_and_mach() {
         });
         for i in 0..8 {
             let (x, y) = (i64::from(a[i]), i64::from(b[i]));
-            let low16 = if p >= Platform::Gen7 {
+            let low16 = if p >= IsaGen::Gen7 {
                 x * (y & 0xFFFF)
             } else {
                 (x & 0xFFFF) * y
@@ -421,7 +421,7 @@ fn word_multiply_and_avg() {
 fn addc_subb() {
     let a: [u32; 8] = [u32::MAX, 1, 0x8000_0000, 0, 5, 7, 0xFFFF_0000, 3];
     let b: [u32; 8] = [1, 2, 0x8000_0000, 1, 5, 9, 0x0001_0000, 3];
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let src = "addc (8|M0) r1.0<1>:ud r2.0<8;8,1>:ud r3.0<8;8,1>:ud {AccWrEn}\n\
                    mov (8|M0) r4.0<1>:ud acc0.0<8;8,1>:ud\n\
                    subb (8|M0) r5.0<1>:ud r2.0<8;8,1>:ud r3.0<8;8,1>:ud {AccWrEn}\n\
@@ -455,7 +455,7 @@ fn addc_subb() {
 #[test]
 fn implicit_accumulator_writes() {
     for p in ALL {
-        let acc_opt = if p >= Platform::Gen6 {
+        let acc_opt = if p >= IsaGen::Gen6 {
             " {AccWrEn}"
         } else {
             ""
@@ -476,7 +476,7 @@ fn implicit_accumulator_writes() {
         for i in 0..8 {
             let sum = (i + 1) as f32 + 0.5;
             assert_eq!(h.thread.grf_f(5, i), sum, "{p} AccWrEn/implicit {i}");
-            let after = if p >= Platform::Gen6 {
+            let after = if p >= IsaGen::Gen6 {
                 sum
             } else {
                 2.0 * (i + 1) as f32
@@ -499,7 +499,7 @@ fn implicit_accumulator_writes() {
 /// 1715-1720).
 #[test]
 fn gen7_rounding_of_conversions() {
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         for (mode, cr0) in modes(p) {
             let v: [i32; 8] = [
                 0x0100_0001,
@@ -563,8 +563,8 @@ fn zero_sum_sign() {
 fn double_precision() {
     let a = [1.5f64, -2.25, 1.0e300, 0.1];
     let b = [2.0f64, 4.0, 1.0e10, 0.2];
-    for p in [Platform::Gen7, Platform::Gen75] {
-        let (n, r) = if p == Platform::Gen7 {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
+        let (n, r) = if p == IsaGen::Gen7 {
             (8, "8;8,1")
         } else {
             (4, "4;4,1")

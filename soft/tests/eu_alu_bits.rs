@@ -8,10 +8,10 @@
 
 mod eu_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use eu_support::*;
 
-const ALL: [Platform; 5] = Platform::ALL;
+const ALL: [IsaGen; 5] = IsaGen::ALL;
 
 fn words(seed: u64) -> [u32; 8] {
     let mut r = Rng(seed);
@@ -105,7 +105,7 @@ fn lzd() {
 /// compiler uses them, see the interpreter's bits.rs).
 #[test]
 fn gen7_bit_instructions() {
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let a = words(5);
         let b = words(6);
         let c = words(7);
@@ -183,7 +183,7 @@ fn rounding_instructions() {
                    rndu (8|M0) (r)f0.0 r12.0<1>:f r2.0<8;8,1>:f\n\
                    rnde (8|M0) (r)f0.1 r13.0<1>:f r2.0<8;8,1>:f\n\
                    rndz (8|M0) r14.0<1>:f r2.0<8;8,1>:f\n";
-        let src = if p >= Platform::Gen6 {
+        let src = if p >= IsaGen::Gen6 {
             src.replace(" (r)f0.0", "").replace(" (r)f0.1", "")
         } else {
             src.to_string()
@@ -211,7 +211,7 @@ fn rounding_instructions() {
                     fl
                 }
             };
-            if p >= Platform::Gen6 {
+            if p >= IsaGen::Gen6 {
                 assert_eq!(h.thread.grf_f(12, i), v.ceil(), "{p} rndu {v}");
                 assert_eq!(h.thread.grf_f(13, i), rne, "{p} rnde {v}");
                 assert_eq!(h.thread.grf_f(14, i), v.trunc(), "{p} rndz {v}");
@@ -250,7 +250,7 @@ fn half_float_conversions() {
     let want: [u16; 8] = [
         0x3C00, 0xC100, 0x7BFF, 0x7C00, 0x0001, 0x7E00, 0xFC00, 0x3555,
     ];
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let src = "f32to16 (8|M0) r1.0<1>:ud r2.0<8;8,1>:f\n\
                    f16to32 (8|M0) r3.0<1>:f r1.0<16;8,2>:uw\n";
         let h = run(p, src, |h| {
@@ -282,7 +282,7 @@ fn sad2_sada2() {
     for p in ALL {
         let a: [u8; 16] = [10, 20, 255, 0, 7, 7, 100, 50, 1, 2, 3, 4, 200, 100, 0, 255];
         let b: [u8; 16] = [20, 10, 0, 255, 7, 9, 50, 100, 4, 3, 2, 1, 0, 0, 255, 0];
-        let acc_opt = if p >= Platform::Gen6 {
+        let acc_opt = if p >= IsaGen::Gen6 {
             " {AccWrEn}"
         } else {
             ""
@@ -332,7 +332,7 @@ fn dot_products() {
             set_f(h, 2, a);
             set_f(h, 3, b);
         });
-        let mode = if p <= Platform::G45 {
+        let mode = if p <= IsaGen::G45 {
             Mode::Rtz
         } else {
             Mode::Rne
@@ -380,7 +380,7 @@ fn line_and_pln() {
     let v = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0];
     for p in ALL {
         let mut src = String::from("line (8|M0) r10.0<1>:f r2.0<0;1,0>:f r4.0<8;8,1>:f\n");
-        if p != Platform::Gen4 {
+        if p != IsaGen::Gen4 {
             src += "pln (8|M0) r11.0<1>:f r2.4<0;1,0>:f r4.0<8;8,1>:f\n";
         }
         let h = run(p, &src, |h| {
@@ -391,7 +391,7 @@ fn line_and_pln() {
         });
         for i in 0..8 {
             assert_eq!(h.thread.grf_f(10, i), 2.0 * u[i] + 0.5, "{p} line {i}");
-            if p != Platform::Gen4 {
+            if p != IsaGen::Gen4 {
                 assert_eq!(
                     h.thread.grf_f(11, i),
                     3.0 * u[i] - v[i] + 100.0,
@@ -408,7 +408,7 @@ fn line_and_pln() {
 /// 99124-99339).
 #[test]
 fn math_instruction() {
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let src = "math.inv (8|M0) r10.0<1>:f r2.0<8;8,1>:f\n\
                    math.sqt (8|M0) r11.0<1>:f r3.0<8;8,1>:f\n\
                    math.idiv (8|M0) r12.0<1>:d r4.0<8;8,1>:d r5.0<8;8,1>:d\n";

@@ -5,10 +5,10 @@
 
 mod eu_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use eu_support::*;
 
-const ALL: [Platform; 5] = Platform::ALL;
+const ALL: [IsaGen; 5] = IsaGen::ALL;
 
 /// The nine classes of the manuals' comparison tables (000 lines
 /// 7031-7111; 001 lines 1377-1520).
@@ -63,7 +63,7 @@ fn cmp_float_tables() {
                 let src = format!(
                     "cmp (16|M0) ({name})f0.0 null<1>:f r2.0<0;1,0>:f r4.0<8;8,1>:f {{Compr}}\n"
                 );
-                let src = if p <= Platform::G45 {
+                let src = if p <= IsaGen::G45 {
                     src
                 } else {
                     src.replace(" {Compr}", "")
@@ -236,7 +236,7 @@ fn predication_modes() {
             let other: u32 = 0b1100_1100_1100_1100;
             let h = run(p, &src, |h| {
                 h.thread.set_dispatch_mask(0xFFFF);
-                if p >= Platform::Gen7 {
+                if p >= IsaGen::Gen7 {
                     h.thread.set_flag(0, f00);
                     h.thread.set_flag(1, other);
                 } else {
@@ -350,7 +350,7 @@ fn sel_with_predicate() {
 fn sel_min_max() {
     let a = [1.0, 5.0, f32::NAN, 2.0, -0.0, -3.0, f32::NAN, 7.0];
     let b = [2.0, 3.0, 4.0, f32::NAN, 0.0, -3.0, f32::NAN, f32::INFINITY];
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         for (cm, is_min) in [("lt", true), ("ge", false)] {
             let src = format!("sel (8|M0) ({cm})f0.0 r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n");
             let h = run(p, &src, |h| {
@@ -388,7 +388,7 @@ fn sel_min_max() {
 /// modifiers (001 lines 2852-2890).
 #[test]
 fn gen7_second_flag_register() {
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let src = "cmp (8|M0) (gt)f1.1 null<1>:d r2.0<8;8,1>:d 3:d\n\
                    (f1.1) mov (8|M0) r1.0<1>:d 9:d\n";
         let h = run(p, src, |h| {

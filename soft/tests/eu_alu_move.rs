@@ -8,10 +8,10 @@
 
 mod eu_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use eu_support::*;
 
-const ALL: [Platform; 5] = Platform::ALL;
+const ALL: [IsaGen; 5] = IsaGen::ALL;
 
 /// F to integer: round toward zero, NaN/zero/denormal to 0, out-of-range
 /// and infinities to the limits, with or without .sat (000 lines
@@ -98,7 +98,7 @@ fn int_to_float_rounding() {
             let h = run(p, "mov (1|M0) r1.0<1>:f r2.0<0;1,0>:d\n", |h| {
                 h.thread.set_grf_ud(2, 0, v as u32)
             });
-            let mode = if p <= Platform::G45 {
+            let mode = if p <= IsaGen::G45 {
                 Mode::Rtz
             } else {
                 Mode::Rne
@@ -231,7 +231,7 @@ fn vector_immediates() {
             &[0xFFF9, 0xFFFA, 0xFFF8, 0xFFFF, 0, 0, 0, 0],
             "{p}"
         );
-        if p >= Platform::Gen6 {
+        if p >= IsaGen::Gen6 {
             let h = run(p, "mov (8|M0) r1.0<1>:uw 0xF8A9:uv\n", simd8);
             assert_eq!(&uw(&h, 1)[..8], &[9, 10, 8, 15, 0, 0, 0, 0], "{p} UV");
         }
@@ -374,7 +374,7 @@ fn address_register_widths() {
 /// 8746-8830).
 #[test]
 fn gen4_compression() {
-    for p in [Platform::Gen4, Platform::G45] {
+    for p in [IsaGen::Gen4, IsaGen::G45] {
         let src = "add (16|M0) r4.0<1>:d r6.0<8;8,1>:d r8.0<0;1,0>:d {Compr}\n";
         let h = run(p, src, |h| {
             for i in 0..8 {
@@ -399,7 +399,7 @@ fn gen4_compression() {
 /// and the flag bits 15:8 (003 lines 94636-94699).
 #[test]
 fn quarter_control() {
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let src = "(f0.0) mov (8|M8) r1.0<1>:d r2.0<8;8,1>:d\n\
                    cmp (8|M8) (gt)f0.1 null<1>:d r2.0<8;8,1>:d 3:d\n";
         let h = run(p, src, |h| {

@@ -5,13 +5,13 @@
 
 mod eu_array_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::ErrorKind;
 use baregpu_soft::eu::array::payload::{Pipeline, RootHeader};
 use baregpu_soft::eu::array::{EuArray, EuConfig, EuFailure};
 use eu_array_support::*;
 
-fn array(p: Platform, budget: u64) -> EuArray {
+fn array(p: IsaGen, budget: u64) -> EuArray {
     EuArray::new(
         p,
         EuConfig {
@@ -23,7 +23,7 @@ fn array(p: Platform, budget: u64) -> EuArray {
 
 #[test]
 fn an_endless_thread_is_a_hang_after_its_budget() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut a = array(p, 5_000);
         let prog = program(
             p,
@@ -65,7 +65,7 @@ fn an_endless_thread_is_a_hang_after_its_budget() {
 #[test]
 fn a_thread_that_leaves_its_kernel_is_reported() {
     // No EOT: the IP reaches the end of the program.
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut a = array(p, 5_000);
         let prog = program(p, "add (1|M0) r5.0<1>:ud r5.0<0;1,0>:ud 0x1:ud\n");
         let mut mem = memory();
@@ -88,7 +88,7 @@ fn a_thread_that_leaves_its_kernel_is_reported() {
 #[test]
 fn a_message_no_shared_function_serves_is_an_error() {
     // The Gen7 thread spawner's spawn opcode is not modelled.
-    let p = Platform::Gen7;
+    let p = IsaGen::Gen7;
     let mut a = array(p, 5_000);
     let prog = program(
         p,
@@ -122,7 +122,7 @@ fn a_message_no_shared_function_serves_is_an_error() {
 
 #[test]
 fn a_read_of_missing_memory_is_a_fault_at_its_address() {
-    let p = Platform::Gen7;
+    let p = IsaGen::Gen7;
     let mut a = array(p, 5_000);
     // A stateless untyped read one page past the test memory.
     let addr = MEM_BYTES as u32 + 0x1000;
@@ -158,7 +158,7 @@ fn a_read_of_missing_memory_is_a_fault_at_its_address() {
 
 #[test]
 fn other_threads_do_not_run_after_a_failure() {
-    let p = Platform::Gen7;
+    let p = IsaGen::Gen7;
     let mut a = array(p, 100);
     let endless = program(p, &format!("LOOP:\n(W) jmpi LOOP\n{}", end_thread(p)));
     let mut mem = memory();
@@ -193,7 +193,7 @@ fn other_threads_do_not_run_after_a_failure() {
 /// first, with its IP and instruction, and leaves the array running.
 #[test]
 fn the_running_threads_can_be_accounted_for() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut a = array(p, 1 << 40);
         let prog = program(p, &format!("LOOP:\n(W) jmpi LOOP\n{}", end_thread(p)));
         let mut mem = memory();

@@ -5,7 +5,7 @@
 
 mod eu_array_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::array::payload::{Pipeline, RootHeader};
 use baregpu_soft::eu::array::{EuArray, EuConfig, Event, GroupSpec};
 use eu_array_support::*;
@@ -36,7 +36,7 @@ fn group_kernel(barrier: bool) -> String {
           mov (8|M0) r112.0<1>:ud r30.0<0;1,0>:ud\n\
           mov (8|M0) r113.0<1>:ud r42.0<0;1,0>:ud\n\
           send (1|M0) null:ud r112 dc.untyped_write(bti=255, simd=8, mask=x) mlen=2 rlen=0\n";
-    k += end_thread(Platform::Gen7);
+    k += end_thread(IsaGen::Gen7);
     k
 }
 
@@ -45,7 +45,7 @@ fn run_group(barrier: bool) -> (Vec<u32>, Vec<Event>) {
     let mut a = gen7_array(2, 4, 8);
     a.enable_log();
     let mut mem = memory();
-    let prog = program(Platform::Gen7, &group_kernel(barrier));
+    let prog = program(IsaGen::Gen7, &group_kernel(barrier));
     let spec = GroupSpec {
         threads: 4,
         barrier_threads: 4,
@@ -102,7 +102,7 @@ fn without_the_barrier_early_threads_miss_later_stores() {
 fn a_barrier_that_cannot_complete_stalls_the_array() {
     let mut a = gen7_array(2, 4, 8);
     let mut mem = memory();
-    let prog = program(Platform::Gen7, &group_kernel(true));
+    let prog = program(IsaGen::Gen7, &group_kernel(true));
     // The barrier waits for five threads; only four exist.
     let spec = GroupSpec {
         threads: 4,
@@ -154,7 +154,7 @@ fn only_sixteen_groups_with_barriers_at_once() {
 /// broadcast put the byte) with a stateless OWord write at OWord r1.0.
 #[test]
 fn snb_barriers_broadcast_their_byte_and_notify() {
-    let p = Platform::Gen6;
+    let p = IsaGen::Gen6;
     let mut a = EuArray::new(p, EuConfig::for_platform(p));
     a.set_barrier_state(2, 0x5A, 3);
     let text = format!(
@@ -199,7 +199,7 @@ fn snb_barriers_broadcast_their_byte_and_notify() {
 /// C store their acknowledgements.
 #[test]
 fn gen4_gateways_forward_with_keys_and_notifications() {
-    let p = Platform::Gen4;
+    let p = IsaGen::Gen4;
     let mut a = EuArray::new(p, EuConfig::for_platform(p));
     let mut mem = memory();
     // Stateless OWord block write of r(data) at byte r1.1 (Gen4 offsets
@@ -284,7 +284,7 @@ fn gen4_gateways_forward_with_keys_and_notifications() {
 /// low dwords are zero.
 #[test]
 fn snb_timestamps_move_forward() {
-    let p = Platform::Gen6;
+    let p = IsaGen::Gen6;
     let mut a = EuArray::new(p, EuConfig::for_platform(p));
     let text = format!(
         "mov (8|M0) m1.0<1>:ud 0x0:ud\n\

@@ -6,7 +6,7 @@ mod eu_array_support;
 
 use std::sync::Arc;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::array::ProgramCache;
 use baregpu_soft::eu::array::payload::{self, Pipeline, RootHeader};
 use baregpu_soft::eu::shared::FlatMemory;
@@ -32,7 +32,7 @@ fn header() -> RootHeader {
 #[test]
 fn snb_media_r0_follows_table_1_23() {
     // 003 lines 50598-50731, field by field.
-    let r0 = payload::r0(Platform::Gen6, Pipeline::Media, &header());
+    let r0 = payload::r0(IsaGen::Gen6, Pipeline::Media, &header());
     assert_eq!(
         r0[0],
         0xA5 << 24 | 0x1234,
@@ -53,12 +53,12 @@ fn snb_media_r0_follows_table_1_23() {
     );
     assert_eq!((r0[6], r0[7]), (0, 0), "reserved");
     // Ivy Bridge media threads keep the layout.
-    assert_eq!(payload::r0(Platform::Gen7, Pipeline::Media, &header()), r0);
+    assert_eq!(payload::r0(IsaGen::Gen7, Pipeline::Media, &header()), r0);
 }
 
 #[test]
 fn gen4_r0_has_no_scoreboard_and_carries_the_debug_id() {
-    for p in [Platform::Gen4, Platform::G45] {
+    for p in [IsaGen::Gen4, IsaGen::G45] {
         let r0 = payload::r0(p, Pipeline::Media, &header());
         assert_eq!(r0[0], 0x1234, "{p}: URB handle only");
         assert_eq!((r0[1], r0[2]), (0, 0), "{p}: [DevILK+] and [DevSNB] fields");
@@ -71,7 +71,7 @@ fn gen4_r0_has_no_scoreboard_and_carries_the_debug_id() {
 
 #[test]
 fn gpgpu_r0_carries_the_group_id_and_barrier() {
-    let r0 = payload::r0(Platform::Gen7, Pipeline::Gpgpu, &header());
+    let r0 = payload::r0(IsaGen::Gen7, Pipeline::Gpgpu, &header());
     // [ext: Mesa emit_cs_work_group_id_setup and emit_barrier].
     assert_eq!((r0[1], r0[6], r0[7]), (11, 22, 33));
     assert_eq!(r0[2] & 0x0F00_0000, 9 << 24);
@@ -114,7 +114,7 @@ fn curbe_rows_are_cut_from_the_store_and_padded_with_zeros() {
 }
 
 /// A kernel at 0x2000 (its last instruction an EOT), then zeros.
-fn kernel_memory(p: Platform) -> (FlatMemory, usize) {
+fn kernel_memory(p: IsaGen) -> (FlatMemory, usize) {
     let bytes = baregpu_isa::text::assemble(
         p,
         &format!(
@@ -130,7 +130,7 @@ fn kernel_memory(p: Platform) -> (FlatMemory, usize) {
 
 #[test]
 fn the_cache_decodes_a_kernel_once_and_ends_it_at_the_first_zero_word() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let (mut mem, len) = kernel_memory(p);
         let mut cache = ProgramCache::new();
         let a = cache.get(p, 0x2000, u64::MAX, &mut mem).unwrap();
@@ -154,10 +154,10 @@ fn the_cache_decodes_a_kernel_once_and_ends_it_at_the_first_zero_word() {
         assert_eq!(cache.stats.decodes, 2, "{p}");
         assert_eq!(d.len(), other.len() / 16 + 1, "{p}");
         // The same address on another platform is another program.
-        let q = if p == Platform::Gen7 {
-            Platform::Gen6
+        let q = if p == IsaGen::Gen7 {
+            IsaGen::Gen6
         } else {
-            Platform::Gen7
+            IsaGen::Gen7
         };
         let _ = cache.get(q, 0x2000, u64::MAX, &mut mem);
         assert_eq!(cache.stats.decodes, 3, "{p}");
@@ -170,11 +170,11 @@ fn a_kernel_that_cannot_be_fetched_is_a_fault() {
     let mut cache = ProgramCache::new();
     let past = MEM_BYTES as u64;
     let e = cache
-        .get(Platform::Gen7, past, u64::MAX, &mut mem)
+        .get(IsaGen::Gen7, past, u64::MAX, &mut mem)
         .unwrap_err();
     assert_eq!(e.addr, past);
     // A limit stops the fetch: nothing past it is decoded.
-    let (mut mem, _) = kernel_memory(Platform::Gen7);
-    let one = cache.get(Platform::Gen7, 0x2000, 0x2010, &mut mem).unwrap();
+    let (mut mem, _) = kernel_memory(IsaGen::Gen7);
+    let one = cache.get(IsaGen::Gen7, 0x2000, 0x2010, &mut mem).unwrap();
     assert_eq!(one.len(), 1);
 }

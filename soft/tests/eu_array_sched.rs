@@ -4,7 +4,7 @@
 
 mod eu_array_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::array::payload::{Pipeline, RootHeader};
 use baregpu_soft::eu::array::{EuArray, EuConfig, Event};
 use eu_array_support::*;
@@ -26,7 +26,7 @@ fn ticket_kernel() -> String {
          mov (8|M0) r113.0<1>:ud r20.0<0;1,0>:ud\n\
          send (1|M0) null:ud r112 dc.untyped_write(bti=255, simd=8, mask=x) mlen=2 rlen=0\n\
          {}",
-        end_thread(Platform::Gen7)
+        end_thread(IsaGen::Gen7)
     )
 }
 
@@ -37,7 +37,7 @@ fn tickets(quantum: u32) -> (Vec<u32>, Vec<Event>) {
     let mut a = gen7_array(12, 8, quantum);
     a.enable_log();
     let mut mem = memory();
-    let prog = program(Platform::Gen7, &ticket_kernel());
+    let prog = program(IsaGen::Gen7, &ticket_kernel());
     let r1s: Vec<Vec<u32>> = SPINS
         .iter()
         .enumerate()
@@ -95,7 +95,7 @@ fn many_threads_share_few_slots() {
     let mut mem = memory();
     // Thread i stores 3i + 1 at dword i.
     let prog = program(
-        Platform::Gen7,
+        IsaGen::Gen7,
         &format!(
             "shl (1|M0) r30.0<1>:ud r1.0<0;1,0>:ud 0x2:ud\n\
              mul (1|M0) r31.0<1>:ud r1.0<0;1,0>:ud 0x3:uw\n\
@@ -104,7 +104,7 @@ fn many_threads_share_few_slots() {
              mov (8|M0) r113.0<1>:ud r31.0<0;1,0>:ud\n\
              send (1|M0) null:ud r112 dc.untyped_write(bti=255, simd=8, mask=x) mlen=2 rlen=0\n\
              {}",
-            end_thread(Platform::Gen7)
+            end_thread(IsaGen::Gen7)
         ),
     );
     let r1s: Vec<Vec<u32>> = (0..500).map(|i| vec![i]).collect();
@@ -122,7 +122,7 @@ fn many_threads_share_few_slots() {
 fn the_dispatch_limit_caps_resident_threads() {
     let mut a = gen7_array(4, 4, 8);
     a.set_limit(3);
-    let prog = program(Platform::Gen7, end_thread(Platform::Gen7));
+    let prog = program(IsaGen::Gen7, end_thread(IsaGen::Gen7));
     for _ in 0..3 {
         let slot = a.free_slot().unwrap();
         start(
@@ -144,7 +144,7 @@ fn the_dispatch_limit_caps_resident_threads() {
 
 #[test]
 fn threads_spread_over_the_eus_and_see_their_ids_in_sr0() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let mut a = EuArray::new(p, EuConfig::for_platform(p));
         let c = a.config();
         let prog = program(p, end_thread(p));
@@ -181,8 +181,8 @@ fn per_generation_array_shapes() {
     };
     // 000 line 6840 (four thread slots), 003 lines 765-775 (SNB GT1), and
     // the Mesa device tables for the EU counts the manuals leave out.
-    assert_eq!(shape(Platform::Gen4), (8, 4));
-    assert_eq!(shape(Platform::G45), (10, 5));
-    assert_eq!(shape(Platform::Gen6), (6, 4));
-    assert_eq!(shape(Platform::Gen7), (12, 8));
+    assert_eq!(shape(IsaGen::Gen4), (8, 4));
+    assert_eq!(shape(IsaGen::G45), (10, 5));
+    assert_eq!(shape(IsaGen::Gen6), (6, 4));
+    assert_eq!(shape(IsaGen::Gen7), (12, 8));
 }

@@ -7,16 +7,16 @@
 
 mod eu_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use eu_support::*;
 
-const GEN4: [Platform; 2] = [Platform::Gen4, Platform::G45];
-const GEN6: [Platform; 3] = [Platform::Gen6, Platform::Gen7, Platform::Gen75];
+const GEN4: [IsaGen; 2] = [IsaGen::Gen4, IsaGen::G45];
+const GEN6: [IsaGen; 3] = [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75];
 
 /// The nested if/else of every test: channel c runs
 ///   if (x[c] < 4) { r10 = 1; if (x[c] < 2) r11 = 5 } else { r10 = 2 }
 ///   r12 = 7
-fn nested_if(p: Platform) -> String {
+fn nested_if(p: IsaGen) -> String {
     let body = |if_outer: &str, if_inner: &str, endif_inner: &str, else_: &str, endif: &str| {
         format!(
             "cmp (8|M0) (lt)f0.0 null<1>:d r2.0<8;8,1>:d 4:d\n\
@@ -40,7 +40,7 @@ fn nested_if(p: Platform) -> String {
     match p {
         // The if jumps to its else (or endif); the else past the endif
         // (000 lines 11562-11605, 11806-11830).
-        Platform::Gen4 | Platform::G45 => body(
+        IsaGen::Gen4 | IsaGen::G45 => body(
             "if (8|M0) ELSE",
             "if (8|M0) INNER",
             "endif (8|M0) 0 pop(1)",
@@ -49,7 +49,7 @@ fn nested_if(p: Platform) -> String {
         ),
         // JIP: if to right after its else, else to the endif, endif to the
         // next place channels may wait (003 lines 98418-98558, 97921-98078).
-        Platform::Gen6 => body(
+        IsaGen::Gen6 => body(
             "if (8|M0) ELSEBODY",
             "if (8|M0) INNER",
             "endif (8|M0) ELSE",
@@ -74,7 +74,7 @@ fn nested_if_else_divergent() {
         [9, 9, 9, 9, 9, 9, 9, 9], // every channel takes the else
         [0, 0, 0, 0, 1, 1, 1, 1], // every channel takes both ifs' then-parts
     ];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let src = nested_if(p);
         for x in inputs {
             let h = run(p, &src, |h| {
@@ -96,9 +96,9 @@ fn nested_if_else_divergent() {
 }
 
 /// for (i = 1;; i++) { if (i >= limit) break; if (i == 2) continue; sum += i }
-fn loop_kernel(p: Platform) -> String {
+fn loop_kernel(p: IsaGen) -> String {
     let (do_, brk, cnt, whl) = match p {
-        Platform::Gen4 | Platform::G45 => (
+        IsaGen::Gen4 | IsaGen::G45 => (
             "do (8|M0) null<1>:ud null<0;1,0>:ud\n",
             "break (8|M0) END",
             "cont (8|M0) WHILE",
@@ -136,7 +136,7 @@ fn loop_kernel(p: Platform) -> String {
 #[test]
 fn loop_with_break_and_continue() {
     let limits: [[u32; 8]; 3] = [[1, 2, 3, 4, 5, 6, 7, 12], [3; 8], [9, 1, 1, 1, 1, 1, 1, 1]];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let src = loop_kernel(p);
         for lim in limits {
             let h = run(p, &src, |h| {
@@ -154,7 +154,7 @@ fn loop_with_break_and_continue() {
                 assert_eq!(h.thread.grf_ud(11, c), lim[c], "{p} counter channel {c}");
                 assert_eq!(h.thread.grf_ud(12, c), 3, "{p} after the loop");
             }
-            if p <= Platform::G45 {
+            if p <= IsaGen::G45 {
                 // The masks are back to the dispatch mask and the stacks empty.
                 let mask = h
                     .thread
@@ -213,13 +213,13 @@ fn call_and_return() {
 /// 11752-11790).
 #[test]
 fn halt_channels() {
-    for p in Platform::ALL {
-        let halt = if p <= Platform::G45 {
+    for p in IsaGen::ALL {
+        let halt = if p <= IsaGen::G45 {
             "(f0.0) halt (8|M0) END\n"
         } else {
             "(f0.0) halt (8|M0) END END\n"
         };
-        let restore = if p <= Platform::G45 {
+        let restore = if p <= IsaGen::G45 {
             // AMask is not restored by hardware: put the dispatch mask back.
             "(W) mov (1|M0) mask0.0<1>:uw 0xff:uw {Switch}\n"
         } else {
@@ -248,7 +248,7 @@ fn halt_channels() {
 /// instruction, and a backward loop counted down with a predicated jmpi.
 #[test]
 fn jmpi_forward_and_loop() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let src = "mov (1|M0) r10.0<1>:d 0:d\n\
                    mov (1|M0) r11.0<1>:d 5:d\n\
                    (W) jmpi SKIP\n\
@@ -267,7 +267,7 @@ fn jmpi_forward_and_loop() {
 /// channel diverges (000 lines 10640-10660; 003 line 98546, 97034).
 #[test]
 fn single_program_flow() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let src = nested_if(p);
         let h = run(p, &src, |h| {
             simd8(h);
@@ -280,7 +280,7 @@ fn single_program_flow() {
         for c in 0..8 {
             assert_eq!(h.thread.grf_ud(12, c), 7, "{p} channel {c}");
         }
-        if p >= Platform::Gen6 {
+        if p >= IsaGen::Gen6 {
             assert_eq!(ud(&h, 10), [1; 8], "{p} no divergence");
             assert_eq!(ud(&h, 11), [5; 8], "{p}");
         }
@@ -334,7 +334,7 @@ fn gen4_mask_stack_instructions() {
 /// (000 lines 8200-8228, 14416-14445: `add (1) ip ip <bytes>`).
 #[test]
 fn ip_writes_jump() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let src = "mov (1|M0) r10.0<1>:d 1:d\n\
                    (W) add (1|M0) ip<1>:ud ip<0;1,0>:ud 32:ud\n\
                    mov (1|M0) r10.0<1>:d 2:d\n\
@@ -357,7 +357,7 @@ fn ip_writes_jump() {
 fn gen6_if_embedded_compare() {
     use baregpu_isa::codec::{decode, encode, to_dwords};
     use baregpu_isa::inst::{Body, CondMod, RegSrc, Src, Type};
-    let p = Platform::Gen6;
+    let p = IsaGen::Gen6;
     let src =
         "if (8|M0) 32\nmov (8|M0) r10.0<1>:d 1:d\nendif (8|M0) 16\nmov (8|M0) r11.0<1>:d 2:d\n";
     let mut bytes = baregpu_isa::text::assemble(p, src).unwrap();

@@ -12,11 +12,11 @@
 // Channels index several arrays at once; index loops read best.
 #![allow(clippy::needless_range_loop)]
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Body, Jump, Opcode};
 use baregpu_soft::eu::{Harness, Step};
 
-const PLATFORMS: [Platform; 3] = [Platform::Gen6, Platform::Gen7, Platform::Gen75];
+const PLATFORMS: [IsaGen; 3] = [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75];
 
 /// Logical registers: 0 and 1 are inputs, the others start at zero.
 const REGS: usize = 8;
@@ -229,7 +229,7 @@ enum Flat {
 }
 
 /// The flat program; a loop starts with `do` before Gen6 (`brw_DO`).
-fn flatten(p: Platform, nodes: &[Node], out: &mut Vec<Flat>) {
+fn flatten(p: IsaGen, nodes: &[Node], out: &mut Vec<Flat>) {
     for n in nodes {
         match n {
             Node::Op(a) => out.push(Flat::Alu(*a)),
@@ -243,7 +243,7 @@ fn flatten(p: Platform, nodes: &[Node], out: &mut Vec<Flat>) {
                 out.push(Flat::Endif);
             }
             Node::Loop(body) | Node::DoWhile(body, ..) => {
-                if p <= Platform::G45 {
+                if p <= IsaGen::G45 {
                     out.push(Flat::Do);
                 }
                 let start = out.len();
@@ -363,11 +363,11 @@ fn patch_gen4(code: &[Flat]) -> Vec<(i32, i32)> {
 
 /// (JIP, UIP) per instruction, in instructions from it, as Mesa patches
 /// them for `p`; before Gen6 (jump count, pop count).
-fn patch(p: Platform, code: &[Flat]) -> Vec<(i32, i32)> {
-    if p <= Platform::G45 {
+fn patch(p: IsaGen, code: &[Flat]) -> Vec<(i32, i32)> {
+    if p <= IsaGen::G45 {
         return patch_gen4(code);
     }
-    let gen6 = p == Platform::Gen6;
+    let gen6 = p == IsaGen::Gen6;
     let mut j = vec![(0i32, 0i32); code.len()];
     let rel = |to: usize, from: usize| to as i32 - from as i32;
     let final_halt = code.iter().position(|f| matches!(f, Flat::FinalHalt));
@@ -472,8 +472,8 @@ fn alu_text(a: Alu, exec: &str, g: impl Fn(usize) -> usize) -> String {
 /// assembler's syntax for a target without a label).
 /// A patched jump pair in the units of the text and of the decoded
 /// instruction: bytes, and the pop count as is before Gen6.
-fn bytes(p: Platform, j: (i32, i32)) -> (i32, i32) {
-    if p <= Platform::G45 {
+fn bytes(p: IsaGen, j: (i32, i32)) -> (i32, i32) {
+    if p <= IsaGen::G45 {
         (j.0 * 16, j.1)
     } else {
         (j.0 * 16, j.1 * 16)
@@ -520,8 +520,8 @@ fn text_gen4(code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> Vec<Strin
         .collect()
 }
 
-fn text(p: Platform, code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> Vec<String> {
-    if p <= Platform::G45 {
+fn text(p: IsaGen, code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> Vec<String> {
+    if p <= IsaGen::G45 {
         return text_gen4(code, exec, g);
     }
     let j = patch(p, code);
@@ -534,7 +534,7 @@ fn text(p: Platform, code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> V
             match f {
                 Flat::Alu(a) => alu_text(*a, exec, g),
                 Flat::Tail(a) => alu_text(*a, exec, g),
-                Flat::If(fl) if p == Platform::Gen6 => format!("(f0.{fl}) if ({exec}) {jip}"),
+                Flat::If(fl) if p == IsaGen::Gen6 => format!("(f0.{fl}) if ({exec}) {jip}"),
                 Flat::If(fl) => format!("(f0.{fl}) if ({exec}) {jip} {uip}"),
                 Flat::Else => format!("else ({exec}) {jip}"),
                 Flat::Endif => format!("endif ({exec}) {jip}"),
@@ -550,10 +550,10 @@ fn text(p: Platform, code: &[Flat], exec: &str, g: &dyn Fn(usize) -> usize) -> V
 }
 
 /// Whether the instruction is a branch whose jumps Mesa patches.
-fn is_branch(p: Platform, f: &Flat) -> bool {
+fn is_branch(p: IsaGen, f: &Flat) -> bool {
     match f {
         Flat::Alu(_) | Flat::Tail(_) | Flat::Do => false,
-        Flat::FinalHalt => p >= Platform::Gen6,
+        Flat::FinalHalt => p >= IsaGen::Gen6,
         _ => true,
     }
 }
@@ -561,7 +561,7 @@ fn is_branch(p: Platform, f: &Flat) -> bool {
 /// The kernel of `prog` for `mode`, and the JIP/UIP (bytes) each of its
 /// instructions must carry.
 fn kernel(
-    p: Platform,
+    p: IsaGen,
     prog: &[Node],
     tail: &[Alu],
     mode: Mode,
@@ -613,7 +613,7 @@ fn kernel(
 // Running and comparing.
 // ---------------------------------------------------------------------------
 
-fn check(p: Platform, prog: &[Node], inputs: &[[i32; 16]; 2], mode: Mode, what: &str) {
+fn check(p: IsaGen, prog: &[Node], inputs: &[[i32; 16]; 2], mode: Mode, what: &str) {
     let tail = [Alu::Add(REGS - 1, 2, Val::Imm(1000))];
     let (src, jumps) = kernel(p, prog, &tail, mode);
     let bytes =
@@ -636,9 +636,9 @@ fn check(p: Platform, prog: &[Node], inputs: &[[i32; 16]; 2], mode: Mode, what: 
             Jump::Count { jump, pop } => (jump, i32::from(pop)),
         };
         // Gen7 else and Gen6 if/else/endif/while have no UIP.
-        let uip_free = p >= Platform::Gen6
+        let uip_free = p >= IsaGen::Gen6
             && (matches!(inst.opcode, Opcode::Else | Opcode::Endif | Opcode::While)
-                || (p == Platform::Gen6 && inst.opcode == Opcode::If));
+                || (p == IsaGen::Gen6 && inst.opcode == Opcode::If));
         assert_eq!(got.0, want.0, "{p} {what}: JIP of instruction {i}\n{src}");
         if !uip_free {
             assert_eq!(got.1, want.1, "{p} {what}: UIP of instruction {i}\n{src}");
@@ -688,8 +688,8 @@ fn check(p: Platform, prog: &[Node], inputs: &[[i32; 16]; 2], mode: Mode, what: 
 /// The modes of `p`: Mesa's Gen4/G45 flow control covers the whole
 /// dispatch (the manual's SecHalf masks, 000 lines 10705-10737, are not
 /// exercised).
-fn modes(p: Platform) -> &'static [Mode] {
-    if p <= Platform::G45 {
+fn modes(p: IsaGen) -> &'static [Mode] {
+    if p <= IsaGen::G45 {
         &[Mode::Simd8, Mode::Simd16]
     } else {
         &[Mode::Simd8, Mode::Simd16, Mode::Simd16Halves]
@@ -721,7 +721,7 @@ fn loop_break_continue() {
         Cont(Some(1)),
         Op(Add(2, 2, Reg(3))),
     ])];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for &mode in modes(p) {
             check(p, &prog, &inputs(), mode, "loop");
         }
@@ -739,7 +739,7 @@ fn break_just_before_while() {
         Op(Cmp(Cond::Ge, 1, 3, Reg(1))),
         Break(Some(1)),
     ])];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for &mode in modes(p) {
             check(p, &prog, &inputs(), mode, "last");
         }
@@ -787,7 +787,7 @@ fn nested_loops_divergent() {
         Cont(Some(1)),
         Op(Add(2, 2, Imm(7))),
     ])];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for &mode in modes(p) {
             check(p, &prog, &inputs(), mode, "nested");
         }
@@ -808,7 +808,7 @@ fn all_channels_break_together() {
         ]),
         Op(Add(2, 2, Imm(50))),
     ];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for &mode in modes(p) {
             check(p, &prog, &inputs(), mode, "together");
         }
@@ -937,7 +937,7 @@ fn random_programs() {
             inp[0][c] = c as i32;
             inp[1][c] = r.below(6) as i32;
         }
-        for p in Platform::ALL {
+        for p in IsaGen::ALL {
             for &mode in modes(p) {
                 check(p, &prog, &inp, mode, &format!("random {round}: {prog:?}"));
             }
@@ -953,7 +953,7 @@ fn random_programs() {
 #[test]
 fn simd8_branches_leave_the_other_half() {
     for p in PLATFORMS {
-        let (if_, endif, whl) = if p == Platform::Gen6 {
+        let (if_, endif, whl) = if p == IsaGen::Gen6 {
             ("if (8|M0) ENDIF", "endif (8|M0) NEXT", "while (8|M0) TOP")
         } else {
             (

@@ -3,7 +3,7 @@
 //! IDs in r0.1 and r0.6, the CURBE in r1), against the same arithmetic on the
 //! host: every pixel's iteration count must match exactly.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::Harness;
 use baregpu_soft::eu::run::Step;
 use baregpu_soft::eu::shared::surface::format::R32_UINT;
@@ -28,7 +28,7 @@ fn host(col: usize, row: usize) -> u32 {
 
 #[test]
 fn every_pixel_matches_the_host() {
-    let p = Platform::Gen7;
+    let p = IsaGen::Gen7;
     let mut units = MemoryUnits::new(FlatMemory::new(SURF, W * H * 4));
     units.surfaces.bind(
         0,

@@ -6,14 +6,14 @@
 
 mod eu_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{RegFile, Sfid};
 use baregpu_soft::eu::{
     ErrorKind, Harness, NoSharedFunctions, SendError, SendRequest, SharedFunctions, Step, Thread,
 };
 use eu_support::*;
 
-const ALL: [Platform; 5] = Platform::ALL;
+const ALL: [IsaGen; 5] = IsaGen::ALL;
 
 /// SIMD16 float vector add and a 32-element integer add, two registers per
 /// operand; Gen4/G45 use {Compr} for the 16-channel float add.
@@ -25,7 +25,7 @@ fn vector_add() {
         let y: Vec<f32> = (0..16).map(|_| (rng.u32() % 1000) as f32 / 3.0).collect();
         let xi: Vec<u32> = (0..16).map(|_| rng.u32()).collect();
         let yi: Vec<u32> = (0..16).map(|_| rng.u32()).collect();
-        let compr = if p <= Platform::G45 { " {Compr}" } else { "" };
+        let compr = if p <= IsaGen::G45 { " {Compr}" } else { "" };
         let src = format!(
             "add (16|M0) r20.0<1>:f r10.0<8;8,1>:f r12.0<8;8,1>:f{compr}\n\
              add (8|M0) r22.0<1>:d r14.0<8;8,1>:d r16.0<8;8,1>:d\n\
@@ -41,7 +41,7 @@ fn vector_add() {
                 h.thread.set_grf_ud(16 + r, e, yi[i]);
             }
         });
-        let mode = if p <= Platform::G45 {
+        let mode = if p <= IsaGen::G45 {
             Mode::Rtz
         } else {
             Mode::Rne
@@ -168,11 +168,11 @@ fn send_requests() {
         // Gen4: base MRF m1, implied move from r0; Gen6: payload m1; Gen7:
         // payload r112 (the EOT range).
         let (src, payload) = match p {
-            Platform::Gen4 | Platform::G45 => (
+            IsaGen::Gen4 | IsaGen::G45 => (
                 "send (8|M0) r5:uw m1 r0:ud 0x4 0x110000\nsend (8|M0) null:uw m1 r0:ud 0x7 0x100001 {EOT}\n",
                 (RegFile::Mrf, 1),
             ),
-            Platform::Gen6 => (
+            IsaGen::Gen6 => (
                 "send (8|M0) r5:uw m1 0x4 0x02110000\nsend (8|M0) null:uw m1 0x7 0x02000001 {EOT}\n",
                 (RegFile::Mrf, 1),
             ),
@@ -193,7 +193,7 @@ fn send_requests() {
         let r = &rec.seen[0];
         // SFID 4: data port read on Gen4 (000 line 13393), the sampler-cache
         // data port on Gen6+ (003 lines 100937-100968).
-        let dp = if p <= Platform::G45 {
+        let dp = if p <= IsaGen::G45 {
             Sfid::DataPortRead
         } else {
             Sfid::DpSamplerCache
@@ -206,7 +206,7 @@ fn send_requests() {
         assert!(!r.eot && rec.seen[1].eot, "{p}");
         assert_eq!(rec.seen[1].sfid, Some(Sfid::ThreadSpawner), "{p}");
         assert_eq!(h.thread.grf_ud(5, 3), 0x5EED_0003, "{p} response written");
-        if p <= Platform::G45 {
+        if p <= IsaGen::G45 {
             // The implied move copied r0 into m1.
             assert_eq!(&h.thread.mrf()[32..36], &0xA0u32.to_le_bytes(), "{p}");
         }
@@ -227,7 +227,7 @@ fn send_requests() {
 /// The trace records IP, text, execution mask and the values written.
 #[test]
 fn trace_records_instructions() {
-    let p = Platform::Gen7;
+    let p = IsaGen::Gen7;
     let mut h = Harness::new(p);
     h.load_asm("mov (8|M0) r1.0<1>:d 5:d\n(f0.0) add (8|M0) r2.0<1>:d r1.0<8;8,1>:d 1:d\n")
         .unwrap();
@@ -254,7 +254,7 @@ fn trace_records_instructions() {
 /// of the register file, the budget.
 #[test]
 fn errors_carry_the_ip() {
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let mut h = Harness::new(p);
     let mut bytes = baregpu_isa::text::assemble(p, "mov (8|M0) r1.0<1>:d 5:d\n").unwrap();
     bytes.extend_from_slice(&[0x7F, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);

@@ -11,7 +11,7 @@ mod sweeps;
 #[path = "eu_math/tables.rs"]
 mod tables;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{MathFn, Type};
 use baregpu_soft::eu::math::{
     self, GENERATED_NAN, MathError, MathMode, MessageControl, Operands, Precision,
@@ -34,8 +34,8 @@ const ALL_INT: [MathFn; 3] = [
     MathFn::IntDivQuotient,
     MathFn::IntDivRemainder,
 ];
-const MESSAGE_PLATFORMS: [Platform; 2] = [Platform::Gen4, Platform::G45];
-const INSTRUCTION_PLATFORMS: [Platform; 3] = [Platform::Gen6, Platform::Gen7, Platform::Gen75];
+const MESSAGE_PLATFORMS: [IsaGen; 2] = [IsaGen::Gen4, IsaGen::G45];
+const INSTRUCTION_PLATFORMS: [IsaGen; 3] = [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75];
 
 const FLT_MAX: u32 = 0x7F7F_FFFF;
 const POS_INF: u32 = 0x7F80_0000;
@@ -65,11 +65,11 @@ impl Rng {
     }
 }
 
-fn ieee(p: Platform) -> MathMode {
+fn ieee(p: IsaGen) -> MathMode {
     MathMode::ieee(p)
 }
 
-fn alt(p: Platform) -> MathMode {
+fn alt(p: IsaGen) -> MathMode {
     MathMode::alt(p)
 }
 
@@ -98,7 +98,7 @@ fn function_sets_per_platform() {
         assert!(!math::supports(p, MathFn::SinCos));
         assert!(math::supports(p, MathFn::Fdiv));
     }
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for f in [
             MathFn::Inv,
             MathFn::Log,
@@ -134,7 +134,7 @@ fn function_codes_follow_the_tables() {
         (0xC, MathFn::IntDivQuotient),
         (0xD, MathFn::IntDivRemainder),
     ];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for (code, f) in shared {
             assert_eq!(math::function_from_code(p, code), Ok(f), "{p} {code:#x}");
             assert_eq!(math::function_code(p, f), Some(code), "{p} {f:?}");
@@ -198,7 +198,7 @@ fn requests_the_hardware_rejects() {
         let e = math::int_div(MathFn::IntDivQuotient, 7, 2, true, &sat);
         assert_eq!(e, Err(MathError::SaturateOnInteger));
     }
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for f in ALL_INT {
             assert_eq!(math::float(f, x, x, &ieee(p)), Err(MathError::WrongKind(f)));
         }
@@ -277,18 +277,18 @@ fn widest_requests() {
     for f in ALL_FLOAT.into_iter().chain(ALL_INT) {
         let two = f == MathFn::Pow || ALL_INT.contains(&f);
         if f != MathFn::Fdiv {
-            assert_eq!(math::max_exec_size(Platform::Gen4, f), 8);
+            assert_eq!(math::max_exec_size(IsaGen::Gen4, f), 8);
             assert_eq!(
-                math::max_exec_size(Platform::G45, f),
+                math::max_exec_size(IsaGen::G45, f),
                 if two { 8 } else { 16 }
             );
         }
         if f == MathFn::SinCos {
             continue;
         }
-        assert_eq!(math::max_exec_size(Platform::Gen6, f), 8);
+        assert_eq!(math::max_exec_size(IsaGen::Gen6, f), 8);
         let int = ALL_INT.contains(&f);
-        for p in [Platform::Gen7, Platform::Gen75] {
+        for p in [IsaGen::Gen7, IsaGen::Gen75] {
             assert_eq!(math::max_exec_size(p, f), if int { 8 } else { 16 });
         }
     }
@@ -337,7 +337,7 @@ fn message_descriptor_bits() {
 
 // ---- integer division ----
 
-fn div_all(p: Platform, a: u32, b: u32, signed: bool) -> (u32, u32) {
+fn div_all(p: IsaGen, a: u32, b: u32, signed: bool) -> (u32, u32) {
     let m = ieee(p);
     let (q, r) = math::int_div(MathFn::IntDivQuotientRemainder, a, b, signed, &m).unwrap();
     let r = r.expect("q+r writes two results");
@@ -356,7 +356,7 @@ fn div_all(p: Platform, a: u32, b: u32, signed: bool) -> (u32, u32) {
 fn signed_division_by_zero_table() {
     // IDIV table, 000 lines 6304-6309: divisor 0 gives Q = R = 0x7FFFFFFF
     // for a positive or zero dividend, 0x80000000 for a negative one.
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for n in [1i32, 7, i32::MAX, 0] {
             assert_eq!(
                 div_all(p, n as u32, 0, true),
@@ -381,7 +381,7 @@ fn signed_division_by_zero_table() {
 fn unsigned_division_by_zero_table() {
     // UDIV table, 000 lines 6310-6314: divisor 0 gives all ones; a zero
     // dividend over a non-zero divisor gives 0.
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for n in [0u32, 1, 0x8000_0000, u32::MAX] {
             assert_eq!(div_all(p, n, 0, false), (u32::MAX, u32::MAX), "{n}");
         }
@@ -399,7 +399,7 @@ fn signed_division_signs() {
         (-7, 2, -3, -1),
         (-7, -2, 3, -1),
     ];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for (n, d, q, r) in cases {
             assert_eq!(
                 div_all(p, n as u32, d as u32, true),
@@ -428,7 +428,7 @@ fn division_sweep_against_host() {
             rng.bits()
         };
         let b = if i % 7 == 0 { b | 1 } else { b };
-        let p = Platform::ALL[i as usize % 5];
+        let p = IsaGen::ALL[i as usize % 5];
         if b != 0 {
             let (q, r) = div_all(p, a, b, false);
             assert_eq!((q, r), (a / b, a % b), "{a} / {b} unsigned");

@@ -8,7 +8,7 @@
 //! is panic, and the thread must come back (ended, at the end of the
 //! kernel, or stopped by an error).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Body, SendDesc};
 use baregpu_soft::eu::shared::sampler::SamplerSource;
 use baregpu_soft::eu::shared::{BindingTable, FlatMemory, MemoryUnits};
@@ -37,9 +37,9 @@ const ENTRIES: u64 = 8;
 const ROUNDS: usize = 8000;
 
 /// A random descriptor: (SFID, 32 descriptor bits).
-fn descriptor(p: Platform, r: &mut Rng) -> (u32, u32) {
+fn descriptor(p: IsaGen, r: &mut Rng) -> (u32, u32) {
     let (mlen, rlen) = (1 + r.below(15) as u32, r.below(9) as u32);
-    if p <= Platform::G45 {
+    if p <= IsaGen::G45 {
         // Gen4: function 15:0, rlen 19:16, mlen 23:20 (000 lines 9000-9040).
         const SFIDS: [u32; 6] = [1, 2, 3, 4, 5, 6];
         let sfid = SFIDS[r.below(SFIDS.len() as u64) as usize];
@@ -70,17 +70,17 @@ fn bti_bits(r: &mut Rng, function: u32) -> u32 {
 
 /// The send of `desc` in the assembler's syntax (payload in m1 before
 /// Gen7, r10 on Gen7; response in r40-r47).
-fn send(p: Platform, simd: u32, (sfid, desc): (u32, u32)) -> String {
+fn send(p: IsaGen, simd: u32, (sfid, desc): (u32, u32)) -> String {
     let src = match p {
-        Platform::Gen4 | Platform::G45 => "m1 r0:ud",
-        Platform::Gen6 => "m1",
+        IsaGen::Gen4 | IsaGen::G45 => "m1 r0:ud",
+        IsaGen::Gen6 => "m1",
         _ => "r10",
     };
     format!("send ({simd}|M0) r40:ud {src} {sfid:#x} {desc:#010x}\n")
 }
 
 /// Whether the send in `bytes` carries a descriptor the toolkit decodes.
-fn decodes(p: Platform, bytes: &[u8]) -> bool {
+fn decodes(p: IsaGen, bytes: &[u8]) -> bool {
     let Some(word) = bytes.get(..16).and_then(|b| <&[u8; 16]>::try_from(b).ok()) else {
         return false;
     };
@@ -115,7 +115,7 @@ fn scramble_state(mem: &mut FlatMemory, r: &mut Rng) {
     }
 }
 
-fn fuzz(p: Platform, seed: u64) {
+fn fuzz(p: IsaGen, seed: u64) {
     let mut r = Rng(seed);
     let mut mem = FlatMemory::new(0, MEM_LEN);
     let noise: Vec<u8> = (0..MEM_LEN).map(|_| r.next() as u8).collect();
@@ -185,25 +185,25 @@ fn fuzz(p: Platform, seed: u64) {
 
 #[test]
 fn random_messages_on_gen4_never_panic() {
-    fuzz(Platform::Gen4, 0x1234_5678_9ABC_DEF1);
+    fuzz(IsaGen::Gen4, 0x1234_5678_9ABC_DEF1);
 }
 
 #[test]
 fn random_messages_on_g45_never_panic() {
-    fuzz(Platform::G45, 0x0FED_CBA9_8765_4321);
+    fuzz(IsaGen::G45, 0x0FED_CBA9_8765_4321);
 }
 
 #[test]
 fn random_messages_on_gen6_never_panic() {
-    fuzz(Platform::Gen6, 0xA5A5_5A5A_1234_9876);
+    fuzz(IsaGen::Gen6, 0xA5A5_5A5A_1234_9876);
 }
 
 #[test]
 fn random_messages_on_gen7_never_panic() {
-    fuzz(Platform::Gen7, 0x1357_9BDF_2468_ACE0);
+    fuzz(IsaGen::Gen7, 0x1357_9BDF_2468_ACE0);
 }
 
 #[test]
 fn random_messages_on_gen75_never_panic() {
-    fuzz(Platform::Gen75, 0x0BAD_F00D_DEAD_BEEF);
+    fuzz(IsaGen::Gen75, 0x0BAD_F00D_DEAD_BEEF);
 }

@@ -9,7 +9,7 @@
 
 mod eu_support;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::codec::{decode, encode, to_dwords};
 use baregpu_soft::eu::{Harness, SendError, SendRequest, SharedFunctions, Thread};
 use eu_support::Rng;
@@ -89,7 +89,7 @@ const TEMPLATES: &[&str] = &[
 ];
 
 /// Assembled templates of a platform, as 128-bit words.
-fn templates(p: Platform) -> Vec<u128> {
+fn templates(p: IsaGen) -> Vec<u128> {
     TEMPLATES
         .iter()
         .filter_map(|t| baregpu_isa::text::assemble(p, t).ok())
@@ -110,7 +110,7 @@ fn templates(p: Platform) -> Vec<u128> {
 
 /// A template with a few random bits flipped, kept when it still decodes
 /// on `p` (re-encoded, so the bytes are canonical).
-fn random_instruction(p: Platform, pool: &[u128], rng: &mut Rng) -> Vec<u8> {
+fn random_instruction(p: IsaGen, pool: &[u128], rng: &mut Rng) -> Vec<u8> {
     loop {
         let mut w = pool[(rng.next() % pool.len() as u64) as usize];
         for _ in 0..rng.next() % 4 {
@@ -154,7 +154,7 @@ fn decodable_random_streams() {
     let mut outcomes = [0usize; 2];
     let mut executed = 0u64;
     let mut runs = 0u64;
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let pool = templates(p);
         assert!(pool.len() > 30, "{p}: {} templates", pool.len());
         for _ in 0..300 {
@@ -189,7 +189,7 @@ fn decodable_random_streams() {
 #[test]
 fn raw_random_bytes() {
     let mut rng = Rng(0xB17E_5000);
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for _ in 0..300 {
             let n = 8 * (1 + rng.next() % 64) as usize;
             let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
@@ -205,7 +205,7 @@ fn raw_random_bytes() {
 #[test]
 fn traced_random_streams() {
     let mut rng = Rng(0x7EAC_E000);
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let pool = templates(p);
         for _ in 0..30 {
             let mut bytes = Vec::new();

@@ -12,13 +12,13 @@
 //! `lower_fb_write_logical_send`]; their SURFACE_STATE bits are from
 //! [ext: mesa src/intel/genxml/gen7.xml RENDER_SURFACE_STATE].
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message;
 use baregpu_soft::eu::shared::surface::format;
 use baregpu_soft::eu::shared::{BindingTable, FlatMemory, MemoryUnits, Tiling};
 use baregpu_soft::eu::{ErrorKind, EuError, Harness, Step};
 
-const GENS: [Platform; 3] = [Platform::Gen6, Platform::Gen7, Platform::Gen75];
+const GENS: [IsaGen; 3] = [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75];
 
 const MEM: u64 = 0x20_0000;
 const MEM_LEN: usize = 0x4_0000;
@@ -96,7 +96,7 @@ impl Rt {
     /// 0 tile walk (003 lines 75437, 75549, 75587, 75828, 75872, 75908,
     /// 76040, 76078, 76110, 76143). Gen7 moves tiled/walk to DW0 14/13,
     /// height/width to DW2 29:16/13:0, pitch to DW3 17:0 [ext: gen7.xml].
-    fn state(&self, p: Platform) -> Vec<u32> {
+    fn state(&self, p: IsaGen) -> Vec<u32> {
         let (tiled, walk) = match self.tiling {
             Tiling::Linear => (0, 0),
             Tiling::X => (1, 0),
@@ -105,7 +105,7 @@ impl Rt {
         let vls = u32::from(self.field);
         let head = 1 << 29 | self.fmt << 18 | vls << 12;
         let base = RT as u32;
-        if p >= Platform::Gen7 {
+        if p >= IsaGen::Gen7 {
             let mut dw = vec![0u32; 8];
             dw[0] = head | tiled << 14 | walk << 13;
             dw[1] = base;
@@ -157,7 +157,7 @@ fn pattern(i: usize) -> u8 {
 /// The memory units the kernels send to: memory with the binding table
 /// and surfaces (BTI 0 the render target, BTI 1 a SURFTYPE_NULL), served
 /// through SURFACE_STATE in memory.
-fn new_gpu(p: Platform, rt: &Rt) -> MemoryUnits {
+fn new_gpu(p: IsaGen, rt: &Rt) -> MemoryUnits {
     let mut mem = FlatMemory::new(MEM, MEM_LEN);
     let null = {
         let mut dw = rt.state(p);
@@ -227,7 +227,7 @@ struct RtSend {
 
 /// The descriptor immediate of `text`: MLEN 28:25, RLEN 24:20, header
 /// present 19, function control 18:0 (003 lines 100890-100919).
-fn desc(p: Platform, text: &str) -> String {
+fn desc(p: IsaGen, text: &str) -> String {
     let (_, d) = message::parse_symbolic(p, text).unwrap_or_else(|e| panic!("{text}: {e}"));
     let v =
         u32::from(d.mlen) << 25 | u32::from(d.rlen) << 20 | u32::from(d.header) << 19 | d.function;
@@ -246,14 +246,14 @@ const R0: [u32; 8] = [2 << 27 | 5 << 16 | 1 << 15 | 3, 0x1240, 0, 0, 0, 0x2A, 0,
 /// ends. Gen6 builds the payload in MRFs from m1, Gen7 in GRFs from r100
 /// (it has no MRFs). `flag` predicates the sends on f0.0.
 fn run(
-    p: Platform,
+    p: IsaGen,
     gpu: &mut MemoryUnits,
     sends: &[RtSend],
     flag: Option<u32>,
     m0_flags: u32,
 ) -> Result<Step, EuError> {
     let pay = |i: usize| {
-        if p >= Platform::Gen7 {
+        if p >= IsaGen::Gen7 {
             format!("r{}", 100 + i)
         } else {
             format!("m{}", 1 + i)
@@ -292,7 +292,7 @@ fn run(
     }
     // End of thread through the thread spawner, its payload a copy of R0
     // (on Gen7 from r112-r127).
-    if p >= Platform::Gen7 {
+    if p >= IsaGen::Gen7 {
         src += "mov (8|M0) r127.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n";
         src += "send (8|M0) null:ud r127 0x7 0x02000010 {EOT}\n";
     } else {
@@ -313,7 +313,7 @@ fn run(
     h.run_with(gpu, 1000)
 }
 
-fn run_ok(p: Platform, gpu: &mut MemoryUnits, sends: &[RtSend], flag: Option<u32>) {
+fn run_ok(p: IsaGen, gpu: &mut MemoryUnits, sends: &[RtSend], flag: Option<u32>) {
     assert_eq!(run(p, gpu, sends, flag, 0), Ok(Step::Ended), "{p:?}");
 }
 
@@ -498,7 +498,7 @@ fn a_null_surface_takes_the_write() {
 
 /// Runs one refused send with `m0_flags` in M0.0 and checks that the
 /// error names `why` and that nothing was written.
-fn refused(p: Platform, rt: Rt, send: RtSend, m0_flags: u32, why: &str) {
+fn refused(p: IsaGen, rt: Rt, send: RtSend, m0_flags: u32, why: &str) {
     let mut gpu = new_gpu(p, &rt);
     let text = send.text.clone();
     match run(p, &mut gpu, &[send], None, m0_flags) {
@@ -571,7 +571,7 @@ fn unmodelled_forms_are_refused() {
             // Field mode is not allowed (003 line 84848).
             (field, msg("simd8_lo", 0, 6), 0, "field"),
         ];
-        if p == Platform::Gen6 {
+        if p == IsaGen::Gen6 {
             cases.push((linear, msg("simd8_image", 0, 6), 0, "image write"));
         }
         for (rt, send, flags, why) in cases {

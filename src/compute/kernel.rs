@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 
 use baregpu_hal::Generation;
-use baregpu_isa::Platform as IsaPlatform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::Body;
 use baregpu_isa::kernel::decode_kernel;
 
@@ -178,8 +178,8 @@ impl InstructionHeap {
 }
 
 /// The ISA platform that decodes kernels of `generation` (the device description's `eu_isa`).
-pub(crate) fn isa_platform(generation: Generation) -> Option<IsaPlatform> {
-    IsaPlatform::from_name(baregpu_hal::device::of(generation)?.eu_isa)
+pub(crate) fn isa_gen(generation: Generation) -> Option<IsaGen> {
+    IsaGen::from_name(baregpu_hal::device::of(generation)?.eu_isa)
 }
 
 /// Checks a kernel before anything is allocated for it: it decodes, it ends
@@ -189,7 +189,7 @@ pub(crate) fn validate(
     generation: Generation,
     desc: &KernelDesc<'_>,
 ) -> Result<usize, ComputeError> {
-    let platform = isa_platform(generation).ok_or(ComputeError::Unsupported {
+    let platform = isa_gen(generation).ok_or(ComputeError::Unsupported {
         generation,
         what: "compute",
     })?;

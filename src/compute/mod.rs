@@ -65,7 +65,7 @@ impl Compute {
     /// Compute for the GPU `gpu` drives (965, G45, SNB or Ivy Bridge).
     pub fn new<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>) -> Result<Self, ComputeError> {
         let generation = gpu.generation();
-        if kernel::isa_platform(generation).is_none() {
+        if kernel::isa_gen(generation).is_none() {
             return Err(ComputeError::Unsupported {
                 generation,
                 what: "compute",

@@ -12,7 +12,7 @@ use baregpu::hal::reflect::{FieldInfo, FieldKind};
 use baregpu::platform::host::HostPlatform;
 use baregpu::platform::{Platform, PlatformBus};
 use baregpu::{Batch, Gpu, PhysAddr};
-use baregpu_isa::Platform as Isa;
+use baregpu_isa::IsaGen as Isa;
 use baregpu_soft::SoftGpu;
 
 pub type HostGpu<'a> = Gpu<'a, HostPlatform>;

@@ -4,14 +4,14 @@
 #![no_main]
 
 use baregpu_isa::kernel::decode_at;
-use baregpu_isa::{Platform, compact, encode};
+use baregpu_isa::{IsaGen, compact, encode};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, bytes)) = data.split_first() else {
         return;
     };
-    let platform = Platform::ALL[selector as usize % Platform::ALL.len()];
+    let platform = IsaGen::ALL[selector as usize % IsaGen::ALL.len()];
     let mut offset = 0;
     while offset < bytes.len() {
         let Ok(entry) = decode_at(platform, bytes, offset) else {

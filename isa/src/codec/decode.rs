@@ -7,7 +7,7 @@ use crate::inst::{
     Imm, Instruction, Jump, Math, MsgDesc, Opcode, RegFile, RegSrc, Region, Send, SendDesc, Src,
     Swizzle, ThreeSrc, Type, Vacant, WRITEMASK_XYZW,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{
     self, Bit28, Bits, DstFields, GenTables, HSTRIDES, JumpLayout, Layout, SendLayout, SrcFields,
     ThreeSrcFields, VACANT_FILES, VSTRIDE_VXH, VSTRIDES, WIDTHS, lookup,
@@ -20,7 +20,7 @@ const fn reserved(field: Field, value: u32) -> DecodeError {
 }
 
 /// Decodes one native instruction of `platform`.
-pub fn decode(platform: Platform, word: u128) -> Result<Instruction> {
+pub fn decode(platform: IsaGen, word: u128) -> Result<Instruction> {
     let t = tables::for_platform(platform);
     let f = &t.fields;
     let mut r = Reader::new(word);

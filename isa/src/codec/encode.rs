@@ -7,7 +7,7 @@ use crate::inst::{
     AccessMode, Addr, Body, Branch, CondMod, Dst, DstSlot, GroupCtrl, Imm, Instruction, Jump,
     Opcode, RegFile, RegSrc, Region, Send, SendDesc, Src, ThreeSrc, Type, Vacant, WRITEMASK_XYZW,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{
     self, Bit28, Bits, GenTables, HSTRIDES, JumpLayout, Layout, SendLayout, SrcFields,
     ThreeSrcFields, VACANT_FILES, VSTRIDE_VXH, VSTRIDES, WIDTHS, code_of,
@@ -24,7 +24,7 @@ const fn odd(field: Field) -> EncodeError {
 }
 
 /// Encodes one native instruction for `platform`.
-pub fn encode(platform: Platform, inst: &Instruction) -> Result<u128> {
+pub fn encode(platform: IsaGen, inst: &Instruction) -> Result<u128> {
     let t = tables::for_platform(platform);
     let f = &t.fields;
     let info = t

@@ -14,16 +14,16 @@ pub use encode::encode;
 
 use crate::error::{DecodeError, EncodeError, Field};
 use crate::inst::Instruction;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::Bits;
 
 /// Decodes 16 little-endian bytes.
-pub fn decode_bytes(platform: Platform, bytes: &[u8; 16]) -> Result<Instruction, DecodeError> {
+pub fn decode_bytes(platform: IsaGen, bytes: &[u8; 16]) -> Result<Instruction, DecodeError> {
     decode(platform, u128::from_le_bytes(*bytes))
 }
 
 /// Encodes to 16 little-endian bytes.
-pub fn encode_bytes(platform: Platform, inst: &Instruction) -> Result<[u8; 16], EncodeError> {
+pub fn encode_bytes(platform: IsaGen, inst: &Instruction) -> Result<[u8; 16], EncodeError> {
     encode(platform, inst).map(u128::to_le_bytes)
 }
 

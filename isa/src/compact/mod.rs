@@ -38,7 +38,7 @@ pub mod g45;
 pub mod gen6;
 pub mod gen7;
 
-use crate::Platform;
+use crate::IsaGen;
 use core::fmt;
 
 /// One generation's compaction tables and the rules that differ between generations.
@@ -62,12 +62,12 @@ pub struct CompactTables {
 
 /// The compaction tables of `p`, or `None` for the original 965, which has no compaction
 /// (000_5e6e9c0c4071cf6e.txt line 8895 tags the feature "[DevCTG-B+]").
-pub fn tables(p: Platform) -> Option<&'static CompactTables> {
+pub fn tables(p: IsaGen) -> Option<&'static CompactTables> {
     match p {
-        Platform::Gen4 => None,
-        Platform::G45 => Some(&g45::TABLES),
-        Platform::Gen6 => Some(&gen6::TABLES),
-        Platform::Gen7 | Platform::Gen75 => Some(&gen7::TABLES),
+        IsaGen::Gen4 => None,
+        IsaGen::G45 => Some(&g45::TABLES),
+        IsaGen::Gen6 => Some(&gen6::TABLES),
+        IsaGen::Gen7 | IsaGen::Gen75 => Some(&gen7::TABLES),
     }
 }
 
@@ -75,7 +75,7 @@ pub fn tables(p: Platform) -> Option<&'static CompactTables> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CompactError {
     /// The platform has no compact encoding.
-    Unsupported(Platform),
+    Unsupported(IsaGen),
     /// CmptCtrl (bit 29) is clear: the word is the first half of a native instruction.
     NotCompact,
     /// A compact bit the generation leaves unused is set (bit 28 on Gen7/7.5).
@@ -111,7 +111,7 @@ pub const fn is_compact(word0: u32) -> bool {
 ///
 /// Bit-exact on purpose: iga64 also compacts one-source instructions whose null src1
 /// differs from the chosen row in subregister or type, treating those bits as don't-care.
-pub fn compact(p: Platform, native: [u32; 4]) -> Option<[u32; 2]> {
+pub fn compact(p: IsaGen, native: [u32; 4]) -> Option<[u32; 2]> {
     let t = tables(p)?;
     let n = native_bits(native);
     let opcode = bits(n, 6, 0) as u8;
@@ -162,7 +162,7 @@ pub fn compact(p: Platform, native: [u32; 4]) -> Option<[u32; 2]> {
 }
 
 /// The 128-bit instruction that the compact word `compact` stands for.
-pub fn uncompact(p: Platform, compact: [u32; 2]) -> Result<[u32; 4], CompactError> {
+pub fn uncompact(p: IsaGen, compact: [u32; 2]) -> Result<[u32; 4], CompactError> {
     let t = tables(p).ok_or(CompactError::Unsupported(p))?;
     let c = u64::from(compact[0]) | (u64::from(compact[1]) << 32);
     if !is_compact(compact[0]) {
@@ -264,8 +264,8 @@ mod tests {
 
     #[test]
     fn compact_matches_known_encoding() {
-        assert_eq!(compact(Platform::Gen75, HSW_MOV.0), Some(HSW_MOV.1));
-        assert_eq!(uncompact(Platform::Gen75, HSW_MOV.1), Ok(HSW_MOV.0));
+        assert_eq!(compact(IsaGen::Gen75, HSW_MOV.0), Some(HSW_MOV.1));
+        assert_eq!(uncompact(IsaGen::Gen75, HSW_MOV.1), Ok(HSW_MOV.0));
     }
 
     #[test]
@@ -274,12 +274,12 @@ mod tests {
         let mut native = [0x0060_0040, 0x2060_1ca5, 0x008d_0080, 0];
         for imm in [0u32, 5, 0xfff, 0xffff_f000, 0xffff_ffff, 0xffff_f800] {
             native[3] = imm;
-            let c = compact(Platform::Gen75, native).expect("13-bit immediate compacts");
-            assert_eq!(uncompact(Platform::Gen75, c), Ok(native));
+            let c = compact(IsaGen::Gen75, native).expect("13-bit immediate compacts");
+            assert_eq!(uncompact(IsaGen::Gen75, c), Ok(native));
         }
         for imm in [0x1000u32, 0x8000_0000, 0xffff_e000, 0x0001_0000] {
             native[3] = imm;
-            assert_eq!(compact(Platform::Gen75, native), None, "{imm:#x}");
+            assert_eq!(compact(IsaGen::Gen75, native), None, "{imm:#x}");
         }
     }
 
@@ -287,23 +287,23 @@ mod tests {
     fn errors() {
         let c = HSW_MOV.1;
         assert_eq!(
-            uncompact(Platform::Gen4, c),
-            Err(CompactError::Unsupported(Platform::Gen4))
+            uncompact(IsaGen::Gen4, c),
+            Err(CompactError::Unsupported(IsaGen::Gen4))
         );
         assert_eq!(
-            uncompact(Platform::Gen7, [c[0] & !(1 << 29), c[1]]),
+            uncompact(IsaGen::Gen7, [c[0] & !(1 << 29), c[1]]),
             Err(CompactError::NotCompact)
         );
         assert_eq!(
-            uncompact(Platform::Gen7, [c[0] | 1 << 28, c[1]]),
+            uncompact(IsaGen::Gen7, [c[0] | 1 << 28, c[1]]),
             Err(CompactError::ReservedBit(28))
         );
         assert_eq!(
-            uncompact(Platform::Gen6, [(c[0] & !0x7f) | 0x5b, c[1]]),
+            uncompact(IsaGen::Gen6, [(c[0] & !0x7f) | 0x5b, c[1]]),
             Err(CompactError::ThreeSource(0x5b))
         );
-        assert!(uncompact(Platform::Gen6, [c[0] | 1 << 28, c[1]]).is_ok());
-        assert_eq!(compact(Platform::Gen4, HSW_MOV.0), None);
+        assert!(uncompact(IsaGen::Gen6, [c[0] | 1 << 28, c[1]]).is_ok());
+        assert_eq!(compact(IsaGen::Gen4, HSW_MOV.0), None);
         assert!(is_compact(c[0]) && !is_compact(HSW_MOV.0[0]));
     }
 

@@ -5,14 +5,14 @@ use alloc::string::String;
 use core::fmt;
 
 use crate::inst::Sfid;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// A descriptor, message or symbolic text that cannot be converted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MessageError {
     /// The shared function does not exist on the platform (or, for the
     /// Gen6+ math instruction, is not a message).
-    NoSuchFunction { platform: Platform, sfid: Sfid },
+    NoSuchFunction { platform: IsaGen, sfid: Sfid },
     /// A field holds a code the manual reserves or does not define.
     /// `hi`/`lo` are function-control bit numbers.
     Reserved {
@@ -34,7 +34,7 @@ pub enum MessageError {
     OutOfRange { field: &'static str, value: u32 },
     /// The message (or this field value) does not exist on the platform.
     NotOnPlatform {
-        platform: Platform,
+        platform: IsaGen,
         what: &'static str,
     },
     /// Symbolic text that does not parse; `at` is a byte offset.

@@ -15,7 +15,7 @@
 use super::MessageError;
 use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::{Named, Out, Parsed, named, unknown_op};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 named! {
     /// Gateway sub-function.
@@ -67,16 +67,16 @@ const OPS: [(u32, GatewayOp); 7] = [
 const NOTIFY: [(u32, Notify); 3] = [(0, Notify::None), (1, Notify::N0), (2, Notify::N2)];
 
 /// (SubFuncID high bit, Notify high bit) for the platform.
-fn widths(p: Platform) -> (u32, u32) {
-    if p < Platform::Gen6 { (1, 15) } else { (2, 16) }
+fn widths(p: IsaGen) -> (u32, u32) {
+    if p < IsaGen::Gen6 { (1, 15) } else { (2, 16) }
 }
 
-pub(super) fn decode(p: Platform, fc: u32) -> Result<GatewayMsg, MessageError> {
+pub(super) fn decode(p: IsaGen, fc: u32) -> Result<GatewayMsg, MessageError> {
     let (op_hi, n_hi) = widths(p);
     let mut r = Reader::new(fc);
     let code = r.get(op_hi, 0);
     let op = by_code(&OPS, code).ok_or(reserved("gateway sub-function", op_hi, 0, code))?;
-    if p < Platform::Gen6 && code == 0b11 {
+    if p < IsaGen::Gen6 && code == 0b11 {
         return Err(reserved("gateway sub-function", op_hi, 0, code));
     }
     let ack = r.flag(14);
@@ -86,7 +86,7 @@ pub(super) fn decode(p: Platform, fc: u32) -> Result<GatewayMsg, MessageError> {
     Ok(GatewayMsg { op, ack, notify })
 }
 
-pub(super) fn encode(p: Platform, g: &GatewayMsg) -> Result<u32, MessageError> {
+pub(super) fn encode(p: IsaGen, g: &GatewayMsg) -> Result<u32, MessageError> {
     let (op_hi, n_hi) = widths(p);
     let mut w = Writer::default();
     w.put(

@@ -9,7 +9,7 @@ use super::MessageError;
 use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::{Out, Parsed, unknown_op};
 use crate::inst::MathFn;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// An extended math request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,7 +69,7 @@ pub(super) fn decode(fc: u32) -> Result<MathMsg, MessageError> {
     Ok(m)
 }
 
-pub(super) fn encode(p: Platform, m: &MathMsg) -> Result<u32, MessageError> {
+pub(super) fn encode(p: IsaGen, m: &MathMsg) -> Result<u32, MessageError> {
     let mut w = Writer::default();
     let code = code_for(&codes(), m.function).ok_or(MessageError::NotOnPlatform {
         platform: p,

@@ -90,7 +90,7 @@ pub use text::Named;
 pub use urb::{UrbMsg, UrbOp, UrbOp7, UrbSwizzle};
 
 use crate::inst::{MsgDesc, Sfid};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables;
 use bits::Reader;
 use text::Out;
@@ -205,8 +205,8 @@ struct Widths {
     header: bool,
 }
 
-fn widths(p: Platform) -> Widths {
-    if p < Platform::Gen6 {
+fn widths(p: IsaGen) -> Widths {
+    if p < IsaGen::Gen6 {
         Widths {
             function: 16,
             mlen: 4,
@@ -223,14 +223,14 @@ fn widths(p: Platform) -> Widths {
     }
 }
 
-fn check_sfid(p: Platform, sfid: Sfid) -> Result<(), MessageError> {
+fn check_sfid(p: IsaGen, sfid: Sfid) -> Result<(), MessageError> {
     match tables::code_of(&tables::for_platform(p).sfids, sfid) {
         Some(_) => Ok(()),
         None => Err(MessageError::NoSuchFunction { platform: p, sfid }),
     }
 }
 
-fn check_lengths(p: Platform, mlen: u32, rlen: u32, header: bool) -> Result<(), MessageError> {
+fn check_lengths(p: IsaGen, mlen: u32, rlen: u32, header: bool) -> Result<(), MessageError> {
     let w = widths(p);
     if mlen >> w.mlen != 0 {
         return Err(MessageError::Length {
@@ -254,7 +254,7 @@ fn check_lengths(p: Platform, mlen: u32, rlen: u32, header: bool) -> Result<(), 
 }
 
 /// The typed meaning of a descriptor sent to `sfid` on `p`.
-pub fn decode(p: Platform, sfid: Sfid, desc: &MsgDesc) -> Result<Message, MessageError> {
+pub fn decode(p: IsaGen, sfid: Sfid, desc: &MsgDesc) -> Result<Message, MessageError> {
     check_sfid(p, sfid)?;
     check_lengths(p, desc.mlen.into(), desc.rlen.into(), desc.header)?;
     let fc = desc.function;
@@ -287,7 +287,7 @@ pub fn decode(p: Platform, sfid: Sfid, desc: &MsgDesc) -> Result<Message, Messag
 /// Refuses values that do not fit and messages the platform lacks; the
 /// result always decodes back to `msg`.
 pub fn encode(
-    p: Platform,
+    p: IsaGen,
     msg: &Message,
     mlen: u8,
     rlen: u8,
@@ -327,7 +327,7 @@ pub fn encode(
 /// The descriptor as symbolic text (`unit.op(fields) mlen=N rlen=N [hdr]`).
 /// Fails exactly where [`decode`] fails; the text parses back with
 /// [`parse_symbolic`] to the same bits.
-pub fn print_symbolic(p: Platform, sfid: Sfid, desc: &MsgDesc) -> Result<String, MessageError> {
+pub fn print_symbolic(p: IsaGen, sfid: Sfid, desc: &MsgDesc) -> Result<String, MessageError> {
     let msg = decode(p, sfid, desc)?;
     let mut s = msg.to_string();
     s.push_str(&alloc::format!(" mlen={} rlen={}", desc.mlen, desc.rlen));
@@ -339,13 +339,13 @@ pub fn print_symbolic(p: Platform, sfid: Sfid, desc: &MsgDesc) -> Result<String,
 
 /// The SFID and descriptor written in `text` (exactly the descriptor text,
 /// from the unit word to the last length or `hdr`).
-pub fn parse_symbolic(p: Platform, text: &str) -> Result<(Sfid, MsgDesc), MessageError> {
+pub fn parse_symbolic(p: IsaGen, text: &str) -> Result<(Sfid, MsgDesc), MessageError> {
     let (msg, mlen, rlen, header) = parse_message(p, text)?;
     encode(p, &msg, mlen, rlen, header)
 }
 
 /// The typed message, lengths and header bit written in `text`.
-pub fn parse_message(p: Platform, text: &str) -> Result<(Message, u8, u8, bool), MessageError> {
+pub fn parse_message(p: IsaGen, text: &str) -> Result<(Message, u8, u8, bool), MessageError> {
     let mut parsed = text::split(text)?;
     let sfid = sfid_of(parsed.unit).ok_or_else(|| MessageError::Syntax {
         at: 0,
@@ -397,7 +397,7 @@ mod tests {
         for line in block {
             let line = line.trim_start_matches("//! ");
             let (text, platform) = line.rsplit_once(' ').unwrap_or((line, ""));
-            let p = Platform::from_name(platform).unwrap_or_else(|| panic!("{line}"));
+            let p = IsaGen::from_name(platform).unwrap_or_else(|| panic!("{line}"));
             let text = text.trim_end();
             let (sfid, desc) = parse_symbolic(p, text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(print_symbolic(p, sfid, &desc).as_deref(), Ok(text));

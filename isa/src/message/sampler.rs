@@ -20,7 +20,7 @@ use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::{Named, Out, Parsed, named, unknown_op};
 use super::{Message, MessageError};
 use crate::inst::Sfid;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 named! {
     /// What the sampler computes (names as in the manuals' mnemonics).
@@ -168,29 +168,29 @@ const RETURN_FORMATS: [(u32, ReturnFormat); 3] = [
 ];
 
 /// Bit positions (type hi, type lo, SIMD hi, SIMD lo) for Gen6+.
-fn gen6_fields(p: Platform) -> (u32, u32, u32, u32) {
-    if p >= Platform::Gen7 {
+fn gen6_fields(p: IsaGen) -> (u32, u32, u32, u32) {
+    if p >= IsaGen::Gen7 {
         (16, 12, 18, 17)
     } else {
         (15, 12, 17, 16)
     }
 }
 
-fn types(p: Platform) -> &'static [(u32, SamplerOp)] {
-    if p >= Platform::Gen7 {
+fn types(p: IsaGen) -> &'static [(u32, SamplerOp)] {
+    if p >= IsaGen::Gen7 {
         &GEN7_TYPES
     } else {
         &GEN6_TYPES
     }
 }
 
-pub(super) fn decode(p: Platform, fc: u32, mlen: u8) -> Result<Message, MessageError> {
+pub(super) fn decode(p: IsaGen, fc: u32, mlen: u8) -> Result<Message, MessageError> {
     let mut r = Reader::new(fc);
     let bti = r.get(7, 0) as u8;
     let sampler = r.get(11, 8) as u8;
     let (op, simd, ret) = match p {
-        Platform::Gen4 | Platform::G45 => {
-            let (ty, ret) = if p == Platform::Gen4 {
+        IsaGen::Gen4 | IsaGen::G45 => {
+            let (ty, ret) = if p == IsaGen::Gen4 {
                 let code = r.get(13, 12);
                 let ret = by_code(&RETURN_FORMATS, code).ok_or(reserved(
                     "return format",
@@ -228,7 +228,7 @@ pub(super) fn decode(p: Platform, fc: u32, mlen: u8) -> Result<Message, MessageE
             };
             let code = r.get(thi, tlo);
             let op = match by_code(types(p), code) {
-                Some(O::SampleDC) if p != Platform::Gen75 => None,
+                Some(O::SampleDC) if p != IsaGen::Gen75 => None,
                 o => o,
             }
             .ok_or(reserved("sampler message type", thi, tlo, code))?;
@@ -245,7 +245,7 @@ pub(super) fn decode(p: Platform, fc: u32, mlen: u8) -> Result<Message, MessageE
     }))
 }
 
-pub(super) fn encode(p: Platform, s: &SamplerMsg, mlen: u8) -> Result<u32, MessageError> {
+pub(super) fn encode(p: IsaGen, s: &SamplerMsg, mlen: u8) -> Result<u32, MessageError> {
     let mut w = Writer::default();
     w.put(7, 0, s.bti.into(), "bti")?;
     w.put(11, 8, s.sampler.into(), "sampler")?;
@@ -254,7 +254,7 @@ pub(super) fn encode(p: Platform, s: &SamplerMsg, mlen: u8) -> Result<u32, Messa
         what: "this sampler message",
     };
     match p {
-        Platform::Gen4 | Platform::G45 => {
+        IsaGen::Gen4 | IsaGen::G45 => {
             let ty = GEN4_TABLE
                 .iter()
                 .find(|(_, _, o, m)| *o == s.op && *m == s.simd)
@@ -266,7 +266,7 @@ pub(super) fn encode(p: Platform, s: &SamplerMsg, mlen: u8) -> Result<u32, Messa
                     mlen,
                 });
             }
-            if p == Platform::Gen4 {
+            if p == IsaGen::Gen4 {
                 let ret = s.ret.ok_or(MessageError::NotOnPlatform {
                     platform: p,
                     what: "a sampler message without a return format",

@@ -20,7 +20,7 @@
 use super::MessageError;
 use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::{Named, Out, Parsed, named, unknown_op};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 named! {
     /// Gen4-Gen6 URB opcode.
@@ -94,9 +94,9 @@ const OPS7: [(u32, UrbOp7); 6] = [
     (5, UrbOp7::AtomicInc),
 ];
 
-pub(super) fn decode(p: Platform, fc: u32) -> Result<UrbMsg, MessageError> {
+pub(super) fn decode(p: IsaGen, fc: u32) -> Result<UrbMsg, MessageError> {
     let mut r = Reader::new(fc);
-    let m = if p >= Platform::Gen7 {
+    let m = if p >= IsaGen::Gen7 {
         let code = r.get(2, 0);
         UrbMsg::Gen7 {
             op: by_code(&OPS7, code).ok_or(reserved("URB opcode", 2, 0, code))?,
@@ -108,7 +108,7 @@ pub(super) fn decode(p: Platform, fc: u32) -> Result<UrbMsg, MessageError> {
     } else {
         let code = r.get(3, 0);
         let op = match by_code(&OPS, code) {
-            Some(UrbOp::FfSync) if p != Platform::Gen6 => None,
+            Some(UrbOp::FfSync) if p != IsaGen::Gen6 => None,
             o => o,
         }
         .ok_or(reserved("URB opcode", 3, 0, code))?;
@@ -117,7 +117,7 @@ pub(super) fn decode(p: Platform, fc: u32) -> Result<UrbMsg, MessageError> {
             op,
             offset: r.get(9, 4) as u8,
             swizzle: by_code(&SWIZZLES, sw).ok_or(reserved("URB swizzle", 11, 10, sw))?,
-            fc_pass: p != Platform::Gen4 && r.flag(12),
+            fc_pass: p != IsaGen::Gen4 && r.flag(12),
             allocate: r.flag(13),
             used: r.flag(14),
             complete: r.flag(15),

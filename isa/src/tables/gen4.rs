@@ -6,7 +6,7 @@ use super::{
     SrcFields, bits, concat_ops, op,
 };
 use crate::inst::{Compression, CondMod, Opcode as O, PredCtrl, RegFile, Sfid, ThreadCtrl, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 const ALU: Layout = Layout::Alu;
 const JUMP: Layout = Layout::Branch(JumpLayout::Count);
@@ -329,7 +329,7 @@ const ARF: [Option<ArfKind>; 16] = [
 
 /// 965 G/Q, GM965, G35 ([DevBW], [DevCL]): no compaction, bit 28 MBZ.
 pub(super) static GEN4: GenTables = GenTables {
-    platform: Platform::Gen4,
+    platform: IsaGen::Gen4,
     fields: FIELDS,
     opcodes: &GEN4_OPS,
     reg_files: REG_FILES,
@@ -355,7 +355,7 @@ pub(super) static GEN4: GenTables = GenTables {
 /// GM45/G4x ([DevCTG], [DevEL]): MaskCtrlEx in bit 28 (line 9813),
 /// CompactCtrl in bit 29 (lines 10054-10096), movi/pln/nenop.
 pub(super) static G45: GenTables = GenTables {
-    platform: Platform::G45,
+    platform: IsaGen::G45,
     fields: Fields {
         bit28_meaning: Bit28::MaskCtrlEx,
         cmpt: Some(bits(29, 29)),

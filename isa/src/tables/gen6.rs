@@ -6,7 +6,7 @@ use super::{
     ThreeSrcFields, bits, gen4, op,
 };
 use crate::inst::{CondMod, MathFn, Opcode as O, RegFile, Sfid, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 const ALU: Layout = Layout::Alu;
 /// JIP in the destination bits: "<JIP> is at location <dst>".
@@ -250,7 +250,7 @@ const ARF: [Option<ArfKind>; 16] = [
 
 /// Sandy Bridge.
 pub(super) static GEN6: GenTables = GenTables {
-    platform: Platform::Gen6,
+    platform: IsaGen::Gen6,
     fields: FIELDS,
     opcodes: &GEN6_OPS,
     // RegFile codes, lines 94834-94898 (a destination cannot be IMM).

@@ -8,7 +8,7 @@ use super::{
     gen6, op,
 };
 use crate::inst::{Opcode as O, PredCtrl, RegFile, Sfid, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 const ALU: Layout = Layout::Alu;
 /// All Gen7 branches keep JIP in 111:96 and UIP in 127:112
@@ -203,7 +203,7 @@ const ARF: [Option<ArfKind>; 16] = [
 
 /// Ivy Bridge.
 pub(super) static GEN7: GenTables = GenTables {
-    platform: Platform::Gen7,
+    platform: IsaGen::Gen7,
     fields: FIELDS,
     opcodes: &GEN7_OPS,
     reg_files: REG_FILES,
@@ -230,7 +230,7 @@ pub(super) static GEN7: GenTables = GenTables {
 
 /// Haswell.
 pub(super) static GEN75: GenTables = GenTables {
-    platform: Platform::Gen75,
+    platform: IsaGen::Gen75,
     fields: FIELDS,
     opcodes: &GEN75_OPS,
     reg_files: REG_FILES,

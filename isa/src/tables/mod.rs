@@ -25,7 +25,7 @@ pub const VACANT_FILES: [Option<RegFile>; 4] = gen4::REG_FILES;
 use crate::inst::{
     Compression, CondMod, MathFn, Opcode, PredCtrl, RegFile, Sfid, ThreadCtrl, Type,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// An inclusive bit range `hi:lo` of the 128-bit instruction word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,7 +274,7 @@ pub enum ArfKind {
 /// Everything the codec needs to know about one generation.
 #[derive(Debug)]
 pub struct GenTables {
-    pub platform: Platform,
+    pub platform: IsaGen,
     pub fields: Fields,
     pub opcodes: &'static [OpInfo],
     /// RegFile codes (2 bits) of operands.
@@ -370,13 +370,13 @@ impl GenTables {
 }
 
 /// The tables of a platform.
-pub fn for_platform(platform: Platform) -> &'static GenTables {
+pub fn for_platform(platform: IsaGen) -> &'static GenTables {
     match platform {
-        Platform::Gen4 => &gen4::GEN4,
-        Platform::G45 => &gen4::G45,
-        Platform::Gen6 => &gen6::GEN6,
-        Platform::Gen7 => &gen7::GEN7,
-        Platform::Gen75 => &gen7::GEN75,
+        IsaGen::Gen4 => &gen4::GEN4,
+        IsaGen::G45 => &gen4::G45,
+        IsaGen::Gen6 => &gen6::GEN6,
+        IsaGen::Gen7 => &gen7::GEN7,
+        IsaGen::Gen75 => &gen7::GEN75,
     }
 }
 

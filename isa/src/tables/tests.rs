@@ -4,15 +4,15 @@
 
 use super::*;
 use crate::inst::{CondMod, PredCtrl, RegFile, Sfid, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
-fn has(p: Platform, op: Opcode) -> bool {
+fn has(p: IsaGen, op: Opcode) -> bool {
     for_platform(p).opcode_info(op).is_some()
 }
 
 #[test]
 fn opcode_numbers_are_unique_seven_bit_codes() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let t = for_platform(p);
         for (i, a) in t.opcodes.iter().enumerate() {
             assert!(a.code < 0x80, "{p}: {:?}", a.opcode);
@@ -28,8 +28,8 @@ fn opcode_numbers_are_unique_seven_bit_codes() {
 
 #[test]
 fn a_mnemonic_keeps_its_number_across_generations() {
-    for a in Platform::ALL {
-        for b in Platform::ALL {
+    for a in IsaGen::ALL {
+        for b in IsaGen::ALL {
             for oa in for_platform(a).opcodes {
                 if let Some(ob) = for_platform(b).opcode_info(oa.opcode) {
                     assert_eq!(oa.code, ob.code, "{:?} on {a} and {b}", oa.opcode);
@@ -42,7 +42,7 @@ fn a_mnemonic_keeps_its_number_across_generations() {
 #[test]
 fn opcode_sets_follow_the_manuals() {
     use Opcode::*;
-    use Platform::*;
+    use IsaGen::*;
     // [DevCTG-B+] only: movi, pln, nenop.
     for op in [Movi, Pln, Nenop] {
         assert!(!has(Gen4, op) && has(G45, op), "{op:?}");
@@ -82,7 +82,7 @@ fn opcode_sets_follow_the_manuals() {
 
 #[test]
 fn layouts_and_source_counts() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for o in for_platform(p).opcodes {
             let three = matches!(
                 o.opcode,
@@ -105,9 +105,9 @@ fn layouts_and_source_counts() {
 
 #[test]
 fn code_tables_invert() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let t = for_platform(p);
-        fn check<T: PartialEq + Copy + core::fmt::Debug>(p: Platform, table: &[Option<T>]) {
+        fn check<T: PartialEq + Copy + core::fmt::Debug>(p: IsaGen, table: &[Option<T>]) {
             for (code, v) in table.iter().enumerate() {
                 if let Some(v) = v {
                     assert_eq!(code_of(table, *v), Some(code as u8), "{p}: {v:?}");
@@ -134,8 +134,8 @@ fn code_tables_invert() {
 
 #[test]
 fn type_and_file_codes_per_generation() {
-    use Platform::*;
-    for p in Platform::ALL {
+    use IsaGen::*;
+    for p in IsaGen::ALL {
         let t = for_platform(p);
         assert_eq!(t.reg_types[7], Some(Type::F));
         assert_eq!(t.imm_types[7], Some(Type::F));
@@ -171,8 +171,8 @@ fn type_and_file_codes_per_generation() {
 
 #[test]
 fn predicate_condition_and_sfid_codes_per_generation() {
-    use Platform::*;
-    for p in Platform::ALL {
+    use IsaGen::*;
+    for p in IsaGen::ALL {
         let t = for_platform(p);
         let gen7 = matches!(p, Gen7 | Gen75);
         assert_eq!(t.pred_align1[12], gen7.then_some(PredCtrl::Any32H));
@@ -201,7 +201,7 @@ fn predicate_condition_and_sfid_codes_per_generation() {
 }
 
 /// Asserts the ranges are pairwise disjoint; returns their union.
-fn disjoint(p: Platform, what: &str, fields: &[Bits]) -> u128 {
+fn disjoint(p: IsaGen, what: &str, fields: &[Bits]) -> u128 {
     let mut seen = 0u128;
     for (i, b) in fields.iter().enumerate() {
         assert!(b.hi < 128 && b.lo <= b.hi, "{p} {what} #{i}");
@@ -219,7 +219,7 @@ fn range(hi: u8, lo: u8) -> u128 {
 /// leaving exactly the reserved bits the manuals name.
 #[test]
 fn native_fields_tile_the_word() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let f = for_platform(p).fields;
         let mut dw0 = vec![
             f.opcode,
@@ -338,7 +338,7 @@ fn native_fields_tile_the_word() {
 
 #[test]
 fn three_source_fields_tile_the_word() {
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let f = for_platform(p).fields;
         let Some(ts) = f.three_src else {
             panic!("{p}: no three-source format")
@@ -382,7 +382,7 @@ fn three_source_fields_tile_the_word() {
         // 003 lines 95011-95066, 95280-95331: DW1 16:10 and 3:2 reserved
         // (Gen7 takes 34, 43:42, 45:44, 47), DW2 20, DW3 9 and 31:30.
         let mut reserved = range(7, 7) | range(84, 84) | range(105, 105) | range(127, 126);
-        reserved |= if p == Platform::Gen6 {
+        reserved |= if p == IsaGen::Gen6 {
             range(35, 34) | range(48, 42)
         } else {
             range(35, 35) | range(46, 46) | range(48, 48) | range(32, 32)
@@ -393,7 +393,7 @@ fn three_source_fields_tile_the_word() {
 
 #[test]
 fn send_descriptor_fields() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let f = for_platform(p).fields;
         match f.send {
             SendLayout::Gen4 {
@@ -422,18 +422,18 @@ fn send_descriptor_fields() {
 
 #[test]
 fn arf_kinds() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let t = for_platform(p);
         assert_eq!(t.arf_kind(0x00), Some(ArfKind::Null));
         assert_eq!(t.arf_kind(0x21), Some(ArfKind::Accumulator));
         assert_eq!(t.arf_kind(0x30), Some(ArfKind::Flag));
         assert_eq!(t.arf_kind(0xA0), Some(ArfKind::Ip));
         assert_eq!(t.arf_kind(0xF0), None);
-        let mask_stack = matches!(p, Platform::Gen4 | Platform::G45);
+        let mask_stack = matches!(p, IsaGen::Gen4 | IsaGen::G45);
         assert_eq!(t.arf_kind(0x40).is_some(), mask_stack);
         assert_eq!(
             t.arf_kind(0xC0) == Some(ArfKind::Timestamp),
-            matches!(p, Platform::Gen7 | Platform::Gen75)
+            matches!(p, IsaGen::Gen7 | IsaGen::Gen75)
         );
     }
 }
@@ -443,7 +443,7 @@ fn arf_kinds() {
 /// as the same code.
 #[test]
 fn every_vacant_type_code_reads_and_writes_back() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let t = for_platform(p);
         for file in [RegFile::Arf, RegFile::Grf, RegFile::Mrf, RegFile::Imm] {
             for code in 0..8u32 {

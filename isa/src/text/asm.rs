@@ -18,7 +18,7 @@ use super::parse::{Stmt, statement};
 use crate::codec;
 use crate::compact;
 use crate::inst::Instruction;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use form::build;
 use layout::Piece;
 
@@ -94,7 +94,7 @@ fn err<T>(line: usize, col: usize, msg: impl Into<String>) -> Res<T> {
 type Refs = Vec<(Which, String, usize)>;
 
 /// Parses a single instruction line whose branch targets are numeric.
-pub(crate) fn parse_line(p: Platform, text: &str, line: usize) -> Res<Option<Item>> {
+pub(crate) fn parse_line(p: IsaGen, text: &str, line: usize) -> Res<Option<Item>> {
     match statement(p, text, line)? {
         Some(Stmt::Inst(l)) => {
             let (inst, form, labels) = build(p, &l, line)?;
@@ -112,7 +112,7 @@ pub(crate) fn parse_line(p: Platform, text: &str, line: usize) -> Res<Option<Ite
 
 /// Parses a source text into statements; labels are checked for
 /// duplicates here and resolved by the layout.
-fn pieces(p: Platform, text: &str) -> Res<Vec<Piece>> {
+fn pieces(p: IsaGen, text: &str) -> Res<Vec<Piece>> {
     let mut out = Vec::new();
     let mut names = BTreeSet::new();
     for (i, text) in text.lines().enumerate() {
@@ -142,14 +142,14 @@ fn pieces(p: Platform, text: &str) -> Res<Vec<Piece>> {
 
 /// Parses a whole source text into instructions with labels resolved,
 /// storing each as its line says (`{Compacted}` or native).
-pub fn assemble_program(p: Platform, text: &str) -> Result<Vec<Program>, AsmError> {
+pub fn assemble_program(p: IsaGen, text: &str) -> Result<Vec<Program>, AsmError> {
     assemble_program_with(p, text, AsmOptions::default())
 }
 
 /// [`assemble_program`] with options; with `compact` the result says which
 /// instructions are stored compacted and holds the padding as `Raw` words.
 pub fn assemble_program_with(
-    p: Platform,
+    p: IsaGen,
     text: &str,
     opts: AsmOptions,
 ) -> Result<Vec<Program>, AsmError> {
@@ -157,12 +157,12 @@ pub fn assemble_program_with(
 }
 
 /// Assembles a source text to little-endian bytes.
-pub fn assemble(p: Platform, text: &str) -> Result<Vec<u8>, AsmError> {
+pub fn assemble(p: IsaGen, text: &str) -> Result<Vec<u8>, AsmError> {
     assemble_with(p, text, AsmOptions::default())
 }
 
 /// Assembles a source text to little-endian bytes with options.
-pub fn assemble_with(p: Platform, text: &str, opts: AsmOptions) -> Result<Vec<u8>, AsmError> {
+pub fn assemble_with(p: IsaGen, text: &str, opts: AsmOptions) -> Result<Vec<u8>, AsmError> {
     let mut bytes = Vec::new();
     for item in assemble_program_with(p, text, opts)? {
         match item {

@@ -12,7 +12,7 @@ use super::print::{Labels, print_with};
 use crate::codec;
 use crate::compact;
 use crate::inst::{Body, Instruction, Send, SendDesc};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// Why a binary does not disassemble.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub struct DisasmOptions {
 /// `offsets` is set; branch targets are numbers. A line that would not
 /// reassemble to the same bits is written as `.raw` with the text as a
 /// comment.
-pub fn disassemble(p: Platform, bytes: &[u8], offsets: bool) -> Result<String, DisasmError> {
+pub fn disassemble(p: IsaGen, bytes: &[u8], offsets: bool) -> Result<String, DisasmError> {
     disassemble_with(
         p,
         bytes,
@@ -74,7 +74,7 @@ struct Decoded {
 
 /// [`disassemble`] with options.
 pub fn disassemble_with(
-    p: Platform,
+    p: IsaGen,
     bytes: &[u8],
     opts: DisasmOptions,
 ) -> Result<String, DisasmError> {
@@ -89,7 +89,7 @@ pub fn disassemble_with(
 /// the second decodes again and prints. A failed write stops with an
 /// error at the offset of the line it was writing.
 pub fn disassemble_to(
-    p: Platform,
+    p: IsaGen,
     bytes: &[u8],
     opts: DisasmOptions,
     out: &mut impl Write,
@@ -119,7 +119,7 @@ fn write_failed(offset: usize) -> DisasmError {
 
 /// One instruction's lines (its label, if any, and the instruction).
 fn write_line(
-    p: Platform,
+    p: IsaGen,
     d: &Decoded,
     labels: &BTreeSet<i64>,
     opts: DisasmOptions,
@@ -178,7 +178,7 @@ fn write_line(
 }
 
 /// The symbolic form of a send's immediate descriptor, when it has one.
-fn message_comment(p: Platform, inst: &Instruction) -> Option<String> {
+fn message_comment(p: IsaGen, inst: &Instruction) -> Option<String> {
     match &inst.body {
         Body::Send(Send {
             desc: SendDesc::Imm { desc, .. },
@@ -190,7 +190,7 @@ fn message_comment(p: Platform, inst: &Instruction) -> Option<String> {
 }
 
 /// Decodes the instruction at byte `at`, expanding a compact one.
-fn decode_at(p: Platform, bytes: &[u8], at: usize) -> Result<Decoded, DisasmError> {
+fn decode_at(p: IsaGen, bytes: &[u8], at: usize) -> Result<Decoded, DisasmError> {
     let err = |message: String| DisasmError {
         offset: at,
         message,
@@ -202,7 +202,7 @@ fn decode_at(p: Platform, bytes: &[u8], at: usize) -> Result<Decoded, DisasmErro
     };
     let trailing = || err(alloc::format!("{} trailing bytes", rest.len()));
     let (w0, w1) = dw(0).zip(dw(1)).ok_or_else(trailing)?;
-    let (native, size, compacted) = if p != Platform::Gen4 && compact::is_compact(w0) {
+    let (native, size, compacted) = if p != IsaGen::Gen4 && compact::is_compact(w0) {
         let c = [w0, w1];
         match compact::uncompact(p, c) {
             Ok(n) => (n, 8, Some(c)),
@@ -227,7 +227,7 @@ fn decode_at(p: Platform, bytes: &[u8], at: usize) -> Result<Decoded, DisasmErro
 /// `labels`, returns the byte offsets that jump fields land on and that
 /// start an instruction or end the kernel. Instruction starts are kept as
 /// one bit per 8 bytes, the only thing held per instruction.
-fn first_pass(p: Platform, bytes: &[u8], labels: bool) -> Result<BTreeSet<i64>, DisasmError> {
+fn first_pass(p: IsaGen, bytes: &[u8], labels: bool) -> Result<BTreeSet<i64>, DisasmError> {
     let mut starts = if labels {
         alloc::vec![0u64; bytes.len() / 8 / 64 + 1]
     } else {

@@ -43,11 +43,11 @@ use crate::inst::{
     AccessMode, Addr, Body, Compression, CondMod, Dst, GroupCtrl, Imm, Instruction, Math, MathFn,
     Opcode, PredCtrl, RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, ArfKind};
 
 /// Prints `inst` in gen4asm syntax, or `None` if that syntax cannot state it.
-pub fn print(p: Platform, inst: &Instruction) -> Option<String> {
+pub fn print(p: IsaGen, inst: &Instruction) -> Option<String> {
     if inst.mask_ctrl_ex || inst.acc_wr_ctrl {
         return None;
     }
@@ -193,7 +193,7 @@ fn unused_src1(src0: &Src, a16: bool) -> Src {
     }
 }
 
-fn alu(p: Platform, inst: &Instruction) -> Option<String> {
+fn alu(p: IsaGen, inst: &Instruction) -> Option<String> {
     let Body::Alu(a) = &inst.body else {
         return None;
     };
@@ -224,7 +224,7 @@ fn alu(p: Platform, inst: &Instruction) -> Option<String> {
 }
 
 /// Gen6+ `math (8) dst src0 src1|null fn`.
-fn math(p: Platform, inst: &Instruction, m: &Math) -> Option<String> {
+fn math(p: IsaGen, inst: &Instruction, m: &Math) -> Option<String> {
     let f = match m.function {
         MathFn::Inv => "inv",
         MathFn::Log => "log",
@@ -286,7 +286,7 @@ fn math(p: Platform, inst: &Instruction, m: &Math) -> Option<String> {
 }
 
 /// Gen6/Gen7 three-source instructions (always Align16).
-fn three(p: Platform, inst: &Instruction, t: &ThreeSrc) -> Option<String> {
+fn three(p: IsaGen, inst: &Instruction, t: &ThreeSrc) -> Option<String> {
     if inst.flag != Default::default() {
         return None;
     }
@@ -362,7 +362,7 @@ fn modifiers(s: &mut String, r: &RegSrc) {
     }
 }
 
-fn reg(p: Platform, s: &mut String, file: RegFile, addr: &Addr) -> Option<()> {
+fn reg(p: IsaGen, s: &mut String, file: RegFile, addr: &Addr) -> Option<()> {
     match *addr {
         Addr::Direct { nr, subnr: sub } => {
             // gen4asm reads the number after the dot as the byte offset.
@@ -419,7 +419,7 @@ fn align16_addr_ok(file: RegFile, addr: &Addr) -> bool {
     }
 }
 
-fn dst(p: Platform, s: &mut String, d: &Dst, a16: bool) -> Option<()> {
+fn dst(p: IsaGen, s: &mut String, d: &Dst, a16: bool) -> Option<()> {
     if a16 {
         // It writes stride 1 and the mask it is given; no mask is not
         // expressible.
@@ -446,7 +446,7 @@ fn dst(p: Platform, s: &mut String, d: &Dst, a16: bool) -> Option<()> {
     write!(s, "<{}>{}", d.hstride, ty(d.ty)?).ok()
 }
 
-fn src(p: Platform, s: &mut String, x: &Src, exec_size: u8) -> Option<()> {
+fn src(p: IsaGen, s: &mut String, x: &Src, exec_size: u8) -> Option<()> {
     match x {
         Src::Imm(imm) => self::imm(s, imm),
         Src::Vacant(_) => None,

@@ -27,7 +27,7 @@
 use alloc::string::String;
 
 use crate::inst::{Body, Imm, Instruction, Jump, Opcode, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables;
 
 /// A field of an instruction that holds a jump.
@@ -40,8 +40,8 @@ pub(crate) enum Which {
 }
 
 /// Bytes per unit of a `jmpi` or `call` immediate (see the module text).
-fn imm_unit(p: Platform) -> i64 {
-    if p == Platform::Gen75 {
+fn imm_unit(p: IsaGen) -> i64 {
+    if p == IsaGen::Gen75 {
         1
     } else {
         i64::from(tables::for_platform(p).jmpi_unit).max(1)
@@ -49,15 +49,15 @@ fn imm_unit(p: Platform) -> i64 {
 }
 
 /// The origin of JIP/UIP and jump counts of a branch at byte `at`.
-fn branch_origin(p: Platform, at: i64) -> i64 {
+fn branch_origin(p: IsaGen, at: i64) -> i64 {
     let unit = i64::from(tables::for_platform(p).jump_unit).max(1);
     at - at.rem_euclid(unit)
 }
 
 /// The origin of a `jmpi` at `at` of `size` bytes: the next instruction
 /// (the next 128-bit slot before Gen6).
-fn jmpi_origin(p: Platform, at: i64, size: i64) -> i64 {
-    if p < Platform::Gen6 {
+fn jmpi_origin(p: IsaGen, at: i64, size: i64) -> i64 {
+    if p < IsaGen::Gen6 {
         branch_origin(p, at) + 16
     } else {
         at + size
@@ -76,7 +76,7 @@ fn imm_count(imm: &Imm) -> i64 {
 
 /// The jump fields of `inst`, each with its value in bytes from the field's
 /// origin. `jmpi` and `call` count only with an immediate.
-pub(crate) fn fields(p: Platform, inst: &Instruction) -> [Option<(Which, i64)>; 2] {
+pub(crate) fn fields(p: IsaGen, inst: &Instruction) -> [Option<(Which, i64)>; 2] {
     match &inst.body {
         Body::Branch(b) => match b.jump {
             Jump::Count { jump, .. } | Jump::Jip { jip: jump } => {
@@ -104,7 +104,7 @@ pub(crate) fn uip_shown(op: Opcode, uip: i32) -> bool {
 
 /// The byte offset a field's value lands on for an instruction at `at` of
 /// `size` bytes.
-pub(crate) fn target(p: Platform, which: Which, value: i64, at: usize, size: usize) -> i64 {
+pub(crate) fn target(p: IsaGen, which: Which, value: i64, at: usize, size: usize) -> i64 {
     let (at, size) = (at as i64, size as i64);
     match which {
         Which::Jip | Which::Uip => branch_origin(p, at) + value,
@@ -124,7 +124,7 @@ pub(crate) fn number(which: Which, value: i64) -> i64 {
 /// Sets the field `which` of `inst`, placed at `at` with `size` bytes, so
 /// that it lands on byte `target`.
 pub(crate) fn set_target(
-    p: Platform,
+    p: IsaGen,
     inst: &mut Instruction,
     which: Which,
     at: usize,
@@ -136,7 +136,7 @@ pub(crate) fn set_target(
 }
 
 /// Sets a field to `value` bytes from its origin.
-fn set_value(p: Platform, inst: &mut Instruction, which: Which, value: i64) -> Result<(), String> {
+fn set_value(p: IsaGen, inst: &mut Instruction, which: Which, value: i64) -> Result<(), String> {
     let opcode = inst.opcode;
     match (&mut inst.body, which) {
         (Body::Branch(br), Which::Jip | Which::Uip) => {
@@ -160,7 +160,7 @@ fn set_value(p: Platform, inst: &mut Instruction, which: Which, value: i64) -> R
 
 /// The `jmpi`/`call` immediate (D, as iga64 writes it) for `value` bytes
 /// from the field's origin.
-fn value_imm(p: Platform, opcode: Opcode, value: i64, bias: i64) -> Result<Imm, String> {
+fn value_imm(p: IsaGen, opcode: Opcode, value: i64, bias: i64) -> Result<Imm, String> {
     let unit = imm_unit(p);
     if value % unit != 0 {
         return Err(alloc::format!(
@@ -187,8 +187,8 @@ fn value_imm(p: Platform, opcode: Opcode, value: i64, bias: i64) -> Result<Imm, 
 /// The counts a `jmpi`/`call` immediate can hold: Gen4/G45 `jmpi` uses
 /// only the low 16 bits of its index, "valid range [-32768, 32767]" (000
 /// lines 11955-11961); later ones are S31 (003 lines 98617-98621).
-pub(crate) fn imm_range(p: Platform, opcode: Opcode) -> (i64, i64) {
-    if p < Platform::Gen6 && opcode == Opcode::Jmpi {
+pub(crate) fn imm_range(p: IsaGen, opcode: Opcode) -> (i64, i64) {
+    if p < IsaGen::Gen6 && opcode == Opcode::Jmpi {
         (i64::from(i16::MIN), i64::from(i16::MAX))
     } else {
         (i64::from(i32::MIN), i64::from(i32::MAX))
@@ -196,7 +196,7 @@ pub(crate) fn imm_range(p: Platform, opcode: Opcode) -> (i64, i64) {
 }
 
 /// The `jmpi` (`which` = Jmpi) or `call` immediate of a text number.
-pub(crate) fn number_imm(p: Platform, which: Which, n: i64) -> Result<Imm, String> {
+pub(crate) fn number_imm(p: IsaGen, which: Which, n: i64) -> Result<Imm, String> {
     match which {
         Which::Jmpi => value_imm(
             p,
@@ -210,6 +210,6 @@ pub(crate) fn number_imm(p: Platform, which: Which, n: i64) -> Result<Imm, Strin
 }
 
 /// A `jmpi`/`call` immediate's value in bytes from its origin.
-pub(crate) fn imm_bytes(p: Platform, imm: &Imm) -> i64 {
+pub(crate) fn imm_bytes(p: IsaGen, imm: &Imm) -> i64 {
     imm_count(imm) * imm_unit(p)
 }

@@ -113,7 +113,7 @@ pub use disasm::{DisasmError, DisasmOptions, disassemble, disassemble_to, disass
 pub use print::print_instruction;
 
 use crate::inst::{CondMod, MathFn, PredCtrl, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, ArfKind};
 
 /// Condition modifier names (IGA's `(lt)` ...), Gen4's round increment `r`.
@@ -199,7 +199,7 @@ pub(crate) const ARF_NAMES: [(ArfKind, &str); 13] = [
 ];
 
 /// The ARF kind whose register numbers start at `nr & 0xF0` on `p`.
-pub(crate) fn arf_base(p: Platform, kind: ArfKind) -> Option<u8> {
+pub(crate) fn arf_base(p: IsaGen, kind: ArfKind) -> Option<u8> {
     let t = tables::for_platform(p);
     (0u8..16)
         .find(|&i| t.arf_kind(i << 4) == Some(kind))

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 use super::{COND_NAMES, MATH_NAMES, PRED_NAMES};
 use crate::inst::{CondMod, MathFn, PredCtrl, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// A register or immediate operand as written, before it is given a slot.
 #[derive(Clone, Debug, PartialEq)]
@@ -134,7 +134,7 @@ pub(crate) enum Stmt {
 }
 
 /// Parses one line into a statement (`None` for a blank line).
-pub(crate) fn statement(p: Platform, text: &str, line: usize) -> Res<Option<Stmt>> {
+pub(crate) fn statement(p: IsaGen, text: &str, line: usize) -> Res<Option<Stmt>> {
     let mut c = Cursor::new(text, line);
     if c.at_end() {
         return Ok(None);
@@ -176,7 +176,7 @@ pub(crate) fn statement(p: Platform, text: &str, line: usize) -> Res<Option<Stmt
     instruction(p, &mut c).map(|l| Some(Stmt::Inst(l)))
 }
 
-fn instruction(p: Platform, c: &mut Cursor) -> Res<Line> {
+fn instruction(p: IsaGen, c: &mut Cursor) -> Res<Line> {
     let mut l = Line {
         no_mask: false,
         pred: None,
@@ -302,7 +302,7 @@ fn instruction(p: Platform, c: &mut Cursor) -> Res<Line> {
 
 /// `dst=`, `src0=` or `src1=` and its operand or `file:type`, if the cursor
 /// is at one.
-fn explicit(p: Platform, c: &mut Cursor) -> Res<Option<Explicit>> {
+fn explicit(p: IsaGen, c: &mut Cursor) -> Res<Option<Explicit>> {
     let start = c.pos;
     let col = c.col();
     let slot = match c.ident() {
@@ -348,7 +348,7 @@ fn explicit(p: Platform, c: &mut Cursor) -> Res<Option<Explicit>> {
 /// A send's symbolic descriptor, if the cursor is at one: a unit word
 /// followed by `.` or `(` (no register is named like a unit). It runs to
 /// the options or the end of the line.
-fn symbolic_descriptor(p: Platform, c: &mut Cursor) -> Res<Option<Opnd>> {
+fn symbolic_descriptor(p: IsaGen, c: &mut Cursor) -> Res<Option<Opnd>> {
     let start = c.pos;
     let word = c.ident();
     let next = c.peek();

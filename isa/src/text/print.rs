@@ -13,7 +13,7 @@ use crate::inst::{
     Instruction, Jump, Opcode, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swizzle,
     ThreadCtrl, Type, Vacant,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, SendLayout};
 
 /// Prints one instruction on one line (no trailing newline). Branch offsets
@@ -21,7 +21,7 @@ use crate::tables::{self, SendLayout};
 /// leaves implicit are written out (`src1=arf:f`) where they differ from
 /// what the assembler fills in; [`super::disassemble`] also checks the
 /// line reassembles exactly.
-pub fn print_instruction(p: Platform, inst: &Instruction) -> String {
+pub fn print_instruction(p: IsaGen, inst: &Instruction) -> String {
     print_with(p, inst, None)
 }
 
@@ -36,7 +36,7 @@ pub(crate) struct Labels<'a> {
 /// Prints one instruction, with labels for its jumps when given. Slots the
 /// syntax leaves implicit are written out (`src1=arf:f`) where they differ
 /// from what the assembler fills in, found by assembling the short form.
-pub(crate) fn print_with(p: Platform, inst: &Instruction, labels: Option<&Labels>) -> String {
+pub(crate) fn print_with(p: IsaGen, inst: &Instruction, labels: Option<&Labels>) -> String {
     let (head, opts) = parts(p, inst, labels);
     let plain = if labels.is_some() {
         parts(p, inst, None).0
@@ -50,7 +50,7 @@ pub(crate) fn print_with(p: Platform, inst: &Instruction, labels: Option<&Labels
 }
 
 /// The text up to the options, and the options (` {...}` or empty).
-fn parts(p: Platform, inst: &Instruction, labels: Option<&Labels>) -> (String, String) {
+fn parts(p: IsaGen, inst: &Instruction, labels: Option<&Labels>) -> (String, String) {
     let mut s = String::new();
     let mut pr = Printer {
         p,
@@ -83,7 +83,7 @@ fn slots(b: &Body) -> Option<(Option<&Dst>, Option<&Vacant>, &Src, &Src)> {
 
 /// Appends `dst=`, `src0=`, `src1=` for each slot in which the instruction
 /// differs from what the assembler builds from `head` + `opts`.
-fn explicit_slots(p: Platform, inst: &Instruction, head: &str, opts: &str, out: &mut String) {
+fn explicit_slots(p: IsaGen, inst: &Instruction, head: &str, opts: &str, out: &mut String) {
     let text = alloc::format!("{head}{opts}");
     let Ok(Some(item)) = super::asm::parse_line(p, &text, 1) else {
         return;
@@ -154,7 +154,7 @@ fn options(i: &Instruction) -> Vec<&'static str> {
 }
 
 struct Printer<'a> {
-    p: Platform,
+    p: IsaGen,
     out: &'a mut String,
     labels: Option<&'a Labels<'a>>,
 }
@@ -516,7 +516,7 @@ impl Printer<'_> {
             Src::Reg(r) => {
                 self.modifiers(r);
                 self.addr(r.file, &r.addr, r.ty)?;
-                if r.ty != Type::Ud || self.p < Platform::Gen6 {
+                if r.ty != Type::Ud || self.p < IsaGen::Gen6 {
                     write!(self.out, ":{}", r.ty.name())?;
                 }
             }
@@ -550,7 +550,7 @@ impl Printer<'_> {
                     }
                 };
                 let ex = u32::from(sfid.unwrap_or(0))
-                    | if s.eot && self.p >= Platform::Gen7 {
+                    | if s.eot && self.p >= IsaGen::Gen7 {
                         0x20
                     } else {
                         0
@@ -565,7 +565,7 @@ impl Printer<'_> {
                 let ex = match sfid {
                     Some(c) => {
                         u32::from(c)
-                            | if s.eot && self.p >= Platform::Gen7 {
+                            | if s.eot && self.p >= IsaGen::Gen7 {
                                 0x20
                             } else {
                                 0

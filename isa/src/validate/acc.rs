@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use super::facts;
 use super::{Check, Operand, Rule, Severity};
 use crate::inst::{AccessMode, Opcode, RegSrc, Region, Src, Swizzle, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 pub(super) fn check(c: &mut Check<'_>) {
     let p = c.p;
@@ -58,7 +58,7 @@ pub(super) fn check(c: &mut Check<'_>) {
 }
 
 /// The accumulator number (0 or 1) of a direct accumulator operand.
-fn acc_nr(p: Platform, file: crate::inst::RegFile, addr: crate::inst::Addr) -> Option<u8> {
+fn acc_nr(p: IsaGen, file: crate::inst::RegFile, addr: crate::inst::Addr) -> Option<u8> {
     match addr {
         crate::inst::Addr::Direct { nr, .. } if facts::is_acc(p, file, addr) => Some(nr & 0xF),
         _ => None,
@@ -77,7 +77,7 @@ fn modifiers(c: &mut Check<'_>, srcs: &[(Operand, RegSrc, u8)]) {
             "000 line 7709"
         } else if logic {
             "003 lines 96766, 99805, 99893, 101516"
-        } else if cmp && c.p == Platform::Gen6 {
+        } else if cmp && c.p == IsaGen::Gen6 {
             "003 line 97393"
         } else {
             continue;
@@ -97,7 +97,7 @@ fn modifiers(c: &mut Check<'_>, srcs: &[(Operand, RegSrc, u8)]) {
 
 /// Instructions whose pages forbid accumulator sources (`src`) or
 /// destinations (`dst`), with the lines (Gen4, Gen6).
-fn forbidden(op: Opcode, p: Platform) -> Option<(bool, bool, &'static str)> {
+fn forbidden(op: Opcode, p: IsaGen) -> Option<(bool, bool, &'static str)> {
     let g4 = facts::gen4(p);
     let pick = |a: &'static str, b: &'static str| if g4 { a } else { b };
     Some(match op {
@@ -121,7 +121,7 @@ fn forbidden(op: Opcode, p: Platform) -> Option<(bool, bool, &'static str)> {
         Opcode::Lzd => (false, true, pick("000 line 12082", "003 line 98806")),
         Opcode::Shl if !g4 => (false, true, "003 line 101153"),
         // Sandy Bridge only: Ivy Bridge removes it (001 line 654).
-        Opcode::Sel if p == Platform::Gen6 => (true, true, "003 lines 100757, 100766"),
+        Opcode::Sel if p == IsaGen::Gen6 => (true, true, "003 lines 100757, 100766"),
         _ => return None,
     })
 }
@@ -171,7 +171,7 @@ fn per_opcode(
         .srcs
         .iter()
         .any(|(_, s)| facts::src_type(s).is_some_and(|t| !t.is_float()));
-    if c.p == Platform::Gen6
+    if c.p == IsaGen::Gen6
         && matches!(op, Opcode::Cmp | Opcode::Cmpn)
         && int
         && let Some((slot, _, n)) = srcs.first()
@@ -222,7 +222,7 @@ fn wide(
     if c.inst.exec_size < 16 || !dword {
         return;
     }
-    if c.p == Platform::Gen7 {
+    if c.p == IsaGen::Gen7 {
         c.error(
             Rule::AccWideExec,
             Some(slot),

@@ -5,7 +5,7 @@
 use super::facts::{self, Operands};
 use super::{Check, Operand, Rule};
 use crate::inst::{AccessMode, Addr, Body, RegFile, RegSrc, Region, Src};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use alloc::format;
 
 pub(super) fn check(c: &mut Check<'_>, ops: &Operands<'_>) {
@@ -58,7 +58,7 @@ fn indirect_source(c: &mut Check<'_>, slot: Operand, r: &RegSrc, exec: u32) {
         return;
     };
     device_errata(c, slot, addr_subnr, offset, r.ty.size());
-    if c.p == Platform::Gen4 && slot == Operand::Src1 {
+    if c.p == IsaGen::Gen4 && slot == Operand::Src1 {
         c.warn(
             Rule::IndirectSrc1Device,
             Some(slot),
@@ -96,7 +96,7 @@ fn indirect_source(c: &mut Check<'_>, slot: Operand, r: &RegSrc, exec: u32) {
             ),
         );
     }
-    if c.p == Platform::Gen4 && width == 1 && indices == 2 && start == 6 {
+    if c.p == IsaGen::Gen4 && width == 1 && indices == 2 && start == 6 {
         c.error(
             Rule::IndirectDevice,
             Some(slot),
@@ -107,7 +107,7 @@ fn indirect_source(c: &mut Check<'_>, slot: Operand, r: &RegSrc, exec: u32) {
 
 /// GM965 erratum 13.6: a0.7 with a negative offset on byte data.
 fn device_errata(c: &mut Check<'_>, slot: Operand, addr_subnr: u8, offset: i16, size: u8) {
-    if c.p == Platform::Gen4 && addr_subnr == 7 && offset < 0 && size == 1 {
+    if c.p == IsaGen::Gen4 && addr_subnr == 7 && offset < 0 && size == 1 {
         c.warn(
             Rule::IndirectDevice,
             Some(slot),
@@ -122,7 +122,7 @@ fn device_errata(c: &mut Check<'_>, slot: Operand, addr_subnr: u8, offset: i16, 
 fn align16_source(c: &mut Check<'_>, slot: Operand, r: &RegSrc, vstride: u8, exec: u32) {
     let text = facts::src_text(c.p, &Src::Reg(*r));
     // Haswell adds VertStride 2 [ext: Mesa brw_eu_validate.c].
-    let ok = vstride == 0 || vstride == 4 || (c.p == Platform::Gen75 && vstride == 2);
+    let ok = vstride == 0 || vstride == 4 || (c.p == IsaGen::Gen75 && vstride == 2);
     if !ok {
         c.error(
             Rule::Align16VertStride,
@@ -169,7 +169,7 @@ fn align16_source(c: &mut Check<'_>, slot: Operand, r: &RegSrc, vstride: u8, exe
 
 /// Gen6/Gen7: SIMD16 Align16 on dword operands.
 fn align16_exec_size(c: &mut Check<'_>, ops: &Operands<'_>) {
-    if !matches!(c.p, Platform::Gen6 | Platform::Gen7)
+    if !matches!(c.p, IsaGen::Gen6 | IsaGen::Gen7)
         || c.inst.access_mode != AccessMode::Align16
         || c.inst.exec_size <= 8
     {

@@ -3,7 +3,7 @@
 //! manuals' names.
 
 use super::Rule;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// The manual generation a rule's text comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -13,17 +13,17 @@ enum Gen {
     G7,
 }
 
-fn gen_of(p: Platform) -> Gen {
+fn gen_of(p: IsaGen) -> Gen {
     match p {
-        Platform::Gen4 | Platform::G45 => Gen::G4,
-        Platform::Gen6 => Gen::G6,
-        Platform::Gen7 | Platform::Gen75 => Gen::G7,
+        IsaGen::Gen4 | IsaGen::G45 => Gen::G4,
+        IsaGen::Gen6 => Gen::G6,
+        IsaGen::Gen7 | IsaGen::Gen75 => Gen::G7,
     }
 }
 
 impl Rule {
     /// Where the rule comes from for platform `p` (for messages).
-    pub fn citation(self, p: Platform) -> &'static str {
+    pub fn citation(self, p: IsaGen) -> &'static str {
         use Gen::*;
         use Rule::*;
         let g = gen_of(p);

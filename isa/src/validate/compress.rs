@@ -5,7 +5,7 @@ use super::facts;
 use super::operands::register_operands;
 use super::{Check, Operand, Rule};
 use crate::inst::{AccessMode, Addr, GroupCtrl, Opcode, RegFile, Region, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::ArfKind;
 use alloc::format;
 
@@ -49,7 +49,7 @@ fn compressed(c: &mut Check<'_>) {
         );
         return;
     }
-    if c.p == Platform::Gen4
+    if c.p == IsaGen::Gen4
         && exec == 32
         && matches!(op, Opcode::Mac | Opcode::Mach | Opcode::Sada2)
     {

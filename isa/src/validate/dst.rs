@@ -10,7 +10,7 @@ use super::facts::{self, Operands, REG_BYTES};
 use super::region::{direct_align1, is_packed_word};
 use super::{Check, Rule};
 use crate::inst::{AccessMode, Addr, Dst, Opcode, RegFile, RegSrc, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 pub(super) fn check(c: &mut Check<'_>, ops: &Operands<'_>) {
     let Some(d) = ops.dst else { return };
@@ -79,7 +79,7 @@ fn alignment(c: &mut Check<'_>, ops: &Operands<'_>, d: &Dst, exec: u32, text: &s
     };
     // Ivy Bridge DF regions count 4-byte halves (001 lines 660-663); their
     // alignment rules are not in the manuals at hand.
-    if c.p == Platform::Gen7 && (et == Type::Df || d.ty == Type::Df) {
+    if c.p == IsaGen::Gen7 && (et == Type::Df || d.ty == Type::Df) {
         return;
     }
     let ets = facts::elem_size(c.p, et);
@@ -93,7 +93,7 @@ fn alignment(c: &mut Check<'_>, ops: &Operands<'_>, d: &Dst, exec: u32, text: &s
     if let Addr::Direct { subnr, .. } = d.addr {
         let sub = u32::from(subnr);
         // The odd-byte relaxation (10.5) is missing on the 965 (line 8486).
-        let relaxed = byte && c.p != Platform::Gen4;
+        let relaxed = byte && c.p != IsaGen::Gen4;
         if sub % ets != 0 && !(relaxed && sub % ets == 1) {
             let also = if relaxed { " or one byte above it" } else { "" };
             c.error(

@@ -11,15 +11,15 @@ use crate::inst::{
     AccessMode, Addr, Body, Compression, Dst, GroupCtrl, Instruction, MathFn, Opcode, RegFile,
     RegSrc, Region, Src, Type, arf,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, ArfKind};
 
 /// Bytes in one GRF/MRF register.
 pub const REG_BYTES: u32 = 32;
 
 /// Gen4 and G45 (ComprCtrl, mask stacks, MRF payloads with implied move).
-pub fn gen4(p: Platform) -> bool {
-    p < Platform::Gen6
+pub fn gen4(p: IsaGen) -> bool {
+    p < IsaGen::Gen6
 }
 
 /// Instructions whose operands are ordinary data operands (the others keep
@@ -75,7 +75,7 @@ const SLOTS: [Operand; 3] = [Operand::Src0, Operand::Src1, Operand::Src2];
 /// The destination and the sources the instruction reads: ALU data
 /// instructions (source count from the opcode table), math (by function)
 /// and three-source. Send and branches have their own operand rules.
-pub fn operands<'a>(p: Platform, inst: &'a Instruction) -> Operands<'a> {
+pub fn operands<'a>(p: IsaGen, inst: &'a Instruction) -> Operands<'a> {
     let mut o = Operands {
         dst: None,
         srcs: Vec::new(),
@@ -121,8 +121,8 @@ pub fn src_type(s: &Src) -> Option<Type> {
 /// operand uses 4-byte elements with doubled region parameters (001 lines
 /// 660-663); Haswell uses 8 [ext: Mesa brw_eu_validate.c halves DF regions
 /// only for verx10 == 70].
-pub fn elem_size(p: Platform, ty: Type) -> u32 {
-    if ty == Type::Df && p == Platform::Gen7 {
+pub fn elem_size(p: IsaGen, ty: Type) -> u32 {
+    if ty == Type::Df && p == IsaGen::Gen7 {
         4
     } else {
         u32::from(ty.size())
@@ -166,7 +166,7 @@ pub fn compressed(inst: &Instruction) -> bool {
 
 /// Byte address (register * 32 + byte) of each channel's element of a
 /// direct GRF/MRF/ARF source; `None` for indirect sources.
-pub fn src_addrs(p: Platform, exec: u32, r: &RegSrc) -> Option<Vec<u32>> {
+pub fn src_addrs(p: IsaGen, exec: u32, r: &RegSrc) -> Option<Vec<u32>> {
     let Addr::Direct { nr, subnr } = r.addr else {
         return None;
     };
@@ -197,7 +197,7 @@ pub fn src_addrs(p: Platform, exec: u32, r: &RegSrc) -> Option<Vec<u32>> {
 }
 
 /// Byte address of each channel's element of a direct destination.
-pub fn dst_addrs(p: Platform, exec: u32, d: &Dst, mode: AccessMode) -> Option<Vec<u32>> {
+pub fn dst_addrs(p: IsaGen, exec: u32, d: &Dst, mode: AccessMode) -> Option<Vec<u32>> {
     let Addr::Direct { nr, subnr } = d.addr else {
         return None;
     };
@@ -235,7 +235,7 @@ pub fn is_null(file: RegFile, addr: Addr) -> bool {
 }
 
 /// The ARF kind of a direct ARF operand.
-pub fn arf_kind(p: Platform, file: RegFile, addr: Addr) -> Option<ArfKind> {
+pub fn arf_kind(p: IsaGen, file: RegFile, addr: Addr) -> Option<ArfKind> {
     match (file, addr) {
         (RegFile::Arf, Addr::Direct { nr, .. }) => tables::for_platform(p).arf_kind(nr),
         _ => None,
@@ -243,13 +243,13 @@ pub fn arf_kind(p: Platform, file: RegFile, addr: Addr) -> Option<ArfKind> {
 }
 
 /// Whether a register operand is an accumulator.
-pub fn is_acc(p: Platform, file: RegFile, addr: Addr) -> bool {
+pub fn is_acc(p: IsaGen, file: RegFile, addr: Addr) -> bool {
     arf_kind(p, file, addr) == Some(ArfKind::Accumulator)
 }
 
 /// The register part of an operand as assembly writes it: `r2.3`, `m1`,
 /// `acc0`, `null`, `r[a0.2,32]`.
-pub fn reg_text(p: Platform, file: RegFile, addr: Addr, ty: Type) -> String {
+pub fn reg_text(p: IsaGen, file: RegFile, addr: Addr, ty: Type) -> String {
     let mut s = String::new();
     let size = u32::from(ty.size()).max(1);
     // Writing into a String cannot fail.
@@ -303,7 +303,7 @@ fn sub_text(s: &mut String, subnr: u32, size: u32) {
 }
 
 /// A source as assembly writes it: `r2.1<8;4,2>:d`, `0x3f800000:f`.
-pub fn src_text(p: Platform, s: &Src) -> String {
+pub fn src_text(p: IsaGen, s: &Src) -> String {
     match s {
         Src::Reg(r) => {
             let mut out = String::new();
@@ -332,7 +332,7 @@ pub fn src_text(p: Platform, s: &Src) -> String {
 }
 
 /// A destination as assembly writes it: `r1.2<2>:w`.
-pub fn dst_text(p: Platform, d: &Dst) -> String {
+pub fn dst_text(p: IsaGen, d: &Dst) -> String {
     let mut s = reg_text(p, d.file, d.addr, d.ty);
     let _ = write!(s, "<{}>:{}", d.hstride, d.ty.name());
     s

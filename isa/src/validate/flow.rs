@@ -19,7 +19,7 @@ use super::facts;
 use super::{Check, Operand, Rule, Severity, Violation};
 use crate::inst::{Body, DstSlot, Instruction, Jump, Opcode, PredCtrl, Src};
 use crate::kernel::Entry;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::text::jumps::{self, Which};
 
 pub(super) fn check(c: &mut Check<'_>) {
@@ -54,7 +54,7 @@ pub(super) fn check(c: &mut Check<'_>) {
             );
         }
     }
-    if c.p == Platform::Gen6 {
+    if c.p == IsaGen::Gen6 {
         let compare = c.inst.cond_mod != crate::inst::CondMod::None;
         if compare && c.inst.pred_ctrl != PredCtrl::None {
             c.error(
@@ -86,7 +86,7 @@ pub(super) fn check(c: &mut Check<'_>) {
 /// The byte offsets the jumps of the instruction at `at` land on (the
 /// assembler's arithmetic, `text::jumps`). A Gen4/G45 `call` has no
 /// immediate target.
-fn targets(p: Platform, inst: &Instruction, at: usize, size: usize) -> Vec<i64> {
+fn targets(p: IsaGen, inst: &Instruction, at: usize, size: usize) -> Vec<i64> {
     jumps::fields(p, inst)
         .into_iter()
         .flatten()
@@ -96,7 +96,7 @@ fn targets(p: Platform, inst: &Instruction, at: usize, size: usize) -> Vec<i64> 
 }
 
 fn report(
-    p: Platform,
+    p: IsaGen,
     e: &Entry,
     rule: Rule,
     at: Option<Operand>,
@@ -111,7 +111,7 @@ fn report(
 
 /// Whether a non-compressed instruction reads a source with several rows
 /// spread over two registers (000 line 8484).
-fn two_row_source(p: Platform, inst: &Instruction) -> bool {
+fn two_row_source(p: IsaGen, inst: &Instruction) -> bool {
     if facts::compressed(inst) {
         return false;
     }
@@ -150,7 +150,7 @@ fn conditional_branch(inst: &Instruction) -> bool {
 }
 
 pub(super) fn check_kernel(
-    p: Platform,
+    p: IsaGen,
     entries: &[Entry],
     skipped: &[usize],
     len: usize,
@@ -187,7 +187,7 @@ pub(super) fn check_kernel(
                     format!("jumps to byte {t}, which is not the start of an instruction"),
                     out,
                 );
-            } else if p == Platform::G45 && t % 16 != 0 {
+            } else if p == IsaGen::G45 && t % 16 != 0 {
                 report(
                     p,
                     e,
@@ -201,7 +201,7 @@ pub(super) fn check_kernel(
                 );
             }
         }
-        if p == Platform::G45 && !e.compacted && e.offset % 16 != 0 {
+        if p == IsaGen::G45 && !e.compacted && e.offset % 16 != 0 {
             report(
                 p,
                 e,
@@ -234,7 +234,7 @@ pub(super) fn check_kernel(
                 out,
             );
         }
-        if p == Platform::Gen4 && conditional_branch(&prev.inst) && two_row_source(p, &e.inst) {
+        if p == IsaGen::Gen4 && conditional_branch(&prev.inst) && two_row_source(p, &e.inst) {
             report(
                 p,
                 e,
@@ -247,7 +247,7 @@ pub(super) fn check_kernel(
             );
         }
     }
-    if p == Platform::Gen4 {
+    if p == IsaGen::Gen4 {
         for e in entries {
             if landed.contains(&(e.offset as i64)) && two_row_source(p, &e.inst) {
                 report(

@@ -5,7 +5,7 @@
 use super::facts::{self, Operands};
 use super::{Check, Operand, Rule, Severity};
 use crate::inst::{AccessMode, Addr, Body, Opcode, RegFile, Region, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::ArfKind;
 use alloc::format;
 
@@ -13,7 +13,7 @@ use alloc::format;
 /// (accepts the ExecSize, what it accepts, citation).
 type ExecRule = (fn(u8) -> bool, &'static str, &'static str);
 
-fn exec_rule(op: Opcode, p: Platform) -> Option<ExecRule> {
+fn exec_rule(op: Opcode, p: IsaGen) -> Option<ExecRule> {
     let g4 = facts::gen4(p);
     let pick = |a: &'static str, b: &'static str| if g4 { a } else { b };
     Some(match op {
@@ -70,7 +70,7 @@ fn exec_rule(op: Opcode, p: Platform) -> Option<ExecRule> {
         ),
         Opcode::Call if !g4 => (|e| e == 2, "2", "003 line 97138"),
         // Ivy Bridge only (001 line 670, "may not continue").
-        Opcode::Sel if p == Platform::Gen7 => (|e| e != 32, "at most 16", "001 line 670"),
+        Opcode::Sel if p == IsaGen::Gen7 => (|e| e != 32, "at most 16", "001 line 670"),
         _ => return None,
     })
 }

@@ -4,7 +4,7 @@
 use super::facts::{self, is_int_div};
 use super::{Check, Operand, Rule, Severity};
 use crate::inst::{AccessMode, Addr, Body, Math, MathFn, RegFile, Region, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, code_of};
 use alloc::format;
 
@@ -23,7 +23,7 @@ pub(super) fn check(c: &mut Check<'_>) {
     exec_size(c, f);
     regions(c, m);
     modifiers(c, m);
-    if c.p == Platform::Gen6 && c.inst.access_mode == AccessMode::Align16 {
+    if c.p == IsaGen::Gen6 && c.inst.access_mode == AccessMode::Align16 {
         c.warn(
             Rule::MathAccessMode,
             None,
@@ -128,7 +128,7 @@ fn types(c: &mut Check<'_>, m: &Math) {
 /// Gen6: SIMD8 only; Gen7+: SIMD16 except INT DIV.
 fn exec_size(c: &mut Check<'_>, f: MathFn) {
     let exec = c.inst.exec_size;
-    let (max, cite) = if c.p == Platform::Gen6 {
+    let (max, cite) = if c.p == IsaGen::Gen6 {
         (8, "003 line 99333")
     } else if is_int_div(f) {
         (
@@ -194,7 +194,7 @@ fn regions(c: &mut Check<'_>, m: &Math) {
         // Gen7 SIMD16 math reads two packed rows of 8 [ext: Mesa emits
         // <8;8,1> sources for SIMD16 math on Gen7].
         let rows_ok =
-            width == exec || (c.p >= Platform::Gen7 && exec == 16 && width == 8 && vstride == 8);
+            width == exec || (c.p >= IsaGen::Gen7 && exec == 16 && width == 8 && vstride == 8);
         if hstride != 1 || !rows_ok {
             c.error(
                 Rule::MathRegion,
@@ -223,7 +223,7 @@ fn regions(c: &mut Check<'_>, m: &Math) {
 
 /// Gen6 ignores source modifiers on math; INT DIV takes none on Gen7.
 fn modifiers(c: &mut Check<'_>, m: &Math) {
-    let cite = if c.p == Platform::Gen6 {
+    let cite = if c.p == IsaGen::Gen6 {
         "[ext: Mesa brw_eu_emit.c, 'Source modifiers are ignored for extended math instructions on Gen6']"
     } else if is_int_div(m.function) {
         "[ext: Mesa brw_eu_validate.c, Bspec 6647 'INT DIV function does not support source modifiers']"

@@ -47,7 +47,7 @@ use core::fmt;
 pub use crate::error::Slot as Operand;
 use crate::inst::Instruction;
 use crate::kernel::{self, KernelError};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 pub use rule::Rule;
 
 /// How bad a finding is.
@@ -83,7 +83,7 @@ impl fmt::Display for Violation {
 
 /// Checks one instruction against every rule of `p` that can be decided
 /// from the instruction alone.
-pub fn validate(p: Platform, inst: &Instruction) -> Vec<Violation> {
+pub fn validate(p: IsaGen, inst: &Instruction) -> Vec<Violation> {
     let mut c = Check::new(p, inst);
     operands::check(&mut c);
     types::check(&mut c);
@@ -132,14 +132,14 @@ fn root_causes(found: Vec<Violation>) -> Vec<Violation> {
 /// Decodes `bytes` as a kernel and validates every instruction, plus the
 /// rules that look at neighbours. Each violation comes with the byte offset
 /// of its instruction.
-pub fn validate_kernel(p: Platform, bytes: &[u8]) -> Result<Vec<(usize, Violation)>, KernelError> {
+pub fn validate_kernel(p: IsaGen, bytes: &[u8]) -> Result<Vec<(usize, Violation)>, KernelError> {
     let entries = kernel::decode_kernel(p, bytes)?;
     Ok(validate_entries(p, &entries, bytes.len()))
 }
 
 /// [`validate_kernel`] for an already decoded kernel of `len` bytes.
 pub fn validate_entries(
-    p: Platform,
+    p: IsaGen,
     entries: &[kernel::Entry],
     len: usize,
 ) -> Vec<(usize, Violation)> {
@@ -161,7 +161,7 @@ pub struct KernelReport {
 /// [`validate_kernel`] that goes on past a word that does not decode: it
 /// skips that word (8 bytes if its CmptCtrl bit is set, else 16), records
 /// it, and checks the rest; jumps may still land on it.
-pub fn validate_bytes(p: Platform, bytes: &[u8]) -> KernelReport {
+pub fn validate_bytes(p: IsaGen, bytes: &[u8]) -> KernelReport {
     let cmpt = crate::tables::for_platform(p).fields.cmpt.is_some();
     let (mut entries, mut undecodable) = (Vec::new(), Vec::new());
     let mut offset = 0;
@@ -199,7 +199,7 @@ pub fn validate_bytes(p: Platform, bytes: &[u8]) -> KernelReport {
 /// Validates `entries` of a `len`-byte kernel whose words at `skipped` did
 /// not decode.
 fn validate_around(
-    p: Platform,
+    p: IsaGen,
     entries: &[kernel::Entry],
     skipped: &[usize],
     len: usize,
@@ -215,13 +215,13 @@ fn validate_around(
 
 /// The state of one instruction's check: what it is and what was found.
 pub(crate) struct Check<'a> {
-    pub p: Platform,
+    pub p: IsaGen,
     pub inst: &'a Instruction,
     pub out: Vec<Violation>,
 }
 
 impl<'a> Check<'a> {
-    fn new(p: Platform, inst: &'a Instruction) -> Self {
+    fn new(p: IsaGen, inst: &'a Instruction) -> Self {
         Check {
             p,
             inst,

@@ -13,7 +13,7 @@
 use super::facts;
 use super::{Check, Operand, Rule, Severity};
 use crate::inst::{Body, CondMod, Opcode, PredCtrl, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use alloc::format;
 
 /// One row of the Gen4 instruction table.
@@ -113,7 +113,7 @@ struct Allowed {
     srcmod: (bool, &'static str),
 }
 
-fn allowed(op: Opcode, p: Platform) -> Option<Allowed> {
+fn allowed(op: Opcode, p: IsaGen) -> Option<Allowed> {
     let g4 = facts::gen4(p);
     let base = row(op);
     let from_row = |b: Row| {
@@ -148,7 +148,7 @@ fn allowed(op: Opcode, p: Platform) -> Option<Allowed> {
     match op {
         // The embedded compare is Sandy Bridge's; Gen7 branches carry no
         // compare operands [ext: Mesa brw_eu_emit.c gen6_IF].
-        Opcode::If | Opcode::While if p == Platform::Gen6 => {
+        Opcode::If | Opcode::While if p == IsaGen::Gen6 => {
             a.cmod = (true, "003 lines 98550-98557, 101434-101441")
         }
         Opcode::Else => a.pred = (false, "003 line 98003"),

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use super::facts;
 use super::{Check, Operand, Rule};
 use crate::inst::{AccessMode, Addr, Body, CondMod, Opcode, PredCtrl, RegFile, Src, ThreadCtrl};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, ArfKind, code_of};
 
 pub(super) fn check(c: &mut Check<'_>) {
@@ -90,7 +90,7 @@ pub(super) fn register_operands(c: &Check<'_>) -> Vec<RegOp> {
 /// MRF only as a destination and only before Gen7; no immediate
 /// destination.
 fn file(c: &mut Check<'_>, r: &RegOp) {
-    if r.file == RegFile::Mrf && c.p >= Platform::Gen7 {
+    if r.file == RegFile::Mrf && c.p >= IsaGen::Gen7 {
         c.error(
             Rule::RegisterFile,
             Some(r.slot),
@@ -145,7 +145,7 @@ fn number(c: &mut Check<'_>, r: &RegOp) {
         let compr4 = nr & 0x80 != 0;
         nr &= 0x7F;
         last = Some(nr + if compr4 { 4 } else { 1 });
-        if compr4 && c.p == Platform::Gen4 {
+        if compr4 && c.p == IsaGen::Gen4 {
             c.error(
                 Rule::ComprDevice,
                 Some(r.slot),
@@ -175,7 +175,7 @@ fn number(c: &mut Check<'_>, r: &RegOp) {
 }
 
 /// How many registers of an ARF kind exist.
-fn arf_count(p: Platform, kind: ArfKind) -> u8 {
+fn arf_count(p: IsaGen, kind: ArfKind) -> u8 {
     match kind {
         ArfKind::Accumulator => 2,
         ArfKind::Flag => tables::for_platform(p).flag_regs,
@@ -222,7 +222,7 @@ fn switch_required(c: &mut Check<'_>, regs: &[RegOp]) {
             Some(ArfKind::Control) => true,
             Some(ArfKind::Mask | ArfKind::MaskStackDepth) => true,
             // The 965/GM965 keep mask stacks coherent (000 line 7918).
-            Some(ArfKind::MaskStack) => c.p == Platform::G45,
+            Some(ArfKind::MaskStack) => c.p == IsaGen::G45,
             _ => false,
         };
         if needs {
@@ -240,7 +240,7 @@ fn switch_required(c: &mut Check<'_>, regs: &[RegOp]) {
     }
     let cmp = matches!(c.inst.opcode, Opcode::Cmp | Opcode::Cmpn);
     let null_dst = c.inst.dst().is_some_and(|d| facts::is_null(d.file, d.addr));
-    if c.p >= Platform::Gen7 && cmp && null_dst {
+    if c.p >= IsaGen::Gen7 && cmp && null_dst {
         c.error(
             Rule::SwitchRequired,
             Some(Operand::Dst),

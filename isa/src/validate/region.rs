@@ -9,7 +9,7 @@
 use super::facts::{self, REG_BYTES};
 use super::{Check, Operand, Rule, Severity};
 use crate::inst::{AccessMode, Addr, Body, RegSrc, Region, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use alloc::format;
 
 pub(super) fn check(c: &mut Check<'_>) {
@@ -97,11 +97,11 @@ fn exec_size_limit(c: &mut Check<'_>, ops: &facts::Operands<'_>) {
     let size = widest(c, ops);
     let compressed = facts::compressed(c.inst);
     let limit = match c.p {
-        Platform::Gen4 | Platform::G45 => {
+        IsaGen::Gen4 | IsaGen::G45 => {
             let native = if size >= 4 { 8 } else { 16 };
             if compressed { native * 2 } else { native }
         }
-        Platform::Gen6 | Platform::Gen7 => {
+        IsaGen::Gen6 | IsaGen::Gen7 => {
             if size >= 4 {
                 16
             } else {
@@ -110,7 +110,7 @@ fn exec_size_limit(c: &mut Check<'_>, ops: &facts::Operands<'_>) {
         }
         // Haswell DF keeps 8-byte elements: ExecSize * 8 <= 64 [ext: Mesa
         // brw_eu_validate.c, "ExecSize * n must be <= 64"].
-        Platform::Gen75 => match size {
+        IsaGen::Gen75 => match size {
             8 => 8,
             4 => 16,
             _ => 32,
@@ -135,7 +135,7 @@ fn exec_size_limit(c: &mut Check<'_>, ops: &facts::Operands<'_>) {
                 "ExecSize {exec} is too large for {unit} operands; at most {limit} channels{extra}"
             ),
         );
-    } else if c.p == Platform::Gen6 && exec > 16 {
+    } else if c.p == IsaGen::Gen6 && exec > 16 {
         c.warn(
             Rule::ExecSizeLimit,
             None,

@@ -8,7 +8,7 @@ use crate::inst::{
     AccessMode, Addr, Compression, GroupCtrl, MsgDesc, RegFile, Region, Send, SendDesc, Sfid, Src,
     ThreadCtrl, Type, arf,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use alloc::format;
 
 pub(super) fn check(c: &mut Check<'_>) {
@@ -72,7 +72,7 @@ fn payload(c: &mut Check<'_>, s: &Send, desc: Option<MsgDesc>) {
         }
         return;
     }
-    let (file, count, name) = if c.p == Platform::Gen6 {
+    let (file, count, name) = if c.p == IsaGen::Gen6 {
         (RegFile::Mrf, 24, "an MRF (m0-m23)")
     } else {
         (RegFile::Grf, 128, "a GRF (Gen7 has no MRF)")
@@ -345,7 +345,7 @@ fn eot(c: &mut Check<'_>, s: &Send) {
                  an immediate descriptor",
         );
     }
-    if c.p >= Platform::Gen7
+    if c.p >= IsaGen::Gen7
         && let Src::Reg(r) = &s.src0
         && let Addr::Direct { nr, .. } = r.addr
         && nr < 112

@@ -6,7 +6,7 @@
 use super::facts;
 use super::{Check, Operand, Rule};
 use crate::inst::{AccessMode, Addr, Body, RegFile, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use alloc::format;
 
 pub(super) fn check(c: &mut Check<'_>) {
@@ -21,7 +21,7 @@ pub(super) fn check(c: &mut Check<'_>) {
         );
     }
     let d = &t.dst;
-    let dst_file_ok = d.file == RegFile::Grf || (c.p == Platform::Gen6 && d.file == RegFile::Mrf);
+    let dst_file_ok = d.file == RegFile::Grf || (c.p == IsaGen::Gen6 && d.file == RegFile::Mrf);
     let dst_dword = matches!(d.addr, Addr::Direct { subnr, .. } if subnr % 4 == 0);
     if !dst_file_ok || !dst_dword {
         c.error(
@@ -31,7 +31,7 @@ pub(super) fn check(c: &mut Check<'_>) {
                 "{}: a three-source destination is a directly addressed {} register on a dword \
                  boundary",
                 facts::dst_text(c.p, d),
-                if c.p == Platform::Gen6 {
+                if c.p == IsaGen::Gen6 {
                     "GRF or MRF"
                 } else {
                     "GRF"
@@ -72,14 +72,14 @@ pub(super) fn check(c: &mut Check<'_>) {
         }
     }
     let shared = types.windows(2).all(|w| w[0] == w[1]);
-    let gen6_float = c.p != Platform::Gen6 || types.iter().all(|t| *t == Type::F);
+    let gen6_float = c.p != IsaGen::Gen6 || types.iter().all(|t| *t == Type::F);
     if !shared || !gen6_float {
         c.error(
             Rule::ThreeSrcOperands,
             None,
             format!(
                 "the three sources share one type field{}; their types differ or are not allowed",
-                if c.p == Platform::Gen6 {
+                if c.p == IsaGen::Gen6 {
                     " and are always f on Sandy Bridge"
                 } else {
                     ""

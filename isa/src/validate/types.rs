@@ -5,7 +5,7 @@
 use super::facts::{self, Operands};
 use super::{Check, Operand, Rule, Severity};
 use crate::inst::{AccessMode, Addr, Body, Dst, Opcode, RegFile, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, code_of};
 use alloc::format;
 
@@ -55,7 +55,7 @@ fn existing_types(c: &mut Check<'_>) {
                 // Haswell's dim alone carries a 64-bit DF immediate
                 // [ext: Mesa brw_inst.h brw_inst_set_imm_df].
                 let dim_df =
-                    c.p == Platform::Gen75 && c.inst.opcode == Opcode::Dim && i.ty == Type::Df;
+                    c.p == IsaGen::Gen75 && c.inst.opcode == Opcode::Dim && i.ty == Type::Df;
                 if code_of(&t.imm_types, i.ty).is_none() && !dim_df {
                     c.error(
                         Rule::ImmediateType,
@@ -261,7 +261,7 @@ impl Want {
 }
 
 /// (sources, destination, Gen4 citation, Gen6+ citation) per instruction.
-fn table(op: Opcode, p: Platform) -> Option<(Want, Want, &'static str)> {
+fn table(op: Opcode, p: IsaGen) -> Option<(Want, Want, &'static str)> {
     use Want::*;
     let g4 = facts::gen4(p);
     let pick = |a: &'static str, b: &'static str| if g4 { a } else { b };
@@ -434,7 +434,7 @@ fn special_types(c: &mut Check<'_>, ops: &Operands<'_>) {
                 .iter()
                 .any(|(s, t)| *s == Operand::Src1 && t.size() == 2);
             let dword0 = tys.iter().any(|(s, t)| *s == Operand::Src0 && dword(*t));
-            if c.p == Platform::Gen6 && dword0 && word1 && !(word0 && dword1) {
+            if c.p == IsaGen::Gen6 && dword0 && word1 && !(word0 && dword1) {
                 c.push(
                     Rule::OpcodeTypes,
                     Some(Operand::Src0),

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{
     AccessMode, Addr, Alu, Body, Branch, Compression, CondMod, Dst, DstSlot, FlagReg, GroupCtrl,
     Imm, Instruction, Jump, Math, MsgDesc, Opcode, RegFile, RegSrc, Region, Send, SendDesc, Src,
@@ -69,7 +69,7 @@ impl Coverage {
 }
 
 pub struct Gen<'a> {
-    pub p: Platform,
+    pub p: IsaGen,
     pub t: &'static GenTables,
     pub rng: &'a mut Rng,
     pub cov: &'a mut Coverage,
@@ -77,7 +77,7 @@ pub struct Gen<'a> {
 }
 
 impl<'a> Gen<'a> {
-    pub fn new(p: Platform, rng: &'a mut Rng, cov: &'a mut Coverage) -> Self {
+    pub fn new(p: IsaGen, rng: &'a mut Rng, cov: &'a mut Coverage) -> Self {
         Gen {
             p,
             t: tables::for_platform(p),
@@ -462,7 +462,7 @@ impl<'a> Gen<'a> {
 }
 
 /// Instructions covering every opcode of `p`, `per_opcode` each.
-pub fn generate(p: Platform, per_opcode: usize, seed: u64, cov: &mut Coverage) -> Vec<Instruction> {
+pub fn generate(p: IsaGen, per_opcode: usize, seed: u64, cov: &mut Coverage) -> Vec<Instruction> {
     let mut rng = Rng::new(seed ^ (p as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let t = tables::for_platform(p);
     let mut out = Vec::new();

@@ -4,13 +4,13 @@
 //! `baregpu_isa::text::gen4asm` for where those were learnt).
 
 use super::{Rng, group};
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::*;
 
 /// Predicate, flag, no-mask and dependency controls, as the ALU generator
 /// draws them (Align16 predicates in Align16).
-pub fn controls(p: Platform, rng: &mut Rng, i: &mut Instruction) {
-    let flags = if p >= Platform::Gen7 { 2 } else { 1 };
+pub fn controls(p: IsaGen, rng: &mut Rng, i: &mut Instruction) {
+    let flags = if p >= IsaGen::Gen7 { 2 } else { 1 };
     i.flag = FlagReg {
         reg: rng.below(flags) as u8,
         subreg: rng.below(2) as u8,
@@ -53,7 +53,7 @@ fn a16_src(rng: &mut Rng, ty: Type) -> Src {
 }
 
 /// Align16 one- and two-source ALU instructions.
-pub fn align16(p: Platform, rng: &mut Rng) -> Instruction {
+pub fn align16(p: IsaGen, rng: &mut Rng) -> Instruction {
     let float = rng.chance(2);
     let two = !rng.chance(4);
     let op = match (float, two) {
@@ -119,10 +119,10 @@ pub fn align16(p: Platform, rng: &mut Rng) -> Instruction {
 }
 
 /// Function bits, SFID and header of a message target gen4asm writes.
-fn message(p: Platform, rng: &mut Rng) -> (Sfid, u32, bool) {
+fn message(p: IsaGen, rng: &mut Rng) -> (Sfid, u32, bool) {
     let r = |rng: &mut Rng, bits: u32| rng.next() as u32 & ((1 << bits) - 1);
-    let gen4 = p < Platform::Gen6;
-    let gen7 = p >= Platform::Gen7;
+    let gen4 = p < IsaGen::Gen6;
+    let gen7 = p >= IsaGen::Gen7;
     let urb = |rng: &mut Rng| r(rng, 6) << 4 | (1 + r(rng, 1)) << 10 | r(rng, 3) << 13;
     let ts = |rng: &mut Rng| r(rng, 1) | r(rng, 1) << 1 | r(rng, 1) << 4;
     match rng.below(7) {
@@ -131,8 +131,8 @@ fn message(p: Platform, rng: &mut Rng) -> (Sfid, u32, bool) {
         2 => (Sfid::Urb, urb(rng), !gen4),
         3 => {
             let simd = match p {
-                Platform::Gen6 => 1 << 17,
-                Platform::Gen7 => 1 << 18,
+                IsaGen::Gen6 => 1 << 17,
+                IsaGen::Gen7 => 1 << 18,
                 _ => 0,
             };
             (Sfid::Sampler, r(rng, 12) | simd, !gen4)
@@ -167,7 +167,7 @@ fn message(p: Platform, rng: &mut Rng) -> (Sfid, u32, bool) {
 }
 
 /// A send with a message target gen4asm can write.
-pub fn send(p: Platform, rng: &mut Rng) -> Instruction {
+pub fn send(p: IsaGen, rng: &mut Rng) -> Instruction {
     let (sfid, function, header) = message(p, rng);
     let eot = rng.chance(6);
     let desc = SendDesc::Imm {
@@ -179,7 +179,7 @@ pub fn send(p: Platform, rng: &mut Rng) -> Instruction {
             function,
         },
     };
-    let file = if p == Platform::Gen6 {
+    let file = if p == IsaGen::Gen6 {
         RegFile::Mrf
     } else {
         RegFile::Grf
@@ -194,7 +194,7 @@ pub fn send(p: Platform, rng: &mut Rng) -> Instruction {
         rng.below(if file == RegFile::Mrf { 16 } else { 100 }) as u8,
         0,
         // gen4asm types the Gen6/Gen7 payload D.
-        if p >= Platform::Gen6 {
+        if p >= IsaGen::Gen6 {
             Type::D
         } else {
             Type::Ud
@@ -211,7 +211,7 @@ pub fn send(p: Platform, rng: &mut Rng) -> Instruction {
         )
     };
     let exec = rng.pick(&[8, 16]);
-    let gen4 = p < Platform::Gen6;
+    let gen4 = p < IsaGen::Gen6;
     let op = if !gen4 && rng.chance(4) {
         Opcode::Sendc
     } else {
@@ -238,8 +238,8 @@ pub fn send(p: Platform, rng: &mut Rng) -> Instruction {
 }
 
 /// The group of an instruction without compression or offset.
-fn first_group(p: Platform) -> GroupCtrl {
-    if p < Platform::Gen6 {
+fn first_group(p: IsaGen) -> GroupCtrl {
+    if p < IsaGen::Gen6 {
         GroupCtrl::Compression(Compression::None)
     } else {
         GroupCtrl::Quarter { qtr: 0, nib: false }
@@ -251,7 +251,7 @@ fn null_src() -> Src {
 }
 
 /// A branch with the implicit fields gen4asm writes (see the printer).
-pub fn branch(p: Platform, rng: &mut Rng) -> Instruction {
+pub fn branch(p: IsaGen, rng: &mut Rng) -> Instruction {
     let off = |rng: &mut Rng| (rng.below(64) as i32 - 32) * 16;
     let vacant_ud = Src::Vacant(Vacant {
         file: RegFile::Arf,
@@ -259,7 +259,7 @@ pub fn branch(p: Platform, rng: &mut Rng) -> Instruction {
     });
     let exec = rng.pick(&[8, 16]);
     let mut thread = ThreadCtrl::Normal;
-    let (op, exec, b) = if p < Platform::Gen6 {
+    let (op, exec, b) = if p < IsaGen::Gen6 {
         let op = rng.pick(&[
             Opcode::If,
             Opcode::Else,
@@ -324,7 +324,7 @@ pub fn branch(p: Platform, rng: &mut Rng) -> Instruction {
         ]);
         let (jip, uip) = (off(rng), off(rng));
         let jip_only = matches!(op, Opcode::Else | Opcode::Endif | Opcode::While);
-        let gen6_dst = p == Platform::Gen6 && (jip_only || op == Opcode::If);
+        let gen6_dst = p == IsaGen::Gen6 && (jip_only || op == Opcode::If);
         let b = if gen6_dst {
             Branch {
                 dst: DstSlot::Vacant(Vacant {
@@ -347,7 +347,7 @@ pub fn branch(p: Platform, rng: &mut Rng) -> Instruction {
                 },
             }
         };
-        let exec = if p == Platform::Gen6 && op == Opcode::If {
+        let exec = if p == IsaGen::Gen6 && op == Opcode::If {
             1
         } else {
             exec
@@ -359,7 +359,7 @@ pub fn branch(p: Platform, rng: &mut Rng) -> Instruction {
     i.thread_ctrl = thread;
     // Gen6 `if` and every `else`/`endif` refuse a predicate.
     let predicable =
-        !(matches!(op, Opcode::Else | Opcode::Endif) || (p == Platform::Gen6 && op == Opcode::If));
+        !(matches!(op, Opcode::Else | Opcode::Endif) || (p == IsaGen::Gen6 && op == Opcode::If));
     if predicable && rng.chance(3) {
         i.pred_ctrl = PredCtrl::Normal;
         i.flag.subreg = rng.below(2) as u8;
@@ -369,13 +369,13 @@ pub fn branch(p: Platform, rng: &mut Rng) -> Instruction {
 }
 
 /// `jmpi` to a relative instruction count or through a register.
-pub fn jmpi(p: Platform, rng: &mut Rng) -> Instruction {
+pub fn jmpi(p: IsaGen, rng: &mut Rng) -> Instruction {
     let scalar = Region::Align1 {
         vstride: 0,
         width: 1,
         hstride: 0,
     };
-    let per = if p < Platform::Gen6 { 1 } else { 2 };
+    let per = if p < IsaGen::Gen6 { 1 } else { 2 };
     let src1 = if rng.chance(4) {
         Src::Reg(RegSrc::new(
             RegFile::Grf,

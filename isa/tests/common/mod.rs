@@ -4,7 +4,7 @@
 
 mod g4a;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::codec::{decode, encode};
 use baregpu_isa::inst::*;
 use std::path::PathBuf;
@@ -92,8 +92,8 @@ const REGIONS: [(u8, u8, u8); 7] = [
     (8, 4, 2),
 ];
 
-fn group(p: Platform, rng: &mut Rng, exec: u8, o: Oracle) -> GroupCtrl {
-    if p < Platform::Gen6 {
+fn group(p: IsaGen, rng: &mut Rng, exec: u8, o: Oracle) -> GroupCtrl {
+    if p < IsaGen::Gen6 {
         return GroupCtrl::Compression(match (exec, rng.below(3)) {
             (8, 1) => Compression::SecHalf,
             (16, _) if o == Oracle::Gen4asm || rng.chance(2) => Compression::Compressed,
@@ -109,7 +109,7 @@ fn group(p: Platform, rng: &mut Rng, exec: u8, o: Oracle) -> GroupCtrl {
             qtr: rng.pick(&[0, 2]),
             nib: false,
         },
-        4 if p >= Platform::Gen7 && o != Oracle::Gen4asm => GroupCtrl::Quarter {
+        4 if p >= IsaGen::Gen7 && o != Oracle::Gen4asm => GroupCtrl::Quarter {
             qtr: rng.below(4) as u8,
             nib: rng.chance(2),
         },
@@ -147,7 +147,7 @@ fn grf_src(rng: &mut Rng, ty: Type, mods: bool) -> Src {
     Src::Reg(r)
 }
 
-fn imm(p: Platform, rng: &mut Rng, ty: Type, o: Oracle) -> Imm {
+fn imm(p: IsaGen, rng: &mut Rng, ty: Type, o: Oracle) -> Imm {
     match ty {
         Type::F => {
             if rng.chance(3) {
@@ -166,7 +166,7 @@ fn imm(p: Platform, rng: &mut Rng, ty: Type, o: Oracle) -> Imm {
             }
         }
         Type::Uw => {
-            if rng.chance(3) && p >= Platform::Gen6 && o != Oracle::Gen4asm {
+            if rng.chance(3) && p >= IsaGen::Gen6 && o != Oracle::Gen4asm {
                 Imm::vector(Type::Uv, rng.next() as u32)
             } else {
                 Imm::uw(rng.next() as u16)
@@ -177,7 +177,7 @@ fn imm(p: Platform, rng: &mut Rng, ty: Type, o: Oracle) -> Imm {
 }
 
 /// One random ALU instruction, or `None` for a combination skipped.
-fn alu(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
+fn alu(p: IsaGen, rng: &mut Rng, o: Oracle) -> Instruction {
     let float = rng.chance(2);
     let two = rng.chance(3) || rng.chance(2);
     let mut op = match (float, two) {
@@ -232,7 +232,7 @@ fn alu(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
         group(p, rng, exec, o),
         Body::Alu(Alu { dst, src0, src1 }),
     );
-    let flags = if p >= Platform::Gen7 { 2 } else { 1 };
+    let flags = if p >= IsaGen::Gen7 { 2 } else { 1 };
     i.flag = FlagReg {
         reg: rng.below(flags) as u8,
         subreg: rng.below(2) as u8,
@@ -281,14 +281,14 @@ fn alu(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
         1 => ThreadCtrl::Atomic,
         _ => ThreadCtrl::Normal,
     };
-    if p >= Platform::Gen6 && o != Oracle::Gen4asm {
+    if p >= IsaGen::Gen6 && o != Oracle::Gen4asm {
         i.acc_wr_ctrl = rng.chance(6);
     }
     i
 }
 
 /// Gen6+ math.
-fn math(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
+fn math(p: IsaGen, rng: &mut Rng, o: Oracle) -> Instruction {
     let f = rng.pick(&[
         MathFn::Inv,
         MathFn::Log,
@@ -340,15 +340,15 @@ fn math(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
 }
 
 /// A send with an immediate or a0.0 descriptor.
-fn send(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
+fn send(p: IsaGen, rng: &mut Rng, o: Oracle) -> Instruction {
     let sfids: &[Sfid] = match p {
-        Platform::Gen4 | Platform::G45 => &[
+        IsaGen::Gen4 | IsaGen::G45 => &[
             Sfid::Sampler,
             Sfid::DataPortRead,
             Sfid::Urb,
             Sfid::DataPortWrite,
         ],
-        Platform::Gen6 => &[
+        IsaGen::Gen6 => &[
             Sfid::Sampler,
             Sfid::DpRenderCache,
             Sfid::Urb,
@@ -363,7 +363,7 @@ fn send(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
         ],
     };
     let sfid = rng.pick(sfids);
-    let gen4 = p < Platform::Gen6;
+    let gen4 = p < IsaGen::Gen6;
     let desc = MsgDesc {
         mlen: 1 + rng.below(8) as u8,
         rlen: rng.below(8) as u8,
@@ -387,7 +387,7 @@ fn send(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
         SendDesc::Imm { ty: Type::Ud, desc }
     };
     let payload = RegFile::Grf;
-    let payload = if p == Platform::Gen6 && rng.chance(2) {
+    let payload = if p == IsaGen::Gen6 && rng.chance(2) {
         RegFile::Mrf
     } else {
         payload
@@ -437,8 +437,8 @@ fn send(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
 }
 
 /// Three-source (Gen6+): in the forms IGA expresses unless `Ours`.
-fn three(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
-    let op = if p >= Platform::Gen7 {
+fn three(p: IsaGen, rng: &mut Rng, o: Oracle) -> Instruction {
+    let op = if p >= IsaGen::Gen7 {
         rng.pick(&[Opcode::Mad, Opcode::Lrp, Opcode::Bfe, Opcode::Bfi2])
     } else {
         rng.pick(&[Opcode::Mad, Opcode::Lrp])
@@ -508,9 +508,9 @@ fn three(p: Platform, rng: &mut Rng, o: Oracle) -> Instruction {
 }
 
 /// Branches (JIP/UIP) of Gen6/Gen7 with small even offsets.
-fn branch(p: Platform, rng: &mut Rng, o: Oracle) -> Option<Instruction> {
+fn branch(p: IsaGen, rng: &mut Rng, o: Oracle) -> Option<Instruction> {
     let ops: &[Opcode] = match p {
-        Platform::Gen7 | Platform::Gen75 => &[
+        IsaGen::Gen7 | IsaGen::Gen75 => &[
             Opcode::If,
             Opcode::Else,
             Opcode::Endif,
@@ -580,7 +580,7 @@ fn branch(p: Platform, rng: &mut Rng, o: Oracle) -> Option<Instruction> {
 }
 
 /// `count` instructions of `p` that encode, suiting `oracle`.
-pub fn generate(p: Platform, oracle: Oracle, count: usize, seed: u64) -> Vec<Instruction> {
+pub fn generate(p: IsaGen, oracle: Oracle, count: usize, seed: u64) -> Vec<Instruction> {
     let mut rng = Rng::new(seed ^ p as u64);
     let mut out = Vec::new();
     let mut tries = 0;
@@ -589,10 +589,10 @@ pub fn generate(p: Platform, oracle: Oracle, count: usize, seed: u64) -> Vec<Ins
         let kind = rng.below(10);
         let g4 = oracle == Oracle::Gen4asm;
         let inst = match kind {
-            0 if p >= Platform::Gen6 => math(p, &mut rng, oracle),
+            0 if p >= IsaGen::Gen6 => math(p, &mut rng, oracle),
             1 if g4 => g4a::send(p, &mut rng),
             1 => send(p, &mut rng, oracle),
-            2 if p >= Platform::Gen6 => three(p, &mut rng, oracle),
+            2 if p >= IsaGen::Gen6 => three(p, &mut rng, oracle),
             3 if g4 => g4a::branch(p, &mut rng),
             3 => match branch(p, &mut rng, oracle) {
                 Some(i) => i,

@@ -15,7 +15,7 @@
 use super::*;
 use baregpu_isa::inst::{Compression, GroupCtrl, PredCtrl, arf};
 
-const P: Platform = Platform::Gen4;
+const P: IsaGen = IsaGen::Gen4;
 /// ARF number of ms0 (000 line 7565).
 const MS0: u8 = 0x50;
 

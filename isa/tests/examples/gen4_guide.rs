@@ -16,7 +16,7 @@
 use super::*;
 use baregpu_isa::inst::{Compression, CondMod, GroupCtrl, PredCtrl, ThreadCtrl, Type, arf};
 
-const P: Platform = Platform::Gen4;
+const P: IsaGen = IsaGen::Gen4;
 /// ARF number of mask0 (000 line 7564).
 const MASK0: u8 = 0x40;
 

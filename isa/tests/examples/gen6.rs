@@ -11,7 +11,7 @@
 use super::*;
 use baregpu_isa::inst::{CondMod, GroupCtrl, MathFn, PredCtrl, Type, arf};
 
-const P: Platform = Platform::Gen6;
+const P: IsaGen = IsaGen::Gen6;
 
 /// 003 lines 90252-90265: the address subregisters as a group: a0.0-a0.7
 /// to r1 words 0-7, a0.4 replicated to words 8-15, r1 words 0-3 to

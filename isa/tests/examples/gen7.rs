@@ -10,7 +10,7 @@
 use super::*;
 use baregpu_isa::inst::{GroupCtrl, PredCtrl, Type};
 
-const P: Platform = Platform::Gen7;
+const P: IsaGen = IsaGen::Gen7;
 
 /// 001 lines 185-193: a predicated SIMD16 add of two packed 16-float
 /// arrays in r2/r3 and r4/r5 into r0/r1.

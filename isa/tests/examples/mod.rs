@@ -10,7 +10,7 @@ pub mod gen4_guide;
 pub mod gen6;
 pub mod gen7;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{
     Addr, Body, Dst, Imm, Instruction, Jump, MsgDesc, Opcode, RegFile, RegSrc, Region, Send,
     SendDesc, Sfid, Src,
@@ -20,7 +20,7 @@ use baregpu_isa::text::assemble;
 use std::collections::BTreeMap;
 
 /// Assembles one line, checks it is one native instruction and decodes it.
-pub fn one(p: Platform, line: &str) -> Instruction {
+pub fn one(p: IsaGen, line: &str) -> Instruction {
     let bytes = assemble(p, line).unwrap_or_else(|e| panic!("{p}: {line}: {e}"));
     let entries = decode_kernel(p, &bytes).unwrap_or_else(|e| panic!("{p}: {line}: {e}"));
     assert_eq!(entries.len(), 1, "{line}");
@@ -57,14 +57,14 @@ impl Kernel {
     }
 
     /// Where the jumps of instruction `i` land.
-    pub fn lands(&self, p: Platform, i: usize) -> Vec<usize> {
+    pub fn lands(&self, p: IsaGen, i: usize) -> Vec<usize> {
         lands(p, &self.entries[i])
     }
 }
 
 /// Assembles a kernel and finds its labels from the source text: a line
 /// `NAME:` names the next instruction (or the end).
-pub fn kernel(p: Platform, src: &str) -> Kernel {
+pub fn kernel(p: IsaGen, src: &str) -> Kernel {
     let bytes = assemble(p, src).unwrap_or_else(|e| panic!("{p}: {e}\n{src}"));
     let entries = decode_kernel(p, &bytes).unwrap_or_else(|e| panic!("{p}: {e}"));
     let mut labels = BTreeMap::new();
@@ -102,9 +102,9 @@ pub fn kernel(p: Platform, src: &str) -> Kernel {
 /// from the next instruction (000 lines 11928-11953, 003 lines
 /// 98602-98610) in 128-bit units on Gen4 and 64-bit units on Gen6/Gen7;
 /// `call` from itself (003 lines 97116-97127).
-pub fn lands(p: Platform, e: &Entry) -> Vec<usize> {
+pub fn lands(p: IsaGen, e: &Entry) -> Vec<usize> {
     let at = e.offset as i64;
-    let unit = if p < Platform::Gen6 { 16 } else { 8 };
+    let unit = if p < IsaGen::Gen6 { 16 } else { 8 };
     let out: Vec<i64> = match &e.inst.body {
         Body::Branch(b) => match b.jump {
             Jump::Count { jump, .. } | Jump::Jip { jip: jump } => vec![at + i64::from(jump)],

@@ -3,7 +3,7 @@
 //! src/intel/compiler/elk/, brw_eu_emit.c before the split) it follows.
 
 use super::emit::*;
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 /// Opcode numbers, Gen4-Gen7.5 (elk_eu_opcodes / brw_eu.c opcode_descs).
 mod op {
@@ -48,17 +48,17 @@ pub struct Form {
     pub word: u128,
 }
 
-fn ver(p: Platform) -> u32 {
+fn ver(p: IsaGen) -> u32 {
     match p {
-        Platform::Gen4 | Platform::G45 => 4,
-        Platform::Gen6 => 6,
+        IsaGen::Gen4 | IsaGen::G45 => 4,
+        IsaGen::Gen6 => 6,
         _ => 7,
     }
 }
 
 /// elk_jump_scale: jump counts in instructions on Gen4, in 64-bit units
 /// from Gen5 on (G45 is Gen4).
-fn br(p: Platform) -> i32 {
+fn br(p: IsaGen) -> i32 {
     if ver(p) < 5 { 1 } else { 2 }
 }
 
@@ -67,7 +67,7 @@ fn signed(v: i32) -> u32 {
 }
 
 /// Every form of one generation.
-pub fn forms(p: Platform) -> Vec<Form> {
+pub fn forms(p: IsaGen) -> Vec<Form> {
     let g = ver(p);
     let mut out = Vec::new();
     let mut add = |what: &'static str, i: Insn| out.push(Form { what, word: i.w });
@@ -334,7 +334,7 @@ pub fn forms(p: Platform) -> Vec<Form> {
     out
 }
 
-fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
+fn sends(p: IsaGen, add: &mut impl FnMut(&'static str, Insn)) {
     let g = ver(p);
     let send = |exec: u32| Insn::new(p, op::SEND, exec);
     if g < 6 {
@@ -492,10 +492,10 @@ fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
             };
             i.src1(a0);
             let c = i.f.cond_mod;
-            i.put(c, if p == Platform::Gen75 { 12 } else { 10 });
+            i.put(c, if p == IsaGen::Gen75 { 12 } else { 10 });
             add("elk_send_indirect_message, descriptor in a0.0", i);
         }
-        if p == Platform::Gen75 {
+        if p == IsaGen::Gen75 {
             // elk_untyped_surface_read on Haswell: data cache 1 (SFID 12),
             // bti [7:0], channel mask [11:8], SIMD mode [13:12], message type
             // untyped read (1) [17:14].
@@ -508,7 +508,7 @@ fn sends(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
     }
 }
 
-fn flow(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
+fn flow(p: IsaGen, add: &mut impl FnMut(&'static str, Insn)) {
     let g = ver(p);
     let br = br(p);
     let f = tables_fields(p);
@@ -677,6 +677,6 @@ fn flow(p: Platform, add: &mut impl FnMut(&'static str, Insn)) {
     add("elk_NOP", Insn::new(p, op::NOP, 0));
 }
 
-fn tables_fields(p: Platform) -> &'static baregpu_isa::tables::Fields {
+fn tables_fields(p: IsaGen) -> &'static baregpu_isa::tables::Fields {
     &baregpu_isa::tables::for_platform(p).fields
 }

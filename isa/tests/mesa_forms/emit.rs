@@ -4,7 +4,7 @@
 //! the oracles elsewhere); which value goes into which field, including the
 //! fields hardware ignores, follows the Mesa function each helper names.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::tables::{self, Bits, Fields, SendLayout};
 
 /// Register file codes (elk_eu_defines.h ELK_*_REGISTER_FILE).
@@ -149,7 +149,7 @@ pub const fn imm_w(v: i16) -> Reg {
 
 /// The instruction being emitted.
 pub struct Insn {
-    pub p: Platform,
+    pub p: IsaGen,
     pub f: &'static Fields,
     pub w: u128,
     pub align16: bool,
@@ -163,7 +163,7 @@ pub fn set(w: &mut u128, b: Bits, v: u32) {
 impl Insn {
     /// elk_next_insn + elk_inst_set_state: opcode, exec size and the
     /// default state (Align1, no mask, no predicate, flag f0.0).
-    pub fn new(p: Platform, opcode: u32, exec_code: u32) -> Insn {
+    pub fn new(p: IsaGen, opcode: u32, exec_code: u32) -> Insn {
         let f = &tables::for_platform(p).fields;
         let mut i = Insn {
             p,
@@ -193,7 +193,7 @@ impl Insn {
 
     /// gfx7_convert_mrf_to_grf: Gen7 has no MRF; Mesa uses g112-g127.
     fn mrf_hack(&self, mut r: Reg) -> Reg {
-        if self.p >= Platform::Gen7 && r.file == MRF {
+        if self.p >= IsaGen::Gen7 && r.file == MRF {
             r.file = GRF;
             r.nr += 112;
         }

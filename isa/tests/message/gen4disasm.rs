@@ -18,7 +18,7 @@ fn owords_code(o: OwordBlocks) -> u32 {
 
 /// Atomic operation codes: Gen6 003 lines 84689-84712, Gen7 [ext: mesa
 /// BRW_AOP_*].
-fn aop_code(p: Platform, op: AtomicOp) -> u32 {
+fn aop_code(p: IsaGen, op: AtomicOp) -> u32 {
     use AtomicOp::*;
     let gen6 = [
         Add, Sub, Inc, Dec, Umin, Umax, Mov, CmpWr, And, Or, Xor, Imin, Imax,
@@ -34,7 +34,7 @@ fn aop_code(p: Platform, op: AtomicOp) -> u32 {
 
 /// The message-specific control field (11:8 Gen4, 12:8 Gen6, 13:8 Gen7)
 /// of a typed data-port message, from the manuals' control tables.
-fn ctrl(p: Platform, op: &DpOp) -> u32 {
+fn ctrl(p: IsaGen, op: &DpOp) -> u32 {
     let vls = |v: &Vls| u32::from(v.enable) << 2 | u32::from(v.stride) << 1 | u32::from(v.offset);
     let mask = |m: &Channels| u32::from(!m.0 & 0xF);
     let simd = |s: &SurfaceSimd| match s {
@@ -164,7 +164,7 @@ fn bti(op: &DpOp) -> u32 {
 /// data-port message: Gen4 000 line 4480; Gen6 003 lines 83436-83512; Gen7
 /// [ext: mesa GEN7_DATAPORT_RC_*, GEN7_DATAPORT_DC_*; scratch: bit 17 write,
 /// 16 DWord, 15 invalidate].
-fn dp_type(p: Platform, port: DpPort, op: &DpOp) -> (u32, &'static str) {
+fn dp_type(p: IsaGen, port: DpPort, op: &DpOp) -> (u32, &'static str) {
     use DpOp::*;
     match (p, port, op) {
         (_, DpPort::Read(_), OwordBlockRead { .. }) => (0, ""),
@@ -249,7 +249,7 @@ fn dp_type(p: Platform, port: DpPort, op: &DpOp) -> (u32, &'static str) {
 /// output format: `-g 4`, `-g 6` and `-g 7` lay the fields out as their
 /// generation does; `None` where it prints no fields or decodes another
 /// layout (G45, Gen7 URB and sampler cache, Gen7.5 DC1).
-fn gen4disasm_says(p: Platform, m: &Message) -> Option<String> {
+fn gen4disasm_says(p: IsaGen, m: &Message) -> Option<String> {
     let flag = |on: bool, w: &str| if on { format!(" {w}") } else { String::new() };
     let sampler_simd = |s: SamplerSimd| match s {
         SamplerSimd::Simd4x2 => 0,
@@ -429,7 +429,7 @@ fn kind_of(m: &Message) -> String {
 }
 
 /// Our assembler's text for a send with this raw descriptor.
-fn send_text(p: Platform, sfid: Sfid, d: &MsgDesc) -> String {
+fn send_text(p: IsaGen, sfid: Sfid, d: &MsgDesc) -> String {
     let code = tables::code_of(&tables::for_platform(p).sfids, sfid).unwrap();
     let (ml, rl, hd, fc) = (
         u32::from(d.mlen),

@@ -4,7 +4,7 @@ use super::*;
 
 /// Accepted values of the functions whose field tables are small enough to
 /// count by hand (fields multiplied out; `None`: not counted).
-fn expected_count(p: Platform, sfid: Sfid) -> Option<usize> {
+fn expected_count(p: IsaGen, sfid: Sfid) -> Option<usize> {
     let bti_sampler = 256 * 16;
     Some(match (sfid, p) {
         (Sfid::Null, _) => 1,
@@ -41,7 +41,7 @@ fn expected_count(p: Platform, sfid: Sfid) -> Option<usize> {
 
 #[test]
 fn every_function_value_round_trips() {
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for sfid in sfids(p) {
             // The Gen4/G45 sampler reads the length; sweep all of them.
             let mlens: Vec<u8> = if sfid == Sfid::Sampler && p < Gen6 {

@@ -20,7 +20,7 @@ fn reg(s: &mut Src) -> &mut RegSrc {
 }
 
 pub type Built = (
-    Platform,
+    IsaGen,
     Instruction,
     Instruction,
     Rule,
@@ -30,7 +30,7 @@ pub type Built = (
 
 /// `good` assembled, `bad` = `good` with `change` applied.
 fn changed(
-    p: Platform,
+    p: IsaGen,
     good: &str,
     rule: Rule,
     at: Option<Operand>,

@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::text::{self, AsmError};
 
 use crate::eu::error::EuError;
@@ -21,7 +21,7 @@ pub struct Harness {
 
 impl Harness {
     /// A thread in its dispatch state with an empty kernel.
-    pub fn new(p: Platform) -> Harness {
+    pub fn new(p: IsaGen) -> Harness {
         Harness {
             thread: Thread::new(p),
             program: Program::new(p, &[]),

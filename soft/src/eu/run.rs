@@ -263,7 +263,7 @@ impl Thread {
 
     fn trace_entry(
         &self,
-        p: baregpu_isa::Platform,
+        p: baregpu_isa::IsaGen,
         op: &crate::eu::predecode::Op,
         mask: u32,
     ) -> TraceEntry {

@@ -3,7 +3,7 @@
 //! descriptor, the channel enables, EOT) and hands it to the caller's
 //! [`SharedFunctions`]; the EU thread does not interpret messages.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Addr, Body, RegFile, SendDesc, Sfid, Src, Type};
 use baregpu_isa::tables::{self, SendLayout};
 
@@ -93,7 +93,7 @@ impl SharedFunctions for NoSharedFunctions {
 }
 
 /// Splits a 32-bit descriptor by the generation's layout.
-fn fields(p: Platform, desc: u32) -> (Option<Sfid>, u8, u8, bool, u32) {
+fn fields(p: IsaGen, desc: u32) -> (Option<Sfid>, u8, u8, bool, u32) {
     let t = tables::for_platform(p);
     let get = |b: tables::Bits| (desc >> (b.lo - 96)) & ((1u32 << b.width()) - 1);
     match t.fields.send {
@@ -177,7 +177,7 @@ pub(crate) fn exec(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
     };
     let (dsfid, mlen, rlen, header, function) = fields(p, desc);
     let (mlen, rlen, header, function) = imm_fields.unwrap_or((mlen, rlen, header, function));
-    let sfid = if p <= Platform::G45 {
+    let sfid = if p <= IsaGen::G45 {
         dsfid.or(s.sfid)
     } else {
         s.sfid

@@ -13,7 +13,7 @@
 //!   threads of a GPGPU group.
 
 use baregpu_hal::Packet;
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::MediaError;
 
@@ -81,15 +81,15 @@ macro_rules! gen4_descriptor {
 /// General State Base (965/G45 kernels are relative to it), `instruction`
 /// the Instruction Base (SNB and later).
 pub(crate) fn unpack(
-    p: Platform,
+    p: IsaGen,
     dw: &[u32],
     general: u64,
     instruction: u64,
 ) -> Result<Descriptor, MediaError> {
     Ok(match p {
-        Platform::Gen4 => gen4_descriptor!(gen4, dw, general),
-        Platform::G45 => gen4_descriptor!(g45, dw, general),
-        Platform::Gen6 => {
+        IsaGen::Gen4 => gen4_descriptor!(gen4, dw, general),
+        IsaGen::G45 => gen4_descriptor!(g45, dw, general),
+        IsaGen::Gen6 => {
             let d = baregpu_hal::gen6::structs::InterfaceDescriptorData::unpack(dw)
                 .map_err(|_| MediaError::Command)?;
             Descriptor {
@@ -109,7 +109,7 @@ pub(crate) fn unpack(
                 ..Descriptor::default()
             }
         }
-        Platform::Gen7 | Platform::Gen75 => {
+        IsaGen::Gen7 | IsaGen::Gen75 => {
             let d = baregpu_hal::gen7::structs::InterfaceDescriptorData::unpack(dw)
                 .map_err(|_| MediaError::Command)?;
             let mut c = cr0(
@@ -141,9 +141,9 @@ pub(crate) fn unpack(
 }
 
 /// Dwords of one descriptor: 4 on 965/G45, 8 later.
-pub(crate) const fn dwords(p: Platform) -> usize {
+pub(crate) const fn dwords(p: IsaGen) -> usize {
     match p {
-        Platform::Gen4 | Platform::G45 => 4,
+        IsaGen::Gen4 | IsaGen::G45 => 4,
         _ => 8,
     }
 }

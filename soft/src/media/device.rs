@@ -6,7 +6,7 @@ use alloc::boxed::Box;
 
 use crate::command::Cmd;
 use baregpu_hal::MemoryBus;
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::memory::GfxView;
 use super::{Media, MediaError, MediaOp};
@@ -15,13 +15,13 @@ use crate::engine::{Halt, Space};
 use crate::eu::array::{EuConfig, EuReport, EuStats};
 
 /// The ISA platform of the generation the device models.
-pub(crate) fn platform_of(g: baregpu_hal::Generation) -> Option<Platform> {
+pub(crate) fn platform_of(g: baregpu_hal::Generation) -> Option<IsaGen> {
     use baregpu_hal::Generation as G;
     match g {
-        G::Gen4 => Some(Platform::Gen4),
-        G::G45 => Some(Platform::G45),
-        G::Gen6 => Some(Platform::Gen6),
-        G::Gen7 => Some(Platform::Gen7),
+        G::Gen4 => Some(IsaGen::Gen4),
+        G::G45 => Some(IsaGen::G45),
+        G::Gen6 => Some(IsaGen::Gen6),
+        G::Gen7 => Some(IsaGen::Gen7),
         _ => None,
     }
 }

@@ -7,7 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::command::Cmd;
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::descriptor::Descriptor;
 use super::walker::{GroupWalk, MediaWalk, MediaWalkSpec, thread_coords};
@@ -446,7 +446,7 @@ impl Media {
     /// `ffs(per_thread_scratch) - 11`]).
     fn scratch_of(&self, index: u8) -> (u32, u32) {
         let code = u32::from(self.vfe.scratch_code & 0xF);
-        let per_thread = if self.platform == Platform::Gen6 {
+        let per_thread = if self.platform == IsaGen::Gen6 {
             (code + 1) << 10
         } else {
             1024u32 << code.min(11)
@@ -470,7 +470,7 @@ impl Media {
     ) -> Result<(), MediaError> {
         let p = self.platform;
         let limit = match p {
-            Platform::Gen4 | Platform::G45 => self.bases.general_bound,
+            IsaGen::Gen4 | IsaGen::G45 => self.bases.general_bound,
             _ => self.bases.instruction_bound,
         };
         let limit = if limit == 0 { u64::MAX } else { limit };
@@ -487,7 +487,7 @@ impl Media {
             sr0_1_high: match p {
                 // sr0.1[23:20] GRF blocks, 1-8 (000 line 8029); the 965/G45
                 // descriptor stores blocks minus one as the drivers write it.
-                Platform::Gen4 | Platform::G45 => (d.grf_blocks + 1).clamp(1, 8),
+                IsaGen::Gen4 | IsaGen::G45 => (d.grf_blocks + 1).clamp(1, 8),
                 _ => index,
             },
             bindings: Bindings::Table(BindingTable {
@@ -508,7 +508,7 @@ impl Media {
             // relative on Gen6+ (003 lines 27028-27031).
             samplers: Some(SamplerSource {
                 base: match p {
-                    Platform::Gen4 | Platform::G45 => self.bases.general,
+                    IsaGen::Gen4 | IsaGen::G45 => self.bases.general,
                     _ => self.bases.dynamic,
                 },
                 pointer: d.sampler_state,

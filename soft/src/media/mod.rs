@@ -34,7 +34,7 @@ mod walker;
 use alloc::vec::Vec;
 
 use crate::command::{Cmd, F};
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use crate::engine::Space;
 use crate::eu::array::{EuArray, EuConfig, EuFailure, EuReport, ProgramCache};
@@ -209,7 +209,7 @@ pub(crate) struct Vfe {
 
 /// The media/GPGPU unit of the render engine.
 pub(crate) struct Media {
-    pub platform: Platform,
+    pub platform: IsaGen,
     pub array: EuArray,
     pub cache: ProgramCache,
     pub selected: Selected,
@@ -235,7 +235,7 @@ pub(crate) struct Media {
 }
 
 impl Media {
-    pub fn new(platform: Platform) -> Media {
+    pub fn new(platform: IsaGen) -> Media {
         Media {
             platform,
             array: EuArray::new(platform, EuConfig::for_platform(platform)),

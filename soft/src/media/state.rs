@@ -7,7 +7,7 @@ use alloc::vec;
 
 use crate::command::Cmd;
 use baregpu_hal::Packet;
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::{Media, MediaError, MediaOp, Selected, descriptor};
 use crate::command::{F, field};
@@ -219,8 +219,8 @@ impl Media {
             }};
         }
         let (threads, scratch, code, ids) = match self.platform {
-            Platform::Gen4 => vfe!(gen4),
-            Platform::G45 => vfe!(g45),
+            IsaGen::Gen4 => vfe!(gen4),
+            IsaGen::G45 => vfe!(g45),
             _ => return Err(MediaError::Command),
         };
         self.vfe.max_threads = threads;
@@ -247,7 +247,7 @@ impl Media {
         let n = descriptor::dwords(p);
         let at = offset as usize * n;
         match p {
-            Platform::Gen4 | Platform::G45 => {
+            IsaGen::Gen4 | IsaGen::G45 => {
                 let addr = self
                     .bases
                     .general

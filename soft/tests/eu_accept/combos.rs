@@ -5,7 +5,7 @@
 //! rules). A combination is allowed when some plain operand form of it
 //! validates without an error; that form is kept to run it.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{
     AccessMode, Alu, Body, CondMod, Dst, GroupCtrl, Imm, Instruction, Math, MathFn, Opcode,
     PredCtrl, RegFile, RegSrc, Region, Src, Swizzle, ThreeSrc, Type,
@@ -38,7 +38,7 @@ pub struct Form {
 /// An allowed combination and the instruction that exercises it.
 #[derive(Clone, Debug)]
 pub struct Combo {
-    pub p: Platform,
+    pub p: IsaGen,
     pub op: Opcode,
     pub func: Option<MathFn>,
     pub dst: Type,
@@ -202,7 +202,7 @@ fn imm(ty: Type) -> Src {
 
 /// The instruction of a combination in form `f`.
 pub fn build(
-    p: Platform,
+    p: IsaGen,
     op: Opcode,
     func: Option<MathFn>,
     dst_ty: Type,
@@ -270,7 +270,7 @@ pub fn build(
     match op {
         Opcode::Cmp | Opcode::Cmpn => inst.cond_mod = CondMod::Z,
         Opcode::Sel => inst.pred_ctrl = PredCtrl::Normal,
-        Opcode::Mach if p >= Platform::Gen6 => inst.acc_wr_ctrl = true,
+        Opcode::Mach if p >= IsaGen::Gen6 => inst.acc_wr_ctrl = true,
         _ => {}
     }
     inst
@@ -278,7 +278,7 @@ pub fn build(
 
 /// How the validator judges an instruction: `None` on an error, else
 /// whether it warns.
-fn judge(p: Platform, inst: &Instruction) -> Option<bool> {
+fn judge(p: IsaGen, inst: &Instruction) -> Option<bool> {
     let v = validate(p, inst);
     if v.iter().any(|x| x.severity == Severity::Error) {
         None
@@ -292,7 +292,7 @@ fn judge(p: Platform, inst: &Instruction) -> Option<bool> {
 /// (000 line 9857; 003 lines 94820-94835), plus Haswell `dim`'s DF
 /// immediate; three-source operands take the Gen7 three-source types or
 /// Gen6's implied F (003 lines 95011-95066).
-fn slot_types(p: Platform, op: Opcode, n: usize, three: bool) -> Vec<Vec<Slot>> {
+fn slot_types(p: IsaGen, op: Opcode, n: usize, three: bool) -> Vec<Vec<Slot>> {
     let t = tables::for_platform(p);
     let regs: Vec<Type> = t.reg_types.iter().flatten().copied().collect();
     let imms: Vec<Type> = t.imm_types.iter().flatten().copied().collect();
@@ -325,7 +325,7 @@ fn slot_types(p: Platform, op: Opcode, n: usize, three: bool) -> Vec<Vec<Slot>> 
 }
 
 /// Every allowed combination of platform `p`, in table order.
-pub fn all(p: Platform) -> Vec<Combo> {
+pub fn all(p: IsaGen) -> Vec<Combo> {
     let t = tables::for_platform(p);
     let mut out = Vec::new();
     for info in t.opcodes {
@@ -384,7 +384,7 @@ pub fn all(p: Platform) -> Vec<Combo> {
 /// The best form of one combination: warning-free if any, else the first
 /// that has no error.
 fn choose(
-    p: Platform,
+    p: IsaGen,
     op: Opcode,
     func: Option<MathFn>,
     dst: Type,

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::validate::{Severity, validate_kernel};
 use baregpu_soft::eu::Program;
 use baregpu_soft::eu::array::payload::{self, Pipeline, RootHeader};
@@ -27,12 +27,12 @@ pub fn units() -> MemoryUnits {
 
 /// The end of a thread: r0 to the thread spawner with EOT (003 lines
 /// 50901-50949); Gen4/G45 through the implied move into m1.
-pub fn end_thread(p: Platform) -> &'static str {
+pub fn end_thread(p: IsaGen) -> &'static str {
     match p {
-        Platform::Gen4 | Platform::G45 => {
+        IsaGen::Gen4 | IsaGen::G45 => {
             "send (8|M0) null:uw m1 r0:ud ts.deref(keep_urb) mlen=1 rlen=0 {EOT}\n"
         }
-        Platform::Gen6 => {
+        IsaGen::Gen6 => {
             "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n\
              send (8|M0) null:ud m1 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}\n"
         }
@@ -46,7 +46,7 @@ pub fn end_thread(p: Platform) -> &'static str {
 /// Runs `src` on one thread with all 16 channels dispatched until its EOT;
 /// `setup` preloads registers. Panics with the fault on an error.
 pub fn run(
-    p: Platform,
+    p: IsaGen,
     src: &str,
     u: &mut MemoryUnits,
     setup: impl FnOnce(&mut Harness),
@@ -62,13 +62,13 @@ pub fn run(
     h
 }
 
-pub fn program(p: Platform, text: &str) -> Arc<Program> {
+pub fn program(p: IsaGen, text: &str) -> Arc<Program> {
     Arc::new(Program::new(p, &assemble_valid(p, text)))
 }
 
 /// Assembles `text` and checks it against the manuals' rules (the
 /// toolkit's validator): the kernels of these tests must be valid ones.
-pub fn assemble_valid(p: Platform, text: &str) -> Vec<u8> {
+pub fn assemble_valid(p: IsaGen, text: &str) -> Vec<u8> {
     let bytes = baregpu_isa::text::assemble(p, text)
         .unwrap_or_else(|e| panic!("{p}: kernel does not assemble: {e}\n{text}"));
     let found = validate_kernel(p, &bytes).unwrap_or_else(|e| panic!("{p}: {e:?}"));
@@ -96,7 +96,7 @@ pub fn lane_ids(reg: u8, tmp: u8) -> String {
 
 /// An EU array of the platform's shape with a small quantum, so threads
 /// interleave.
-pub fn array(p: Platform) -> EuArray {
+pub fn array(p: IsaGen) -> EuArray {
     EuArray::new(
         p,
         EuConfig {

@@ -4,7 +4,7 @@
 use baregpu_isa::inst::{
     Alu, Body, CondMod, Dst, Imm, Instruction, MathFn, Opcode, RegFile, RegSrc, Src, Type, arf,
 };
-use baregpu_isa::{Platform, encode_bytes};
+use baregpu_isa::{IsaGen, encode_bytes};
 use baregpu_soft::eu::{Harness, Step};
 
 use super::combos::{Combo, DST_REG, SRC_REG};
@@ -17,8 +17,8 @@ const ACC_REG: u8 = 36;
 
 /// Element size as regions count it: Ivy Bridge DF counts 4-byte halves
 /// (001 lines 660-663).
-fn esize(p: Platform, ty: Type) -> usize {
-    if p == Platform::Gen7 && ty == Type::Df {
+fn esize(p: IsaGen, ty: Type) -> usize {
+    if p == IsaGen::Gen7 && ty == Type::Df {
         4
     } else {
         usize::from(ty.size())
@@ -29,7 +29,7 @@ fn esize(p: Platform, ty: Type) -> usize {
 /// Ivy Bridge DF (a DF element per channel pair, 001 lines 660-663).
 fn channels(c: &Combo) -> Vec<usize> {
     let df = c.dst == Type::Df || c.srcs.iter().any(|s| s.ty == Type::Df);
-    let step = if c.p == Platform::Gen7 && df { 2 } else { 1 };
+    let step = if c.p == IsaGen::Gen7 && df { 2 } else { 1 };
     (0..usize::from(c.form.exec)).step_by(step).collect()
 }
 
@@ -282,7 +282,7 @@ pub fn run_in(
     h.thread.set_dispatch_mask(0xFFFF);
     h.thread.grf_mut()[..image.len()].copy_from_slice(&image);
     h.thread.set_flag(0, flags);
-    if p >= Platform::Gen7 {
+    if p >= IsaGen::Gen7 {
         let code = match mode {
             Mode::Rne => 0,
             Mode::Ru => 1,

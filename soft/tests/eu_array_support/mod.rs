@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::Program;
 use baregpu_soft::eu::array::payload::{self, Pipeline, RootHeader};
 use baregpu_soft::eu::array::{Bindings, EuArray, EuConfig, GroupId, ThreadStart};
@@ -19,7 +19,7 @@ pub fn memory() -> FlatMemory {
     FlatMemory::new(0, MEM_BYTES)
 }
 
-pub fn program(p: Platform, text: &str) -> Arc<Program> {
+pub fn program(p: IsaGen, text: &str) -> Arc<Program> {
     let bytes = baregpu_isa::text::assemble(p, text)
         .unwrap_or_else(|e| panic!("{p}: test kernel does not assemble: {e}\n{text}"));
     Arc::new(Program::new(p, &bytes))
@@ -27,13 +27,13 @@ pub fn program(p: Platform, text: &str) -> Arc<Program> {
 
 /// The end of a thread: R0 to the thread spawner with EOT (003 lines
 /// 50901-50949).
-pub fn end_thread(p: Platform) -> &'static str {
+pub fn end_thread(p: IsaGen) -> &'static str {
     match p {
-        Platform::Gen4 | Platform::G45 => {
+        IsaGen::Gen4 | IsaGen::G45 => {
             "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud\n\
              send (8|M0) null:uw m1 null:ud ts.deref(keep_urb) mlen=1 rlen=0 {EOT}\n"
         }
-        Platform::Gen6 => {
+        IsaGen::Gen6 => {
             "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud\n\
              send (8|M0) null:ud m1 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}\n"
         }
@@ -113,12 +113,12 @@ pub fn run_threads(
 /// A Gen7 array of `eus` x `threads` with a quantum.
 pub fn gen7_array(eus: u8, threads: u8, quantum: u32) -> EuArray {
     EuArray::new(
-        Platform::Gen7,
+        IsaGen::Gen7,
         EuConfig {
             eus,
             threads_per_eu: threads,
             quantum,
-            ..EuConfig::for_platform(Platform::Gen7)
+            ..EuConfig::for_platform(IsaGen::Gen7)
         },
     )
 }

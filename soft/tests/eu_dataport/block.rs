@@ -1,7 +1,7 @@
 //! OWord block, unaligned block and dual block messages (000 lines
 //! 4533-4682; 003 lines 83631-84001).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::{GeneralState, Surface};
 
 use super::rig::*;
@@ -9,17 +9,17 @@ use super::rig::*;
 const BUF: u64 = MEM_BASE + 0x1000;
 
 /// Port words for a read and a write, and the header flag, per platform.
-fn ports(p: Platform) -> (&'static str, &'static str, &'static str) {
+fn ports(p: IsaGen) -> (&'static str, &'static str, &'static str) {
     match p {
-        Platform::Gen4 | Platform::G45 => ("dpr", "dpw", ""),
-        Platform::Gen6 => ("rc", "rc", " hdr"),
+        IsaGen::Gen4 | IsaGen::G45 => ("dpr", "dpw", ""),
+        IsaGen::Gen6 => ("rc", "rc", " hdr"),
         _ => ("dc", "dc", " hdr"),
     }
 }
 
-fn read_text(p: Platform, bti: u8, owords: &str, rlen: usize) -> String {
+fn read_text(p: IsaGen, bti: u8, owords: &str, rlen: usize) -> String {
     let (r, _, h) = ports(p);
-    let cache = if p <= Platform::G45 {
+    let cache = if p <= IsaGen::G45 {
         ", cache=render"
     } else {
         ""
@@ -27,7 +27,7 @@ fn read_text(p: Platform, bti: u8, owords: &str, rlen: usize) -> String {
     format!("{r}.oword_block_read(bti={bti}, owords={owords}{cache}) mlen=1 rlen={rlen}{h}")
 }
 
-fn write_text(p: Platform, bti: u8, owords: &str, mlen: usize, commit: bool) -> String {
+fn write_text(p: IsaGen, bti: u8, owords: &str, mlen: usize, commit: bool) -> String {
     let (_, w, h) = ports(p);
     let c = if commit { ", commit" } else { "" };
     let rlen = usize::from(commit);
@@ -36,15 +36,15 @@ fn write_text(p: Platform, bti: u8, owords: &str, mlen: usize, commit: bool) -> 
 
 /// The header's Global Offset for OWord `n`: bytes on Gen4/G45 (000 line
 /// 4518), OWords from Gen6 (003 lines 83583-83594).
-fn oword_offset(p: Platform, n: u32) -> u32 {
-    if p <= Platform::G45 { n * 16 } else { n }
+fn oword_offset(p: IsaGen, n: u32) -> u32 {
+    if p <= IsaGen::G45 { n * 16 } else { n }
 }
 
 fn header(global: u32) -> [u32; 8] {
     [0, 0, global, 0, 0, 0, 0, 0]
 }
 
-fn rig_with_buffer(p: Platform, entries: u32) -> Rig {
+fn rig_with_buffer(p: IsaGen, entries: u32) -> Rig {
     let mut rig = Rig::new(p);
     rig.fill(BUF, 0x400, pattern);
     rig.bind(3, Surface::buffer(BUF, entries, 16));
@@ -140,7 +140,7 @@ fn writes_follow_each_dword_enable_and_drop_out_of_bounds() {
 #[test]
 fn write_commit_leaves_the_destination_alone() {
     // "The destination register is not modified" (000 lines 4526-4532).
-    for p in [Platform::Gen4, Platform::G45, Platform::Gen6] {
+    for p in [IsaGen::Gen4, IsaGen::G45, IsaGen::Gen6] {
         let mut rig = rig_with_buffer(p, 32);
         rig.set(0, header(oword_offset(p, 1)));
         rig.set(1, [7; 8]);
@@ -153,7 +153,7 @@ fn write_commit_leaves_the_destination_alone() {
 
 #[test]
 fn unaligned_read_counts_bytes_and_ignores_the_mask() {
-    for (p, port) in [(Platform::Gen6, "rc"), (Platform::Gen7, "dc")] {
+    for (p, port) in [(IsaGen::Gen6, "rc"), (IsaGen::Gen7, "dc")] {
         let mut rig = rig_with_buffer(p, 32);
         rig.set(0, header(0x14 | 3)); // the low two bits are dropped
         let text = format!("{port}.unaligned_oword_block_read(bti=3, owords=2) mlen=1 rlen=1 hdr");
@@ -167,7 +167,7 @@ fn unaligned_read_counts_bytes_and_ignores_the_mask() {
 fn stateless_uses_general_state_and_the_immediate_base() {
     // BTI 255: General State Base + M0.5[31:10], bounded by the upper
     // bound (000 lines 4327-4340).
-    for p in [Platform::Gen4, Platform::Gen6, Platform::Gen7] {
+    for p in [IsaGen::Gen4, IsaGen::Gen6, IsaGen::Gen7] {
         let mut rig = Rig::new(p);
         rig.fill(MEM_BASE, 0x4000, pattern);
         rig.units.general_state = GeneralState {
@@ -202,9 +202,9 @@ fn null_surface_reads_zero_and_drops_writes() {
     }
 }
 
-fn dual_text(p: Platform, write: bool, owords: &str, mlen: usize, rlen: usize) -> String {
+fn dual_text(p: IsaGen, write: bool, owords: &str, mlen: usize, rlen: usize) -> String {
     let (r, w, h) = ports(p);
-    let cache = if p <= Platform::G45 && !write {
+    let cache = if p <= IsaGen::G45 && !write {
         ", cache=data"
     } else {
         ""
@@ -221,7 +221,7 @@ fn dual_text(p: Platform, write: bool, owords: &str, mlen: usize, rlen: usize) -
 fn dual_block_reads_two_blocks_into_register_halves() {
     for p in ALL {
         let mut rig = rig_with_buffer(p, 64);
-        let gen7 = p >= Platform::Gen7;
+        let gen7 = p >= IsaGen::Gen7;
         // Block offsets 1 and 9 OWords, Global Offset 2 OWords.
         let (b0, b1) = (oword_offset(p, 1), oword_offset(p, 9));
         let at = if gen7 {
@@ -248,7 +248,7 @@ fn dual_block_reads_two_blocks_into_register_halves() {
 
 #[test]
 fn dual_block_write_stores_enabled_dwords_of_both_blocks() {
-    for p in [Platform::Gen4, Platform::Gen6] {
+    for p in [IsaGen::Gen4, IsaGen::Gen6] {
         let mut rig = rig_with_buffer(p, 64);
         rig.set(0, header(0));
         rig.set(
@@ -285,7 +285,7 @@ fn dual_block_write_stores_enabled_dwords_of_both_blocks() {
 
 #[test]
 fn gen6_refuses_a_headerless_block_message() {
-    let mut rig = rig_with_buffer(Platform::Gen6, 8);
+    let mut rig = rig_with_buffer(IsaGen::Gen6, 8);
     let r = rig.send(
         "rc.oword_block_read(bti=3, owords=2) mlen=1 rlen=1",
         8,
@@ -299,7 +299,7 @@ fn short_messages_are_errors_not_panics() {
     for p in ALL {
         let mut rig = rig_with_buffer(p, 8);
         let (r, _, h) = ports(p);
-        let cache = if p <= Platform::G45 {
+        let cache = if p <= IsaGen::G45 {
             ", cache=render"
         } else {
             ""

@@ -1,7 +1,7 @@
 //! Media block read/write (000 lines 4683-4799; 003 lines 84003-84436) on
 //! linear, X-tiled and Y-tiled surfaces, with the edge rules.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::surface::format;
 use baregpu_soft::eu::shared::{Surface, Tiling};
 
@@ -36,20 +36,20 @@ fn texel(x: usize, y: usize) -> u8 {
     (x * 3 + y * 29 + 1) as u8
 }
 
-fn port(p: Platform) -> (&'static str, &'static str, &'static str) {
+fn port(p: IsaGen) -> (&'static str, &'static str, &'static str) {
     match p {
-        Platform::Gen4 | Platform::G45 => ("dpr", "dpw", ", cache=render"),
+        IsaGen::Gen4 | IsaGen::G45 => ("dpr", "dpw", ", cache=render"),
         _ => ("rc", "rc", ""),
     }
 }
 
-fn hdr(p: Platform) -> &'static str {
-    if p <= Platform::G45 { "" } else { " hdr" }
+fn hdr(p: IsaGen) -> &'static str {
+    if p <= IsaGen::G45 { "" } else { " hdr" }
 }
 
 /// A 2D surface of `w` x `h` pixels of `fmt`, filled through the test's
 /// own tiling function.
-fn surface_rig(p: Platform, t: Tiling, fmt: u32, w: u32, h: u32, pitch: u32) -> Rig {
+fn surface_rig(p: IsaGen, t: Tiling, fmt: u32, w: u32, h: u32, pitch: u32) -> Rig {
     let mut rig = Rig::new(p);
     let bpp = format::bytes(fmt).unwrap() as usize;
     for y in 0..h as usize {
@@ -82,7 +82,7 @@ fn bytes(rig: &Rig, r: usize) -> Vec<u8> {
 
 #[test]
 fn reads_rows_at_power_of_two_pitch_on_every_tiling() {
-    for p in [Platform::Gen4, Platform::Gen6, Platform::Gen7] {
+    for p in [IsaGen::Gen4, IsaGen::Gen6, IsaGen::Gen7] {
         for t in [Tiling::Linear, Tiling::X, Tiling::Y] {
             let pitch = 1024;
             let mut rig = surface_rig(p, t, format::R8G8B8A8_UNORM, 200, 70, pitch);
@@ -113,7 +113,7 @@ fn reads_rows_at_power_of_two_pitch_on_every_tiling() {
 
 #[test]
 fn writes_land_through_the_tiling_and_drop_outside() {
-    for p in [Platform::G45, Platform::Gen6, Platform::Gen75] {
+    for p in [IsaGen::G45, IsaGen::Gen6, IsaGen::Gen75] {
         for t in [Tiling::Linear, Tiling::X, Tiling::Y] {
             let pitch = 512;
             // 100 x 40 pixels of 4 bytes = 400 bytes per row.
@@ -157,7 +157,7 @@ fn writes_land_through_the_tiling_and_drop_outside() {
 fn reads_outside_replicate_the_edge_pixel() {
     // 8 bpp: the edge byte; 32 bpp: the edge dword (000 lines 4714-4722).
     for (fmt, bpp) in [(format::R8_UINT, 1usize), (format::R32_UINT, 4)] {
-        let mut rig = surface_rig(Platform::Gen6, Tiling::Linear, fmt, 8, 4, 64);
+        let mut rig = surface_rig(IsaGen::Gen6, Tiling::Linear, fmt, 8, 4, 64);
         let row_bytes = 8 * bpp;
         // 4 bytes left of the surface, 2 rows above: 16 wide, 4 high.
         rig.set(0, header(-4, -2, 16, 4));
@@ -192,7 +192,7 @@ fn yuv_edges_follow_the_pixel_pair_rules() {
         (format::YCRCB_NORMAL, [0, 1, 0, 3], [2, 1, 2, 3]),
         (format::YCRCB_SWAPY, [0, 1, 2, 1], [0, 3, 2, 3]),
     ] {
-        let mut rig = surface_rig(Platform::Gen6, Tiling::Linear, fmt, 4, 1, 64);
+        let mut rig = surface_rig(IsaGen::Gen6, Tiling::Linear, fmt, 4, 1, 64);
         rig.set(0, header(-4, 0, 16, 1));
         rig.ok("rc.media_block_read(bti=4) mlen=1 rlen=1 hdr", 8, 0);
         let got = bytes(&rig, 0);
@@ -209,7 +209,7 @@ fn field_access_reads_every_other_row() {
     // Override VLS (descriptor bits 10:8): logical row y is frame row
     // 2y + offset; past the field's end the last field row repeats (000
     // lines 4391-4401, modes 0).
-    let mut rig = surface_rig(Platform::Gen4, Tiling::Linear, format::R8_UINT, 4, 8, 64);
+    let mut rig = surface_rig(IsaGen::Gen4, Tiling::Linear, format::R8_UINT, 4, 8, 64);
     rig.set(0, header(0, 1, 4, 5));
     rig.ok(
         "dpr.media_block_read(bti=4, vls_enable, vls_stride, vls_offset, cache=render) mlen=1 rlen=1",
@@ -228,7 +228,7 @@ fn field_access_reads_every_other_row() {
 fn interlaced_frames_alternate_rows_outside() {
     // Media Boundary Pixel Mode 3, no field access: rows above alternate
     // 0, 1 and rows below the last two (000 line 4399: 010101232323).
-    let mut rig = surface_rig(Platform::Gen6, Tiling::Linear, format::R8_UINT, 4, 4, 64);
+    let mut rig = surface_rig(IsaGen::Gen6, Tiling::Linear, format::R8_UINT, 4, 4, 64);
     let mut s = Surface::two_d(SURF, format::R8_UINT, 4, 4, 64, Tiling::Linear);
     s.media_boundary = 3;
     rig.bind(4, s);
@@ -243,7 +243,7 @@ fn interlaced_frames_alternate_rows_outside() {
 
 #[test]
 fn oversized_blocks_and_non_2d_surfaces_are_refused() {
-    let mut rig = surface_rig(Platform::Gen6, Tiling::Linear, format::R8_UINT, 4, 4, 64);
+    let mut rig = surface_rig(IsaGen::Gen6, Tiling::Linear, format::R8_UINT, 4, 4, 64);
     rig.set(0, header(0, 0, 32, 9)); // 32 bytes x 9 rows > 8 registers
     assert!(
         rig.send("rc.media_block_read(bti=4) mlen=1 rlen=8 hdr", 8, 0)

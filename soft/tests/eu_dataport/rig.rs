@@ -6,7 +6,7 @@
 
 #![allow(dead_code)]
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{RegFile, Type};
 use baregpu_isa::message;
 use baregpu_soft::eu::send::{Payload, SendError, SendRequest};
@@ -23,13 +23,13 @@ pub const PAYLOAD_GRF: u8 = 20;
 pub const DST: u8 = 40;
 
 pub struct Rig {
-    pub p: Platform,
+    pub p: IsaGen,
     pub thread: Thread,
     pub units: MemoryUnits,
 }
 
 impl Rig {
-    pub fn new(p: Platform) -> Rig {
+    pub fn new(p: IsaGen) -> Rig {
         Rig {
             p,
             thread: Thread::new(p),
@@ -46,7 +46,7 @@ impl Rig {
     }
 
     fn payload(&self) -> Payload {
-        if self.p >= Platform::Gen7 {
+        if self.p >= IsaGen::Gen7 {
             Payload {
                 file: RegFile::Grf,
                 reg: PAYLOAD_GRF,
@@ -144,10 +144,10 @@ pub fn pattern_dword(at: usize) -> u32 {
     ])
 }
 
-pub const ALL: [Platform; 5] = [
-    Platform::Gen4,
-    Platform::G45,
-    Platform::Gen6,
-    Platform::Gen7,
-    Platform::Gen75,
+pub const ALL: [IsaGen; 5] = [
+    IsaGen::Gen4,
+    IsaGen::G45,
+    IsaGen::Gen6,
+    IsaGen::Gen7,
+    IsaGen::Gen75,
 ];

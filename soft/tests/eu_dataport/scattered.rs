@@ -1,28 +1,28 @@
 //! DWord scattered (000 lines 4800-4910; 003 lines 84440-84640) and Gen7
 //! byte scattered messages.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::Surface;
 
 use super::rig::*;
 
 const BUF: u64 = MEM_BASE + 0x2000;
 
-fn ports(p: Platform) -> (&'static str, &'static str, &'static str) {
+fn ports(p: IsaGen) -> (&'static str, &'static str, &'static str) {
     match p {
-        Platform::Gen4 | Platform::G45 => ("dpr", "dpw", ""),
-        Platform::Gen6 => ("rc", "rc", " hdr"),
+        IsaGen::Gen4 | IsaGen::G45 => ("dpr", "dpw", ""),
+        IsaGen::Gen6 => ("rc", "rc", " hdr"),
         _ => ("dc", "dc", " hdr"),
     }
 }
 
 /// Offsets count bytes on Gen4/G45 (000 line 4840) and DWords from Gen6
 /// (003 lines 84519-84525).
-fn dw_offset(p: Platform, dword: u32) -> u32 {
-    if p <= Platform::G45 { dword * 4 } else { dword }
+fn dw_offset(p: IsaGen, dword: u32) -> u32 {
+    if p <= IsaGen::G45 { dword * 4 } else { dword }
 }
 
-fn rig(p: Platform, entries: u32) -> Rig {
+fn rig(p: IsaGen, entries: u32) -> Rig {
     let mut rig = Rig::new(p);
     rig.fill(BUF, 0x800, pattern);
     rig.bind(2, Surface::buffer(BUF, entries, 16));
@@ -34,7 +34,7 @@ fn simd16_gather_follows_offsets_and_enables() {
     for p in ALL {
         let mut rig = rig(p, 64);
         let (r, _, h) = ports(p);
-        let cache = if p <= Platform::G45 {
+        let cache = if p <= IsaGen::G45 {
             ", cache=data"
         } else {
             ""
@@ -89,7 +89,7 @@ fn simd8_scatter_writes_data_after_offsets_and_drops_out_of_bounds() {
 fn gen4_dword_destination_drops_the_high_enables() {
     // A dword-typed destination forces enables 15:8 to zero (000 lines
     // 13366-13368): channels 8-15 of a SIMD16 read stay unwritten.
-    let mut rig = rig(Platform::Gen4, 64);
+    let mut rig = rig(IsaGen::Gen4, 64);
     rig.set(0, [0; 8]);
     rig.set(1, core::array::from_fn(|c| 4 * c as u32));
     rig.set(2, core::array::from_fn(|c| 4 * (8 + c) as u32));
@@ -105,7 +105,7 @@ fn gen4_dword_destination_drops_the_high_enables() {
 
 #[test]
 fn byte_scattered_reads_zero_extend_and_writes_keep_neighbours() {
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let mut rig = rig(p, 32);
         rig.bind(5, Surface::buffer(BUF, 100, 1)); // 100 bytes
         let offs = [1u32, 2, 7, 50, 99, 98, 0, 120];

@@ -3,7 +3,7 @@
 //! 3052-3334 for Gen4/G45, 003 lines 75428-76407 for Gen6; Mesa gen7.xml
 //! for Gen7), not from the hal's packers.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::surface::format;
 use baregpu_soft::eu::shared::{
     BindingTable, FlatMemory, GfxMemory, Surface, SurfaceError, SurfaceKind, Tiling,
@@ -13,7 +13,7 @@ use super::rig::*;
 
 /// A 2D surface's state dwords on `p`.
 fn state_2d(
-    p: Platform,
+    p: IsaGen,
     base: u32,
     fmt: u32,
     w: u32,
@@ -26,7 +26,7 @@ fn state_2d(
         Tiling::X => (1, 0),
         Tiling::Y => (1, 1),
     };
-    if p >= Platform::Gen7 {
+    if p >= IsaGen::Gen7 {
         let mut dw = vec![0u32; 8];
         dw[0] = 1 << 29 | fmt << 18 | tiled << 14 | walk << 13;
         dw[1] = base;
@@ -34,7 +34,7 @@ fn state_2d(
         dw[3] = pitch - 1;
         dw
     } else {
-        let mut dw = vec![0u32; if p == Platform::Gen4 { 5 } else { 6 }];
+        let mut dw = vec![0u32; if p == IsaGen::Gen4 { 5 } else { 6 }];
         dw[0] = 1 << 29 | fmt << 18;
         dw[1] = base;
         dw[2] = (h - 1) << 19 | (w - 1) << 6;
@@ -45,12 +45,12 @@ fn state_2d(
 
 /// A buffer of `entries` entries: entries - 1 split into Width[6:0],
 /// Height and Depth (000 lines 3234-3245: 13 and 7 bits; Gen7 14 and 6).
-fn state_buffer(p: Platform, base: u32, entries: u32, pitch: u32) -> Vec<u32> {
+fn state_buffer(p: IsaGen, base: u32, entries: u32, pitch: u32) -> Vec<u32> {
     let n = entries - 1;
-    let mut dw = vec![0u32; if p >= Platform::Gen7 { 8 } else { 6 }];
+    let mut dw = vec![0u32; if p >= IsaGen::Gen7 { 8 } else { 6 }];
     dw[0] = 4 << 29 | format::R32G32B32A32_FLOAT << 18;
     dw[1] = base;
-    if p >= Platform::Gen7 {
+    if p >= IsaGen::Gen7 {
         dw[2] = ((n >> 7) & 0x3FFF) << 16 | (n & 0x7F);
         dw[3] = ((n >> 21) & 0x3F) << 21 | (pitch - 1);
     } else {
@@ -92,11 +92,11 @@ fn buffer_entries_reassemble_from_three_fields() {
 
 #[test]
 fn truncated_or_reserved_state_is_an_error() {
-    assert!(Surface::from_surface_state(Platform::Gen6, &[0; 3]).is_err());
-    let mut dw = state_2d(Platform::Gen6, 0, 0, 1, 1, 64, Tiling::Linear);
+    assert!(Surface::from_surface_state(IsaGen::Gen6, &[0; 3]).is_err());
+    let mut dw = state_2d(IsaGen::Gen6, 0, 0, 1, 1, 64, Tiling::Linear);
     dw[0] = 5 << 29; // reserved surface type on Gen6
     assert!(matches!(
-        Surface::from_surface_state(Platform::Gen6, &dw),
+        Surface::from_surface_state(IsaGen::Gen6, &dw),
         Err(SurfaceError::BadState(_))
     ));
 }
@@ -134,7 +134,7 @@ fn binding_table_entries_point_into_surface_state_base() {
 fn surface_state_in_memory_serves_messages() {
     // The same binding table through MessageEnv: a Gen6 OWord block read.
     use baregpu_soft::eu::shared::{MessageEnv, SurfaceSource, handle};
-    let p = Platform::Gen6;
+    let p = IsaGen::Gen6;
     let mut mem = FlatMemory::new(MEM_BASE, MEM_LEN);
     let ssb = MEM_BASE + 0x2000;
     for (i, d) in state_buffer(p, (MEM_BASE + 0x3000) as u32, 8, 16)

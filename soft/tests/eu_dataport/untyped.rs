@@ -4,7 +4,7 @@
 //! arithmetic written here from the operation tables (003 lines
 //! 84687-84714; IGC vISA DWORD_ATOMIC).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::{GeneralState, Scratch, Surface};
 
 use super::rig::*;
@@ -12,11 +12,11 @@ use super::rig::*;
 const BUF: u64 = MEM_BASE + 0x3000;
 
 /// Untyped messages live on DC (Gen7) or DC1 (Gen7.5).
-fn unit(p: Platform) -> &'static str {
-    if p == Platform::Gen75 { "dc1" } else { "dc" }
+fn unit(p: IsaGen) -> &'static str {
+    if p == IsaGen::Gen75 { "dc1" } else { "dc" }
 }
 
-fn rig(p: Platform) -> Rig {
+fn rig(p: IsaGen) -> Rig {
     let mut rig = Rig::new(p);
     rig.fill(BUF, 0x400, pattern);
     rig.bind(1, Surface::buffer(BUF, 0x100, 1)); // 256 bytes, raw
@@ -25,7 +25,7 @@ fn rig(p: Platform) -> Rig {
 
 #[test]
 fn simd8_read_returns_one_register_per_enabled_channel() {
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let mut rig = rig(p);
         let addrs: [u32; 8] = [0, 16, 4, 200, 252, 100, 40, 8];
         rig.set(0, addrs);
@@ -54,7 +54,7 @@ fn simd8_read_returns_one_register_per_enabled_channel() {
 
 #[test]
 fn simd16_write_then_read_round_trips_through_slm() {
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         let mut rig = rig(p);
         rig.units.slm = vec![0; 1024];
         let addrs: [u32; 16] = core::array::from_fn(|s| 8 * s as u32 + 4);
@@ -103,7 +103,7 @@ fn simd16_write_then_read_round_trips_through_slm() {
 
 #[test]
 fn simd4x2_read_places_each_slot_in_its_half() {
-    let mut rig = rig(Platform::Gen7);
+    let mut rig = rig(IsaGen::Gen7);
     rig.set(0, [12, 0, 0, 0, 64, 0, 0, 0]);
     rig.mark_response(1, 7);
     rig.ok(
@@ -172,7 +172,7 @@ fn every_untyped_atomic_matches_host_arithmetic() {
     ];
     let a: [u32; 8] = [3, 1, 1, 0x7FFF_FFFF, 5, 0x8000_0000, 100, 7];
     let b: [u32; 8] = [9, 2, 3, 4, 55, 6, 7, 8];
-    for p in [Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
         for op in ops {
             let mut rig = rig(p);
             let srcs = match op {
@@ -221,7 +221,7 @@ fn every_untyped_atomic_matches_host_arithmetic() {
 /// register holds slot s's address in dword 4s, and so does the return.
 #[test]
 fn simd4x2_atomics_take_both_sources_from_one_register() {
-    let mut rig = rig(Platform::Gen75);
+    let mut rig = rig(IsaGen::Gen75);
     rig.mem().set_dword(BUF + 8, 5);
     rig.mem().set_dword(BUF + 40, 6);
     rig.set(0, [8, 0, 0, 0, 40, 0, 0, 0]);
@@ -242,7 +242,7 @@ fn simd4x2_atomics_take_both_sources_from_one_register() {
 
 #[test]
 fn atomics_on_one_address_serialise_and_skip_out_of_bounds() {
-    let mut rig = rig(Platform::Gen7);
+    let mut rig = rig(IsaGen::Gen7);
     rig.mem().set_dword(BUF + 8, 10);
     // Slots 0-14 add s to dword 2; slot 15 points past the buffer.
     let mut addrs = [8u32; 16];
@@ -278,7 +278,7 @@ fn atomics_on_one_address_serialise_and_skip_out_of_bounds() {
 #[test]
 fn gen6_dword_atomic_uses_dword_offsets_and_its_cmpxchg_order() {
     // CMPXCHG: new = (old == src1) ? src0 : old (003 line 84703).
-    let mut rig = Rig::new(Platform::Gen6);
+    let mut rig = Rig::new(IsaGen::Gen6);
     rig.bind(2, Surface::buffer(BUF, 4, 16)); // 64 bytes
     for d in 0..16 {
         rig.mem().set_dword(BUF + 4 * d, 100 + d as u32);
@@ -313,7 +313,7 @@ fn gen6_dword_atomic_uses_dword_offsets_and_its_cmpxchg_order() {
 
 #[test]
 fn stateless_untyped_addresses_general_state() {
-    let mut rig = rig(Platform::Gen7);
+    let mut rig = rig(IsaGen::Gen7);
     rig.units.general_state = GeneralState {
         base: BUF,
         upper_bound: BUF + 0x40,
@@ -330,7 +330,7 @@ fn stateless_untyped_addresses_general_state() {
 
 #[test]
 fn scratch_blocks_address_the_threads_space() {
-    let mut rig = Rig::new(Platform::Gen7);
+    let mut rig = Rig::new(IsaGen::Gen7);
     rig.units.general_state = GeneralState {
         base: MEM_BASE + 0x8000,
         upper_bound: u64::MAX,
@@ -366,7 +366,7 @@ fn scratch_blocks_address_the_threads_space() {
 
 #[test]
 fn fence_with_commit_writes_nothing() {
-    let mut rig = Rig::new(Platform::Gen7);
+    let mut rig = Rig::new(IsaGen::Gen7);
     rig.set(0, [0; 8]);
     rig.mark_response(1, 0x600D);
     rig.ok("dc.fence(bti=0, commit) mlen=1 rlen=1 hdr", 8, 1);
@@ -375,7 +375,7 @@ fn fence_with_commit_writes_nothing() {
 
 #[test]
 fn slm_without_a_group_is_an_error() {
-    let mut rig = rig(Platform::Gen7);
+    let mut rig = rig(IsaGen::Gen7);
     rig.set(0, [0; 8]);
     assert!(
         rig.send(

@@ -103,7 +103,7 @@ const N: usize = 300_000;
 #[test]
 fn inv_is_correctly_rounded() {
     // 1 ULP (000 line 6032); the model is correctly rounded.
-    for p in [Platform::Gen4, Platform::Gen7] {
+    for p in [IsaGen::Gen4, IsaGen::Gen7] {
         for x in inputs(1, N, wide) {
             let f = flushed(x);
             if f.is_nan() || f == 0.0 || f.is_infinite() {
@@ -126,7 +126,7 @@ fn inv_is_correctly_rounded() {
 #[test]
 fn sqrt_is_correctly_rounded() {
     // 1 ULP (000 line 6107); ALT takes |x| (000 line 6109).
-    for p in [Platform::G45, Platform::Gen6] {
+    for p in [IsaGen::G45, IsaGen::Gen6] {
         for alt_mode in [false, true] {
             let m = if alt_mode { alt(p) } else { ieee(p) };
             for x in inputs(2, N, wide) {
@@ -147,7 +147,7 @@ fn sqrt_is_correctly_rounded() {
 #[test]
 fn rsq_within_one_ulp() {
     // 1 ULP (000 line 6133); ALT takes |x| (000 line 6135).
-    for p in [Platform::Gen4, Platform::Gen75] {
+    for p in [IsaGen::Gen4, IsaGen::Gen75] {
         for alt_mode in [false, true] {
             let m = if alt_mode { alt(p) } else { ieee(p) };
             for x in inputs(3, N, wide) {
@@ -177,7 +177,7 @@ fn rsq_within_one_ulp() {
 fn log_within_2_pow_minus_21() {
     // +/-2^-21 relative, full precision (000 line 6055); ALT log2|x|.
     let near_one = |r: &mut Rng| r.uniform(0.5, 2.0);
-    for p in [Platform::G45, Platform::Gen7] {
+    for p in [IsaGen::G45, IsaGen::Gen7] {
         for alt_mode in [false, true] {
             let m = if alt_mode { alt(p) } else { ieee(p) };
             for (i, x) in inputs(4, N, wide)
@@ -210,7 +210,7 @@ fn log_within_2_pow_minus_21() {
 fn exp_within_2_pow_minus_21() {
     // +/-2^-21 relative, full precision (000 line 6081).
     let span = |r: &mut Rng| r.uniform(-140.0, 140.0);
-    for p in [Platform::Gen4, Platform::Gen6] {
+    for p in [IsaGen::Gen4, IsaGen::Gen6] {
         for alt_mode in [false, true] {
             let m = if alt_mode { alt(p) } else { ieee(p) };
             for x in inputs(6, N, span) {
@@ -242,7 +242,7 @@ fn pow_within_2_pow_minus_15() {
         let e = rng.uniform(-12.0, 12.0);
         pairs.push((a.to_bits(), e.to_bits()));
     }
-    for p in [Platform::G45, Platform::Gen7] {
+    for p in [IsaGen::G45, IsaGen::Gen7] {
         for alt_mode in [false, true] {
             let m = if alt_mode { alt(p) } else { ieee(p) };
             for &(a, e) in &pairs {
@@ -270,7 +270,7 @@ fn sin_cos_within_0_0008() {
     // only [-1, 1] is promised (000 lines 6202, 6230).
     let range = 100.0 * std::f64::consts::PI;
     let inside = |r: &mut Rng| r.uniform(-range, range);
-    for p in [Platform::Gen4, Platform::Gen6, Platform::Gen75] {
+    for p in [IsaGen::Gen4, IsaGen::Gen6, IsaGen::Gen75] {
         for m in [ieee(p), alt(p)] {
             for x in inputs(8, N, inside) {
                 let f = flushed(x);

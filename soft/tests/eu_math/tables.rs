@@ -47,7 +47,7 @@ const NEG_FLT_MAX: u32 = 0xFF7F_FFFF;
 type Col = (&'static [u32], Want, Option<Want>);
 
 fn unary_table(func: MathFn, cols: &[Col]) {
-    for p in Platform::ALL
+    for p in IsaGen::ALL
         .into_iter()
         .filter(|&p| math::supports(p, func))
     {
@@ -302,7 +302,7 @@ fn pow_ieee_table() {
             ],
         ),
     ];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for (r, (src1s, cells)) in rows.iter().enumerate() {
             for (c, cell) in cells.iter().enumerate() {
                 let Some(mut want) = *cell else { continue };
@@ -380,7 +380,7 @@ fn pow_alt_table() {
             ],
         ),
     ];
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for (src1s, cells) in rows {
             for (c, cell) in cells.iter().enumerate() {
                 let Some(want) = *cell else { continue };
@@ -429,7 +429,7 @@ fn fdiv_ieee_rules() {
 fn denormal_results_flush_to_signed_zero() {
     // 000 line 7014; 003 line 89228; 001 line 1323.
     let p2 = |e: i32| 2f32.powi(e).to_bits();
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let m = ieee(p);
         assert_eq!(one(MathFn::Inv, p2(127), 0, &m), 0, "1/2^127 is a denormal");
         assert_eq!(one(MathFn::Inv, p2(127) | 0x8000_0000, 0, &m), 0x8000_0000);
@@ -456,7 +456,7 @@ fn denormal_results_flush_to_signed_zero() {
 #[test]
 fn overflow_is_infinity_or_flt_max() {
     // IEEE: +/-inf; ALT: +/-FLT_MAX (000 line 7219; 003 line 89500).
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for (mode, big) in [(ieee(p), POS_INF), (alt(p), FLT_MAX)] {
             assert_eq!(one(MathFn::Exp, b(128.0), 0, &mode), big);
             assert_eq!(one(MathFn::Exp, b(1e30), 0, &mode), big);
@@ -478,7 +478,7 @@ fn overflow_is_infinity_or_flt_max() {
 fn alt_blank_cells_follow_the_documented_choice() {
     // ALT inputs of inf are "never present" (000 line 7237); the model
     // gives them the IEEE result, then clamps infinities to FLT_MAX.
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let m = alt(p);
         assert_eq!(one(MathFn::Inv, POS_INF, 0, &m), 0);
         assert_eq!(one(MathFn::Inv, NEG_INF, 0, &m), 0x8000_0000);
@@ -503,7 +503,7 @@ fn alt_blank_cells_follow_the_documented_choice() {
 fn saturate_clamps_to_unit_interval() {
     // [0, 1]; NaN -> 0; any negative number -> 0 (000 lines 5875, 9802;
     // 003 line 94454).
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         for base in [ieee(p), alt(p)] {
             let m = MathMode {
                 saturate: true,
@@ -538,7 +538,7 @@ fn nan_bits() {
     // The manuals leave NaN bit patterns open (000 line 6997); the model
     // keeps an input NaN's payload with the quiet bit set and creates
     // GENERATED_NAN otherwise.
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let m = ieee(p);
         assert_eq!(one(MathFn::Sqrt, 0x7F80_0001, 0, &m), 0x7FC0_0001);
         assert_eq!(one(MathFn::Inv, 0xFFC1_2345, 0, &m), 0xFFC1_2345);
@@ -564,7 +564,7 @@ fn exact_cases() {
     // two, roots of perfect squares, rsq of powers of four, exp2 and pow
     // of integers.
     let p2 = |e: i32| 2f64.powi(e) as f32;
-    for p in Platform::ALL {
+    for p in IsaGen::ALL {
         let m = ieee(p);
         for k in -126..=126 {
             assert_eq!(one(MathFn::Inv, b(p2(k)), 0, &m), b(p2(-k)), "1/2^{k}");

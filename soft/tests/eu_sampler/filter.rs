@@ -1,7 +1,7 @@
 //! Filtering within one level: nearest against bilinear, and every
 //! address mode at the edges, with the border colour.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::MemoryUnits;
 
 use super::rig::*;
@@ -16,7 +16,7 @@ fn rgba(x: u32, y: u32) -> [u8; 4] {
     ]
 }
 
-fn texture(p: Platform, tex: &Tex) -> MemoryUnits {
+fn texture(p: IsaGen, tex: &Tex) -> MemoryUnits {
     let mut gpu = new_gpu(p, tex);
     for y in 0..tex.h {
         for x in 0..tex.w {
@@ -85,7 +85,7 @@ fn bilinear(u: f32, v: f32, mode: u32, border: [f64; 4]) -> [f64; 4] {
     out
 }
 
-fn check(p: Platform, got: [[u32; 4]; 16], want: impl Fn(usize) -> [f64; 4], what: &str) {
+fn check(p: IsaGen, got: [[u32; 4]; 16], want: impl Fn(usize) -> [f64; 4], what: &str) {
     for (l, t) in got.iter().enumerate() {
         let g = floats(*t);
         let w = want(l);
@@ -205,10 +205,10 @@ fn dx9_border_colour_is_unorm8() {
     let v = [0.6f32; 16];
     // Gen7.5's border colour layout has no DX9 form [ext: mesa gen75.xml].
     for p in [
-        Platform::Gen4,
-        Platform::G45,
-        Platform::Gen6,
-        Platform::Gen7,
+        IsaGen::Gen4,
+        IsaGen::G45,
+        IsaGen::Gen6,
+        IsaGen::Gen7,
     ] {
         let mut gpu = texture(p, &tex);
         put_border_dx9(&mut gpu, [64, 128, 192, 32]);
@@ -226,7 +226,7 @@ fn dx9_border_colour_is_unorm8() {
         let dx9 = [64, 128, 192, 32].map(unorm);
         check(p, got, |l| nearest(u[l], v[l], 4, dx9), "DX9 border");
     }
-    let mut gpu = texture(Platform::Gen75, &tex);
+    let mut gpu = texture(IsaGen::Gen75, &tex);
     put_sampler(
         &mut gpu,
         SAMPLERS,
@@ -265,7 +265,7 @@ fn integer_border_colour_needs_gen75() {
             },
         );
         let msg = Msg::new(Op::SampleL, u, v).lod(0.0);
-        if p != Platform::Gen75 {
+        if p != IsaGen::Gen75 {
             refused(&mut gpu, &msg, "integer");
             continue;
         }

@@ -5,7 +5,7 @@
 //! every texel holds its level in red and its position in green, so the
 //! level and texel each lane read are visible.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::MemoryUnits;
 
 use super::rig::*;
@@ -21,7 +21,7 @@ fn texel(l: u32, x: u32, y: u32) -> [u8; 4] {
     ]
 }
 
-fn texture(p: Platform, tex: &Tex) -> MemoryUnits {
+fn texture(p: IsaGen, tex: &Tex) -> MemoryUnits {
     let mut gpu = new_gpu(p, tex);
     for l in 0..LEVELS {
         let (w, h) = tex.size(l);
@@ -36,9 +36,9 @@ fn texture(p: Platform, tex: &Tex) -> MemoryUnits {
 
 /// The layouts to try: MIPLAYOUT_BELOW everywhere, MIPLAYOUT_RIGHT where
 /// SURFACE_STATE has the bit (Gen4-Gen6; 000 line 3137).
-fn layouts(p: Platform) -> Vec<Tex> {
+fn layouts(p: IsaGen) -> Vec<Tex> {
     let below = Tex::new(R8G8B8A8_UNORM, 16, 8, LEVELS);
-    if p >= Platform::Gen7 {
+    if p >= IsaGen::Gen7 {
         vec![below]
     } else {
         vec![
@@ -67,7 +67,7 @@ fn nearest(tex: &Tex, l: u32, u: f32, v: f32) -> [f64; 4] {
     texel(l, x, y).map(unorm)
 }
 
-fn check(p: Platform, got: [f32; 4], want: [f64; 4], what: &str) {
+fn check(p: IsaGen, got: [f32; 4], want: [f64; 4], what: &str) {
     for c in 0..4 {
         close(got[c], want[c], &format!("{p:?} {what} channel {c}"));
     }
@@ -293,7 +293,7 @@ fn sample_takes_the_lod_from_subspan_gradients() {
             );
         }
         // Force LOD to Zero (Gen4/G45 M0.2 bit 16, 000 line 3974).
-        if p <= Platform::G45 {
+        if p <= IsaGen::G45 {
             let msg = Msg {
                 header: Some((1 << 16, SAMPLERS)),
                 ..Msg::new(Op::Sample, u, v)
@@ -431,7 +431,7 @@ fn resinfo_reports_each_level() {
                 let s = (l % 5) as u32 + min_lod;
                 assert_eq!(*t, [16 >> s, 8 >> s, 0, LEVELS - min_lod], "{p:?} lane {l}");
             }
-            if p == Platform::Gen4 {
+            if p == IsaGen::Gen4 {
                 // The FLOAT32 return format (000 line 3945).
                 let got = ok(&mut gpu, &Msg { ret: "f32", ..msg });
                 for (l, t) in got.iter().enumerate() {

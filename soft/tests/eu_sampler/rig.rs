@@ -6,17 +6,17 @@
 
 #![allow(dead_code)]
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::sampler::SamplerSource;
 use baregpu_soft::eu::shared::{BindingTable, FlatMemory, MemoryUnits};
 use baregpu_soft::eu::{ErrorKind, EuError, Harness, Step};
 
-pub const ALL: [Platform; 5] = [
-    Platform::Gen4,
-    Platform::G45,
-    Platform::Gen6,
-    Platform::Gen7,
-    Platform::Gen75,
+pub const ALL: [IsaGen; 5] = [
+    IsaGen::Gen4,
+    IsaGen::G45,
+    IsaGen::Gen6,
+    IsaGen::Gen7,
+    IsaGen::Gen75,
 ];
 
 pub const MEM: u64 = 0x20_0000;
@@ -107,11 +107,11 @@ impl Tex {
     /// 3256, 3267, 3272, 3294). Gen7: DW2 29:16 height-1, 13:0 width-1;
     /// DW3 17:0 pitch-1; DW5 7:4 Surface Min LOD, 3:0 MIP count-1 [ext:
     /// mesa src/intel/genxml/gen7.xml RENDER_SURFACE_STATE].
-    pub fn state(&self, p: Platform) -> Vec<u32> {
+    pub fn state(&self, p: IsaGen) -> Vec<u32> {
         let ty = if self.one_d { 0 } else { 1 };
         let head = ty << 29 | self.fmt << 18;
         let (w, h) = (self.w - 1, self.h - 1);
-        if p >= Platform::Gen7 {
+        if p >= IsaGen::Gen7 {
             let mut dw = vec![0u32; 8];
             dw[0] = head;
             dw[1] = TEX as u32;
@@ -120,7 +120,7 @@ impl Tex {
             dw[5] = self.min_lod << 4 | (self.mips - 1);
             dw
         } else {
-            let len = if p == Platform::Gen4 { 5 } else { 6 };
+            let len = if p == IsaGen::Gen4 { 5 } else { 6 };
             let mut dw = vec![0u32; len];
             dw[0] = head | u32::from(self.right) << 10;
             dw[1] = TEX as u32;
@@ -199,7 +199,7 @@ impl Spec {
 /// mesa gen7.xml SAMPLER_STATE]: DW0 13:1 bias S4.8; DW1 31:20 min LOD,
 /// 19:8 max LOD (U4.8), 3:1 shadow function; DW3 10 non-normalized, 8:6,
 /// 5:3, 2:0 TCX/TCY/TCZ.
-pub fn sampler_state(p: Platform, s: &Spec) -> [u32; 4] {
+pub fn sampler_state(p: IsaGen, s: &Spec) -> [u32; 4] {
     let fix = |v: f32, frac: u32, bits: u32| {
         ((v * (1 << frac) as f32).round() as i32 as u32) & ((1 << bits) - 1)
     };
@@ -214,14 +214,14 @@ pub fn sampler_state(p: Platform, s: &Spec) -> [u32; 4] {
     dw[2] = s.border;
     dw[3] = u32::from(s.chroma_key) << 25;
     let tc = s.tc[0] << 6 | s.tc[1] << 3 | s.tc[2];
-    if p >= Platform::Gen7 {
+    if p >= IsaGen::Gen7 {
         dw[0] |= fix(s.bias, 8, 13) << 1;
         dw[1] = fix(s.min_lod, 8, 12) << 20 | fix(s.max_lod, 8, 12) << 8 | s.shadow << 1;
         dw[3] |= u32::from(s.non_normalized) << 10 | tc;
     } else {
         dw[0] |= fix(s.bias, 6, 11) << 3 | s.shadow;
         dw[1] = fix(s.min_lod, 6, 10) << 22 | fix(s.max_lod, 6, 10) << 12 | tc;
-        if p == Platform::Gen6 {
+        if p == IsaGen::Gen6 {
             dw[3] |= u32::from(s.non_normalized);
         }
     }
@@ -231,7 +231,7 @@ pub fn sampler_state(p: Platform, s: &Spec) -> [u32; 4] {
 /// The memory units the kernels send to: memory with the binding table
 /// (BTI 1 `tex`) and its SURFACE_STATE, SAMPLER_STATE taken from the main
 /// table at STATE_BASE + SAMPLERS unless a message's header moves it.
-pub fn new_gpu(p: Platform, tex: &Tex) -> MemoryUnits {
+pub fn new_gpu(p: IsaGen, tex: &Tex) -> MemoryUnits {
     let mut mem = FlatMemory::new(MEM, MEM_LEN);
     for (i, d) in tex.state(p).iter().enumerate() {
         let at = SURFACE_STATE_BASE + u64::from(SURFACE_STATE) + 4 * i as u64;
@@ -252,7 +252,7 @@ pub fn new_gpu(p: Platform, tex: &Tex) -> MemoryUnits {
 }
 
 /// The generation `gpu` was built for: its binding table's.
-pub fn platform(gpu: &MemoryUnits) -> Platform {
+pub fn platform(gpu: &MemoryUnits) -> IsaGen {
     gpu.binding_table
         .expect("new_gpu sets a binding table")
         .platform
@@ -274,13 +274,13 @@ pub fn put_sampler(gpu: &mut MemoryUnits, pointer: u32, index: u32, s: &Spec) {
 pub fn put_border(gpu: &mut MemoryUnits, rgba: [f32; 4], ints: [u32; 4]) {
     let p = platform(gpu);
     let at = STATE_BASE + u64::from(BORDER);
-    let skip = if p == Platform::Gen6 { 4 } else { 0 };
+    let skip = if p == IsaGen::Gen6 { 4 } else { 0 };
     for c in 0..4 {
         assert!(
             gpu.memory
                 .set_dword(at + skip + 4 * c as u64, rgba[c].to_bits())
         );
-        if p == Platform::Gen75 {
+        if p == IsaGen::Gen75 {
             assert!(gpu.memory.set_dword(at + 64 + 4 * c as u64, ints[c]));
         }
     }
@@ -361,20 +361,20 @@ impl Msg {
     /// 79366-79390; Gen7 [ext: mesa elk_lower_logical_sends.cpp: shadow
     /// reference, then lod or bias, then u v; ld u lod v; sample_d u dudx
     /// dudy v dvdx dvdy]). `r` and `ai` are sent as 0.
-    fn params(&self, p: Platform) -> Vec<[u32; 16]> {
+    fn params(&self, p: IsaGen) -> Vec<[u32; 16]> {
         let (u, v, l, r, z) = (self.u, self.v, self.lod, self.reference, [0u32; 16]);
         let [dudx, dvdx, dudy, dvdy] = self.gradients;
         match (p, self.op) {
-            (Platform::Gen4 | Platform::G45, Op::SampleD) => vec![u, v, dudx, dvdx, dudy, dvdy],
-            (Platform::Gen6, Op::SampleD) => vec![u, v, z, z, dudx, dudy, dvdx, dvdy],
+            (IsaGen::Gen4 | IsaGen::G45, Op::SampleD) => vec![u, v, dudx, dvdx, dudy, dvdy],
+            (IsaGen::Gen6, Op::SampleD) => vec![u, v, z, z, dudx, dudy, dvdx, dvdy],
             (_, Op::SampleD) => vec![u, dudx, dudy, v, dvdx, dvdy],
             (_, Op::Resinfo) => vec![l],
             (_, Op::Sample) => vec![u, v],
-            (Platform::Gen4 | Platform::G45, Op::SampleC) => vec![u, v, z, r],
-            (Platform::Gen4 | Platform::G45, _) => vec![u, v, z, l],
-            (Platform::Gen6, Op::Ld) => vec![u, v, z, l],
-            (Platform::Gen6, Op::SampleC) => vec![u, v, z, z, r],
-            (Platform::Gen6, _) => vec![u, v, z, z, l],
+            (IsaGen::Gen4 | IsaGen::G45, Op::SampleC) => vec![u, v, z, r],
+            (IsaGen::Gen4 | IsaGen::G45, _) => vec![u, v, z, l],
+            (IsaGen::Gen6, Op::Ld) => vec![u, v, z, l],
+            (IsaGen::Gen6, Op::SampleC) => vec![u, v, z, z, r],
+            (IsaGen::Gen6, _) => vec![u, v, z, z, l],
             (_, Op::Ld) => vec![u, l, v],
             (_, Op::SampleC) => vec![r, u, v],
             _ => vec![l, u, v],
@@ -400,7 +400,7 @@ impl Msg {
 /// thread ends through the thread spawner. Returns R, G, B, A per lane.
 pub fn run(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> {
     let p = platform(gpu);
-    let header = p <= Platform::G45 || msg.header.is_some();
+    let header = p <= IsaGen::G45 || msg.header.is_some();
     let (m2, m3) = msg.header.unwrap_or((0, SAMPLERS));
     let per = if msg.simd16 { 2 } else { 1 };
     let mut regs: Vec<[u32; 8]> = Vec::new();
@@ -416,13 +416,13 @@ pub fn run(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> 
     let lanes = 8 * per;
     let rlen = 4 * per;
     let pay = |i: usize| {
-        if p >= Platform::Gen7 {
+        if p >= IsaGen::Gen7 {
             format!("r{}", 100 + i)
         } else {
             format!("m{}", 1 + i)
         }
     };
-    let ret = if p == Platform::Gen4 {
+    let ret = if p == IsaGen::Gen4 {
         format!(", ret={}", msg.ret)
     } else {
         String::new()
@@ -431,7 +431,7 @@ pub fn run(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> 
         "sampler.{}(bti=1, sampler={}, simd={lanes}{ret}) mlen={mlen} rlen={rlen}{}",
         msg.name(),
         msg.sampler,
-        if header && p >= Platform::Gen6 {
+        if header && p >= IsaGen::Gen6 {
             " hdr"
         } else {
             ""
@@ -447,15 +447,15 @@ pub fn run(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> 
     }
     let dst = if msg.simd16 { "r40:uw" } else { "r40:ud" };
     src += &match p {
-        Platform::Gen4 | Platform::G45 => {
+        IsaGen::Gen4 | IsaGen::G45 => {
             format!("send ({lanes}|M0) {dst} m1 r10.0<8;8,1>:ud {text}\n")
         }
-        Platform::Gen6 => format!("send ({lanes}|M0) {dst} m1 {text}\n"),
+        IsaGen::Gen6 => format!("send ({lanes}|M0) {dst} m1 {text}\n"),
         _ => format!("send ({lanes}|M0) {dst} r100 {text}\n"),
     };
     src += match p {
-        Platform::Gen4 | Platform::G45 => "send (8|M0) null:ud m1 r0:ud 0x7 0x100000 {EOT}\n",
-        Platform::Gen6 => {
+        IsaGen::Gen4 | IsaGen::G45 => "send (8|M0) null:ud m1 r0:ud 0x7 0x100000 {EOT}\n",
+        IsaGen::Gen6 => {
             "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {NoMask}\nsend (8|M0) null:ud m1 0x7 0x02000010 {EOT}\n"
         }
         _ => {

@@ -1,13 +1,13 @@
 //! Where SAMPLER_STATE comes from, what its switches do, the shadow
 //! compare, and the states the model refuses.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::MemoryUnits;
 
 use super::rig::*;
 
 /// A 4 x 4 R32_FLOAT texture holding (x + 4y) / 16.
-fn depth_texture(p: Platform) -> (Tex, MemoryUnits) {
+fn depth_texture(p: IsaGen) -> (Tex, MemoryUnits) {
     let tex = Tex::new(R32_FLOAT, 4, 4, 1);
     let mut gpu = new_gpu(p, &tex);
     for y in 0..4 {
@@ -61,7 +61,7 @@ fn the_state_pointer_comes_from_the_header_or_the_thread() {
             ..Msg::new(Op::SampleL, u, v).lod(0.0)
         };
         let got = ok(&mut gpu, &msg);
-        let header_wins = matches!(p, Platform::Gen4 | Platform::G45 | Platform::Gen75);
+        let header_wins = matches!(p, IsaGen::Gen4 | IsaGen::G45 | IsaGen::Gen75);
         for (l, t) in got.iter().enumerate() {
             if header_wins {
                 assert_eq!(*t, [0; 4], "{p:?} lane {l}");
@@ -164,7 +164,7 @@ fn non_normalized_coordinates_count_texels() {
     // 77866-77867).
     let u: [f32; 16] = core::array::from_fn(|l| (l % 4) as f32 + 0.7);
     let v: [f32; 16] = core::array::from_fn(|l| (l / 4) as f32 * 1.5 - 0.2);
-    for p in [Platform::Gen6, Platform::Gen7, Platform::Gen75] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let (_, mut gpu) = depth_texture(p);
         put_sampler(
             &mut gpu,
@@ -287,7 +287,7 @@ fn unmodelled_states_are_refused() {
         let (_, mut gpu) = depth_texture(p);
         put_sampler(&mut gpu, SAMPLERS, 0, &Spec::linear());
         let msg = Msg::new(Op::SampleL, u, v).lod(0.0);
-        if p <= Platform::G45 {
+        if p <= IsaGen::G45 {
             refused(&mut gpu, &msg, "Sampling Engine Filtering");
         } else {
             let got = ok(&mut gpu, &msg);

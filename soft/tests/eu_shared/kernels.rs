@@ -2,7 +2,7 @@
 //! the interpreter with `MemoryUnits`, reading two buffers, adding them and
 //! writing a third, checked against the host.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message;
 use baregpu_soft::eu::Harness;
 use baregpu_soft::eu::run::Step;
@@ -17,9 +17,9 @@ const C: u64 = MEM + 0x3000;
 /// the low 24 bits, MLEN 23:20, RLEN 19:16, function 15:0 (000 lines
 /// 13390-13396); Gen6+ MLEN 28:25, RLEN 24:20, header 19, function 18:0
 /// (003 lines 100890-100919).
-fn desc(p: Platform, text: &str) -> String {
+fn desc(p: IsaGen, text: &str) -> String {
     let (_, d) = message::parse_symbolic(p, text).unwrap_or_else(|e| panic!("{text}: {e}"));
-    let v = if p <= Platform::G45 {
+    let v = if p <= IsaGen::G45 {
         u32::from(d.mlen) << 20 | u32::from(d.rlen) << 16 | d.function
     } else {
         u32::from(d.mlen) << 25 | u32::from(d.rlen) << 20 | u32::from(d.header) << 19 | d.function
@@ -47,7 +47,7 @@ fn units(entries: u32, pitch: u32) -> MemoryUnits {
     u
 }
 
-fn run(p: Platform, src: &str, units: &mut MemoryUnits, setup: impl FnOnce(&mut Harness)) {
+fn run(p: IsaGen, src: &str, units: &mut MemoryUnits, setup: impl FnOnce(&mut Harness)) {
     let mut h = Harness::new(p);
     h.load_asm(src)
         .unwrap_or_else(|e| panic!("{p:?}: {e:?}\n{src}"));
@@ -58,7 +58,7 @@ fn run(p: Platform, src: &str, units: &mut MemoryUnits, setup: impl FnOnce(&mut 
     assert_eq!(step, Step::Ended, "{p:?}");
 }
 
-fn check(units: &MemoryUnits, p: Platform) {
+fn check(units: &MemoryUnits, p: IsaGen) {
     let (a, b) = inputs();
     for i in 0..8 {
         let got = f32::from_bits(units.memory.dword(C + 4 * i as u64));
@@ -69,8 +69,8 @@ fn check(units: &MemoryUnits, p: Platform) {
 #[test]
 fn gen7_untyped_read_add_write() {
     for (p, sfid, unit) in [
-        (Platform::Gen7, "0xA", "dc"),
-        (Platform::Gen75, "0xC", "dc1"),
+        (IsaGen::Gen7, "0xA", "dc"),
+        (IsaGen::Gen75, "0xC", "dc1"),
     ] {
         let rd = |bti| {
             desc(
@@ -108,7 +108,7 @@ send (8|M0) null:ud r127 0x7 0x02000010 {{EOT}}
 
 #[test]
 fn gen6_oword_block_read_add_write() {
-    let p = Platform::Gen6;
+    let p = IsaGen::Gen6;
     let rd = |bti| {
         desc(
             p,
@@ -137,7 +137,7 @@ send (8|M0) null:ud m1 0x7 0x02000010 {{EOT}}
 
 #[test]
 fn gen4_dword_scattered_read_add_write() {
-    for p in [Platform::Gen4, Platform::G45] {
+    for p in [IsaGen::Gen4, IsaGen::G45] {
         let rd = |bti| {
             desc(
                 p,
@@ -173,7 +173,7 @@ send (8|M0) null:ud m1 r0:ud 0x7 0x100000 {{EOT}}
 #[test]
 fn gen4_extended_math_message_in_a_kernel() {
     // sqrt through SFID 1 with the implied move of r2 into m1.
-    let p = Platform::Gen4;
+    let p = IsaGen::Gen4;
     let src = format!(
         "\
 send (8|M0) r10:f m1 r2.0<8;8,1>:f 0x1 {m}

@@ -2,7 +2,7 @@
 //! lines 5900-5978), vector and scalar structure, the 16-channel G45 form,
 //! against host arithmetic.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::rig::*;
 
@@ -12,7 +12,7 @@ fn f(v: f32) -> u32 {
 
 #[test]
 fn vector_inv_writes_enabled_channels_only() {
-    for p in [Platform::Gen4, Platform::G45] {
+    for p in [IsaGen::Gen4, IsaGen::G45] {
         let mut rig = Rig::new(p);
         let x = [2.0f32, 4.0, -8.0, 0.5, 1.0, 16.0, 0.25, -1.0];
         rig.set(0, x.map(f));
@@ -28,7 +28,7 @@ fn vector_inv_writes_enabled_channels_only() {
 
 #[test]
 fn scalar_structure_broadcasts_channels_0_and_4() {
-    let mut rig = Rig::new(Platform::Gen4);
+    let mut rig = Rig::new(IsaGen::Gen4);
     rig.set(
         0,
         [
@@ -57,7 +57,7 @@ fn int_div_takes_the_divisor_first_and_returns_two_registers() {
     // quotient, W1 the remainder (000 line 5958).
     let num: [i32; 8] = [7, -7, 7, -7, 100, 0, 5, -5];
     let den: [i32; 8] = [2, 2, -2, -2, 7, 3, 0, 0];
-    let mut rig = Rig::new(Platform::Gen4);
+    let mut rig = Rig::new(IsaGen::Gen4);
     rig.set(0, den.map(|v| v as u32));
     rig.set(1, num.map(|v| v as u32));
     rig.ok("math.intdivmod(signed) mlen=2 rlen=2", 8, 0xFF);
@@ -75,7 +75,7 @@ fn int_div_takes_the_divisor_first_and_returns_two_registers() {
 
 #[test]
 fn pow_reads_base_then_exponent() {
-    let mut rig = Rig::new(Platform::G45);
+    let mut rig = Rig::new(IsaGen::G45);
     rig.set(0, [2.0f32, 3.0, 10.0, 4.0, 1.0, 2.0, 5.0, 9.0].map(f));
     rig.set(1, [3.0f32, 2.0, 2.0, 0.5, 7.0, -1.0, 0.0, 0.5].map(f));
     rig.ok("math.pow() mlen=2 rlen=1", 8, 0xFF);
@@ -85,7 +85,7 @@ fn pow_reads_base_then_exponent() {
 
 #[test]
 fn sincos_returns_sines_then_cosines() {
-    let mut rig = Rig::new(Platform::Gen4);
+    let mut rig = Rig::new(IsaGen::Gen4);
     let x: [f32; 8] = [0.0, 0.5, 1.0, -2.0, 3.0, 10.0, -0.25, 6.0];
     rig.set(0, x.map(f));
     rig.ok("math.sincos() mlen=1 rlen=2", 8, 0xFF);
@@ -108,7 +108,7 @@ fn sincos_returns_sines_then_cosines() {
 
 #[test]
 fn g45_sixteen_channel_messages_use_two_registers() {
-    let mut rig = Rig::new(Platform::G45);
+    let mut rig = Rig::new(IsaGen::G45);
     let x: [f32; 16] = core::array::from_fn(|c| ((c + 1) * (c + 1)) as f32);
     rig.set(0, core::array::from_fn(|c| f(x[c])));
     rig.set(1, core::array::from_fn(|c| f(x[8 + c])));
@@ -123,6 +123,6 @@ fn g45_sixteen_channel_messages_use_two_registers() {
         assert_eq!(rig.resp(c / 8)[c % 8], want, "channel {c}");
     }
     // Gen4 has no 16-channel form (000 line 5906: [DevCTG+]).
-    let mut gen4 = Rig::new(Platform::Gen4);
+    let mut gen4 = Rig::new(IsaGen::Gen4);
     assert!(gen4.send("math.sqrt() mlen=2 rlen=2", 16, 0xFFFF).is_err());
 }

@@ -2,7 +2,7 @@
 //! 4911-5249) and the streamed vertex buffer write (000 lines 5250-5289;
 //! 003 lines 86080-86150).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::send::SendError;
 use baregpu_soft::eu::shared::surface::format;
 use baregpu_soft::eu::shared::{Surface, Tiling};
@@ -24,7 +24,7 @@ fn header(rig: &mut Rig, enables: u32, spans: [(u32, u32); 4]) {
 #[test]
 fn replicated_clear_writes_one_colour_to_lit_pixels() {
     for t in [Tiling::X, Tiling::Y] {
-        let mut rig = Rig::new(Platform::Gen4);
+        let mut rig = Rig::new(IsaGen::Gen4);
         let s = Surface::two_d(RT, format::R8G8B8A8_UNORM, 16, 8, 512, t);
         rig.bind(0, s);
         header(
@@ -56,7 +56,7 @@ fn replicated_clear_writes_one_colour_to_lit_pixels() {
 
 #[test]
 fn simd8_colour_goes_to_each_slot() {
-    let mut rig = Rig::new(Platform::G45);
+    let mut rig = Rig::new(IsaGen::G45);
     let s = Surface::two_d(RT, format::R32G32B32A32_FLOAT, 8, 8, 128, Tiling::Linear);
     rig.bind(0, s);
     header(&mut rig, 0xFF, [(2, 2), (4, 2), (0, 0), (0, 0)]);
@@ -84,7 +84,7 @@ fn simd8_colour_goes_to_each_slot() {
 #[test]
 fn rt_write_with_depth_is_not_modelled() {
     // Gen6+ forms are tested in tests/eu_rt_write.rs.
-    let mut rig = Rig::new(Platform::Gen4);
+    let mut rig = Rig::new(IsaGen::Gen4);
     rig.bind(
         0,
         Surface::two_d(RT, format::R8G8B8A8_UNORM, 4, 4, 64, Tiling::Linear),
@@ -107,8 +107,8 @@ fn rt_write_with_depth_is_not_modelled() {
 #[test]
 fn streamed_vertex_buffer_write_stores_the_formats_channels() {
     for (p, text) in [
-        (Platform::G45, "dpw.svb_write(bti=2) mlen=1 rlen=0"),
-        (Platform::Gen6, "rc.svb_write(bti=2) mlen=1 rlen=0 hdr"),
+        (IsaGen::G45, "dpw.svb_write(bti=2) mlen=1 rlen=0"),
+        (IsaGen::Gen6, "rc.svb_write(bti=2) mlen=1 rlen=0 hdr"),
     ] {
         let mut rig = Rig::new(p);
         let mut s = Surface::buffer(RT, 10, 12);

@@ -3,7 +3,7 @@
 //! SIMD16 writeback compaction (000 lines 3962-4274; 003 lines
 //! 79177-79440).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::sampler::AddressMode;
 use baregpu_soft::eu::shared::surface::format;
 use baregpu_soft::eu::shared::{Surface, Tiling};
@@ -14,7 +14,7 @@ const TEX: u64 = MEM_BASE + 0x1_0000;
 
 /// A 16 x 8 R32_UINT texture whose texel (x, y) holds 1000 y + x, Y-tiled
 /// when asked (the sampler reads through the tiling too).
-fn uint_texture(p: Platform, t: Tiling) -> Rig {
+fn uint_texture(p: IsaGen, t: Tiling) -> Rig {
     let mut rig = Rig::new(p);
     let pitch = 128u32;
     let s = Surface::two_d(TEX, format::R32_UINT, 16, 8, pitch, t);
@@ -37,19 +37,19 @@ fn ld8(rig: &mut Rig, u: [i32; 8], v: [i32; 8]) {
     let p = rig.p;
     rig.set(0, [0; 8]);
     let text = match p {
-        Platform::Gen4 => {
+        IsaGen::Gen4 => {
             rig.set(1, u.map(|x| x as u32));
             rig.set(2, v.map(|x| x as u32));
             rig.set(3, [0; 8]);
             "sampler.ld(bti=1, sampler=0, simd=8, ret=u32) mlen=4 rlen=4"
         }
-        Platform::G45 => {
+        IsaGen::G45 => {
             rig.set(1, u.map(|x| x as u32));
             rig.set(2, v.map(|x| x as u32));
             rig.set(3, [0; 8]);
             "sampler.ld(bti=1, sampler=0, simd=8) mlen=4 rlen=4"
         }
-        Platform::Gen6 => {
+        IsaGen::Gen6 => {
             rig.set(1, u.map(|x| x as u32));
             rig.set(2, v.map(|x| x as u32));
             "sampler.ld(bti=1, sampler=0, simd=8) mlen=3 rlen=4 hdr"
@@ -97,7 +97,7 @@ fn ld_fetches_integer_texels_with_default_channels() {
 fn simd16_sample_skips_masked_channels_in_the_writeback() {
     // RGBA8 UNORM 4 x 4; green masked (M0.2 bit 13): red in W0-W1, blue in
     // W2-W3, alpha in W4-W5 (000 line 4189).
-    let mut rig = Rig::new(Platform::Gen6);
+    let mut rig = Rig::new(IsaGen::Gen6);
     let s = Surface::two_d(TEX, format::R8G8B8A8_UNORM, 4, 4, 16, Tiling::Linear);
     for y in 0..4u64 {
         for x in 0..4u64 {
@@ -136,7 +136,7 @@ fn sample_address_modes_clamp_wrap_and_mirror() {
         (AddressMode::Mirror, [0, 15, 1, 14]),
         (AddressMode::ClampBorder, [0, 0, 0, 0]),
     ] {
-        let mut rig = uint_texture(Platform::Gen7, Tiling::Linear);
+        let mut rig = uint_texture(IsaGen::Gen7, Tiling::Linear);
         rig.units.sampling.address = mode;
         // u = -1/32, 33/32, -3/32, 35/32 in texels of a 16-wide texture:
         // -0.5, 16.5, -1.5, 17.5 -> floor -1, 16, -2, 17.
@@ -163,7 +163,7 @@ fn sample_address_modes_clamp_wrap_and_mirror() {
 
 #[test]
 fn resinfo_reports_the_size_at_a_lod() {
-    let mut rig = uint_texture(Platform::Gen6, Tiling::Linear);
+    let mut rig = uint_texture(IsaGen::Gen6, Tiling::Linear);
     rig.set(0, [0; 8]);
     rig.set(1, [0, 1, 2, 3, 0, 0, 0, 0]);
     rig.ok(
@@ -177,7 +177,7 @@ fn resinfo_reports_the_size_at_a_lod() {
 
 #[test]
 fn unmodelled_sampler_messages_are_unhandled() {
-    let mut rig = uint_texture(Platform::Gen6, Tiling::Linear);
+    let mut rig = uint_texture(IsaGen::Gen6, Tiling::Linear);
     rig.set(0, [0; 8]);
     let r = rig.send(
         "sampler.sample_c(bti=1, sampler=0, simd=8) mlen=5 rlen=4 hdr",

@@ -1,13 +1,13 @@
 //! URB writes into the `Urb` model: Gen4/G45/Gen6 URB_WRITE swizzles (000
 //! lines 6569-6777; 003 lines 88204-88420) and Gen7 HWord/OWord messages.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::send::SendError;
 use baregpu_soft::eu::shared::Urb;
 
 use super::rig::*;
 
-fn rig(p: Platform) -> Rig {
+fn rig(p: IsaGen) -> Rig {
     let mut rig = Rig::new(p);
     rig.units.urb = Urb::new(64);
     rig
@@ -19,13 +19,13 @@ fn data(r: usize) -> [u32; 8] {
 
 #[test]
 fn noswizzle_writes_consecutive_rows_whatever_the_enables() {
-    for p in [Platform::Gen4, Platform::G45, Platform::Gen6] {
+    for p in [IsaGen::Gen4, IsaGen::G45, IsaGen::Gen6] {
         let mut rig = rig(p);
         rig.set(0, [0x0009_0005, 0, 0, 0, 0, 0, 0, 0]); // handle ID 9, handle 5
         for r in 0..3 {
             rig.set(1 + r, data(r));
         }
-        let h = if p == Platform::Gen6 { " hdr" } else { "" };
+        let h = if p == IsaGen::Gen6 { " hdr" } else { "" };
         // Channel enables are ignored (000 line 6665).
         rig.ok(
             &format!("urb.write(offset=2, complete) mlen=4 rlen=0{h}"),
@@ -49,7 +49,7 @@ fn noswizzle_writes_consecutive_rows_whatever_the_enables() {
 fn interleaved_writes_split_halves_between_handles() {
     // M1.3:0 = vertex 0 data 3:0, M1.7:4 = vertex 1 data 3:0, M2 the next
     // four of each (000 lines 6710-6739); the enables gate dwords.
-    let mut rig = rig(Platform::Gen4);
+    let mut rig = rig(IsaGen::Gen4);
     rig.set(0, [3, 10, 0, 0, 0, 0, 0, 0]);
     rig.set(1, data(0));
     rig.set(2, data(1));
@@ -68,7 +68,7 @@ fn interleaved_writes_split_halves_between_handles() {
 
 #[test]
 fn transpose_follows_table_8_2() {
-    let mut rig = rig(Platform::G45);
+    let mut rig = rig(IsaGen::G45);
     rig.set(0, [0; 8]);
     for r in 0..3 {
         rig.set(1 + r, data(r));
@@ -92,7 +92,7 @@ fn transpose_follows_table_8_2() {
 
 #[test]
 fn allocate_and_ff_sync_need_the_fixed_functions() {
-    let mut rig = rig(Platform::Gen6);
+    let mut rig = rig(IsaGen::Gen6);
     rig.set(0, [0; 8]);
     let r = rig.send("urb.write(offset=0, alloc) mlen=1 rlen=1 hdr", 8, 0xFF);
     assert_eq!(r, Err(SendError::Unhandled));
@@ -102,7 +102,7 @@ fn allocate_and_ff_sync_need_the_fixed_functions() {
 
 #[test]
 fn gen7_hword_writes_with_per_slot_offsets_read_back() {
-    let mut rig = rig(Platform::Gen7);
+    let mut rig = rig(IsaGen::Gen7);
     // Handle 2 in M0.0, per-slot offset 3 HWords in M0.3.
     rig.set(0, [2, 0, 0, 3, 0, 0, 0, 0]);
     rig.set(1, data(0));

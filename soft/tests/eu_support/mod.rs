@@ -3,12 +3,12 @@
 //! shortcuts) in any IEEE mode.
 #![allow(dead_code)]
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::{Harness, Step};
 
 /// Assembles `src` for `p`, lets `setup` preload the thread, runs to the
 /// end of the kernel, returns the harness.
-pub fn run(p: Platform, src: &str, setup: impl FnOnce(&mut Harness)) -> Harness {
+pub fn run(p: IsaGen, src: &str, setup: impl FnOnce(&mut Harness)) -> Harness {
     let mut h = Harness::new(p);
     h.load_asm(src)
         .unwrap_or_else(|e| panic!("{p}: {src}: {e}"));

@@ -2,7 +2,7 @@
 //! computed here from the operation definitions (IGC vISA TYPED_ATOMIC;
 //! 003 lines 84687-84714 for the shared operations).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::surface::format;
 use baregpu_soft::eu::shared::{MemoryUnits, Tiling};
 
@@ -19,7 +19,7 @@ fn u_of(i: usize) -> u32 {
 }
 
 /// A 2D R32 surface 8 x 2 with OLD in row 0.
-fn gpu(p: Platform, fmt: u32) -> (MemoryUnits, Surf, Vec<u8>) {
+fn gpu(p: IsaGen, fmt: u32) -> (MemoryUnits, Surf, Vec<u8>) {
     let s = Surf::two_d(fmt, 8, 2, 32, Tiling::Linear);
     let mut gpu = new_gpu(p, &s);
     let mut area = area_pattern();
@@ -117,7 +117,7 @@ fn simd4x2_atomics_take_both_sources_from_one_register() {
     // src1 in dwords 4s and 4s+1 of the next register [ext: mesa
     // brw_vec4_surface_builder.cpp `emit_typed_atomic` zips the sources
     // as X and Y]; the old value returns in dword 4s.
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let (mut gpu, s, mut want) = gpu(p, format::R32_UINT);
     let a = send(
         "typed_atomic(bti=0, op=cmpwr, slots=4x2, ret) mlen=3 rlen=1 hdr",

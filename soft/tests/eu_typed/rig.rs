@@ -2,13 +2,13 @@
 //! surface area; kernels of `send`s with preloaded payloads run through
 //! the EU harness; the expected bytes of the formats and layouts used.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message;
 use baregpu_soft::eu::shared::surface::format;
 use baregpu_soft::eu::shared::{BindingTable, FlatMemory, MemoryUnits, Tiling};
 use baregpu_soft::eu::{ErrorKind, EuError, Harness, Step};
 
-pub const GENS: [Platform; 2] = [Platform::Gen7, Platform::Gen75];
+pub const GENS: [IsaGen; 2] = [IsaGen::Gen7, IsaGen::Gen75];
 
 pub const MEM: u64 = 0x20_0000;
 pub const MEM_LEN: usize = 0x4_0000;
@@ -151,7 +151,7 @@ pub fn dword_at(bytes: &[u8], at: usize) -> u32 {
 /// The memory units the kernels send to: memory with the binding table
 /// (BTI 0 `s`, BTI 1 a SURFTYPE_NULL), SURFACE_STATE and the surface
 /// area filled with the pattern, served through SURFACE_STATE in memory.
-pub fn new_gpu(p: Platform, s: &Surf) -> MemoryUnits {
+pub fn new_gpu(p: IsaGen, s: &Surf) -> MemoryUnits {
     let mut mem = FlatMemory::new(MEM, MEM_LEN);
     let mut null = [0u32; 8];
     null[0] = 7 << 29; // SURFTYPE_NULL
@@ -178,8 +178,8 @@ pub fn area(gpu: &MemoryUnits) -> Vec<u8> {
 
 /// The port of the typed messages: Gen7 render cache (SFID 5), Gen7.5
 /// data cache 1 (SFID 12) [ext: mesa brw_eu_defines.h].
-pub fn port(p: Platform) -> (&'static str, &'static str) {
-    if p == Platform::Gen75 {
+pub fn port(p: IsaGen) -> (&'static str, &'static str) {
+    if p == IsaGen::Gen75 {
         ("dc1", "0xC")
     } else {
         ("rc", "0x5")
@@ -216,7 +216,7 @@ pub fn lanes(f: impl Fn(usize) -> u32) -> [u32; 8] {
 
 /// The descriptor immediate: MLEN 28:25, RLEN 24:20, header 19, function
 /// 18:0 (003 lines 100890-100919).
-pub fn desc(p: Platform, text: &str) -> (String, u8) {
+pub fn desc(p: IsaGen, text: &str) -> (String, u8) {
     let (_, d) = message::parse_symbolic(p, text).unwrap_or_else(|e| panic!("{text}: {e}"));
     let v =
         u32::from(d.mlen) << 25 | u32::from(d.rlen) << 20 | u32::from(d.header) << 19 | d.function;
@@ -225,7 +225,7 @@ pub fn desc(p: Platform, text: &str) -> (String, u8) {
 
 /// Runs `sends` with dispatch mask `dmask`, then ends the thread.
 pub fn run(
-    p: Platform,
+    p: IsaGen,
     gpu: &mut MemoryUnits,
     sends: &[Send],
     dmask: u32,
@@ -263,7 +263,7 @@ pub fn run(
     (r, h)
 }
 
-pub fn run_ok(p: Platform, gpu: &mut MemoryUnits, sends: &[Send], dmask: u32) -> Harness {
+pub fn run_ok(p: IsaGen, gpu: &mut MemoryUnits, sends: &[Send], dmask: u32) -> Harness {
     let (r, h) = run(p, gpu, sends, dmask);
     assert_eq!(r, Ok(Step::Ended), "{p:?}");
     h
@@ -275,7 +275,7 @@ pub fn resp(h: &Harness, i: usize, r: usize) -> [u32; 8] {
 }
 
 /// A send that must be refused with an error naming `why`.
-pub fn refused(p: Platform, gpu: &mut MemoryUnits, s: Send, why: &str) {
+pub fn refused(p: IsaGen, gpu: &mut MemoryUnits, s: Send, why: &str) {
     let text = s.op.clone();
     match run(p, gpu, &[s], u32::MAX).0 {
         Err(EuError {

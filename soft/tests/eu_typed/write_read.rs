@@ -1,7 +1,7 @@
 //! Typed writes and reads: conversions, channel and slot masks, slot
 //! groups, bounds, surface types, per-generation read support, SIMD4x2.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_soft::eu::shared::Tiling;
 use baregpu_soft::eu::shared::surface::format;
 
@@ -345,7 +345,7 @@ fn uint8_reads_convert_on_gen75_and_return_a_raw_dword_on_gen7() {
             "typed_read(bti=0, slots=lo, mask=yw) mlen=3 rlen=2 hdr",
             vec![header(0xFF), lanes(x), lanes(y)],
         );
-        if p == Platform::Gen7 {
+        if p == IsaGen::Gen7 {
             run_ok(p, &mut gpu, &[w], u32::MAX);
             refused(p, &mut gpu, r, "not readable");
             continue;
@@ -370,7 +370,7 @@ fn uint8_reads_convert_on_gen75_and_return_a_raw_dword_on_gen7() {
         let area = area_pattern();
         for i in 0..8 {
             let at = s.texel(x(i), y(i), 0).expect("inside");
-            let want = if p == Platform::Gen7 {
+            let want = if p == IsaGen::Gen7 {
                 dword_at(&area, at)
             } else {
                 u32::from(area[at])
@@ -385,7 +385,7 @@ fn simd4x2_uses_four_dwords_per_slot() {
     // Gen7.5 DC1 only. Slot 0 in dwords 0-3, slot 1 in 4-7: U, V, R, LOD
     // in one register, R, G, B, A in the next. M0.7 is zero, as Mesa's
     // vec4 code leaves it: the execution mask alone enables.
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let s = Surf::two_d(format::R8G8B8A8_UINT, 4, 4, 16, Tiling::Linear);
     let mut gpu = new_gpu(p, &s);
     let addr = [2, 3, 0, 0, 1, 0, 0, 0];

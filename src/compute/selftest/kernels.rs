@@ -11,11 +11,11 @@ use alloc::vec::Vec;
 use baregpu_hal::Generation;
 use baregpu_isa::text::AsmError;
 
-use crate::compute::kernel::isa_platform;
+use crate::compute::kernel::isa_gen;
 
 /// Assembles `text` for `generation`.
 pub fn assemble(generation: Generation, text: &str) -> Result<Vec<u8>, AsmError> {
-    let platform = isa_platform(generation).ok_or_else(|| AsmError {
+    let platform = isa_gen(generation).ok_or_else(|| AsmError {
         line: 0,
         col: 0,
         message: format!("{generation} has no EU instruction set here"),

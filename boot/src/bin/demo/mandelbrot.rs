@@ -11,7 +11,7 @@ use baregpu::Gpu;
 use baregpu::compute::{
     Compute, ComputeError, Dispatch, Format, KernelDesc, Resource, Simd, Swizzle, Threads, Tiling,
 };
-use baregpu::isa::{Platform, text};
+use baregpu::isa::{IsaGen, text};
 use baregpu_boot::BootPlatform;
 
 const SOURCE: &str = include_str!("../../../../kernels/mandelbrot_gen7.asm");
@@ -26,7 +26,7 @@ pub fn render(
     width: u32,
     height: u32,
 ) -> Result<Vec<u32>, ComputeError> {
-    let binary = text::assemble(Platform::Gen7, SOURCE)
+    let binary = text::assemble(IsaGen::Gen7, SOURCE)
         .map_err(|_| ComputeError::Invalid("the Mandelbrot kernel does not assemble"))?;
     let mut cx = Compute::new(gpu)?;
     let surface = cx.create_surface_2d(gpu, width, height, Format::R32Uint, Tiling::Y)?;

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::message::MessageError;
 use crate::message::bits::{Reader, Writer, by_code, code_for, reserved};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// OWord block sizes, 10:8: 000 line 4568 (Gen4/G45, with 101 = 6 OWords),
 /// 003 lines 83693-83708 and 83814-83826 (Gen6 block and unaligned block),
@@ -128,9 +128,9 @@ fn mask(r: &mut Reader) -> Channels {
     Channels(!r.get(11, 8) as u8 & 0xF)
 }
 
-fn aop(r: &mut Reader, p: Platform) -> Result<AtomicOp, MessageError> {
+fn aop(r: &mut Reader, p: IsaGen) -> Result<AtomicOp, MessageError> {
     let code = r.get(11, 8);
-    let table: &[(u32, AtomicOp)] = if p == Platform::Gen6 {
+    let table: &[(u32, AtomicOp)] = if p == IsaGen::Gen6 {
         &AOPS_GEN6
     } else {
         &AOPS
@@ -160,13 +160,13 @@ fn typed_slots(r: &mut Reader, port: DpPort) -> Result<Slots, MessageError> {
 }
 
 pub(super) fn decode(
-    p: Platform,
+    p: IsaGen,
     port: DpPort,
     kind: Kind,
     r: &mut Reader,
 ) -> Result<DpOp, MessageError> {
     let bti = r.get(7, 0) as u8;
-    let gen4 = p < Platform::Gen6;
+    let gen4 = p < IsaGen::Gen6;
     Ok(match kind {
         Kind::OwordBlockRead | Kind::OwordBlockWrite | Kind::UnalignedOwordBlockRead => {
             let owords = match pick(r, 10, 8, &OWORDS, "block size")? {
@@ -277,7 +277,7 @@ pub(super) fn decode(
         Kind::RtWrite => {
             let code = r.get(10, 8);
             let mode = match by_code(&RT_MODES, code) {
-                Some(RtMode::Simd8Image) if p != Platform::Gen6 => None,
+                Some(RtMode::Simd8Image) if p != IsaGen::Gen6 => None,
                 m => m,
             }
             .ok_or(reserved("render-target write type", 10, 8, code))?;
@@ -300,7 +300,7 @@ pub(super) fn decode(
         // lines 86104-86108), so those bits must be 0 there.
         Kind::SvbWrite => DpOp::SvbWrite {
             bti,
-            inc: if p == Platform::G45 {
+            inc: if p == IsaGen::G45 {
                 SvbInc {
                     svbi: r.flag(10),
                     prims_written: r.flag(9),
@@ -317,14 +317,14 @@ pub(super) fn decode(
 }
 
 pub(super) fn encode(
-    p: Platform,
+    p: IsaGen,
     port: DpPort,
     op: &DpOp,
     w: &mut Writer,
 ) -> Result<(), MessageError> {
     let owords = |w: &mut Writer, o| w.put(10, 8, code_for(&OWORDS, o).unwrap_or(0), "owords");
     let aop = |w: &mut Writer, o| {
-        let table: &[(u32, AtomicOp)] = if p == Platform::Gen6 {
+        let table: &[(u32, AtomicOp)] = if p == IsaGen::Gen6 {
             &AOPS_GEN6
         } else {
             &AOPS
@@ -426,7 +426,7 @@ pub(super) fn encode(
             slot_hi,
         } => {
             w.put(10, 8, code_for(&RT_MODES, mode).unwrap_or(0), "mode")?;
-            if p < Platform::Gen6 {
+            if p < IsaGen::Gen6 {
                 w.flag(11, last);
             } else {
                 w.flag(12, last);

@@ -4,7 +4,7 @@
 
 use super::Kind;
 use crate::inst::Sfid;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// The shape of one port's function control.
 pub(super) struct Layout {
@@ -179,8 +179,8 @@ const fn layout(ty: (u32, u32), types: &'static [(u32, Kind)], commit: Option<u3
 /// The layout of `sfid` on `p`; `None` for a data port kept raw whole (the
 /// Gen7 sampler-cache port, whose message table no source at hand gives)
 /// or not a data port there.
-pub(super) fn of(p: Platform, sfid: Sfid) -> Option<Layout> {
-    use Platform::*;
+pub(super) fn of(p: IsaGen, sfid: Sfid) -> Option<Layout> {
+    use IsaGen::*;
     Some(match (p, sfid) {
         // Write commit: Gen4/G45 bit 15 (000 lines 4479, 4492).
         (Gen4, Sfid::DataPortRead) => layout((13, 12), &GEN4_READ, None),

@@ -18,7 +18,7 @@ use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::named;
 use super::{Message, MessageError};
 use crate::inst::Sfid;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 named! {
     /// Gen4/G45 data-port read: the cache serving the read (000 lines
@@ -421,7 +421,7 @@ fn port_of(sfid: Sfid) -> Option<DpPort> {
     })
 }
 
-pub(super) fn decode(p: Platform, sfid: Sfid, fc: u32) -> Result<Message, MessageError> {
+pub(super) fn decode(p: IsaGen, sfid: Sfid, fc: u32) -> Result<Message, MessageError> {
     let raw = Message::Other { sfid, function: fc };
     let (Some(l), Some(mut port)) = (layout::of(p, sfid), port_of(sfid)) else {
         return Ok(raw);
@@ -448,7 +448,7 @@ pub(super) fn decode(p: Platform, sfid: Sfid, fc: u32) -> Result<Message, Messag
     Ok(Message::DataPort(DataPortMsg { port, commit, op }))
 }
 
-pub(super) fn encode(p: Platform, d: &DataPortMsg) -> Result<u32, MessageError> {
+pub(super) fn encode(p: IsaGen, d: &DataPortMsg) -> Result<u32, MessageError> {
     let missing = |what| MessageError::NotOnPlatform { platform: p, what };
     let l = layout::of(p, d.port.sfid()).ok_or(missing("this data port"))?;
     let mut w = Writer::default();

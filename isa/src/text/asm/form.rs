@@ -12,7 +12,7 @@ use crate::inst::{
     AccessMode, Addr, Alu, Body, Branch, Dst, DstSlot, Imm, Instruction, Jump, Math, Opcode,
     RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant, arf,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, JumpLayout, Layout};
 
 /// What a layout builder produces: the body, the `(sat)` written on its
@@ -25,7 +25,7 @@ pub(super) struct Form {
 
 /// Builds the instruction of a parsed line; label references are returned
 /// for the caller to resolve.
-pub(crate) fn build(p: Platform, l: &Line, line: usize) -> Res<(Instruction, Storage, Refs)> {
+pub(crate) fn build(p: IsaGen, l: &Line, line: usize) -> Res<(Instruction, Storage, Refs)> {
     let t = tables::for_platform(p);
     let Some(opcode) = Opcode::from_mnemonic(&l.mnemonic) else {
         return err(
@@ -203,7 +203,7 @@ enum DstRef<'a> {
 /// nothing; this one has those the index-0 entries hold, so its text
 /// reads back to the same word. `None` unless the line is a plain nop
 /// with the controls that word has.
-fn compact_nop(p: Platform, written: Instruction) -> Option<Instruction> {
+fn compact_nop(p: IsaGen, written: Instruction) -> Option<Instruction> {
     if written.opcode != Opcode::Nop || compact::tables(p).is_none() {
         return None;
     }
@@ -233,7 +233,7 @@ pub(super) fn col_of(o: &Opnd) -> usize {
 
 /// One- and two-source instructions, with the operand-less `nop`, `jmpi`
 /// (a target or a register) and `wait` (one notification register).
-fn alu(p: Platform, cx: &Ctx, opcode: Opcode, srcs: u8, refs: &mut Refs) -> Res<Form> {
+fn alu(p: IsaGen, cx: &Ctx, opcode: Opcode, srcs: u8, refs: &mut Refs) -> Res<Form> {
     let a16 = cx.a16;
     let (body, saturate, used) = match opcode {
         Opcode::Nop => {

@@ -42,7 +42,7 @@ use super::{AsmOptions, Program, Refs, Res, Storage, err};
 use crate::codec;
 use crate::compact;
 use crate::inst::{Body, Instruction, Opcode};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// One statement of the source.
 pub(super) enum Piece {
@@ -62,7 +62,7 @@ const NENOP: [u32; 2] = [0x7D | 1 << 29, 0];
 pub(super) const NOP: [u32; 2] = [0x7E | 1 << 29, 0];
 
 /// Places `pieces` and resolves their labels.
-pub(super) fn place(p: Platform, pieces: &[Piece], opts: AsmOptions) -> Res<Vec<Program>> {
+pub(super) fn place(p: IsaGen, pieces: &[Piece], opts: AsmOptions) -> Res<Vec<Program>> {
     let auto = opts.compact && compact::tables(p).is_some();
     let mut small = initial_forms(pieces, auto);
     if auto {
@@ -111,7 +111,7 @@ fn initial_forms(pieces: &[Piece], auto: bool) -> Vec<bool> {
 /// and moves each automatically compacted instruction that no longer
 /// compacts to native. Returns the program and whether anything moved.
 fn round(
-    p: Platform,
+    p: IsaGen,
     pieces: &[Piece],
     small: &mut [bool],
     auto: bool,
@@ -160,7 +160,7 @@ fn round(
 /// `inst` with its label references set for its place `at` (`size`
 /// bytes); `label` gives a label's offset.
 fn resolve(
-    p: Platform,
+    p: IsaGen,
     inst: &Instruction,
     refs: &Refs,
     line: usize,
@@ -184,7 +184,7 @@ fn resolve(
 /// instruction in order (so the first error is the one a full round
 /// meets first), then moves the compact ones that no longer compact.
 fn settle_branches(
-    p: Platform,
+    p: IsaGen,
     pieces: &[Piece],
     small: &mut [bool],
     mut unlabelled: Vec<usize>,
@@ -261,7 +261,7 @@ fn settle_branches(
 /// from the parity of the offset it starts at (`at % 16` is 0 or 8) to the
 /// bytes it adds (padding and size); inner nodes compose their children.
 struct Offsets {
-    p: Platform,
+    p: IsaGen,
     /// Leaves start at `leaves`; node 1 is the root.
     tree: Vec<[usize; 2]>,
     leaves: usize,
@@ -283,7 +283,7 @@ fn then(f: [usize; 2], g: [usize; 2]) -> [usize; 2] {
 }
 
 impl Offsets {
-    fn new(p: Platform, pieces: &[Piece], small: &[bool]) -> Self {
+    fn new(p: IsaGen, pieces: &[Piece], small: &[bool]) -> Self {
         let leaves = pieces.len().next_power_of_two().max(1);
         let mut o = Offsets {
             p,
@@ -302,7 +302,7 @@ impl Offsets {
 
     /// Piece `i`'s bytes by incoming parity: the rules of [`positions`].
     fn leaf(&mut self, pieces: &[Piece], small: &[bool], i: usize) -> [usize; 2] {
-        let g45 = self.p == Platform::G45;
+        let g45 = self.p == IsaGen::G45;
         let (size, pad) = match &pieces[i] {
             Piece::Label(_) => return NOTHING,
             Piece::Raw(words) => (words.len() * 4, g45),
@@ -352,7 +352,7 @@ impl Offsets {
     /// Where a label after the last piece lands (G45 pads it to 16 bytes).
     fn end(&self) -> usize {
         let at = self.tree[1][0];
-        at + if self.p == Platform::G45 && at % 16 == 8 {
+        at + if self.p == IsaGen::G45 && at % 16 == 8 {
             8
         } else {
             0
@@ -361,7 +361,7 @@ impl Offsets {
 }
 
 /// Whether `inst` encodes and its native word has a compact form.
-fn compacts(p: Platform, inst: &Instruction) -> bool {
+fn compacts(p: IsaGen, inst: &Instruction) -> bool {
     codec::encode(p, inst).is_ok_and(|w| compact::compact(p, codec::to_dwords(w)).is_some())
 }
 
@@ -374,12 +374,12 @@ enum Placed {
 /// Offsets of every piece (with padding when `auto`) and of every label.
 /// A label takes the offset of what follows it, after any padding.
 fn positions(
-    p: Platform,
+    p: IsaGen,
     pieces: &[Piece],
     small: &[bool],
     auto: bool,
 ) -> (Vec<Placed>, BTreeMap<String, usize>) {
-    let g45 = p == Platform::G45;
+    let g45 = p == IsaGen::G45;
     let mut out = Vec::with_capacity(pieces.len());
     let mut labels = BTreeMap::new();
     let mut pending: Vec<&String> = Vec::new();
@@ -441,7 +441,7 @@ mod tests {
     use alloc::string::String;
 
     /// The layout as it was: a full round until nothing moves.
-    fn full_rounds(p: Platform, pieces: &[Piece], opts: AsmOptions) -> Res<Vec<Program>> {
+    fn full_rounds(p: IsaGen, pieces: &[Piece], opts: AsmOptions) -> Res<Vec<Program>> {
         let auto = opts.compact && compact::tables(p).is_some();
         let mut small = initial_forms(pieces, auto);
         loop {
@@ -455,22 +455,22 @@ mod tests {
     /// The two layouts of a source that parses: (fast, full rounds).
     type Both = (Res<Vec<Program>>, Res<Vec<Program>>);
 
-    fn both(p: Platform, src: &str) -> Option<Both> {
+    fn both(p: IsaGen, src: &str) -> Option<Both> {
         let pieces = super::super::pieces(p, src).ok()?;
         let opts = AsmOptions { compact: true };
         Some((place(p, &pieces, opts), full_rounds(p, &pieces, opts)))
     }
 
     /// Lines a random program is made of; `{}` is a label name.
-    fn lines(p: Platform) -> &'static [&'static str] {
+    fn lines(p: IsaGen) -> &'static [&'static str] {
         match p {
-            Platform::G45 => &[
+            IsaGen::G45 => &[
                 "(f0.0) if (8|M0) {}",
                 "else (8|M0) {} pop(1)",
                 "(f0.0) while (8|M0) {}",
                 "(W) jmpi {}",
             ],
-            Platform::Gen6 => &[
+            IsaGen::Gen6 => &[
                 "(f0.0) if (8|M0) {}",
                 "else (8|M0) {}",
                 "(W) jmpi {}",
@@ -499,7 +499,7 @@ mod tests {
     /// A random program: runs of fillers (long ones put jumps near the
     /// compact range), branches to random labels, labels, an undefined
     /// label now and then.
-    fn program(p: Platform, seed: u64) -> String {
+    fn program(p: IsaGen, seed: u64) -> String {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut next = |n: usize| {
             x ^= x << 13;
@@ -542,10 +542,10 @@ mod tests {
     fn same_as_full_rounds() {
         let (mut compared, mut errors, mut jmpi) = (0, 0, [0; 2]);
         for p in [
-            Platform::G45,
-            Platform::Gen6,
-            Platform::Gen7,
-            Platform::Gen75,
+            IsaGen::G45,
+            IsaGen::Gen6,
+            IsaGen::Gen7,
+            IsaGen::Gen75,
         ] {
             for seed in 0..40 {
                 let src = program(p, seed);
@@ -611,7 +611,7 @@ mod tests {
 
     #[test]
     fn same_as_full_rounds_on_a_chain() {
-        let (fast, full) = both(Platform::Gen6, &chain(5)).unwrap();
+        let (fast, full) = both(IsaGen::Gen6, &chain(5)).unwrap();
         let fast = fast.unwrap();
         assert_eq!(fast, full.unwrap());
         let native = fast

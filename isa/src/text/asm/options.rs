@@ -4,7 +4,7 @@
 use super::super::parse::Line;
 use super::{Res, err};
 use crate::inst::{Compression, CondMod, FlagReg, GroupCtrl, Opcode, PredCtrl, ThreadCtrl};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables;
 
 /// The `{...}` options of a line.
@@ -62,7 +62,7 @@ impl Options {
 /// Execution size and channel group. Gen4/G45 state compression with
 /// `{Compr}` and SecHalf as `M8`; Gen6+ map the offset to QtrCtrl/NibCtrl.
 pub(super) fn exec_group(
-    p: Platform,
+    p: IsaGen,
     l: &Line,
     line: usize,
     opcode: Opcode,

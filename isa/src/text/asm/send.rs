@@ -6,11 +6,11 @@ use super::Res;
 use super::form::{Form, col_of};
 use super::operand::{Ctx, SCALAR};
 use crate::inst::{Body, MsgDesc, RegFile, Send, SendDesc, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::{self, SendLayout};
 
 /// Builds a send from its operands; `eot` is the `{EOT}` option.
-pub(super) fn send(p: Platform, cx: &Ctx, eot: bool) -> Res<Form> {
+pub(super) fn send(p: IsaGen, cx: &Ctx, eot: bool) -> Res<Form> {
     let t = tables::for_platform(p);
     let (dst, saturate) = cx.dst(cx.operand(0, "a destination")?, false)?;
     let mut k = 1;
@@ -58,7 +58,7 @@ pub(super) fn send(p: Platform, cx: &Ctx, eot: bool) -> Res<Form> {
         } => (*b, *col),
         o => return cx.e(col_of(o), "expected the SFID (extended descriptor) number"),
     };
-    let eot = eot || (p >= Platform::Gen7 && ex & 0x20 != 0);
+    let eot = eot || (p >= IsaGen::Gen7 && ex & 0x20 != 0);
     let sfid = match tables::lookup(&t.sfids, (ex & 0xF) as u32) {
         Some(s) if ex & !0x2F == 0 => s,
         _ => return cx.e(ex_col, alloc::format!("SFID {ex:#x} does not exist on {p}")),

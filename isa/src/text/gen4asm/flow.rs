@@ -23,7 +23,7 @@ use crate::inst::{
     Body, Branch, Compression, Dst, DstSlot, GroupCtrl, Instruction, Jump, Opcode, PredCtrl,
     RegFile, RegSrc, Region, Src, ThreadCtrl, Type, Vacant, arf,
 };
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables;
 
 const SCALAR: Region = Region::Align1 {
@@ -50,7 +50,7 @@ fn plain(inst: &Instruction) -> bool {
 }
 
 /// `jmpi N;` (N instructions after the next) or `jmpi g1<0,1,0>D;`.
-pub(super) fn jmpi(p: Platform, inst: &Instruction) -> Option<String> {
+pub(super) fn jmpi(p: IsaGen, inst: &Instruction) -> Option<String> {
     let Body::Alu(a) = &inst.body else {
         return None;
     };
@@ -96,12 +96,12 @@ fn null_src() -> Src {
 }
 
 /// A branch, when its implicit fields are those gen4asm writes.
-pub(super) fn branch(p: Platform, inst: &Instruction, b: &Branch) -> Option<String> {
+pub(super) fn branch(p: IsaGen, inst: &Instruction, b: &Branch) -> Option<String> {
     if !plain(inst) {
         return None;
     }
     let op = inst.opcode;
-    let gen4 = p < Platform::Gen6;
+    let gen4 = p < IsaGen::Gen6;
     let vacant_ud = Src::Vacant(Vacant {
         file: RegFile::Arf,
         ty: Type::Ud,
@@ -177,7 +177,7 @@ pub(super) fn branch(p: Platform, inst: &Instruction, b: &Branch) -> Option<Stri
                 }
                 // Gen6 `halt N 0` is written in the one-offset form (JIP in
                 // the destination: tried), so it is left out.
-                Opcode::Halt if uip == 0 && p == Platform::Gen6 => return None,
+                Opcode::Halt if uip == 0 && p == IsaGen::Gen6 => return None,
                 Opcode::If | Opcode::Break | Opcode::Cont | Opcode::Halt => {
                     alloc::format!("{} {}", jip / 16, uip / 16)
                 }

@@ -25,7 +25,7 @@ use core::fmt::Write;
 
 use super::{dst, options, predicate};
 use crate::inst::{Addr, CondMod, Instruction, RegFile, Region, Send, SendDesc, Sfid, Src, Type};
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 
 /// Bits `hi:lo` of `v`.
 fn bits(v: u32, hi: u32, lo: u32) -> u32 {
@@ -34,9 +34,9 @@ fn bits(v: u32, hi: u32, lo: u32) -> u32 {
 
 /// The message target text for `function` (and the header bit it needs),
 /// or `None` if gen4asm would not write these bits.
-fn target(p: Platform, sfid: Sfid, f: u32, header: bool) -> Option<String> {
-    let gen4 = p < Platform::Gen6;
-    let gen7 = p >= Platform::Gen7;
+fn target(p: IsaGen, sfid: Sfid, f: u32, header: bool) -> Option<String> {
+    let gen4 = p < IsaGen::Gen6;
+    let gen7 = p >= IsaGen::Gen7;
     // (text, bits the text accounts for, header)
     let (text, covered, want_header) = match sfid {
         Sfid::Null => (String::from("null"), 0, false),
@@ -92,8 +92,8 @@ fn target(p: Platform, sfid: Sfid, f: u32, header: bool) -> Option<String> {
         }
         Sfid::Sampler => {
             let simd = match p {
-                Platform::Gen4 | Platform::G45 => 0,
-                Platform::Gen6 => 1 << 17,
+                IsaGen::Gen4 | IsaGen::G45 => 0,
+                IsaGen::Gen6 => 1 << 17,
                 _ => 1 << 18,
             };
             if f & simd != simd {
@@ -177,7 +177,7 @@ fn target(p: Platform, sfid: Sfid, f: u32, header: bool) -> Option<String> {
 }
 
 /// A send whose descriptor gen4asm can state.
-pub(super) fn send(p: Platform, inst: &Instruction, s: &Send) -> Option<String> {
+pub(super) fn send(p: IsaGen, inst: &Instruction, s: &Send) -> Option<String> {
     let SendDesc::Imm { ty: Type::D, desc } = s.desc else {
         return None;
     };
@@ -207,11 +207,11 @@ pub(super) fn send(p: Platform, inst: &Instruction, s: &Send) -> Option<String> 
     }
     // The number after the execution size and the source operand text.
     let (lead, payload) = match (p, s.base_mrf, r.file) {
-        (Platform::Gen4 | Platform::G45, Some(m), RegFile::Grf) => {
+        (IsaGen::Gen4 | IsaGen::G45, Some(m), RegFile::Grf) => {
             (m, alloc::format!("g{nr}<0,1,0>{}", super::ty(r.ty)?))
         }
         // It types the Gen6/Gen7 payload D whatever the text says.
-        (Platform::Gen6, None, RegFile::Mrf) | (Platform::Gen7, None, RegFile::Grf)
+        (IsaGen::Gen6, None, RegFile::Mrf) | (IsaGen::Gen7, None, RegFile::Grf)
             if r.ty == Type::D =>
         {
             (nr, String::from("g0<0,1,0>UD"))

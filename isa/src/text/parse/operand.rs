@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use super::super::{ARF_NAMES, TYPES, arf_base};
 use super::{Cursor, ImmVal, Opnd, RegAddr, RegOp, Res, Target};
 use crate::inst::Type;
-use crate::platform::Platform;
+use crate::generation::IsaGen;
 use crate::tables::ArfKind;
 
 pub(super) fn parse_type(c: &mut Cursor) -> Res<Type> {
@@ -26,7 +26,7 @@ fn split_name(id: &str) -> (&str, Option<u8>) {
     (name, num.parse::<u8>().ok())
 }
 
-pub(super) fn operand(p: Platform, c: &mut Cursor) -> Res<Opnd> {
+pub(super) fn operand(p: IsaGen, c: &mut Cursor) -> Res<Opnd> {
     let col = c.col();
     let mut sat = false;
     let mut negate = false;

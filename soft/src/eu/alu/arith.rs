@@ -1,6 +1,6 @@
 //! add, mul, avg, mac, mach, addc, subb, mad, lrp.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Opcode, Type};
 
 use super::{FCtx, FOut, IOut};
@@ -22,7 +22,7 @@ pub fn float(
     out: &mut FOut,
 ) {
     let n = usize::from(op.ctl.exec);
-    let gen4 = t.platform <= Platform::G45;
+    let gen4 = t.platform <= IsaGen::G45;
     let first = usize::from(op.ctl.acc_first);
     for k in 0..n {
         let (x, y, z) = (
@@ -121,7 +121,7 @@ pub fn int(
     n: usize,
     out: &mut IOut,
 ) {
-    let gen7 = t.platform >= Platform::Gen7;
+    let gen7 = t.platform >= IsaGen::Gen7;
     let (t0, t1) = (op.src[0].ty, op.src[1].ty);
     let dword_mul = is_dword(t0) && is_dword(t1);
     let view = if op.ctl.dom == Dom::W {

@@ -1,6 +1,6 @@
 //! f32to16 and f16to32 (Ivy Bridge), movi (G45+), dim (Haswell).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Opcode, Type};
 
 use super::cond_flags;
@@ -58,7 +58,7 @@ pub fn half(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
 /// names, at the sub-register its own a0.n gives, aligned to the element
 /// size (003 lines 99418-99537; 000 lines 12242-12325).
 pub fn movi(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
-    if t.platform == Platform::Gen4 {
+    if t.platform == IsaGen::Gen4 {
         return Err(ErrorKind::IllegalOpcode);
     }
     let ctl = &op.ctl;

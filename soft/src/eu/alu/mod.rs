@@ -21,7 +21,7 @@ pub use fast::wide_lanes;
 pub(crate) use fast::{Flat, choose_lite};
 pub(crate) use math::math_op;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{CondMod, Instruction, Opcode, Type};
 
 use crate::eu::error::ErrorKind;
@@ -114,7 +114,7 @@ pub(crate) fn nop(_t: &mut Thread, _op: &Op) -> Result<Next, ErrorKind> {
 }
 
 /// The handler of an ALU-layout instruction.
-pub(crate) fn choose(p: Platform, inst: &Instruction, op: &Op) -> Handler {
+pub(crate) fn choose(p: IsaGen, inst: &Instruction, op: &Op) -> Handler {
     use Opcode::*;
     if let Some(h) = fast::choose(p, op) {
         return h;

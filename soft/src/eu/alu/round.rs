@@ -6,7 +6,7 @@
 //! rnde (12981-13061), rndz (13062-13140). Gen6 writes the final value
 //! (003 lines 100081-100478; `.r` is gone, 003 lines 93945-93975).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::Opcode;
 
 use super::FOut;
@@ -15,8 +15,8 @@ use crate::eu::operand::MAX_CH;
 
 /// Float rounding on F lanes. Integral results are exact, so no rounding
 /// mode applies.
-pub fn float(p: Platform, op: Opcode, a: &[u32; MAX_CH], n: usize, out: &mut FOut) {
-    let gen4 = p <= Platform::G45;
+pub fn float(p: IsaGen, op: Opcode, a: &[u32; MAX_CH], n: usize, out: &mut FOut) {
+    let gen4 = p <= IsaGen::G45;
     for k in 0..n {
         let b = a[k];
         let x = f64::from(f32::from_bits(b));

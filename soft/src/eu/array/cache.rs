@@ -23,7 +23,7 @@
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::kernel::{KernelErrorKind, KernelIter};
 
 use crate::eu::predecode::Program;
@@ -39,7 +39,7 @@ const PAGE: u64 = 4096;
 
 struct Entry {
     addr: u64,
-    platform: Platform,
+    platform: IsaGen,
     bytes: Vec<u8>,
     /// The length came from the bytes themselves (see [`Fetched::fixed`]).
     fixed: bool,
@@ -88,7 +88,7 @@ impl ProgramCache {
     /// the fetch.
     pub fn get(
         &mut self,
-        p: Platform,
+        p: IsaGen,
         addr: u64,
         limit: u64,
         memory: &mut dyn GfxMemory,
@@ -122,7 +122,7 @@ impl ProgramCache {
         Ok(self.insert(p, addr, f))
     }
 
-    fn insert(&mut self, p: Platform, addr: u64, f: Fetched) -> Arc<Program> {
+    fn insert(&mut self, p: IsaGen, addr: u64, f: Fetched) -> Arc<Program> {
         let program = Arc::new(Program::new(p, &f.bytes));
         self.stats.decodes += 1;
         if self.entries.len() >= CAPACITY {
@@ -185,7 +185,7 @@ struct Fetched {
 /// The kernel's bytes: pages from `addr` until the limit, a fault or a
 /// zero page, cut after the first all-zero instruction.
 fn fetch(
-    p: Platform,
+    p: IsaGen,
     addr: u64,
     limit: u64,
     memory: &mut dyn GfxMemory,

@@ -1,6 +1,6 @@
 //! How big the EU array is and how its scheduler slices time.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 /// The array's shape and the scheduler's knobs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,12 +49,12 @@ impl EuConfig {
     /// * Ivy Bridge GT2 (0x0162): 12 EUs x 8 threads [ext: Mesa
     ///   intel_device_info ivb_gt2, max_eus_per_subslice 12,
     ///   num_thread_per_eu 8]. Gen7.5 takes the same shape.
-    pub const fn for_platform(p: Platform) -> EuConfig {
+    pub const fn for_platform(p: IsaGen) -> EuConfig {
         let (eus, threads_per_eu) = match p {
-            Platform::Gen4 => (8, 4),
-            Platform::G45 => (10, 5),
-            Platform::Gen6 => (6, 4),
-            Platform::Gen7 | Platform::Gen75 => (12, 8),
+            IsaGen::Gen4 => (8, 4),
+            IsaGen::G45 => (10, 5),
+            IsaGen::Gen6 => (6, 4),
+            IsaGen::Gen7 | IsaGen::Gen75 => (12, 8),
         };
         EuConfig {
             eus,

@@ -16,7 +16,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{MsgDesc, Sfid};
 use baregpu_isa::message::{self, GatewayMsg, GatewayOp, Message, Notify};
 
@@ -149,7 +149,7 @@ fn open(sf: &mut ArraySf<'_>, thread: &Thread, req: &SendRequest) -> Result<u32,
     let m5 = sf.payload_dword(thread, req, 0, 5)?;
     let m4 = sf.payload_dword(thread, req, 0, 4)?;
     let regbase = ((m5 >> 21) & 0x7F) as u8;
-    let (size, key) = if sf.platform <= Platform::G45 {
+    let (size, key) = if sf.platform <= IsaGen::G45 {
         let code = (m5 >> 8) & 7;
         if code > 5 {
             return Ok(SIZE_EXCEEDED);
@@ -191,7 +191,7 @@ fn forward(
     let data: Vec<u32> = (0..4)
         .map(|d| sf.payload_dword(thread, req, 0, d))
         .collect::<Result<_, _>>()?;
-    let len = match ((m5 >> 8) & 7, p <= Platform::G45) {
+    let len = match ((m5 >> 8) & 7, p <= IsaGen::G45) {
         (0b000, _) => 1,
         (0b001, false) => 2,
         (0b010, _) => 4,
@@ -201,12 +201,12 @@ fn forward(
     };
     let reg_offset = (m5 >> 21) & 0x7F;
     let byte = ((m5 >> 16) & 0x1F) as usize & !(len - 1);
-    let tid_mask = if p <= Platform::G45 { 3 } else { 7 };
+    let tid_mask = if p <= IsaGen::G45 { 3 } else { 7 };
     let Some(to) = sf.slot_of((m4 >> 24) & 0xF, (m4 >> 16) & tid_mask) else {
         return Ok(CLOSED);
     };
     let entry = sf.gateway.entries.get(to).copied().unwrap_or_default();
-    let bypass = sf.gateway.bypass && p >= Platform::Gen6;
+    let bypass = sf.gateway.bypass && p >= IsaGen::Gen6;
     let regbase = if bypass { 0 } else { u32::from(entry.regbase) };
     if !bypass {
         if !entry.open {
@@ -214,7 +214,7 @@ fn forward(
         }
         // Keys and the size limit are checked before SNB only (003 lines
         // 87778-87781 mark both codes [Pre-DevSNB]).
-        if p <= Platform::G45 {
+        if p <= IsaGen::G45 {
             if entry.key != (m4 & 0xFFFF) as u16 {
                 return Ok(KEY_MISMATCH);
             }

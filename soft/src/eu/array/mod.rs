@@ -31,7 +31,7 @@ use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use crate::eu::predecode::Program;
 use crate::eu::shared::sampler::SamplerSource;
@@ -137,7 +137,7 @@ pub struct RunResult {
 
 /// The EU array.
 pub struct EuArray {
-    platform: Platform,
+    platform: IsaGen,
     config: EuConfig,
     slots: Vec<Slot>,
     groups: group::Groups,
@@ -158,7 +158,7 @@ pub struct EuArray {
 }
 
 impl EuArray {
-    pub fn new(platform: Platform, config: EuConfig) -> EuArray {
+    pub fn new(platform: IsaGen, config: EuConfig) -> EuArray {
         let config = config.sane();
         let n = config.threads();
         let mut slots = Vec::with_capacity(n);
@@ -180,7 +180,7 @@ impl EuArray {
         }
     }
 
-    pub fn platform(&self) -> Platform {
+    pub fn platform(&self) -> IsaGen {
         self.platform
     }
 
@@ -314,7 +314,7 @@ impl EuArray {
         t.set_dispatch_mask(s.dispatch_mask);
         let high = u32::from(s.sr0_1_high);
         let sr1 = t.sr0(1);
-        if p <= Platform::G45 {
+        if p <= IsaGen::G45 {
             // sr0.1[23:20] GRF register blocks (000 line 8029).
             t.set_sr0(1, sr1 | (high & 0xF) << 20);
         } else {

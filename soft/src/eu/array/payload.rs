@@ -8,7 +8,7 @@
 
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use crate::eu::thread::layout::{GRF_REGS, REG_BYTES};
 
@@ -70,13 +70,13 @@ pub struct RootHeader {
 ///   message]; R0.3-R0.5 as for media threads (the EOT message returns R0
 ///   to the spawner as on every generation); no URB handle (GPGPU mode
 ///   allocates no URB entries [ext: Mesa gen7 MEDIA_VFE_STATE in GPGPU mode]).
-pub fn r0(p: Platform, pipeline: Pipeline, h: &RootHeader) -> [u32; 8] {
+pub fn r0(p: IsaGen, pipeline: Pipeline, h: &RootHeader) -> [u32; 8] {
     let common_3 = (h.sampler_state & !0x1F) | u32::from(h.scratch_code & 0xF);
     let common_4 = h.binding_table & !0x1F;
     let common_5 = (h.scratch_pointer & !0x3FF) | u32::from(h.fftid);
     let barrier = u32::from(h.barrier_id & 0xF) << 24;
     match (p, pipeline) {
-        (Platform::Gen4 | Platform::G45, _) => [
+        (IsaGen::Gen4 | IsaGen::G45, _) => [
             u32::from(h.urb_handle),
             0,
             0,

@@ -6,7 +6,7 @@
 
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::Sfid;
 
 use crate::eu::send::{SendError, SendRequest, SharedFunctions};
@@ -21,7 +21,7 @@ use super::{Bindings, Ctx, Slot, gateway, group, spawner};
 /// thread is out of its slot while it runs, so `slots[slot]` is empty and
 /// the thread itself arrives as the `thread` argument of each send.
 pub(super) struct ArraySf<'a> {
-    pub platform: Platform,
+    pub platform: IsaGen,
     pub slot: usize,
     pub threads_per_eu: u8,
     pub ctx: &'a mut Ctx,

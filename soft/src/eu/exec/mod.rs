@@ -5,7 +5,7 @@
 pub mod acc;
 pub mod flags;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{CondMod, PredCtrl};
 
 use crate::eu::thread::Thread;
@@ -79,11 +79,11 @@ impl Ctl {
     /// the instruction's channel group of `on`; then the Align16 write
     /// mask.
     #[inline(always)]
-    pub(crate) fn enables_from(&self, p: Platform, on: u32) -> u32 {
+    pub(crate) fn enables_from(&self, p: IsaGen, on: u32) -> u32 {
         let all = self.all();
         let mut m = if self.no_mask {
             all
-        } else if p <= Platform::G45 {
+        } else if p <= IsaGen::G45 {
             (on >> self.mask_first) & all
         } else {
             on.rotate_right(u32::from(self.mask_first)) & all
@@ -137,7 +137,7 @@ impl Thread {
     /// 96514-96562).
     #[inline(always)]
     pub(crate) fn channels_on(&self) -> u32 {
-        if self.platform <= Platform::G45 {
+        if self.platform <= IsaGen::G45 {
             let w = |i: usize| self.load(MASK_BASE + i * 2, 2) as u32;
             w(0) & w(1) & w(2) & w(3)
         } else {
@@ -175,7 +175,7 @@ impl Thread {
                     // Gen7 [ext: Mesa src/intel/compiler/brw_fs.cpp
                     // flags_read: vertical modes combine f0.0 and f1.0].
                     let lane = b % 16;
-                    let (x, y) = if self.platform >= Platform::Gen7 {
+                    let (x, y) = if self.platform >= IsaGen::Gen7 {
                         let f1 = self.flag_reg(1);
                         (self.flag_reg(0) >> lane & 1 != 0, f1 >> lane & 1 != 0)
                     } else {

@@ -6,7 +6,7 @@
 //! 11294, while 13611, break 11035, cont 11225, halt 11752, msave 12375,
 //! mrest 12326, push 12782, pop 12732).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Addr, Body, Opcode, Src};
 
 use crate::eu::alu;
@@ -89,7 +89,7 @@ impl Thread {
         let d = self.depth(s);
         // Overflow triggers: 15 on the 965 (BW), 12 on G45 (CTG), Table
         // 11-16 (000 lines 7946-7952).
-        let limit = if self.platform == Platform::Gen4 {
+        let limit = if self.platform == IsaGen::Gen4 {
             15
         } else {
             12

@@ -29,7 +29,7 @@
 //! instruction, so the thread jumps only when none of them is there
 //! either, and they wait there when it jumps anyway (while, call).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Body, CondMod, Opcode, Src};
 use baregpu_isa::tables;
 
@@ -261,7 +261,7 @@ fn leave(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
     }
     t.park(op, en & cond, uip);
     // Gen7: the break UIP is the loop's while (see the module text).
-    if op.inst.opcode == Opcode::Break && t.platform >= Platform::Gen7 {
+    if op.inst.opcode == Opcode::Break && t.platform >= IsaGen::Gen7 {
         t.mark_broken(op, en & cond);
     }
     Ok(jump_unless_continuing(
@@ -303,7 +303,7 @@ fn call_target(t: &Thread, op: &Op) -> Result<u32, ErrorKind> {
     if op.inst.opcode == Opcode::Calla {
         return Ok(v as u32);
     }
-    let unit = if t.platform == Platform::Gen75 {
+    let unit = if t.platform == IsaGen::Gen75 {
         1
     } else {
         i64::from(tables::for_platform(t.platform).jump_unit)

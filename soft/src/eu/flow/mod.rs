@@ -5,7 +5,7 @@
 mod gen4;
 mod gen6;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Body, Opcode, Src};
 use baregpu_isa::tables;
 
@@ -15,11 +15,11 @@ use crate::eu::predecode::{Handler, Next, Op};
 use crate::eu::thread::Thread;
 
 /// The handler of a flow instruction on a platform.
-pub(crate) fn handler(p: Platform, op: Opcode) -> Handler {
+pub(crate) fn handler(p: IsaGen, op: Opcode) -> Handler {
     match op {
         Opcode::Jmpi => jmpi,
         Opcode::Wait => wait,
-        _ if p <= Platform::G45 => gen4::handler(op),
+        _ if p <= IsaGen::G45 => gen4::handler(op),
         _ => gen6::handler(op),
     }
 }
@@ -62,14 +62,14 @@ fn jmpi(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
         Src::Vacant(_) => 0,
     };
     let (index, unit) = match p {
-        Platform::Gen4 | Platform::G45 => (i32::from(index as i16), 16),
-        Platform::Gen75 => (index, 1),
+        IsaGen::Gen4 | IsaGen::G45 => (i32::from(index as i16), 16),
+        IsaGen::Gen75 => (index, 1),
         _ => (index, i32::from(tables::for_platform(p).jmpi_unit)),
     };
     // The origin is the next instruction; before Gen6 the IP counts
     // 128-bit slots, so it is the slot after the jmpi's (000 line 9073:
     // two compacted instructions in a slot share an IP).
-    let origin = if p <= Platform::G45 {
+    let origin = if p <= IsaGen::G45 {
         i64::from(op.ip & !15) + 16
     } else {
         i64::from(op.next_ip)

@@ -3,7 +3,7 @@
 //! bits. The interpreter and the sends helper use these to report a bad
 //! request before evaluating it.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{MathFn, MsgDesc, Sfid, Type};
 use baregpu_isa::message::{self, MathMsg, Message};
 use baregpu_isa::tables;
@@ -12,15 +12,15 @@ use super::{MathError, MathMode, Precision};
 
 /// Gen4/G45 is the extended-math *message* (SFID 1); Gen6+ the `math`
 /// instruction.
-const fn is_message_form(platform: Platform) -> bool {
-    matches!(platform, Platform::Gen4 | Platform::G45)
+const fn is_message_form(platform: IsaGen) -> bool {
+    matches!(platform, IsaGen::Gen4 | IsaGen::G45)
 }
 
 /// The function behind function-control code `code` (bits 3:0): the
 /// Gen4/G45 message's codes (000 line 5882; 8h is SINCOS) or the Gen6+
 /// `math` instruction's (003 lines 99259-99300; 8h reserved, 9h FDIV; Gen7
 /// keeps them), both from the EU toolkit's tables.
-fn code_table(platform: Platform, code: u8) -> Option<MathFn> {
+fn code_table(platform: IsaGen, code: u8) -> Option<MathFn> {
     if is_message_form(platform) {
         baregpu_isa::message::math_function(u32::from(code))
     } else {
@@ -33,18 +33,18 @@ fn code_table(platform: Platform, code: u8) -> Option<MathFn> {
 }
 
 /// The function with function-control code `code` (bits 3:0) on `platform`.
-pub fn function_from_code(platform: Platform, code: u8) -> Result<MathFn, MathError> {
+pub fn function_from_code(platform: IsaGen, code: u8) -> Result<MathFn, MathError> {
     code_table(platform, code).ok_or(MathError::ReservedFunction(code))
 }
 
 /// The function-control code of `func` on `platform`, if it exists there.
-pub fn function_code(platform: Platform, func: MathFn) -> Option<u8> {
+pub fn function_code(platform: IsaGen, func: MathFn) -> Option<u8> {
     (0u8..16).find(|&c| code_table(platform, c) == Some(func))
 }
 
 /// Whether `platform` has `func`: SINCOS only in the Gen4/G45 message,
 /// FDIV only in the Gen6+ instruction (tables above).
-pub fn supports(platform: Platform, func: MathFn) -> bool {
+pub fn supports(platform: IsaGen, func: MathFn) -> bool {
     function_code(platform, func).is_some()
 }
 
@@ -83,18 +83,18 @@ pub const fn result_count(func: MathFn) -> u8 {
 /// - Gen7/7.5: SIMD16 except INT DIV [ext: IVB PRM vol 4 part 3 p. 192,
 ///   "INT DIV function does not support SIMD16", quoted in Mesa
 ///   src/gallium/drivers/ilo/shader/toy_legalize.c].
-pub fn max_exec_size(platform: Platform, func: MathFn) -> u8 {
+pub fn max_exec_size(platform: IsaGen, func: MathFn) -> u8 {
     let two_operand = operand_count(func) == 2;
     match platform {
-        Platform::Gen4 | Platform::Gen6 => 8,
-        Platform::G45 => {
+        IsaGen::Gen4 | IsaGen::Gen6 => 8,
+        IsaGen::G45 => {
             if two_operand {
                 8
             } else {
                 16
             }
         }
-        Platform::Gen7 | Platform::Gen75 => {
+        IsaGen::Gen7 | IsaGen::Gen75 => {
             if is_int_div(func) {
                 8
             } else {
@@ -160,7 +160,7 @@ impl MessageControl {
     /// (Gen6+ has no extended-math message), a reserved function code, MBZ
     /// bits 15:9 set (000 line 5872), saturate on INT DIV ("allowed only on
     /// floating point math functions", 000 line 5875).
-    pub fn decode(platform: Platform, bits: u16) -> Result<Self, MathError> {
+    pub fn decode(platform: IsaGen, bits: u16) -> Result<Self, MathError> {
         if !is_message_form(platform) {
             return Err(MathError::NoMessageForm(platform));
         }
@@ -188,7 +188,7 @@ impl MessageControl {
     /// Gen4/G45 platform, a function the platform lacks, saturate on INT
     /// DIV ("allowed only on floating point math functions", 000 line
     /// 5875).
-    pub fn from_message(platform: Platform, m: &MathMsg) -> Result<Self, MathError> {
+    pub fn from_message(platform: IsaGen, m: &MathMsg) -> Result<Self, MathError> {
         if !is_message_form(platform) {
             return Err(MathError::NoMessageForm(platform));
         }
@@ -217,7 +217,7 @@ impl MessageControl {
 
     /// The evaluation mode for this message; `alt` is cr0 bit 0, which the
     /// request carries to the unit (000 lines 5882 and 6982).
-    pub fn mode(&self, platform: Platform, alt: bool) -> MathMode {
+    pub fn mode(&self, platform: IsaGen, alt: bool) -> MathMode {
         MathMode {
             platform,
             alt,

@@ -34,7 +34,7 @@ mod caps;
 mod int_div;
 mod unary;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::MathFn;
 
 pub use bits::GENERATED_NAN;
@@ -56,7 +56,7 @@ pub enum Precision {
 /// Everything besides the operands that changes a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MathMode {
-    pub platform: Platform,
+    pub platform: IsaGen,
     /// cr0 bit 0, ALT floating-point mode (000 line 6982).
     pub alt: bool,
     /// Gen4/G45 message precision; ignored on Gen6+ (no such field).
@@ -70,7 +70,7 @@ pub struct MathMode {
 
 impl MathMode {
     /// IEEE mode, full precision, no saturate.
-    pub const fn ieee(platform: Platform) -> Self {
+    pub const fn ieee(platform: IsaGen) -> Self {
         Self {
             platform,
             alt: false,
@@ -80,7 +80,7 @@ impl MathMode {
     }
 
     /// ALT mode, full precision, no saturate.
-    pub const fn alt(platform: Platform) -> Self {
+    pub const fn alt(platform: IsaGen) -> Self {
         Self {
             alt: true,
             ..Self::ieee(platform)
@@ -93,7 +93,7 @@ impl MathMode {
 pub enum MathError {
     /// The platform has no such function (SINCOS is Gen4/G45 only, FDIV
     /// Gen6+ only).
-    Unsupported { platform: Platform, func: MathFn },
+    Unsupported { platform: IsaGen, func: MathFn },
     /// An INT DIV function passed to [`float`], or a float one to
     /// [`int_div`].
     WrongKind(MathFn),
@@ -109,7 +109,7 @@ pub enum MathError {
     /// Must-be-zero message descriptor bits that are set.
     ReservedBits(u32),
     /// Gen6+ has no extended-math message (it is the `math` instruction).
-    NoMessageForm(Platform),
+    NoMessageForm(IsaGen),
 }
 
 /// Evaluates a float function on one channel. `a` is src0 (the base for
@@ -177,13 +177,13 @@ pub fn int_div(
         _ => return Err(MathError::WrongKind(func)),
     };
     // Only the message has a saturate bit to reject (see `MathMode`).
-    if mode.saturate && matches!(mode.platform, Platform::Gen4 | Platform::G45) {
+    if mode.saturate && matches!(mode.platform, IsaGen::Gen4 | IsaGen::G45) {
         return Err(MathError::SaturateOnInteger);
     }
     Ok(result)
 }
 
-fn check(func: MathFn, platform: Platform) -> Result<(), MathError> {
+fn check(func: MathFn, platform: IsaGen) -> Result<(), MathError> {
     if supports(platform, func) {
         Ok(())
     } else {

@@ -2,7 +2,7 @@
 //! element, computed once per instruction with the manuals' region formula
 //! (000 lines 8319-8340; 003 lines 91550-91570).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{self as isa, Addr, RegFile, Region, Type};
 
 use super::{DstKind, DstPlan, Indirect, MAX_CH, Mods, SrcKind, SrcPlan};
@@ -11,7 +11,7 @@ use crate::eu::thread::layout::{ACC_BASE, Span, register_span};
 /// What the region formula needs to know about the instruction.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
-    pub platform: Platform,
+    pub platform: IsaGen,
     /// Channels to plan (the execution size).
     pub exec: usize,
     pub align16: bool,
@@ -164,7 +164,7 @@ fn reg_src(sh: &Shape, r: &isa::RegSrc) -> Res<SrcPlan> {
     })
 }
 
-fn is_acc(p: Platform, addr: Addr) -> bool {
+fn is_acc(p: IsaGen, addr: Addr) -> bool {
     match addr {
         Addr::Direct { nr, .. } => {
             baregpu_isa::tables::for_platform(p).arf_kind(nr)

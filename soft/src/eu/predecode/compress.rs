@@ -2,18 +2,18 @@
 //! half the execution size, the second with SecHalf and its operands moved
 //! to the next register (000 lines 8746-8830).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{
     Addr, Body, Compression, Dst, GroupCtrl, Instruction, Opcode, RegFile, Region, Src, Type,
 };
 
 /// Whether the instruction is a Gen4/G45 compressed one.
-pub fn is_compressed(p: Platform, inst: &Instruction) -> bool {
-    p <= Platform::G45 && inst.group == GroupCtrl::Compression(Compression::Compressed)
+pub fn is_compressed(p: IsaGen, inst: &Instruction) -> bool {
+    p <= IsaGen::G45 && inst.group == GroupCtrl::Compression(Compression::Compressed)
 }
 
 /// The two halves of a compressed instruction.
-pub fn split(p: Platform, inst: &Instruction) -> (Instruction, Instruction) {
+pub fn split(p: IsaGen, inst: &Instruction) -> (Instruction, Instruction) {
     let half = (inst.exec_size / 2).max(1);
     let mut a = *inst;
     a.exec_size = half;
@@ -39,7 +39,7 @@ pub fn split(p: Platform, inst: &Instruction) -> (Instruction, Instruction) {
             x.dst = second_dst(x.dst);
             x.src0 = second_src(x.src0, mixed16, 1);
             // pln's src1 pair is two registers apart (000 line 8829).
-            let step = if pln && p == Platform::G45 { 2 } else { 1 };
+            let step = if pln && p == IsaGen::G45 { 2 } else { 1 };
             x.src1 = second_src(x.src1, mixed16, step);
         }
         Body::Math(x) => {

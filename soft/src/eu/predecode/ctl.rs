@@ -1,7 +1,7 @@
 //! Execution controls of one instruction: channel group, flag bits,
 //! accumulator elements, execution type.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{AccessMode, Body, Compression, GroupCtrl, Instruction, Opcode, Src, Type};
 
 use crate::eu::exec::{Ctl, Dom};
@@ -85,9 +85,9 @@ pub fn gen4_implicit_acc(op: Opcode) -> bool {
 
 /// Builds the controls. `sec_half` marks a Gen4/G45 second half (SecHalf,
 /// or the second half of a compressed instruction).
-pub fn build(p: Platform, inst: &Instruction, dom: Dom, sec_half: bool, raw: bool) -> Ctl {
+pub fn build(p: IsaGen, inst: &Instruction, dom: Dom, sec_half: bool, raw: bool) -> Ctl {
     let exec = inst.exec_size.min(32);
-    let gen4 = p <= Platform::G45;
+    let gen4 = p <= IsaGen::G45;
     let first = if gen4 {
         // SecHalf with ExecSize below 16 uses the upper 8 mask and flag
         // bits; with 16 (the halves of a 32-channel instruction) all 16
@@ -101,10 +101,10 @@ pub fn build(p: Platform, inst: &Instruction, dom: Dom, sec_half: bool, raw: boo
         // One flag register of two 16-bit sub-registers; the channel group
         // picks bits inside the sub-register (003 lines 94636-94699: "first
         // half"/"second half" for the quarters).
-        Platform::Gen4 | Platform::G45 | Platform::Gen6 => (0, first % 16, 16, subreg * 16),
+        IsaGen::Gen4 | IsaGen::G45 | IsaGen::Gen6 => (0, first % 16, 16, subreg * 16),
         // Two 32-bit flag registers split in halves, quarters or eighths by
         // QtrCtrl/NibCtrl (001 lines 2862-2864).
-        Platform::Gen7 | Platform::Gen75 => (inst.flag.reg & 1, subreg * 16 + first, 32, 0),
+        IsaGen::Gen7 | IsaGen::Gen75 => (inst.flag.reg & 1, subreg * 16 + first, 32, 0),
     };
     let acc_write = if gen4 {
         gen4_implicit_acc(inst.opcode)
@@ -119,7 +119,7 @@ pub fn build(p: Platform, inst: &Instruction, dom: Dom, sec_half: bool, raw: boo
     let acc_first = if gen4 {
         // SecHalf selects acc1 (000 lines 7699-7701), except that on the 965
         // (BW/CL) ExecSize 16 forces acc0 (000 lines 8796-8798).
-        let exec16_errata = p == Platform::Gen4 && exec >= 16;
+        let exec16_errata = p == IsaGen::Gen4 && exec >= 16;
         if sec_half && !exec16_errata {
             view_slots_per_reg
         } else {
@@ -129,8 +129,8 @@ pub fn build(p: Platform, inst: &Instruction, dom: Dom, sec_half: bool, raw: boo
         match (p, dom) {
             // Gen7: acc1 exists for F only; other types use acc0 whatever
             // the quarter (001 lines 2689-2692).
-            (Platform::Gen7 | Platform::Gen75, Dom::F) => first % 16,
-            (Platform::Gen7 | Platform::Gen75, _) => 0,
+            (IsaGen::Gen7 | IsaGen::Gen75, Dom::F) => first % 16,
+            (IsaGen::Gen7 | IsaGen::Gen75, _) => 0,
             // Gen6: the quarter selects acc0/acc1 for every type (003 lines
             // 90305-90400).
             (_, Dom::W) => first % 32,
@@ -144,7 +144,7 @@ pub fn build(p: Platform, inst: &Instruction, dom: Dom, sec_half: bool, raw: boo
         (Body::ThreeSrc(t), _) => t.dst.writemask,
         _ => 0xF,
     };
-    let step = if p == Platform::Gen7 && dom == Dom::Df {
+    let step = if p == IsaGen::Gen7 && dom == Dom::Df {
         2
     } else {
         1

@@ -14,7 +14,7 @@
 
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Addr, RegFile};
 
 use super::{Next, Op, Program};
@@ -62,7 +62,7 @@ impl Lite {
 
     fn set_enables(&mut self, ctl: &Ctl) {
         self.first = ctl.mask_first;
-        self.keep = ctl.enables_from(Platform::Gen6, u32::MAX);
+        self.keep = ctl.enables_from(IsaGen::Gen6, u32::MAX);
         // With NoMask every channel of `keep`; `keep` is all the mask
         // can give.
         self.force = if ctl.no_mask { u32::MAX } else { 0 };
@@ -91,7 +91,7 @@ pub(crate) fn by_ops(
 }
 
 /// Whether an operation may sit inside a block.
-fn blockable(p: Platform, op: &Op) -> bool {
+fn blockable(p: IsaGen, op: &Op) -> bool {
     if !op.simple {
         return false;
     }
@@ -112,7 +112,7 @@ fn blockable(p: Platform, op: &Op) -> bool {
 }
 
 /// The block entries of a program, one per instruction of `index`.
-pub(crate) fn build(p: Platform, ops: &[Op], index: &[(u32, u32)]) -> Vec<Lite> {
+pub(crate) fn build(p: IsaGen, ops: &[Op], index: &[(u32, u32)]) -> Vec<Lite> {
     let mut out: Vec<Lite> = Vec::with_capacity(index.len());
     for &(_, i) in index {
         let i = i as usize;

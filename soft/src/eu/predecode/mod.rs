@@ -10,7 +10,7 @@ pub(crate) mod lite;
 
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Body, Instruction, Jump, MathFn, Opcode, Src, Type};
 use baregpu_isa::kernel::{KernelError, KernelIter};
 use baregpu_isa::tables;
@@ -85,7 +85,7 @@ pub(crate) struct Op {
 /// A predecoded kernel.
 #[derive(Clone, Debug)]
 pub struct Program {
-    pub(crate) platform: Platform,
+    pub(crate) platform: IsaGen,
     pub(crate) ops: Vec<Op>,
     /// (IP, index of its first operation), sorted by IP.
     pub(crate) index: Vec<(u32, u32)>,
@@ -98,7 +98,7 @@ pub struct Program {
 impl Program {
     /// Predecodes a kernel. Decoding stops at the first word that does not
     /// decode; reaching that IP at run time reports the decode error.
-    pub fn new(platform: Platform, bytes: &[u8]) -> Program {
+    pub fn new(platform: IsaGen, bytes: &[u8]) -> Program {
         let mut ops = Vec::new();
         let mut index = Vec::new();
         let mut tail = None;
@@ -118,7 +118,7 @@ impl Program {
                         ops.push(first);
                         ops.push(second);
                     } else {
-                        let sec = ctl::is_sec_half(e.inst.group) && platform <= Platform::G45;
+                        let sec = ctl::is_sec_half(e.inst.group) && platform <= IsaGen::G45;
                         ops.push(build(platform, ip, next_ip, &e.inst, sec, e.inst));
                     }
                 }
@@ -135,7 +135,7 @@ impl Program {
         }
     }
 
-    pub fn platform(&self) -> Platform {
+    pub fn platform(&self) -> IsaGen {
         self.platform
     }
 
@@ -172,7 +172,7 @@ impl Program {
 /// Builds one operation. `orig` is the instruction as encoded (for the
 /// trace); `inst` may be a compressed half.
 fn build(
-    p: Platform,
+    p: IsaGen,
     ip: u32,
     next_ip: u32,
     inst: &Instruction,
@@ -355,7 +355,7 @@ fn is_flowish(op: Opcode) -> bool {
 }
 
 /// Which special registers the operands touch.
-fn arf_use(p: Platform, inst: &Instruction) -> ArfUse {
+fn arf_use(p: IsaGen, inst: &Instruction) -> ArfUse {
     let mut u = ArfUse::default();
     let slot = |file, nr| plan_base(p, file, nr);
     if let Some(d) = inst.dst()
@@ -386,7 +386,7 @@ fn arf_use(p: Platform, inst: &Instruction) -> ArfUse {
     u
 }
 
-fn plan_base(p: Platform, file: baregpu_isa::inst::RegFile, nr: u8) -> Option<usize> {
+fn plan_base(p: IsaGen, file: baregpu_isa::inst::RegFile, nr: u8) -> Option<usize> {
     crate::eu::thread::layout::register_span(p, file, nr)
         .filter(|_| file == baregpu_isa::inst::RegFile::Arf)
         .map(|(span, at)| span.base + at)
@@ -412,7 +412,7 @@ fn target(inst: &Instruction) -> Target {
 }
 
 /// Chooses the handler.
-fn choose(p: Platform, inst: &Instruction, op: &Op) -> Handler {
+fn choose(p: IsaGen, inst: &Instruction, op: &Op) -> Handler {
     if op.bad.is_some() {
         return alu::bad;
     }
@@ -443,7 +443,7 @@ fn choose(p: Platform, inst: &Instruction, op: &Op) -> Handler {
 }
 
 /// Whether [`choose`] gives `op` the ALU's handler.
-fn reaches_alu(p: Platform, inst: &Instruction, op: &Op) -> bool {
+fn reaches_alu(p: IsaGen, inst: &Instruction, op: &Op) -> bool {
     op.bad.is_none()
         && tables::for_platform(p).opcode_info(inst.opcode).is_some()
         && !is_flowish(inst.opcode)

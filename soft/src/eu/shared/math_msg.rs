@@ -24,7 +24,7 @@
 //! The floating-point mode is cr0.0 bit 0, carried with the message (000
 //! lines 5882, 13416).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message::MathMsg;
 
 use super::payload::{Msg, Reg, bad, dword_of, set_dword};
@@ -49,7 +49,7 @@ pub(super) fn handle(m: &mut Msg, msg: &MathMsg) -> Result<(), SendError> {
     let two = math::operand_count(func) == 2;
     let results = usize::from(math::result_count(func));
     let wide = !two && m.req.mlen >= 2;
-    if wide && p != Platform::G45 {
+    if wide && p != IsaGen::G45 {
         return Err(bad("math: 16-channel messages are G45 only"));
     }
     let channels = if wide { 16 } else { 8 };

@@ -12,7 +12,7 @@
 //!   byte read since has changed, and forgotten whenever the memory may be
 //!   another one ([`Memos::forget_resolved`]).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{MsgDesc, Sfid};
 use baregpu_isa::message::{self, Message, MessageError};
 
@@ -31,7 +31,7 @@ impl Memos {
     /// `message::decode` through [`DecodeMemo`].
     pub fn decode(
         &mut self,
-        p: Platform,
+        p: IsaGen,
         sfid: Sfid,
         desc: &MsgDesc,
     ) -> Result<Message, MessageError> {
@@ -71,7 +71,7 @@ impl Memos {
 /// The last few descriptors decoded and what they mean.
 #[derive(Clone, Debug, Default)]
 pub struct DecodeMemo {
-    entries: [Option<(Platform, Sfid, MsgDesc, Message)>; DECODES],
+    entries: [Option<(IsaGen, Sfid, MsgDesc, Message)>; DECODES],
     /// Next entry to replace.
     next: usize,
 }
@@ -83,7 +83,7 @@ impl DecodeMemo {
     /// before (errors are not kept).
     pub fn decode(
         &mut self,
-        p: Platform,
+        p: IsaGen,
         sfid: Sfid,
         desc: &MsgDesc,
     ) -> Result<Message, MessageError> {
@@ -105,7 +105,7 @@ impl DecodeMemo {
 /// SURFACE_STATEs decoded lately.
 #[derive(Clone, Debug, Default)]
 pub struct SurfaceMemo {
-    entries: [Option<(Platform, [u32; 8], Surface)>; SURFACES],
+    entries: [Option<(IsaGen, [u32; 8], Surface)>; SURFACES],
     /// Next entry to replace.
     next: usize,
 }
@@ -115,7 +115,7 @@ const SURFACES: usize = 8;
 impl SurfaceMemo {
     /// [`Surface::from_surface_state`] of `dw`, from memory when decoded
     /// before; errors are not kept.
-    pub fn decode(&mut self, p: Platform, dw: &[u32]) -> Result<Surface, SurfaceError> {
+    pub fn decode(&mut self, p: IsaGen, dw: &[u32]) -> Result<Surface, SurfaceError> {
         if dw.len() > 8 {
             return Surface::from_surface_state(p, dw);
         }

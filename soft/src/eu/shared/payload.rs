@@ -3,7 +3,7 @@
 //! gate both. Every index is checked against the message and response
 //! lengths first, so a short message is an error, never a stray access.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use crate::eu::send::{SendError, SendRequest};
 use crate::eu::thread::Thread;
@@ -23,7 +23,7 @@ pub(super) fn bad(what: &'static str) -> SendError {
 }
 
 impl Msg<'_> {
-    pub fn platform(&self) -> Platform {
+    pub fn platform(&self) -> IsaGen {
         self.thread.platform()
     }
 
@@ -44,7 +44,7 @@ impl Msg<'_> {
     /// (000 lines 13366-13368).
     pub fn enables(&self) -> u32 {
         let ce = self.req.channels & 0xFFFF;
-        if self.platform() <= Platform::G45 && self.req.dst_type.size() >= 4 {
+        if self.platform() <= IsaGen::G45 && self.req.dst_type.size() >= 4 {
             ce & 0xFF
         } else {
             ce

@@ -24,7 +24,7 @@
 //! src/intel/isl/isl.c, ISL_DIM_LAYOUT_GFX4_2D].
 
 use baregpu_hal::Packet;
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::memo::SurfaceMemo;
 use super::memory::{GfxMemory, SurfaceError};
@@ -204,28 +204,28 @@ impl Surface {
     /// G45 and Gen6, 8 on Gen7/7.5 (Gen7.5 keeps the Gen7 positions of
     /// every field used here [ext: mesa src/intel/genxml/gen75.xml
     /// RENDER_SURFACE_STATE]).
-    pub fn from_surface_state(p: Platform, dw: &[u32]) -> Result<Surface, SurfaceError> {
+    pub fn from_surface_state(p: IsaGen, dw: &[u32]) -> Result<Surface, SurfaceError> {
         let bad = |_| SurfaceError::BadState("SURFACE_STATE is truncated");
         // Alignment unit j: 4 with VALIGN_4, else 2 (003 lines 6086-6090;
         // Gen4/G45 have no field and start every level on an even row, 003
         // lines 5978-5981). i: 4, or 8 with Gen7 HALIGN_8.
         let j = |valign: u32| if valign == 1 { 4 } else { 2 };
         let raw = match p {
-            Platform::Gen4 => {
+            IsaGen::Gen4 => {
                 let s = baregpu_hal::gen4::structs::SurfaceState::unpack(dw).map_err(bad)?;
                 RawState {
                     right: s.mip_map_layout_mode == 1,
                     ..raw_of!(&s)
                 }
             }
-            Platform::G45 => {
+            IsaGen::G45 => {
                 let s = baregpu_hal::g45::structs::SurfaceState::unpack(dw).map_err(bad)?;
                 RawState {
                     right: s.mip_map_layout_mode == 1,
                     ..raw_of!(&s)
                 }
             }
-            Platform::Gen6 => {
+            IsaGen::Gen6 => {
                 let s = baregpu_hal::gen6::structs::SurfaceState::unpack(dw).map_err(bad)?;
                 RawState {
                     right: s.mip_map_layout_mode == 1,
@@ -233,7 +233,7 @@ impl Surface {
                     ..raw_of!(&s)
                 }
             }
-            Platform::Gen7 | Platform::Gen75 => {
+            IsaGen::Gen7 | IsaGen::Gen75 => {
                 let s = baregpu_hal::gen7::structs::RenderSurfaceState::unpack(dw).map_err(bad)?;
                 let i = if s.surface_horizontal_alignment == 1 {
                     8
@@ -389,7 +389,7 @@ macro_rules! raw_of {
 use raw_of;
 
 impl RawState {
-    fn surface(&self, p: Platform) -> Result<Surface, SurfaceError> {
+    fn surface(&self, p: IsaGen) -> Result<Surface, SurfaceError> {
         let kind = match self.surface_type {
             0 => SurfaceKind::D1,
             1 => SurfaceKind::D2,
@@ -409,7 +409,7 @@ impl RawState {
             // bits on Gen4-Gen6 (000 lines 3234-3245, 003 line 75895),
             // 14 + 6 bits on Gen7 [ext: mesa gen7 buffer SURFACE_STATE:
             // height holds bits 20:7, depth 26:21].
-            let (hbits, dshift) = if p >= Platform::Gen7 {
+            let (hbits, dshift) = if p >= IsaGen::Gen7 {
                 (14, 21)
             } else {
                 (13, 20)
@@ -456,7 +456,7 @@ impl RawState {
 /// Surface State Base Address its entries are relative to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BindingTable {
-    pub platform: Platform,
+    pub platform: IsaGen,
     pub table: u64,
     pub surface_state_base: u64,
 }
@@ -483,9 +483,9 @@ impl BindingTable {
             .map_err(SurfaceError::Fault)?;
         let pointer = u64::from(u32::from_le_bytes(entry) & !0x1F);
         let len = match self.platform {
-            Platform::Gen4 => 5,
-            Platform::G45 | Platform::Gen6 => 6,
-            Platform::Gen7 | Platform::Gen75 => 8,
+            IsaGen::Gen4 => 5,
+            IsaGen::G45 | IsaGen::Gen6 => 6,
+            IsaGen::Gen7 | IsaGen::Gen75 => 8,
         };
         let mut bytes = [0u8; 32];
         let state = self.surface_state_base.wrapping_add(pointer);

@@ -3,7 +3,7 @@
 //! bytes. The predecoder marks which instructions need these hooks, so
 //! ordinary instructions pay nothing.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::layout::*;
 use super::{FloatPath, Thread};
@@ -52,18 +52,18 @@ impl Thread {
         self.fp.acc_disable = c & 2 != 0;
         self.fp.spf = c & 4 != 0;
         // VME exists from Gen6 (003 lines 90801-90806).
-        self.fp.vme = p >= Platform::Gen6 && c & 8 != 0;
+        self.fp.vme = p >= IsaGen::Gen6 && c & 8 != 0;
         self.fp.rounding = match p {
-            Platform::Gen4 | Platform::G45 => Rounding::TowardZero,
-            Platform::Gen6 => Rounding::NearestEven,
-            Platform::Gen7 | Platform::Gen75 => match (c >> 4) & 3 {
+            IsaGen::Gen4 | IsaGen::G45 => Rounding::TowardZero,
+            IsaGen::Gen6 => Rounding::NearestEven,
+            IsaGen::Gen7 | IsaGen::Gen75 => match (c >> 4) & 3 {
                 0 => Rounding::NearestEven,
                 1 => Rounding::Up,
                 2 => Rounding::Down,
                 _ => Rounding::TowardZero,
             },
         };
-        self.fp.df_denorms = p >= Platform::Gen7 && c & 0x40 != 0;
+        self.fp.df_denorms = p >= IsaGen::Gen7 && c & 0x40 != 0;
         self.fp.path = match (self.fp.alt, self.fp.rounding) {
             (true, _) => FloatPath::Alt,
             (false, Rounding::NearestEven) => FloatPath::Nearest,
@@ -127,7 +127,7 @@ impl Thread {
             // unchanged); the low bits below the jump unit are not kept (000
             // lines 8200-8228, 14416-14445).
             let v = self.load32(IP_BASE);
-            let unit = if self.platform <= Platform::G45 {
+            let unit = if self.platform <= IsaGen::G45 {
                 16
             } else {
                 8

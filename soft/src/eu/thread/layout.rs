@@ -4,7 +4,7 @@
 //! several registers (acc0/acc1, f0/f1) gets consecutive slots, so a region
 //! that spans two registers behaves as it does in the GRF.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::RegFile;
 use baregpu_isa::tables::{self, ArfKind};
 
@@ -55,11 +55,11 @@ pub struct Span {
 
 /// MRF registers of a platform: 16 on Gen4/G45 (000 lines 7511-7551), 24 on
 /// Gen6 (003 lines 90004-90007), none on Gen7 (001 lines 2168-2192).
-pub const fn mrf_regs(p: Platform) -> usize {
+pub const fn mrf_regs(p: IsaGen) -> usize {
     match p {
-        Platform::Gen4 | Platform::G45 => 16,
-        Platform::Gen6 => 24,
-        Platform::Gen7 | Platform::Gen75 => 0,
+        IsaGen::Gen4 | IsaGen::G45 => 16,
+        IsaGen::Gen6 => 24,
+        IsaGen::Gen7 | IsaGen::Gen75 => 0,
     }
 }
 
@@ -67,7 +67,7 @@ pub const fn mrf_regs(p: Platform) -> usize {
 /// number; an ARF register by kind and instance. `None` for reserved
 /// numbers. For the GRF and MRF the span is the whole file (regions may
 /// cross registers); for an ARF it is the registers of that kind.
-pub fn register_span(p: Platform, file: RegFile, nr: u8) -> Option<(Span, usize)> {
+pub fn register_span(p: IsaGen, file: RegFile, nr: u8) -> Option<(Span, usize)> {
     let n = usize::from(nr);
     match file {
         RegFile::Grf => (n < GRF_REGS).then_some((
@@ -104,8 +104,8 @@ pub fn register_span(p: Platform, file: RegFile, nr: u8) -> Option<(Span, usize)
 }
 
 /// First slot and number of registers of an ARF kind on a platform.
-fn arf_slots(p: Platform, kind: ArfKind) -> Option<(usize, usize)> {
-    let gen7 = p >= Platform::Gen7;
+fn arf_slots(p: IsaGen, kind: ArfKind) -> Option<(usize, usize)> {
+    let gen7 = p >= IsaGen::Gen7;
     Some(match kind {
         ArfKind::Null => (NULL_BASE, 1),
         ArfKind::Address => (A0_BASE, 1),
@@ -120,7 +120,7 @@ fn arf_slots(p: Platform, kind: ArfKind) -> Option<(usize, usize)> {
         ArfKind::Control => (CR0_BASE, 1),
         // n0 and n1 on Gen4 (000 lines 8142-8199); n0 only later (003 lines
         // 91011-91127).
-        ArfKind::Notification => (N_BASE, if p <= Platform::G45 { 2 } else { 1 }),
+        ArfKind::Notification => (N_BASE, if p <= IsaGen::G45 { 2 } else { 1 }),
         ArfKind::Ip => (IP_BASE, 1),
         ArfKind::ThreadDependency => (TDR_BASE, 1),
         ArfKind::Timestamp => (TM_BASE, 1),

@@ -9,7 +9,7 @@ pub mod layout;
 use alloc::boxed::Box;
 use alloc::vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::RegFile;
 
 use crate::eu::exec::acc::AccWide;
@@ -55,7 +55,7 @@ pub(crate) enum FloatPath {
 
 /// One EU thread.
 pub struct Thread {
-    pub(crate) platform: Platform,
+    pub(crate) platform: IsaGen,
     /// Every register, laid out as in [`layout`].
     pub(crate) regs: Box<[u8]>,
     /// Extra accumulator precision beyond the 32-bit image in `regs`.
@@ -90,7 +90,7 @@ pub struct Thread {
 impl Thread {
     /// A thread in its dispatch state: registers zero, every channel of the
     /// dispatch mask enabled, IEEE float mode, IP 0.
-    pub fn new(platform: Platform) -> Thread {
+    pub fn new(platform: IsaGen) -> Thread {
         let mut t = Thread {
             platform,
             regs: vec![0u8; FLAT_BYTES].into_boxed_slice(),
@@ -118,7 +118,7 @@ impl Thread {
         t
     }
 
-    pub fn platform(&self) -> Platform {
+    pub fn platform(&self) -> IsaGen {
         self.platform
     }
 
@@ -241,7 +241,7 @@ impl Thread {
     /// The dispatch mask: `sr0.1[15:0]` on Gen4/G45 (000 lines 8016-8036),
     /// sr0.2 on Gen6+ (003 line 90641).
     pub fn dispatch_mask(&self) -> u32 {
-        if self.platform <= Platform::G45 {
+        if self.platform <= IsaGen::G45 {
             self.sr0(1) & 0xFFFF
         } else {
             self.sr0(2)
@@ -252,7 +252,7 @@ impl Thread {
     /// Gen4 mask0 sub-registers, 000 line 7815; the Gen6+ VMask, the OR of
     /// each 4-channel group, 003 lines 90651-90653).
     pub fn set_dispatch_mask(&mut self, mask: u32) {
-        if self.platform <= Platform::G45 {
+        if self.platform <= IsaGen::G45 {
             let m = mask & 0xFFFF;
             let sr1 = self.sr0(1) & !0xFFFF;
             self.set_sr0(1, sr1 | m);

@@ -3,7 +3,7 @@
 //! type does not change results (000 lines 8423-8434), up to 33 bits
 //! (000 line 7734).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{CondMod, Opcode, Type};
 
 use super::{Ctx, Expect, INT33, Lane, Val, Want, int_to_dst};
@@ -73,7 +73,7 @@ pub fn int(combo: &Combo, c: &Ctx, l: &Lane) -> Expect {
         // 667-668). Taking them unsigned is what makes mul+mach give the
         // 64-bit product (000 lines 12178-12184).
         O::Mul if dword(t0) && dword(t1) => {
-            if c.p >= Platform::Gen7 {
+            if c.p >= IsaGen::Gen7 {
                 x * (y & 0xFFFF)
             } else {
                 (x & 0xFFFF) * y

@@ -14,7 +14,7 @@ mod int;
 pub use float::float_fn;
 pub use half::{f16_to_f32, f32_to_f16};
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{CondMod, MathFn, Opcode, Type};
 
 use super::combos::Combo;
@@ -56,7 +56,7 @@ pub enum Want {
 /// Per-run context of the model.
 #[derive(Clone, Copy, Debug)]
 pub struct Ctx {
-    pub p: Platform,
+    pub p: IsaGen,
     pub sat: bool,
     /// The condition modifier of cmp/cmpn runs.
     pub cond: CondMod,
@@ -67,12 +67,12 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    pub fn new(p: Platform, sat: bool) -> Ctx {
+    pub fn new(p: IsaGen, sat: bool) -> Ctx {
         Ctx {
             p,
             sat,
             cond: CondMod::Z,
-            mode: if p <= Platform::G45 {
+            mode: if p <= IsaGen::G45 {
                 Mode::Rtz
             } else {
                 Mode::Rne
@@ -81,7 +81,7 @@ impl Ctx {
     }
 
     pub fn gen4(&self) -> bool {
-        self.p <= Platform::G45
+        self.p <= IsaGen::G45
     }
 }
 
@@ -405,7 +405,7 @@ fn undefined_combo(combo: &Combo) -> Option<&'static str> {
     // Ivy Bridge DF sources pair channels and a DF-to-F result fills the
     // low dword of each qword (001 lines 660-663, 1744); how a narrower
     // source feeds a DF destination is not stated.
-    let gen7_df = combo.p == Platform::Gen7
+    let gen7_df = combo.p == IsaGen::Gen7
         && (combo.dst == Type::Df || tys.contains(&Type::Df))
         && !tys.iter().all(|t| *t == Type::Df);
     Some(match combo.op {

@@ -19,7 +19,7 @@ mod lanes;
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{CondMod, Opcode, PredCtrl, Type};
 
 use self::lanes::{
@@ -131,7 +131,7 @@ fn fast(op: &Op) -> Option<Fast> {
 }
 
 /// The fast handler for `op`, if it qualifies.
-pub fn choose(p: Platform, op: &Op) -> Option<Handler> {
+pub fn choose(p: IsaGen, op: &Op) -> Option<Handler> {
     let _ = p;
     let Some(f) = fast(op) else {
         return int::choose(op);
@@ -149,10 +149,10 @@ pub fn choose(p: Platform, op: &Op) -> Option<Handler> {
 /// The straight-line handler of one instruction: its single operation, or
 /// a Gen4/G45 compressed pair whose halves can run as one SIMD16
 /// operation. Also returns the operands.
-pub(crate) fn choose_lite(p: Platform, first: &Op, second: Option<&Op>) -> Option<(LiteFn, Flat)> {
+pub(crate) fn choose_lite(p: IsaGen, first: &Op, second: Option<&Op>) -> Option<(LiteFn, Flat)> {
     // The handler is specialised for the rounding the platform starts in
     // (Gen7 may change it in cr0; the handlers check).
-    let zero = p <= Platform::G45;
+    let zero = p <= IsaGen::G45;
     let f = match second {
         None => match fast(first) {
             Some(f) => f,

@@ -13,7 +13,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::fast;
 use super::lanes::{
@@ -131,12 +131,12 @@ fn reg(r: &mut Rng) -> u32 {
 
 /// One random F add/mul/mad of `simd` channels in the assembler's syntax,
 /// sometimes NoMask or on another channel group.
-fn instruction(r: &mut Rng, p: Platform, simd: u32) -> String {
+fn instruction(r: &mut Rng, p: IsaGen, simd: u32) -> String {
     let nomask = if r.below(5) == 0 { "(W) " } else { "" };
     let group = match (simd, r.below(3)) {
         (8, 0) => 8,
-        (8, 1) if p >= Platform::Gen7 => 16 + 8 * r.below(2) as u32,
-        (16, 0) if p >= Platform::Gen7 => 16,
+        (8, 1) if p >= IsaGen::Gen7 => 16 + 8 * r.below(2) as u32,
+        (16, 0) if p >= IsaGen::Gen7 => 16,
         _ => 0,
     };
     let text = body(r, p, simd);
@@ -147,7 +147,7 @@ fn instruction(r: &mut Rng, p: Platform, simd: u32) -> String {
 }
 
 /// The operation and operands of [`instruction`].
-fn body(r: &mut Rng, p: Platform, simd: u32) -> String {
+fn body(r: &mut Rng, p: IsaGen, simd: u32) -> String {
     let two = |r: &mut Rng| {
         let src = |r: &mut Rng| {
             if r.below(4) == 0 {
@@ -158,16 +158,16 @@ fn body(r: &mut Rng, p: Platform, simd: u32) -> String {
         };
         let op = if r.below(2) == 0 { "add" } else { "mul" };
         let (d, a, b) = (reg(r), src(r), src(r));
-        let opt = if p <= Platform::G45 && simd == 16 {
+        let opt = if p <= IsaGen::G45 && simd == 16 {
             " {Compr}"
-        } else if p > Platform::G45 && r.below(4) == 0 {
+        } else if p > IsaGen::G45 && r.below(4) == 0 {
             " {AccWrEn}"
         } else {
             ""
         };
         format!("{op} ({simd}|M0) r{d}.0<1>:f {a} {b}{opt}")
     };
-    if p <= Platform::G45 || r.below(3) != 0 {
+    if p <= IsaGen::G45 || r.below(3) != 0 {
         return two(r);
     }
     let src3 = |r: &mut Rng| {
@@ -260,7 +260,7 @@ fn generic(t: &mut Thread, prog: &Program) {
 /// (every NaN result is made canonical before it is stored).
 fn same(a: &Thread, b: &Thread, what: &str) {
     assert!(a.regs == b.regs, "{what}: registers differ");
-    if a.platform > Platform::G45 {
+    if a.platform > IsaGen::G45 {
         return;
     }
     for (x, y) in a.acc.f.iter().zip(b.acc.f.iter()) {
@@ -271,7 +271,7 @@ fn same(a: &Thread, b: &Thread, what: &str) {
     }
 }
 
-fn check_platform(p: Platform, seed: u64) {
+fn check_platform(p: IsaGen, seed: u64) {
     let mut r = Rng(seed);
     for round in 0..1000 {
         let simd = if r.below(2) == 0 { 8 } else { 16 };
@@ -298,7 +298,7 @@ fn check_platform(p: Platform, seed: u64) {
         if r.below(6) == 0 {
             cr0 |= 2;
         }
-        if p >= Platform::Gen7 {
+        if p >= IsaGen::Gen7 {
             cr0 |= (r.below(4) as u32) << 4;
         }
         base.set_cr0(0, cr0);
@@ -330,22 +330,22 @@ fn compare_runs(prog: &Program, base: &Thread, what: &str) {
 
 #[test]
 fn kernels_match_the_generic_path_gen75() {
-    check_platform(Platform::Gen75, 1);
+    check_platform(IsaGen::Gen75, 1);
 }
 
 #[test]
 fn kernels_match_the_generic_path_gen7() {
-    check_platform(Platform::Gen7, 2);
+    check_platform(IsaGen::Gen7, 2);
 }
 
 #[test]
 fn kernels_match_the_generic_path_gen6() {
-    check_platform(Platform::Gen6, 3);
+    check_platform(IsaGen::Gen6, 3);
 }
 
 #[test]
 fn kernels_match_the_generic_path_g45() {
-    check_platform(Platform::G45, 4);
+    check_platform(IsaGen::G45, 4);
 }
 
 /// The portable lane loops too, on a host where the wide ones are chosen
@@ -354,9 +354,9 @@ fn kernels_match_the_generic_path_g45() {
 fn portable_kernels_match_the_generic_path() {
     super::PORTABLE_ONLY.store(true, core::sync::atomic::Ordering::Relaxed);
     for (p, seed) in [
-        (Platform::Gen75, 5),
-        (Platform::Gen6, 6),
-        (Platform::G45, 7),
+        (IsaGen::Gen75, 5),
+        (IsaGen::Gen6, 6),
+        (IsaGen::G45, 7),
     ] {
         check_platform(p, seed);
     }
@@ -367,7 +367,7 @@ fn portable_kernels_match_the_generic_path() {
 /// wrote is not fused (the halves run in order).
 #[test]
 fn overlapping_halves_are_not_fused() {
-    let p = Platform::G45;
+    let p = IsaGen::G45;
     let fused = |src: &str| {
         let bytes = baregpu_isa::text::assemble(p, src).expect("assembles");
         let prog = Program::new(p, &bytes);
@@ -386,7 +386,7 @@ fn overlapping_halves_are_not_fused() {
 /// stepping one instruction at a time stops.
 #[test]
 fn budget_runs_out_inside_a_block() {
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     let src: Vec<String> = (0..10)
         .map(|i| format!("add (8|M0) r{}.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f", 10 + i))
         .collect();
@@ -414,7 +414,7 @@ fn budget_runs_out_inside_a_block() {
 /// instructions before it ran and count, as when run one by one.
 #[test]
 fn an_error_inside_a_block_stops_there() {
-    let p = Platform::Gen75;
+    let p = IsaGen::Gen75;
     // r127 with 16 channels leaves the register file: a bad operand.
     let src = "add (8|M0) r10.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n\
                add (8|M0) r11.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f\n\
@@ -445,7 +445,7 @@ fn an_error_inside_a_block_stops_there() {
 /// leaves (the last instruction run wrote it).
 #[test]
 fn dead_accumulator_writes_stay_invisible_when_the_budget_cuts() {
-    let p = Platform::G45;
+    let p = IsaGen::G45;
     let src = "add (16|M0) r20.0<1>:f r10.0<8;8,1>:f r12.0<8;8,1>:f {Compr}\n\
                mul (16|M0) r22.0<1>:f r20.0<8;8,1>:f r12.0<8;8,1>:f {Compr}\n\
                mul (8|M0) r24.0<1>:f r22.0<8;8,1>:f r14.0<8;8,1>:f\n\
@@ -506,10 +506,10 @@ fn int_instruction(r: &mut Rng, simd: u32) -> String {
 #[test]
 fn integer_kernels_match_the_generic_path() {
     for (p, seed) in [
-        (Platform::Gen6, 11),
-        (Platform::Gen7, 12),
-        (Platform::Gen75, 13),
-        (Platform::G45, 14),
+        (IsaGen::Gen6, 11),
+        (IsaGen::Gen7, 12),
+        (IsaGen::Gen75, 13),
+        (IsaGen::G45, 14),
     ] {
         let mut r = Rng(seed);
         let mut fast_seen = 0;
@@ -532,7 +532,7 @@ fn integer_kernels_match_the_generic_path() {
             let what = format!("{} round {round}:\n{src}", p.name());
             compare_runs(&prog, &base, &what);
         }
-        if p >= Platform::Gen6 {
+        if p >= IsaGen::Gen6 {
             assert!(fast_seen > 1000, "{}: {fast_seen} fast entries", p.name());
         }
     }

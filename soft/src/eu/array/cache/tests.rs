@@ -6,12 +6,12 @@
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::ProgramCache;
 use crate::eu::shared::{FlatMemory, GfxMemory, MemFault};
 
-const P: Platform = Platform::Gen7;
+const P: IsaGen = IsaGen::Gen7;
 const KERNEL: u64 = 0x2000;
 
 /// Two instructions and the end of the thread (three native words).

@@ -9,7 +9,7 @@ use super::Window;
 use crate::eu::shared::{
     BindingTable, FlatMemory, GfxMemory, MemFault, MessageEnv, SurfaceList, SurfaceSource,
 };
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 const BASE: u64 = 0x1_0000;
 const LEN: usize = 0x1000;
@@ -218,7 +218,7 @@ fn a_write_through_the_env_drops_the_surface_it_remembered() {
     let mut e = MessageEnv::new(
         memory,
         SurfaceSource::Table(BindingTable {
-            platform: Platform::Gen7,
+            platform: IsaGen::Gen7,
             table: BASE,
             surface_state_base: BASE,
         }),

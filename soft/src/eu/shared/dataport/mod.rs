@@ -22,7 +22,7 @@ mod scratch;
 mod typed;
 mod untyped;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message::{DataPortMsg, DpOp};
 
 use super::access::Window;
@@ -58,15 +58,15 @@ impl Unit {
 
 /// The unit of a message's offsets on `p` (`gen6` is the unit for messages
 /// that count other units from Gen6 on).
-pub(super) fn unit(p: Platform, gen6: Unit) -> Unit {
-    if p <= Platform::G45 { Unit::Byte } else { gen6 }
+pub(super) fn unit(p: IsaGen, gen6: Unit) -> Unit {
+    if p <= IsaGen::G45 { Unit::Byte } else { gen6 }
 }
 
 /// A message's header: present on every Gen4/G45 data-port message; from
 /// Gen6 the descriptor's Header Present bit says (003 lines 79177-79182,
 /// 83401-83406).
 pub(super) fn has_header(m: &Msg) -> bool {
-    m.platform() <= Platform::G45 || m.req.header
+    m.platform() <= IsaGen::G45 || m.req.header
 }
 
 /// Gen6 requires the header on every message but the render-target write
@@ -84,7 +84,7 @@ pub(super) fn require_header(m: &Msg) -> Result<(), SendError> {
 /// Gen6 needs the header on these messages; Gen7 makes it optional for
 /// the dual-block, scattered and untyped messages (003 lines 83233-83319).
 pub(super) fn header_on_gen6(m: &Msg) -> Result<(), SendError> {
-    if m.platform() == Platform::Gen6 {
+    if m.platform() == IsaGen::Gen6 {
         require_header(m)
     } else {
         Ok(())
@@ -130,7 +130,7 @@ pub(super) fn buffer_window(
             size: gs.upper_bound.saturating_sub(base),
         });
     }
-    if bti == BTI_SLM && m.platform() >= Platform::Gen7 {
+    if bti == BTI_SLM && m.platform() >= IsaGen::Gen7 {
         return Ok(Window::Slm);
     }
     let s = env.surface(bti)?;
@@ -152,7 +152,7 @@ pub(super) fn buffer_window(
 /// buffers with a 1-byte pitch [ext: mesa brw_wm_surface_state.c
 /// `brw_emit_buffer_surface_state`, stride from the format or 1 for RAW].
 pub(super) fn element(env: &mut MessageEnv, m: &Msg, bti: u8) -> Result<u64, SendError> {
-    if m.platform() < Platform::Gen7 || bti >= BTI_SLM {
+    if m.platform() < IsaGen::Gen7 || bti >= BTI_SLM {
         return Ok(16);
     }
     Ok(u64::from(env.surface(bti)?.pitch))

@@ -37,7 +37,7 @@
 mod gen6;
 mod target;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message::RtMode;
 
 use super::super::MessageEnv;
@@ -53,7 +53,7 @@ pub(super) fn rt_write(
     bti: u8,
     mode: RtMode,
 ) -> Result<(), SendError> {
-    if m.platform() >= Platform::Gen6 {
+    if m.platform() >= IsaGen::Gen6 {
         return gen6::write(env, m, bti, mode);
     }
     // Every sequencing row has the two header registers (000 line 5214).

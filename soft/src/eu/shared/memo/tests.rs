@@ -3,15 +3,15 @@
 
 use alloc::vec::Vec;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{MsgDesc, Sfid};
 use baregpu_isa::message;
 
 use super::{DecodeMemo, Memos, SurfaceMemo};
 use crate::eu::shared::{BindingTable, FlatMemory, GfxMemory, MemFault, Surface, SurfaceError};
 
-fn descriptors(p: Platform) -> Vec<(Sfid, MsgDesc)> {
-    let texts: &[&str] = if p >= Platform::Gen7 {
+fn descriptors(p: IsaGen) -> Vec<(Sfid, MsgDesc)> {
+    let texts: &[&str] = if p >= IsaGen::Gen7 {
         &[
             "dc.untyped_read(bti=0, simd=16, mask=x) mlen=2 rlen=2",
             "dc.untyped_read(bti=1, simd=16, mask=x) mlen=2 rlen=2",
@@ -34,7 +34,7 @@ fn descriptors(p: Platform) -> Vec<(Sfid, MsgDesc)> {
 
 #[test]
 fn decoded_descriptors_are_what_decoding_gives() {
-    for p in [Platform::Gen6, Platform::Gen7] {
+    for p in [IsaGen::Gen6, IsaGen::Gen7] {
         let mut memo = DecodeMemo::default();
         let ds = descriptors(p);
         // More descriptors than the memo keeps, twice over, interleaved.
@@ -78,7 +78,7 @@ fn decoded_surface_states_are_what_decoding_gives() {
         .collect();
     for round in 0..2 {
         for dw in &states {
-            for (p, len) in [(Platform::Gen7, 8), (Platform::Gen6, 6)] {
+            for (p, len) in [(IsaGen::Gen7, 8), (IsaGen::Gen6, 6)] {
                 let want = Surface::from_surface_state(p, &dw[..len]);
                 assert_eq!(memo.decode(p, &dw[..len]), want, "round {round}");
             }
@@ -87,10 +87,10 @@ fn decoded_surface_states_are_what_decoding_gives() {
     // A reserved surface type fails each time.
     let mut bad = buffer_state(0x1000, 16);
     bad[0] = 5 << 29;
-    let want = Surface::from_surface_state(Platform::Gen7, &bad);
+    let want = Surface::from_surface_state(IsaGen::Gen7, &bad);
     assert!(want.is_err());
-    assert_eq!(memo.decode(Platform::Gen7, &bad), want);
-    assert_eq!(memo.decode(Platform::Gen7, &bad), want);
+    assert_eq!(memo.decode(IsaGen::Gen7, &bad), want);
+    assert_eq!(memo.decode(IsaGen::Gen7, &bad), want);
 }
 
 /// A flat memory with a state epoch the test sets, optionally moved by
@@ -123,7 +123,7 @@ impl GfxMemory for EpochMemory {
 }
 
 const TABLE: BindingTable = BindingTable {
-    platform: Platform::Gen7,
+    platform: IsaGen::Gen7,
     table: 0,
     surface_state_base: 0,
 };

@@ -60,7 +60,7 @@ mod params;
 pub mod state;
 mod texel;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message::{ReturnFormat, SamplerMsg, SamplerOp, SamplerSimd};
 
 use super::MessageEnv;
@@ -106,7 +106,7 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
         SamplerSimd::Simd16 => 16,
         SamplerSimd::Simd4x2 => return Err(SendError::Unhandled),
     };
-    let present = p <= Platform::G45 || m.req.header;
+    let present = p <= IsaGen::G45 || m.req.header;
     let h = usize::from(present);
     let prm = params::params(p, s.op, usize::from(m.req.mlen), h).ok_or(SendError::Unhandled)?;
     let header = if present {
@@ -116,7 +116,7 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
             present,
             masked: (m2 >> 12) & 0xF,
             offsets: (offset(m2 >> 8), offset(m2 >> 4)),
-            force_lod_zero: p <= Platform::G45 && m2 >> 16 & 1 != 0,
+            force_lod_zero: p <= IsaGen::G45 && m2 >> 16 & 1 != 0,
             pointer: m.dword(0, 3)?,
         }
     } else {
@@ -170,7 +170,7 @@ fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<A
 }
 
 /// resinfo for every enabled lane (000 line 4054).
-fn resinfo(p: Platform, s: &SamplerMsg, surface: &Surface, a: &Args, ce: u32) -> [[u32; 4]; 16] {
+fn resinfo(p: IsaGen, s: &SamplerMsg, surface: &Surface, a: &Args, ce: u32) -> [[u32; 4]; 16] {
     let mut out = [[0u32; 4]; 16];
     for (c, t) in out.iter_mut().enumerate().take(a.lanes) {
         if ce >> c & 1 == 0 {
@@ -192,7 +192,7 @@ fn resinfo(p: Platform, s: &SamplerMsg, surface: &Surface, a: &Args, ce: u32) ->
             ],
             // Cube blue: 0 before [DevGT], the array size after; [DevGT]
             // is read as Gen6 here (a choice: 000 does not define it).
-            SurfaceKind::Cube if p < Platform::Gen6 => {
+            SurfaceKind::Cube if p < IsaGen::Gen6 => {
                 [sh(surface.width), sh(surface.height), 0, mips]
             }
             _ => [sh(surface.width), sh(surface.height), array, mips],
@@ -272,10 +272,10 @@ fn check_single(surface: &Surface) -> Result<(), SendError> {
 /// never ("Sampling Engine Filtering": 000 lines 3350 and 3414 leave
 /// R32G32B32A32_FLOAT and R32_FLOAT blank, 003 lines 76425 and 76549 mark
 /// them [DevILK+]).
-fn filterable(p: Platform, f: &Format) -> bool {
+fn filterable(p: IsaGen, f: &Format) -> bool {
     match f.kind {
         format::Kind::Unorm => true,
-        format::Kind::Float => p >= Platform::Gen6,
+        format::Kind::Float => p >= IsaGen::Gen6,
         _ => false,
     }
 }
@@ -283,7 +283,7 @@ fn filterable(p: Platform, f: &Format) -> bool {
 /// The sample messages for every enabled lane.
 fn sample(
     env: &mut MessageEnv,
-    p: Platform,
+    p: IsaGen,
     s: &SamplerMsg,
     surface: &Surface,
     a: &Args,
@@ -299,7 +299,7 @@ fn sample(
     }
     let (st, base) = match env.samplers {
         Some(src) => {
-            let from_header = p <= Platform::G45 || (p == Platform::Gen75 && header.present);
+            let from_header = p <= IsaGen::G45 || (p == IsaGen::Gen75 && header.present);
             let pointer = if from_header {
                 header.pointer
             } else {
@@ -326,7 +326,7 @@ fn sample(
     let f = Format::of(surface, st.border_mode)?;
     // Anisotropic becomes linear only where the manual says so.
     let explicit =
-        matches!(s.op, O::SampleL | O::SampleLC) || (p == Platform::G45 && header.force_lod_zero);
+        matches!(s.op, O::SampleL | O::SampleLC) || (p == IsaGen::G45 && header.force_lod_zero);
     let resolve = |m: MapFilter| match m {
         MapFilter::Anisotropic if !explicit => Err(bad(
             "sampler: MAPFILTER_ANISOTROPIC is not modelled (only sample_l makes it linear)",

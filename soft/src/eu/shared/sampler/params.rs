@@ -17,7 +17,7 @@
 //!   coordinates; sample_d interleaves each coordinate with its two
 //!   derivatives; ld is "intermixed: u, lod, v, r".
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message::SamplerOp;
 
 /// Parameter indices of one operation.
@@ -46,7 +46,7 @@ const fn uv(u: usize, v: usize) -> Params {
 /// The parameter layout of `op` on `p` for a message of `mlen` registers
 /// including the header (`header` registers); `None` for an operation this
 /// model does not serve.
-pub(super) fn params(p: Platform, op: SamplerOp, mlen: usize, header: usize) -> Option<Params> {
+pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Option<Params> {
     use SamplerOp as O;
     let with = |base: Params, lod: Option<usize>, reference: Option<usize>| Params {
         lod,
@@ -54,7 +54,7 @@ pub(super) fn params(p: Platform, op: SamplerOp, mlen: usize, header: usize) -> 
         ..base
     };
     Some(match p {
-        Platform::Gen4 | Platform::G45 => match op {
+        IsaGen::Gen4 | IsaGen::G45 => match op {
             O::Sample => uv(0, 1),
             O::SampleB | O::SampleL | O::Ld => with(uv(0, 1), Some(3), None),
             O::SampleC => with(uv(0, 1), None, Some(3)),
@@ -72,7 +72,7 @@ pub(super) fn params(p: Platform, op: SamplerOp, mlen: usize, header: usize) -> 
             },
             _ => return None,
         },
-        Platform::Gen6 => match op {
+        IsaGen::Gen6 => match op {
             O::Sample => uv(0, 1),
             O::SampleB | O::SampleL => with(uv(0, 1), Some(4), None),
             O::SampleC => with(uv(0, 1), None, Some(4)),
@@ -85,7 +85,7 @@ pub(super) fn params(p: Platform, op: SamplerOp, mlen: usize, header: usize) -> 
             O::Resinfo => with(uv(0, 0), Some(0), None),
             _ => return None,
         },
-        Platform::Gen7 | Platform::Gen75 => match op {
+        IsaGen::Gen7 | IsaGen::Gen75 => match op {
             O::Sample => uv(0, 1),
             O::SampleB | O::SampleL => with(uv(1, 2), Some(0), None),
             O::SampleC => with(uv(1, 2), None, Some(0)),

@@ -49,7 +49,7 @@
 //! documented); integer surfaces read the Gen7.5 integer copies and are
 //! refused on Gen4-Gen7, whose layouts have no integer border colour.
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::super::payload::bad;
 use crate::eu::send::SendError;
@@ -244,19 +244,19 @@ macro_rules! raw_of {
 
 /// Decodes one 4-dword SAMPLER_STATE entry as `p` lays it out. Refused:
 /// MAPFILTER_MONO, ChromaKey, reserved filter codes.
-pub fn decode(p: Platform, dw: &[u32; 4]) -> Result<SamplerState, SendError> {
+pub fn decode(p: IsaGen, dw: &[u32; 4]) -> Result<SamplerState, SendError> {
     use baregpu_hal::Packet;
     let undecodable = |_| bad("SAMPLER_STATE does not decode");
     let raw = match p {
-        Platform::Gen4 => {
+        IsaGen::Gen4 => {
             let s = baregpu_hal::gen4::structs::SamplerState::unpack(dw).map_err(undecodable)?;
             raw_of!(&s, s.lod_preclamp_enable, false, 6)
         }
-        Platform::G45 => {
+        IsaGen::G45 => {
             let s = baregpu_hal::g45::structs::SamplerState::unpack(dw).map_err(undecodable)?;
             raw_of!(&s, s.lod_preclamp_enable, false, 6)
         }
-        Platform::Gen6 => {
+        IsaGen::Gen6 => {
             let s = baregpu_hal::gen6::structs::SamplerState::unpack(dw).map_err(undecodable)?;
             raw_of!(
                 &s,
@@ -265,7 +265,7 @@ pub fn decode(p: Platform, dw: &[u32; 4]) -> Result<SamplerState, SendError> {
                 6
             )
         }
-        Platform::Gen7 | Platform::Gen75 => {
+        IsaGen::Gen7 | IsaGen::Gen75 => {
             let s = baregpu_hal::gen7::structs::SamplerState::unpack(dw).map_err(undecodable)?;
             raw_of!(
                 &s,
@@ -342,7 +342,7 @@ impl Raw {
 /// Reads SAMPLER_STATE entry `index` at `base + pointer`.
 pub(super) fn read(
     env: &mut super::super::MessageEnv,
-    p: Platform,
+    p: IsaGen,
     base: u64,
     pointer: u32,
     index: u8,
@@ -370,7 +370,7 @@ pub(super) enum BorderKind {
 /// values converted to float.
 pub(super) fn border_color(
     env: &mut super::super::MessageEnv,
-    p: Platform,
+    p: IsaGen,
     base: u64,
     st: &SamplerState,
     kind: BorderKind,
@@ -381,7 +381,7 @@ pub(super) fn border_color(
     let at = base.wrapping_add(u64::from(ptr));
     let mut bytes = [0u8; 16];
     if st.border_mode == BorderMode::Dx9 {
-        if p == Platform::Gen75 {
+        if p == IsaGen::Gen75 {
             return Err(bad(
                 "border colour: DX9 mode has no Gen7.5 layout in this model",
             ));
@@ -394,11 +394,11 @@ pub(super) fn border_color(
     match (kind, p) {
         (BorderKind::Float, _) => {
             // Gen6 keeps the floats after its UNORM8 dword.
-            let skip = if p == Platform::Gen6 { 4 } else { 0 };
+            let skip = if p == IsaGen::Gen6 { 4 } else { 0 };
             env.mem_read(at.wrapping_add(skip), &mut bytes)?;
             Ok(dwords(&bytes))
         }
-        (BorderKind::Int(bits), Platform::Gen75) => {
+        (BorderKind::Int(bits), IsaGen::Gen75) => {
             env.mem_read(at.wrapping_add(64), &mut bytes)?;
             let d = dwords(&bytes);
             Ok(match bits {

@@ -40,7 +40,7 @@
 //! first; B8G8R8A8 stores blue first (003 line 31552, printed there as
 //! "R8G8R8A8").
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 
 use super::super::super::payload::bad;
 use super::super::super::surface::format::{self, Kind};
@@ -48,7 +48,7 @@ use crate::eu::send::SendError;
 
 /// Formats typed writes take on Gen7 and Gen7.5, each with the first
 /// generation whose typed reads convert it (`None`: not before Gen9).
-const READ_FROM: [(u32, Option<Platform>); 15] = [
+const READ_FROM: [(u32, Option<IsaGen>); 15] = [
     (format::R32G32B32A32_FLOAT, None), // TR 90
     (format::R32G32B32A32_SINT, None),  // TR 90
     (format::R32G32B32A32_UINT, None),  // TR 90
@@ -57,16 +57,16 @@ const READ_FROM: [(u32, Option<Platform>); 15] = [
     (format::R32G32_UINT, None),        // TR 90
     (format::B8G8R8A8_UNORM, None),     // TR 125
     (format::R8G8B8A8_UNORM, None),     // TR 110
-    (format::R8G8B8A8_UINT, Some(Platform::Gen75)),
-    (format::R32_SINT, Some(Platform::Gen7)),
-    (format::R32_UINT, Some(Platform::Gen7)),
-    (format::R32_FLOAT, Some(Platform::Gen7)),
-    (format::R16_UINT, Some(Platform::Gen75)),
+    (format::R8G8B8A8_UINT, Some(IsaGen::Gen75)),
+    (format::R32_SINT, Some(IsaGen::Gen7)),
+    (format::R32_UINT, Some(IsaGen::Gen7)),
+    (format::R32_FLOAT, Some(IsaGen::Gen7)),
+    (format::R16_UINT, Some(IsaGen::Gen75)),
     (format::R8_UNORM, None), // TR 110
-    (format::R8_UINT, Some(Platform::Gen75)),
+    (format::R8_UINT, Some(IsaGen::Gen75)),
 ];
 
-fn entry(fmt: u32) -> Option<Option<Platform>> {
+fn entry(fmt: u32) -> Option<Option<IsaGen>> {
     READ_FROM.iter().find(|e| e.0 == fmt).map(|e| e.1)
 }
 
@@ -80,10 +80,10 @@ pub(super) enum ReadKind {
 }
 
 /// How a typed read of `fmt` behaves on `p`.
-pub(super) fn readable(p: Platform, fmt: u32) -> Result<ReadKind, SendError> {
+pub(super) fn readable(p: IsaGen, fmt: u32) -> Result<ReadKind, SendError> {
     match entry(fmt) {
         Some(Some(from)) if p >= from => Ok(ReadKind::Convert),
-        Some(_) if p == Platform::Gen7 && (fmt == format::R8_UINT || fmt == format::R16_UINT) => {
+        Some(_) if p == IsaGen::Gen7 && (fmt == format::R8_UINT || fmt == format::R16_UINT) => {
             Ok(ReadKind::Dword)
         }
         Some(_) => Err(bad(
@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn read_support_follows_the_generation() {
-        use Platform::*;
+        use IsaGen::*;
         assert_eq!(readable(Gen7, format::R32_UINT), Ok(ReadKind::Convert));
         assert_eq!(readable(Gen7, format::R8_UINT), Ok(ReadKind::Dword));
         assert_eq!(readable(Gen75, format::R8_UINT), Ok(ReadKind::Convert));

@@ -45,7 +45,7 @@
 mod format;
 mod texel;
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::message::{AtomicOp, Channels, Slots};
 
 use super::super::payload::{Msg, Reg, bad, set_dword};
@@ -74,7 +74,7 @@ impl Plan {
         if !m.req.header {
             return Err(bad("typed messages need a header"));
         }
-        if slots == Slots::Simd4x2 && m.platform() < Platform::Gen75 {
+        if slots == Slots::Simd4x2 && m.platform() < IsaGen::Gen75 {
             return Err(bad("SIMD4x2 typed messages exist from Gen7.5"));
         }
         // The header, an address register, the data.

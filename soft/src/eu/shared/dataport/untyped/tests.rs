@@ -3,7 +3,7 @@
 //! register file part way (what the lane-by-lane order writes before the
 //! error must still be written).
 
-use baregpu_isa::Platform;
+use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{RegFile, Type};
 use baregpu_isa::message;
 
@@ -11,7 +11,7 @@ use crate::eu::send::{Payload, SendError, SendRequest};
 use crate::eu::shared::{FlatMemory, MemoryUnits, Surface};
 use crate::eu::thread::Thread;
 
-const P: Platform = Platform::Gen7;
+const P: IsaGen = IsaGen::Gen7;
 const BUF: u64 = 0x1000;
 
 fn request(text: &str, payload: u8, dst: Option<u8>, channels: u32) -> SendRequest {
