@@ -29,6 +29,16 @@ pub struct EngineDesc {
     /// Its HWS_PGA (status page address) register, absolute: Gen7 moves it below the video
     /// and blitter bases.
     pub hws_pga: u32,
+    /// Where its errors and its position are reported.
+    pub errors: ErrorRegs,
+    /// Its own interrupt mask register (absolute), in front of the GT one; `None` where
+    /// rings have none (Gen4/G45).
+    pub imr: Option<u32>,
+    /// Its 64-bit TIMESTAMP counter (absolute, low dword first), where it has one.
+    pub timestamp: Option<u32>,
+    /// Where the first page fault of its accesses is recorded (absolute), where it has
+    /// such a register (Gen6/Gen7's arbiter page fault registers).
+    pub page_fault: Option<u32>,
     /// Bit of its user interrupt (MI_USER_INTERRUPT) in the interrupt registers.
     pub user_interrupt_bit: u32,
     /// Bit of its command streamer error.
@@ -55,6 +65,25 @@ pub struct RingRegs {
     pub head: u32,
     pub start: u32,
     pub ctl: u32,
+}
+
+/// The registers an engine's error capture reads, absolute offsets: the engine's own
+/// instance, or a GT-level register engines share (Gen4/G45's EIR/EMR/ESR).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorRegs {
+    /// Instruction parser error identity.
+    pub ipeir: u32,
+    /// Header of the command the parser stopped at.
+    pub ipehr: u32,
+    pub instdone: u32,
+    /// Active head: the graphics address being fetched.
+    pub acthd: u32,
+    /// Error identity, mask and status.
+    pub eir: u32,
+    pub emr: u32,
+    pub esr: u32,
+    /// Address of the batch being executed.
+    pub bb_addr: u32,
 }
 
 /// Interrupt status, mask, identity and enable registers (absolute offsets).
@@ -104,7 +133,7 @@ pub struct GtDesc {
     pub reset: Reset,
     /// `None`: no PPGTT on this generation.
     pub gfx_mode: Option<GfxMode>,
-    /// Each ring has its own IMR in front of the GT one.
+    /// Each ring has its own IMR in front of the GT one (`EngineDesc::imr` on every engine).
     pub ring_imr: bool,
     /// HWS_PGA takes a physical address, not a GTT one.
     pub hwsp_physical: bool,

@@ -156,7 +156,7 @@ impl<B: MemoryBus> Device<B> {
                 r if r == ring.head => return e.head | (e.wrap_count << 21),
                 r if r == ring.start => return e.start,
                 r if r == ring.ctl => return e.ctl,
-                layout::ACTHD => return e.acthd as u32,
+                _ if offset == l.engines[i].errors.acthd => return e.acthd as u32,
                 baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return e.unmodelled,
                 _ => {}
             }
@@ -171,23 +171,21 @@ impl<B: MemoryBus> Device<B> {
                 self.regs.get(request) & 0xffff
             }
             (o, _, device::Reset::Gdrst { register, .. }) if o == register => 0, // resets complete at once
-            _ if self.is_timestamp(offset) => {
-                if offset.is_multiple_of(8) {
-                    self.timestamp as u32
-                } else {
-                    (self.timestamp >> 32) as u32
-                }
-            }
-            _ => self.regs.read(offset),
+            _ => match self.timestamp_half(offset) {
+                Some(false) => self.timestamp as u32,
+                Some(true) => (self.timestamp >> 32) as u32,
+                None => self.regs.read(offset),
+            },
         }
     }
 
-    /// TIMESTAMP: 64-bit at render base + 0x358 (003 line 13316).
-    fn is_timestamp(&self, offset: u32) -> bool {
-        self.layout
-            .engines
-            .first()
-            .is_some_and(|r| offset == r.base + 0x358 || offset == r.base + 0x35c)
+    /// Whether `offset` is an engine's 64-bit TIMESTAMP: `Some(false)` its low dword,
+    /// `Some(true)` its high one. The engines share one counter.
+    fn timestamp_half(&self, offset: u32) -> Option<bool> {
+        self.layout.engines.iter().find_map(|e| {
+            let t = e.timestamp?;
+            (offset == t || offset == t + 4).then_some(offset != t)
+        })
     }
 
     pub(crate) fn write_register(&mut self, offset: u32, value: u32) {
@@ -287,7 +285,9 @@ impl<B: MemoryBus> Device<B> {
             .iter()
             .filter(|_| self.layout.ring_imr)
             .find(|e| [e.user_interrupt_bit, e.error_bit, e.notify_bit].contains(&bit));
-        let ring_masked = ring_imr.is_some_and(|e| self.regs.get(e.base + 0xa8) & (1 << bit) != 0);
+        let ring_masked = ring_imr
+            .and_then(|e| e.imr)
+            .is_some_and(|imr| self.regs.get(imr) & (1 << bit) != 0);
         if self.regs.get(self.layout.irq.imr) & (1 << bit) == 0 && !ring_masked {
             self.gt_iir |= 1 << bit;
         }

@@ -31,6 +31,7 @@ use alloc::vec::Vec;
 
 use alloc::sync::Arc;
 use baregpu_hal::MemoryBus;
+use baregpu_hal::gen6::{Engine as Gen6Engine, regs as gen6};
 
 use baregpu_hal::reflect::{CommandInfo, GenTables};
 
@@ -317,13 +318,24 @@ pub enum Space {
     Physical,
 }
 
-/// CCID, the current context register (engine base + 0x180, 003 lines 12456-12545).
-const CCID: u32 = 0x180;
-/// Engine-relative registers the model keeps in a logical context: INSTPM
-/// (0xc0), CACHE_MODE_0/1 (0x120, 0x124) and the PPGTT directory pointer
-/// (0x228), the state MI_SET_CONTEXT saves per 003 lines 9152-9163 as far as
-/// the model has it.
-const CONTEXT_REGISTERS: [u32; 4] = [0xc0, 0x120, 0x124, 0x228];
+/// Offset of a render-engine register from the render base. The model keeps the
+/// registers below (the hal's typed Sandy Bridge ones) at the same engine-relative
+/// offsets on every generation it runs (the gen4 and gen7 tables agree).
+const fn render_relative(absolute: u32) -> u32 {
+    absolute - Gen6Engine::Render.base_offset()
+}
+
+/// CCID, the current context register (render base + 0x180, 003 lines 12456-12545).
+const CCID: u32 = render_relative(gen6::CCID.offset());
+/// Engine-relative registers the model keeps in a logical context: INSTPM,
+/// CACHE_MODE_0/1 and the PPGTT directory pointer, the state MI_SET_CONTEXT saves
+/// per 003 lines 9152-9163 as far as the model has it.
+const CONTEXT_REGISTERS: [u32; 4] = [
+    render_relative(gen6::INSTPM.offset()),
+    render_relative(gen6::CACHE_MODE_0.offset()),
+    render_relative(gen6::CACHE_MODE_1.offset()),
+    gen6::PP_DIR_BASE.relative_offset(),
+];
 
 /// Dwords of the MI_REPORT_PERF_COUNT report (256 bytes, A45_B8_C8).
 const PERF_REPORT_DWORDS: u64 = 64;
@@ -522,7 +534,6 @@ impl<B: MemoryBus> Device<B> {
     }
 
     pub(crate) fn halt(&mut self, i: usize, halt: Halt) {
-        let base = self.layout.engines[i].base;
         let dw0 = match halt {
             Halt::InstructionError { dw0 } | Halt::Unmodelled { dw0, .. } => dw0,
             Halt::PageFault { .. } => 0,
@@ -536,23 +547,19 @@ impl<B: MemoryBus> Device<B> {
         }
         self.engines[i].halted = Some(halt);
         self.stats.errors += 1;
-        let eir = self.regs.get(base + layout::EIR) | eir_bit;
-        self.regs.set(base + layout::EIR, eir);
-        self.regs.set(
-            base + layout::ESR,
-            self.regs.get(base + layout::ESR) | eir_bit,
-        );
-        self.regs.set(base + layout::IPEHR, dw0);
-        self.regs.set(base + layout::IPEIR, eir_bit);
+        let regs = self.layout.engines[i].errors;
+        self.regs.set(regs.eir, self.regs.get(regs.eir) | eir_bit);
+        self.regs.set(regs.esr, self.regs.get(regs.esr) | eir_bit);
+        self.regs.set(regs.ipehr, dw0);
+        self.regs.set(regs.ipeir, eir_bit);
         if let Halt::PageFault { gfx_addr, ggtt } = halt
-            && self.layout.gfx_mode.is_some()
+            && let Some(record_at) = self.layout.engines[i].page_fault
         {
-            // Fault record (003 lines 8961-9113): 31:12 page, 11 GGTT (0: PPGTT), 0 valid; one
-            // per engine at 0x4094 + 0x100 * engine.
+            // Fault record (003 lines 8961-9113): 31:12 page, 11 GGTT (0: PPGTT), 0 valid.
             let record = (gfx_addr as u32 & 0xffff_f000) | ((ggtt as u32) << 11) | 1;
-            self.regs.set(0x4094 + 0x100 * i as u32, record);
+            self.regs.set(record_at, record);
         }
-        if self.regs.get(base + layout::EMR) & eir_bit == 0 {
+        if self.regs.get(regs.emr) & eir_bit == 0 {
             self.raise(self.layout.engines[i].error_bit);
         }
     }
@@ -708,7 +715,8 @@ impl<B: MemoryBus> Device<B> {
                     };
                 }
                 self.engines[i].batch = Some(addr);
-                self.regs.set(base + layout::BB_ADDR, addr as u32);
+                self.regs
+                    .set(self.layout.engines[i].errors.bb_addr, addr as u32);
                 self.stats.batches += 1;
             }
             Op::BatchEnd => self.engines[i].batch = None,
@@ -853,13 +861,11 @@ impl<B: MemoryBus> Device<B> {
     /// Records a non-fatal error: EIR/ESR and the master error interrupt,
     /// the engine goes on.
     fn flag_error(&mut self, i: usize, eir_bit: u32) {
-        let base = self.layout.engines[i].base;
+        let regs = self.layout.engines[i].errors;
         self.stats.errors += 1;
-        let eir = self.regs.get(base + layout::EIR) | eir_bit;
-        self.regs.set(base + layout::EIR, eir);
-        let esr = self.regs.get(base + layout::ESR) | eir_bit;
-        self.regs.set(base + layout::ESR, esr);
-        if self.regs.get(base + layout::EMR) & eir_bit == 0 {
+        self.regs.set(regs.eir, self.regs.get(regs.eir) | eir_bit);
+        self.regs.set(regs.esr, self.regs.get(regs.esr) | eir_bit);
+        if self.regs.get(regs.emr) & eir_bit == 0 {
             self.raise(self.layout.engines[i].error_bit);
         }
     }

@@ -40,7 +40,6 @@ struct RawGt {
     reset: RawReset,
     forcewake: Option<RawForcewake>,
     gfx_mode: Option<RawReg>,
-    ring_imr: bool,
     hwsp_physical: bool,
     physical_addressing: bool,
     page_fault_eir_bit: u32,
@@ -87,6 +86,10 @@ struct RawEngine {
     reset_bit: u32,
     runs: Vec<String>,
     ring: BTreeMap<String, RawReg>,
+    errors: BTreeMap<String, RawReg>,
+    imr: Option<RawReg>,
+    timestamp: Option<RawReg>,
+    page_fault: Option<RawReg>,
 }
 
 /// One engine, resolved.
@@ -97,6 +100,15 @@ pub struct Engine {
     /// tail, head, start, ctl: offsets relative to `base`; hws_pga absolute (Gen7
     /// moves the status-page registers below the video and blitter bases).
     pub ring: [u32; 5],
+    /// The error-capture registers in [`ERRORS`] order, absolute: an engine's own instance,
+    /// or a GT-level register it shares (G45's video ring reports into the render EIR).
+    pub errors: [u32; 8],
+    /// Its own interrupt mask register (absolute), where rings have one.
+    pub imr: Option<u32>,
+    /// Its 64-bit TIMESTAMP counter (absolute), where it has one.
+    pub timestamp: Option<u32>,
+    /// Where its first page fault is recorded (absolute), where it has such a register.
+    pub page_fault: Option<u32>,
     pub user_interrupt_bit: u32,
     pub error_bit: u32,
     pub notify_bit: u32,
@@ -149,6 +161,10 @@ pub struct Device {
 }
 
 const RING: [&str; 5] = ["tail", "head", "start", "ctl", "hws_pga"];
+/// The `errors` keys, in the order of [`Engine::errors`] and the generated `ErrorRegs`.
+pub const ERRORS: [&str; 8] = [
+    "ipeir", "ipehr", "instdone", "acthd", "eir", "emr", "esr", "bb_addr",
+];
 const IRQ: [&str; 4] = ["isr", "imr", "iir", "ier"];
 const EU_ISAS: [&str; 5] = ["gen4", "g45", "gen6", "gen7", "gen12.5"];
 const PTE_FORMATS: [&str; 3] = ["gen4", "gen6", "gen7"];
@@ -201,6 +217,30 @@ fn relative(
         .ok_or_else(|| format!("{what}: {abs:#x} lies below the engine base {base:#x}"))
 }
 
+/// A register an engine reads or writes, absolute: its instance on `engine` when the
+/// register is per engine, the GT-level register itself otherwise.
+fn of_engine(
+    t: &GenerationTables,
+    r: &RawReg,
+    engine: &str,
+    base: u32,
+    what: &str,
+) -> Result<u32, String> {
+    match r {
+        RawReg::Offset(o) => Ok(*o),
+        RawReg::Name(n) => {
+            let reg = find(t, n)?;
+            if reg.engines.iter().any(|e| e == engine) {
+                Ok(base + reg.offset)
+            } else if reg.engines.is_empty() {
+                Ok(reg.offset)
+            } else {
+                Err(format!("{what}: {n} has no instance on engine {engine}"))
+            }
+        }
+    }
+}
+
 fn cited(reference: &str, what: &str) -> Result<String, String> {
     if reference.trim().is_empty() {
         Err(format!("{what}: empty ref (every fact needs a citation)"))
@@ -247,6 +287,34 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
                 "{what}: unknown ring register {k} (one of {RING:?})"
             ));
         }
+        let mut errors = [0; 8];
+        for (slot, key) in errors.iter_mut().zip(ERRORS) {
+            let r = e
+                .errors
+                .get(key)
+                .ok_or_else(|| format!("{what}: errors.{key} missing"))?;
+            *slot = of_engine(t, r, &e.name, base, &format!("{what} errors.{key}"))?;
+        }
+        if let Some(k) = e.errors.keys().find(|k| !ERRORS.contains(&k.as_str())) {
+            return Err(format!(
+                "{what}: unknown error register {k} (one of {ERRORS:?})"
+            ));
+        }
+        let imr = e
+            .imr
+            .as_ref()
+            .map(|r| of_engine(t, r, &e.name, base, &format!("{what} imr")))
+            .transpose()?;
+        let timestamp = e
+            .timestamp
+            .as_ref()
+            .map(|r| of_engine(t, r, &e.name, base, &format!("{what} timestamp")))
+            .transpose()?;
+        let page_fault = e
+            .page_fault
+            .as_ref()
+            .map(|r| of_engine(t, r, &e.name, base, &format!("{what} page_fault")))
+            .transpose()?;
         for bit in [e.user_interrupt_bit, e.error_bit, e.notify_bit] {
             if bit > 31 {
                 return Err(format!("{what}: interrupt bit {bit} beyond 31"));
@@ -265,6 +333,10 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             name: e.name,
             base,
             ring,
+            errors,
+            imr,
+            timestamp,
+            page_fault,
             user_interrupt_bit: e.user_interrupt_bit,
             error_bit: e.error_bit,
             notify_bit: e.notify_bit,
@@ -274,6 +346,15 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
     }
     if engines.is_empty() {
         return Err("no [[engine]]".into());
+    }
+    // Ring IMRs are all or nothing: an interrupt is masked at the ring level on every
+    // engine or on none.
+    let ring_imr = engines[0].imr.is_some();
+    if let Some(e) = engines.iter().find(|e| e.imr.is_some() != ring_imr) {
+        return Err(format!(
+            "engine {}: imr given on some engines only (all or none)",
+            e.name
+        ));
     }
     let gt = raw.gt;
     let mut irq = [0; 4];
@@ -366,7 +447,7 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         forcewake,
         reset,
         gfx_mode,
-        ring_imr: gt.ring_imr,
+        ring_imr,
         hwsp_physical: gt.hwsp_physical,
         physical_addressing: gt.physical_addressing,
         page_fault_eir_bit: gt.page_fault_eir_bit,
@@ -416,11 +497,21 @@ pub fn generate(d: Option<&Device>) -> String {
     for e in &d.engines {
         let [tail, head, start, ctl, hws_pga] = e.ring;
         let runs: Vec<String> = e.runs.iter().map(|g| format!("{g:?}")).collect();
+        let errors: Vec<String> = ERRORS
+            .iter()
+            .zip(e.errors)
+            .map(|(k, o)| format!("{k}: {o:#x}"))
+            .collect();
+        let opt = |o: Option<u32>| o.map_or("None".to_string(), |o| format!("Some({o:#x})"));
         let _ = writeln!(
             out,
-            "        crate::device::EngineDesc {{ name: {:?}, base: {:#x}, ring: crate::device::RingRegs {{ tail: {tail:#x}, head: {head:#x}, start: {start:#x}, ctl: {ctl:#x} }}, hws_pga: {hws_pga:#x}, user_interrupt_bit: {}, error_bit: {}, notify_bit: {}, reset_bit: {}, runs: &[{}] }},",
+            "        crate::device::EngineDesc {{ name: {:?}, base: {:#x}, ring: crate::device::RingRegs {{ tail: {tail:#x}, head: {head:#x}, start: {start:#x}, ctl: {ctl:#x} }}, hws_pga: {hws_pga:#x}, errors: crate::device::ErrorRegs {{ {} }}, imr: {}, timestamp: {}, page_fault: {}, user_interrupt_bit: {}, error_bit: {}, notify_bit: {}, reset_bit: {}, runs: &[{}] }},",
             e.name,
             e.base,
+            errors.join(", "),
+            opt(e.imr),
+            opt(e.timestamp),
+            opt(e.page_fault),
             e.user_interrupt_bit,
             e.error_bit,
             e.notify_bit,
@@ -504,6 +595,16 @@ mod tests {
             reg("IER", 0x900c, ""),
             reg("RST", 0x9100, ""),
             reg("FLUSH", 0x9200, ""),
+            reg("IPEIR", 0x64, both),
+            reg("IPEHR", 0x68, both),
+            reg("INSTDONE", 0x6c, both),
+            reg("ACTHD", 0x74, both),
+            reg("EIR", 0x90b0, ""),
+            reg("EMR", 0x90b4, ""),
+            reg("ESR", 0xb8, both),
+            reg("BB_ADDR", 0x140, both),
+            reg("RING_IMR", 0xa8, both),
+            reg("TIMESTAMP", 0x358, "\"render\""),
         ];
         std::fs::write(g.join("registers.toml"), regs.concat()).unwrap();
         let t = crate::load_generation(&dir, "testgen").unwrap();
@@ -519,7 +620,6 @@ ref = "test"
 irq = { isr = "ISR", imr = "IMR", iir = "IIR", ier = "IER" }
 reset = { method = "gdrst", register = "RST", full_bit = 0 }
 gfx_mode = "MODE"
-ring_imr = true
 hwsp_physical = false
 physical_addressing = false
 page_fault_eir_bit = 4
@@ -539,6 +639,9 @@ notify_bit = 4
 reset_bit = 1
 runs = ["mi", "3d"]
 ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "HWS" }
+errors = { ipeir = "IPEIR", ipehr = "IPEHR", instdone = "INSTDONE", acthd = "ACTHD", eir = "EIR", emr = "EMR", esr = "ESR", bb_addr = "BB_ADDR" }
+imr = "RING_IMR"
+timestamp = "TIMESTAMP"
 "#;
 
     #[test]
@@ -550,7 +653,7 @@ ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "
         assert_eq!(one.gfx_mode, Some(GfxMode::PerEngine(0x29c)));
         // Adding the copy engine is one more [[engine]] entry: its registers resolve on its base.
         let two = format!(
-            "{DEVICE}[[engine]]\nname = \"copy\"\nref = \"test\"\nuser_interrupt_bit = 22\nerror_bit = 25\nnotify_bit = 26\nreset_bit = 3\nruns = [\"blitter\"]\nring = {{ tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }}\n"
+            "{DEVICE}[[engine]]\nname = \"copy\"\nref = \"test\"\nuser_interrupt_bit = 22\nerror_bit = 25\nnotify_bit = 26\nreset_bit = 3\nruns = [\"blitter\"]\nring = {{ tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }}\nerrors = {{ ipeir = \"IPEIR\", ipehr = \"IPEHR\", instdone = \"INSTDONE\", acthd = \"ACTHD\", eir = \"EIR\", emr = \"EMR\", esr = \"ESR\", bb_addr = 0x30140 }}\nimr = \"RING_IMR\"\n"
         );
         let d = parse(&two, &t).unwrap();
         let copy = &d.engines[1];
@@ -558,9 +661,25 @@ ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "
             (copy.base, copy.ring),
             (0x30000, [0x30, 0x34, 0x38, 0x3c, 0x30080])
         );
+        // Per-engine error registers land on its base, GT-level ones are shared, an offset
+        // is taken as written.
+        assert_eq!(
+            copy.errors,
+            [
+                0x30064, 0x30068, 0x3006c, 0x30074, 0x90b0, 0x90b4, 0x300b8, 0x30140
+            ]
+        );
+        assert_eq!((copy.imr, copy.timestamp), (Some(0x300a8), None));
+        assert_eq!(d.engines[0].timestamp, Some(0x2358));
+        assert!(d.ring_imr);
         let code = generate(Some(&d));
         assert!(code.contains("name: \"copy\", base: 0x30000"), "{code}");
         assert!(code.contains("iir: 0x9008"), "{code}");
+        assert!(code.contains("eir: 0x90b0"), "{code}");
+        assert!(
+            code.contains("imr: Some(0x300a8), timestamp: None, page_fault: None"),
+            "{code}"
+        );
         assert!(generate(None).contains("DEVICE: Option<crate::device::Device> = None"));
     }
 
@@ -599,6 +718,18 @@ ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "
             (
                 DEVICE.replace("pte = \"gen7\"", "pte = \"gen9\""),
                 "gtt.pte",
+            ),
+            (
+                DEVICE.replace("eir = \"EIR\", ", ""),
+                "errors.eir missing",
+            ),
+            (
+                DEVICE.replace("timestamp = \"TIMESTAMP\"", "timestamp = \"TIMESTAMP\"\n[[engine]]\nname = \"copy\"\nref = \"t\"\nuser_interrupt_bit = 22\nerror_bit = 25\nnotify_bit = 26\nreset_bit = 3\nruns = [\"mi\"]\nring = { tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }\nerrors = { ipeir = \"IPEIR\", ipehr = \"IPEHR\", instdone = \"INSTDONE\", acthd = \"ACTHD\", eir = \"EIR\", emr = \"EMR\", esr = \"ESR\", bb_addr = \"BB_ADDR\" }"),
+                "all or none",
+            ),
+            (
+                DEVICE.replace("esr = \"ESR\"", "esr = \"ESR\", fault = \"ESR\""),
+                "unknown error register",
             ),
         ];
         for (text, want) in cases {
