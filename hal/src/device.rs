@@ -15,6 +15,69 @@ pub struct Device {
     pub engines: &'static [EngineDesc],
     pub gt: GtDesc,
     pub gtt: GttDesc,
+    /// The media/GPGPU pipeline's limits; `None` where the driver has no compute path yet.
+    pub compute: Option<ComputeDesc>,
+}
+
+/// Limits of the media/GPGPU pipeline the driver sizes its state by and the model
+/// decodes by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputeDesc {
+    /// Hardware threads MEDIA_VFE_STATE is programmed for (the scratch space is sized for
+    /// this many; a GPGPU group must fit them).
+    pub threads: u32,
+    /// GRF registers of a thread: its payload (R0, constants, inline data) must fit.
+    pub grf_registers: u32,
+    /// Constant (CURBE) registers one thread may read.
+    pub curbe_read_rows: u32,
+    /// Rows (256-bit) of the URB media dispatch shares with the CURBE, where the driver
+    /// sizes URB entries itself (Gen6/Gen7); `None`: the generation's own scheme (Gen4/G45).
+    pub urb_rows: Option<u32>,
+    /// How MEDIA_VFE_STATE's Per Thread Scratch Space code maps to bytes.
+    pub scratch: ScratchEncoding,
+    /// The most scratch bytes per thread.
+    pub scratch_max_bytes: u32,
+    /// The most shared local memory one group may have (0: none).
+    pub shared_local_memory_bytes: u32,
+    /// The most inline dwords one MEDIA_OBJECT may carry to its thread.
+    pub inline_dwords: u32,
+    /// MEDIA_OBJECT_WALKER exists.
+    pub media_walker: bool,
+    /// GPGPU_WALKER exists: thread groups with barriers, SIMD32 and shared local memory.
+    pub gpgpu_walker: bool,
+}
+
+/// The Per Thread Scratch Space code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScratchEncoding {
+    /// Code `n` is `n + 1` KiB.
+    LinearKib,
+    /// Code `n` is `1 KiB << n`.
+    PowersOfTwoKib,
+}
+
+impl ScratchEncoding {
+    /// Bytes per thread of code `code` (its low 4 bits; a power-of-two code beyond
+    /// the largest encoding, 11 = 2 MiB, reads as the largest).
+    pub fn bytes(self, code: u32) -> u32 {
+        let code = code & 0xf;
+        match self {
+            ScratchEncoding::LinearKib => (code + 1) << 10,
+            ScratchEncoding::PowersOfTwoKib => 1024 << code.min(11),
+        }
+    }
+
+    /// The code for at least `bytes` (non-zero) and the bytes it stands for.
+    pub fn code_for(self, bytes: u32) -> (u32, u32) {
+        let kib = bytes.div_ceil(1024).max(1);
+        match self {
+            ScratchEncoding::LinearKib => (kib - 1, kib << 10),
+            ScratchEncoding::PowersOfTwoKib => {
+                let pow = kib.next_power_of_two();
+                (pow.trailing_zeros(), pow << 10)
+            }
+        }
+    }
 }
 
 /// One command streamer.
@@ -176,7 +239,7 @@ impl Device {
 }
 
 /// The description of `generation`, or `None` when its tables have none yet.
-pub fn of(generation: Generation) -> Option<&'static Device> {
+pub const fn of(generation: Generation) -> Option<&'static Device> {
     match generation {
         Generation::Gen4 => crate::gen4::DEVICE.as_ref(),
         Generation::G45 => crate::g45::DEVICE.as_ref(),

@@ -7,6 +7,7 @@
 
 use core::fmt;
 
+use baregpu_hal::device::{self, PteFormat};
 use baregpu_hal::{Generation, Mmio, Packet, gen4, gen6, gen7};
 
 use super::ranges::PageRanges;
@@ -103,15 +104,20 @@ impl GgttLayout {
     }
 }
 
-/// Encodes one valid PTE for the physical page `phys`.
+/// Encodes one valid PTE for the physical page `phys`, in the PTE format the
+/// generation's device description names.
 pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result<u32, GttError> {
+    let format = device::of(generation)
+        .ok_or(GttError::Unsupported(generation))?
+        .gtt
+        .pte;
     let mut out = [0u32];
     let page = phys & 0xffff_f000;
     let ext = ((phys >> 32) & 0xff) as u32;
-    let packed = match generation {
+    let packed = match format {
         // Gen4/G45: 36-bit physical addresses; there is no LLC, so cached memory is
         // mapped snooped (memory type 3, Linux I830_PTE_SYSTEM_CACHED).
-        Generation::Gen4 | Generation::G45 => {
+        PteFormat::Gen4 => {
             if phys >> 36 != 0 {
                 return Err(GttError::BadRegion);
             }
@@ -126,7 +132,7 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
             }
             .pack(&mut out)
         }
-        Generation::Gen6 => gen6::structs::GttPte {
+        PteFormat::Gen6 => gen6::structs::GttPte {
             physical_page_address: page,
             physical_start_address_extension: ext,
             graphics_data_type: false,
@@ -137,7 +143,7 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
             valid: true,
         }
         .pack(&mut out),
-        Generation::Gen7 => gen7::structs::GttPte {
+        PteFormat::Gen7 => gen7::structs::GttPte {
             physical_page_address: page,
             physical_start_address_extension: ext,
             graphics_data_type: false,
@@ -146,7 +152,6 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
             valid: true,
         }
         .pack(&mut out),
-        g => return Err(GttError::Unsupported(g)),
     };
     packed.map_err(|_| GttError::BadRegion)?;
     Ok(out[0])

@@ -28,7 +28,25 @@ struct RawDevice {
     reference: String,
     gt: RawGt,
     gtt: RawGtt,
+    compute: Option<RawCompute>,
     engine: Vec<RawEngine>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCompute {
+    #[serde(rename = "ref")]
+    reference: String,
+    threads: u32,
+    grf_registers: u32,
+    curbe_read_rows: u32,
+    urb_rows: Option<u32>,
+    scratch: String,
+    scratch_max_bytes: u32,
+    shared_local_memory_bytes: u32,
+    inline_dwords: u32,
+    media_walker: bool,
+    gpgpu_walker: bool,
 }
 
 #[derive(Deserialize)]
@@ -136,6 +154,23 @@ pub enum GfxMode {
     PerEngine(u32),
 }
 
+/// The media/GPGPU pipeline's limits (`[compute]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compute {
+    pub threads: u32,
+    pub grf_registers: u32,
+    pub curbe_read_rows: u32,
+    pub urb_rows: Option<u32>,
+    /// `linear_kib` or `pow2_kib`.
+    pub scratch: String,
+    pub scratch_max_bytes: u32,
+    pub shared_local_memory_bytes: u32,
+    pub inline_dwords: u32,
+    pub media_walker: bool,
+    pub gpgpu_walker: bool,
+    pub citation: String,
+}
+
 /// A generation's device description, every register resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Device {
@@ -158,6 +193,7 @@ pub struct Device {
     pub gtt_flush: u32,
     pub pte: String,
     pub gtt_citation: String,
+    pub compute: Option<Compute>,
 }
 
 const RING: [&str; 5] = ["tail", "head", "start", "ctl", "hws_pga"];
@@ -169,6 +205,7 @@ const IRQ: [&str; 4] = ["isr", "imr", "iir", "ier"];
 const EU_ISAS: [&str; 5] = ["gen4", "g45", "gen6", "gen7", "gen12.5"];
 const PTE_FORMATS: [&str; 3] = ["gen4", "gen6", "gen7"];
 const GROUPS: [&str; 4] = ["mi", "3d", "media", "blitter"];
+const SCRATCH: [&str; 2] = ["linear_kib", "pow2_kib"];
 
 fn find<'a>(t: &'a GenerationTables, name: &str) -> Result<&'a Register, String> {
     t.registers
@@ -439,6 +476,36 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
     if gtt.alias_offset >= gtt.bar_size {
         return Err("gtt.alias_offset lies beyond bar_size".into());
     }
+    let compute = match raw.compute {
+        None => None,
+        Some(c) => {
+            if !SCRATCH.contains(&c.scratch.as_str()) {
+                return Err(format!(
+                    "compute.scratch {:?} is not one of {SCRATCH:?}",
+                    c.scratch
+                ));
+            }
+            if c.threads == 0 || c.grf_registers == 0 || c.curbe_read_rows >= c.grf_registers {
+                return Err(
+                    "compute: threads and grf_registers must be non-zero, curbe_read_rows below grf_registers"
+                        .into(),
+                );
+            }
+            Some(Compute {
+                citation: cited(&c.reference, "compute")?,
+                threads: c.threads,
+                grf_registers: c.grf_registers,
+                curbe_read_rows: c.curbe_read_rows,
+                urb_rows: c.urb_rows,
+                scratch: c.scratch,
+                scratch_max_bytes: c.scratch_max_bytes,
+                shared_local_memory_bytes: c.shared_local_memory_bytes,
+                inline_dwords: c.inline_dwords,
+                media_walker: c.media_walker,
+                gpgpu_walker: c.gpgpu_walker,
+            })
+        }
+    };
     Ok(Device {
         eu_isa: raw.eu_isa,
         citation: cited(&raw.reference, "device")?,
@@ -458,6 +525,7 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         gtt_flush: absolute(t, &gtt.flush, "gtt.flush")?,
         pte: gtt.pte,
         gtt_citation: cited(&gtt.reference, "gtt")?,
+        compute,
     })
 }
 
@@ -485,6 +553,9 @@ pub fn generate(d: Option<&Device>) -> String {
     doc(&mut out, "", &d.citation);
     doc(&mut out, "", &format!("GT: {}", d.gt_citation));
     doc(&mut out, "", &format!("GTT: {}", d.gtt_citation));
+    if let Some(c) = &d.compute {
+        doc(&mut out, "", &format!("Compute: {}", c.citation));
+    }
     for e in &d.engines {
         doc(&mut out, "", &format!("Engine {}: {}", e.name, e.citation));
     }
@@ -558,6 +629,31 @@ pub fn generate(d: Option<&Device>) -> String {
         "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte} }},",
         d.gtt_alias_offset, d.gtt_entries, d.bar_size, d.gtt_flush
     );
+    let compute = match &d.compute {
+        None => "None".to_string(),
+        Some(c) => {
+            let scratch = if c.scratch == "linear_kib" {
+                "LinearKib"
+            } else {
+                "PowersOfTwoKib"
+            };
+            let urb = c
+                .urb_rows
+                .map_or("None".to_string(), |r| format!("Some({r})"));
+            format!(
+                "Some(crate::device::ComputeDesc {{ threads: {}, grf_registers: {}, curbe_read_rows: {}, urb_rows: {urb}, scratch: crate::device::ScratchEncoding::{scratch}, scratch_max_bytes: {}, shared_local_memory_bytes: {}, inline_dwords: {}, media_walker: {}, gpgpu_walker: {} }})",
+                c.threads,
+                c.grf_registers,
+                c.curbe_read_rows,
+                c.scratch_max_bytes,
+                c.shared_local_memory_bytes,
+                c.inline_dwords,
+                c.media_walker,
+                c.gpgpu_walker
+            )
+        }
+    };
+    let _ = writeln!(out, "    compute: {compute},");
     let _ = writeln!(out, "}});");
     out
 }
@@ -630,6 +726,17 @@ entries = 0x1000
 bar_size = 0x400000
 flush = "FLUSH"
 pte = "gen7"
+[compute]
+ref = "test"
+threads = 36
+grf_registers = 128
+curbe_read_rows = 127
+scratch = "pow2_kib"
+scratch_max_bytes = 0x200000
+shared_local_memory_bytes = 0x10000
+inline_dwords = 504
+media_walker = true
+gpgpu_walker = true
 [[engine]]
 name = "render"
 ref = "test"
@@ -677,6 +784,10 @@ timestamp = "TIMESTAMP"
         assert!(code.contains("iir: 0x9008"), "{code}");
         assert!(code.contains("eir: 0x90b0"), "{code}");
         assert!(
+            code.contains("threads: 36, grf_registers: 128, curbe_read_rows: 127, urb_rows: None, scratch: crate::device::ScratchEncoding::PowersOfTwoKib"),
+            "{code}"
+        );
+        assert!(
             code.contains("imr: Some(0x300a8), timestamp: None, page_fault: None"),
             "{code}"
         );
@@ -722,6 +833,14 @@ timestamp = "TIMESTAMP"
             (
                 DEVICE.replace("eir = \"EIR\", ", ""),
                 "errors.eir missing",
+            ),
+            (
+                DEVICE.replace("pow2_kib", "log_kib"),
+                "compute.scratch",
+            ),
+            (
+                DEVICE.replace("curbe_read_rows = 127", "curbe_read_rows = 128"),
+                "curbe_read_rows below grf_registers",
             ),
             (
                 DEVICE.replace("timestamp = \"TIMESTAMP\"", "timestamp = \"TIMESTAMP\"\n[[engine]]\nname = \"copy\"\nref = \"t\"\nuser_interrupt_bit = 22\nerror_bit = 25\nnotify_bit = 26\nreset_bit = 3\nruns = [\"mi\"]\nring = { tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }\nerrors = { ipeir = \"IPEIR\", ipehr = \"IPEHR\", instdone = \"INSTDONE\", acthd = \"ACTHD\", eir = \"EIR\", emr = \"EMR\", esr = \"ESR\", bb_addr = \"BB_ADDR\" }"),
