@@ -5,7 +5,8 @@
 //! * every .text decodes, and re-encodes to exactly the same bytes;
 //! * our LLVM-style text equals llc's, line for line;
 //! * our exact text (llc's plus ` ; key=value` for what llc's syntax omits) assembles back
-//!   to llc's bytes.
+//!   to llc's bytes;
+//! * the validator (`baregpu_r700::validate`) finds no broken rule.
 //!
 //! Normalisations of llc's assembly (nothing else is changed):
 //! 1. only the lines between the function label `k:` and `.Lfunc_end0:` are compared;
@@ -693,6 +694,10 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
                 continue;
             }
         };
+        // llc's output is legal by construction: the validator must accept all of it.
+        for v in baregpu_r700::validate::validate(&program) {
+            failures.push(format!("seed {seed}: validate: {v}"));
+        }
         if program.encode() != text {
             failures.push(format!("seed {seed}: re-encoding differs from llc's bytes"));
         }
