@@ -1,6 +1,6 @@
 //! Rules over whole clauses: the CF word against the clause it starts (kind, COUNT,
 //! length limits, COND), the memory-read fields, and what one ALU group may expect from
-//! the previous one (PV/PS, MOVA, AR loading, relative writes; 002 lines 2030-2080).
+//! the previous one (PV/PS, MOVA, AR loading, relative writes; 002 lines 2032-2076).
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -28,7 +28,7 @@ pub fn check(p: &Program, out: &mut Vec<Violation>) {
                     continue;
                 };
                 let slots = c.slots();
-                // COUNT is slots minus one, 1-128 slots (002 lines 816, 7752).
+                // COUNT is slots minus one, 1-128 slots (002 lines 810-820, 7749).
                 if slots != a.count as u64 + 1 || slots > 128 {
                     out.push(Violation {
                         rule: Rule::ClauseLength,
@@ -171,7 +171,7 @@ fn alu_clause(cf: &CfAlu, groups: &[AluGroup], out: &mut Vec<Violation>) {
             group: gi,
             slot: Some(slot),
         };
-        // AR must come from a MOVA* in an earlier group of this clause (1385-1386).
+        // AR must come from a MOVA* in an earlier group of this clause (1328).
         let missing_ar = info.ar_used & !ar_loaded;
         if missing_ar != 0 {
             out.push(Violation {
@@ -259,12 +259,12 @@ fn alu_clause(cf: &CfAlu, groups: &[AluGroup], out: &mut Vec<Violation>) {
 }
 
 /// Whether an instruction's GPR access through `rel` uses AR (GPR_INDEX) rather than
-/// no index or the loop index (INDEX_MODE, 002 lines 7928-7935).
+/// no index or the loop index (INDEX_MODE, 002 lines 7927-7935).
 fn via_ar(rel: bool, index_mode: u8) -> bool {
     rel && matches!(index_mode, 0..=3 | 6)
 }
 
-/// 002 lines 2030-2080: the hardware forwards a write to the next group's read when both
+/// 002 lines 2032-2076: the hardware forwards a write to the next group's read when both
 /// use no index or the loop index, or both use GPR_INDEX; when only one side uses
 /// GPR_INDEX it does not, and the program must guarantee the two do not alias. That
 /// cannot be shown from the binary, so a pair in the same element is reported.

@@ -1,6 +1,6 @@
 //! Rules inside one ALU instruction group: unit assignment, LAST, reductions and double
 //! precision, once-per-group ops, predicate bits, literals, AR indexing, kcache locking,
-//! and the read-port algorithm of 002 lines 1685-1745 with the group's own bank swizzles.
+//! and the read-port algorithm of 002 lines 1613-1745 with the group's own bank swizzles.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -28,7 +28,7 @@ pub struct GroupInfo {
     pub ar_loaded: u8,
 }
 
-/// The sources an instruction reads (its opcode's operand count, 002 line 1700).
+/// The sources an instruction reads (its opcode's operand count, 002 lines 1688, 1714).
 pub fn read_srcs(i: &AluInst) -> Vec<(usize, Src)> {
     let n = match i.form {
         AluForm::Op3 { .. } => 3,
@@ -46,14 +46,14 @@ fn is_kcache(s: u16) -> bool {
 fn is_cfile(s: u16) -> bool {
     s >= sel::CFILE
 }
-/// Any constant: kcache, cfile, inline constants and the literal (002 lines 1712, 1732).
+/// Any constant: kcache, cfile, inline constants and the literal (002 lines 1717, 1736).
 fn is_const(s: u16) -> bool {
     is_kcache(s) || is_cfile(s) || (sel::ONE_DBL_L..=sel::LITERAL).contains(&s)
 }
 
 /// The AR element an AR-relative operand uses, if INDEX_MODE is an AR mode: GPRs always
-/// use AR.X, constants AR.<mode> (Table 4.2, 002 lines 1370-1379; INDEX_GLOBAL_AR_X,
-/// 7934).
+/// use AR.X, constants AR.<mode> (Table 4.2, 002 lines 1317-1324; INDEX_GLOBAL_AR_X,
+/// 7935).
 fn ar_elem(mode: u8, gpr: bool) -> Option<u8> {
     match mode {
         0..=3 if gpr => Some(0),
@@ -63,7 +63,7 @@ fn ar_elem(mode: u8, gpr: bool) -> Option<u8> {
     }
 }
 
-/// Cycle of operand `k` for a vector unit's bank swizzle (Table 4.3, 002 lines 1654-1665).
+/// Cycle of operand `k` for a vector unit's bank swizzle (Table 4.3, 002 lines 1625-1637).
 const VEC_CYCLE: [[usize; 3]; 6] = [
     [0, 1, 2],
     [0, 2, 1],
@@ -75,7 +75,7 @@ const VEC_CYCLE: [[usize; 3]; 6] = [
 /// The same for ALU.Trans (SCL_210, SCL_122, SCL_212, SCL_221).
 const SCL_CYCLE: [[usize; 3]; 4] = [[2, 1, 0], [1, 2, 2], [2, 1, 2], [2, 2, 1]];
 
-/// The read-port reservations of 002 lines 1667-1683 (HW_GPR, HW_CONST).
+/// The read-port reservations of 002 lines 1645-1684 (HW_GPR, HW_CONST).
 struct Ports {
     gpr: [[Option<u16>; 4]; 3],
     /// Two constant pairs: (select, element / 2).
@@ -228,7 +228,7 @@ pub fn check(
             continue; // checked from the span's first element
         }
         let k = u.vec[e];
-        for f in first..first + w {
+        for (f, &name) in CHAN.iter().enumerate().take(first + w).skip(first) {
             let same = vec_op(f).is_some_and(|o| {
                 o.info().opcode == i.info().opcode
                     && core::mem::discriminant(&o.form) == core::mem::discriminant(&i.form)
@@ -248,7 +248,7 @@ pub fn check(
                         } else {
                             ""
                         },
-                        CHAN[f]
+                        name
                     ),
                 );
                 break;
@@ -256,7 +256,7 @@ pub fn check(
         }
     }
     // A span that does not start at its first element (e.g. ADD_64 on Y,Z only).
-    for e in 0..4 {
+    for (e, &name) in CHAN.iter().enumerate() {
         let Some(i) = vec_op(e) else { continue };
         let w = if ops::is_reduction(i) {
             4
@@ -273,17 +273,16 @@ pub fn check(
                 },
                 u.vec[e],
                 format!(
-                    "{} on ALU.{} without ALU.{}",
+                    "{} on ALU.{name} without ALU.{}",
                     i.info().name,
-                    CHAN[e],
                     CHAN[first]
                 ),
             );
         }
     }
 
-    // At most one PRED_SET* or KILL (002 lines 1868-1872, 2020-2021), and the predicate
-    // bits only on PRED_SET* (2000-2001).
+    // At most one PRED_SET* or KILL (002 lines 1872-1874, 2026), and the predicate
+    // bits only on PRED_SET* (2002, 2026).
     let preds: Vec<usize> = (0..n).filter(|&k| ops::is_pred_set(&g.insts[k])).collect();
     let kills: Vec<usize> = (0..n).filter(|&k| ops::is_kill(&g.insts[k])).collect();
     // Double-precision PRED_SET*_64 spans two units and counts once per pair.
@@ -338,7 +337,7 @@ pub fn check(
         );
     }
 
-    // AR indexing (002 lines 1370-1392, 1918).
+    // AR indexing (002 lines 1317-1334, 1918).
     let mova = (0..n).find(|&k| ops::is_mova(&g.insts[k]));
     let mut ar_used = 0u8;
     let mut ar_loaded = 0u8;
@@ -360,10 +359,10 @@ pub fn check(
                         src_name(s.sel, s.chan)
                     ),
                 );
-            } else if is_gpr(s.sel) || is_cfile(s.sel) {
-                if let Some(e) = ar_elem(i.index_mode, is_gpr(s.sel)) {
-                    uses |= 1 << e;
-                }
+            } else if (is_gpr(s.sel) || is_cfile(s.sel))
+                && let Some(e) = ar_elem(i.index_mode, is_gpr(s.sel))
+            {
+                uses |= 1 << e;
             }
         }
         if i.dst_rel
@@ -396,7 +395,7 @@ pub fn check(
         );
     }
 
-    // Kcache lines locked by the CF instruction (002 lines 1401-1402, 1420-1423).
+    // Kcache lines locked by the CF instruction (002 line 1350).
     for (k, i) in g.insts.iter().enumerate() {
         for (_, s) in read_srcs(i) {
             if !is_kcache(s.sel) {
@@ -436,7 +435,7 @@ fn omod(i: &AluInst) -> u8 {
     }
 }
 
-/// check_vector / check_scalar (002 lines 1685-1745) with the encoded bank swizzles.
+/// check_vector / check_scalar (002 lines 1686-1745) with the encoded bank swizzles.
 fn read_ports(
     g: &AluGroup,
     u: &Units5,
@@ -454,7 +453,7 @@ fn read_ports(
         }
         for (n, s) in read_srcs(i) {
             if is_gpr(s.sel) {
-                // src1 = src0 shares src0's read (002 lines 1488-1508).
+                // src1 = src0 shares src0's read (002 lines 1491-1508).
                 if n == 1 && s.sel == i.src0.sel && s.chan == i.src0.chan {
                     continue;
                 }

@@ -11,7 +11,9 @@
 //! the part has double precision or burst reads) are not checked; the unit assignment
 //! follows Mesa and LLVM, which both assume that a LAST instruction whose vector unit is
 //! free goes to that unit (Mesa `r600_asm.c` assign_alu_units; the manual's prose and
-//! pseudocode disagree on the bit's polarity, 002 lines 1270-1289).
+//! pseudocode disagree on the bit's polarity, 002 lines 1256-1289). The manual allows
+//! "up to four MOVA instructions" in a group (1914) and "at most one" (2010); neither
+//! count is enforced.
 
 mod clause;
 mod group;
@@ -46,7 +48,11 @@ pub enum Rule {
     BankSwizzle,
     /// More than one distinct GPR element per vector element and cycle.
     GprReadPort,
-    /// More than two constant-file/kcache element pairs in one group.
+    /// More than two constant-file/kcache element pairs in one group. The manual's
+    /// algorithm reserves two (address, element pair) ports on R700 (1656-1684); its
+    /// example of four distinct cfile addresses in one group (1459-1462) is R600's
+    /// four-port rule (Mesa `reserve_cfile` keeps four for R600, two pairs for R700).
+    /// kcache reads share the ports, as both compilers treat them.
     ConstReadPort,
     /// ALU.Trans references more than two constants.
     TransConstants,
@@ -91,36 +97,36 @@ impl Rule {
     pub fn cite(self) -> &'static str {
         use Rule::*;
         match self {
-            LastBit => "002 lines 1232-1233",
-            SlotAssignment => "002 lines 1253-1283 (units of Tables 4.5/4.6, 1876-1949)",
-            TransNotLast => "002 lines 1253-1254, 1926-1930",
-            SlotOrder => "002 lines 1234-1248",
-            Reduction => "002 lines 1902-1904, 1978-1987",
+            LastBit => "002 line 1232",
+            SlotAssignment => "002 lines 1253-1283; units of Tables 4.5 (1880) and 4.6 (1926)",
+            TransNotLast => "002 lines 1253, 1922-1925, 1962-1964",
+            SlotOrder => "002 lines 1234, 1236-1246",
+            Reduction => "002 lines 1904-1906, 1978, 1980",
             DoublePrecision => "002 lines 2085, 3022-3024, 3808, 4632, 4908",
-            OncePerGroup => "002 lines 1868-1872, 2020-2021",
-            PredicateBits => "002 lines 2000-2001, 2020",
-            BankSwizzle => "002 lines 1536-1541, 1654-1665",
-            GprReadPort => "002 lines 1473-1480, 1511-1512, 1685-1745",
+            OncePerGroup => "002 lines 1872-1874, 2026",
+            PredicateBits => "002 lines 2002, 2026",
+            BankSwizzle => "002 lines 1534-1540, 1625-1637",
+            GprReadPort => "002 lines 1449, 1491-1510, 1686-1710",
             ConstReadPort => {
-                "002 lines 1441-1443, 1667-1683; kcache as in LLVM R600InstrInfo.cpp fitsConstReadLimitations and Mesa r600_asm.c reserve_cfile"
+                "002 lines 1453, 1656-1684; kcache as in LLVM R600InstrInfo.cpp fitsConstReadLimitations and Mesa r600_asm.c reserve_cfile"
             }
-            TransConstants => "002 lines 1356, 1457, 1631, 1717-1722",
-            TransConstCycle => "002 lines 1590-1631, 1732-1740",
-            LiteralCount => "002 lines 1234-1236, 1463-1466",
-            MovaWithArIndex => "002 lines 1387-1388, 1918",
-            ArElements => "002 lines 1390-1391",
-            KcacheArIndex => "002 lines 1372-1379, 1391-1392",
-            ArNotLoaded => "002 lines 1385-1386, 1374",
-            KcacheUnlocked => "002 lines 1401-1402, 1420-1423, 7739-7748",
-            KillNotLast => "002 line 1868",
-            PvFirstGroup => "002 lines 1396-1398",
-            PvUnwritten => "002 lines 1284, 1890-1900, 1995",
-            PvAfterMova => "002 lines 1920-1921, 2008-2009",
-            RelWriteRead => "002 lines 2030-2080",
-            ClauseLength => "002 lines 816-818, 2169, 7654-7658, 7752",
-            ClauseKind => "002 lines 2161, 2169, 2221-2225",
+            TransConstants => "002 lines 1356, 1457, 1611, 1712-1725",
+            TransConstCycle => "002 lines 1562-1611, 1726-1745",
+            LiteralCount => "002 lines 1234, 1465",
+            MovaWithArIndex => "002 lines 1330, 1918",
+            ArElements => "002 line 1332",
+            KcacheArIndex => "002 lines 1317-1324, 1332",
+            ArNotLoaded => "002 line 1328",
+            KcacheUnlocked => "002 lines 1350, 7736-7745",
+            KillNotLast => "002 line 1872",
+            PvFirstGroup => "002 line 1338",
+            PvUnwritten => "002 lines 1284, 1886-1893, 2006",
+            PvAfterMova => "002 lines 1920, 2010",
+            RelWriteRead => "002 lines 2032-2076",
+            ClauseLength => "002 lines 810-820, 2169, 7654-7658, 7749",
+            ClauseKind => "002 lines 2161, 2169, 2221",
             FetchCond => "002 lines 1026, 7649",
-            MemReadField => "002 lines 2201, 8643-8645, 8749",
+            MemReadField => "002 lines 2200, 8642, 8749",
         }
     }
 

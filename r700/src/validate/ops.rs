@@ -7,13 +7,13 @@ use crate::alu::{AluForm, AluInst};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Units {
     Any,
-    /// ALU.[X,Y,Z,W] only (Table 4.5, 002 lines 1876-1909).
+    /// ALU.[X,Y,Z,W] only (Table 4.5, 002 lines 1880-1903).
     Vector,
-    /// ALU.Trans only (Table 4.6, 002 lines 1926-1960).
+    /// ALU.Trans only (Table 4.6, 002 lines 1926-1961).
     Trans,
 }
 
-/// Table 4.5 also lists ADD_INT, under "Reduction Operations" (1880); it is not a
+/// Table 4.5 also lists ADD_INT, under "Reduction Operations" (1880-1884); it is not a
 /// reduction and Table 4.4's integer list lacks it, so the row is taken as misplaced:
 /// Mesa's R700 column gives ADD_INT to any unit (`r600_isa.c`, AF_VS) and llc puts it
 /// in the trans slot.
@@ -43,7 +43,7 @@ fn op2(i: &AluInst) -> Option<u16> {
     }
 }
 
-/// PRED_SET* in the manual's sense: computes a predicate (002 lines 1870, 2018-2021;
+/// PRED_SET* in the manual's sense: computes a predicate (002 lines 1874, 2026;
 /// opcode pages of the PRED_SET* family, Mesa AF_PRED / AF_PRED_PUSH).
 pub fn is_pred_set(i: &AluInst) -> bool {
     matches!(op2(i), Some(30..=43 | 66..=69 | 74..=79 | 124..=126))
@@ -63,12 +63,12 @@ pub fn is_nop(i: &AluInst) -> bool {
     op2(i) == Some(26)
 }
 
-/// Reductions that run on all four vector units (002 lines 1902-1904).
+/// Reductions that run on all four vector units (002 lines 1904-1906).
 pub fn is_reduction(i: &AluInst) -> bool {
     matches!(op2(i), Some(80..=83))
 }
 
-/// Reductions whose result is in PV.X only (DOT4, DOT4_IEEE, MAX4: 002 lines 1890-1900);
+/// Reductions whose result is in PV.X only (DOT4, DOT4_IEEE, MAX4: 002 lines 1886-1893);
 /// CUBE writes all four.
 pub fn pv_x_only(i: &AluInst) -> bool {
     matches!(op2(i), Some(80 | 81 | 83))
