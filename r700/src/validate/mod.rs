@@ -14,6 +14,11 @@
 //! pseudocode disagree on the bit's polarity, 002 lines 1256-1289). The manual allows
 //! "up to four MOVA instructions" in a group (1914) and "at most one" (2010); neither
 //! count is enforced.
+//!
+//! Not violations, by the manual: an AR use right after its MOVA* (the two-group delay is
+//! inserted by hardware, 002 line 1394) and a PRED_SET* result used by the next group's
+//! PRED_SEL (it takes effect there, 2002). A trans result read as PV (rather than PS) in
+//! the next group is [`Rule::PvUnwritten`] when no vector unit wrote that element.
 
 mod clause;
 mod group;
