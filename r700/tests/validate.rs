@@ -207,6 +207,23 @@ fn once_per_group() {
 }
 
 #[test]
+fn two_double_precision_predicate_sets_fill_one_group() {
+    // 002 lines 5422-5424: two PRED_SETE_64 in slots 0-3 are legal, a third predicate
+    // set beside them is not.
+    let lines = [
+        "  PRED_SETE_64   T1.X (MASKED), T2.X, T3.X,  ",
+        "  PRED_SETE_64   T1.Y (MASKED), T2.Y, T3.Y,  ",
+        "  PRED_SETE_64   T1.Z (MASKED), T2.Z, T3.Z,  ",
+        "  PRED_SETE_64 * T1.W (MASKED), T2.W, T3.W,  ",
+    ];
+    clean(&alu("", &lines));
+    let mut more = lines.to_vec();
+    more[3] = "  PRED_SETE_64   T1.W (MASKED), T2.W, T3.W,  ";
+    more.push("  PRED_SETE * T4.X (MASKED), T3.X, T3.Y,  ");
+    rejects(&alu("", &more), Rule::OncePerGroup, at(0, 4));
+}
+
+#[test]
 fn predicate_bits() {
     rejects(
         &alu("", &["  ADD * Pred,T1.X, T2.X, T2.Y,  "]),

@@ -285,14 +285,14 @@ pub fn check(
     // bits only on PRED_SET* (2002, 2026).
     let preds: Vec<usize> = (0..n).filter(|&k| ops::is_pred_set(&g.insts[k])).collect();
     let kills: Vec<usize> = (0..n).filter(|&k| ops::is_kill(&g.insts[k])).collect();
-    // Double-precision PRED_SET*_64 spans two units and counts once per pair.
+    // PRED_SET*_64 spans two units, and two of them may fill X-W (002 lines 5422-5424,
+    // 5660-5662): together they count as one.
+    let dp_preds = preds.iter().any(|&k| ops::dp_width(&g.insts[k]).is_some());
     let pred_count = preds
         .iter()
-        .filter(|&&k| {
-            let i = &g.insts[k];
-            ops::dp_width(i).is_none() || (i.dst_chan & 1) == 0
-        })
-        .count();
+        .filter(|&&k| ops::dp_width(&g.insts[k]).is_none())
+        .count()
+        + dp_preds as usize;
     if pred_count > 1 || kills.len() > 1 || (pred_count > 0 && !kills.is_empty()) {
         let k = *preds.iter().chain(&kills).max().unwrap_or(&0);
         v(
