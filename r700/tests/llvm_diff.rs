@@ -5,7 +5,8 @@
 //! * every .text decodes, and re-encodes to exactly the same bytes;
 //! * our LLVM-style text equals llc's, line for line;
 //! * our exact text (llc's plus ` ; key=value` for what llc's syntax omits) assembles back
-//!   to llc's bytes.
+//!   to llc's bytes;
+//! * the validator (`baregpu_r700::validate`) finds no broken rule.
 //!
 //! Normalisations of llc's assembly (nothing else is changed):
 //! 1. only the lines between the function label `k:` and `.Lfunc_end0:` are compared;
@@ -659,6 +660,7 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     let mut mnemonics = std::collections::BTreeMap::new();
+    let mut swizzle_needed = 0usize;
     for seed in 1..=300u64 {
         let ll = dir.join(format!("k{seed}.ll"));
         let (obj, asm) = (
@@ -693,6 +695,30 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
                 continue;
             }
         };
+        // llc's output is legal by construction: the validator must accept all of it.
+        for v in baregpu_r700::validate::validate(&program) {
+            failures.push(format!("seed {seed}: validate: {v}"));
+        }
+        // And llc's bank swizzles matter: with every group reset to VEC_012/SCL_210 some
+        // programs break the read-port rules.
+        let mut plain = program.clone();
+        for c in plain.clauses.values_mut() {
+            if let baregpu_r700::program::Clause::Alu(groups) = c {
+                groups
+                    .iter_mut()
+                    .flat_map(|g| g.insts.iter_mut())
+                    .for_each(|i| i.bank_swizzle = 0);
+            }
+        }
+        if baregpu_r700::validate::validate(&plain).iter().any(|v| {
+            matches!(
+                v.rule,
+                baregpu_r700::validate::Rule::GprReadPort
+                    | baregpu_r700::validate::Rule::TransConstCycle
+            )
+        }) {
+            swizzle_needed += 1;
+        }
         if program.encode() != text {
             failures.push(format!("seed {seed}: re-encoding differs from llc's bytes"));
         }
@@ -747,7 +773,7 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
     }
     println!(
         "llc rv770: {shaders} shaders, {insts} instructions, {lines_compared} text lines compared; \
-         {malformed} malformed llc programs rejected"
+         {malformed} malformed llc programs rejected; {swizzle_needed} need their bank swizzles"
     );
     println!("mnemonics: {mnemonics:?}");
     assert!(
@@ -757,6 +783,10 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         failures[..failures.len().min(25)].join("\n")
     );
     assert!(insts >= 5000, "only {insts} instructions compared");
+    assert!(
+        swizzle_needed >= 10,
+        "only {swizzle_needed} programs need llc's bank swizzles by the validator's read-port rules"
+    );
     // The corpus keeps reaching the forms it was built for.
     for m in [
         "ALU_PUSH_BEFORE",

@@ -39,6 +39,8 @@ const R6XX_PS: [u32; 8] = [
 fn blit_vertex_shader() {
     let b = bytes(&R6XX_VS);
     let p = Program::decode(&b).unwrap();
+    // Linux's hand-written shaders run on hardware: the validator accepts them.
+    assert_eq!(baregpu_r700::validate::validate(&p), vec![]);
     assert_eq!(p.encode(), b);
     assert_eq!(p.cf.len(), 3);
     // VTX clause at slot 4 (byte 32), one instruction.
@@ -80,6 +82,8 @@ fn blit_vertex_shader() {
 fn blit_pixel_shader() {
     let b = bytes(&R6XX_PS);
     let p = Program::decode(&b).unwrap();
+    // Linux's hand-written shaders run on hardware: the validator accepts them.
+    assert_eq!(baregpu_r700::validate::validate(&p), vec![]);
     assert_eq!(p.encode(), b);
     // TEX clause at slot 2 (byte 16), one instruction.
     let CfInst::Word(w) = p.cf[0] else {
