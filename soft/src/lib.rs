@@ -24,18 +24,18 @@ extern crate alloc;
 
 mod blit;
 mod command;
+mod cs;
 mod device;
-mod engine;
 pub mod eu;
-mod gtt;
 pub mod layout;
 mod media;
+mod mem;
 mod regfile;
 
 use baregpu_hal::{ConfigSpace, Generation, MemoryBus, Mmio};
 use spin::Mutex;
 
-pub use device::Stats;
+pub use cs::Stats;
 
 /// Why a software GPU cannot be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
