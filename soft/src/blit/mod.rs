@@ -107,7 +107,7 @@ impl BlitOp {
 
 impl BlitOp {
     /// The fields the operation reads without a fallback (see
-    /// `engine::required`).
+    /// `cs::table::required`).
     pub(crate) fn required(self) -> &'static [F] {
         const XY_RECT: [F; 4] = [
             F::DestinationX1,

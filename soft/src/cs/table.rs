@@ -38,7 +38,7 @@ pub(crate) enum Op {
     ReportPerfCount,
     /// A command whose effect the model has nothing to apply to ([`NO_EFFECT`]).
     NoEffect,
-    /// Known, not modelled: refused with [`Halt::Unmodelled`].
+    /// Known, not modelled: refused with [`super::Halt::Unmodelled`].
     Unmodelled,
 }
 
