@@ -1,0 +1,622 @@
+//! Every single-slot ALU opcode on special values, against a host computation written from
+//! the manual's pseudocode (002 chapter 9.2), plus groups: PV/PS, two-phase commit,
+//! predication, relative addressing, kcache, reductions, double precision.
+
+mod emu_common;
+
+use baregpu_r700::alu::{AluForm, OP2, OP3};
+use baregpu_r700::cf::CfAluOp;
+use baregpu_r700::emu::{self, ConstBuffer, Options, VtxResource};
+use baregpu_r700::fetch::VtxInst;
+use emu_common::*;
+
+const MAXF: f32 = f32::MAX;
+
+fn fb(v: f32) -> u32 {
+    v.to_bits()
+}
+
+/// The special values the manual's tables range over: zeros, denormals, ones, infinities,
+/// NaNs, MAX_FLOAT, and integer patterns.
+fn specials() -> Vec<u32> {
+    vec![
+        fb(0.0),
+        fb(-0.0),
+        0x0000_0001, // +denormal
+        0x8040_0000, // -denormal
+        fb(1.0),
+        fb(-1.0),
+        fb(0.5),
+        fb(2.5),
+        fb(-3.75),
+        fb(1e30),
+        fb(MAXF),
+        fb(-MAXF),
+        fb(f32::INFINITY),
+        fb(f32::NEG_INFINITY),
+        0x7FC0_0000,
+        0xFFC0_0001,
+        1,
+        31,
+        32,
+        33,
+        0x8000_0000,
+        0xFFFF_FFFF,
+        0x7FFF_FFFF,
+        0x1234_5678,
+    ]
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Want {
+    Bits(u32),
+    /// Within 2 ulp (the manual's "approximate" transcendentals).
+    Near(f32),
+}
+
+struct Expect {
+    v: Want,
+    pred: Option<bool>,
+    kill: bool,
+}
+
+fn flush(x: u32) -> u32 {
+    if x & 0x7F80_0000 == 0 { x & 0x8000_0000 } else { x }
+}
+
+fn e(v: u32) -> Expect {
+    Expect {
+        v: Want::Bits(v),
+        pred: None,
+        kill: false,
+    }
+}
+
+fn ef(v: f32) -> Expect {
+    e(flush(fb(v)))
+}
+
+fn near(v: f32) -> Expect {
+    Expect {
+        v: Want::Near(v),
+        pred: None,
+        kill: false,
+    }
+}
+
+fn p(cond: bool, skip: f32) -> Expect {
+    Expect {
+        v: Want::Bits(if cond { 0 } else { fb(skip) }),
+        pred: Some(cond),
+        kill: false,
+    }
+}
+
+fn k(cond: bool) -> Expect {
+    Expect {
+        v: Want::Bits(fb(if cond { 1.0 } else { 0.0 })),
+        pred: None,
+        kill: cond,
+    }
+}
+
+fn b1(c: bool) -> f32 {
+    if c { 1.0 } else { 0.0 }
+}
+
+fn m(c: bool) -> u32 {
+    if c { u32::MAX } else { 0 }
+}
+
+/// Float sources are denormal-flushed (integer ones are not).
+fn float_in(op2: Option<u16>, op3: Option<u8>) -> bool {
+    match (op2, op3) {
+        (Some(o), _) => !matches!(o, 24..=26 | 30 | 31 | 48..=79 | 96 | 108 | 109 | 112..=120),
+        (_, Some(o)) => !matches!(o, 28..=30),
+        _ => false,
+    }
+}
+
+/// OP2, from the pseudocode pages (lines per opcode in `baregpu_r700::alu::OP2`'s notes).
+fn ref2(op: u16, a: u32, b: u32) -> Option<Expect> {
+    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+    let (i, j) = (a as i32, b as i32);
+    let pushf = |c: bool| if c && x == 0.0 { p(true, 0.0) } else { p(false, x + 1.0) };
+    Some(match op {
+        0 => ef(x + y),
+        1 => ef(if x == 0.0 || y == 0.0 { 0.0 } else { x * y }),
+        2 => ef(x * y),
+        3 => ef(if x >= y { x } else { y }),
+        4 => ef(if x < y { x } else { y }),
+        5 => ef(if x.is_nan() { y } else if y.is_nan() || x >= y { x } else { y }),
+        6 => ef(if x.is_nan() { y } else if y.is_nan() || x < y { x } else { y }),
+        8 => ef(b1(x == y)),
+        9 => ef(b1(x > y)),
+        10 => ef(b1(x >= y)),
+        11 => ef(b1(x != y)),
+        12 => e(m(x == y)),
+        13 => e(m(x > y)),
+        14 => e(m(x >= y)),
+        15 => e(m(x != y)),
+        16 => ef(x - x.floor()),
+        17 => ef(x.trunc()),
+        18 => ef(x.ceil()),
+        19 => ef(x.round_ties_even()),
+        20 => ef(x.floor()),
+        25 => e(a),
+        30 => p(a > b, 1.0),
+        31 => p(a >= b, 1.0),
+        32 => p(x == y, 1.0),
+        33 => p(x > y, 1.0),
+        34 => p(x >= y, 1.0),
+        35 => p(x != y, 1.0),
+        36 => {
+            if x == 1.0 {
+                p(true, 0.0)
+            } else if x == 0.0 {
+                p(false, 1.0)
+            } else {
+                Expect {
+                    v: Want::Bits(a),
+                    pred: Some(false),
+                    kill: false,
+                }
+            }
+        }
+        37 => {
+            if x <= y {
+                p(true, 0.0)
+            } else {
+                p(false, x - y)
+            }
+        }
+        38 => p(false, MAXF),
+        39 => {
+            if x == 0.0 {
+                p(true, 0.0)
+            } else {
+                Expect {
+                    v: Want::Bits(a),
+                    pred: Some(false),
+                    kill: false,
+                }
+            }
+        }
+        40 => pushf(y == 0.0),
+        41 => pushf(y > 0.0),
+        42 => pushf(y >= 0.0),
+        43 => pushf(y != 0.0),
+        44 => k(x == y),
+        45 => k(x > y),
+        46 => k(x >= y),
+        47 => k(x != y),
+        48 => e(a & b),
+        49 => e(a | b),
+        50 => e(a ^ b),
+        51 => e(!a),
+        52 => e(a.wrapping_add(b)),
+        53 => e(a.wrapping_sub(b)),
+        54 => e(i.max(j) as u32),
+        55 => e(i.min(j) as u32),
+        56 => e(a.max(b)),
+        57 => e(a.min(b)),
+        58 => e(m(a == b)),
+        59 => e(m(i > j)),
+        60 => e(m(i >= j)),
+        61 => e(m(a != b)),
+        62 => e(m(a > b)),
+        63 => e(m(a >= b)),
+        64 => k(a > b),
+        65 => k(a >= b),
+        66 => p(a == b, 1.0),
+        67 => p(i > j, 1.0),
+        68 => p(i >= j, 1.0),
+        69 => p(a != b, 1.0),
+        70 => k(a == b),
+        71 => k(i > j),
+        72 => k(i >= j),
+        73 => k(a != b),
+        74 => pushf(j == 0),
+        75 => pushf(j > 0),
+        76 => pushf(j >= 0),
+        77 => pushf(j != 0),
+        78 => pushf(j < 0),
+        79 => pushf(j <= 0),
+        97 => near(x.exp2()),
+        98 => {
+            let r = if x == 1.0 { 0.0 } else { x.log2() };
+            near(if r == f32::NEG_INFINITY { -MAXF } else { r })
+        }
+        99 => near(if x == 1.0 { 0.0 } else { x.log2() }),
+        100 => {
+            let r = 1.0 / x;
+            ef(if r.is_infinite() { MAXF.copysign(r) } else { r })
+        }
+        101 => {
+            let r = 1.0 / x;
+            ef(if r.is_infinite() { 0.0f32.copysign(r) } else { r })
+        }
+        102 => ef(1.0 / x),
+        103 => {
+            let r = 1.0 / x.sqrt();
+            near(if r.is_infinite() { MAXF.copysign(r) } else { r })
+        }
+        104 => {
+            let r = 1.0 / x.sqrt();
+            near(if r.is_infinite() { 0.0f32.copysign(r) } else { r })
+        }
+        105 => near(1.0 / x.sqrt()),
+        106 => near(x.sqrt()),
+        107 | 121 => e(if x.is_finite() { x.trunc() as i128 as u32 } else { 0 }),
+        108 => ef(i as f32),
+        109 => ef(a as f32),
+        110 => near((x * std::f32::consts::TAU).sin()),
+        111 => near((x * std::f32::consts::TAU).cos()),
+        112 => e(if b > 31 { (i >> 31) as u32 } else { (i >> b) as u32 }),
+        113 => e(a.checked_shr(b).unwrap_or(0)),
+        114 => e(a.checked_shl(b).unwrap_or(0)),
+        115 => e((i as i64).wrapping_mul(j as i64) as u32),
+        116 => e(((i as i64 * j as i64) >> 32) as u32),
+        117 => e(a.wrapping_mul(b)),
+        118 => e(((a as u64 * b as u64) >> 32) as u32),
+        119 => e(if i == 0 { u32::MAX } else { ((1i64 << 32) / i as i64) as u32 }),
+        120 => e(if a == 0 { u32::MAX } else { ((1u64 << 32) / a as u64).min(u32::MAX as u64) as u32 }),
+        _ => return None,
+    })
+}
+
+fn ref3(op: u8, a: u32, b: u32, c: u32) -> Option<Expect> {
+    let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+    let sc = |v: f32, s: u8| [v, v * 2.0, v * 4.0, v * 0.5][s as usize];
+    let leg = |x: f32, y: f32| if x == 0.0 || y == 0.0 { 0.0 } else { x * y };
+    Some(match op {
+        12..=15 => {
+            let r = if y == -MAXF || y == f32::NEG_INFINITY || y.is_nan() || z <= 0.0 || z.is_nan() {
+                -MAXF
+            } else {
+                leg(x, y)
+            };
+            ef(sc(r, op - 12))
+        }
+        16..=19 => ef(sc(leg(x, y) + z, op - 16)),
+        20..=23 => ef(sc(x * y + z, op - 20)),
+        24 => e(flush(if x == 0.0 { b } else { c })),
+        25 => e(flush(if x > 0.0 { b } else { c })),
+        26 => e(flush(if x >= 0.0 { b } else { c })),
+        28 => e(if a == 0 { b } else { c }),
+        29 => e(if (a as i32) > 0 { b } else { c }),
+        30 => e(if (a as i32) >= 0 { b } else { c }),
+        _ => return None,
+    })
+}
+
+/// A program: VTX fetch of the thread's (a, b, c) into R1, the op into R3.x, then a
+/// predicated pair of MOVs into R3.y (pred set) / R3.z (pred clear); exports R1 and R3.
+fn program(inst: baregpu_r700::alu::AluInst) -> Vec<u8> {
+    let fetch = VtxInst {
+        op: 0,
+        fetch_type: 0,
+        fetch_whole_quad: false,
+        buffer_id: 0,
+        src_gpr: 0,
+        src_rel: false,
+        src_sel_x: 0,
+        mega_fetch_count: 15,
+        dst_or_semantic: 1,
+        dst_sel: [0, 1, 2, 3],
+        use_const_fields: false,
+        data_format: 34, // FMT_32_32_32_32
+        num_format_all: 1,
+        format_comp_all: false,
+        srf_mode_all: false,
+        offset: 0,
+        endian_swap: 0,
+        const_buf_no_stride: false,
+        mega_fetch: true,
+        alt_const: false,
+    };
+    let mut yes = op2(25, (3, 1), gpr(249, 0), gpr(249, 0));
+    yes.pred_sel = 3;
+    let mut no = op2(25, (3, 2), gpr(249, 0), gpr(249, 0));
+    no.pred_sel = 2;
+    build(vec![
+        C::Vtx(vec![fetch]),
+        C::Alu(CfAluOp::Alu, vec![group(vec![inst], vec![]), group(vec![yes, no], vec![])]),
+        export_params(1, 3),
+    ])
+}
+
+fn check_op(name: &str, inst: baregpu_r700::alu::AluInst, cases: &[[u32; 3]], r: impl Fn(u32, u32, u32) -> Expect) {
+    let bytes = program(inst);
+    let mut input: Vec<u8> = cases.iter().flat_map(|c| c.iter().chain(&[0]).flat_map(|w| w.to_le_bytes())).collect();
+    let mut opts = Options::default();
+    opts.vtx_resources = vec![(0, VtxResource::buffer(emu::address(1, 0), input.len() as u32, 16, 34, 1))];
+    let (rep, out) = run_params(&bytes, cases.len() as u32, 3, &mut opts, &mut [&mut input]).unwrap();
+    let mut kills = 0;
+    for (t, c) in cases.iter().enumerate() {
+        let (a, b, cc) = (c[0], c[1], c[2]);
+        assert_eq!(&out[t][0][..3], &c[..], "{name}: the fetch delivered the inputs");
+        let want = r(a, b, cc);
+        let got = out[t][2][0];
+        match want.v {
+            Want::Bits(w) => assert!(
+                got == w || (f32::from_bits(w).is_nan() && f32::from_bits(got).is_nan() && !matches!(name, "MOV" | "CNDE_INT")),
+                "{name}({a:#010x}, {b:#010x}, {cc:#010x}) = {got:#010x}, want {w:#010x}"
+            ),
+            Want::Near(w) => {
+                let g = f32::from_bits(got);
+                let ok = if w.is_nan() {
+                    g.is_nan()
+                } else if w.is_infinite() || w == 0.0 {
+                    g == w
+                } else {
+                    ((g - w) / w).abs() <= 2.5e-7
+                };
+                assert!(ok, "{name}({a:#010x}) = {g:e}, want about {w:e}");
+            }
+        }
+        let pred = out[t][2][1] == fb(1.0);
+        let unpred = out[t][2][2] == fb(1.0);
+        assert_eq!(pred, !unpred, "{name}: exactly one predicated MOV runs");
+        assert_eq!(pred, want.pred.unwrap_or(true), "{name}({a:#x}, {b:#x}): predicate");
+        kills += want.kill as u64;
+    }
+    assert_eq!(rep.killed, kills, "{name}: killed threads");
+}
+
+fn cases(n: usize) -> Vec<[u32; 3]> {
+    let s = specials();
+    let mut out = Vec::new();
+    for (i, &a) in s.iter().enumerate() {
+        for (j, &b) in s.iter().enumerate() {
+            if n == 1 && j > 0 {
+                break;
+            }
+            out.push([a, b, s[(i * 7 + j * 3) % s.len()]]);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_single_slot_op2_against_the_pseudocode() {
+    let mut tested = 0;
+    for info in OP2 {
+        let op = info.opcode;
+        // Multi-slot (reductions, doubles), MOVA* and NOP are tested below.
+        if matches!(op, 7 | 21 | 22 | 23 | 24 | 26 | 27 | 28 | 29 | 80..=83 | 96 | 122..=126) {
+            continue;
+        }
+        let mut i = op2(op, (3, 0), gpr(1, 0), gpr(1, 1));
+        if let AluForm::Op2 { ref mut update_pred, .. } = i.form {
+            *update_pred = true;
+        }
+        let fin = float_in(Some(op), None);
+        check_op(info.name, i, &cases(info.srcs.max(1) as usize), |a, b, _| {
+            let (a, b) = if fin { (flush(a), flush(b)) } else { (a, b) };
+            ref2(op, a, b).unwrap_or_else(|| panic!("no reference for {}", info.name))
+        });
+        tested += 1;
+    }
+    assert_eq!(tested, 96, "every single-slot OP2 opcode has a reference");
+}
+
+#[test]
+fn every_single_slot_op3_against_the_pseudocode() {
+    for info in OP3.iter().filter(|o| o.opcode >= 12) {
+        let op = info.opcode as u8;
+        let i = op3(op, (3, 0), gpr(1, 0), gpr(1, 1), gpr(1, 2));
+        let fin = float_in(None, Some(op));
+        check_op(info.name, i, &cases(2), |a, b, c| {
+            let (a, b, c) = if fin { (flush(a), flush(b), flush(c)) } else { (a, b, c) };
+            ref3(op, a, b, c).unwrap()
+        });
+    }
+}
+
+/// OMOD and CLAMP apply to float results, after the op (002 lines 1966-1980).
+#[test]
+fn output_modifiers() {
+    for (omod, clamp, x, want) in [
+        (1u8, false, 0.75f32, 1.5f32),
+        (2, false, 0.75, 3.0),
+        (3, false, 0.75, 0.375),
+        (1, true, 0.75, 1.0),
+        (0, true, -2.0, 0.0),
+    ] {
+        let mut i = op2(0, (3, 0), gpr(1, 0), gpr(248, 0));
+        i.clamp = clamp;
+        if let AluForm::Op2 { omod: ref mut o, .. } = i.form {
+            *o = omod;
+        }
+        check_op("ADD+omod", i, &[[fb(x), 0, 0]], |_, _, _| e(fb(want)));
+    }
+    // Integer results take neither: ADD_INT with CLAMP keeps its bits.
+    let mut i = op2(52, (3, 0), gpr(1, 0), gpr(1, 1));
+    i.clamp = true;
+    check_op("ADD_INT+clamp", i, &[[0x7FFF_0000, 0x10, 0]], |_, _, _| e(0x7FFF_0010));
+}
+
+fn run_groups(groups: Vec<baregpu_r700::alu::AluGroup>, threads: u32, opts: &mut Options) -> Vec<Vec<[u32; 4]>> {
+    let bytes = build(vec![C::Alu(CfAluOp::Alu, groups), export_params(3, 4)]);
+    run_params(&bytes, threads, 4, opts, &mut []).unwrap().1
+}
+
+/// All slots read before any writes; PV/PS forward the previous group; Trans wins a GPR.
+#[test]
+fn two_phase_commit_pv_ps_and_trans_priority() {
+    let g0 = group(
+        vec![
+            op2(0, (3, 0), gpr(249, 0), gpr(249, 0)), // R3.x = 2.0
+            op2(0, (3, 1), gpr(252, 0), gpr(252, 0)), // R3.y = 1.0
+            op2(25, (4, 0), lit(0), gpr(0, 0)),        // R4.x = literal 7.0
+        ],
+        vec![fb(7.0), 0],
+    );
+    // R3.x and R3.y swap through one group: both read before either writes.
+    let g1 = group(
+        vec![op2(25, (3, 0), gpr(3, 1), gpr(0, 0)), op2(25, (3, 1), gpr(3, 0), gpr(0, 0))],
+        vec![],
+    );
+    // PV.x / PV.y hold g1's results, PS holds nothing (empty Trans): R5 = PV.x + PV.y.
+    let g2 = group(
+        vec![
+            op2(0, (5, 0), gpr(254, 0), gpr(254, 1)),
+            // X and Trans both write R5.w: Trans wins the GPR, PV.w keeps the vector value.
+            op2(25, (5, 3), gpr(249, 0), gpr(0, 0)),
+            op2(108, (5, 3), gpr(250, 0), gpr(0, 0)), // Trans: INT_TO_FLT 1 -> but R5.w taken by W
+        ],
+        vec![],
+    );
+    let g3 = group(
+        vec![
+            op2(25, (6, 0), gpr(254, 3), gpr(0, 0)), // PV.w: the W unit's 1.0
+            op2(25, (6, 1), gpr(255, 0), gpr(0, 0)), // PS: Trans's 1.0
+        ],
+        vec![],
+    );
+    let mut opts = Options::default();
+    let out = run_groups(vec![g0, g1, g2, g3], 4, &mut opts);
+    for t in &out {
+        assert_eq!(t[0][0], fb(1.0), "R3.x got old R3.y");
+        assert_eq!(t[0][1], fb(2.0), "R3.y got old R3.x");
+        assert_eq!(t[1][0], fb(7.0), "literal");
+        assert_eq!(t[2][0], fb(3.0), "PV.x + PV.y");
+        assert_eq!(t[2][3], fb(1.0), "R5.w");
+        assert_eq!(t[3][0], fb(1.0));
+        assert_eq!(t[3][1], fb(1.0));
+    }
+}
+
+/// MOVA rounds and clamps (002 lines 4473-4500: above 255 becomes -256); AR.x indexes GPRs
+/// in the next group; out-of-range relative reads return GPR0.
+#[test]
+fn mova_and_relative_gpr_addressing() {
+    for (x, ar) in [(1.4f32, 1i32), (1.5, 2), (-0.6, -1), (255.4, 255), (255.6, -256), (-300.0, -256)] {
+        let mut mova = op2(21, (10, 0), lit(0), gpr(0, 0));
+        if let AluForm::Op2 { ref mut write_mask, .. } = mova.form {
+            *write_mask = false;
+        }
+        let set = group(
+            vec![
+                op2(25, (7, 0), gpr(249, 0), gpr(0, 0)),
+                op2(25, (8, 1), gpr(252, 0), gpr(0, 0)),
+            ],
+            vec![],
+        );
+        let mut rel = op2(25, (3, 0), gpr(6, 0), gpr(0, 0));
+        rel.src0.rel = true;
+        let mut rel2 = op2(25, (3, 1), gpr(6, 1), gpr(0, 0));
+        rel2.src0.rel = true;
+        rel2.src0.sel = 6;
+        let mut opts = Options::default();
+        let out = run_groups(vec![set, group(vec![mova], vec![fb(x), 0]), group(vec![rel, rel2], vec![])], 1, &mut opts);
+        let r = &out[0][0];
+        let g = 6 + ar;
+        let want_x = match g {
+            7 => fb(1.0),
+            0..=127 => 0,
+            _ => 0, // GPR0.x = thread id 0
+        };
+        assert_eq!(r[0], want_x, "MOVA({x}) -> AR {ar}: R[6+AR].x");
+        let want_y = if g == 8 { fb(0.5) } else { 0 };
+        assert_eq!(r[1], want_y, "MOVA({x}) -> AR {ar}: R[6+AR].y");
+    }
+}
+
+/// DOT4 (legacy 0*x), DOT4_IEEE, MAX4 and CUBE on all four vector units.
+#[test]
+fn reductions() {
+    let vals = [fb(1.0), fb(2.0), fb(0.0), fb(-3.0)];
+    let other = [fb(4.0), fb(0.5), fb(f32::INFINITY), fb(2.0)];
+    let mk = |op: u16| {
+        group(
+            (0..4).map(|c| op2(op, (3, c), lit(c), gpr(1, c))).collect(),
+            vals.to_vec(),
+        )
+    };
+    let setup = group((0..4).map(|c| op2(25, (1, c), lit(c), gpr(0, 0))).collect(), other.to_vec());
+    let mut opts = Options::default();
+    let out = run_groups(vec![setup.clone(), mk(80)], 1, &mut opts);
+    // 1*4 + 2*0.5 + 0*inf(=0, legacy) + -3*2 = -1
+    assert_eq!(out[0][0], [fb(-1.0); 4]);
+    let out = run_groups(vec![setup.clone(), mk(81)], 1, &mut opts);
+    assert!(f32::from_bits(out[0][0][0]).is_nan(), "IEEE 0*inf is NaN");
+    let out = run_groups(vec![setup, mk(83)], 1, &mut opts);
+    assert_eq!(out[0][0], [fb(2.0); 4]);
+    // CUBE of (x, y, z) = (0.5, -0.25, -2): major axis -Z, face 5, S = -x, T = -y.
+    let v = [0.5f32, -0.25, -2.0];
+    let src0 = [2usize, 2, 0, 1]; // zzxy
+    let src1 = [1usize, 0, 2, 2]; // yxzz
+    let cube = group(
+        (0..4)
+            .map(|c| op2(82, (3, c as u8), lit(src0[c] as u8), lit(src1[c] as u8)))
+            .collect(),
+        vec![fb(v[0]), fb(v[1]), fb(v[2]), 0],
+    );
+    let out = run_groups(vec![cube], 1, &mut opts);
+    assert_eq!(out[0][0], [fb(0.25), fb(-0.5), fb(-4.0), fb(5.0)]);
+}
+
+/// ADD_64 and FLT32_TO_FLT64 with the manual's bit-exact examples (002 lines 3042-3077,
+/// 3566-3589): high dword in X, low in Y; results low in X, high in Y.
+#[test]
+fn double_precision_examples() {
+    let add = group(
+        vec![
+            op2(23, (3, 0), lit(0), lit(2)),
+            op2(23, (3, 1), lit(1), lit(3)),
+        ],
+        vec![0x4008_0000, 0, 0x4018_0000, 0],
+    );
+    let conv = group(
+        vec![op2(29, (4, 0), lit(0), gpr(248, 0)), op2(29, (4, 1), lit(1), gpr(248, 0))],
+        vec![fb(0.5), 0],
+    );
+    let mut opts = Options::default();
+    let out = run_groups(vec![add, conv], 1, &mut opts);
+    assert_eq!(&out[0][0][..2], &[0, 0x4022_0000], "3.0 + 6.0 = 9.0");
+    assert_eq!(&out[0][1][..2], &[0, 0x3FE0_0000], "flt32_to_flt64(0.5)");
+}
+
+/// kcache windows read constant buffers; the cfile; out-of-range relative reads.
+#[test]
+fn kcache_and_constant_file() {
+    let mut cb = vec![0u8; 64 * 16];
+    for (i, w) in cb.chunks_exact_mut(4).enumerate() {
+        w.copy_from_slice(&(i as u32 * 3).to_le_bytes());
+    }
+    let mut opts = Options::default();
+    opts.const_buffers[2] = Some(ConstBuffer {
+        address: emu::address(1, 0),
+        size: cb.len() as u32,
+    });
+    opts.cfile[200] = [10, 11, 12, 13];
+    // Window 0: bank 2, LOCK_1 at line 1 -> KC0[5] is constant 21; window 1: bank 2,
+    // LOCK_2 at line 2 -> KC1[20] is constant 52.
+    let g = group(
+        vec![
+            op2(25, (3, 0), gpr(128 + 5, 2), gpr(0, 0)),
+            op2(25, (3, 1), gpr(160 + 20, 1), gpr(0, 0)),
+            op2(25, (3, 2), gpr(256 + 200, 3), gpr(0, 0)),
+            op2(25, (3, 3), gpr(128 + 20, 0), gpr(0, 0)), // past LOCK_1's 16: 0x7FFFFFFF
+        ],
+        vec![],
+    );
+    let bytes = build(vec![
+        C::AluK(CfAluOp::Alu, [(2, 1, 1), (2, 2, 2)], vec![g]),
+        export_params(3, 1),
+    ]);
+    let (_, out) = run_params(&bytes, 1, 1, &mut opts, &mut [&mut cb]).unwrap();
+    assert_eq!(out[0][0], [(21 * 4 + 2) * 3, (52 * 4 + 1) * 3, 13, 0x7FFF_FFFF]);
+}
+
+/// Denormal flushing is an option: off, a denormal sum stays denormal.
+#[test]
+fn denormal_flushing_option() {
+    let g = group(vec![op2(0, (3, 0), lit(0), lit(0))], vec![1, 0]);
+    let mut opts = Options::default();
+    assert_eq!(run_groups(vec![g.clone()], 1, &mut opts)[0][0][0], 0);
+    opts.flush_denormals = false;
+    assert_eq!(run_groups(vec![g], 1, &mut opts)[0][0][0], 2);
+}
