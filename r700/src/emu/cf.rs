@@ -162,10 +162,11 @@ impl Wave {
         }
     }
 
-    /// Pops back to the innermost loop's entry (LOOP_BREAK/LOOP_CONTINUE jumps, table 3.7).
+    /// Pops back to the innermost loop's entry (LOOP_BREAK/LOOP_CONTINUE jumps, table 3.7),
+    /// restoring each popped state as a POP does.
     fn pop_to_loop(&mut self) {
         while matches!(self.stack.last(), Some(Entry::Push(..))) {
-            self.stack.pop();
+            self.pop(1, false);
         }
     }
 

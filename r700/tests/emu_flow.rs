@@ -1,0 +1,323 @@
+//! Flow control with divergent threads (if/else as Mesa r600 emits it, loops with break,
+//! DX9 loops with aL, calls), the step budget, fetches and MEM_EXPORT, each against a host
+//! computation.
+
+mod emu_common;
+
+use baregpu_r700::cf::{CfAluOp, CfOp};
+use baregpu_r700::emu::{self, EmuError, Grid, Options, Sampler, TexResource, VtxResource};
+use baregpu_r700::fetch::{TexInst, VtxInst};
+use emu_common::*;
+
+fn fb(v: f32) -> u32 {
+    v.to_bits()
+}
+
+fn w(op: CfOp, addr: u32, pop: u8) -> C {
+    let mut x = word(op);
+    x.addr = addr;
+    x.pop_count = pop;
+    C::W(x)
+}
+
+fn mov_lit(dst: (u8, u8), v: u32) -> baregpu_r700::alu::AluGroup {
+    group(vec![op2(25, dst, lit(0), gpr(0, 0))], vec![v, 0])
+}
+
+/// if (tid > k) R3.x = 1 else R3.x = 2, in Mesa's shape: ALU_PUSH_BEFORE + JUMP to the ELSE,
+/// ELSE (POP_COUNT 1) to past the POP, POP (r600_shader.c tgsi_if/tgsi_else/tgsi_endif).
+#[test]
+fn divergent_if_else() {
+    for k in [-1i32, 5, 100] {
+        let cond = group(vec![pred_set(67, gpr(0, 0), lit(0), true, true)], vec![k as u32, 0]);
+        let bytes = build(vec![
+            C::Alu(CfAluOp::AluPushBefore, vec![cond]), // 0
+            w(CfOp::Jump, 3, 0),                          // 1
+            C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 1)]), // 2
+            w(CfOp::Else, 6, 1),                          // 3
+            C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 2)]), // 4
+            w(CfOp::Pop, 0, 1),                           // 5
+            C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 9)]), // 6: after the if, every thread
+            export_params(3, 1),
+        ]);
+        let (_, out) = run_params(&bytes, 12, 1, &mut Options::default(), &mut []).unwrap();
+        for (t, o) in out.iter().enumerate() {
+            let want = if t as i32 > k { 1 } else { 2 };
+            assert_eq!(o[0][0], want, "k={k} thread {t}");
+            assert_eq!(o[0][1], 9, "k={k} thread {t}: all active again after the POP");
+        }
+    }
+}
+
+/// A DX10 loop whose threads break at different iterations: `do { n++; if (n > tid) break; }`
+/// (IF/BRK/ENDIF as Mesa emits it).
+#[test]
+fn divergent_loop_with_break() {
+    let inc = group(vec![op2(52, (3, 0), gpr(3, 0), gpr(250, 0))], vec![]);
+    let cond = group(vec![pred_set(67, gpr(3, 0), gpr(0, 0), true, true)], vec![]);
+    let bytes = build(vec![
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 0)]), // 0
+        w(CfOp::LoopStartDx10, 8, 0),                   // 1
+        C::Alu(CfAluOp::Alu, vec![inc]),                // 2
+        C::Alu(CfAluOp::AluPushBefore, vec![cond]),     // 3
+        w(CfOp::Jump, 7, 1),                            // 4
+        w(CfOp::LoopBreak, 7, 0),                       // 5
+        w(CfOp::Pop, 0, 1),                             // 6
+        w(CfOp::LoopEnd, 2, 0),                         // 7
+        export_params(3, 1),                            // 8
+    ]);
+    let (r, out) = run_params(&bytes, 20, 1, &mut Options::default(), &mut []).unwrap();
+    for (t, o) in out.iter().enumerate() {
+        assert_eq!(o[0][0], t as u32 + 1, "thread {t} iterations");
+    }
+    assert!(r.steps > 20 * 4);
+}
+
+/// ALU_BREAK: threads the clause's PRED_SET skips break out (table 3.7).
+#[test]
+fn alu_break_and_continue() {
+    let inc = op2(52, (3, 0), gpr(3, 0), gpr(250, 0));
+    // Keep going while n < tid + 1, i.e. break (skip) once PRED_SETGT_INT(tid, n) fails.
+    let body = vec![
+        group(vec![inc], vec![]),
+        group(vec![pred_set(67, gpr(0, 0), gpr(3, 0), true, true)], vec![]),
+    ];
+    let bytes = build(vec![
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 0)]),
+        w(CfOp::LoopStartDx10, 4, 0),
+        C::Alu(CfAluOp::AluBreak, body),
+        w(CfOp::LoopEnd, 2, 0),
+        export_params(3, 1),
+    ]);
+    let (_, out) = run_params(&bytes, 10, 1, &mut Options::default(), &mut []).unwrap();
+    for (t, o) in out.iter().enumerate() {
+        assert_eq!(o[0][0], (t as u32).max(1), "thread {t}");
+    }
+}
+
+/// LOOP_START with a loop constant: trip count 5, aL from 2 step 3; the body sums c[aL].x
+/// through loop-index relative addressing (INDEX_MODE 4).
+#[test]
+fn dx9_loop_with_loop_index() {
+    let mut opts = Options::default();
+    opts.loop_consts[3] = 5 | 2 << 12 | 3 << 24;
+    for i in 0..256 {
+        opts.cfile[i][0] = fb(i as f32);
+    }
+    let mut add = op2(0, (3, 0), gpr(3, 0), gpr(256, 0));
+    add.src1.rel = true;
+    add.index_mode = 4;
+    let count = op2(0, (3, 1), gpr(3, 1), gpr(249, 0));
+    let mut start = word(CfOp::LoopStart);
+    start.addr = 4;
+    start.cf_const = 3;
+    let mut end = word(CfOp::LoopEnd);
+    end.addr = 2; // the body, after LOOP_START
+    end.cf_const = 3;
+    let bytes = build(vec![
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 0)]),
+        C::W(start),
+        C::Alu(CfAluOp::Alu, vec![group(vec![add, count], vec![])]),
+        C::W(end),
+        export_params(3, 1),
+    ]);
+    let (_, out) = run_params(&bytes, 3, 1, &mut opts, &mut []).unwrap();
+    let want: f32 = (0..5).map(|k| (2 + 3 * k) as f32).sum();
+    for o in &out {
+        assert_eq!(o[0][0], fb(want), "sum of c[aL].x");
+        assert_eq!(o[0][1], fb(5.0), "iterations");
+    }
+    // Trip count 0: the loop is skipped.
+    opts.loop_consts[3] = 0;
+    let (_, out) = run_params(&bytes, 1, 1, &mut opts, &mut []).unwrap();
+    assert_eq!(out[0][0][1], 0);
+}
+
+#[test]
+fn call_and_return() {
+    let mut call = word(CfOp::Call);
+    call.addr = 3;
+    call.call_count = 1;
+    let bytes = build(vec![
+        C::W(call),                                      // 0
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 7)]), // 1: after the return
+        export_params(3, 1),                             // 2
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 42)]), // 3: the subroutine
+        w(CfOp::Return, 0, 0),                           // 4
+    ]);
+    let (_, out) = run_params(&bytes, 2, 1, &mut Options::default(), &mut []).unwrap();
+    assert_eq!(&out[0][0][..2], &[42, 7]);
+    let bytes = build(vec![w(CfOp::Return, 0, 0), export_params(3, 1)]);
+    assert_eq!(
+        run_params(&bytes, 1, 1, &mut Options::default(), &mut []).unwrap_err(),
+        EmuError::ReturnOutsideCall { pc: 0 }
+    );
+}
+
+/// Endless programs stop at the budget with an error.
+#[test]
+fn endless_loop_stops_at_budget() {
+    let bytes = build(vec![
+        w(CfOp::LoopStartDx10, 3, 0),
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 1)]),
+        w(CfOp::LoopEnd, 1, 0),
+        export_params(3, 1),
+    ]);
+    let mut opts = Options {
+        budget: 10_000,
+        ..Options::default()
+    };
+    assert_eq!(
+        run_params(&bytes, 1, 1, &mut opts, &mut []).unwrap_err(),
+        EmuError::Budget { steps: 10_000 }
+    );
+    // A JUMP to itself too.
+    let mut j = word(CfOp::Jump);
+    j.cond = 1; // FALSE: every thread fails, so it always jumps
+    let bytes = build(vec![C::W(j), export_params(3, 1)]);
+    assert!(matches!(
+        run_params(&bytes, 1, 1, &mut opts, &mut []),
+        Err(EmuError::Budget { .. })
+    ));
+}
+
+/// out[tid] = 2*tid + 1 through MEM_EXPORT (the digest's demo, 002 lines 2697-2733).
+#[test]
+fn mem_export_scatter() {
+    let g0 = group(vec![op2(52, (2, 0), gpr(0, 0), gpr(0, 0))], vec![]);
+    let g1 = group(vec![op2(52, (2, 0), gpr(254, 0), gpr(250, 0))], vec![]);
+    let mut idx = op2(52, (4, 0), gpr(0, 0), gpr(0, 0)); // INDEX_GPR: dword tid
+    idx.src1.sel = 248;
+    let bytes = build(vec![
+        C::Alu(CfAluOp::Alu, vec![g0, g1, group(vec![idx], vec![])]),
+        mem_export(2, 4, 0, true),
+    ]);
+    let mut out = vec![0u8; 100 * 4];
+    let mut opts = Options::default();
+    opts.mem_export_base = Some(emu::address(0, 0));
+    let r = emu::run(
+        &bytes,
+        &mut [&mut out],
+        Grid {
+            groups: [2, 1, 1],
+            group_size: [40, 1, 1],
+        },
+        &opts,
+    )
+    .unwrap();
+    for t in 0..100u32 {
+        let v = u32::from_le_bytes(out[t as usize * 4..][..4].try_into().unwrap());
+        assert_eq!(v, if t < 80 { 2 * t + 1 } else { 0 }, "out[{t}]");
+    }
+    assert_eq!((r.wavefronts, r.threads, r.dropped_writes), (2, 80, 0));
+}
+
+fn vtx(dst: u8, fmt: u8, num: u8) -> VtxInst {
+    VtxInst {
+        op: 0,
+        fetch_type: 0,
+        fetch_whole_quad: false,
+        buffer_id: 1,
+        src_gpr: 0,
+        src_rel: false,
+        src_sel_x: 0,
+        mega_fetch_count: 15,
+        dst_or_semantic: dst,
+        dst_sel: [0, 1, 2, 3],
+        use_const_fields: false,
+        data_format: fmt,
+        num_format_all: num,
+        format_comp_all: false,
+        srf_mode_all: false,
+        offset: 0,
+        endian_swap: 0,
+        const_buf_no_stride: false,
+        mega_fetch: true,
+        alt_const: false,
+    }
+}
+
+fn tex(op: u8, dst: u8, src_sel: [u8; 4], normalized: bool) -> TexInst {
+    TexInst {
+        op,
+        bc_frac_mode: false,
+        fetch_whole_quad: false,
+        resource_id: 2,
+        src_gpr: 1,
+        src_rel: false,
+        alt_const: false,
+        dst_gpr: dst,
+        dst_rel: false,
+        dst_sel: [0, 1, 2, 3],
+        lod_bias: 0,
+        coord_type: [normalized; 4],
+        offset: [0; 3],
+        sampler_id: 0,
+        src_sel,
+    }
+}
+
+/// Vertex fetch of per-thread coordinates, then LD and SAMPLE (point, wrap) from a linear
+/// 2D texture, against the host's texel.
+#[test]
+fn vertex_and_texture_fetch() {
+    let (w, h) = (8u32, 4u32);
+    let texel = |x: u32, y: u32| [x, y, x * 10 + y, 7];
+    let mut texture = vec![0u8; 256 + (w * h * 16) as usize];
+    for y in 0..h {
+        for x in 0..w {
+            for (c, v) in texel(x, y).iter().enumerate() {
+                let at = 256 + ((y * w + x) * 16) as usize + c * 4;
+                texture[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    let threads = 32u32;
+    // Per thread: integer coords, and normalized ones one period away (wrap brings them back).
+    let mut coords = Vec::new();
+    for t in 0..threads {
+        let (x, y) = (t % w, t / w);
+        for v in [x, y, fb((x as f32 + 8.5) / 8.0), fb((y as f32 - 3.5) / 4.0)] {
+            coords.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let mut opts = Options::default();
+    opts.vtx_resources = vec![(1, VtxResource::buffer(emu::address(1, 0), coords.len() as u32, 16, 34, 1))];
+    opts.tex_resources = vec![(2, TexResource::linear(1, emu::address(2, 256), w, h, w, 34, 1, false))];
+    opts.samplers = vec![(0, Sampler::point(0))];
+    let bytes = build(vec![
+        C::Vtx(vec![vtx(1, 34, 1)]),
+        C::Tex(vec![tex(3, 5, [0, 1, 4, 4], false), tex(16, 6, [2, 3, 4, 4], true)]),
+        export_params(5, 2),
+    ]);
+    let (_, out) = run_params(&bytes, threads, 2, &mut opts, &mut [&mut coords, &mut texture]).unwrap();
+    for (t, o) in out.iter().enumerate() {
+        let (x, y) = (t as u32 % w, t as u32 / w);
+        assert_eq!(o[0], texel(x, y), "LD thread {t}");
+        let wy = (y + h - 4) % h; // (y - 3.5) / 4 normalised: texel y - 4 wrapped
+        assert_eq!(o[1], texel(x, (wy + 4) % h), "SAMPLE thread {t}");
+    }
+    // An unbound resource is an error naming it, not a panic.
+    opts.tex_resources.clear();
+    let e = run_params(&bytes, 1, 2, &mut opts, &mut [&mut coords, &mut texture]).unwrap_err();
+    assert!(matches!(e, EmuError::Resource { .. }), "{e}");
+}
+
+/// UPDATE_PRED without UPDATE_EXEC_MASK predicates later groups only; the active mask is
+/// unchanged after the clause.
+#[test]
+fn predicate_is_clause_local() {
+    let set = pred_set(67, gpr(0, 0), lit(0), true, false);
+    let mut then = op2(25, (3, 0), gpr(249, 0), gpr(0, 0));
+    then.pred_sel = 3;
+    let bytes = build(vec![
+        C::Alu(CfAluOp::Alu, vec![group(vec![set], vec![1, 0]), group(vec![then], vec![])]),
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 5)]),
+        export_params(3, 1),
+    ]);
+    let (_, out) = run_params(&bytes, 4, 1, &mut Options::default(), &mut []).unwrap();
+    for (t, o) in out.iter().enumerate() {
+        assert_eq!(o[0][0], if t > 1 { fb(1.0) } else { 0 });
+        assert_eq!(o[0][1], 5);
+    }
+}
