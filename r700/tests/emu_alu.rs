@@ -61,7 +61,11 @@ struct Expect {
 }
 
 fn flush(x: u32) -> u32 {
-    if x & 0x7F80_0000 == 0 { x & 0x8000_0000 } else { x }
+    if x & 0x7F80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
 }
 
 fn e(v: u32) -> Expect {
@@ -121,15 +125,33 @@ fn float_in(op2: Option<u16>, op3: Option<u8>) -> bool {
 fn ref2(op: u16, a: u32, b: u32) -> Option<Expect> {
     let (x, y) = (f32::from_bits(a), f32::from_bits(b));
     let (i, j) = (a as i32, b as i32);
-    let pushf = |c: bool| if c && x == 0.0 { p(true, 0.0) } else { p(false, x + 1.0) };
+    let pushf = |c: bool| {
+        if c && x == 0.0 {
+            p(true, 0.0)
+        } else {
+            p(false, x + 1.0)
+        }
+    };
     Some(match op {
         0 => ef(x + y),
         1 => ef(if x == 0.0 || y == 0.0 { 0.0 } else { x * y }),
         2 => ef(x * y),
         3 => ef(if x >= y { x } else { y }),
         4 => ef(if x < y { x } else { y }),
-        5 => ef(if x.is_nan() { y } else if y.is_nan() || x >= y { x } else { y }),
-        6 => ef(if x.is_nan() { y } else if y.is_nan() || x < y { x } else { y }),
+        5 => ef(if x.is_nan() {
+            y
+        } else if y.is_nan() || x >= y {
+            x
+        } else {
+            y
+        }),
+        6 => ef(if x.is_nan() {
+            y
+        } else if y.is_nan() || x < y {
+            x
+        } else {
+            y
+        }),
         8 => ef(b1(x == y)),
         9 => ef(b1(x > y)),
         10 => ef(b1(x >= y)),
@@ -234,7 +256,11 @@ fn ref2(op: u16, a: u32, b: u32) -> Option<Expect> {
         }
         101 => {
             let r = 1.0 / x;
-            ef(if r.is_infinite() { 0.0f32.copysign(r) } else { r })
+            ef(if r.is_infinite() {
+                0.0f32.copysign(r)
+            } else {
+                r
+            })
         }
         102 => ef(1.0 / x),
         103 => {
@@ -243,24 +269,44 @@ fn ref2(op: u16, a: u32, b: u32) -> Option<Expect> {
         }
         104 => {
             let r = 1.0 / x.sqrt();
-            near(if r.is_infinite() { 0.0f32.copysign(r) } else { r })
+            near(if r.is_infinite() {
+                0.0f32.copysign(r)
+            } else {
+                r
+            })
         }
         105 => near(1.0 / x.sqrt()),
         106 => near(x.sqrt()),
-        107 | 121 => e(if x.is_finite() { x.trunc() as i128 as u32 } else { 0 }),
+        107 | 121 => e(if x.is_finite() {
+            x.trunc() as i128 as u32
+        } else {
+            0
+        }),
         108 => ef(i as f32),
         109 => ef(a as f32),
         110 => near((x * std::f32::consts::TAU).sin()),
         111 => near((x * std::f32::consts::TAU).cos()),
-        112 => e(if b > 31 { (i >> 31) as u32 } else { (i >> b) as u32 }),
+        112 => e(if b > 31 {
+            (i >> 31) as u32
+        } else {
+            (i >> b) as u32
+        }),
         113 => e(a.checked_shr(b).unwrap_or(0)),
         114 => e(a.checked_shl(b).unwrap_or(0)),
         115 => e((i as i64).wrapping_mul(j as i64) as u32),
         116 => e(((i as i64 * j as i64) >> 32) as u32),
         117 => e(a.wrapping_mul(b)),
         118 => e(((a as u64 * b as u64) >> 32) as u32),
-        119 => e(if i == 0 { u32::MAX } else { ((1i64 << 32) / i as i64) as u32 }),
-        120 => e(if a == 0 { u32::MAX } else { ((1u64 << 32) / a as u64).min(u32::MAX as u64) as u32 }),
+        119 => e(if i == 0 {
+            u32::MAX
+        } else {
+            ((1i64 << 32) / i as i64) as u32
+        }),
+        120 => e(if a == 0 {
+            u32::MAX
+        } else {
+            ((1u64 << 32) / a as u64).min(u32::MAX as u64) as u32
+        }),
         _ => return None,
     })
 }
@@ -271,7 +317,8 @@ fn ref3(op: u8, a: u32, b: u32, c: u32) -> Option<Expect> {
     let leg = |x: f32, y: f32| if x == 0.0 || y == 0.0 { 0.0 } else { x * y };
     Some(match op {
         12..=15 => {
-            let r = if y == -MAXF || y == f32::NEG_INFINITY || y.is_nan() || z <= 0.0 || z.is_nan() {
+            let r = if y == -MAXF || y == f32::NEG_INFINITY || y.is_nan() || z <= 0.0 || z.is_nan()
+            {
                 -MAXF
             } else {
                 leg(x, y)
@@ -321,26 +368,50 @@ fn program(inst: baregpu_r700::alu::AluInst) -> Vec<u8> {
     no.pred_sel = 2;
     build(vec![
         C::Vtx(vec![fetch]),
-        C::Alu(CfAluOp::Alu, vec![group(vec![inst], vec![]), group(vec![yes, no], vec![])]),
+        C::Alu(
+            CfAluOp::Alu,
+            vec![group(vec![inst], vec![]), group(vec![yes, no], vec![])],
+        ),
         export_params(1, 3),
     ])
 }
 
-fn check_op(name: &str, inst: baregpu_r700::alu::AluInst, cases: &[[u32; 3]], r: impl Fn(u32, u32, u32) -> Expect) {
+fn check_op(
+    name: &str,
+    inst: baregpu_r700::alu::AluInst,
+    cases: &[[u32; 3]],
+    r: impl Fn(u32, u32, u32) -> Expect,
+) {
     let bytes = program(inst);
-    let mut input: Vec<u8> = cases.iter().flat_map(|c| c.iter().chain(&[0]).flat_map(|w| w.to_le_bytes())).collect();
-    let mut opts = Options::default();
-    opts.vtx_resources = vec![(0, VtxResource::buffer(emu::address(1, 0), input.len() as u32, 16, 34, 1))];
-    let (rep, out) = run_params(&bytes, cases.len() as u32, 3, &mut opts, &mut [&mut input]).unwrap();
+    let mut input: Vec<u8> = cases
+        .iter()
+        .flat_map(|c| c.iter().chain(&[0]).flat_map(|w| w.to_le_bytes()))
+        .collect();
+    let mut opts = Options {
+        vtx_resources: vec![(
+            0,
+            VtxResource::buffer(emu::address(1, 0), input.len() as u32, 16, 34, 1),
+        )],
+        ..Options::default()
+    };
+    let (rep, out) =
+        run_params(&bytes, cases.len() as u32, 3, &mut opts, &mut [&mut input]).unwrap();
     let mut kills = 0;
     for (t, c) in cases.iter().enumerate() {
         let (a, b, cc) = (c[0], c[1], c[2]);
-        assert_eq!(&out[t][0][..3], &c[..], "{name}: the fetch delivered the inputs");
+        assert_eq!(
+            &out[t][0][..3],
+            &c[..],
+            "{name}: the fetch delivered the inputs"
+        );
         let want = r(a, b, cc);
         let got = out[t][2][0];
         match want.v {
             Want::Bits(w) => assert!(
-                got == w || (f32::from_bits(w).is_nan() && f32::from_bits(got).is_nan() && !matches!(name, "MOV" | "CNDE_INT")),
+                got == w
+                    || (f32::from_bits(w).is_nan()
+                        && f32::from_bits(got).is_nan()
+                        && !matches!(name, "MOV" | "CNDE_INT")),
                 "{name}({a:#010x}, {b:#010x}, {cc:#010x}) = {got:#010x}, want {w:#010x}"
             ),
             Want::Near(w) => {
@@ -358,7 +429,11 @@ fn check_op(name: &str, inst: baregpu_r700::alu::AluInst, cases: &[[u32; 3]], r:
         let pred = out[t][2][1] == fb(1.0);
         let unpred = out[t][2][2] == fb(1.0);
         assert_eq!(pred, !unpred, "{name}: exactly one predicated MOV runs");
-        assert_eq!(pred, want.pred.unwrap_or(true), "{name}({a:#x}, {b:#x}): predicate");
+        assert_eq!(
+            pred,
+            want.pred.unwrap_or(true),
+            "{name}({a:#x}, {b:#x}): predicate"
+        );
         kills += want.kill as u64;
     }
     assert_eq!(rep.killed, kills, "{name}: killed threads");
@@ -388,14 +463,23 @@ fn every_single_slot_op2_against_the_pseudocode() {
             continue;
         }
         let mut i = op2(op, (3, 0), gpr(1, 0), gpr(1, 1));
-        if let AluForm::Op2 { ref mut update_pred, .. } = i.form {
+        if let AluForm::Op2 {
+            ref mut update_pred,
+            ..
+        } = i.form
+        {
             *update_pred = true;
         }
         let fin = float_in(Some(op), None);
-        check_op(info.name, i, &cases(info.srcs.max(1) as usize), |a, b, _| {
-            let (a, b) = if fin { (flush(a), flush(b)) } else { (a, b) };
-            ref2(op, a, b).unwrap_or_else(|| panic!("no reference for {}", info.name))
-        });
+        check_op(
+            info.name,
+            i,
+            &cases(info.srcs.max(1) as usize),
+            |a, b, _| {
+                let (a, b) = if fin { (flush(a), flush(b)) } else { (a, b) };
+                ref2(op, a, b).unwrap_or_else(|| panic!("no reference for {}", info.name))
+            },
+        );
         tested += 1;
     }
     assert_eq!(tested, 96, "every single-slot OP2 opcode has a reference");
@@ -408,7 +492,11 @@ fn every_single_slot_op3_against_the_pseudocode() {
         let i = op3(op, (3, 0), gpr(1, 0), gpr(1, 1), gpr(1, 2));
         let fin = float_in(None, Some(op));
         check_op(info.name, i, &cases(2), |a, b, c| {
-            let (a, b, c) = if fin { (flush(a), flush(b), flush(c)) } else { (a, b, c) };
+            let (a, b, c) = if fin {
+                (flush(a), flush(b), flush(c))
+            } else {
+                (a, b, c)
+            };
             ref3(op, a, b, c).unwrap()
         });
     }
@@ -426,7 +514,10 @@ fn output_modifiers() {
     ] {
         let mut i = op2(0, (3, 0), gpr(1, 0), gpr(248, 0));
         i.clamp = clamp;
-        if let AluForm::Op2 { omod: ref mut o, .. } = i.form {
+        if let AluForm::Op2 {
+            omod: ref mut o, ..
+        } = i.form
+        {
             *o = omod;
         }
         check_op("ADD+omod", i, &[[fb(x), 0, 0]], |_, _, _| e(fb(want)));
@@ -434,10 +525,16 @@ fn output_modifiers() {
     // Integer results take neither: ADD_INT with CLAMP keeps its bits.
     let mut i = op2(52, (3, 0), gpr(1, 0), gpr(1, 1));
     i.clamp = true;
-    check_op("ADD_INT+clamp", i, &[[0x7FFF_0000, 0x10, 0]], |_, _, _| e(0x7FFF_0010));
+    check_op("ADD_INT+clamp", i, &[[0x7FFF_0000, 0x10, 0]], |_, _, _| {
+        e(0x7FFF_0010)
+    });
 }
 
-fn run_groups(groups: Vec<baregpu_r700::alu::AluGroup>, threads: u32, opts: &mut Options) -> Vec<Vec<[u32; 4]>> {
+fn run_groups(
+    groups: Vec<baregpu_r700::alu::AluGroup>,
+    threads: u32,
+    opts: &mut Options,
+) -> Vec<Vec<[u32; 4]>> {
     let bytes = build(vec![C::Alu(CfAluOp::Alu, groups), export_params(3, 4)]);
     run_params(&bytes, threads, 4, opts, &mut []).unwrap().1
 }
@@ -449,13 +546,16 @@ fn two_phase_commit_pv_ps_and_trans_priority() {
         vec![
             op2(0, (3, 0), gpr(249, 0), gpr(249, 0)), // R3.x = 2.0
             op2(0, (3, 1), gpr(252, 0), gpr(252, 0)), // R3.y = 1.0
-            op2(25, (4, 0), lit(0), gpr(0, 0)),        // R4.x = literal 7.0
+            op2(25, (4, 0), lit(0), gpr(0, 0)),       // R4.x = literal 7.0
         ],
         vec![fb(7.0), 0],
     );
     // R3.x and R3.y swap through one group: both read before either writes.
     let g1 = group(
-        vec![op2(25, (3, 0), gpr(3, 1), gpr(0, 0)), op2(25, (3, 1), gpr(3, 0), gpr(0, 0))],
+        vec![
+            op2(25, (3, 0), gpr(3, 1), gpr(0, 0)),
+            op2(25, (3, 1), gpr(3, 0), gpr(0, 0)),
+        ],
         vec![],
     );
     // PV.x / PV.y hold g1's results, PS holds nothing (empty Trans): R5 = PV.x + PV.y.
@@ -492,9 +592,19 @@ fn two_phase_commit_pv_ps_and_trans_priority() {
 /// in the next group; out-of-range relative reads return GPR0.
 #[test]
 fn mova_and_relative_gpr_addressing() {
-    for (x, ar) in [(1.4f32, 1i32), (1.5, 2), (-0.6, -1), (255.4, 255), (255.6, -256), (-300.0, -256)] {
+    for (x, ar) in [
+        (1.4f32, 1i32),
+        (1.5, 2),
+        (-0.6, -1),
+        (255.4, 255),
+        (255.6, -256),
+        (-300.0, -256),
+    ] {
         let mut mova = op2(21, (10, 0), lit(0), gpr(0, 0));
-        if let AluForm::Op2 { ref mut write_mask, .. } = mova.form {
+        if let AluForm::Op2 {
+            ref mut write_mask, ..
+        } = mova.form
+        {
             *write_mask = false;
         }
         let set = group(
@@ -510,7 +620,15 @@ fn mova_and_relative_gpr_addressing() {
         rel2.src0.rel = true;
         rel2.src0.sel = 6;
         let mut opts = Options::default();
-        let out = run_groups(vec![set, group(vec![mova], vec![fb(x), 0]), group(vec![rel, rel2], vec![])], 1, &mut opts);
+        let out = run_groups(
+            vec![
+                set,
+                group(vec![mova], vec![fb(x), 0]),
+                group(vec![rel, rel2], vec![]),
+            ],
+            1,
+            &mut opts,
+        );
         let r = &out[0][0];
         let g = 6 + ar;
         let want_x = match g {
@@ -535,7 +653,10 @@ fn reductions() {
             vals.to_vec(),
         )
     };
-    let setup = group((0..4).map(|c| op2(25, (1, c), lit(c), gpr(0, 0))).collect(), other.to_vec());
+    let setup = group(
+        (0..4).map(|c| op2(25, (1, c), lit(c), gpr(0, 0))).collect(),
+        other.to_vec(),
+    );
     let mut opts = Options::default();
     let out = run_groups(vec![setup.clone(), mk(80)], 1, &mut opts);
     // 1*4 + 2*0.5 + 0*inf(=0, legacy) + -3*2 = -1
@@ -570,7 +691,10 @@ fn double_precision_examples() {
         vec![0x4008_0000, 0, 0x4018_0000, 0],
     );
     let conv = group(
-        vec![op2(29, (4, 0), lit(0), gpr(248, 0)), op2(29, (4, 1), lit(1), gpr(248, 0))],
+        vec![
+            op2(29, (4, 0), lit(0), gpr(248, 0)),
+            op2(29, (4, 1), lit(1), gpr(248, 0)),
+        ],
         vec![fb(0.5), 0],
     );
     let mut opts = Options::default();
@@ -608,7 +732,10 @@ fn kcache_and_constant_file() {
         export_params(3, 1),
     ]);
     let (_, out) = run_params(&bytes, 1, 1, &mut opts, &mut [&mut cb]).unwrap();
-    assert_eq!(out[0][0], [(21 * 4 + 2) * 3, (52 * 4 + 1) * 3, 13, 0x7FFF_FFFF]);
+    assert_eq!(
+        out[0][0],
+        [(21 * 4 + 2) * 3, (52 * 4 + 1) * 3, 13, 0x7FFF_FFFF]
+    );
 }
 
 /// Denormal flushing is an option: off, a denormal sum stays denormal.

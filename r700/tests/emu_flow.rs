@@ -29,14 +29,17 @@ fn mov_lit(dst: (u8, u8), v: u32) -> baregpu_r700::alu::AluGroup {
 #[test]
 fn divergent_if_else() {
     for k in [-1i32, 5, 100] {
-        let cond = group(vec![pred_set(67, gpr(0, 0), lit(0), true, true)], vec![k as u32, 0]);
+        let cond = group(
+            vec![pred_set(67, gpr(0, 0), lit(0), true, true)],
+            vec![k as u32, 0],
+        );
         let bytes = build(vec![
-            C::Alu(CfAluOp::AluPushBefore, vec![cond]), // 0
-            w(CfOp::Jump, 3, 0),                          // 1
+            C::Alu(CfAluOp::AluPushBefore, vec![cond]),     // 0
+            w(CfOp::Jump, 3, 0),                            // 1
             C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 1)]), // 2
-            w(CfOp::Else, 6, 1),                          // 3
+            w(CfOp::Else, 6, 1),                            // 3
             C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 2)]), // 4
-            w(CfOp::Pop, 0, 1),                           // 5
+            w(CfOp::Pop, 0, 1),                             // 5
             C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 9)]), // 6: after the if, every thread
             export_params(3, 1),
         ]);
@@ -44,7 +47,10 @@ fn divergent_if_else() {
         for (t, o) in out.iter().enumerate() {
             let want = if t as i32 > k { 1 } else { 2 };
             assert_eq!(o[0][0], want, "k={k} thread {t}");
-            assert_eq!(o[0][1], 9, "k={k} thread {t}: all active again after the POP");
+            assert_eq!(
+                o[0][1], 9,
+                "k={k} thread {t}: all active again after the POP"
+            );
         }
     }
 }
@@ -140,7 +146,7 @@ fn call_and_return() {
     call.call_count = 1;
     let bytes = build(vec![
         C::W(call),                                      // 0
-        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 7)]), // 1: after the return
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 7)]),  // 1: after the return
         export_params(3, 1),                             // 2
         C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 42)]), // 3: the subroutine
         w(CfOp::Return, 0, 0),                           // 4
@@ -193,8 +199,10 @@ fn mem_export_scatter() {
         mem_export(2, 4, 0, true),
     ]);
     let mut out = vec![0u8; 100 * 4];
-    let mut opts = Options::default();
-    opts.mem_export_base = Some(emu::address(0, 0));
+    let opts = Options {
+        mem_export_base: Some(emu::address(0, 0)),
+        ..Options::default()
+    };
     let r = emu::run(
         &bytes,
         &mut [&mut out],
@@ -281,16 +289,34 @@ fn vertex_and_texture_fetch() {
             coords.extend_from_slice(&v.to_le_bytes());
         }
     }
-    let mut opts = Options::default();
-    opts.vtx_resources = vec![(1, VtxResource::buffer(emu::address(1, 0), coords.len() as u32, 16, 34, 1))];
-    opts.tex_resources = vec![(2, TexResource::linear(1, emu::address(2, 256), w, h, w, 34, 1, false))];
+    let mut opts = Options {
+        vtx_resources: vec![(
+            1,
+            VtxResource::buffer(emu::address(1, 0), coords.len() as u32, 16, 34, 1),
+        )],
+        ..Options::default()
+    };
+    opts.tex_resources = vec![(
+        2,
+        TexResource::linear(1, emu::address(2, 256), [w, h], w, 34, 1, false),
+    )];
     opts.samplers = vec![(0, Sampler::point(0))];
     let bytes = build(vec![
         C::Vtx(vec![vtx(1, 34, 1)]),
-        C::Tex(vec![tex(3, 5, [0, 1, 4, 4], false), tex(16, 6, [2, 3, 4, 4], true)]),
+        C::Tex(vec![
+            tex(3, 5, [0, 1, 4, 4], false),
+            tex(16, 6, [2, 3, 4, 4], true),
+        ]),
         export_params(5, 2),
     ]);
-    let (_, out) = run_params(&bytes, threads, 2, &mut opts, &mut [&mut coords, &mut texture]).unwrap();
+    let (_, out) = run_params(
+        &bytes,
+        threads,
+        2,
+        &mut opts,
+        &mut [&mut coords, &mut texture],
+    )
+    .unwrap();
     for (t, o) in out.iter().enumerate() {
         let (x, y) = (t as u32 % w, t as u32 / w);
         assert_eq!(o[0], texel(x, y), "LD thread {t}");
@@ -311,7 +337,10 @@ fn predicate_is_clause_local() {
     let mut then = op2(25, (3, 0), gpr(249, 0), gpr(0, 0));
     then.pred_sel = 3;
     let bytes = build(vec![
-        C::Alu(CfAluOp::Alu, vec![group(vec![set], vec![1, 0]), group(vec![then], vec![])]),
+        C::Alu(
+            CfAluOp::Alu,
+            vec![group(vec![set], vec![1, 0]), group(vec![then], vec![])],
+        ),
         C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 5)]),
         export_params(3, 1),
     ]);

@@ -73,7 +73,9 @@ fn random_program(r: &mut Rng) -> Vec<u8> {
                 // A plain CF word or an export, with a jump target inside the program.
                 if let Ok(i) = CfInst::decode(r.below(n + 2), r.next() & !(1 << 21)) {
                     match i {
-                        CfInst::Word(w) if !matches!(w.op, CfOp::Tex | CfOp::Vtx | CfOp::VtxTc) => break C::W(w),
+                        CfInst::Word(w) if !matches!(w.op, CfOp::Tex | CfOp::Vtx | CfOp::VtxTc) => {
+                            break C::W(w);
+                        }
                         CfInst::Export(e) => break C::E(e),
                         _ => {}
                     }
@@ -98,8 +100,28 @@ fn random_programs_stop_without_panicking() {
         };
         opts.loop_consts = [r.next(); 32];
         opts.bool_consts = r.next();
-        opts.vtx_resources = vec![(r.below(4) as u8, VtxResource::buffer(emu::address(1, 0), 256, r.below(64), r.below(64) as u8, r.below(3) as u8))];
-        opts.tex_resources = vec![(r.below(4) as u8, TexResource::linear(r.below(3) as u8, emu::address(1, 0), 1 + r.below(16), 1 + r.below(8), 8, r.below(64) as u8, r.below(3) as u8, r.next() & 1 == 0))];
+        opts.vtx_resources = vec![(
+            r.below(4) as u8,
+            VtxResource::buffer(
+                emu::address(1, 0),
+                256,
+                r.below(64),
+                r.below(64) as u8,
+                r.below(3) as u8,
+            ),
+        )];
+        opts.tex_resources = vec![(
+            r.below(4) as u8,
+            TexResource::linear(
+                r.below(3) as u8,
+                emu::address(1, 0),
+                [1 + r.below(16), 1 + r.below(8)],
+                8,
+                r.below(64) as u8,
+                r.below(3) as u8,
+                r.next() & 1 == 0,
+            ),
+        )];
         opts.samplers = vec![(0, Sampler::point(r.below(8) as u8))];
         opts.mem_export_base = Some(emu::address(2, 0));
         opts.export_base = [Some(emu::address(0, 0)); 3];
@@ -133,7 +155,10 @@ fn random_programs_stop_without_panicking() {
         *outcomes.entry(key).or_insert(0) += 1;
     }
     // The generator must reach all three outcomes, or it tests little.
-    assert!(outcomes.len() == 3 && outcomes.values().all(|&n| n > 20), "{outcomes:?}");
+    assert!(
+        outcomes.len() == 3 && outcomes.values().all(|&n| n > 20),
+        "{outcomes:?}"
+    );
 }
 
 #[test]
@@ -181,11 +206,17 @@ fn bad_launches_are_errors() {
             ..Options::default()
         },
     ] {
-        assert!(matches!(emu::run(&bytes, &mut [], grid, &opts), Err(EmuError::Launch(_))));
+        assert!(matches!(
+            emu::run(&bytes, &mut [], grid, &opts),
+            Err(EmuError::Launch(_))
+        ));
     }
     let zero = Grid {
         groups: [1, 1, 1],
         group_size: [0, 1, 1],
     };
-    assert!(matches!(emu::run(&bytes, &mut [], zero, &Options::default()), Err(EmuError::Launch(_))));
+    assert!(matches!(
+        emu::run(&bytes, &mut [], zero, &Options::default()),
+        Err(EmuError::Launch(_))
+    ));
 }

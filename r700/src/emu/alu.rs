@@ -133,7 +133,9 @@ impl<'a> Consts<'a> {
                     && byte as u64 + 16 <= cb.size as u64
                 {
                     for (c, o) in v.iter_mut().enumerate() {
-                        *o = mem.read_u32(cb.address + byte as u64 + 4 * c as u64).unwrap_or(0);
+                        *o = mem
+                            .read_u32(cb.address + byte as u64 + 4 * c as u64)
+                            .unwrap_or(0);
                     }
                 }
                 *slot = Some(v);
@@ -204,7 +206,9 @@ pub fn group(
     // Reductions and four-slot double ops need the same opcode on X, Y, Z and W.
     for i in &g.insts {
         let spans = op2(i).is_some_and(reduction) || dp4(i);
-        if spans && (0..4).any(|u| at[u].is_none_or(|k| g.insts[k].form_opcode() != i.form_opcode())) {
+        if spans
+            && (0..4).any(|u| at[u].is_none_or(|k| g.insts[k].form_opcode() != i.form_opcode()))
+        {
             return Err(ctx.bad("a reduction or 4-slot op not on all of X, Y, Z and W"));
         }
         if let Some(op) = op2(i).filter(|&o| dp2(o)) {
@@ -213,7 +217,9 @@ pub fn group(
                 return Err(ctx.bad("a 2-slot double op not on both units of XY or ZW"));
             }
         }
-        if matches!(i.index_mode, 5 | 6) && i.srcs().chain([Src::default()]).any(|s| s.rel) || (matches!(i.index_mode, 5 | 6) && i.dst_rel) {
+        if matches!(i.index_mode, 5 | 6) && i.srcs().chain([Src::default()]).any(|s| s.rel)
+            || (matches!(i.index_mode, 5 | 6) && i.dst_rel)
+        {
             return Err(ctx.bad("INDEX_MODE GLOBAL (shared GPRs) is not emulated"));
         }
         if op2(i) == Some(96) {
@@ -267,7 +273,9 @@ pub fn group(
                 AluForm::Op2 { opcode, .. } if reduction(opcode) => {
                     Some(reduce(opcode, unit, &at, &src))
                 }
-                AluForm::Op2 { opcode, .. } if dp2(opcode) => Some(double2(opcode, unit, &at, &src)),
+                AluForm::Op2 { opcode, .. } if dp2(opcode) => {
+                    Some(double2(opcode, unit, &at, &src))
+                }
                 _ if dp4(i) => Some(double4(i, unit, &at, &src)),
                 AluForm::Op2 { opcode: 26, .. } => None,
                 AluForm::Op2 { opcode, .. } => ops::op2(opcode, src[k]),
@@ -435,7 +443,7 @@ fn read_src(
             // Out of [0, 255]: 0x7FFFFFFF (002 line 1348).
             match usize::try_from(idx).ok().and_then(|x| opts.cfile.get(x)) {
                 Some(v) => v[chan],
-                None if idx > 255 || idx < 0 => CONST_OOB,
+                None if !(0..=255).contains(&idx) => CONST_OOB,
                 None => 0,
             }
         }
@@ -447,7 +455,9 @@ fn read_src(
 fn reduce(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -> Lane {
     let s = |u: usize, n: usize| f(src[at[u].unwrap_or(0)][n]);
     let v = match op {
-        80 => (0..4).map(|u| ops::mul_legacy(s(u, 0), s(u, 1))).fold(0.0, |a, x| a + x),
+        80 => (0..4)
+            .map(|u| ops::mul_legacy(s(u, 0), s(u, 1)))
+            .fold(0.0, |a, x| a + x),
         81 => (0..4).map(|u| s(u, 0) * s(u, 1)).fold(0.0, |a, x| a + x),
         83 => (1..4).fold(s(0, 0), |m, u| if m >= s(u, 0) { m } else { s(u, 0) }),
         _ => {
@@ -456,11 +466,26 @@ fn reduce(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) ->
             // axis, Y = S, X = T (the face and axis convention of the OpenGL cube-map table).
             let (x, y, z) = (s(2, 0), s(3, 0), s(0, 0));
             let (face, ma, sc, tc) = if z.abs() >= x.abs() && z.abs() >= y.abs() {
-                (if z < 0.0 { 5.0 } else { 4.0 }, z, if z < 0.0 { -x } else { x }, -y)
+                (
+                    if z < 0.0 { 5.0 } else { 4.0 },
+                    z,
+                    if z < 0.0 { -x } else { x },
+                    -y,
+                )
             } else if y.abs() >= x.abs() {
-                (if y < 0.0 { 3.0 } else { 2.0 }, y, x, if y < 0.0 { -z } else { z })
+                (
+                    if y < 0.0 { 3.0 } else { 2.0 },
+                    y,
+                    x,
+                    if y < 0.0 { -z } else { z },
+                )
             } else {
-                (if x < 0.0 { 1.0 } else { 0.0 }, x, if x < 0.0 { z } else { -z }, -y)
+                (
+                    if x < 0.0 { 1.0 } else { 0.0 },
+                    x,
+                    if x < 0.0 { z } else { -z },
+                    -y,
+                )
             };
             [tc, sc, 2.0 * ma, face][unit & 3]
         }
@@ -499,7 +524,11 @@ fn double2(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -
             // FLT64_TO_FLT32: one float in the even unit (3603-3628); the odd gets 0.
             let v = f64::from_bits(operand(0));
             let r = if v.is_nan() {
-                if v.is_sign_negative() { 0xFFC0_0000 } else { 0x7FC0_0000 }
+                if v.is_sign_negative() {
+                    0xFFC0_0000
+                } else {
+                    0x7FC0_0000
+                }
             } else {
                 float::flush((v as f32).to_bits(), true)
             };
@@ -509,14 +538,13 @@ fn double2(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -
             // FLT32_TO_FLT64 of the even unit's src0 (3503-3535): NaN keeps sign and payload.
             let x = e[0];
             let (sign, exp, mant) = ((x >> 31) as u64, (x >> 23) & 0xFF, (x & 0x7F_FFFF) as u64);
-            let bits = if exp == 0xFF {
+            if exp == 0xFF {
                 sign << 63 | 0x7FF << 52 | mant << 29
             } else if exp == 0 {
                 sign << 63
             } else {
                 (f(x) as f64).to_bits()
-            };
-            bits
+            }
         }
         122 => {
             // LDEXP_64: mantissa from src1, exponent from src0 of the even unit (3994-4024).
@@ -598,7 +626,11 @@ fn double4(i: &AluInst, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5
         }
     };
     Lane {
-        value: if unit & 1 == 0 { r as u32 } else { (r >> 32) as u32 },
+        value: if unit & 1 == 0 {
+            r as u32
+        } else {
+            (r >> 32) as u32
+        },
         ..Lane::default()
     }
 }

@@ -62,7 +62,10 @@ impl Wave {
         }
         // Threads past the end of a partial wavefront are invalid and start inactive.
         let valid: Vec<bool> = (0..n).map(|t| t < init.len()).collect();
-        let state: Vec<u8> = valid.iter().map(|&v| if v { ACTIVE } else { BRANCH }).collect();
+        let state: Vec<u8> = valid
+            .iter()
+            .map(|&v| if v { ACTIVE } else { BRANCH })
+            .collect();
         Wave {
             n,
             gid,
@@ -80,12 +83,6 @@ impl Wave {
 
     pub fn killed(&self) -> u64 {
         self.killed
-    }
-
-    /// The registers of thread `t` (tests and tools read results here).
-    #[cfg(test)]
-    pub fn gprs(&self, t: usize) -> &[[u32; 4]] {
-        &self.gpr[t * 128..t * 128 + 128]
     }
 
     fn quad_active(&self, t: usize) -> bool {
@@ -205,9 +202,24 @@ impl Wave {
 
     /// PUSH: if every thread fails, pop POP_COUNT and jump; else push, and active threads
     /// that fail go inactive-branch (002 lines 1127-1131, 2862-2871).
-    fn do_push(&mut self, w: &CfWord, pc: u32, opts: &Options, else_: bool) -> Result<Option<u32>, EmuError> {
+    fn do_push(
+        &mut self,
+        w: &CfWord,
+        pc: u32,
+        opts: &Options,
+        else_: bool,
+    ) -> Result<Option<u32>, EmuError> {
         let pass: Vec<bool> = (0..self.n)
-            .map(|t| self.test(t, w.cond, w.cf_const, w.whole_quad_mode, w.valid_pixel_mode, opts))
+            .map(|t| {
+                self.test(
+                    t,
+                    w.cond,
+                    w.cf_const,
+                    w.whole_quad_mode,
+                    w.valid_pixel_mode,
+                    opts,
+                )
+            })
             .collect();
         if !else_ && !pass.contains(&true) {
             self.pop(w.pop_count, false);
@@ -236,9 +248,7 @@ impl Wave {
         let mut steps: u64 = 0;
         loop {
             if steps >= budget {
-                return Err(EmuError::Budget {
-                    steps: opts.budget,
-                });
+                return Err(EmuError::Budget { steps: opts.budget });
             }
             steps += 1;
             let inst = *prog
@@ -274,7 +284,14 @@ impl Wave {
         budget: u64,
     ) -> Result<Option<u32>, EmuError> {
         let test = |s: &Self, t: usize| {
-            s.test(t, w.cond, w.cf_const, w.whole_quad_mode, w.valid_pixel_mode, opts)
+            s.test(
+                t,
+                w.cond,
+                w.cf_const,
+                w.whole_quad_mode,
+                w.valid_pixel_mode,
+                opts,
+            )
         };
         let pass = |s: &Self| -> Vec<bool> { (0..s.n).map(|t| test(s, t)).collect() };
         Ok(match w.op {
@@ -375,7 +392,11 @@ impl Wave {
                 }
             }
             CfOp::LoopBreak | CfOp::LoopContinue => {
-                let to = if w.op == CfOp::LoopBreak { BREAK } else { CONTINUE };
+                let to = if w.op == CfOp::LoopBreak {
+                    BREAK
+                } else {
+                    CONTINUE
+                };
                 let p = pass(self);
                 for t in 0..self.n {
                     if p[t] {
@@ -482,9 +503,7 @@ impl Wave {
         };
         for (k, g) in groups.iter().enumerate() {
             if *steps >= budget {
-                return Err(EmuError::Budget {
-                    steps: opts.budget,
-                });
+                return Err(EmuError::Budget { steps: opts.budget });
             }
             *steps += 1;
             ctx.group = k;
@@ -534,14 +553,22 @@ impl Wave {
     fn src_gpr(&self, t: usize, g: u8, rel: bool, opts: &Options) -> [u32; 4] {
         let i = g as i64 + if rel { self.lp.al as i64 } else { 0 };
         // Out of range: GPR0 (002 lines 1340-1346).
-        let i = if (0..opts.num_gprs as i64).contains(&i) { i as usize } else { 0 };
+        let i = if (0..opts.num_gprs as i64).contains(&i) {
+            i as usize
+        } else {
+            0
+        };
         self.gpr[t * 128 + i]
     }
 
     fn write_gpr(&mut self, t: usize, g: u8, rel: bool, v: [u32; 4], sel: [u8; 4], opts: &Options) {
         let i = g as i64 + if rel { self.lp.al as i64 } else { 0 };
         // A fetch result out of range goes to GPR0 (002 line 1346).
-        let i = if (0..opts.num_gprs as i64).contains(&i) { i as usize } else { 0 };
+        let i = if (0..opts.num_gprs as i64).contains(&i) {
+            i as usize
+        } else {
+            0
+        };
         for c in 0..4 {
             if let Some(x) = fetch::select(v, sel[c]) {
                 self.gpr[t * 128 + i][c] = x;
@@ -581,7 +608,10 @@ impl Wave {
                         .find(|r| r.0 == v.buffer_id)
                         .map(|r| r.1)
                         .ok_or_else(|| {
-                            res_err(alloc::format!("vertex resource {} is not bound", v.buffer_id))
+                            res_err(alloc::format!(
+                                "vertex resource {} is not bound",
+                                v.buffer_id
+                            ))
                         })?;
                     for t in 0..self.n {
                         let whole = v.fetch_whole_quad && self.quad_active(t);
@@ -590,7 +620,14 @@ impl Wave {
                         }
                         let idx = self.src_gpr(t, v.src_gpr, v.src_rel, opts)[v.src_sel_x as usize];
                         let val = fetch::vertex(mem, &res, v, idx).map_err(res_err)?;
-                        self.write_gpr(t, v.dst_or_semantic & 0x7F, v.dst_or_semantic & 0x80 != 0, val, v.dst_sel, opts);
+                        self.write_gpr(
+                            t,
+                            v.dst_or_semantic & 0x7F,
+                            v.dst_or_semantic & 0x80 != 0,
+                            val,
+                            v.dst_sel,
+                            opts,
+                        );
                     }
                 }
             }
@@ -612,9 +649,16 @@ impl Wave {
                         .find(|r| r.0 == x.resource_id)
                         .map(|r| r.1)
                         .ok_or_else(|| {
-                            res_err(alloc::format!("texture resource {} is not bound", x.resource_id))
+                            res_err(alloc::format!(
+                                "texture resource {} is not bound",
+                                x.resource_id
+                            ))
                         })?;
-                    let sampler = opts.samplers.iter().find(|s| s.0 == x.sampler_id).map(|s| &s.1);
+                    let sampler = opts
+                        .samplers
+                        .iter()
+                        .find(|s| s.0 == x.sampler_id)
+                        .map(|s| &s.1);
                     for t in 0..self.n {
                         let whole = x.fetch_whole_quad && self.quad_active(t);
                         if !(pass[t] || whole) {
@@ -639,7 +683,13 @@ impl Wave {
         Ok(())
     }
 
-    fn export(&mut self, e: &CfExport, pc: u32, opts: &Options, mem: &mut Memory) -> Result<(), EmuError> {
+    fn export(
+        &mut self,
+        e: &CfExport,
+        pc: u32,
+        opts: &Options,
+        mem: &mut Memory,
+    ) -> Result<(), EmuError> {
         let pass: Vec<bool> = (0..self.n)
             .map(|t| self.test(t, 0, 0, e.whole_quad_mode, e.valid_pixel_mode, opts))
             .collect();
@@ -655,7 +705,9 @@ impl Wave {
                         let index = e.array_base as u64 + n as u64;
                         let base = opts.export_base.get(e.kind as usize).copied().flatten();
                         for c in 0..4 {
-                            let Some(v) = fetch::select(g, sel[c]) else { continue };
+                            let Some(v) = fetch::select(g, sel[c]) else {
+                                continue;
+                            };
                             match base {
                                 Some(a) if index < 64 => mem.write_u32(
                                     a + (self.gid[t] as u64 * 64 + index) * 16 + 4 * c as u64,
@@ -665,7 +717,13 @@ impl Wave {
                             }
                         }
                     }
-                    (op, ExportWord1::Buf { array_size, comp_mask }) => {
+                    (
+                        op,
+                        ExportWord1::Buf {
+                            array_size,
+                            comp_mask,
+                        },
+                    ) => {
                         if e.kind >= 2 {
                             return Err(EmuError::Unsupported {
                                 pc,

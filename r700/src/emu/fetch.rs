@@ -44,8 +44,9 @@ impl VtxResource {
     }
 }
 
-/// SQ_TEX_RESOURCE_WORD0-6. WORD0 DIM `[2:0]`, TILE_MODE `[6:3]`, PITCH `[18:8]` (texels / 8
-/// - 1), TEX_WIDTH `[31:19]` (- 1); WORD1 TEX_HEIGHT `[12:0]` (- 1), TEX_DEPTH `[25:13]`,
+/// SQ_TEX_RESOURCE_WORD0-6. WORD0 DIM `[2:0]`, TILE_MODE `[6:3]`, PITCH `[18:8]` (texels
+/// over 8, minus one), TEX_WIDTH `[31:19]` (minus one); WORD1 TEX_HEIGHT `[12:0]` (minus
+/// one), TEX_DEPTH `[25:13]`,
 /// DATA_FORMAT `[31:26]`; WORD2 BASE_ADDRESS (address >> 8); WORD4 FORMAT_COMP_X-W
 /// `[7:0]`, NUM_FORMAT_ALL `[9:8]`, ENDIAN_SWAP `[13:12]`, DST_SEL_X-W `[27:16]`; WORD6
 /// TYPE `[31:30]` = 2 (SQ_TEX_VTX_VALID_TEXTURE).
@@ -53,13 +54,12 @@ impl VtxResource {
 pub struct TexResource(pub [u32; 7]);
 
 impl TexResource {
-    /// A linear 1D (`height` 1, `dim` 0) or 2D (`dim` 1) texture at a 256-byte aligned
-    /// `address`, pitch in texels (a multiple of 8), identity DST_SEL.
+    /// A linear 1D (`dim` 0, height 1) or 2D (`dim` 1) texture of `[width, height]` at a
+    /// 256-byte aligned `address`, pitch in texels (a multiple of 8), identity DST_SEL.
     pub fn linear(
         dim: u8,
         address: u64,
-        width: u32,
-        height: u32,
+        [width, height]: [u32; 2],
         pitch: u32,
         format: u8,
         num: u8,
@@ -72,7 +72,7 @@ impl TexResource {
         w[1] = height.wrapping_sub(1) & 0x1FFF | (format as u32 & 0x3F) << 26;
         w[2] = (address >> 8) as u32;
         let comp = if signed { 0x55 } else { 0 };
-        w[4] = comp | (num as u32 & 3) << 8 | (0 | 1 << 3 | 2 << 6 | 3 << 9) << 16;
+        w[4] = comp | (num as u32 & 3) << 8 | (1 << 3 | 2 << 6 | 3 << 9) << 16;
         w[6] = 2 << 30;
         TexResource(w)
     }
@@ -219,7 +219,10 @@ pub fn vertex(
     idx: u32,
 ) -> Result<[u32; 4], String> {
     if res.0[6] >> 30 != 3 {
-        return Err(format!("vertex resource {} is not a valid buffer", v.buffer_id));
+        return Err(format!(
+            "vertex resource {} is not a valid buffer",
+            v.buffer_id
+        ));
     }
     let (fmt, num, signed, endian) = if v.use_const_fields {
         let w = res.0[2];
@@ -230,7 +233,12 @@ pub fn vertex(
             field(w, 30, 31) as u8,
         )
     } else {
-        (v.data_format, v.num_format_all, v.format_comp_all, v.endian_swap)
+        (
+            v.data_format,
+            v.num_format_all,
+            v.format_comp_all,
+            v.endian_swap,
+        )
     };
     let l = layout(fmt).ok_or_else(|| format!("vertex format {fmt} is not emulated"))?;
     let bytes = (l.bits / 8) as u64 * l.count as u64;
@@ -270,17 +278,26 @@ pub fn texture(
 ) -> Result<[u32; 4], String> {
     let w = res.0;
     if w[6] >> 30 != 2 {
-        return Err(format!("texture resource {} is not a valid texture", t.resource_id));
+        return Err(format!(
+            "texture resource {} is not a valid texture",
+            t.resource_id
+        ));
     }
     let dim = field(w[0], 0, 2);
     if dim > 1 {
-        return Err(format!("texture dimension {dim} is not emulated (1D and 2D are)"));
+        return Err(format!(
+            "texture dimension {dim} is not emulated (1D and 2D are)"
+        ));
     }
     if field(w[0], 3, 6) > 1 {
         return Err("tiled textures are not emulated (linear only)".into());
     }
     let width = field(w[0], 19, 31) as i64 + 1;
-    let height = if dim == 0 { 1 } else { field(w[1], 0, 12) as i64 + 1 };
+    let height = if dim == 0 {
+        1
+    } else {
+        field(w[1], 0, 12) as i64 + 1
+    };
     let pitch = (field(w[0], 8, 18) as i64 + 1) * 8;
     let fmt = field(w[1], 26, 31) as u8;
     let l = layout(fmt).ok_or_else(|| format!("texture format {fmt} is not emulated"))?;
@@ -300,7 +317,11 @@ pub fn texture(
         let scale = |c: usize, n: i64| {
             let v = f32::from_bits(coord[c]);
             let v = if t.coord_type[c] { v * n as f32 } else { v };
-            if v.is_nan() { 0 } else { libm::floorf(v) as i64 }
+            if v.is_nan() {
+                0
+            } else {
+                libm::floorf(v) as i64
+            }
         };
         (scale(0, width), if dim == 0 { 0 } else { scale(1, height) })
     };

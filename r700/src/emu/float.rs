@@ -44,9 +44,5 @@ pub fn omod(v: f32, m: u8) -> f32 {
 
 /// CLAMP to [0, 1]; NaN becomes 0 (the DX rule for saturate).
 pub fn saturate(v: f32) -> f32 {
-    if v.is_nan() {
-        0.0
-    } else {
-        v.clamp(0.0, 1.0)
-    }
+    if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) }
 }

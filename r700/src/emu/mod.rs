@@ -9,6 +9,9 @@
 //! the shader input layout) is defined here as the project's own launch interface:
 //! [`Options`], [`Grid`] and the memory map of [`run`]; `r700/README.md` documents it.
 
+// Per-thread state lives in parallel vectors indexed by the thread number.
+#![allow(clippy::needless_range_loop)]
+
 mod alu;
 mod cf;
 mod fetch;
@@ -146,21 +149,39 @@ pub struct Report {
 pub enum EmuError {
     Decode(DecodeError),
     /// The step budget ran out (an endless loop, or a budget too small).
-    Budget { steps: u64 },
+    Budget {
+        steps: u64,
+    },
     /// The CF program counter left the CF program.
-    PcOutOfRange { pc: u32 },
+    PcOutOfRange {
+        pc: u32,
+    },
     /// The branch stack needs more than `Options::stack_size` entries.
-    StackOverflow { pc: u32 },
+    StackOverflow {
+        pc: u32,
+    },
     /// RETURN outside a subroutine (002 lines 1163-1170: illegal).
-    ReturnOutsideCall { pc: u32 },
+    ReturnOutsideCall {
+        pc: u32,
+    },
     /// A group the hardware cannot issue (two instructions for one unit, a Trans-only op
     /// with Trans taken, a reduction not on all four vector units, ...).
-    IllegalGroup { clause: u32, group: usize, why: &'static str },
+    IllegalGroup {
+        clause: u32,
+        group: usize,
+        why: &'static str,
+    },
     /// A fetch names a resource or sampler that is not bound, or one with a layout this
     /// emulator does not model.
-    Resource { pc: u32, why: String },
+    Resource {
+        pc: u32,
+        why: String,
+    },
     /// A valid instruction this emulator does not model yet.
-    Unsupported { pc: u32, what: &'static str },
+    Unsupported {
+        pc: u32,
+        what: &'static str,
+    },
     /// Bad launch parameters.
     Launch(String),
 }
@@ -329,7 +350,12 @@ pub fn run_program(
                     (local / (sx as u64 * sy as u64)) as u32,
                 ];
                 init.push([
-                    [(g * group_threads + local) as u32, local as u32, g as u32, 0],
+                    [
+                        (g * group_threads + local) as u32,
+                        local as u32,
+                        g as u32,
+                        0,
+                    ],
                     [lid[0], lid[1], lid[2], 0],
                     [gid[0], gid[1], gid[2], 0],
                 ]);

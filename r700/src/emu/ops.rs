@@ -165,7 +165,11 @@ fn recip_clamped(r: f32) -> f32 {
 }
 
 fn recip_ff(r: f32) -> f32 {
-    if r.is_infinite() { 0.0f32.copysign(r) } else { r }
+    if r.is_infinite() {
+        0.0f32.copysign(r)
+    } else {
+        r
+    }
 }
 
 /// The OP2 single-slot opcodes. `s` holds the sources after ABS/NEG and flushing.
@@ -301,7 +305,11 @@ pub fn op2(op: u16, s: [u32; 3]) -> Option<Lane> {
         97 => fl(libm::exp2f(a)),
         98 => {
             let r = if a == 1.0 { 0.0 } else { libm::log2f(a) };
-            fl(if r == f32::NEG_INFINITY { -MAX_FLOAT } else { r })
+            fl(if r == f32::NEG_INFINITY {
+                -MAX_FLOAT
+            } else {
+                r
+            })
         }
         99 => fl(if a == 1.0 { 0.0 } else { libm::log2f(a) }),
         100 => fl(recip_clamped(1.0 / a)),
@@ -319,7 +327,11 @@ pub fn op2(op: u16, s: [u32; 3]) -> Option<Lane> {
         110 => fl(libm::sinf(a * core::f32::consts::TAU)),
         111 => fl(libm::cosf(a * core::f32::consts::TAU)),
         // Shifts: a count above 31 shifts everything out (002 lines 3131-3134, 4159-4187).
-        112 => val(if v > 31 { (i >> 31) as u32 } else { (i >> v) as u32 }),
+        112 => val(if v > 31 {
+            (i >> 31) as u32
+        } else {
+            (i >> v) as u32
+        }),
         113 => val(if v > 31 { 0 } else { u >> v }),
         114 => val(if v > 31 { 0 } else { u << v }),
         115 => val((i as i64 * j as i64) as u32),
@@ -357,7 +369,11 @@ pub fn op3(op: u8, s: [u32; 3]) -> Option<Lane> {
     Some(match op {
         12..=15 => {
             // MUL_LIT (002 lines 4700-4720), then its fixed scale.
-            let r = if c == -MAX_FLOAT || c == f32::NEG_INFINITY || c.is_nan() || d <= 0.0 || d.is_nan()
+            let r = if c == -MAX_FLOAT
+                || c == f32::NEG_INFINITY
+                || c.is_nan()
+                || d <= 0.0
+                || d.is_nan()
             {
                 -MAX_FLOAT
             } else {

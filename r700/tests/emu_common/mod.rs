@@ -45,7 +45,10 @@ pub fn op2(op: u16, dst: (u8, u8), s0: Src, s1: Src) -> AluInst {
 
 pub fn op3(op: u8, dst: (u8, u8), s0: Src, s1: Src, s2: Src) -> AluInst {
     AluInst {
-        form: AluForm::Op3 { opcode: op, src2: s2 },
+        form: AluForm::Op3 {
+            opcode: op,
+            src2: s2,
+        },
         ..op2(0, dst, s0, s1)
     }
 }
@@ -150,7 +153,9 @@ pub fn build(items: Vec<C>) -> Vec<u8> {
         match it {
             C::W(w) => cf.push(CfInst::Word(w)),
             C::E(e) => cf.push(CfInst::Export(e)),
-            C::Alu(op, groups) => push_alu(&mut cf, &mut clauses, &mut next, op, [(0, 0, 0); 2], groups),
+            C::Alu(op, groups) => {
+                push_alu(&mut cf, &mut clauses, &mut next, op, [(0, 0, 0); 2], groups)
+            }
             C::AluK(op, k, groups) => push_alu(&mut cf, &mut clauses, &mut next, op, k, groups),
             C::Tex(t) => {
                 next += next % 2;
@@ -178,7 +183,11 @@ pub fn build(items: Vec<C>) -> Vec<u8> {
         len_slots: next,
     };
     let bytes = p.encode();
-    assert_eq!(Program::decode(&bytes).as_ref(), Ok(&p), "builder output must decode back");
+    assert_eq!(
+        Program::decode(&bytes).as_ref(),
+        Ok(&p),
+        "builder output must decode back"
+    );
     bytes
 }
 
@@ -207,6 +216,9 @@ fn push_alu(
     cf.push(CfInst::Alu(a));
 }
 
+/// Each thread's exported parameters.
+pub type Params = Vec<Vec<[u32; 4]>>;
+
 /// Runs `threads` threads (one group) with PARAM exports going to buffer 0; returns the
 /// report and each thread's `params` exported vec4s.
 pub fn run_params(
@@ -215,7 +227,7 @@ pub fn run_params(
     params: usize,
     opts: &mut Options,
     extra: &mut [&mut [u8]],
-) -> Result<(Report, Vec<Vec<[u32; 4]>>), EmuError> {
+) -> Result<(Report, Params), EmuError> {
     let mut out = vec![0u8; threads as usize * 64 * 16];
     opts.export_base[2] = Some(emu::address(0, 0));
     let mut bufs: Vec<&mut [u8]> = vec![&mut out];
