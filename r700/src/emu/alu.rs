@@ -217,9 +217,7 @@ pub fn group(
                 return Err(ctx.bad("a 2-slot double op not on both units of XY or ZW"));
             }
         }
-        if matches!(i.index_mode, 5 | 6) && i.srcs().chain([Src::default()]).any(|s| s.rel)
-            || (matches!(i.index_mode, 5 | 6) && i.dst_rel)
-        {
+        if matches!(i.index_mode, 5 | 6) && (i.dst_rel || i.srcs().any(|s| s.rel)) {
             return Err(ctx.bad("INDEX_MODE GLOBAL (shared GPRs) is not emulated"));
         }
         if op2(i) == Some(96) {
