@@ -747,3 +747,43 @@ fn denormal_flushing_option() {
     opts.flush_denormals = false;
     assert_eq!(run_groups(vec![g], 1, &mut opts)[0][0][0], 2);
 }
+
+/// Relative constant-file reads: AR.x indexes, out of [0, 255] reads 0x7FFFFFFF (002 line
+/// 1348); clause temporaries do not outlive their clause.
+#[test]
+fn relative_cfile_and_clause_temps() {
+    let mut opts = Options {
+        clause_temps: 2,
+        ..Options::default()
+    };
+    opts.cfile[5] = [50, 51, 52, 53];
+    let mut mova = op2(24, (10, 0), lit(0), gpr(0, 0));
+    if let AluForm::Op2 {
+        ref mut write_mask, ..
+    } = mova.form
+    {
+        *write_mask = false;
+    }
+    let mut near = op2(25, (3, 0), gpr(256 + 2, 1), gpr(0, 0));
+    near.src0.rel = true;
+    let mut far = op2(25, (3, 1), gpr(256 + 254, 0), gpr(0, 0));
+    far.src0.rel = true;
+    let temp = op2(25, (127, 0), lit(1), gpr(0, 0));
+    let bytes = build(vec![
+        C::Alu(
+            CfAluOp::Alu,
+            vec![
+                group(vec![mova, temp], vec![3, 77]),
+                group(vec![near, far], vec![]),
+                group(vec![op2(25, (3, 2), gpr(127, 0), gpr(0, 0))], vec![]),
+            ],
+        ),
+        C::Alu(
+            CfAluOp::Alu,
+            vec![group(vec![op2(25, (3, 3), gpr(127, 0), gpr(0, 0))], vec![])],
+        ),
+        export_params(3, 1),
+    ]);
+    let (_, out) = run_params(&bytes, 1, 1, &mut opts, &mut []).unwrap();
+    assert_eq!(out[0][0], [51, 0x7FFF_FFFF, 77, 0]);
+}

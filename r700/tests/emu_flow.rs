@@ -350,3 +350,189 @@ fn predicate_is_clause_local() {
         assert_eq!(o[0][1], 5);
     }
 }
+
+/// PUSH with COND = BOOL: a false boolean makes every thread fail, so PUSH jumps (popping
+/// POP_COUNT) and the block is skipped; a true one enters it.
+#[test]
+fn push_with_boolean_condition() {
+    let mut push = word(CfOp::Push);
+    push.addr = 3;
+    push.cond = 2;
+    push.cf_const = 2;
+    let bytes = build(vec![
+        C::W(push),
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 5)]),
+        w(CfOp::Pop, 0, 1),
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 6)]),
+        export_params(3, 1),
+    ]);
+    for b in [0u32, 1] {
+        let mut opts = Options {
+            bool_consts: b << 2,
+            ..Options::default()
+        };
+        let (_, out) = run_params(&bytes, 3, 1, &mut opts, &mut []).unwrap();
+        for o in &out {
+            assert_eq!(&o[0][..2], &[if b == 1 { 5 } else { 0 }, 6], "bool {b}");
+        }
+    }
+}
+
+/// Nested ifs closed by ALU_POP2_AFTER: `if (tid > 2) { if (tid > 5) R3.x = 1; }`.
+#[test]
+fn nested_ifs_closed_by_pop2_after() {
+    let gt = |k: u32| {
+        group(
+            vec![pred_set(67, gpr(0, 0), lit(0), true, true)],
+            vec![k, 0],
+        )
+    };
+    let bytes = build(vec![
+        C::Alu(CfAluOp::AluPushBefore, vec![gt(2)]),
+        w(CfOp::Jump, 5, 1),
+        C::Alu(CfAluOp::AluPushBefore, vec![gt(5)]),
+        w(CfOp::Jump, 5, 2),
+        C::Alu(CfAluOp::AluPop2After, vec![mov_lit((3, 0), 1)]),
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 2)]),
+        export_params(3, 1),
+    ]);
+    for threads in [2u32, 5, 9] {
+        let (_, out) = run_params(&bytes, threads, 1, &mut Options::default(), &mut []).unwrap();
+        for (t, o) in out.iter().enumerate() {
+            assert_eq!(
+                &o[0][..2],
+                &[(t > 5) as u32, 2],
+                "{threads} threads, thread {t}"
+            );
+        }
+    }
+}
+
+/// ALU_CONTINUE and ALU_BREAK in one loop, against the host's loop:
+/// `loop { i++; if (tid == i) continue; n++; if (i >= 4) break; }`.
+#[test]
+fn alu_continue_in_a_loop() {
+    let step = vec![
+        group(vec![op2(52, (4, 0), gpr(4, 0), gpr(250, 0))], vec![]),
+        group(vec![pred_set(69, gpr(0, 0), gpr(4, 0), true, true)], vec![]),
+    ];
+    let count = vec![
+        group(vec![op2(52, (3, 0), gpr(3, 0), gpr(250, 0))], vec![]),
+        // Keep looping while 4 > i; the threads this skips break.
+        group(
+            vec![pred_set(67, lit(0), gpr(4, 0), true, true)],
+            vec![4, 0],
+        ),
+    ];
+    let bytes = build(vec![
+        w(CfOp::LoopStartDx10, 4, 0),
+        C::Alu(CfAluOp::AluContinue, step),
+        C::Alu(CfAluOp::AluBreak, count),
+        w(CfOp::LoopEnd, 1, 0),
+        export_params(3, 2),
+    ]);
+    let (_, out) = run_params(&bytes, 8, 2, &mut Options::default(), &mut []).unwrap();
+    for (t, o) in out.iter().enumerate() {
+        let (mut i, mut n) = (0u32, 0u32);
+        loop {
+            i += 1;
+            if t as u32 == i {
+                continue;
+            }
+            n += 1;
+            if i >= 4 {
+                break;
+            }
+        }
+        assert_eq!((o[0][0], o[1][0]), (n, i), "thread {t}: n and i");
+    }
+}
+
+/// ALU KILL clears the valid bit at the end of the clause; killed threads stay active
+/// until a POP with VALID_PIXEL_MODE removes them (002 lines 997-1016).
+#[test]
+fn kill_then_valid_pixel_mode() {
+    let kill = group(vec![op2(71, (3, 3), gpr(0, 0), lit(0))], vec![3, 0]);
+    let mut pop = word(CfOp::Pop);
+    pop.valid_pixel_mode = true;
+    let bytes = build(vec![
+        C::Alu(CfAluOp::Alu, vec![kill]),
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 1)]),
+        C::W(pop),
+        C::Alu(CfAluOp::Alu, vec![mov_lit((3, 2), 2)]),
+        export_params(3, 1),
+    ]);
+    let (r, out) = run_params(&bytes, 8, 1, &mut Options::default(), &mut []).unwrap();
+    assert_eq!(r.killed, 4);
+    for (t, o) in out.iter().enumerate() {
+        if t <= 3 {
+            assert_eq!(&o[0][..3], &[0, 1, 2], "thread {t}");
+        } else {
+            assert_eq!(
+                o[0], [0; 4],
+                "thread {t}: inactive after the VPM pop, no export"
+            );
+        }
+    }
+}
+
+/// More nesting than STACK_SIZE allows is an error, not a panic.
+#[test]
+fn stack_overflow_is_an_error() {
+    let mut items: Vec<C> = (0..6).map(|_| w(CfOp::Push, 7, 0)).collect();
+    items.push(export_params(3, 1));
+    let bytes = build(items);
+    let mut opts = Options {
+        stack_size: 1,
+        ..Options::default()
+    };
+    // 64-wide: four subentries per entry, so the fifth PUSH overflows.
+    assert_eq!(
+        run_params(&bytes, 4, 1, &mut opts, &mut []).unwrap_err(),
+        EmuError::StackOverflow { pc: 4 }
+    );
+}
+
+/// EXPORT's swizzle: components, 0.0, 1.0 and masked (memory left alone).
+#[test]
+fn export_swizzle_and_mask() {
+    let mut e = match export_params(3, 1) {
+        C::E(e) => e,
+        _ => unreachable!(),
+    };
+    e.kind = 0;
+    e.word1 = baregpu_r700::cf::ExportWord1::Swiz { sel: [2, 4, 5, 7] };
+    let bytes = build(vec![
+        C::Alu(
+            CfAluOp::Alu,
+            vec![group(
+                vec![op2(25, (3, 2), lit(0), gpr(0, 0))],
+                vec![0x1234, 0],
+            )],
+        ),
+        C::E(e),
+    ]);
+    let mut out = vec![0xAAu8; 2 * 64 * 16];
+    let opts = Options {
+        export_base: [Some(emu::address(0, 0)), None, None],
+        ..Options::default()
+    };
+    emu::run(
+        &bytes,
+        &mut [&mut out],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [2, 1, 1],
+        },
+        &opts,
+    )
+    .unwrap();
+    for t in 0..2 {
+        let at = t * 64 * 16;
+        let d: Vec<u32> = out[at..at + 16]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(d, [0x1234, 0, fb(1.0), 0xAAAA_AAAA], "thread {t}");
+    }
+}
