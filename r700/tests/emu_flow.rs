@@ -536,3 +536,71 @@ fn export_swizzle_and_mask() {
         assert_eq!(d, [0x1234, 0, fb(1.0), 0xAAAA_AAAA], "thread {t}");
     }
 }
+
+/// Bilinear SAMPLE on a 2D float texture with clamp-to-edge, against the host's blend of
+/// the four texels around (u*w - 0.5, v*h - 0.5).
+#[test]
+fn bilinear_sample() {
+    let (w, h) = (4u32, 3u32);
+    let value = |x: i64, y: i64| {
+        let (x, y) = (x.clamp(0, w as i64 - 1), y.clamp(0, h as i64 - 1));
+        (x * 10 + y * 100) as f32
+    };
+    let mut texture = vec![0u8; (w * h * 4) as usize];
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            let at = ((y * w as i64 + x) * 4) as usize;
+            texture[at..at + 4].copy_from_slice(&value(x, y).to_bits().to_le_bytes());
+        }
+    }
+    let pts: Vec<(f32, f32)> = (0..24)
+        .map(|i| ((i as f32 * 0.37) % 1.2 - 0.1, (i as f32 * 0.23) % 1.1))
+        .collect();
+    let mut coords = Vec::new();
+    for &(u, v) in &pts {
+        for x in [u.to_bits(), v.to_bits(), 0, 0] {
+            coords.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let mut opts = Options {
+        vtx_resources: vec![(
+            1,
+            VtxResource::buffer(emu::address(1, 0), coords.len() as u32, 16, 34, 1),
+        )],
+        tex_resources: vec![(
+            2,
+            // Pitch 8 texels (the minimum): rows 32 bytes apart.
+            TexResource::linear(1, emu::address(2, 0), [w, h], 8, 14, 0, false),
+        )],
+        samplers: vec![(0, Sampler::bilinear(2))],
+        ..Options::default()
+    };
+    let mut padded = vec![0u8; (8 * h * 4) as usize];
+    for y in 0..h as usize {
+        padded[y * 32..y * 32 + 16].copy_from_slice(&texture[y * 16..y * 16 + 16]);
+    }
+    let bytes = build(vec![
+        C::Vtx(vec![vtx(1, 34, 1)]),
+        C::Tex(vec![tex(16, 6, [0, 1, 4, 4], true)]),
+        export_params(6, 1),
+    ]);
+    let (_, out) = run_params(
+        &bytes,
+        pts.len() as u32,
+        1,
+        &mut opts,
+        &mut [&mut coords, &mut padded],
+    )
+    .unwrap();
+    for (t, &(u, v)) in pts.iter().enumerate() {
+        let (fu, fv) = (u * w as f32 - 0.5, v * h as f32 - 0.5);
+        let (x0, y0) = (fu.floor(), fv.floor());
+        let (a, b) = (fu - x0, fv - y0);
+        let (x0, y0) = (x0 as i64, y0 as i64);
+        let top = value(x0, y0) + (value(x0 + 1, y0) - value(x0, y0)) * a;
+        let bottom = value(x0, y0 + 1) + (value(x0 + 1, y0 + 1) - value(x0, y0 + 1)) * a;
+        let want = top + (bottom - top) * b;
+        let got = f32::from_bits(out[t][0][0]);
+        assert!((got - want).abs() <= 1e-3, "({u}, {v}): {got}, want {want}");
+    }
+}

@@ -85,9 +85,16 @@ impl TexResource {
 pub struct Sampler(pub [u32; 3]);
 
 impl Sampler {
+    /// Point filtering, one CLAMP mode on every axis.
     pub fn point(clamp: u8) -> Self {
         let c = clamp as u32 & 7;
         Sampler([c | c << 3 | c << 6, 0, 0])
+    }
+
+    /// Bilinear filtering (XY_MAG_FILTER and XY_MIN_FILTER 1), one CLAMP mode.
+    pub fn bilinear(clamp: u8) -> Self {
+        let c = clamp as u32 & 7;
+        Sampler([c | c << 3 | c << 6 | 1 << 9 | 1 << 12, 0, 0])
     }
 }
 
@@ -267,8 +274,8 @@ fn wrap(i: i64, n: i64, mode: u8) -> Result<Option<i64>, String> {
     })
 }
 
-/// LD (unfiltered, integer texel coordinates) and SAMPLE* (point filtering, level 0) on
-/// linear 1D and 2D textures. `coord` is the source after SRC_SEL.
+/// LD (unfiltered, integer texel coordinates) and SAMPLE* (point or bilinear filtering,
+/// level 0) on linear 1D and 2D textures. `coord` is the source after SRC_SEL.
 pub fn texture(
     mem: &Memory,
     res: &TexResource,
@@ -307,46 +314,80 @@ pub fn texture(
     let base = (w[2] as u64) << 8;
     // Texel offsets: 5-bit signed (002 lines 8590-8600).
     let off = |o: u8| ((o << 3) as i8 >> 3) as i64;
-    let (x, y) = if t.op == 3 {
-        (coord[0] as i32 as i64, coord[1] as i32 as i64)
-    } else {
-        let s = sampler.ok_or_else(|| format!("sampler {} is not bound", t.sampler_id))?;
-        if field(s.0[0], 9, 11) != 0 || field(s.0[0], 12, 14) != 0 {
-            return Err("bilinear filtering is not emulated (point is)".into());
-        }
-        let scale = |c: usize, n: i64| {
-            let v = f32::from_bits(coord[c]);
-            let v = if t.coord_type[c] { v * n as f32 } else { v };
-            if v.is_nan() {
-                0
-            } else {
-                libm::floorf(v) as i64
-            }
-        };
-        (scale(0, width), if dim == 0 { 0 } else { scale(1, height) })
+    let (ox, oy) = (off(t.offset[0]), off(t.offset[1]) * dim as i64);
+    let texel_bytes = (l.bits / 8) as u64 * l.count as u64;
+    let at = |x: i64, y: i64| {
+        let raw = load(
+            mem,
+            base + ((y * pitch + x) as u64) * texel_bytes,
+            &l,
+            endian,
+        );
+        convert(raw.unwrap_or([0; 4]), &l, num, signed)
     };
-    let (x, y) = (x + off(t.offset[0]), y + off(t.offset[1]) * (dim as i64));
-    let (x, y) = if t.op == 3 {
+    let v = if t.op == 3 {
+        let (x, y) = (coord[0] as i32 as i64 + ox, coord[1] as i32 as i64 + oy);
         // LD out of range: zeros.
         if !(0..width).contains(&x) || !(0..height).contains(&y) {
             return Ok([0; 4]);
         }
-        (x, y)
+        at(x, y)
     } else {
-        let s = sampler.map(|s| s.0[0]).unwrap_or(0);
-        match (
-            wrap(x, width, field(s, 0, 2) as u8)?,
-            wrap(y, height, field(s, 3, 5) as u8)?,
-        ) {
-            (Some(x), Some(y)) => (x, y),
-            // Border colour: transparent black (TD_PS_BORDER_COLOR_* not modelled).
-            _ => return Ok([0; 4]),
+        let s = sampler
+            .ok_or_else(|| format!("sampler {} is not bound", t.sampler_id))?
+            .0[0];
+        let (wx, wy) = (field(s, 0, 2) as u8, field(s, 3, 5) as u8);
+        // Border colour: transparent black (TD_PS_BORDER_COLOR_* is not modelled).
+        let wrapped = |x: i64, y: i64| -> Result<[u32; 4], String> {
+            Ok(match (wrap(x, width, wx)?, wrap(y, height, wy)?) {
+                (Some(x), Some(y)) => at(x, y),
+                _ => [0; 4],
+            })
+        };
+        // Texel-space coordinate: normalised ones scale by the size (COORD_TYPE).
+        let texel = |c: usize, n: i64| {
+            let v = f32::from_bits(coord[c]);
+            let v = if t.coord_type[c] { v * n as f32 } else { v };
+            if v.is_nan() { 0.0 } else { v }
+        };
+        let (u, w2) = (
+            texel(0, width),
+            if dim == 0 { 0.5 } else { texel(1, height) },
+        );
+        // Level 0 only, so the magnification filter applies (XY_MAG_FILTER).
+        match field(s, 9, 11) {
+            0 => wrapped(libm::floorf(u) as i64 + ox, libm::floorf(w2) as i64 + oy)?,
+            1 => {
+                if num == 1 && !l.float {
+                    return Err("bilinear filtering of an integer format".into());
+                }
+                // Bilinear: the four texels around (u - 0.5, v - 0.5), weights exact in f32.
+                let (fu, fv) = (u - 0.5, w2 - 0.5);
+                let (x0, y0) = (libm::floorf(fu), libm::floorf(fv));
+                let (a, b2) = (fu - x0, if dim == 0 { 0.0 } else { fv - y0 });
+                let (x0, y0) = (x0 as i64 + ox, y0 as i64 + oy);
+                let q = [
+                    wrapped(x0, y0)?,
+                    wrapped(x0 + 1, y0)?,
+                    wrapped(x0, y0 + 1)?,
+                    wrapped(x0 + 1, y0 + 1)?,
+                ];
+                let mut r = [0u32; 4];
+                for (c, o) in r.iter_mut().enumerate() {
+                    let f = |k: usize| f32::from_bits(q[k][c]);
+                    let top = f(0) + (f(1) - f(0)) * a;
+                    let bottom = f(2) + (f(3) - f(2)) * a;
+                    *o = b(top + (bottom - top) * b2);
+                }
+                r
+            }
+            m => {
+                return Err(format!(
+                    "texture filter {m} is not emulated (point, bilinear are)"
+                ));
+            }
         }
     };
-    let texel_bytes = (l.bits / 8) as u64 * l.count as u64;
-    let addr = base + ((y * pitch + x) as u64) * texel_bytes;
-    let raw = load(mem, addr, &l, endian).unwrap_or([0; 4]);
-    let v = convert(raw, &l, num, signed);
     // The resource's DST_SEL, then the instruction's (applied by the caller).
     let mut out = [0; 4];
     for (c, o) in out.iter_mut().enumerate() {
