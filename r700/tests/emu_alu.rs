@@ -787,3 +787,130 @@ fn relative_cfile_and_clause_temps() {
     let (_, out) = run_params(&bytes, 1, 1, &mut opts, &mut []).unwrap();
     assert_eq!(out[0][0], [51, 0x7FFF_FFFF, 77, 0]);
 }
+
+/// Loads doubles into R1 (high dwords) and R2 (low dwords), one per element.
+fn doubles(vals: &[u64]) -> Vec<baregpu_r700::alu::AluGroup> {
+    let mov = |r: u8, half: fn(u64) -> u32| {
+        group(
+            (0..vals.len())
+                .map(|c| op2(25, (r, c as u8), lit(c as u8), gpr(0, 0)))
+                .collect(),
+            vals.iter().map(|&v| half(v)).collect(),
+        )
+    };
+    vec![mov(1, |v| (v >> 32) as u32), mov(2, |v| v as u32)]
+}
+
+/// A two-slot double op on the pair at `pair` (0 XY, 2 ZW): the even unit reads the high
+/// dwords (R1), the odd one the low dwords (R2), of elements `a` and `b`.
+fn dp2(op: u16, pair: u8, a: u8, b: u8) -> Vec<baregpu_r700::alu::AluInst> {
+    vec![
+        op2(op, (3, pair), gpr(1, a), gpr(1, b)),
+        op2(op, (3, pair + 1), gpr(2, a), gpr(2, b)),
+    ]
+}
+
+/// The manual's bit-exact double-precision examples: MUL_64 (4647), MULADD_64 (4925-4957),
+/// FRACT_64 (3752), LDEXP_64 (4063-4100), PRED_SETE_64 / PRED_SETGE_64 (5437-5477,
+/// 5691-5731), FREXP_64 of 3.0 (3821-3834: 0.75 * 2^2).
+#[test]
+fn double_precision_manual_examples() {
+    let (three, six, twelve) = (3.0f64.to_bits(), 6.0f64.to_bits(), 12.0f64.to_bits());
+    let mut opts = Options::default();
+    let four = |op: u16| -> Vec<baregpu_r700::alu::AluInst> {
+        (0..4)
+            .map(|c| {
+                let r = if c == 3 { 2 } else { 1 };
+                op2(op, (3, c), gpr(r, 0), gpr(r, 1))
+            })
+            .collect()
+    };
+    let mut g = doubles(&[three, six]);
+    g.push(group(four(27), vec![]));
+    let out = run_groups(g, 1, &mut opts);
+    assert_eq!(out[0][0], [0, 0x4032_0000, 0, 0x4032_0000], "MUL_64 3*6");
+
+    let mut g = doubles(&[three, six, twelve]);
+    let mad: Vec<_> = (0..4)
+        .map(|c| {
+            let r = if c == 3 { 2 } else { 1 };
+            op3(8, (3, c), gpr(r, 0), gpr(r, 1), gpr(r, 2))
+        })
+        .collect();
+    g.push(group(mad, vec![]));
+    let out = run_groups(g, 1, &mut opts);
+    assert_eq!(
+        out[0][0],
+        [0, 0x403E_0000, 0, 0x403E_0000],
+        "MULADD_64 3*6+12"
+    );
+
+    let mut g = doubles(&[0x4021_A0F4_F077_BCA7, 0x402A_39F1_A0AC_1721]);
+    let mut f = dp2(123, 0, 0, 0);
+    f.extend(dp2(123, 2, 1, 1));
+    g.push(group(f, vec![]));
+    let out = run_groups(g, 1, &mut opts);
+    assert_eq!(
+        out[0][0],
+        [0x077B_CA70, 0x3FEA_0F4F, 0x560B_9080, 0x3FBC_F8D0],
+        "FRACT_64"
+    );
+
+    // LDEXP_64: the exponent is an integer in src1.
+    let mut g = doubles(&[0x47F0_0000_6FC6_A731, 0xC7EF_FFFE_E072_B19F, 0x2C6, 0x15E]);
+    let mut l = vec![
+        op2(122, (3, 0), gpr(1, 0), gpr(2, 2)),
+        op2(122, (3, 1), gpr(2, 0), gpr(2, 2)),
+        op2(122, (3, 2), gpr(1, 1), gpr(2, 3)),
+        op2(122, (3, 3), gpr(2, 1), gpr(2, 3)),
+    ];
+    g.push(group(std::mem::take(&mut l), vec![]));
+    let out = run_groups(g, 1, &mut opts);
+    assert_eq!(
+        out[0][0],
+        [0x6FC6_A731, 0x7450_0000, 0xE072_B19F, 0xDDCF_FFFE],
+        "LDEXP_64"
+    );
+
+    // PRED_SETE_64 (6 == 6: 0, execute) and PRED_SETGE_64 (3 >= 6: all ones, skip); the
+    // predicate decides which of two predicated MOVs runs.
+    for (op, a, b, want, pred) in [
+        (125u16, 0u8, 0u8, 0u32, true),
+        (126, 1, 0, u32::MAX, false),
+        (124, 0, 1, 0, true),
+    ] {
+        let mut g = doubles(&[six, three]);
+        let mut p = dp2(op, 0, a, b);
+        for i in &mut p {
+            if let AluForm::Op2 {
+                ref mut update_pred,
+                ..
+            } = i.form
+            {
+                *update_pred = true;
+            }
+        }
+        g.push(group(p, vec![]));
+        let mut yes = op2(25, (4, 0), gpr(249, 0), gpr(0, 0));
+        yes.pred_sel = 3;
+        g.push(group(vec![yes], vec![]));
+        let out = run_groups(g, 1, &mut opts);
+        assert_eq!(&out[0][0][..2], &[want, want], "op {op}");
+        assert_eq!(out[0][1][0] == 0x3F80_0000, pred, "op {op} predicate");
+    }
+
+    let mut g = doubles(&[three]);
+    g.push(group(
+        (0..4)
+            .map(|c| op2(7, (3, c), gpr(1 + (c == 1) as u16, 0), gpr(0, 0)))
+            .collect(),
+        vec![],
+    ));
+    let out = run_groups(g, 1, &mut opts);
+    let frac = 0.75f64.to_bits();
+    assert_eq!(
+        out[0][0],
+        [2, 0, frac as u32, (frac >> 32) as u32],
+        "FREXP_64(3.0)"
+    );
+}

@@ -545,9 +545,9 @@ fn double2(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -
             }
         }
         122 => {
-            // LDEXP_64: mantissa from src1, exponent from src0 of the even unit (3994-4024).
-            let r = libm::ldexp(c, e[0] as i32);
-            out64(r)
+            // LDEXP_64: the example (4063-4100) takes the double from src0 and the integer
+            // exponent from src1 (the pseudocode's "src1 * 2^src0" has them swapped).
+            out64(libm::ldexp(a, e[1] as i32))
         }
         123 => {
             // FRACT_64 (3695-3720): inf -> NaN64, NaN kept, else x - floor(x).
@@ -566,8 +566,9 @@ fn double2(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -
                 125 => a == c,
                 _ => a >= c,
             };
+            // Execute gives 0, skip 0xFFFFFFFF in both dwords (examples 5437-5477, 5691-5731).
             pred = Some(cond);
-            if cond { u64::MAX } else { 0 }
+            if cond { 0 } else { u64::MAX }
         }
         _ => 0,
     };
@@ -585,10 +586,13 @@ fn double2(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -
     }
 }
 
-/// Four-slot double ops: MUL_64, MULADD_64*, FREXP_64; operands from the XY pair as for
-/// the two-slot ops, the result in both pairs (FREXP_64: exponent in XY, mantissa in ZW).
+/// Four-slot double ops. MUL_64 and MULADD_64 take the high dwords in X (Y and Z repeat
+/// them) and the low ones in W, and return low/high in XY and again in ZW (examples
+/// 4647, 4925-4957); FREXP_64 reads its operand from X (high) and Y (low) and returns the
+/// exponent in XY and the fraction in ZW (3760-3834).
 fn double4(i: &AluInst, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -> Lane {
-    let (e, o) = (src[at[0].unwrap_or(0)], src[at[1].unwrap_or(0)]);
+    let lo_unit = if matches!(i.form, AluForm::Op2 { opcode: 7, .. }) { 1 } else { 3 };
+    let (e, o) = (src[at[0].unwrap_or(0)], src[at[lo_unit].unwrap_or(0)]);
     let operand = |n: usize| flush_in64((e[n] as u64) << 32 | o[n] as u64);
     let r: u64 = match i.form {
         AluForm::Op2 { opcode: 27, .. } => out64(operand(0) * operand(1)),

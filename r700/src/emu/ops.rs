@@ -58,15 +58,16 @@ pub fn op2_kind(op: u16) -> Kind {
         12..=15 | 21 | 22 | 107 | 121 => FI,
         // Integer compares whose dst is the 0.0/1.0 counter (PRED_SET*_INT, KILL*_INT).
         30 | 31 | 64..=79 | 108 | 109 => IF,
-        // MOV and NOP move bits; MOVA_INT, the integer ops.
-        24..=26 | 48..=63 | 96 | 112..=120 => II,
+        // MOV and NOP move bits; MOVA_INT, the integer ops; the double ops, whose dwords
+        // are halves of doubles (their own rules flush, 002 lines 2993-3005).
+        7 | 23..=29 | 48..=63 | 96 | 112..=120 | 122..=126 => II,
         _ => FF,
     }
 }
 
 pub fn op3_kind(op: u8) -> Kind {
     match op {
-        28..=30 => II,
+        8..=11 | 28..=30 => II,
         _ => FF,
     }
 }
