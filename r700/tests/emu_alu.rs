@@ -278,7 +278,8 @@ fn ref2(op: u16, a: u32, b: u32) -> Option<Expect> {
         105 => near(1.0 / x.sqrt()),
         106 => near(x.sqrt()),
         107 | 121 => e(if x.is_finite() {
-            x.trunc() as i128 as u32
+            // The low 32 bits of the integer, computed in f64 (exact for integers).
+            (x.trunc() as f64).rem_euclid(4_294_967_296.0) as u32
         } else {
             0
         }),

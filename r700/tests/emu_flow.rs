@@ -604,3 +604,71 @@ fn bilinear_sample() {
         assert!((got - want).abs() <= 1e-3, "({u}, {v}): {got}, want {want}");
     }
 }
+
+/// Any coordinate bits (infinities, NaNs, huge integers) with every clamp mode and filter
+/// give a value or a named error, never a panic.
+#[test]
+fn texture_fetch_takes_any_coordinates() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 16) as u32
+    };
+    let specials = [
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7F7F_FFFF,
+        0x8000_0000,
+        i32::MIN as u32,
+        i32::MAX as u32,
+    ];
+    let mut coords = Vec::new();
+    for i in 0..64 * 4 {
+        let v = if i % 3 == 0 {
+            specials[(next() % 7) as usize]
+        } else {
+            next()
+        };
+        coords.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut texture = vec![0x3Fu8; 256 * 16];
+    let bytes = build(vec![
+        C::Vtx(vec![vtx(1, 34, 1)]),
+        C::Tex(vec![
+            tex(3, 5, [0, 1, 2, 3], false),
+            tex(16, 6, [0, 1, 2, 3], true),
+            tex(16, 7, [2, 3, 0, 1], false),
+        ]),
+        export_params(5, 3),
+    ]);
+    let mut errors = 0;
+    for mode in 0..8u8 {
+        for sampler in [Sampler::point(mode), Sampler::bilinear(mode)] {
+            let mut opts = Options {
+                vtx_resources: vec![(
+                    1,
+                    VtxResource::buffer(emu::address(1, 0), coords.len() as u32, 16, 34, 1),
+                )],
+                tex_resources: vec![(
+                    2,
+                    TexResource::linear(1, emu::address(2, 0), [16, 16], 16, 35, 0, false),
+                )],
+                samplers: vec![(0, sampler)],
+                ..Options::default()
+            };
+            match run_params(&bytes, 64, 3, &mut opts, &mut [&mut coords, &mut texture]) {
+                Ok(_) => {}
+                Err(EmuError::Resource { why, .. }) => {
+                    assert!(why.contains("not emulated"), "{why}");
+                    errors += 1;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+    // Half-border and mirror-once-border clamps (4, 5, 7) are not emulated.
+    assert_eq!(errors, 6);
+}

@@ -78,7 +78,7 @@ impl TexResource {
     }
 }
 
-/// SQ_TEX_SAMPLER_WORD0-2 (r600d.h R_03C000): CLAMP_X/Y/Z `[2:0]`/`[5:3]`/`[8:6]` (0 WRAP,
+/// SQ_TEX_SAMPLER_WORD0-2 (Mesa r600d.h R_03C000_SQ_TEX_SAMPLER_WORD0_0): CLAMP_X/Y/Z `[2:0]`/`[5:3]`/`[8:6]` (0 WRAP,
 /// 1 MIRROR, 2 CLAMP_LAST_TEXEL, 6 CLAMP_BORDER, ...), XY_MAG_FILTER `[11:9]`,
 /// XY_MIN_FILTER `[14:12]` (0 POINT, 1 BILINEAR).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,7 +260,8 @@ pub fn vertex(
     })
 }
 
-/// Texture-coordinate wrap for CLAMP_* (r600d.h SQ_TEX_WRAP...): `None` is the border.
+/// Texel-index wrap for CLAMP_X/Y (r600d.h V_03C000_SQ_TEX_WRAP = 0, MIRROR 1,
+/// CLAMP_LAST_TEXEL 2, MIRROR_ONCE_LAST_TEXEL 3, CLAMP_BORDER 6): `None` is the border.
 fn wrap(i: i64, n: i64, mode: u8) -> Result<Option<i64>, String> {
     Ok(match mode {
         0 => Some(i.rem_euclid(n)),
@@ -269,6 +270,8 @@ fn wrap(i: i64, n: i64, mode: u8) -> Result<Option<i64>, String> {
             Some(if p < n { p } else { 2 * n - 1 - p })
         }
         2 => Some(i.clamp(0, n - 1)),
+        // MIRROR_ONCE_LAST_TEXEL: mirrored about 0 once, then clamped.
+        3 => Some((if i < 0 { -1 - i } else { i }).min(n - 1)),
         6 => (0..n).contains(&i).then_some(i),
         m => return Err(format!("sampler clamp mode {m} is not emulated")),
     })
@@ -348,7 +351,8 @@ pub fn texture(
         let texel = |c: usize, n: i64| {
             let v = f32::from_bits(coord[c]);
             let v = if t.coord_type[c] { v * n as f32 } else { v };
-            if v.is_nan() { 0.0 } else { v }
+            // Far outside any texture: keep the index arithmetic small.
+            if v.is_nan() { 0.0 } else { v.clamp(-1e12, 1e12) }
         };
         let (u, w2) = (
             texel(0, width),

@@ -143,8 +143,13 @@ fn flt_to_int(v: f32) -> u32 {
         return 0;
     }
     let t = libm::truncf(v);
-    // |t| < 2^128 fits i128; the low 32 bits are the two's complement result.
-    (t as i128) as u32
+    // From 2^56 up a float is a multiple of 2^33: its low 32 bits are zero. Below, i64
+    // holds it exactly and its low 32 bits are the two's complement result.
+    if t.abs() >= 72_057_594_037_927_936.0 {
+        0
+    } else {
+        (t as i64) as u32
+    }
 }
 
 /// MOVA clamp: below -256 is -256, above 255 is -256 too (002 lines 4487-4500).
