@@ -115,3 +115,65 @@ fn blit_pixel_shader() {
         ]
     );
 }
+
+/// The blit vertex shader on the emulator: each thread is a vertex (R0.x = vertex id, as
+/// Mesa's VS gets it), fetches its 16-byte vertex and exports POS60 = (x, y, 0, 1) and
+/// PARAM0 = (z, w, 0, 1); checked against the host's vertex data.
+#[test]
+fn blit_vertex_shader_runs() {
+    use baregpu_r700::emu::{self, Grid, Options, VtxResource};
+    let verts: Vec<[f32; 4]> = (0..6)
+        .map(|i| {
+            [
+                i as f32 * 1.5,
+                -(i as f32),
+                0.25 * i as f32,
+                100.0 + i as f32,
+            ]
+        })
+        .collect();
+    let mut vb: Vec<u8> = verts
+        .iter()
+        .flatten()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let mut pos = vec![0u8; 6 * 64 * 16];
+    let mut param = vec![0u8; 6 * 64 * 16];
+    let opts = Options {
+        vtx_resources: vec![(
+            0,
+            VtxResource::buffer(emu::address(0, 0), vb.len() as u32, 16, 35, 0),
+        )],
+        export_base: [None, Some(emu::address(1, 0)), Some(emu::address(2, 0))],
+        ..Options::default()
+    };
+    let report = emu::run(
+        &bytes(&R6XX_VS),
+        &mut [&mut vb, &mut pos, &mut param],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [6, 1, 1],
+        },
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(report.dropped_writes, 0);
+    let vec4 = |buf: &[u8], t: usize, n: usize| -> [f32; 4] {
+        let at = (t * 64 + n) * 16;
+        core::array::from_fn(|c| {
+            f32::from_le_bytes(buf[at + 4 * c..at + 4 * c + 4].try_into().unwrap())
+        })
+    };
+    for (t, v) in verts.iter().enumerate() {
+        assert_eq!(
+            vec4(&pos, t, 60),
+            [v[0], v[1], 0.0, 1.0],
+            "vertex {t} position"
+        );
+        assert_eq!(
+            vec4(&param, t, 0),
+            [v[2], v[3], 0.0, 1.0],
+            "vertex {t} parameter"
+        );
+    }
+}

@@ -38,6 +38,8 @@ enum Entry {
 
 pub struct Wave {
     n: usize,
+    /// Threads that exist; a partial wavefront's others never export or write memory.
+    real: usize,
     gid: Vec<u32>,
     gpr: Vec<[u32; 4]>,
     state: Vec<u8>,
@@ -68,6 +70,7 @@ impl Wave {
             .collect();
         Wave {
             n,
+            real: init.len(),
             gid,
             gpr,
             initial: state.clone(),
@@ -115,6 +118,8 @@ impl Wave {
             .iter()
             .map(|e| match e {
                 Entry::Push(_, true) | Entry::Loop(..) => self.per_entry,
+                // A 16-wide part needs two subentries for a return address (table 3.6).
+                Entry::Call(..) if self.n == 16 => 2,
                 _ => 1,
             })
             .sum()
@@ -693,7 +698,7 @@ impl Wave {
         let pass: Vec<bool> = (0..self.n)
             .map(|t| self.test(t, 0, 0, e.whole_quad_mode, e.valid_pixel_mode, opts))
             .collect();
-        for t in 0..self.n {
+        for t in 0..self.real {
             if !pass[t] {
                 continue;
             }
