@@ -672,3 +672,62 @@ fn texture_fetch_takes_any_coordinates() {
     // Half-border and mirror-once-border clamps (4, 5, 7) are not emulated.
     assert_eq!(errors, 6);
 }
+
+/// MEM_STREAM0 (and the other buffer writes): each thread owns an item of
+/// (ARRAY_BASE + ARRAY_SIZE) * (ELEM_SIZE + 1) dwords; COMP_MASK picks components; a burst
+/// steps the GPR and the element; writes past ARRAY_SIZE are dropped (002 lines 902-910).
+#[test]
+fn mem_stream_items() {
+    let mut e = match mem_export(3, 0, 1, true) {
+        C::E(e) => e,
+        _ => unreachable!(),
+    };
+    e.op = baregpu_r700::cf::ExportOp::MemStream0;
+    e.kind = 0; // WRITE
+    e.array_base = 1;
+    e.burst_count = 2; // three elements, the third past ARRAY_SIZE 2
+    e.word1 = baregpu_r700::cf::ExportWord1::Buf {
+        array_size: 2,
+        comp_mask: 0b11,
+    };
+    // R3 = tid + (100, 300), R4 = tid + (200, 400): two groups (one X, one Y each).
+    let g = |c: u8| {
+        group(
+            vec![
+                op2(52, (3 + c, 0), gpr(0, 0), lit(0)),
+                op2(52, (3 + c, 1), gpr(0, 0), lit(1)),
+            ],
+            vec![100 * (c as u32 + 1), 100 * (c as u32 + 3)],
+        )
+    };
+    let bytes = build(vec![C::Alu(CfAluOp::Alu, vec![g(0), g(1)]), C::E(e)]);
+    let mut out = vec![0u8; 4 * 6 * 4];
+    let opts = Options {
+        stream_base: [Some(emu::address(0, 0)), None, None, None],
+        ..Options::default()
+    };
+    let r = emu::run(
+        &bytes,
+        &mut [&mut out],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [4, 1, 1],
+        },
+        &opts,
+    )
+    .unwrap();
+    let d: Vec<u32> = out
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for t in 0..4u32 {
+        // Item of (1 + 2) * 2 = 6 dwords; element 0 at dword 2 (ARRAY_BASE 1), element 1 at 4.
+        let item = &d[t as usize * 6..t as usize * 6 + 6];
+        assert_eq!(
+            item,
+            [0, 0, t + 100, t + 300, t + 200, t + 400],
+            "thread {t}"
+        );
+    }
+    assert_eq!(r.dropped_writes, 4 * 2, "the third element of each thread");
+}
