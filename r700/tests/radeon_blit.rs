@@ -177,3 +177,57 @@ fn blit_vertex_shader_runs() {
         );
     }
 }
+
+/// The blit pixel shader on the emulator: R0 holds each pixel's unnormalised texture
+/// coordinate (loaded as an input, as SPI would interpolate it); it samples (point) and
+/// exports MRT0; checked against the host's texel.
+#[test]
+fn blit_pixel_shader_runs() {
+    use baregpu_r700::emu::{self, Grid, Inputs, Options, Sampler, TexResource};
+    let (w, h) = (8u32, 4u32);
+    let texel = |x: u32, y: u32| [x as f32, y as f32, (x * y) as f32 * 0.5, 1.0];
+    let mut tex = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            tex.extend(texel(x, y).iter().flat_map(|f| f.to_le_bytes()));
+        }
+    }
+    let pixels: Vec<(u32, u32)> = (0..20).map(|i| ((i * 3) % w, (i * 5) % h)).collect();
+    let mut coords: Vec<u8> = pixels
+        .iter()
+        .flat_map(|&(x, y)| [x as f32 + 0.5, y as f32 + 0.25, 0.0, 0.0])
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let mut colour = vec![0u8; pixels.len() * 64 * 16];
+    let opts = Options {
+        tex_resources: vec![(
+            0,
+            TexResource::linear(1, emu::address(0, 0), [w, h], w, 35, 0, false),
+        )],
+        samplers: vec![(0, Sampler::point(2))],
+        inputs: Some(Inputs {
+            address: emu::address(1, 0),
+            first: 0,
+            count: 1,
+        }),
+        export_base: [Some(emu::address(2, 0)), None, None],
+        ..Options::default()
+    };
+    emu::run(
+        &bytes(&R6XX_PS),
+        &mut [&mut tex, &mut coords, &mut colour],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [pixels.len() as u32, 1, 1],
+        },
+        &opts,
+    )
+    .unwrap();
+    for (t, &(x, y)) in pixels.iter().enumerate() {
+        let at = t * 64 * 16;
+        let got: [f32; 4] = core::array::from_fn(|c| {
+            f32::from_le_bytes(colour[at + 4 * c..at + 4 * c + 4].try_into().unwrap())
+        });
+        assert_eq!(got, texel(x, y), "pixel {t} at ({x}, {y})");
+    }
+}

@@ -88,6 +88,12 @@ impl Wave {
         self.killed
     }
 
+    pub fn set_gpr(&mut self, t: usize, g: usize, v: [u32; 4]) {
+        if t < self.n && g < 128 {
+            self.gpr[t * 128 + g] = v;
+        }
+    }
+
     fn quad_active(&self, t: usize) -> bool {
         let q = t & !3;
         (q..(q + 4).min(self.n)).any(|u| self.state[u] == ACTIVE)

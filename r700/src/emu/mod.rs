@@ -102,6 +102,18 @@ pub struct Options {
     pub scratch_base: Option<u64>,
     pub reduction_base: Option<u64>,
     pub ring_base: Option<u64>,
+    /// Per-thread inputs (what SPI would load for a PS, ours): thread `t`'s GPRs
+    /// `first..first+count` from `address + (t * count + k) * 16`, after R0-R2, so they
+    /// may replace them.
+    pub inputs: Option<Inputs>,
+}
+
+/// See [`Options::inputs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Inputs {
+    pub address: u64,
+    pub first: u8,
+    pub count: u8,
 }
 
 impl Default for Options {
@@ -127,6 +139,7 @@ impl Default for Options {
             scratch_base: None,
             reduction_base: None,
             ring_base: None,
+            inputs: None,
         }
     }
 }
@@ -361,6 +374,21 @@ pub fn run_program(
                 ]);
             }
             let mut wave = cf::Wave::new(options, &init);
+            if let Some(inp) = options.inputs {
+                for (t, row) in init.iter().enumerate() {
+                    for k in 0..inp.count as u64 {
+                        let g = inp.first as u64 + k;
+                        if g >= 128 {
+                            break;
+                        }
+                        let at = inp.address + (row[0][0] as u64 * inp.count as u64 + k) * 16;
+                        let v = core::array::from_fn(|c| {
+                            mem.read_u32(at + 4 * c as u64).unwrap_or(0)
+                        });
+                        wave.set_gpr(t, g as usize, v);
+                    }
+                }
+            }
             let used = wave.run(prog, options, &mut mem, budget)?;
             budget -= used;
             report.steps += used;
