@@ -731,3 +731,31 @@ fn mem_stream_items() {
     }
     assert_eq!(r.dropped_writes, 4 * 2, "the third element of each thread");
 }
+
+/// if/else with PUSH_ELSE: push the then-mask, invert against the enclosing push; a POP
+/// for each push, whichever path runs.
+#[test]
+fn if_else_with_push_else() {
+    for k in [-1i32, 3, 100] {
+        let cond = group(
+            vec![pred_set(67, gpr(0, 0), lit(0), true, true)],
+            vec![k as u32, 0],
+        );
+        let bytes = build(vec![
+            C::Alu(CfAluOp::AluPushBefore, vec![cond]),     // 0
+            w(CfOp::Jump, 3, 0),                            // 1
+            C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 1)]), // 2
+            w(CfOp::PushElse, 5, 0),                        // 3
+            C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 2)]), // 4
+            w(CfOp::Pop, 0, 1),                             // 5
+            w(CfOp::Pop, 0, 1),                             // 6
+            C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 9)]), // 7
+            export_params(3, 1),
+        ]);
+        let (_, out) = run_params(&bytes, 8, 1, &mut Options::default(), &mut []).unwrap();
+        for (t, o) in out.iter().enumerate() {
+            let want = if t as i32 > k { 1 } else { 2 };
+            assert_eq!(&o[0][..2], &[want, 9], "k={k} thread {t}");
+        }
+    }
+}

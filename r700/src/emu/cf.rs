@@ -190,6 +190,11 @@ impl Wave {
     /// inactive-branch (002 lines 1134, 2453-2470). Returns whether any thread is active.
     fn do_else(&mut self, w: &CfWord, opts: &Options) -> bool {
         let pushed = self.pushed();
+        self.invert(w, opts, &pushed)
+    }
+
+    /// Swaps active and inactive-branch for threads active in `pushed` that pass.
+    fn invert(&mut self, w: &CfWord, opts: &Options, pushed: &[u8]) -> bool {
         let boolean = opts.bool_consts >> (w.cf_const & 31) & 1 != 0;
         for t in 0..self.n {
             let pass = pushed[t] == ACTIVE
@@ -213,13 +218,7 @@ impl Wave {
 
     /// PUSH: if every thread fails, pop POP_COUNT and jump; else push, and active threads
     /// that fail go inactive-branch (002 lines 1127-1131, 2862-2871).
-    fn do_push(
-        &mut self,
-        w: &CfWord,
-        pc: u32,
-        opts: &Options,
-        else_: bool,
-    ) -> Result<Option<u32>, EmuError> {
+    fn do_push(&mut self, w: &CfWord, pc: u32, opts: &Options) -> Result<Option<u32>, EmuError> {
         let pass: Vec<bool> = (0..self.n)
             .map(|t| {
                 self.test(
@@ -232,19 +231,32 @@ impl Wave {
                 )
             })
             .collect();
-        if !else_ && !pass.contains(&true) {
+        if !pass.contains(&true) {
             self.pop(w.pop_count, false);
             return Ok(Some(w.addr));
         }
         self.push(Entry::Push(self.state.clone(), w.whole_quad_mode), pc, opts)?;
-        // PUSH_ELSE (2873-2882, "vague"): pushes always, then the passing threads are the
-        // ones that go inactive-branch; our reading.
         for t in 0..self.n {
-            if self.state[t] == ACTIVE && pass[t] == else_ {
+            if self.state[t] == ACTIVE && !pass[t] {
                 self.state[t] = BRANCH;
             }
         }
-        Ok((!self.any_active()).then_some(w.addr))
+        Ok(None)
+    }
+
+    /// PUSH_ELSE, "Push State To Stack and Invert State" (2873-2882; table 3.7: the ELSE
+    /// part of an IF): push always, then invert as ELSE does against the state the
+    /// enclosing push saved; jump if no thread is left active. Our reading of a page the
+    /// conversion garbled.
+    fn do_push_else(
+        &mut self,
+        w: &CfWord,
+        pc: u32,
+        opts: &Options,
+    ) -> Result<Option<u32>, EmuError> {
+        let outer = self.pushed();
+        self.push(Entry::Push(self.state.clone(), w.whole_quad_mode), pc, opts)?;
+        Ok((!self.invert(w, opts, &outer)).then_some(w.addr))
     }
 
     /// Runs the CF program; returns the steps used.
@@ -320,8 +332,8 @@ impl Wave {
                     Some(w.addr)
                 }
             }
-            CfOp::Push => self.do_push(w, pc, opts, false)?,
-            CfOp::PushElse => self.do_push(w, pc, opts, true)?,
+            CfOp::Push => self.do_push(w, pc, opts)?,
+            CfOp::PushElse => self.do_push_else(w, pc, opts)?,
             CfOp::Else => {
                 if self.do_else(w, opts) {
                     None
@@ -346,8 +358,8 @@ impl Wave {
                         None
                     }
                     CfOp::PopJump => (!pass(self).contains(&true)).then_some(w.addr),
-                    CfOp::PopPush => self.do_push(&rest, pc, opts, false)?,
-                    _ => self.do_push(&rest, pc, opts, true)?,
+                    CfOp::PopPush => self.do_push(&rest, pc, opts)?,
+                    _ => self.do_push_else(&rest, pc, opts)?,
                 }
             }
             CfOp::LoopStart | CfOp::LoopStartDx10 | CfOp::LoopStartNoAl => {
