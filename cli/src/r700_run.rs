@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use baregpu_r700::emu::{self, ConstBuffer, Grid, Options, VtxResource};
+use baregpu_r700::emu::{self, ConstBuffer, Grid, Inputs, Options, VtxResource};
 
 use crate::run::{number, read, triple};
 
@@ -13,13 +13,15 @@ pub const USAGE: &str = "  baregpu run --gen r700 --kernel <file> --grid <x,y,z>
               [--bind <i>=buffer:<file> | <i>=buffer:zero:<bytes>]... [--out <i>=<file>]...
               [--mem-export <i>] [--export <pixel|pos|param>=<i>] [--const <bank>=<i>]...
               [--vtx <id>=<i>,<stride>,<format>[,<num-format>]]... [--budget <steps>]
-              [--wave <16|32|48|64>] [--keep-denormals]
+              [--inputs <i>,<first-gpr>,<count>] [--wave <16|32|48|64>] [--keep-denormals]
       Run an R700 binary (or exact text, .s/.asm) on the R700 emulator. Buffer <i>
       (0-255) is at GPU address <i> << 32. --mem-export sets MEM_EXPORT's base,
       --export where EXPORT writes (64 targets of 16 bytes per thread), --const a
       kcache constant buffer, --vtx a vertex resource (DATA_FORMAT number; num-format
       0 norm, 1 int, 2 scaled). Thread inputs: R0 = (thread id, id in group, group id, 0),
-      R1 = local id xyz, R2 = group id xyz. --group counts threads per group (default 64).";
+      R1 = local id xyz, R2 = group id xyz; --inputs loads thread t's GPRs
+      first..first+count from buffer <i> at (t * count + k) * 16. --group counts threads
+      per group (default 64).";
 
 /// Largest kernel or buffer file: 64 MiB.
 const MAX_FILE: u64 = 64 << 20;
@@ -151,6 +153,22 @@ fn parse(args: &[String]) -> Result<Args, String> {
                     VtxResource::buffer(at(i), 0, stride as u32, fmt as u8, num as u8),
                 ));
             }
+            "--inputs" => {
+                let v = get(a, &mut it)?;
+                let p: Vec<&str> = v.split(',').collect();
+                let [i, first, count] = p[..] else {
+                    return Err(format!("--inputs {v:?}: expected <i>,<first-gpr>,<count>"));
+                };
+                let (first, count) = (number(first)?, number(count)?);
+                if first + count > 128 {
+                    return Err(format!("--inputs {v:?}: GPRs end at 127"));
+                }
+                o.inputs = Some(Inputs {
+                    address: at(index(i, "--inputs")?),
+                    first: first as u8,
+                    count: count as u8,
+                });
+            }
             "--budget" => o.budget = number(&get(a, &mut it)?)?,
             "--wave" => {
                 o.wave_size = match get(a, &mut it)?.as_str() {
@@ -274,7 +292,8 @@ mod tests {
             "--out",
             &format!("0={}", out.to_str().unwrap()),
         ]);
-        let summary = run(&args).unwrap();
+        // Through `baregpu run`'s entry point, which hands --gen r700 over.
+        let summary = crate::run::run(&args).unwrap().summary;
         assert!(summary.contains("64 threads in 2 wavefronts"), "{summary}");
         let bytes = std::fs::read(&out).unwrap();
         for t in 0..64u32 {
@@ -293,6 +312,7 @@ mod tests {
             &["--gen", "r700", "--export", "color=1"],
             &["--gen", "r700", "--wave", "7"],
             &["--gen", "r700", "--vtx", "1=0,4"],
+            &["--gen", "r700", "--inputs", "1,120,9"],
         ] {
             assert!(parse(&strings(bad)).is_err(), "{bad:?}");
         }
