@@ -220,3 +220,31 @@ fn bad_launches_are_errors() {
         Err(EmuError::Launch(_))
     ));
 }
+
+/// Bases near the top of the address space wrap instead of overflowing; such writes
+/// fall outside every buffer and are dropped.
+#[test]
+fn extreme_bases_drop_writes() {
+    let bytes = build(vec![mem_export(0, 0, 3, false), export_params(0, 1)]);
+    let opts = Options {
+        mem_export_base: Some(u64::MAX - 3),
+        export_base: [Some(u64::MAX); 3],
+        inputs: Some(emu::Inputs {
+            address: u64::MAX - 8,
+            first: 120,
+            count: 255,
+        }),
+        ..Options::default()
+    };
+    let r = emu::run(
+        &bytes,
+        &mut [],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [8, 1, 1],
+        },
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.dropped_writes, 8 * 4 * 2);
+}

@@ -134,7 +134,7 @@ impl<'a> Consts<'a> {
                 {
                     for (c, o) in v.iter_mut().enumerate() {
                         *o = mem
-                            .read_u32(cb.address + byte as u64 + 4 * c as u64)
+                            .read_u32(cb.address.wrapping_add(byte as u64 + 4 * c as u64))
                             .unwrap_or(0);
                     }
                 }
@@ -591,7 +591,11 @@ fn double2(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -
 /// 4647, 4925-4957); FREXP_64 reads its operand from X (high) and Y (low) and returns the
 /// exponent in XY and the fraction in ZW (3760-3834).
 fn double4(i: &AluInst, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -> Lane {
-    let lo_unit = if matches!(i.form, AluForm::Op2 { opcode: 7, .. }) { 1 } else { 3 };
+    let lo_unit = if matches!(i.form, AluForm::Op2 { opcode: 7, .. }) {
+        1
+    } else {
+        3
+    };
     let (e, o) = (src[at[0].unwrap_or(0)], src[at[lo_unit].unwrap_or(0)]);
     let operand = |n: usize| flush_in64((e[n] as u64) << 32 | o[n] as u64);
     let r: u64 = match i.form {

@@ -733,7 +733,9 @@ impl Wave {
                             };
                             match base {
                                 Some(a) if index < 64 => mem.write_u32(
-                                    a + (self.gid[t] as u64 * 64 + index) * 16 + 4 * c as u64,
+                                    a.wrapping_add(
+                                        (self.gid[t] as u64 * 64 + index) * 16 + 4 * c as u64,
+                                    ),
                                     v,
                                 ),
                                 _ => mem.dropped += 1,
@@ -771,7 +773,7 @@ impl Wave {
                                 if array_size != 0 && off >= (array_size as u64) << 6 {
                                     None
                                 } else {
-                                    opts.mem_export_base.map(|b| b + off * 4)
+                                    opts.mem_export_base.map(|b| b.wrapping_add(off * 4))
                                 }
                             } else {
                                 // first_mem = (ARRAY_BASE + use_index * INDEX) * (ELEM_SIZE + 1),
@@ -792,7 +794,9 @@ impl Wave {
                                 if off >= limit {
                                     None
                                 } else {
-                                    base.map(|b| b + (self.gid[t] as u64 * limit + off) * 4)
+                                    base.map(|b| {
+                                        b.wrapping_add((self.gid[t] as u64 * limit + off) * 4)
+                                    })
                                 }
                             };
                             match addr {

@@ -352,7 +352,11 @@ pub fn texture(
             let v = f32::from_bits(coord[c]);
             let v = if t.coord_type[c] { v * n as f32 } else { v };
             // Far outside any texture: keep the index arithmetic small.
-            if v.is_nan() { 0.0 } else { v.clamp(-1e12, 1e12) }
+            if v.is_nan() {
+                0.0
+            } else {
+                v.clamp(-1e12, 1e12)
+            }
         };
         let (u, w2) = (
             texel(0, width),

@@ -381,10 +381,11 @@ pub fn run_program(
                         if g >= 128 {
                             break;
                         }
-                        let at = inp.address + (row[0][0] as u64 * inp.count as u64 + k) * 16;
-                        let v = core::array::from_fn(|c| {
-                            mem.read_u32(at + 4 * c as u64).unwrap_or(0)
-                        });
+                        let at = inp
+                            .address
+                            .wrapping_add((row[0][0] as u64 * inp.count as u64 + k) * 16);
+                        let v =
+                            core::array::from_fn(|c| mem.read_u32(at.wrapping_add(4 * c as u64)).unwrap_or(0));
                         wave.set_gpr(t, g as usize, v);
                     }
                 }
