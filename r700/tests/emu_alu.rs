@@ -589,57 +589,119 @@ fn two_phase_commit_pv_ps_and_trans_priority() {
     }
 }
 
-/// MOVA rounds and clamps (002 lines 4473-4500: above 255 becomes -256); AR.x indexes GPRs
-/// in the next group; out-of-range relative reads return GPR0.
+/// MOVA, MOVA_FLOOR and MOVA_INT into AR.x (002 lines 4473-4566: out of [-256, 255] is
+/// -256), observed through AR-relative cfile reads in the next group: c[0 + AR] and
+/// c[255 + AR] with c[i].x = i, out of [0, 255] 0x7FFFFFFF.
 #[test]
-fn mova_and_relative_gpr_addressing() {
-    for (x, ar) in [
-        (1.4f32, 1i32),
-        (1.5, 2),
-        (-0.6, -1),
-        (255.4, 255),
-        (255.6, -256),
-        (-300.0, -256),
-    ] {
-        let mut mova = op2(21, (10, 0), lit(0), gpr(0, 0));
+fn mova_variants_and_relative_addressing() {
+    let host = |op: u16, x: u32| -> i32 {
+        let clamp = |f: f32| {
+            let f = if f >= -256.0 { f } else { -256.0 };
+            if f > 255.0 { -256 } else { f as i32 }
+        };
+        match op {
+            21 => clamp((f32::from_bits(x) + 0.5).floor()),
+            22 => clamp(f32::from_bits(x).floor()),
+            _ => {
+                let i = x as i32;
+                if (-256..=255).contains(&i) { i } else { -256 }
+            }
+        }
+    };
+    let mut opts = Options::default();
+    for i in 0..256 {
+        opts.cfile[i][0] = i as u32;
+    }
+    let floats = [
+        1.4f32,
+        1.5,
+        -0.6,
+        -0.5,
+        0.0,
+        255.4,
+        255.5,
+        255.6,
+        -256.4,
+        -300.0,
+        1e30,
+        f32::NAN,
+    ];
+    let ints = [0i32, 1, -1, 255, 256, -256, -257, i32::MAX, i32::MIN];
+    let cases = floats
+        .iter()
+        .map(|f| (21u16, f.to_bits()))
+        .chain(floats.iter().map(|f| (22, f.to_bits())))
+        .chain(ints.iter().map(|&i| (24, i as u32)));
+    for (op, x) in cases {
+        let mut mova = op2(op, (10, 0), lit(0), gpr(0, 0));
         if let AluForm::Op2 {
             ref mut write_mask, ..
         } = mova.form
         {
             *write_mask = false;
         }
-        let set = group(
-            vec![
-                op2(25, (7, 0), gpr(249, 0), gpr(0, 0)),
-                op2(25, (8, 1), gpr(252, 0), gpr(0, 0)),
-            ],
-            vec![],
-        );
-        let mut rel = op2(25, (3, 0), gpr(6, 0), gpr(0, 0));
-        rel.src0.rel = true;
-        let mut rel2 = op2(25, (3, 1), gpr(6, 1), gpr(0, 0));
-        rel2.src0.rel = true;
-        rel2.src0.sel = 6;
-        let mut opts = Options::default();
+        let mut low = op2(25, (3, 0), gpr(256, 0), gpr(0, 0));
+        low.src0.rel = true;
+        let mut high = op2(25, (3, 1), gpr(256 + 255, 0), gpr(0, 0));
+        high.src0.rel = true;
         let out = run_groups(
             vec![
-                set,
-                group(vec![mova], vec![fb(x), 0]),
-                group(vec![rel, rel2], vec![]),
+                group(vec![mova], vec![x, 0]),
+                group(vec![low, high], vec![]),
             ],
             1,
             &mut opts,
         );
-        let r = &out[0][0];
-        let g = 6 + ar;
-        let want_x = match g {
-            7 => fb(1.0),
-            0..=127 => 0,
-            _ => 0, // GPR0.x = thread id 0
+        let ar = host(op, x);
+        let read = |i: i32| {
+            if (0..=255).contains(&i) {
+                i as u32
+            } else {
+                0x7FFF_FFFF
+            }
         };
-        assert_eq!(r[0], want_x, "MOVA({x}) -> AR {ar}: R[6+AR].x");
-        let want_y = if g == 8 { fb(0.5) } else { 0 };
-        assert_eq!(r[1], want_y, "MOVA({x}) -> AR {ar}: R[6+AR].y");
+        assert_eq!(
+            &out[0][0][..2],
+            &[read(ar), read(255 + ar)],
+            "op {op} of {x:#x}: AR {ar}"
+        );
+    }
+}
+
+/// AR.x indexes GPRs (whatever AR element INDEX_MODE names); out of range reads GPR0.
+#[test]
+fn relative_gpr_addressing() {
+    let mut mova = op2(24, (10, 0), lit(0), gpr(0, 0));
+    if let AluForm::Op2 {
+        ref mut write_mask, ..
+    } = mova.form
+    {
+        *write_mask = false;
+    }
+    let set = group(
+        vec![
+            op2(25, (7, 0), lit(0), gpr(0, 0)),
+            op2(25, (0, 1), lit(1), gpr(0, 0)),
+        ],
+        vec![0x77, 0x99],
+    );
+    let mut opts = Options::default();
+    for (ar, want) in [(1u32, [0x77, 0]), (200, [0, 0x99])] {
+        let mut rel = op2(25, (3, 0), gpr(6, 0), gpr(0, 0));
+        rel.src0.rel = true;
+        rel.index_mode = 2; // AR.z named, AR.x used for GPRs
+        let mut rel_y = op2(25, (3, 1), gpr(6, 1), gpr(0, 0));
+        rel_y.src0.rel = true;
+        let out = run_groups(
+            vec![
+                set.clone(),
+                group(vec![mova], vec![ar, 0]),
+                group(vec![rel, rel_y], vec![]),
+            ],
+            1,
+            &mut opts,
+        );
+        assert_eq!(&out[0][0][..2], &want, "AR {ar}");
     }
 }
 

@@ -222,8 +222,8 @@ pub fn op2(op: u16, s: [u32; 3]) -> Option<Lane> {
             }
         }
         24 => {
-            // MOVA_INT: signed clamp to [-256, 255] (002 lines 4552-4570).
-            let r = i.clamp(-256, 255);
+            // MOVA_INT: below -256 or above 255 gives -256, as MOVA (002 lines 4556-4566).
+            let r = if (-256..=255).contains(&i) { i } else { -256 };
             Lane {
                 value: r as u32,
                 ar: Some(r),
