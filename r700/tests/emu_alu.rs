@@ -977,3 +977,49 @@ fn double_precision_manual_examples() {
         "FREXP_64(3.0)"
     );
 }
+
+/// CUBE on each face, against the OpenGL cube-map selection table (major axis, sc, tc;
+/// faces +X -X +Y -Y +Z -Z = 0-5): W = face, Z = 2 * major axis, Y = sc, X = tc.
+#[test]
+fn cube_faces() {
+    let host = |x: f32, y: f32, z: f32| -> [f32; 4] {
+        let (face, ma, sc, tc) = if z.abs() >= x.abs() && z.abs() >= y.abs() {
+            if z >= 0.0 {
+                (4.0, z, x, -y)
+            } else {
+                (5.0, z, -x, -y)
+            }
+        } else if y.abs() >= x.abs() {
+            if y >= 0.0 {
+                (2.0, y, x, z)
+            } else {
+                (3.0, y, x, -z)
+            }
+        } else if x >= 0.0 {
+            (0.0, x, -z, -y)
+        } else {
+            (1.0, x, z, -y)
+        };
+        [tc, sc, 2.0 * ma, face]
+    };
+    let mut opts = Options::default();
+    for v in [
+        [2.0f32, 0.5, -0.25],
+        [-3.0, 1.0, 2.0],
+        [0.1, 4.0, -1.0],
+        [0.5, -6.0, 0.25],
+        [0.2, 0.3, 0.9],
+        [-0.2, 0.3, -0.9],
+    ] {
+        let src0 = [2u8, 2, 0, 1]; // zzxy
+        let src1 = [1u8, 0, 2, 2]; // yxzz
+        let cube = group(
+            (0..4)
+                .map(|c| op2(82, (3, c as u8), lit(src0[c]), lit(src1[c])))
+                .collect(),
+            vec![fb(v[0]), fb(v[1]), fb(v[2]), 0],
+        );
+        let out = run_groups(vec![cube], 1, &mut opts);
+        assert_eq!(out[0][0], host(v[0], v[1], v[2]).map(fb), "CUBE {v:?}");
+    }
+}
