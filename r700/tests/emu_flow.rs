@@ -759,3 +759,28 @@ fn if_else_with_push_else() {
         }
     }
 }
+
+/// ALU_ELSE_AFTER closes the then-part: the clause runs, then the threads active at the
+/// push that did not take the then-part become active.
+#[test]
+fn alu_else_after() {
+    for k in [-1i32, 4, 100] {
+        let cond = group(
+            vec![pred_set(67, gpr(0, 0), lit(0), true, true)],
+            vec![k as u32, 0],
+        );
+        let bytes = build(vec![
+            C::Alu(CfAluOp::AluPushBefore, vec![cond]),
+            C::Alu(CfAluOp::AluElseAfter, vec![mov_lit((3, 0), 1)]),
+            C::Alu(CfAluOp::Alu, vec![mov_lit((3, 0), 2)]),
+            w(CfOp::Pop, 0, 1),
+            C::Alu(CfAluOp::Alu, vec![mov_lit((3, 1), 9)]),
+            export_params(3, 1),
+        ]);
+        let (_, out) = run_params(&bytes, 8, 1, &mut Options::default(), &mut []).unwrap();
+        for (t, o) in out.iter().enumerate() {
+            let want = if t as i32 > k { 1 } else { 2 };
+            assert_eq!(&o[0][..2], &[want, 9], "k={k} thread {t}");
+        }
+    }
+}

@@ -551,8 +551,9 @@ impl Wave {
             CfAluOp::AluPopAfter => self.pop(1, false),
             CfAluOp::AluPop2After => self.pop(2, false),
             CfAluOp::AluElseAfter => {
-                // "pops the stack, then performs an ELSE operation" (3.7.7, 1185-1188).
-                self.pop(1, false);
+                // The clause, then an ELSE against the enclosing push, as decaf-emu's
+                // translator does (spirv translateCf_ALU_ELSE_AFTER). The manual also says it
+                // pops (table 3.7, 1185-1188), which would lose the push ELSE inverts against.
                 let w = CfWord {
                     addr: 0,
                     pop_count: 0,
