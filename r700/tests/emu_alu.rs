@@ -1023,3 +1023,31 @@ fn cube_faces() {
         assert_eq!(out[0][0], host(v[0], v[1], v[2]).map(fb), "CUBE {v:?}");
     }
 }
+
+/// Unit assignment (002 lines 1249-1290): shifts go to any unit, two of them share a group;
+/// a second Trans-only op in a group is an error, not a panic.
+#[test]
+fn unit_assignment() {
+    let shifts = group(
+        vec![
+            op2(114, (3, 0), lit(0), gpr(250, 0)),
+            op2(113, (3, 1), lit(0), gpr(250, 0)),
+            op2(112, (3, 2), lit(1), gpr(250, 0)),
+            op2(115, (3, 3), lit(0), lit(0)), // MULLO_INT: Trans
+        ],
+        vec![6, 0x8000_0000],
+    );
+    let mut opts = Options::default();
+    let out = run_groups(vec![shifts], 1, &mut opts);
+    assert_eq!(out[0][0], [12, 3, 0xC000_0000, 36]);
+    let two = group(
+        vec![
+            op2(115, (3, 0), lit(0), lit(0)),
+            op2(117, (3, 1), lit(0), lit(0)),
+        ],
+        vec![6, 0],
+    );
+    let bytes = build(vec![C::Alu(CfAluOp::Alu, vec![two]), export_params(3, 1)]);
+    let e = run_params(&bytes, 1, 1, &mut opts, &mut []).unwrap_err();
+    assert!(e.to_string().contains("Trans"), "{e}");
+}

@@ -12,16 +12,18 @@ use crate::alu::{AluForm, AluGroup, AluInst, Src, sel};
 
 const TRANS: usize = 4;
 
-/// Trans-only opcodes (002 tables 4.4-4.6, lines 1922-1965): transcendentals, conversions,
-/// the 32-bit multiplies and integer reciprocals, MUL_LIT.
+/// Trans-only opcodes (002 table 4.6, lines 1926-1962): transcendentals, conversions, the
+/// 32-bit multiplies and integer reciprocals, MUL_LIT. The shifts (112-114) are in table
+/// 4.4, any unit.
 fn trans_only(form: &AluForm) -> bool {
     match *form {
-        AluForm::Op2 { opcode, .. } => matches!(opcode, 97..=121),
+        AluForm::Op2 { opcode, .. } => matches!(opcode, 97..=111 | 115..=121),
         AluForm::Op3 { opcode, .. } => matches!(opcode, 12..=15),
     }
 }
 
-/// Vector-only opcodes: MOVA*, reductions, double precision (same tables).
+/// Vector-only opcodes (table 4.5, lines 1880-1925): MOVA*, reductions, double precision.
+/// Table 4.5 also lists ADD_INT, which Mesa's r600_isa.c R700 column allows in any unit.
 fn vector_only(form: &AluForm) -> bool {
     match *form {
         AluForm::Op2 { opcode, .. } => matches!(
