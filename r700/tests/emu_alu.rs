@@ -1051,3 +1051,25 @@ fn unit_assignment() {
     let e = run_params(&bytes, 1, 1, &mut opts, &mut []).unwrap_err();
     assert!(e.to_string().contains("Trans"), "{e}");
 }
+
+/// DOT4 adds in the pseudocode's order, W + Z + Y + X: with 1e8, 1, -1e8, 1 that order
+/// gives 1 where X-first would give 0 (002 lines 3397-3400); all -0 products give -0.
+#[test]
+fn dot4_order_and_signed_zero() {
+    let mut opts = Options::default();
+    for (a, want) in [
+        ([1.0f32, -1e8, 1.0, 1e8], 1.0f32),
+        ([-0.0, -0.0, -0.0, -0.0], -0.0),
+    ] {
+        let g = group(
+            (0..4)
+                .map(|c| op2(81, (3, c), lit(c), gpr(249, 0)))
+                .collect(),
+            a.map(fb).to_vec(),
+        );
+        let w = ((a[3] + a[2]) + a[1]) + a[0];
+        assert_eq!(w.to_bits(), want.to_bits(), "host order");
+        let out = run_groups(vec![g], 1, &mut opts);
+        assert_eq!(out[0][0][0], fb(want), "DOT4_IEEE {a:?}");
+    }
+}

@@ -455,10 +455,15 @@ fn read_src(
 fn reduce(op: u16, unit: usize, at: &[Option<usize>; 5], src: &[[u32; 3]; 5]) -> Lane {
     let s = |u: usize, n: usize| f(src[at[u].unwrap_or(0)][n]);
     let v = match op {
-        80 => (0..4)
-            .map(|u| ops::mul_legacy(s(u, 0), s(u, 1)))
-            .fold(0.0, |a, x| a + x),
-        81 => (0..4).map(|u| s(u, 0) * s(u, 1)).fold(0.0, |a, x| a + x),
+        // Summed in the pseudocode's order, W + Z + Y + X (3397-3400, 3431-3434).
+        80 => (0..3)
+            .rev()
+            .fold(ops::mul_legacy(s(3, 0), s(3, 1)), |a, u| {
+                a + ops::mul_legacy(s(u, 0), s(u, 1))
+            }),
+        81 => (0..3)
+            .rev()
+            .fold(s(3, 0) * s(3, 1), |a, u| a + s(u, 0) * s(u, 1)),
         83 => (1..4).fold(s(0, 0), |m, u| if m >= s(u, 0) { m } else { s(u, 0) }),
         _ => {
             // CUBE: src0 = Rn.zzxy, src1 = Rn.yxzz (002 lines 3356-3380), so x, y, z are the
