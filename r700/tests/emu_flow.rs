@@ -784,3 +784,68 @@ fn alu_else_after() {
         }
     }
 }
+
+/// GET_GRADIENTS_H/V differences across each quad, and SAMPLE_C's depth compare, against
+/// host computations.
+#[test]
+fn gradients_and_depth_compare() {
+    let n = 16u32;
+    let val = |t: u32| [t as f32 * 1.5, (t * t) as f32, 0.25, -(t as f32)];
+    let mut data = Vec::new();
+    for t in 0..n {
+        data.extend(val(t).iter().flat_map(|f| f.to_le_bytes()));
+    }
+    // A 4x1 float texture; SAMPLE_C compares src.W (the reference) with texel.x, LESS.
+    let texels = [0.1f32, 0.5, 0.9, 2.0];
+    let mut texture = vec![0u8; 8 * 4];
+    for (i, v) in texels.iter().enumerate() {
+        texture[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    let mut less = Sampler::point(2);
+    less.0[0] |= 1 << 26;
+    let mut opts = Options {
+        vtx_resources: vec![(
+            1,
+            VtxResource::buffer(emu::address(1, 0), data.len() as u32, 16, 35, 0),
+        )],
+        tex_resources: vec![(
+            2,
+            TexResource::linear(0, emu::address(2, 0), [4, 1], 8, 14, 0, false),
+        )],
+        samplers: vec![(0, less)],
+        ..Options::default()
+    };
+    // R1 = val(t); R7 = (t mod 4 + 0.5, 0, 0, R1.y * 0.01).
+    let a = group(
+        vec![
+            op2(48, (8, 0), gpr(0, 0), lit(0)),
+            op2(2, (7, 3), gpr(1, 1), lit(1)),
+        ],
+        vec![3, fb(0.01)],
+    );
+    let xf = group(vec![op2(108, (8, 0), gpr(8, 0), gpr(0, 0))], vec![]);
+    let half = group(vec![op2(0, (7, 0), gpr(8, 0), gpr(252, 0))], vec![]);
+    let mut h = tex(7, 5, [0, 1, 2, 3], false);
+    h.src_gpr = 1;
+    let mut v = tex(8, 6, [0, 1, 2, 3], false);
+    v.src_gpr = 1;
+    let mut c = tex(24, 9, [0, 1, 2, 3], false);
+    c.src_gpr = 7;
+    let bytes = build(vec![
+        C::Vtx(vec![vtx(1, 35, 0)]),
+        C::Alu(CfAluOp::Alu, vec![a, xf, half]),
+        C::Tex(vec![h, v, c]),
+        export_params(5, 5),
+    ]);
+    let (_, out) = run_params(&bytes, n, 5, &mut opts, &mut [&mut data, &mut texture]).unwrap();
+    for t in 0..n as usize {
+        let d = |a: usize, b: usize| -> [u32; 4] {
+            core::array::from_fn(|k| fb(val(a as u32)[k] - val(b as u32)[k]))
+        };
+        assert_eq!(out[t][0], d(t | 1, t & !1), "thread {t}: d/dx");
+        assert_eq!(out[t][1], d(t | 2, t & !2), "thread {t}: d/dy");
+        let reference = (t * t) as f32 * 0.01;
+        let want = if reference < texels[t % 4] { 1.0 } else { 0.0 };
+        assert_eq!(out[t][4], [fb(want); 4], "thread {t}: SAMPLE_C");
+    }
+}

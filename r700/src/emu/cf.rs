@@ -466,12 +466,9 @@ impl Wave {
                 }
                 (!self.valid.contains(&true)).then_some(w.addr)
             }
-            CfOp::CallFs => {
-                return Err(EmuError::Unsupported {
-                    pc,
-                    what: "CALL_FS (no fetch shader is bound)",
-                });
-            }
+            // The launch interface binds no fetch shader (its inputs come through
+            // `Options::inputs`): CALL_FS calls an empty one and goes on (ours).
+            CfOp::CallFs => None,
             CfOp::EmitVertex | CfOp::EmitCutVertex | CfOp::CutVertex => {
                 return Err(EmuError::Unsupported {
                     pc,
@@ -661,10 +658,20 @@ impl Wave {
                         return Err(EmuError::Budget { steps: opts.budget });
                     }
                     *steps += 1;
-                    if !matches!(x.op, 3 | 4 | 16 | 17 | 18 | 19) {
+                    // Only level 0 is modelled, so no LOD is computed and the gradient
+                    // instructions that only feed it (SET_GRADIENTS_H/V, KEEP_GRADIENTS) change
+                    // nothing; SAMPLE_G* samples as SAMPLE* does.
+                    if matches!(x.op, 10..=12) {
+                        continue;
+                    }
+                    if matches!(x.op, 7 | 8) {
+                        self.gradients(x, pass, opts);
+                        continue;
+                    }
+                    if !matches!(x.op, 3 | 4 | 16..=31) {
                         return Err(EmuError::Unsupported {
                             pc,
-                            what: "this texture instruction (LD, GET_TEXTURE_RESINFO, SAMPLE, _L, _LB, _LZ are emulated)",
+                            what: crate::fetch::tex_op_name(x.op).unwrap_or("TEX"),
                         });
                     }
                     let res = opts
@@ -705,6 +712,30 @@ impl Wave {
             _ => return Err(EmuError::PcOutOfRange { pc: w.addr }),
         }
         Ok(())
+    }
+
+    /// GET_GRADIENTS_H/V: the source's difference across the quad, right minus left or
+    /// bottom minus top (quads are threads 4k..4k+3: top-left, top-right, bottom-left,
+    /// bottom-right; 002 lines 7100-7116 give only "dx/dh").
+    fn gradients(&mut self, x: &crate::fetch::TexInst, pass: &[bool], opts: &Options) {
+        let src: Vec<[u32; 4]> = (0..self.n)
+            .map(|t| {
+                let g = self.src_gpr(t, x.src_gpr, x.src_rel, opts);
+                core::array::from_fn(|c| fetch::select(g, x.src_sel[c]).unwrap_or(0))
+            })
+            .collect();
+        let step = if x.op == 7 { 1 } else { 2 };
+        for t in 0..self.n {
+            let whole = x.fetch_whole_quad && self.quad_active(t);
+            if !(pass[t] || whole) {
+                continue;
+            }
+            let (lo, hi) = (t & !step, (t | step).min(self.n - 1));
+            let d: [u32; 4] = core::array::from_fn(|c| {
+                (f32::from_bits(src[hi][c]) - f32::from_bits(src[lo][c])).to_bits()
+            });
+            self.write_gpr(t, x.dst_gpr, x.dst_rel, d, x.dst_sel, opts);
+        }
     }
 
     fn export(

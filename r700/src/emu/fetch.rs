@@ -396,6 +396,26 @@ pub fn texture(
             }
         }
     };
+    // SAMPLE_C*: the reference in src.W against the texel's X with the sampler's
+    // DEPTH_COMPARE_FUNCTION (r600d.h S_03C000_DEPTH_COMPARE_FUNCTION [28:26]: never, less,
+    // equal, less-equal, greater, not-equal, greater-equal, always); 1.0 or 0.0.
+    let v = if (24..=31).contains(&t.op) {
+        let func = sampler.map_or(0, |s| field(s.0[0], 26, 28));
+        let (r, d) = (f32::from_bits(coord[3]), f32::from_bits(v[0]));
+        let pass = match func {
+            0 => false,
+            1 => r < d,
+            2 => r == d,
+            3 => r <= d,
+            4 => r > d,
+            5 => r != d,
+            6 => r >= d,
+            _ => true,
+        };
+        [b(if pass { 1.0 } else { 0.0 }); 4]
+    } else {
+        v
+    };
     // The resource's DST_SEL, then the instruction's (applied by the caller).
     let mut out = [0; 4];
     for (c, o) in out.iter_mut().enumerate() {
