@@ -384,8 +384,9 @@ pub fn run_program(
                         let at = inp
                             .address
                             .wrapping_add((row[0][0] as u64 * inp.count as u64 + k) * 16);
-                        let v =
-                            core::array::from_fn(|c| mem.read_u32(at.wrapping_add(4 * c as u64)).unwrap_or(0));
+                        let v = core::array::from_fn(|c| {
+                            mem.read_u32(at.wrapping_add(4 * c as u64)).unwrap_or(0)
+                        });
                         wave.set_gpr(t, g as usize, v);
                     }
                 }
