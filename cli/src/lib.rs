@@ -5,5 +5,6 @@ pub mod defmt_log;
 pub mod eu;
 pub mod output;
 pub mod r700_isa;
+pub mod r700_run;
 pub mod replay;
 pub mod run;

@@ -19,10 +19,11 @@ use baregpu_cli::output::CliError;
 /// The usage text: this file's commands, then the EU toolkit's.
 fn usage() -> String {
     format!(
-        "{USAGE_HEAD}\n{}\n{}\n{}\n{}",
+        "{USAGE_HEAD}\n{}\n{}\n{}\n{}\n{}",
         baregpu_cli::eu::USAGE,
         baregpu_cli::r700_isa::USAGE,
         baregpu_cli::run::USAGE,
+        baregpu_cli::r700_run::USAGE,
         baregpu_cli::replay::USAGE
     )
 }

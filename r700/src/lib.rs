@@ -12,6 +12,7 @@
 //! * [`validate`]: the manual's legality rules for groups, read ports, clauses, kcache.
 //! * [`program`]: a whole shader: the CF program, then the clauses at the CF words' ADDR.
 //! * [`llvm_text`]: text as `llc -march=r600 -mcpu=rv770` prints it.
+//! * [`emu`]: a wavefront emulator that runs a program over a grid of threads.
 //!
 //! Decoding never panics: every reserved opcode, reserved bit or malformed layout is a
 //! [`DecodeError`]; every decoded value re-encodes to the same bits.
@@ -22,6 +23,7 @@ extern crate alloc;
 pub mod alu;
 pub mod asm;
 pub mod cf;
+pub mod emu;
 mod error;
 pub mod fetch;
 pub mod llvm_text;

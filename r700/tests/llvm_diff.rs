@@ -29,8 +29,47 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use baregpu_r700::emu::{self, EmuError, Grid, Options, Sampler, TexResource};
 use baregpu_r700::program::Program;
 use baregpu_r700::{asm, llvm_text};
+
+/// Runs a program over one wavefront with every constant buffer, texture and sampler
+/// bound (zeros and a small float texture) and the exports going to memory.
+fn run_on_emulator(program: &Program) -> Result<(), EmuError> {
+    let mut consts = vec![0u8; 1 << 16];
+    let mut out = vec![0u8; 64 * 64 * 16];
+    let mut tex: Vec<u8> = (0..8 * 8 * 4)
+        .flat_map(|i: u32| (i as f32).to_le_bytes())
+        .collect();
+    let mut opts = Options {
+        budget: 100_000,
+        export_base: [Some(emu::address(1, 0)); 3],
+        ..Options::default()
+    };
+    for cb in &mut opts.const_buffers {
+        *cb = Some(emu::ConstBuffer {
+            address: emu::address(0, 0),
+            size: 1 << 16,
+        });
+    }
+    for id in 0..18u8 {
+        opts.tex_resources.push((
+            id,
+            TexResource::linear(1, emu::address(2, 0), [8, 8], 8, 35, 0, false),
+        ));
+        opts.samplers.push((id, Sampler::point(0)));
+    }
+    emu::run_program(
+        program,
+        &mut [&mut consts, &mut out, &mut tex],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [64, 1, 1],
+        },
+        &opts,
+    )
+    .map(|_| ())
+}
 
 /// llc-14 (or llc), installed first by `r700/ensure-oracles.sh` when it is
 /// missing (as root or with password-less sudo; otherwise it says how).
@@ -661,6 +700,7 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
     let mut failures = Vec::new();
     let mut mnemonics = std::collections::BTreeMap::new();
     let mut swizzle_needed = 0usize;
+    let (mut emulated, mut not_emulated) = (0usize, Vec::new());
     for seed in 1..=300u64 {
         let ll = dir.join(format!("k{seed}.ll"));
         let (obj, asm) = (
@@ -722,6 +762,18 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         if program.encode() != text {
             failures.push(format!("seed {seed}: re-encoding differs from llc's bytes"));
         }
+        // llc's groups, clauses and flow run on the emulator: a group it calls illegal or
+        // a program that does not stop would be the emulator's error.
+        match run_on_emulator(&program) {
+            Ok(()) => emulated += 1,
+            Err(
+                e @ (EmuError::IllegalGroup { .. }
+                | EmuError::Budget { .. }
+                | EmuError::PcOutOfRange { .. }
+                | EmuError::StackOverflow { .. }),
+            ) => failures.push(format!("seed {seed}: emulator: {e}")),
+            Err(e) => not_emulated.push(format!("seed {seed}: {e}")),
+        }
         let ours = llvm_text::program(&program);
         // The exact text is llc's text plus " ; key=value" annotations, and assembles
         // back to llc's bytes.
@@ -776,6 +828,14 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
          {malformed} malformed llc programs rejected; {swizzle_needed} need their bank swizzles"
     );
     println!("mnemonics: {mnemonics:?}");
+    println!(
+        "emulator: {emulated} shaders ran; not emulated: {:?}",
+        &not_emulated[..not_emulated.len().min(10)]
+    );
+    assert_eq!(
+        emulated, shaders,
+        "shaders the emulator did not run: {not_emulated:?}"
+    );
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
