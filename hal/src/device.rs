@@ -222,13 +222,56 @@ pub enum PteFormat {
 pub struct GttDesc {
     /// Offset of the PTE alias in the register BAR (registers below it).
     pub alias_offset: u32,
-    /// Entries (4 KiB pages) at the smallest size the generation allows.
+    /// Entries (4 KiB pages) at the size the software GPU reports (the smallest the
+    /// generation's parts come with); the driver reads the real one from `size`.
     pub entries: u32,
     /// Size of the register BAR.
     pub bar_size: u32,
     /// Register written after PTE updates to flush the GTT write buffers.
     pub flush_register: u32,
     pub pte: PteFormat,
+    /// Where the size the firmware or hardware chose is read.
+    pub size: GttSize,
+}
+
+/// Where the GTT size is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizeSource {
+    /// An MMIO register (absolute offset).
+    Mmio(u32),
+    /// A 16-bit word of the GPU's PCI configuration space.
+    PciConfig(u16),
+}
+
+/// The GTT size field: where it is and the KiB of PTEs each value stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GttSize {
+    pub source: SizeSource,
+    /// Low bit and width of the field.
+    pub shift: u32,
+    pub width: u32,
+    /// KiB of PTEs (256 entries each) per field value; 0 for no GTT.
+    pub kib: &'static [u32],
+}
+
+impl GttSize {
+    /// Entries (4 KiB pages) for the source's raw value (the register, or the
+    /// configuration word); `None` for a reserved value or one meaning no GTT.
+    pub fn entries(&self, raw: u32) -> Option<u32> {
+        let value = (raw >> self.shift) & ((1 << self.width) - 1);
+        let kib = *self.kib.get(value as usize)?;
+        (kib != 0).then_some(kib * 256)
+    }
+
+    /// The field value that stands for `entries`, placed at its bits (what a device
+    /// with that many entries reports).
+    pub fn field_for(&self, entries: u32) -> Option<u32> {
+        let value = self
+            .kib
+            .iter()
+            .position(|&k| k != 0 && k * 256 == entries)?;
+        Some((value as u32) << self.shift)
+    }
 }
 
 impl Device {

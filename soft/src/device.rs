@@ -19,7 +19,7 @@ use crate::layout::{self, Layout};
 use crate::media::{self, Media};
 use crate::mem::gtt::Ggtt;
 use crate::regfile::RegFile;
-use baregpu_hal::device::{self, Forcewake};
+use baregpu_hal::device::{self, Forcewake, SizeSource};
 
 /// Commands an engine may run when the driver writes its TAIL.
 const RUN_ON_TAIL: u32 = 4096;
@@ -52,6 +52,13 @@ impl<B: MemoryBus> Device<B> {
         let mut regs = RegFile::new(tables);
         // The interrupt mask resets to all masked (003 line 55552 area).
         regs.set(layout.irq.imr, u32::MAX);
+        // The GTT size the driver reads, where it is a register (Gen4/G45 PGTBL_CTL).
+        let size = layout.device.gtt.size;
+        if let (SizeSource::Mmio(at), Some(field)) =
+            (size.source, size.field_for(layout.gtt_entries))
+        {
+            regs.set(at, regs.get(at) | field);
+        }
         let cs = Streamers::new(&layout, tables).map_err(|m| SoftGpuError::MissingField {
             command: m.command,
             field: m.field,
@@ -250,7 +257,15 @@ impl<B: MemoryBus> Device<B> {
             layout::Reset::Gdrst => 0x1000,
             layout::Reset::PciConfig => 0x100,
         };
+        // The GTT control (Gen4/G45 PGTBL_CTL, in the render page) survives.
+        let gtt_control = match self.layout.device.gtt.size.source {
+            SizeSource::Mmio(at) => Some((at, self.regs.get(at))),
+            SizeSource::PciConfig(_) => None,
+        };
         self.regs.reset_range(base..base + span);
+        if let Some((at, value)) = gtt_control {
+            self.regs.set(at, value);
+        }
         // The engine's media unit resets with it.
         if media::on_engine(self.layout.engines[i].name)
             && let Some(m) = self.media.as_mut()
@@ -323,10 +338,17 @@ impl<B: MemoryBus> Host for Device<B> {
 }
 
 /// The configuration space the model reports: Intel's vendor ID and the
-/// generation's device ID, class 03h (display controller) subclass 00h (VGA).
+/// generation's device ID, class 03h (display controller) subclass 00h (VGA),
+/// and the GTT size where it is a configuration word (Gen6/Gen7 SNB_GMCH_CTRL).
 fn config_space(layout: &Layout) -> [u32; 64] {
     let mut c = [0u32; 64];
     c[0] = ((layout.device_id as u32) << 16) | 0x8086;
     c[2] = 0x0300_0000;
+    let size = layout.device.gtt.size;
+    if let (SizeSource::PciConfig(at), Some(field)) =
+        (size.source, size.field_for(layout.gtt_entries))
+    {
+        c[at as usize / 4] |= field << ((at % 4) * 8);
+    }
     c
 }

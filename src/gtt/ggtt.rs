@@ -7,7 +7,8 @@
 
 use core::fmt;
 
-use baregpu_hal::device::{self, PteFormat};
+use baregpu_hal::DeviceIo;
+use baregpu_hal::device::{self, PteFormat, SizeSource};
 use baregpu_hal::{Generation, Mmio, Packet, gen4, gen6, gen7};
 
 use super::ranges::PageRanges;
@@ -48,6 +49,9 @@ pub enum GttError {
         pages: u64,
         limit: GfxAddr,
     },
+    /// The GPU's GTT size field holds a reserved value or says there is no GTT
+    /// (`raw`: the register or configuration word it was read from).
+    NoGttSize { raw: u32 },
 }
 
 impl fmt::Display for GttError {
@@ -62,6 +66,10 @@ impl fmt::Display for GttError {
                 "{:#x}..{:#x} is already in use (page 0 stays unmapped)",
                 gfx.0,
                 gfx.0.saturating_add(pages.saturating_mul(PAGE))
+            ),
+            GttError::NoGttSize { raw } => write!(
+                f,
+                "the GPU reports no usable GTT size (size register {raw:#x}); the firmware did not set up the GTT"
             ),
             GttError::OutOfRange { gfx, pages, limit } => write!(
                 f,
@@ -92,8 +100,31 @@ pub struct GgttLayout {
 }
 
 impl GgttLayout {
-    /// From the generation's device description (`hal/tables/<gen>/device.toml`, `[gtt]`):
-    /// the sizes are the smallest each generation allows.
+    /// The GTT of the GPU behind `device`: the alias and flush register of the
+    /// generation's device description, and the size the GPU reports in the size field
+    /// the description names (`[gtt] size`: PGTBL_CTL on Gen4/G45, SNB_GMCH_CTRL in
+    /// configuration space on Gen6/Gen7), bounded by the alias's room in the BAR.
+    pub fn read(generation: Generation, device: &dyn DeviceIo) -> Result<GgttLayout, GttError> {
+        let gtt = device::of(generation)
+            .ok_or(GttError::Unsupported(generation))?
+            .gtt;
+        let raw = match gtt.size.source {
+            SizeSource::Mmio(at) => device.read32(at),
+            // A 16-bit word: its dword, shifted down.
+            SizeSource::PciConfig(at) => (device.config_read32(at & !3) >> ((at % 4) * 8)) & 0xffff,
+        };
+        let entries = gtt.size.entries(raw).ok_or(GttError::NoGttSize { raw })?;
+        // The 965's 1 MiB BAR holds 512 KiB of PTEs; a larger size could not be written.
+        let room = (gtt.bar_size - gtt.alias_offset) / 4;
+        Ok(GgttLayout {
+            alias_offset: gtt.alias_offset,
+            entries: entries.min(room),
+            flush_register: gtt.flush_register,
+        })
+    }
+
+    /// From the generation's device description alone (`hal/tables/<gen>/device.toml`,
+    /// `[gtt]`): the size the software GPU reports, the smallest of the generation's parts.
     pub fn of(generation: Generation) -> Option<GgttLayout> {
         let gtt = baregpu_hal::device::of(generation)?.gtt;
         Some(GgttLayout {
@@ -167,13 +198,19 @@ pub struct Ggtt {
 impl Ggtt {
     /// A manager for `generation`, leaving page 0 unused so that a null
     /// graphics address always faults.
+    /// A GGTT of the description's size ([`GgttLayout::of`]).
     pub fn new(generation: Generation) -> Result<Self, GttError> {
         let layout = GgttLayout::of(generation).ok_or(GttError::Unsupported(generation))?;
-        Ok(Self {
+        Ok(Self::with_layout(generation, layout))
+    }
+
+    /// A GGTT of `layout` (from [`GgttLayout::read`]).
+    pub fn with_layout(generation: Generation, layout: GgttLayout) -> Self {
+        Self {
             generation,
             layout,
             free: PageRanges::new(1, layout.entries as u64),
-        })
+        }
     }
 
     pub fn layout(&self) -> GgttLayout {

@@ -198,7 +198,8 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     ) -> Result<Self, GpuError> {
         let profile = engines::profile(generation).ok_or(GpuError::Unsupported(generation))?;
         let enc = packets::encoders(generation).ok_or(GpuError::Unsupported(generation))?;
-        let mut ggtt = Ggtt::new(generation)?;
+        let mut ggtt =
+            Ggtt::with_layout(generation, gtt::ggtt::GgttLayout::read(generation, device)?);
         let mut held = Vec::new();
         for &(gfx, bytes) in keep_free {
             held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::ggtt::PAGE))?);

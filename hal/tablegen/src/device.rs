@@ -90,6 +90,18 @@ struct RawGtt {
     bar_size: u32,
     flush: RawReg,
     pte: String,
+    size: RawGttSize,
+}
+
+/// Where the GTT's size is read: an MMIO register or a PCI configuration word, a
+/// field of it, and the KiB of PTEs each field value stands for.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGttSize {
+    register: Option<RawReg>,
+    config_offset: Option<u16>,
+    bits: String,
+    kib: Vec<u32>,
 }
 
 #[derive(Deserialize)]
@@ -148,6 +160,23 @@ pub enum Reset {
     PciConfig { offset: u16 },
 }
 
+/// Where the GTT size is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SizeSource {
+    Mmio(u32),
+    PciConfig(u16),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GttSize {
+    pub source: SizeSource,
+    /// The field's low bit and width.
+    pub shift: u32,
+    pub width: u32,
+    /// KiB of PTEs per field value (0: a value that means no GTT or is reserved).
+    pub kib: Vec<u32>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GfxMode {
     Global(u32),
@@ -192,6 +221,7 @@ pub struct Device {
     pub bar_size: u32,
     pub gtt_flush: u32,
     pub pte: String,
+    pub gtt_size: GttSize,
     pub gtt_citation: String,
     pub compute: Option<Compute>,
 }
@@ -476,6 +506,44 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
     if gtt.alias_offset >= gtt.bar_size {
         return Err("gtt.alias_offset lies beyond bar_size".into());
     }
+    let gtt_size = {
+        let z = &gtt.size;
+        let source = match (&z.register, z.config_offset) {
+            (Some(r), None) => SizeSource::Mmio(absolute(t, r, "gtt.size.register")?),
+            (None, Some(o)) => SizeSource::PciConfig(o),
+            _ => return Err("gtt.size: give register or config_offset, not both".into()),
+        };
+        let (hi, lo) = match z.bits.split_once(':') {
+            Some((h, l)) => (h.trim().parse::<u32>(), l.trim().parse::<u32>()),
+            None => (z.bits.trim().parse::<u32>(), z.bits.trim().parse::<u32>()),
+        };
+        let (Ok(hi), Ok(lo)) = (hi, lo) else {
+            return Err(format!("gtt.size.bits {:?} is not HI:LO", z.bits));
+        };
+        if lo > hi || hi > 31 || (matches!(source, SizeSource::PciConfig(_)) && hi > 15) {
+            return Err(format!("gtt.size.bits {:?} out of the register", z.bits));
+        }
+        let width = hi - lo + 1;
+        if z.kib.is_empty() || z.kib.len() > 1 << width {
+            return Err(format!(
+                "gtt.size.kib: {} sizes for a {width}-bit field",
+                z.kib.len()
+            ));
+        }
+        // The smallest size is the one the model reports and the entries stand for.
+        if !z.kib.contains(&(gtt.entries / 256)) || gtt.entries % 256 != 0 {
+            return Err(format!(
+                "gtt.entries {:#x} is none of gtt.size.kib's sizes",
+                gtt.entries
+            ));
+        }
+        GttSize {
+            source,
+            shift: lo,
+            width,
+            kib: z.kib.clone(),
+        }
+    };
     let compute = match raw.compute {
         None => None,
         Some(c) => {
@@ -524,6 +592,7 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         bar_size: gtt.bar_size,
         gtt_flush: absolute(t, &gtt.flush, "gtt.flush")?,
         pte: gtt.pte,
+        gtt_size,
         gtt_citation: cited(&gtt.reference, "gtt")?,
         compute,
     })
@@ -624,10 +693,22 @@ pub fn generate(d: Option<&Device>) -> String {
         "gen6" => "Gen6",
         _ => "Gen7",
     };
+    let z = &d.gtt_size;
+    let source = match z.source {
+        SizeSource::Mmio(o) => format!("crate::device::SizeSource::Mmio({o:#x})"),
+        SizeSource::PciConfig(o) => format!("crate::device::SizeSource::PciConfig({o:#x})"),
+    };
+    let kib: Vec<String> = z.kib.iter().map(|k| k.to_string()).collect();
     let _ = writeln!(
         out,
-        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte} }},",
-        d.gtt_alias_offset, d.gtt_entries, d.bar_size, d.gtt_flush
+        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte}, size: crate::device::GttSize {{ source: {source}, shift: {}, width: {}, kib: &[{}] }} }},",
+        d.gtt_alias_offset,
+        d.gtt_entries,
+        d.bar_size,
+        d.gtt_flush,
+        z.shift,
+        z.width,
+        kib.join(", ")
     );
     let compute = match &d.compute {
         None => "None".to_string(),
@@ -722,10 +803,11 @@ page_fault_eir_bit = 4
 [gtt]
 ref = "test"
 alias_offset = 0x200000
-entries = 0x1000
+entries = 0x40000
 bar_size = 0x400000
 flush = "FLUSH"
 pte = "gen7"
+size = { config_offset = 0x50, bits = "9:8", kib = [0, 1024, 2048] }
 [compute]
 ref = "test"
 threads = 36
@@ -784,6 +866,10 @@ timestamp = "TIMESTAMP"
         assert!(code.contains("iir: 0x9008"), "{code}");
         assert!(code.contains("eir: 0x90b0"), "{code}");
         assert!(
+            code.contains("size: crate::device::GttSize { source: crate::device::SizeSource::PciConfig(0x50), shift: 8, width: 2, kib: &[0, 1024, 2048] }"),
+            "{code}"
+        );
+        assert!(
             code.contains("threads: 36, grf_registers: 128, curbe_read_rows: 127, urb_rows: None, scratch: crate::device::ScratchEncoding::PowersOfTwoKib"),
             "{code}"
         );
@@ -833,6 +919,18 @@ timestamp = "TIMESTAMP"
             (
                 DEVICE.replace("eir = \"EIR\", ", ""),
                 "errors.eir missing",
+            ),
+            (
+                DEVICE.replace("entries = 0x40000", "entries = 0x30000"),
+                "none of gtt.size.kib",
+            ),
+            (
+                DEVICE.replace("bits = \"9:8\"", "bits = \"8:9\""),
+                "gtt.size.bits",
+            ),
+            (
+                DEVICE.replace("kib = [0, 1024, 2048]", "kib = [0, 1024, 2048, 4096, 1]"),
+                "5 sizes for a 2-bit field",
             ),
             (
                 DEVICE.replace("pow2_kib", "log_kib"),
