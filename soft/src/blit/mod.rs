@@ -173,11 +173,11 @@ impl BlitOp {
 
 /// BCS_SWCTRL (Linux: blitter base + 0x200; masked). Bit 0: the source of
 /// a tiled XY blit is Y-tiled; bit 1: the destination is.
-pub(crate) const BCS_SWCTRL: u32 = 0x22200;
+pub(crate) const BCS_SWCTRL: u32 = baregpu_hal::gen6::regs::BCS_SWCTRL.offset();
 const SWCTRL_SRC_Y: u32 = 1 << 0;
 const SWCTRL_DST_Y: u32 = 1 << 1;
 /// ARB_MODE and its swizzle bit per generation (see the module notes).
-const ARB_MODE: u32 = 0x4030;
+const ARB_MODE: u32 = baregpu_hal::gen6::regs::ARB_MODE.offset();
 
 /// A rectangle, X2/Y2 exclusive (line 20712).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -464,9 +464,10 @@ fn clip_of(c: &Cmd, dw: &[u32]) -> Rect {
     }
 }
 
-/// Writes a register the tables do not list but the blitter needs:
-/// BCS_SWCTRL, a masked register (bits 31:16 enable 15:0). Returns
-/// whether `offset` was such a register.
+/// Writes BCS_SWCTRL, a masked register (bits 31:16 enable 15:0), on every
+/// generation: the gen6/gen7 tables list it, the Gen4/G45 ones (no blitter ring)
+/// do not, and there it stays 0 unless written (X tiles). Returns whether
+/// `offset` was BCS_SWCTRL.
 pub(crate) fn write_register(regs: &mut RegFile, offset: u32, value: u32) -> bool {
     if offset != BCS_SWCTRL {
         return false;

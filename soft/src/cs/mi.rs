@@ -226,7 +226,7 @@ impl<B: MemoryBus> Parts<'_, B> {
             Op::Noop => {
                 if field(c, dw, F::IdentificationNumberRegisterWriteEnable) == Some(1) {
                     let id = field(c, dw, F::IdentificationNumber).unwrap_or(0) as u32;
-                    self.regs.set(base + 0x94, id);
+                    self.regs.set(base + gen6::NOPID.relative_offset(), id);
                 }
             }
             Op::BatchStart => {

@@ -440,17 +440,11 @@ impl Media {
     }
 
     /// The scratch space of dispatch index `index`: R0.5's pointer
-    /// (General State relative) and the bytes per thread. Per Thread Scratch Space is linear on SNB,
-    /// 1-12 KiB (003 line 47461), and a power of two from 1 KiB on the
-    /// others (notes seed-003 §3.2; [ext: Mesa gen4.xml, gen7 compute
-    /// `ffs(per_thread_scratch) - 11`]).
+    /// (General State relative) and the bytes per thread, in the generation's
+    /// Per Thread Scratch Space encoding (device description `[compute] scratch`:
+    /// linear 1-12 KiB on SNB, powers of two from 1 KiB on the others).
     fn scratch_of(&self, index: u8) -> (u32, u32) {
-        let code = u32::from(self.vfe.scratch_code & 0xF);
-        let per_thread = if self.platform == IsaGen::Gen6 {
-            (code + 1) << 10
-        } else {
-            1024u32 << code.min(11)
-        };
+        let per_thread = self.scratch.bytes(u32::from(self.vfe.scratch_code));
         let at = self
             .vfe
             .scratch_base

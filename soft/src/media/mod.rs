@@ -37,27 +37,19 @@ use alloc::vec::Vec;
 
 use crate::command::{Cmd, F};
 use baregpu_hal::Generation;
+use baregpu_hal::device::{self, ScratchEncoding};
 use baregpu_isa::IsaGen;
 
 use crate::eu::array::{EuArray, EuConfig, EuFailure, EuReport, ProgramCache};
 use crate::eu::shared::{GfxMemory, MemFault};
 use crate::mem::Space;
 
-/// The ISA platform of the generation the device models.
-pub(crate) fn platform_of(g: Generation) -> Option<IsaGen> {
-    use Generation as G;
-    match g {
-        G::Gen4 => Some(IsaGen::Gen4),
-        G::G45 => Some(IsaGen::G45),
-        G::Gen6 => Some(IsaGen::Gen6),
-        G::Gen7 => Some(IsaGen::Gen7),
-        _ => None,
-    }
-}
-
-/// The media unit of a device of generation `g`, if it has one.
+/// The media unit of a device of generation `g`, if it has one: its EU instruction
+/// set and its limits come from the device description (`eu_isa`, `[compute]`).
 pub(crate) fn new_media(g: Generation) -> Option<Box<Media>> {
-    platform_of(g).map(|p| Box::new(Media::new(p)))
+    let d = device::of(g)?;
+    let platform = IsaGen::from_name(d.eu_isa)?;
+    Some(Box::new(Media::new(platform, d.compute?.scratch)))
 }
 
 /// Whether the engine named `engine` has the media unit: the media and
@@ -236,6 +228,8 @@ pub(crate) struct Vfe {
 /// The media/GPGPU unit of the render engine.
 pub(crate) struct Media {
     pub platform: IsaGen,
+    /// How MEDIA_VFE_STATE's Per Thread Scratch Space code maps to bytes.
+    pub scratch: ScratchEncoding,
     pub array: EuArray,
     pub cache: ProgramCache,
     pub selected: Selected,
@@ -261,9 +255,10 @@ pub(crate) struct Media {
 }
 
 impl Media {
-    pub fn new(platform: IsaGen) -> Media {
+    pub fn new(platform: IsaGen, scratch: ScratchEncoding) -> Media {
         Media {
             platform,
+            scratch,
             array: EuArray::new(platform, EuConfig::for_platform(platform)),
             cache: ProgramCache::new(),
             selected: Selected::default(),
