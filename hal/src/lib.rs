@@ -45,7 +45,8 @@ pub mod gen6 {
 pub mod gen7 {
     include!(concat!(env!("OUT_DIR"), "/gen7.rs"));
 }
-/// Gen12.5: DG2 (Arc Alchemist).
+/// Gen12.5: DG2 (Arc Alchemist). Empty unless the feature `gen12_5` (on by
+/// default) is enabled.
 pub mod gen12_5 {
     include!(concat!(env!("OUT_DIR"), "/gen12_5.rs"));
 }

@@ -531,7 +531,7 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             ));
         }
         // The smallest size is the one the model reports and the entries stand for.
-        if !z.kib.contains(&(gtt.entries / 256)) || gtt.entries % 256 != 0 {
+        if !z.kib.contains(&(gtt.entries / 256)) || !gtt.entries.is_multiple_of(256) {
             return Err(format!(
                 "gtt.entries {:#x} is none of gtt.size.kib's sizes",
                 gtt.entries
