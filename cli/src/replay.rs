@@ -19,7 +19,8 @@
 
 use std::fmt::Write as _;
 
-use baregpu::gtt::ggtt::{GgttLayout, PAGE};
+use baregpu::gtt::PAGE;
+use baregpu::gtt::ggtt::GgttLayout;
 use baregpu::gtt::{GfxAddr, ppgtt};
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;

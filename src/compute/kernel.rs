@@ -185,9 +185,16 @@ pub(crate) fn isa_gen(generation: Generation) -> Option<IsaGen> {
 /// Checks a kernel before anything is allocated for it: it decodes, it ends
 /// its threads, and its resource needs fit the generation. Returns the
 /// number of instructions.
+///
+/// `max_curbe_rows` is the CURBE rows a thread can read on `generation`, and
+/// the scratch size is checked by the caller as it encodes it: both limits
+/// are fields of the state (`state::max_curbe_read_rows`,
+/// `state::scratch_code`), and the state builders read [`Kernel`], so this
+/// module takes the limits from the caller instead of importing the state.
 pub(crate) fn validate(
     generation: Generation,
     desc: &KernelDesc<'_>,
+    max_curbe_rows: u32,
 ) -> Result<usize, ComputeError> {
     let platform = isa_gen(generation).ok_or(ComputeError::Unsupported {
         generation,
@@ -238,11 +245,10 @@ pub(crate) fn validate(
     check_max(
         "CURBE bytes per thread",
         desc.curbe_bytes as u64,
-        super::state::max_curbe_read_rows(generation) as u64 * 32,
+        max_curbe_rows as u64 * 32,
     )?;
     // 64 KiB: Ivy Bridge's largest SLM encoding [ext: Mesa encode_slm_size].
     check_max("shared local memory bytes", desc.slm_bytes as u64, 64 << 10)?;
-    super::state::scratch_code(generation, desc.scratch_bytes)?;
     Ok(entries.len())
 }
 

@@ -217,7 +217,9 @@ impl Compute {
         desc: &KernelDesc<'_>,
     ) -> Result<Kernel, ComputeError> {
         let generation = self.generation;
-        let instructions = kernel::validate(generation, desc)?;
+        let max_curbe_rows = state::max_curbe_read_rows(generation);
+        let instructions = kernel::validate(generation, desc, max_curbe_rows)?;
+        // Last of the checks: the scratch size, as it is encoded.
         let scratch = match state::scratch_code(generation, desc.scratch_bytes)? {
             None => None,
             Some((encoded, per_thread)) => {

@@ -11,7 +11,9 @@ use alloc::vec::Vec;
 
 use baregpu_hal::Mmio;
 
-use super::ggtt::{Caching, GfxAddr, Ggtt, GttError, PAGE};
+use super::addr::{GfxAddr, PAGE};
+use super::error::GttError;
+use super::ggtt::{Caching, Ggtt};
 use super::ranges::PageRanges;
 use crate::platform::{DmaRegion, Platform};
 

@@ -16,8 +16,6 @@ pub use bus::PlatformBus;
 use core::fmt;
 use core::ptr::NonNull;
 
-use crate::pci::PciAddress;
-
 /// A physical (bus) address: what the device sees and what GTT entries hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -26,6 +24,32 @@ pub struct PhysAddr(pub u64);
 impl fmt::Display for PhysAddr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:#x}", self.0)
+    }
+}
+
+/// A PCI function: bus, device (0-31), function (0-7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PciAddress {
+    pub bus: u8,
+    pub device: u8,
+    pub function: u8,
+}
+
+impl PciAddress {
+    /// A function address; `device` and `function` are masked to their widths.
+    pub const fn new(bus: u8, device: u8, function: u8) -> Self {
+        Self {
+            bus,
+            device: device & 0x1f,
+            function: function & 0x7,
+        }
+    }
+}
+
+impl fmt::Display for PciAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:02x}:{:02x}.{}", self.bus, self.device, self.function)
     }
 }
 

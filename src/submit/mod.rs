@@ -202,7 +202,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let mut ggtt = Ggtt::new(generation)?;
         let mut held = Vec::new();
         for &(gfx, bytes) in keep_free {
-            held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::ggtt::PAGE))?);
+            held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::PAGE))?);
         }
         let mmio: &'a dyn Mmio = device;
         let infos = profile.engines.clone();
@@ -289,7 +289,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     ) -> Result<(DmaRegion, Mapping), GpuError> {
         if !self.ggtt.is_free(gfx, bytes.max(1) as u64) {
             // The precise reason, before any memory is allocated.
-            let pages = (bytes.max(1) as u64).div_ceil(gtt::ggtt::PAGE);
+            let pages = (bytes.max(1) as u64).div_ceil(gtt::PAGE);
             let (first, pages) = self.ggtt.reserve_at(gfx, pages)?;
             self.ggtt.release_reservation(first, pages);
         }
