@@ -12,7 +12,7 @@ use baregpu_isa::kernel::decode_kernel;
 use super::error::{ComputeError, check_max};
 use super::surface::write_region;
 use crate::gtt::{GfxAddr, Mapping};
-use crate::platform::{DmaRegion, Platform};
+use crate::platform::{Dma, Platform};
 use crate::submit::Gpu;
 
 /// Kernel start pointers are 64-byte aligned: INTERFACE_DESCRIPTOR(_DATA)
@@ -99,8 +99,13 @@ impl<'a> KernelDesc<'a> {
 
 /// Per-thread scratch memory of a kernel.
 #[derive(Debug)]
-pub(crate) struct Scratch {
-    pub region: DmaRegion,
+pub(crate) struct Scratch<'a> {
+    /// Only the device addresses it (through `mapping`).
+    #[expect(
+        dead_code,
+        reason = "owned so that the scratch space lives as long as the kernel"
+    )]
+    pub memory: Dma<'a>,
     pub mapping: Mapping,
     /// The MEDIA_VFE_STATE Per Thread Scratch Space code.
     pub encoded: u32,
@@ -108,7 +113,7 @@ pub(crate) struct Scratch {
 
 /// A kernel in instruction memory, from [`super::Compute::load_kernel`].
 #[derive(Debug)]
-pub struct Kernel {
+pub struct Kernel<'a> {
     pub(crate) generation: Generation,
     /// First instruction.
     pub(crate) gfx: GfxAddr,
@@ -125,10 +130,11 @@ pub struct Kernel {
     pub(crate) barriers: bool,
     pub(crate) slm_bytes: u32,
     pub(crate) single_program_flow: bool,
-    pub(crate) scratch: Option<Scratch>,
+    /// Owned: the scratch memory goes back to the platform with the kernel.
+    pub(crate) scratch: Option<Scratch<'a>>,
 }
 
-impl Kernel {
+impl Kernel<'_> {
     /// Graphics address of the first instruction.
     pub fn gfx(&self) -> GfxAddr {
         self.gfx
@@ -159,15 +165,15 @@ impl Kernel {
 
 /// A GGTT buffer of kernels, filled front to back.
 #[derive(Debug)]
-pub(crate) struct InstructionHeap {
-    pub region: DmaRegion,
+pub(crate) struct InstructionHeap<'a> {
+    pub memory: Dma<'a>,
     pub mapping: Mapping,
     pub used: usize,
 }
 
-impl InstructionHeap {
+impl InstructionHeap<'_> {
     fn size(&self) -> usize {
-        self.region.size
+        self.memory.size()
     }
 
     /// Offset where `need` bytes fit at kernel alignment, if they do.
@@ -254,9 +260,9 @@ pub(crate) fn validate(
 
 /// Copies a validated binary, then NOP padding, into a heap with room (a new
 /// one when none has); returns (heap index, offset in the heap).
-pub(crate) fn upload<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    heaps: &mut Vec<InstructionHeap>,
+pub(crate) fn upload<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    heaps: &mut Vec<InstructionHeap<'a>>,
     binary: &[u8],
 ) -> Result<(usize, usize), ComputeError> {
     let need = binary.len().next_multiple_of(16) + PREFETCH_PAD;
@@ -268,9 +274,9 @@ pub(crate) fn upload<P: Platform + ?Sized>(
         Some(f) => f,
         None => {
             let size = need.max(HEAP_BYTES).next_multiple_of(4096);
-            let (region, mapping) = gpu.map_buffer(size)?;
+            let (memory, mapping) = gpu.map_buffer(size)?;
             heaps.push(InstructionHeap {
-                region,
+                memory,
                 mapping,
                 used: 0,
             });
@@ -279,14 +285,14 @@ pub(crate) fn upload<P: Platform + ?Sized>(
     };
     let heap = &mut heaps[index];
     let limit = heap.size();
-    write_region(&heap.region, limit, at, binary)?;
+    write_region(&heap.memory, limit, at, binary)?;
     // A compact instruction may end the binary half way into a 16-byte
     // slot: zero the rest of it, then fill the prefetch window with NOPs.
     let mut pos = at + binary.len().next_multiple_of(16);
     let tail = pos - (at + binary.len());
-    write_region(&heap.region, limit, at + binary.len(), &[0; 16][..tail])?;
+    write_region(&heap.memory, limit, at + binary.len(), &[0; 16][..tail])?;
     while pos < at + need {
-        write_region(&heap.region, limit, pos, &NOP)?;
+        write_region(&heap.memory, limit, pos, &NOP)?;
         pos += NOP.len();
     }
     heap.used = at + need;

@@ -1,17 +1,21 @@
 //! The OS seam: everything the driver needs from the operating system.
 //!
-//! An OS embeds baregpu by implementing [`Platform`]. Two implementations
+//! An OS embeds baregpu by implementing [`Platform`]: raw DMA regions come
+//! from it and go back to it. Everything above the seam holds DMA memory as
+//! [`Dma`], which returns it to the platform when dropped. Two implementations
 //! ship with the project: the QEMU boot kernel's (`baregpu-boot`) and, with
 //! the cargo feature `host`, `host::HostPlatform` for tests and host tools,
 //! which keeps DMA memory on the heap under made-up physical addresses and
-//! simulates a PCI bus. `examples/bare_metal_platform.rs` is a skeleton to
+//! simulates a PCI bus. `examples/bare_metal_platform/` is a skeleton to
 //! copy.
 
 pub mod bus;
+pub mod dma;
 #[cfg(any(test, feature = "host"))]
 pub mod host;
 
 pub use bus::PlatformBus;
+pub use dma::{Dma, DmaRegion, OutOfBounds};
 
 use core::fmt;
 use core::ptr::NonNull;
@@ -53,30 +57,6 @@ impl fmt::Display for PciAddress {
     }
 }
 
-/// A block of physically contiguous memory that a device may read and write.
-///
-/// It is a plain description (no ownership): hand it back to
-/// [`Platform::dma_free`] of the platform that allocated it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DmaRegion {
-    /// Bus address of the first byte.
-    pub phys: PhysAddr,
-    /// Where the CPU sees the first byte.
-    pub virt: NonNull<u8>,
-    /// Size in bytes.
-    pub size: usize,
-}
-
-impl DmaRegion {
-    /// Whether `phys..phys+len` lies inside this region.
-    pub fn contains(&self, phys: PhysAddr, len: usize) -> bool {
-        phys.0 >= self.phys.0
-            && (phys.0 - self.phys.0)
-                .checked_add(len as u64)
-                .is_some_and(|end| end <= self.size as u64)
-    }
-}
-
 /// Why a platform request failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -108,9 +88,12 @@ pub trait Platform {
     /// Allocates `size` bytes of zeroed, physically contiguous memory aligned
     /// to `align` (a power of two, at least 4096 is typical for GPU pages),
     /// mapped for the CPU with a caching mode coherent with device access.
+    /// The driver calls it through [`Dma::new`].
     fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError>;
 
-    /// Frees a region returned by [`Platform::dma_alloc`].
+    /// Frees a region returned by [`Platform::dma_alloc`]. The driver calls
+    /// it from one place only, [`Dma`]'s `Drop`; code that embeds the driver
+    /// holds [`Dma`] values (`Dma::new`) and never calls this itself.
     ///
     /// # Safety
     /// `region` must come from `dma_alloc` on this platform, must not have
