@@ -15,9 +15,9 @@ use crate::sample::BORDER;
 
 /// Records a one-thread dispatch of the EOT kernel (which declares
 /// `used` samplers) with `samplers` bound and returns its commands.
-fn record(
-    gpu: &mut HostGpu<'_>,
-    cx: &mut Compute,
+fn record<'g>(
+    gpu: &mut HostGpu<'g>,
+    cx: &mut Compute<'g>,
     used: &[u32],
     samplers: &[(u32, Sampler)],
     bindings: &[(u32, Resource<'_>)],
