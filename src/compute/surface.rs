@@ -2,6 +2,8 @@
 //! access, and the generation-neutral description of the SURFACE_STATE each
 //! one becomes when bound (the per-generation packing is in `state/`).
 
+use alloc::vec;
+
 use baregpu_hal::Generation;
 
 use super::error::{ComputeError, check_max};
@@ -256,11 +258,12 @@ impl Surface<'_> {
     /// Call only while no submitted work uses the surface.
     pub fn write_pixels(&self, swizzle: Swizzle, pixels: &[u8]) -> Result<(), ComputeError> {
         let row = self.width as usize * self.format.bytes_per_pixel() as usize;
-        // SAFETY: the region is live, `size()` bytes long, and the caller
-        // guarantees the GPU does not touch it meanwhile.
-        let dst = unsafe { region_mut(&self.memory, self.size()) };
+        // Read, lay the pixels out, write back: bytes the layout does not
+        // cover (pitch padding) keep what they held.
+        let mut dst = vec![0; self.size()];
+        read_region(&self.memory, self.size(), 0, &mut dst)?;
         tiling::linear_to_tiled(
-            dst,
+            &mut dst,
             self.tiling,
             swizzle,
             self.pitch as usize,
@@ -269,19 +272,20 @@ impl Surface<'_> {
             row,
             self.height as usize,
         )
-        .map_err(|_| ComputeError::Invalid("pixel data does not match the surface size"))
+        .map_err(|_| ComputeError::Invalid("pixel data does not match the surface size"))?;
+        write_region(&self.memory, self.size(), 0, &dst)
     }
 
     /// Reads the surface back as row-major pixels (the inverse of
     /// [`Surface::write_pixels`]).
     pub fn read_pixels(&self, swizzle: Swizzle, pixels: &mut [u8]) -> Result<(), ComputeError> {
         let row = self.width as usize * self.format.bytes_per_pixel() as usize;
-        // SAFETY: as in `write_pixels`; the slice is only read.
-        let src = unsafe { region_ref(&self.memory, self.size()) };
+        let mut src = vec![0; self.size()];
+        read_region(&self.memory, self.size(), 0, &mut src)?;
         tiling::tiled_to_linear(
             pixels,
             row,
-            src,
+            &src,
             self.tiling,
             swizzle,
             self.pitch as usize,
@@ -381,29 +385,6 @@ impl SurfaceDesc {
             (e & 0x7f, (e >> 7) & 0x1fff, (e >> 20) & 0x7f)
         }
     }
-}
-
-/// A mutable byte view of the first `len` bytes of DMA memory (for the
-/// (de)tiling loops, which want slices).
-///
-/// # Safety
-/// Nothing else (CPU or device) may access those bytes while the slice
-/// lives; it cannot outlive `memory`.
-pub(crate) unsafe fn region_mut<'r>(memory: &'r Dma<'_>, len: usize) -> &'r mut [u8] {
-    let len = len.min(memory.size());
-    // SAFETY: forwarded to the caller; `len` is clamped to the live region,
-    // which `memory` keeps allocated for 'r.
-    unsafe { core::slice::from_raw_parts_mut(memory.virt().as_ptr(), len) }
-}
-
-/// A shared byte view of the first `len` bytes of DMA memory.
-///
-/// # Safety
-/// As [`region_mut`], except that other readers are fine.
-pub(crate) unsafe fn region_ref<'r>(memory: &'r Dma<'_>, len: usize) -> &'r [u8] {
-    let len = len.min(memory.size());
-    // SAFETY: forwarded to the caller; `len` is clamped to the live region.
-    unsafe { core::slice::from_raw_parts(memory.virt().as_ptr(), len) }
 }
 
 /// Bounds-checked copy into the first `limit` bytes of DMA memory.

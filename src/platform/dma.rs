@@ -185,7 +185,7 @@ impl<'p> Dma<'p> {
     /// The dword at dword index `index`, read once (volatile: the device may
     /// have just written it).
     pub fn read_u32(&self, index: usize) -> Result<u32, OutOfBounds> {
-        let offset = index.checked_mul(4).unwrap_or(usize::MAX);
+        let offset = index.saturating_mul(4);
         self.check(offset, 4)?;
         // SAFETY: in bounds (checked); a byte array has no alignment need.
         let bytes = unsafe {
@@ -196,7 +196,7 @@ impl<'p> Dma<'p> {
 
     /// Writes the dword at dword index `index` (volatile).
     pub fn write_u32(&self, index: usize, value: u32) -> Result<(), OutOfBounds> {
-        let offset = index.checked_mul(4).unwrap_or(usize::MAX);
+        let offset = index.saturating_mul(4);
         self.check(offset, 4)?;
         // SAFETY: in bounds (checked); a byte array has no alignment need.
         unsafe {
