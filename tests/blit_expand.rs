@@ -566,11 +566,14 @@ macro_rules! expand_tests {
                                     ("transparency_color_high", hi as i64),
                                 ]);
                                 // 16 bpp takes the pattern in the command, 32 bpp from memory.
+                                // The pattern's memory lives until the blit ran.
+                                let mut pattern_mem = None;
                                 let c = if pattern && cpp == 2 {
                                     cmd(T, "XY_PAT_CHROMA_BLT_IMMEDIATE", &f, &words(&pat))
                                 } else if pattern {
                                     let (p, pg) = buffer(gpu, pat.len(), 1);
                                     fill(&p, &pat);
+                                    pattern_mem = Some(p);
                                     f.push(("pattern_base_address", pg as i64));
                                     cmd(T, "XY_PAT_CHROMA_BLT", &f, &[])
                                 } else {
@@ -584,6 +587,7 @@ macro_rules! expand_tests {
                                     cmd(T, "XY_SRC_COPY_CHROMA_BLT", &f, &[])
                                 };
                                 run(gpu, &[c]).unwrap();
+                                drop(pattern_mem);
                                 let want = expect(
                                     &before,
                                     pitch,
