@@ -83,7 +83,7 @@ const EXECUTED: &[(&str, &str)] = &[
     ("CONSTANT_BUFFER", "tests/compute_* (Gen4/G45)"),
 ];
 
-/// Commands with nothing to act on in the model (soft/src/engine.rs
+/// Commands with nothing to act on in the model (soft/src/cs/table.rs
 /// `NO_EFFECT` says why): they must complete without an error.
 const NO_EFFECT: &[&str] = &[
     "MI_FLUSH",

@@ -209,3 +209,73 @@ fn fixed_ppgtt_mappings_and_a_placed_batch_in_a_context() {
     // Submitted as it is: nothing after its MI_BATCH_BUFFER_END was written.
     assert_eq!(code.read_u32(0x40 + batch.len()).unwrap(), 0);
 }
+
+/// The GGTT's size is the one the GPU reports in the field its device description
+/// names (SNB_GMCH_CTRL on Gen6/Gen7, PGTBL_CTL on Gen4/G45), not a fixed table.
+mod gtt_size {
+    use baregpu::gtt::GttError;
+    use baregpu::hal::{ConfigSpace, Generation, Mmio};
+    use baregpu::platform::PlatformBus;
+    use baregpu::platform::host::HostPlatform;
+    use baregpu::{Gpu, GpuError};
+    use baregpu_soft::SoftGpu;
+
+    #[test]
+    fn the_driver_reads_the_size_the_gpu_reports() {
+        for generation in [
+            Generation::Gen4,
+            Generation::G45,
+            Generation::Gen6,
+            Generation::Gen7,
+        ] {
+            let p = HostPlatform::new();
+            let soft = SoftGpu::new(generation, PlatformBus::new(&p)).unwrap();
+            let described = baregpu::hal::device::of(generation).unwrap().gtt.entries;
+            let mut gpu = Gpu::new(&p, &soft, generation).unwrap();
+            assert_eq!(gpu.ggtt().layout().entries, described, "{generation:?}");
+        }
+    }
+
+    #[test]
+    fn gen6_with_1_mib_of_ptes_has_half_the_entries() {
+        let p = HostPlatform::new();
+        let soft = SoftGpu::new(Generation::Gen6, PlatformBus::new(&p)).unwrap();
+        // SNB_GMCH_CTRL (configuration word 0x50) bits 9:8: 1 = 1 MiB of PTEs.
+        let word = soft.config_read32(0x50);
+        soft.config_write32(0x50, (word & !(3 << 8)) | (1 << 8));
+        let mut gpu = Gpu::new(&p, &soft, Generation::Gen6).unwrap();
+        assert_eq!(gpu.ggtt().layout().entries, 256 * 1024);
+    }
+
+    #[test]
+    fn a_gpu_without_a_gtt_is_refused_with_the_register_value() {
+        let p = HostPlatform::new();
+        let soft = SoftGpu::new(Generation::Gen7, PlatformBus::new(&p)).unwrap();
+        let word = soft.config_read32(0x50);
+        soft.config_write32(0x50, word & !(3 << 8));
+        let err = Gpu::new(&p, &soft, Generation::Gen7).err().expect("no GTT");
+        assert!(
+            matches!(err, GpuError::Gtt(GttError::NoGttSize { raw }) if raw & (3 << 8) == 0),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("no usable GTT size"), "{err}");
+    }
+
+    #[test]
+    fn the_965_size_field_is_bounded_by_its_bar() {
+        let p = HostPlatform::new();
+        let soft = SoftGpu::new(Generation::Gen4, PlatformBus::new(&p)).unwrap();
+        // PGTBL_CTL bits 3:1 = 4: 2 MiB of PTEs, more than the 965's BAR holds past its
+        // 512 KiB alias offset.
+        let pgtbl_ctl = baregpu::hal::gen4::regs::PGTBL_CTL.offset();
+        let ctl = soft.read32(pgtbl_ctl);
+        soft.write32(pgtbl_ctl, (ctl & !0xe) | (4 << 1));
+        let mut gpu = Gpu::new(&p, &soft, Generation::Gen4).unwrap();
+        let gtt = baregpu::hal::device::of(Generation::Gen4).unwrap().gtt;
+        assert_eq!(
+            gpu.ggtt().layout().entries,
+            (gtt.bar_size - gtt.alias_offset) / 4
+        );
+        assert!((gtt.bar_size - gtt.alias_offset) / 4 < 2048 * 256);
+    }
+}

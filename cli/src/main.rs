@@ -6,6 +6,7 @@
 //! baregpu disasm --gen <gen> [--no-labels] <binary>       disassemble EU instructions
 //! baregpu asm --gen <gen> [--compact] <source> -o <binary>  assemble EU instructions
 //! baregpu validate --gen <gen> <binary>        check EU instructions against the manuals' rules
+//! baregpu disasm|asm|validate --gen r700 ...   the same for AMD R700 shaders
 //! baregpu run --gen <gen> --kernel <file> ...  run an EU binary on the software GPU
 //! baregpu replay --gen <gen> --mem <addr>=<file> --batch <addr> ...  run a raw batch on it
 //! ```
@@ -18,9 +19,11 @@ use baregpu_cli::output::CliError;
 /// The usage text: this file's commands, then the EU toolkit's.
 fn usage() -> String {
     format!(
-        "{USAGE_HEAD}\n{}\n{}\n{}",
+        "{USAGE_HEAD}\n{}\n{}\n{}\n{}\n{}",
         baregpu_cli::eu::USAGE,
+        baregpu_cli::r700_isa::USAGE,
         baregpu_cli::run::USAGE,
+        baregpu_cli::r700_run::USAGE,
         baregpu_cli::replay::USAGE
     )
 }
@@ -64,6 +67,11 @@ fn command(args: &[String], out: &mut dyn Write) -> Result<ExitCode, CliError> {
             defmt_log(&args[1], args.get(2), out)?
         }
         Some("decode") => decode(&args[1..], out)?,
+        Some(cmd @ ("disasm" | "asm" | "validate")) if baregpu_cli::r700_isa::wants(&args[1..]) => {
+            if !baregpu_cli::r700_isa::run_to(cmd, &args[1..], out)? {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
         Some(cmd @ ("disasm" | "asm")) => baregpu_cli::eu::run_to(&args[1..], cmd == "asm", out)?,
         Some("run") => write!(out, "{}", baregpu_cli::run::run(&args[1..])?.summary)?,
         Some("replay") => write!(out, "{}", baregpu_cli::replay::run(&args[1..])?.summary)?,

@@ -109,7 +109,7 @@ pub(crate) fn number(s: &str) -> Result<u64, String> {
     r.map_err(|_| format!("{s:?} is not a number"))
 }
 
-fn triple(s: &str, what: &str) -> Result<[u32; 3], String> {
+pub(crate) fn triple(s: &str, what: &str) -> Result<[u32; 3], String> {
     let parts: Vec<&str> = s.split(',').collect();
     let mut out = [1u32; 3];
     if parts.is_empty() || parts.len() > 3 {
@@ -387,6 +387,10 @@ pub struct RunOutput {
 
 /// Runs `baregpu run` with its arguments.
 pub fn run(args: &[String]) -> Result<RunOutput, String> {
+    // The R700 runs on its own emulator, not through the Intel driver.
+    if args.windows(2).any(|w| w[0] == "--gen" && w[1] == "r700") {
+        return crate::r700_run::run(args).map(|summary| RunOutput { summary });
+    }
     let o = parse(args)?;
     // Wall-clock time: the timeout is the user's bound on how long the run takes.
     let platform = HostPlatform::with_clock(wall_ns);

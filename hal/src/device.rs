@@ -15,6 +15,69 @@ pub struct Device {
     pub engines: &'static [EngineDesc],
     pub gt: GtDesc,
     pub gtt: GttDesc,
+    /// The media/GPGPU pipeline's limits; `None` where the driver has no compute path yet.
+    pub compute: Option<ComputeDesc>,
+}
+
+/// Limits of the media/GPGPU pipeline the driver sizes its state by and the model
+/// decodes by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputeDesc {
+    /// Hardware threads MEDIA_VFE_STATE is programmed for (the scratch space is sized for
+    /// this many; a GPGPU group must fit them).
+    pub threads: u32,
+    /// GRF registers of a thread: its payload (R0, constants, inline data) must fit.
+    pub grf_registers: u32,
+    /// Constant (CURBE) registers one thread may read.
+    pub curbe_read_rows: u32,
+    /// Rows (256-bit) of the URB media dispatch shares with the CURBE, where the driver
+    /// sizes URB entries itself (Gen6/Gen7); `None`: the generation's own scheme (Gen4/G45).
+    pub urb_rows: Option<u32>,
+    /// How MEDIA_VFE_STATE's Per Thread Scratch Space code maps to bytes.
+    pub scratch: ScratchEncoding,
+    /// The most scratch bytes per thread.
+    pub scratch_max_bytes: u32,
+    /// The most shared local memory one group may have (0: none).
+    pub shared_local_memory_bytes: u32,
+    /// The most inline dwords one MEDIA_OBJECT may carry to its thread.
+    pub inline_dwords: u32,
+    /// MEDIA_OBJECT_WALKER exists.
+    pub media_walker: bool,
+    /// GPGPU_WALKER exists: thread groups with barriers, SIMD32 and shared local memory.
+    pub gpgpu_walker: bool,
+}
+
+/// The Per Thread Scratch Space code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScratchEncoding {
+    /// Code `n` is `n + 1` KiB.
+    LinearKib,
+    /// Code `n` is `1 KiB << n`.
+    PowersOfTwoKib,
+}
+
+impl ScratchEncoding {
+    /// Bytes per thread of code `code` (its low 4 bits; a power-of-two code beyond
+    /// the largest encoding, 11 = 2 MiB, reads as the largest).
+    pub fn bytes(self, code: u32) -> u32 {
+        let code = code & 0xf;
+        match self {
+            ScratchEncoding::LinearKib => (code + 1) << 10,
+            ScratchEncoding::PowersOfTwoKib => 1024 << code.min(11),
+        }
+    }
+
+    /// The code for at least `bytes` (non-zero) and the bytes it stands for.
+    pub fn code_for(self, bytes: u32) -> (u32, u32) {
+        let kib = bytes.div_ceil(1024).max(1);
+        match self {
+            ScratchEncoding::LinearKib => (kib - 1, kib << 10),
+            ScratchEncoding::PowersOfTwoKib => {
+                let pow = kib.next_power_of_two();
+                (pow.trailing_zeros(), pow << 10)
+            }
+        }
+    }
 }
 
 /// One command streamer.
@@ -29,6 +92,16 @@ pub struct EngineDesc {
     /// Its HWS_PGA (status page address) register, absolute: Gen7 moves it below the video
     /// and blitter bases.
     pub hws_pga: u32,
+    /// Where its errors and its position are reported.
+    pub errors: ErrorRegs,
+    /// Its own interrupt mask register (absolute), in front of the GT one; `None` where
+    /// rings have none (Gen4/G45).
+    pub imr: Option<u32>,
+    /// Its 64-bit TIMESTAMP counter (absolute, low dword first), where it has one.
+    pub timestamp: Option<u32>,
+    /// Where the first page fault of its accesses is recorded (absolute), where it has
+    /// such a register (Gen6/Gen7's arbiter page fault registers).
+    pub page_fault: Option<u32>,
     /// Bit of its user interrupt (MI_USER_INTERRUPT) in the interrupt registers.
     pub user_interrupt_bit: u32,
     /// Bit of its command streamer error.
@@ -55,6 +128,25 @@ pub struct RingRegs {
     pub head: u32,
     pub start: u32,
     pub ctl: u32,
+}
+
+/// The registers an engine's error capture reads, absolute offsets: the engine's own
+/// instance, or a GT-level register engines share (Gen4/G45's EIR/EMR/ESR).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorRegs {
+    /// Instruction parser error identity.
+    pub ipeir: u32,
+    /// Header of the command the parser stopped at.
+    pub ipehr: u32,
+    pub instdone: u32,
+    /// Active head: the graphics address being fetched.
+    pub acthd: u32,
+    /// Error identity, mask and status.
+    pub eir: u32,
+    pub emr: u32,
+    pub esr: u32,
+    /// Address of the batch being executed.
+    pub bb_addr: u32,
 }
 
 /// Interrupt status, mask, identity and enable registers (absolute offsets).
@@ -104,7 +196,7 @@ pub struct GtDesc {
     pub reset: Reset,
     /// `None`: no PPGTT on this generation.
     pub gfx_mode: Option<GfxMode>,
-    /// Each ring has its own IMR in front of the GT one.
+    /// Each ring has its own IMR in front of the GT one (`EngineDesc::imr` on every engine).
     pub ring_imr: bool,
     /// HWS_PGA takes a physical address, not a GTT one.
     pub hwsp_physical: bool,
@@ -130,13 +222,56 @@ pub enum PteFormat {
 pub struct GttDesc {
     /// Offset of the PTE alias in the register BAR (registers below it).
     pub alias_offset: u32,
-    /// Entries (4 KiB pages) at the smallest size the generation allows.
+    /// Entries (4 KiB pages) at the size the software GPU reports (the smallest the
+    /// generation's parts come with); the driver reads the real one from `size`.
     pub entries: u32,
     /// Size of the register BAR.
     pub bar_size: u32,
     /// Register written after PTE updates to flush the GTT write buffers.
     pub flush_register: u32,
     pub pte: PteFormat,
+    /// Where the size the firmware or hardware chose is read.
+    pub size: GttSize,
+}
+
+/// Where the GTT size is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizeSource {
+    /// An MMIO register (absolute offset).
+    Mmio(u32),
+    /// A 16-bit word of the GPU's PCI configuration space.
+    PciConfig(u16),
+}
+
+/// The GTT size field: where it is and the KiB of PTEs each value stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GttSize {
+    pub source: SizeSource,
+    /// Low bit and width of the field.
+    pub shift: u32,
+    pub width: u32,
+    /// KiB of PTEs (256 entries each) per field value; 0 for no GTT.
+    pub kib: &'static [u32],
+}
+
+impl GttSize {
+    /// Entries (4 KiB pages) for the source's raw value (the register, or the
+    /// configuration word); `None` for a reserved value or one meaning no GTT.
+    pub fn entries(&self, raw: u32) -> Option<u32> {
+        let value = (raw >> self.shift) & ((1 << self.width) - 1);
+        let kib = *self.kib.get(value as usize)?;
+        (kib != 0).then_some(kib * 256)
+    }
+
+    /// The field value that stands for `entries`, placed at its bits (what a device
+    /// with that many entries reports).
+    pub fn field_for(&self, entries: u32) -> Option<u32> {
+        let value = self
+            .kib
+            .iter()
+            .position(|&k| k != 0 && k * 256 == entries)?;
+        Some((value as u32) << self.shift)
+    }
 }
 
 impl Device {
@@ -147,7 +282,7 @@ impl Device {
 }
 
 /// The description of `generation`, or `None` when its tables have none yet.
-pub fn of(generation: Generation) -> Option<&'static Device> {
+pub const fn of(generation: Generation) -> Option<&'static Device> {
     match generation {
         Generation::Gen4 => crate::gen4::DEVICE.as_ref(),
         Generation::G45 => crate::g45::DEVICE.as_ref(),

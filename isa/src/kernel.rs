@@ -7,8 +7,8 @@ use core::fmt;
 use crate::codec::{decode, from_dwords};
 use crate::compact::{self, CompactError};
 use crate::error::DecodeError;
-use crate::inst::Instruction;
 use crate::generation::IsaGen;
+use crate::inst::Instruction;
 use crate::tables;
 
 /// One instruction of a kernel.
@@ -168,12 +168,7 @@ mod tests {
 
     #[test]
     fn native_and_compact_entries_with_offsets() {
-        for p in [
-            IsaGen::G45,
-            IsaGen::Gen6,
-            IsaGen::Gen7,
-            IsaGen::Gen75,
-        ] {
+        for p in [IsaGen::G45, IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
             let (x, y) = (for_gen(p, add(1, 2)), for_gen(p, add(3, 4)));
             let a = to_dwords(encode(p, &x).unwrap());
             let b = to_dwords(encode(p, &y).unwrap());
@@ -237,9 +232,6 @@ mod tests {
             KernelErrorKind::Decode(DecodeError::ReservedBits { .. })
         ));
         let bytes = bytes_of(&[0x7E, 0, 0, 0]);
-        assert_eq!(
-            decode_kernel(IsaGen::Gen4, &bytes).map(|v| v.len()),
-            Ok(1)
-        );
+        assert_eq!(decode_kernel(IsaGen::Gen4, &bytes).map(|v| v.len()), Ok(1));
     }
 }

@@ -11,15 +11,15 @@ extern crate alloc;
 pub mod codec;
 pub mod compact;
 pub mod error;
+pub mod generation;
 pub mod inst;
 pub mod kernel;
 pub mod message;
-pub mod generation;
 pub mod tables;
 pub mod text;
 pub mod validate;
 
 pub use codec::{decode, decode_bytes, encode, encode_bytes};
 pub use error::{DecodeError, EncodeError};
-pub use inst::Instruction;
 pub use generation::IsaGen;
+pub use inst::Instruction;

@@ -6,12 +6,7 @@
 use baregpu_isa::IsaGen;
 use baregpu_isa::compact::{self, CompactError, CompactTables};
 
-const COMPACTING: [IsaGen; 4] = [
-    IsaGen::G45,
-    IsaGen::Gen6,
-    IsaGen::Gen7,
-    IsaGen::Gen75,
-];
+const COMPACTING: [IsaGen; 4] = [IsaGen::G45, IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75];
 
 /// One instruction as table rows plus the fields the compact form carries verbatim.
 #[derive(Clone, Copy, Debug)]

@@ -185,12 +185,7 @@ fn disassembly_is_symbolic_and_reassembles_to_the_same_bits() {
 #[test]
 fn compacted_forms_stay_exact_and_symbolic() {
     let mut compacted = 0;
-    for p in [
-        IsaGen::G45,
-        IsaGen::Gen6,
-        IsaGen::Gen7,
-        IsaGen::Gen75,
-    ] {
+    for p in [IsaGen::G45, IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         for f in corpus::forms(p) {
             let Some(c) = baregpu_isa::compact::compact(p, to_dwords(f.word)) else {
                 continue;

@@ -242,13 +242,7 @@ fn offsets(prog: &[Program]) -> (Vec<usize>, Vec<usize>, usize) {
 
 /// Checks every aimed branch of an assembled kernel against the manual's
 /// rules; returns the decoded entries of the source's instructions.
-fn check_jumps(
-    p: IsaGen,
-    bytes: &[u8],
-    prog: &[Program],
-    aims: &[Aim],
-    what: &str,
-) -> Vec<Entry> {
+fn check_jumps(p: IsaGen, bytes: &[u8], prog: &[Program], aims: &[Aim], what: &str) -> Vec<Entry> {
     let (insts, pads, end) = offsets(prog);
     assert_eq!(end, bytes.len(), "{p} {what}: program size");
     let entries = decode_kernel(p, bytes).unwrap_or_else(|e| panic!("{p} {what}: {e}"));
@@ -400,12 +394,7 @@ L1:
 add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f
 mov (8|M0) r1.0<1>:f 0x3F800000:f
 ";
-    for p in [
-        IsaGen::G45,
-        IsaGen::Gen6,
-        IsaGen::Gen7,
-        IsaGen::Gen75,
-    ] {
+    for p in [IsaGen::G45, IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let prog = assemble_program_with(p, src, COMPACT).unwrap();
         let kinds: Vec<&str> = prog
             .iter()

@@ -11,6 +11,7 @@ use core::fmt;
 use crate::alu::{AluForm, AluGroup, AluInst, OP2, OP3, OpInfo, Src, sel};
 use crate::cf::{CfAlu, CfAluOp, CfExport, CfInst, CfOp, CfWord, ExportOp, ExportWord1};
 use crate::fetch::{TexInst, VtxInst, tex_op_name};
+use crate::mem::{self, DsRead, DsWrite, MemInst, MemRead};
 use crate::program::{Clause, Program};
 
 /// A line that does not assemble.
@@ -81,8 +82,12 @@ impl<'a> Cur<'a> {
     }
     /// Four swizzle selects: X Y Z W 0 1 _.
     fn sel4(&mut self) -> R<[u8; 4]> {
+        self.sel4_prefix(4)
+    }
+    /// The first `n` of four swizzle selects (the rest zero).
+    fn sel4_prefix(&mut self, n: usize) -> R<[u8; 4]> {
         let mut s = [0; 4];
-        for v in &mut s {
+        for v in s.iter_mut().take(n) {
             let c = self.0.chars().next().ok_or("expected four selects")?;
             *v = match c {
                 'X' => 0,
@@ -590,7 +595,9 @@ fn parse_literals(text: &str) -> R<[u32; 2]> {
 fn parse_tex(text: &str, x: &mut Extras) -> R<TexInst> {
     let rest = text.strip_prefix("  TEX_").ok_or("expected TEX_")?;
     let name = rest.split(' ').next().unwrap_or("");
+    // TEX_INST 2 words are MEM words (crate::mem), written as MEM_RD_* / LOCAL_DS_*.
     let op = (0..32u8)
+        .filter(|&o| o as u32 != mem::INST_MEM)
         .find(|&o| tex_op_name(o) == Some(name))
         .ok_or_else(|| format!("unknown TEX_{name}"))?;
     let mut c = Cur(&rest[name.len()..]);
@@ -688,10 +695,128 @@ fn parse_vtx(text: &str, x: &mut Extras) -> R<VtxInst> {
     Ok(v)
 }
 
+/// A MEM line (the text of [`crate::llvm_text::mem`]).
+fn parse_mem(text: &str, x: &mut Extras) -> R<MemInst> {
+    let rest = text.strip_prefix("  ").ok_or("expected two spaces")?;
+    let name = rest.split(' ').next().unwrap_or("");
+    let mut c = Cur(&rest[name.len()..]);
+    let read_op = match name {
+        "MEM_RD_SCRATCH" => Some(mem::MEM_OP_RD_SCRATCH),
+        "MEM_RD_REDUC" => Some(mem::MEM_OP_RD_REDUC),
+        "MEM_RD_SCATTER" => Some(mem::MEM_OP_RD_SCATTER),
+        _ => None,
+    };
+    if let Some(mem_op) = read_op {
+        c.expect(" T")?;
+        let dst_gpr = gpr(&mut c)?;
+        c.expect(".")?;
+        let dst_sel = c.sel4()?;
+        c.expect(", T")?;
+        let src_gpr = gpr(&mut c)?;
+        c.expect(".")?;
+        let src_sel_x = c.chan()?;
+        c.expect(", ")?;
+        let base = c.num()?;
+        c.end()?;
+        if base > 8191 {
+            return Err("ARRAY_BASE is larger than 8191".into());
+        }
+        return Ok(MemInst::Read(MemRead {
+            elem_size: x.get("esize", 0, 3)? as u8,
+            fetch_whole_quad: x.flag("fwq", false)?,
+            mem_op,
+            uncached: x.flag("uncached", false)?,
+            indexed: x.flag("indexed", false)?,
+            src_gpr,
+            src_rel: x.flag("srel", false)?,
+            src_sel_x,
+            burst_count: x.get("burst", 0, 15)? as u8,
+            dst_gpr,
+            dst_rel: x.flag("drel", false)?,
+            dst_sel,
+            data_format: x.get("fmt", 0, 63)? as u8,
+            num_format_all: x.get("nfa", 0, 2)? as u8,
+            format_comp_all: x.flag("fca", false)?,
+            srf_mode_all: x.flag("srf", false)?,
+            array_base: base as u16,
+            endian_swap: x.get("endian", 0, 2)? as u8,
+            mega_fetch: x.flag("mega", true)?,
+            array_size: x.get("asize", 0, 4095)? as u16,
+        }));
+    }
+    match name {
+        "LOCAL_DS_WRITE" => {
+            c.expect(" T")?;
+            let src_gpr = gpr(&mut c)?;
+            c.expect(".")?;
+            let src_sel = c.sel4()?;
+            c.expect(", ")?;
+            let index = c.num()?;
+            c.expect(", ")?;
+            let stride = c.num()?;
+            c.end()?;
+            if index > 255 || stride > 511 {
+                return Err("DST_INDEX (0-255) or DST_STRIDE (0-511) out of range".into());
+            }
+            Ok(MemInst::DsWrite(DsWrite {
+                src_gpr,
+                src_rel_mode: x.get("srel", 0, 2)? as u8,
+                src_sel,
+                dst_index: index as u8,
+                dst_stride: stride as u16,
+                simd_wave_rel: x.flag("wave", false)?,
+                burst_count: x.get("burst", 0, 15)? as u8,
+            }))
+        }
+        "LOCAL_DS_READ" => {
+            c.expect(" T")?;
+            let dst_gpr = gpr(&mut c)?;
+            c.expect(".")?;
+            let mut dst_write = [false; 4];
+            for (k, w) in dst_write.iter_mut().enumerate() {
+                *w = if c.eat("_") {
+                    false
+                } else if c.eat(&"XYZW"[k..k + 1]) {
+                    true
+                } else {
+                    return Err(format!("expected {} or _ at {:?}", &"XYZW"[k..k + 1], c.0));
+                };
+            }
+            c.expect(", T")?;
+            let src_gpr = gpr(&mut c)?;
+            c.expect(".")?;
+            let s = c.sel4_prefix(2)?;
+            if s.iter().any(|&v| v > 5) {
+                return Err("LOCAL_DS_READ source selects are X, Y, Z, W, 0 or 1".into());
+            }
+            c.expect(", ")?;
+            let off = c.num()?;
+            c.end()?;
+            if off > 63 {
+                return Err("RD_OFFSET is larger than 63".into());
+            }
+            Ok(MemInst::DsRead(DsRead {
+                src_gpr,
+                src_rel_mode: x.get("srel", 0, 2)? as u8,
+                src_sel: [s[0], s[1]],
+                rd_offset: off as u8,
+                dst_gpr,
+                dst_rel_mode: x.get("drel", 0, 2)? as u8,
+                dst_write,
+                broadcast: x.flag("bcast", false)?,
+                waterfall: x.flag("wfall", false)?,
+                mux_cntl: x.get("mux", 0, 2)? as u8,
+                burst_count: x.get("burst", 0, 15)? as u8,
+            }))
+        }
+        _ => Err(format!("unknown fetch instruction {name:?}")),
+    }
+}
+
 enum Section {
     Cf,
     Alu(u32, Vec<AluGroup>),
-    Fetch(u32, Vec<TexInst>, Vec<VtxInst>),
+    Fetch(u32, Vec<TexInst>, Vec<VtxInst>, Vec<MemInst>),
 }
 
 /// Assembles exact text (one instruction per line, as [`crate::llvm_text::program_exact`]
@@ -714,10 +839,15 @@ pub fn assemble(text: &str) -> Result<Vec<u8>, AsmError> {
         let clause = match section {
             Section::Cf => return Ok(()),
             Section::Alu(addr, groups) => (addr, Clause::Alu(groups)),
-            Section::Fetch(addr, t, v) => match (t.is_empty(), v.is_empty()) {
-                (_, true) => (addr, Clause::Tex(t)),
-                (true, false) => (addr, Clause::Vtx(v)),
-                _ => return Err("a fetch clause mixes TEX and VTX instructions".into()),
+            Section::Fetch(addr, t, v, m) => match (t.is_empty(), v.is_empty(), m.is_empty()) {
+                (_, true, true) => (addr, Clause::Tex(t)),
+                (true, false, true) => (addr, Clause::Vtx(v)),
+                (true, true, false) => (addr, Clause::Mem(m)),
+                _ => {
+                    return Err(
+                        "a fetch clause mixes TEX, VTX and MEM instructions (002 line 2169)".into(),
+                    );
+                }
             },
         };
         *at = clause.0 as u64 + clause.1.slots();
@@ -752,7 +882,7 @@ pub fn assemble(text: &str) -> Result<Vec<u8>, AsmError> {
             section = if body.starts_with("ALU") {
                 Section::Alu(addr, Vec::new())
             } else {
-                Section::Fetch(addr, Vec::new(), Vec::new())
+                Section::Fetch(addr, Vec::new(), Vec::new(), Vec::new())
             };
             continue;
         }
@@ -790,9 +920,11 @@ pub fn assemble(text: &str) -> Result<Vec<u8>, AsmError> {
                     }
                 }
             }
-            Section::Fetch(_, t, v) => {
+            Section::Fetch(_, t, v, m) => {
                 if body.starts_with("  TEX_") {
                     t.push(parse_tex(body, &mut x).map_err(err)?);
+                } else if body.starts_with("  MEM_") || body.starts_with("  LOCAL_DS_") {
+                    m.push(parse_mem(body, &mut x).map_err(err)?);
                 } else {
                     v.push(parse_vtx(body, &mut x).map_err(err)?);
                 }

@@ -26,6 +26,9 @@ pub enum DecodeError {
     Misaligned { slot: u32 },
     /// Non-zero words that no CF instruction reaches.
     Unreferenced { slot: u32 },
+    /// A fetch clause mixes MEM words (memory read / LDS) with TEX or VTX words
+    /// (002 line 2169).
+    MixedClause { clause: u32 },
     /// A valid encoding this crate does not model yet.
     Unsupported { what: &'static str },
 }
@@ -67,6 +70,10 @@ impl fmt::Display for DecodeError {
                     "non-zero data at slot {slot} is not reached by any CF instruction"
                 )
             }
+            DecodeError::MixedClause { clause } => write!(
+                f,
+                "fetch clause at slot {clause} mixes MEM words with TEX/VTX instructions"
+            ),
             DecodeError::Unsupported { what } => write!(f, "{what} is not supported yet"),
         }
     }

@@ -116,7 +116,8 @@ fn check_pad(w3: u32, word: &'static str) -> Result<(), DecodeError> {
 impl TexInst {
     pub fn decode(w: [u32; 4]) -> Result<Self, DecodeError> {
         let op = field(w[0], 0, 4) as u8;
-        if tex_op_name(op).is_none() {
+        // TEX_INST 2 (MEM) words have their own layouts: crate::mem::MemInst.
+        if tex_op_name(op).is_none() || op as u32 == crate::mem::INST_MEM {
             return Err(DecodeError::ReservedOpcode {
                 format: "TEX_WORD0",
                 opcode: op as u32,
@@ -190,7 +191,7 @@ impl TexInst {
 }
 
 /// VTX_WORD0-2 for VTX_INST FETCH (0) and SEMANTIC (1) (002 lines 8251-8499).
-/// VTX_INST 2 (MEM, the memory-read clause's MEM_RD words, 8624-8754) is not modelled yet.
+/// VTX_INST 2 (MEM, 8624-8884) has its own layouts: [`crate::mem::MemInst`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct VtxInst {
     /// W0 `[4:0]`: 0 FETCH, 1 SEMANTIC (8258-8262).
@@ -241,9 +242,11 @@ impl VtxInst {
         let op = field(w[0], 0, 4) as u8;
         match op {
             0 | 1 => {}
+            // VTX_INST_MEM words have their own layout: crate::mem::MemInst.
             2 => {
-                return Err(DecodeError::Unsupported {
-                    what: "VTX_INST_MEM (memory-read clause)",
+                return Err(DecodeError::ReservedOpcode {
+                    format: "VTX_WORD0 (VTX_INST 2 is a MEM word: mem::MemInst)",
+                    opcode: 2,
                 });
             }
             _ => {

@@ -8,8 +8,11 @@
 //! * [`cf`]: control-flow words (CF_WORD, CF_ALU_WORD, CF_ALLOC_EXPORT_WORD).
 //! * [`alu`]: ALU_WORD0 / ALU_WORD1_OP2 / ALU_WORD1_OP3, instruction groups, literals.
 //! * [`fetch`]: TEX_WORD0-2 and VTX_WORD0-2 (128-bit fetch instructions).
+//! * [`mem`]: MEM_RD and LDS (MEM_DSR/MEM_DSW) words in fetch clauses.
+//! * [`validate`]: the manual's legality rules for groups, read ports, clauses, kcache.
 //! * [`program`]: a whole shader: the CF program, then the clauses at the CF words' ADDR.
 //! * [`llvm_text`]: text as `llc -march=r600 -mcpu=rv770` prints it.
+//! * [`emu`]: a wavefront emulator that runs a program over a grid of threads.
 //!
 //! Decoding never panics: every reserved opcode, reserved bit or malformed layout is a
 //! [`DecodeError`]; every decoded value re-encodes to the same bits.
@@ -20,10 +23,13 @@ extern crate alloc;
 pub mod alu;
 pub mod asm;
 pub mod cf;
+pub mod emu;
 mod error;
 pub mod fetch;
 pub mod llvm_text;
+pub mod mem;
 pub mod program;
+pub mod validate;
 
 pub use error::DecodeError;
 

@@ -7,8 +7,8 @@
 //! FETCH_CLAUSE, ALU_CLAUSE) and the operand printers of `R600InstPrinter.cpp`.
 //! LLVM's text drops fields (EXPORT's ARRAY_BASE and TYPE, EXPORT vs EXPORT_DONE, texel
 //! offsets, ...), so it is not enough to reassemble a binary on its own.
-//! Forms LLVM never prints for RV770 (cfile constants, VTX fetches, CF ops LLVM does not
-//! define) use the manual's names in the same style; they are marked "ours" below.
+//! Forms LLVM never prints for RV770 (cfile constants, VTX fetches, MEM_RD and LDS words,
+//! CF ops LLVM does not define) use the manual's names in the same style; they are marked "ours" below.
 
 use alloc::format;
 use alloc::string::String;
@@ -18,6 +18,7 @@ use core::fmt::Write;
 use crate::alu::{AluForm, AluGroup, AluInst, Src, sel};
 use crate::cf::{CfInst, CfOp, ExportWord1};
 use crate::fetch::{TexInst, VtxInst, tex_op_name};
+use crate::mem::MemInst;
 use crate::program::{Clause, Program};
 
 const CHAN: [char; 4] = ['X', 'Y', 'Z', 'W'];
@@ -278,6 +279,82 @@ pub fn vtx(v: &VtxInst) -> String {
     )
 }
 
+/// Ours (llc prints no MEM words for RV770): `  MEM_RD_SCATTER T1.XYZW, T0.X, 4` (dst,
+/// address element, ARRAY_BASE), `  LOCAL_DS_WRITE T1.XYZW, 0, 4` (source selects,
+/// DST_INDEX, DST_STRIDE), `  LOCAL_DS_READ T1.XY_W, T0.XY, 0` (written elements,
+/// source selects, RD_OFFSET).
+pub fn mem(m: &MemInst) -> String {
+    match m {
+        MemInst::Read(r) => format!(
+            "  MEM_{} T{}.{}, T{}.{}, {}",
+            m.op_name(),
+            r.dst_gpr,
+            sels(r.dst_sel),
+            r.src_gpr,
+            CHAN[r.src_sel_x as usize & 3],
+            r.array_base
+        ),
+        MemInst::DsWrite(d) => format!(
+            "  LOCAL_DS_WRITE T{}.{}, {}, {}",
+            d.src_gpr,
+            sels(d.src_sel),
+            d.dst_index,
+            d.dst_stride
+        ),
+        MemInst::DsRead(d) => {
+            let we: String = (0..4)
+                .map(|k| if d.dst_write[k] { CHAN[k] } else { '_' })
+                .collect();
+            format!(
+                "  LOCAL_DS_READ T{}.{we}, T{}.{}{}, {}",
+                d.dst_gpr,
+                d.src_gpr,
+                rsel(d.src_sel[0]),
+                rsel(d.src_sel[1]),
+                d.rd_offset
+            )
+        }
+    }
+}
+
+/// What a MEM line does not show.
+pub fn mem_extras(m: &MemInst) -> Extras {
+    let mut x = Extras::new();
+    match m {
+        MemInst::Read(r) => {
+            push(&mut x, "esize", r.elem_size as u32, 0);
+            push(&mut x, "fwq", r.fetch_whole_quad as u32, 0);
+            push(&mut x, "uncached", r.uncached as u32, 0);
+            push(&mut x, "indexed", r.indexed as u32, 0);
+            push(&mut x, "srel", r.src_rel as u32, 0);
+            push(&mut x, "burst", r.burst_count as u32, 0);
+            push(&mut x, "drel", r.dst_rel as u32, 0);
+            push(&mut x, "fmt", r.data_format as u32, 0);
+            push(&mut x, "nfa", r.num_format_all as u32, 0);
+            push(&mut x, "fca", r.format_comp_all as u32, 0);
+            push(&mut x, "srf", r.srf_mode_all as u32, 0);
+            push(&mut x, "endian", r.endian_swap as u32, 0);
+            // MEGA_FETCH "must be 1 for memory reads" (002 line 8749).
+            push(&mut x, "mega", r.mega_fetch as u32, 1);
+            push(&mut x, "asize", r.array_size as u32, 0);
+        }
+        MemInst::DsWrite(d) => {
+            push(&mut x, "srel", d.src_rel_mode as u32, 0);
+            push(&mut x, "wave", d.simd_wave_rel as u32, 0);
+            push(&mut x, "burst", d.burst_count as u32, 0);
+        }
+        MemInst::DsRead(d) => {
+            push(&mut x, "srel", d.src_rel_mode as u32, 0);
+            push(&mut x, "drel", d.dst_rel_mode as u32, 0);
+            push(&mut x, "bcast", d.broadcast as u32, 0);
+            push(&mut x, "wfall", d.waterfall as u32, 0);
+            push(&mut x, "mux", d.mux_cntl as u32, 0);
+            push(&mut x, "burst", d.burst_count as u32, 0);
+        }
+    }
+    x
+}
+
 /// The whole program in llc's order: CF instructions, then by address `PAD` for each
 /// zero slot and each clause under its "... clause starting at N:" header.
 pub fn program(p: &Program) -> Vec<String> {
@@ -303,6 +380,10 @@ pub fn program(p: &Program) -> Vec<String> {
             Clause::Vtx(v) => {
                 out.push(format!("Fetch clause starting at {addr}:"));
                 out.extend(v.iter().map(vtx));
+            }
+            Clause::Mem(m) => {
+                out.push(format!("Fetch clause starting at {addr}:"));
+                out.extend(m.iter().map(mem));
             }
         }
         at = addr as u64 + c.slots();
@@ -548,6 +629,10 @@ pub fn program_exact(p: &Program) -> Vec<String> {
             Clause::Vtx(v) => {
                 out.push(format!("Fetch clause starting at {addr}:"));
                 out.extend(v.iter().map(|v| annotate(vtx(v), vtx_extras(v))));
+            }
+            Clause::Mem(m) => {
+                out.push(format!("Fetch clause starting at {addr}:"));
+                out.extend(m.iter().map(|m| annotate(mem(m), mem_extras(m))));
             }
         }
         at = addr as u64 + c.slots();

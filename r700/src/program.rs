@@ -14,6 +14,7 @@ use crate::DecodeError;
 use crate::alu::AluGroup;
 use crate::cf::{CfInst, CfOp};
 use crate::fetch::{TexInst, VtxInst};
+use crate::mem::MemInst;
 
 /// The instructions of one clause.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +22,9 @@ pub enum Clause {
     Alu(Vec<AluGroup>),
     Tex(Vec<TexInst>),
     Vtx(Vec<VtxInst>),
+    /// A fetch clause of MEM words: memory reads (started by VTX/VTX_TC) or local data
+    /// share reads and writes (started by TEX); see [`crate::mem`].
+    Mem(Vec<MemInst>),
 }
 
 impl Clause {
@@ -30,6 +34,7 @@ impl Clause {
             Clause::Alu(g) => g.iter().map(|g| g.slots() as u64).sum(),
             Clause::Tex(t) => 2 * t.len() as u64,
             Clause::Vtx(v) => 2 * v.len() as u64,
+            Clause::Mem(m) => 2 * m.len() as u64,
         }
     }
 }
@@ -155,6 +160,17 @@ impl Program {
                     }
                     Clause::Alu(groups)
                 }
+                // A fetch clause holds MEM words only or none (002 line 2169).
+                _ if body.chunks_exact(2).any(|p| MemInst::is_mem(p[0].0)) => {
+                    if !body.chunks_exact(2).all(|p| MemInst::is_mem(p[0].0)) {
+                        return Err(DecodeError::MixedClause { clause: addr });
+                    }
+                    Clause::Mem(
+                        body.chunks_exact(2)
+                            .map(|p| MemInst::decode([p[0].0, p[0].1, p[1].0, p[1].1]))
+                            .collect::<Result<_, _>>()?,
+                    )
+                }
                 Kind::Tex => Clause::Tex(
                     body.chunks_exact(2)
                         .map(|p| TexInst::decode([p[0].0, p[0].1, p[1].0, p[1].1]))
@@ -205,6 +221,11 @@ impl Program {
                     out.push((w[0], w[1]));
                     out.push((w[2], w[3]));
                 }),
+                Clause::Mem(m) => m.iter().for_each(|m| {
+                    let w = m.encode();
+                    out.push((w[0], w[1]));
+                    out.push((w[2], w[3]));
+                }),
             }
             for (i, s) in out.into_iter().enumerate() {
                 slots[a as usize + i] = s;
@@ -228,6 +249,7 @@ impl Program {
                     Clause::Alu(g) => g.iter().map(|g| g.insts.len()).sum(),
                     Clause::Tex(t) => t.len(),
                     Clause::Vtx(v) => v.len(),
+                    Clause::Mem(m) => m.len(),
                 })
                 .sum::<usize>()
     }

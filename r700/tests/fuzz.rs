@@ -127,6 +127,8 @@ fn random_programs_never_panic_and_round_trip() {
             assert_eq!(p.encode(), bytes);
             let exact = llvm_text::program_exact(&p).join("\n");
             assert_eq!(asm::assemble(&exact).as_ref(), Ok(&bytes), "{exact}");
+            // The validator takes any decoded program without panicking.
+            let _ = baregpu_r700::validate::validate(&p);
             ok += 1;
         }
     }

@@ -5,7 +5,8 @@
 //! * every .text decodes, and re-encodes to exactly the same bytes;
 //! * our LLVM-style text equals llc's, line for line;
 //! * our exact text (llc's plus ` ; key=value` for what llc's syntax omits) assembles back
-//!   to llc's bytes.
+//!   to llc's bytes;
+//! * the validator (`baregpu_r700::validate`) finds no broken rule.
 //!
 //! Normalisations of llc's assembly (nothing else is changed):
 //! 1. only the lines between the function label `k:` and `.Lfunc_end0:` are compared;
@@ -28,8 +29,47 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use baregpu_r700::emu::{self, EmuError, Grid, Options, Sampler, TexResource};
 use baregpu_r700::program::Program;
 use baregpu_r700::{asm, llvm_text};
+
+/// Runs a program over one wavefront with every constant buffer, texture and sampler
+/// bound (zeros and a small float texture) and the exports going to memory.
+fn run_on_emulator(program: &Program) -> Result<(), EmuError> {
+    let mut consts = vec![0u8; 1 << 16];
+    let mut out = vec![0u8; 64 * 64 * 16];
+    let mut tex: Vec<u8> = (0..8 * 8 * 4)
+        .flat_map(|i: u32| (i as f32).to_le_bytes())
+        .collect();
+    let mut opts = Options {
+        budget: 100_000,
+        export_base: [Some(emu::address(1, 0)); 3],
+        ..Options::default()
+    };
+    for cb in &mut opts.const_buffers {
+        *cb = Some(emu::ConstBuffer {
+            address: emu::address(0, 0),
+            size: 1 << 16,
+        });
+    }
+    for id in 0..18u8 {
+        opts.tex_resources.push((
+            id,
+            TexResource::linear(1, emu::address(2, 0), [8, 8], 8, 35, 0, false),
+        ));
+        opts.samplers.push((id, Sampler::point(0)));
+    }
+    emu::run_program(
+        program,
+        &mut [&mut consts, &mut out, &mut tex],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [64, 1, 1],
+        },
+        &opts,
+    )
+    .map(|_| ())
+}
 
 /// llc-14 (or llc), installed first by `r700/ensure-oracles.sh` when it is
 /// missing (as root or with password-less sudo; otherwise it says how).
@@ -659,6 +699,8 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     let mut mnemonics = std::collections::BTreeMap::new();
+    let mut swizzle_needed = 0usize;
+    let (mut emulated, mut not_emulated) = (0usize, Vec::new());
     for seed in 1..=300u64 {
         let ll = dir.join(format!("k{seed}.ll"));
         let (obj, asm) = (
@@ -693,8 +735,44 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
                 continue;
             }
         };
+        // llc's output is legal by construction: the validator must accept all of it.
+        for v in baregpu_r700::validate::validate(&program) {
+            failures.push(format!("seed {seed}: validate: {v}"));
+        }
+        // And llc's bank swizzles matter: with every group reset to VEC_012/SCL_210 some
+        // programs break the read-port rules.
+        let mut plain = program.clone();
+        for c in plain.clauses.values_mut() {
+            if let baregpu_r700::program::Clause::Alu(groups) = c {
+                groups
+                    .iter_mut()
+                    .flat_map(|g| g.insts.iter_mut())
+                    .for_each(|i| i.bank_swizzle = 0);
+            }
+        }
+        if baregpu_r700::validate::validate(&plain).iter().any(|v| {
+            matches!(
+                v.rule,
+                baregpu_r700::validate::Rule::GprReadPort
+                    | baregpu_r700::validate::Rule::TransConstCycle
+            )
+        }) {
+            swizzle_needed += 1;
+        }
         if program.encode() != text {
             failures.push(format!("seed {seed}: re-encoding differs from llc's bytes"));
+        }
+        // llc's groups, clauses and flow run on the emulator: a group it calls illegal or
+        // a program that does not stop would be the emulator's error.
+        match run_on_emulator(&program) {
+            Ok(()) => emulated += 1,
+            Err(
+                e @ (EmuError::IllegalGroup { .. }
+                | EmuError::Budget { .. }
+                | EmuError::PcOutOfRange { .. }
+                | EmuError::StackOverflow { .. }),
+            ) => failures.push(format!("seed {seed}: emulator: {e}")),
+            Err(e) => not_emulated.push(format!("seed {seed}: {e}")),
         }
         let ours = llvm_text::program(&program);
         // The exact text is llc's text plus " ; key=value" annotations, and assembles
@@ -747,9 +825,17 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
     }
     println!(
         "llc rv770: {shaders} shaders, {insts} instructions, {lines_compared} text lines compared; \
-         {malformed} malformed llc programs rejected"
+         {malformed} malformed llc programs rejected; {swizzle_needed} need their bank swizzles"
     );
     println!("mnemonics: {mnemonics:?}");
+    println!(
+        "emulator: {emulated} shaders ran; not emulated: {:?}",
+        &not_emulated[..not_emulated.len().min(10)]
+    );
+    assert_eq!(
+        emulated, shaders,
+        "shaders the emulator did not run: {not_emulated:?}"
+    );
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -757,6 +843,10 @@ fn llc_rv770_shaders_disassemble_to_llc_text_and_reencode_to_its_bytes() {
         failures[..failures.len().min(25)].join("\n")
     );
     assert!(insts >= 5000, "only {insts} instructions compared");
+    assert!(
+        swizzle_needed >= 10,
+        "only {swizzle_needed} programs need llc's bank swizzles by the validator's read-port rules"
+    );
     // The corpus keeps reaching the forms it was built for.
     for m in [
         "ALU_PUSH_BEFORE",

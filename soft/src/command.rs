@@ -1,7 +1,7 @@
 //! A command's fields resolved once, when an engine's command table is
 //! built: the model reads a field through its [`F`] (an index into the
 //! command's resolved fields), never by name while commands run. Each
-//! operation lists the fields it cannot do without (`engine::required`);
+//! operation lists the fields it cannot do without (`cs::table::required`);
 //! a generation whose tables lack one fails `SoftGpu::new` with
 //! [`crate::SoftGpuError::MissingField`], and a test builds every
 //! generation's tables.

@@ -1,56 +1,48 @@
-//! The device: MMIO dispatch, interrupts, reset and forcewake around the
-//! register file, the GGTT and the command streamers.
+//! The device: the register file, the GGTT and memory bus, and the units
+//! (the command streamers, with the blitter state of each engine, and the
+//! media unit of the render engine); MMIO dispatch, interrupts, reset,
+//! forcewake and PCI configuration space around them.
+//!
+//! The device is the top of the model: it runs the streamers (`cs`) and
+//! lends them its parts; they reach its MMIO dispatch back through
+//! [`Host`], and nothing below imports this module.
 
-use alloc::vec::Vec;
+use alloc::boxed::Box;
 
 use baregpu_hal::{Generation, MemoryBus};
 
 use crate::SoftGpuError;
-use crate::engine::{CommandTable, EngineState};
-use crate::gtt::Ggtt;
+use crate::blit;
+use crate::cs::{self, EngineState, Host, Parts, Stats, Streamers};
+use crate::eu::array::{EuConfig, EuReport, EuStats};
 use crate::layout::{self, Layout};
+use crate::media::{self, Media};
+use crate::mem::gtt::Ggtt;
 use crate::regfile::RegFile;
-use baregpu_hal::device::{self, Forcewake};
+use baregpu_hal::device::{self, Forcewake, SizeSource};
 
 /// Commands an engine may run when the driver writes its TAIL.
 const RUN_ON_TAIL: u32 = 4096;
 /// Commands run per MMIO read: reading is how time passes for the model.
 const RUN_ON_POLL: u32 = 256;
 
-/// Counters for tests and benchmarks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Commands executed, all engines.
-    pub commands: u64,
-    /// Known commands refused as not modelled (3D state ...).
-    pub unmodelled: u64,
-    /// Batch buffers started.
-    pub batches: u64,
-    /// Engine errors raised (unknown command, page fault).
-    pub errors: u64,
-    /// Engine resets.
-    pub resets: u64,
-}
-
 pub struct Device<B: MemoryBus> {
-    pub(crate) layout: Layout,
-    pub(crate) bus: B,
-    pub(crate) gtt: Ggtt,
-    pub(crate) regs: RegFile,
-    pub(crate) engines: Vec<EngineState>,
-    pub(crate) commands: alloc::sync::Arc<[CommandTable]>,
-    pub(crate) stats: Stats,
+    layout: Layout,
+    bus: B,
+    gtt: Ggtt,
+    regs: RegFile,
+    /// The command streamers.
+    cs: Streamers,
+    stats: Stats,
     /// GT interrupt state: pending (IIR) bits.
-    pub(crate) gt_iir: u32,
+    gt_iir: u32,
     /// Free-running timestamp, one tick per command executed.
-    pub(crate) timestamp: u64,
-    /// Reused buffer for the command being executed.
-    pub(crate) scratch: Vec<u32>,
+    timestamp: u64,
     /// PCI configuration space (64 dwords), see [`Device::config_write`].
     config: [u32; 64],
-    /// The render engine's media/GPGPU unit and EU array (`None` while a
-    /// command runs it, and for generations without one).
-    pub(crate) media: Option<alloc::boxed::Box<crate::media::Media>>,
+    /// The render engine's media/GPGPU unit and EU array (`None` for
+    /// generations without one).
+    media: Option<Box<Media>>,
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -60,33 +52,28 @@ impl<B: MemoryBus> Device<B> {
         let mut regs = RegFile::new(tables);
         // The interrupt mask resets to all masked (003 line 55552 area).
         regs.set(layout.irq.imr, u32::MAX);
-        let engines = layout
-            .engines
-            .iter()
-            .map(|_| EngineState::default())
-            .collect();
-        let commands = layout
-            .engines
-            .iter()
-            .map(|e| CommandTable::new(tables, e.name))
-            .collect::<Result<alloc::sync::Arc<[_]>, _>>()
-            .map_err(|m| SoftGpuError::MissingField {
-                command: m.command,
-                field: m.field,
-            })?;
+        // The GTT size the driver reads, where it is a register (Gen4/G45 PGTBL_CTL).
+        let size = layout.device.gtt.size;
+        if let (SizeSource::Mmio(at), Some(field)) =
+            (size.source, size.field_for(layout.gtt_entries))
+        {
+            regs.set(at, regs.get(at) | field);
+        }
+        let cs = Streamers::new(&layout, tables).map_err(|m| SoftGpuError::MissingField {
+            command: m.command,
+            field: m.field,
+        })?;
         Ok(Self {
             layout,
             bus,
             gtt: Ggtt::new(layout.gtt_entries),
             regs,
-            engines,
-            commands,
+            cs,
             stats: Stats::default(),
             gt_iir: 0,
             timestamp: 0,
-            scratch: Vec::with_capacity(64),
             config: config_space(&layout),
-            media: crate::media::device::new_media(generation),
+            media: media::new_media(generation),
         })
     }
 
@@ -127,8 +114,8 @@ impl<B: MemoryBus> Device<B> {
 
     /// Runs every engine for at most `budget` commands.
     pub fn run(&mut self, budget: u32) {
-        for i in 0..self.engines.len() {
-            self.run_engine(i, budget);
+        for i in 0..self.cs.engines.len() {
+            cs::run(self, i, budget);
         }
     }
 
@@ -143,20 +130,20 @@ impl<B: MemoryBus> Device<B> {
 
     /// A register read without side effects on progress (also used by
     /// MI_STORE_REGISTER_MEM).
-    pub(crate) fn read_register(&self, offset: u32) -> u32 {
+    fn read_register(&self, offset: u32) -> u32 {
         let l = &self.layout;
         if offset >= l.gtt_offset && offset < l.gtt_offset + l.gtt_entries * 4 {
             return self.gtt.read_entry((offset - l.gtt_offset) / 4);
         }
         if let Some((i, rel)) = l.engine_at(offset) {
-            let e = &self.engines[i];
+            let e = &self.cs.engines[i];
             let ring = l.engines[i].ring;
             match rel {
                 r if r == ring.tail => return e.tail,
                 r if r == ring.head => return e.head | (e.wrap_count << 21),
                 r if r == ring.start => return e.start,
                 r if r == ring.ctl => return e.ctl,
-                layout::ACTHD => return e.acthd as u32,
+                _ if offset == l.engines[i].errors.acthd => return e.acthd as u32,
                 baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return e.unmodelled,
                 _ => {}
             }
@@ -171,26 +158,24 @@ impl<B: MemoryBus> Device<B> {
                 self.regs.get(request) & 0xffff
             }
             (o, _, device::Reset::Gdrst { register, .. }) if o == register => 0, // resets complete at once
-            _ if self.is_timestamp(offset) => {
-                if offset.is_multiple_of(8) {
-                    self.timestamp as u32
-                } else {
-                    (self.timestamp >> 32) as u32
-                }
-            }
-            _ => self.regs.read(offset),
+            _ => match self.timestamp_half(offset) {
+                Some(false) => self.timestamp as u32,
+                Some(true) => (self.timestamp >> 32) as u32,
+                None => self.regs.read(offset),
+            },
         }
     }
 
-    /// TIMESTAMP: 64-bit at render base + 0x358 (003 line 13316).
-    fn is_timestamp(&self, offset: u32) -> bool {
-        self.layout
-            .engines
-            .first()
-            .is_some_and(|r| offset == r.base + 0x358 || offset == r.base + 0x35c)
+    /// Whether `offset` is an engine's 64-bit TIMESTAMP: `Some(false)` its low dword,
+    /// `Some(true)` its high one. The engines share one counter.
+    fn timestamp_half(&self, offset: u32) -> Option<bool> {
+        self.layout.engines.iter().find_map(|e| {
+            let t = e.timestamp?;
+            (offset == t || offset == t + 4).then_some(offset != t)
+        })
     }
 
-    pub(crate) fn write_register(&mut self, offset: u32, value: u32) {
+    fn write_register(&mut self, offset: u32, value: u32) {
         let l = self.layout;
         if offset >= l.gtt_offset && offset < l.gtt_offset + l.gtt_entries * 4 {
             self.gtt.write_entry((offset - l.gtt_offset) / 4, value);
@@ -200,22 +185,22 @@ impl<B: MemoryBus> Device<B> {
             let ring = l.engines[i].ring;
             match rel {
                 r if r == ring.tail => {
-                    self.engines[i].tail = value & 0x001f_fff8;
-                    self.run_engine(i, RUN_ON_TAIL);
+                    self.cs.engines[i].tail = value & 0x001f_fff8;
+                    cs::run(self, i, RUN_ON_TAIL);
                     return;
                 }
                 r if r == ring.head => {
-                    self.engines[i].head = value & 0x001f_fffc;
+                    self.cs.engines[i].head = value & 0x001f_fffc;
                     return;
                 }
                 // Read-only, cleared by the engine's reset.
                 baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return,
                 r if r == ring.start => {
-                    self.engines[i].start = value & 0xffff_f000;
+                    self.cs.engines[i].start = value & 0xffff_f000;
                     return;
                 }
                 r if r == ring.ctl => {
-                    let e = &mut self.engines[i];
+                    let e = &mut self.cs.engines[i];
                     // Writing 1 to Semaphore Wait (10) or RB Wait (11) cancels that wait.
                     if value & e.ctl & 0xc00 != 0 {
                         e.cancel_wait = true;
@@ -224,14 +209,14 @@ impl<B: MemoryBus> Device<B> {
                     let waits = e.ctl & 0xc00 & !value;
                     e.ctl = (value & !0xc00) | waits;
                     if value & 1 == 1 && e.halted.is_none() {
-                        self.run_engine(i, RUN_ON_TAIL);
+                        cs::run(self, i, RUN_ON_TAIL);
                     }
                     return;
                 }
                 _ => {}
             }
         }
-        if self.write_blit_register(offset, value) {
+        if blit::write_register(&mut self.regs, offset, value) {
             return;
         }
         match offset {
@@ -245,7 +230,7 @@ impl<B: MemoryBus> Device<B> {
 
     /// GDRST: bit 0 resets every engine, the others one engine each.
     fn reset(&mut self, bits: u32) {
-        for i in 0..self.engines.len() {
+        for i in 0..self.cs.engines.len() {
             let reset_bit = self.layout.engines[i].reset_bit;
             if bits & 1 != 0 || bits & (1 << reset_bit) != 0 {
                 self.reset_engine(i);
@@ -255,7 +240,7 @@ impl<B: MemoryBus> Device<B> {
 
     /// Gen4/G45 configuration-space reset of a GRDOM domain (0 = everything).
     fn reset_domain(&mut self, domain: u32) {
-        for i in 0..self.engines.len() {
+        for i in 0..self.cs.engines.len() {
             if domain == 0 || self.layout.engines[i].reset_bit == domain {
                 self.reset_engine(i);
             }
@@ -263,7 +248,7 @@ impl<B: MemoryBus> Device<B> {
     }
 
     fn reset_engine(&mut self, i: usize) {
-        self.engines[i] = EngineState::default();
+        self.cs.engines[i] = EngineState::default();
         let base = self.layout.engines[i].base;
         // Gen6/Gen7 engines own a 4 KiB register page; on Gen4 the render page also
         // holds the GTT, interrupt and fence registers, which survive an engine
@@ -272,33 +257,98 @@ impl<B: MemoryBus> Device<B> {
             layout::Reset::Gdrst => 0x1000,
             layout::Reset::PciConfig => 0x100,
         };
+        // The GTT control (Gen4/G45 PGTBL_CTL, in the render page) survives.
+        let gtt_control = match self.layout.device.gtt.size.source {
+            SizeSource::Mmio(at) => Some((at, self.regs.get(at))),
+            SizeSource::PciConfig(_) => None,
+        };
         self.regs.reset_range(base..base + span);
-        self.media_reset(i);
+        if let Some((at, value)) = gtt_control {
+            self.regs.set(at, value);
+        }
+        // The engine's media unit resets with it.
+        if media::on_engine(self.layout.engines[i].name)
+            && let Some(m) = self.media.as_mut()
+        {
+            m.reset();
+        }
         self.stats.resets += 1;
     }
+    pub(crate) fn eu_config(&self) -> Option<EuConfig> {
+        self.media.as_ref().map(|m| m.array.config())
+    }
 
-    /// Raises an interrupt source: visible in IIR unless masked in IMR
-    /// (on Gen6/Gen7 the ring IMR masks at ring level too; the model folds
-    /// both into IIR).
-    pub(crate) fn raise(&mut self, bit: u32) {
-        let ring_imr = self
-            .layout
-            .engines
-            .iter()
-            .filter(|_| self.layout.ring_imr)
-            .find(|e| [e.user_interrupt_bit, e.error_bit, e.notify_bit].contains(&bit));
-        let ring_masked = ring_imr.is_some_and(|e| self.regs.get(e.base + 0xa8) & (1 << bit) != 0);
-        if self.regs.get(self.layout.irq.imr) & (1 << bit) == 0 && !ring_masked {
-            self.gt_iir |= 1 << bit;
+    /// A new EU array shape; the array is rebuilt (threads are dropped, so
+    /// change it while idle).
+    pub(crate) fn set_eu_config(&mut self, config: EuConfig) {
+        if let Some(m) = self.media.as_mut() {
+            m.array.reconfigure(config);
+            let limit = m.vfe.max_threads as usize;
+            if limit > 0 {
+                m.array.set_limit(limit);
+            }
         }
+    }
+
+    /// The last failure of the EU array (kept across engine resets).
+    pub(crate) fn eu_report(&self) -> Option<EuReport> {
+        let m = self.media.as_ref()?;
+        m.array.report().cloned().or_else(|| m.last_report.clone())
+    }
+
+    pub(crate) fn eu_stats(&self) -> EuStats {
+        self.media
+            .as_ref()
+            .map(|m| m.array.stats())
+            .unwrap_or_default()
+    }
+
+    /// Kernels predecoded so far.
+    pub(crate) fn eu_decodes(&self) -> u64 {
+        self.media.as_ref().map_or(0, |m| m.cache.stats.decodes)
+    }
+}
+
+impl<B: MemoryBus> Host for Device<B> {
+    type Bus = B;
+
+    fn parts(&mut self) -> Parts<'_, B> {
+        Parts {
+            layout: &self.layout,
+            bus: &self.bus,
+            gtt: &mut self.gtt,
+            regs: &mut self.regs,
+            engines: &mut self.cs.engines,
+            commands: &self.cs.commands,
+            scratch: &mut self.cs.scratch,
+            stats: &mut self.stats,
+            gt_iir: &mut self.gt_iir,
+            timestamp: &mut self.timestamp,
+            media: &mut self.media,
+        }
+    }
+
+    fn read_register(&self, offset: u32) -> u32 {
+        Device::read_register(self, offset)
+    }
+
+    fn write_register(&mut self, offset: u32, value: u32) {
+        Device::write_register(self, offset, value)
     }
 }
 
 /// The configuration space the model reports: Intel's vendor ID and the
-/// generation's device ID, class 03h (display controller) subclass 00h (VGA).
+/// generation's device ID, class 03h (display controller) subclass 00h (VGA),
+/// and the GTT size where it is a configuration word (Gen6/Gen7 SNB_GMCH_CTRL).
 fn config_space(layout: &Layout) -> [u32; 64] {
     let mut c = [0u32; 64];
     c[0] = ((layout.device_id as u32) << 16) | 0x8086;
     c[2] = 0x0300_0000;
+    let size = layout.device.gtt.size;
+    if let (SizeSource::PciConfig(at), Some(field)) =
+        (size.source, size.field_for(layout.gtt_entries))
+    {
+        c[at as usize / 4] |= field << ((at % 4) * 8);
+    }
     c
 }

@@ -5,7 +5,6 @@
 
 use baregpu_hal::Generation;
 use baregpu_hal::device::{self, Device, Forcewake};
-use baregpu_hal::gen6::regs;
 
 pub use baregpu_hal::device::{GfxMode, IrqRegs};
 
@@ -47,7 +46,7 @@ pub struct Layout {
     pub reset: Reset,
     /// Gen6/Gen7: the GT sleeps unless forcewake is held.
     pub forcewake: bool,
-    /// Gen6/Gen7: each ring has its own IMR at base + 0xa8 in front of the GT one.
+    /// Gen6/Gen7: each ring has its own IMR (`EngineLayout::imr`) in front of the GT one.
     pub ring_imr: bool,
     /// Gen4 (965): HWS_PGA holds a physical address (bits 35:32 in 7:4), not a GTT one.
     pub hwsp_physical: bool,
@@ -58,20 +57,6 @@ pub struct Layout {
     /// EIR bit of a page-table error.
     pub page_fault_eir_bit: u32,
 }
-
-/// Per-engine error registers the device description does not carry: the hal's typed Gen6
-/// registers (SNB 003 lines 12102-12295; the gen4 tables place them at the same ring offsets,
-/// the Gen7 tables inherit them).
-pub const IPEIR: u32 = regs::IPEIR.relative_offset();
-pub const IPEHR: u32 = regs::IPEHR.relative_offset();
-pub const ACTHD: u32 = regs::ACTHD.relative_offset();
-pub const EIR: u32 = regs::EIR.relative_offset();
-pub const EMR: u32 = regs::EMR.relative_offset();
-pub const ESR: u32 = regs::ESR.relative_offset();
-/// BB_ADDR: address of the batch being executed (SNB 003 line 12298); the gen6 tables list it
-/// per ring as absolute registers (render 0x140 from its base, VCS_BB_ADDR 0x12140,
-/// BCS_BB_ADDR 0x22140): base + 0x140.
-pub const BB_ADDR: u32 = 0x140;
 
 impl Layout {
     /// The layout of a generation the model supports (one its tables describe).

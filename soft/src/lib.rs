@@ -10,32 +10,46 @@
 //! from the tables; the GGTT, written through its MMIO alias; the render,
 //! video and blitter command streamers (ring START/HEAD/TAIL/CTL, batch
 //! buffers, the hardware status page) executing the MI commands listed in
-//! `engine.rs` and the blitter commands of `blit/`; the per-context
+//! `cs/mi.rs` and the blitter commands of `blit/`; the per-context
 //! PPGTT; semaphore waits; user interrupts; errors for unknown commands and
 //! unmapped addresses, and a visible refusal of every other command of the
-//! tables (`engine.rs`); forcewake acknowledgement and engine reset; the media
+//! tables (`cs/mi.rs`); forcewake acknowledgement and engine reset; the media
 //! and GPGPU pipelines of the render engine (`media`), whose threads run on
 //! the EU array ([`eu::array`]). Work advances only when the driver touches
 //! MMIO, within a budget, so a looping batch or kernel is a hang the driver
 //! must detect, never a frozen host.
+//!
+//! Modules, each importing only those below it (no import cycles):
+//! - `device`: the device the driver sees (MMIO dispatch, interrupts,
+//!   reset, forcewake, configuration space), holding the units;
+//! - `cs`: the command streamers, which work on the device's parts and
+//!   reach its MMIO dispatch back through a trait (`cs::Host`) the device
+//!   implements;
+//! - `blit` and `media`: units the streamers call, each with its own state
+//!   and methods, answering with errors the streamers map to engine errors;
+//! - `mem`: graphics memory and address translation (GGTT, PPGTT, physical),
+//!   which the streamers and units share;
+//! - `command`, `layout`, `regfile`: command fields, the device description,
+//!   the register file;
+//! - [`eu`]: EU threads, the shared functions and the EU array.
 #![cfg_attr(not(test), no_std)]
 
 extern crate alloc;
 
 mod blit;
 mod command;
+mod cs;
 mod device;
-mod engine;
 pub mod eu;
-mod gtt;
 pub mod layout;
 mod media;
+mod mem;
 mod regfile;
 
 use baregpu_hal::{ConfigSpace, Generation, MemoryBus, Mmio};
 use spin::Mutex;
 
-pub use device::Stats;
+pub use cs::Stats;
 
 /// Why a software GPU cannot be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

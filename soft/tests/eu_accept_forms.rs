@@ -36,12 +36,7 @@ fn movi_gathers_through_the_address_registers() {
         ("d", 4),
         ("f", 4),
     ];
-    for p in [
-        IsaGen::G45,
-        IsaGen::Gen6,
-        IsaGen::Gen7,
-        IsaGen::Gen75,
-    ] {
+    for p in [IsaGen::G45, IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
         let mut rng = Rng(0x30F1 + p as u64);
         for (ty, size) in types {
             let src = format!("movi (8|M0) r10.0<1>:{ty} r[a0.0]<8;8,1>:{ty}\n");

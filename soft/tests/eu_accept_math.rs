@@ -245,13 +245,7 @@ fn functions(p: IsaGen) -> Vec<MathFn> {
 }
 
 /// Runs `f` on `p` and returns a failure message per wrong lane.
-fn check(
-    p: IsaGen,
-    f: MathFn,
-    signed: bool,
-    rng: &mut Rng,
-    undefined: &mut usize,
-) -> Vec<String> {
+fn check(p: IsaGen, f: MathFn, signed: bool, rng: &mut Rng, undefined: &mut usize) -> Vec<String> {
     let data = if is_int(f) {
         int_inputs(rng)
     } else {
@@ -271,11 +265,7 @@ fn check(
         let got = |k: usize| h.thread.grf_ud(R + (results(f) * reg + k) as u8, lane);
         if is_int(f) {
             // Gen4/G45 messages take M0 = denominator, M1 = numerator.
-            let (num, den) = if p <= IsaGen::G45 {
-                (*y, *x)
-            } else {
-                (*x, *y)
-            };
+            let (num, den) = if p <= IsaGen::G45 { (*y, *x) } else { (*x, *y) };
             let Some((q, r)) = host_div(num, den, signed) else {
                 continue;
             };

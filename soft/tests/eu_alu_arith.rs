@@ -348,11 +348,7 @@ fn integer_multiply_and_mach() {
         5,
     ];
     for p in ALL {
-        let acc = if p >= IsaGen::Gen6 {
-            " {AccWrEn}"
-        } else {
-            ""
-        };
+        let acc = if p >= IsaGen::Gen6 { " {AccWrEn}" } else { "" };
         let src = format!(
             "mul (8|M0) r1.0<1>:d r2.0<8;8,1>:d r3.0<8;8,1>:d\n\
              mul (8|M0) acc0.0<1>:d r2.0<8;8,1>:d r3.0<8;8,1>:d\n\
@@ -455,11 +451,7 @@ fn addc_subb() {
 #[test]
 fn implicit_accumulator_writes() {
     for p in ALL {
-        let acc_opt = if p >= IsaGen::Gen6 {
-            " {AccWrEn}"
-        } else {
-            ""
-        };
+        let acc_opt = if p >= IsaGen::Gen6 { " {AccWrEn}" } else { "" };
         let src = format!(
             "mov (8|M0) acc0.0<1>:f r4.0<8;8,1>:f\n\
              add (8|M0) r1.0<1>:f r2.0<8;8,1>:f r3.0<8;8,1>:f{acc_opt}\n\

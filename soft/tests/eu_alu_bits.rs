@@ -282,11 +282,7 @@ fn sad2_sada2() {
     for p in ALL {
         let a: [u8; 16] = [10, 20, 255, 0, 7, 7, 100, 50, 1, 2, 3, 4, 200, 100, 0, 255];
         let b: [u8; 16] = [20, 10, 0, 255, 7, 9, 50, 100, 4, 3, 2, 1, 0, 0, 255, 0];
-        let acc_opt = if p >= IsaGen::Gen6 {
-            " {AccWrEn}"
-        } else {
-            ""
-        };
+        let acc_opt = if p >= IsaGen::Gen6 { " {AccWrEn}" } else { "" };
         let src = format!(
             "sad2 (16|M0) r1.0<1>:w r2.0<16;16,1>:ub r3.0<16;16,1>:ub{acc_opt}\n\
              sada2 (16|M0) r4.0<1>:w r2.0<16;16,1>:ub r3.0<16;16,1>:ub{acc_opt}\n"

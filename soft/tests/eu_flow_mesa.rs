@@ -560,12 +560,7 @@ fn is_branch(p: IsaGen, f: &Flat) -> bool {
 
 /// The kernel of `prog` for `mode`, and the JIP/UIP (bytes) each of its
 /// instructions must carry.
-fn kernel(
-    p: IsaGen,
-    prog: &[Node],
-    tail: &[Alu],
-    mode: Mode,
-) -> (String, Vec<Option<(i32, i32)>>) {
+fn kernel(p: IsaGen, prog: &[Node], tail: &[Alu], mode: Mode) -> (String, Vec<Option<(i32, i32)>>) {
     let mut body = Vec::new();
     flatten(p, prog, &mut body);
     let end = core::iter::once(Flat::FinalHalt).chain(tail.iter().map(|a| Flat::Tail(*a)));

@@ -20,14 +20,11 @@ use crate::submit::{Batch, Gpu};
 /// brw_eu_defines.h GFX7_BTI_SLM, BRW_BTI_STATELESS / GFX8_BTI_STATELESS_NON_COHERENT].
 pub const MAX_BINDING_INDEX: u32 = 252;
 
-/// Inline dwords one thread may carry: SNB/IVB MEDIA_OBJECT DWord Length is
-/// 4 + N with N up to 504 (003 MEDIA_OBJECT, lines 48169-48323); the 965/G45
-/// MEDIA_OBJECT has 4 fixed dwords and an 8-bit length [ext:
-/// intel-vaapi-driver i965_defines.h CMD_MEDIA_OBJECT; hal gen4 media.toml].
+/// Inline dwords one thread may carry (device description `[compute] inline_dwords`).
 const fn max_inline(generation: Generation) -> usize {
-    match generation {
-        Generation::Gen4 | Generation::G45 => 255 + 2 - 4,
-        _ => 504,
+    match state::limits(generation) {
+        Some(c) => c.inline_dwords as usize,
+        None => 0,
     }
 }
 
@@ -155,7 +152,7 @@ pub(crate) fn plan<'a>(
             height,
             inline,
         } => {
-            if matches!(generation, Generation::Gen4 | Generation::G45) {
+            if !state::limits(generation).is_some_and(|c| c.media_walker) {
                 return Err(unsupported("MEDIA_OBJECT_WALKER (SNB and later)"));
             }
             if width == 0 || height == 0 {
@@ -175,7 +172,7 @@ pub(crate) fn plan<'a>(
             }
         }
         Threads::Groups { groups, group_size } => {
-            if generation != Generation::Gen7 {
+            if !state::limits(generation).is_some_and(|c| c.gpgpu_walker) {
                 return Err(unsupported("GPGPU_WALKER (Ivy Bridge and later)"));
             }
             if groups.contains(&0) || group_size.contains(&0) {
@@ -230,8 +227,10 @@ fn check_payload(
     work: &Work<'_>,
 ) -> Result<(), ComputeError> {
     let grf = match generation {
-        Generation::Gen4 | Generation::G45 => kernel.grf_registers.min(state::GRF_REGISTERS),
-        _ => state::GRF_REGISTERS,
+        Generation::Gen4 | Generation::G45 => {
+            kernel.grf_registers.min(state::grf_registers(generation))
+        }
+        _ => state::grf_registers(generation),
     };
     let registers = 1 + kernel.curbe_rows() as u64 + work.inline_dwords().div_ceil(8) as u64;
     check_max(

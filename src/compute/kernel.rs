@@ -222,7 +222,10 @@ pub(crate) fn validate(
         ));
     }
     let unsupported = |what| ComputeError::Unsupported { generation, what };
-    if generation != Generation::Gen7 {
+    // The device description's compute limits (what `state::limits` reads).
+    let limits = baregpu_hal::device::of(generation).and_then(|d| d.compute);
+    // Groups, their barriers and shared memory, and SIMD32 come with GPGPU_WALKER.
+    if !limits.is_some_and(|c| c.gpgpu_walker) {
         if desc.barriers {
             return Err(unsupported("thread-group barriers"));
         }
@@ -253,8 +256,12 @@ pub(crate) fn validate(
         desc.curbe_bytes as u64,
         max_curbe_rows as u64 * 32,
     )?;
-    // 64 KiB: Ivy Bridge's largest SLM encoding [ext: Mesa encode_slm_size].
-    check_max("shared local memory bytes", desc.slm_bytes as u64, 64 << 10)?;
+    let slm_max = limits.map_or(0, |c| c.shared_local_memory_bytes);
+    check_max(
+        "shared local memory bytes",
+        desc.slm_bytes as u64,
+        slm_max as u64,
+    )?;
     Ok(entries.len())
 }
 

@@ -26,6 +26,9 @@ pub enum GttError {
         pages: u64,
         limit: GfxAddr,
     },
+    /// The GPU's GTT size field holds a reserved value or says there is no GTT
+    /// (`raw`: the register or configuration word it was read from).
+    NoGttSize { raw: u32 },
 }
 
 impl fmt::Display for GttError {
@@ -40,6 +43,10 @@ impl fmt::Display for GttError {
                 "{:#x}..{:#x} is already in use (page 0 stays unmapped)",
                 gfx.0,
                 gfx.0.saturating_add(pages.saturating_mul(PAGE))
+            ),
+            GttError::NoGttSize { raw } => write!(
+                f,
+                "the GPU reports no usable GTT size (size register {raw:#x}); the firmware did not set up the GTT"
             ),
             GttError::OutOfRange { gfx, pages, limit } => write!(
                 f,

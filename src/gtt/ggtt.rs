@@ -5,6 +5,8 @@
 //! address bits 35:32 in 7:4), Gen6 (cacheability in bits 2:1) and Gen7
 //! (LLC bit 2, L3 bit 1), all packed with the hal's `GTT_PTE` structures.
 
+use baregpu_hal::DeviceIo;
+use baregpu_hal::device::{self, PteFormat, SizeSource};
 use baregpu_hal::{Generation, Mmio, Packet, gen4, gen6, gen7};
 
 use super::addr::{GfxAddr, PAGE};
@@ -39,8 +41,31 @@ pub struct GgttLayout {
 }
 
 impl GgttLayout {
-    /// From the generation's device description (`hal/tables/<gen>/device.toml`, `[gtt]`):
-    /// the sizes are the smallest each generation allows.
+    /// The GTT of the GPU behind `device`: the alias and flush register of the
+    /// generation's device description, and the size the GPU reports in the size field
+    /// the description names (`[gtt] size`: PGTBL_CTL on Gen4/G45, SNB_GMCH_CTRL in
+    /// configuration space on Gen6/Gen7), bounded by the alias's room in the BAR.
+    pub fn read(generation: Generation, device: &dyn DeviceIo) -> Result<GgttLayout, GttError> {
+        let gtt = device::of(generation)
+            .ok_or(GttError::Unsupported(generation))?
+            .gtt;
+        let raw = match gtt.size.source {
+            SizeSource::Mmio(at) => device.read32(at),
+            // A 16-bit word: its dword, shifted down.
+            SizeSource::PciConfig(at) => (device.config_read32(at & !3) >> ((at % 4) * 8)) & 0xffff,
+        };
+        let entries = gtt.size.entries(raw).ok_or(GttError::NoGttSize { raw })?;
+        // The 965's 1 MiB BAR holds 512 KiB of PTEs; a larger size could not be written.
+        let room = (gtt.bar_size - gtt.alias_offset) / 4;
+        Ok(GgttLayout {
+            alias_offset: gtt.alias_offset,
+            entries: entries.min(room),
+            flush_register: gtt.flush_register,
+        })
+    }
+
+    /// From the generation's device description alone (`hal/tables/<gen>/device.toml`,
+    /// `[gtt]`): the size the software GPU reports, the smallest of the generation's parts.
     pub fn of(generation: Generation) -> Option<GgttLayout> {
         let gtt = baregpu_hal::device::of(generation)?.gtt;
         Some(GgttLayout {
@@ -51,15 +76,20 @@ impl GgttLayout {
     }
 }
 
-/// Encodes one valid PTE for the physical page `phys`.
+/// Encodes one valid PTE for the physical page `phys`, in the PTE format the
+/// generation's device description names.
 pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result<u32, GttError> {
+    let format = device::of(generation)
+        .ok_or(GttError::Unsupported(generation))?
+        .gtt
+        .pte;
     let mut out = [0u32];
     let page = phys & 0xffff_f000;
     let ext = ((phys >> 32) & 0xff) as u32;
-    let packed = match generation {
+    let packed = match format {
         // Gen4/G45: 36-bit physical addresses; there is no LLC, so cached memory is
         // mapped snooped (memory type 3, Linux I830_PTE_SYSTEM_CACHED).
-        Generation::Gen4 | Generation::G45 => {
+        PteFormat::Gen4 => {
             if phys >> 36 != 0 {
                 return Err(GttError::BadRegion);
             }
@@ -74,7 +104,7 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
             }
             .pack(&mut out)
         }
-        Generation::Gen6 => gen6::structs::GttPte {
+        PteFormat::Gen6 => gen6::structs::GttPte {
             physical_page_address: page,
             physical_start_address_extension: ext,
             graphics_data_type: false,
@@ -85,7 +115,7 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
             valid: true,
         }
         .pack(&mut out),
-        Generation::Gen7 => gen7::structs::GttPte {
+        PteFormat::Gen7 => gen7::structs::GttPte {
             physical_page_address: page,
             physical_start_address_extension: ext,
             graphics_data_type: false,
@@ -94,7 +124,6 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
             valid: true,
         }
         .pack(&mut out),
-        g => return Err(GttError::Unsupported(g)),
     };
     packed.map_err(|_| GttError::BadRegion)?;
     Ok(out[0])
@@ -110,13 +139,19 @@ pub struct Ggtt {
 impl Ggtt {
     /// A manager for `generation`, leaving page 0 unused so that a null
     /// graphics address always faults.
+    /// A GGTT of the description's size ([`GgttLayout::of`]).
     pub fn new(generation: Generation) -> Result<Self, GttError> {
         let layout = GgttLayout::of(generation).ok_or(GttError::Unsupported(generation))?;
-        Ok(Self {
+        Ok(Self::with_layout(generation, layout))
+    }
+
+    /// A GGTT of `layout` (from [`GgttLayout::read`]).
+    pub fn with_layout(generation: Generation, layout: GgttLayout) -> Self {
+        Self {
             generation,
             layout,
             free: PageRanges::new(1, layout.entries as u64),
-        })
+        }
     }
 
     pub fn layout(&self) -> GgttLayout {

@@ -10,7 +10,7 @@ use baregpu_hal::Mmio;
 use baregpu_hal::decode::decode;
 use baregpu_hal::reflect::GenTables;
 
-use super::engines::{EngineInfo, ring};
+use super::engines::EngineInfo;
 
 /// A captured error state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,8 +64,9 @@ impl ErrorState {
         batch: Option<(u64, &[u32])>,
     ) -> Self {
         let r = |off| mmio.read32(engine.base + off);
-        let acthd = r(ring::ACTHD);
-        let (eir, ipehr) = (r(ring::EIR), r(ring::IPEHR));
+        let e = engine.errors;
+        let acthd = mmio.read32(e.acthd);
+        let (eir, ipehr) = (mmio.read32(e.eir), mmio.read32(e.ipehr));
         // Only the software GPU has this register, so it is read only after an
         // instruction error (EIR bit 0), and counts only when it repeats IPEHR.
         let unmodelled = if eir & 1 != 0 {
@@ -95,14 +96,14 @@ impl ErrorState {
             engine: engine.name,
             reason,
             eir,
-            esr: r(ring::ESR),
-            ipeir: r(ring::IPEIR),
+            esr: mmio.read32(e.esr),
+            ipeir: mmio.read32(e.ipeir),
             ipehr,
-            instdone: r(ring::INSTDONE),
+            instdone: mmio.read32(e.instdone),
             acthd,
             head: r(engine.ring.head),
             tail: r(engine.ring.tail),
-            bb_addr: r(ring::BB_ADDR),
+            bb_addr: mmio.read32(e.bb_addr),
             completed,
             waited_for,
             commands,

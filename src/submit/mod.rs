@@ -28,7 +28,6 @@ pub use error::{ErrorState, HangReason, Unmodelled};
 
 use crate::gtt::{self, Caching, GfxAddr, Ggtt, GttError, Mapping, Ppgtt};
 use crate::platform::{Dma, Platform, PlatformError};
-use engines::ring;
 use packets::Encoders;
 
 /// HWSP dword that receives the seqno (HWSP dwords 0x20-0x3ff are free for software, 003 lines 9470-9507).
@@ -203,7 +202,8 @@ impl<'a, P: Platform> Gpu<'a, P> {
     ) -> Result<Self, GpuError> {
         let profile = engines::profile(generation).ok_or(GpuError::Unsupported(generation))?;
         let enc = packets::encoders(generation).ok_or(GpuError::Unsupported(generation))?;
-        let mut ggtt = Ggtt::new(generation)?;
+        let mut ggtt =
+            Ggtt::with_layout(generation, gtt::ggtt::GgttLayout::read(generation, device)?);
         let mut held = Vec::new();
         for &(gfx, bytes) in keep_free {
             held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::PAGE))?);
@@ -538,10 +538,10 @@ impl<'a, P: Platform> Gpu<'a, P> {
             return Err(GpuError::Lost(fence));
         }
         let start = self.platform.now_ns();
-        let base = self.queues[i].info.base;
+        let eir_reg = self.queues[i].info.errors.eir;
         loop {
             // Reading a register is also what lets the software GPU advance.
-            let eir = self.mmio.read32(base + ring::EIR);
+            let eir = self.mmio.read32(eir_reg);
             let done = self.completed(fence.engine);
             // An error wins over completion: a flagged but non-fatal error (a
             // privileged command refused in a non-secure batch) lets the batch
@@ -563,7 +563,7 @@ impl<'a, P: Platform> Gpu<'a, P> {
     /// Captures the error state, resets the engine (GDRST) and restarts it.
     fn hang(&mut self, i: usize, reason: HangReason, completed: u32, waited_for: u32) -> GpuError {
         let q = &self.queues[i];
-        let bb = self.mmio.read32(q.info.base + ring::BB_ADDR) as u64;
+        let bb = self.mmio.read32(q.info.errors.bb_addr) as u64;
         // Decode the in-flight batch that BB_ADDR points into, if the driver has it.
         let context = q
             .inflight
@@ -575,6 +575,10 @@ impl<'a, P: Platform> Gpu<'a, P> {
             self.mmio, &q.info, reason, completed, waited_for, tables, context,
         );
         let last = q.next_seqno.wrapping_sub(1);
+        // EIR is write-one-to-clear and, on Gen4/G45, shared by the engines: an engine
+        // reset does not clear it, so acknowledge what was captured (Linux i915
+        // i915_report_and_clear_eir does the same).
+        self.mmio.write32(q.info.errors.eir, state.eir);
         let reset_bit = q.info.reset_bit;
         self.reset_engine(reset_bit);
         // Everything queued on the engine is gone: account for it, free it, and
@@ -733,11 +737,8 @@ impl<'a, P: Platform> Gpu<'a, P> {
         let mut bits = 0;
         for q in &self.queues {
             bits |= 1 << q.info.user_interrupt_bit;
-            if self.profile.ring_imr {
-                self.mmio.write32(
-                    q.info.base + ring::IMR,
-                    !(1u32 << q.info.user_interrupt_bit),
-                );
+            if let Some(imr) = q.info.imr {
+                self.mmio.write32(imr, !(1u32 << q.info.user_interrupt_bit));
             }
         }
         let irq = self.profile.irq;

@@ -28,7 +28,25 @@ struct RawDevice {
     reference: String,
     gt: RawGt,
     gtt: RawGtt,
+    compute: Option<RawCompute>,
     engine: Vec<RawEngine>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCompute {
+    #[serde(rename = "ref")]
+    reference: String,
+    threads: u32,
+    grf_registers: u32,
+    curbe_read_rows: u32,
+    urb_rows: Option<u32>,
+    scratch: String,
+    scratch_max_bytes: u32,
+    shared_local_memory_bytes: u32,
+    inline_dwords: u32,
+    media_walker: bool,
+    gpgpu_walker: bool,
 }
 
 #[derive(Deserialize)]
@@ -40,7 +58,6 @@ struct RawGt {
     reset: RawReset,
     forcewake: Option<RawForcewake>,
     gfx_mode: Option<RawReg>,
-    ring_imr: bool,
     hwsp_physical: bool,
     physical_addressing: bool,
     page_fault_eir_bit: u32,
@@ -73,6 +90,18 @@ struct RawGtt {
     bar_size: u32,
     flush: RawReg,
     pte: String,
+    size: RawGttSize,
+}
+
+/// Where the GTT's size is read: an MMIO register or a PCI configuration word, a
+/// field of it, and the KiB of PTEs each field value stands for.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGttSize {
+    register: Option<RawReg>,
+    config_offset: Option<u16>,
+    bits: String,
+    kib: Vec<u32>,
 }
 
 #[derive(Deserialize)]
@@ -87,6 +116,10 @@ struct RawEngine {
     reset_bit: u32,
     runs: Vec<String>,
     ring: BTreeMap<String, RawReg>,
+    errors: BTreeMap<String, RawReg>,
+    imr: Option<RawReg>,
+    timestamp: Option<RawReg>,
+    page_fault: Option<RawReg>,
 }
 
 /// One engine, resolved.
@@ -97,6 +130,15 @@ pub struct Engine {
     /// tail, head, start, ctl: offsets relative to `base`; hws_pga absolute (Gen7
     /// moves the status-page registers below the video and blitter bases).
     pub ring: [u32; 5],
+    /// The error-capture registers in [`ERRORS`] order, absolute: an engine's own instance,
+    /// or a GT-level register it shares (G45's video ring reports into the render EIR).
+    pub errors: [u32; 8],
+    /// Its own interrupt mask register (absolute), where rings have one.
+    pub imr: Option<u32>,
+    /// Its 64-bit TIMESTAMP counter (absolute), where it has one.
+    pub timestamp: Option<u32>,
+    /// Where its first page fault is recorded (absolute), where it has such a register.
+    pub page_fault: Option<u32>,
     pub user_interrupt_bit: u32,
     pub error_bit: u32,
     pub notify_bit: u32,
@@ -118,10 +160,44 @@ pub enum Reset {
     PciConfig { offset: u16 },
 }
 
+/// Where the GTT size is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SizeSource {
+    Mmio(u32),
+    PciConfig(u16),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GttSize {
+    pub source: SizeSource,
+    /// The field's low bit and width.
+    pub shift: u32,
+    pub width: u32,
+    /// KiB of PTEs per field value (0: a value that means no GTT or is reserved).
+    pub kib: Vec<u32>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GfxMode {
     Global(u32),
     PerEngine(u32),
+}
+
+/// The media/GPGPU pipeline's limits (`[compute]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compute {
+    pub threads: u32,
+    pub grf_registers: u32,
+    pub curbe_read_rows: u32,
+    pub urb_rows: Option<u32>,
+    /// `linear_kib` or `pow2_kib`.
+    pub scratch: String,
+    pub scratch_max_bytes: u32,
+    pub shared_local_memory_bytes: u32,
+    pub inline_dwords: u32,
+    pub media_walker: bool,
+    pub gpgpu_walker: bool,
+    pub citation: String,
 }
 
 /// A generation's device description, every register resolved.
@@ -145,14 +221,21 @@ pub struct Device {
     pub bar_size: u32,
     pub gtt_flush: u32,
     pub pte: String,
+    pub gtt_size: GttSize,
     pub gtt_citation: String,
+    pub compute: Option<Compute>,
 }
 
 const RING: [&str; 5] = ["tail", "head", "start", "ctl", "hws_pga"];
+/// The `errors` keys, in the order of [`Engine::errors`] and the generated `ErrorRegs`.
+pub const ERRORS: [&str; 8] = [
+    "ipeir", "ipehr", "instdone", "acthd", "eir", "emr", "esr", "bb_addr",
+];
 const IRQ: [&str; 4] = ["isr", "imr", "iir", "ier"];
 const EU_ISAS: [&str; 5] = ["gen4", "g45", "gen6", "gen7", "gen12.5"];
 const PTE_FORMATS: [&str; 3] = ["gen4", "gen6", "gen7"];
 const GROUPS: [&str; 4] = ["mi", "3d", "media", "blitter"];
+const SCRATCH: [&str; 2] = ["linear_kib", "pow2_kib"];
 
 fn find<'a>(t: &'a GenerationTables, name: &str) -> Result<&'a Register, String> {
     t.registers
@@ -201,6 +284,30 @@ fn relative(
         .ok_or_else(|| format!("{what}: {abs:#x} lies below the engine base {base:#x}"))
 }
 
+/// A register an engine reads or writes, absolute: its instance on `engine` when the
+/// register is per engine, the GT-level register itself otherwise.
+fn of_engine(
+    t: &GenerationTables,
+    r: &RawReg,
+    engine: &str,
+    base: u32,
+    what: &str,
+) -> Result<u32, String> {
+    match r {
+        RawReg::Offset(o) => Ok(*o),
+        RawReg::Name(n) => {
+            let reg = find(t, n)?;
+            if reg.engines.iter().any(|e| e == engine) {
+                Ok(base + reg.offset)
+            } else if reg.engines.is_empty() {
+                Ok(reg.offset)
+            } else {
+                Err(format!("{what}: {n} has no instance on engine {engine}"))
+            }
+        }
+    }
+}
+
 fn cited(reference: &str, what: &str) -> Result<String, String> {
     if reference.trim().is_empty() {
         Err(format!("{what}: empty ref (every fact needs a citation)"))
@@ -247,6 +354,34 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
                 "{what}: unknown ring register {k} (one of {RING:?})"
             ));
         }
+        let mut errors = [0; 8];
+        for (slot, key) in errors.iter_mut().zip(ERRORS) {
+            let r = e
+                .errors
+                .get(key)
+                .ok_or_else(|| format!("{what}: errors.{key} missing"))?;
+            *slot = of_engine(t, r, &e.name, base, &format!("{what} errors.{key}"))?;
+        }
+        if let Some(k) = e.errors.keys().find(|k| !ERRORS.contains(&k.as_str())) {
+            return Err(format!(
+                "{what}: unknown error register {k} (one of {ERRORS:?})"
+            ));
+        }
+        let imr = e
+            .imr
+            .as_ref()
+            .map(|r| of_engine(t, r, &e.name, base, &format!("{what} imr")))
+            .transpose()?;
+        let timestamp = e
+            .timestamp
+            .as_ref()
+            .map(|r| of_engine(t, r, &e.name, base, &format!("{what} timestamp")))
+            .transpose()?;
+        let page_fault = e
+            .page_fault
+            .as_ref()
+            .map(|r| of_engine(t, r, &e.name, base, &format!("{what} page_fault")))
+            .transpose()?;
         for bit in [e.user_interrupt_bit, e.error_bit, e.notify_bit] {
             if bit > 31 {
                 return Err(format!("{what}: interrupt bit {bit} beyond 31"));
@@ -265,6 +400,10 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             name: e.name,
             base,
             ring,
+            errors,
+            imr,
+            timestamp,
+            page_fault,
             user_interrupt_bit: e.user_interrupt_bit,
             error_bit: e.error_bit,
             notify_bit: e.notify_bit,
@@ -274,6 +413,15 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
     }
     if engines.is_empty() {
         return Err("no [[engine]]".into());
+    }
+    // Ring IMRs are all or nothing: an interrupt is masked at the ring level on every
+    // engine or on none.
+    let ring_imr = engines[0].imr.is_some();
+    if let Some(e) = engines.iter().find(|e| e.imr.is_some() != ring_imr) {
+        return Err(format!(
+            "engine {}: imr given on some engines only (all or none)",
+            e.name
+        ));
     }
     let gt = raw.gt;
     let mut irq = [0; 4];
@@ -358,6 +506,74 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
     if gtt.alias_offset >= gtt.bar_size {
         return Err("gtt.alias_offset lies beyond bar_size".into());
     }
+    let gtt_size = {
+        let z = &gtt.size;
+        let source = match (&z.register, z.config_offset) {
+            (Some(r), None) => SizeSource::Mmio(absolute(t, r, "gtt.size.register")?),
+            (None, Some(o)) => SizeSource::PciConfig(o),
+            _ => return Err("gtt.size: give register or config_offset, not both".into()),
+        };
+        let (hi, lo) = match z.bits.split_once(':') {
+            Some((h, l)) => (h.trim().parse::<u32>(), l.trim().parse::<u32>()),
+            None => (z.bits.trim().parse::<u32>(), z.bits.trim().parse::<u32>()),
+        };
+        let (Ok(hi), Ok(lo)) = (hi, lo) else {
+            return Err(format!("gtt.size.bits {:?} is not HI:LO", z.bits));
+        };
+        if lo > hi || hi > 31 || (matches!(source, SizeSource::PciConfig(_)) && hi > 15) {
+            return Err(format!("gtt.size.bits {:?} out of the register", z.bits));
+        }
+        let width = hi - lo + 1;
+        if z.kib.is_empty() || z.kib.len() > 1 << width {
+            return Err(format!(
+                "gtt.size.kib: {} sizes for a {width}-bit field",
+                z.kib.len()
+            ));
+        }
+        // The smallest size is the one the model reports and the entries stand for.
+        if !z.kib.contains(&(gtt.entries / 256)) || gtt.entries % 256 != 0 {
+            return Err(format!(
+                "gtt.entries {:#x} is none of gtt.size.kib's sizes",
+                gtt.entries
+            ));
+        }
+        GttSize {
+            source,
+            shift: lo,
+            width,
+            kib: z.kib.clone(),
+        }
+    };
+    let compute = match raw.compute {
+        None => None,
+        Some(c) => {
+            if !SCRATCH.contains(&c.scratch.as_str()) {
+                return Err(format!(
+                    "compute.scratch {:?} is not one of {SCRATCH:?}",
+                    c.scratch
+                ));
+            }
+            if c.threads == 0 || c.grf_registers == 0 || c.curbe_read_rows >= c.grf_registers {
+                return Err(
+                    "compute: threads and grf_registers must be non-zero, curbe_read_rows below grf_registers"
+                        .into(),
+                );
+            }
+            Some(Compute {
+                citation: cited(&c.reference, "compute")?,
+                threads: c.threads,
+                grf_registers: c.grf_registers,
+                curbe_read_rows: c.curbe_read_rows,
+                urb_rows: c.urb_rows,
+                scratch: c.scratch,
+                scratch_max_bytes: c.scratch_max_bytes,
+                shared_local_memory_bytes: c.shared_local_memory_bytes,
+                inline_dwords: c.inline_dwords,
+                media_walker: c.media_walker,
+                gpgpu_walker: c.gpgpu_walker,
+            })
+        }
+    };
     Ok(Device {
         eu_isa: raw.eu_isa,
         citation: cited(&raw.reference, "device")?,
@@ -366,7 +582,7 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         forcewake,
         reset,
         gfx_mode,
-        ring_imr: gt.ring_imr,
+        ring_imr,
         hwsp_physical: gt.hwsp_physical,
         physical_addressing: gt.physical_addressing,
         page_fault_eir_bit: gt.page_fault_eir_bit,
@@ -376,7 +592,9 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         bar_size: gtt.bar_size,
         gtt_flush: absolute(t, &gtt.flush, "gtt.flush")?,
         pte: gtt.pte,
+        gtt_size,
         gtt_citation: cited(&gtt.reference, "gtt")?,
+        compute,
     })
 }
 
@@ -404,6 +622,9 @@ pub fn generate(d: Option<&Device>) -> String {
     doc(&mut out, "", &d.citation);
     doc(&mut out, "", &format!("GT: {}", d.gt_citation));
     doc(&mut out, "", &format!("GTT: {}", d.gtt_citation));
+    if let Some(c) = &d.compute {
+        doc(&mut out, "", &format!("Compute: {}", c.citation));
+    }
     for e in &d.engines {
         doc(&mut out, "", &format!("Engine {}: {}", e.name, e.citation));
     }
@@ -416,11 +637,21 @@ pub fn generate(d: Option<&Device>) -> String {
     for e in &d.engines {
         let [tail, head, start, ctl, hws_pga] = e.ring;
         let runs: Vec<String> = e.runs.iter().map(|g| format!("{g:?}")).collect();
+        let errors: Vec<String> = ERRORS
+            .iter()
+            .zip(e.errors)
+            .map(|(k, o)| format!("{k}: {o:#x}"))
+            .collect();
+        let opt = |o: Option<u32>| o.map_or("None".to_string(), |o| format!("Some({o:#x})"));
         let _ = writeln!(
             out,
-            "        crate::device::EngineDesc {{ name: {:?}, base: {:#x}, ring: crate::device::RingRegs {{ tail: {tail:#x}, head: {head:#x}, start: {start:#x}, ctl: {ctl:#x} }}, hws_pga: {hws_pga:#x}, user_interrupt_bit: {}, error_bit: {}, notify_bit: {}, reset_bit: {}, runs: &[{}] }},",
+            "        crate::device::EngineDesc {{ name: {:?}, base: {:#x}, ring: crate::device::RingRegs {{ tail: {tail:#x}, head: {head:#x}, start: {start:#x}, ctl: {ctl:#x} }}, hws_pga: {hws_pga:#x}, errors: crate::device::ErrorRegs {{ {} }}, imr: {}, timestamp: {}, page_fault: {}, user_interrupt_bit: {}, error_bit: {}, notify_bit: {}, reset_bit: {}, runs: &[{}] }},",
             e.name,
             e.base,
+            errors.join(", "),
+            opt(e.imr),
+            opt(e.timestamp),
+            opt(e.page_fault),
             e.user_interrupt_bit,
             e.error_bit,
             e.notify_bit,
@@ -462,11 +693,48 @@ pub fn generate(d: Option<&Device>) -> String {
         "gen6" => "Gen6",
         _ => "Gen7",
     };
+    let z = &d.gtt_size;
+    let source = match z.source {
+        SizeSource::Mmio(o) => format!("crate::device::SizeSource::Mmio({o:#x})"),
+        SizeSource::PciConfig(o) => format!("crate::device::SizeSource::PciConfig({o:#x})"),
+    };
+    let kib: Vec<String> = z.kib.iter().map(|k| k.to_string()).collect();
     let _ = writeln!(
         out,
-        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte} }},",
-        d.gtt_alias_offset, d.gtt_entries, d.bar_size, d.gtt_flush
+        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte}, size: crate::device::GttSize {{ source: {source}, shift: {}, width: {}, kib: &[{}] }} }},",
+        d.gtt_alias_offset,
+        d.gtt_entries,
+        d.bar_size,
+        d.gtt_flush,
+        z.shift,
+        z.width,
+        kib.join(", ")
     );
+    let compute = match &d.compute {
+        None => "None".to_string(),
+        Some(c) => {
+            let scratch = if c.scratch == "linear_kib" {
+                "LinearKib"
+            } else {
+                "PowersOfTwoKib"
+            };
+            let urb = c
+                .urb_rows
+                .map_or("None".to_string(), |r| format!("Some({r})"));
+            format!(
+                "Some(crate::device::ComputeDesc {{ threads: {}, grf_registers: {}, curbe_read_rows: {}, urb_rows: {urb}, scratch: crate::device::ScratchEncoding::{scratch}, scratch_max_bytes: {}, shared_local_memory_bytes: {}, inline_dwords: {}, media_walker: {}, gpgpu_walker: {} }})",
+                c.threads,
+                c.grf_registers,
+                c.curbe_read_rows,
+                c.scratch_max_bytes,
+                c.shared_local_memory_bytes,
+                c.inline_dwords,
+                c.media_walker,
+                c.gpgpu_walker
+            )
+        }
+    };
+    let _ = writeln!(out, "    compute: {compute},");
     let _ = writeln!(out, "}});");
     out
 }
@@ -504,6 +772,16 @@ mod tests {
             reg("IER", 0x900c, ""),
             reg("RST", 0x9100, ""),
             reg("FLUSH", 0x9200, ""),
+            reg("IPEIR", 0x64, both),
+            reg("IPEHR", 0x68, both),
+            reg("INSTDONE", 0x6c, both),
+            reg("ACTHD", 0x74, both),
+            reg("EIR", 0x90b0, ""),
+            reg("EMR", 0x90b4, ""),
+            reg("ESR", 0xb8, both),
+            reg("BB_ADDR", 0x140, both),
+            reg("RING_IMR", 0xa8, both),
+            reg("TIMESTAMP", 0x358, "\"render\""),
         ];
         std::fs::write(g.join("registers.toml"), regs.concat()).unwrap();
         let t = crate::load_generation(&dir, "testgen").unwrap();
@@ -519,17 +797,28 @@ ref = "test"
 irq = { isr = "ISR", imr = "IMR", iir = "IIR", ier = "IER" }
 reset = { method = "gdrst", register = "RST", full_bit = 0 }
 gfx_mode = "MODE"
-ring_imr = true
 hwsp_physical = false
 physical_addressing = false
 page_fault_eir_bit = 4
 [gtt]
 ref = "test"
 alias_offset = 0x200000
-entries = 0x1000
+entries = 0x40000
 bar_size = 0x400000
 flush = "FLUSH"
 pte = "gen7"
+size = { config_offset = 0x50, bits = "9:8", kib = [0, 1024, 2048] }
+[compute]
+ref = "test"
+threads = 36
+grf_registers = 128
+curbe_read_rows = 127
+scratch = "pow2_kib"
+scratch_max_bytes = 0x200000
+shared_local_memory_bytes = 0x10000
+inline_dwords = 504
+media_walker = true
+gpgpu_walker = true
 [[engine]]
 name = "render"
 ref = "test"
@@ -539,6 +828,9 @@ notify_bit = 4
 reset_bit = 1
 runs = ["mi", "3d"]
 ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "HWS" }
+errors = { ipeir = "IPEIR", ipehr = "IPEHR", instdone = "INSTDONE", acthd = "ACTHD", eir = "EIR", emr = "EMR", esr = "ESR", bb_addr = "BB_ADDR" }
+imr = "RING_IMR"
+timestamp = "TIMESTAMP"
 "#;
 
     #[test]
@@ -550,7 +842,7 @@ ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "
         assert_eq!(one.gfx_mode, Some(GfxMode::PerEngine(0x29c)));
         // Adding the copy engine is one more [[engine]] entry: its registers resolve on its base.
         let two = format!(
-            "{DEVICE}[[engine]]\nname = \"copy\"\nref = \"test\"\nuser_interrupt_bit = 22\nerror_bit = 25\nnotify_bit = 26\nreset_bit = 3\nruns = [\"blitter\"]\nring = {{ tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }}\n"
+            "{DEVICE}[[engine]]\nname = \"copy\"\nref = \"test\"\nuser_interrupt_bit = 22\nerror_bit = 25\nnotify_bit = 26\nreset_bit = 3\nruns = [\"blitter\"]\nring = {{ tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }}\nerrors = {{ ipeir = \"IPEIR\", ipehr = \"IPEHR\", instdone = \"INSTDONE\", acthd = \"ACTHD\", eir = \"EIR\", emr = \"EMR\", esr = \"ESR\", bb_addr = 0x30140 }}\nimr = \"RING_IMR\"\n"
         );
         let d = parse(&two, &t).unwrap();
         let copy = &d.engines[1];
@@ -558,9 +850,33 @@ ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "
             (copy.base, copy.ring),
             (0x30000, [0x30, 0x34, 0x38, 0x3c, 0x30080])
         );
+        // Per-engine error registers land on its base, GT-level ones are shared, an offset
+        // is taken as written.
+        assert_eq!(
+            copy.errors,
+            [
+                0x30064, 0x30068, 0x3006c, 0x30074, 0x90b0, 0x90b4, 0x300b8, 0x30140
+            ]
+        );
+        assert_eq!((copy.imr, copy.timestamp), (Some(0x300a8), None));
+        assert_eq!(d.engines[0].timestamp, Some(0x2358));
+        assert!(d.ring_imr);
         let code = generate(Some(&d));
         assert!(code.contains("name: \"copy\", base: 0x30000"), "{code}");
         assert!(code.contains("iir: 0x9008"), "{code}");
+        assert!(code.contains("eir: 0x90b0"), "{code}");
+        assert!(
+            code.contains("size: crate::device::GttSize { source: crate::device::SizeSource::PciConfig(0x50), shift: 8, width: 2, kib: &[0, 1024, 2048] }"),
+            "{code}"
+        );
+        assert!(
+            code.contains("threads: 36, grf_registers: 128, curbe_read_rows: 127, urb_rows: None, scratch: crate::device::ScratchEncoding::PowersOfTwoKib"),
+            "{code}"
+        );
+        assert!(
+            code.contains("imr: Some(0x300a8), timestamp: None, page_fault: None"),
+            "{code}"
+        );
         assert!(generate(None).contains("DEVICE: Option<crate::device::Device> = None"));
     }
 
@@ -599,6 +915,38 @@ ring = { tail = "TAIL", head = "HEAD", start = "START", ctl = "CTL", hws_pga = "
             (
                 DEVICE.replace("pte = \"gen7\"", "pte = \"gen9\""),
                 "gtt.pte",
+            ),
+            (
+                DEVICE.replace("eir = \"EIR\", ", ""),
+                "errors.eir missing",
+            ),
+            (
+                DEVICE.replace("entries = 0x40000", "entries = 0x30000"),
+                "none of gtt.size.kib",
+            ),
+            (
+                DEVICE.replace("bits = \"9:8\"", "bits = \"8:9\""),
+                "gtt.size.bits",
+            ),
+            (
+                DEVICE.replace("kib = [0, 1024, 2048]", "kib = [0, 1024, 2048, 4096, 1]"),
+                "5 sizes for a 2-bit field",
+            ),
+            (
+                DEVICE.replace("pow2_kib", "log_kib"),
+                "compute.scratch",
+            ),
+            (
+                DEVICE.replace("curbe_read_rows = 127", "curbe_read_rows = 128"),
+                "curbe_read_rows below grf_registers",
+            ),
+            (
+                DEVICE.replace("timestamp = \"TIMESTAMP\"", "timestamp = \"TIMESTAMP\"\n[[engine]]\nname = \"copy\"\nref = \"t\"\nuser_interrupt_bit = 22\nerror_bit = 25\nnotify_bit = 26\nreset_bit = 3\nruns = [\"mi\"]\nring = { tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }\nerrors = { ipeir = \"IPEIR\", ipehr = \"IPEHR\", instdone = \"INSTDONE\", acthd = \"ACTHD\", eir = \"EIR\", emr = \"EMR\", esr = \"ESR\", bb_addr = \"BB_ADDR\" }"),
+                "all or none",
+            ),
+            (
+                DEVICE.replace("esr = \"ESR\"", "esr = \"ESR\", fault = \"ESR\""),
+                "unknown error register",
             ),
         ];
         for (text, want) in cases {

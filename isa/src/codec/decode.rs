@@ -2,12 +2,12 @@
 
 use super::Reader;
 use crate::error::{DecodeError, Field, Slot};
+use crate::generation::IsaGen;
 use crate::inst::{
     AccessMode, Addr, Alu, Body, Branch, Compression, CondMod, Dst, DstSlot, FlagReg, GroupCtrl,
     Imm, Instruction, Jump, Math, MsgDesc, Opcode, RegFile, RegSrc, Region, Send, SendDesc, Src,
     Swizzle, ThreeSrc, Type, Vacant, WRITEMASK_XYZW,
 };
-use crate::generation::IsaGen;
 use crate::tables::{
     self, Bit28, Bits, DstFields, GenTables, HSTRIDES, JumpLayout, Layout, SendLayout, SrcFields,
     ThreeSrcFields, VACANT_FILES, VSTRIDE_VXH, VSTRIDES, WIDTHS, lookup,

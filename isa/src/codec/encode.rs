@@ -3,11 +3,11 @@
 
 use super::Writer;
 use crate::error::{EncodeError, Field, Slot};
+use crate::generation::IsaGen;
 use crate::inst::{
     AccessMode, Addr, Body, Branch, CondMod, Dst, DstSlot, GroupCtrl, Imm, Instruction, Jump,
     Opcode, RegFile, RegSrc, Region, Send, SendDesc, Src, ThreeSrc, Type, Vacant, WRITEMASK_XYZW,
 };
-use crate::generation::IsaGen;
 use crate::tables::{
     self, Bit28, Bits, GenTables, HSTRIDES, JumpLayout, Layout, SendLayout, SrcFields,
     ThreeSrcFields, VACANT_FILES, VSTRIDE_VXH, VSTRIDES, WIDTHS, code_of,

@@ -13,8 +13,8 @@ pub use decode::decode;
 pub use encode::encode;
 
 use crate::error::{DecodeError, EncodeError, Field};
-use crate::inst::Instruction;
 use crate::generation::IsaGen;
+use crate::inst::Instruction;
 use crate::tables::Bits;
 
 /// Decodes 16 little-endian bytes.

@@ -4,8 +4,8 @@
 use alloc::string::String;
 use core::fmt;
 
-use crate::inst::Sfid;
 use crate::generation::IsaGen;
+use crate::inst::Sfid;
 
 /// A descriptor, message or symbolic text that cannot be converted.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 use super::MessageError;
 use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::{Out, Parsed, unknown_op};
-use crate::inst::MathFn;
 use crate::generation::IsaGen;
+use crate::inst::MathFn;
 
 /// An extended math request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -89,8 +89,8 @@ pub use spawner::SpawnerMsg;
 pub use text::Named;
 pub use urb::{UrbMsg, UrbOp, UrbOp7, UrbSwizzle};
 
-use crate::inst::{MsgDesc, Sfid};
 use crate::generation::IsaGen;
+use crate::inst::{MsgDesc, Sfid};
 use crate::tables;
 use bits::Reader;
 use text::Out;

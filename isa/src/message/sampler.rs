@@ -19,8 +19,8 @@
 use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::{Named, Out, Parsed, named, unknown_op};
 use super::{Message, MessageError};
-use crate::inst::Sfid;
 use crate::generation::IsaGen;
+use crate::inst::Sfid;
 
 named! {
     /// What the sampler computes (names as in the manuals' mnemonics).

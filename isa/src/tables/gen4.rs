@@ -5,8 +5,8 @@ use super::{
     ArfKind, Bit28, DstFields, Fields, GenTables, JumpLayout, Layout, OpInfo, SendLayout,
     SrcFields, bits, concat_ops, op,
 };
-use crate::inst::{Compression, CondMod, Opcode as O, PredCtrl, RegFile, Sfid, ThreadCtrl, Type};
 use crate::generation::IsaGen;
+use crate::inst::{Compression, CondMod, Opcode as O, PredCtrl, RegFile, Sfid, ThreadCtrl, Type};
 
 const ALU: Layout = Layout::Alu;
 const JUMP: Layout = Layout::Branch(JumpLayout::Count);

@@ -5,8 +5,8 @@ use super::{
     ArfKind, Bit28, Fields, GenTables, JumpLayout, Layout, OpInfo, SendLayout, Src3Fields,
     ThreeSrcFields, bits, gen4, op,
 };
-use crate::inst::{CondMod, MathFn, Opcode as O, RegFile, Sfid, Type};
 use crate::generation::IsaGen;
+use crate::inst::{CondMod, MathFn, Opcode as O, RegFile, Sfid, Type};
 
 const ALU: Layout = Layout::Alu;
 /// JIP in the destination bits: "<JIP> is at location <dst>".

@@ -7,8 +7,8 @@ use super::{
     ArfKind, Fields, GenTables, JumpLayout, Layout, OpInfo, ThreeSrcFields, bits, concat_ops, gen4,
     gen6, op,
 };
-use crate::inst::{Opcode as O, PredCtrl, RegFile, Sfid, Type};
 use crate::generation::IsaGen;
+use crate::inst::{Opcode as O, PredCtrl, RegFile, Sfid, Type};
 
 const ALU: Layout = Layout::Alu;
 /// All Gen7 branches keep JIP in 111:96 and UIP in 127:112

@@ -22,10 +22,10 @@ pub use common::{HSTRIDES, VSTRIDE_VXH, VSTRIDES, WIDTHS};
 /// MRF code (no MRF, 001 lines 2168-2192) must still decode.
 pub const VACANT_FILES: [Option<RegFile>; 4] = gen4::REG_FILES;
 
+use crate::generation::IsaGen;
 use crate::inst::{
     Compression, CondMod, MathFn, Opcode, PredCtrl, RegFile, Sfid, ThreadCtrl, Type,
 };
-use crate::generation::IsaGen;
 
 /// An inclusive bit range `hi:lo` of the 128-bit instruction word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //! overlap and leave exactly the documented reserved bits.
 
 use super::*;
-use crate::inst::{CondMod, PredCtrl, RegFile, Sfid, Type};
 use crate::generation::IsaGen;
+use crate::inst::{CondMod, PredCtrl, RegFile, Sfid, Type};
 
 fn has(p: IsaGen, op: Opcode) -> bool {
     for_platform(p).opcode_info(op).is_some()
@@ -41,8 +41,8 @@ fn a_mnemonic_keeps_its_number_across_generations() {
 
 #[test]
 fn opcode_sets_follow_the_manuals() {
-    use Opcode::*;
     use IsaGen::*;
+    use Opcode::*;
     // [DevCTG-B+] only: movi, pln, nenop.
     for op in [Movi, Pln, Nenop] {
         assert!(!has(Gen4, op) && has(G45, op), "{op:?}");

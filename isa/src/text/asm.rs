@@ -17,8 +17,8 @@ use core::fmt;
 use super::parse::{Stmt, statement};
 use crate::codec;
 use crate::compact;
-use crate::inst::Instruction;
 use crate::generation::IsaGen;
+use crate::inst::Instruction;
 use form::build;
 use layout::Piece;
 

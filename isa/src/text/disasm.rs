@@ -11,8 +11,8 @@ use super::jumps;
 use super::print::{Labels, print_with};
 use crate::codec;
 use crate::compact;
-use crate::inst::{Body, Instruction, Send, SendDesc};
 use crate::generation::IsaGen;
+use crate::inst::{Body, Instruction, Send, SendDesc};
 
 /// Why a binary does not disassemble.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -39,11 +39,11 @@ mod send;
 use alloc::string::String;
 use core::fmt::Write;
 
+use crate::generation::IsaGen;
 use crate::inst::{
     AccessMode, Addr, Body, Compression, CondMod, Dst, GroupCtrl, Imm, Instruction, Math, MathFn,
     Opcode, PredCtrl, RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant,
 };
-use crate::generation::IsaGen;
 use crate::tables::{self, ArfKind};
 
 /// Prints `inst` in gen4asm syntax, or `None` if that syntax cannot state it.

@@ -26,8 +26,8 @@
 
 use alloc::string::String;
 
-use crate::inst::{Body, Imm, Instruction, Jump, Opcode, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{Body, Imm, Instruction, Jump, Opcode, Src, Type};
 use crate::tables;
 
 /// A field of an instruction that holds a jump.

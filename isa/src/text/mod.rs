@@ -112,8 +112,8 @@ pub use asm::{
 pub use disasm::{DisasmError, DisasmOptions, disassemble, disassemble_to, disassemble_with};
 pub use print::print_instruction;
 
-use crate::inst::{CondMod, MathFn, PredCtrl, Type};
 use crate::generation::IsaGen;
+use crate::inst::{CondMod, MathFn, PredCtrl, Type};
 use crate::tables::{self, ArfKind};
 
 /// Condition modifier names (IGA's `(lt)` ...), Gen4's round increment `r`.

@@ -11,8 +11,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::{COND_NAMES, MATH_NAMES, PRED_NAMES};
-use crate::inst::{CondMod, MathFn, PredCtrl, Type};
 use crate::generation::IsaGen;
+use crate::inst::{CondMod, MathFn, PredCtrl, Type};
 
 /// A register or immediate operand as written, before it is given a slot.
 #[derive(Clone, Debug, PartialEq)]

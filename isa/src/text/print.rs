@@ -8,12 +8,12 @@ use core::fmt::{self, Write};
 
 use super::jumps::{self, Which};
 use super::{ARF_NAMES, COND_NAMES, MATH_NAMES, PRED_NAMES};
+use crate::generation::IsaGen;
 use crate::inst::{
     AccessMode, Addr, Body, Branch, Compression, CondMod, Dst, DstSlot, GroupCtrl, Imm,
     Instruction, Jump, Opcode, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swizzle,
     ThreadCtrl, Type, Vacant,
 };
-use crate::generation::IsaGen;
 use crate::tables::{self, SendLayout};
 
 /// Prints one instruction on one line (no trailing newline). Branch offsets

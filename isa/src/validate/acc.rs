@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 
 use super::facts;
 use super::{Check, Operand, Rule, Severity};
-use crate::inst::{AccessMode, Opcode, RegSrc, Region, Src, Swizzle, Type};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Opcode, RegSrc, Region, Src, Swizzle, Type};
 
 pub(super) fn check(c: &mut Check<'_>) {
     let p = c.p;

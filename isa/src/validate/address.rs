@@ -4,8 +4,8 @@
 
 use super::facts::{self, Operands};
 use super::{Check, Operand, Rule};
-use crate::inst::{AccessMode, Addr, Body, RegFile, RegSrc, Region, Src};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, Body, RegFile, RegSrc, Region, Src};
 use alloc::format;
 
 pub(super) fn check(c: &mut Check<'_>, ops: &Operands<'_>) {

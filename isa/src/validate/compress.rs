@@ -4,8 +4,8 @@
 use super::facts;
 use super::operands::register_operands;
 use super::{Check, Operand, Rule};
-use crate::inst::{AccessMode, Addr, GroupCtrl, Opcode, RegFile, Region, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, GroupCtrl, Opcode, RegFile, Region, Src, Type};
 use crate::tables::ArfKind;
 use alloc::format;
 
@@ -49,9 +49,7 @@ fn compressed(c: &mut Check<'_>) {
         );
         return;
     }
-    if c.p == IsaGen::Gen4
-        && exec == 32
-        && matches!(op, Opcode::Mac | Opcode::Mach | Opcode::Sada2)
+    if c.p == IsaGen::Gen4 && exec == 32 && matches!(op, Opcode::Mac | Opcode::Mach | Opcode::Sada2)
     {
         c.error(
             Rule::ComprDevice,

@@ -9,8 +9,8 @@ use alloc::vec::Vec;
 use super::facts::{self, Operands, REG_BYTES};
 use super::region::{direct_align1, is_packed_word};
 use super::{Check, Rule};
-use crate::inst::{AccessMode, Addr, Dst, Opcode, RegFile, RegSrc, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, Dst, Opcode, RegFile, RegSrc, Src, Type};
 
 pub(super) fn check(c: &mut Check<'_>, ops: &Operands<'_>) {
     let Some(d) = ops.dst else { return };

@@ -7,11 +7,11 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 
 use super::Operand;
+use crate::generation::IsaGen;
 use crate::inst::{
     AccessMode, Addr, Body, Compression, Dst, GroupCtrl, Instruction, MathFn, Opcode, RegFile,
     RegSrc, Region, Src, Type, arf,
 };
-use crate::generation::IsaGen;
 use crate::tables::{self, ArfKind};
 
 /// Bytes in one GRF/MRF register.

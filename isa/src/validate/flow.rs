@@ -17,9 +17,9 @@ use alloc::vec::Vec;
 
 use super::facts;
 use super::{Check, Operand, Rule, Severity, Violation};
+use crate::generation::IsaGen;
 use crate::inst::{Body, DstSlot, Instruction, Jump, Opcode, PredCtrl, Src};
 use crate::kernel::Entry;
-use crate::generation::IsaGen;
 use crate::text::jumps::{self, Which};
 
 pub(super) fn check(c: &mut Check<'_>) {

@@ -4,8 +4,8 @@
 
 use super::facts::{self, Operands};
 use super::{Check, Operand, Rule, Severity};
-use crate::inst::{AccessMode, Addr, Body, Opcode, RegFile, Region, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, Body, Opcode, RegFile, Region, Src, Type};
 use crate::tables::ArfKind;
 use alloc::format;
 

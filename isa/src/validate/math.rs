@@ -3,8 +3,8 @@
 
 use super::facts::{self, is_int_div};
 use super::{Check, Operand, Rule, Severity};
-use crate::inst::{AccessMode, Addr, Body, Math, MathFn, RegFile, Region, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, Body, Math, MathFn, RegFile, Region, Src, Type};
 use crate::tables::{self, code_of};
 use alloc::format;
 

@@ -45,9 +45,9 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use crate::error::Slot as Operand;
+use crate::generation::IsaGen;
 use crate::inst::Instruction;
 use crate::kernel::{self, KernelError};
-use crate::generation::IsaGen;
 pub use rule::Rule;
 
 /// How bad a finding is.

@@ -12,8 +12,8 @@
 
 use super::facts;
 use super::{Check, Operand, Rule, Severity};
-use crate::inst::{Body, CondMod, Opcode, PredCtrl, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{Body, CondMod, Opcode, PredCtrl, Src, Type};
 use alloc::format;
 
 /// One row of the Gen4 instruction table.

@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 
 use super::facts;
 use super::{Check, Operand, Rule};
-use crate::inst::{AccessMode, Addr, Body, CondMod, Opcode, PredCtrl, RegFile, Src, ThreadCtrl};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, Body, CondMod, Opcode, PredCtrl, RegFile, Src, ThreadCtrl};
 use crate::tables::{self, ArfKind, code_of};
 
 pub(super) fn check(c: &mut Check<'_>) {

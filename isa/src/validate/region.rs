@@ -8,8 +8,8 @@
 
 use super::facts::{self, REG_BYTES};
 use super::{Check, Operand, Rule, Severity};
-use crate::inst::{AccessMode, Addr, Body, RegSrc, Region, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, Body, RegSrc, Region, Src, Type};
 use alloc::format;
 
 pub(super) fn check(c: &mut Check<'_>) {

@@ -4,11 +4,11 @@
 
 use super::facts::{self, REG_BYTES};
 use super::{Check, Operand, Rule, Severity};
+use crate::generation::IsaGen;
 use crate::inst::{
     AccessMode, Addr, Compression, GroupCtrl, MsgDesc, RegFile, Region, Send, SendDesc, Sfid, Src,
     ThreadCtrl, Type, arf,
 };
-use crate::generation::IsaGen;
 use alloc::format;
 
 pub(super) fn check(c: &mut Check<'_>) {

@@ -5,8 +5,8 @@
 
 use super::facts;
 use super::{Check, Operand, Rule};
-use crate::inst::{AccessMode, Addr, Body, RegFile, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, Body, RegFile, Src, Type};
 use alloc::format;
 
 pub(super) fn check(c: &mut Check<'_>) {

@@ -4,8 +4,8 @@
 
 use super::facts::{self, Operands};
 use super::{Check, Operand, Rule, Severity};
-use crate::inst::{AccessMode, Addr, Body, Dst, Opcode, RegFile, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{AccessMode, Addr, Body, Dst, Opcode, RegFile, Src, Type};
 use crate::tables::{self, code_of};
 use alloc::format;
 

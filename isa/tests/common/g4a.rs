@@ -194,11 +194,7 @@ pub fn send(p: IsaGen, rng: &mut Rng) -> Instruction {
         rng.below(if file == RegFile::Mrf { 16 } else { 100 }) as u8,
         0,
         // gen4asm types the Gen6/Gen7 payload D.
-        if p >= IsaGen::Gen6 {
-            Type::D
-        } else {
-            Type::Ud
-        },
+        if p >= IsaGen::Gen6 { Type::D } else { Type::Ud },
         scalar,
     ));
     let dst = if eot {

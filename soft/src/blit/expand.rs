@@ -51,12 +51,10 @@ use crate::command::Cmd;
 use baregpu_hal::MemoryBus;
 
 use super::{
-    Access, Raster, Rect, SWCTRL_DST_Y, SWCTRL_SRC_Y, SetupPattern, Surface, Tiling,
-    destination_rect, raster_of, rop3, s16,
+    Access, BlitError, Blitter, Raster, Rect, SWCTRL_DST_Y, SWCTRL_SRC_Y, SetupPattern, Surface,
+    TileControl, Tiling, destination_rect, raster_of, rop3, s16,
 };
 use crate::command::{F, field};
-use crate::device::Device;
-use crate::engine::Halt;
 
 /// Which operands a command has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,17 +244,17 @@ fn bit(bytes: &[u8], n: u64) -> bool {
     bytes[(n / 8) as usize] >> (7 - n % 8) & 1 == 1
 }
 
-impl<B: MemoryBus> Device<B> {
+impl Blitter {
     /// Decodes an expanded blit. `None`: instruction error; `Some(None)`:
     /// nothing to draw.
     pub(super) fn expanded(
         &self,
-        i: usize,
+        tiles: TileControl,
         c: &Cmd,
         kind: ExpandedKind,
         dw: &[u32],
     ) -> Option<Option<Expanded>> {
-        let setup = self.engines[i].blit;
+        let setup = *self;
         let uses_setup = kind.pattern == PatternFrom::Setup;
         let (raster, pitch, base, clipping) = if uses_setup {
             let raster = setup.raster?;
@@ -276,7 +274,7 @@ impl<B: MemoryBus> Device<B> {
             return None;
         }
         let tiled = field(c, dw, F::TilingEnable).or_else(|| field(c, dw, F::DestTilingEnable));
-        let dst = self.xy_surface(base, pitch, tiled == Some(1), SWCTRL_DST_Y)?;
+        let dst = tiles.xy_surface(base, pitch, tiled == Some(1), SWCTRL_DST_Y)?;
         let mut rect = destination_rect(c, dw);
         let origin = (rect.x1, rect.y1);
         let width = rect.x2 - rect.x1;
@@ -390,7 +388,7 @@ impl<B: MemoryBus> Device<B> {
             }
             SourceFrom::Color => {
                 let src_base = field(c, dw, F::SourceBaseAddress)?;
-                let src = self.xy_surface(
+                let src = tiles.xy_surface(
                     src_base,
                     field(c, dw, F::SourcePitch)?,
                     field(c, dw, F::SrcTilingEnable) == Some(1),
@@ -472,13 +470,17 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// Draws an expanded blit scan line by scan line.
-    pub(super) fn run_expanded(&self, at: Access, e: &Expanded) -> Result<(), Halt> {
+    pub(super) fn run_expanded<B: MemoryBus>(
+        &self,
+        at: &Access<'_, B>,
+        e: &Expanded,
+    ) -> Result<(), BlitError> {
         // A pattern in memory is read once, before the first pixel.
         let read;
         let pattern = match &e.pattern {
             Pattern::ColorAt(base, n) => {
                 let mut p = vec![0u8; *n];
-                self.read_line(at, &linear_at(*base), 0, 0, &mut p)?;
+                at.read_line(&linear_at(*base), 0, 0, &mut p)?;
                 read = Pattern::Color(p);
                 &read
             }
@@ -494,11 +496,9 @@ impl<B: MemoryBus> Device<B> {
             let r = if e.bottom_up { lines - 1 - n } else { n };
             let y = e.rect.y1 + r;
             let dx = e.rect.x1 * cpp as i64;
-            self.read_line(at, &e.dst, dx, y, &mut d)?;
+            at.read_line(&e.dst, dx, y, &mut d)?;
             match &e.source {
-                Source::Color(src, sx, sy) => {
-                    self.read_line(at, src, sx * cpp as i64, sy + r, &mut s)?
-                }
+                Source::Color(src, sx, sy) => at.read_line(src, sx * cpp as i64, sy + r, &mut s)?,
                 Source::Mono { data, packing, .. } => {
                     self.mono_line(at, data, *packing, e, y, &mut bits)?
                 }
@@ -533,7 +533,7 @@ impl<B: MemoryBus> Device<B> {
                     }
                 }
             }
-            self.write_line(at, &e.dst, dx, y, &d)?;
+            at.write_line(&e.dst, dx, y, &d)?;
         }
         Ok(())
     }
@@ -564,15 +564,15 @@ impl<B: MemoryBus> Device<B> {
 
     /// The monochrome bits of destination line `y`, one per pixel of the
     /// drawn rectangle.
-    fn mono_line(
+    fn mono_line<B: MemoryBus>(
         &self,
-        at: Access,
+        at: &Access<'_, B>,
         data: &MonoData,
         packing: Packing,
         e: &Expanded,
         y: i64,
         out: &mut Vec<bool>,
-    ) -> Result<(), Halt> {
+    ) -> Result<(), BlitError> {
         let line = y - e.origin.1;
         let start = mono_line_start(packing, e.width, line);
         let first = start + (e.rect.x1 - e.origin.0) as u64;
@@ -580,9 +580,7 @@ impl<B: MemoryBus> Device<B> {
         let (lo, hi) = (first / 8, (first + w).div_ceil(8));
         let mut bytes = vec![0u8; (hi - lo) as usize];
         match data {
-            MonoData::Memory(base) => {
-                self.read_line(at, &linear_at(*base), lo as i64, 0, &mut bytes)?
-            }
+            MonoData::Memory(base) => at.read_line(&linear_at(*base), lo as i64, 0, &mut bytes)?,
             MonoData::Immediate(imm) => {
                 for (k, b) in bytes.iter_mut().enumerate() {
                     *b = imm.get(lo as usize + k).copied().unwrap_or(0);

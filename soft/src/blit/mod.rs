@@ -52,8 +52,11 @@
 //! * The pattern, monochrome-source, text, scan-line, full and chroma-key
 //!   blits are in `expand` (pattern and colour expansion per pixel).
 //!
-//! Every access goes through the engine's address space (the GGTT, or the
-//! PPGTT in a PPGTT batch, as for MI commands); a fault halts the engine.
+//! The blitter is a unit the command streamer calls ([`Blitter::execute`])
+//! with the engine's memory and address space (the GGTT, or the PPGTT in a
+//! PPGTT batch, as for MI commands) and the registers that say how
+//! surfaces are tiled; it answers with a [`BlitError`] that the streamer
+//! turns into an engine error (a fault halts the engine).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -63,8 +66,8 @@ use crate::command::Cmd;
 use baregpu_hal::{Generation, MemoryBus};
 
 use crate::command::{F, field};
-use crate::device::Device;
-use crate::engine::{Halt, Space};
+use crate::mem::{Fault, Memory, Space};
+use crate::regfile::RegFile;
 
 mod expand;
 
@@ -104,7 +107,7 @@ impl BlitOp {
 
 impl BlitOp {
     /// The fields the operation reads without a fallback (see
-    /// `engine::required`).
+    /// `cs::table::required`).
     pub(crate) fn required(self) -> &'static [F] {
         const XY_RECT: [F; 4] = [
             F::DestinationX1,
@@ -204,10 +207,21 @@ impl Rect {
     }
 }
 
-/// The blitter state shared between commands (lines 20493-20540): what the
-/// XY_SETUP commands load and XY_PIXEL_BLT and clipped BLTs use.
+/// Why a blitter command did not complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BlitError {
+    /// The command cannot execute as given (see the module notes): an
+    /// instruction error.
+    Invalid,
+    /// A surface access faulted.
+    Fault(Fault),
+}
+
+/// The blitter of one engine: the state shared between commands (lines
+/// 20493-20540), what the XY_SETUP commands load and XY_PIXEL_BLT and
+/// clipped BLTs use.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct BlitState {
+pub struct Blitter {
     /// BR01: the setup raster (depth, ROP, byte mask, background colour
     /// BR05 as the PIXEL_BLT pattern).
     raster: Option<Raster>,
@@ -450,90 +464,33 @@ fn clip_of(c: &Cmd, dw: &[u32]) -> Rect {
     }
 }
 
-impl<B: MemoryBus> Device<B> {
-    /// Writes a register the tables do not list but the blitter needs:
-    /// BCS_SWCTRL, a masked register (bits 31:16 enable 15:0). Returns
-    /// whether `offset` was such a register.
-    pub(crate) fn write_blit_register(&mut self, offset: u32, value: u32) -> bool {
-        if offset != BCS_SWCTRL {
-            return false;
+/// Writes a register the tables do not list but the blitter needs:
+/// BCS_SWCTRL, a masked register (bits 31:16 enable 15:0). Returns
+/// whether `offset` was such a register.
+pub(crate) fn write_register(regs: &mut RegFile, offset: u32, value: u32) -> bool {
+    if offset != BCS_SWCTRL {
+        return false;
+    }
+    let mask = value >> 16;
+    let old = regs.get(offset);
+    regs.set(offset, (old & !mask) | (value & mask & 0xffff));
+    true
+}
+
+/// How tiled surfaces are laid out, from the registers as a command starts:
+/// BCS_SWCTRL (X or Y tiles) and ARB_MODE (bit-6 swizzling).
+#[derive(Clone, Copy, Debug)]
+struct TileControl {
+    swctrl: u32,
+    swizzle: bool,
+}
+
+impl TileControl {
+    fn read(regs: &RegFile, generation: Generation) -> TileControl {
+        TileControl {
+            swctrl: regs.get(BCS_SWCTRL),
+            swizzle: swizzling(regs, generation),
         }
-        let mask = value >> 16;
-        let old = self.regs.get(offset);
-        self.regs
-            .set(offset, (old & !mask) | (value & mask & 0xffff));
-        true
-    }
-
-    /// Executes one blitter command on engine `i`.
-    pub(crate) fn blit(&mut self, i: usize, c: &Cmd, op: BlitOp, dw: &[u32]) -> Result<(), Halt> {
-        let error = Halt::InstructionError {
-            dw0: dw.first().copied().unwrap_or(0),
-        };
-        let blit = match op {
-            BlitOp::XySetup => return self.setup(i, c, dw),
-            BlitOp::XySetupClip => {
-                self.engines[i].blit.clip = clip_of(c, dw);
-                return Ok(());
-            }
-            BlitOp::XySetupMonoPattern => return self.setup(i, c, dw),
-            BlitOp::Expanded(kind) => {
-                let at = Access {
-                    i,
-                    space: self.space_for(i, c, dw),
-                };
-                return match self.expanded(i, c, kind, dw) {
-                    Some(Some(e)) => self.run_expanded(at, &e),
-                    Some(None) => Ok(()),
-                    None => Err(error),
-                };
-            }
-            BlitOp::Color => self.color_blt(c, dw),
-            BlitOp::SrcCopy => self.src_copy_blt(c, dw),
-            BlitOp::XyColor => self.xy_color_blt(i, c, dw),
-            BlitOp::XySrcCopy => self.xy_src_copy_blt(i, c, dw),
-            BlitOp::XyPixel => self.xy_pixel_blt(i, c, dw),
-        };
-        // Blits have no GGTT bit: the batch's address space decides.
-        let at = Access {
-            i,
-            space: self.space_for(i, c, dw),
-        };
-        match blit {
-            Some(Some(b)) => self.run_blit(at, &b),
-            Some(None) => Ok(()), // rejected: nothing to draw
-            None => Err(error),
-        }
-    }
-
-    /// XY_SETUP_BLT: loads the shared state (lines 20730-20802).
-    fn setup(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
-        let s = &mut self.engines[i].blit;
-        s.raster = raster_of(c, dw, Some(F::SetupBackgroundColor));
-        s.pitch = field(c, dw, F::DestinationPitch).unwrap_or(0);
-        s.clipping = field(c, dw, F::ClippingEnable) == Some(1);
-        s.base = field(c, dw, F::SetupDestinationBaseAddress).unwrap_or(0);
-        s.clip = clip_of(c, dw);
-        s.foreground = field(c, dw, F::SetupForegroundColor).unwrap_or(0) as u32;
-        s.mono_source_transparent = field(c, dw, F::MonoSourceTransparencyMode) == Some(1);
-        s.pattern = match field(c, dw, F::PatternData0) {
-            Some(lo) => SetupPattern::Mono {
-                bits: lo | field(c, dw, F::PatternData1).unwrap_or(0) << 32,
-                solid: field(c, dw, F::SolidPatternSelect) == Some(1),
-                transparent: field(c, dw, F::MonoPatternTransparencyMode) == Some(1),
-            },
-            None => SetupPattern::Color(field(c, dw, F::SetupPatternBaseAddress).unwrap_or(0)),
-        };
-        Ok(())
-    }
-
-    /// Whether ARB_MODE asks for bit-6 swizzling of tiled surfaces.
-    fn swizzling(&self) -> bool {
-        let bit = match self.layout.generation {
-            Generation::Gen6 => 1 << 4,
-            _ => 1 << 5,
-        };
-        self.regs.get(ARB_MODE) & bit != 0
     }
 
     /// An XY operand: linear (pitch in bytes) or tiled (pitch in DWords,
@@ -550,7 +507,7 @@ impl<B: MemoryBus> Device<B> {
                 swizzle: false,
             });
         }
-        let y = self.regs.get(BCS_SWCTRL) & y_bit != 0;
+        let y = self.swctrl & y_bit != 0;
         let (tiling, tile_w) = if y {
             (Tiling::Y, 128)
         } else {
@@ -558,13 +515,84 @@ impl<B: MemoryBus> Device<B> {
         };
         let pitch = pitch * 4;
         let valid = pitch > 0 && pitch % tile_w == 0 && base & 0xfff == 0;
-        let swizzle = self.swizzling();
+        let swizzle = self.swizzle;
         valid.then_some(Surface {
             base,
             pitch,
             tiling,
             swizzle,
         })
+    }
+}
+
+/// Whether ARB_MODE asks for bit-6 swizzling of tiled surfaces.
+fn swizzling(regs: &RegFile, generation: Generation) -> bool {
+    let bit = match generation {
+        Generation::Gen6 => 1 << 4,
+        _ => 1 << 5,
+    };
+    regs.get(ARB_MODE) & bit != 0
+}
+
+impl Blitter {
+    /// Executes one blitter command. Blits have no GGTT bit: `at` is the
+    /// batch's address space.
+    pub(crate) fn execute<B: MemoryBus>(
+        &mut self,
+        at: &Access<'_, B>,
+        regs: &RegFile,
+        generation: Generation,
+        c: &Cmd,
+        op: BlitOp,
+        dw: &[u32],
+    ) -> Result<(), BlitError> {
+        let tiles = TileControl::read(regs, generation);
+        let blit = match op {
+            BlitOp::XySetup => return self.setup(c, dw),
+            BlitOp::XySetupClip => {
+                self.clip = clip_of(c, dw);
+                return Ok(());
+            }
+            BlitOp::XySetupMonoPattern => return self.setup(c, dw),
+            BlitOp::Expanded(kind) => {
+                return match self.expanded(tiles, c, kind, dw) {
+                    Some(Some(e)) => self.run_expanded(at, &e),
+                    Some(None) => Ok(()),
+                    None => Err(BlitError::Invalid),
+                };
+            }
+            BlitOp::Color => self.color_blt(c, dw),
+            BlitOp::SrcCopy => self.src_copy_blt(c, dw),
+            BlitOp::XyColor => self.xy_color_blt(tiles, c, dw),
+            BlitOp::XySrcCopy => self.xy_src_copy_blt(tiles, c, dw),
+            BlitOp::XyPixel => self.xy_pixel_blt(tiles, c, dw),
+        };
+        match blit {
+            Some(Some(b)) => self.run_blit(at, &b),
+            Some(None) => Ok(()), // rejected: nothing to draw
+            None => Err(BlitError::Invalid),
+        }
+    }
+
+    /// XY_SETUP_BLT: loads the shared state (lines 20730-20802).
+    fn setup(&mut self, c: &Cmd, dw: &[u32]) -> Result<(), BlitError> {
+        let s = self;
+        s.raster = raster_of(c, dw, Some(F::SetupBackgroundColor));
+        s.pitch = field(c, dw, F::DestinationPitch).unwrap_or(0);
+        s.clipping = field(c, dw, F::ClippingEnable) == Some(1);
+        s.base = field(c, dw, F::SetupDestinationBaseAddress).unwrap_or(0);
+        s.clip = clip_of(c, dw);
+        s.foreground = field(c, dw, F::SetupForegroundColor).unwrap_or(0) as u32;
+        s.mono_source_transparent = field(c, dw, F::MonoSourceTransparencyMode) == Some(1);
+        s.pattern = match field(c, dw, F::PatternData0) {
+            Some(lo) => SetupPattern::Mono {
+                bits: lo | field(c, dw, F::PatternData1).unwrap_or(0) << 32,
+                solid: field(c, dw, F::SolidPatternSelect) == Some(1),
+                transparent: field(c, dw, F::MonoPatternTransparencyMode) == Some(1),
+            },
+            None => SetupPattern::Color(field(c, dw, F::SetupPatternBaseAddress).unwrap_or(0)),
+        };
+        Ok(())
     }
 
     /// COLOR_BLT (lines 20599-20645): a linear fill of width bytes x height
@@ -614,18 +642,18 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// XY_COLOR_BLT (lines 21090-21155).
-    fn xy_color_blt(&self, i: usize, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
+    fn xy_color_blt(&self, tiles: TileControl, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
         let raster = raster_of(c, dw, Some(F::SolidPatternColor))?;
         if raster.uses_source() {
             return None;
         }
-        let dst = self.xy_surface(
+        let dst = tiles.xy_surface(
             field(c, dw, F::DestinationBaseAddress)?,
             field(c, dw, F::DestinationPitch)?,
             field(c, dw, F::TilingEnable) == Some(1),
             SWCTRL_DST_Y,
         )?;
-        let rect = self.clipped(i, c, dw, destination_rect(c, dw));
+        let rect = self.clipped(c, dw, destination_rect(c, dw));
         Some((!rect.is_empty()).then_some(Blit {
             dst,
             src: None,
@@ -636,20 +664,20 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// XY_SRC_COPY_BLT (lines 21919-22012).
-    fn xy_src_copy_blt(&self, i: usize, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
+    fn xy_src_copy_blt(&self, tiles: TileControl, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
         let raster = raster_of(c, dw, None)?;
         if raster.uses_pattern() {
             return None;
         }
         let dst_base = field(c, dw, F::DestinationBaseAddress)?;
         let src_base = field(c, dw, F::SourceBaseAddress)?;
-        let dst = self.xy_surface(
+        let dst = tiles.xy_surface(
             dst_base,
             field(c, dw, F::DestinationPitch)?,
             field(c, dw, F::DestTilingEnable) == Some(1),
             SWCTRL_DST_Y,
         )?;
-        let src = self.xy_surface(
+        let src = tiles.xy_surface(
             src_base,
             field(c, dw, F::SourcePitch)?,
             field(c, dw, F::SrcTilingEnable) == Some(1),
@@ -665,7 +693,7 @@ impl<B: MemoryBus> Device<B> {
         rect.x1 += (-sx).max(0);
         rect.y1 += (-sy).max(0);
         let (sx, sy) = (sx.max(0) - rect.x1, sy.max(0) - rect.y1);
-        let rect = self.clipped(i, c, dw, rect);
+        let rect = self.clipped(c, dw, rect);
         let src = Some((src, sx + rect.x1, sy + rect.y1));
         Some((!rect.is_empty()).then_some(Blit {
             dst,
@@ -677,14 +705,14 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// XY_PIXEL_BLT (lines 20907-20940): one pixel with the setup state.
-    fn xy_pixel_blt(&self, i: usize, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
-        let s = self.engines[i].blit;
+    fn xy_pixel_blt(&self, tiles: TileControl, c: &Cmd, dw: &[u32]) -> Option<Option<Blit>> {
+        let s = *self;
         let raster = s.raster?;
         let tiled = field(c, dw, F::TilingEnable) == Some(1);
         if raster.uses_source() || s16(s.pitch) < 0 {
             return None;
         }
-        let dst = self.xy_surface(s.base, s.pitch, tiled, SWCTRL_DST_Y)?;
+        let dst = tiles.xy_surface(s.base, s.pitch, tiled, SWCTRL_DST_Y)?;
         let (x, y) = (
             s16(field(c, dw, F::DestinationX1)?),
             s16(field(c, dw, F::DestinationY1)?),
@@ -706,9 +734,9 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// The destination rectangle after the clip rectangle, when enabled.
-    fn clipped(&self, i: usize, c: &Cmd, dw: &[u32], rect: Rect) -> Rect {
+    fn clipped(&self, c: &Cmd, dw: &[u32], rect: Rect) -> Rect {
         if field(c, dw, F::ClippingEnable) == Some(1) {
-            rect.intersect(&self.engines[i].blit.clip)
+            rect.intersect(&self.clip)
         } else {
             rect
         }
@@ -716,7 +744,7 @@ impl<B: MemoryBus> Device<B> {
 
     /// Runs a blit scan line by scan line: read the source line, read the
     /// destination line if the ROP or byte mask needs it, combine, write.
-    fn run_blit(&self, at: Access, b: &Blit) -> Result<(), Halt> {
+    fn run_blit<B: MemoryBus>(&self, at: &Access<'_, B>, b: &Blit) -> Result<(), BlitError> {
         let cpp = b.raster.cpp as i64;
         let width = ((b.rect.x2 - b.rect.x1) * cpp) as usize;
         let mut d = vec![0u8; width];
@@ -725,58 +753,62 @@ impl<B: MemoryBus> Device<B> {
         for n in 0..lines {
             let r = if b.bottom_up { lines - 1 - n } else { n };
             if let Some((src, sx, sy)) = b.src {
-                self.read_line(at, &src, sx * cpp, sy + r, &mut s)?;
+                at.read_line(&src, sx * cpp, sy + r, &mut s)?;
             }
             let (dx, dy) = (b.rect.x1 * cpp, b.rect.y1 + r);
             if b.raster.reads_dest() {
-                self.read_line(at, &b.dst, dx, dy, &mut d)?;
+                at.read_line(&b.dst, dx, dy, &mut d)?;
             }
             b.raster.apply(&mut d, &s);
-            self.write_line(at, &b.dst, dx, dy, &d)?;
+            at.write_line(&b.dst, dx, dy, &d)?;
         }
         Ok(())
     }
+}
 
-    fn read_line(
-        &self,
-        at: Access,
-        s: &Surface,
-        xb: i64,
-        y: i64,
-        buf: &mut [u8],
-    ) -> Result<(), Halt> {
+/// The engine's memory and the address space a blit reaches it through.
+/// Runs never cross a page, so one translation serves a whole run.
+pub(crate) struct Access<'a, B: MemoryBus> {
+    pub mem: Memory<'a, B>,
+    pub space: Space,
+}
+
+impl<B: MemoryBus> Access<'_, B> {
+    fn fault(&self, gfx_addr: u64) -> BlitError {
+        let ggtt = self.space == Space::Ggtt;
+        BlitError::Fault(Fault { gfx_addr, ggtt })
+    }
+
+    fn read_line(&self, s: &Surface, xb: i64, y: i64, buf: &mut [u8]) -> Result<(), BlitError> {
         for (addr, range) in s.runs(xb, y, buf.len()) {
             if let Some(part) = buf.get_mut(range) {
-                let phys = self.translate(at.i, at.space, addr)?;
-                self.bus.read(phys, part).map_err(|_| at.fault(addr))?;
+                let phys = self
+                    .mem
+                    .translate(self.space, addr)
+                    .map_err(BlitError::Fault)?;
+                self.mem
+                    .bus
+                    .read(phys, part)
+                    .map_err(|_| self.fault(addr))?;
             }
         }
         Ok(())
     }
 
-    fn write_line(&self, at: Access, s: &Surface, xb: i64, y: i64, buf: &[u8]) -> Result<(), Halt> {
+    fn write_line(&self, s: &Surface, xb: i64, y: i64, buf: &[u8]) -> Result<(), BlitError> {
         for (addr, range) in s.runs(xb, y, buf.len()) {
             if let Some(part) = buf.get(range) {
-                let phys = self.translate(at.i, at.space, addr)?;
-                self.bus.write(phys, part).map_err(|_| at.fault(addr))?;
+                let phys = self
+                    .mem
+                    .translate(self.space, addr)
+                    .map_err(BlitError::Fault)?;
+                self.mem
+                    .bus
+                    .write(phys, part)
+                    .map_err(|_| self.fault(addr))?;
             }
         }
         Ok(())
-    }
-}
-
-/// Which engine accesses memory, through which address space. Runs never
-/// cross a page, so one translation serves a whole run.
-#[derive(Clone, Copy, Debug)]
-struct Access {
-    i: usize,
-    space: Space,
-}
-
-impl Access {
-    fn fault(&self, gfx_addr: u64) -> Halt {
-        let ggtt = self.space == Space::Ggtt;
-        Halt::PageFault { gfx_addr, ggtt }
     }
 }
 

@@ -5,7 +5,11 @@
 //! - [`thread`]: the architectural state of one thread (GRF, MRF, ARF, the
 //!   accumulator's extra precision, Gen6+ per-channel IPs);
 //! - [`predecode`]: a kernel decoded once into executable operations
-//!   ([`Program`]) with operands resolved to byte offsets;
+//!   ([`Program`]) with operands resolved to byte offsets and handlers
+//!   chosen;
+//! - `decoded`: the predecoded form itself (operations, straight-line
+//!   entries), which the predecoder builds and the handlers read, so that
+//!   neither imports the other;
 //! - `operand`: regions, indirect addressing, Align16, immediates, reads
 //!   and writes with type conversion;
 //! - `exec`: execution masks, predication, condition modifiers and flags,
@@ -15,6 +19,7 @@
 //! - `alu`: the semantics of every ALU opcode, by family;
 //! - `flow`: flow control (Gen4 mask stacks; Gen6+ per-channel IPs);
 //! - [`send`]: the seam to the shared functions ([`SharedFunctions`]);
+//!   `message`: the `send` instruction's handler that builds the request;
 //! - [`harness`]: a direct harness with an instruction trace;
 //! - `math`: the extended-math unit (Gen4/G45 message, Gen6+ `math`
 //!   instruction), pure functions on raw bits.
@@ -24,12 +29,14 @@
 
 mod alu;
 pub mod array;
+mod decoded;
 pub mod error;
 mod exec;
 mod flow;
 pub mod fp;
 pub mod harness;
 pub mod math;
+mod message;
 mod operand;
 pub mod predecode;
 pub mod run;

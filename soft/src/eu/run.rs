@@ -3,9 +3,10 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::eu::decoded::{Next, lite};
 use crate::eu::error::{ErrorKind, EuError};
 use crate::eu::operand::{DstKind, MAX_CH};
-use crate::eu::predecode::{Next, Program, lite};
+use crate::eu::predecode::Program;
 use crate::eu::send::{SendError, SharedFunctions};
 use crate::eu::thread::Thread;
 
@@ -110,7 +111,7 @@ impl Thread {
                 } else {
                     l.run
                 };
-                let next = match run(self, l, prog, on) {
+                let next = match run(self, l, &prog.ops, on) {
                     Ok(next) => next,
                     Err(e) => {
                         // As if run one by one: the earlier instructions
@@ -264,7 +265,7 @@ impl Thread {
     fn trace_entry(
         &self,
         p: baregpu_isa::IsaGen,
-        op: &crate::eu::predecode::Op,
+        op: &crate::eu::decoded::Op,
         mask: u32,
     ) -> TraceEntry {
         let mut writes = Vec::new();

@@ -6,9 +6,12 @@
 //! Files: `state` (PIPELINE_SELECT, STATE_BASE_ADDRESS, VFE state, CURBE,
 //! interface descriptors, the Gen4/G45 URB and constant commands),
 //! `descriptor` (interface descriptors per generation), `dispatch` (a
-//! thread's payload and start), `walker` (the walkers' iteration),
-//! `memory` (graphics memory for the threads), `device` (the command
-//! streamer's side: gating commands on the threads, the run budget).
+//! thread's payload and start), `walker` (the walkers' iteration).
+//!
+//! The media unit is one the render command streamer calls (`cs::units`
+//! holds the streamer's side: gating commands on the threads, the run
+//! budget, turning a [`MediaError`] into an engine error); it reaches
+//! memory only through the [`GfxMemory`] views the streamer hands it.
 //!
 //! Ordering: a MEDIA_OBJECT starts its thread and lets the command
 //! streamer move on (it waits only for a free thread slot); a walker stays
@@ -25,20 +28,43 @@
 //! predication (refused).
 
 mod descriptor;
-pub(crate) mod device;
 mod dispatch;
-mod memory;
 mod state;
 mod walker;
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::command::{Cmd, F};
+use baregpu_hal::Generation;
 use baregpu_isa::IsaGen;
 
-use crate::engine::Space;
 use crate::eu::array::{EuArray, EuConfig, EuFailure, EuReport, ProgramCache};
 use crate::eu::shared::{GfxMemory, MemFault};
+use crate::mem::Space;
+
+/// The ISA platform of the generation the device models.
+pub(crate) fn platform_of(g: Generation) -> Option<IsaGen> {
+    use Generation as G;
+    match g {
+        G::Gen4 => Some(IsaGen::Gen4),
+        G::G45 => Some(IsaGen::G45),
+        G::Gen6 => Some(IsaGen::Gen6),
+        G::Gen7 => Some(IsaGen::Gen7),
+        _ => None,
+    }
+}
+
+/// The media unit of a device of generation `g`, if it has one.
+pub(crate) fn new_media(g: Generation) -> Option<Box<Media>> {
+    platform_of(g).map(|p| Box::new(Media::new(p)))
+}
+
+/// Whether the engine named `engine` has the media unit: the media and
+/// GPGPU pipelines hang off the render command streamer.
+pub(crate) fn on_engine(engine: &str) -> bool {
+    engine == "render"
+}
 
 /// The media commands the model executes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +116,7 @@ impl MediaOp {
 
 impl MediaOp {
     /// The fields the operation reads without a fallback (see
-    /// `engine::required`). Those of one generation only (Gen7's GPGPU
+    /// `cs::table::required`). Those of one generation only (Gen7's GPGPU
     /// mode, the gateway bypass) are read as optional.
     pub(crate) fn required(self) -> &'static [F] {
         match self {

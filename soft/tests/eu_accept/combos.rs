@@ -383,13 +383,7 @@ pub fn all(p: IsaGen) -> Vec<Combo> {
 
 /// The best form of one combination: warning-free if any, else the first
 /// that has no error.
-fn choose(
-    p: IsaGen,
-    op: Opcode,
-    func: Option<MathFn>,
-    dst: Type,
-    srcs: &[Slot],
-) -> Option<Combo> {
+fn choose(p: IsaGen, op: Opcode, func: Option<MathFn>, dst: Type, srcs: &[Slot]) -> Option<Combo> {
     let mut best: Option<(Form, bool, Instruction)> = None;
     for f in FORMS {
         let inst = build(p, op, func, dst, srcs, f);

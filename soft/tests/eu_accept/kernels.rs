@@ -45,12 +45,7 @@ pub fn end_thread(p: IsaGen) -> &'static str {
 
 /// Runs `src` on one thread with all 16 channels dispatched until its EOT;
 /// `setup` preloads registers. Panics with the fault on an error.
-pub fn run(
-    p: IsaGen,
-    src: &str,
-    u: &mut MemoryUnits,
-    setup: impl FnOnce(&mut Harness),
-) -> Harness {
+pub fn run(p: IsaGen, src: &str, u: &mut MemoryUnits, setup: impl FnOnce(&mut Harness)) -> Harness {
     let mut h = Harness::new(p);
     h.load(&assemble_valid(p, src));
     h.thread.set_dispatch_mask(0xFFFF);

@@ -34,11 +34,7 @@ fn simd16_gather_follows_offsets_and_enables() {
     for p in ALL {
         let mut rig = rig(p, 64);
         let (r, _, h) = ports(p);
-        let cache = if p <= IsaGen::G45 {
-            ", cache=data"
-        } else {
-            ""
-        };
+        let cache = if p <= IsaGen::G45 { ", cache=data" } else { "" };
         // Global Offset 3 dwords; channel c reads dword 5c % 61.
         let dwords: [u32; 16] = core::array::from_fn(|c| (5 * c as u32) % 61);
         rig.set(0, [0, 0, dw_offset(p, 3), 0, 0, 0, 0, 0]);

@@ -47,10 +47,7 @@ const NEG_FLT_MAX: u32 = 0xFF7F_FFFF;
 type Col = (&'static [u32], Want, Option<Want>);
 
 fn unary_table(func: MathFn, cols: &[Col]) {
-    for p in IsaGen::ALL
-        .into_iter()
-        .filter(|&p| math::supports(p, func))
-    {
+    for p in IsaGen::ALL.into_iter().filter(|&p| math::supports(p, func)) {
         for &(inputs, want_ieee, want_alt) in cols {
             for &x in inputs {
                 let ctx = || format!("{p} {func:?}({x:#010x}) IEEE");

@@ -204,12 +204,7 @@ fn dx9_border_colour_is_unorm8() {
     let u: [f32; 16] = core::array::from_fn(|l| if l % 2 == 0 { -0.3 } else { 0.6 });
     let v = [0.6f32; 16];
     // Gen7.5's border colour layout has no DX9 form [ext: mesa gen75.xml].
-    for p in [
-        IsaGen::Gen4,
-        IsaGen::G45,
-        IsaGen::Gen6,
-        IsaGen::Gen7,
-    ] {
+    for p in [IsaGen::Gen4, IsaGen::G45, IsaGen::Gen6, IsaGen::Gen7] {
         let mut gpu = texture(p, &tex);
         put_border_dx9(&mut gpu, [64, 128, 192, 32]);
         put_sampler(

@@ -68,10 +68,7 @@ fn check(units: &MemoryUnits, p: IsaGen) {
 
 #[test]
 fn gen7_untyped_read_add_write() {
-    for (p, sfid, unit) in [
-        (IsaGen::Gen7, "0xA", "dc"),
-        (IsaGen::Gen75, "0xC", "dc1"),
-    ] {
+    for (p, sfid, unit) in [(IsaGen::Gen7, "0xA", "dc"), (IsaGen::Gen75, "0xC", "dc1")] {
         let rd = |bti| {
             desc(
                 p,

@@ -22,7 +22,8 @@ pub(crate) fn record(
 ) -> Result<(), ComputeError> {
     let kernel = plan.kernel;
     let curbe_rows = (plan.curbe.len() / 32) as u32;
-    let (urb_rows, urb_entries) = media_urb(plan.work.inline_dwords(), curbe_rows)?;
+    let (urb_rows, urb_entries) =
+        media_urb(Generation::Gen6, plan.work.inline_dwords(), curbe_rows)?;
 
     // --- state ---
     let table = binding_table(plan, area, 32, 32, |area, at, d| {

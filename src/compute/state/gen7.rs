@@ -100,7 +100,8 @@ pub(crate) fn record(
         vfe.bypass_gateway_control = true;
         vfe.curbe_allocation_size = curbe_rows.next_multiple_of(2);
     } else {
-        let (urb_rows, urb_entries) = media_urb(plan.work.inline_dwords(), curbe_rows)?;
+        let (urb_rows, urb_entries) =
+            media_urb(Generation::Gen7, plan.work.inline_dwords(), curbe_rows)?;
         vfe.number_of_urb_entries = urb_entries;
         vfe.urb_entry_allocation_size = urb_rows;
         vfe.curbe_allocation_size = curbe_rows;

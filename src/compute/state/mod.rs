@@ -19,6 +19,7 @@ mod surface;
 
 use alloc::vec::Vec;
 
+use baregpu_hal::device::{self, ComputeDesc};
 use baregpu_hal::{Generation, Packet};
 
 use super::error::ComputeError;
@@ -222,20 +223,47 @@ pub(crate) fn bt_prefetch_count(entries: u32) -> u32 {
     entries.min(31)
 }
 
+/// The generation's media/GPGPU limits, from its device description
+/// (`hal/tables/<gen>/device.toml` `[compute]`, where each is cited); `None` for a
+/// generation without a compute path.
+pub(crate) const fn limits(generation: Generation) -> Option<ComputeDesc> {
+    match device::of(generation) {
+        Some(d) => d.compute,
+        None => None,
+    }
+}
+
+/// URB rows media dispatch shares with the CURBE (0 where the generation has its own
+/// scheme, Gen4/G45, or no compute).
+const fn urb_rows(generation: Generation) -> u32 {
+    match limits(generation) {
+        Some(ComputeDesc {
+            urb_rows: Some(rows),
+            ..
+        }) => rows,
+        _ => 0,
+    }
+}
+
 /// Gen6/Gen7 MEDIA_VFE_STATE URB sizing for media (non-GPGPU) dispatch:
 /// (rows per entry, entries). An entry holds a thread's inline data, 256-bit
-/// rows; the URB must fit `entries * rows + CURBE rows + 32` in 1024 rows
-/// (SNB GT1, 003 lines 88005-88007 and the MEDIA_VFE_STATE capacity note
-/// 47419-47587; the smallest part, so it holds everywhere). At most 64
-/// entries (MEDIA_VFE_STATE Number of URB Entries range, same page).
-pub(crate) fn media_urb(inline_dwords: usize, curbe_rows: u32) -> Result<(u32, u32), ComputeError> {
+/// rows; the URB must fit `entries * rows + CURBE rows + 32` in the URB rows of
+/// the device description (the smallest part, so it holds everywhere; the
+/// MEDIA_VFE_STATE capacity note, 003 lines 47419-47587). At most 64 entries
+/// (MEDIA_VFE_STATE Number of URB Entries range, same page).
+pub(crate) fn media_urb(
+    generation: Generation,
+    inline_dwords: usize,
+    curbe_rows: u32,
+) -> Result<(u32, u32), ComputeError> {
+    let urb = urb_rows(generation);
     let rows = (inline_dwords.div_ceil(8) as u32).max(1);
-    let free = URB_ROWS_SNB
+    let free = urb
         .checked_sub(32 + curbe_rows)
         .ok_or(ComputeError::OutOfRange {
             what: "CURBE rows",
             value: curbe_rows as u64,
-            max: (URB_ROWS_SNB - 32 - rows) as u64,
+            max: urb.saturating_sub(32 + rows) as u64,
         })?;
     let entries = (free / rows).min(64);
     if entries == 0 {
@@ -248,27 +276,23 @@ pub(crate) fn media_urb(inline_dwords: usize, curbe_rows: u32) -> Result<(u32, u
     Ok((rows, entries))
 }
 
-/// Constant registers a thread may read: 965/G45's descriptor has a 6-bit
-/// read length (hal gen4 media.toml INTERFACE_DESCRIPTOR DW1 31:26); on
-/// SNB/IVB the CURBE must fit the URB next to the 32 reserved rows and at
-/// least one one-row entry ([`media_urb`]'s rule).
+/// Constant registers a thread group may have: where the driver sizes the URB
+/// (SNB/IVB) the CURBE must fit it next to the 32 reserved rows and at least one
+/// one-row entry ([`media_urb`]'s rule); elsewhere (965/G45) one thread's read
+/// length bounds it.
 pub(crate) const fn max_curbe_rows(generation: Generation) -> u32 {
-    match generation {
-        Generation::Gen4 | Generation::G45 => 63,
-        _ => URB_ROWS_SNB - 32 - 1,
+    match urb_rows(generation) {
+        0 => max_curbe_read_rows(generation),
+        rows => rows - 32 - 1,
     }
 }
 
-/// Constant registers one thread may read (the interface descriptor's
-/// Constant URB Entry Read Length): a 6-bit count, 0-63, on 965/G45 (hal
-/// gen4 media.toml INTERFACE_DESCRIPTOR DW1 31:26) and SNB (U6, range 0..63,
-/// 003 lines 47944-47950). Ivy Bridge widens the field to 16 bits [ext: Mesa
-/// gen7.xml INTERFACE_DESCRIPTOR_DATA DW5 31:16]; there the GRF after R0 is
-/// the bound ([`GRF_REGISTERS`]).
+/// Constant registers one thread may read (the interface descriptor's Constant
+/// URB Entry Read Length, bounded by the GRF after R0).
 pub(crate) const fn max_curbe_read_rows(generation: Generation) -> u32 {
-    match generation {
-        Generation::Gen4 | Generation::G45 | Generation::Gen6 => 63,
-        _ => GRF_REGISTERS - 1,
+    match limits(generation) {
+        Some(c) => c.curbe_read_rows,
+        None => 0,
     }
 }
 
@@ -276,61 +300,43 @@ pub(crate) const fn max_curbe_read_rows(generation: Generation) -> u32 {
 /// data) must fit them: "the maximum size payload for any thread is limited
 /// by the number of GRF registers available to the thread, as determined by
 /// min(128, 16 * GRF Register Block Count). Software is responsible for
-/// ensuring this maximum size is not exceeded" (003 lines 28578-28586; the
-/// GRF is 128 registers, 003 lines 89958-89962).
-pub const GRF_REGISTERS: u32 = 128;
-
-/// Rows of the smallest Gen6 URB (GT1: 32 KiB in 256-bit rows, 003 lines 88005-88007).
-pub const URB_ROWS_SNB: u32 = 1024;
+/// ensuring this maximum size is not exceeded" (003 lines 28578-28586).
+pub(crate) const fn grf_registers(generation: Generation) -> u32 {
+    match limits(generation) {
+        Some(c) => c.grf_registers,
+        None => 0,
+    }
+}
 
 /// The MEDIA_VFE_STATE Per Thread Scratch Space code and the bytes it
-/// stands for, for at least `bytes` of scratch (None for no scratch).
-///
-/// * 965/G45: powers of two from 1 KiB, like the 3D unit states of the same
-///   hardware [ext: intel-vaapi-driver i965_structs.h leaves it 0; Mesa
-///   gen4.xml VS_STATE Per-Thread Scratch Space]; the media page is missing.
-/// * SNB: linear, [0,11] = 1-12 KiB (003 lines 47440-47461; the R0.3 text
-///   claims powers of two; the VFE page, which says so explicitly, is followed).
-/// * Ivy Bridge: powers of two, 0 = 1 KiB up to 11 = 2 MiB [ext: Mesa i965
-///   gen7 compute state, `ffs(per_thread_scratch) - 11`].
+/// stands for, for at least `bytes` of scratch (None for no scratch), in the
+/// generation's encoding (device description `[compute] scratch`).
 pub(crate) fn scratch_code(
     generation: Generation,
     bytes: u32,
 ) -> Result<Option<(u32, u32)>, ComputeError> {
+    let Some(c) = limits(generation) else {
+        return Err(ComputeError::Unsupported {
+            generation,
+            what: "compute",
+        });
+    };
     if bytes == 0 {
         return Ok(None);
     }
-    let kib = bytes.div_ceil(1024);
-    match generation {
-        Generation::Gen6 => {
-            super::error::check_max("scratch bytes per thread", bytes as u64, 12 << 10)?;
-            Ok(Some((kib - 1, kib << 10)))
-        }
-        Generation::Gen4 | Generation::G45 | Generation::Gen7 => {
-            super::error::check_max("scratch bytes per thread", bytes as u64, 2 << 20)?;
-            let pow = kib.next_power_of_two();
-            Ok(Some((pow.trailing_zeros(), pow << 10)))
-        }
-        g => Err(ComputeError::Unsupported {
-            generation: g,
-            what: "compute",
-        }),
-    }
+    super::error::check_max(
+        "scratch bytes per thread",
+        bytes as u64,
+        c.scratch_max_bytes as u64,
+    )?;
+    Ok(Some(c.scratch.code_for(bytes)))
 }
 
-/// Hardware threads MEDIA_VFE_STATE may run at once, per generation: the
-/// scratch space is sized for this many.
-///
-/// * 965/G45: 32 (the VFE URB entries this driver allocates, one per thread,
-///   as intel-vaapi-driver ties max threads to its entries).
-/// * SNB: 24 (GT1's maximum, notes seed-003 MEDIA_VFE_STATE: GT1 23, GT2 59,
-///   as count - 1; 003 lines 47419-47587).
-/// * Ivy Bridge: 36 (GT1's compute threads [ext: Mesa intel_device_info,
-///   ivb_gt1 max_cs_threads]).
+/// Hardware threads MEDIA_VFE_STATE is programmed for: the scratch space is
+/// sized for this many (device description `[compute] threads`).
 pub(crate) const fn max_threads(generation: Generation) -> u32 {
-    match generation {
-        Generation::Gen4 | Generation::G45 => 32,
-        Generation::Gen6 => 24,
-        _ => 36,
+    match limits(generation) {
+        Some(c) => c.threads,
+        None => 0,
     }
 }

@@ -9,9 +9,9 @@ use super::{
     AtomicOp, Channels, DpOp, DpPort, DualBlocks, ElemSize, Kind, OwordBlocks, RtMode, ScatterSimd,
     Slots, SurfaceSimd, SvbInc, Vls,
 };
+use crate::generation::IsaGen;
 use crate::message::MessageError;
 use crate::message::bits::{Reader, Writer, by_code, code_for, reserved};
-use crate::generation::IsaGen;
 
 /// OWord block sizes, 10:8: 000 line 4568 (Gen4/G45, with 101 = 6 OWords),
 /// 003 lines 83693-83708 and 83814-83826 (Gen6 block and unaligned block),
@@ -130,11 +130,7 @@ fn mask(r: &mut Reader) -> Channels {
 
 fn aop(r: &mut Reader, p: IsaGen) -> Result<AtomicOp, MessageError> {
     let code = r.get(11, 8);
-    let table: &[(u32, AtomicOp)] = if p == IsaGen::Gen6 {
-        &AOPS_GEN6
-    } else {
-        &AOPS
-    };
+    let table: &[(u32, AtomicOp)] = if p == IsaGen::Gen6 { &AOPS_GEN6 } else { &AOPS };
     by_code(table, code).ok_or(reserved("atomic operation", 11, 8, code))
 }
 
@@ -324,11 +320,7 @@ pub(super) fn encode(
 ) -> Result<(), MessageError> {
     let owords = |w: &mut Writer, o| w.put(10, 8, code_for(&OWORDS, o).unwrap_or(0), "owords");
     let aop = |w: &mut Writer, o| {
-        let table: &[(u32, AtomicOp)] = if p == IsaGen::Gen6 {
-            &AOPS_GEN6
-        } else {
-            &AOPS
-        };
+        let table: &[(u32, AtomicOp)] = if p == IsaGen::Gen6 { &AOPS_GEN6 } else { &AOPS };
         let code = code_for(table, o).ok_or(MessageError::NotOnPlatform {
             platform: p,
             what: "this atomic operation",

@@ -3,8 +3,8 @@
 //! `control.rs`.
 
 use super::Kind;
-use crate::inst::Sfid;
 use crate::generation::IsaGen;
+use crate::inst::Sfid;
 
 /// The shape of one port's function control.
 pub(super) struct Layout {

@@ -17,8 +17,8 @@ pub(super) use text::parse;
 use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::named;
 use super::{Message, MessageError};
-use crate::inst::Sfid;
 use crate::generation::IsaGen;
+use crate::inst::Sfid;
 
 named! {
     /// Gen4/G45 data-port read: the cache serving the read (000 lines

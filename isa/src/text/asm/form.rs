@@ -8,11 +8,11 @@ use super::operand::{Ctx, SCALAR, null_src};
 use super::options::{Options, exec_group, flags};
 use super::{Refs, Res, Storage, Which, err};
 use crate::compact;
+use crate::generation::IsaGen;
 use crate::inst::{
     AccessMode, Addr, Alu, Body, Branch, Dst, DstSlot, Imm, Instruction, Jump, Math, Opcode,
     RegFile, RegSrc, Region, Src, Swizzle, ThreadCtrl, ThreeSrc, Type, Vacant, arf,
 };
-use crate::generation::IsaGen;
 use crate::tables::{self, JumpLayout, Layout};
 
 /// What a layout builder produces: the body, the `(sat)` written on its

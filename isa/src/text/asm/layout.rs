@@ -41,8 +41,8 @@ use alloc::vec::Vec;
 use super::{AsmOptions, Program, Refs, Res, Storage, err};
 use crate::codec;
 use crate::compact;
-use crate::inst::{Body, Instruction, Opcode};
 use crate::generation::IsaGen;
+use crate::inst::{Body, Instruction, Opcode};
 
 /// One statement of the source.
 pub(super) enum Piece {
@@ -110,12 +110,7 @@ fn initial_forms(pieces: &[Piece], auto: bool) -> Vec<bool> {
 /// One round over the whole program: places everything, resolves labels,
 /// and moves each automatically compacted instruction that no longer
 /// compacts to native. Returns the program and whether anything moved.
-fn round(
-    p: IsaGen,
-    pieces: &[Piece],
-    small: &mut [bool],
-    auto: bool,
-) -> Res<(Vec<Program>, bool)> {
+fn round(p: IsaGen, pieces: &[Piece], small: &mut [bool], auto: bool) -> Res<(Vec<Program>, bool)> {
     let (out, labels) = positions(p, pieces, small, auto);
     let mut grew = false;
     let mut programs = Vec::with_capacity(out.len());
@@ -541,12 +536,7 @@ mod tests {
     #[test]
     fn same_as_full_rounds() {
         let (mut compared, mut errors, mut jmpi) = (0, 0, [0; 2]);
-        for p in [
-            IsaGen::G45,
-            IsaGen::Gen6,
-            IsaGen::Gen7,
-            IsaGen::Gen75,
-        ] {
+        for p in [IsaGen::G45, IsaGen::Gen6, IsaGen::Gen7, IsaGen::Gen75] {
             for seed in 0..40 {
                 let src = program(p, seed);
                 if let Some((fast, full)) = both(p, &src) {

@@ -3,8 +3,8 @@
 
 use super::super::parse::Line;
 use super::{Res, err};
-use crate::inst::{Compression, CondMod, FlagReg, GroupCtrl, Opcode, PredCtrl, ThreadCtrl};
 use crate::generation::IsaGen;
+use crate::inst::{Compression, CondMod, FlagReg, GroupCtrl, Opcode, PredCtrl, ThreadCtrl};
 use crate::tables;
 
 /// The `{...}` options of a line.

@@ -5,8 +5,8 @@ use super::super::parse::{ImmVal, Opnd, RegAddr, RegOp, Target};
 use super::Res;
 use super::form::{Form, col_of};
 use super::operand::{Ctx, SCALAR};
-use crate::inst::{Body, MsgDesc, RegFile, Send, SendDesc, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{Body, MsgDesc, RegFile, Send, SendDesc, Src, Type};
 use crate::tables::{self, SendLayout};
 
 /// Builds a send from its operands; `eot` is the `{EOT}` option.

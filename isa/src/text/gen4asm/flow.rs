@@ -19,11 +19,11 @@ use alloc::string::String;
 use core::fmt::Write;
 
 use super::{predicate, src};
+use crate::generation::IsaGen;
 use crate::inst::{
     Body, Branch, Compression, Dst, DstSlot, GroupCtrl, Instruction, Jump, Opcode, PredCtrl,
     RegFile, RegSrc, Region, Src, ThreadCtrl, Type, Vacant, arf,
 };
-use crate::generation::IsaGen;
 use crate::tables;
 
 const SCALAR: Region = Region::Align1 {

@@ -24,8 +24,8 @@ use alloc::string::String;
 use core::fmt::Write;
 
 use super::{dst, options, predicate};
-use crate::inst::{Addr, CondMod, Instruction, RegFile, Region, Send, SendDesc, Sfid, Src, Type};
 use crate::generation::IsaGen;
+use crate::inst::{Addr, CondMod, Instruction, RegFile, Region, Send, SendDesc, Sfid, Src, Type};
 
 /// Bits `hi:lo` of `v`.
 fn bits(v: u32, hi: u32, lo: u32) -> u32 {

@@ -6,8 +6,8 @@ use alloc::vec::Vec;
 
 use super::super::{ARF_NAMES, TYPES, arf_base};
 use super::{Cursor, ImmVal, Opnd, RegAddr, RegOp, Res, Target};
-use crate::inst::Type;
 use crate::generation::IsaGen;
+use crate::inst::Type;
 use crate::tables::ArfKind;
 
 pub(super) fn parse_type(c: &mut Cursor) -> Res<Type> {

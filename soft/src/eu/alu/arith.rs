@@ -4,11 +4,11 @@ use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Opcode, Type};
 
 use super::{FCtx, FOut, IOut};
+use crate::eu::decoded::Op;
 use crate::eu::exec::Dom;
 use crate::eu::exec::acc::AccView;
 use crate::eu::fp;
 use crate::eu::operand::MAX_CH;
-use crate::eu::predecode::Op;
 use crate::eu::thread::Thread;
 
 /// Float arithmetic: each result is exact before one rounding.

@@ -9,8 +9,8 @@
 use baregpu_isa::inst::{Opcode, Type};
 
 use super::IOut;
+use crate::eu::decoded::Op;
 use crate::eu::operand::MAX_CH;
-use crate::eu::predecode::Op;
 
 pub fn int(
     op: &Op,

@@ -9,11 +9,11 @@
 use baregpu_isa::inst::{CondMod, Opcode};
 
 use super::{FOut, IOut};
+use crate::eu::decoded::{Next, Op};
 use crate::eu::error::ErrorKind;
 use crate::eu::exec::Dom;
 use crate::eu::fp;
 use crate::eu::operand::{MAX_CH, read, write};
-use crate::eu::predecode::{Next, Op};
 use crate::eu::thread::Thread;
 
 /// An ordered comparison of exact values (`ord` is `a.partial_cmp(b)`).

@@ -4,10 +4,10 @@ use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Opcode, Type};
 
 use super::cond_flags;
+use crate::eu::decoded::{Next, Op};
 use crate::eu::error::ErrorKind;
 use crate::eu::fp;
 use crate::eu::operand::{MAX_CH, SrcKind, read, write};
-use crate::eu::predecode::{Next, Op};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::{GRF_BASE, GRF_REGS, REG_BYTES};
 

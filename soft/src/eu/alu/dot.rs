@@ -6,11 +6,11 @@
 use baregpu_isa::inst::Opcode;
 
 use super::{FCtx, FOut, IOut};
+use crate::eu::decoded::Op;
 use crate::eu::error::ErrorKind;
 use crate::eu::exec::acc::AccView;
 use crate::eu::fp;
 use crate::eu::operand::{MAX_CH, SrcKind};
-use crate::eu::predecode::Op;
 use crate::eu::thread::Thread;
 
 /// A compensated sum: the f64 sum and the error it dropped, so that the

@@ -3,8 +3,8 @@
 use baregpu_isa::inst::{Opcode, Type};
 
 use super::{FOut, IOut};
+use crate::eu::decoded::Op;
 use crate::eu::operand::MAX_CH;
-use crate::eu::predecode::Op;
 
 /// `mov` in the float domain: the (modified, flushed unless raw) source
 /// passes unchanged (000 lines 12198-12241).

@@ -3,11 +3,11 @@
 
 use baregpu_isa::inst::{MathFn, Type};
 
+use crate::eu::decoded::{Next, Op};
 use crate::eu::error::ErrorKind;
 use crate::eu::fp;
 use crate::eu::math::{self, MathError, MathMode, Operands, Precision};
 use crate::eu::operand::{DstKind, MAX_CH, read, write};
-use crate::eu::predecode::{Next, Op};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::{GRF_BASE, GRF_REGS, REG_BYTES};
 

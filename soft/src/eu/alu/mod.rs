@@ -17,13 +17,14 @@ mod logic;
 mod math;
 mod round;
 
+pub(crate) use fast::choose_lite;
 pub use fast::wide_lanes;
-pub(crate) use fast::{Flat, choose_lite};
 pub(crate) use math::math_op;
 
 use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{CondMod, Instruction, Opcode, Type};
 
+use crate::eu::decoded::{Handler, Next, Op};
 use crate::eu::error::ErrorKind;
 use crate::eu::exec::acc::AccView;
 use crate::eu::exec::flags::{self, Signals};
@@ -31,7 +32,6 @@ use crate::eu::exec::{Ctl, Dom};
 use crate::eu::fp::{self, Rounding};
 use crate::eu::operand::plan::acc_slot;
 use crate::eu::operand::{DstKind, MAX_CH, read, write};
-use crate::eu::predecode::{Handler, Next, Op};
 use crate::eu::thread::Thread;
 
 /// Lanes of a float-domain result: the rounded bits and, for the Gen4

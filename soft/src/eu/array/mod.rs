@@ -6,8 +6,9 @@
 //!
 //! Files: `config` (sizes, scheduler knobs), `payload` (R0 headers and the
 //! GRF image at dispatch), `cache` (predecode cache), `group` (thread
-//! groups), `sched` (the run loop), `sf` (message routing), `gateway`,
-//! `spawner`, `report` (what went wrong, counters).
+//! groups), `sched` (the run loop), `sf` (message routing, with the
+//! `gateway` and the `spawner` inside), `report` (what went wrong,
+//! counters).
 //!
 //! Slots: slot `s` is thread `s % threads_per_eu` of EU `s / threads_per_eu`
 //! (sr0.0 EUID and TID). New threads take the free slot with the lowest
@@ -19,13 +20,11 @@
 
 pub mod cache;
 pub mod config;
-mod gateway;
 pub mod group;
 pub mod payload;
 mod report;
 mod sched;
 mod sf;
-mod spawner;
 
 use alloc::boxed::Box;
 use alloc::sync::Arc;
@@ -141,7 +140,7 @@ pub struct EuArray {
     config: EuConfig,
     slots: Vec<Slot>,
     groups: group::Groups,
-    gateway: gateway::Gateway,
+    gateway: sf::gateway::Gateway,
     /// Threads the dispatcher may have resident at once (MEDIA_VFE_STATE
     /// Maximum Number of Threads), at most the slots.
     limit: usize,
@@ -168,7 +167,7 @@ impl EuArray {
             config,
             slots,
             groups: group::Groups::default(),
-            gateway: gateway::Gateway::new(n),
+            gateway: sf::gateway::Gateway::new(n),
             limit: n,
             resident: 0,
             cursor: 0,
@@ -195,7 +194,7 @@ impl EuArray {
             *s = Slot::default();
         }
         self.groups.clear();
-        self.gateway = gateway::Gateway::new(self.slots.len());
+        self.gateway = sf::gateway::Gateway::new(self.slots.len());
         self.resident = 0;
         self.cursor = 0;
         self.report = None;

@@ -6,26 +6,12 @@
 //! - W/UW: 33-bit two's complement per word element (acc0 0-15, acc1 16-31);
 //! - F: Gen4/G45 keep a 54-bit mantissa; we keep the exact f64 of the
 //!   unrounded result (53 bits). Gen6+ store F at F precision.
+//!
+//! The storage (`thread::AccWide`) is thread state, so the thread does not
+//! import this module; the semantics are here.
 
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::ACC_BASE;
-
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct AccWide {
-    pub d: [i64; 16],
-    pub w: [i64; 32],
-    pub f: [f64; 16],
-}
-
-impl Default for AccWide {
-    fn default() -> Self {
-        AccWide {
-            d: [0; 16],
-            w: [0; 32],
-            f: [0.0; 16],
-        }
-    }
-}
 
 /// Which view an accumulator element is written or read in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

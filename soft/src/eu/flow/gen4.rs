@@ -10,10 +10,10 @@ use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Addr, Body, Opcode, Src};
 
 use crate::eu::alu;
+use crate::eu::decoded::{Handler, Next, Op};
 use crate::eu::error::ErrorKind;
 use crate::eu::operand::plan::{self, Shape};
 use crate::eu::operand::read;
-use crate::eu::predecode::{Handler, Next, Op};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::{CR0_BASE, MASK_BASE, MS_BASE, MSD_BASE};
 

@@ -34,10 +34,10 @@ use baregpu_isa::inst::{Body, CondMod, Opcode, Src};
 use baregpu_isa::tables;
 
 use crate::eu::alu;
+use crate::eu::decoded::{Handler, Next, Op, compare_dom};
 use crate::eu::error::ErrorKind;
 use crate::eu::operand::plan::{self, Shape};
 use crate::eu::operand::{DstKind, read};
-use crate::eu::predecode::{Handler, Next, Op, compare_dom};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::CR0_BASE;
 

@@ -9,9 +9,9 @@ use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Body, Opcode, Src};
 use baregpu_isa::tables;
 
+use crate::eu::decoded::{Handler, Next, Op};
 use crate::eu::error::ErrorKind;
 use crate::eu::operand::{SrcKind, read};
-use crate::eu::predecode::{Handler, Next, Op};
 use crate::eu::thread::Thread;
 
 /// The handler of a flow instruction on a platform.

@@ -1,10 +1,11 @@
-//! Straight-line blocks: one compact entry per instruction, with how many
-//! instructions from it on can run back to back. The run loop executes a
+//! Straight-line blocks: builds the program's entries (`decoded::lite`),
+//! one per instruction, with how many instructions from it on can run
+//! back to back, and picks each one's fast handler. The run loop executes a
 //! block with the channel-mask state read once at its start and no
 //! per-instruction lookup, IP or budget bookkeeping in between.
 //!
 //! Invariant the blocks rely on: no instruction inside a block changes
-//! what [`Thread::channels_on`] reads or the parked channels. Blocks hold
+//! what `Thread::channels_on` reads or the parked channels. Blocks hold
 //! only [`Op::simple`] instructions (no flow, no write to a0, cr0, sr0 or
 //! ip, no read of ip or tm0) whose destination is not an architecture
 //! register other than null, the accumulator or a flag register (so not
@@ -17,78 +18,10 @@ use alloc::vec::Vec;
 use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Addr, RegFile};
 
-use super::{Next, Op, Program};
 use crate::eu::alu;
-use crate::eu::error::ErrorKind;
-use crate::eu::exec::Ctl;
-use crate::eu::thread::Thread;
+use crate::eu::decoded::Op;
+use crate::eu::decoded::lite::{Flat, Lite, LiteFn, by_ops};
 use crate::eu::thread::layout::{ACC_BASE, FLAG_BASE, NULL_BASE, register_span};
-
-/// A straight-line handler: runs one instruction given the block's
-/// `channels_on` value.
-pub(crate) type LiteFn = fn(&mut Thread, &Lite, &Program, u32) -> Result<Next, ErrorKind>;
-
-/// One instruction as a block runs it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Lite {
-    pub run: LiteFn,
-    pub ip: u32,
-    pub next_ip: u32,
-    /// Index of the instruction's first operation in `Program::ops`.
-    pub op: u32,
-    /// Instructions from this one on that a block may run (0: this one
-    /// takes the general step).
-    pub straight: u32,
-    /// Channel enables of a fast handler from the block's mask state:
-    /// `(on.rotate_right(first) | force) & keep` (see [`Lite::enables`]).
-    pub first: u8,
-    pub force: u32,
-    pub keep: u32,
-    /// Operands of a fast handler.
-    pub flat: alu::Flat,
-}
-
-impl Lite {
-    /// What [`Ctl::enables_from`] gives for the operation a fast handler
-    /// runs (a fused Gen4/G45 pair as one SIMD16 operation), precomputed:
-    /// NoMask forces every channel, the Align16 write mask is folded into
-    /// `keep`. Gen4/G45 shift the mask right where Gen6+ rotate it; the
-    /// same here, as the Gen4 mask has 16 bits and a channel group
-    /// starting at 8 has at most 8 channels (`ctl::build`).
-    #[inline(always)]
-    pub fn enables(&self, on: u32) -> u32 {
-        (on.rotate_right(u32::from(self.first)) | self.force) & self.keep
-    }
-
-    fn set_enables(&mut self, ctl: &Ctl) {
-        self.first = ctl.mask_first;
-        self.keep = ctl.enables_from(IsaGen::Gen6, u32::MAX);
-        // With NoMask every channel of `keep`; `keep` is all the mask
-        // can give.
-        self.force = if ctl.no_mask { u32::MAX } else { 0 };
-    }
-}
-
-/// Runs the instruction's operations with their own handlers (both halves
-/// of a Gen4/G45 compressed instruction), as the general step does.
-pub(crate) fn by_ops(
-    t: &mut Thread,
-    l: &Lite,
-    prog: &Program,
-    _on: u32,
-) -> Result<Next, ErrorKind> {
-    let i = l.op as usize;
-    let Some(op) = prog.ops.get(i) else {
-        return Err(ErrorKind::NotAnInstruction);
-    };
-    let mut next = (op.run)(t, op)?;
-    if op.pair
-        && let (Next::Fall, Some(second)) = (&next, prog.ops.get(i + 1))
-    {
-        next = (second.run)(t, second)?;
-    }
-    Ok(next)
-}
 
 /// Whether an operation may sit inside a block.
 fn blockable(p: IsaGen, op: &Op) -> bool {
@@ -132,7 +65,7 @@ pub(crate) fn build(p: IsaGen, ops: &[Op], index: &[(u32, u32)]) -> Vec<Lite> {
                 }
                 (h, flat)
             }
-            None => (by_ops as LiteFn, alu::Flat::default()),
+            None => (by_ops as LiteFn, Flat::default()),
         };
         let mut lite = Lite {
             run,

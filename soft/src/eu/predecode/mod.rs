@@ -2,7 +2,8 @@
 //! executable operations with their operands resolved (per-channel byte
 //! offsets, expanded immediates, execution controls) and their handler
 //! chosen. Callers cache a `Program` by (kernel address, platform); the
-//! interpreter never decodes while it runs.
+//! interpreter never decodes while it runs. The operations' types are in
+//! `decoded`; choosing a handler (`choose`) is the predecoder's job alone.
 
 pub mod compress;
 pub mod ctl;
@@ -11,76 +12,20 @@ pub(crate) mod lite;
 use alloc::vec::Vec;
 
 use baregpu_isa::IsaGen;
-use baregpu_isa::inst::{Body, Instruction, Jump, MathFn, Opcode, Src, Type};
+use baregpu_isa::inst::{Body, Instruction, Jump, MathFn, Opcode, Src};
 use baregpu_isa::kernel::{KernelError, KernelIter};
 use baregpu_isa::tables;
 
 use crate::eu::alu;
+use crate::eu::decoded::lite::Lite;
+use crate::eu::decoded::{Handler, Op, Target};
 use crate::eu::error::ErrorKind;
-use crate::eu::exec::{Ctl, Dom};
 use crate::eu::flow;
+use crate::eu::message;
 use crate::eu::operand::plan::{self, Shape};
 use crate::eu::operand::{DstPlan, SrcPlan};
-use crate::eu::send;
-use crate::eu::thread::Thread;
 use crate::eu::thread::arf::ArfUse;
 use crate::eu::thread::layout::{CR0_BASE, IP_BASE, SR0_BASE, TM_BASE};
-
-/// What an operation asks the run loop to do next.
-#[derive(Debug)]
-pub(crate) enum Next {
-    /// The next instruction in memory.
-    Fall,
-    /// Continue at this IP (bytes from the kernel start).
-    Jump(u32),
-    /// A message for the shared functions; then fall through.
-    Send(alloc::boxed::Box<send::SendRequest>),
-    /// `wait` found no notification: the thread sleeps at this instruction.
-    Wait,
-}
-
-/// An operation's handler.
-pub(crate) type Handler = fn(&mut Thread, &Op) -> Result<Next, ErrorKind>;
-
-/// Branch offsets in bytes from the instruction (JIP/UIP, or the Gen4 jump
-/// count and pop count).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Target {
-    pub jip: i32,
-    pub uip: i32,
-    pub pop: u8,
-}
-
-/// One executable operation.
-#[derive(Clone, Debug)]
-pub(crate) struct Op {
-    pub ip: u32,
-    /// IP of the next instruction in memory.
-    pub next_ip: u32,
-    pub inst: Instruction,
-    pub run: Handler,
-    pub ctl: Ctl,
-    pub dst: DstPlan,
-    pub src: [SrcPlan; 3],
-    pub arf: ArfUse,
-    pub target: Target,
-    pub math: Option<MathFn>,
-    /// The first half of a Gen4/G45 compressed instruction: the next
-    /// operation (the second half) runs in the same step.
-    pub pair: bool,
-    /// Why this instruction cannot run (reported when it is reached).
-    pub bad: Option<ErrorKind>,
-    /// Linear layouts (first flat offset, byte stride) of dst, src0, src1,
-    /// src2 when every channel's element follows that pattern: what the
-    /// fast paths need.
-    pub lin: [Option<(u16, u8)>; 4],
-    /// Runs without the run loop's extra work: no flow and no special
-    /// register touched (for a compressed pair: by both halves).
-    pub simple: bool,
-    /// The handler is one of the ALU's (`alu::choose`), so an ALU fast
-    /// path may stand in for it.
-    pub alu: bool,
-}
 
 /// A predecoded kernel.
 #[derive(Clone, Debug)]
@@ -92,7 +37,7 @@ pub struct Program {
     /// Where decoding stopped and why (bytes after it are unreachable).
     pub(crate) tail: Option<KernelError>,
     /// One straight-line entry per instruction, in `index` order.
-    pub(crate) lite: Vec<lite::Lite>,
+    pub(crate) lite: Vec<Lite>,
 }
 
 impl Program {
@@ -421,7 +366,7 @@ fn choose(p: IsaGen, inst: &Instruction, op: &Op) -> Handler {
         return alu::illegal;
     }
     match &inst.body {
-        Body::Send(_) => return send::exec,
+        Body::Send(_) => return message::exec,
         Body::Branch(_) => return flow::handler(p, inst.opcode),
         Body::Math(_) => return alu::math_op,
         _ => {}
@@ -448,12 +393,4 @@ fn reaches_alu(p: IsaGen, inst: &Instruction, op: &Op) -> bool {
         && tables::for_platform(p).opcode_info(inst.opcode).is_some()
         && !is_flowish(inst.opcode)
         && !matches!(inst.body, Body::Send(_) | Body::Branch(_) | Body::Math(_))
-}
-
-/// The type a Gen6 branch's embedded compare computes in.
-pub(crate) fn compare_dom(op: &Op) -> Dom {
-    match (op.src[0].ty, op.src[1].ty) {
-        (Type::F, _) | (_, Type::F) => Dom::F,
-        _ => Dom::D,
-    }
 }

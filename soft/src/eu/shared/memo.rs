@@ -6,7 +6,8 @@
 //! - [`DecodeMemo`]: message descriptors, keyed by the platform, the shared
 //!   function and the whole descriptor (decoding reads nothing else).
 //! - [`SurfaceMemo`]: SURFACE_STATE decoding, keyed by the platform and
-//!   every dword of the state.
+//!   every dword of the state (kept with the decoder in `surface`, whose
+//!   binding-table lookup takes it).
 //! - resolved surfaces: binding table and index to surface, kept only while
 //!   the memory promises (by [`GfxMemory::state_epoch`]) that no state
 //!   byte read since has changed, and forgotten whenever the memory may be
@@ -16,8 +17,9 @@ use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{MsgDesc, Sfid};
 use baregpu_isa::message::{self, Message, MessageError};
 
-use super::memory::{GfxMemory, SurfaceError};
-use super::surface::{BindingTable, Surface};
+use super::memory::GfxMemory;
+pub use super::surface::SurfaceMemo;
+use super::surface::{BindingTable, Surface, SurfaceError};
 
 /// The memos of one EU array (every thread's messages).
 #[derive(Clone, Debug, Default)]
@@ -99,41 +101,6 @@ impl DecodeMemo {
         self.entries[self.next] = Some((p, sfid, *desc, m));
         self.next = (self.next + 1) % DECODES;
         Ok(m)
-    }
-}
-
-/// SURFACE_STATEs decoded lately.
-#[derive(Clone, Debug, Default)]
-pub struct SurfaceMemo {
-    entries: [Option<(IsaGen, [u32; 8], Surface)>; SURFACES],
-    /// Next entry to replace.
-    next: usize,
-}
-
-const SURFACES: usize = 8;
-
-impl SurfaceMemo {
-    /// [`Surface::from_surface_state`] of `dw`, from memory when decoded
-    /// before; errors are not kept.
-    pub fn decode(&mut self, p: IsaGen, dw: &[u32]) -> Result<Surface, SurfaceError> {
-        if dw.len() > 8 {
-            return Surface::from_surface_state(p, dw);
-        }
-        // Unused dwords stay zero: the platform fixes the state's length.
-        let mut key = [0u32; 8];
-        key[..dw.len()].copy_from_slice(dw);
-        let hit = self
-            .entries
-            .iter()
-            .flatten()
-            .find(|(ep, ek, _)| *ep == p && *ek == key);
-        if let Some((.., s)) = hit {
-            return Ok(*s);
-        }
-        let s = Surface::from_surface_state(p, dw)?;
-        self.entries[self.next] = Some((p, key, s));
-        self.next = (self.next + 1) % SURFACES;
-        Ok(s)
     }
 }
 

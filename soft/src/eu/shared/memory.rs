@@ -1,12 +1,10 @@
 //! What the memory shared functions reach: graphics memory (addresses the
-//! GTT already translated, or that the implementer translates), the
-//! binding-table lookup, and simple in-memory versions of both for tests
-//! and the harness.
+//! GTT already translated, or that the implementer translates), a simple
+//! in-memory version for tests and the harness, and the general-state and
+//! scratch windows. The binding-table lookup is in `surface`.
 
 use alloc::vec;
 use alloc::vec::Vec;
-
-use super::surface::Surface;
 
 /// An access the memory refused (an unmapped or out-of-range address).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,53 +111,6 @@ impl GfxMemory for FlatMemory {
         let r = self.range(addr, data.len()).ok_or(fault)?;
         self.bytes[r].copy_from_slice(data);
         Ok(())
-    }
-}
-
-/// Why a binding-table index gives no surface.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SurfaceError {
-    /// Nothing bound at this index.
-    Unbound(u8),
-    /// The binding table or SURFACE_STATE could not be read.
-    Fault(MemFault),
-    /// SURFACE_STATE holds a surface type this model does not take.
-    BadState(&'static str),
-}
-
-/// The binding-table lookup: index (0-253) to surface.
-pub trait Surfaces {
-    fn surface(&mut self, bti: u8) -> Result<Surface, SurfaceError>;
-}
-
-/// Surfaces given as a list: entry `i` is binding-table index `i`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SurfaceList {
-    pub entries: Vec<Option<Surface>>,
-}
-
-impl SurfaceList {
-    pub fn new() -> SurfaceList {
-        SurfaceList::default()
-    }
-
-    /// Binds `surface` at `bti`, growing the list as needed.
-    pub fn bind(&mut self, bti: u8, surface: Surface) {
-        let i = usize::from(bti);
-        if self.entries.len() <= i {
-            self.entries.resize(i + 1, None);
-        }
-        self.entries[i] = Some(surface);
-    }
-}
-
-impl Surfaces for SurfaceList {
-    fn surface(&mut self, bti: u8) -> Result<Surface, SurfaceError> {
-        self.entries
-            .get(usize::from(bti))
-            .copied()
-            .flatten()
-            .ok_or(SurfaceError::Unbound(bti))
     }
 }
 

@@ -10,8 +10,8 @@
 //! environment and implements [`SharedFunctions`] for the harness and
 //! tests.
 //!
-//! Files: `memory` (the memory and binding-table traits and their simple
-//! versions), `surface` (SURFACE_STATE, tiling, bounds), `access` (byte
+//! Files: `memory` (the memory trait and its simple version), `surface`
+//! (SURFACE_STATE, the binding-table lookup, tiling, bounds), `access` (byte
 //! windows with the out-of-bounds rules, lane gathers and scatters),
 //! `payload` (payload and response registers), `memo` (decoded
 //! descriptors and surfaces kept between messages), `dataport/` (every
@@ -40,10 +40,10 @@ use crate::eu::thread::Thread;
 
 pub use dataport::atomic;
 pub use memo::{DecodeMemo, Memos, SurfaceMemo};
-pub use memory::{
-    FlatMemory, GeneralState, GfxMemory, MemFault, Scratch, SurfaceError, SurfaceList, Surfaces,
+pub use memory::{FlatMemory, GeneralState, GfxMemory, MemFault, Scratch};
+pub use surface::{
+    BindingTable, Bit6Swizzle, Surface, SurfaceError, SurfaceKind, SurfaceList, Surfaces, Tiling,
 };
-pub use surface::{BindingTable, Bit6Swizzle, Surface, SurfaceKind, Tiling};
 pub use urb::Urb;
 
 use payload::{Msg, bad};

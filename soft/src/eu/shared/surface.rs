@@ -1,5 +1,6 @@
 //! Surfaces as the data port and sampler see them: SURFACE_STATE decoded
-//! into a [`Surface`], binding-table lookup from memory, the byte layout of
+//! into a [`Surface`] (and the memo of decoded states), binding-table
+//! lookup from memory ([`Surfaces`], [`BindingTable`]), the byte layout of
 //! linear and tiled surfaces, and bounds.
 //!
 //! SURFACE_STATE fields come from the hal's typed structures
@@ -26,8 +27,9 @@
 use baregpu_hal::Packet;
 use baregpu_isa::IsaGen;
 
-use super::memo::SurfaceMemo;
-use super::memory::{GfxMemory, SurfaceError};
+use alloc::vec::Vec;
+
+use super::memory::{GfxMemory, MemFault};
 
 /// SURFACE_STATE Surface Type (000 lines 3080-3090; 003 lines 75460-75490).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -501,6 +503,88 @@ impl BindingTable {
             Some(m) => m.decode(self.platform, &dw[..len]),
             None => Surface::from_surface_state(self.platform, &dw[..len]),
         }
+    }
+}
+
+/// Why a binding-table index gives no surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SurfaceError {
+    /// Nothing bound at this index.
+    Unbound(u8),
+    /// The binding table or SURFACE_STATE could not be read.
+    Fault(MemFault),
+    /// SURFACE_STATE holds a surface type this model does not take.
+    BadState(&'static str),
+}
+
+/// The binding-table lookup: index (0-253) to surface.
+pub trait Surfaces {
+    fn surface(&mut self, bti: u8) -> Result<Surface, SurfaceError>;
+}
+
+/// Surfaces given as a list: entry `i` is binding-table index `i`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SurfaceList {
+    pub entries: Vec<Option<Surface>>,
+}
+
+impl SurfaceList {
+    pub fn new() -> SurfaceList {
+        SurfaceList::default()
+    }
+
+    /// Binds `surface` at `bti`, growing the list as needed.
+    pub fn bind(&mut self, bti: u8, surface: Surface) {
+        let i = usize::from(bti);
+        if self.entries.len() <= i {
+            self.entries.resize(i + 1, None);
+        }
+        self.entries[i] = Some(surface);
+    }
+}
+
+impl Surfaces for SurfaceList {
+    fn surface(&mut self, bti: u8) -> Result<Surface, SurfaceError> {
+        self.entries
+            .get(usize::from(bti))
+            .copied()
+            .flatten()
+            .ok_or(SurfaceError::Unbound(bti))
+    }
+}
+
+/// SURFACE_STATEs decoded lately.
+#[derive(Clone, Debug, Default)]
+pub struct SurfaceMemo {
+    entries: [Option<(IsaGen, [u32; 8], Surface)>; SURFACES],
+    /// Next entry to replace.
+    next: usize,
+}
+
+const SURFACES: usize = 8;
+
+impl SurfaceMemo {
+    /// [`Surface::from_surface_state`] of `dw`, from memory when decoded
+    /// before; errors are not kept.
+    pub fn decode(&mut self, p: IsaGen, dw: &[u32]) -> Result<Surface, SurfaceError> {
+        if dw.len() > 8 {
+            return Surface::from_surface_state(p, dw);
+        }
+        // Unused dwords stay zero: the platform fixes the state's length.
+        let mut key = [0u32; 8];
+        key[..dw.len()].copy_from_slice(dw);
+        let hit = self
+            .entries
+            .iter()
+            .flatten()
+            .find(|(ep, ek, _)| *ep == p && *ek == key);
+        if let Some((.., s)) = hit {
+            return Ok(*s);
+        }
+        let s = Surface::from_surface_state(p, dw)?;
+        self.entries[self.next] = Some((p, key, s));
+        self.next = (self.next + 1) % SURFACES;
+        Ok(s)
     }
 }
 

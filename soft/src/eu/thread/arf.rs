@@ -127,11 +127,7 @@ impl Thread {
             // unchanged); the low bits below the jump unit are not kept (000
             // lines 8200-8228, 14416-14445).
             let v = self.load32(IP_BASE);
-            let unit = if self.platform <= IsaGen::G45 {
-                16
-            } else {
-                8
-            };
+            let unit = if self.platform <= IsaGen::G45 { 16 } else { 8 };
             jump = Some(v & !(unit - 1));
         }
         jump

@@ -12,7 +12,6 @@ use alloc::vec;
 use baregpu_isa::IsaGen;
 use baregpu_isa::inst::RegFile;
 
-use crate::eu::exec::acc::AccWide;
 use crate::eu::fp::Rounding;
 use layout::*;
 
@@ -51,6 +50,25 @@ pub(crate) enum FloatPath {
     Directed,
     /// ALT mode: the generic path.
     Alt,
+}
+
+/// The accumulator's bits beyond its 32-bit image, per element and view
+/// (what they mean and how instructions use them: `exec::acc`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct AccWide {
+    pub d: [i64; 16],
+    pub w: [i64; 32],
+    pub f: [f64; 16],
+}
+
+impl Default for AccWide {
+    fn default() -> Self {
+        AccWide {
+            d: [0; 16],
+            w: [0; 32],
+            f: [0.0; 16],
+        }
+    }
 }
 
 /// One EU thread.

@@ -13,11 +13,11 @@ use baregpu_isa::inst::{CondMod, Opcode, PredCtrl, Type};
 
 use super::lanes::store;
 use super::{Flat, exec};
+use crate::eu::decoded::lite::{Lite, LiteFn};
+use crate::eu::decoded::{Handler, Next, Op};
 use crate::eu::error::ErrorKind;
 use crate::eu::exec::Dom;
 use crate::eu::operand::SrcKind;
-use crate::eu::predecode::lite::{Lite, LiteFn};
-use crate::eu::predecode::{Handler, Next, Op, Program};
 use crate::eu::thread::Thread;
 
 /// The operation a kernel computes.
@@ -126,7 +126,7 @@ fn on_op<const N: usize, const K: u8>(t: &mut Thread, op: &Op) -> Result<Next, E
 fn lite<const N: usize, const K: u8>(
     t: &mut Thread,
     l: &Lite,
-    _prog: &Program,
+    _ops: &[Op],
     on: u32,
 ) -> Result<Next, ErrorKind> {
     kernel::<N, K>(t, &l.flat, l.enables(on));

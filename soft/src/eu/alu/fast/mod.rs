@@ -27,50 +27,17 @@ use self::lanes::{
     store_acc, toward_zero,
 };
 use super::exec;
+use crate::eu::decoded::lite::{self, Flat, Lite, LiteFn};
+use crate::eu::decoded::{Handler, Next, Op};
 use crate::eu::error::ErrorKind;
 use crate::eu::exec::Dom;
 use crate::eu::fp::{self, Rounding};
-use crate::eu::predecode::lite::{self, Lite, LiteFn};
-use crate::eu::predecode::{Handler, Next, Op, Program};
 use crate::eu::thread::{FloatPath, Thread};
 
 /// The operation a kernel computes.
 const ADD: u8 = 0;
 const MUL: u8 = 1;
 const MAD: u8 = 2;
-
-/// The operands of a fast instruction as flat register offsets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Flat {
-    /// First destination dword (the rest follow).
-    pub dst: u16,
-    /// First dword of src0, src1, src2 (unused slots 0).
-    pub src: [u16; 3],
-    /// Source `k` is one dword replicated (stride 0) instead of a row.
-    pub scalar: [bool; 3],
-    /// Accumulator element of channel 0.
-    pub acc_first: u8,
-    /// The instruction writes the implicit accumulator (unless cr0.0[1]).
-    pub acc_write: bool,
-    /// Channels the operation computes (8 or 16; a fused pair is 16).
-    pub lanes: u8,
-    /// The accumulator write is dead: the next instruction of the
-    /// straight-line block overwrites the same elements under the same
-    /// enables before anything reads them (set by `lite::build`; the run
-    /// loop runs a block's last instruction exactly when the budget cuts
-    /// the block before its successor).
-    pub acc_dead: bool,
-    /// Source `k` is this immediate (the integer paths).
-    pub imm: [Option<u32>; 3],
-}
-
-impl Flat {
-    /// Whether the kernel writes the accumulator (`disabled`: cr0.0[1]).
-    #[inline(always)]
-    fn writes_acc(&self, disabled: bool) -> bool {
-        self.acc_write && !self.acc_dead && !disabled
-    }
-}
 
 /// A fast instruction: what it computes, its channels, its operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,12 +224,12 @@ fn on_op<const N: usize, const K: u8>(t: &mut Thread, op: &Op) -> Result<Next, E
 fn near_lite<const N: usize, const K: u8, const W: bool>(
     t: &mut Thread,
     l: &Lite,
-    prog: &Program,
+    ops: &[Op],
     on: u32,
 ) -> Result<Next, ErrorKind> {
     let f = &l.flat;
     if t.fp.path != FloatPath::Nearest || f.writes_acc(t.fp.acc_disable) {
-        return slow_lite::<N, K>(t, l, prog, on);
+        return slow_lite::<N, K>(t, l, ops, on);
     }
     if W {
         // SAFETY: `W` handlers are chosen only when `host::wide()` found
@@ -279,11 +246,11 @@ fn near_lite<const N: usize, const K: u8, const W: bool>(
 fn zero_lite<const N: usize, const K: u8, const W: bool>(
     t: &mut Thread,
     l: &Lite,
-    prog: &Program,
+    ops: &[Op],
     on: u32,
 ) -> Result<Next, ErrorKind> {
     if t.fp.path != FloatPath::TowardZero {
-        return slow_lite::<N, K>(t, l, prog, on);
+        return slow_lite::<N, K>(t, l, ops, on);
     }
     if W {
         // SAFETY: as in `near_lite`.
@@ -314,11 +281,11 @@ unsafe fn toward_wide<const N: usize, const K: u8>(t: &mut Thread, f: &Flat, en:
 fn slow_lite<const N: usize, const K: u8>(
     t: &mut Thread,
     l: &Lite,
-    prog: &Program,
+    ops: &[Op],
     on: u32,
 ) -> Result<Next, ErrorKind> {
     if t.fp.path == FloatPath::Alt {
-        return lite::by_ops(t, l, prog, on);
+        return lite::by_ops(t, l, ops, on);
     }
     kernel::<N, K>(t, &l.flat, l.enables(on));
     Ok(Next::Fall)

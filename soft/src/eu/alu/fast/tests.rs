@@ -353,11 +353,7 @@ fn kernels_match_the_generic_path_g45() {
 #[test]
 fn portable_kernels_match_the_generic_path() {
     super::PORTABLE_ONLY.store(true, core::sync::atomic::Ordering::Relaxed);
-    for (p, seed) in [
-        (IsaGen::Gen75, 5),
-        (IsaGen::Gen6, 6),
-        (IsaGen::G45, 7),
-    ] {
+    for (p, seed) in [(IsaGen::Gen75, 5), (IsaGen::Gen6, 6), (IsaGen::G45, 7)] {
         check_platform(p, seed);
     }
     super::PORTABLE_ONLY.store(false, core::sync::atomic::Ordering::Relaxed);

@@ -1,38 +1,40 @@
-//! The command streamer's side of the media unit: which engine has it, the
-//! EU instructions a run may spend, gating each command on the threads,
-//! and turning media failures into engine errors.
+//! The streamer's side of the units it calls: the blitter (a command with
+//! the engine's memory and tiling registers), and the media unit (which
+//! engine has it, the EU instructions a run may spend, gating each command
+//! on the threads, and turning media failures into engine errors).
 
-use alloc::boxed::Box;
-
-use crate::command::Cmd;
 use baregpu_hal::MemoryBus;
-use baregpu_isa::IsaGen;
 
-use super::memory::GfxView;
-use super::{Media, MediaError, MediaOp};
-use crate::device::Device;
-use crate::engine::{Halt, Space};
-use crate::eu::array::{EuConfig, EuReport, EuStats};
+use super::{Halt, Parts};
+use crate::blit::{self, BlitError, BlitOp};
+use crate::command::Cmd;
+use crate::media::{self, MediaError, MediaOp};
+use crate::mem::view::GfxView;
+use crate::mem::{Memory, Space};
 
-/// The ISA platform of the generation the device models.
-pub(crate) fn platform_of(g: baregpu_hal::Generation) -> Option<IsaGen> {
-    use baregpu_hal::Generation as G;
-    match g {
-        G::Gen4 => Some(IsaGen::Gen4),
-        G::G45 => Some(IsaGen::G45),
-        G::Gen6 => Some(IsaGen::Gen6),
-        G::Gen7 => Some(IsaGen::Gen7),
-        _ => None,
+impl<B: MemoryBus> Parts<'_, B> {
+    /// Executes one blitter command on engine `i`.
+    pub(super) fn blit(&mut self, i: usize, c: &Cmd, op: BlitOp, dw: &[u32]) -> Result<(), Halt> {
+        // Blits have no GGTT bit: the batch's address space decides.
+        let space = self.space_for(i, c, dw);
+        let mem = Memory::new(
+            self.bus,
+            &*self.gtt,
+            &*self.regs,
+            self.layout.engines[i].base,
+        );
+        let at = blit::Access { mem, space };
+        self.engines[i]
+            .blit
+            .execute(&at, &*self.regs, self.layout.generation, c, op, dw)
+            .map_err(|e| match e {
+                BlitError::Invalid => Halt::InstructionError {
+                    dw0: dw.first().copied().unwrap_or(0),
+                },
+                BlitError::Fault(f) => f.into(),
+            })
     }
-}
 
-/// The media unit of a device: on the render engine (the media and GPGPU
-/// pipelines hang off the render command streamer).
-pub(crate) fn new_media(g: baregpu_hal::Generation) -> Option<Box<Media>> {
-    platform_of(g).map(|p| Box::new(Media::new(p)))
-}
-
-impl<B: MemoryBus> Device<B> {
     /// Whether engine `i` is the one with the media unit.
     fn has_media(&self, i: usize) -> bool {
         self.media.is_some()
@@ -40,11 +42,11 @@ impl<B: MemoryBus> Device<B> {
                 .layout
                 .engines
                 .get(i)
-                .is_some_and(|e| e.name == "render")
+                .is_some_and(|e| media::on_engine(e.name))
     }
 
     /// Gives the threads their share of a run of `budget` commands.
-    pub(crate) fn media_grant(&mut self, i: usize, budget: u32) {
+    pub(super) fn media_grant(&mut self, i: usize, budget: u32) {
         if self.has_media(i)
             && let Some(m) = self.media.as_mut()
         {
@@ -55,7 +57,7 @@ impl<B: MemoryBus> Device<B> {
     /// Decides whether command `c` may execute now on engine `i`; dispatch
     /// commands start their threads here. `Ok(false)`: the engine waits at
     /// this command (its head does not move).
-    pub(crate) fn media_gate(
+    pub(super) fn media_gate(
         &mut self,
         i: usize,
         c: &Cmd,
@@ -79,22 +81,27 @@ impl<B: MemoryBus> Device<B> {
         {
             return Ok(true);
         }
-        let Some(mut media) = self.media.take() else {
+        let space = self.space_for(i, c, dw);
+        let mem = Memory::new(
+            self.bus,
+            &*self.gtt,
+            &*self.regs,
+            self.layout.engines[i].base,
+        );
+        let Some(media) = self.media.as_deref_mut() else {
             return Ok(true);
         };
-        let space = self.space_for(i, c, dw);
         if !media.busy() {
             media.thread_space = space;
         }
         let clock = media.array.clock();
         let result = {
-            let mut cmd = GfxView::new(self, i, space);
-            let mut threads = GfxView::new(self, i, media.thread_space);
+            let mut cmd = GfxView::new(mem, space);
+            let mut threads = GfxView::new(mem, media.thread_space);
             media.gate(&mut cmd, &mut threads, c, op, dw)
         };
-        self.timestamp += media.array.clock() - clock;
+        *self.timestamp += media.array.clock() - clock;
         let thread_space = media.thread_space;
-        self.media = Some(media);
         result.map_err(|e| {
             halt_of(
                 e,
@@ -109,7 +116,7 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// Executes a media command after its gate passed.
-    pub(crate) fn media_execute(
+    pub(super) fn media_execute(
         &mut self,
         i: usize,
         c: &Cmd,
@@ -122,38 +129,47 @@ impl<B: MemoryBus> Device<B> {
         if !self.has_media(i) || op == MediaOp::Unsupported {
             return Err(self.refuse(c, dw));
         }
-        let Some(mut media) = self.media.take() else {
+        let space = self.space_for(i, c, dw);
+        let mem = Memory::new(
+            self.bus,
+            &*self.gtt,
+            &*self.regs,
+            self.layout.engines[i].base,
+        );
+        let Some(media) = self.media.as_deref_mut() else {
             return Ok(());
         };
-        let space = self.space_for(i, c, dw);
-        let result = {
-            let mut cmd = GfxView::new(self, i, space);
-            media.execute(&mut cmd, c, op, dw)
-        };
-        self.media = Some(media);
-        result.map_err(|e| halt_of(e, dw, space))
+        let mut cmd = GfxView::new(mem, space);
+        media
+            .execute(&mut cmd, c, op, dw)
+            .map_err(|e| halt_of(e, dw, space))
     }
 
     /// After a run's commands: threads still resident keep running with
     /// what is left of the budget (a ring that ends right after a dispatch
     /// still completes its threads).
-    pub(crate) fn media_background(&mut self, i: usize) {
+    pub(super) fn media_background(&mut self, i: usize) {
         if !self.has_media(i) || self.engines[i].halted.is_some() {
             return;
         }
-        let Some(mut media) = self.media.take() else {
+        let mem = Memory::new(
+            self.bus,
+            &*self.gtt,
+            &*self.regs,
+            self.layout.engines[i].base,
+        );
+        let Some(media) = self.media.as_deref_mut() else {
             return;
         };
         let clock = media.array.clock();
         let result = if media.busy() {
-            let mut threads = GfxView::new(self, i, media.thread_space);
+            let mut threads = GfxView::new(mem, media.thread_space);
             media.drain(&mut threads).map(|_| ())
         } else {
             Ok(())
         };
-        self.timestamp += media.array.clock() - clock;
+        *self.timestamp += media.array.clock() - clock;
         let space = media.thread_space;
-        self.media = Some(media);
         if let Err(e) = result {
             let header = self.current_header(i);
             self.halt(i, halt_of(e, &[header], space));
@@ -170,49 +186,6 @@ impl<B: MemoryBus> Device<B> {
             Space::Ggtt
         };
         self.read_gfx_u32(i, space, e.acthd).unwrap_or(0)
-    }
-
-    /// An engine reset also resets its media unit.
-    pub(crate) fn media_reset(&mut self, i: usize) {
-        if self.has_media(i)
-            && let Some(m) = self.media.as_mut()
-        {
-            m.reset();
-        }
-    }
-
-    pub(crate) fn eu_config(&self) -> Option<EuConfig> {
-        self.media.as_ref().map(|m| m.array.config())
-    }
-
-    /// A new EU array shape; the array is rebuilt (threads are dropped, so
-    /// change it while idle).
-    pub(crate) fn set_eu_config(&mut self, config: EuConfig) {
-        if let Some(m) = self.media.as_mut() {
-            m.array.reconfigure(config);
-            let limit = m.vfe.max_threads as usize;
-            if limit > 0 {
-                m.array.set_limit(limit);
-            }
-        }
-    }
-
-    /// The last failure of the EU array (kept across engine resets).
-    pub(crate) fn eu_report(&self) -> Option<EuReport> {
-        let m = self.media.as_ref()?;
-        m.array.report().cloned().or_else(|| m.last_report.clone())
-    }
-
-    pub(crate) fn eu_stats(&self) -> EuStats {
-        self.media
-            .as_ref()
-            .map(|m| m.array.stats())
-            .unwrap_or_default()
-    }
-
-    /// Kernels predecoded so far.
-    pub(crate) fn eu_decodes(&self) -> u64 {
-        self.media.as_ref().map_or(0, |m| m.cache.stats.decodes)
     }
 }
 

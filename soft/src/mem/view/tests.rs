@@ -8,9 +8,11 @@ use alloc::vec::Vec;
 use baregpu_hal::{BusError, Generation, MemoryBus};
 
 use super::GfxView;
-use crate::device::Device;
-use crate::engine::Space;
 use crate::eu::shared::{GfxMemory, MemFault};
+use crate::layout::Layout;
+use crate::mem::gtt::Ggtt;
+use crate::mem::{Memory, Space};
+use crate::regfile::RegFile;
 
 /// 64 KiB of physical memory the test can change behind the view's back.
 struct Ram(RefCell<Vec<u8>>);
@@ -52,10 +54,32 @@ impl MemoryBus for Ram {
     }
 }
 
+/// The GGTT and registers of a Gen7 device, reached through `ram`.
+struct Device<'r> {
+    ram: &'r Ram,
+    gtt: Ggtt,
+    regs: RegFile,
+    /// The render engine's register base.
+    base: u32,
+}
+
+impl Device<'_> {
+    /// The render engine's memory (its PP_DIR_BASE is 0).
+    fn memory(&self) -> Memory<'_, &Ram> {
+        Memory::new(&self.ram, &self.gtt, &self.regs, self.base)
+    }
+}
+
 /// Graphics pages 1 and 2 both map physical page 5 (an alias), page 3
 /// maps physical page 6; page 4 is unmapped.
-fn device(ram: &Ram) -> Device<&Ram> {
-    let mut dev = Device::new(Generation::Gen7, ram).expect("Gen7 device");
+fn device(ram: &Ram) -> Device<'_> {
+    let layout = Layout::of(Generation::Gen7).expect("Gen7 layout");
+    let mut dev = Device {
+        ram,
+        gtt: Ggtt::new(layout.gtt_entries),
+        regs: RegFile::new(Generation::Gen7.tables()),
+        base: layout.engines[0].base,
+    };
     dev.gtt.write_entry(1, 0x5000 | 1);
     dev.gtt.write_entry(2, 0x5000 | 1);
     dev.gtt.write_entry(3, 0x6000 | 1);
@@ -73,7 +97,7 @@ fn state_reads_are_kept_until_a_write_lands_on_their_physical_page() {
     let ram = Ram::new();
     ram.poke(0x5010, 0x1111_1111);
     let dev = device(&ram);
-    let mut view = GfxView::new(&dev, 0, Space::Ggtt);
+    let mut view = GfxView::new(dev.memory(), Space::Ggtt);
     assert_eq!(state(&mut view, 0x1010), 0x1111_1111);
     let epoch = view.state_epoch();
     assert!(epoch.is_some());
@@ -96,7 +120,7 @@ fn state_reads_are_kept_until_a_write_lands_on_their_physical_page() {
     view.read(0x1010, &mut b).unwrap();
     assert_eq!(u32::from_le_bytes(b), 0x4444_4444);
     // A new view starts empty.
-    let mut fresh = GfxView::new(&dev, 0, Space::Ggtt);
+    let mut fresh = GfxView::new(dev.memory(), Space::Ggtt);
     assert_eq!(state(&mut fresh, 0x1010), 0x4444_4444);
 }
 
@@ -104,7 +128,7 @@ fn state_reads_are_kept_until_a_write_lands_on_their_physical_page() {
 fn a_state_read_of_an_unmapped_page_faults_like_a_read() {
     let ram = Ram::new();
     let dev = device(&ram);
-    let mut view = GfxView::new(&dev, 0, Space::Ggtt);
+    let mut view = GfxView::new(dev.memory(), Space::Ggtt);
     let mut b = [0u8; 8];
     // The second page of this read is unmapped.
     let want = MemFault {
@@ -127,7 +151,7 @@ fn ppgtt_views_do_not_keep_state() {
     dev.gtt.write_entry(0, 0x8000 | 1);
     ram.poke(0x8000 + 4, 0x5000 | 1);
     ram.poke(0x5020, 7);
-    let mut view = GfxView::new(&dev, 0, Space::Ppgtt);
+    let mut view = GfxView::new(dev.memory(), Space::Ppgtt);
     assert_eq!(view.state_epoch(), None);
     assert_eq!(state(&mut view, 0x1020), 7);
     ram.poke(0x5020, 8);
@@ -143,7 +167,7 @@ fn state_from_too_many_pages_starts_the_cache_afresh() {
         dev.gtt.write_entry(p, (p << 12) | 1);
         ram.poke(u64::from(p) << 12, p);
     }
-    let mut view = GfxView::new(&dev, 0, Space::Ggtt);
+    let mut view = GfxView::new(dev.memory(), Space::Ggtt);
     let first = view.state_epoch();
     for p in 8..8 + super::STATE_PAGES as u64 {
         assert_eq!(state(&mut view, p << 12), p as u32);

@@ -3,6 +3,9 @@
 //! state); everything else goes to the memory shared functions with the
 //! thread's binding table, general state, scratch and its group's shared
 //! local memory.
+//!
+//! Files: `gateway` and `spawner`, the array's own shared functions, which
+//! take this context ([`ArraySf`]) to reach the other threads.
 
 use alloc::vec::Vec;
 
@@ -14,8 +17,11 @@ use crate::eu::shared::{self, GfxMemory, Handled, MemFault, MessageEnv, SurfaceS
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::N_BASE;
 
+pub(super) mod gateway;
+mod spawner;
+
 use super::report::Event;
-use super::{Bindings, Ctx, Slot, gateway, group, spawner};
+use super::{Bindings, Ctx, Slot, group};
 
 /// The shared functions as one resident thread sees them. The sending
 /// thread is out of its slot while it runs, so `slots[slot]` is empty and

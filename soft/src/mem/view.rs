@@ -10,7 +10,7 @@
 //!   driver), during which nothing but the view's own writes changes
 //!   memory (the media unit's command view, alive at the same time, only
 //!   reads), and the GGTT and the engine's registers cannot change (the
-//!   view borrows the device);
+//!   view's [`Memory`] borrows them);
 //! - every write through the view drops the cache when it lands on a
 //!   physical page a cached read came from, and moves the state epoch
 //!   ([`GfxMemory::state_epoch`]) that lets the EU array keep resolved
@@ -20,8 +20,7 @@
 
 use baregpu_hal::MemoryBus;
 
-use crate::device::Device;
-use crate::engine::Space;
+use super::{Memory, Space};
 use crate::eu::shared::{GfxMemory, MemFault};
 
 const PAGE: u64 = 4096;
@@ -118,18 +117,16 @@ impl StateCache {
 
 /// The device's memory in one engine's address space.
 pub(crate) struct GfxView<'a, B: MemoryBus> {
-    dev: &'a Device<B>,
-    engine: usize,
+    mem: Memory<'a, B>,
     space: Space,
     /// Made on the first state read (most views never read state).
     state: Option<StateCache>,
 }
 
 impl<'a, B: MemoryBus> GfxView<'a, B> {
-    pub fn new(dev: &'a Device<B>, engine: usize, space: Space) -> GfxView<'a, B> {
+    pub fn new(mem: Memory<'a, B>, space: Space) -> GfxView<'a, B> {
         GfxView {
-            dev,
-            engine,
+            mem,
             space,
             state: None,
         }
@@ -139,8 +136,7 @@ impl<'a, B: MemoryBus> GfxView<'a, B> {
 /// Runs `f` on each page-sized piece of `[addr, addr + len)` with its
 /// physical address and its range in the caller's buffer.
 fn each_page<B: MemoryBus>(
-    dev: &Device<B>,
-    engine: usize,
+    mem: &Memory<'_, B>,
     space: Space,
     addr: u64,
     len: usize,
@@ -156,7 +152,7 @@ fn each_page<B: MemoryBus>(
             len: len - done,
             write,
         };
-        let phys = dev.translate(engine, space, at).map_err(|_| fault)?;
+        let phys = mem.translate(space, at).map_err(|_| fault)?;
         if !f(phys, done..done + take) {
             return Err(fault);
         }
@@ -167,40 +163,26 @@ fn each_page<B: MemoryBus>(
 
 impl<B: MemoryBus> GfxMemory for GfxView<'_, B> {
     fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
-        let bus = &self.dev.bus;
+        let bus = self.mem.bus;
         let len = buf.len();
-        each_page(
-            self.dev,
-            self.engine,
-            self.space,
-            addr,
-            len,
-            false,
-            |phys, r| bus.read(phys, &mut buf[r]).is_ok(),
-        )
+        each_page(&self.mem, self.space, addr, len, false, |phys, r| {
+            bus.read(phys, &mut buf[r]).is_ok()
+        })
     }
 
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
-        let bus = &self.dev.bus;
+        let bus = self.mem.bus;
         let mut state = self.state.as_mut();
         // Checked before each piece is stored: a piece that faults later
         // may still have stored its first pages.
-        each_page(
-            self.dev,
-            self.engine,
-            self.space,
-            addr,
-            data.len(),
-            true,
-            |phys, r| {
-                if let Some(s) = state.as_deref_mut()
-                    && s.depends_on(phys / PAGE)
-                {
-                    s.clear();
-                }
-                bus.write(phys, &data[r]).is_ok()
-            },
-        )
+        each_page(&self.mem, self.space, addr, data.len(), true, |phys, r| {
+            if let Some(s) = state.as_deref_mut()
+                && s.depends_on(phys / PAGE)
+            {
+                s.clear();
+            }
+            bus.write(phys, &data[r]).is_ok()
+        })
     }
 
     fn read_state(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
@@ -217,23 +199,15 @@ impl<B: MemoryBus> GfxMemory for GfxView<'_, B> {
         }
         let mut pages = [0u64; 2];
         let mut n = 0;
-        let bus = &self.dev.bus;
-        each_page(
-            self.dev,
-            self.engine,
-            self.space,
-            addr,
-            len,
-            false,
-            |phys, r| {
-                // At most two pages: `len` is at most 32 bytes.
-                if n < pages.len() {
-                    pages[n] = phys / PAGE;
-                    n += 1;
-                }
-                bus.read(phys, &mut buf[r]).is_ok()
-            },
-        )?;
+        let bus = self.mem.bus;
+        each_page(&self.mem, self.space, addr, len, false, |phys, r| {
+            // At most two pages: `len` is at most 32 bytes.
+            if n < pages.len() {
+                pages[n] = phys / PAGE;
+                n += 1;
+            }
+            bus.read(phys, &mut buf[r]).is_ok()
+        })?;
         state.insert(addr, buf, &pages[..n]);
         Ok(())
     }

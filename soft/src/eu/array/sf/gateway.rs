@@ -24,8 +24,8 @@ use crate::eu::send::{SendError, SendRequest};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::{GRF_REGS, REG_BYTES};
 
-use super::report::Event;
-use super::sf::ArraySf;
+use super::ArraySf;
+use crate::eu::array::report::Event;
 
 /// The gateway's record of one thread slot.
 #[derive(Clone, Copy, Debug, Default)]

@@ -14,7 +14,7 @@ use baregpu_isa::message::{self, Message};
 use crate::eu::send::{SendError, SendRequest};
 use crate::eu::thread::Thread;
 
-use super::sf::ArraySf;
+use super::ArraySf;
 
 pub(super) fn handle(
     sf: &mut ArraySf<'_>,
