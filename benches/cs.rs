@@ -25,7 +25,7 @@ use baregpu::hal::gen6::commands::{
 };
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
-use baregpu::{EngineId, Generation, Gpu, Platform};
+use baregpu::{Dma, EngineId, Generation, Gpu};
 use baregpu_soft::SoftGpu;
 
 const GENERATION: Generation = Generation::Gen6;
@@ -127,12 +127,10 @@ fn throughput(t: &mut Table) {
         let took = start.elapsed();
         let executed = soft.stats().commands - before;
         if check {
-            // SAFETY: the GPU finished with the buffer; read-only view of live DMA memory.
-            let w = unsafe {
-                std::slice::from_raw_parts(target.virt.as_ptr().cast::<u32>(), TARGET_DWORDS)
-            };
+            // The GPU finished with the buffer.
             let last = (COMMANDS / 4 - 1) as u32;
-            assert_eq!(w[(last as usize) % TARGET_DWORDS], last, "SDI landed");
+            let landed = target.read_u32(last as usize % TARGET_DWORDS).unwrap();
+            assert_eq!(landed, last, "SDI landed");
             assert_eq!(gpu.mmio().read32(LRI_REGISTER), last, "LRI landed");
         }
         (took, executed)
@@ -272,13 +270,16 @@ fn ggtt(t: &mut Table) {
     let mut gpu = Gpu::new(&p, &soft, GENERATION).expect("bring-up");
     let mmio = gpu.mmio();
     // 1 GiB of DMA memory: zeroed lazily by the allocator, never touched here.
-    let region = p.dma_alloc(GGTT_PAGES * 4096, 4096).unwrap();
+    let region = Dma::new(&p, GGTT_PAGES * 4096, 4096).unwrap();
     let alias = Ggtt::new(GENERATION).unwrap().layout().alias_offset;
 
     let (mut map_best, mut unmap_best) = (Duration::MAX, Duration::MAX);
     for rep in 0..5 {
         let start = Instant::now();
-        let m = gpu.ggtt().map(mmio, &region, Caching::Llc).unwrap();
+        let m = gpu
+            .ggtt()
+            .map(mmio, &region.region(), Caching::Llc)
+            .unwrap();
         map_best = map_best.min(start.elapsed());
         assert_eq!(m.pages as usize, GGTT_PAGES);
         if rep == 0 {
@@ -286,7 +287,7 @@ fn ggtt(t: &mut Table) {
             let last_pte = mmio.read32(alias + 4 * (first + GGTT_PAGES as u32 - 1));
             let want = encode_pte(
                 GENERATION,
-                region.phys.0 + (GGTT_PAGES as u64 - 1) * 4096,
+                region.phys().0 + (GGTT_PAGES as u64 - 1) * 4096,
                 Caching::Llc,
             );
             assert_eq!(Ok(last_pte), want, "the last PTE reached the device");
@@ -298,7 +299,7 @@ fn ggtt(t: &mut Table) {
 
     // Baselines: the same PTE values, and zeros, stored into a Vec.
     let mut ptes = vec![0u32; GGTT_PAGES];
-    let phys = region.phys.0;
+    let phys = region.phys().0;
     let plain_map = best_of(5, || {
         let ptr = black_box(ptes.as_mut_ptr());
         let start = Instant::now();
@@ -329,8 +330,8 @@ fn ggtt(t: &mut Table) {
         start.elapsed()
     });
     black_box(&ptes);
-    // SAFETY: unmapped above; nothing uses the region.
-    unsafe { p.dma_free(region) };
+    // Unmapped above: the memory goes back to the platform.
+    drop(region);
 
     let per = |d: Duration| ns(d) / GGTT_PAGES as f64;
     t.section(&format!(

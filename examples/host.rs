@@ -21,7 +21,8 @@ fn main() -> Result<(), String> {
         .map_err(|e| format!("software GPU: {e:?}"))?;
     let mut gpu = Gpu::new(&platform, &soft, Generation::Gen7).map_err(|e| e.to_string())?;
 
-    // A page the GPU may write, mapped in the GGTT.
+    // A page the GPU may write, mapped in the GGTT. `buffer` is a `Dma`: it
+    // owns the page and gives it back to the platform when dropped.
     let (buffer, mapping) = gpu.map_buffer(4096).map_err(|e| e.to_string())?;
     let mut batch = gpu.new_batch(4096).map_err(|e| e.to_string())?;
     batch
@@ -37,15 +38,27 @@ fn main() -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     gpu.wait(fence, 1_000_000).map_err(|e| e.to_string())?;
 
-    // SAFETY: the buffer is live DMA memory of `platform`, and the GPU is done
-    // with it (the fence passed).
-    let first = unsafe { buffer.virt.as_ptr().cast::<u32>().read_volatile() };
+    // The GPU is done with the buffer (the fence passed): a volatile read.
+    let first = buffer.read_u32(0).map_err(|e| e.to_string())?;
     println!(
         "render engine finished seqno {}; GGTT {:#x} (physical {}) holds {first:#010x}",
-        fence.seqno, mapping.gfx.0, buffer.phys
+        fence.seqno,
+        mapping.gfx.0,
+        buffer.phys()
     );
     if first != 0xc0ff_ee00 {
         return Err("the store did not land".into());
     }
+
+    // Nothing is freed by hand: unmapping gives the GGTT range back, dropping
+    // the buffer its page, and dropping the `Gpu` stops the rings and gives
+    // back the rings, status pages and batches it owns.
+    gpu.unmap(mapping);
+    drop(buffer);
+    drop(gpu);
+    println!(
+        "DMA memory in use after the drops: {} bytes",
+        platform.dma_bytes_in_use()
+    );
     Ok(())
 }

@@ -18,7 +18,7 @@ pub mod probe;
 pub mod submit;
 
 pub use baregpu_hal::Generation;
-pub use platform::{DmaRegion, PhysAddr, Platform, PlatformError};
+pub use platform::{Dma, DmaRegion, PhysAddr, Platform, PlatformError};
 pub use probe::{Backend, ProbeReport, probe};
 pub use submit::{Batch, ContextId, EngineId, Fence, Gpu, GpuError};
 

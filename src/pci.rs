@@ -5,31 +5,9 @@ use core::fmt;
 
 use crate::platform::Platform;
 
-/// A PCI function: bus, device (0-31), function (0-7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct PciAddress {
-    pub bus: u8,
-    pub device: u8,
-    pub function: u8,
-}
-
-impl PciAddress {
-    /// A function address; `device` and `function` are masked to their widths.
-    pub const fn new(bus: u8, device: u8, function: u8) -> Self {
-        Self {
-            bus,
-            device: device & 0x1f,
-            function: function & 0x7,
-        }
-    }
-}
-
-impl fmt::Display for PciAddress {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02x}:{:02x}.{}", self.bus, self.device, self.function)
-    }
-}
+/// The function address is part of the OS seam (configuration access takes
+/// one), so it is defined there; PCI code names it here too.
+pub use crate::platform::PciAddress;
 
 /// Configuration-space offsets of the type-0 header (PCI Local Bus 3.0, 6.1).
 mod cfg {

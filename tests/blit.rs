@@ -8,7 +8,7 @@ use baregpu::gtt::tiling::{Swizzle, Tiling, align_pitch, linear_to_tiled, tiled_
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
 use baregpu::submit::HangReason;
-use baregpu::{Batch, DmaRegion, Gpu, GpuError};
+use baregpu::{Batch, Dma, Gpu, GpuError};
 use baregpu_soft::SoftGpu;
 
 type HostGpu<'a> = Gpu<'a, HostPlatform>;
@@ -23,19 +23,11 @@ const ARB_MODE: u32 = 0x4030;
 const W: usize = 301;
 const H: usize = 37;
 
-/// A CPU view of a mapped buffer.
-fn bytes(region: &DmaRegion) -> &[u8] {
-    // SAFETY: test-owned DMA region; the GPU model runs only inside MMIO
-    // calls, never while the test holds this slice.
-    unsafe { std::slice::from_raw_parts(region.virt.as_ptr(), region.size) }
-}
-
 /// Fills a mapped buffer with noise.
-fn scribble(region: &DmaRegion, seed: u32) {
-    // SAFETY: as in `bytes`; no other view of the region is alive here.
-    noise(seed, unsafe {
-        std::slice::from_raw_parts_mut(region.virt.as_ptr(), region.size)
-    });
+fn scribble(buffer: &Dma<'_>, seed: u32) {
+    let mut bytes = vec![0; buffer.size()];
+    noise(seed, &mut bytes);
+    buffer.write(0, &bytes).unwrap();
 }
 
 /// Deterministic noise (xorshift32), so failures reproduce.
@@ -50,7 +42,7 @@ fn noise(seed: u32, buf: &mut [u8]) {
 }
 
 /// A GPU surface and how the CPU helpers see it.
-struct Surf {
+struct Surf<'a> {
     tiling: Tiling,
     swizzle: Swizzle,
     /// Bytes per pixel.
@@ -58,47 +50,55 @@ struct Surf {
     pitch: usize,
     /// Rows of memory (whole tile rows when tiled).
     rows: usize,
-    region: DmaRegion,
+    memory: Dma<'a>,
     gfx: u64,
 }
 
-impl Surf {
+impl<'a> Surf<'a> {
     /// A `W` x `H` surface filled with noise. Linear pitches are a few
     /// pixels wider than the row, and not a multiple of 64.
-    fn new(gpu: &mut HostGpu, tiling: Tiling, swizzle: Swizzle, cpp: usize, seed: u32) -> Surf {
+    fn new(
+        gpu: &mut HostGpu<'a>,
+        tiling: Tiling,
+        swizzle: Swizzle,
+        cpp: usize,
+        seed: u32,
+    ) -> Surf<'a> {
         let pitch = match tiling {
             Tiling::Linear => (W + 3) * cpp,
             _ => align_pitch(tiling, W * cpp).unwrap(),
         };
         let rows = H.next_multiple_of(tiling.row_alignment());
-        let (region, map) = gpu.map_buffer(pitch * rows).unwrap();
+        let (memory, map) = gpu.map_buffer(pitch * rows).unwrap();
         let s = Surf {
             tiling,
             swizzle,
             cpp,
             pitch,
             rows,
-            region,
+            memory,
             gfx: map.gfx.0,
         };
-        scribble(&s.region, seed);
+        scribble(&s.memory, seed);
         s
     }
 
-    /// The surface's bytes (`pitch * rows`).
-    fn mem(&self) -> &[u8] {
-        &bytes(&self.region)[..self.pitch * self.rows]
+    /// A copy of the surface's bytes (`pitch * rows`).
+    fn mem(&self) -> Vec<u8> {
+        let mut bytes = vec![0; self.pitch * self.rows];
+        self.memory.read(0, &mut bytes).unwrap();
+        bytes
     }
 
     /// The whole surface as a row-major image, `pitch` bytes per row.
     fn image(&self) -> Vec<u8> {
         let mut img = vec![0; self.pitch * self.rows];
         match self.tiling {
-            Tiling::Linear => img.copy_from_slice(self.mem()),
+            Tiling::Linear => img.copy_from_slice(&self.mem()),
             t => tiled_to_linear(
                 &mut img,
                 self.pitch,
-                self.mem(),
+                &self.mem(),
                 t,
                 self.swizzle,
                 self.pitch,

@@ -12,7 +12,7 @@ use baregpu::hal::Generation;
 use baregpu::hal::reflect::GenTables;
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
-use baregpu::{DmaRegion, Gpu, GpuError};
+use baregpu::{Dma, Gpu, GpuError};
 use baregpu_soft::SoftGpu;
 
 type HostGpu<'a> = Gpu<'a, HostPlatform>;
@@ -63,22 +63,20 @@ fn noise(seed: u32, n: usize) -> Vec<u8> {
         .collect()
 }
 
-fn mem(r: &DmaRegion) -> &[u8] {
-    // SAFETY: test-owned DMA region; the model runs only inside MMIO calls.
-    unsafe { std::slice::from_raw_parts(r.virt.as_ptr(), r.size) }
+/// A copy of a buffer (the model runs only inside MMIO calls).
+fn mem(r: &Dma<'_>) -> Vec<u8> {
+    r.to_vec()
 }
 
 /// Writes `bytes` at the start of a buffer.
-fn fill(r: &DmaRegion, bytes: &[u8]) {
-    assert!(bytes.len() <= r.size);
-    // SAFETY: as in `mem`; no other view of the region is alive here.
-    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), r.virt.as_ptr(), bytes.len()) }
+fn fill(r: &Dma<'_>, bytes: &[u8]) {
+    r.write(0, bytes).unwrap();
 }
 
 /// A linear buffer filled with noise.
-fn buffer(gpu: &mut HostGpu, bytes: usize, seed: u32) -> (DmaRegion, u64) {
+fn buffer<'a>(gpu: &mut HostGpu<'a>, bytes: usize, seed: u32) -> (Dma<'a>, u64) {
     let (r, m) = gpu.map_buffer(bytes.max(64)).unwrap();
-    let n = noise(seed, r.size);
+    let n = noise(seed, r.size());
     fill(&r, &n);
     (r, m.gfx.0)
 }
@@ -568,11 +566,14 @@ macro_rules! expand_tests {
                                     ("transparency_color_high", hi as i64),
                                 ]);
                                 // 16 bpp takes the pattern in the command, 32 bpp from memory.
+                                // The pattern's memory lives until the blit ran.
+                                let mut pattern_mem = None;
                                 let c = if pattern && cpp == 2 {
                                     cmd(T, "XY_PAT_CHROMA_BLT_IMMEDIATE", &f, &words(&pat))
                                 } else if pattern {
                                     let (p, pg) = buffer(gpu, pat.len(), 1);
                                     fill(&p, &pat);
+                                    pattern_mem = Some(p);
                                     f.push(("pattern_base_address", pg as i64));
                                     cmd(T, "XY_PAT_CHROMA_BLT", &f, &[])
                                 } else {
@@ -586,6 +587,7 @@ macro_rules! expand_tests {
                                     cmd(T, "XY_SRC_COPY_CHROMA_BLT", &f, &[])
                                 };
                                 run(gpu, &[c]).unwrap();
+                                drop(pattern_mem);
                                 let want = expect(
                                     &before,
                                     pitch,
@@ -630,7 +632,7 @@ macro_rules! expand_tests {
                         }
                     }
                     // A source key on a pattern chroma blit is illegal.
-                    let (_, dg) = buffer(gpu, 4 * W * H, 1);
+                    let (_dst, dg) = buffer(gpu, 4 * W * H, 1);
                     let mut f = xy(4, 4 * W, dg, RECT, 0xf0, false);
                     f.push(("transparency_range_mode", 1));
                     let r = run(gpu, &[cmd(T, "XY_PAT_CHROMA_BLT_IMMEDIATE", &f, &[0; 64])]);
@@ -904,7 +906,7 @@ macro_rules! expand_tests {
                         }
                     }
                     // A reserved code is an engine error.
-                    let (_, dg) = buffer(gpu, pitch * H, 1);
+                    let (_dst, dg) = buffer(gpu, pitch * H, 1);
                     let mut f = xy(cpp, pitch, dg, RECT, 0xf0, false);
                     f.push(("fixed_pattern", 6));
                     let r = run(gpu, &[cmd(T, "XY_MONO_PAT_FIXED_BLT", &f, &[])]);

@@ -87,7 +87,12 @@ fn faulting_kernel(g: Generation, addr: u32) -> Vec<u8> {
     assemble(g, &k)
 }
 
-fn load(cx: &mut Compute, gpu: &mut HostGpu<'_>, bin: &[u8], bindings: &'static [u32]) -> Kernel {
+fn load<'g>(
+    cx: &mut Compute<'g>,
+    gpu: &mut HostGpu<'g>,
+    bin: &[u8],
+    bindings: &'static [u32],
+) -> Kernel<'g> {
     let desc = KernelDesc {
         simd: Simd::Simd8,
         bindings,
@@ -125,7 +130,12 @@ fn dispatch<'a>(
 
 /// After an error: a normal dispatch on the reset engine must complete
 /// and store what its threads compute.
-fn next_dispatch_works(g: Generation, cx: &mut Compute, gpu: &mut HostGpu<'_>, soft: &Soft<'_>) {
+fn next_dispatch_works<'g>(
+    g: Generation,
+    cx: &mut Compute<'g>,
+    gpu: &mut HostGpu<'g>,
+    soft: &Soft<'_>,
+) {
     let bin = good_kernel(g);
     let k = load(cx, gpu, &bin, &[0]);
     let out = cx.create_buffer(gpu, 4096).unwrap();

@@ -25,10 +25,10 @@ fn manual_code(f: Format) -> u64 {
 
 /// Binds `resource` at index 0 of a one-thread dispatch and returns the
 /// SURFACE_STATE the hardware would find.
-fn surface_state_of(
-    gpu: &mut HostGpu<'_>,
+fn surface_state_of<'g>(
+    gpu: &mut HostGpu<'g>,
     p: &baregpu::platform::host::HostPlatform,
-    cx: &mut Compute,
+    cx: &mut Compute<'g>,
     resource: Resource<'_>,
 ) -> State {
     let g = gpu.generation();

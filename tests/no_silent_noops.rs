@@ -215,25 +215,15 @@ fn gen7_every_command_executes_or_is_refused() {
     check_generation(Generation::Gen7);
 }
 
-/// A CPU view of a mapped buffer.
-fn words(region: &baregpu::DmaRegion) -> &[u32] {
-    // SAFETY: test-owned DMA region; the GPU model runs only inside MMIO
-    // calls, never while the test holds this slice.
-    unsafe { std::slice::from_raw_parts(region.virt.as_ptr().cast::<u32>(), region.size / 4) }
+/// A copy of a mapped buffer's dwords.
+fn words(buffer: &baregpu::Dma<'_>) -> Vec<u32> {
+    buffer.to_u32s()
 }
 
 /// Fills a mapped buffer with one dword.
-fn fill(region: &baregpu::DmaRegion, dwords: usize, value: u32) {
-    for k in 0..dwords.min(region.size / 4) {
-        // SAFETY: in bounds of the test-owned region; no view of it is alive.
-        unsafe {
-            region
-                .virt
-                .as_ptr()
-                .cast::<u32>()
-                .add(k)
-                .write_volatile(value)
-        }
+fn fill(buffer: &baregpu::Dma<'_>, dwords: usize, value: u32) {
+    for k in 0..dwords.min(buffer.size() / 4) {
+        buffer.write_u32(k, value).unwrap();
     }
 }
 

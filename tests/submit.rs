@@ -103,7 +103,7 @@ macro_rules! submission_tests {
                 gpu.wait(f, 1_000_000).unwrap();
             }
 
-            fn gpu_empty(gpu: &mut Gpu<'_, HostPlatform>) -> baregpu::Batch {
+            fn gpu_empty<'a>(gpu: &mut Gpu<'a, HostPlatform>) -> baregpu::Batch<'a> {
                 gpu.new_batch(4096).unwrap()
             }
 
@@ -127,7 +127,7 @@ macro_rules! submission_tests {
                     entries: vec![MiUpdateGttEntries {
                         entry_data: baregpu::gtt::ggtt::encode_pte(
                             $generation,
-                            new.phys.0,
+                            new.phys().0,
                             baregpu::gtt::Caching::Llc,
                         )
                         .unwrap(),
@@ -328,7 +328,7 @@ macro_rules! submission_tests {
                 let (entry, _) = gpu.ggtt().reserve(1).unwrap();
                 let pte = baregpu::gtt::ggtt::encode_pte(
                     $generation,
-                    target.phys.0,
+                    target.phys().0,
                     baregpu::gtt::Caching::Llc,
                 )
                 .unwrap();

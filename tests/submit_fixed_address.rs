@@ -68,8 +68,9 @@ fn fixed_ggtt_mappings_refuse_used_unaligned_and_out_of_range_addresses() {
         let (region, m) = gpu.map_buffer_at(GfxAddr(size - 4096), 4096).unwrap();
         assert_eq!(m.gfx, GfxAddr(size - 4096));
         assert!(occupied(gpu.map_buffer_at(GfxAddr(size - 8192), 8192)));
-        // SAFETY: no batch used it.
-        unsafe { gpu.free_buffer(region, m) };
+        // No batch used it: unmapped, then its memory goes back.
+        gpu.unmap(m);
+        drop(region);
         assert_eq!(gpu.ggtt().free_pages(), free, "{g}: the range went back");
     }
 }
@@ -106,7 +107,7 @@ fn bring_up_keeps_the_callers_ranges_free() {
         }
         let (buf, m) = gpu.map_buffer_at(GfxAddr(0x1000), 0x8_0000).unwrap();
         assert_eq!(m.gfx, GfxAddr(0x1000));
-        let _ = gpu.map_buffer_at(GfxAddr(0x10_0000), 4096).unwrap();
+        let _second = gpu.map_buffer_at(GfxAddr(0x10_0000), 4096).unwrap();
         // The device sees the memory there: a store from a driver batch on
         // the render ring lands in it.
         let mut b = gpu.new_batch(4096).unwrap();
@@ -188,10 +189,10 @@ fn fixed_ppgtt_mappings_and_a_placed_batch_in_a_context() {
     .pack(&mut batch)
     .unwrap();
     batch.push(MiBatchBufferEnd::HEADER_VALUE);
-    // SAFETY: test-owned DMA memory; the device has not run yet.
-    let dwords = unsafe { std::slice::from_raw_parts_mut(code.virt.as_ptr().cast::<u32>(), 2048) };
-    dwords[0x40..0x40 + batch.len()].copy_from_slice(&batch);
-    // SAFETY: `code` outlives the Gpu's use of it (freed by the platform at the end).
+    for (k, &d) in batch.iter().enumerate() {
+        code.write_u32(0x40 + k, d).unwrap();
+    }
+    // SAFETY: `code` outlives the Gpu's use of it (dropped after the wait).
     let placed = |at: u64| unsafe { gpu.placed_batch(&code, gfx, GfxAddr(at), Some(ctx), 20) };
     assert!(placed(0x4000_0102).is_none(), "not a dword");
     assert!(placed(0x4000_2000).is_none(), "past the object");
@@ -206,7 +207,7 @@ fn fixed_ppgtt_mappings_and_a_placed_batch_in_a_context() {
     gpu.wait(f, 5_000_000).unwrap();
     assert_eq!(words(&target)[3], 0xc0ff_ee00);
     // Submitted as it is: nothing after its MI_BATCH_BUFFER_END was written.
-    assert_eq!(dwords[0x40 + batch.len()], 0);
+    assert_eq!(code.read_u32(0x40 + batch.len()).unwrap(), 0);
 }
 
 /// The GGTT's size is the one the GPU reports in the field its device description

@@ -121,7 +121,7 @@ macro_rules! gen4_submission_tests {
                 let soft = setup(&p);
                 let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
                 let (buf, _map) = gpu.map_buffer(4096).unwrap();
-                let phys = buf.phys.0;
+                let phys = buf.phys().0;
                 let mut b = gpu.new_batch(4096).unwrap();
                 // Bit 22 clear: a physical address, bits 35:32 in DW1 3:0.
                 b.push(&$sdi(false, phys, 0x600d_f00d)).unwrap();
@@ -204,7 +204,7 @@ fn g45_mi_update_gtt_maps_a_page_for_later_commands() {
     let mut gpu = Gpu::new(&p, &soft, Generation::G45).unwrap();
     let (buf, _) = gpu.map_buffer(4096).unwrap();
     let pte =
-        baregpu::gtt::ggtt::encode_pte(Generation::G45, buf.phys.0, baregpu::gtt::Caching::Llc)
+        baregpu::gtt::ggtt::encode_pte(Generation::G45, buf.phys().0, baregpu::gtt::Caching::Llc)
             .unwrap();
     let target = 0x0100_0000u64; // an entry the driver never handed out
     let mut b = gpu.new_batch(4096).unwrap();

@@ -6,7 +6,7 @@ use alloc::alloc::{Layout, alloc_zeroed, dealloc};
 use alloc::collections::BTreeMap;
 use core::ptr::NonNull;
 
-use baregpu::pci::PciAddress;
+use baregpu::platform::PciAddress;
 use baregpu::{DmaRegion, PhysAddr, Platform, PlatformError};
 use spin::Mutex;
 use x86_64::instructions::port::Port;

@@ -19,12 +19,13 @@
 
 use std::fmt::Write as _;
 
-use baregpu::gtt::ggtt::{GgttLayout, PAGE};
+use baregpu::gtt::PAGE;
+use baregpu::gtt::ggtt::GgttLayout;
 use baregpu::gtt::{GfxAddr, ppgtt};
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
 use baregpu::submit::engines;
-use baregpu::{DmaRegion, Generation, Gpu, Platform};
+use baregpu::{Dma, Generation, Gpu};
 use baregpu_soft::SoftGpu;
 
 use crate::run::{number, read, wall_ns};
@@ -348,29 +349,6 @@ pub struct ReplayOutput {
     pub summary: String,
 }
 
-/// The bytes of a mapped object.
-///
-/// # Safety
-/// `region` is live; the device does not run while the slice is used.
-unsafe fn bytes_of(region: &DmaRegion) -> &[u8] {
-    // SAFETY: per the caller.
-    unsafe { std::slice::from_raw_parts(region.virt.as_ptr(), region.size) }
-}
-
-/// Fills a mapped object: `contents`, then zeros to its end.
-///
-/// # Safety
-/// `region` is live, not in use by the device, and no slice of it is alive.
-unsafe fn fill(region: &DmaRegion, contents: &[u8]) {
-    let n = contents.len().min(region.size);
-    // SAFETY: per the caller; both writes stay inside the region.
-    unsafe {
-        let p = region.virt.as_ptr();
-        std::ptr::copy_nonoverlapping(contents.as_ptr(), p, n);
-        std::ptr::write_bytes(p.add(n), 0, region.size - n);
-    }
-}
-
 /// Runs `baregpu replay` with its arguments.
 pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
     let o = parse(args)?;
@@ -378,23 +356,20 @@ pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
     let platform = HostPlatform::with_clock(wall_ns);
     let soft = SoftGpu::new(o.generation, PlatformBus::new(&platform))
         .map_err(|e| format!("software GPU: {e:?}"))?;
-    let mut regions = Vec::new();
-    let result = replay(&o, &platform, &soft, &mut regions);
-    for r in regions {
-        // SAFETY: the Gpu is gone (its rings stopped); nothing uses the objects.
-        unsafe { platform.dma_free(r) };
-    }
-    result
+    // The objects outlive the `Gpu` (dropped inside `replay`, which stops
+    // its rings) on every path: the placed batch runs out of one of them.
+    let mut objects = Vec::new();
+    replay(&o, &platform, &soft, &mut objects)
 }
 
 /// Brings the GPU up, places the objects, runs the batch and writes the
-/// dumps. The objects' regions go to `regions` (freed by the caller after the
-/// `Gpu` is dropped, on every path).
-fn replay(
+/// dumps. The objects go to `objects`, which the caller drops after the
+/// `Gpu`.
+fn replay<'p>(
     o: &Options,
-    platform: &HostPlatform,
-    soft: &SoftGpu<PlatformBus<'_, HostPlatform>>,
-    regions: &mut Vec<DmaRegion>,
+    platform: &'p HostPlatform,
+    soft: &'p SoftGpu<PlatformBus<'_, HostPlatform>>,
+    objects: &mut Vec<Dma<'p>>,
 ) -> Result<ReplayOutput, String> {
     let keep_free: Vec<(GfxAddr, u64)> = if o.ppgtt {
         Vec::new()
@@ -416,18 +391,22 @@ fn replay(
     };
     for m in &o.mems {
         let (gfx, size) = (GfxAddr(m.gfx), m.mapped() as usize);
-        let region = match context {
+        let object = match context {
             Some(ctx) => gpu.map_in_context_at(ctx, gfx, size).map(|(r, _)| r),
             None => gpu.map_buffer_at(gfx, size).map(|(r, _)| r),
         }
         .map_err(|e| format!("--mem {}: {e}", m.what()))?;
-        regions.push(region);
         let contents = match &m.contents {
             Contents::File { bytes, .. } => &bytes[..],
             Contents::Zero(_) => &[],
         };
-        // SAFETY: just allocated; the device has not run yet.
-        unsafe { fill(&region, contents) };
+        // The contents, then zeros to the end (the device has not run yet).
+        let n = contents.len().min(object.size());
+        object
+            .write(0, &contents[..n])
+            .and_then(|()| object.fill(n, object.size() - n, 0))
+            .map_err(|e| format!("--mem {}: {e}", m.what()))?;
+        objects.push(object);
     }
 
     // The batch's object; an error report decodes the batch up to the end
@@ -437,11 +416,11 @@ fn replay(
         .ok_or_else(|| format!("--batch {:#x}: no object holds it", o.batch))?;
     let m = &o.mems[i];
     let decode_bytes = m.len().saturating_sub(o.batch - m.gfx) as usize;
-    // SAFETY: the region stays allocated and mapped until after the Gpu is
-    // dropped (the caller frees it then).
+    // SAFETY: the object stays alive and mapped until after the Gpu is
+    // dropped (the caller drops `objects` then).
     let batch = unsafe {
         gpu.placed_batch(
-            &regions[i],
+            &objects[i],
             GfxAddr(m.gfx),
             GfxAddr(o.batch),
             context,
@@ -475,9 +454,12 @@ fn replay(
     for d in &o.dumps {
         let mut out = Vec::with_capacity(d.bytes as usize);
         for (i, offset, n) in o.dump_pieces(d)? {
-            // SAFETY: the engine is idle (its fence completed).
-            let mem = unsafe { bytes_of(&regions[i]) };
-            out.extend_from_slice(&mem[offset as usize..(offset + n) as usize]);
+            // The engine is idle (its fence completed).
+            let mut piece = vec![0; n as usize];
+            objects[i]
+                .read(offset as usize, &mut piece)
+                .map_err(|e| format!("--dump {:#x}: {e}", d.gfx))?;
+            out.extend_from_slice(&piece);
         }
         std::fs::write(&d.file, &out).map_err(|e| format!("{}: {e}", d.file))?;
         let _ = writeln!(summary, "{} bytes at {:#x} to {}", out.len(), d.gfx, d.file);

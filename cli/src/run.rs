@@ -402,9 +402,9 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
     let mut cx = Compute::new(&mut gpu).map_err(failed)?;
 
     // Resources, in binding order.
-    enum Made {
-        Buffer(baregpu::compute::Buffer),
-        Surface(baregpu::compute::Surface),
+    enum Made<'a> {
+        Buffer(baregpu::compute::Buffer<'a>),
+        Surface(baregpu::compute::Surface<'a>),
     }
     let mut made = Vec::new();
     for (bti, bind) in &o.binds {

@@ -6,7 +6,7 @@
 use core::cell::UnsafeCell;
 use core::ptr::NonNull;
 
-use baregpu::pci::PciAddress;
+use baregpu::platform::PciAddress;
 use baregpu::{DmaRegion, PhysAddr, Platform, PlatformError};
 use spin::Mutex;
 
@@ -140,6 +140,7 @@ impl Platform for KernelPlatform {
     }
 
     unsafe fn dma_free(&self, region: DmaRegion) {
+        // Reached only from `baregpu::Dma`'s drop, once per region.
         // A bump allocator takes back only the last region; the others
         // stay used until the kernel resets the arena. A kernel that
         // brings GPUs up and down wants a real page allocator here.

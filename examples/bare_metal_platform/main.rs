@@ -84,15 +84,25 @@ fn main() -> Result<(), String> {
     // One second on the kernel's clock.
     gpu.wait(fence, 1_000_000).map_err(|e| e.to_string())?;
 
-    // SAFETY: live DMA memory of `platform`; the fence passed.
-    let first = unsafe { buffer.virt.as_ptr().cast::<u32>().read_volatile() };
+    // The fence passed, so the GPU is done with the buffer: a volatile read.
+    let first = buffer.read_u32(0).map_err(|e| e.to_string())?;
     println!(
         "arena page at physical {} holds {first:#010x} ({} KiB of the arena in use)",
-        buffer.phys,
+        buffer.phys(),
         platform.dma_bytes_in_use() / 1024
     );
     if first != 0x0b0a_4d00 {
         return Err("the store did not land".into());
     }
+    // DMA memory is owned: `buffer` (a `baregpu::Dma`) and everything the
+    // `Gpu` allocated go back through `Platform::dma_free` as they are
+    // dropped; the kernel never calls it itself. Unmap before dropping.
+    gpu.unmap(mapping);
+    drop(buffer);
+    drop(gpu);
+    println!(
+        "after the drops: {} KiB of the arena in use (a bump allocator takes back only its last region)",
+        platform.dma_bytes_in_use() / 1024
+    );
     Ok(())
 }

@@ -11,9 +11,9 @@ use baregpu_soft::SoftGpu;
 
 baregpu_boot::entry!(run);
 
-fn words(r: &baregpu::DmaRegion) -> &'static [u32] {
-    // SAFETY: a live DMA region of this test, read after the GPU finished.
-    unsafe { core::slice::from_raw_parts(r.virt.as_ptr().cast::<u32>(), r.size / 4) }
+/// A copy of a buffer's dwords, read after the GPU finished with it.
+fn words(buffer: &baregpu::Dma<'_>) -> alloc::vec::Vec<u32> {
+    buffer.to_u32s()
 }
 
 /// `$sdi(addr, value)`: MI_STORE_DATA_IMM through the GTT; `$bbs(addr)`:

@@ -95,7 +95,7 @@ pub struct Dispatch<'a> {
 /// hardware must be told.
 pub(crate) fn plan<'a>(
     generation: Generation,
-    kernel: &'a Kernel,
+    kernel: &'a Kernel<'a>,
     d: &Dispatch<'a>,
 ) -> Result<Plan<'a>, ComputeError> {
     if kernel.generation != generation {
@@ -293,11 +293,11 @@ fn batch_end(generation: Generation) -> u32 {
 /// The commands hold absolute addresses of the state area, which sits after
 /// them: a first pass with base 0 measures the commands (their length does
 /// not depend on the base), the second writes them for the real base.
-pub(crate) fn build<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
+pub(crate) fn build<'g, P: Platform>(
+    gpu: &mut Gpu<'g, P>,
     generation: Generation,
     plan: &Plan<'_>,
-) -> Result<Batch, ComputeError> {
+) -> Result<Batch<'g>, ComputeError> {
     let (mut area, mut cmds) = (StateArea::default(), Cmds::default());
     state::record(generation, plan, 0, &mut area, &mut cmds)?;
     check_max("state bytes", area.bytes() as u64, MAX_STATE_BYTES as u64)?;
@@ -317,9 +317,9 @@ pub(crate) fn build<P: Platform + ?Sized>(
     ) {
         Ok(()) => Ok(batch),
         Err(e) => {
-            if let Some(mapping) = batch.ggtt_mapping {
-                // SAFETY: the batch was never submitted.
-                unsafe { gpu.free_buffer(batch.region, mapping) };
+            // Never submitted: its GGTT range goes back, its memory with it.
+            if let Some(mapping) = batch.ggtt_mapping.take() {
+                gpu.unmap(mapping);
             }
             Err(e)
         }

@@ -12,7 +12,7 @@ use baregpu_isa::kernel::decode_kernel;
 use super::error::{ComputeError, check_max};
 use super::surface::write_region;
 use crate::gtt::{GfxAddr, Mapping};
-use crate::platform::{DmaRegion, Platform};
+use crate::platform::{Dma, Platform};
 use crate::submit::Gpu;
 
 /// Kernel start pointers are 64-byte aligned: INTERFACE_DESCRIPTOR(_DATA)
@@ -99,8 +99,13 @@ impl<'a> KernelDesc<'a> {
 
 /// Per-thread scratch memory of a kernel.
 #[derive(Debug)]
-pub(crate) struct Scratch {
-    pub region: DmaRegion,
+pub(crate) struct Scratch<'a> {
+    /// Only the device addresses it (through `mapping`).
+    #[expect(
+        dead_code,
+        reason = "owned so that the scratch space lives as long as the kernel"
+    )]
+    pub memory: Dma<'a>,
     pub mapping: Mapping,
     /// The MEDIA_VFE_STATE Per Thread Scratch Space code.
     pub encoded: u32,
@@ -108,7 +113,7 @@ pub(crate) struct Scratch {
 
 /// A kernel in instruction memory, from [`super::Compute::load_kernel`].
 #[derive(Debug)]
-pub struct Kernel {
+pub struct Kernel<'a> {
     pub(crate) generation: Generation,
     /// First instruction.
     pub(crate) gfx: GfxAddr,
@@ -125,10 +130,11 @@ pub struct Kernel {
     pub(crate) barriers: bool,
     pub(crate) slm_bytes: u32,
     pub(crate) single_program_flow: bool,
-    pub(crate) scratch: Option<Scratch>,
+    /// Owned: the scratch memory goes back to the platform with the kernel.
+    pub(crate) scratch: Option<Scratch<'a>>,
 }
 
-impl Kernel {
+impl Kernel<'_> {
     /// Graphics address of the first instruction.
     pub fn gfx(&self) -> GfxAddr {
         self.gfx
@@ -159,15 +165,15 @@ impl Kernel {
 
 /// A GGTT buffer of kernels, filled front to back.
 #[derive(Debug)]
-pub(crate) struct InstructionHeap {
-    pub region: DmaRegion,
+pub(crate) struct InstructionHeap<'a> {
+    pub memory: Dma<'a>,
     pub mapping: Mapping,
     pub used: usize,
 }
 
-impl InstructionHeap {
+impl InstructionHeap<'_> {
     fn size(&self) -> usize {
-        self.region.size
+        self.memory.size()
     }
 
     /// Offset where `need` bytes fit at kernel alignment, if they do.
@@ -185,9 +191,16 @@ pub(crate) fn isa_gen(generation: Generation) -> Option<IsaGen> {
 /// Checks a kernel before anything is allocated for it: it decodes, it ends
 /// its threads, and its resource needs fit the generation. Returns the
 /// number of instructions.
+///
+/// `max_curbe_rows` is the CURBE rows a thread can read on `generation`, and
+/// the scratch size is checked by the caller as it encodes it: both limits
+/// are fields of the state (`state::max_curbe_read_rows`,
+/// `state::scratch_code`), and the state builders read [`Kernel`], so this
+/// module takes the limits from the caller instead of importing the state.
 pub(crate) fn validate(
     generation: Generation,
     desc: &KernelDesc<'_>,
+    max_curbe_rows: u32,
 ) -> Result<usize, ComputeError> {
     let platform = isa_gen(generation).ok_or(ComputeError::Unsupported {
         generation,
@@ -209,7 +222,8 @@ pub(crate) fn validate(
         ));
     }
     let unsupported = |what| ComputeError::Unsupported { generation, what };
-    let limits = super::state::limits(generation);
+    // The device description's compute limits (what `state::limits` reads).
+    let limits = baregpu_hal::device::of(generation).and_then(|d| d.compute);
     // Groups, their barriers and shared memory, and SIMD32 come with GPGPU_WALKER.
     if !limits.is_some_and(|c| c.gpgpu_walker) {
         if desc.barriers {
@@ -240,7 +254,7 @@ pub(crate) fn validate(
     check_max(
         "CURBE bytes per thread",
         desc.curbe_bytes as u64,
-        super::state::max_curbe_read_rows(generation) as u64 * 32,
+        max_curbe_rows as u64 * 32,
     )?;
     let slm_max = limits.map_or(0, |c| c.shared_local_memory_bytes);
     check_max(
@@ -248,15 +262,14 @@ pub(crate) fn validate(
         desc.slm_bytes as u64,
         slm_max as u64,
     )?;
-    super::state::scratch_code(generation, desc.scratch_bytes)?;
     Ok(entries.len())
 }
 
 /// Copies a validated binary, then NOP padding, into a heap with room (a new
 /// one when none has); returns (heap index, offset in the heap).
-pub(crate) fn upload<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    heaps: &mut Vec<InstructionHeap>,
+pub(crate) fn upload<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    heaps: &mut Vec<InstructionHeap<'a>>,
     binary: &[u8],
 ) -> Result<(usize, usize), ComputeError> {
     let need = binary.len().next_multiple_of(16) + PREFETCH_PAD;
@@ -268,9 +281,9 @@ pub(crate) fn upload<P: Platform + ?Sized>(
         Some(f) => f,
         None => {
             let size = need.max(HEAP_BYTES).next_multiple_of(4096);
-            let (region, mapping) = gpu.map_buffer(size)?;
+            let (memory, mapping) = gpu.map_buffer(size)?;
             heaps.push(InstructionHeap {
-                region,
+                memory,
                 mapping,
                 used: 0,
             });
@@ -279,14 +292,14 @@ pub(crate) fn upload<P: Platform + ?Sized>(
     };
     let heap = &mut heaps[index];
     let limit = heap.size();
-    write_region(&heap.region, limit, at, binary)?;
+    write_region(&heap.memory, limit, at, binary)?;
     // A compact instruction may end the binary half way into a 16-byte
     // slot: zero the rest of it, then fill the prefetch window with NOPs.
     let mut pos = at + binary.len().next_multiple_of(16);
     let tail = pos - (at + binary.len());
-    write_region(&heap.region, limit, at + binary.len(), &[0; 16][..tail])?;
+    write_region(&heap.memory, limit, at + binary.len(), &[0; 16][..tail])?;
     while pos < at + need {
-        write_region(&heap.region, limit, pos, &NOP)?;
+        write_region(&heap.memory, limit, pos, &NOP)?;
         pos += NOP.len();
     }
     heap.used = at + need;

@@ -53,17 +53,18 @@ use error::check_max;
 use kernel::{InstructionHeap, Scratch};
 
 /// Compute state of one GPU: its instruction heaps and the engine that runs
-/// the media and GPGPU pipelines.
+/// the media and GPGPU pipelines. It owns the heaps: their memory goes back
+/// to the platform when it is dropped (or given to [`Compute::destroy`]).
 #[derive(Debug)]
-pub struct Compute {
+pub struct Compute<'a> {
     generation: Generation,
     engine: EngineId,
-    heaps: Vec<InstructionHeap>,
+    heaps: Vec<InstructionHeap<'a>>,
 }
 
-impl Compute {
+impl<'a> Compute<'a> {
     /// Compute for the GPU `gpu` drives (965, G45, SNB or Ivy Bridge).
-    pub fn new<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>) -> Result<Self, ComputeError> {
+    pub fn new<P: Platform>(gpu: &mut Gpu<'a, P>) -> Result<Self, ComputeError> {
         let generation = gpu.generation();
         if kernel::isa_gen(generation).is_none() {
             return Err(ComputeError::Unsupported {
@@ -95,29 +96,29 @@ impl Compute {
     }
 
     /// A zeroed buffer of `size` bytes, mapped in the GGTT and visible to the CPU.
-    pub fn create_buffer<P: Platform + ?Sized>(
+    pub fn create_buffer<P: Platform>(
         &self,
-        gpu: &mut Gpu<'_, P>,
+        gpu: &mut Gpu<'a, P>,
         size: usize,
-    ) -> Result<Buffer, ComputeError> {
+    ) -> Result<Buffer<'a>, ComputeError> {
         if size == 0 {
             return Err(ComputeError::Invalid("empty buffer"));
         }
         check_max("buffer bytes", size as u64, MAX_BUFFER_BYTES as u64)?;
-        let (region, mapping) = gpu.map_buffer(size)?;
+        let (memory, mapping) = gpu.map_buffer(size)?;
         Ok(Buffer {
-            region,
+            memory,
             mapping,
             size,
         })
     }
 
     /// A buffer holding a copy of `data`.
-    pub fn upload_buffer<P: Platform + ?Sized>(
+    pub fn upload_buffer<P: Platform>(
         &self,
-        gpu: &mut Gpu<'_, P>,
+        gpu: &mut Gpu<'a, P>,
         data: &[u8],
-    ) -> Result<Buffer, ComputeError> {
+    ) -> Result<Buffer<'a>, ComputeError> {
         let buffer = self.create_buffer(gpu, data.len())?;
         buffer.write(0, data)?;
         Ok(buffer)
@@ -125,14 +126,14 @@ impl Compute {
 
     /// A zeroed 2D surface. The pitch is the smallest valid one for the
     /// tiling ([`tiling::align_pitch`]); tiled surfaces occupy whole tile rows.
-    pub fn create_surface_2d<P: Platform + ?Sized>(
+    pub fn create_surface_2d<P: Platform>(
         &self,
-        gpu: &mut Gpu<'_, P>,
+        gpu: &mut Gpu<'a, P>,
         width: u32,
         height: u32,
         format: Format,
         tiling: Tiling,
-    ) -> Result<Surface, ComputeError> {
+    ) -> Result<Surface<'a>, ComputeError> {
         self.create_texture_2d(gpu, width, height, 1, format, tiling)
     }
 
@@ -140,15 +141,15 @@ impl Compute {
     /// at most [`MAX_LEVELS`]), laid out as the sampler reads them (see
     /// `mip.rs`); fill each with [`Surface::write_level`]. Textures with
     /// more than one level are linear.
-    pub fn create_texture_2d<P: Platform + ?Sized>(
+    pub fn create_texture_2d<P: Platform>(
         &self,
-        gpu: &mut Gpu<'_, P>,
+        gpu: &mut Gpu<'a, P>,
         width: u32,
         height: u32,
         levels: u32,
         format: Format,
         tiling: Tiling,
-    ) -> Result<Surface, ComputeError> {
+    ) -> Result<Surface<'a>, ComputeError> {
         if width == 0 || height == 0 {
             return Err(ComputeError::Invalid("empty surface"));
         }
@@ -177,26 +178,26 @@ impl Compute {
             max: tiling::MAX_PITCH as u64,
         })?;
         let size = tiling::surface_size(tiling, pitch, rows as usize);
-        let (region, mut mapping) = gpu.map_buffer(size)?;
+        let (memory, mut mapping) = gpu.map_buffer(size)?;
         if tiling != Tiling::Linear && matches!(self.generation, Generation::Gen4 | Generation::G45)
         {
             // 965/G45: "Tiled surfaces can only be mapped to Main Memory"
             // (000 line 3282): uncached PTEs instead of snooped ones.
             let mmio = gpu.mmio();
-            match gpu.ggtt().map(mmio, &region, Caching::Uncached) {
+            match gpu.ggtt().map(mmio, &memory.region(), Caching::Uncached) {
                 Ok(uncached) => {
-                    gpu.ggtt().unmap(mmio, mapping);
+                    gpu.unmap(mapping);
                     mapping = uncached;
                 }
                 Err(e) => {
-                    // SAFETY: never handed to the device.
-                    unsafe { gpu.free_buffer(region, mapping) };
+                    // The memory goes back as `memory` drops.
+                    gpu.unmap(mapping);
                     return Err(ComputeError::Gpu(e.into()));
                 }
             }
         }
         Ok(Surface {
-            region,
+            memory,
             mapping,
             width,
             height,
@@ -211,20 +212,22 @@ impl Compute {
     /// Checks `desc` (the binary decodes, ends its threads, and asks for
     /// what the generation has), then copies it into instruction memory,
     /// 64-byte aligned and followed by the prefetch padding.
-    pub fn load_kernel<P: Platform + ?Sized>(
+    pub fn load_kernel<P: Platform>(
         &mut self,
-        gpu: &mut Gpu<'_, P>,
+        gpu: &mut Gpu<'a, P>,
         desc: &KernelDesc<'_>,
-    ) -> Result<Kernel, ComputeError> {
+    ) -> Result<Kernel<'a>, ComputeError> {
         let generation = self.generation;
-        let instructions = kernel::validate(generation, desc)?;
+        let max_curbe_rows = state::max_curbe_read_rows(generation);
+        let instructions = kernel::validate(generation, desc, max_curbe_rows)?;
+        // Last of the checks: the scratch size, as it is encoded.
         let scratch = match state::scratch_code(generation, desc.scratch_bytes)? {
             None => None,
             Some((encoded, per_thread)) => {
                 let bytes = per_thread as usize * state::max_threads(generation) as usize;
-                let (region, mapping) = gpu.map_buffer(bytes)?;
+                let (memory, mapping) = gpu.map_buffer(bytes)?;
                 Some(Scratch {
-                    region,
+                    memory,
                     mapping,
                     encoded,
                 })
@@ -233,9 +236,9 @@ impl Compute {
         let (index, at) = match kernel::upload(gpu, &mut self.heaps, desc.binary) {
             Ok(placed) => placed,
             Err(e) => {
+                // Never used: the memory goes back as `s` drops.
                 if let Some(s) = scratch {
-                    // SAFETY: just allocated, never handed to the device.
-                    unsafe { gpu.free_buffer(s.region, s.mapping) };
+                    gpu.unmap(s.mapping);
                 }
                 return Err(e);
             }
@@ -246,7 +249,7 @@ impl Compute {
             generation,
             gfx: GfxAddr(heap_base.0 + at as u64),
             heap_base,
-            heap_end: GfxAddr(heap_base.0 + heap.region.size as u64),
+            heap_end: GfxAddr(heap_base.0 + heap.memory.size() as u64),
             len: desc.binary.len(),
             instructions,
             simd: desc.simd,
@@ -263,66 +266,53 @@ impl Compute {
 
     /// Builds the batch of a dispatch without submitting it (to inspect it,
     /// or to submit it later with [`Gpu::submit`] on [`Compute::engine`]).
-    pub fn record<P: Platform + ?Sized>(
+    pub fn record<P: Platform>(
         &self,
-        gpu: &mut Gpu<'_, P>,
-        kernel: &Kernel,
+        gpu: &mut Gpu<'a, P>,
+        kernel: &Kernel<'_>,
         dispatch: &Dispatch<'_>,
-    ) -> Result<Batch, ComputeError> {
+    ) -> Result<Batch<'a>, ComputeError> {
         let plan = dispatch::plan(self.generation, kernel, dispatch)?;
         dispatch::build(gpu, self.generation, &plan)
     }
 
     /// Builds and submits a dispatch; the fence completes when its threads
     /// have run and their writes are flushed.
-    pub fn dispatch<P: Platform + ?Sized>(
+    pub fn dispatch<P: Platform>(
         &self,
-        gpu: &mut Gpu<'_, P>,
-        kernel: &Kernel,
+        gpu: &mut Gpu<'a, P>,
+        kernel: &Kernel<'_>,
         dispatch: &Dispatch<'_>,
     ) -> Result<Fence, ComputeError> {
         let batch = self.record(gpu, kernel, dispatch)?;
         Ok(gpu.submit(self.engine, batch)?)
     }
 
-    /// Frees a buffer.
-    ///
-    /// # Safety
-    /// No submitted work may still use it.
-    pub unsafe fn free_buffer<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>, buffer: Buffer) {
-        // SAFETY: forwarded to the caller.
-        unsafe { gpu.free_buffer(buffer.region, buffer.mapping) };
+    /// Unmaps a buffer from the GGTT and drops it (its memory goes back to
+    /// the platform). Dropping it alone gives the memory back too, but keeps
+    /// its GGTT range in use. Call it once no submitted work uses the buffer.
+    pub fn free_buffer<P: Platform>(gpu: &mut Gpu<'a, P>, buffer: Buffer<'a>) {
+        gpu.unmap(buffer.mapping);
     }
 
-    /// Frees a surface.
-    ///
-    /// # Safety
-    /// No submitted work may still use it.
-    pub unsafe fn free_surface<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>, surface: Surface) {
-        // SAFETY: forwarded to the caller.
-        unsafe { gpu.free_buffer(surface.region, surface.mapping) };
+    /// Unmaps a surface and drops it, as [`Compute::free_buffer`].
+    pub fn free_surface<P: Platform>(gpu: &mut Gpu<'a, P>, surface: Surface<'a>) {
+        gpu.unmap(surface.mapping);
     }
 
-    /// Frees a kernel's scratch space (its code stays in the heap until
-    /// [`Compute::destroy`]).
-    ///
-    /// # Safety
-    /// No submitted work may still run the kernel.
-    pub unsafe fn free_kernel<P: Platform + ?Sized>(gpu: &mut Gpu<'_, P>, kernel: Kernel) {
+    /// Unmaps and drops a kernel's scratch space (its code stays in the heap
+    /// until the `Compute` goes), as [`Compute::free_buffer`].
+    pub fn free_kernel<P: Platform>(gpu: &mut Gpu<'a, P>, kernel: Kernel<'a>) {
         if let Some(s) = kernel.scratch {
-            // SAFETY: forwarded to the caller.
-            unsafe { gpu.free_buffer(s.region, s.mapping) };
+            gpu.unmap(s.mapping);
         }
     }
 
-    /// Frees the instruction heaps.
-    ///
-    /// # Safety
-    /// No submitted work may still run any kernel loaded here.
-    pub unsafe fn destroy<P: Platform + ?Sized>(self, gpu: &mut Gpu<'_, P>) {
+    /// Unmaps the instruction heaps and drops them. Call it once no
+    /// submitted work runs any kernel loaded here.
+    pub fn destroy<P: Platform>(self, gpu: &mut Gpu<'a, P>) {
         for h in self.heaps {
-            // SAFETY: forwarded to the caller.
-            unsafe { gpu.free_buffer(h.region, h.mapping) };
+            gpu.unmap(h.mapping);
         }
     }
 }

@@ -2,13 +2,15 @@
 //! access, and the generation-neutral description of the SURFACE_STATE each
 //! one becomes when bound (the per-generation packing is in `state/`).
 
+use alloc::vec;
+
 use baregpu_hal::Generation;
 
 use super::error::{ComputeError, check_max};
 use super::mip::MipChain;
 use crate::gtt::tiling::{self, Swizzle, Tiling};
 use crate::gtt::{GfxAddr, Mapping};
-use crate::platform::DmaRegion;
+use crate::platform::Dma;
 
 /// Pixel formats a 2D surface (or a typed buffer) can have.
 ///
@@ -87,13 +89,14 @@ pub const MAX_SURFACE_SIDE: u32 = 8192;
 
 /// A GGTT-mapped, CPU-visible buffer from [`super::Compute::create_buffer`].
 #[derive(Debug)]
-pub struct Buffer {
-    pub(crate) region: DmaRegion,
+pub struct Buffer<'a> {
+    /// Owned: the memory goes back to the platform when the buffer is dropped.
+    pub(crate) memory: Dma<'a>,
     pub(crate) mapping: Mapping,
     pub(crate) size: usize,
 }
 
-impl Buffer {
+impl Buffer<'_> {
     /// Where the GPU sees the first byte.
     pub fn gfx(&self) -> GfxAddr {
         self.mapping.gfx
@@ -108,22 +111,23 @@ impl Buffer {
     ///
     /// Call only while no submitted work uses the buffer.
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<(), ComputeError> {
-        write_region(&self.region, self.size, offset, data)
+        write_region(&self.memory, self.size, offset, data)
     }
 
     /// Copies bytes at `offset` into `out`.
     ///
     /// Call only after the work that wrote the buffer completed.
     pub fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), ComputeError> {
-        read_region(&self.region, self.size, offset, out)
+        read_region(&self.memory, self.size, offset, out)
     }
 }
 
 /// A 2D surface from [`super::Compute::create_surface_2d`], or a
 /// mipmapped texture from [`super::Compute::create_texture_2d`].
 #[derive(Debug)]
-pub struct Surface {
-    pub(crate) region: DmaRegion,
+pub struct Surface<'a> {
+    /// Owned: the memory goes back to the platform when the surface is dropped.
+    pub(crate) memory: Dma<'a>,
     pub(crate) mapping: Mapping,
     /// Level 0's size.
     pub(crate) width: u32,
@@ -137,7 +141,7 @@ pub struct Surface {
     pub(crate) rows: u32,
 }
 
-impl Surface {
+impl Surface<'_> {
     pub fn gfx(&self) -> GfxAddr {
         self.mapping.gfx
     }
@@ -208,7 +212,7 @@ impl Surface {
         let row = pixels.len() / h as usize;
         for (y, src) in pixels.chunks(row).enumerate() {
             let r = self.level_row(level, y as u32);
-            write_region(&self.region, self.size(), r.start, src)?;
+            write_region(&self.memory, self.size(), r.start, src)?;
         }
         Ok(())
     }
@@ -228,7 +232,7 @@ impl Surface {
         let row = pixels.len() / h as usize;
         for (y, dst) in pixels.chunks_mut(row).enumerate() {
             let r = self.level_row(level, y as u32);
-            read_region(&self.region, self.size(), r.start, dst)?;
+            read_region(&self.memory, self.size(), r.start, dst)?;
         }
         Ok(())
     }
@@ -254,11 +258,12 @@ impl Surface {
     /// Call only while no submitted work uses the surface.
     pub fn write_pixels(&self, swizzle: Swizzle, pixels: &[u8]) -> Result<(), ComputeError> {
         let row = self.width as usize * self.format.bytes_per_pixel() as usize;
-        // SAFETY: the region is live, `size()` bytes long, and the caller
-        // guarantees the GPU does not touch it meanwhile.
-        let dst = unsafe { region_mut(self.region, self.size()) };
+        // Read, lay the pixels out, write back: bytes the layout does not
+        // cover (pitch padding) keep what they held.
+        let mut dst = vec![0; self.size()];
+        read_region(&self.memory, self.size(), 0, &mut dst)?;
         tiling::linear_to_tiled(
-            dst,
+            &mut dst,
             self.tiling,
             swizzle,
             self.pitch as usize,
@@ -267,19 +272,20 @@ impl Surface {
             row,
             self.height as usize,
         )
-        .map_err(|_| ComputeError::Invalid("pixel data does not match the surface size"))
+        .map_err(|_| ComputeError::Invalid("pixel data does not match the surface size"))?;
+        write_region(&self.memory, self.size(), 0, &dst)
     }
 
     /// Reads the surface back as row-major pixels (the inverse of
     /// [`Surface::write_pixels`]).
     pub fn read_pixels(&self, swizzle: Swizzle, pixels: &mut [u8]) -> Result<(), ComputeError> {
         let row = self.width as usize * self.format.bytes_per_pixel() as usize;
-        // SAFETY: as in `write_pixels`; the slice is only read.
-        let src = unsafe { region_ref(self.region, self.size()) };
+        let mut src = vec![0; self.size()];
+        read_region(&self.memory, self.size(), 0, &mut src)?;
         tiling::tiled_to_linear(
             pixels,
             row,
-            src,
+            &src,
             self.tiling,
             swizzle,
             self.pitch as usize,
@@ -297,11 +303,11 @@ pub enum Resource<'a> {
     /// messages), R32_UINT dwords on the older generations (OWord block and
     /// DWord scattered messages ignore the format, 000 SURFACE_STATE Surface
     /// Format, line 3104).
-    Buffer(&'a Buffer),
+    Buffer(&'a Buffer<'a>),
     /// The buffer as an array of `format` elements (sampler `ld`, typed reads).
-    TypedBuffer(&'a Buffer, Format),
+    TypedBuffer(&'a Buffer<'a>, Format),
     /// A 2D surface.
-    Surface(&'a Surface),
+    Surface(&'a Surface<'a>),
 }
 
 /// What a SURFACE_STATE has to say, before per-generation packing.
@@ -333,7 +339,7 @@ impl SurfaceDesc {
         resource: &Resource<'_>,
         generation: Generation,
     ) -> Result<Self, ComputeError> {
-        let buffer = |b: &Buffer, format: u32, stride: u32| -> Result<Self, ComputeError> {
+        let buffer = |b: &Buffer<'_>, format: u32, stride: u32| -> Result<Self, ComputeError> {
             let entries = (b.size as u64) / stride as u64;
             if entries == 0 {
                 return Err(ComputeError::Invalid("buffer smaller than one element"));
@@ -381,58 +387,30 @@ impl SurfaceDesc {
     }
 }
 
-/// A mutable byte view of the first `len` bytes of a DMA region.
-///
-/// # Safety
-/// The region must stay live and be at least `len` bytes long while the
-/// slice lives, and nothing else (CPU or device) may access those bytes.
-pub(crate) unsafe fn region_mut<'r>(region: DmaRegion, len: usize) -> &'r mut [u8] {
-    let len = len.min(region.size);
-    // SAFETY: forwarded to the caller; `len` is clamped to the region.
-    unsafe { core::slice::from_raw_parts_mut(region.virt.as_ptr(), len) }
-}
-
-/// A shared byte view of the first `len` bytes of a DMA region.
-///
-/// # Safety
-/// As [`region_mut`], except that other readers are fine.
-pub(crate) unsafe fn region_ref<'r>(region: DmaRegion, len: usize) -> &'r [u8] {
-    let len = len.min(region.size);
-    // SAFETY: forwarded to the caller; `len` is clamped to the region.
-    unsafe { core::slice::from_raw_parts(region.virt.as_ptr(), len) }
-}
-
-/// Bounds-checked copy into a region's first `limit` bytes.
+/// Bounds-checked copy into the first `limit` bytes of DMA memory.
 pub(crate) fn write_region(
-    region: &DmaRegion,
+    memory: &Dma<'_>,
     limit: usize,
     offset: usize,
     data: &[u8],
 ) -> Result<(), ComputeError> {
-    let end = offset
+    offset
         .checked_add(data.len())
-        .filter(|&e| e <= limit && e <= region.size)
-        .ok_or(ComputeError::Invalid("write past the end of the buffer"))?;
-    // SAFETY: in bounds (checked above); the region is live while its owner
-    // is, and the owner's contract keeps the device off it meanwhile.
-    let bytes = unsafe { region_mut(*region, end) };
-    bytes[offset..end].copy_from_slice(data);
-    Ok(())
+        .filter(|&e| e <= limit)
+        .and_then(|_| memory.write(offset, data).ok())
+        .ok_or(ComputeError::Invalid("write past the end of the buffer"))
 }
 
-/// Bounds-checked copy out of a region's first `limit` bytes.
+/// Bounds-checked copy out of the first `limit` bytes of DMA memory.
 pub(crate) fn read_region(
-    region: &DmaRegion,
+    memory: &Dma<'_>,
     limit: usize,
     offset: usize,
     out: &mut [u8],
 ) -> Result<(), ComputeError> {
-    let end = offset
+    offset
         .checked_add(out.len())
-        .filter(|&e| e <= limit && e <= region.size)
-        .ok_or(ComputeError::Invalid("read past the end of the buffer"))?;
-    // SAFETY: in bounds (checked above); only read.
-    let bytes = unsafe { region_ref(*region, end) };
-    out.copy_from_slice(&bytes[offset..end]);
-    Ok(())
+        .filter(|&e| e <= limit)
+        .and_then(|_| memory.read(offset, out).ok())
+        .ok_or(ComputeError::Invalid("read past the end of the buffer"))
 }

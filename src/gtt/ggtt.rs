@@ -5,21 +5,14 @@
 //! address bits 35:32 in 7:4), Gen6 (cacheability in bits 2:1) and Gen7
 //! (LLC bit 2, L3 bit 1), all packed with the hal's `GTT_PTE` structures.
 
-use core::fmt;
-
 use baregpu_hal::DeviceIo;
 use baregpu_hal::device::{self, PteFormat, SizeSource};
 use baregpu_hal::{Generation, Mmio, Packet, gen4, gen6, gen7};
 
+use super::addr::{GfxAddr, PAGE};
+use super::error::GttError;
 use super::ranges::PageRanges;
 use crate::platform::DmaRegion;
-
-/// A graphics (GTT) address.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct GfxAddr(pub u64);
-
-/// Page size of GTT mappings.
-pub const PAGE: u64 = 4096;
 
 /// How the GPU caches a mapping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,58 +21,6 @@ pub enum Caching {
     Uncached,
     /// Everything else.
     Llc,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GttError {
-    /// No free range of that many pages.
-    OutOfSpace { pages: u64 },
-    /// The region is not page aligned or empty.
-    BadRegion,
-    /// This generation's PTE format is not implemented yet.
-    Unsupported(Generation),
-    /// A fixed address that is not page aligned.
-    Unaligned(GfxAddr),
-    /// A fixed range that overlaps a mapping or reservation (or page 0, which
-    /// stays unmapped so that a null address faults).
-    Occupied { gfx: GfxAddr, pages: u64 },
-    /// A fixed range that does not fit below the end of the address space at `limit`.
-    OutOfRange {
-        gfx: GfxAddr,
-        pages: u64,
-        limit: GfxAddr,
-    },
-    /// The GPU's GTT size field holds a reserved value or says there is no GTT
-    /// (`raw`: the register or configuration word it was read from).
-    NoGttSize { raw: u32 },
-}
-
-impl fmt::Display for GttError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GttError::OutOfSpace { pages } => write!(f, "no free range of {pages} pages"),
-            GttError::BadRegion => write!(f, "the memory is empty or not page aligned"),
-            GttError::Unsupported(g) => write!(f, "the {g} PTE format is not implemented"),
-            GttError::Unaligned(a) => write!(f, "address {:#x} is not 4 KiB aligned", a.0),
-            GttError::Occupied { gfx, pages } => write!(
-                f,
-                "{:#x}..{:#x} is already in use (page 0 stays unmapped)",
-                gfx.0,
-                gfx.0.saturating_add(pages.saturating_mul(PAGE))
-            ),
-            GttError::NoGttSize { raw } => write!(
-                f,
-                "the GPU reports no usable GTT size (size register {raw:#x}); the firmware did not set up the GTT"
-            ),
-            GttError::OutOfRange { gfx, pages, limit } => write!(
-                f,
-                "{:#x}..{:#x} is beyond the end of the address space at {:#x}",
-                gfx.0,
-                gfx.0.saturating_add(pages.saturating_mul(PAGE)),
-                limit.0
-            ),
-        }
-    }
 }
 
 /// A mapping made by [`Ggtt::map`].

@@ -1,10 +1,14 @@
 //! Graphics memory layout: tiled surface formats and CPU (de)tiling.
 
+mod addr;
+mod error;
 pub mod fence;
 pub mod ggtt;
 pub mod ppgtt;
 mod ranges;
 pub mod tiling;
 
-pub use ggtt::{Caching, GfxAddr, Ggtt, GttError, Mapping};
+pub use addr::{GfxAddr, PAGE};
+pub use error::GttError;
+pub use ggtt::{Caching, Ggtt, Mapping};
 pub use ppgtt::Ppgtt;

@@ -4,7 +4,8 @@
 
 use alloc::vec::Vec;
 
-use super::ggtt::{GfxAddr, GttError, PAGE};
+use super::addr::{GfxAddr, PAGE};
+use super::error::GttError;
 
 /// Free ranges as (first page, pages), sorted and never adjacent.
 #[derive(Clone, Debug, PartialEq, Eq)]

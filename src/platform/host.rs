@@ -15,8 +15,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use spin::Mutex;
 
-use super::{DmaRegion, PhysAddr, Platform, PlatformError};
-use crate::pci::PciAddress;
+use super::{DmaRegion, PciAddress, PhysAddr, Platform, PlatformError};
 
 /// Where made-up physical addresses start: above 4 GiB, so that code which
 /// truncates addresses to 32 bits shows up in tests.

@@ -1,22 +1,24 @@
 //! The OS seam: everything the driver needs from the operating system.
 //!
-//! An OS embeds baregpu by implementing [`Platform`]. Two implementations
+//! An OS embeds baregpu by implementing [`Platform`]: raw DMA regions come
+//! from it and go back to it. Everything above the seam holds DMA memory as
+//! [`Dma`], which returns it to the platform when dropped. Two implementations
 //! ship with the project: the QEMU boot kernel's (`baregpu-boot`) and, with
 //! the cargo feature `host`, `host::HostPlatform` for tests and host tools,
 //! which keeps DMA memory on the heap under made-up physical addresses and
-//! simulates a PCI bus. `examples/bare_metal_platform.rs` is a skeleton to
+//! simulates a PCI bus. `examples/bare_metal_platform/` is a skeleton to
 //! copy.
 
 pub mod bus;
+pub mod dma;
 #[cfg(any(test, feature = "host"))]
 pub mod host;
 
 pub use bus::PlatformBus;
+pub use dma::{Dma, DmaRegion, OutOfBounds};
 
 use core::fmt;
 use core::ptr::NonNull;
-
-use crate::pci::PciAddress;
 
 /// A physical (bus) address: what the device sees and what GTT entries hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -29,27 +31,29 @@ impl fmt::Display for PhysAddr {
     }
 }
 
-/// A block of physically contiguous memory that a device may read and write.
-///
-/// It is a plain description (no ownership): hand it back to
-/// [`Platform::dma_free`] of the platform that allocated it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DmaRegion {
-    /// Bus address of the first byte.
-    pub phys: PhysAddr,
-    /// Where the CPU sees the first byte.
-    pub virt: NonNull<u8>,
-    /// Size in bytes.
-    pub size: usize,
+/// A PCI function: bus, device (0-31), function (0-7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PciAddress {
+    pub bus: u8,
+    pub device: u8,
+    pub function: u8,
 }
 
-impl DmaRegion {
-    /// Whether `phys..phys+len` lies inside this region.
-    pub fn contains(&self, phys: PhysAddr, len: usize) -> bool {
-        phys.0 >= self.phys.0
-            && (phys.0 - self.phys.0)
-                .checked_add(len as u64)
-                .is_some_and(|end| end <= self.size as u64)
+impl PciAddress {
+    /// A function address; `device` and `function` are masked to their widths.
+    pub const fn new(bus: u8, device: u8, function: u8) -> Self {
+        Self {
+            bus,
+            device: device & 0x1f,
+            function: function & 0x7,
+        }
+    }
+}
+
+impl fmt::Display for PciAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:02x}:{:02x}.{}", self.bus, self.device, self.function)
     }
 }
 
@@ -84,9 +88,12 @@ pub trait Platform {
     /// Allocates `size` bytes of zeroed, physically contiguous memory aligned
     /// to `align` (a power of two, at least 4096 is typical for GPU pages),
     /// mapped for the CPU with a caching mode coherent with device access.
+    /// The driver calls it through [`Dma::new`].
     fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError>;
 
-    /// Frees a region returned by [`Platform::dma_alloc`].
+    /// Frees a region returned by [`Platform::dma_alloc`]. The driver calls
+    /// it from one place only, [`Dma`]'s `Drop`; code that embeds the driver
+    /// holds [`Dma`] values (`Dma::new`) and never calls this itself.
     ///
     /// # Safety
     /// `region` must come from `dma_alloc` on this platform, must not have

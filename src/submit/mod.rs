@@ -27,7 +27,7 @@ pub use engines::EngineInfo;
 pub use error::{ErrorState, HangReason, Unmodelled};
 
 use crate::gtt::{self, Caching, GfxAddr, Ggtt, GttError, Mapping, Ppgtt};
-use crate::platform::{DmaRegion, Platform, PlatformError};
+use crate::platform::{Dma, Platform, PlatformError};
 use packets::Encoders;
 
 /// HWSP dword that receives the seqno (HWSP dwords 0x20-0x3ff are free for software, 003 lines 9470-9507).
@@ -114,23 +114,23 @@ impl From<GttError> for GpuError {
     }
 }
 
-struct Ring {
-    region: DmaRegion,
+struct Ring<'a> {
+    region: Dma<'a>,
     mapping: Mapping,
     size: u32,
     /// Byte offset where the next dword goes.
     tail: u32,
 }
 
-struct Queue {
+struct Queue<'a> {
     info: EngineInfo,
-    hwsp: DmaRegion,
+    hwsp: Dma<'a>,
     hwsp_map: Mapping,
-    ring: Ring,
+    ring: Ring<'a>,
     next_seqno: u32,
     /// Seqnos lost in the last reset (inclusive range).
     lost: Option<(u32, u32)>,
-    inflight: VecDeque<(u32, Batch)>,
+    inflight: VecDeque<(u32, Batch<'a>)>,
     /// The context whose PPGTT the engine has loaded.
     context: Option<ContextId>,
 }
@@ -156,7 +156,11 @@ fn passed(completed: u32, seqno: u32) -> bool {
 }
 
 /// The driver for one GPU.
-pub struct Gpu<'a, P: Platform + ?Sized> {
+///
+/// It owns its status pages, rings, in-flight batches and page tables as
+/// [`Dma`] values: dropping the `Gpu` stops the rings and gives all of that
+/// memory back to the platform.
+pub struct Gpu<'a, P: Platform> {
     platform: &'a P,
     /// The device: registers and configuration space.
     device: &'a dyn DeviceIo,
@@ -165,12 +169,12 @@ pub struct Gpu<'a, P: Platform + ?Sized> {
     generation: Generation,
     profile: engines::Profile,
     ggtt: Ggtt,
-    queues: Vec<Queue>,
+    queues: Vec<Queue<'a>>,
     enc: Encoders,
-    contexts: Vec<Option<Ppgtt>>,
+    contexts: Vec<Option<Ppgtt<'a>>>,
 }
 
-impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
+impl<'a, P: Platform> Gpu<'a, P> {
     /// Brings the GPU up: forcewake, GGTT, and a status page and ring per engine.
     ///
     /// `device` is the GPU's register BAR and configuration space: a
@@ -202,7 +206,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
             Ggtt::with_layout(generation, gtt::ggtt::GgttLayout::read(generation, device)?);
         let mut held = Vec::new();
         for &(gfx, bytes) in keep_free {
-            held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::ggtt::PAGE))?);
+            held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::PAGE))?);
         }
         let mmio: &'a dyn Mmio = device;
         let infos = profile.engines.clone();
@@ -219,10 +223,10 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         };
         gpu.forcewake()?;
         for info in infos {
-            let hwsp = platform.dma_alloc(4096, 4096)?;
-            let hwsp_map = gpu.ggtt.map(mmio, &hwsp, Caching::Llc)?;
-            let region = platform.dma_alloc(RING_BYTES, 4096)?;
-            let mapping = gpu.ggtt.map(mmio, &region, Caching::Uncached)?;
+            let hwsp = Dma::new(platform, 4096, 4096)?;
+            let hwsp_map = gpu.ggtt.map(mmio, &hwsp.region(), Caching::Llc)?;
+            let region = Dma::new(platform, RING_BYTES, 4096)?;
+            let mapping = gpu.ggtt.map(mmio, &region.region(), Caching::Uncached)?;
             let ring = Ring {
                 region,
                 mapping,
@@ -266,17 +270,14 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         self.mmio
     }
 
-    /// Allocates DMA memory and maps it in the GGTT.
-    pub fn map_buffer(&mut self, bytes: usize) -> Result<(DmaRegion, Mapping), GpuError> {
-        let region = self.platform.dma_alloc(whole_pages(bytes)?, 4096)?;
-        match self.ggtt.map(self.mmio, &region, Caching::Llc) {
-            Ok(m) => Ok((region, m)),
-            Err(e) => {
-                // SAFETY: just allocated, never handed to the device.
-                unsafe { self.platform.dma_free(region) };
-                Err(e.into())
-            }
-        }
+    /// Allocates DMA memory and maps it in the GGTT. The memory goes back to
+    /// the platform when the returned [`Dma`] is dropped; the GGTT range
+    /// when the mapping is given to [`Gpu::unmap`] (a buffer dropped while
+    /// still mapped leaves its range in use until the `Gpu` goes).
+    pub fn map_buffer(&mut self, bytes: usize) -> Result<(Dma<'a>, Mapping), GpuError> {
+        let buffer = Dma::new(self.platform, whole_pages(bytes)?, 4096)?;
+        let mapping = self.ggtt.map(self.mmio, &buffer.region(), Caching::Llc)?;
+        Ok((buffer, mapping))
     }
 
     /// Allocates DMA memory of `bytes` (rounded up to pages) and maps it in
@@ -286,34 +287,25 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         &mut self,
         gfx: GfxAddr,
         bytes: usize,
-    ) -> Result<(DmaRegion, Mapping), GpuError> {
+    ) -> Result<(Dma<'a>, Mapping), GpuError> {
         if !self.ggtt.is_free(gfx, bytes.max(1) as u64) {
             // The precise reason, before any memory is allocated.
-            let pages = (bytes.max(1) as u64).div_ceil(gtt::ggtt::PAGE);
+            let pages = (bytes.max(1) as u64).div_ceil(gtt::PAGE);
             let (first, pages) = self.ggtt.reserve_at(gfx, pages)?;
             self.ggtt.release_reservation(first, pages);
         }
-        let region = self
-            .platform
-            .dma_alloc(bytes.max(1).next_multiple_of(4096), 4096)?;
-        match self.ggtt.map_at(self.mmio, &region, gfx, Caching::Llc) {
-            Ok(m) => Ok((region, m)),
-            Err(e) => {
-                // SAFETY: just allocated, never handed to the device.
-                unsafe { self.platform.dma_free(region) };
-                Err(e.into())
-            }
-        }
+        let buffer = Dma::new(self.platform, whole_pages(bytes.max(1))?, 4096)?;
+        let mapping = self
+            .ggtt
+            .map_at(self.mmio, &buffer.region(), gfx, Caching::Llc)?;
+        Ok((buffer, mapping))
     }
 
-    /// Unmaps and frees a buffer from [`Gpu::map_buffer`] or [`Gpu::map_buffer_at`].
-    ///
-    /// # Safety
-    /// No submitted batch may still use the buffer.
-    pub unsafe fn free_buffer(&mut self, region: DmaRegion, mapping: Mapping) {
+    /// Gives back the GGTT range of a buffer from [`Gpu::map_buffer`] or
+    /// [`Gpu::map_buffer_at`] (its PTEs are invalidated). Unmap a buffer
+    /// before dropping it once no submitted work uses it any more.
+    pub fn unmap(&mut self, mapping: Mapping) {
         self.ggtt.unmap(self.mmio, mapping);
-        // SAFETY: the caller guarantees the device is done with it.
-        unsafe { self.platform.dma_free(region) };
     }
 
     /// Waits until `read() & mask == want`, for at most `timeout_us`.
@@ -361,7 +353,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let base = q.info.base;
         let hws = if self.profile.hwsp_physical {
             // 965: the physical page, bits 35:32 in bits 7:4.
-            let phys = q.hwsp.phys.0;
+            let phys = q.hwsp.phys().0;
             (phys as u32 & 0xffff_f000) | ((phys >> 28) as u32 & 0xf0)
         } else {
             q.hwsp_map.gfx.0 as u32
@@ -387,24 +379,24 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         Ok(())
     }
 
-    fn queue(&mut self, engine: EngineId) -> Result<&mut Queue, GpuError> {
+    fn queue(&mut self, engine: EngineId) -> Result<&mut Queue<'a>, GpuError> {
         self.queues
             .get_mut(engine.0)
             .ok_or(GpuError::NoEngine(engine))
     }
 
     /// A new, empty batch of `bytes` (rounded up to pages).
-    pub fn new_batch(&mut self, bytes: usize) -> Result<Batch, GpuError> {
-        let (region, mapping) = self.map_buffer(bytes.max(4096))?;
+    pub fn new_batch(&mut self, bytes: usize) -> Result<Batch<'a>, GpuError> {
+        let (memory, mapping) = self.map_buffer(bytes.max(4096))?;
         Ok(Batch {
-            region,
+            region: memory.region(),
+            memory: Some(memory),
             gfx: mapping.gfx,
             ggtt_mapping: Some(mapping),
             context: None,
             len: 0,
             batch_end: self.enc.batch_end,
             noop: self.enc.noop,
-            placed: false,
         })
     }
 
@@ -413,11 +405,9 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let Some(q) = self.queues.get(engine.0) else {
             return 0;
         };
-        // SAFETY: the HWSP is a live 4 KiB DMA page; the device writes dword
-        // 0x20, so the read must be volatile.
-        unsafe {
-            core::ptr::read_volatile(q.hwsp.virt.as_ptr().cast::<u32>().add(SEQNO_INDEX as usize))
-        }
+        // A volatile read: the device writes this dword. The page is 4 KiB,
+        // so the index is always inside it.
+        q.hwsp.read_u32(SEQNO_INDEX as usize).unwrap_or(0)
     }
 
     /// Ring bytes free before TAIL would come within RING_GAP of HEAD.
@@ -451,11 +441,11 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         }
         let noop = self.enc.noop;
         let q = &mut self.queues[i];
-        let ring = q.ring.region.virt.as_ptr().cast::<u32>();
+        let ring = &q.ring.region;
         let put = |tail: &mut u32, v: u32| {
-            // SAFETY: `tail` stays below the ring's size (checked by the wrap
-            // logic), inside the live DMA ring region.
-            unsafe { core::ptr::write_volatile(ring.add(*tail as usize / 4), v) };
+            // `tail` stays below the ring's size (the wrap logic), so the
+            // volatile write always lands inside the ring.
+            let _ = ring.write_u32(*tail as usize / 4, v);
             *tail += 4;
         };
         let mut tail = q.ring.tail;
@@ -478,7 +468,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     }
 
     /// Submits a batch to `engine`; returns the fence that completes with it.
-    pub fn submit(&mut self, engine: EngineId, mut batch: Batch) -> Result<Fence, GpuError> {
+    pub fn submit(&mut self, engine: EngineId, mut batch: Batch<'a>) -> Result<Fence, GpuError> {
         let render = self.queue(engine)?.info.name == "render";
         let q = self.queue(engine)?;
         let seqno = q.next_seqno;
@@ -517,7 +507,7 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         let q = &mut self.queues[i];
         while q.inflight.front().is_some_and(|(s, _)| passed(done, *s)) {
             if let Some((_, b)) = q.inflight.pop_front() {
-                Self::free_batch(self.platform, &mut self.ggtt, self.mmio, b);
+                Self::retire_batch(&mut self.ggtt, self.mmio, b);
             }
         }
     }
@@ -597,16 +587,11 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         // Nothing is lost when the engine had finished everything (an error
         // flagged by work that still completed).
         q.lost = (!passed(completed, last)).then(|| (completed.wrapping_add(1), last));
-        let dropped: Vec<(u32, Batch)> = q.inflight.drain(..).collect();
-        // SAFETY: live HWSP page; the engine is in reset and does not write it.
-        unsafe {
-            core::ptr::write_volatile(
-                q.hwsp.virt.as_ptr().cast::<u32>().add(SEQNO_INDEX as usize),
-                last,
-            )
-        };
+        let dropped: Vec<(u32, Batch<'a>)> = q.inflight.drain(..).collect();
+        // The engine is in reset and does not write its status page now.
+        let _ = q.hwsp.write_u32(SEQNO_INDEX as usize, last);
         for (_, b) in dropped {
-            Self::free_batch(self.platform, &mut self.ggtt, self.mmio, b);
+            Self::retire_batch(&mut self.ggtt, self.mmio, b);
         }
         if let Err(e) = self.start_engine(i) {
             return e;
@@ -614,18 +599,14 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         GpuError::Hang(Box::new(state))
     }
 
-    /// Frees a batch the engine is done with (completed, or dropped by a
-    /// reset). A context batch's PPGTT range stays reserved until the context
-    /// goes.
-    fn free_batch(platform: &P, ggtt: &mut Ggtt, mmio: &dyn Mmio, b: Batch) {
-        if b.placed {
-            return;
-        }
+    /// Lets go of a batch the engine is done with (completed, or dropped by
+    /// a reset): its GGTT range is given back and its memory goes with it (a
+    /// placed batch's memory is the caller's). A context batch's PPGTT range
+    /// stays reserved until the context goes.
+    fn retire_batch(ggtt: &mut Ggtt, mmio: &dyn Mmio, b: Batch<'a>) {
         if let Some(m) = b.ggtt_mapping {
             ggtt.unmap(mmio, m);
         }
-        // SAFETY: the engine completed the batch or was reset; nothing reads it.
-        unsafe { platform.dma_free(b.region) };
     }
 
     /// Creates a context with its own PPGTT. The first one turns PPGTT on
@@ -647,12 +628,12 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
                 }
             }
         }
-        let ppgtt = Ppgtt::new(&mut self.ggtt, self.mmio)?;
+        let ppgtt = Ppgtt::new(self.platform, &mut self.ggtt, self.mmio)?;
         self.contexts.push(Some(ppgtt));
         Ok(ContextId(self.contexts.len() - 1))
     }
 
-    fn ppgtt(&mut self, ctx: ContextId) -> Result<&mut Ppgtt, GpuError> {
+    fn ppgtt(&mut self, ctx: ContextId) -> Result<&mut Ppgtt<'a>, GpuError> {
         self.contexts
             .get_mut(ctx.0)
             .and_then(|c| c.as_mut())
@@ -664,20 +645,16 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         &mut self,
         ctx: ContextId,
         bytes: usize,
-    ) -> Result<(DmaRegion, GfxAddr), GpuError> {
-        let (platform, mmio) = (self.platform, self.mmio);
-        let region = platform.dma_alloc(whole_pages(bytes)?, 4096)?;
-        let ggtt = &self.ggtt;
-        let result = match self.contexts.get_mut(ctx.0).and_then(|c| c.as_mut()) {
-            Some(p) => p
-                .map(platform, ggtt, mmio, &region, Caching::Llc)
-                .map_err(GpuError::from),
-            None => Err(GpuError::NoContext(ctx)),
-        };
-        result.map(|gfx| (region, gfx)).inspect_err(|_| {
-            // SAFETY: never handed to the device.
-            unsafe { platform.dma_free(region) };
-        })
+    ) -> Result<(Dma<'a>, GfxAddr), GpuError> {
+        let buffer = Dma::new(self.platform, whole_pages(bytes)?, 4096)?;
+        let (ggtt, mmio) = (&self.ggtt, self.mmio);
+        let ppgtt = self
+            .contexts
+            .get_mut(ctx.0)
+            .and_then(|c| c.as_mut())
+            .ok_or(GpuError::NoContext(ctx))?;
+        let gfx = ppgtt.map(ggtt, mmio, &buffer.region(), Caching::Llc)?;
+        Ok((buffer, gfx))
     }
 
     /// Allocates DMA memory of `bytes` (rounded up to pages) and maps it in a
@@ -688,20 +665,16 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
         ctx: ContextId,
         gfx: GfxAddr,
         bytes: usize,
-    ) -> Result<(DmaRegion, GfxAddr), GpuError> {
-        let (platform, mmio) = (self.platform, self.mmio);
-        let region = platform.dma_alloc(bytes.max(1).next_multiple_of(4096), 4096)?;
-        let ggtt = &self.ggtt;
-        let result = match self.contexts.get_mut(ctx.0).and_then(|c| c.as_mut()) {
-            Some(p) => p
-                .map_at(platform, ggtt, mmio, &region, gfx, Caching::Llc)
-                .map_err(GpuError::from),
-            None => Err(GpuError::NoContext(ctx)),
-        };
-        result.map(|gfx| (region, gfx)).inspect_err(|_| {
-            // SAFETY: never handed to the device.
-            unsafe { platform.dma_free(region) };
-        })
+    ) -> Result<(Dma<'a>, GfxAddr), GpuError> {
+        let buffer = Dma::new(self.platform, whole_pages(bytes.max(1))?, 4096)?;
+        let (ggtt, mmio) = (&self.ggtt, self.mmio);
+        let ppgtt = self
+            .contexts
+            .get_mut(ctx.0)
+            .and_then(|c| c.as_mut())
+            .ok_or(GpuError::NoContext(ctx))?;
+        let gfx = ppgtt.map_at(ggtt, mmio, &buffer.region(), gfx, Caching::Llc)?;
+        Ok((buffer, gfx))
     }
 
     /// A batch the caller has placed in memory it mapped itself: the engine
@@ -712,51 +685,50 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     /// the region.
     ///
     /// # Safety
-    /// `region` must stay allocated, and mapped there, until the batch's fence
+    /// The batch keeps a view of `memory` past this borrow: `memory` must
+    /// stay alive (not dropped), and mapped there, until the batch's fence
     /// completes, the engine is reset, or the `Gpu` is dropped.
     pub unsafe fn placed_batch(
         &self,
-        region: &DmaRegion,
+        memory: &Dma<'_>,
         region_gfx: GfxAddr,
         start: GfxAddr,
         context: Option<ContextId>,
         decode_bytes: usize,
-    ) -> Option<Batch> {
+    ) -> Option<Batch<'a>> {
         let offset = usize::try_from(start.0.checked_sub(region_gfx.0)?).ok()?;
-        if offset >= region.size || !offset.is_multiple_of(4) {
+        if !offset.is_multiple_of(4) {
             return None;
         }
-        let size = region.size - offset;
-        let view = DmaRegion {
-            phys: crate::platform::PhysAddr(region.phys.0 + offset as u64),
-            // SAFETY: `offset` < `region.size`: inside the same allocation.
-            virt: unsafe { region.virt.add(offset) },
-            size,
-        };
+        let view = memory.region().tail(offset)?;
         Some(Batch {
             region: view,
+            memory: None,
             gfx: start,
             ggtt_mapping: None,
             context,
-            len: decode_bytes.min(size) / 4,
+            len: decode_bytes.min(view.size) / 4,
             batch_end: self.enc.batch_end,
             noop: self.enc.noop,
-            placed: true,
         })
     }
 
     /// A new batch that runs in a context's PPGTT.
-    pub fn new_context_batch(&mut self, ctx: ContextId, bytes: usize) -> Result<Batch, GpuError> {
-        let (region, gfx) = self.map_in_context(ctx, bytes.max(4096))?;
+    pub fn new_context_batch(
+        &mut self,
+        ctx: ContextId,
+        bytes: usize,
+    ) -> Result<Batch<'a>, GpuError> {
+        let (memory, gfx) = self.map_in_context(ctx, bytes.max(4096))?;
         Ok(Batch {
-            region,
+            region: memory.region(),
+            memory: Some(memory),
             gfx,
             ggtt_mapping: None,
             context: Some(ctx),
             len: 0,
             batch_end: self.enc.batch_end,
             noop: self.enc.noop,
-            placed: false,
         })
     }
 
@@ -833,22 +805,18 @@ impl<'a, P: Platform + ?Sized> Gpu<'a, P> {
     }
 }
 
-impl<P: Platform + ?Sized> Drop for Gpu<'_, P> {
+impl<P: Platform> Drop for Gpu<'_, P> {
     fn drop(&mut self) {
-        for p in core::mem::take(&mut self.contexts).into_iter().flatten() {
-            // SAFETY: the GPU is going away; the rings stop below.
-            unsafe { p.destroy(self.platform, &mut self.ggtt, self.mmio) };
-        }
-        for q in core::mem::take(&mut self.queues) {
+        // Stop every ring first: after that no engine reads a ring, a batch,
+        // a status page or a page table, and their memory (owned `Dma`
+        // values in `queues` and `contexts`) can go back to the platform.
+        for q in &self.queues {
             self.mmio.write32(q.info.base + q.info.ring.ctl, 0);
-            // SAFETY: the ring is stopped; nothing uses these pages any more.
-            unsafe {
-                for (_, b) in q.inflight.into_iter().filter(|(_, b)| !b.placed) {
-                    self.platform.dma_free(b.region);
-                }
-                self.platform.dma_free(q.ring.region);
-                self.platform.dma_free(q.hwsp);
-            }
         }
+        for p in core::mem::take(&mut self.contexts).into_iter().flatten() {
+            // SAFETY: the rings are stopped; no engine walks these tables.
+            unsafe { p.destroy(&mut self.ggtt, self.mmio) };
+        }
+        // The queues (rings, status pages, in-flight batches) drop with `self`.
     }
 }

@@ -122,17 +122,17 @@ pub fn kernel(g: Generation, op: Op, rows: usize, cases: &[(u32, u32)]) -> Vec<u
 pub struct Job<'a> {
     pub bin: &'a [u8],
     pub curbe: &'a [u8],
-    pub textures: &'a [&'a Surface],
+    pub textures: &'a [&'a Surface<'a>],
     pub samplers: &'a [(u32, Sampler)],
     pub cases: usize,
 }
 
 /// Runs one thread of `job` with the output buffer at BTI 0; returns R, G,
 /// B, A per lane per case.
-pub fn run(
-    gpu: &mut HostGpu<'_>,
+pub fn run<'g>(
+    gpu: &mut HostGpu<'g>,
     soft: &Soft<'_>,
-    cx: &mut Compute,
+    cx: &mut Compute<'g>,
     job: &Job<'_>,
 ) -> Vec<[[f32; 16]; 4]> {
     let Job {

@@ -2,6 +2,7 @@
 //! through the GGTT with the hal's reflection tables, and what a dispatch
 //! is refused.
 
+use baregpu::Batch;
 use baregpu::compute::{
     AddressMode, Compute, ComputeError, Dispatch, Filter, Format, KernelDesc, MipFilter, Resource,
     Sampler, Threads, Tiling,
@@ -14,14 +15,15 @@ use crate::compute_common::{
 use crate::sample::BORDER;
 
 /// Records a one-thread dispatch of the EOT kernel (which declares
-/// `used` samplers) with `samplers` bound and returns its commands.
-fn record(
-    gpu: &mut HostGpu<'_>,
-    cx: &mut Compute,
+/// `used` samplers) with `samplers` bound and returns its commands, and the
+/// batch: its state area is read through the GGTT while the batch lives.
+fn record<'g>(
+    gpu: &mut HostGpu<'g>,
+    cx: &mut Compute<'g>,
     used: &[u32],
     samplers: &[(u32, Sampler)],
     bindings: &[(u32, Resource<'_>)],
-) -> Result<Vec<Cmd>, ComputeError> {
+) -> Result<(Vec<Cmd>, Batch<'g>), ComputeError> {
     let g = gpu.generation();
     let bin = eot_kernel(g);
     let k = cx.load_kernel(
@@ -41,7 +43,7 @@ fn record(
         samplers,
     };
     let batch = cx.record(gpu, &k, &d)?;
-    Ok(commands(g, &batch))
+    Ok((commands(g, &batch), batch))
 }
 
 /// Border colour field names: 965/G45 call the floats `border_color_red`
@@ -74,7 +76,7 @@ fn sampler_tables_and_border_colours_are_where_the_descriptor_points() {
                 non_normalized: false,
             };
             // Index 1 is left unbound: a gap in the table.
-            let cmds = record(
+            let (cmds, _batch) = record(
                 gpu,
                 &mut cx,
                 &[0, 2],
@@ -139,7 +141,7 @@ fn sampler_tables_and_border_colours_are_where_the_descriptor_points() {
             }
 
             // Without samplers: pointer and count 0.
-            let cmds = record(gpu, &mut cx, &[], &[], &[]).unwrap();
+            let (cmds, _batch) = record(gpu, &mut cx, &[], &[], &[]).unwrap();
             let id = compute_common::interface_descriptor(gpu, p, &cmds);
             assert_eq!(id.get("sampler_state_pointer"), 0, "{g}");
             assert_eq!(id.get("sampler_count"), 0, "{g}");
@@ -193,7 +195,7 @@ fn a_texture_with_mip_levels_says_so_in_its_surface_state() {
             assert_eq!(tex.level_size(4), Some((1, 1)));
             assert_eq!(tex.level_size(5), None);
             let bindings = [(0, Resource::Surface(&tex))];
-            let cmds = record(gpu, &mut cx, &[], &[], &bindings).unwrap();
+            let (cmds, _batch) = record(gpu, &mut cx, &[], &[], &bindings).unwrap();
             let ss = bound_surface(gpu, p, &cmds, 0);
             // MIP Count = levels - 1 (000 line 3256).
             assert_eq!(ss.get("mip_count_lod"), 4, "{g}");
@@ -238,7 +240,7 @@ fn what_a_dispatch_cannot_have_is_refused() {
             );
             // Sampler 15 is the last one a table holds: count 4 = 13-16
             // samplers (003 lines 47869-47876).
-            let cmds = record(gpu, &mut cx, &[15], &[(15, s)], &[]).unwrap();
+            let (cmds, _batch) = record(gpu, &mut cx, &[15], &[(15, s)], &[]).unwrap();
             let id = compute_common::interface_descriptor(gpu, p, &cmds);
             assert_eq!(id.get("sampler_count"), 4, "{g}");
             let lod = Sampler { max_lod: 14.0, ..s };

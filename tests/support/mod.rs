@@ -5,10 +5,9 @@
 
 #![allow(dead_code)]
 
-/// A CPU view of a mapped buffer.
-pub fn words(region: &baregpu::DmaRegion) -> &[u32] {
-    // SAFETY: test-owned DMA region, read after the GPU finished with it.
-    unsafe { std::slice::from_raw_parts(region.virt.as_ptr().cast::<u32>(), region.size / 4) }
+/// A copy of a mapped buffer's dwords (read after the GPU finished with it).
+pub fn words(buffer: &baregpu::Dma<'_>) -> Vec<u32> {
+    buffer.to_u32s()
 }
 
 /// The generation-independent tests, expanded inside a generation's module.

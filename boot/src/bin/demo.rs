@@ -29,9 +29,9 @@ baregpu_boot::entry!(demo);
 /// The generation the software GPU models in the demo.
 const SOFT_GENERATION: Generation = Generation::Gen7;
 
-fn words(r: &baregpu::DmaRegion) -> &'static [u32] {
-    // SAFETY: a live DMA region of the demo, read after the GPU finished with it.
-    unsafe { core::slice::from_raw_parts(r.virt.as_ptr().cast::<u32>(), r.size / 4) }
+/// A copy of a buffer's dwords, read after the GPU finished with it.
+fn words(buffer: &baregpu::Dma<'_>) -> alloc::vec::Vec<u32> {
+    buffer.to_u32s()
 }
 
 fn demo(info: &'static StartInfo) -> ! {
@@ -142,7 +142,8 @@ fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(),
         let fence = gpu.submit(EngineId::RENDER, b)?;
         gpu.wait(fence, 1_000_000)?;
     }
-    let squares = &words(&buf)[64..128];
+    let all = words(&buf);
+    let squares = &all[64..128];
     println!(
         "  chain of 64 batches wrote squares: {:?} ... {:?}",
         &squares[..8],
@@ -250,8 +251,8 @@ fn draw_picture(gpu: &mut Gpu<'_, BootPlatform>) -> Result<(), GpuError> {
     println!(
         "  the blitter drew this into an X-tiled surface and copied it back to linear memory:"
     );
-    // SAFETY: the linear buffer is a live DMA region the blitter finished writing.
-    let bytes = unsafe { core::slice::from_raw_parts(linear.virt.as_ptr(), linear.size) };
+    // The blitter finished writing the linear buffer.
+    let bytes = linear.to_vec();
     const GLYPHS: &[u8] = b" .#o*+@";
     for y in 0..H as usize {
         let row: alloc::string::String = bytes[y * 128..y * 128 + W as usize]

@@ -86,9 +86,9 @@ fn kernel(g: Generation, launch: Launch) -> Result<Vec<u8>, AsmError> {
     assemble(g, &k)
 }
 
-pub(super) fn run<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+pub(super) fn run<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     p: &Params,
     tally: &mut Tally,
 ) -> Result<(), Failure> {
@@ -100,9 +100,9 @@ pub(super) fn run<P: Platform + ?Sized>(
     Ok(())
 }
 
-fn fill<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+fn fill<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     p: &Params,
     launch_by: Launch,
     tally: &mut Tally,

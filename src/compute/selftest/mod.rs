@@ -147,9 +147,9 @@ pub const VECTOR_ADD_GRAIN: usize = vector_add::GRAIN;
 pub const BLOCK_PIXELS: u32 = 8;
 
 /// Runs `scenario` on the GPU `cx` was made for.
-pub fn run<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+pub fn run<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     scenario: Scenario,
     params: &Params,
 ) -> Result<Report, SelfTestError> {
@@ -196,18 +196,18 @@ pub(crate) struct Tally {
 /// Everything a scenario allocated, in allocation order (scenarios find
 /// their resources by index).
 #[derive(Debug, Default)]
-pub(crate) struct Held {
-    pub buffers: Vec<Buffer>,
-    pub surfaces: Vec<Surface>,
-    pub kernels: Vec<Kernel>,
+pub(crate) struct Held<'a> {
+    pub buffers: Vec<Buffer<'a>>,
+    pub surfaces: Vec<Surface<'a>>,
+    pub kernels: Vec<Kernel<'a>>,
 }
 
 /// Runs `f` with an empty [`Held`], then frees what it holds. `f` may use
 /// its resources only in work submitted through [`launch`], which returns
 /// after that work completed or its engine was reset.
-pub(crate) fn scoped<'g, P: Platform + ?Sized, T>(
+pub(crate) fn scoped<'g, P: Platform, T>(
     gpu: &mut Gpu<'g, P>,
-    f: impl FnOnce(&mut Gpu<'g, P>, &mut Held) -> Result<T, Failure>,
+    f: impl FnOnce(&mut Gpu<'g, P>, &mut Held<'g>) -> Result<T, Failure>,
 ) -> Result<T, Failure> {
     let mut held = Held::default();
     let outcome = f(gpu, &mut held);
@@ -215,25 +215,22 @@ pub(crate) fn scoped<'g, P: Platform + ?Sized, T>(
     // returned only once its fence completed or the engine was reset (which
     // drops the queued work): nothing submitted still uses them.
     for b in held.buffers {
-        // SAFETY: no submitted work uses it (above).
-        unsafe { Compute::free_buffer(gpu, b) };
+        Compute::free_buffer(gpu, b);
     }
     for s in held.surfaces {
-        // SAFETY: no submitted work uses it (above).
-        unsafe { Compute::free_surface(gpu, s) };
+        Compute::free_surface(gpu, s);
     }
     for k in held.kernels {
-        // SAFETY: no submitted work runs it (above).
-        unsafe { Compute::free_kernel(gpu, k) };
+        Compute::free_kernel(gpu, k);
     }
     outcome
 }
 
 /// Dispatches and waits for the fence (a hang or lost submission is the
 /// error; the driver has reset the engine by then).
-pub(crate) fn launch<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &Compute,
+pub(crate) fn launch<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &Compute<'a>,
     kernel: &Kernel,
     dispatch: &Dispatch<'_>,
     timeout_us: u64,

@@ -107,9 +107,9 @@ pub struct Sums {
 /// Runs the reduction over `groups` groups, with or without its barrier,
 /// and returns both sides without judging them (the scenario requires them
 /// equal; without the barrier they need not be).
-pub fn sums<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+pub fn sums<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     groups: u32,
     barrier: bool,
     timeout_us: u64,
@@ -126,9 +126,9 @@ pub fn sums<P: Platform + ?Sized>(
     dispatch(gpu, cx, groups, barrier, timeout_us).map_err(fail)
 }
 
-fn dispatch<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+fn dispatch<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     groups: u32,
     barrier: bool,
     timeout_us: u64,
@@ -191,9 +191,9 @@ fn dispatch<P: Platform + ?Sized>(
     })
 }
 
-pub(super) fn run<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+pub(super) fn run<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     p: &Params,
     tally: &mut Tally,
 ) -> Result<(), Failure> {

@@ -62,9 +62,9 @@ fn kernel(g: Generation) -> Result<Vec<u8>, AsmError> {
     assemble(g, &k)
 }
 
-pub(super) fn run<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+pub(super) fn run<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     p: &Params,
     tally: &mut Tally,
 ) -> Result<(), Failure> {
@@ -77,9 +77,9 @@ pub(super) fn run<P: Platform + ?Sized>(
     Ok(())
 }
 
-fn write_picture<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+fn write_picture<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     p: &Params,
     bin: &[u8],
     tiling: Tiling,
@@ -116,7 +116,7 @@ fn write_picture<P: Platform + ?Sized>(
         };
         launch(gpu, cx, &held.kernels[0], &d, p.timeout_us)?;
         let mut memory = vec![0u8; surf.size()];
-        read_region(&surf.region, surf.size(), 0, &mut memory)?;
+        read_region(&surf.memory, surf.size(), 0, &mut memory)?;
         Ok((memory, surf.pitch() as usize))
     })?;
     tally.dispatches += 1;

@@ -138,12 +138,12 @@ impl Iterator for Inputs {
 }
 
 /// A buffer of `n` dwords from `values`, written a chunk at a time.
-fn upload<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &Compute,
+fn upload<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &Compute<'a>,
     n: usize,
     values: impl Iterator<Item = u32>,
-) -> Result<Buffer, ComputeError> {
+) -> Result<Buffer<'a>, ComputeError> {
     let buffer = cx.create_buffer(gpu, n * 4)?;
     let mut chunk = Vec::with_capacity(CHUNK);
     let mut at = 0;
@@ -159,9 +159,9 @@ fn upload<P: Platform + ?Sized>(
     Ok(buffer)
 }
 
-pub(super) fn run<P: Platform + ?Sized>(
-    gpu: &mut Gpu<'_, P>,
-    cx: &mut Compute,
+pub(super) fn run<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
     p: &Params,
     tally: &mut Tally,
 ) -> Result<(), Failure> {

@@ -36,7 +36,7 @@ pub const MAX_STATE_BYTES: usize = 64 << 10;
 /// A dispatch after validation: what every generation's builder needs.
 #[derive(Debug)]
 pub(crate) struct Plan<'a> {
-    pub kernel: &'a Kernel,
+    pub kernel: &'a Kernel<'a>,
     pub work: Work<'a>,
     /// The bytes MEDIA_CURBE_LOAD / CONSTANT_BUFFER deliver, whole registers.
     pub curbe: Vec<u8>,
