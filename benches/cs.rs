@@ -43,6 +43,13 @@ const GGTT_PAGES: usize = 1 << 18;
 const SURFACE_WIDTH: usize = 4096;
 const SURFACE_HEIGHT: usize = 1024;
 
+/// `CS_PROFILE=1`: only the command-streamer section, its run repeated 40 times
+/// and its decoder baseline once, so that a profiler (`perf record`) sees the
+/// software GPU and little else.
+fn profiling() -> bool {
+    std::env::var_os("CS_PROFILE").is_some()
+}
+
 fn best_of(reps: usize, mut f: impl FnMut() -> Duration) -> Duration {
     (0..reps).map(|_| f()).min().unwrap_or_default()
 }
@@ -138,11 +145,7 @@ fn throughput(t: &mut Table) {
     run_once(true);
     let mut best = Duration::MAX;
     let mut executed = 0;
-    for _ in 0..if std::env::var("CS_ONLY").is_ok() {
-        40
-    } else {
-        5
-    } {
+    for _ in 0..if profiling() { 40 } else { 5 } {
         let (d, n) = run_once(false);
         best = best.min(d);
         executed = n;
@@ -154,19 +157,12 @@ fn throughput(t: &mut Table) {
         .filter(|d| d.command.is_some() && d.problem.is_none())
         .count();
     assert_eq!(decoded, COMMANDS, "the decoder recognises every command");
-    let dec = best_of(
-        if std::env::var("CS_ONLY").is_ok() {
-            1
-        } else {
-            5
-        },
-        || {
-            let start = Instant::now();
-            let n = decode(tables, "render", black_box(&dwords)).count();
-            black_box(n);
-            start.elapsed()
-        },
-    );
+    let dec = best_of(if profiling() { 1 } else { 5 }, || {
+        let start = Instant::now();
+        let n = decode(tables, "render", black_box(&dwords)).count();
+        black_box(n);
+        start.elapsed()
+    });
 
     // Baseline B: one plain (volatile) store per command, at the SDI addresses.
     let mut mem = vec![0u32; TARGET_DWORDS];
@@ -456,13 +452,13 @@ fn tiled_copies(t: &mut Table) {
 fn main() {
     let mut t = Table { rows: Vec::new() };
     throughput(&mut t);
-    if std::env::var("CS_ONLY").is_err() {
+    if !profiling() {
         latency(&mut t);
     }
-    if std::env::var("CS_ONLY").is_err() {
+    if !profiling() {
         ggtt(&mut t);
     }
-    if std::env::var("CS_ONLY").is_err() {
+    if !profiling() {
         tiled_copies(&mut t);
     }
     println!("baregpu software GPU and CPU helpers ({GENERATION:?}, this machine):");

@@ -2,6 +2,8 @@
 //! inside DMA regions the platform handed out. The software GPU reads and
 //! writes system memory through this, as a real GPU does by DMA.
 
+use core::ptr::NonNull;
+
 use baregpu_hal::{BusError, MemoryBus};
 
 use super::{PhysAddr, Platform};
@@ -18,21 +20,10 @@ impl<'a, P: Platform + ?Sized> PlatformBus<'a, P> {
 
     /// CPU pointer of `phys..phys+len`, if one DMA region holds all of it.
     fn span(&self, phys: u64, len: usize) -> Result<*mut u8, BusError> {
-        let first = self
-            .platform
-            .phys_to_virt(PhysAddr(phys))
-            .ok_or(BusError { phys })?;
-        if len > 1 {
-            let last_phys = phys + len as u64 - 1;
-            let last = self
-                .platform
-                .phys_to_virt(PhysAddr(last_phys))
-                .ok_or(BusError { phys: last_phys })?;
-            if last.as_ptr() as usize != first.as_ptr() as usize + len - 1 {
-                return Err(BusError { phys: last_phys });
-            }
-        }
-        Ok(first.as_ptr())
+        self.platform
+            .phys_span_to_virt(PhysAddr(phys), len.max(1))
+            .map(NonNull::as_ptr)
+            .ok_or(BusError { phys })
     }
 }
 

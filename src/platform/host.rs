@@ -21,9 +21,51 @@ use super::{DmaRegion, PciAddress, PhysAddr, Platform, PlatformError};
 /// truncates addresses to 32 bits shows up in tests.
 const PHYS_BASE: u64 = 0x1_0000_0000;
 
+#[derive(Clone, Copy)]
 struct Allocation {
     virt: NonNull<u8>,
     layout: Layout,
+}
+
+/// The live DMA allocations by physical start, and the two the last lookups hit,
+/// most recent first (the device model reads and writes the same few buffers over
+/// and over: a batch and the memory its commands write).
+#[derive(Default)]
+struct DmaMap {
+    by_phys: BTreeMap<u64, Allocation>,
+    recent: [Option<(u64, Allocation)>; 2],
+}
+
+impl DmaMap {
+    /// The allocation holding `phys`, with its physical start.
+    fn find(&mut self, phys: u64) -> Option<(u64, Allocation)> {
+        let holds = |(start, a): &(u64, Allocation)| {
+            phys >= *start && phys - start < a.layout.size() as u64
+        };
+        if let Some(hit) = self.recent[0].filter(holds) {
+            return Some(hit);
+        }
+        if let Some(hit) = self.recent[1].filter(holds) {
+            self.recent.swap(0, 1);
+            return Some(hit);
+        }
+        let (&start, &a) = self.by_phys.range(..=phys).next_back()?;
+        let hit = (start, a);
+        holds(&hit).then(|| {
+            self.recent = [Some(hit), self.recent[0]];
+            hit
+        })
+    }
+
+    /// Forgets a freed allocation.
+    fn remove(&mut self, start: u64) -> Option<Allocation> {
+        for r in &mut self.recent {
+            if r.is_some_and(|(s, _)| s == start) {
+                *r = None;
+            }
+        }
+        self.by_phys.remove(&start)
+    }
 }
 
 /// A device on the simulated PCI bus: 4 KiB of configuration space plus the
@@ -76,7 +118,7 @@ impl SimPciDevice {
 /// Heap-backed [`Platform`] for hosted tests and tools.
 pub struct HostPlatform {
     next_phys: AtomicU64,
-    dma: Mutex<BTreeMap<u64, Allocation>>,
+    dma: Mutex<DmaMap>,
     pci: Mutex<BTreeMap<PciAddress, SimPciDevice>>,
     clock_ns: AtomicU64,
     /// A real clock (nanoseconds, monotonic) that replaces the simulated one.
@@ -100,7 +142,7 @@ impl HostPlatform {
     pub fn new() -> Self {
         Self {
             next_phys: AtomicU64::new(PHYS_BASE),
-            dma: Mutex::new(BTreeMap::new()),
+            dma: Mutex::new(DmaMap::default()),
             pci: Mutex::new(BTreeMap::new()),
             clock_ns: AtomicU64::new(0),
             wall: None,
@@ -124,18 +166,28 @@ impl HostPlatform {
 
     /// Bytes of DMA memory currently allocated.
     pub fn dma_bytes_in_use(&self) -> usize {
-        self.dma.lock().values().map(|a| a.layout.size()).sum()
+        self.dma
+            .lock()
+            .by_phys
+            .values()
+            .map(|a| a.layout.size())
+            .sum()
     }
 
     /// Physical addresses of every live DMA region, for leak checks.
     pub fn live_dma_regions(&self) -> Vec<PhysAddr> {
-        self.dma.lock().keys().map(|&p| PhysAddr(p)).collect()
+        self.dma
+            .lock()
+            .by_phys
+            .keys()
+            .map(|&p| PhysAddr(p))
+            .collect()
     }
 }
 
 impl Drop for HostPlatform {
     fn drop(&mut self) {
-        for (_, a) in core::mem::take(&mut *self.dma.lock()) {
+        for (_, a) in core::mem::take(&mut self.dma.lock().by_phys) {
             // SAFETY: every entry was allocated with exactly this layout and
             // the platform (and so every region it handed out) is going away.
             unsafe { dealloc(a.virt.as_ptr(), a.layout) };
@@ -162,7 +214,10 @@ impl Platform for HostPlatform {
                 phys = p.next_multiple_of(align as u64);
                 Some(phys + span)
             });
-        self.dma.lock().insert(phys, Allocation { virt, layout });
+        self.dma
+            .lock()
+            .by_phys
+            .insert(phys, Allocation { virt, layout });
         Ok(DmaRegion {
             phys: PhysAddr(phys),
             virt,
@@ -171,7 +226,7 @@ impl Platform for HostPlatform {
     }
 
     unsafe fn dma_free(&self, region: DmaRegion) {
-        if let Some(a) = self.dma.lock().remove(&region.phys.0) {
+        if let Some(a) = self.dma.lock().remove(region.phys.0) {
             // SAFETY: allocated in `dma_alloc` with this layout; the caller
             // promises the region is no longer used.
             unsafe { dealloc(a.virt.as_ptr(), a.layout) };
@@ -179,10 +234,15 @@ impl Platform for HostPlatform {
     }
 
     fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>> {
-        let dma = self.dma.lock();
-        let (&start, a) = dma.range(..=phys.0).next_back()?;
+        self.phys_span_to_virt(phys, 1)
+    }
+
+    /// One lookup for the whole span (the last region hit first).
+    fn phys_span_to_virt(&self, phys: PhysAddr, len: usize) -> Option<NonNull<u8>> {
+        let (start, a) = self.dma.lock().find(phys.0)?;
         let off = phys.0 - start;
-        if off < a.layout.size() as u64 {
+        let end = off.checked_add(len.max(1) as u64)?;
+        if end <= a.layout.size() as u64 {
             // SAFETY: `off` is inside the allocation.
             Some(unsafe { a.virt.add(off as usize) })
         } else {
@@ -319,5 +379,29 @@ mod tests {
         let t0 = p.now_ns();
         p.delay_us(5);
         assert_eq!(p.now_ns() - t0, 5000);
+    }
+
+    /// The lookup remembers the regions it hit last; a freed region is never
+    /// found again, and a span must lie inside one region.
+    #[test]
+    fn freed_regions_leave_the_lookup() {
+        let p = HostPlatform::new();
+        let a = p.dma_alloc(4096, 4096).unwrap();
+        let b = p.dma_alloc(8192, 4096).unwrap();
+        for _ in 0..2 {
+            assert_eq!(p.phys_to_virt(a.phys), Some(a.virt));
+            assert_eq!(
+                p.phys_span_to_virt(PhysAddr(b.phys.0 + 8), 8184),
+                Some(unsafe { b.virt.add(8) })
+            );
+        }
+        assert_eq!(p.phys_span_to_virt(PhysAddr(b.phys.0 + 8), 8185), None);
+        // SAFETY: nothing else uses the regions.
+        unsafe {
+            p.dma_free(a);
+            p.dma_free(b);
+        }
+        assert_eq!(p.phys_to_virt(a.phys), None);
+        assert_eq!(p.phys_to_virt(b.phys), None);
     }
 }

@@ -104,6 +104,22 @@ pub trait Platform {
     /// handed out (DMA regions), or `None`.
     fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>>;
 
+    /// The CPU address of `phys..phys + len` (`len` at least 1) when one DMA
+    /// region holds all of it, or `None`. The device model asks this for every
+    /// memory access; the default looks both ends up with [`Platform::phys_to_virt`],
+    /// and a platform with a faster single lookup overrides it.
+    fn phys_span_to_virt(&self, phys: PhysAddr, len: usize) -> Option<NonNull<u8>> {
+        let first = self.phys_to_virt(phys)?;
+        if len > 1 {
+            let last_phys = phys.0.checked_add(len as u64 - 1)?;
+            let last = self.phys_to_virt(PhysAddr(last_phys))?;
+            if last.as_ptr() as usize != (first.as_ptr() as usize).checked_add(len - 1)? {
+                return None;
+            }
+        }
+        Some(first)
+    }
+
     /// Maps `size` bytes of device memory (a BAR) uncached and returns the
     /// CPU address of its first byte.
     fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError>;
