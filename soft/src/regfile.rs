@@ -93,7 +93,7 @@ impl RegFile {
     /// Page and index of a paged offset.
     fn paged(offset: u32) -> Option<(usize, usize)> {
         (offset < PAGED_SPACE && offset.is_multiple_of(4))
-            .then(|| ((offset >> 12) as usize, ((offset & 0xfff) >> 2) as usize))
+            .then_some(((offset >> 12) as usize, ((offset & 0xfff) >> 2) as usize))
     }
 
     fn slot(&self, offset: u32) -> Option<&Slot> {
