@@ -229,6 +229,11 @@ impl Printer<'_> {
             }
             Body::Send(s) => self.send(s, i.saturate, align16)?,
             Body::Branch(b) => self.branch(i.opcode, b)?,
+            // Gen12.5 only (`crate::xehpg` prints Gen12.5 code).
+            Body::Sync(s) => {
+                self.out.push(' ');
+                self.src(&s.src0, false)?;
+            }
         }
         Ok(())
     }
