@@ -153,6 +153,13 @@ pub fn assemble_program_with(
     text: &str,
     opts: AsmOptions,
 ) -> Result<Vec<Program>, AsmError> {
+    if p.is_xe() {
+        return Err(AsmError {
+            line: 1,
+            col: 1,
+            message: alloc::format!("{p}: no assembler for this generation yet"),
+        });
+    }
     layout::place(p, &pieces(p, text)?, opts)
 }
 

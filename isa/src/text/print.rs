@@ -22,6 +22,9 @@ use crate::tables::{self, SendLayout};
 /// what the assembler fills in; [`super::disassemble`] also checks the
 /// line reassembles exactly.
 pub fn print_instruction(p: IsaGen, inst: &Instruction) -> String {
+    if p.is_xe() {
+        return crate::xehpg::print::print(inst, None);
+    }
     print_with(p, inst, None)
 }
 

@@ -231,7 +231,8 @@ impl Printer<'_> {
         }
         let bare = matches!(i.opcode, Opcode::Nop | Opcode::Illegal);
         let sync = matches!(i.body, Body::Sync(_));
-        if !bare && !(sync && i.exec_size == 1) {
+        let implied_exec = bare || (sync && i.exec_size == 1);
+        if !implied_exec {
             let first = match i.group {
                 GroupCtrl::Quarter { qtr, nib } => qtr * 8 + u8::from(nib) * 4,
                 GroupCtrl::Compression(_) => 0,

@@ -36,7 +36,7 @@ pub enum Form {
 /// GFX_GE(GFX125) rows; `iga64 -p=12p71` assembles each]. Not yet here
 /// (decoded as `Unsupported`): smov, madm, bfn, dpas, brd, brc, call,
 /// calla, ret, jmpi.
-pub const OPCODES: [(u8, O, Form); 55] = [
+pub const OPCODES: [(u8, O, Form); 61] = [
     (0x00, O::Illegal, Form::Bare),
     (0x01, O::Sync, Form::Sync),
     (0x22, O::If, Form::JipUip),
@@ -93,10 +93,25 @@ pub const OPCODES: [(u8, O, Form); 55] = [
     // Listed so the error says "unsupported", not "undefined".
     (0x5D, O::Madm, Form::Bare),
     (0x6A, O::Smov, Form::Bare),
+    (0x20, O::Jmpi, Form::Bare),
+    (0x21, O::Brd, Form::Bare),
+    (0x23, O::Brc, Form::Bare),
+    (0x2B, O::Calla, Form::Bare),
+    (0x2C, O::Call, Form::Bare),
+    (0x2D, O::Ret, Form::Bare),
 ];
 
 /// Opcodes whose number is known but whose form is not written yet.
-pub const UNSUPPORTED: [O; 2] = [O::Madm, O::Smov];
+pub const UNSUPPORTED: [O; 8] = [
+    O::Madm,
+    O::Smov,
+    O::Jmpi,
+    O::Brd,
+    O::Brc,
+    O::Calla,
+    O::Call,
+    O::Ret,
+];
 
 /// Fields common to every form [Mesa brw_inst.h "12+" column].
 pub const OPCODE: Bits = bits(6, 0);
