@@ -809,3 +809,48 @@ fn xehpg_reserved_fields() {
         Err(DecodeError::Unsupported { .. })
     ));
 }
+
+/// The generation-dispatching entry points reach the Gen12.5 codec and
+/// printer; the paths without Gen12.5 support refuse it by name.
+#[test]
+fn xehpg_through_public_api() {
+    use baregpu_isa::IsaGen;
+    assert_eq!(IsaGen::from_name("dg2"), Some(IsaGen::Gen12_5));
+    assert_eq!(IsaGen::from_name("xehpg"), Some(IsaGen::Gen12_5));
+    assert_eq!(IsaGen::Gen12_5.name(), "gen12.5");
+    // if (16|M0) L32 L48; else (16|M0) L32 L48; mov (8|M0) r1.0<1>:f r2.0<1;1,0>:f
+    let dws: [[u32; 4]; 3] = [
+        [0x0004_0022, 0x0000_c000, 0x0000_0030, 0x0000_0020],
+        [0x0004_0024, 0x0000_c000, 0x0000_0020, 0x0000_0010],
+        [0x0003_0061, 0x0105_0aa0, 0x0010_0204, 0],
+    ];
+    let mut bytes = Vec::new();
+    for dw in dws {
+        let w = baregpu_isa::codec::from_dwords(dw);
+        let i = baregpu_isa::decode(IsaGen::Gen12_5, w).expect("decodes");
+        assert_eq!(baregpu_isa::encode(IsaGen::Gen12_5, &i), Ok(w));
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    let text = baregpu_isa::text::disassemble_with(
+        IsaGen::Gen12_5,
+        &bytes,
+        baregpu_isa::text::DisasmOptions {
+            offsets: false,
+            labels: true,
+            messages: false,
+        },
+    )
+    .expect("disassembles");
+    assert_eq!(
+        text,
+        "if (16|M0) L32 L48\nelse (16|M0) L32 L48\nL32:\nmov (8|M0) r1.0<1>:f r2.0<1;1,0>:f\nL48:\n"
+    );
+    assert!(baregpu_isa::text::assemble(IsaGen::Gen12_5, "nop").is_err());
+    assert!(baregpu_isa::compact::tables(IsaGen::Gen12_5).is_none());
+    let v = baregpu_isa::validate::validate(
+        IsaGen::Gen12_5,
+        &baregpu_isa::decode(IsaGen::Gen12_5, baregpu_isa::codec::from_dwords(dws[2])).unwrap(),
+    );
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].rule, baregpu_isa::validate::Rule::NoRulesForGeneration);
+}
