@@ -12,7 +12,7 @@
 mod common;
 
 use baregpu_isa::inst::*;
-use baregpu_isa::xehpg::{self, codec, print::print};
+use baregpu_isa::xehpg::{self, codec, parse::parse, print::print};
 use common::{Rng, ensure_oracles, scratch};
 use std::fs;
 use std::process::Command;
@@ -648,12 +648,34 @@ fn compare(
         dis.len()
     );
     let mut textdiff = Vec::new();
+    let mut parsediff = Vec::new();
     for (n, &k) in keep.iter().enumerate() {
         let ours = norm(text[k].rsplit('\n').next().unwrap_or(""));
         if dis[n] != ours {
             textdiff.push(format!("    ours  {ours}\n    iga64 {}", dis[n]));
         }
+        // Our assembler reads our text and iga64's text back to the
+        // instruction (iga64's labels are at the same offsets when no
+        // line was dropped, which the branch kernel asserts).
+        let pc = 16 * k as i64;
+        for (who, line) in [("ours", &ours), ("iga64", &dis[n])] {
+            let got = parse(line, if with_labels { 16 * n as i64 } else { pc });
+            if got.as_ref() != Ok(&insts[k]) {
+                parsediff.push(format!("    {who} {line}\n    -> {got:?}"));
+            }
+        }
     }
+    assert!(
+        parsediff.is_empty(),
+        "{} lines parse differently:\n{}",
+        parsediff.len(),
+        parsediff
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     assert!(
         textdiff.is_empty(),
         "{} of {} disassemblies differ:\n{}",
@@ -764,7 +786,8 @@ fn xehpg_random_words() {
         if let Ok(i) = xehpg::decode(w) {
             decoded += 1;
             assert_eq!(xehpg::encode(&i), Ok(w), "{w:032x}");
-            let _ = print(&i, Some(0));
+            // Printing and parsing the text back must not panic either.
+            let _ = parse(&print(&i, Some(0)), 0);
         }
     }
     assert!(decoded > 0, "no random word decoded");
@@ -845,7 +868,16 @@ fn xehpg_through_public_api() {
         text,
         "if (16|M0) L32 L48\nelse (16|M0) L32 L48\nL32:\nmov (8|M0) r1.0<1>:f r2.0<1;1,0>:f\nL48:\n"
     );
-    assert!(baregpu_isa::text::assemble(IsaGen::Gen12_5, "nop").is_err());
+    // Our own assembler reads the disassembly back to the bytes.
+    assert_eq!(
+        baregpu_isa::text::assemble(IsaGen::Gen12_5, &text),
+        Ok(bytes.clone())
+    );
+    assert!(baregpu_isa::text::assemble(IsaGen::Gen12_5, "mov (8|M0) r1.0<1>:f r2:zz").is_err());
+    assert!(
+        baregpu_isa::text::assemble(IsaGen::Gen12_5, "smov (8|M0) r1.0<1>:f r2.0<1;1,0>:f")
+            .is_err()
+    );
     assert!(baregpu_isa::compact::tables(IsaGen::Gen12_5).is_none());
     let v = baregpu_isa::validate::validate(
         IsaGen::Gen12_5,

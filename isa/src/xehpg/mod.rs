@@ -8,6 +8,7 @@
 //! assembler from text, typed LSC descriptors and a validator.
 
 pub mod codec;
+pub mod parse;
 pub mod print;
 pub mod tables;
 
