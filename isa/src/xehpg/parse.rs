@@ -17,7 +17,7 @@ use crate::inst::{
 
 type R<T> = Result<T, String>;
 
-const TYPES: [Type; 17] = [
+const TYPES: [Type; 15] = [
     Type::Ud,
     Type::D,
     Type::Uw,
@@ -33,8 +33,6 @@ const TYPES: [Type; 17] = [
     Type::Q,
     Type::Hf,
     Type::Bf,
-    Type::Ud,
-    Type::Ud,
 ];
 
 fn ty(s: &str) -> R<Type> {
@@ -279,13 +277,14 @@ fn dst(s: &str) -> R<(Dst, bool)> {
     ))
 }
 
-fn swsb(s: &str, op: Opcode) -> R<Option<Swsb>> {
+/// The SWSB options; a combined one's meaning follows from the opcode
+/// (see `Swsb::Both`), so `$n` and `$n.dst` read alike there.
+fn swsb(s: &str) -> R<Option<Swsb>> {
     let dist = |d: &str| d.parse::<u8>().map_err(|_| format!("bad SWSB {s}"));
     if let Some((a, b)) = s.split_once(',') {
         let (_, d) = a.split_once('@').ok_or_else(|| format!("bad SWSB {s}"))?;
         let t = b.trim_start_matches('$');
         let t = t.strip_suffix(".dst").unwrap_or(t);
-        let _ = op;
         return Ok(Some(Swsb::Both {
             dist: dist(d)?,
             sbid: dist(t)?,
@@ -416,7 +415,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         }
     }
     if !sw.is_empty() {
-        inst.swsb = swsb(&sw.join(","), op)?;
+        inst.swsb = swsb(&sw.join(","))?;
     }
     let op_at = |i: usize| {
         ops.get(i)
