@@ -67,6 +67,9 @@ pub enum DecodeError {
     Reserved { field: Field, value: u32 },
     /// Bits outside every field this instruction form defines are set.
     ReservedBits { mask: u128 },
+    /// A valid encoding this codec does not represent yet (Gen12.5:
+    /// indirect operands, register extended descriptors, some opcodes).
+    Unsupported { field: Field, value: u32 },
 }
 
 /// Why an [`Instruction`](crate::inst::Instruction) does not encode.
@@ -117,6 +120,12 @@ impl fmt::Display for DecodeError {
                 write!(f, "{field}: reserved code {value:#x}")
             }
             DecodeError::ReservedBits { mask } => write!(f, "reserved bits set: {mask:#034x}"),
+            DecodeError::Unsupported { field, value } => {
+                write!(
+                    f,
+                    "{field}: {value:#x} is valid but not supported by this codec yet"
+                )
+            }
         }
     }
 }

@@ -47,6 +47,14 @@ pub enum Type {
     Uv,
     /// Four 8-bit restricted floats (immediate only).
     Vf,
+    /// Unsigned quadword (Gen12.5).
+    Uq,
+    /// Signed quadword (Gen12.5).
+    Q,
+    /// 16-bit IEEE half float (Gen12.5).
+    Hf,
+    /// 16-bit bfloat (Gen12.5).
+    Bf,
 }
 
 impl Type {
@@ -55,15 +63,15 @@ impl Type {
     pub const fn size(self) -> u8 {
         match self {
             Type::Ub | Type::B => 1,
-            Type::Uw | Type::W | Type::V | Type::Uv => 2,
+            Type::Uw | Type::W | Type::V | Type::Uv | Type::Hf | Type::Bf => 2,
             Type::Ud | Type::D | Type::F | Type::Vf => 4,
-            Type::Df => 8,
+            Type::Df | Type::Uq | Type::Q => 8,
         }
     }
 
-    /// Floating-point types (F, DF, VF).
+    /// Floating-point types (F, DF, VF, HF, BF).
     pub const fn is_float(self) -> bool {
-        matches!(self, Type::F | Type::Df | Type::Vf)
+        matches!(self, Type::F | Type::Df | Type::Vf | Type::Hf | Type::Bf)
     }
 
     /// The assembly suffix (`ud`, `f`, `vf` ...).
@@ -80,6 +88,10 @@ impl Type {
             Type::V => "v",
             Type::Uv => "uv",
             Type::Vf => "vf",
+            Type::Uq => "uq",
+            Type::Q => "q",
+            Type::Hf => "hf",
+            Type::Bf => "bf",
         }
     }
 }
@@ -277,12 +289,59 @@ pub enum Sfid {
     DpDataCache1,
     /// Gen7.5 check-and-refinement engine.
     Cre,
+    /// Gen12.5 untyped global memory, load/store cache (LSC) port.
+    Ugm,
+    /// Gen12.5 untyped global memory, LSC, "ugml" port.
+    Ugml,
+    /// Gen12.5 typed global memory (LSC).
+    Tgm,
+    /// Gen12.5 shared local memory (LSC).
+    Slm,
+    /// Gen12.5 bindless thread dispatch.
+    Btd,
+    /// Gen12.5 ray-tracing accelerator.
+    Rta,
 }
 
-/// Software scoreboard token field of Gen12+ instructions, kept raw until a
-/// Gen12 codec gives it structure. Always `None` on Gen4-Gen7.5.
+/// In-order pipe a register-distance dependency waits on (Gen12.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Swsb(pub u16);
+pub enum Pipe {
+    /// `@n`: the pipe of the instruction itself.
+    Same,
+    /// `A@n`: every in-order pipe.
+    All,
+    /// `F@n`: float pipe.
+    Float,
+    /// `I@n`: integer pipe.
+    Int,
+    /// `L@n`: long (64-bit) pipe.
+    Long,
+}
+
+/// What an SBID token annotation does (Gen12.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TokenMode {
+    /// `$n`: this out-of-order instruction allocates token n.
+    Set,
+    /// `$n.dst`: wait until token n's destination is written.
+    Dst,
+    /// `$n.src`: wait until token n's sources are read.
+    Src,
+}
+
+/// Software scoreboard annotation of a Gen12.5 instruction (SWSB byte).
+/// `None` on Gen4-Gen7.5 and for the empty annotation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Swsb {
+    /// Register distance 1-7 on a pipe.
+    Dist { pipe: Pipe, dist: u8 },
+    /// An SBID token 0-15.
+    Token { mode: TokenMode, sbid: u8 },
+    /// Distance and token in one byte: the token is `Set` on send/math
+    /// (out-of-order instructions) and `Dst` on everything else; the
+    /// distance's pipe is `All` on send, `Same` elsewhere.
+    Both { dist: u8, sbid: u8 },
+}
 
 /// Where a register operand starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -496,6 +555,26 @@ pub enum Body {
     ThreeSrc(ThreeSrc),
     Send(Send),
     Branch(Branch),
+    /// Gen12.5 `sync`.
+    Sync(Sync),
+}
+
+/// Gen12.5 `sync` function (cond-modifier bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SyncFn {
+    Nop,
+    AllRd,
+    AllWr,
+    Fence,
+    Bar,
+    Host,
+}
+
+/// Gen12.5 `sync`: a function and one source (null or an immediate mask).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Sync {
+    pub function: SyncFn,
+    pub src0: Src,
 }
 
 /// A decoded native instruction.
@@ -570,6 +649,7 @@ impl Instruction {
                 DstSlot::Reg(d) => Some(d),
                 DstSlot::Vacant(_) => None,
             },
+            Body::Sync(_) => None,
         }
     }
 
@@ -581,6 +661,7 @@ impl Instruction {
             Body::ThreeSrc(t) => [Some(&t.src[0]), Some(&t.src[1]), Some(&t.src[2])],
             Body::Send(s) => [Some(&s.src0), None, None],
             Body::Branch(b) => [Some(&b.src0), Some(&b.src1), None],
+            Body::Sync(s) => [Some(&s.src0), None, None],
         }
     }
 

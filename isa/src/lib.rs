@@ -18,6 +18,7 @@ pub mod message;
 pub mod tables;
 pub mod text;
 pub mod validate;
+pub mod xehpg;
 
 pub use codec::{decode, decode_bytes, encode, encode_bytes};
 pub use error::{DecodeError, EncodeError};

@@ -6,8 +6,8 @@ use baregpu_isa::codec::from_dwords;
 use baregpu_isa::error::{DecodeError, EncodeError, Field, Slot};
 use baregpu_isa::inst::{
     AccessMode, Addr, Alu, Body, Branch, Compression, CondMod, Dst, DstSlot, FlagReg, GroupCtrl,
-    Imm, Instruction, Jump, MsgDesc, Opcode, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc,
-    Sfid, Src, Swizzle, Swsb, ThreeSrc, Type, Vacant,
+    Imm, Instruction, Jump, MsgDesc, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send,
+    SendDesc, Sfid, Src, Swizzle, Swsb, ThreeSrc, Type, Vacant,
 };
 use baregpu_isa::{IsaGen, decode, encode};
 
@@ -316,7 +316,10 @@ fn encode_refuses_what_does_not_exist() {
     i.exec_size = 3;
     assert_eq!(encode(Gen6, &i), unencodable(Field::ExecSize, 3));
     let mut i = mov(Gen6);
-    i.swsb = Some(Swsb(1));
+    i.swsb = Some(Swsb::Dist {
+        pipe: Pipe::Same,
+        dist: 1,
+    });
     assert_eq!(encode(Gen6, &i), unencodable(Field::Swsb, 0));
     let mut i = mov(Gen6);
     i.cond_mod = CondMod::R;

@@ -21,6 +21,9 @@ const fn reserved(field: Field, value: u32) -> DecodeError {
 
 /// Decodes one native instruction of `platform`.
 pub fn decode(platform: IsaGen, word: u128) -> Result<Instruction> {
+    if platform.is_xe() {
+        return crate::xehpg::decode(word);
+    }
     let t = tables::for_platform(platform);
     let f = &t.fields;
     let mut r = Reader::new(word);

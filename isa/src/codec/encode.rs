@@ -25,6 +25,9 @@ const fn odd(field: Field) -> EncodeError {
 
 /// Encodes one native instruction for `platform`.
 pub fn encode(platform: IsaGen, inst: &Instruction) -> Result<u128> {
+    if platform.is_xe() {
+        return crate::xehpg::encode(inst);
+    }
     let t = tables::for_platform(platform);
     let f = &t.fields;
     let info = t

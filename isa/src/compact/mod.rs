@@ -68,6 +68,8 @@ pub fn tables(p: IsaGen) -> Option<&'static CompactTables> {
         IsaGen::G45 => Some(&g45::TABLES),
         IsaGen::Gen6 => Some(&gen6::TABLES),
         IsaGen::Gen7 | IsaGen::Gen75 => Some(&gen7::TABLES),
+        // Xe-HPG has compaction tables of its own; not written yet.
+        IsaGen::Gen12_5 => None,
     }
 }
 

@@ -280,6 +280,10 @@ pub fn decode(p: IsaGen, sfid: Sfid, desc: &MsgDesc) -> Result<Message, MessageE
         | Sfid::DpDataCache
         | Sfid::DpDataCache1 => dataport::decode(p, sfid, fc)?,
         Sfid::Vme | Sfid::PixelInterpolator | Sfid::Cre => Message::Other { sfid, function: fc },
+        // Gen12.5 LSC and ray-tracing functions: not typed yet.
+        Sfid::Ugm | Sfid::Ugml | Sfid::Tgm | Sfid::Slm | Sfid::Btd | Sfid::Rta => {
+            Message::Other { sfid, function: fc }
+        }
     })
 }
 

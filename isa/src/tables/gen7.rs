@@ -250,3 +250,11 @@ pub(super) static GEN75: GenTables = GenTables {
     jmpi_unit: 8,
     arf: ARF,
 };
+
+/// Placeholder for Gen12.5 in the Gen4-Gen7.5 table shape: no opcode
+/// decodes (see `tables::for_platform`).
+pub const GEN12_5_NONE: GenTables = GenTables {
+    platform: IsaGen::Gen12_5,
+    opcodes: &[],
+    ..GEN75
+};

@@ -377,6 +377,10 @@ pub fn for_platform(platform: IsaGen) -> &'static GenTables {
         IsaGen::Gen6 => &gen6::GEN6,
         IsaGen::Gen7 => &gen7::GEN7,
         IsaGen::Gen75 => &gen7::GEN75,
+        // Xe-HPG's native format is not this table's shape (`crate::xehpg`
+        // has its own); this entry has no opcodes, so any table-driven path
+        // reached with Gen12.5 refuses every word instead of misreading it.
+        IsaGen::Gen12_5 => &gen7::GEN12_5_NONE,
     }
 }
 

@@ -153,7 +153,46 @@ pub fn assemble_program_with(
     text: &str,
     opts: AsmOptions,
 ) -> Result<Vec<Program>, AsmError> {
+    if p.is_xe() {
+        return xe_program(text, opts);
+    }
     layout::place(p, &pieces(p, text)?, opts)
+}
+
+/// Gen12.5: one native instruction per line through
+/// `crate::xehpg::parse` (labels are `L<byte offset>`, as IGA prints
+/// them; no compaction, no symbolic messages yet).
+fn xe_program(text: &str, opts: AsmOptions) -> Result<Vec<Program>, AsmError> {
+    if opts.compact {
+        return Err(AsmError {
+            line: 1,
+            col: 1,
+            message: "gen12.5: no compaction yet".into(),
+        });
+    }
+    let mut out = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let mut line = raw.split("//").next().unwrap_or("").trim();
+        // The disassembler's `/* offset */` prefix.
+        if let Some(rest) = line.strip_prefix("/*").and_then(|r| r.split_once("*/")) {
+            line = rest.1.trim();
+        }
+        if line.is_empty() || (line.starts_with('L') && line.ends_with(':')) {
+            continue;
+        }
+        let pc = 16 * out.len() as i64;
+        let inst = crate::xehpg::parse::parse(line, pc).map_err(|message| AsmError {
+            line: n + 1,
+            col: 1,
+            message,
+        })?;
+        out.push(Program::Inst {
+            inst,
+            compacted: false,
+            line: n + 1,
+        });
+    }
+    Ok(out)
 }
 
 /// Assembles a source text to little-endian bytes.

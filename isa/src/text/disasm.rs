@@ -12,6 +12,7 @@ use super::print::{Labels, print_with};
 use crate::codec;
 use crate::compact;
 use crate::generation::IsaGen;
+use crate::inst::Jump;
 use crate::inst::{Body, Instruction, Send, SendDesc};
 
 /// Why a binary does not disassemble.
@@ -94,6 +95,9 @@ pub fn disassemble_to(
     opts: DisasmOptions,
     out: &mut impl Write,
 ) -> Result<(), DisasmError> {
+    if p.is_xe() {
+        return xe_disassemble_to(p, bytes, opts, out);
+    }
     let labels = first_pass(p, bytes, opts.labels)?;
     let mut at = 0;
     let mut line = String::new();
@@ -175,6 +179,56 @@ fn write_line(
         let _ = write!(out, " // {text}");
     }
     out.push('\n');
+}
+
+/// Gen12.5: the `crate::xehpg` printer, branch targets as IGA's labels.
+/// There is no Gen12.5 assembler yet, so lines are not checked by
+/// reassembly (tests/xehpg_iga.rs checks the printer against iga64).
+fn xe_disassemble_to(
+    p: IsaGen,
+    bytes: &[u8],
+    opts: DisasmOptions,
+    out: &mut impl Write,
+) -> Result<(), DisasmError> {
+    let mut decoded = Vec::new();
+    let mut labels = BTreeSet::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let d = decode_at(p, bytes, at)?;
+        if let Body::Branch(b) = &d.inst.body {
+            let here = d.at as i64;
+            match b.jump {
+                Jump::JipUip { jip, uip } => {
+                    labels.insert(here + i64::from(jip));
+                    labels.insert(here + i64::from(uip));
+                }
+                Jump::Jip { jip } => {
+                    labels.insert(here + i64::from(jip));
+                }
+                Jump::Count { .. } => {}
+            }
+        }
+        at += d.size;
+        decoded.push(d);
+    }
+    let mut line = String::new();
+    for d in &decoded {
+        line.clear();
+        if opts.labels && labels.contains(&(d.at as i64)) {
+            let _ = writeln!(line, "L{}:", d.at);
+        }
+        if opts.offsets {
+            let _ = write!(line, "/* {:04x} */ ", d.at);
+        }
+        let pc = opts.labels.then_some(d.at as i64);
+        line.push_str(&crate::xehpg::print::print(&d.inst, pc));
+        line.push('\n');
+        out.write_str(&line).map_err(|_| write_failed(d.at))?;
+    }
+    if opts.labels && labels.contains(&(bytes.len() as i64)) {
+        writeln!(out, "L{}:", bytes.len()).map_err(|_| write_failed(bytes.len()))?;
+    }
+    Ok(())
 }
 
 /// The symbolic form of a send's immediate descriptor, when it has one.

@@ -58,6 +58,8 @@ pub fn print(p: IsaGen, inst: &Instruction) -> Option<String> {
         Body::ThreeSrc(t) => three(p, inst, t),
         Body::Send(s) => send::send(p, inst, s),
         Body::Branch(b) => flow::branch(p, inst, b),
+        // Gen12.5 only; gen4asm has no such instruction.
+        Body::Sync(_) => None,
     }
 }
 

@@ -22,6 +22,9 @@ use crate::tables::{self, SendLayout};
 /// what the assembler fills in; [`super::disassemble`] also checks the
 /// line reassembles exactly.
 pub fn print_instruction(p: IsaGen, inst: &Instruction) -> String {
+    if p.is_xe() {
+        return crate::xehpg::print::print(inst, None);
+    }
     print_with(p, inst, None)
 }
 
@@ -229,6 +232,11 @@ impl Printer<'_> {
             }
             Body::Send(s) => self.send(s, i.saturate, align16)?,
             Body::Branch(b) => self.branch(i.opcode, b)?,
+            // Gen12.5 only (`crate::xehpg` prints Gen12.5 code).
+            Body::Sync(s) => {
+                self.out.push(' ');
+                self.src(&s.src0, false)?;
+            }
         }
         Ok(())
     }

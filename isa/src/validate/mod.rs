@@ -84,6 +84,14 @@ impl fmt::Display for Violation {
 /// Checks one instruction against every rule of `p` that can be decided
 /// from the instruction alone.
 pub fn validate(p: IsaGen, inst: &Instruction) -> Vec<Violation> {
+    if p.is_xe() {
+        return alloc::vec![Violation {
+            rule: Rule::NoRulesForGeneration,
+            operand: None,
+            severity: Severity::Error,
+            message: alloc::format!("{p}: the validator has no rules for this generation yet"),
+        }];
+    }
     let mut c = Check::new(p, inst);
     operands::check(&mut c);
     types::check(&mut c);

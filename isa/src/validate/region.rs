@@ -110,7 +110,7 @@ fn exec_size_limit(c: &mut Check<'_>, ops: &facts::Operands<'_>) {
         }
         // Haswell DF keeps 8-byte elements: ExecSize * 8 <= 64 [ext: Mesa
         // brw_eu_validate.c, "ExecSize * n must be <= 64"].
-        IsaGen::Gen75 => match size {
+        IsaGen::Gen75 | IsaGen::Gen12_5 => match size {
             8 => 8,
             4 => 16,
             _ => 32,

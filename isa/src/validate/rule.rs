@@ -13,6 +13,9 @@
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
+    /// The generation has no rules here yet (Gen12.5): reported instead of
+    /// an empty, falsely clean result.
+    NoRulesForGeneration,
     // ---- Region parameters (region.rs) ----
     /// ExecSize at most the limit of the widest operand type: Gen4 8 (dword)
     /// or 16 (word/byte), twice that compressed (000 lines 8439, 8490-8498);

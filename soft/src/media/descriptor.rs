@@ -87,6 +87,8 @@ pub(crate) fn unpack(
     instruction: u64,
 ) -> Result<Descriptor, MediaError> {
     Ok(match p {
+        // No Gen12.5 media pipeline model.
+        IsaGen::Gen12_5 => return Err(MediaError::Command),
         IsaGen::Gen4 => gen4_descriptor!(gen4, dw, general),
         IsaGen::G45 => gen4_descriptor!(g45, dw, general),
         IsaGen::Gen6 => {

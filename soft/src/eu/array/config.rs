@@ -55,6 +55,9 @@ impl EuConfig {
             IsaGen::G45 => (10, 5),
             IsaGen::Gen6 => (6, 4),
             IsaGen::Gen7 | IsaGen::Gen75 => (12, 8),
+            // Not modelled: Gen12.5 code never decodes for the EU array
+            // (the predecoder refuses it), so the shape is never used.
+            IsaGen::Gen12_5 => (12, 8),
         };
         EuConfig {
             eus,

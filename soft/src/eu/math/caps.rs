@@ -94,7 +94,8 @@ pub fn max_exec_size(platform: IsaGen, func: MathFn) -> u8 {
                 16
             }
         }
-        IsaGen::Gen7 | IsaGen::Gen75 => {
+        // Gen12.5 is not modelled (its code does not predecode).
+        IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => {
             if is_int_div(func) {
                 8
             } else {

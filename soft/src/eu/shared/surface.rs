@@ -235,6 +235,9 @@ impl Surface {
                     ..raw_of!(&s)
                 }
             }
+            IsaGen::Gen12_5 => {
+                return Err(SurfaceError::BadState("no Gen12.5 SURFACE_STATE model"));
+            }
             IsaGen::Gen7 | IsaGen::Gen75 => {
                 let s = baregpu_hal::gen7::structs::RenderSurfaceState::unpack(dw).map_err(bad)?;
                 let i = if s.surface_horizontal_alignment == 1 {
@@ -487,7 +490,8 @@ impl BindingTable {
         let len = match self.platform {
             IsaGen::Gen4 => 5,
             IsaGen::G45 | IsaGen::Gen6 => 6,
-            IsaGen::Gen7 | IsaGen::Gen75 => 8,
+            // Gen12.5 surfaces are refused in `from_surface_state`.
+            IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => 8,
         };
         let mut bytes = [0u8; 32];
         let state = self.surface_state_base.wrapping_add(pointer);

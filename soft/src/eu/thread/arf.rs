@@ -56,7 +56,8 @@ impl Thread {
         self.fp.rounding = match p {
             IsaGen::Gen4 | IsaGen::G45 => Rounding::TowardZero,
             IsaGen::Gen6 => Rounding::NearestEven,
-            IsaGen::Gen7 | IsaGen::Gen75 => match (c >> 4) & 3 {
+            // Gen12.5 threads are not modelled (their code does not decode).
+            IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => match (c >> 4) & 3 {
                 0 => Rounding::NearestEven,
                 1 => Rounding::Up,
                 2 => Rounding::Down,

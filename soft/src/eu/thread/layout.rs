@@ -59,7 +59,7 @@ pub const fn mrf_regs(p: IsaGen) -> usize {
     match p {
         IsaGen::Gen4 | IsaGen::G45 => 16,
         IsaGen::Gen6 => 24,
-        IsaGen::Gen7 | IsaGen::Gen75 => 0,
+        IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => 0,
     }
 }
 

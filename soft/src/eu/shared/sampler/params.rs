@@ -85,6 +85,8 @@ pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Op
             O::Resinfo => with(uv(0, 0), Some(0), None),
             _ => return None,
         },
+        // No Gen12.5 sampler model.
+        IsaGen::Gen12_5 => return None,
         IsaGen::Gen7 | IsaGen::Gen75 => match op {
             O::Sample => uv(0, 1),
             O::SampleB | O::SampleL => with(uv(1, 2), Some(0), None),

@@ -265,6 +265,7 @@ pub fn decode(p: IsaGen, dw: &[u32; 4]) -> Result<SamplerState, SendError> {
                 6
             )
         }
+        IsaGen::Gen12_5 => return Err(bad("no Gen12.5 SAMPLER_STATE model")),
         IsaGen::Gen7 | IsaGen::Gen75 => {
             let s = baregpu_hal::gen7::structs::SamplerState::unpack(dw).map_err(undecodable)?;
             raw_of!(

@@ -1,0 +1,1067 @@
+//! Xe-HPG 128-bit word <-> [`Instruction`].
+//!
+//! The decoder marks every bit a field of the word's form reads; any other
+//! bit set refuses the word (`ReservedBits`), so decoding is exact. The
+//! encoder writes the fields and then decodes its own word: an instruction
+//! that would come back different (a field this form does not have, a
+//! value the representation normalises) is refused as `NotCanonical`, so
+//! `decode(encode(i)) == i` and `encode(decode(w)) == w` whenever they
+//! succeed.
+
+use super::tables::{self as t, Form, code, send as sd, three as th};
+use crate::codec::{Reader, Writer};
+use crate::error::{DecodeError, EncodeError, Field, Slot};
+use crate::inst::{
+    AccessMode, Addr, Alu, Body, Branch, CondMod, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm,
+    Instruction, Jump, Math, MsgDesc, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send,
+    SendDesc, Src, Swsb, Sync, ThreadCtrl, ThreeSrc, TokenMode, Type, Vacant, WRITEMASK_XYZW,
+};
+use crate::tables::Bits;
+
+type DResult<T> = Result<T, DecodeError>;
+type EResult<T> = Result<T, EncodeError>;
+
+/// An operand slot the form does not have: all of its bits are zero.
+pub const ABSENT: Src = Src::Vacant(Vacant {
+    file: RegFile::Arf,
+    ty: Type::Ub,
+});
+
+/// The destination slot of a branch (no destination fields).
+pub const NO_DST: DstSlot = DstSlot::Vacant(Vacant {
+    file: RegFile::Arf,
+    ty: Type::Ub,
+});
+
+/// Align1 predicate codes [Mesa brw_eu_defines.h enum brw_predicate,
+/// BRW_PREDICATE_NORMAL .. BRW_PREDICATE_ALIGN1_ALL32H]; 14-15 reserved.
+const PREDS: [Option<PredCtrl>; 16] = [
+    Some(PredCtrl::None),
+    Some(PredCtrl::Normal),
+    Some(PredCtrl::AnyV),
+    Some(PredCtrl::AllV),
+    Some(PredCtrl::Any2H),
+    Some(PredCtrl::All2H),
+    Some(PredCtrl::Any4H),
+    Some(PredCtrl::All4H),
+    Some(PredCtrl::Any8H),
+    Some(PredCtrl::All8H),
+    Some(PredCtrl::Any16H),
+    Some(PredCtrl::All16H),
+    Some(PredCtrl::Any32H),
+    Some(PredCtrl::All32H),
+    None,
+    None,
+];
+
+/// Condition modifiers [Mesa brw_eu_defines.h enum brw_conditional_mod];
+/// 7 (the Gen4 round-increment code) is reserved.
+const CONDS: [Option<CondMod>; 16] = [
+    Some(CondMod::None),
+    Some(CondMod::Z),
+    Some(CondMod::Nz),
+    Some(CondMod::G),
+    Some(CondMod::Ge),
+    Some(CondMod::L),
+    Some(CondMod::Le),
+    None,
+    Some(CondMod::O),
+    Some(CondMod::U),
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+];
+
+const fn reserved(field: Field, value: u32) -> DecodeError {
+    DecodeError::Reserved { field, value }
+}
+
+fn look<T: Copy>(table: &[Option<T>], v: u32, field: Field) -> DResult<T> {
+    table
+        .get(v as usize)
+        .copied()
+        .flatten()
+        .ok_or(reserved(field, v))
+}
+
+/// The form of an opcode number.
+pub fn form_of(code: u8) -> Option<(Opcode, Form)> {
+    t::OPCODES
+        .iter()
+        .find(|(c, _, _)| *c == code)
+        .map(|&(_, o, f)| (o, f))
+}
+
+fn code_of_opcode(op: Opcode) -> Option<(u8, Form)> {
+    t::OPCODES
+        .iter()
+        .find(|(_, o, _)| *o == op)
+        .map(|&(c, _, f)| (c, f))
+}
+
+/// Send and math run out of order: a combined SWSB byte sets their token
+/// [Mesa brw_eu_defines.h tgl_swsb_decode, `is_unordered`].
+pub fn out_of_order(op: Opcode) -> bool {
+    matches!(op, Opcode::Send | Opcode::Sendc | Opcode::Math)
+}
+
+/// The SWSB byte [Mesa brw_eu_defines.h tgl_swsb_decode, ver < 20 with
+/// verx10 >= 125 pipes: 0x08 all, 0x10 float, 0x18 int, 0x50 long;
+/// 0x20/0x30/0x40 token dst/src/set; 0x80 | dist << 4 | sbid combined].
+/// A distance of 0 with a pipe or in the combined form is reserved.
+fn swsb_of(x: u32) -> DResult<Option<Swsb>> {
+    let dist = (x & 7) as u8;
+    let sbid = (x & 0xF) as u8;
+    let dist_on = |pipe| {
+        if dist == 0 {
+            Err(reserved(Field::Swsb, x))
+        } else {
+            Ok(Some(Swsb::Dist { pipe, dist }))
+        }
+    };
+    match x {
+        0 => Ok(None),
+        0x01..=0x07 => dist_on(Pipe::Same),
+        0x08..=0x0F => dist_on(Pipe::All),
+        0x10..=0x17 => dist_on(Pipe::Float),
+        0x18..=0x1F => dist_on(Pipe::Int),
+        0x50..=0x57 => dist_on(Pipe::Long),
+        0x20..=0x2F => Ok(Some(Swsb::Token {
+            mode: TokenMode::Dst,
+            sbid,
+        })),
+        0x30..=0x3F => Ok(Some(Swsb::Token {
+            mode: TokenMode::Src,
+            sbid,
+        })),
+        0x40..=0x4F => Ok(Some(Swsb::Token {
+            mode: TokenMode::Set,
+            sbid,
+        })),
+        0x90..=0xFF => Ok(Some(Swsb::Both {
+            dist: ((x >> 4) & 7) as u8,
+            sbid,
+        })),
+        _ => Err(reserved(Field::Swsb, x)),
+    }
+}
+
+fn swsb_code(s: Option<Swsb>) -> EResult<u64> {
+    let bad = |v: u8| EncodeError::Unencodable {
+        field: Field::Swsb,
+        value: i64::from(v),
+    };
+    Ok(match s {
+        None => 0,
+        Some(Swsb::Dist { pipe, dist }) => {
+            if !(1..=7).contains(&dist) {
+                return Err(bad(dist));
+            }
+            let base = match pipe {
+                Pipe::Same => 0,
+                Pipe::All => 0x08,
+                Pipe::Float => 0x10,
+                Pipe::Int => 0x18,
+                Pipe::Long => 0x50,
+            };
+            base | u64::from(dist)
+        }
+        Some(Swsb::Token { mode, sbid }) => {
+            if sbid > 15 {
+                return Err(bad(sbid));
+            }
+            let base = match mode {
+                TokenMode::Dst => 0x20,
+                TokenMode::Src => 0x30,
+                TokenMode::Set => 0x40,
+            };
+            base | u64::from(sbid)
+        }
+        Some(Swsb::Both { dist, sbid }) => {
+            if !(1..=7).contains(&dist) {
+                return Err(bad(dist));
+            }
+            if sbid > 15 {
+                return Err(bad(sbid));
+            }
+            0x80 | u64::from(dist) << 4 | u64::from(sbid)
+        }
+    })
+}
+
+fn file_of(bit: bool) -> RegFile {
+    if bit { RegFile::Grf } else { RegFile::Arf }
+}
+
+/// Decodes one native Xe-HPG instruction.
+pub fn decode(word: u128) -> DResult<Instruction> {
+    let mut r = Reader::new(word);
+    if r.flag(t::CMPT) {
+        return Err(DecodeError::Compacted);
+    }
+    let code = r.get(t::OPCODE);
+    let (opcode, form) =
+        form_of(code as u8).ok_or(DecodeError::UnknownOpcode { code: code as u8 })?;
+    if t::UNSUPPORTED.contains(&opcode) {
+        return Err(DecodeError::Unsupported {
+            field: Field::Opcode,
+            value: code,
+        });
+    }
+    let swsb = swsb_of(r.get(t::SWSB))?;
+    let mut inst = Instruction::new(
+        opcode,
+        1,
+        GroupCtrl::Quarter { qtr: 0, nib: false },
+        Body::Alu(Alu {
+            dst: null_dst(),
+            src0: ABSENT,
+            src1: ABSENT,
+        }),
+    );
+    inst.swsb = swsb;
+    if form == Form::Bare {
+        r.finish()?;
+        return Ok(inst);
+    }
+    let exec = r.get(t::EXEC_SIZE);
+    inst.exec_size = look(&t::EXEC_SIZES, exec, Field::ExecSize)?;
+    inst.group = GroupCtrl::Quarter {
+        qtr: r.get(t::QTR_CTRL) as u8,
+        nib: r.flag(t::NIB_CTRL),
+    };
+    inst.flag = FlagReg {
+        reg: r.get(t::FLAG_REG) as u8,
+        subreg: r.get(t::FLAG_SUBREG) as u8,
+    };
+    inst.pred_ctrl = look(&PREDS, r.get(t::PRED_CTRL), Field::PredCtrl)?;
+    inst.pred_inv = r.flag(t::PRED_INV);
+    inst.debug = r.flag(t::DEBUG);
+    inst.no_mask = r.flag(t::MASK_CTRL);
+    inst.thread_ctrl = if r.flag(t::ATOMIC) {
+        ThreadCtrl::Atomic
+    } else {
+        ThreadCtrl::Normal
+    };
+    if form != Form::Send {
+        inst.acc_wr_ctrl = r.flag(t::ACC_WR);
+    }
+    inst.body = match form {
+        Form::One | Form::Two => {
+            inst.saturate = r.flag(t::SATURATE);
+            let dst = dst(&mut r)?;
+            let src0 = src0(&mut r, form == Form::One)?;
+            let src1 = if form == Form::Two {
+                src1(&mut r)?
+            } else {
+                ABSENT
+            };
+            if !is_imm64(&src0) {
+                inst.cond_mod = look(&CONDS, r.get(t::COND_MOD), Field::CondMod)?;
+            }
+            Body::Alu(Alu { dst, src0, src1 })
+        }
+        Form::Math => {
+            inst.saturate = r.flag(t::SATURATE);
+            let fc = r.get(t::COND_MOD);
+            let function = look(&t::MATH_FNS, fc, Field::MathFn)?;
+            let dst = dst(&mut r)?;
+            let src0 = src0(&mut r, false)?;
+            let src1 = if binary_math(function) {
+                src1(&mut r)?
+            } else {
+                ABSENT
+            };
+            Body::Math(Math {
+                function,
+                dst,
+                src0,
+                src1,
+            })
+        }
+        Form::Three => {
+            inst.saturate = r.flag(t::SATURATE);
+            inst.cond_mod = look(&CONDS, r.get(t::COND_MOD), Field::CondMod)?;
+            Body::ThreeSrc(three_src(&mut r)?)
+        }
+        Form::Send => Body::Send(send(&mut r)?),
+        Form::Sync => {
+            let function = look(&t::SYNC_FNS, r.get(t::COND_MOD), Field::CondMod)?;
+            // The implied null destination carries HorzStride 1 [iga].
+            let hs = r.get(t::DST_HSTRIDE);
+            if hs != 1 {
+                return Err(reserved(Field::HStride, hs));
+            }
+            let src0 = src0(&mut r, true)?;
+            Body::Sync(Sync { function, src0 })
+        }
+        Form::JipUip | Form::Jip => {
+            if !r.flag(t::SRC0_IS_IMM) {
+                return Err(reserved(Field::Jump, 0));
+            }
+            let jip = r.signed(t::JIP);
+            let jump = if form == Form::JipUip {
+                if !r.flag(t::SRC1_IS_IMM) {
+                    return Err(reserved(Field::Jump, 1));
+                }
+                Jump::JipUip {
+                    jip,
+                    uip: r.signed(t::UIP),
+                }
+            } else {
+                Jump::Jip { jip }
+            };
+            Body::Branch(Branch {
+                dst: NO_DST,
+                src0: ABSENT,
+                src1: ABSENT,
+                jump,
+            })
+        }
+        Form::Bare => unreachable_bare(),
+    };
+    r.finish()?;
+    Ok(inst)
+}
+
+/// `Form::Bare` returns before the body match; kept total without a panic.
+fn unreachable_bare() -> Body {
+    Body::Alu(Alu {
+        dst: null_dst(),
+        src0: ABSENT,
+        src1: ABSENT,
+    })
+}
+
+fn null_dst() -> Dst {
+    Dst {
+        file: RegFile::Arf,
+        ty: Type::Ub,
+        addr: Addr::Direct { nr: 0, subnr: 0 },
+        hstride: 0,
+        writemask: WRITEMASK_XYZW,
+    }
+}
+
+fn binary_math(f: crate::inst::MathFn) -> bool {
+    matches!(f, crate::inst::MathFn::Fdiv | crate::inst::MathFn::Pow)
+}
+
+fn is_imm64(s: &Src) -> bool {
+    matches!(s, Src::Imm(i) if i.ty.size() == 8)
+}
+
+fn dst(r: &mut Reader) -> DResult<Dst> {
+    if r.flag(t::DST_ADDR_MODE) {
+        return Err(DecodeError::Unsupported {
+            field: Field::Addr(Slot::Dst),
+            value: 1,
+        });
+    }
+    Ok(Dst {
+        file: file_of(r.flag(t::DST_FILE)),
+        ty: look(&t::REG_TYPES, r.get(t::DST_TYPE), Field::Type(Slot::Dst))?,
+        addr: Addr::Direct {
+            nr: r.get(t::DST_NR) as u8,
+            subnr: r.get(t::DST_SUBREG) as u8,
+        },
+        hstride: t::HSTRIDES[r.get(t::DST_HSTRIDE) as usize],
+        writemask: WRITEMASK_XYZW,
+    })
+}
+
+struct SrcBits {
+    slot: Slot,
+    ty: Bits,
+    file: Bits,
+    nr: Bits,
+    subreg: Bits,
+    addr_mode: Bits,
+    vstride: Bits,
+    width: Bits,
+    hstride: Bits,
+    abs: Bits,
+    neg: Bits,
+}
+
+const SRC0: SrcBits = SrcBits {
+    slot: Slot::Src0,
+    ty: t::SRC0_TYPE,
+    file: t::SRC0_FILE,
+    nr: t::SRC0_NR,
+    subreg: t::SRC0_SUBREG,
+    addr_mode: t::SRC0_ADDR_MODE,
+    vstride: t::SRC0_VSTRIDE,
+    width: t::SRC0_WIDTH,
+    hstride: t::SRC0_HSTRIDE,
+    abs: t::SRC0_ABS,
+    neg: t::SRC0_NEG,
+};
+
+const SRC1: SrcBits = SrcBits {
+    slot: Slot::Src1,
+    ty: t::SRC1_TYPE,
+    file: t::SRC1_FILE,
+    nr: t::SRC1_NR,
+    subreg: t::SRC1_SUBREG,
+    addr_mode: t::SRC1_ADDR_MODE,
+    vstride: t::SRC1_VSTRIDE,
+    width: t::SRC1_WIDTH,
+    hstride: t::SRC1_HSTRIDE,
+    abs: t::SRC1_ABS,
+    neg: t::SRC1_NEG,
+};
+
+fn reg_src(r: &mut Reader, b: &SrcBits) -> DResult<Src> {
+    if r.flag(b.addr_mode) {
+        return Err(DecodeError::Unsupported {
+            field: Field::Addr(b.slot),
+            value: 1,
+        });
+    }
+    Ok(Src::Reg(RegSrc {
+        file: file_of(r.flag(b.file)),
+        ty: look(&t::REG_TYPES, r.get(b.ty), Field::Type(b.slot))?,
+        addr: Addr::Direct {
+            nr: r.get(b.nr) as u8,
+            subnr: r.get(b.subreg) as u8,
+        },
+        region: Region::Align1 {
+            vstride: look(&t::VSTRIDES, r.get(b.vstride), Field::Region(b.slot))?,
+            width: look(&t::WIDTHS, r.get(b.width), Field::Region(b.slot))?,
+            hstride: t::HSTRIDES[r.get(b.hstride) as usize],
+        },
+        abs: r.flag(b.abs),
+        negate: r.flag(b.neg),
+    }))
+}
+
+/// src0: an immediate fills 127:96, or 127:64 for 64-bit types (then only
+/// in a one-source form, where no src1 fields exist).
+fn src0(r: &mut Reader, one_source: bool) -> DResult<Src> {
+    if !r.flag(t::SRC0_IS_IMM) {
+        return reg_src(r, &SRC0);
+    }
+    let c = r.get(t::SRC0_TYPE);
+    let ty = look(&t::IMM_TYPES, c, Field::Type(Slot::Src0))?;
+    if !one_source {
+        // src1's fields share 127:96: no room for a src0 immediate.
+        return Err(reserved(Field::File(Slot::Src0), 1));
+    }
+    let bits = if ty.size() == 8 {
+        u64::from(r.get(t::IMM64_HI)) << 32 | u64::from(r.get(t::IMM64_LO))
+    } else {
+        u64::from(r.get(t::IMM32))
+    };
+    Ok(Src::Imm(Imm { ty, bits }))
+}
+
+fn src1(r: &mut Reader) -> DResult<Src> {
+    if !r.flag(t::SRC1_IS_IMM) {
+        return reg_src(r, &SRC1);
+    }
+    let c = r.get(t::SRC1_TYPE);
+    let ty = look(&t::IMM_TYPES, c, Field::Type(Slot::Src1))?;
+    if ty.size() == 8 {
+        return Err(reserved(Field::Type(Slot::Src1), c));
+    }
+    Ok(Src::Imm(Imm {
+        ty,
+        bits: u64::from(r.get(t::IMM32)),
+    }))
+}
+
+fn three_types(exec_float: bool) -> &'static [Option<Type>; 8] {
+    if exec_float {
+        &t::THREE_FLOAT_TYPES
+    } else {
+        &t::THREE_INT_TYPES
+    }
+}
+
+fn three_src(r: &mut Reader) -> DResult<ThreeSrc> {
+    let types = three_types(r.flag(th::EXEC_TYPE));
+    let dst = Dst {
+        file: file_of(r.flag(th::DST_FILE)),
+        ty: look(types, r.get(th::DST_TYPE), Field::Type(Slot::Dst))?,
+        addr: Addr::Direct {
+            nr: r.get(th::DST_NR) as u8,
+            subnr: r.get(th::DST_SUBREG) as u8,
+        },
+        hstride: if r.flag(th::DST_HSTRIDE) { 2 } else { 1 },
+        writemask: WRITEMASK_XYZW,
+    };
+    let ty0 = r.get(th::SRC0_TYPE);
+    let src0 = if r.flag(th::SRC0_IS_IMM) {
+        Src::Imm(Imm {
+            ty: look(types, ty0, Field::Type(Slot::Src0))?,
+            bits: r.get64(th::SRC0_IMM),
+        })
+    } else {
+        let vs = r.get(th::SRC0_VSTRIDE_HI) << 1 | r.get(th::SRC0_VSTRIDE_LO);
+        Src::Reg(RegSrc {
+            file: file_of(r.flag(th::SRC0_FILE)),
+            ty: look(types, ty0, Field::Type(Slot::Src0))?,
+            addr: Addr::Direct {
+                nr: r.get(th::SRC0_NR) as u8,
+                subnr: r.get(th::SRC0_SUBREG) as u8,
+            },
+            region: Region::Align1 {
+                vstride: th::VSTRIDES[vs as usize],
+                width: 1,
+                hstride: t::HSTRIDES[r.get(th::SRC0_HSTRIDE) as usize],
+            },
+            abs: r.flag(th::SRC0_ABS),
+            negate: r.flag(th::SRC0_NEG),
+        })
+    };
+    let vs1 = r.get(th::SRC1_VSTRIDE_HI) << 1 | r.get(th::SRC1_VSTRIDE_LO);
+    let src1 = Src::Reg(RegSrc {
+        file: file_of(r.flag(th::SRC1_FILE)),
+        ty: look(types, r.get(th::SRC1_TYPE), Field::Type(Slot::Src1))?,
+        addr: Addr::Direct {
+            nr: r.get(th::SRC1_NR) as u8,
+            subnr: r.get(th::SRC1_SUBREG) as u8,
+        },
+        region: Region::Align1 {
+            vstride: th::VSTRIDES[vs1 as usize],
+            width: 1,
+            hstride: t::HSTRIDES[r.get(th::SRC1_HSTRIDE) as usize],
+        },
+        abs: r.flag(th::SRC1_ABS),
+        negate: r.flag(th::SRC1_NEG),
+    });
+    let ty2 = r.get(th::SRC2_TYPE);
+    let src2 = if r.flag(th::SRC2_IS_IMM) {
+        Src::Imm(Imm {
+            ty: look(types, ty2, Field::Type(Slot::Src2))?,
+            bits: r.get64(th::SRC2_IMM),
+        })
+    } else {
+        Src::Reg(RegSrc {
+            file: file_of(r.flag(th::SRC2_FILE)),
+            ty: look(types, ty2, Field::Type(Slot::Src2))?,
+            addr: Addr::Direct {
+                nr: r.get(th::SRC2_NR) as u8,
+                subnr: r.get(th::SRC2_SUBREG) as u8,
+            },
+            region: Region::Align1 {
+                vstride: 0,
+                width: 1,
+                hstride: t::HSTRIDES[r.get(th::SRC2_HSTRIDE) as usize],
+            },
+            abs: r.flag(th::SRC2_ABS),
+            negate: r.flag(th::SRC2_NEG),
+        })
+    };
+    Ok(ThreeSrc {
+        dst,
+        src: [src0, src1, src2],
+    })
+}
+
+/// The canonical operand of a send payload or destination register.
+pub fn send_reg(file: RegFile, nr: u8) -> RegSrc {
+    RegSrc {
+        file,
+        ty: Type::Ud,
+        addr: Addr::Direct { nr, subnr: 0 },
+        region: Region::Align1 {
+            vstride: 0,
+            width: 1,
+            hstride: 0,
+        },
+        negate: false,
+        abs: false,
+    }
+}
+
+/// The register descriptor operand, a0.0.
+pub fn desc_a0() -> RegSrc {
+    send_reg(RegFile::Arf, crate::inst::arf::A0)
+}
+
+/// Descriptor bits the normalised fields hold (mlen 28:25, rlen 24:20,
+/// header 19); `MsgDesc::function` keeps every other bit, 31:29 included.
+const DESC_LENGTHS: u32 = 0x1FF8_0000;
+
+pub fn msg_desc(desc: u32) -> MsgDesc {
+    MsgDesc {
+        mlen: ((desc >> 25) & 0xF) as u8,
+        rlen: ((desc >> 20) & 0x1F) as u8,
+        header: desc & (1 << 19) != 0,
+        function: desc & !DESC_LENGTHS,
+    }
+}
+
+pub fn desc_word(d: &MsgDesc) -> EResult<u32> {
+    if d.mlen > 15 || d.rlen > 31 || d.function & DESC_LENGTHS != 0 {
+        return Err(EncodeError::Unencodable {
+            field: Field::Desc,
+            value: i64::from(d.function),
+        });
+    }
+    Ok(d.function | u32::from(d.mlen) << 25 | u32::from(d.rlen) << 20 | u32::from(d.header) << 19)
+}
+
+fn send(r: &mut Reader) -> DResult<Send> {
+    if r.flag(sd::EX_DESC_IS_REG) {
+        return Err(DecodeError::Unsupported {
+            field: Field::SplitSend,
+            value: 1,
+        });
+    }
+    let eot = r.flag(sd::EOT);
+    let dst_reg = send_reg(file_of(r.flag(sd::DST_FILE)), r.get(sd::DST_NR) as u8);
+    let src0 = send_reg(file_of(r.flag(sd::SRC0_FILE)), r.get(sd::SRC0_NR) as u8);
+    let src1 = send_reg(file_of(r.flag(sd::SRC1_FILE)), r.get(sd::SRC1_NR) as u8);
+    let sfid = t::SFIDS[r.get(sd::SFID) as usize].0;
+    let desc = if r.flag(sd::DESC_IS_REG) {
+        SendDesc::Reg(desc_a0())
+    } else {
+        let mut d = 0u32;
+        for (b, lo) in sd::DESC {
+            d |= r.get(b) << lo;
+        }
+        SendDesc::Imm {
+            ty: Type::Ud,
+            desc: msg_desc(d),
+        }
+    };
+    let mut ex = r.get(sd::SRC1_LEN) << 6;
+    for (b, lo) in sd::EX_DESC {
+        ex |= r.get(b) << lo;
+    }
+    Ok(Send {
+        dst: Dst {
+            file: dst_reg.file,
+            ty: Type::Ud,
+            addr: dst_reg.addr,
+            hstride: 1,
+            writemask: WRITEMASK_XYZW,
+        },
+        src0: Src::Reg(src0),
+        desc,
+        sfid: Some(sfid),
+        base_mrf: None,
+        eot,
+        src1: Some(Src::Reg(src1)),
+        ex_desc: Some(ExDesc::Imm(ex)),
+    })
+}
+
+// ---------------------------------------------------------------- encode
+
+fn bad(field: Field, value: i64) -> EncodeError {
+    EncodeError::Unencodable { field, value }
+}
+
+fn file_bit(file: RegFile, slot: Slot) -> EResult<bool> {
+    match file {
+        RegFile::Grf => Ok(true),
+        RegFile::Arf => Ok(false),
+        _ => Err(bad(Field::File(slot), 0)),
+    }
+}
+
+fn direct(a: Addr, slot: Slot) -> EResult<(u8, u8)> {
+    match a {
+        Addr::Direct { nr, subnr } => Ok((nr, subnr)),
+        Addr::Indirect { .. } => Err(bad(Field::Addr(slot), 1)),
+    }
+}
+
+fn hs_code(h: u8, slot: Slot) -> EResult<u64> {
+    t::HSTRIDES
+        .iter()
+        .position(|&x| x == h)
+        .map(|i| i as u64)
+        .ok_or(bad(Field::Region(slot), i64::from(h)))
+}
+
+fn ty_code(table: &[Option<Type>], ty: Type, slot: Slot) -> EResult<u64> {
+    code(table, ty)
+        .map(u64::from)
+        .ok_or(bad(Field::Type(slot), 0))
+}
+
+/// Encodes one native Xe-HPG instruction.
+pub fn encode(inst: &Instruction) -> EResult<u128> {
+    let (opcode_code, form) = code_of_opcode(inst.opcode).ok_or(EncodeError::UnknownOpcode {
+        opcode: inst.opcode,
+    })?;
+    if t::UNSUPPORTED.contains(&inst.opcode) {
+        return Err(EncodeError::UnknownOpcode {
+            opcode: inst.opcode,
+        });
+    }
+    if inst.access_mode != AccessMode::Align1 {
+        return Err(bad(Field::AccessMode, 1));
+    }
+    let mut w = Writer::new();
+    w.put(t::OPCODE, u64::from(opcode_code), Field::Opcode)?;
+    w.put(t::SWSB, swsb_code(inst.swsb)?, Field::Swsb)?;
+    if form != Form::Bare {
+        let exec = code(&t::EXEC_SIZES, inst.exec_size)
+            .ok_or(bad(Field::ExecSize, i64::from(inst.exec_size)))?;
+        w.put(t::EXEC_SIZE, u64::from(exec), Field::ExecSize)?;
+        let GroupCtrl::Quarter { qtr, nib } = inst.group else {
+            return Err(bad(Field::GroupCtrl, 0));
+        };
+        w.put(t::QTR_CTRL, u64::from(qtr), Field::GroupCtrl)?;
+        w.flag(t::NIB_CTRL, nib);
+        w.put(t::FLAG_REG, u64::from(inst.flag.reg), Field::FlagReg)?;
+        w.put(t::FLAG_SUBREG, u64::from(inst.flag.subreg), Field::FlagReg)?;
+        let pred = code(&PREDS, inst.pred_ctrl).ok_or(bad(Field::PredCtrl, 0))?;
+        w.put(t::PRED_CTRL, u64::from(pred), Field::PredCtrl)?;
+        w.flag(t::PRED_INV, inst.pred_inv);
+        w.flag(t::DEBUG, inst.debug);
+        w.flag(t::MASK_CTRL, inst.no_mask);
+        match inst.thread_ctrl {
+            ThreadCtrl::Normal => {}
+            ThreadCtrl::Atomic => w.flag(t::ATOMIC, true),
+            ThreadCtrl::Switch => return Err(bad(Field::ThreadCtrl, 2)),
+        }
+        w.flag(t::ACC_WR, inst.acc_wr_ctrl);
+    }
+    let cond = || -> EResult<u64> {
+        code(&CONDS, inst.cond_mod)
+            .map(u64::from)
+            .ok_or(bad(Field::CondMod, 0))
+    };
+    match (&inst.body, form) {
+        (_, Form::Bare) => {}
+        (Body::Alu(a), Form::One | Form::Two) => {
+            w.flag(t::SATURATE, inst.saturate);
+            put_dst(&mut w, &a.dst)?;
+            put_src0(&mut w, &a.src0)?;
+            if form == Form::Two {
+                put_src1(&mut w, &a.src1)?;
+            }
+            if !is_imm64(&a.src0) {
+                w.put(t::COND_MOD, cond()?, Field::CondMod)?;
+            }
+        }
+        (Body::Math(m), Form::Math) => {
+            w.flag(t::SATURATE, inst.saturate);
+            let fc = code(&t::MATH_FNS, m.function).ok_or(bad(Field::MathFn, 0))?;
+            w.put(t::COND_MOD, u64::from(fc), Field::MathFn)?;
+            put_dst(&mut w, &m.dst)?;
+            put_src0(&mut w, &m.src0)?;
+            if binary_math(m.function) {
+                put_src1(&mut w, &m.src1)?;
+            }
+        }
+        (Body::ThreeSrc(ts), Form::Three) => {
+            w.flag(t::SATURATE, inst.saturate);
+            w.put(t::COND_MOD, cond()?, Field::CondMod)?;
+            put_three(&mut w, ts)?;
+        }
+        (Body::Send(s), Form::Send) => put_send(&mut w, s)?,
+        (Body::Sync(s), Form::Sync) => {
+            let fc = code(&t::SYNC_FNS, s.function).ok_or(bad(Field::CondMod, 0))?;
+            w.put(t::COND_MOD, u64::from(fc), Field::CondMod)?;
+            w.put(t::DST_HSTRIDE, 1, Field::HStride)?;
+            put_src0(&mut w, &s.src0)?;
+        }
+        (Body::Branch(b), Form::JipUip | Form::Jip) => {
+            w.flag(t::SRC0_IS_IMM, true);
+            match (b.jump, form) {
+                (Jump::JipUip { jip, uip }, Form::JipUip) => {
+                    w.signed(t::JIP, i64::from(jip), Field::Jump)?;
+                    w.flag(t::SRC1_IS_IMM, true);
+                    w.signed(t::UIP, i64::from(uip), Field::Jump)?;
+                }
+                (Jump::Jip { jip }, Form::Jip) => {
+                    w.signed(t::JIP, i64::from(jip), Field::Jump)?;
+                }
+                _ => return Err(EncodeError::NotCanonical { field: Field::Jump }),
+            }
+        }
+        _ => return Err(EncodeError::NotCanonical { field: Field::Body }),
+    }
+    let word = w.word();
+    match decode(word) {
+        Ok(back) if back == *inst => Ok(word),
+        _ => Err(EncodeError::NotCanonical {
+            field: first_difference(inst, word),
+        }),
+    }
+}
+
+/// Names the first field in which `inst` and the decoding of `word` differ
+/// (for the `NotCanonical` error).
+fn first_difference(inst: &Instruction, word: u128) -> Field {
+    let Ok(back) = decode(word) else {
+        return Field::Body;
+    };
+    if back.exec_size != inst.exec_size {
+        Field::ExecSize
+    } else if back.cond_mod != inst.cond_mod {
+        Field::CondMod
+    } else if back.saturate != inst.saturate {
+        Field::Body
+    } else if back.swsb != inst.swsb {
+        Field::Swsb
+    } else if back.flag != inst.flag {
+        Field::FlagReg
+    } else {
+        Field::Body
+    }
+}
+
+fn put_dst(w: &mut Writer, d: &Dst) -> EResult<()> {
+    let (nr, subnr) = direct(d.addr, Slot::Dst)?;
+    w.flag(t::DST_FILE, file_bit(d.file, Slot::Dst)?);
+    w.put(
+        t::DST_TYPE,
+        ty_code(&t::REG_TYPES, d.ty, Slot::Dst)?,
+        Field::Type(Slot::Dst),
+    )?;
+    w.put(t::DST_NR, u64::from(nr), Field::Addr(Slot::Dst))?;
+    w.put(t::DST_SUBREG, u64::from(subnr), Field::Addr(Slot::Dst))?;
+    w.put(
+        t::DST_HSTRIDE,
+        hs_code(d.hstride, Slot::Dst)?,
+        Field::HStride,
+    )
+}
+
+fn put_reg(w: &mut Writer, s: &RegSrc, b: &SrcBits) -> EResult<()> {
+    let (nr, subnr) = direct(s.addr, b.slot)?;
+    let Region::Align1 {
+        vstride,
+        width,
+        hstride,
+    } = s.region
+    else {
+        return Err(bad(Field::Region(b.slot), 0));
+    };
+    w.flag(b.file, file_bit(s.file, b.slot)?);
+    w.put(
+        b.ty,
+        ty_code(&t::REG_TYPES, s.ty, b.slot)?,
+        Field::Type(b.slot),
+    )?;
+    w.put(b.nr, u64::from(nr), Field::Addr(b.slot))?;
+    w.put(b.subreg, u64::from(subnr), Field::Addr(b.slot))?;
+    let vs = code(&t::VSTRIDES, vstride).ok_or(bad(Field::Region(b.slot), i64::from(vstride)))?;
+    let wd = code(&t::WIDTHS, width).ok_or(bad(Field::Region(b.slot), i64::from(width)))?;
+    w.put(b.vstride, u64::from(vs), Field::Region(b.slot))?;
+    w.put(b.width, u64::from(wd), Field::Region(b.slot))?;
+    w.put(b.hstride, hs_code(hstride, b.slot)?, Field::Region(b.slot))?;
+    w.flag(b.abs, s.abs);
+    w.flag(b.neg, s.negate);
+    Ok(())
+}
+
+fn put_src0(w: &mut Writer, s: &Src) -> EResult<()> {
+    match s {
+        Src::Reg(r) => put_reg(w, r, &SRC0),
+        Src::Imm(i) => {
+            w.flag(t::SRC0_IS_IMM, true);
+            w.put(
+                t::SRC0_TYPE,
+                ty_code(&t::IMM_TYPES, i.ty, Slot::Src0)?,
+                Field::Type(Slot::Src0),
+            )?;
+            if i.ty.size() == 8 {
+                w.put(t::IMM64_HI, i.bits >> 32, Field::Imm(Slot::Src0))?;
+                w.put(t::IMM64_LO, i.bits & 0xFFFF_FFFF, Field::Imm(Slot::Src0))
+            } else {
+                w.put(t::IMM32, i.bits, Field::Imm(Slot::Src0))
+            }
+        }
+        Src::Vacant(_) => Err(bad(Field::File(Slot::Src0), 0)),
+    }
+}
+
+fn put_src1(w: &mut Writer, s: &Src) -> EResult<()> {
+    match s {
+        Src::Reg(r) => put_reg(w, r, &SRC1),
+        Src::Imm(i) => {
+            w.flag(t::SRC1_IS_IMM, true);
+            w.put(
+                t::SRC1_TYPE,
+                ty_code(&t::IMM_TYPES, i.ty, Slot::Src1)?,
+                Field::Type(Slot::Src1),
+            )?;
+            w.put(t::IMM32, i.bits, Field::Imm(Slot::Src1))
+        }
+        Src::Vacant(_) => Err(bad(Field::File(Slot::Src1), 0)),
+    }
+}
+
+struct Three {
+    ty: Bits,
+    file: Bits,
+    nr: Bits,
+    subreg: Bits,
+    hstride: Bits,
+    vstride: Option<(Bits, Bits)>,
+    abs: Bits,
+    neg: Bits,
+    imm: Option<(Bits, Bits)>,
+}
+
+fn put_three(w: &mut Writer, ts: &ThreeSrc) -> EResult<()> {
+    let float = ts.dst.ty.is_float();
+    w.flag(th::EXEC_TYPE, float);
+    let types = three_types(float);
+    let (nr, subnr) = direct(ts.dst.addr, Slot::Dst)?;
+    w.flag(th::DST_FILE, file_bit(ts.dst.file, Slot::Dst)?);
+    w.put(
+        th::DST_TYPE,
+        ty_code(types, ts.dst.ty, Slot::Dst)?,
+        Field::Type(Slot::Dst),
+    )?;
+    w.put(th::DST_NR, u64::from(nr), Field::Addr(Slot::Dst))?;
+    w.put(th::DST_SUBREG, u64::from(subnr), Field::Addr(Slot::Dst))?;
+    match ts.dst.hstride {
+        1 => {}
+        2 => w.flag(th::DST_HSTRIDE, true),
+        h => return Err(bad(Field::HStride, i64::from(h))),
+    }
+    let slots = [
+        (
+            Slot::Src0,
+            Three {
+                ty: th::SRC0_TYPE,
+                file: th::SRC0_FILE,
+                nr: th::SRC0_NR,
+                subreg: th::SRC0_SUBREG,
+                hstride: th::SRC0_HSTRIDE,
+                vstride: Some((th::SRC0_VSTRIDE_HI, th::SRC0_VSTRIDE_LO)),
+                abs: th::SRC0_ABS,
+                neg: th::SRC0_NEG,
+                imm: Some((th::SRC0_IS_IMM, th::SRC0_IMM)),
+            },
+        ),
+        (
+            Slot::Src1,
+            Three {
+                ty: th::SRC1_TYPE,
+                file: th::SRC1_FILE,
+                nr: th::SRC1_NR,
+                subreg: th::SRC1_SUBREG,
+                hstride: th::SRC1_HSTRIDE,
+                vstride: Some((th::SRC1_VSTRIDE_HI, th::SRC1_VSTRIDE_LO)),
+                abs: th::SRC1_ABS,
+                neg: th::SRC1_NEG,
+                imm: None,
+            },
+        ),
+        (
+            Slot::Src2,
+            Three {
+                ty: th::SRC2_TYPE,
+                file: th::SRC2_FILE,
+                nr: th::SRC2_NR,
+                subreg: th::SRC2_SUBREG,
+                hstride: th::SRC2_HSTRIDE,
+                vstride: None,
+                abs: th::SRC2_ABS,
+                neg: th::SRC2_NEG,
+                imm: Some((th::SRC2_IS_IMM, th::SRC2_IMM)),
+            },
+        ),
+    ];
+    for (src, (slot, f)) in ts.src.iter().zip(slots.iter()) {
+        let slot = *slot;
+        match src {
+            Src::Imm(i) => {
+                let Some((is_imm, bits)) = f.imm else {
+                    return Err(bad(Field::File(slot), 0));
+                };
+                w.flag(is_imm, true);
+                w.put(f.ty, ty_code(types, i.ty, slot)?, Field::Type(slot))?;
+                w.put(bits, i.bits, Field::Imm(slot))?;
+            }
+            Src::Reg(r) => {
+                let (nr, subnr) = direct(r.addr, slot)?;
+                let Region::Align1 {
+                    vstride, hstride, ..
+                } = r.region
+                else {
+                    return Err(bad(Field::Region(slot), 0));
+                };
+                w.flag(f.file, file_bit(r.file, slot)?);
+                w.put(f.ty, ty_code(types, r.ty, slot)?, Field::Type(slot))?;
+                w.put(f.nr, u64::from(nr), Field::Addr(slot))?;
+                w.put(f.subreg, u64::from(subnr), Field::Addr(slot))?;
+                w.put(f.hstride, hs_code(hstride, slot)?, Field::Region(slot))?;
+                if let Some((hi, lo)) = f.vstride {
+                    let vs = th::VSTRIDES
+                        .iter()
+                        .position(|&v| v == vstride)
+                        .ok_or(bad(Field::Region(slot), i64::from(vstride)))?;
+                    w.flag(hi, vs & 2 != 0);
+                    w.flag(lo, vs & 1 != 0);
+                }
+                w.flag(f.abs, r.abs);
+                w.flag(f.neg, r.negate);
+            }
+            Src::Vacant(_) => return Err(bad(Field::File(slot), 0)),
+        }
+    }
+    Ok(())
+}
+
+fn send_operand(s: &Src, slot: Slot) -> EResult<(bool, u8)> {
+    match s {
+        Src::Reg(r) => {
+            let (nr, _) = direct(r.addr, slot)?;
+            Ok((file_bit(r.file, slot)?, nr))
+        }
+        _ => Err(bad(Field::File(slot), 0)),
+    }
+}
+
+fn put_send(w: &mut Writer, s: &Send) -> EResult<()> {
+    w.flag(sd::EOT, s.eot);
+    let (nr, _) = direct(s.dst.addr, Slot::Dst)?;
+    w.flag(sd::DST_FILE, file_bit(s.dst.file, Slot::Dst)?);
+    w.put(sd::DST_NR, u64::from(nr), Field::Addr(Slot::Dst))?;
+    let (f0, n0) = send_operand(&s.src0, Slot::Src0)?;
+    w.flag(sd::SRC0_FILE, f0);
+    w.put(sd::SRC0_NR, u64::from(n0), Field::Addr(Slot::Src0))?;
+    let src1 = s.src1.as_ref().ok_or(bad(Field::SplitSend, 0))?;
+    let (f1, n1) = send_operand(src1, Slot::Src1)?;
+    w.flag(sd::SRC1_FILE, f1);
+    w.put(sd::SRC1_NR, u64::from(n1), Field::Addr(Slot::Src1))?;
+    let sfid = s.sfid.ok_or(bad(Field::Sfid, 0))?;
+    let sf = t::SFIDS
+        .iter()
+        .position(|(x, _)| *x == sfid)
+        .ok_or(bad(Field::Sfid, 0))?;
+    w.put(sd::SFID, sf as u64, Field::Sfid)?;
+    match &s.desc {
+        SendDesc::Reg(_) => w.flag(sd::DESC_IS_REG, true),
+        SendDesc::Imm { desc, .. } => {
+            let d = desc_word(desc)?;
+            for (b, lo) in sd::DESC {
+                w.put(b, u64::from(d >> lo) & ((1 << b.width()) - 1), Field::Desc)?;
+            }
+        }
+    }
+    match s.ex_desc {
+        Some(ExDesc::Imm(ex)) => {
+            if ex & 0x3F != 0 {
+                return Err(bad(Field::SplitSend, i64::from(ex)));
+            }
+            w.put(sd::SRC1_LEN, u64::from((ex >> 6) & 0x1F), Field::SplitSend)?;
+            for (b, lo) in sd::EX_DESC {
+                w.put(
+                    b,
+                    u64::from(ex >> lo) & ((1 << b.width()) - 1),
+                    Field::SplitSend,
+                )?;
+            }
+            Ok(())
+        }
+        _ => Err(bad(Field::SplitSend, 0)),
+    }
+}

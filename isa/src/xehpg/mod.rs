@@ -1,0 +1,15 @@
+//! Gen12.5 (Xe-HPG, DG2): its own native format, decoded to and encoded
+//! from the shared [`Instruction`](crate::inst::Instruction).
+//!
+//! `tables.rs` holds the cited bit positions and codes, `codec.rs` the
+//! exact decode/encode, `print.rs` the IGA-syntax text as `iga64 -p=12p71`
+//! writes it. Not yet: compaction, indirect operands, register extended
+//! descriptors, smov/madm/bfn/dpas/brd/brc/call/calla/ret/jmpi, an
+//! assembler from text, typed LSC descriptors and a validator.
+
+pub mod codec;
+pub mod parse;
+pub mod print;
+pub mod tables;
+
+pub use codec::{decode, encode};

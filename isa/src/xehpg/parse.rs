@@ -1,0 +1,566 @@
+//! Gen12.5 IGA-syntax text back to an [`Instruction`]: the inverse of
+//! `print.rs`, for the forms the codec covers. One line at a time; `pc` is
+//! the line's byte offset so `L<n>` branch targets become offsets.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::codec::{ABSENT, NO_DST, desc_a0, msg_desc, send_reg};
+use super::print::{math_name, sync_name};
+use super::tables::{Form, OPCODES, SFIDS};
+use crate::inst::{
+    Addr, Alu, Body, Branch, CondMod, Dst, ExDesc, FlagReg, GroupCtrl, Imm, Instruction, Jump,
+    Math, MathFn, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swsb, Sync,
+    SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
+};
+
+type R<T> = Result<T, String>;
+
+const TYPES: [Type; 15] = [
+    Type::Ud,
+    Type::D,
+    Type::Uw,
+    Type::W,
+    Type::Ub,
+    Type::B,
+    Type::F,
+    Type::Df,
+    Type::V,
+    Type::Uv,
+    Type::Vf,
+    Type::Uq,
+    Type::Q,
+    Type::Hf,
+    Type::Bf,
+];
+
+fn ty(s: &str) -> R<Type> {
+    TYPES
+        .iter()
+        .copied()
+        .find(|t| t.name() == s)
+        .ok_or_else(|| format!("unknown type :{s}"))
+}
+
+fn num(s: &str) -> R<i64> {
+    let (neg, body) = s.strip_prefix('-').map_or((false, s), |b| (true, b));
+    let v = if let Some(h) = body.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).map_err(|_| format!("bad number {s}"))? as i64
+    } else {
+        body.parse::<u64>().map_err(|_| format!("bad number {s}"))? as i64
+    };
+    Ok(if neg { v.wrapping_neg() } else { v })
+}
+
+fn pred_of(s: &str) -> R<PredCtrl> {
+    Ok(match s {
+        "" => PredCtrl::Normal,
+        "anyv" => PredCtrl::AnyV,
+        "allv" => PredCtrl::AllV,
+        "any2h" => PredCtrl::Any2H,
+        "all2h" => PredCtrl::All2H,
+        "any4h" => PredCtrl::Any4H,
+        "all4h" => PredCtrl::All4H,
+        "any8h" => PredCtrl::Any8H,
+        "all8h" => PredCtrl::All8H,
+        "any16h" => PredCtrl::Any16H,
+        "all16h" => PredCtrl::All16H,
+        "any32h" => PredCtrl::Any32H,
+        "all32h" => PredCtrl::All32H,
+        _ => return Err(format!("unknown predicate .{s}")),
+    })
+}
+
+fn flag(s: &str) -> R<FlagReg> {
+    let f = s
+        .strip_prefix('f')
+        .ok_or_else(|| format!("expected a flag register: {s}"))?;
+    let (r, sub) = f.split_once('.').ok_or_else(|| format!("bad flag {s}"))?;
+    Ok(FlagReg {
+        reg: r.parse().map_err(|_| format!("bad flag {s}"))?,
+        subreg: sub.parse().map_err(|_| format!("bad flag {s}"))?,
+    })
+}
+
+fn cond_of(s: &str) -> R<CondMod> {
+    Ok(match s {
+        "eq" => CondMod::Z,
+        "ne" => CondMod::Nz,
+        "gt" => CondMod::G,
+        "ge" => CondMod::Ge,
+        "lt" => CondMod::L,
+        "le" => CondMod::Le,
+        "ov" => CondMod::O,
+        "un" => CondMod::U,
+        _ => return Err(format!("unknown condition ({s})")),
+    })
+}
+
+/// A register name: `r12.3` (sub-register in elements of `t`) or an ARF.
+fn reg(s: &str, t: Type) -> R<(RegFile, u8, u8)> {
+    let size = t.size();
+    let split = |s: &str| -> R<(u8, u8)> {
+        match s.split_once('.') {
+            Some((n, sub)) => Ok((
+                n.parse().map_err(|_| format!("bad register {s}"))?,
+                sub.parse::<u8>().map_err(|_| format!("bad register {s}"))? * size,
+            )),
+            None => Ok((s.parse().map_err(|_| format!("bad register {s}"))?, 0)),
+        }
+    };
+    if let Some(rest) = s.strip_prefix('r') {
+        let (nr, sub) = split(rest)?;
+        return Ok((RegFile::Grf, nr, sub));
+    }
+    let arfs: [(&str, u8); 11] = [
+        ("null", 0x00),
+        ("acc", 0x20),
+        ("a", 0x10),
+        ("f", 0x30),
+        ("ce", 0x40),
+        ("sr", 0x70),
+        ("cr", 0x80),
+        ("n", 0x90),
+        ("ip", 0xA0),
+        ("tdr", 0xB0),
+        ("tm", 0xC0),
+    ];
+    for (name, base) in arfs {
+        if let Some(rest) = s.strip_prefix(name) {
+            if rest.is_empty() {
+                return Ok((RegFile::Arf, base, 0));
+            }
+            if rest.starts_with(|c: char| c.is_ascii_digit()) {
+                let (n, sub) = split(rest)?;
+                return Ok((RegFile::Arf, base | (n & 0xF), sub));
+            }
+        }
+    }
+    Err(format!("unknown register {s}"))
+}
+
+fn half_bits(v: f64) -> R<u64> {
+    // Exact halves only (what IGA prints round-trips through f64).
+    let f = v as f32;
+    let b = f.to_bits();
+    let sign = (b >> 16) & 0x8000;
+    let exp = ((b >> 23) & 0xFF) as i32 - 127 + 15;
+    let man = b & 0x7F_FFFF;
+    if f == 0.0 {
+        return Ok(u64::from(sign));
+    }
+    if !(1..31).contains(&exp) || man & 0x1FFF != 0 {
+        return Err(format!("{v} is not an exact half float"));
+    }
+    Ok(u64::from(sign | (exp as u32) << 10 | man >> 13))
+}
+
+fn float(s: &str) -> R<f64> {
+    match s {
+        "inf" => Ok(f64::INFINITY),
+        "-inf" => Ok(f64::NEG_INFINITY),
+        _ => s.parse::<f64>().map_err(|_| format!("bad float {s}")),
+    }
+}
+
+/// `value:type`; `three` keeps 16-bit immediates unreplicated.
+fn imm(s: &str, three: bool) -> R<Imm> {
+    let (v, t) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("bad operand {s}"))?;
+    let t = ty(t)?;
+    let bits = match t {
+        Type::F => u64::from((float(v)? as f32).to_bits()),
+        Type::Df => float(v)?.to_bits(),
+        Type::Hf => {
+            let h = half_bits(float(v)?)?;
+            if three { h } else { h | h << 16 }
+        }
+        Type::W | Type::Uw => {
+            let h = (num(v)? as u64) & 0xFFFF;
+            if three { h } else { h | h << 16 }
+        }
+        Type::Uq | Type::Q => num(v)? as u64,
+        _ => (num(v)? as u64) & 0xFFFF_FFFF,
+    };
+    Ok(Imm { ty: t, bits })
+}
+
+fn region_nums(r: &str) -> R<Vec<u8>> {
+    r.split([';', ','])
+        .map(|x| x.parse::<u8>().map_err(|_| format!("bad region <{r}>")))
+        .collect()
+}
+
+/// A source: modifiers, register, region, type; or an immediate.
+fn src(s: &str, three: Option<bool>) -> R<Src> {
+    let (negate, rest) = match s.strip_prefix('-').or_else(|| s.strip_prefix('~')) {
+        Some(r) if r.starts_with(|c: char| !c.is_ascii_digit()) && !r.starts_with("inf") => {
+            (true, r)
+        }
+        _ => (false, s),
+    };
+    let (abs, rest) = rest
+        .strip_prefix("(abs)")
+        .map_or((false, rest), |r| (true, r));
+    let Some(lt) = rest.find('<') else {
+        if rest.starts_with("null") && !rest.contains(':') {
+            return Ok(Src::Reg(RegSrc {
+                file: RegFile::Arf,
+                ty: Type::Ub,
+                addr: Addr::Direct { nr: 0, subnr: 0 },
+                region: Region::Align1 {
+                    vstride: 0,
+                    width: 1,
+                    hstride: 0,
+                },
+                negate: false,
+                abs: false,
+            }));
+        }
+        return Ok(Src::Imm(imm(s, three.is_some())?));
+    };
+    let gt = rest.find('>').ok_or_else(|| format!("bad region in {s}"))?;
+    let t = ty(rest[gt + 1..].trim_start_matches(':'))?;
+    let (file, nr, subnr) = reg(&rest[..lt], t)?;
+    let n = region_nums(&rest[lt + 1..gt])?;
+    let region = match (three, n.as_slice()) {
+        (None, [v, w, h]) => Region::Align1 {
+            vstride: *v,
+            width: *w,
+            hstride: *h,
+        },
+        (Some(false), [v, h]) => Region::Align1 {
+            vstride: *v,
+            width: 1,
+            hstride: *h,
+        },
+        (Some(true), [h]) => Region::Align1 {
+            vstride: 0,
+            width: 1,
+            hstride: *h,
+        },
+        _ => return Err(format!("bad region in {s}")),
+    };
+    Ok(Src::Reg(RegSrc {
+        file,
+        ty: t,
+        addr: Addr::Direct { nr, subnr },
+        region,
+        negate,
+        abs,
+    }))
+}
+
+fn dst(s: &str) -> R<(Dst, bool)> {
+    let (sat, rest) = s.strip_prefix("(sat)").map_or((false, s), |r| (true, r));
+    let lt = rest
+        .find('<')
+        .ok_or_else(|| format!("bad destination {s}"))?;
+    let gt = rest
+        .find('>')
+        .ok_or_else(|| format!("bad destination {s}"))?;
+    let t = ty(rest[gt + 1..].trim_start_matches(':'))?;
+    let (file, nr, subnr) = reg(&rest[..lt], t)?;
+    Ok((
+        Dst {
+            file,
+            ty: t,
+            addr: Addr::Direct { nr, subnr },
+            hstride: rest[lt + 1..gt]
+                .parse()
+                .map_err(|_| format!("bad stride in {s}"))?,
+            writemask: WRITEMASK_XYZW,
+        },
+        sat,
+    ))
+}
+
+/// The SWSB options; a combined one's meaning follows from the opcode
+/// (see `Swsb::Both`), so `$n` and `$n.dst` read alike there.
+fn swsb(s: &str) -> R<Option<Swsb>> {
+    let dist = |d: &str| d.parse::<u8>().map_err(|_| format!("bad SWSB {s}"));
+    if let Some((a, b)) = s.split_once(',') {
+        let (_, d) = a.split_once('@').ok_or_else(|| format!("bad SWSB {s}"))?;
+        let t = b.trim_start_matches('$');
+        let t = t.strip_suffix(".dst").unwrap_or(t);
+        return Ok(Some(Swsb::Both {
+            dist: dist(d)?,
+            sbid: dist(t)?,
+        }));
+    }
+    if let Some(t) = s.strip_prefix('$') {
+        let (n, mode) = match t.split_once('.') {
+            Some((n, "dst")) => (n, TokenMode::Dst),
+            Some((n, "src")) => (n, TokenMode::Src),
+            None => (t, TokenMode::Set),
+            _ => return Err(format!("bad SWSB {s}")),
+        };
+        return Ok(Some(Swsb::Token {
+            mode,
+            sbid: dist(n)?,
+        }));
+    }
+    let (p, d) = s
+        .split_once('@')
+        .ok_or_else(|| format!("unknown option {s}"))?;
+    let pipe = match p {
+        "" => Pipe::Same,
+        "A" => Pipe::All,
+        "F" => Pipe::Float,
+        "I" => Pipe::Int,
+        "L" => Pipe::Long,
+        _ => return Err(format!("unknown pipe {p}@")),
+    };
+    Ok(Some(Swsb::Dist {
+        pipe,
+        dist: dist(d)?,
+    }))
+}
+
+/// Parses one instruction line (no label definitions, no comments).
+pub fn parse(line: &str, pc: i64) -> R<Instruction> {
+    let toks: Vec<&str> = line.split_whitespace().collect();
+    let mut k = 0;
+    let mut inst = Instruction::new(
+        Opcode::Nop,
+        1,
+        GroupCtrl::Quarter { qtr: 0, nib: false },
+        Body::Alu(Alu {
+            dst: send_dst(RegFile::Arf, 0),
+            src0: ABSENT,
+            src1: ABSENT,
+        }),
+    );
+    let next = |k: &mut usize| -> R<&str> {
+        let t = toks.get(*k).copied().ok_or("line ends early")?;
+        *k += 1;
+        Ok(t)
+    };
+    let mut t = next(&mut k)?;
+    if let Some(p) = t.strip_prefix('(').and_then(|p| p.strip_suffix(')')) {
+        let mut p = p;
+        if let Some(r) = p.strip_prefix('W') {
+            inst.no_mask = true;
+            p = r.strip_prefix('&').unwrap_or(r);
+        }
+        if !p.is_empty() {
+            if let Some(r) = p.strip_prefix('~') {
+                inst.pred_inv = true;
+                p = r;
+            }
+            let mut parts = p.splitn(3, '.');
+            let f = parts.next().unwrap_or("");
+            let sub = parts.next().unwrap_or("");
+            inst.flag = flag(&format!("{f}.{sub}"))?;
+            inst.pred_ctrl = pred_of(parts.next().unwrap_or(""))?;
+        }
+        t = next(&mut k)?;
+    }
+    let (mn, sub) = t.split_once('.').map_or((t, None), |(a, b)| (a, Some(b)));
+    let op = Opcode::from_mnemonic(mn).ok_or_else(|| format!("unknown mnemonic {mn}"))?;
+    let form = OPCODES
+        .iter()
+        .find(|(_, o, _)| *o == op)
+        .map(|&(_, _, f)| f)
+        .ok_or_else(|| format!("{mn} does not exist on gen12.5"))?;
+    inst.opcode = op;
+    if let Some(e) = toks
+        .get(k)
+        .and_then(|t| t.strip_prefix('('))
+        .filter(|t| t.contains('|'))
+    {
+        let e = e.trim_end_matches(')');
+        let (n, m) = e
+            .split_once("|M")
+            .ok_or_else(|| format!("bad execution size ({e})"))?;
+        inst.exec_size = n.parse().map_err(|_| format!("bad execution size {n}"))?;
+        let m: u8 = m.parse().map_err(|_| format!("bad channel offset M{m}"))?;
+        inst.group = GroupCtrl::Quarter {
+            qtr: m / 8,
+            nib: m % 8 == 4,
+        };
+        k += 1;
+    }
+    if let Some(c) = toks
+        .get(k)
+        .filter(|t| t.starts_with('(') && !t.starts_with("(sat)"))
+    {
+        let (c, f) = c[1..]
+            .split_once(')')
+            .ok_or_else(|| format!("bad condition {c}"))?;
+        inst.cond_mod = cond_of(c)?;
+        inst.flag = flag(f)?;
+        k += 1;
+    }
+    let mut ops: Vec<&str> = Vec::new();
+    let mut opts: Vec<String> = Vec::new();
+    for t in &toks[k..] {
+        if let Some(o) = t.strip_prefix('{') {
+            opts.extend(o.trim_end_matches('}').split(',').map(ToString::to_string));
+        } else {
+            ops.push(t);
+        }
+    }
+    let mut eot = false;
+    let mut sw = Vec::new();
+    for o in &opts {
+        match o.as_str() {
+            "AccWrEn" | "BranchCtrl" => inst.acc_wr_ctrl = true,
+            "Atomic" => inst.thread_ctrl = ThreadCtrl::Atomic,
+            "Breakpoint" => inst.debug = true,
+            "EOT" => eot = true,
+            s => sw.push(s.to_string()),
+        }
+    }
+    if !sw.is_empty() {
+        inst.swsb = swsb(&sw.join(","))?;
+    }
+    let op_at = |i: usize| {
+        ops.get(i)
+            .copied()
+            .ok_or_else(|| format!("{mn}: missing operand {i}"))
+    };
+    inst.body = match form {
+        Form::Bare => inst.body,
+        Form::One | Form::Two => {
+            let (d, sat) = dst(op_at(0)?)?;
+            inst.saturate = sat;
+            let src1 = if form == Form::Two {
+                src(op_at(2)?, None)?
+            } else {
+                ABSENT
+            };
+            Body::Alu(Alu {
+                dst: d,
+                src0: src(op_at(1)?, None)?,
+                src1,
+            })
+        }
+        Form::Math => {
+            let f = [
+                MathFn::Inv,
+                MathFn::Log,
+                MathFn::Exp,
+                MathFn::Sqrt,
+                MathFn::Rsq,
+                MathFn::Sin,
+                MathFn::Cos,
+                MathFn::Fdiv,
+                MathFn::Pow,
+            ]
+            .into_iter()
+            .find(|f| Some(math_name(*f)) == sub)
+            .ok_or_else(|| format!("unknown math function {sub:?}"))?;
+            let (d, sat) = dst(op_at(0)?)?;
+            inst.saturate = sat;
+            let two = matches!(f, MathFn::Fdiv | MathFn::Pow);
+            Body::Math(Math {
+                function: f,
+                dst: d,
+                src0: src(op_at(1)?, None)?,
+                src1: if two { src(op_at(2)?, None)? } else { ABSENT },
+            })
+        }
+        Form::Three => {
+            let (d, sat) = dst(op_at(0)?)?;
+            inst.saturate = sat;
+            Body::ThreeSrc(ThreeSrc {
+                dst: d,
+                src: [
+                    src(op_at(1)?, Some(false))?,
+                    src(op_at(2)?, Some(false))?,
+                    src(op_at(3)?, Some(true))?,
+                ],
+            })
+        }
+        Form::Sync => {
+            let f = [
+                SyncFn::Nop,
+                SyncFn::AllRd,
+                SyncFn::AllWr,
+                SyncFn::Fence,
+                SyncFn::Bar,
+                SyncFn::Host,
+            ]
+            .into_iter()
+            .find(|f| Some(sync_name(*f)) == sub)
+            .ok_or_else(|| format!("unknown sync function {sub:?}"))?;
+            Body::Sync(Sync {
+                function: f,
+                src0: src(op_at(0)?, None)?,
+            })
+        }
+        Form::Send => {
+            let sfid = SFIDS
+                .iter()
+                .find(|(_, n)| Some(*n) == sub)
+                .map(|(f, _)| *f)
+                .ok_or_else(|| format!("unknown SFID {sub:?}"))?;
+            let file_nr = |s: &str| -> R<(RegFile, u8)> {
+                let (f, n, _) = reg(s, Type::Ub)?;
+                Ok((f, n))
+            };
+            let (df, dn) = file_nr(op_at(0)?)?;
+            let (f0, n0) = file_nr(op_at(1)?)?;
+            let (s1, len) = op_at(2)?.split_once(':').ok_or("send src1 needs :length")?;
+            let (f1, n1) = file_nr(s1)?;
+            let len: u32 = len.parse().map_err(|_| format!("bad length {len}"))?;
+            let ex = num(op_at(3)?)? as u32;
+            let desc = match op_at(4)? {
+                "a0.0" => SendDesc::Reg(desc_a0()),
+                d => SendDesc::Imm {
+                    ty: Type::Ud,
+                    desc: msg_desc(num(d)? as u32),
+                },
+            };
+            Body::Send(Send {
+                dst: send_dst(df, dn),
+                src0: Src::Reg(send_reg(f0, n0)),
+                desc,
+                sfid: Some(sfid),
+                base_mrf: None,
+                eot,
+                src1: Some(Src::Reg(send_reg(f1, n1))),
+                ex_desc: Some(ExDesc::Imm(ex | len << 6)),
+            })
+        }
+        Form::JipUip | Form::Jip => {
+            let target = |s: &str| -> R<i32> {
+                let v = match s.strip_prefix('L') {
+                    Some(l) => num(l)? - pc,
+                    None => num(s)?,
+                };
+                i32::try_from(v).map_err(|_| format!("jump {s} out of range"))
+            };
+            let jump = if form == Form::JipUip {
+                Jump::JipUip {
+                    jip: target(op_at(0)?)?,
+                    uip: target(op_at(1)?)?,
+                }
+            } else {
+                Jump::Jip {
+                    jip: target(op_at(0)?)?,
+                }
+            };
+            Body::Branch(Branch {
+                dst: NO_DST,
+                src0: ABSENT,
+                src1: ABSENT,
+                jump,
+            })
+        }
+    };
+    Ok(inst)
+}
+
+fn send_dst(file: RegFile, nr: u8) -> Dst {
+    Dst {
+        file,
+        ty: Type::Ud,
+        addr: Addr::Direct { nr, subnr: 0 },
+        hstride: 1,
+        writemask: WRITEMASK_XYZW,
+    }
+}

@@ -1,0 +1,486 @@
+//! Gen12.5 instructions as text in IGA's syntax, token for token what
+//! `iga64 -p=12p71 -d` writes (its column padding and `//` comments
+//! aside): `(W&~f1.1.any4h) add (16|M16) (le)f1.1 (sat)r1.2<2>:f
+//! -r2.1<4;2,1>:f (abs)r3.0<0;1,0>:f {Atomic,A@1}`.
+
+use alloc::format;
+use alloc::string::String;
+use core::fmt::Write;
+
+use super::codec::out_of_order;
+use super::tables::SFIDS;
+use crate::inst::{
+    Addr, Body, CondMod, Dst, GroupCtrl, Imm, Instruction, Jump, MathFn, Opcode, Pipe, PredCtrl,
+    RegFile, Region, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
+};
+
+/// One instruction. `pc` is its byte offset in the kernel: branch targets
+/// are then printed as IGA's labels (`L64`), else as byte offsets.
+pub fn print(inst: &Instruction, pc: Option<i64>) -> String {
+    let mut p = Printer {
+        out: String::new(),
+        inst,
+    };
+    p.instruction(pc);
+    p.out
+}
+
+struct Printer<'a> {
+    out: String,
+    inst: &'a Instruction,
+}
+
+fn pred_suffix(p: PredCtrl) -> &'static str {
+    match p {
+        PredCtrl::AnyV => ".anyv",
+        PredCtrl::AllV => ".allv",
+        PredCtrl::Any2H => ".any2h",
+        PredCtrl::All2H => ".all2h",
+        PredCtrl::Any4H => ".any4h",
+        PredCtrl::All4H => ".all4h",
+        PredCtrl::Any8H => ".any8h",
+        PredCtrl::All8H => ".all8h",
+        PredCtrl::Any16H => ".any16h",
+        PredCtrl::All16H => ".all16h",
+        PredCtrl::Any32H => ".any32h",
+        PredCtrl::All32H => ".all32h",
+        _ => "",
+    }
+}
+
+/// IGA's condition-modifier names.
+fn cond_name(c: CondMod) -> &'static str {
+    match c {
+        CondMod::Z => "eq",
+        CondMod::Nz => "ne",
+        CondMod::G => "gt",
+        CondMod::Ge => "ge",
+        CondMod::L => "lt",
+        CondMod::Le => "le",
+        CondMod::O => "ov",
+        CondMod::U => "un",
+        CondMod::None | CondMod::R => "",
+    }
+}
+
+/// IGA's math function names (`sqt`, `rsqt`).
+pub fn math_name(f: MathFn) -> &'static str {
+    match f {
+        MathFn::Inv => "inv",
+        MathFn::Log => "log",
+        MathFn::Exp => "exp",
+        MathFn::Sqrt => "sqt",
+        MathFn::Rsq => "rsqt",
+        MathFn::Sin => "sin",
+        MathFn::Cos => "cos",
+        MathFn::Fdiv => "fdiv",
+        MathFn::Pow => "pow",
+        MathFn::SinCos => "sincos",
+        MathFn::IntDivQuotientRemainder => "idiv",
+        MathFn::IntDivQuotient => "iqot",
+        MathFn::IntDivRemainder => "irem",
+    }
+}
+
+pub fn sync_name(f: SyncFn) -> &'static str {
+    match f {
+        SyncFn::Nop => "nop",
+        SyncFn::AllRd => "allrd",
+        SyncFn::AllWr => "allwr",
+        SyncFn::Fence => "fence",
+        SyncFn::Bar => "bar",
+        SyncFn::Host => "host",
+    }
+}
+
+/// An ARF register's name from `RegNum[7:4]` and whether IGA writes a
+/// sub-register after it.
+fn arf_name(nr: u8) -> (String, bool) {
+    let n = nr & 0xF;
+    match nr >> 4 {
+        0 => ("null".into(), false),
+        1 => (format!("a{n}"), true),
+        2 => (format!("acc{n}"), true),
+        3 => (format!("f{n}"), true),
+        4 => ("ce".into(), false),
+        7 => (format!("sr{n}"), true),
+        8 => (format!("cr{n}"), true),
+        9 => (format!("n{n}"), true),
+        0xA => ("ip".into(), false),
+        0xB => (format!("tdr{n}"), true),
+        0xC => (format!("tm{n}"), true),
+        _ => (format!("arf{nr}"), true),
+    }
+}
+
+/// A float as IGA writes it: shortest round-trip digits, `.0` on integral
+/// values, `inf`, `qnan(0x..)`.
+fn float_text(v: f64, mantissa_nan: u64, is_nan: bool) -> String {
+    if is_nan {
+        return format!("qnan(0x{mantissa_nan:X})");
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-inf".into() } else { "inf".into() };
+    }
+    let s = format!("{v}");
+    if s.contains('.') || s.contains('e') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+fn half_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((h >> 10) & 0x1F);
+    let man = f64::from(h & 0x3FF);
+    let mag = match exp {
+        0 => man * libm_pow2(-24),
+        0x1F => f64::INFINITY,
+        e => (1.0 + man / 1024.0) * libm_pow2(e - 15),
+    };
+    sign * mag
+}
+
+fn libm_pow2(e: i32) -> f64 {
+    f64::from_bits(((1023 + e) as u64) << 52)
+}
+
+fn imm_text(i: &Imm) -> String {
+    let b = i.bits;
+    let v = match i.ty {
+        Type::V | Type::Uv | Type::Vf => format!("0x{:X}", b as u32),
+        Type::F => {
+            let f = f32::from_bits(b as u32);
+            // f32 Display gives its own shortest digits.
+            if f.is_nan() {
+                format!("qnan(0x{:X})", b as u32 & 0x3F_FFFF)
+            } else if f.is_infinite() {
+                float_text(f64::from(f), 0, false)
+            } else {
+                let s = format!("{f}");
+                if s.contains('.') || s.contains('e') {
+                    s
+                } else {
+                    format!("{s}.0")
+                }
+            }
+        }
+        Type::Df => {
+            let f = f64::from_bits(b);
+            float_text(f, b & 0x7_FFFF_FFFF_FFFF, f.is_nan())
+        }
+        Type::Hf => {
+            let h = b as u16;
+            let nan = h & 0x7C00 == 0x7C00 && h & 0x3FF != 0;
+            float_text(half_to_f64(h), u64::from(h & 0x1FF), nan)
+        }
+        Type::W => format!("{}", b as u16 as i16),
+        Type::B => format!("{}", b as u8 as i8),
+        Type::D => format!("{}", b as u32 as i32),
+        Type::Q => format!("{}", b as i64),
+        Type::Uw => format!("0x{:X}", b as u16),
+        Type::Ub => format!("0x{:X}", b as u8),
+        Type::Ud => format!("0x{:X}", b as u32),
+        _ => format!("0x{b:X}"),
+    };
+    format!("{v}:{}", i.ty.name())
+}
+
+impl Printer<'_> {
+    fn instruction(&mut self, pc: Option<i64>) {
+        let i = self.inst;
+        if i.no_mask || i.pred_ctrl != PredCtrl::None {
+            self.out.push('(');
+            if i.no_mask {
+                self.out.push('W');
+            }
+            if i.pred_ctrl != PredCtrl::None {
+                if i.no_mask {
+                    self.out.push('&');
+                }
+                if i.pred_inv {
+                    self.out.push('~');
+                }
+                let _ = write!(
+                    self.out,
+                    "f{}.{}{}",
+                    i.flag.reg,
+                    i.flag.subreg,
+                    pred_suffix(i.pred_ctrl)
+                );
+            }
+            self.out.push_str(") ");
+        }
+        self.out.push_str(i.opcode.mnemonic());
+        match &i.body {
+            Body::Math(m) => {
+                let _ = write!(self.out, ".{}", math_name(m.function));
+            }
+            Body::Send(s) => {
+                let name = SFIDS
+                    .iter()
+                    .find(|(f, _)| Some(*f) == s.sfid)
+                    .map_or("?", |(_, n)| n);
+                let _ = write!(self.out, ".{name}");
+            }
+            Body::Sync(s) => {
+                let _ = write!(self.out, ".{}", sync_name(s.function));
+            }
+            _ => {}
+        }
+        let bare = matches!(i.opcode, Opcode::Nop | Opcode::Illegal);
+        let sync = matches!(i.body, Body::Sync(_));
+        let implied_exec = bare || (sync && i.exec_size == 1);
+        if !implied_exec {
+            let first = match i.group {
+                GroupCtrl::Quarter { qtr, nib } => qtr * 8 + u8::from(nib) * 4,
+                GroupCtrl::Compression(_) => 0,
+            };
+            let _ = write!(self.out, " ({}|M{first})", i.exec_size);
+        }
+        if i.cond_mod != CondMod::None {
+            let _ = write!(
+                self.out,
+                " ({}){}",
+                cond_name(i.cond_mod),
+                format_args!("f{}.{}", i.flag.reg, i.flag.subreg)
+            );
+        }
+        match &i.body {
+            Body::Alu(a) if !bare => {
+                self.dst(&a.dst, i.saturate);
+                self.src(&a.src0, false);
+                if !matches!(a.src1, Src::Vacant(_)) {
+                    self.src(&a.src1, false);
+                }
+            }
+            Body::Alu(_) => {}
+            Body::Math(m) => {
+                self.dst(&m.dst, i.saturate);
+                self.src(&m.src0, false);
+                if !matches!(m.src1, Src::Vacant(_)) {
+                    self.src(&m.src1, false);
+                }
+            }
+            Body::ThreeSrc(t) => {
+                self.dst(&t.dst, i.saturate);
+                for (k, s) in t.src.iter().enumerate() {
+                    self.src3(s, k == 2);
+                }
+            }
+            Body::Send(s) => {
+                self.out.push(' ');
+                self.send_reg(s.dst.file, s.dst.addr);
+                if let Src::Reg(r) = &s.src0 {
+                    self.out.push(' ');
+                    self.send_reg(r.file, r.addr);
+                }
+                let ex = match s.ex_desc {
+                    Some(crate::inst::ExDesc::Imm(v)) => v,
+                    _ => 0,
+                };
+                if let Some(Src::Reg(r)) = &s.src1 {
+                    self.out.push(' ');
+                    self.send_reg(r.file, r.addr);
+                    let _ = write!(self.out, ":{}", (ex >> 6) & 0x1F);
+                }
+                let _ = write!(self.out, " 0x{:X}", ex & !0x7C0);
+                match &s.desc {
+                    SendDesc::Reg(_) => self.out.push_str(" a0.0"),
+                    SendDesc::Imm { desc, .. } => {
+                        let word = super::codec::desc_word(desc).unwrap_or(desc.function);
+                        let _ = write!(self.out, " 0x{word:08X}");
+                    }
+                }
+            }
+            Body::Sync(s) => match &s.src0 {
+                Src::Imm(imm) => {
+                    let _ = write!(self.out, " {}", imm_text(imm));
+                }
+                other => self.src_plain(other),
+            },
+            Body::Branch(b) => {
+                let target = |off: i32| match pc {
+                    Some(pc) => format!(" L{}", pc + i64::from(off)),
+                    None => format!(" {off}"),
+                };
+                match b.jump {
+                    Jump::JipUip { jip, uip } => {
+                        self.out.push_str(&target(jip));
+                        self.out.push_str(&target(uip));
+                    }
+                    Jump::Jip { jip } => self.out.push_str(&target(jip)),
+                    Jump::Count { jump, .. } => self.out.push_str(&target(jump)),
+                }
+            }
+        }
+        self.options();
+    }
+
+    fn options(&mut self) {
+        let i = self.inst;
+        let mut opts: alloc::vec::Vec<String> = alloc::vec::Vec::new();
+        if i.acc_wr_ctrl {
+            opts.push(if matches!(i.body, Body::Branch(_)) {
+                "BranchCtrl".into()
+            } else {
+                "AccWrEn".into()
+            });
+        }
+        if i.thread_ctrl == crate::inst::ThreadCtrl::Atomic {
+            opts.push("Atomic".into());
+        }
+        if i.debug {
+            opts.push("Breakpoint".into());
+        }
+        if let Body::Send(s) = &i.body
+            && s.eot
+        {
+            opts.push("EOT".into());
+        }
+        if let Some(sw) = i.swsb {
+            opts.push(swsb_text(sw, i.opcode));
+        }
+        if !opts.is_empty() {
+            let _ = write!(self.out, " {{{}}}", opts.join(","));
+        }
+    }
+
+    fn reg_name(&mut self, file: RegFile, addr: Addr, ty: Type) {
+        let Addr::Direct { nr, subnr } = addr else {
+            self.out.push_str("r[?]");
+            return;
+        };
+        let sub = subnr / ty.size().max(1);
+        match file {
+            RegFile::Grf => {
+                let _ = write!(self.out, "r{nr}.{sub}");
+            }
+            _ => {
+                let (name, has_sub) = arf_name(nr);
+                self.out.push_str(&name);
+                if has_sub {
+                    let _ = write!(self.out, ".{sub}");
+                }
+            }
+        }
+    }
+
+    fn dst(&mut self, d: &Dst, sat: bool) {
+        self.out.push(' ');
+        if sat {
+            self.out.push_str("(sat)");
+        }
+        self.reg_name(d.file, d.addr, d.ty);
+        let _ = write!(self.out, "<{}>:{}", d.hstride, d.ty.name());
+    }
+
+    fn mods(&mut self, negate: bool, abs: bool) {
+        // On logic operations the negate modifier inverts bits: IGA writes `~`.
+        let logic = matches!(
+            self.inst.opcode,
+            Opcode::And | Opcode::Or | Opcode::Xor | Opcode::Not
+        );
+        if negate {
+            self.out.push(if logic && !abs { '~' } else { '-' });
+        }
+        if abs {
+            self.out.push_str("(abs)");
+        }
+    }
+
+    fn src(&mut self, s: &Src, _three: bool) {
+        self.out.push(' ');
+        match s {
+            Src::Reg(r) => {
+                self.mods(r.negate, r.abs);
+                self.reg_name(r.file, r.addr, r.ty);
+                if let Region::Align1 {
+                    vstride,
+                    width,
+                    hstride,
+                } = r.region
+                {
+                    let _ = write!(self.out, "<{vstride};{width},{hstride}>");
+                }
+                let _ = write!(self.out, ":{}", r.ty.name());
+            }
+            Src::Imm(i) => self.out.push_str(&imm_text(i)),
+            Src::Vacant(_) => {}
+        }
+    }
+
+    fn src_plain(&mut self, s: &Src) {
+        if let Src::Reg(r) = s {
+            self.out.push(' ');
+            self.reg_name(r.file, r.addr, r.ty);
+        }
+    }
+
+    fn src3(&mut self, s: &Src, last: bool) {
+        self.out.push(' ');
+        match s {
+            Src::Reg(r) => {
+                self.mods(r.negate, r.abs);
+                self.reg_name(r.file, r.addr, r.ty);
+                if let Region::Align1 {
+                    vstride, hstride, ..
+                } = r.region
+                {
+                    if last {
+                        let _ = write!(self.out, "<{hstride}>");
+                    } else {
+                        let _ = write!(self.out, "<{vstride};{hstride}>");
+                    }
+                }
+                let _ = write!(self.out, ":{}", r.ty.name());
+            }
+            Src::Imm(i) => self.out.push_str(&imm_text(&Imm {
+                ty: i.ty,
+                bits: i.bits & 0xFFFF,
+            })),
+            Src::Vacant(_) => {}
+        }
+    }
+
+    fn send_reg(&mut self, file: RegFile, addr: Addr) {
+        match (file, addr) {
+            (RegFile::Grf, Addr::Direct { nr, .. }) => {
+                let _ = write!(self.out, "r{nr}");
+            }
+            (_, Addr::Direct { nr, .. }) => self.out.push_str(&arf_name(nr).0),
+            _ => self.out.push('?'),
+        }
+    }
+}
+
+/// The SWSB annotation as IGA writes it.
+pub fn swsb_text(s: Swsb, op: Opcode) -> String {
+    match s {
+        Swsb::Dist { pipe, dist } => {
+            let p = match pipe {
+                Pipe::Same => "",
+                Pipe::All => "A",
+                Pipe::Float => "F",
+                Pipe::Int => "I",
+                Pipe::Long => "L",
+            };
+            format!("{p}@{dist}")
+        }
+        Swsb::Token { mode, sbid } => match mode {
+            TokenMode::Set => format!("${sbid}"),
+            TokenMode::Dst => format!("${sbid}.dst"),
+            TokenMode::Src => format!("${sbid}.src"),
+        },
+        Swsb::Both { dist, sbid } => {
+            if matches!(op, Opcode::Send | Opcode::Sendc) {
+                format!("A@{dist},${sbid}")
+            } else if out_of_order(op) {
+                format!("@{dist},${sbid}")
+            } else {
+                format!("@{dist},${sbid}.dst")
+            }
+        }
+    }
+}

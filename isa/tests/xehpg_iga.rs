@@ -1,0 +1,888 @@
+//! Differential test of the Gen12.5 (Xe-HPG, DG2) codec and printer
+//! against `iga64 -p=12p71`: generated instructions (every supported
+//! opcode, register/immediate operands, regions, types, predication,
+//! condition modifiers, every SWSB form, sends with descriptors, sync,
+//! math, three-source Align1, branches) are encoded by us and printed by
+//! us. iga64 assembles our text: the bits must equal ours. iga64
+//! disassembles our bits: its text must equal ours token for token (its
+//! column padding and `//` comments aside). Our decoder reads iga64's bits
+//! back to the generated instruction. Lines iga64 rejects (its semantic
+//! checks: region and type rules) are counted and dropped.
+
+mod common;
+
+use baregpu_isa::inst::*;
+use baregpu_isa::xehpg::{self, codec, parse::parse, print::print};
+use common::{Rng, ensure_oracles, scratch};
+use std::fs;
+use std::process::Command;
+
+const Q: GroupCtrl = GroupCtrl::Quarter { qtr: 0, nib: false };
+
+fn iga(args: &[&str]) -> std::process::Output {
+    Command::new("iga64")
+        .args(args)
+        .output()
+        .expect("run iga64")
+}
+
+/// Assembles `lines` with iga64, dropping lines it rejects; returns the kept
+/// indices, the bytes and the rejections.
+fn assemble(lines: &[String], dir: &std::path::Path) -> (Vec<usize>, Vec<u8>, Vec<String>) {
+    let mut keep: Vec<usize> = (0..lines.len()).collect();
+    let mut rejected = Vec::new();
+    let (src, out) = (dir.join("in.asm"), dir.join("out.bin"));
+    for _ in 0..400 {
+        let text: String = keep.iter().map(|&i| format!("{}\n", lines[i])).collect();
+        fs::write(&src, text).unwrap();
+        let _ = fs::remove_file(&out);
+        let r = iga(&[
+            "-p=12p71",
+            "-a",
+            src.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-Wnone",
+            "-Xno-autocompact",
+        ]);
+        if r.status.success() {
+            return (keep, fs::read(&out).unwrap(), rejected);
+        }
+        let err = String::from_utf8_lossy(&r.stderr).into_owned();
+        let mut drop = Vec::new();
+        for l in err.lines() {
+            if let Some(rest) = l.strip_prefix("line ")
+                && let Some((n, msg)) = rest.split_once(':')
+                && msg.contains("error")
+                && let Ok(n) = n.split('.').next().unwrap_or("").parse::<usize>()
+                && n >= 1
+                && n <= keep.len()
+            {
+                drop.push(n - 1);
+                rejected.push(format!("{}  -- iga64:{}", lines[keep[n - 1]], msg));
+            }
+        }
+        assert!(
+            !drop.is_empty(),
+            "iga64 -a failed without naming a line: {err}"
+        );
+        drop.sort_unstable();
+        drop.dedup();
+        for d in drop.into_iter().rev() {
+            keep.remove(d);
+        }
+    }
+    panic!("iga64 keeps rejecting lines");
+}
+
+/// iga64's disassembly, one normalised line per instruction (labels and
+/// comments dropped, runs of blanks collapsed).
+fn disassemble(bytes: &[u8], dir: &std::path::Path) -> Vec<String> {
+    let bin = dir.join("ours.bin");
+    fs::write(&bin, bytes).unwrap();
+    let r = iga(&["-p=12p71", "-d", bin.to_str().unwrap()]);
+    assert!(
+        r.status.success(),
+        "iga64 -d failed: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    String::from_utf8_lossy(&r.stdout)
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim().to_string())
+        .filter(|l| !(l.is_empty() || (l.starts_with('L') && l.ends_with(':'))))
+        .map(|l| norm(&l))
+        .collect()
+}
+
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+const INT: [Type; 6] = [Type::Ud, Type::D, Type::Uw, Type::W, Type::Uq, Type::Q];
+const FLOAT: [Type; 3] = [Type::F, Type::Hf, Type::Df];
+
+fn reg(rng: &mut Rng, ty: Type, region: Region) -> RegSrc {
+    let elems = 32 / ty.size();
+    RegSrc {
+        file: RegFile::Grf,
+        ty,
+        addr: Addr::Direct {
+            nr: rng.below(120) as u8,
+            subnr: (rng.below(usize::from(elems)) as u8) * ty.size(),
+        },
+        region,
+        negate: false,
+        abs: false,
+    }
+}
+
+fn dst(rng: &mut Rng, ty: Type) -> Dst {
+    let hstride = if rng.chance(4) { 2 } else { 1 };
+    let elems = 32 / ty.size();
+    Dst {
+        file: RegFile::Grf,
+        ty,
+        addr: Addr::Direct {
+            nr: rng.below(120) as u8,
+            subnr: if rng.chance(3) {
+                (rng.below(usize::from(elems)) as u8) * ty.size()
+            } else {
+                0
+            },
+        },
+        hstride,
+        writemask: WRITEMASK_XYZW,
+    }
+}
+
+fn region(rng: &mut Rng, exec: u8) -> Region {
+    let w = exec.min(8);
+    rng.pick(&[
+        Region::Align1 {
+            vstride: 0,
+            width: 1,
+            hstride: 0,
+        },
+        Region::Align1 {
+            vstride: w,
+            width: w,
+            hstride: 1,
+        },
+        Region::Align1 {
+            vstride: 1,
+            width: 1,
+            hstride: 0,
+        },
+    ])
+}
+
+fn imm_bits(rng: &mut Rng, ty: Type) -> u64 {
+    match ty {
+        Type::F => u64::from(rng.pick(&[1.5f32, -2.0, 0.25, 3.0, 100.0, -0.5]).to_bits()),
+        Type::Df => rng.pick(&[1.5f64, -2.0, 0.25, 0.1]).to_bits(),
+        Type::Hf => {
+            let h = rng.pick(&[0x3C00u64, 0x4000, 0xB800, 0x3E00]);
+            h | h << 16
+        }
+        Type::W | Type::Uw => {
+            let h = rng.next() & 0xFFFF;
+            h | h << 16
+        }
+        Type::Uq | Type::Q => rng.next(),
+        _ => rng.next() & 0xFFFF_FFFF,
+    }
+}
+
+fn swsb(rng: &mut Rng) -> Option<Swsb> {
+    let dist = 1 + rng.below(7) as u8;
+    let sbid = rng.below(16) as u8;
+    match rng.below(6) {
+        0 => None,
+        1 => Some(Swsb::Dist {
+            pipe: rng.pick(&[Pipe::Same, Pipe::All, Pipe::Float, Pipe::Int, Pipe::Long]),
+            dist,
+        }),
+        2 => Some(Swsb::Token {
+            mode: TokenMode::Dst,
+            sbid,
+        }),
+        3 => Some(Swsb::Token {
+            mode: TokenMode::Src,
+            sbid,
+        }),
+        4 => Some(Swsb::Both { dist, sbid }),
+        _ => Some(Swsb::Dist {
+            pipe: Pipe::Same,
+            dist,
+        }),
+    }
+}
+
+fn controls(rng: &mut Rng, i: &mut Instruction) {
+    i.exec_size = rng.pick(&[1, 2, 4, 8, 16, 32]);
+    i.group = match i.exec_size {
+        8 => GroupCtrl::Quarter {
+            qtr: rng.below(4) as u8,
+            nib: false,
+        },
+        16 => GroupCtrl::Quarter {
+            qtr: rng.pick(&[0, 2]),
+            nib: false,
+        },
+        _ => Q,
+    };
+    i.no_mask = rng.chance(4);
+    if rng.chance(3) {
+        i.pred_ctrl = rng.pick(&[PredCtrl::Normal, PredCtrl::Any4H, PredCtrl::AllV]);
+        i.pred_inv = rng.chance(2);
+        i.flag = FlagReg {
+            reg: rng.below(2) as u8,
+            subreg: rng.below(2) as u8,
+        };
+    }
+    i.swsb = swsb(rng);
+    i.debug = rng.chance(16);
+    if rng.chance(16) {
+        i.thread_ctrl = ThreadCtrl::Atomic;
+    }
+}
+
+const ONE: [Opcode; 12] = [
+    Opcode::Mov,
+    Opcode::Not,
+    Opcode::Frc,
+    Opcode::Rndu,
+    Opcode::Rndd,
+    Opcode::Rnde,
+    Opcode::Rndz,
+    Opcode::Lzd,
+    Opcode::Fbh,
+    Opcode::Fbl,
+    Opcode::Cbit,
+    Opcode::Bfrev,
+];
+const TWO: [Opcode; 20] = [
+    Opcode::Sel,
+    Opcode::And,
+    Opcode::Or,
+    Opcode::Xor,
+    Opcode::Shr,
+    Opcode::Shl,
+    Opcode::Asr,
+    Opcode::Ror,
+    Opcode::Rol,
+    Opcode::Cmp,
+    Opcode::Cmpn,
+    Opcode::Add,
+    Opcode::Mul,
+    Opcode::Avg,
+    Opcode::Mac,
+    Opcode::Mach,
+    Opcode::Addc,
+    Opcode::Subb,
+    Opcode::Bfi1,
+    Opcode::Movi,
+];
+const THREE: [Opcode; 6] = [
+    Opcode::Mad,
+    Opcode::Add3,
+    Opcode::Bfe,
+    Opcode::Bfi2,
+    Opcode::Csel,
+    Opcode::Dp4a,
+];
+
+fn ty_for(rng: &mut Rng) -> Type {
+    if rng.chance(2) {
+        rng.pick(&INT)
+    } else {
+        rng.pick(&FLOAT)
+    }
+}
+
+/// Operations whose condition modifier iga64 keeps.
+const COND_OK: [Opcode; 8] = [
+    Opcode::Mov,
+    Opcode::Add,
+    Opcode::Mul,
+    Opcode::And,
+    Opcode::Or,
+    Opcode::Xor,
+    Opcode::Not,
+    Opcode::Sel,
+];
+/// Arithmetic operations that saturate.
+const SAT_OK: [Opcode; 7] = [
+    Opcode::Mov,
+    Opcode::Add,
+    Opcode::Mul,
+    Opcode::Rndd,
+    Opcode::Rndz,
+    Opcode::Rnde,
+    Opcode::Rndu,
+];
+
+fn gen_alu(rng: &mut Rng) -> Instruction {
+    let two = rng.chance(2);
+    let op = if two { rng.pick(&TWO) } else { rng.pick(&ONE) };
+    let ty = ty_for(rng);
+    let mut i = Instruction::new(
+        op,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    let exec = i.exec_size;
+    let rg = region(rng, exec);
+    let mut s0 = reg(rng, ty, rg);
+    s0.negate = rng.chance(5);
+    s0.abs = rng.chance(6);
+    let src0 = if !two && rng.chance(4) {
+        Src::Imm(Imm {
+            ty,
+            bits: imm_bits(rng, ty),
+        })
+    } else {
+        Src::Reg(s0)
+    };
+    let src1 = if two {
+        if rng.chance(3) && ty.size() < 8 {
+            Src::Imm(Imm {
+                ty,
+                bits: imm_bits(rng, ty),
+            })
+        } else {
+            let rg = region(rng, exec);
+            let mut s1 = reg(rng, ty, rg);
+            s1.negate = rng.chance(5);
+            Src::Reg(s1)
+        }
+    } else {
+        codec::ABSENT
+    };
+    // iga64 silently drops a condition modifier where the operation has
+    // none and saturation on integer results: only generate them where
+    // they stay.
+    if (COND_OK.contains(&op) || op == Opcode::Cmp || op == Opcode::Cmpn)
+        && rng.chance(3)
+        && !matches!(
+            src0,
+            Src::Imm(Imm {
+                ty: Type::Df | Type::Q | Type::Uq,
+                ..
+            })
+        )
+    {
+        i.cond_mod = rng.pick(&[CondMod::Z, CondMod::Nz, CondMod::G, CondMod::L, CondMod::Le]);
+    }
+    i.saturate = ty.is_float() && SAT_OK.contains(&op) && rng.chance(6);
+    i.acc_wr_ctrl = rng.chance(16);
+    i.body = Body::Alu(Alu {
+        dst: i.dst().copied().unwrap_or_else(|| dst(rng, ty)),
+        src0,
+        src1,
+    });
+    i
+}
+
+fn gen_math(rng: &mut Rng) -> Instruction {
+    let f = rng.pick(&[
+        MathFn::Inv,
+        MathFn::Log,
+        MathFn::Exp,
+        MathFn::Sqrt,
+        MathFn::Rsq,
+        MathFn::Sin,
+        MathFn::Cos,
+    ]);
+    let ty = rng.pick(&[Type::F, Type::Hf]);
+    let mut i = Instruction::new(
+        Opcode::Math,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    let rg = region(rng, i.exec_size);
+    let src0 = Src::Reg(reg(rng, ty, rg));
+    i.saturate = rng.chance(8);
+    i.body = Body::Math(Math {
+        function: f,
+        dst: dst(rng, ty),
+        src0,
+        src1: codec::ABSENT,
+    });
+    i
+}
+
+fn gen_three(rng: &mut Rng) -> Instruction {
+    let op = rng.pick(&THREE);
+    let ty = if op == Opcode::Mad && rng.chance(2) {
+        rng.pick(&[Type::F, Type::Hf, Type::Df])
+    } else {
+        rng.pick(&[Type::D, Type::Ud, Type::W, Type::Uw])
+    };
+    let mut i = Instruction::new(
+        op,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    let r3 = |rng: &mut Rng, last: bool| {
+        let rg = Region::Align1 {
+            vstride: if last { 0 } else { rng.pick(&[0, 1, 4, 8]) },
+            width: 1,
+            hstride: rng.pick(&[0, 1, 2]),
+        };
+        let mut r = reg(rng, ty, rg);
+        r.negate = rng.chance(5);
+        Src::Reg(r)
+    };
+    let imm16 = |rng: &mut Rng| {
+        let t = if ty.is_float() {
+            Type::Hf
+        } else {
+            rng.pick(&[Type::W, Type::Uw])
+        };
+        Src::Imm(Imm {
+            ty: t,
+            bits: if t == Type::Hf {
+                0x3C00
+            } else {
+                rng.next() & 0xFFFF
+            },
+        })
+    };
+    let s0 = if rng.chance(5) {
+        imm16(rng)
+    } else {
+        r3(rng, false)
+    };
+    let s1 = r3(rng, false);
+    let s2 = if rng.chance(5) {
+        imm16(rng)
+    } else {
+        r3(rng, true)
+    };
+    i.saturate = ty.is_float() && rng.chance(8);
+    if op == Opcode::Csel {
+        // csel's flag is its compare input: iga64 drops a predicate.
+        i.pred_ctrl = PredCtrl::None;
+        i.pred_inv = false;
+        i.flag = FlagReg::default();
+    }
+    i.body = Body::ThreeSrc(ThreeSrc {
+        dst: dst(rng, ty),
+        src: [s0, s1, s2],
+    });
+    i
+}
+
+fn gen_send(rng: &mut Rng) -> Instruction {
+    let op = rng.pick(&[Opcode::Send, Opcode::Sendc]);
+    let sfid = rng.pick(&[Sfid::Ugm, Sfid::Slm, Sfid::Tgm, Sfid::Urb, Sfid::Gateway]);
+    let eot = rng.chance(8);
+    let mut i = Instruction::new(
+        op,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, Type::Ud),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    i.exec_size = rng.pick(&[1, 8, 16, 32]);
+    i.group = Q;
+    i.thread_ctrl = ThreadCtrl::Normal;
+    i.swsb = Some(match rng.below(2) {
+        0 => Swsb::Token {
+            mode: TokenMode::Set,
+            sbid: rng.below(16) as u8,
+        },
+        _ => Swsb::Both {
+            dist: 1 + rng.below(7) as u8,
+            sbid: rng.below(16) as u8,
+        },
+    });
+    let len1 = rng.below(4) as u32;
+    let src1 = if len1 == 0 {
+        codec::send_reg(RegFile::Arf, 0)
+    } else {
+        codec::send_reg(RegFile::Grf, rng.below(100) as u8)
+    };
+    let desc = if rng.chance(6) {
+        SendDesc::Reg(codec::desc_a0())
+    } else {
+        let d = (1 + rng.below(4) as u32) << 25
+            | (rng.below(4) as u32) << 20
+            | (rng.next() as u32 & 0xE007_FFFF);
+        SendDesc::Imm {
+            ty: Type::Ud,
+            desc: codec::msg_desc(d),
+        }
+    };
+    let dst_reg = if eot || rng.chance(4) {
+        codec::send_reg(RegFile::Arf, 0)
+    } else {
+        codec::send_reg(RegFile::Grf, rng.below(100) as u8)
+    };
+    i.body = Body::Send(Send {
+        dst: Dst {
+            file: dst_reg.file,
+            ty: Type::Ud,
+            addr: dst_reg.addr,
+            hstride: 1,
+            writemask: WRITEMASK_XYZW,
+        },
+        src0: Src::Reg(codec::send_reg(RegFile::Grf, rng.below(100) as u8)),
+        desc,
+        sfid: Some(sfid),
+        base_mrf: None,
+        eot,
+        src1: Some(Src::Reg(src1)),
+        ex_desc: Some(ExDesc::Imm(len1 << 6 | (rng.below(16) as u32) << 12)),
+    });
+    i
+}
+
+fn gen_sync(rng: &mut Rng) -> Instruction {
+    let mut i = Instruction::new(
+        Opcode::Sync,
+        1,
+        Q,
+        Body::Sync(Sync {
+            function: rng.pick(&[SyncFn::Nop, SyncFn::AllRd, SyncFn::AllWr, SyncFn::Bar]),
+            src0: Src::Reg(RegSrc {
+                file: RegFile::Arf,
+                ty: Type::Ub,
+                addr: Addr::Direct { nr: 0, subnr: 0 },
+                region: Region::Align1 {
+                    vstride: 0,
+                    width: 1,
+                    hstride: 0,
+                },
+                negate: false,
+                abs: false,
+            }),
+        }),
+    );
+    i.swsb = swsb(rng);
+    i
+}
+
+fn generate(rng: &mut Rng) -> Instruction {
+    match rng.below(10) {
+        0..=3 => gen_alu(rng),
+        4 | 5 => gen_three(rng),
+        6 => gen_math(rng),
+        7 | 8 => gen_send(rng),
+        _ => gen_sync(rng),
+    }
+}
+
+/// Encode, print; iga64 assembles our text to our bits and disassembles
+/// our bits to our text; we decode iga64's bits to the instruction.
+fn compare(
+    insts: &[Instruction],
+    dir: &std::path::Path,
+    with_labels: bool,
+) -> (usize, Vec<String>) {
+    let words: Vec<u128> = insts
+        .iter()
+        .map(|i| xehpg::encode(i).unwrap_or_else(|e| panic!("encode {i:?}: {e}")))
+        .collect();
+    for (i, w) in insts.iter().zip(&words) {
+        assert_eq!(
+            xehpg::decode(*w).as_ref(),
+            Ok(i),
+            "decode of our word {w:032x}"
+        );
+    }
+    let text: Vec<String> = insts
+        .iter()
+        .enumerate()
+        .map(|(k, i)| {
+            let pc = 16 * k as i64;
+            let line = print(i, with_labels.then_some(pc));
+            if with_labels {
+                format!("L{pc}:\n{line}")
+            } else {
+                line
+            }
+        })
+        .collect();
+    let (keep, bin, rejected) = assemble(&text, dir);
+    if with_labels {
+        assert!(
+            rejected.is_empty(),
+            "iga64 rejected branch lines:\n{}",
+            rejected.join("\n")
+        );
+    }
+    assert_eq!(bin.len(), keep.len() * 16, "iga64 output size");
+    let mut mismatch = Vec::new();
+    let mut ours_kept = Vec::new();
+    for (n, &k) in keep.iter().enumerate() {
+        let theirs = u128::from_le_bytes(bin[n * 16..n * 16 + 16].try_into().unwrap());
+        if theirs != words[k] {
+            mismatch.push(format!(
+                "{}\n    ours  {:032x}\n    iga64 {:032x}",
+                text[k], words[k], theirs
+            ));
+        }
+        ours_kept.extend_from_slice(&words[k].to_le_bytes());
+    }
+    assert!(
+        mismatch.is_empty(),
+        "{} of {} lines assemble differently:\n{}",
+        mismatch.len(),
+        keep.len(),
+        mismatch
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let dis = disassemble(&ours_kept, dir);
+    assert_eq!(
+        dis.len(),
+        keep.len(),
+        "iga64 -d printed {} lines",
+        dis.len()
+    );
+    let mut textdiff = Vec::new();
+    let mut parsediff = Vec::new();
+    for (n, &k) in keep.iter().enumerate() {
+        let ours = norm(text[k].rsplit('\n').next().unwrap_or(""));
+        if dis[n] != ours {
+            textdiff.push(format!("    ours  {ours}\n    iga64 {}", dis[n]));
+        }
+        // Our assembler reads our text and iga64's text back to the
+        // instruction (iga64's labels are at the same offsets when no
+        // line was dropped, which the branch kernel asserts).
+        let pc = 16 * k as i64;
+        for (who, line) in [("ours", &ours), ("iga64", &dis[n])] {
+            let got = parse(line, if with_labels { 16 * n as i64 } else { pc });
+            if got.as_ref() != Ok(&insts[k]) {
+                parsediff.push(format!("    {who} {line}\n    -> {got:?}"));
+            }
+        }
+    }
+    assert!(
+        parsediff.is_empty(),
+        "{} lines parse differently:\n{}",
+        parsediff.len(),
+        parsediff
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(
+        textdiff.is_empty(),
+        "{} of {} disassemblies differ:\n{}",
+        textdiff.len(),
+        keep.len(),
+        textdiff
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    (keep.len(), rejected)
+}
+
+#[test]
+fn xehpg_against_iga64() {
+    ensure_oracles();
+    let dir = scratch("xehpg-iga");
+    let mut rng = Rng::new(0x0125);
+    let mut total = 0;
+    let mut all_rejected = Vec::new();
+    for _ in 0..10 {
+        let insts: Vec<Instruction> = (0..2_500).map(|_| generate(&mut rng)).collect();
+        let (n, rej) = compare(&insts, &dir, false);
+        total += n;
+        all_rejected.extend(rej);
+    }
+    eprintln!(
+        "gen12.5: {total} instructions identical both ways, {} rejected by iga64",
+        all_rejected.len()
+    );
+    for r in all_rejected.iter().take(15) {
+        eprintln!("  {r}");
+    }
+    assert!(total >= 20_000, "only {total} instructions compared");
+}
+
+/// Branches in a kernel whose targets are instructions of the kernel:
+/// iga64 resolves our labels to our JIP/UIP bits and prints the same
+/// labels back.
+#[test]
+fn xehpg_branches_against_iga64() {
+    ensure_oracles();
+    let dir = scratch("xehpg-branch");
+    let mut rng = Rng::new(0xB4A);
+    let n = 400usize;
+    let ops = [
+        (Opcode::If, true),
+        (Opcode::Else, true),
+        (Opcode::Break, true),
+        (Opcode::Cont, true),
+        (Opcode::Halt, true),
+        (Opcode::Goto, true),
+        (Opcode::Endif, false),
+        (Opcode::While, false),
+        (Opcode::Join, false),
+    ];
+    let insts: Vec<Instruction> = (0..n)
+        .map(|k| {
+            let (op, two) = rng.pick(&ops);
+            let off = |rng: &mut Rng| 16 * (rng.below(n) as i32 - k as i32);
+            let jump = if two {
+                Jump::JipUip {
+                    jip: off(&mut rng),
+                    uip: off(&mut rng),
+                }
+            } else {
+                Jump::Jip { jip: off(&mut rng) }
+            };
+            let mut i = Instruction::new(
+                op,
+                rng.pick(&[8, 16, 32]),
+                Q,
+                Body::Branch(Branch {
+                    dst: codec::NO_DST,
+                    src0: codec::ABSENT,
+                    src1: codec::ABSENT,
+                    jump,
+                }),
+            );
+            // iga64 drops a predicate on else and endif.
+            if rng.chance(3) && !matches!(op, Opcode::Else | Opcode::Endif) {
+                i.pred_ctrl = PredCtrl::Normal;
+                i.flag.subreg = rng.below(2) as u8;
+            }
+            i.swsb = swsb(&mut rng);
+            i
+        })
+        .collect();
+    let (kept, _) = compare(&insts, &dir, true);
+    assert_eq!(kept, n);
+}
+
+/// Random words never panic; whatever decodes encodes back to the word.
+#[test]
+fn xehpg_random_words() {
+    let mut rng = Rng::new(0x05EE_D125);
+    let mut decoded = 0;
+    for k in 0..200_000u32 {
+        // Half the words get a defined opcode so the operand decoders run.
+        let mut w = u128::from(rng.next()) | u128::from(rng.next()) << 64;
+        if k % 2 == 0 {
+            let (code, _, _) = baregpu_isa::xehpg::tables::OPCODES
+                [rng.below(baregpu_isa::xehpg::tables::OPCODES.len())];
+            w = (w & !0xFF & !(1 << 29)) | u128::from(code);
+        }
+        if let Ok(i) = xehpg::decode(w) {
+            decoded += 1;
+            assert_eq!(xehpg::encode(&i), Ok(w), "{w:032x}");
+            // Printing and parsing the text back must not panic either.
+            let _ = parse(&print(&i, Some(0)), 0);
+        }
+    }
+    assert!(decoded > 0, "no random word decoded");
+}
+
+/// Reserved encodings are refused with the field named.
+#[test]
+fn xehpg_reserved_fields() {
+    use baregpu_isa::error::{DecodeError, Field};
+    // mov (8|M0) r1.0<1>:f r2.0<1;1,0>:f, from iga64 -p=12p71.
+    let mov = baregpu_isa::codec::from_dwords([0x0003_0061, 0x0105_0aa0, 0x0010_0204, 0]);
+    assert!(xehpg::decode(mov).is_ok());
+    // ExecSize code 6.
+    assert_eq!(
+        xehpg::decode(mov | 6 << 16),
+        Err(DecodeError::Reserved {
+            field: Field::ExecSize,
+            value: 7
+        })
+    );
+    // Destination type code 12.
+    assert!(matches!(
+        xehpg::decode((mov & !(0xF << 36)) | 12 << 36),
+        Err(DecodeError::Reserved { .. })
+    ));
+    // Bit 7 (reserved for opcode expansion).
+    assert_eq!(
+        xehpg::decode(mov | 1 << 7),
+        Err(DecodeError::ReservedBits { mask: 1 << 7 })
+    );
+    // SWSB 0x58 (no such pipe).
+    assert_eq!(
+        xehpg::decode(mov | 0x58 << 8),
+        Err(DecodeError::Reserved {
+            field: Field::Swsb,
+            value: 0x58
+        })
+    );
+    // Indirect destination: valid but not represented yet.
+    assert!(matches!(
+        xehpg::decode(mov | 1 << 35),
+        Err(DecodeError::Unsupported { .. })
+    ));
+}
+
+/// The generation-dispatching entry points reach the Gen12.5 codec and
+/// printer; the paths without Gen12.5 support refuse it by name.
+#[test]
+fn xehpg_through_public_api() {
+    use baregpu_isa::IsaGen;
+    assert_eq!(IsaGen::from_name("dg2"), Some(IsaGen::Gen12_5));
+    assert_eq!(IsaGen::from_name("xehpg"), Some(IsaGen::Gen12_5));
+    assert_eq!(IsaGen::Gen12_5.name(), "gen12.5");
+    // if (16|M0) L32 L48; else (16|M0) L32 L48; mov (8|M0) r1.0<1>:f r2.0<1;1,0>:f
+    let dws: [[u32; 4]; 3] = [
+        [0x0004_0022, 0x0000_c000, 0x0000_0030, 0x0000_0020],
+        [0x0004_0024, 0x0000_c000, 0x0000_0020, 0x0000_0010],
+        [0x0003_0061, 0x0105_0aa0, 0x0010_0204, 0],
+    ];
+    let mut bytes = Vec::new();
+    for dw in dws {
+        let w = baregpu_isa::codec::from_dwords(dw);
+        let i = baregpu_isa::decode(IsaGen::Gen12_5, w).expect("decodes");
+        assert_eq!(baregpu_isa::encode(IsaGen::Gen12_5, &i), Ok(w));
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    let text = baregpu_isa::text::disassemble_with(
+        IsaGen::Gen12_5,
+        &bytes,
+        baregpu_isa::text::DisasmOptions {
+            offsets: false,
+            labels: true,
+            messages: false,
+        },
+    )
+    .expect("disassembles");
+    assert_eq!(
+        text,
+        "if (16|M0) L32 L48\nelse (16|M0) L32 L48\nL32:\nmov (8|M0) r1.0<1>:f r2.0<1;1,0>:f\nL48:\n"
+    );
+    // Our own assembler reads the disassembly back to the bytes.
+    assert_eq!(
+        baregpu_isa::text::assemble(IsaGen::Gen12_5, &text),
+        Ok(bytes.clone())
+    );
+    assert!(baregpu_isa::text::assemble(IsaGen::Gen12_5, "mov (8|M0) r1.0<1>:f r2:zz").is_err());
+    assert!(
+        baregpu_isa::text::assemble(IsaGen::Gen12_5, "smov (8|M0) r1.0<1>:f r2.0<1;1,0>:f")
+            .is_err()
+    );
+    assert!(baregpu_isa::compact::tables(IsaGen::Gen12_5).is_none());
+    let v = baregpu_isa::validate::validate(
+        IsaGen::Gen12_5,
+        &baregpu_isa::decode(IsaGen::Gen12_5, baregpu_isa::codec::from_dwords(dws[2])).unwrap(),
+    );
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].rule, baregpu_isa::validate::Rule::NoRulesForGeneration);
+}
