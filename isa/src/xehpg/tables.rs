@@ -5,7 +5,7 @@
 //! Mesa src/intel/compiler/brw_inst.h; [Mesa brw_eu.c] the `opcode_descs`
 //! table (GFX_GE(GFX12)/GFX_GE(GFX125) rows); [Mesa defines] is
 //! src/intel/compiler/brw_eu_defines.h (`tgl_swsb_decode` for ver < 20,
-//! `tgl_sync_function`, SFIDs). Codes marked [iga] were read from what
+//! `tgl_sync_function`, SFIDs). Codes marked (iga) were read from what
 //! `iga64 -p=12p71` assembles (tests/xehpg_iga.rs checks all of them).
 
 use crate::inst::{MathFn, Opcode as O, Sfid, SyncFn, Type};
@@ -218,7 +218,7 @@ pub mod three {
     pub const SRC2_NR: Bits = bits(127, 120);
     /// src2's 16-bit immediate [Mesa brw_inst.h brw_inst_3src_a1_src2_imm].
     pub const SRC2_IMM: Bits = bits(127, 112);
-    /// Two-bit vertical stride codes of src0/src1: 0, 1, 4, 8 [iga].
+    /// Two-bit vertical stride codes of src0/src1: 0, 1, 4, 8 (iga).
     pub const VSTRIDES: [u8; 4] = [0, 1, 4, 8];
 }
 
@@ -236,7 +236,7 @@ pub mod send {
     pub const SRC0_NR: Bits = bits(79, 72);
     pub const SFID: Bits = bits(95, 92);
     pub const SRC1_FILE: Bits = bits(98, 98);
-    /// Second payload length = ExDesc[10:6] (Gen12.5 keeps it here for
+    /// Second payload length = ExDesc bits 10:6 (Gen12.5 keeps it here for
     /// both descriptor forms) [Mesa brw_inst.h send_src1_len].
     pub const SRC1_LEN: Bits = bits(103, 99);
     pub const SRC1_NR: Bits = bits(111, 104);
@@ -278,7 +278,7 @@ pub const REG_TYPES: [Option<Type>; 16] = [
 ];
 
 /// Immediate type codes: the register codes, with the vector immediates in
-/// the byte codes (UV = UB, V = B) and VF in 8 [iga].
+/// the byte codes (UV = UB, V = B) and VF in 8 (iga).
 pub const IMM_TYPES: [Option<Type>; 16] = [
     Some(Type::Uv),
     Some(Type::Uw),
