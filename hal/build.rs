@@ -32,7 +32,16 @@ fn main() {
                     failed = true;
                     continue;
                 }
-                Ok(t) => {
+                Ok(mut t) => {
+                    // Engines the device description adds as instances of others.
+                    let device_file = tables.join(name).join("device.toml");
+                    if let Ok(text) = std::fs::read_to_string(&device_file)
+                        && let Err(e) = baregpu_tablegen::device::add_instances(&text, &mut t)
+                    {
+                        println!("cargo:warning={}: {e}", device_file.display());
+                        failed = true;
+                        continue;
+                    }
                     let problems =
                         baregpu_tablegen::check::check_generation(&t, &Default::default());
                     for p in &problems {
@@ -44,7 +53,6 @@ fn main() {
                     }
                     let mut code = baregpu_tablegen::codegen::generate(&t);
                     // The device description, when the generation has one.
-                    let device_file = tables.join(name).join("device.toml");
                     let device = match std::fs::read_to_string(&device_file) {
                         Err(_) => None,
                         Ok(text) => match baregpu_tablegen::device::parse(&text, &t) {

@@ -120,6 +120,69 @@ struct RawEngine {
     imr: Option<RawReg>,
     timestamp: Option<RawReg>,
     page_fault: Option<RawReg>,
+    /// A further instance of an engine of the tables (applied by [`add_instances`]).
+    like: Option<String>,
+    base: Option<u32>,
+}
+
+/// The part of an `[[engine]]` entry that [`add_instances`] reads.
+#[derive(Deserialize)]
+struct RawInstance {
+    name: String,
+    like: Option<String>,
+    base: Option<u32>,
+}
+
+#[derive(Deserialize)]
+struct RawInstances {
+    #[serde(default)]
+    engine: Vec<RawInstance>,
+}
+
+/// Applies the engines `device.toml` adds as further instances of an engine of the
+/// tables (`like = "video"`, `base = 0x1c000`): each gets its base in the tables'
+/// engines and runs every command, and has every per-engine register, of the engine
+/// it is like. Call it on the loaded tables before they are checked and generated,
+/// so that a second instance of an engine is one `[[engine]]` entry.
+pub fn add_instances(text: &str, t: &mut GenerationTables) -> Result<(), String> {
+    let raw: RawInstances = toml::from_str(text).map_err(|e| e.to_string())?;
+    for e in raw.engine {
+        match (e.like, e.base) {
+            (None, None) => {}
+            (Some(like), Some(base)) => {
+                if !t.engines.contains_key(&like) {
+                    return Err(format!(
+                        "engine {}: like {like:?} is not an engine of generation.toml",
+                        e.name
+                    ));
+                }
+                if t.engines.contains_key(&e.name) {
+                    return Err(format!(
+                        "engine {}: already in generation.toml (like and base are for new instances)",
+                        e.name
+                    ));
+                }
+                if t.engines.values().any(|&b| b == base) {
+                    return Err(format!("engine {}: base {base:#x} is taken", e.name));
+                }
+                t.engines.insert(e.name.clone(), base);
+                for r in &mut t.registers {
+                    if r.engines.contains(&like) {
+                        r.engines.push(e.name.clone());
+                    }
+                }
+                for c in &mut t.commands {
+                    if c.engines.contains(&like) {
+                        c.engines.push(e.name.clone());
+                    }
+                }
+            }
+            _ => {
+                return Err(format!("engine {}: like and base go together", e.name));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One engine, resolved.
@@ -878,6 +941,48 @@ timestamp = "TIMESTAMP"
             "{code}"
         );
         assert!(generate(None).contains("DEVICE: Option<crate::device::Device> = None"));
+    }
+
+    /// A second instance of an engine of the tables is one entry: `like` and `base`
+    /// give it the commands and per-engine registers of the engine it is like.
+    #[test]
+    fn an_instance_of_an_engine_is_one_entry() {
+        let mut t = tables("instance");
+        let text = format!(
+            "{DEVICE}[[engine]]\nname = \"render2\"\nlike = \"render\"\nbase = 0x50000\nref = \"test\"\nuser_interrupt_bit = 6\nerror_bit = 7\nnotify_bit = 8\nreset_bit = 4\nruns = [\"mi\"]\nring = {{ tail = \"TAIL\", head = \"HEAD\", start = \"START\", ctl = \"CTL\", hws_pga = \"HWS\" }}\nerrors = {{ ipeir = \"IPEIR\", ipehr = \"IPEHR\", instdone = \"INSTDONE\", acthd = \"ACTHD\", eir = \"EIR\", emr = \"EMR\", esr = \"ESR\", bb_addr = \"BB_ADDR\" }}\nimr = \"RING_IMR\"\n"
+        );
+        assert!(
+            parse(&text, &t).is_err(),
+            "unknown before the instances are added"
+        );
+        add_instances(&text, &mut t).unwrap();
+        assert_eq!(t.engines.get("render2"), Some(&0x50000));
+        assert!(
+            t.registers
+                .iter()
+                .find(|r| r.name == "TAIL")
+                .unwrap()
+                .engines
+                .contains(&"render2".to_string())
+        );
+        let d = parse(&text, &t).unwrap();
+        let e = &d.engines[1];
+        assert_eq!(
+            (e.base, e.ring[0], e.errors[0], e.imr),
+            (0x50000, 0x30, 0x50064, Some(0x500a8))
+        );
+        for (bad, want) in [
+            (text.replace("base = 0x50000", "base = 0x2000"), "is taken"),
+            (
+                text.replace("like = \"render\"", "like = \"vcs\""),
+                "not an engine",
+            ),
+            (text.replace("base = 0x50000\n", ""), "go together"),
+        ] {
+            let mut t = tables("instance-bad");
+            let e = add_instances(&bad, &mut t).unwrap_err();
+            assert!(e.contains(want), "{e} (wanted {want})");
+        }
     }
 
     #[test]

@@ -55,7 +55,15 @@ fn main() -> ExitCode {
                 bad = true;
                 println!("{g}: {e}");
             }
-            Ok(t) => {
+            Ok(mut t) => {
+                let device = tables.join(g).join("device.toml");
+                let device_text = std::fs::read_to_string(&device).ok();
+                if let Some(text) = &device_text
+                    && let Err(e) = baregpu_tablegen::device::add_instances(text, &mut t)
+                {
+                    bad = true;
+                    println!("  {g}: {}: {e}", device.display());
+                }
                 let problems = check_generation(&t, &manuals);
                 let cites = |c: &baregpu_tablegen::Citation| c.source != "ext";
                 let manual = t.registers.iter().filter(|r| cites(&r.citation)).count()
@@ -74,9 +82,8 @@ fn main() -> ExitCode {
                     println!("  {g}: {p}");
                 }
                 bad |= !problems.is_empty();
-                let device = tables.join(g).join("device.toml");
-                if let Ok(text) = std::fs::read_to_string(&device)
-                    && let Err(e) = baregpu_tablegen::device::parse(&text, &t)
+                if let Some(text) = &device_text
+                    && let Err(e) = baregpu_tablegen::device::parse(text, &t)
                 {
                     bad = true;
                     println!("  {g}: {}: {e}", device.display());
