@@ -120,9 +120,12 @@ struct RawEngine {
     imr: Option<RawReg>,
     timestamp: Option<RawReg>,
     page_fault: Option<RawReg>,
-    /// A further instance of an engine of the tables (applied by [`add_instances`]).
-    like: Option<String>,
-    base: Option<u32>,
+    /// A further instance of an engine of the tables (applied by [`add_instances`];
+    /// read here only so that the entry is accepted).
+    #[serde(rename = "like")]
+    _like: Option<String>,
+    #[serde(rename = "base")]
+    _base: Option<u32>,
 }
 
 /// The part of an `[[engine]]` entry that [`add_instances`] reads.
