@@ -14,6 +14,7 @@ use super::alu::{self, ClauseState, Consts, Ctx};
 use super::fetch;
 use super::{EmuError, Memory, Options};
 use crate::cf::{CfAlu, CfAluOp, CfExport, CfInst, CfOp, CfWord, ExportOp, ExportWord1};
+use crate::mem::{DsRead, DsWrite, MemInst};
 use crate::program::{Clause, Program};
 
 const ACTIVE: u8 = 0;
@@ -41,6 +42,8 @@ pub struct Wave {
     /// Threads that exist; a partial wavefront's others never export or write memory.
     real: usize,
     gid: Vec<u32>,
+    /// Each thread's linear id within its thread group (LDS SIMD_WAVE_REL addressing).
+    local: Vec<u32>,
     gpr: Vec<[u32; 4]>,
     state: Vec<u8>,
     valid: Vec<bool>,
@@ -58,9 +61,11 @@ impl Wave {
         let n = opts.wave_size;
         let mut gpr = vec![[0u32; 4]; n * 128];
         let mut gid = vec![0; n];
+        let mut local = vec![0; n];
         for (t, r) in init.iter().enumerate() {
             gpr[t * 128..t * 128 + 3].copy_from_slice(r);
             gid[t] = r[0][0];
+            local[t] = r[0][1];
         }
         // Threads past the end of a partial wavefront are invalid and start inactive.
         let valid: Vec<bool> = (0..n).map(|t| t < init.len()).collect();
@@ -72,6 +77,7 @@ impl Wave {
             n,
             real: init.len(),
             gid,
+            local,
             gpr,
             initial: state.clone(),
             state,
@@ -605,7 +611,7 @@ impl Wave {
         pass: &[bool],
         prog: &Program,
         opts: &Options,
-        mem: &Memory,
+        mem: &mut Memory,
         steps: &mut u64,
         budget: u64,
     ) -> Result<(), EmuError> {
@@ -709,14 +715,159 @@ impl Wave {
                     }
                 }
             }
-            // Memory reads and LDS (decoded by `crate::mem`) are not emulated yet.
-            Some(Clause::Mem(_)) => {
-                return Err(EmuError::Unsupported {
-                    pc,
-                    what: "memory-read and LDS clauses",
-                });
+            Some(Clause::Mem(insts)) => {
+                for m in insts {
+                    if *steps >= budget {
+                        return Err(EmuError::Budget { steps: opts.budget });
+                    }
+                    *steps += 1;
+                    match m {
+                        MemInst::DsWrite(d) => self.lds_write(d, pc, pass, opts, mem)?,
+                        MemInst::DsRead(d) => self.lds_read(d, pc, pass, opts, mem)?,
+                        // Chapter 7 gives the scatter address (002 lines 2205-2210) but not
+                        // which buffer base it is relative to, its units, nor how
+                        // DATA_FORMAT/NUM_FORMAT convert the read, so it is not guessed.
+                        MemInst::Read(_) => {
+                            return Err(EmuError::Unsupported {
+                                pc,
+                                what: "MEM_RD memory reads (buffer base and units not defined)",
+                            });
+                        }
+                    }
+                }
             }
             _ => return Err(EmuError::PcOutOfRange { pc: w.addr }),
+        }
+        Ok(())
+    }
+
+    /// A GPR index with an LDS REL_MODE: 0 absolute, 1 plus the loop index; 2 (SIMD-global
+    /// GPRs, 002 lines 590-625) is not modelled.
+    fn lds_rel(pc: u32, mode: u8) -> Result<bool, EmuError> {
+        match mode {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(EmuError::Unsupported {
+                pc,
+                what: "LDS REL_GLOBAL (SIMD-global GPRs)",
+            }),
+        }
+    }
+
+    /// LOCAL_DS_WRITE: thread `id`'s X..W go to dwords `(id >> 2) * DST_STRIDE + DST_INDEX
+    /// + c` of bank `id & 3`, `id` counted from the wavefront's first thread, or from the
+    /// group's first with SIMD_WAVE_REL (002 lines 645-658). A burst step adds 4 dwords to
+    /// DST_INDEX and 1 to SRC_GPR (MEM_DSW_WORD2, 8820-8823). Dwords past the bank are
+    /// dropped and counted: the manual does not say what they do.
+    fn lds_write(
+        &mut self,
+        d: &DsWrite,
+        pc: u32,
+        pass: &[bool],
+        opts: &Options,
+        mem: &mut Memory,
+    ) -> Result<(), EmuError> {
+        let rel = Self::lds_rel(pc, d.src_rel_mode)?;
+        let bank_len = mem.lds.len() / 4;
+        for step in 0..=d.burst_count as usize {
+            for t in 0..self.real {
+                if !pass[t] || !self.valid[t] {
+                    continue;
+                }
+                let g = self.src_gpr(t, d.src_gpr.wrapping_add(step as u8), rel, opts);
+                let id = if d.simd_wave_rel {
+                    self.local[t]
+                } else {
+                    t as u32
+                } as usize;
+                let base = (id >> 2)
+                    .saturating_mul(d.dst_stride as usize)
+                    .saturating_add(d.dst_index as usize + 4 * step);
+                for c in 0..4 {
+                    let Some(v) = fetch::select(g, d.src_sel[c]) else {
+                        continue;
+                    };
+                    let off = base.saturating_add(c);
+                    if off < bank_len {
+                        mem.lds[(id & 3) * bank_len + off] = v;
+                    } else {
+                        mem.lds_out_of_range += 1;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// LOCAL_DS_READ with DSR_MUX_NONE: the source's X selects the bank ("X channel has
+    /// index"), its Y the dword offset in the bank ("Y has address"), plus RD_OFFSET (MEM_DSR
+    /// SRC_SEL, RD_OFFSET); the aligned four-dword entry holding that dword is read (002
+    /// line 663). A burst step adds 4 to RD_OFFSET and 1 to DST_GPR (MEM_DSR_WORD2).
+    /// BROADCAST reads the first valid thread's address into every thread (8873-8875);
+    /// WATERFALL only changes timing. A read outside the LDS returns 0 and is counted.
+    fn lds_read(
+        &mut self,
+        d: &DsRead,
+        pc: u32,
+        pass: &[bool],
+        opts: &Options,
+        mem: &mut Memory,
+    ) -> Result<(), EmuError> {
+        if d.mux_cntl != 0 {
+            return Err(EmuError::Unsupported {
+                pc,
+                what: "LDS reads with DSR_MUX_FFT_PERMUTE or DSR_MUX_WORD_SELECT",
+            });
+        }
+        let src_rel = Self::lds_rel(pc, d.src_rel_mode)?;
+        let dst_rel = Self::lds_rel(pc, d.dst_rel_mode)?;
+        let bank_len = mem.lds.len() / 4;
+        // DST_WR_X..W: write the read X..W, or nothing (SEL_MASK).
+        let mut sel = [0u8, 1, 2, 3];
+        for c in 0..4 {
+            if !d.dst_write[c] {
+                sel[c] = 7;
+            }
+        }
+        let first = (0..self.real).find(|&t| self.valid[t]);
+        for step in 0..=d.burst_count as usize {
+            let read = |s: &Self, t: usize, mem: &mut Memory| -> [u32; 4] {
+                let g = s.src_gpr(t, d.src_gpr, src_rel, opts);
+                let bank = fetch::select(g, d.src_sel[0]).unwrap_or(0) as usize;
+                let off = (fetch::select(g, d.src_sel[1]).unwrap_or(0) as usize)
+                    .saturating_add(d.rd_offset as usize + 4 * step);
+                let off = off & !3;
+                if bank < 4 && off + 4 <= bank_len {
+                    let at = bank * bank_len + off;
+                    [
+                        mem.lds[at],
+                        mem.lds[at + 1],
+                        mem.lds[at + 2],
+                        mem.lds[at + 3],
+                    ]
+                } else {
+                    mem.lds_out_of_range += 4;
+                    [0; 4]
+                }
+            };
+            let dst = d.dst_gpr.wrapping_add(step as u8);
+            if d.broadcast {
+                // "all threads of the wavefront receive the data, even if inactive or invalid".
+                let Some(f) = first else { continue };
+                let v = read(self, f, mem);
+                for t in 0..self.n {
+                    self.write_gpr(t, dst, dst_rel, v, sel, opts);
+                }
+                continue;
+            }
+            let vals: Vec<Option<[u32; 4]>> = (0..self.n)
+                .map(|t| (pass[t] && self.valid[t]).then(|| read(self, t, mem)))
+                .collect();
+            for (t, v) in vals.into_iter().enumerate() {
+                if let Some(v) = v {
+                    self.write_gpr(t, dst, dst_rel, v, sel, opts);
+                }
+            }
         }
         Ok(())
     }

@@ -106,6 +106,9 @@ pub struct Options {
     /// `first..first+count` from `address + (t * count + k) * 16`, after R0-R2, so they
     /// may replace them.
     pub inputs: Option<Inputs>,
+    /// Local data share bytes per thread group: four banks of equal size. R700 has 16 kB
+    /// per SIMD, four banks of 256 16-byte entries (002 lines 629-631). A multiple of 16.
+    pub lds_size: usize,
 }
 
 /// See [`Options::inputs`].
@@ -140,6 +143,7 @@ impl Default for Options {
             reduction_base: None,
             ring_base: None,
             inputs: None,
+            lds_size: 16 * 1024,
         }
     }
 }
@@ -155,6 +159,9 @@ pub struct Report {
     pub dropped_writes: u64,
     /// Threads whose valid bit a KILL cleared.
     pub killed: u64,
+    /// LDS dwords written or read outside the LDS (the manual does not say what happens:
+    /// such writes are dropped and such reads return 0, see `cf.rs` `lds_clause`).
+    pub lds_out_of_range: u64,
 }
 
 /// Why a run stopped early. None of these is a panic; they name what is wrong.
@@ -239,6 +246,10 @@ impl core::error::Error for EmuError {}
 pub(crate) struct Memory<'a, 'b> {
     pub bufs: &'a mut [&'b mut [u8]],
     pub dropped: u64,
+    /// The current thread group's local data share, in dwords: bank `b` holds dwords
+    /// `b * len / 4 ..` (002 lines 629-631, 648-656).
+    pub lds: Vec<u32>,
+    pub lds_out_of_range: u64,
 }
 
 impl Memory<'_, '_> {
@@ -334,9 +345,17 @@ pub fn run_program(
         .checked_mul(group_threads)
         .filter(|&n| n <= u32::MAX as u64)
         .ok_or_else(|| EmuError::Launch("more than 2^32 threads".into()))?;
+    if options.lds_size % 16 != 0 || options.lds_size > 1 << 24 {
+        return Err(EmuError::Launch(alloc::format!(
+            "LDS size {} is not a multiple of 16 bytes up to 16 MiB",
+            options.lds_size
+        )));
+    }
     let mut mem = Memory {
         bufs: buffers,
         dropped: 0,
+        lds: Vec::new(),
+        lds_out_of_range: 0,
     };
     let mut report = Report {
         threads: total,
@@ -351,6 +370,10 @@ pub fn run_program(
             (g / gx as u64 % gy as u64) as u32,
             (g / (gx as u64 * gy as u64)) as u32,
         ];
+        // Each thread group starts with a zeroed LDS (the manual leaves its initial contents
+        // undefined; zero keeps runs repeatable).
+        mem.lds.clear();
+        mem.lds.resize(options.lds_size / 4, 0);
         let mut first = 0u64;
         while first < group_threads {
             let n = (group_threads - first).min(options.wave_size as u64) as usize;
@@ -400,5 +423,6 @@ pub fn run_program(
         }
     }
     report.dropped_writes = mem.dropped;
+    report.lds_out_of_range = mem.lds_out_of_range;
     Ok(report)
 }

@@ -7,6 +7,7 @@ use baregpu_r700::alu::{AluForm, AluGroup, AluInst, Src};
 use baregpu_r700::cf::{CfAlu, CfAluOp, CfExport, CfInst, CfOp, CfWord, ExportOp, ExportWord1};
 use baregpu_r700::emu::{self, EmuError, Grid, Options, Report};
 use baregpu_r700::fetch::{TexInst, VtxInst};
+use baregpu_r700::mem::MemInst;
 use baregpu_r700::program::{Clause, Program};
 
 pub fn gpr(g: u16, c: u8) -> Src {
@@ -100,6 +101,8 @@ pub enum C {
     AluK(CfAluOp, [(u8, u8, u8); 2], Vec<AluGroup>),
     Tex(Vec<TexInst>),
     Vtx(Vec<VtxInst>),
+    /// An LDS clause (MEM_DSW/MEM_DSR words), started by TEX (002 line 2221).
+    Mem(Vec<MemInst>),
     E(CfExport),
 }
 
@@ -164,6 +167,15 @@ pub fn build(items: Vec<C>) -> Vec<u8> {
                 w.count = t.len() as u8 - 1;
                 next += 2 * t.len() as u32;
                 clauses.insert(w.addr, Clause::Tex(t));
+                cf.push(CfInst::Word(w));
+            }
+            C::Mem(m) => {
+                next += next % 2;
+                let mut w = word(CfOp::Tex);
+                w.addr = next;
+                w.count = m.len() as u8 - 1;
+                next += 2 * m.len() as u32;
+                clauses.insert(w.addr, Clause::Mem(m));
                 cf.push(CfInst::Word(w));
             }
             C::Vtx(v) => {

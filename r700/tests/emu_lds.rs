@@ -1,0 +1,197 @@
+//! The local data share: MEM_DSW writes at the addresses the manual gives (bank = id & 3,
+//! offset = (id >> 2) * DST_STRIDE + DST_INDEX; 002 lines 645-658), MEM_DSR reads of
+//! another thread's entry, bursts, out-of-range accesses, each against a host computation.
+
+mod emu_common;
+
+use baregpu_r700::emu::{self, EmuError, Inputs, Options};
+use baregpu_r700::mem::{DsRead, DsWrite, MemInst};
+use emu_common::*;
+
+/// Writes `src_gpr` with `sel` (7 = masked) at DST_INDEX `index`, DST_STRIDE `stride`.
+fn dsw(src_gpr: u8, sel: [u8; 4], index: u8, stride: u16, burst: u8) -> MemInst {
+    MemInst::DsWrite(DsWrite {
+        src_gpr,
+        src_rel_mode: 0,
+        src_sel: sel,
+        dst_index: index,
+        dst_stride: stride,
+        simd_wave_rel: false,
+        burst_count: burst,
+    })
+}
+
+/// Reads bank `src_gpr.x`, dword `src_gpr.y + rd_offset` into `dst_gpr` (X..W enabled per `we`).
+fn dsr(src_gpr: u8, rd_offset: u8, dst_gpr: u8, we: [bool; 4], burst: u8) -> MemInst {
+    MemInst::DsRead(DsRead {
+        src_gpr,
+        src_rel_mode: 0,
+        src_sel: [0, 1],
+        rd_offset,
+        dst_gpr,
+        dst_rel_mode: 0,
+        dst_write: we,
+        broadcast: false,
+        waterfall: false,
+        mux_cntl: 0,
+        burst_count: burst,
+    })
+}
+
+/// Per-thread GPRs R3.. from buffer 1 (`Options::inputs`), thread t's at `(t * n + k) * 16`.
+fn inputs(rows: &[Vec<[u32; 4]>]) -> Vec<u8> {
+    rows.iter()
+        .flatten()
+        .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
+        .collect()
+}
+
+/// Where thread `id`'s DST_INDEX `index`, DST_STRIDE `stride` write lands: (bank, dword).
+fn slot(id: u32, index: u32, stride: u32) -> [u32; 2] {
+    [id & 3, (id >> 2) * stride + index]
+}
+
+/// Each thread writes (its id, 1.0, masked, R0.z) to the LDS, then reads its right
+/// neighbour's entry back; a masked DST_WR channel keeps its old value.
+#[test]
+fn neighbour_exchange() {
+    for (n, stride, index) in [(64u32, 8u32, 4u32), (13, 4, 0), (40, 64, 60)] {
+        // R3 = the neighbour's (bank, offset); R4 = a marker that masked channels keep.
+        let rows: Vec<Vec<[u32; 4]>> = (0..n)
+            .map(|t| {
+                let [b, o] = slot((t + 1) % n, index, stride);
+                vec![[b, o, 0, 0], [0xAAAA, 0xBBBB, 0xCCCC, 0xDDDD]]
+            })
+            .collect();
+        let mut inp = inputs(&rows);
+        let mut opts = Options {
+            inputs: Some(Inputs {
+                address: emu::address(1, 0),
+                first: 3,
+                count: 2,
+            }),
+            ..Options::default()
+        };
+        // X = id, Y = 1.0 (SEL_1), Z masked, W = group id (0).
+        let bytes = build(vec![
+            C::Mem(vec![
+                dsw(0, [0, 5, 7, 2], index as u8, stride as u16, 0),
+                dsr(3, 0, 4, [true, true, false, true], 0),
+            ]),
+            export_params(4, 1),
+        ]);
+        let (r, out) = run_params(&bytes, n, 1, &mut opts, &mut [&mut inp]).unwrap();
+        for (t, o) in out.iter().enumerate() {
+            let u = (t as u32 + 1) % n;
+            assert_eq!(
+                o[0],
+                [u, 1.0f32.to_bits(), 0xCCCC, 0],
+                "n={n} thread {t} reads thread {u}"
+            );
+        }
+        assert_eq!(r.lds_out_of_range, 0);
+    }
+}
+
+/// A burst write of R0, R1 (DST_INDEX +4 per step) and a burst read back (RD_OFFSET +4,
+/// DST_GPR +1): thread t gets its neighbour's R0 and R1 = (local id x, y, z, 0).
+#[test]
+fn burst_write_and_read() {
+    let n = 16u32;
+    let rows: Vec<Vec<[u32; 4]>> = (0..n)
+        .map(|t| {
+            let [b, o] = slot(t ^ 1, 0, 8);
+            vec![[b, o, 0, 0]]
+        })
+        .collect();
+    let mut inp = inputs(&rows);
+    let mut opts = Options {
+        inputs: Some(Inputs {
+            address: emu::address(1, 0),
+            first: 3,
+            count: 1,
+        }),
+        ..Options::default()
+    };
+    let bytes = build(vec![
+        C::Mem(vec![
+            dsw(0, [0, 1, 2, 3], 0, 8, 1),
+            dsr(3, 0, 4, [true; 4], 1),
+        ]),
+        export_params(4, 2),
+    ]);
+    let (_, out) = run_params(&bytes, n, 2, &mut opts, &mut [&mut inp]).unwrap();
+    for (t, o) in out.iter().enumerate() {
+        let u = t as u32 ^ 1;
+        assert_eq!(o[0], [u, u, 0, 0], "thread {t}: R0 of thread {u}");
+        assert_eq!(o[1], [u, 0, 0, 0], "thread {t}: R1 of thread {u}");
+    }
+}
+
+/// A 256-byte LDS (16 dwords a bank): writes past a bank are dropped, reads past it give 0,
+/// both counted; in-range threads still exchange.
+#[test]
+fn out_of_range() {
+    let n = 12u32;
+    let bank_len = 16u32;
+    let stride = 8u32;
+    let rows: Vec<Vec<[u32; 4]>> = (0..n)
+        .map(|t| {
+            let [b, o] = slot(t, 0, stride);
+            vec![[b, o, 0, 0], [0xDEAD; 4]]
+        })
+        .collect();
+    let mut inp = inputs(&rows);
+    let mut opts = Options {
+        inputs: Some(Inputs {
+            address: emu::address(1, 0),
+            first: 3,
+            count: 2,
+        }),
+        lds_size: 4 * bank_len as usize * 4,
+        ..Options::default()
+    };
+    let bytes = build(vec![
+        C::Mem(vec![
+            dsw(0, [0, 7, 7, 7], 0, stride as u16, 0),
+            dsr(3, 0, 4, [true, false, false, false], 0),
+        ]),
+        export_params(4, 1),
+    ]);
+    let (r, out) = run_params(&bytes, n, 1, &mut opts, &mut [&mut inp]).unwrap();
+    let mut want_oob = 0;
+    for (t, o) in out.iter().enumerate() {
+        let [_, off] = slot(t as u32, 0, stride);
+        let inside = off + 4 <= bank_len;
+        if !inside {
+            want_oob += 1 + 4; // the dropped write's one dword, the read's four
+        }
+        let want = if inside { t as u32 } else { 0 };
+        assert_eq!(o[0], [want, 0xDEAD, 0xDEAD, 0xDEAD], "thread {t}");
+    }
+    assert!(want_oob > 0);
+    assert_eq!(r.lds_out_of_range, want_oob);
+}
+
+/// Modes not modelled are refused, not guessed; an LDS size that is not whole entries is a
+/// launch error.
+#[test]
+fn refused() {
+    let mut word_select = dsr(0, 0, 4, [true; 4], 0);
+    if let MemInst::DsRead(d) = &mut word_select {
+        d.mux_cntl = 2;
+    }
+    let bytes = build(vec![C::Mem(vec![word_select]), export_params(4, 1)]);
+    let e = run_params(&bytes, 4, 1, &mut Options::default(), &mut []).unwrap_err();
+    assert!(matches!(e, EmuError::Unsupported { .. }), "{e}");
+    let bytes = build(vec![
+        C::Mem(vec![dsw(0, [0, 1, 2, 3], 0, 4, 0)]),
+        export_params(0, 1),
+    ]);
+    let mut opts = Options {
+        lds_size: 100,
+        ..Options::default()
+    };
+    let e = run_params(&bytes, 4, 1, &mut opts, &mut []).unwrap_err();
+    assert!(matches!(e, EmuError::Launch(_)), "{e}");
+}
