@@ -754,8 +754,8 @@ impl Wave {
         }
     }
 
-    /// LOCAL_DS_WRITE: thread `id`'s X..W go to dwords `(id >> 2) * DST_STRIDE + DST_INDEX
-    /// + c` of bank `id & 3`, `id` counted from the wavefront's first thread, or from the
+    /// LOCAL_DS_WRITE: thread `id`'s component `c` (X..W) goes to dword
+    /// `(id >> 2) * DST_STRIDE + DST_INDEX + c` of bank `id & 3`, `id` counted from the wavefront's first thread, or from the
     /// group's first with SIMD_WAVE_REL (002 lines 645-658). A burst step adds 4 dwords to
     /// DST_INDEX and 1 to SRC_GPR (MEM_DSW_WORD2, 8820-8823). Dwords past the bank are
     /// dropped and counted: the manual does not say what they do.

@@ -345,7 +345,7 @@ pub fn run_program(
         .checked_mul(group_threads)
         .filter(|&n| n <= u32::MAX as u64)
         .ok_or_else(|| EmuError::Launch("more than 2^32 threads".into()))?;
-    if options.lds_size % 16 != 0 || options.lds_size > 1 << 24 {
+    if !options.lds_size.is_multiple_of(16) || options.lds_size > 1 << 24 {
         return Err(EmuError::Launch(alloc::format!(
             "LDS size {} is not a multiple of 16 bytes up to 16 MiB",
             options.lds_size
