@@ -1,8 +1,8 @@
 //! A functional emulator of the R700 shader core: wavefronts of threads in quads, the CF
 //! program with its branch/loop/call stack, ALU clauses (VLIW groups with all reads before
 //! any write, PV/PS forwarding, predicates, AR and the loop index, kcache and the constant
-//! file), vertex and texture fetch through resource descriptors, EXPORT and the MEM_*
-//! writes into memory. Sources: the R700 ISA manual (`002 lines A-B`), with Linux radeon
+//! file), vertex and texture fetch through resource descriptors, the local data share
+//! (LDS clauses), EXPORT and the MEM_* writes into memory. Sources: the R700 ISA manual (`002 lines A-B`), with Linux radeon
 //! and Mesa r600 cited where the manual leaves a layout to the driver.
 //!
 //! What the manual leaves to the command processor (register setup, descriptor layouts,
