@@ -17,67 +17,10 @@ mod common;
 use baregpu_isa::IsaGen;
 use baregpu_isa::codec::{encode, from_dwords, to_dwords};
 use baregpu_isa::text::{assemble, disassemble, print_instruction};
-use common::{Oracle, ensure_oracles, generate, hex, scratch};
+use common::{Oracle, ensure_oracles, generate, hex, iga, scratch};
 use std::fs;
-use std::process::Command;
 
 const P: IsaGen = IsaGen::Gen75;
-
-fn iga(args: &[&str]) -> std::process::Output {
-    Command::new("iga64")
-        .args(args)
-        .output()
-        .expect("run iga64")
-}
-
-/// Assembles with iga64, dropping the lines it rejects; returns the kept
-/// line indices, the bytes, and the rejected lines with iga's reason.
-fn iga_assemble(lines: &[String], dir: &std::path::Path) -> (Vec<usize>, Vec<u8>, Vec<String>) {
-    let mut keep: Vec<usize> = (0..lines.len()).collect();
-    let mut rejected = Vec::new();
-    let (src, out) = (dir.join("in.asm"), dir.join("out.bin"));
-    for _ in 0..400 {
-        let text: String = keep.iter().map(|&i| format!("{}\n", lines[i])).collect();
-        fs::write(&src, text).unwrap();
-        let _ = fs::remove_file(&out);
-        let r = iga(&[
-            "-p=7p5",
-            "-a",
-            src.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-Wnone",
-            "-Xno-autocompact",
-        ]);
-        if r.status.success() {
-            return (keep, fs::read(&out).unwrap(), rejected);
-        }
-        let err = String::from_utf8_lossy(&r.stderr).into_owned();
-        let mut drop = Vec::new();
-        for l in err.lines() {
-            if let Some(rest) = l.strip_prefix("line ")
-                && let Some((n, msg)) = rest.split_once(':')
-                && msg.contains("error")
-                && let Ok(n) = n.split('.').next().unwrap_or("").parse::<usize>()
-                && n >= 1
-                && n <= keep.len()
-            {
-                drop.push(n - 1);
-                rejected.push(format!("{}  -- iga64:{}", lines[keep[n - 1]], msg));
-            }
-        }
-        assert!(
-            !drop.is_empty(),
-            "iga64 -a failed without naming a line: {err}"
-        );
-        drop.sort_unstable();
-        drop.dedup();
-        for d in drop.into_iter().rev() {
-            keep.remove(d);
-        }
-    }
-    panic!("iga64 keeps rejecting lines");
-}
 
 #[test]
 fn gen75_against_iga64() {
@@ -97,7 +40,7 @@ fn gen75_against_iga64() {
     insts.extend(body);
     insts.extend([pad; 40]);
     let lines: Vec<String> = insts.iter().map(|i| print_instruction(P, i)).collect();
-    let (keep, bin, rejected) = iga_assemble(&lines, &dir);
+    let (keep, bin, rejected) = common::iga_assemble("7p5", &lines, &dir);
     assert_eq!(bin.len(), keep.len() * 16, "iga64 output size");
     let mut mismatches = Vec::new();
     for (k, &i) in keep.iter().enumerate() {

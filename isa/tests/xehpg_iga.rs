@@ -13,67 +13,10 @@ mod common;
 
 use baregpu_isa::inst::*;
 use baregpu_isa::xehpg::{self, codec, parse::parse, print::print};
-use common::{Rng, ensure_oracles, scratch};
+use common::{Rng, ensure_oracles, iga, scratch};
 use std::fs;
-use std::process::Command;
 
 const Q: GroupCtrl = GroupCtrl::Quarter { qtr: 0, nib: false };
-
-fn iga(args: &[&str]) -> std::process::Output {
-    Command::new("iga64")
-        .args(args)
-        .output()
-        .expect("run iga64")
-}
-
-/// Assembles `lines` with iga64, dropping lines it rejects; returns the kept
-/// indices, the bytes and the rejections.
-fn assemble(lines: &[String], dir: &std::path::Path) -> (Vec<usize>, Vec<u8>, Vec<String>) {
-    let mut keep: Vec<usize> = (0..lines.len()).collect();
-    let mut rejected = Vec::new();
-    let (src, out) = (dir.join("in.asm"), dir.join("out.bin"));
-    for _ in 0..400 {
-        let text: String = keep.iter().map(|&i| format!("{}\n", lines[i])).collect();
-        fs::write(&src, text).unwrap();
-        let _ = fs::remove_file(&out);
-        let r = iga(&[
-            "-p=12p71",
-            "-a",
-            src.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-Wnone",
-            "-Xno-autocompact",
-        ]);
-        if r.status.success() {
-            return (keep, fs::read(&out).unwrap(), rejected);
-        }
-        let err = String::from_utf8_lossy(&r.stderr).into_owned();
-        let mut drop = Vec::new();
-        for l in err.lines() {
-            if let Some(rest) = l.strip_prefix("line ")
-                && let Some((n, msg)) = rest.split_once(':')
-                && msg.contains("error")
-                && let Ok(n) = n.split('.').next().unwrap_or("").parse::<usize>()
-                && n >= 1
-                && n <= keep.len()
-            {
-                drop.push(n - 1);
-                rejected.push(format!("{}  -- iga64:{}", lines[keep[n - 1]], msg));
-            }
-        }
-        assert!(
-            !drop.is_empty(),
-            "iga64 -a failed without naming a line: {err}"
-        );
-        drop.sort_unstable();
-        drop.dedup();
-        for d in drop.into_iter().rev() {
-            keep.remove(d);
-        }
-    }
-    panic!("iga64 keeps rejecting lines");
-}
 
 /// iga64's disassembly, one normalised line per instruction (labels and
 /// comments dropped, runs of blanks collapsed).
@@ -607,7 +550,7 @@ fn compare(
             }
         })
         .collect();
-    let (keep, bin, rejected) = assemble(&text, dir);
+    let (keep, bin, rejected) = common::iga_assemble("12p71", &text, dir);
     if with_labels {
         assert!(
             rejected.is_empty(),

@@ -335,34 +335,7 @@ pub const EXEC_SIZES: [Option<u8>; 8] = [
 
 /// Region codes: vertical stride (code 15 is VxH, indirect only), width,
 /// horizontal stride (the Gen7 codes, unchanged [Mesa brw_inst.h]).
-pub const VSTRIDES: [Option<u8>; 16] = [
-    Some(0),
-    Some(1),
-    Some(2),
-    Some(4),
-    Some(8),
-    Some(16),
-    Some(32),
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-];
-pub const WIDTHS: [Option<u8>; 8] = [
-    Some(1),
-    Some(2),
-    Some(4),
-    Some(8),
-    Some(16),
-    None,
-    None,
-    None,
-];
+pub use crate::tables::{VSTRIDES, WIDTHS};
 pub const HSTRIDES: [u8; 4] = [0, 1, 2, 4];
 
 /// Math functions by code [Mesa brw_eu_defines.h BRW_MATH_FUNCTION_*];

@@ -638,3 +638,66 @@ pub fn hex(word: u128) -> String {
     let d = baregpu_isa::codec::to_dwords(word);
     format!("{:08x} {:08x} {:08x} {:08x}", d[0], d[1], d[2], d[3])
 }
+
+/// Runs iga64 with `args`.
+pub fn iga(args: &[&str]) -> std::process::Output {
+    Command::new("iga64")
+        .args(args)
+        .output()
+        .expect("run iga64")
+}
+
+/// Assembles `lines` with `iga64 -p=<platform>` (`7p5`, `12p71`, ...), dropping the
+/// lines it rejects; returns the kept line indices, the bytes, and the rejected
+/// lines with iga's reason.
+pub fn iga_assemble(
+    platform: &str,
+    lines: &[String],
+    dir: &std::path::Path,
+) -> (Vec<usize>, Vec<u8>, Vec<String>) {
+    let mut keep: Vec<usize> = (0..lines.len()).collect();
+    let mut rejected = Vec::new();
+    let (src, out) = (dir.join("in.asm"), dir.join("out.bin"));
+    let platform = format!("-p={platform}");
+    for _ in 0..400 {
+        let text: String = keep.iter().map(|&i| format!("{}\n", lines[i])).collect();
+        std::fs::write(&src, text).unwrap();
+        let _ = std::fs::remove_file(&out);
+        let r = iga(&[
+            &platform,
+            "-a",
+            src.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-Wnone",
+            "-Xno-autocompact",
+        ]);
+        if r.status.success() {
+            return (keep, std::fs::read(&out).unwrap(), rejected);
+        }
+        let err = String::from_utf8_lossy(&r.stderr).into_owned();
+        let mut drop = Vec::new();
+        for l in err.lines() {
+            if let Some(rest) = l.strip_prefix("line ")
+                && let Some((n, msg)) = rest.split_once(':')
+                && msg.contains("error")
+                && let Ok(n) = n.split('.').next().unwrap_or("").parse::<usize>()
+                && n >= 1
+                && n <= keep.len()
+            {
+                drop.push(n - 1);
+                rejected.push(format!("{}  -- iga64:{}", lines[keep[n - 1]], msg));
+            }
+        }
+        assert!(
+            !drop.is_empty(),
+            "iga64 -a failed without naming a line: {err}"
+        );
+        drop.sort_unstable();
+        drop.dedup();
+        for d in drop.into_iter().rev() {
+            keep.remove(d);
+        }
+    }
+    panic!("iga64 keeps rejecting lines");
+}
