@@ -192,15 +192,13 @@ pub(crate) fn isa_gen(generation: Generation) -> Option<IsaGen> {
 /// its threads, and its resource needs fit the generation. Returns the
 /// number of instructions.
 ///
-/// `max_curbe_rows` is the CURBE rows a thread can read on `generation`, and
-/// the scratch size is checked by the caller as it encodes it: both limits
-/// are fields of the state (`state::max_curbe_read_rows`,
-/// `state::scratch_code`), and the state builders read [`Kernel`], so this
-/// module takes the limits from the caller instead of importing the state.
+/// The limits come from the device description (as `state::limits` reads them;
+/// the state builders read [`Kernel`], so this module does not import the
+/// state); the scratch size is checked by the caller as it encodes it
+/// (`state::scratch_code`).
 pub(crate) fn validate(
     generation: Generation,
     desc: &KernelDesc<'_>,
-    max_curbe_rows: u32,
 ) -> Result<usize, ComputeError> {
     let platform = isa_gen(generation).ok_or(ComputeError::Unsupported {
         generation,
@@ -254,7 +252,7 @@ pub(crate) fn validate(
     check_max(
         "CURBE bytes per thread",
         desc.curbe_bytes as u64,
-        max_curbe_rows as u64 * 32,
+        limits.map_or(0, |c| c.curbe_read_rows) as u64 * 32,
     )?;
     let slm_max = limits.map_or(0, |c| c.shared_local_memory_bytes);
     check_max(

@@ -218,8 +218,7 @@ impl<'a> Compute<'a> {
         desc: &KernelDesc<'_>,
     ) -> Result<Kernel<'a>, ComputeError> {
         let generation = self.generation;
-        let max_curbe_rows = state::max_curbe_read_rows(generation);
-        let instructions = kernel::validate(generation, desc, max_curbe_rows)?;
+        let instructions = kernel::validate(generation, desc)?;
         // Last of the checks: the scratch size, as it is encoded.
         let scratch = match state::scratch_code(generation, desc.scratch_bytes)? {
             None => None,
