@@ -6,11 +6,11 @@ extern crate alloc;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use baregpu_boot::{ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::{BootInfo, ExitCode, exit_qemu, println};
 
 baregpu_boot::entry!(run);
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     for round in 0..50u32 {
         let v: Vec<u32> = (0..1000).map(|i| i * round).collect();
         let m: BTreeMap<u32, Box<u64>> = (0..100)
