@@ -263,7 +263,7 @@ mod tests {
             out.extend_from_slice(&kind.to_le_bytes());
             out.extend_from_slice(&((body.len() + 8) as u32).to_le_bytes());
             out.extend_from_slice(body);
-            while out.len() % 8 != 0 {
+            while !out.len().is_multiple_of(8) {
                 out.push(0);
             }
         }

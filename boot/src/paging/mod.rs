@@ -126,7 +126,7 @@ impl<T: Tables> Mapper<T> {
         let mut addr = phys & !(PAGE - 1);
         let end = end.next_multiple_of(PAGE);
         while addr < end {
-            if addr % LARGE_PAGE == 0 && end - addr >= LARGE_PAGE {
+            if addr.is_multiple_of(LARGE_PAGE) && end - addr >= LARGE_PAGE {
                 let pd = self.directory(addr)?;
                 let [.., i2, _] = indices(addr);
                 // A table that split this 2 MiB before stays allocated, unused.
