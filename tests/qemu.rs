@@ -172,6 +172,16 @@ fn expected_panic_passes() {
 }
 
 #[test]
+fn screen_console_draws_glyphs_and_scrolls() {
+    let run = expect_pass("screen_console");
+    assert!(
+        run.output.contains("[ok] screen_console: 128x88 cells"),
+        "{}",
+        run.output
+    );
+}
+
+#[test]
 fn mmio_on_a_real_bar() {
     expect_pass("mmio_edu");
 }

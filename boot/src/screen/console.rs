@@ -8,8 +8,9 @@ use font8x8::legacy::BASIC_LEGACY;
 
 use super::Screen;
 
-const FOREGROUND: u32 = 0xc0c0c0;
-const BACKGROUND: u32 = 0x000000;
+/// Text colour and background (0xRRGGBB).
+pub const FOREGROUND: u32 = 0xc0c0c0;
+pub const BACKGROUND: u32 = 0x000000;
 /// The largest grid kept (a 1920x1200 screen at scale 1 is 240x150).
 const MAX_COLS: usize = 256;
 const MAX_ROWS: usize = 160;
@@ -45,6 +46,11 @@ impl Console {
         };
         screen.fill(0, top, screen.width(), screen.height() - top, BACKGROUND);
         console
+    }
+
+    /// Columns, rows, cell size in pixels, first pixel row.
+    pub fn geometry(&self) -> (usize, usize, usize, usize) {
+        (self.cols, self.rows, 8 * self.scale, self.top)
     }
 
     pub fn write(&mut self, screen: &mut Screen, s: &str) {

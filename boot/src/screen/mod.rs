@@ -12,6 +12,8 @@
 pub mod bochs;
 mod console;
 
+pub use console::{BACKGROUND, FOREGROUND};
+
 use core::ptr::NonNull;
 
 use spin::Mutex;
@@ -105,6 +107,21 @@ impl Screen {
         }
     }
 
+    /// The raw pixel value at (`x`, `y`) (in the framebuffer's format, see
+    /// [`pack`]); `None` outside. Slow on write-combining memory: for tests.
+    pub fn get(&self, x: usize, y: usize) -> Option<u32> {
+        if x >= self.width() || y >= self.height() {
+            return None;
+        }
+        let offset = y * self.fb.pitch as usize + x * self.bytes_per_pixel;
+        let mut bytes = [0u8; 4];
+        for (i, b) in bytes[..self.bytes_per_pixel].iter_mut().enumerate() {
+            // SAFETY: inside the mapped framebuffer, as in `put`.
+            *b = unsafe { self.base.as_ptr().add(offset + i).read_volatile() };
+        }
+        Some(u32::from_le_bytes(bytes))
+    }
+
     /// Fills a rectangle (clipped to the screen).
     pub fn fill(&mut self, x: usize, y: usize, w: usize, h: usize, rgb: u32) {
         for yy in y..(y + h).min(self.height()) {
@@ -153,7 +170,8 @@ pub fn init(info: &BootInfo) {
 #[cfg(not(target_os = "none"))]
 pub fn init(_info: &BootInfo) {}
 
-/// Runs `f` on the screen; `None` when there is none.
+/// Runs `f` on the screen; `None` when there is none. Text printed inside
+/// `f` reaches the serial console only (the screen is busy).
 pub fn draw<R>(f: impl FnOnce(&mut Screen) -> R) -> Option<R> {
     DISPLAY.lock().as_mut().map(|d| f(&mut d.screen))
 }
@@ -161,6 +179,12 @@ pub fn draw<R>(f: impl FnOnce(&mut Screen) -> R) -> Option<R> {
 /// Where the screen's pixels come from and its size, if there is one.
 pub fn describe() -> Option<(Source, usize, usize)> {
     draw(|s| (s.source, s.width(), s.height()))
+}
+
+/// The console's grid: columns, rows, cell size in pixels (square) and the
+/// pixel row where it starts.
+pub fn console_geometry() -> Option<(usize, usize, usize, usize)> {
+    DISPLAY.lock().as_ref().map(|d| d.console.geometry())
 }
 
 /// Keeps the top `height` pixels for pictures: the console moves below
