@@ -33,15 +33,16 @@ fn ensure(what: &str, pairs: &[&str]) {
     );
 }
 
-/// Boots `iso` through qemu/run.sh with `extra` QEMU arguments.
-fn boot(iso: &Path, extra: &[String]) -> (bool, String) {
+/// Boots `iso` through qemu/run.sh with `extra` QEMU arguments; COM2
+/// (defmt frames) goes to `baregpu.<name>.defmt` beside the image.
+fn boot(iso: &Path, name: &str, extra: &[String]) -> (bool, String) {
     let out = Command::new(Path::new(ROOT).join("qemu/run.sh"))
         .arg(iso)
         .args(extra)
         .env("QEMU_TIMEOUT", TIMEOUT_S.to_string())
         .env(
             "BAREGPU_DEFMT_OUT",
-            iso.with_extension(format!("{}.defmt", extra.len())),
+            iso.with_extension(format!("{name}.defmt")),
         )
         .output()
         .expect("spawn qemu/run.sh");
@@ -105,9 +106,9 @@ fn image_boots_with_seabios_and_with_ovmf() {
     ];
     let bios = {
         let iso = image.iso.clone();
-        std::thread::spawn(move || boot(&iso, &[]))
+        std::thread::spawn(move || boot(&iso, "seabios", &[]))
     };
-    let uefi = boot(&image.iso, &uefi_args);
+    let uefi = boot(&image.iso, "ovmf", &uefi_args);
     let bios = bios.join().expect("SeaBIOS boot thread");
     let _ = std::fs::remove_file(&vars);
     check("SeaBIOS", bios.0, &bios.1);
