@@ -1,7 +1,7 @@
 //! baregpu-boot: a bare-metal x86_64 kernel for QEMU and PCs.
 //!
 //! QEMU loads the ELF with `-kernel` through the PVH entry note, GRUB
-//! through its Multiboot2 header; one 32-bit trampoline ([`entry`])
+//! through its Multiboot2 header; one 32-bit trampoline ([`entry`](mod@entry))
 //! identity-maps the low 4 GiB, enters long mode, reads the loader's data
 //! into a [`BootInfo`] and calls the kernel's function named with
 //! [`entry!`]. This crate provides the serial console (COM1, text), the

@@ -10,7 +10,7 @@
 //! The trampoline identity-maps the low 4 GiB with 2 MiB pages (RAM, PCI
 //! BARs below 4 GiB and the local APIC all reachable), enables long mode,
 //! loads a 64-bit GDT and calls `baregpu_boot_rust_entry(loader, eax,
-//! ebx)`. The Rust side turns the loader's data into a [`BootInfo`], and
+//! ebx)`. The Rust side turns the loader's data into a [`BootInfo`](crate::BootInfo), and
 //! [`crate::paging`] maps anything else later.
 
 pub mod multiboot2;

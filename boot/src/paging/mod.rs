@@ -51,7 +51,7 @@ const LARGE_ADDR: u64 = 0x000f_ffff_ffe0_0000;
 
 /// The memory type of a mapping. The PAT is programmed so that PAT index
 /// 1 (PWT only) is write-combining; index 0 stays write-back and index 3
-/// (PCD | PWT) uncacheable, as at reset ([`live::init`]).
+/// (PCD | PWT) uncacheable, as at reset (`live::init`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cache {
     WriteBack,

@@ -5,7 +5,7 @@
 //! GRUB's graphics mode on a PC) or, without one, QEMU's standard VGA
 //! switched to a mode of its own ([`bochs`]). Both look the same to users:
 //! [`Screen::put`] takes 0xRRGGBB and packs it into the framebuffer's pixel
-//! format. The console ([`console`]) writes `print!` text below an optional
+//! format. The console (`console.rs`) writes `print!` text below an optional
 //! picture area at the top ([`reserve_top`]), which programs draw into
 //! with [`draw`].
 
