@@ -5,7 +5,7 @@
 #   qemu/screenshot.sh [out.png]        (default docs/demo-display.png)
 #
 # It builds the demo like `cargo demo`, runs it through qemu/run.sh with a
-# monitor socket, waits for the demo's "drew it on QEMU's display" line and
+# monitor socket, waits for the demo's "drew it on the screen" line and
 # asks the monitor for a screendump (PPM), which python3 turns into a PNG.
 set -eu
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 qemu/run.sh "$kernel" -monitor "unix:$tmp/monitor,server,nowait" > "$tmp/serial" 2>&1 &
 qemu=$!
-while ! grep -q "drew it on QEMU's display" "$tmp/serial" 2>/dev/null; do
+while ! grep -q "drew it on the screen" "$tmp/serial" 2>/dev/null; do
     if ! kill -0 "$qemu" 2>/dev/null; then
         cat "$tmp/serial"; echo "the demo ended without drawing on the display" >&2; exit 1
     fi

@@ -3,7 +3,8 @@
 //! batches on every engine, a chain of batches, a runaway batch that the
 //! driver detects as a hang, reports (decoded) and recovers from, a blitter
 //! picture, and a Mandelbrot set computed by an EU kernel on the software
-//! GPU's EU array, shown on the serial console and on QEMU's display.
+//! GPU's EU array, shown on the serial console and on the screen (the
+//! firmware framebuffer, or QEMU's standard VGA).
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
 extern crate alloc;
@@ -16,13 +17,11 @@ use baregpu::hal::gen7::commands::{
 use baregpu::hal::gen7::commands::{XyColorBlt, XySrcCopyBlt};
 use baregpu::platform::PlatformBus;
 use baregpu::{Backend, EngineId, Gpu, GpuError, ProbeReport};
-use baregpu_boot::{BootPlatform, ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::{BootInfo, BootPlatform, ExitCode, exit_qemu, println};
 use baregpu_soft::SoftGpu;
 
 #[path = "demo/mandelbrot.rs"]
 mod mandelbrot;
-#[path = "demo/vga.rs"]
-mod vga;
 
 baregpu_boot::entry!(demo);
 
@@ -34,13 +33,21 @@ fn words(buffer: &baregpu::Dma<'_>) -> alloc::vec::Vec<u32> {
     buffer.to_u32s()
 }
 
-fn demo(info: &'static StartInfo) -> ! {
+/// Pixel rows at the top of the screen kept for the Mandelbrot picture.
+const PICTURE_HEIGHT: usize = 192;
+
+fn demo(info: &'static BootInfo) -> ! {
+    // The picture goes above the console text on the screen.
+    baregpu_boot::screen::reserve_top(PICTURE_HEIGHT);
     println!("baregpu demo kernel");
-    println!(
-        "boot: PVH start_info v{}, {} MiB of RAM",
-        info.version,
-        info.ram_bytes() >> 20
-    );
+    println!("boot: {}", info);
+    match baregpu_boot::screen::describe() {
+        Some((source, w, h)) => println!(
+            "screen: {:?} {}x{}, console below the picture",
+            source, w, h
+        ),
+        None => println!("screen: none (serial console only)"),
+    }
     let platform = BootPlatform::new();
     let report = baregpu::probe(&platform);
     println!("{}", report);
@@ -65,7 +72,7 @@ fn demo(info: &'static StartInfo) -> ! {
     }
 }
 
-fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(), ComputeError> {
+fn run_software_gpu(platform: &BootPlatform, _report: &ProbeReport) -> Result<(), ComputeError> {
     println!();
     println!(
         "software GPU: {} ({}) device model",
@@ -185,7 +192,7 @@ fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(),
         gpu.completed(EngineId::RENDER)
     );
     draw_picture(&mut gpu)?;
-    draw_mandelbrot(&mut gpu, platform, report)?;
+    draw_mandelbrot(&mut gpu)?;
     let stats = soft.stats();
     println!(
         "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
@@ -265,15 +272,11 @@ fn draw_picture(gpu: &mut Gpu<'_, BootPlatform>) -> Result<(), GpuError> {
 }
 
 /// The Mandelbrot set computed by the EU kernel: a 256 x 192 picture, shown
-/// on QEMU's display when it has the standard VGA, and sampled down to
-/// characters on the serial console.
-fn draw_mandelbrot(
-    gpu: &mut Gpu<'_, BootPlatform>,
-    platform: &BootPlatform,
-    report: &ProbeReport,
-) -> Result<(), ComputeError> {
+/// at the top of the screen when there is one, and sampled down to
+/// characters on the console.
+fn draw_mandelbrot(gpu: &mut Gpu<'_, BootPlatform>) -> Result<(), ComputeError> {
     const W: u32 = 256;
-    const H: u32 = 192;
+    const H: u32 = PICTURE_HEIGHT as u32;
     let start = baregpu_boot::clock::now_us();
     let counts = mandelbrot::render(gpu, W, H)?;
     println!(
@@ -293,21 +296,21 @@ fn draw_mandelbrot(
             .collect();
         println!("    |{}|", row);
     }
-    match vga::Framebuffer::open(platform, report, W as u16, H as u16) {
-        Some(mut fb) => {
-            for y in 0..H as usize {
-                for x in 0..W as usize {
-                    fb.put(x, y, mandelbrot::colour(counts[y * W as usize + x]));
-                }
+    let drawn = baregpu_boot::screen::draw(|screen| {
+        for y in 0..H as usize {
+            for x in 0..W as usize {
+                screen.put(x, y, mandelbrot::colour(counts[y * W as usize + x]));
             }
-            println!("  and drew it on QEMU's display ({}x{}, 32 bpp)", W, H);
+        }
+    });
+    match drawn {
+        Some(()) => {
+            println!("  and drew it on the screen ({}x{}, top left)", W, H);
             // Leave it up for a moment: with a display (or a screendump,
             // qemu/screenshot.sh) the picture is seen before QEMU exits.
             baregpu_boot::clock::delay_us(1_500_000);
         }
-        None => {
-            println!("  (no QEMU standard VGA adapter: the picture stays on the serial console)")
-        }
+        None => println!("  (no screen: the picture stays on the serial console)"),
     }
     Ok(())
 }
