@@ -1,5 +1,7 @@
-//! The QEMU demo kernel (README command 1): boot, probe the PCI bus, fall
-//! back to the software GPU, and run real work through the driver stack:
+//! The demo kernel (README command 1, and `cargo image` for PCs): boot, probe
+//! the PCI bus, open the supported Intel GPU it finds (falling back to the
+//! software GPU, with the reason, when there is none or a step fails), and run
+//! real work through the driver stack:
 //! batches on every engine, a chain of batches, a runaway batch that the
 //! driver detects as a hang, reports (decoded) and recovers from, a blitter
 //! picture, and a Mandelbrot set computed by an EU kernel on the software
@@ -11,17 +13,19 @@ extern crate alloc;
 
 use baregpu::compute::ComputeError;
 use baregpu::hal::Generation;
-use baregpu::hal::gen7::commands::{
-    MiBatchBufferEnd, MiBatchBufferStart, MiStoreDataImm, MiStoreRegisterMem,
-};
 use baregpu::hal::gen7::commands::{XyColorBlt, XySrcCopyBlt};
 use baregpu::platform::PlatformBus;
+use baregpu::probe::HardwareGpu;
 use baregpu::{Backend, EngineId, Gpu, GpuError, ProbeReport};
 use baregpu_boot::{BootInfo, BootPlatform, ExitCode, exit_qemu, println};
 use baregpu_soft::SoftGpu;
 
 #[path = "demo/mandelbrot.rs"]
 mod mandelbrot;
+#[path = "demo/packets.rs"]
+mod packets;
+
+use packets::Mi;
 
 baregpu_boot::entry!(demo);
 
@@ -51,16 +55,18 @@ fn demo(info: &'static BootInfo) -> ! {
     let platform = BootPlatform::new();
     let report = baregpu::probe(&platform);
     println!("{}", report);
-    match report.backend {
-        Backend::Hardware { generation, .. } => {
-            println!(
-                "a supported {} GPU is present; this demo drives the software GPU only for now",
-                generation
-            );
-        }
-        Backend::Software => {}
-    }
-    match run_software_gpu(&platform, &report) {
+    let outcome = match report.backend {
+        Backend::Hardware { .. } => match run_hardware(&platform, &report) {
+            Ok(()) => Ok(()),
+            Err(reason) => {
+                println!("hardware GPU: {}", reason);
+                println!("falling back to the software GPU");
+                run_software_gpu(&platform)
+            }
+        },
+        Backend::Software => run_software_gpu(&platform),
+    };
+    match outcome {
         Ok(()) => {
             println!("demo finished");
             exit_qemu(ExitCode::Success)
@@ -72,7 +78,39 @@ fn demo(info: &'static BootInfo) -> ! {
     }
 }
 
-fn run_software_gpu(platform: &BootPlatform, _report: &ProbeReport) -> Result<(), ComputeError> {
+/// The work on the GPU the probe found: open it (map BAR0), bring it up, run the
+/// demo. Every step has a timeout inside the driver; the first failure comes back
+/// as the line to print before falling back to the software GPU.
+fn run_hardware(
+    platform: &BootPlatform,
+    report: &ProbeReport,
+) -> Result<(), alloc::string::String> {
+    println!();
+    let hw =
+        HardwareGpu::open(platform, report).map_err(|e| alloc::format!("cannot open it: {e}"))?;
+    let (bar, size) = hw.bar();
+    println!(
+        "hardware GPU: {} at {}, BAR0 {:#x} ({} MiB) mapped",
+        hw.generation(),
+        hw.address(),
+        bar.0,
+        size >> 20
+    );
+    let mut gpu = Gpu::new(platform, hw.device(), hw.generation())
+        .map_err(|e| alloc::format!("bring-up failed: {e}"))?;
+    print_bring_up(&gpu);
+    run_work(&mut gpu).map_err(|e| alloc::format!("{e}"))
+}
+
+/// What bring-up found, one line each.
+fn print_bring_up(gpu: &Gpu<'_, BootPlatform>) {
+    println!("bring-up: forcewake, GGTT, status page and 32 KiB ring on each engine");
+    for line in alloc::format!("{}", gpu.bring_up()).lines() {
+        println!("  {}", line);
+    }
+}
+
+fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     println!();
     println!(
         "software GPU: {} ({}) device model",
@@ -81,33 +119,43 @@ fn run_software_gpu(platform: &BootPlatform, _report: &ProbeReport) -> Result<()
     let soft = SoftGpu::new(SOFT_GENERATION, PlatformBus::new(platform))
         .map_err(|_| GpuError::Unsupported(SOFT_GENERATION))?;
     let mut gpu = Gpu::new(platform, &soft, SOFT_GENERATION)?;
-    println!("bring-up: forcewake, GGTT, status page and 32 KiB ring on each engine");
+    print_bring_up(&gpu);
+    run_work(&mut gpu)?;
+    let stats = soft.stats();
+    println!(
+        "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
+        stats.commands, stats.batches, stats.errors, stats.resets
+    );
+    Ok(())
+}
+
+/// The demo's work, the same on the real GPU and the software one.
+fn run_work(gpu: &mut Gpu<'_, BootPlatform>) -> Result<(), ComputeError> {
+    let g = gpu.generation();
+    let batch_err = |_| GpuError::BringUp("batch");
     let (buf, map) = gpu.map_buffer(4096)?;
 
     // 1. A batch on each engine: store a value, and the ring START register.
-    for (k, engine) in [EngineId::RENDER, EngineId::VIDEO, EngineId::BLITTER]
-        .into_iter()
-        .enumerate()
-    {
+    let engines: alloc::vec::Vec<(&'static str, u32)> = gpu
+        .engines()
+        .map(|e| (e.name, e.base + e.ring.start))
+        .collect();
+    for (k, &(name, start_reg)) in engines.iter().enumerate() {
         let mut b = gpu.new_batch(4096)?;
+        let slot = map.gfx.0 + 8 * k as u64;
         let value = 0xc0de_0000 | k as u32;
-        b.push(&MiStoreDataImm {
-            use_global_gtt: true,
-            address: map.gfx.0 + 8 * k as u64,
-            data_dword0: value,
-            data_dword1: None,
-        })
-        .map_err(|_| GpuError::BringUp("batch"))?;
-        let start_reg = gpu.engines().nth(k).map_or(0, |e| e.base + 0x38);
-        b.push(&MiStoreRegisterMem {
-            use_global_gtt: true,
-            register_address: start_reg,
-            memory_address: map.gfx.0 + 8 * k as u64 + 4,
-        })
-        .map_err(|_| GpuError::BringUp("batch"))?;
-        let fence = gpu.submit(engine, b)?;
+        packets::push(&mut b, g, Mi::Store { gfx: slot, value }).map_err(batch_err)?;
+        packets::push(
+            &mut b,
+            g,
+            Mi::StoreRegister {
+                register: start_reg,
+                gfx: slot + 4,
+            },
+        )
+        .map_err(batch_err)?;
+        let fence = gpu.submit(EngineId(k), b)?;
         gpu.wait(fence, 1_000_000)?;
-        let name = gpu.engines().nth(k).map_or("?", |e| e.name);
         println!(
             "  {:<8} seqno {}: memory holds {:#010x} and RING_START {:#x}",
             name,
@@ -123,21 +171,16 @@ fn run_software_gpu(platform: &BootPlatform, _report: &ProbeReport) -> Result<()
     let mut chain = alloc::vec::Vec::new();
     for k in (0..64u32).rev() {
         let mut b = gpu.new_batch(4096)?;
-        let ok = b
-            .push(&MiStoreDataImm {
-                use_global_gtt: true,
-                address: map.gfx.0 + 256 + 4 * k as u64,
-                data_dword0: k * k,
-                data_dword1: None,
-            })
-            .and_then(|_| match next {
-                Some(a) => b.push(&MiBatchBufferStart {
-                    batch_buffer_start_address: a,
-                    ..Default::default()
-                }),
-                None => b.push(&MiBatchBufferEnd::default()),
-            });
-        ok.map_err(|_| GpuError::BringUp("batch"))?;
+        let store = Mi::Store {
+            gfx: map.gfx.0 + 256 + 4 * k as u64,
+            value: k * k,
+        };
+        packets::push(&mut b, g, store).map_err(batch_err)?;
+        let tail = match next {
+            Some(gfx) => Mi::Start { gfx },
+            None => Mi::End,
+        };
+        packets::push(&mut b, g, tail).map_err(batch_err)?;
         next = Some(b.gfx().0);
         if k == 0 {
             first = Some(b)
@@ -161,19 +204,12 @@ fn run_software_gpu(platform: &BootPlatform, _report: &ProbeReport) -> Result<()
     //    dumps the decoded state, resets the engine and carries on.
     let mut b = gpu.new_batch(4096)?;
     let top = b.gfx().0;
-    b.push(&MiStoreDataImm {
-        use_global_gtt: true,
-        address: map.gfx.0 + 512,
-        data_dword0: 7,
-        data_dword1: None,
-    })
-    .and_then(|_| {
-        b.push(&MiBatchBufferStart {
-            batch_buffer_start_address: top,
-            ..Default::default()
-        })
-    })
-    .map_err(|_| GpuError::BringUp("batch"))?;
+    let store = Mi::Store {
+        gfx: map.gfx.0 + 512,
+        value: 7,
+    };
+    packets::push(&mut b, g, store).map_err(batch_err)?;
+    packets::push(&mut b, g, Mi::Start { gfx: top }).map_err(batch_err)?;
     let fence = gpu.submit(EngineId::RENDER, b)?;
     match gpu.wait(fence, 20_000) {
         Err(GpuError::Hang(state)) => {
@@ -191,13 +227,19 @@ fn run_software_gpu(platform: &BootPlatform, _report: &ProbeReport) -> Result<()
         "  after the reset the render engine completed seqno {}",
         gpu.completed(EngineId::RENDER)
     );
-    draw_picture(&mut gpu)?;
-    draw_mandelbrot(&mut gpu)?;
-    let stats = soft.stats();
-    println!(
-        "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
-        stats.commands, stats.batches, stats.errors, stats.resets
-    );
+    // The blits and the EU kernel are written for Ivy Bridge (the blits' encoding
+    // is also Sandy Bridge's).
+    match g {
+        Generation::Gen6 | Generation::Gen7 => draw_picture(gpu)?,
+        _ => println!(
+            "  (the blitter picture is written for Gen6/Gen7: skipped on {})",
+            g
+        ),
+    }
+    match g {
+        Generation::Gen7 => draw_mandelbrot(gpu)?,
+        _ => println!("  (the Mandelbrot kernel is Gen7 code: skipped on {})", g),
+    }
     Ok(())
 }
 
