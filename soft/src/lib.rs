@@ -41,6 +41,7 @@ mod command;
 mod cs;
 mod device;
 pub mod eu;
+mod irq;
 pub mod layout;
 mod media;
 mod mem;
@@ -118,6 +119,38 @@ impl<B: MemoryBus> SoftGpu<B> {
     /// Kernels the EU array has predecoded.
     pub fn eu_decodes(&self) -> u64 {
         self.device.lock().eu_decodes()
+    }
+
+    /// Whether the INTx line is asserted (the platform's interrupt controller
+    /// reads this level): an interrupt is pending, MSI is off and the command
+    /// register's Interrupt Disable bit is clear. With MSI enabled the device
+    /// writes its message to the bus instead ([`SoftGpu::msis_sent`]).
+    pub fn intx_asserted(&self) -> bool {
+        self.device.lock().intx_asserted()
+    }
+
+    /// MSI messages the device has written to its bus.
+    pub fn msis_sent(&self) -> u64 {
+        self.device.lock().msis()
+    }
+
+    /// Test knob: `false` makes forcewake requests go unacknowledged, as a GT that
+    /// never wakes would (the driver must report it, not hang).
+    pub fn set_forcewake_acks(&self, acks: bool) {
+        self.device.lock().set_forcewake_acks(acks)
+    }
+
+    /// Test knob: whether an Ivy Bridge reports multi-threaded forcewake in ECOBUS
+    /// bit 5 (the driver falls back to the single FORCEWAKE when not).
+    pub fn set_forcewake_mt_capable(&self, capable: bool) {
+        self.device.lock().set_forcewake_mt_capable(capable)
+    }
+
+    /// Raises bit `bit` of interrupt block `block` (`gt`, `display`, `pm` on
+    /// Gen6/Gen7, `main` on Gen4/G45) as an event of a unit outside the command
+    /// streamers would; `false` when the generation has no such block.
+    pub fn raise_interrupt(&self, block: &str, bit: u32) -> bool {
+        self.device.lock().raise_interrupt(block, bit)
     }
 }
 
