@@ -12,6 +12,7 @@ mod log;
 
 pub mod compute;
 pub mod gtt;
+pub mod irq;
 pub mod pci;
 pub mod platform;
 pub mod probe;

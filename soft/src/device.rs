@@ -276,17 +276,14 @@ impl<B: MemoryBus> Device<B> {
         // The acknowledge follows the request at once (unless a test says never).
         let acks = self.forcewake_acks as u32;
         match (offset, gt.forcewake, gt.reset) {
-            (o, Forcewake::Single { request, ack }, _) if o == ack => {
-                self.regs.get(request) & acks
-            }
+            (o, Forcewake::Single { request, ack }, _) if o == ack => self.regs.get(request) & acks,
             (o, Forcewake::MultiThreaded { request, ack }, _) if o == ack => {
                 self.regs.get(request) & 0xffff & acks.wrapping_neg()
             }
-            (o, ..) if gt.wake.mt_enable.is_some_and(|m| m.single_ack == o) => {
-                gt.wake
-                    .mt_enable
-                    .map_or(0, |m| self.regs.get(m.single_request) & acks)
-            }
+            (o, ..) if gt.wake.mt_enable.is_some_and(|m| m.single_ack == o) => gt
+                .wake
+                .mt_enable
+                .map_or(0, |m| self.regs.get(m.single_request) & acks),
             (o, _, device::Reset::Gdrst { register, .. }) if o == register => 0, // resets complete at once
             _ => match self.timestamp_half(offset) {
                 Some(false) => self.timestamp as u32,
@@ -349,8 +346,15 @@ impl<B: MemoryBus> Device<B> {
         if blit::write_register(&mut self.regs, offset, value) {
             return;
         }
-        if self.irq.write(offset, value) {
-            return;
+        match self.irq.write(offset, value) {
+            // The line dropped for a clock before the queued event set IIR again:
+            // an edge for MSI.
+            Some(true) => {
+                self.line_was = false;
+                return;
+            }
+            Some(false) => return,
+            None => {}
         }
         match offset {
             o if matches!(l.device.gt.reset, device::Reset::Gdrst { register, .. } if register == o) => {

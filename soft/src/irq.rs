@@ -92,9 +92,10 @@ impl Interrupts {
         })
     }
 
-    /// A write: IIR is write-one-to-clear (a queued event sets its bit again), ISR is
-    /// read-only. `false`: not one of those, the register file takes it.
-    pub fn write(&mut self, offset: u32, value: u32) -> bool {
+    /// A write: IIR is write-one-to-clear (a queued event sets its bit again a clock
+    /// later), ISR is read-only. `None`: not one of those, the register file takes
+    /// it; `Some(true)`: a queued event came back, so the line fell for that clock.
+    pub fn write(&mut self, offset: u32, value: u32) -> Option<bool> {
         for (i, b) in self.desc.blocks.iter().enumerate() {
             if offset == b.regs.iir {
                 let s = &mut self.state[i];
@@ -102,13 +103,13 @@ impl Interrupts {
                 let again = s.queued & value;
                 s.iir |= again;
                 s.queued &= !again;
-                return true;
+                return Some(again != 0);
             }
             if offset == b.regs.isr {
-                return true;
+                return Some(false);
             }
         }
-        false
+        None
     }
 
     /// The device's interrupt: some block has `IIR & IER`, and the master enable is set.
@@ -164,7 +165,7 @@ mod tests {
         assert!(!irq.line(&regs), "master off");
         regs.write(0x4400c, 1 << 31); // DEIER master
         assert!(irq.line(&regs));
-        assert!(irq.write(0x44018, 1)); // GTIIR: write one to clear
+        assert_eq!(irq.write(0x44018, 1), Some(false)); // GTIIR: write one to clear
         assert_eq!(irq.iir(gt), 0);
         assert!(!irq.line(&regs));
     }
@@ -178,7 +179,7 @@ mod tests {
         for _ in 0..3 {
             irq.event(&regs, gt, 12);
         }
-        irq.write(0x44018, 1 << 12);
+        assert_eq!(irq.write(0x44018, 1 << 12), Some(true));
         assert_eq!(irq.iir(gt), 1 << 12, "the queued event");
         irq.write(0x44018, 1 << 12);
         assert_eq!(irq.iir(gt), 0, "only one was queued");
