@@ -638,6 +638,12 @@ impl<'a, P: Platform> Gpu<'a, P> {
         let start = self.platform.now_ns();
         let eir_reg = self.queues[i].info.errors.eir;
         loop {
+            // With interrupts on, acknowledge what is pending first, on every
+            // pass: an interrupt left in IIR keeps the line high, and the next
+            // one would make no new edge (no MSI) for any waiter.
+            if self.irq.is_some() {
+                self.handle_interrupt();
+            }
             // Reading a register is also what lets the software GPU advance.
             let eir = self.mmio.read32(eir_reg);
             let done = self.completed(fence.engine);
@@ -655,11 +661,9 @@ impl<'a, P: Platform> Gpu<'a, P> {
                 return Err(self.hang(i, HangReason::Timeout, done, fence.seqno));
             }
             if self.irq.is_some() {
-                // Sleep until an interrupt (or the hang deadline), then acknowledge
-                // what is pending, which lets the next interrupt through.
+                // Sleep until an interrupt or the hang deadline.
                 let deadline = start.saturating_add(us_to_ns(timeout_us).saturating_add(1));
                 self.platform.wait_for_interrupt(deadline);
-                self.handle_interrupt();
             } else {
                 self.platform.delay_us(POLL_US);
             }
