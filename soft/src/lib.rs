@@ -11,7 +11,8 @@
 //! video and blitter command streamers (ring START/HEAD/TAIL/CTL, batch
 //! buffers, the hardware status page) executing the MI commands listed in
 //! `cs/mi.rs` and the blitter commands of `blit/`; the per-context
-//! PPGTT; semaphore waits; user interrupts; errors for unknown commands and
+//! PPGTT; semaphore waits; user interrupts with their masks, enables and the
+//! master enable, delivered as MSI (a bus write) or INTx; errors for unknown commands and
 //! unmapped addresses, and a visible refusal of every other command of the
 //! tables (`cs/mi.rs`); forcewake acknowledgement and engine reset; the media
 //! and GPGPU pipelines of the render engine (`media`), whose threads run on
@@ -31,6 +32,8 @@
 //!   which the streamers and units share;
 //! - `command`, `layout`, `regfile`: command fields, the device description,
 //!   the register file;
+//! - `irq`: the interrupt blocks of the description (ISR, IIR, the line that
+//!   the device sends as MSI or shows as INTx);
 //! - [`eu`]: EU threads, the shared functions and the EU array.
 #![cfg_attr(not(test), no_std)]
 

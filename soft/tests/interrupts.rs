@@ -99,7 +99,11 @@ fn an_msi_is_written_on_each_rising_edge_only() {
     let gpu = snb(&bus, true);
     assert!(gpu.raise_interrupt("gt", 0));
     let msg = (0xfee0_0000, 0x41u32.to_le_bytes().to_vec());
-    assert_eq!(bus.writes(), std::slice::from_ref(&msg), "a dword write of the data");
+    assert_eq!(
+        bus.writes(),
+        std::slice::from_ref(&msg),
+        "a dword write of the data"
+    );
     gpu.raise_interrupt("gt", 0);
     assert_eq!(bus.writes().len(), 1, "the line is still high");
     gpu.write32(0x44018, 1); // GTIIR: acknowledge, the queued event returns
