@@ -210,6 +210,20 @@ impl<B: MemoryBus> Device<B> {
         true
     }
 
+    /// The bit of the one-bit field `field` of block `block`'s IIR in the
+    /// generation's register tables (`pipe_a_vblank` is DEIIR bit 7 on Sandy
+    /// Bridge, bit 0 on Ivy Bridge).
+    pub fn interrupt_bit(&self, block: &str, field: &str) -> Option<u32> {
+        let iir = self.layout.device.interrupts.block(block)?.regs.iir;
+        let tables = self.layout.generation.tables();
+        let reg = tables
+            .registers
+            .iter()
+            .find(|r| r.offset == iir && r.engines.is_empty())?;
+        let f = reg.fields.iter().find(|f| f.name == field)?;
+        (f.start == f.end).then_some(f.start as u32)
+    }
+
     pub fn layout(&self) -> &Layout {
         &self.layout
     }

@@ -155,6 +155,13 @@ impl<B: MemoryBus> SoftGpu<B> {
     pub fn raise_interrupt(&self, block: &str, bit: u32) -> bool {
         self.device.lock().raise_interrupt(block, bit)
     }
+
+    /// The bit of interrupt `field` (a one-bit field of the block's IIR in the
+    /// register tables, such as `pipe_a_vblank` of `display`), for
+    /// [`SoftGpu::raise_interrupt`].
+    pub fn interrupt_bit(&self, block: &str, field: &str) -> Option<u32> {
+        self.device.lock().interrupt_bit(block, field)
+    }
 }
 
 impl<B: MemoryBus> Mmio for SoftGpu<B> {

@@ -151,6 +151,27 @@ fn display_events_use_their_block() {
     );
 }
 
+/// Interrupt bits by name, from the register tables: the same name lands on each
+/// generation's own bit.
+#[test]
+fn interrupt_bits_are_found_by_name() {
+    let bus = Recorder::default();
+    let bit = |g, block, field| SoftGpu::new(g, &bus).unwrap().interrupt_bit(block, field);
+    assert_eq!(bit(Generation::Gen6, "display", "pipe_a_vblank"), Some(7));
+    assert_eq!(bit(Generation::Gen7, "display", "pipe_a_vblank"), Some(0));
+    assert_eq!(
+        bit(
+            Generation::Gen6,
+            "gt",
+            "blitter_command_streamer_mi_user_interrupt"
+        ),
+        Some(22)
+    );
+    assert_eq!(bit(Generation::Gen4, "main", "user_interrupt"), Some(1));
+    assert_eq!(bit(Generation::Gen4, "main", "no_such_bit"), None);
+    assert_eq!(bit(Generation::Gen4, "display", "user_interrupt"), None);
+}
+
 /// INTx is the line as a level, gated by the command register's Interrupt Disable;
 /// the status register's Interrupt Status shows it either way.
 #[test]
