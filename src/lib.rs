@@ -10,6 +10,7 @@ extern crate alloc;
 #[macro_use]
 mod log;
 
+pub mod bringup;
 pub mod compute;
 pub mod gtt;
 pub mod irq;

@@ -19,6 +19,20 @@ pub struct Device {
     pub interrupts: InterruptDesc,
     /// The media/GPGPU pipeline's limits; `None` where the driver has no compute path yet.
     pub compute: Option<ComputeDesc>,
+    /// Mode-register writes the driver makes once an engine's ring runs, in order
+    /// (what Linux i915's ring initialisation writes).
+    pub init: &'static [InitWrite],
+}
+
+/// One masked write to a mode register after an engine's ring starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InitWrite {
+    /// The engine whose ring initialisation makes it.
+    pub engine: &'static str,
+    /// Absolute offset.
+    pub register: u32,
+    /// Write enables in 31:16, values in 15:0.
+    pub value: u32,
 }
 
 /// Limits of the media/GPGPU pipeline the driver sizes its state by and the model
@@ -305,6 +319,67 @@ pub struct GttDesc {
     pub pte: PteFormat,
     /// Where the size the firmware or hardware chose is read.
     pub size: GttSize,
+    /// Where the firmware's stolen memory is read.
+    pub stolen: StolenDesc,
+}
+
+/// A 16-bit word of PCI configuration space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigWord {
+    /// Of the GPU.
+    Gpu(u16),
+    /// Of the host bridge, 00:00.0 (the GMCH of Gen4/G45).
+    HostBridge(u16),
+}
+
+/// Stolen memory: the RAM the firmware set aside for the GPU (its size in a
+/// graphics control word, its base in the GPU's BSM dword).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StolenDesc {
+    /// The word holding the size field.
+    pub size: ConfigWord,
+    /// Low bit and width of the size field.
+    pub shift: u32,
+    pub width: u32,
+    /// MiB per field value (empty: `unit_mib` times the value).
+    pub mib: &'static [u32],
+    pub unit_mib: u32,
+    /// The GPU's configuration dword whose bits 31:20 are the base.
+    pub base_offset: u16,
+}
+
+impl StolenDesc {
+    /// Bytes of stolen memory for the size word's raw value; `None` for a
+    /// reserved value.
+    pub fn bytes(&self, word: u16) -> Option<u64> {
+        let value = (u32::from(word) >> self.shift) & ((1 << self.width) - 1);
+        let mib = if self.mib.is_empty() {
+            value * self.unit_mib
+        } else {
+            *self.mib.get(value as usize)?
+        };
+        Some(u64::from(mib) << 20)
+    }
+
+    /// The field value that stands for `bytes`, at its bits (what a device with
+    /// that much stolen memory reports).
+    pub fn field_for(&self, bytes: u64) -> Option<u16> {
+        let mib = u32::try_from(bytes >> 20).ok()?;
+        if bytes & 0xf_ffff != 0 {
+            return None;
+        }
+        let value = if self.mib.is_empty() {
+            (mib.is_multiple_of(self.unit_mib)).then(|| mib / self.unit_mib)?
+        } else {
+            self.mib.iter().position(|&m| m == mib)? as u32
+        };
+        (value < 1 << self.width).then(|| (value << self.shift) as u16)
+    }
+
+    /// The base in the BSM dword's value.
+    pub fn base(&self, bsm: u32) -> u64 {
+        u64::from(bsm & 0xfff0_0000)
+    }
 }
 
 /// Where the GTT size is read.

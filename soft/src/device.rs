@@ -18,6 +18,7 @@ use crate::eu::array::{EuConfig, EuReport, EuStats};
 use crate::irq::Interrupts;
 use crate::layout::{self, Layout};
 use crate::media::{self, Media};
+use crate::mem::bus::DeviceBus;
 use crate::mem::gtt::Ggtt;
 use crate::regfile::RegFile;
 use baregpu_hal::device::{self, Forcewake, SizeSource};
@@ -34,7 +35,8 @@ const MSI_CAPABILITY: u16 = 0x90;
 
 pub struct Device<B: MemoryBus> {
     layout: Layout,
-    bus: B,
+    /// The platform's bus behind the bus-master switch, with stolen memory.
+    bus: DeviceBus<B>,
     gtt: Ggtt,
     regs: RegFile,
     /// The command streamers.
@@ -81,6 +83,8 @@ impl<B: MemoryBus> Device<B> {
             command: m.command,
             field: m.field,
         })?;
+        let mut bus = DeviceBus::new(bus, FIRMWARE_COMMAND & PCI_COMMAND_BUS_MASTER != 0);
+        bus.set_stolen(STOLEN_BASE, STOLEN_BYTES);
         Ok(Self {
             layout,
             bus,
@@ -115,15 +119,27 @@ impl<B: MemoryBus> Device<B> {
     /// i965_reset_complete). Other dwords keep what is written.
     pub fn config_write(&mut self, offset: u16, value: u32) {
         let index = offset as usize / 4;
-        if index == 0 || index == 2 || index >= self.config.len() {
+        // The identity dwords and the stolen-memory size and base the firmware
+        // locked are read-only.
+        let stolen = self.layout.device.gtt.stolen;
+        if index == 0
+            || index == 2
+            || index >= self.config.len()
+            || index == stolen.base_offset as usize / 4
+        {
             return;
         }
         let mut value = value;
         let old = self.config[index];
         let cap = MSI_CAPABILITY as usize / 4;
         match index {
-            // The status register is read-only in the model.
-            1 => value = (old & 0xffff_0000) | (value & 0xffff),
+            // Command register: memory space, bus master and the interrupt disable
+            // bit are writable; the status half is write-one-to-clear, and its
+            // bits the model sets (capabilities list) are read-only.
+            1 => {
+                self.bus.set_master(value & PCI_COMMAND_BUS_MASTER != 0);
+                value = (old & 0xffff_0000) | (value & 0xffff);
+            }
             // MSI: only the enable bit of Message Control is writable (one vector,
             // 32-bit address); the address's low two bits and the data's upper half
             // read as zero (PCI 3.0, 6.8.1).
@@ -134,6 +150,14 @@ impl<B: MemoryBus> Device<B> {
             i if i == cap + msi::ADDRESS as usize / 4 => value &= !3,
             i if i == cap + msi::DATA_32 as usize / 4 => value &= 0xffff,
             _ => {}
+        }
+        if let device::ConfigWord::Gpu(word) = stolen.size
+            && index == word as usize / 4
+        {
+            // The GMS field is locked by the firmware (SNB_GMCH_CTRL is read-only
+            // to software once GGCLCK is set; the model keeps it fixed).
+            let mask = (((1u32 << stolen.width) - 1) << stolen.shift) << ((word % 4) * 8);
+            value = (value & !mask) | (self.config[index] & mask);
         }
         if let device::Reset::PciConfig { offset: gdrst } = self.layout.device.gt.reset
             && offset & !3 == gdrst
@@ -241,7 +265,11 @@ impl<B: MemoryBus> Device<B> {
     }
 
     pub fn mmio_read(&mut self, offset: u32) -> u32 {
-        self.run(RUN_ON_POLL);
+        // Reading GTT entries is memory, not polling: the engines run on register reads.
+        let l = &self.layout;
+        if offset < l.gtt_offset || offset - l.gtt_offset >= l.gtt_entries * 4 {
+            self.run(RUN_ON_POLL);
+        }
         self.read_register(offset)
     }
 
@@ -467,9 +495,9 @@ impl<B: MemoryBus> Device<B> {
 }
 
 impl<B: MemoryBus> Host for Device<B> {
-    type Bus = B;
+    type Bus = DeviceBus<B>;
 
-    fn parts(&mut self) -> Parts<'_, B> {
+    fn parts(&mut self) -> Parts<'_, DeviceBus<B>> {
         Parts {
             layout: &self.layout,
             bus: &self.bus,
@@ -494,19 +522,73 @@ impl<B: MemoryBus> Host for Device<B> {
     }
 }
 
+/// PCI command register bits (PCI Local Bus 3.0, 6.2.2): memory space, and bus
+/// master from the hal's PCI facts.
+const PCI_COMMAND_MEMORY: u32 = 1 << 1;
+const PCI_COMMAND_BUS_MASTER: u32 = pci::COMMAND_BUS_MASTER;
+/// The command register as the firmware leaves a GPU it used for its console:
+/// I/O, memory space and bus master on. [`Device::set_pci_command`] puts it
+/// back to the reset value (0) for tests of the driver's bring-up.
+const FIRMWARE_COMMAND: u32 = 0x1 | PCI_COMMAND_MEMORY | PCI_COMMAND_BUS_MASTER;
+/// Stolen memory the model's firmware set aside: 32 MiB at 1920 MiB, below
+/// 4 GiB as BDSM requires (bits 31:20) and where neither the host test platform
+/// (DMA from 4 GiB up) nor the QEMU kernel's heap hands out memory.
+pub(crate) const STOLEN_BASE: u64 = 0x7800_0000;
+pub(crate) const STOLEN_BYTES: u64 = 32 << 20;
+
+impl<B: MemoryBus> Device<B> {
+    /// Sets the PCI command register (as the firmware or a reset left it).
+    pub fn set_pci_command(&mut self, value: u16) {
+        self.config[1] = (self.config[1] & 0xffff_0000) | u32::from(value);
+        self.bus
+            .set_master(u32::from(value) & PCI_COMMAND_BUS_MASTER != 0);
+    }
+
+    /// Moves or resizes stolen memory (0 bytes: none), and reports it in
+    /// configuration space: the base in BDSM, the size in the GMS field where the
+    /// GPU holds it (Gen6/Gen7; on Gen4/G45 the host bridge holds it, which the
+    /// platform models). `None` when the description has no value for the size
+    /// or the base is not 1 MiB aligned below 4 GiB.
+    pub fn set_stolen(&mut self, base: u64, bytes: u64) -> Option<()> {
+        let stolen = self.layout.device.gtt.stolen;
+        if base & 0xf_ffff != 0 || base >> 32 != 0 {
+            return None;
+        }
+        if let device::ConfigWord::Gpu(word) = stolen.size {
+            let field = u32::from(stolen.field_for(bytes)?);
+            let shift = (word % 4) * 8;
+            let mask = (((1u32 << stolen.width) - 1) << stolen.shift) << shift;
+            let i = word as usize / 4;
+            self.config[i] = (self.config[i] & !mask) | (field << shift);
+        }
+        self.config[stolen.base_offset as usize / 4] = base as u32;
+        self.bus.set_stolen(base, bytes);
+        Some(())
+    }
+}
+
 /// The configuration space the model reports: Intel's vendor ID and the
-/// generation's device ID, class 03h (display controller) subclass 00h (VGA),
-/// the GTT size where it is a configuration word (Gen6/Gen7 SNB_GMCH_CTRL), and a
-/// capability list holding one MSI capability (32-bit address, one vector,
-/// disabled): status bit 4, the pointer at 0x34.
+/// generation's device ID, the command register as the firmware left it, class
+/// 03h (display controller) subclass 00h (VGA), the GTT size where it is a
+/// configuration word (Gen6/Gen7 SNB_GMCH_CTRL), stolen memory's base (BDSM)
+/// and size (Gen6/Gen7 SNB_GMCH_CTRL GMS), and a capability list holding one
+/// MSI capability (32-bit address, one vector, disabled): status bit 4, the
+/// pointer at 0x34.
 fn config_space(layout: &Layout) -> [u32; 64] {
     let mut c = [0u32; 64];
     c[0] = ((layout.device_id as u32) << 16) | 0x8086;
-    c[1] = pci::STATUS_CAPABILITIES_LIST;
+    c[1] = FIRMWARE_COMMAND | pci::STATUS_CAPABILITIES_LIST;
     c[2] = 0x0300_0000;
     c[pci::CAPABILITIES_POINTER as usize / 4] = MSI_CAPABILITY as u32;
     // ID, next pointer 0 (the end of the list), Message Control 0.
     c[MSI_CAPABILITY as usize / 4] = msi::ID as u32;
+    let stolen = layout.device.gtt.stolen;
+    c[stolen.base_offset as usize / 4] = STOLEN_BASE as u32;
+    if let (device::ConfigWord::Gpu(word), Some(field)) =
+        (stolen.size, stolen.field_for(STOLEN_BYTES))
+    {
+        c[word as usize / 4] |= u32::from(field) << ((word % 4) * 8);
+    }
     let size = layout.device.gtt.size;
     if let (SizeSource::PciConfig(at), Some(field)) =
         (size.source, size.field_for(layout.gtt_entries))

@@ -81,6 +81,24 @@ impl<B: MemoryBus> SoftGpu<B> {
         })
     }
 
+    /// The device with its PCI command register at `value`: the firmware leaves
+    /// memory space and bus master on (0x0007); 0 is the state after a reset,
+    /// in which the GPU reaches no memory until a driver sets bus master.
+    pub fn with_pci_command(self, value: u16) -> Self {
+        self.device.lock().set_pci_command(value);
+        self
+    }
+
+    /// The device with `bytes` of stolen memory at physical `base` (by default
+    /// 32 MiB at 0x7800_0000), reported in configuration space (BDSM, and the
+    /// size field where the GPU holds it) and served by the model itself. `None`
+    /// when the generation has no size field value for `bytes` or `base` is not
+    /// 1 MiB aligned below 4 GiB.
+    pub fn with_stolen(self, base: u64, bytes: u64) -> Option<Self> {
+        self.device.lock().set_stolen(base, bytes)?;
+        Some(self)
+    }
+
     /// Size of the MMIO BAR the driver should map (registers plus GTT alias).
     pub fn bar_size(&self) -> usize {
         self.device.lock().layout().bar_size as usize

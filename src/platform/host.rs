@@ -147,6 +147,9 @@ pub struct HostPlatform {
     /// MSIs not yet taken by a wait.
     msi_pending: AtomicU64,
     interrupts: Mutex<InterruptCounts>,
+    /// Plain RAM standing in for device memory at physical ranges, for
+    /// [`Platform::map_mmio`]: (physical start, allocation).
+    mmio_ram: Mutex<Vec<(u64, Allocation)>>,
 }
 
 // SAFETY: the raw pointers in `dma` are owned allocations only reached under
@@ -172,6 +175,7 @@ impl HostPlatform {
             wall: None,
             msi_pending: AtomicU64::new(0),
             interrupts: Mutex::new(InterruptCounts::default()),
+            mmio_ram: Mutex::new(Vec::new()),
         }
     }
 
@@ -193,6 +197,22 @@ impl HostPlatform {
         } else {
             c.woken_otherwise += 1;
         }
+    }
+
+    /// Puts `size` bytes of zeroed RAM at physical `phys` for [`Platform::map_mmio`]
+    /// to map, as if a device's BAR were there. Nothing answers behind it: it is
+    /// how tests run code that maps a real GPU's BAR, up to the first register
+    /// that does not behave (a forcewake that is never acknowledged, ...).
+    pub fn add_mmio_ram(&self, phys: u64, size: usize) -> Result<(), PlatformError> {
+        let layout = Layout::from_size_align(size.max(4096), 4096)
+            .map_err(|_| PlatformError::InvalidRequest)?;
+        // SAFETY: the size is non-zero.
+        let virt =
+            NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or(PlatformError::OutOfMemory)?;
+        self.mmio_ram
+            .lock()
+            .push((phys, Allocation { virt, layout }));
+        Ok(())
     }
 
     /// A platform whose time is `clock` (monotonic nanoseconds, such as the
@@ -233,6 +253,11 @@ impl HostPlatform {
 
 impl Drop for HostPlatform {
     fn drop(&mut self) {
+        for (_, a) in core::mem::take(&mut *self.mmio_ram.lock()) {
+            // SAFETY: allocated in `add_mmio_ram` with this layout; mappings of it
+            // do not outlive the platform they came from.
+            unsafe { dealloc(a.virt.as_ptr(), a.layout) };
+        }
         for (_, a) in core::mem::take(&mut self.dma.lock().by_phys) {
             // SAFETY: every entry was allocated with exactly this layout and
             // the platform (and so every region it handed out) is going away.
@@ -297,8 +322,17 @@ impl Platform for HostPlatform {
     }
 
     /// There is no device memory on the host.
-    fn map_mmio(&self, _phys: PhysAddr, _size: usize) -> Result<NonNull<u8>, PlatformError> {
-        Err(PlatformError::Unmappable)
+    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError> {
+        let ram = self.mmio_ram.lock();
+        let (start, a) = ram
+            .iter()
+            .find(|(start, a)| {
+                phys.0 >= *start
+                    && phys.0.saturating_add(size as u64) <= start + a.layout.size() as u64
+            })
+            .ok_or(PlatformError::Unmappable)?;
+        // SAFETY: the range lies inside the allocation (checked above).
+        Ok(unsafe { a.virt.add((phys.0 - start) as usize) })
     }
 
     unsafe fn unmap_mmio(&self, _virt: NonNull<u8>, _size: usize) {}

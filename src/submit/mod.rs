@@ -28,6 +28,7 @@ pub use engines::EngineInfo;
 pub use error::{ErrorState, HangReason, Unmodelled};
 pub use forcewake::ForcewakeTimeout;
 
+use crate::bringup::{self, BringUpReport};
 use crate::gtt::{self, Caching, GfxAddr, Ggtt, GttError, Mapping, Ppgtt};
 use crate::irq::{InterruptHandler, InterruptMode, IrqError, Signalled};
 use crate::platform::{Dma, Platform, PlatformError};
@@ -41,6 +42,8 @@ const RING_BYTES: usize = 32 << 10;
 const RING_GAP: u32 = 64;
 /// Polling interval while waiting.
 const POLL_US: u64 = 10;
+/// How long a ring may take to start (Linux init_ring_common: 50 ms).
+const RING_START_US: u64 = 50_000;
 /// PPGTT registers: PP_DCLV (engine + 0x220, 64-bit, write-only) and PP_DIR_BASE (engine + 0x228),
 /// SNB 003 lines 9508-9614; the GFX_MODE bit 9 enables the PPGTT ([`engines::GfxMode`]).
 const PP_DCLV: u32 = baregpu_hal::gen6::regs::PP_DCLV.relative_offset();
@@ -191,6 +194,9 @@ pub struct Gpu<'a, P: Platform> {
     queues: Vec<Queue<'a>>,
     enc: Encoders,
     contexts: Vec<Option<Ppgtt<'a>>>,
+    /// The page behind every unused GGTT entry (kept for the `Gpu`'s life).
+    _scratch: Dma<'a>,
+    bring_up: BringUpReport,
     /// The forcewake held since bring-up.
     forcewake: forcewake::Held,
     /// How interrupts reach the OS, once enabled.
@@ -227,8 +233,26 @@ impl<'a, P: Platform> Gpu<'a, P> {
     ) -> Result<Self, GpuError> {
         let profile = engines::profile(generation).ok_or(GpuError::Unsupported(generation))?;
         let enc = packets::encoders(generation).ok_or(GpuError::Unsupported(generation))?;
-        let mut ggtt =
-            Ggtt::with_layout(generation, gtt::ggtt::GgttLayout::read(generation, device)?);
+        // The bring-up steps before the engines, in i915's order (`crate::bringup`).
+        let (command_before, command_after) =
+            bringup::enable_device(device).map_err(GpuError::BringUp)?;
+        let layout = gtt::ggtt::GgttLayout::read(generation, device)?;
+        let stolen = bringup::read_stolen(platform, device, generation);
+        let mut ggtt = Ggtt::with_layout(generation, layout);
+        let scratch = Dma::new(platform, 4096, 4096)?;
+        let firmware_ranges = ggtt.take_over(
+            device,
+            stolen.map(|s| (s.base.0, s.bytes)),
+            &scratch.region(),
+        )?;
+        let bring_up = BringUpReport {
+            command_before,
+            command_after,
+            ggtt_entries: layout.entries,
+            stolen,
+            firmware_ranges,
+            scratch: scratch.phys(),
+        };
         let mut held = Vec::new();
         for &(gfx, bytes) in keep_free {
             held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::PAGE))?);
@@ -245,6 +269,8 @@ impl<'a, P: Platform> Gpu<'a, P> {
             queues: Vec::new(),
             enc,
             contexts: Vec::new(),
+            _scratch: scratch,
+            bring_up,
             forcewake: forcewake::Held::None,
             irq: None,
             signalled: Signalled::default(),
@@ -284,9 +310,22 @@ impl<'a, P: Platform> Gpu<'a, P> {
         self.generation
     }
 
+    /// What bring-up found and did: the PCI command register, GGTT size, stolen
+    /// memory, the firmware's GGTT ranges kept, the scratch page.
+    pub fn bring_up(&self) -> &BringUpReport {
+        &self.bring_up
+    }
+
     /// The engines, by [`EngineId`].
     pub fn engines(&self) -> impl Iterator<Item = &EngineInfo> {
         self.queues.iter().map(|q| &q.info)
+    }
+
+    /// Makes unused GGTT entries invalid instead of pointing at the scratch page
+    /// ([`Ggtt::invalidate_unused`]): stray accesses then fault and are reported.
+    /// For debugging tools; drivers leave the scratch page, as Linux does.
+    pub fn invalidate_unused_ggtt(&mut self) {
+        self.ggtt.invalidate_unused(self.mmio);
     }
 
     /// The GGTT manager (for mapping buffers the batches use).
@@ -380,12 +419,31 @@ impl<'a, P: Platform> Gpu<'a, P> {
         q.context = None;
         let pages = q.ring.size / 4096;
         self.mmio.write32(base + regs.ctl, ((pages - 1) << 12) | 1);
-        let (start, ctl) = (
-            self.mmio.read32(base + regs.start),
-            self.mmio.read32(base + regs.ctl),
-        );
-        if start != q.ring.mapping.gfx.0 as u32 || ctl & 1 == 0 {
-            return Err(GpuError::BringUp("ring did not start"));
+        // The ring runs once CTL is valid, START reads back and HEAD is 0; Linux
+        // (intel_ringbuffer.c init_ring_common) gives it 50 ms.
+        let want_start = q.ring.mapping.gfx.0 as u32;
+        let started = self.platform.now_ns();
+        loop {
+            let (start, ctl, head) = (
+                self.mmio.read32(base + regs.start),
+                self.mmio.read32(base + regs.ctl),
+                self.mmio.read32(base + regs.head) & 0x001f_fffc,
+            );
+            if start == want_start && ctl & 1 == 1 && head == 0 {
+                break;
+            }
+            if self.platform.now_ns().saturating_sub(started) > us_to_ns(RING_START_US) {
+                return Err(GpuError::BringUp("ring did not start"));
+            }
+            self.platform.delay_us(POLL_US);
+        }
+        // The mode-register writes of the engine's ring initialisation, in order
+        // (device description `[[init]]`, from i915's init_render_ring).
+        let name = self.queues[i].info.name;
+        if let Some(d) = baregpu_hal::device::of(self.generation) {
+            for w in d.init.iter().filter(|w| w.engine == name) {
+                self.mmio.write32(w.register, w.value);
+            }
         }
         // A reset masked the ring's interrupts again.
         if self.irq.is_some() {

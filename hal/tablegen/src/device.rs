@@ -31,6 +31,20 @@ struct RawDevice {
     gtt: RawGtt,
     compute: Option<RawCompute>,
     engine: Vec<RawEngine>,
+    #[serde(default)]
+    init: Vec<RawInit>,
+}
+
+/// A write the driver makes after starting an engine's ring (a masked register:
+/// the named fields are set to their values, the rest left alone).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInit {
+    #[serde(rename = "ref")]
+    reference: String,
+    engine: String,
+    register: String,
+    fields: BTreeMap<String, u64>,
 }
 
 #[derive(Deserialize)]
@@ -133,6 +147,22 @@ struct RawGtt {
     flush: RawReg,
     pte: String,
     size: RawGttSize,
+    stolen: RawStolen,
+}
+
+/// Where the stolen memory's size and base are read: a 16-bit configuration word of
+/// the GPU or of the host bridge (00:00.0), a field of it, and the MiB each value
+/// stands for (a list, or `unit_mib` times the value); the base's dword in the GPU's
+/// configuration space (bits 31:20).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStolen {
+    config_offset: Option<u16>,
+    bridge_config_offset: Option<u16>,
+    bits: String,
+    mib: Option<Vec<u32>>,
+    unit_mib: Option<u32>,
+    base_offset: u16,
 }
 
 /// Where the GTT's size is read: an MMIO register or a PCI configuration word, a
@@ -305,6 +335,19 @@ pub struct GttSize {
     pub kib: Vec<u32>,
 }
 
+/// The stolen-memory description, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stolen {
+    /// Configuration word offset, and whether it is the host bridge's.
+    pub word: u16,
+    pub bridge: bool,
+    pub shift: u32,
+    pub width: u32,
+    pub mib: Vec<u32>,
+    pub unit_mib: u32,
+    pub base_offset: u16,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GfxMode {
     Global(u32),
@@ -355,8 +398,21 @@ pub struct Device {
     pub gtt_flush: u32,
     pub pte: String,
     pub gtt_size: GttSize,
+    pub stolen: Stolen,
     pub gtt_citation: String,
     pub compute: Option<Compute>,
+    pub init: Vec<InitWrite>,
+}
+
+/// A checked `[[init]]` write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InitWrite {
+    pub engine: String,
+    /// Absolute offset (the engine's instance of a per-engine register).
+    pub register: u32,
+    /// The masked write: write enables in 31:16, values in 15:0.
+    pub value: u32,
+    pub citation: String,
 }
 
 const RING: [&str; 5] = ["tail", "head", "start", "ctl", "hws_pga"];
@@ -722,14 +778,8 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             (None, Some(o)) => SizeSource::PciConfig(o),
             _ => return Err("gtt.size: give register or config_offset, not both".into()),
         };
-        let (hi, lo) = match z.bits.split_once(':') {
-            Some((h, l)) => (h.trim().parse::<u32>(), l.trim().parse::<u32>()),
-            None => (z.bits.trim().parse::<u32>(), z.bits.trim().parse::<u32>()),
-        };
-        let (Ok(hi), Ok(lo)) = (hi, lo) else {
-            return Err(format!("gtt.size.bits {:?} is not HI:LO", z.bits));
-        };
-        if lo > hi || hi > 31 || (matches!(source, SizeSource::PciConfig(_)) && hi > 15) {
+        let (hi, lo) = field_bits(&z.bits, "gtt.size.bits")?;
+        if hi > 31 || (matches!(source, SizeSource::PciConfig(_)) && hi > 15) {
             return Err(format!("gtt.size.bits {:?} out of the register", z.bits));
         }
         let width = hi - lo + 1;
@@ -751,6 +801,45 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             shift: lo,
             width,
             kib: z.kib.clone(),
+        }
+    };
+    let stolen = {
+        let z = &gtt.stolen;
+        let (word, bridge) = match (z.config_offset, z.bridge_config_offset) {
+            (Some(o), None) => (o, false),
+            (None, Some(o)) => (o, true),
+            _ => {
+                return Err(
+                    "gtt.stolen: give config_offset or bridge_config_offset, not both".into(),
+                );
+            }
+        };
+        let (hi, lo) = field_bits(&z.bits, "gtt.stolen.bits")?;
+        if hi > 15 {
+            return Err(format!("gtt.stolen.bits {:?} out of the word", z.bits));
+        }
+        let width = hi - lo + 1;
+        let (mib, unit_mib) = match (&z.mib, z.unit_mib) {
+            (Some(m), None) if !m.is_empty() && m.len() <= 1 << width => (m.clone(), 0),
+            (None, Some(u)) if u > 0 => (Vec::new(), u),
+            _ => {
+                return Err(format!(
+                    "gtt.stolen: give mib (at most {} sizes) or a non-zero unit_mib",
+                    1u32 << width
+                ));
+            }
+        };
+        if !z.base_offset.is_multiple_of(4) || z.base_offset >= 256 {
+            return Err("gtt.stolen.base_offset must be a dword of the first 256 bytes".into());
+        }
+        Stolen {
+            word,
+            bridge,
+            shift: lo,
+            width,
+            mib,
+            unit_mib,
+            base_offset: z.base_offset,
         }
     };
     let compute = match raw.compute {
@@ -783,6 +872,50 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             })
         }
     };
+    let mut init = Vec::new();
+    for w in &raw.init {
+        let what = format!("init {}", w.register);
+        let engine = engines
+            .iter()
+            .find(|e| e.name == w.engine)
+            .ok_or_else(|| format!("{what}: no engine {}", w.engine))?;
+        let reg = find(t, &w.register)?;
+        if reg.access != "masked" {
+            return Err(format!(
+                "{what}: only masked registers (write enables in 31:16) are supported"
+            ));
+        }
+        let register = of_engine(
+            t,
+            &RawReg::Name(w.register.clone()),
+            &engine.name,
+            engine.base,
+            &what,
+        )?;
+        let (mut enables, mut bits) = (0u32, 0u32);
+        for (name, &value) in &w.fields {
+            let f = reg
+                .fields
+                .iter()
+                .find(|f| &f.name == name)
+                .ok_or_else(|| format!("{what}: no field {name}"))?;
+            let width = f.end - f.start + 1;
+            if f.end > 15 || value >> width != 0 {
+                return Err(format!(
+                    "{what}: field {name} ({}:{}) cannot take {value} below bit 16",
+                    f.end, f.start
+                ));
+            }
+            enables |= ((1 << width) - 1) << f.start;
+            bits |= (value as u32) << f.start;
+        }
+        init.push(InitWrite {
+            engine: w.engine.clone(),
+            register,
+            value: (enables << 16) | bits,
+            citation: cited(&w.reference, &what)?,
+        });
+    }
     Ok(Device {
         eu_isa: raw.eu_isa,
         citation: cited(&raw.reference, "device")?,
@@ -806,9 +939,23 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         gtt_flush: absolute(t, &gtt.flush, "gtt.flush")?,
         pte: gtt.pte,
         gtt_size,
+        stolen,
         gtt_citation: cited(&gtt.reference, "gtt")?,
         compute,
+        init,
     })
+}
+
+/// `"HI:LO"` (or one bit) as (hi, lo), hi at least lo and below 32.
+fn field_bits(bits: &str, what: &str) -> Result<(u32, u32), String> {
+    let (hi, lo) = match bits.split_once(':') {
+        Some((h, l)) => (h.trim().parse::<u32>(), l.trim().parse::<u32>()),
+        None => (bits.trim().parse::<u32>(), bits.trim().parse::<u32>()),
+    };
+    match (hi, lo) {
+        (Ok(hi), Ok(lo)) if lo <= hi && hi <= 31 => Ok((hi, lo)),
+        _ => Err(format!("{what} {bits:?} is not HI:LO")),
+    }
 }
 
 fn doc(out: &mut String, indent: &str, text: &str) {
@@ -949,16 +1096,28 @@ pub fn generate(d: Option<&Device>) -> String {
         SizeSource::PciConfig(o) => format!("crate::device::SizeSource::PciConfig({o:#x})"),
     };
     let kib: Vec<String> = z.kib.iter().map(|k| k.to_string()).collect();
+    let st = &d.stolen;
+    let st_word = if st.bridge {
+        format!("crate::device::ConfigWord::HostBridge({:#x})", st.word)
+    } else {
+        format!("crate::device::ConfigWord::Gpu({:#x})", st.word)
+    };
+    let st_mib: Vec<String> = st.mib.iter().map(|k| k.to_string()).collect();
     let _ = writeln!(
         out,
-        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte}, size: crate::device::GttSize {{ source: {source}, shift: {}, width: {}, kib: &[{}] }} }},",
+        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte}, size: crate::device::GttSize {{ source: {source}, shift: {}, width: {}, kib: &[{}] }}, stolen: crate::device::StolenDesc {{ size: {st_word}, shift: {}, width: {}, mib: &[{}], unit_mib: {}, base_offset: {:#x} }} }},",
         d.gtt_alias_offset,
         d.gtt_entries,
         d.bar_size,
         d.gtt_flush,
         z.shift,
         z.width,
-        kib.join(", ")
+        kib.join(", "),
+        st.shift,
+        st.width,
+        st_mib.join(", "),
+        st.unit_mib,
+        st.base_offset
     );
     let compute = match &d.compute {
         None => "None".to_string(),
@@ -985,6 +1144,18 @@ pub fn generate(d: Option<&Device>) -> String {
         }
     };
     let _ = writeln!(out, "    compute: {compute},");
+    let _ = writeln!(out, "    init: &[");
+    for w in &d.init {
+        for line in w.citation.lines() {
+            let _ = writeln!(out, "        // {line}");
+        }
+        let _ = writeln!(
+            out,
+            "        crate::device::InitWrite {{ engine: {:?}, register: {:#x}, value: {:#010x} }},",
+            w.engine, w.register, w.value
+        );
+    }
+    let _ = writeln!(out, "    ],");
     let _ = writeln!(out, "}});");
     out
 }
@@ -1061,6 +1232,7 @@ bar_size = 0x400000
 flush = "FLUSH"
 pte = "gen7"
 size = { config_offset = 0x50, bits = "9:8", kib = [0, 1024, 2048] }
+stolen = { config_offset = 0x50, bits = "7:3", unit_mib = 32, base_offset = 0x5c }
 [compute]
 ref = "test"
 threads = 36
@@ -1255,6 +1427,14 @@ timestamp = "TIMESTAMP"
             (
                 DEVICE.replace("bits = \"9:8\"", "bits = \"8:9\""),
                 "gtt.size.bits",
+            ),
+            (
+                DEVICE.replace("unit_mib = 32", "unit_mib = 32, mib = [0, 1]"),
+                "gtt.stolen: give mib",
+            ),
+            (
+                DEVICE.replace("bits = \"7:3\"", "bits = \"17:3\""),
+                "gtt.stolen.bits",
             ),
             (
                 DEVICE.replace("kib = [0, 1024, 2048]", "kib = [0, 1024, 2048, 4096, 1]"),
