@@ -13,6 +13,7 @@ mod log;
 pub mod bringup;
 pub mod compute;
 pub mod gtt;
+pub mod irq;
 pub mod pci;
 pub mod platform;
 pub mod probe;

@@ -12,7 +12,9 @@ pub use crate::platform::PciAddress;
 /// Configuration-space offsets of the type-0 header (PCI Local Bus 3.0, 6.1).
 pub mod cfg {
     pub const ID: u16 = 0x00;
-    pub const COMMAND: u16 = 0x04;
+    /// The command/status dword (with the capability and MSI facts in the hal,
+    /// which the software GPU shares).
+    pub use baregpu_hal::pci::COMMAND;
     pub const CLASS: u16 = 0x08;
     pub const HEADER: u16 = 0x0c;
     pub const BAR0: u16 = 0x10;

@@ -15,6 +15,8 @@ pub struct Device {
     pub engines: &'static [EngineDesc],
     pub gt: GtDesc,
     pub gtt: GttDesc,
+    /// How the device's interrupt is formed: its interrupt register sets and the master enable.
+    pub interrupts: InterruptDesc,
     /// The media/GPGPU pipeline's limits; `None` where the driver has no compute path yet.
     pub compute: Option<ComputeDesc>,
     /// Mode-register writes the driver makes once an engine's ring runs, in order
@@ -172,6 +174,48 @@ pub struct IrqRegs {
     pub ier: u32,
 }
 
+/// One set of interrupt registers (ISR/IMR/IIR/IER): an event sets ISR (live
+/// status), an unmasked (IMR bit clear) rising edge latches IIR (write one to
+/// clear), and IIR bits enabled in IER feed the device's interrupt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IrqBlock {
+    /// Its name in the description (`gt`, `display`, `pm`, or `main` where one set holds everything).
+    pub name: &'static str,
+    pub regs: IrqRegs,
+    /// It holds the engines' user, error and notify bits ([`EngineDesc::user_interrupt_bit`] ...).
+    pub engines: bool,
+}
+
+/// A master enable: one bit of a register that gates the device's combined interrupt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MasterEnable {
+    /// Absolute offset of the register (DEIER on Gen6/Gen7).
+    pub register: u32,
+    pub bit: u32,
+}
+
+/// How the device's interrupt is formed: the `(IIR & IER) != 0` of every block, ORed, then
+/// ANDed with the master enable where there is one; that line goes out as MSI or INTx
+/// through the PCI function's configuration space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InterruptDesc {
+    /// The blocks, in the order a handler reads and acknowledges them.
+    pub blocks: &'static [IrqBlock],
+    pub master: Option<MasterEnable>,
+}
+
+impl InterruptDesc {
+    /// The block named `name`.
+    pub fn block(&self, name: &str) -> Option<&'static IrqBlock> {
+        self.blocks.iter().find(|b| b.name == name)
+    }
+
+    /// The block holding the engines' bits.
+    pub fn engine_block(&self) -> Option<&'static IrqBlock> {
+        self.blocks.iter().find(|b| b.engines)
+    }
+}
+
 /// How the GT is kept awake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Forcewake {
@@ -181,6 +225,32 @@ pub enum Forcewake {
     Single { request: u32, ack: u32 },
     /// Multi-threaded: a masked request register, acknowledged in `ack` bit 0.
     MultiThreaded { request: u32, ack: u32 },
+}
+
+/// The steps around a forcewake request (Linux i915 intel_uncore.c
+/// fw_domains_get_with_thread_status): wait for the old acknowledge to clear,
+/// request, post the write with a read, wait for the acknowledge, then for the GT
+/// threads to wake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WakeSequence {
+    /// How long each acknowledge may take, in milliseconds.
+    pub ack_timeout_ms: u32,
+    /// The register read after the request to post it (ECOBUS), if any.
+    pub posting_read: Option<u32>,
+    /// The GT thread status register and the mask that reads 0 once the threads are awake.
+    pub thread_status: Option<(u32, u32)>,
+    /// Multi-threaded forcewake only where this says so: with it held, `register` bit
+    /// `bit` reads 1; otherwise the single request and acknowledge registers are used.
+    pub mt_enable: Option<MtEnable>,
+}
+
+/// Where a part says whether multi-threaded forcewake works, and what to use when not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MtEnable {
+    pub register: u32,
+    pub bit: u32,
+    pub single_request: u32,
+    pub single_ack: u32,
 }
 
 /// How engines are reset.
@@ -205,8 +275,11 @@ pub enum GfxMode {
 /// The GT: interrupts, reset, forcewake, PPGTT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GtDesc {
+    /// The interrupt registers of the engines' block ([`InterruptDesc::engine_block`]).
     pub irq: IrqRegs,
     pub forcewake: Forcewake,
+    /// The steps around a forcewake request (meaningless with [`Forcewake::None`]).
+    pub wake: WakeSequence,
     pub reset: Reset,
     /// `None`: no PPGTT on this generation.
     pub gfx_mode: Option<GfxMode>,

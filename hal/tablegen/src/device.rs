@@ -27,6 +27,7 @@ struct RawDevice {
     #[serde(rename = "ref")]
     reference: String,
     gt: RawGt,
+    interrupts: RawInterrupts,
     gtt: RawGtt,
     compute: Option<RawCompute>,
     engine: Vec<RawEngine>,
@@ -68,7 +69,6 @@ struct RawCompute {
 struct RawGt {
     #[serde(rename = "ref")]
     reference: String,
-    irq: BTreeMap<String, RawReg>,
     reset: RawReset,
     forcewake: Option<RawForcewake>,
     gfx_mode: Option<RawReg>,
@@ -92,6 +92,48 @@ struct RawForcewake {
     style: String,
     request: RawReg,
     ack: RawReg,
+    ack_timeout_ms: u32,
+    posting_read: Option<RawReg>,
+    thread_status: Option<RawReg>,
+    thread_status_mask: Option<u32>,
+    mt_enable: Option<RawMtEnable>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMtEnable {
+    register: RawReg,
+    bit: u32,
+    single_request: RawReg,
+    single_ack: RawReg,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInterrupts {
+    #[serde(rename = "ref")]
+    reference: String,
+    master: Option<RawMaster>,
+    block: Vec<RawBlock>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMaster {
+    register: RawReg,
+    bit: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBlock {
+    name: String,
+    isr: RawReg,
+    imr: RawReg,
+    iir: RawReg,
+    ier: RawReg,
+    #[serde(default)]
+    engines: bool,
 }
 
 #[derive(Deserialize)]
@@ -250,6 +292,26 @@ pub enum Forcewake {
     MultiThreaded { request: u32, ack: u32 },
 }
 
+/// The steps around a forcewake request (`[gt] forcewake`'s other keys).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Wake {
+    pub ack_timeout_ms: u32,
+    pub posting_read: Option<u32>,
+    /// Register and mask.
+    pub thread_status: Option<(u32, u32)>,
+    /// Register, bit, single request, single acknowledge.
+    pub mt_enable: Option<(u32, u32, u32, u32)>,
+}
+
+/// One set of interrupt registers (`[[interrupts.block]]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IrqBlock {
+    pub name: String,
+    /// isr, imr, iir, ier.
+    pub regs: [u32; 4],
+    pub engines: bool,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reset {
     Gdrst { register: u32, full_bit: u32 },
@@ -315,9 +377,14 @@ pub struct Device {
     pub eu_isa: String,
     pub citation: String,
     pub engines: Vec<Engine>,
-    /// isr, imr, iir, ier.
+    /// isr, imr, iir, ier of the engines' block.
     pub irq: [u32; 4],
     pub forcewake: Forcewake,
+    pub wake: Wake,
+    /// The interrupt blocks, in handler order, and the master enable (register, bit).
+    pub irq_blocks: Vec<IrqBlock>,
+    pub irq_master: Option<(u32, u32)>,
+    pub interrupts_citation: String,
     pub reset: Reset,
     pub gfx_mode: Option<GfxMode>,
     pub ring_imr: bool,
@@ -546,17 +613,47 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         ));
     }
     let gt = raw.gt;
-    let mut irq = [0; 4];
-    for (slot, key) in irq.iter_mut().zip(IRQ) {
-        let r = gt
-            .irq
-            .get(key)
-            .ok_or_else(|| format!("gt.irq.{key} missing"))?;
-        *slot = absolute(t, r, &format!("gt.irq.{key}"))?;
+    let ints = raw.interrupts;
+    let mut irq_blocks: Vec<IrqBlock> = Vec::new();
+    for b in &ints.block {
+        let what = format!("interrupts.block {}", b.name);
+        if irq_blocks.iter().any(|x| x.name == b.name) {
+            return Err(format!("{what}: listed twice"));
+        }
+        let mut regs = [0; 4];
+        for ((slot, key), r) in regs
+            .iter_mut()
+            .zip(IRQ)
+            .zip([&b.isr, &b.imr, &b.iir, &b.ier])
+        {
+            *slot = absolute(t, r, &format!("{what} {key}"))?;
+        }
+        irq_blocks.push(IrqBlock {
+            name: b.name.clone(),
+            regs,
+            engines: b.engines,
+        });
     }
-    if let Some(k) = gt.irq.keys().find(|k| !IRQ.contains(&k.as_str())) {
-        return Err(format!("gt.irq: unknown register {k} (one of {IRQ:?})"));
-    }
+    let irq = match irq_blocks.iter().filter(|b| b.engines).count() {
+        1 => irq_blocks
+            .iter()
+            .find(|b| b.engines)
+            .map(|b| b.regs)
+            .unwrap_or_default(),
+        n => {
+            return Err(format!(
+                "interrupts: {n} blocks hold the engines' bits (engines = true on exactly one)"
+            ));
+        }
+    };
+    let irq_master = match &ints.master {
+        None => None,
+        Some(m) if m.bit > 31 => return Err("interrupts.master.bit beyond 31".into()),
+        Some(m) => Some((
+            absolute(t, &m.register, "interrupts.master.register")?,
+            m.bit,
+        )),
+    };
     let reset = match (gt.reset.method.as_str(), &gt.reset) {
         (
             "gdrst",
@@ -583,6 +680,52 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             return Err(format!(
                 "gt.reset: method {m:?} needs register and full_bit (\"gdrst\") or config_offset (\"pci_config\")"
             ));
+        }
+    };
+    let wake = match &gt.forcewake {
+        None => Wake::default(),
+        Some(f) => {
+            let thread_status = match (&f.thread_status, f.thread_status_mask) {
+                (None, None) => None,
+                (Some(r), Some(mask)) => {
+                    Some((absolute(t, r, "gt.forcewake.thread_status")?, mask))
+                }
+                _ => {
+                    return Err(
+                        "gt.forcewake: thread_status and thread_status_mask go together".into(),
+                    );
+                }
+            };
+            let mt_enable = match &f.mt_enable {
+                None => None,
+                Some(_) if f.style != "multi_threaded" => {
+                    return Err("gt.forcewake.mt_enable: only for style \"multi_threaded\"".into());
+                }
+                Some(m) if m.bit > 31 => return Err("gt.forcewake.mt_enable.bit beyond 31".into()),
+                Some(m) => Some((
+                    absolute(t, &m.register, "gt.forcewake.mt_enable.register")?,
+                    m.bit,
+                    absolute(
+                        t,
+                        &m.single_request,
+                        "gt.forcewake.mt_enable.single_request",
+                    )?,
+                    absolute(t, &m.single_ack, "gt.forcewake.mt_enable.single_ack")?,
+                )),
+            };
+            if f.ack_timeout_ms == 0 {
+                return Err("gt.forcewake.ack_timeout_ms must be above 0".into());
+            }
+            Wake {
+                ack_timeout_ms: f.ack_timeout_ms,
+                posting_read: f
+                    .posting_read
+                    .as_ref()
+                    .map(|r| absolute(t, r, "gt.forcewake.posting_read"))
+                    .transpose()?,
+                thread_status,
+                mt_enable,
+            }
         }
     };
     let forcewake = match &gt.forcewake {
@@ -779,6 +922,10 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         engines,
         irq,
         forcewake,
+        wake,
+        irq_blocks,
+        irq_master,
+        interrupts_citation: cited(&ints.reference, "interrupts")?,
         reset,
         gfx_mode,
         ring_imr,
@@ -835,6 +982,11 @@ pub fn generate(d: Option<&Device>) -> String {
     doc(&mut out, "", &d.citation);
     doc(&mut out, "", &format!("GT: {}", d.gt_citation));
     doc(&mut out, "", &format!("GTT: {}", d.gtt_citation));
+    doc(
+        &mut out,
+        "",
+        &format!("Interrupts: {}", d.interrupts_citation),
+    );
     if let Some(c) = &d.compute {
         doc(&mut out, "", &format!("Compute: {}", c.citation));
     }
@@ -896,10 +1048,42 @@ pub fn generate(d: Option<&Device>) -> String {
         Some(GfxMode::Global(o)) => format!("Some(crate::device::GfxMode::Global({o:#x}))"),
         Some(GfxMode::PerEngine(o)) => format!("Some(crate::device::GfxMode::PerEngine({o:#x}))"),
     };
+    let w = &d.wake;
+    let opt = |o: Option<u32>| o.map_or("None".to_string(), |o| format!("Some({o:#x})"));
+    let thread_status = w.thread_status.map_or("None".to_string(), |(r, m)| {
+        format!("Some(({r:#x}, {m:#x}))")
+    });
+    let mt_enable = w.mt_enable.map_or("None".to_string(), |(r, b, req, ack)| {
+        format!("Some(crate::device::MtEnable {{ register: {r:#x}, bit: {b}, single_request: {req:#x}, single_ack: {ack:#x} }})")
+    });
+    let wake = format!(
+        "crate::device::WakeSequence {{ ack_timeout_ms: {}, posting_read: {}, thread_status: {thread_status}, mt_enable: {mt_enable} }}",
+        w.ack_timeout_ms,
+        opt(w.posting_read)
+    );
     let _ = writeln!(
         out,
-        "    gt: crate::device::GtDesc {{ irq: crate::device::IrqRegs {{ isr: {isr:#x}, imr: {imr:#x}, iir: {iir:#x}, ier: {ier:#x} }}, forcewake: {forcewake}, reset: {reset}, gfx_mode: {gfx_mode}, ring_imr: {}, hwsp_physical: {}, physical_addressing: {}, page_fault_eir_bit: {} }},",
+        "    gt: crate::device::GtDesc {{ irq: crate::device::IrqRegs {{ isr: {isr:#x}, imr: {imr:#x}, iir: {iir:#x}, ier: {ier:#x} }}, forcewake: {forcewake}, wake: {wake}, reset: {reset}, gfx_mode: {gfx_mode}, ring_imr: {}, hwsp_physical: {}, physical_addressing: {}, page_fault_eir_bit: {} }},",
         d.ring_imr, d.hwsp_physical, d.physical_addressing, d.page_fault_eir_bit
+    );
+    let blocks: Vec<String> = d
+        .irq_blocks
+        .iter()
+        .map(|b| {
+            let [isr, imr, iir, ier] = b.regs;
+            format!(
+                "crate::device::IrqBlock {{ name: {:?}, regs: crate::device::IrqRegs {{ isr: {isr:#x}, imr: {imr:#x}, iir: {iir:#x}, ier: {ier:#x} }}, engines: {} }}",
+                b.name, b.engines
+            )
+        })
+        .collect();
+    let master = d.irq_master.map_or("None".to_string(), |(r, b)| {
+        format!("Some(crate::device::MasterEnable {{ register: {r:#x}, bit: {b} }})")
+    });
+    let _ = writeln!(
+        out,
+        "    interrupts: crate::device::InterruptDesc {{ blocks: &[{}], master: {master} }},",
+        blocks.join(", ")
     );
     let pte = match d.pte.as_str() {
         "gen4" => "Gen4",
@@ -1031,12 +1215,15 @@ eu_isa = "gen7"
 ref = "test"
 [gt]
 ref = "test"
-irq = { isr = "ISR", imr = "IMR", iir = "IIR", ier = "IER" }
 reset = { method = "gdrst", register = "RST", full_bit = 0 }
 gfx_mode = "MODE"
 hwsp_physical = false
 physical_addressing = false
 page_fault_eir_bit = 4
+[interrupts]
+ref = "test"
+master = { register = "IER", bit = 31 }
+block = [{ name = "gt", isr = "ISR", imr = "IMR", iir = "IIR", ier = "IER", engines = true }]
 [gtt]
 ref = "test"
 alias_offset = 0x200000
@@ -1115,6 +1302,39 @@ timestamp = "TIMESTAMP"
             code.contains("imr: Some(0x300a8), timestamp: None, page_fault: None"),
             "{code}"
         );
+        assert!(
+            code.contains("interrupts: crate::device::InterruptDesc { blocks: &[crate::device::IrqBlock { name: \"gt\", regs: crate::device::IrqRegs { isr: 0x9000, imr: 0x9004, iir: 0x9008, ier: 0x900c }, engines: true }], master: Some(crate::device::MasterEnable { register: 0x900c, bit: 31 }) }"),
+            "{code}"
+        );
+        // A forcewake with its whole sequence.
+        let fw = DEVICE.replace(
+            "gfx_mode = \"MODE\"",
+            "gfx_mode = \"MODE\"\nforcewake = { style = \"multi_threaded\", request = 0xa188, ack = 0x130040, ack_timeout_ms = 50, posting_read = 0xa180, thread_status = 0x13805c, thread_status_mask = 7, mt_enable = { register = 0xa180, bit = 5, single_request = 0xa18c, single_ack = 0x130090 } }",
+        );
+        let d = parse(&fw, &t).unwrap();
+        assert_eq!(
+            d.wake,
+            Wake {
+                ack_timeout_ms: 50,
+                posting_read: Some(0xa180),
+                thread_status: Some((0x13805c, 7)),
+                mt_enable: Some((0xa180, 5, 0xa18c, 0x130090)),
+            }
+        );
+        assert!(
+            generate(Some(&d)).contains("mt_enable: Some(crate::device::MtEnable { register: 0xa180, bit: 5, single_request: 0xa18c, single_ack: 0x130090 })"),
+        );
+        for (bad, want) in [
+            (fw.replace("multi_threaded", "single"), "only for style"),
+            (fw.replace(", thread_status_mask = 7", ""), "go together"),
+            (
+                fw.replace("ack_timeout_ms = 50", "ack_timeout_ms = 0"),
+                "above 0",
+            ),
+        ] {
+            let e = parse(&bad, &t).unwrap_err();
+            assert!(e.contains(want), "{e} (wanted {want})");
+        }
         assert!(generate(None).contains("DEVICE: Option<crate::device::Device> = None"));
     }
 
@@ -1235,6 +1455,18 @@ timestamp = "TIMESTAMP"
             (
                 DEVICE.replace("esr = \"ESR\"", "esr = \"ESR\", fault = \"ESR\""),
                 "unknown error register",
+            ),
+            (
+                DEVICE.replace(", engines = true", ""),
+                "0 blocks hold the engines' bits",
+            ),
+            (
+                DEVICE.replace("bit = 31", "bit = 32"),
+                "interrupts.master.bit beyond 31",
+            ),
+            (
+                DEVICE.replace("ier = \"IER\", engines", "ier = \"TAIL\", engines"),
+                "per-engine register",
             ),
         ];
         for (text, want) in cases {
