@@ -14,12 +14,14 @@ use baregpu_hal::{Generation, MemoryBus};
 use crate::SoftGpuError;
 use crate::blit;
 use crate::cs::{self, EngineState, Host, Parts, Stats, Streamers};
+use crate::display::scanout::{self, Picture};
+use crate::display::{Display, FirmwareMode};
 use crate::eu::array::{EuConfig, EuReport, EuStats};
 use crate::layout::{self, Layout};
 use crate::media::{self, Media};
 use crate::mem::gtt::Ggtt;
 use crate::regfile::RegFile;
-use baregpu_hal::device::{self, Forcewake, SizeSource};
+use baregpu_hal::device::{self, Forcewake, SizeSource, StatusBit};
 
 /// Commands an engine may run when the driver writes its TAIL.
 const RUN_ON_TAIL: u32 = 4096;
@@ -43,6 +45,10 @@ pub struct Device<B: MemoryBus> {
     /// The render engine's media/GPGPU unit and EU array (`None` for
     /// generations without one).
     media: Option<Box<Media>>,
+    /// The display engine (`None` where the description has none).
+    display: Option<Display>,
+    /// MMIO reads so far: with the timestamp, the display's clock.
+    mmio_reads: u64,
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -74,7 +80,93 @@ impl<B: MemoryBus> Device<B> {
             timestamp: 0,
             config: config_space(&layout),
             media: media::new_media(generation),
+            display: layout.device.display.as_ref().map(|d| {
+                let mut display = Display::new(d, layout.irq.iir);
+                display.light(&FirmwareMode::default_lit());
+                display
+            }),
+            mmio_reads: 0,
         })
+    }
+
+    /// Replaces what the firmware left lit: `Some(mode)` lights that pipe
+    /// alone, `None` leaves every pipe dark. `false` when the mode does not
+    /// fit the generation (no such pipe, a format the plane does not accept).
+    pub fn set_firmware_display(&mut self, mode: Option<FirmwareMode>) -> bool {
+        let Some(d) = self.display.as_mut() else {
+            return mode.is_none();
+        };
+        d.dark();
+        mode.is_none_or(|m| d.light(&m))
+    }
+
+    /// Clock ticks per frame of the display (see `crate::display`).
+    pub fn set_frame_ticks(&mut self, ticks: u64) {
+        let clock = self.display_clock_now();
+        if let Some(d) = self.display.as_mut() {
+            d.set_frame_ticks(ticks, clock);
+        }
+    }
+
+    pub fn frame_ticks(&self) -> Option<u64> {
+        self.display.as_ref().map(|d| d.frame_ticks())
+    }
+
+    /// What pipe `pipe`'s primary plane shows now.
+    pub fn scanout(&self, pipe: usize) -> Option<Picture> {
+        let d = self.display.as_ref()?;
+        scanout::scanout(
+            d,
+            pipe,
+            &self.bus,
+            &self.gtt,
+            &self.regs,
+            self.layout.generation,
+        )
+    }
+
+    fn display_clock_now(&self) -> u64 {
+        self.timestamp + self.mmio_reads
+    }
+
+    /// Brings the display up to the device clock and sets the status bits
+    /// of what happened (vertical blanks, flips).
+    fn display_clock(&mut self) {
+        let clock = self.display_clock_now();
+        let Some(d) = self.display.as_mut() else {
+            return;
+        };
+        d.advance(clock);
+        for event in d.take_events() {
+            self.display_status(event);
+        }
+    }
+
+    /// Sets a display status bit: in a register the display keeps
+    /// (PIPExSTAT), in the GT's IIR unless IMR masks it (Gen4/G45 flip
+    /// pending), or in the display engine's IIR unless its IMR masks it
+    /// (Gen6/Gen7 DEIIR). The one place display events reach the interrupt
+    /// registers.
+    fn display_status(&mut self, s: StatusBit) {
+        let Some(d) = self.display.as_mut() else {
+            return;
+        };
+        if d.owns(s.register) {
+            d.set_status(s);
+            return;
+        }
+        let (iir, imr) = match d.desc().irq {
+            Some(de) if de.iir == s.register => (de.iir, de.imr),
+            _ => (self.layout.irq.iir, self.layout.irq.imr),
+        };
+        if self.regs.get(imr) & (1 << s.bit) != 0 {
+            return;
+        }
+        if iir == self.layout.irq.iir {
+            self.gt_iir |= 1 << s.bit;
+        } else {
+            self.regs.set(iir, self.regs.get(iir) | (1 << s.bit));
+        }
     }
 
     /// A configuration-space read (dword `offset & !3`).
@@ -117,9 +209,11 @@ impl<B: MemoryBus> Device<B> {
         for i in 0..self.cs.engines.len() {
             cs::run(self, i, budget);
         }
+        self.display_clock();
     }
 
     pub fn mmio_read(&mut self, offset: u32) -> u32 {
+        self.mmio_reads += 1;
         self.run(RUN_ON_POLL);
         self.read_register(offset)
     }
@@ -148,10 +242,15 @@ impl<B: MemoryBus> Device<B> {
                 _ => {}
             }
         }
+        if let Some(v) = self.display.as_ref().and_then(|d| d.read(offset)) {
+            return v;
+        }
         let irq = l.irq;
         let gt = l.device.gt;
+        let live = self.display.as_ref().map_or(0, |d| d.live_status(offset));
         match (offset, gt.forcewake, gt.reset) {
-            (o, ..) if o == irq.iir || o == irq.isr => self.gt_iir,
+            (o, ..) if o == irq.iir => self.gt_iir,
+            (o, ..) if o == irq.isr => self.gt_iir | live,
             // The acknowledge follows the request at once.
             (o, Forcewake::Single { request, ack }, _) if o == ack => self.regs.get(request) & 1,
             (o, Forcewake::MultiThreaded { request, ack }, _) if o == ack => {
@@ -215,6 +314,11 @@ impl<B: MemoryBus> Device<B> {
                 }
                 _ => {}
             }
+        }
+        if let Some(d) = self.display.as_mut()
+            && d.write(offset, value)
+        {
+            return;
         }
         if blit::write_register(&mut self.regs, offset, value) {
             return;
@@ -325,6 +429,7 @@ impl<B: MemoryBus> Host for Device<B> {
             gt_iir: &mut self.gt_iir,
             timestamp: &mut self.timestamp,
             media: &mut self.media,
+            display: &mut self.display,
         }
     }
 
