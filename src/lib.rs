@@ -11,6 +11,7 @@ extern crate alloc;
 mod log;
 
 pub mod compute;
+pub mod display;
 pub mod gtt;
 pub mod pci;
 pub mod platform;

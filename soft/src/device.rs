@@ -247,10 +247,10 @@ impl<B: MemoryBus> Device<B> {
         }
         let irq = l.irq;
         let gt = l.device.gt;
-        let live = self.display.as_ref().map_or(0, |d| d.live_status(offset));
+        let (driven, live) = self.display.as_ref().map_or((0, 0), |d| d.live_status(offset));
         match (offset, gt.forcewake, gt.reset) {
             (o, ..) if o == irq.iir => self.gt_iir,
-            (o, ..) if o == irq.isr => self.gt_iir | live,
+            (o, ..) if o == irq.isr => (self.gt_iir & !driven) | live,
             // The acknowledge follows the request at once.
             (o, Forcewake::Single { request, ack }, _) if o == ack => self.regs.get(request) & 1,
             (o, Forcewake::MultiThreaded { request, ack }, _) if o == ack => {
