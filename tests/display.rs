@@ -25,7 +25,11 @@ const W: u32 = 150;
 const H: u32 = 20;
 const TIMEOUT_US: u64 = 5_000_000;
 
-fn soft(p: &HostPlatform, generation: Generation, mode: Option<FirmwareMode>) -> SoftGpu<PlatformBus<'_, HostPlatform>> {
+fn soft(
+    p: &HostPlatform,
+    generation: Generation,
+    mode: Option<FirmwareMode>,
+) -> SoftGpu<PlatformBus<'_, HostPlatform>> {
     SoftGpu::new(generation, PlatformBus::new(p))
         .unwrap()
         .with_firmware_mode(mode)
@@ -66,13 +70,19 @@ fn take_over_keeps_the_firmware_mode() {
         let firmware_surface = mode.surface;
         let display = Display::take_over(&mut gpu, &p, Tiling::X).unwrap();
         let kept = find_lit(gpu.mmio(), g).unwrap();
-        assert_eq!((kept.width, kept.height, kept.format), (1024, 768, PixelFormat::Xrgb8888));
+        assert_eq!(
+            (kept.width, kept.height, kept.format),
+            (1024, 768, PixelFormat::Xrgb8888)
+        );
         assert!(kept.tiled, "{g:?}: the plane scans the X-tiled surface");
         assert_eq!(kept.surface, display.front().gfx());
         assert_eq!(kept.stride % 512, 0);
         display.release(&mut gpu, TIMEOUT_US).unwrap();
         let back = find_lit(gpu.mmio(), g).unwrap();
-        assert_eq!(back.surface, firmware_surface, "{g:?}: the firmware's surface is back");
+        assert_eq!(
+            back.surface, firmware_surface,
+            "{g:?}: the firmware's surface is back"
+        );
         assert!(!back.tiled);
     }
 }
@@ -85,7 +95,10 @@ fn a_flip_is_seen_only_after_a_vertical_blank() {
             let soft = soft(&p, g, small(PixelFormat::Xrgb8888));
             let mut gpu = Gpu::new(&p, &soft, g).unwrap();
             let mut display = Display::take_over(&mut gpu, &p, Tiling::Linear).unwrap();
-            assert!(soft.scanout(0).unwrap().pixels.iter().all(|&px| px == 0), "black first");
+            assert!(
+                soft.scanout(0).unwrap().pixels.iter().all(|&px| px == 0),
+                "black first"
+            );
             let picture = pattern(1);
             display.write_back(&bytes(&picture)).unwrap();
             let report = display.flip(&mut gpu, method, TIMEOUT_US).unwrap();
@@ -115,10 +128,19 @@ fn a_queued_flip_waits_for_the_frame_to_end() {
         let front = display.front().gfx();
         // Frames far longer than the flip's batch takes.
         soft.set_frame_ticks(1 << 40);
-        let err = display.flip(&mut gpu, FlipMethod::Ring, 20_000).unwrap_err();
-        assert!(matches!(err, DisplayError::FlipTimeout { .. }), "{g:?}: {err}");
+        let err = display
+            .flip(&mut gpu, FlipMethod::Ring, 20_000)
+            .unwrap_err();
+        assert!(
+            matches!(err, DisplayError::FlipTimeout { .. }),
+            "{g:?}: {err}"
+        );
         assert!(err.to_string().contains("did not complete"), "{err}");
-        assert_eq!(soft.scanout(0).unwrap().surface, front, "{g:?}: not before vblank");
+        assert_eq!(
+            soft.scanout(0).unwrap().surface,
+            front,
+            "{g:?}: not before vblank"
+        );
         // Frames short again: the next one takes the queued flip.
         soft.set_frame_ticks(64);
         display.wait_vblank(TIMEOUT_US).unwrap();
@@ -138,7 +160,9 @@ fn x_tiled_scanout_equals_the_linear_picture() {
             let mut gpu = Gpu::new(&p, &soft, g).unwrap();
             let mut display = Display::take_over(&mut gpu, &p, tiling).unwrap();
             display.write_back(&bytes(&pattern(9))).unwrap();
-            display.flip(&mut gpu, FlipMethod::Ring, TIMEOUT_US).unwrap();
+            display
+                .flip(&mut gpu, FlipMethod::Ring, TIMEOUT_US)
+                .unwrap();
             let shown = soft.scanout(0).unwrap();
             assert_eq!(shown.tiled, tiling == Tiling::X);
             assert_eq!(shown.unreadable, 0);
@@ -158,11 +182,22 @@ fn packed(format: PixelFormat, r: u32, g: u32, b: u32) -> (Vec<u8>, u32) {
         PixelFormat::C8 => (vec![r as u8], shown(r, r, r)),
         PixelFormat::Rgb565 => {
             let v = (r >> 3) << 11 | (g >> 2) << 5 | b >> 3;
-            let w = |c: u32, bits: u32| (c >> (8 - bits)) << (8 - bits) | (c >> (8 - bits)) >> (2 * bits - 8);
-            ((v as u16).to_le_bytes().to_vec(), shown(w(r, 5), w(g, 6), w(b, 5)))
+            let w = |c: u32, bits: u32| {
+                (c >> (8 - bits)) << (8 - bits) | (c >> (8 - bits)) >> (2 * bits - 8)
+            };
+            (
+                (v as u16).to_le_bytes().to_vec(),
+                shown(w(r, 5), w(g, 6), w(b, 5)),
+            )
         }
-        PixelFormat::Xrgb8888 => ((r << 16 | g << 8 | b).to_le_bytes().to_vec(), shown(r, g, b)),
-        PixelFormat::Xbgr8888 => ((b << 16 | g << 8 | r).to_le_bytes().to_vec(), shown(r, g, b)),
+        PixelFormat::Xrgb8888 => (
+            (r << 16 | g << 8 | b).to_le_bytes().to_vec(),
+            shown(r, g, b),
+        ),
+        PixelFormat::Xbgr8888 => (
+            (b << 16 | g << 8 | r).to_le_bytes().to_vec(),
+            shown(r, g, b),
+        ),
         PixelFormat::Xrgb2101010 => (
             (r << 22 | g << 12 | b << 2).to_le_bytes().to_vec(),
             shown(r, g, b),
@@ -199,8 +234,18 @@ fn every_accepted_format_shows_its_colours() {
             let soft = soft(&p, g, small(f.format));
             let mut gpu = Gpu::new(&p, &soft, g).unwrap();
             let mut display = Display::take_over(&mut gpu, &p, Tiling::X).unwrap();
-            assert_eq!(display.mode().format, f.format, "the firmware's format is kept");
-            let colours = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (128, 255, 0), (255, 128, 128)];
+            assert_eq!(
+                display.mode().format,
+                f.format,
+                "the firmware's format is kept"
+            );
+            let colours = [
+                (255, 0, 0),
+                (0, 255, 0),
+                (0, 0, 255),
+                (128, 255, 0),
+                (255, 128, 128),
+            ];
             let mut image = Vec::new();
             let mut expect = Vec::new();
             for i in 0..W * H {
@@ -210,7 +255,9 @@ fn every_accepted_format_shows_its_colours() {
                 expect.push(rgb);
             }
             display.write_back(&image).unwrap();
-            display.flip(&mut gpu, FlipMethod::Registers, TIMEOUT_US).unwrap();
+            display
+                .flip(&mut gpu, FlipMethod::Registers, TIMEOUT_US)
+                .unwrap();
             let shown = soft.scanout(0).unwrap();
             assert_eq!(shown.format, f.format);
             assert_eq!(shown.pixels, expect, "{g:?} {:?}", f.format);
@@ -224,7 +271,9 @@ fn no_lit_pipe_is_a_clear_error() {
         let p = HostPlatform::new();
         let soft = soft(&p, g, None);
         let mut gpu = Gpu::new(&p, &soft, g).unwrap();
-        let err = Display::take_over(&mut gpu, &p, Tiling::Linear).err().unwrap();
+        let err = Display::take_over(&mut gpu, &p, Tiling::Linear)
+            .err()
+            .unwrap();
         assert_eq!(err, DisplayError::NoLitPipe, "{g:?}");
         assert!(err.to_string().contains("no pipe is lit"), "{err}");
     }
@@ -241,7 +290,10 @@ fn a_stopped_pipe_times_out_waiting_for_vblank() {
         let conf = gpu.mmio().read32(pipe.conf);
         gpu.mmio().write32(pipe.conf, conf & !(1 << 31));
         let err = display.wait_vblank(20_000).unwrap_err();
-        assert!(matches!(err, DisplayError::VblankTimeout { pipe: "a", .. }), "{g:?}: {err}");
+        assert!(
+            matches!(err, DisplayError::VblankTimeout { pipe: "a", .. }),
+            "{g:?}: {err}"
+        );
         assert!(err.to_string().contains("no vertical blank"), "{err}");
         gpu.mmio().write32(pipe.conf, conf);
         display.wait_vblank(TIMEOUT_US).unwrap();

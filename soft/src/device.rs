@@ -247,7 +247,10 @@ impl<B: MemoryBus> Device<B> {
         }
         let irq = l.irq;
         let gt = l.device.gt;
-        let (driven, live) = self.display.as_ref().map_or((0, 0), |d| d.live_status(offset));
+        let (driven, live) = self
+            .display
+            .as_ref()
+            .map_or((0, 0), |d| d.live_status(offset));
         match (offset, gt.forcewake, gt.reset) {
             (o, ..) if o == irq.iir => self.gt_iir,
             (o, ..) if o == irq.isr => (self.gt_iir & !driven) | live,

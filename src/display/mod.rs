@@ -60,11 +60,20 @@ pub enum DisplayError {
     /// No pipe is enabled with its primary plane: the firmware lit nothing.
     NoLitPipe,
     /// The lit plane uses a DSPxCNTR pixel format code the plane does not accept.
-    UnknownFormat { pipe: &'static str, code: u32 },
+    UnknownFormat {
+        pipe: &'static str,
+        code: u32,
+    },
     /// No vertical blank within the timeout: the pipe is not running.
-    VblankTimeout { pipe: &'static str, waited_us: u64 },
+    VblankTimeout {
+        pipe: &'static str,
+        waited_us: u64,
+    },
     /// The flip did not complete within the timeout.
-    FlipTimeout { pipe: &'static str, waited_us: u64 },
+    FlipTimeout {
+        pipe: &'static str,
+        waited_us: u64,
+    },
     /// The ring the description names for flips is not running.
     NoFlipEngine(&'static str),
     Gpu(GpuError),
@@ -88,7 +97,10 @@ impl fmt::Display for DisplayError {
                 "pipe {pipe}: no vertical blank in {waited_us} us (the pipe does not run)"
             ),
             DisplayError::FlipTimeout { pipe, waited_us } => {
-                write!(f, "pipe {pipe}: the flip did not complete in {waited_us} us")
+                write!(
+                    f,
+                    "pipe {pipe}: the flip did not complete in {waited_us} us"
+                )
             }
             DisplayError::NoFlipEngine(name) => {
                 write!(f, "the flip ring {name} is not running")
@@ -128,10 +140,9 @@ pub fn find_lit(mmio: &dyn Mmio, generation: Generation) -> Result<Mode, Display
             continue;
         }
         let code = b.pixel_format.get(cntr);
-        let format = desc.format_of(code).ok_or(DisplayError::UnknownFormat {
-            pipe: p.name,
-            code,
-        })?;
+        let format = desc
+            .format_of(code)
+            .ok_or(DisplayError::UnknownFormat { pipe: p.name, code })?;
         let src = mmio.read32(p.src);
         return Ok(Mode {
             pipe: i,

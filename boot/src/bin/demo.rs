@@ -21,6 +21,8 @@ use baregpu_soft::SoftGpu;
 
 #[path = "demo/mandelbrot.rs"]
 mod mandelbrot;
+#[path = "demo/scanout.rs"]
+mod scanout;
 #[path = "demo/vga.rs"]
 mod vga;
 
@@ -185,7 +187,10 @@ fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(),
         gpu.completed(EngineId::RENDER)
     );
     draw_picture(&mut gpu)?;
-    draw_mandelbrot(&mut gpu, platform, report)?;
+    let (counts, w, h) = draw_mandelbrot(&mut gpu, platform, report)?;
+    if let Err(e) = scanout::show(&mut gpu, &soft, platform, report, &counts, w, h) {
+        println!("  display: {}", e);
+    }
     let stats = soft.stats();
     println!(
         "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
@@ -271,7 +276,7 @@ fn draw_mandelbrot(
     gpu: &mut Gpu<'_, BootPlatform>,
     platform: &BootPlatform,
     report: &ProbeReport,
-) -> Result<(), ComputeError> {
+) -> Result<(alloc::vec::Vec<u32>, u32, u32), ComputeError> {
     const W: u32 = 256;
     const H: u32 = 192;
     let start = baregpu_boot::clock::now_us();
@@ -309,5 +314,5 @@ fn draw_mandelbrot(
             println!("  (no QEMU standard VGA adapter: the picture stays on the serial console)")
         }
     }
-    Ok(())
+    Ok((counts, W, H))
 }
