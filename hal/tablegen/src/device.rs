@@ -471,10 +471,16 @@ fn parse_display(d: RawDisplay, t: &GenerationTables) -> Result<Display, String>
             }
             Some((shift, width)) => {
                 if let Some(i) = found.iter().position(|f| *f != found[0]) {
-                    return Err(format!(
-                        "display: pipe {}'s {kind} field {field} differs from pipe {}'s",
-                        pipes[i].name, pipes[0].name
-                    ));
+                    return Err(match found[i] {
+                        None => format!(
+                            "display: pipe {}'s {kind} register has no field {field}",
+                            pipes[i].name
+                        ),
+                        Some(_) => format!(
+                            "display: pipe {}'s {kind} field {field} differs from pipe {}'s",
+                            pipes[i].name, pipes[0].name
+                        ),
+                    });
                 }
                 bits.push((name, shift, width));
             }
@@ -1320,6 +1326,50 @@ timestamp = "TIMESTAMP"
         ] {
             let mut t = tables("instance-bad");
             let e = add_instances(&bad, &mut t).unwrap_err();
+            assert!(e.contains(want), "{e} (wanted {want})");
+        }
+    }
+
+    /// The display description resolves its registers and fields against the
+    /// real tables, and names what is wrong.
+    #[test]
+    fn the_display_resolves_against_the_tables() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tables");
+        let t = crate::load_generation(&root, "gen6").unwrap();
+        let text = std::fs::read_to_string(root.join("gen6/device.toml")).unwrap();
+        let d = parse(&text, &t).unwrap().display.unwrap();
+        assert_eq!(d.pipes.len(), 2);
+        // conf, src, frame, cntr ... of pipe B (003 register summary).
+        assert_eq!(&d.pipes[1].regs[..4], &[0x71008, 0x6101c, 0x71040, 0x71180]);
+        assert_eq!(
+            d.pipes[0].vblank,
+            StatusBit {
+                register: 0x44008,
+                bit: 7
+            }
+        );
+        for want in [("tiled", 10, 1), ("pixel_format", 26, 4), ("stride", 6, 10)] {
+            assert!(d.bits.contains(&want), "{want:?} in {:?}", d.bits);
+        }
+        assert!(
+            !d.bits.iter().any(|b| b.0 == "pipe_select"),
+            "SNB ties planes to pipes"
+        );
+        let code = generate(Some(&parse(&text, &t).unwrap()));
+        assert!(code.contains("flip_engine: \"render\""), "{code}");
+        for (bad, want) in [
+            (text.replace("\"xbgr8888\"", "\"rgb888\""), "unknown format"),
+            (text.replace("code = 14", "code = 16"), "does not fit"),
+            (
+                text.replace("flip_engine = \"render\"", "flip_engine = \"video\""),
+                "does not run there",
+            ),
+            (
+                text.replace("cntr = \"DSPBCNTR\"", "cntr = \"DSPBSTRIDE\""),
+                "no field",
+            ),
+        ] {
+            let e = parse(&bad, &t).unwrap_err();
             assert!(e.contains(want), "{e} (wanted {want})");
         }
     }

@@ -44,7 +44,7 @@ pub mod scanout;
 
 use alloc::vec::Vec;
 
-use baregpu_hal::device::{DisplayDesc, PipeDesc, PixelFormat, StatusBit};
+use baregpu_hal::device::{DisplayDesc, FieldBits, PipeDesc, PixelFormat, StatusBit};
 
 /// Clock ticks (commands executed plus MMIO reads) per frame.
 pub const DEFAULT_FRAME_TICKS: u64 = 256;
@@ -81,7 +81,10 @@ impl FirmwareMode {
             height,
             format,
             surface,
-            stride: (width * format.bytes_per_pixel()).next_multiple_of(64),
+            stride: width
+                .saturating_mul(format.bytes_per_pixel())
+                .checked_next_multiple_of(64)
+                .unwrap_or(!63),
             tiled: false,
         }
     }
@@ -168,7 +171,10 @@ impl Display {
         let Some(pipe) = self.pipes.get_mut(mode.pipe) else {
             return false;
         };
-        if mode.width == 0 || mode.height == 0 {
+        // The source size fields hold the size minus one.
+        let fits =
+            |size: u32, field: FieldBits| size >= 1 && size - 1 <= field.mask() >> field.shift;
+        if !fits(mode.width, b.src_width) || !fits(mode.height, b.src_height) {
             return false;
         }
         pipe.conf = b.pipe_state.put(b.pipe_enable.put(0, 1), 1);

@@ -88,14 +88,14 @@ pub fn show<'a>(
             flip.front,
             display.front().gfx()
         );
-        if let Some(p) = picture {
-            if to_screen(platform, report, &p) {
-                println!(
-                    "    copied the plane's picture ({}x{}) to QEMU's display",
-                    p.width, p.height
-                );
-                baregpu_boot::clock::delay_us(1_500_000);
-            }
+        if let Some(p) = picture
+            && to_screen(platform, report, &p)
+        {
+            println!(
+                "    copied the plane's picture ({}x{}) to QEMU's display",
+                p.width, p.height
+            );
+            baregpu_boot::clock::delay_us(1_500_000);
         }
     }
     gpu.unmap(staging_map);
