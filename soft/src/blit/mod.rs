@@ -528,7 +528,7 @@ impl TileControl {
 
 /// Graphics address of byte column `xb` of line `y` of an X-tiled surface at
 /// `base`, `pitch` bytes per line, swizzled as ARB_MODE asks: the layout the
-/// blitter writes, which the display plane scans out (`crate::display`).
+/// blitter writes, which the display plane scans out.
 pub(crate) fn x_tiled_address(
     regs: &RegFile,
     generation: Generation,
