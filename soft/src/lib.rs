@@ -15,7 +15,9 @@
 //! unmapped addresses, and a visible refusal of every other command of the
 //! tables (`cs/mi.rs`); forcewake acknowledgement and engine reset; the media
 //! and GPGPU pipelines of the render engine (`media`), whose threads run on
-//! the EU array ([`eu::array`]). Work advances only when the driver touches
+//! the EU array ([`eu::array`]); the display engine ([`display`]: the pipe
+//! the firmware lit, double-buffered primary planes, vertical blank, flips,
+//! [`SoftGpu::scanout`]). Work advances only when the driver touches
 //! MMIO, within a budget, so a looping batch or kernel is a hang the driver
 //! must detect, never a frozen host.
 //!
@@ -25,8 +27,9 @@
 //! - `cs`: the command streamers, which work on the device's parts and
 //!   reach its MMIO dispatch back through a trait (`cs::Host`) the device
 //!   implements;
-//! - `blit` and `media`: units the streamers call, each with its own state
-//!   and methods, answering with errors the streamers map to engine errors;
+//! - `blit`, `media` and `display`: units the streamers call, each with its
+//!   own state and methods, answering with errors the streamers map to engine
+//!   errors;
 //! - `mem`: graphics memory and address translation (GGTT, PPGTT, physical),
 //!   which the streamers and units share;
 //! - `command`, `layout`, `regfile`: command fields, the device description,

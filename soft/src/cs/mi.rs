@@ -6,9 +6,11 @@
 //! MI_LOAD_REGISTER_IMM, MI_STORE_REGISTER_MEM, MI_USER_INTERRUPT,
 //! MI_REPORT_HEAD, MI_FLUSH_DW and PIPE_CONTROL post-sync writes and notify,
 //! MI_CONDITIONAL_BATCH_BUFFER_END, MI_SEMAPHORE_MBOX (compare and wait,
-//! update), MI_WAIT_FOR_EVENT (display events wait for ever, conditions
-//! pass), MI_UPDATE_GTT (GGTT entries), MI_LOAD_REGISTER_MEM,
-//! MI_SET_CONTEXT (save and restore of the modelled registers), and the
+//! update), MI_WAIT_FOR_EVENT (vertical blanks of a running pipe and flips
+//! pending on a plane hold the engine; conditions that do not exist pass),
+//! MI_UPDATE_GTT (GGTT entries), MI_LOAD_REGISTER_MEM,
+//! MI_SET_CONTEXT (save and restore of the modelled registers),
+//! MI_DISPLAY_FLIP (queued on the display, `crate::display`), and the
 //! blitter commands of `crate::blit`. Memory accesses go through the GGTT
 //! or, for PPGTT batches and PPGTT-addressed commands, the engine's
 //! two-level PPGTT. The media/GPGPU commands (PIPELINE_SELECT,
@@ -18,7 +20,7 @@
 //! threads are busy. MI_REPORT_PERF_COUNT writes a report; a few commands
 //! have no effect on a machine without caches, display or preemption
 //! (`table::NO_EFFECT`). Every other command of the tables (3D state and
-//! 3DPRIMITIVE, MI_DISPLAY_FLIP, ...) is refused: the engine stops with
+//! 3DPRIMITIVE, MI_LOAD_SCAN_LINES_INCL, ...) is refused: the engine stops with
 //! [`Halt::Unmodelled`], an instruction error whose header also shows in
 //! the model's `SOFT_UNMODELLED_COMMAND` register, so that work the model
 //! cannot do never passes as done. A command the tables do not know is an
