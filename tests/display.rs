@@ -5,7 +5,7 @@
 //! manuals pack it, and a machine without a lit pipe is a clear error.
 
 use baregpu::display::{Display, DisplayError, FlipMethod, find_lit};
-use baregpu::gtt::tiling::Tiling;
+use baregpu::gtt::tiling::{Swizzle, Tiling};
 use baregpu::hal::Generation;
 use baregpu::hal::device::{self, PixelFormat};
 use baregpu::platform::PlatformBus;
@@ -100,7 +100,7 @@ fn a_flip_is_seen_only_after_a_vertical_blank() {
                 "black first"
             );
             let picture = pattern(1);
-            display.write_back(&bytes(&picture)).unwrap();
+            display.write_back(Swizzle::None, &bytes(&picture)).unwrap();
             let report = display.flip(&mut gpu, method, TIMEOUT_US).unwrap();
             assert_ne!(report.frame_after, report.frame_before, "{g:?} {method:?}");
             let shown = soft.scanout(0).unwrap();
@@ -108,7 +108,7 @@ fn a_flip_is_seen_only_after_a_vertical_blank() {
             assert_eq!(shown.pixels, picture, "{g:?} {method:?}");
             // And back to the first surface, drawn anew.
             let second = pattern(77);
-            display.write_back(&bytes(&second)).unwrap();
+            display.write_back(Swizzle::None, &bytes(&second)).unwrap();
             display.flip(&mut gpu, method, TIMEOUT_US).unwrap();
             assert_eq!(soft.scanout(0).unwrap().pixels, second, "{g:?} {method:?}");
         }
@@ -124,7 +124,9 @@ fn a_queued_flip_waits_for_the_frame_to_end() {
         let soft = soft(&p, g, small(PixelFormat::Xrgb8888));
         let mut gpu = Gpu::new(&p, &soft, g).unwrap();
         let mut display = Display::take_over(&mut gpu, &p, Tiling::X).unwrap();
-        display.write_back(&bytes(&pattern(5))).unwrap();
+        display
+            .write_back(Swizzle::None, &bytes(&pattern(5)))
+            .unwrap();
         let front = display.front().gfx();
         // Frames far longer than the flip's batch takes.
         soft.set_frame_ticks(1 << 40);
@@ -159,7 +161,9 @@ fn x_tiled_scanout_equals_the_linear_picture() {
             let soft = soft(&p, g, small(PixelFormat::Xrgb8888));
             let mut gpu = Gpu::new(&p, &soft, g).unwrap();
             let mut display = Display::take_over(&mut gpu, &p, tiling).unwrap();
-            display.write_back(&bytes(&pattern(9))).unwrap();
+            display
+                .write_back(Swizzle::None, &bytes(&pattern(9)))
+                .unwrap();
             display
                 .flip(&mut gpu, FlipMethod::Ring, TIMEOUT_US)
                 .unwrap();
@@ -254,7 +258,7 @@ fn every_accepted_format_shows_its_colours() {
                 image.extend(raw);
                 expect.push(rgb);
             }
-            display.write_back(&image).unwrap();
+            display.write_back(Swizzle::None, &image).unwrap();
             display
                 .flip(&mut gpu, FlipMethod::Registers, TIMEOUT_US)
                 .unwrap();
@@ -364,5 +368,81 @@ fn a_ring_waits_for_the_running_pipes_vertical_blank() {
         let f = gpu.submit(EngineId::RENDER, b).unwrap();
         assert!(gpu.wait(f, 20_000).is_err(), "{g:?}: pipe B never blanks");
         assert_eq!(buf.read_u32(0).unwrap(), 7);
+    }
+}
+
+/// The status bits of the description: DEIIR's vertical blank and flip done
+/// (Gen6/Gen7, latched unless DEIMR masks them, write one to clear), or
+/// PIPExSTAT's vertical blank status and ISR's flip pending (Gen4/G45).
+#[test]
+fn vertical_blank_and_flip_status_bits() {
+    for g in GENERATIONS {
+        let p = HostPlatform::new();
+        let soft = soft(&p, g, small(PixelFormat::Xrgb8888));
+        let mut gpu = Gpu::new(&p, &soft, g).unwrap();
+        let desc = device::of(g).unwrap().display.as_ref().unwrap();
+        let pipe = &desc.pipes[0];
+        let mmio = gpu.mmio();
+        let mut display = Display::take_over(&mut gpu, &p, Tiling::X).unwrap();
+        let vblank = 1 << pipe.vblank.bit;
+        match (desc.irq, pipe.flip_done, pipe.flip_pending) {
+            (Some(de), Some(done), None) => {
+                let done_bit = 1 << done.bit;
+                // Masked: nothing latches.
+                mmio.write32(de.imr, u32::MAX);
+                mmio.write32(de.iir, u32::MAX);
+                display
+                    .flip(&mut gpu, FlipMethod::Ring, TIMEOUT_US)
+                    .unwrap();
+                assert_eq!(
+                    mmio.read32(de.iir) & (vblank | done_bit),
+                    0,
+                    "{g:?}: masked"
+                );
+                mmio.write32(de.imr, !(vblank | done_bit));
+                display
+                    .flip(&mut gpu, FlipMethod::Ring, TIMEOUT_US)
+                    .unwrap();
+                assert_eq!(
+                    mmio.read32(de.iir) & (vblank | done_bit),
+                    vblank | done_bit,
+                    "{g:?}"
+                );
+                mmio.write32(de.iir, done_bit);
+                assert_eq!(
+                    mmio.read32(de.iir) & done_bit,
+                    0,
+                    "{g:?}: write one to clear"
+                );
+                // A register flip is no command streamer flip: no flip done.
+                display
+                    .flip(&mut gpu, FlipMethod::Registers, TIMEOUT_US)
+                    .unwrap();
+                assert_eq!(mmio.read32(de.iir) & done_bit, 0, "{g:?}");
+            }
+            (None, None, Some(pending)) => {
+                let stat = pipe.stat.unwrap();
+                assert_ne!(mmio.read32(stat) & vblank, 0, "{g:?}: vblank status");
+                mmio.write32(stat, vblank);
+                assert_eq!(mmio.read32(stat) & vblank, 0, "{g:?}: write one to clear");
+                // A queued flip is pending in ISR until its vertical blank.
+                soft.set_frame_ticks(1 << 40);
+                assert!(display.flip(&mut gpu, FlipMethod::Ring, 20_000).is_err());
+                assert_ne!(
+                    mmio.read32(pending.register) & (1 << pending.bit),
+                    0,
+                    "{g:?}"
+                );
+                soft.set_frame_ticks(64);
+                display.wait_vblank(TIMEOUT_US).unwrap();
+                assert_eq!(
+                    mmio.read32(pending.register) & (1 << pending.bit),
+                    0,
+                    "{g:?}"
+                );
+                assert_ne!(mmio.read32(stat) & vblank, 0);
+            }
+            other => panic!("{g:?}: unexpected description {other:?}"),
+        }
     }
 }

@@ -165,13 +165,17 @@ fn frame_counter(mmio: &dyn Mmio, p: &PipeDesc) -> u32 {
     let Some(low_reg) = p.frame_pixel else {
         return mmio.read32(p.frame);
     };
-    loop {
-        let high = mmio.read32(p.frame) & 0xffff;
+    let mut high = mmio.read32(p.frame) & 0xffff;
+    // The low byte wraps at most once per frame: a few tries always agree.
+    for _ in 0..4 {
         let low = mmio.read32(low_reg) >> 24;
-        if mmio.read32(p.frame) & 0xffff == high {
+        let again = mmio.read32(p.frame) & 0xffff;
+        if again == high {
             return (high << 8) | low;
         }
+        high = again;
     }
+    high << 8
 }
 
 /// One of the two surfaces the plane shows.
@@ -356,15 +360,17 @@ impl<'a, P: Platform> Display<'a, P> {
 
     /// Writes `pixels` (row after row, `width` x `height` of the mode, in
     /// the mode's format as little-endian bytes) into the back surface with
-    /// the CPU tiling helpers.
-    pub fn write_back(&self, pixels: &[u8]) -> Result<(), DisplayError> {
+    /// the CPU tiling helpers; `swizzle` is the bit-6 swizzling of X-tiled
+    /// surfaces the machine uses (`Swizzle::None` where ARB_MODE's is off, as
+    /// `Gpu::new` leaves it).
+    pub fn write_back(&self, swizzle: Swizzle, pixels: &[u8]) -> Result<(), DisplayError> {
         let s = self.back();
         let row = (self.mode.width * self.mode.format.bytes_per_pixel()) as usize;
         let mut image = alloc::vec![0u8; s.memory.size()];
         tiling::linear_to_tiled(
             &mut image,
             s.tiling,
-            Swizzle::None,
+            swizzle,
             s.stride as usize,
             pixels,
             row,
@@ -381,7 +387,9 @@ impl<'a, P: Platform> Display<'a, P> {
     /// the plane shows it. `Ring`: MI_DISPLAY_FLIP on the description's flip
     /// ring, done when the plane's flip-pending status clears (Gen4/G45 ISR)
     /// or its flip counter moves (G45 and later); `Registers`: DSPxSURF
-    /// written, done at the next vertical blank.
+    /// written, done at the next vertical blank. After a timeout the flip
+    /// may still be taken at a later vertical blank: [`Display::front`] is
+    /// then stale until the next flip that completes.
     pub fn flip(
         &mut self,
         gpu: &mut Gpu<'a, P>,
