@@ -130,7 +130,9 @@ fn description(generation: Generation) -> Result<&'static DisplayDesc, DisplayEr
 }
 
 /// The first pipe the firmware lit: its pipe enabled (PIPExCONF) and its
-/// primary plane enabled (DSPxCNTR), with the mode read back.
+/// primary plane enabled (DSPxCNTR), with the mode read back as Linux reads
+/// the firmware's framebuffer (i9xx_plane.c i9xx_get_initial_plane_config:
+/// DSPCNTR's format and tiling, DSPSURF, DSPSTRIDE, PIPESRC + 1).
 pub fn find_lit(mmio: &dyn Mmio, generation: Generation) -> Result<Mode, DisplayError> {
     let desc = description(generation)?;
     let b = desc.bits;

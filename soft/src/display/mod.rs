@@ -92,7 +92,7 @@ impl FirmwareMode {
     /// What the model's firmware leaves lit: pipe A at 1024 x 768, XRGB8888,
     /// linear, at GGTT address 0 (where firmware puts its framebuffer at the
     /// start of stolen memory; Linux i915 reads it back from DSPSURF in
-    /// intel_plane_fb_init / the initial plane config).
+    /// i9xx_plane.c i9xx_get_initial_plane_config).
     pub fn default_lit() -> FirmwareMode {
         FirmwareMode::linear(1024, 768, PixelFormat::Xrgb8888, 0)
     }
