@@ -22,7 +22,8 @@
 //!   (Flip Type 1) take effect at once;
 //! - at each start of vertical blank of an enabled pipe: the frame counter
 //!   counts, armed plane registers and a queued flip become live (the flip
-//!   counter counts each change of the live surface), and the status bits
+//!   counter counts each latched DSPxSURF write and each command streamer
+//!   flip), and the status bits
 //!   of the description are set through the device ([`Display::take_events`]):
 //!   PIPExSTAT's vblank status on Gen4/G45, DEIIR's vblank and (for a
 //!   command streamer flip) flip done on Gen6/Gen7. On Gen4/G45 the plane's
@@ -251,8 +252,8 @@ impl Display {
         let b = self.desc.bits;
         let p = &mut self.pipes[i];
         p.frame = p.frame.wrapping_add(1);
-        let before = p.live.surf;
-        if core::mem::take(&mut p.armed) {
+        let armed = core::mem::take(&mut p.armed);
+        if armed {
             p.live = p.written;
         }
         let flipped = p.flip.take();
@@ -264,7 +265,10 @@ impl Display {
             p.written.stride = f.stride;
             p.written.cntr = b.tiled.put(p.written.cntr, f.tiled as u32);
         }
-        if p.live.surf != before || flipped.is_some() {
+        // "This includes command streamer asynchronous and synchronous flips
+        // and any MMIO writes to the primary plane surface address" (003
+        // lines 61234-61250).
+        if armed || flipped.is_some() {
             p.flips = p.flips.wrapping_add(1);
         }
         self.events.push(desc.vblank);
@@ -380,11 +384,10 @@ impl Display {
         let pipe_on = b.pipe_enable.get(p.conf) != 0;
         let plane_on = b.plane_enable.get(p.live.cntr) != 0;
         if !pipe_on || !plane_on {
-            if p.written.surf != p.live.surf {
+            if core::mem::take(&mut p.armed) {
                 p.flips = p.flips.wrapping_add(1);
             }
             p.live = p.written;
-            p.armed = false;
         }
         true
     }
