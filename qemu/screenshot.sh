@@ -9,12 +9,12 @@
 # drawn directly; the line above: the picture the modelled primary plane scans out).
 #
 # It builds the demo like `cargo demo`, runs it through qemu/run.sh with a
-# monitor socket, waits for the demo's "drew it on QEMU's display" line and
+# monitor socket, waits for the demo's "drew it on the screen" line and
 # asks the monitor for a screendump (PPM), which python3 turns into a PNG.
 set -eu
 cd "$(dirname "$0")/.."
 out="${1:-docs/demo-display.png}"
-after="${SCREENSHOT_AFTER:-drew it on QEMU's display}"
+after="${SCREENSHOT_AFTER:-drew it on the screen}"
 cargo build -q -p baregpu-boot --bin baregpu-demo --target x86_64-unknown-none --release
 kernel=target/x86_64-unknown-none/release/baregpu-demo
 tmp=$(mktemp -d)

@@ -10,9 +10,11 @@ extern crate alloc;
 #[macro_use]
 mod log;
 
+pub mod bringup;
 pub mod compute;
 pub mod display;
 pub mod gtt;
+pub mod irq;
 pub mod pci;
 pub mod platform;
 pub mod probe;

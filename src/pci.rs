@@ -10,15 +10,20 @@ use crate::platform::Platform;
 pub use crate::platform::PciAddress;
 
 /// Configuration-space offsets of the type-0 header (PCI Local Bus 3.0, 6.1).
-mod cfg {
+pub mod cfg {
     pub const ID: u16 = 0x00;
-    pub const COMMAND: u16 = 0x04;
+    /// The command/status dword (with the capability and MSI facts in the hal,
+    /// which the software GPU shares).
+    pub use baregpu_hal::pci::COMMAND;
     pub const CLASS: u16 = 0x08;
     pub const HEADER: u16 = 0x0c;
     pub const BAR0: u16 = 0x10;
     pub const SUBSYSTEM: u16 = 0x2c;
     /// Command register: I/O space and memory space decoding enables.
     pub const COMMAND_DECODE: u32 = 0x3;
+    /// Command register: memory space decoding, and bus mastering (6.2.2).
+    pub const COMMAND_MEMORY: u32 = 1 << 1;
+    pub const COMMAND_BUS_MASTER: u32 = 1 << 2;
 }
 
 /// A decoded base address register.

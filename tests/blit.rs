@@ -451,9 +451,12 @@ macro_rules! blit_tests {
                         expect_engine_error(run(gpu, |b| b.push(&bad).unwrap())) & 1,
                         1
                     );
-                    // Unmapped memory: page fault.
+                    // Memory behind an invalid GTT entry (unused entries point at
+                    // the scratch page; this one is made invalid): page fault.
                     let mut unmapped = color_blt(&d, (0, 0, 8, 8), 0xf0, 3, 0);
-                    unmapped.destination_base_address = 0x7f00_0000;
+                    unmapped.destination_base_address = 0x1f00_0000;
+                    let mmio = gpu.mmio();
+                    gpu.ggtt().write_entry(mmio, 0x1f00_0000 / 4096, 0);
                     assert_eq!(
                         expect_engine_error(run(gpu, |b| b.push(&unmapped).unwrap())) & $page_fault,
                         $page_fault

@@ -232,11 +232,14 @@ fn a_walker_that_never_ends_is_marked_at_acthd_on_snb() {
 }
 
 #[test]
-fn a_kernel_reading_an_unmapped_address_is_reported_as_a_page_fault() {
+fn a_kernel_reading_through_an_invalid_gtt_entry_is_reported_as_a_page_fault() {
     // Far above anything the tests map, inside every generation's GGTT.
     let addr = 0x1800_0000u32;
     for g in MEDIA_GENERATIONS {
         with_soft(g, |gpu, soft| {
+            // Unused entries point at the scratch page; this one is made invalid.
+            let mmio = gpu.mmio();
+            gpu.ggtt().write_entry(mmio, u64::from(addr) / 4096, 0);
             let mut cx = Compute::new(gpu).unwrap();
             let bin = faulting_kernel(g, addr);
             let k = load(&mut cx, gpu, &bin, &[]);

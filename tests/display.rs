@@ -385,7 +385,12 @@ fn vertical_blank_and_flip_status_bits() {
         let mmio = gpu.mmio();
         let mut display = Display::take_over(&mut gpu, &p, Tiling::X).unwrap();
         let vblank = 1 << pipe.vblank.bit;
-        match (desc.irq, pipe.flip_done, pipe.flip_pending) {
+        let de = device::of(g)
+            .unwrap()
+            .interrupts
+            .block("display")
+            .map(|b| b.regs);
+        match (de, pipe.flip_done, pipe.flip_pending) {
             (Some(de), Some(done), None) => {
                 let done_bit = 1 << done.bit;
                 // Masked: nothing latches.

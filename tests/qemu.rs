@@ -86,6 +86,11 @@ struct Run {
 }
 
 fn boot(name: &str, timeout_s: u32) -> Run {
+    boot_with(name, timeout_s, &[])
+}
+
+/// Boots kernel `name` with `extra` QEMU arguments.
+fn boot_with(name: &str, timeout_s: u32, extra: &[&str]) -> Run {
     let kernel = kernels()
         .get(name)
         .unwrap_or_else(|| panic!("no kernel named {name}"))
@@ -93,6 +98,7 @@ fn boot(name: &str, timeout_s: u32) -> Run {
     let frames = kernel.with_extension("harness.defmt");
     let out = Command::new(Path::new(ROOT).join("qemu/run.sh"))
         .arg(&kernel)
+        .args(extra)
         .env("QEMU_TIMEOUT", timeout_s.to_string())
         .env("BAREGPU_DEFMT_OUT", &frames)
         .output()
@@ -166,8 +172,74 @@ fn expected_panic_passes() {
 }
 
 #[test]
+fn screen_console_draws_glyphs_and_scrolls() {
+    let run = expect_pass("screen_console");
+    assert!(
+        run.output.contains("[ok] screen_console: 128x88 cells"),
+        "{}",
+        run.output
+    );
+}
+
+#[test]
 fn mmio_on_a_real_bar() {
     expect_pass("mmio_edu");
+}
+
+/// `BootPlatform::map_mmio` above 4 GiB: an ivshmem-plain device whose
+/// 64-bit BAR2 is a 2 GiB (sparse) host file, too large for the `pc`
+/// machine's 32-bit PCI window, so SeaBIOS places it at 4 GiB or above. The
+/// kernel prints the bytes the host wrote there and writes their
+/// complement 4 KiB further, which the host reads back.
+#[test]
+fn mmio_on_a_bar_above_4_gib() {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let kernel = kernels()
+        .get("mmio_high")
+        .expect("mmio_high kernel")
+        .clone();
+    let path = kernel.with_extension("ivshmem");
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos())
+        ^ std::process::id();
+    let magic: Vec<u8> = (0..16u32)
+        .map(|i| (seed.wrapping_mul(2_654_435_761).rotate_left(i) >> 3) as u8)
+        .collect();
+    {
+        let mut f = std::fs::File::create(&path).expect("create the ivshmem file");
+        f.write_all(&magic).unwrap();
+        f.set_len(2 << 30).unwrap();
+    }
+    let object = format!(
+        "memory-backend-file,id=bar64,size=2G,mem-path={},share=on",
+        path.display()
+    );
+    let run = boot_with(
+        "mmio_high",
+        120,
+        &["-object", &object, "-device", "ivshmem-plain,memdev=bar64"],
+    );
+    let mut back = [0u8; 16];
+    let mut f = std::fs::File::open(&path).unwrap();
+    f.seek(SeekFrom::Start(4096)).unwrap();
+    f.read_exact(&mut back).unwrap();
+    drop(f);
+    let _ = std::fs::remove_file(&path);
+    assert!(run.passed, "mmio_high failed:\n{}", run.output);
+    let hex: Vec<String> = magic.iter().map(|b| format!("{b:02x}")).collect();
+    assert!(
+        run.output
+            .contains(&format!("bytes at BAR2: {}", hex.join(" "))),
+        "the kernel did not read the host's bytes {hex:?}:\n{}",
+        run.output
+    );
+    let complement: Vec<u8> = magic.iter().map(|b| !b).collect();
+    assert_eq!(
+        back.to_vec(),
+        complement,
+        "what the kernel wrote at BAR2 + 4 KiB"
+    );
 }
 
 #[test]

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Makes sure commands the tests need are installed, from Debian's packages:
 #   ensure-packages.sh <what> <command> <package> [<command> <package>]...
+# A <command> with a slash is a file the package installs (for packages
+# without a command, such as GRUB's platform files or OVMF).
 # Installs the packages of the missing commands when running as root or with
 # password-less sudo; otherwise stops with the command to run. <what> names
 # them in messages ("QEMU", "the EU assembler oracles", ...).
@@ -8,7 +10,10 @@ what="$1"
 shift
 missing=""
 while [ $# -ge 2 ]; do
-    command -v "$1" >/dev/null 2>&1 || missing="$missing $2"
+    case "$1" in
+        */*) [ -e "$1" ] || missing="$missing $2" ;;
+        *) command -v "$1" >/dev/null 2>&1 || missing="$missing $2" ;;
+    esac
     shift 2
 done
 [ -z "$missing" ] && exit 0

@@ -1,6 +1,7 @@
 //! `baregpu::Platform` for this kernel: identity-mapped memory from the
-//! heap, uncached MMIO through the boot page tables, PCI configuration
-//! through ports 0xCF8/0xCFC, and the TSC clock.
+//! heap, uncached MMIO anywhere in the physical address space (identity
+//! mappings made by [`crate::paging`]), PCI configuration through ports
+//! 0xCF8/0xCFC, and the TSC clock.
 
 use alloc::alloc::{Layout, alloc_zeroed, dealloc};
 use alloc::collections::BTreeMap;
@@ -11,10 +12,9 @@ use baregpu::{DmaRegion, PhysAddr, Platform, PlatformError};
 use spin::Mutex;
 use x86_64::instructions::port::Port;
 
-/// The trampoline maps the low 4 GiB one to one.
-const IDENTITY_LIMIT: u64 = 4 << 30;
+use crate::paging;
 
-/// The platform of the QEMU kernel.
+/// The platform of this kernel.
 pub struct BootPlatform {
     dma: Mutex<BTreeMap<u64, Layout>>,
     pci: Mutex<()>,
@@ -42,36 +42,6 @@ impl BootPlatform {
             | (offset as u32 & 0xfc)
     }
 }
-
-#[cfg(target_os = "none")]
-unsafe extern "C" {
-    /// The four page directories of the trampoline (2048 entries of 2 MiB).
-    static mut boot_pd: [u64; 2048];
-}
-
-/// Marks the 2 MiB pages covering `phys..phys+size` uncached (PCD | PWT).
-#[cfg(target_os = "none")]
-fn make_uncached(phys: u64, size: u64) {
-    const LARGE_PAGE: u64 = 2 << 20;
-    const PWT: u64 = 1 << 3;
-    const PCD: u64 = 1 << 4;
-    let first = phys / LARGE_PAGE;
-    let last = (phys + size - 1) / LARGE_PAGE;
-    for page in first..=last {
-        // SAFETY: `page` < 2048 because the range is below 4 GiB (checked by
-        // the caller); the entry maps only device memory or RAM identically,
-        // and changing its cache type followed by INVLPG is the documented way
-        // to remap it. The kernel runs on one CPU, so no other TLB holds it.
-        unsafe {
-            let pd = &raw mut boot_pd;
-            (*pd)[page as usize] |= PWT | PCD;
-            x86_64::instructions::tlb::flush(x86_64::VirtAddr::new(page * LARGE_PAGE));
-        }
-    }
-}
-
-#[cfg(not(target_os = "none"))]
-fn make_uncached(_phys: u64, _size: u64) {}
 
 impl Platform for BootPlatform {
     fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError> {
@@ -115,15 +85,18 @@ impl Platform for BootPlatform {
             .0
             .checked_add(size as u64)
             .ok_or(PlatformError::InvalidRequest)?;
-        if size == 0 || end > IDENTITY_LIMIT {
+        if size == 0 || end > paging::LIMIT {
             return Err(PlatformError::Unmappable);
         }
-        make_uncached(phys.0, size as u64);
+        // Out of page-table pages or a range beyond the identity map.
+        paging::map(phys.0, size as u64, paging::Cache::Uncached)
+            .map_err(|_| PlatformError::Unmappable)?;
+        // Identity mapping: the virtual address is the physical one.
         NonNull::new(phys.0 as *mut u8).ok_or(PlatformError::Unmappable)
     }
 
     unsafe fn unmap_mmio(&self, _virt: NonNull<u8>, _size: usize) {
-        // The identity map stays; the range simply stays uncached.
+        // The identity mapping stays, uncached (a later map may change it).
     }
 
     fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32 {

@@ -1,4 +1,5 @@
-//! 16550 UART serial ports: COM1 carries text, COM2 carries defmt frames.
+//! 16550 UART serial ports: COM1 carries text (also shown on the screen
+//! console, see [`crate::screen`]), COM2 carries defmt frames.
 
 use core::fmt::{self, Write};
 
@@ -62,6 +63,17 @@ static CONSOLE: Mutex<Console> = Mutex::new(Console);
 #[doc(hidden)]
 pub fn _print(args: fmt::Arguments<'_>) {
     let _ = CONSOLE.lock().write_fmt(args);
+    let _ = ScreenText.write_fmt(args);
+}
+
+/// The screen console, written piecewise as the text is formatted.
+struct ScreenText;
+
+impl Write for ScreenText {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        crate::screen::write_text(s);
+        Ok(())
+    }
 }
 
 /// Waits until COM1 has sent everything (before exiting QEMU).
@@ -75,13 +87,13 @@ pub fn flush() {
     }
 }
 
-/// Prints to the serial console (COM1).
+/// Prints to the serial console (COM1) and the screen.
 #[macro_export]
 macro_rules! print {
     ($($arg:tt)*) => { $crate::serial::_print(format_args!($($arg)*)) };
 }
 
-/// Prints a line to the serial console (COM1).
+/// Prints a line to the serial console (COM1) and the screen.
 #[macro_export]
 macro_rules! println {
     () => { $crate::print!("\n") };

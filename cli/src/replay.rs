@@ -13,6 +13,9 @@
 //! Without `--ppgtt` the objects are mapped at their GGTT addresses and the
 //! batch runs secure; the driver brings the GPU up with its own GGTT objects
 //! (status pages, rings) outside the objects' ranges (`Gpu::new_avoiding`).
+//! Unused GGTT entries are made invalid (the driver points them at a scratch
+//! page, as Linux does), so that an access outside the objects is reported as a
+//! page fault.
 //! With `--ppgtt` (Gen6/Gen7) they are mapped in a new context's PPGTT and the
 //! batch runs non-secure in that context; the driver's objects stay in the
 //! GGTT, so only PPGTT page 0 is unavailable.
@@ -381,6 +384,9 @@ fn replay<'p>(
     };
     let mut gpu = Gpu::new_avoiding(platform, soft, o.generation, &keep_free)
         .map_err(|e| format!("GPU bring-up: {e}"))?;
+    // A stray access of the batch is a page fault replay reports, not a silent
+    // write to the scratch page the driver keeps behind unused entries.
+    gpu.invalidate_unused_ggtt();
     let engine = gpu
         .engine_named(o.engine)
         .ok_or_else(|| format!("the driver has no {} engine", o.engine))?;

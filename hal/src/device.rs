@@ -15,10 +15,26 @@ pub struct Device {
     pub engines: &'static [EngineDesc],
     pub gt: GtDesc,
     pub gtt: GttDesc,
+    /// How the device's interrupt is formed: its interrupt register sets and the master enable.
+    pub interrupts: InterruptDesc,
     /// The media/GPGPU pipeline's limits; `None` where the driver has no compute path yet.
     pub compute: Option<ComputeDesc>,
     /// The display pipes and their primary planes; `None` where the tables have none.
     pub display: Option<DisplayDesc>,
+    /// Mode-register writes the driver makes once an engine's ring runs, in order
+    /// (what Linux i915's ring initialisation writes).
+    pub init: &'static [InitWrite],
+}
+
+/// One masked write to a mode register after an engine's ring starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InitWrite {
+    /// The engine whose ring initialisation makes it.
+    pub engine: &'static str,
+    /// Absolute offset.
+    pub register: u32,
+    /// Write enables in 31:16, values in 15:0.
+    pub value: u32,
 }
 
 /// The display engine as the driver takes over a lit pipe and the model scans out:
@@ -30,9 +46,6 @@ pub struct DisplayDesc {
     pub pipes: &'static [PipeDesc],
     /// The primary plane's accepted formats: DSPxCNTR's Source Pixel Format codes.
     pub formats: &'static [PlaneFormat],
-    /// Display engine interrupt registers (Gen6/Gen7 DEISR/DEIMR/DEIIR/DEIER); `None`
-    /// where display events share the GT's (Gen4/G45 IIR, through PIPExSTAT).
-    pub irq: Option<IrqRegs>,
     /// The ring the driver queues MI_DISPLAY_FLIP on.
     pub flip_engine: &'static str,
     pub bits: DisplayBits,
@@ -57,7 +70,8 @@ pub struct PipeDesc {
     pub stride: u32,
     pub surf: u32,
     pub tileoff: u32,
-    /// Set at each start of vertical blank (sticky, write one to clear).
+    /// Set at each start of vertical blank (sticky, write one to clear): a register
+    /// of the display (PIPExSTAT) or the IIR of an interrupt block (`Device::interrupts`).
     pub vblank: StatusBit,
     /// Set when a flip of the primary plane completes (Gen6/Gen7 DEIIR).
     pub flip_done: Option<StatusBit>,
@@ -313,6 +327,48 @@ pub struct IrqRegs {
     pub ier: u32,
 }
 
+/// One set of interrupt registers (ISR/IMR/IIR/IER): an event sets ISR (live
+/// status), an unmasked (IMR bit clear) rising edge latches IIR (write one to
+/// clear), and IIR bits enabled in IER feed the device's interrupt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IrqBlock {
+    /// Its name in the description (`gt`, `display`, `pm`, or `main` where one set holds everything).
+    pub name: &'static str,
+    pub regs: IrqRegs,
+    /// It holds the engines' user, error and notify bits ([`EngineDesc::user_interrupt_bit`] ...).
+    pub engines: bool,
+}
+
+/// A master enable: one bit of a register that gates the device's combined interrupt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MasterEnable {
+    /// Absolute offset of the register (DEIER on Gen6/Gen7).
+    pub register: u32,
+    pub bit: u32,
+}
+
+/// How the device's interrupt is formed: the `(IIR & IER) != 0` of every block, ORed, then
+/// ANDed with the master enable where there is one; that line goes out as MSI or INTx
+/// through the PCI function's configuration space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InterruptDesc {
+    /// The blocks, in the order a handler reads and acknowledges them.
+    pub blocks: &'static [IrqBlock],
+    pub master: Option<MasterEnable>,
+}
+
+impl InterruptDesc {
+    /// The block named `name`.
+    pub fn block(&self, name: &str) -> Option<&'static IrqBlock> {
+        self.blocks.iter().find(|b| b.name == name)
+    }
+
+    /// The block holding the engines' bits.
+    pub fn engine_block(&self) -> Option<&'static IrqBlock> {
+        self.blocks.iter().find(|b| b.engines)
+    }
+}
+
 /// How the GT is kept awake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Forcewake {
@@ -322,6 +378,32 @@ pub enum Forcewake {
     Single { request: u32, ack: u32 },
     /// Multi-threaded: a masked request register, acknowledged in `ack` bit 0.
     MultiThreaded { request: u32, ack: u32 },
+}
+
+/// The steps around a forcewake request (Linux i915 intel_uncore.c
+/// fw_domains_get_with_thread_status): wait for the old acknowledge to clear,
+/// request, post the write with a read, wait for the acknowledge, then for the GT
+/// threads to wake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WakeSequence {
+    /// How long each acknowledge may take, in milliseconds.
+    pub ack_timeout_ms: u32,
+    /// The register read after the request to post it (ECOBUS), if any.
+    pub posting_read: Option<u32>,
+    /// The GT thread status register and the mask that reads 0 once the threads are awake.
+    pub thread_status: Option<(u32, u32)>,
+    /// Multi-threaded forcewake only where this says so: with it held, `register` bit
+    /// `bit` reads 1; otherwise the single request and acknowledge registers are used.
+    pub mt_enable: Option<MtEnable>,
+}
+
+/// Where a part says whether multi-threaded forcewake works, and what to use when not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MtEnable {
+    pub register: u32,
+    pub bit: u32,
+    pub single_request: u32,
+    pub single_ack: u32,
 }
 
 /// How engines are reset.
@@ -346,8 +428,11 @@ pub enum GfxMode {
 /// The GT: interrupts, reset, forcewake, PPGTT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GtDesc {
+    /// The interrupt registers of the engines' block ([`InterruptDesc::engine_block`]).
     pub irq: IrqRegs,
     pub forcewake: Forcewake,
+    /// The steps around a forcewake request (meaningless with [`Forcewake::None`]).
+    pub wake: WakeSequence,
     pub reset: Reset,
     /// `None`: no PPGTT on this generation.
     pub gfx_mode: Option<GfxMode>,
@@ -387,6 +472,67 @@ pub struct GttDesc {
     pub pte: PteFormat,
     /// Where the size the firmware or hardware chose is read.
     pub size: GttSize,
+    /// Where the firmware's stolen memory is read.
+    pub stolen: StolenDesc,
+}
+
+/// A 16-bit word of PCI configuration space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigWord {
+    /// Of the GPU.
+    Gpu(u16),
+    /// Of the host bridge, 00:00.0 (the GMCH of Gen4/G45).
+    HostBridge(u16),
+}
+
+/// Stolen memory: the RAM the firmware set aside for the GPU (its size in a
+/// graphics control word, its base in the GPU's BSM dword).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StolenDesc {
+    /// The word holding the size field.
+    pub size: ConfigWord,
+    /// Low bit and width of the size field.
+    pub shift: u32,
+    pub width: u32,
+    /// MiB per field value (empty: `unit_mib` times the value).
+    pub mib: &'static [u32],
+    pub unit_mib: u32,
+    /// The GPU's configuration dword whose bits 31:20 are the base.
+    pub base_offset: u16,
+}
+
+impl StolenDesc {
+    /// Bytes of stolen memory for the size word's raw value; `None` for a
+    /// reserved value.
+    pub fn bytes(&self, word: u16) -> Option<u64> {
+        let value = (u32::from(word) >> self.shift) & ((1 << self.width) - 1);
+        let mib = if self.mib.is_empty() {
+            value * self.unit_mib
+        } else {
+            *self.mib.get(value as usize)?
+        };
+        Some(u64::from(mib) << 20)
+    }
+
+    /// The field value that stands for `bytes`, at its bits (what a device with
+    /// that much stolen memory reports).
+    pub fn field_for(&self, bytes: u64) -> Option<u16> {
+        let mib = u32::try_from(bytes >> 20).ok()?;
+        if bytes & 0xf_ffff != 0 {
+            return None;
+        }
+        let value = if self.mib.is_empty() {
+            (mib.is_multiple_of(self.unit_mib)).then(|| mib / self.unit_mib)?
+        } else {
+            self.mib.iter().position(|&m| m == mib)? as u32
+        };
+        (value < 1 << self.width).then(|| (value << self.shift) as u16)
+    }
+
+    /// The base in the BSM dword's value.
+    pub fn base(&self, bsm: u32) -> u64 {
+        u64::from(bsm & 0xfff0_0000)
+    }
 }
 
 /// Where the GTT size is read.

@@ -20,6 +20,7 @@ pub mod device;
 pub mod generation;
 pub mod mmio;
 pub mod packet;
+pub mod pci;
 pub mod reflect;
 pub mod reg;
 

@@ -184,3 +184,60 @@ fn ring_error_registers_sit_alike_on_every_generation() {
         gen6::regs::ESR.relative_offset()
     );
 }
+
+/// The interrupt blocks and the forcewake sequence, against Linux i915: Gen6/Gen7
+/// handle GTIIR, DEIIR, PMIIR between clearing and setting DEIER bit 31
+/// (ilk_irq_handler); Gen4/G45 have the one IIR set and no master (i965_irq_handler);
+/// forcewake waits up to FORCEWAKE_ACK_TIMEOUT_MS (50), posts with ECOBUS and checks
+/// GEN6_GT_THREAD_STATUS_REG's core mask 7; Ivy Bridge keeps MT only with ECOBUS bit 5.
+#[test]
+fn interrupts_and_forcewake_follow_i915() {
+    for g in [Generation::Gen6, Generation::Gen7] {
+        let d = device::of(g).unwrap();
+        let blocks: Vec<(&str, u32, u32, bool)> = d
+            .interrupts
+            .blocks
+            .iter()
+            .map(|b| (b.name, b.regs.isr, b.regs.ier, b.engines))
+            .collect();
+        assert_eq!(
+            blocks,
+            [
+                ("gt", 0x44010, 0x4401c, true),
+                ("display", 0x44000, 0x4400c, false),
+                ("pm", 0x44020, 0x4402c, false),
+            ],
+            "{g:?}"
+        );
+        let m = d.interrupts.master.unwrap();
+        assert_eq!((m.register, m.bit), (0x4400c, 31));
+        assert_eq!(d.interrupts.engine_block().unwrap().regs, d.gt.irq);
+        let w = d.gt.wake;
+        assert_eq!(
+            (w.ack_timeout_ms, w.posting_read, w.thread_status),
+            (50, Some(0xa180), Some((0x13805c, 7)))
+        );
+    }
+    let mt = device::of(Generation::Gen7)
+        .unwrap()
+        .gt
+        .wake
+        .mt_enable
+        .unwrap();
+    assert_eq!(
+        (mt.register, mt.bit, mt.single_request, mt.single_ack),
+        (0xa180, 5, 0xa18c, 0x130090)
+    );
+    assert_eq!(
+        device::of(Generation::Gen6).unwrap().gt.wake.mt_enable,
+        None
+    );
+    for g in [Generation::Gen4, Generation::G45] {
+        let d = device::of(g).unwrap();
+        assert_eq!(d.interrupts.master, None);
+        let [b] = d.interrupts.blocks else {
+            panic!("{g:?}: one block")
+        };
+        assert_eq!((b.name, b.regs.iir, b.engines), ("main", 0x20a4, true));
+    }
+}

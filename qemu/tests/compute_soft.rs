@@ -12,7 +12,7 @@ use baregpu::compute::Compute;
 use baregpu::compute::selftest::{self, Params, Scenario};
 use baregpu::hal::Generation;
 use baregpu::platform::PlatformBus;
-use baregpu_boot::{BootPlatform, ExitCode, StartInfo, clock, exit_qemu, println};
+use baregpu_boot::{BootInfo, BootPlatform, ExitCode, clock, exit_qemu, println};
 use baregpu_soft::SoftGpu;
 
 baregpu_boot::entry!(run);
@@ -36,7 +36,7 @@ const GENERATIONS: [Generation; 4] = [
     Generation::Gen7,
 ];
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     let platform = BootPlatform::new();
     let start = clock::now_us();
     let mut failures = 0;

@@ -2,11 +2,11 @@
 //! kernel ELF and checks every line.
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
-use baregpu_boot::{ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::{BootInfo, ExitCode, exit_qemu, println};
 
 baregpu_boot::entry!(run);
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     defmt::info!("defmt test: start");
     for i in 0..3u32 {
         defmt::info!("defmt test: line {=u32} of 3, square {=u32}", i, i * i);

@@ -12,11 +12,11 @@ use alloc::vec::Vec;
 use baregpu::hal::Packet;
 use baregpu::hal::decode::decode;
 use baregpu::hal::gen6::commands::*;
-use baregpu_boot::{ExitCode, StartInfo, exit_qemu, print, println};
+use baregpu_boot::{BootInfo, ExitCode, exit_qemu, print, println};
 
 baregpu_boot::entry!(run);
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     let mut batch = vec![0u32; 64];
     let mut at = 0;
     at += PipelineSelect {

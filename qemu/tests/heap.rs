@@ -1,4 +1,5 @@
-//! The heap works: many small allocations, large ones, and reuse after free.
+//! The heap works: many small allocations, large ones, and reuse after free;
+//! it lies in usable RAM of the PVH memory map, clear of the loader's data.
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
 extern crate alloc;
@@ -6,11 +7,32 @@ extern crate alloc;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use baregpu_boot::{ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::bootinfo::MemoryKind;
+use baregpu_boot::{BootInfo, ExitCode, Loader, exit_qemu, println};
 
 baregpu_boot::entry!(run);
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(info: &'static BootInfo) -> ! {
+    println!("boot: {}", info);
+    assert_eq!(info.loader, Loader::Pvh);
+    assert!(
+        info.framebuffer.is_none(),
+        "QEMU's PVH loader gives no framebuffer"
+    );
+    assert!(info.ram_bytes() >= 256 << 20, "qemu/run.sh gives 512 MiB");
+    let probe = alloc::vec![0u8; 4096];
+    let at = probe.as_ptr() as u64;
+    assert!(
+        info.memory_map()
+            .iter()
+            .any(|r| r.kind == MemoryKind::Usable && r.addr <= at && at + 4096 <= r.addr + r.len),
+        "heap block {at:#x} outside usable RAM"
+    );
+    assert!(
+        info.reserved()
+            .iter()
+            .all(|&(a, b)| at + 4096 <= a || at >= b)
+    );
     for round in 0..50u32 {
         let v: Vec<u32> = (0..1000).map(|i| i * round).collect();
         let m: BTreeMap<u32, Box<u64>> = (0..100)

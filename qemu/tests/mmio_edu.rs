@@ -6,11 +6,11 @@
 use baregpu::hal::{Mmio, VolatileMmio};
 use baregpu::pci::{self, Bar};
 use baregpu::{PhysAddr, Platform};
-use baregpu_boot::{BootPlatform, ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::{BootInfo, BootPlatform, ExitCode, exit_qemu, println};
 
 baregpu_boot::entry!(run);
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     let platform = BootPlatform::new();
     let edu = pci::enumerate(&platform)
         .into_iter()

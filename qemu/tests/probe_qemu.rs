@@ -5,11 +5,11 @@
 use baregpu::pci::{self, Bar};
 use baregpu::probe::Support;
 use baregpu::{Backend, probe};
-use baregpu_boot::{BootPlatform, ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::{BootInfo, BootPlatform, ExitCode, exit_qemu, println};
 
 baregpu_boot::entry!(run);
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     let platform = BootPlatform::new();
     let functions = pci::enumerate(&platform);
     // i440FX host bridge and PIIX3 ISA bridge: Intel devices that are not GPUs.

@@ -2,11 +2,11 @@
 //! success, so this passes only if the out-of-bounds access really panics.
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
-use baregpu_boot::{ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::{BootInfo, ExitCode, exit_qemu, println};
 
 baregpu_boot::entry!(run);
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     baregpu_boot::expect_panic();
     let table = [1u32, 2, 3];
     let index = core::hint::black_box(7usize);

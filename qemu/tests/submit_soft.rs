@@ -6,7 +6,7 @@
 use baregpu::hal::Generation;
 use baregpu::platform::PlatformBus;
 use baregpu::{EngineId, Gpu, GpuError};
-use baregpu_boot::{BootPlatform, ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::{BootInfo, BootPlatform, ExitCode, exit_qemu, println};
 use baregpu_soft::SoftGpu;
 
 baregpu_boot::entry!(run);
@@ -86,7 +86,7 @@ macro_rules! exercise {
 
 extern crate alloc;
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     let platform = BootPlatform::new();
     exercise!(
         gen4,

@@ -17,27 +17,42 @@ use crate::cs::{self, EngineState, Host, Parts, Stats, Streamers};
 use crate::display::scanout::{self, Picture};
 use crate::display::{Display, FirmwareMode};
 use crate::eu::array::{EuConfig, EuReport, EuStats};
+use crate::irq::Interrupts;
 use crate::layout::{self, Layout};
 use crate::media::{self, Media};
+use crate::mem::bus::DeviceBus;
 use crate::mem::gtt::Ggtt;
 use crate::regfile::RegFile;
 use baregpu_hal::device::{self, Forcewake, SizeSource, StatusBit};
+use baregpu_hal::pci::{self, msi};
 
 /// Commands an engine may run when the driver writes its TAIL.
 const RUN_ON_TAIL: u32 = 4096;
 /// Commands run per MMIO read: reading is how time passes for the model.
 const RUN_ON_POLL: u32 = 256;
+/// Where the MSI capability sits in configuration space: our choice (0x90, where
+/// the IGDs we know of have theirs; not checked against a cited dump). It is the
+/// only capability the model lists.
+const MSI_CAPABILITY: u16 = 0x90;
 
 pub struct Device<B: MemoryBus> {
     layout: Layout,
-    bus: B,
+    /// The platform's bus behind the bus-master switch, with stolen memory.
+    bus: DeviceBus<B>,
     gtt: Ggtt,
     regs: RegFile,
     /// The command streamers.
     cs: Streamers,
     stats: Stats,
-    /// GT interrupt state: pending (IIR) bits.
-    gt_iir: u32,
+    /// The interrupt blocks' ISR/IIR state.
+    irq: Interrupts,
+    /// The interrupt line as delivery last saw it (an MSI goes out on its rising edge).
+    line_was: bool,
+    /// MSI messages written to the bus.
+    msis: u64,
+    /// Test knobs: forcewake requests are acknowledged; Ivy Bridge reports
+    /// multi-threaded forcewake (ECOBUS bit 5).
+    forcewake_acks: bool,
     /// Free-running timestamp, one tick per command executed.
     timestamp: u64,
     /// PCI configuration space (64 dwords), see [`Device::config_write`].
@@ -56,8 +71,13 @@ impl<B: MemoryBus> Device<B> {
         let layout = Layout::of(generation).ok_or(SoftGpuError::Unsupported(generation))?;
         let tables = generation.tables();
         let mut regs = RegFile::new(tables);
-        // The interrupt mask resets to all masked (003 line 55552 area).
-        regs.set(layout.irq.imr, u32::MAX);
+        // Interrupts reset masked (003 lines 9276-9300).
+        let mut irq = Interrupts::new(layout.device.interrupts);
+        irq.reset(&mut regs);
+        // The part does multi-threaded forcewake where the description asks (ECOBUS bit 5).
+        if let Some(mt) = layout.device.gt.wake.mt_enable {
+            regs.set(mt.register, regs.get(mt.register) | 1 << mt.bit);
+        }
         // The GTT size the driver reads, where it is a register (Gen4/G45 PGTBL_CTL).
         let size = layout.device.gtt.size;
         if let (SizeSource::Mmio(at), Some(field)) =
@@ -69,6 +89,8 @@ impl<B: MemoryBus> Device<B> {
             command: m.command,
             field: m.field,
         })?;
+        let mut bus = DeviceBus::new(bus, FIRMWARE_COMMAND & PCI_COMMAND_BUS_MASTER != 0);
+        bus.set_stolen(STOLEN_BASE, STOLEN_BYTES);
         Ok(Self {
             layout,
             bus,
@@ -76,7 +98,10 @@ impl<B: MemoryBus> Device<B> {
             regs,
             cs,
             stats: Stats::default(),
-            gt_iir: 0,
+            irq,
+            line_was: false,
+            msis: 0,
+            forcewake_acks: true,
             timestamp: 0,
             config: config_space(&layout),
             media: media::new_media(generation),
@@ -143,10 +168,10 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// Sets a display status bit: in a register the display keeps
-    /// (PIPExSTAT), in the GT's IIR unless IMR masks it (Gen4/G45 flip
-    /// pending), or in the display engine's IIR unless its IMR masks it
-    /// (Gen6/Gen7 DEIIR). The one place display events reach the interrupt
-    /// registers.
+    /// (PIPExSTAT), or as an event of the interrupt block whose IIR it is
+    /// (Gen6/Gen7 DEIIR, the Gen4/G45 IIR's flip pending), which latches it
+    /// unless IMR masks it. The one place display events reach the
+    /// interrupt registers.
     fn display_status(&mut self, s: StatusBit) {
         let Some(d) = self.display.as_mut() else {
             return;
@@ -155,23 +180,26 @@ impl<B: MemoryBus> Device<B> {
             d.set_status(s);
             return;
         }
-        let (iir, imr) = match d.desc().irq {
-            Some(de) if de.iir == s.register => (de.iir, de.imr),
-            _ => (self.layout.irq.iir, self.layout.irq.imr),
-        };
-        if self.regs.get(imr) & (1 << s.bit) != 0 {
-            return;
-        }
-        if iir == self.layout.irq.iir {
-            self.gt_iir |= 1 << s.bit;
-        } else {
-            self.regs.set(iir, self.regs.get(iir) | (1 << s.bit));
+        let block = self
+            .layout
+            .device
+            .interrupts
+            .blocks
+            .iter()
+            .position(|b| b.regs.iir == s.register);
+        if let Some(block) = block {
+            self.irq.event(&self.regs, block, s.bit);
         }
     }
 
-    /// A configuration-space read (dword `offset & !3`).
+    /// A configuration-space read (dword `offset & !3`). The status register's
+    /// Interrupt Status bit shows the interrupt line.
     pub fn config_read(&self, offset: u16) -> u32 {
-        self.config.get(offset as usize / 4).copied().unwrap_or(0)
+        let value = self.config.get(offset as usize / 4).copied().unwrap_or(0);
+        if offset & !3 == pci::COMMAND && self.irq.line(&self.regs) {
+            return value | pci::STATUS_INTERRUPT;
+        }
+        value
     }
 
     /// A configuration-space write. The identity dwords (vendor/device ID,
@@ -181,10 +209,46 @@ impl<B: MemoryBus> Device<B> {
     /// i965_reset_complete). Other dwords keep what is written.
     pub fn config_write(&mut self, offset: u16, value: u32) {
         let index = offset as usize / 4;
-        if index == 0 || index == 2 || index >= self.config.len() {
+        // The identity dwords and the stolen-memory size and base the firmware
+        // locked are read-only.
+        let stolen = self.layout.device.gtt.stolen;
+        if index == 0
+            || index == 2
+            || index >= self.config.len()
+            || index == stolen.base_offset as usize / 4
+        {
             return;
         }
         let mut value = value;
+        let old = self.config[index];
+        let cap = MSI_CAPABILITY as usize / 4;
+        match index {
+            // Command register: memory space, bus master and the interrupt disable
+            // bit are writable; the status half is write-one-to-clear, and its
+            // bits the model sets (capabilities list) are read-only.
+            1 => {
+                self.bus.set_master(value & PCI_COMMAND_BUS_MASTER != 0);
+                value = (old & 0xffff_0000) | (value & 0xffff);
+            }
+            // MSI: only the enable bit of Message Control is writable (one vector,
+            // 32-bit address); the address's low two bits and the data's upper half
+            // read as zero (PCI 3.0, 6.8.1).
+            i if i == cap => {
+                let enable = (msi::CONTROL_ENABLE as u32) << msi::CONTROL_SHIFT;
+                value = (old & !enable) | (value & enable);
+            }
+            i if i == cap + msi::ADDRESS as usize / 4 => value &= !3,
+            i if i == cap + msi::DATA_32 as usize / 4 => value &= 0xffff,
+            _ => {}
+        }
+        if let device::ConfigWord::Gpu(word) = stolen.size
+            && index == word as usize / 4
+        {
+            // The GMS field is locked by the firmware (SNB_GMCH_CTRL is read-only
+            // to software once GGCLCK is set; the model keeps it fixed).
+            let mask = (((1u32 << stolen.width) - 1) << stolen.shift) << ((word % 4) * 8);
+            value = (value & !mask) | (self.config[index] & mask);
+        }
         if let device::Reset::PciConfig { offset: gdrst } = self.layout.device.gt.reset
             && offset & !3 == gdrst
         {
@@ -194,6 +258,84 @@ impl<B: MemoryBus> Device<B> {
             value &= !1;
         }
         self.config[index] = value;
+        self.deliver();
+    }
+
+    /// MSI is enabled and the function may write to memory.
+    fn msi_enabled(&self) -> bool {
+        let control = self.config[MSI_CAPABILITY as usize / 4] >> msi::CONTROL_SHIFT;
+        control as u16 & msi::CONTROL_ENABLE != 0
+    }
+
+    /// Whether the INTx line is asserted: the interrupt is pending, MSI is off and
+    /// the command register's Interrupt Disable is clear.
+    pub fn intx_asserted(&self) -> bool {
+        self.irq.line(&self.regs)
+            && !self.msi_enabled()
+            && self.config[pci::COMMAND as usize / 4] & pci::COMMAND_INTERRUPT_DISABLE == 0
+    }
+
+    /// Sends an MSI on the rising edge of the interrupt line, as the function does:
+    /// a dword write of the message data to the message address, on the bus, when
+    /// MSI is enabled and bus mastering is on.
+    fn deliver(&mut self) {
+        let line = self.irq.line(&self.regs);
+        let rising = line && !self.line_was;
+        self.line_was = line;
+        let command = self.config[pci::COMMAND as usize / 4];
+        if rising && self.msi_enabled() && command & pci::COMMAND_BUS_MASTER != 0 {
+            let cap = MSI_CAPABILITY as usize / 4;
+            let address = self.config[cap + msi::ADDRESS as usize / 4] as u64;
+            let data = self.config[cap + msi::DATA_32 as usize / 4] & 0xffff;
+            // A write nobody takes is lost, as a master abort would lose it.
+            let _ = self.bus.write_u32(address, data);
+            self.msis += 1;
+        }
+    }
+
+    /// MSI messages sent so far.
+    pub fn msis(&self) -> u64 {
+        self.msis
+    }
+
+    /// Test knob: whether forcewake requests are acknowledged.
+    pub fn set_forcewake_acks(&mut self, acks: bool) {
+        self.forcewake_acks = acks;
+    }
+
+    /// Test knob: whether the part reports multi-threaded forcewake (ECOBUS bit 5,
+    /// where the description has that check).
+    pub fn set_forcewake_mt_capable(&mut self, capable: bool) {
+        if let Some(mt) = self.layout.device.gt.wake.mt_enable {
+            let v = self.regs.get(mt.register) & !(1 << mt.bit);
+            self.regs.set(mt.register, v | (capable as u32) << mt.bit);
+        }
+    }
+
+    /// An event on bit `bit` of interrupt block `block` (`gt`, `display`, `pm`,
+    /// `main`): for units outside the command streamers (the display). `false`
+    /// when the description has no such block.
+    pub fn raise_interrupt(&mut self, block: &str, bit: u32) -> bool {
+        let Some(b) = self.irq.block(block) else {
+            return false;
+        };
+        self.irq.event(&self.regs, b, bit);
+        self.deliver();
+        true
+    }
+
+    /// The bit of the one-bit field `field` of block `block`'s IIR in the
+    /// generation's register tables (`pipe_a_vblank` is DEIIR bit 7 on Sandy
+    /// Bridge, bit 0 on Ivy Bridge).
+    pub fn interrupt_bit(&self, block: &str, field: &str) -> Option<u32> {
+        let iir = self.layout.device.interrupts.block(block)?.regs.iir;
+        let tables = self.layout.generation.tables();
+        let reg = tables
+            .registers
+            .iter()
+            .find(|r| r.offset == iir && r.engines.is_empty())?;
+        let f = reg.fields.iter().find(|f| f.name == field)?;
+        (f.start == f.end).then_some(f.start as u32)
     }
 
     pub fn layout(&self) -> &Layout {
@@ -210,16 +352,47 @@ impl<B: MemoryBus> Device<B> {
             cs::run(self, i, budget);
         }
         self.display_clock();
+        self.deliver();
     }
 
     pub fn mmio_read(&mut self, offset: u32) -> u32 {
-        self.mmio_reads += 1;
-        self.run(RUN_ON_POLL);
+        // Reading GTT entries is memory, not polling: the engines run on register reads.
+        let l = &self.layout;
+        if offset < l.gtt_offset || offset - l.gtt_offset >= l.gtt_entries * 4 {
+            self.mmio_reads += 1;
+            self.run(RUN_ON_POLL);
+        }
         self.read_register(offset)
     }
 
     pub fn mmio_write(&mut self, offset: u32, value: u32) {
         self.write_register(offset, value);
+        self.deliver();
+    }
+
+    /// The live status (ISR) of interrupt block `block`: the engines' error bits
+    /// while their EIR holds an unmasked error; events are pulses and read as 0.
+    fn live_status(&self, block: usize) -> u32 {
+        // The display's level sources: a plane's flip pending (Gen4/G45 ISR).
+        let display = self
+            .layout
+            .device
+            .interrupts
+            .blocks
+            .get(block)
+            .map_or(0, |b| {
+                self.display
+                    .as_ref()
+                    .map_or(0, |d| d.live_status(b.regs.isr))
+            });
+        if block != self.irq.engine_block() {
+            return display;
+        }
+        self.layout
+            .engines
+            .iter()
+            .filter(|e| self.regs.get(e.errors.eir) & !self.regs.get(e.errors.emr) != 0)
+            .fold(display, |bits, e| bits | 1 << e.error_bit)
     }
 
     /// A register read without side effects on progress (also used by
@@ -245,20 +418,21 @@ impl<B: MemoryBus> Device<B> {
         if let Some(v) = self.display.as_ref().and_then(|d| d.read(offset)) {
             return v;
         }
-        let irq = l.irq;
+        if let Some(v) = self.irq.read(offset, |b| self.live_status(b)) {
+            return v;
+        }
         let gt = l.device.gt;
-        let (driven, live) = self
-            .display
-            .as_ref()
-            .map_or((0, 0), |d| d.live_status(offset));
+        // The acknowledge follows the request at once (unless a test says never).
+        let acks = self.forcewake_acks as u32;
         match (offset, gt.forcewake, gt.reset) {
-            (o, ..) if o == irq.iir => self.gt_iir,
-            (o, ..) if o == irq.isr => (self.gt_iir & !driven) | live,
-            // The acknowledge follows the request at once.
-            (o, Forcewake::Single { request, ack }, _) if o == ack => self.regs.get(request) & 1,
+            (o, Forcewake::Single { request, ack }, _) if o == ack => self.regs.get(request) & acks,
             (o, Forcewake::MultiThreaded { request, ack }, _) if o == ack => {
-                self.regs.get(request) & 0xffff
+                self.regs.get(request) & 0xffff & acks.wrapping_neg()
             }
+            (o, ..) if gt.wake.mt_enable.is_some_and(|m| m.single_ack == o) => gt
+                .wake
+                .mt_enable
+                .map_or(0, |m| self.regs.get(m.single_request) & acks),
             (o, _, device::Reset::Gdrst { register, .. }) if o == register => 0, // resets complete at once
             _ => match self.timestamp_half(offset) {
                 Some(false) => self.timestamp as u32,
@@ -326,8 +500,17 @@ impl<B: MemoryBus> Device<B> {
         if blit::write_register(&mut self.regs, offset, value) {
             return;
         }
+        match self.irq.write(offset, value) {
+            // The line dropped for a clock before the queued event set IIR again:
+            // an edge for MSI.
+            Some(true) => {
+                self.line_was = false;
+                return;
+            }
+            Some(false) => return,
+            None => {}
+        }
         match offset {
-            o if o == l.irq.iir => self.gt_iir &= !value,
             o if matches!(l.device.gt.reset, device::Reset::Gdrst { register, .. } if register == o) => {
                 self.reset(value)
             }
@@ -364,13 +547,20 @@ impl<B: MemoryBus> Device<B> {
             layout::Reset::Gdrst => 0x1000,
             layout::Reset::PciConfig => 0x100,
         };
-        // The GTT control (Gen4/G45 PGTBL_CTL, in the render page) survives.
+        // The GTT control (Gen4/G45 PGTBL_CTL, in the render page) and the GT-level
+        // interrupt masks and enables (Gen4/G45 IMR/IER at 0x20a8/0x20a0) survive.
         let gtt_control = match self.layout.device.gtt.size.source {
-            SizeSource::Mmio(at) => Some((at, self.regs.get(at))),
+            SizeSource::Mmio(at) => Some(at),
             SizeSource::PciConfig(_) => None,
         };
+        let keep: alloc::vec::Vec<(u32, u32)> = gtt_control
+            .into_iter()
+            .chain(self.irq.control_registers())
+            .filter(|at| (base..base + span).contains(at))
+            .map(|at| (at, self.regs.get(at)))
+            .collect();
         self.regs.reset_range(base..base + span);
-        if let Some((at, value)) = gtt_control {
+        for (at, value) in keep {
             self.regs.set(at, value);
         }
         // The engine's media unit resets with it.
@@ -417,9 +607,9 @@ impl<B: MemoryBus> Device<B> {
 }
 
 impl<B: MemoryBus> Host for Device<B> {
-    type Bus = B;
+    type Bus = DeviceBus<B>;
 
-    fn parts(&mut self) -> Parts<'_, B> {
+    fn parts(&mut self) -> Parts<'_, DeviceBus<B>> {
         Parts {
             layout: &self.layout,
             bus: &self.bus,
@@ -429,7 +619,7 @@ impl<B: MemoryBus> Host for Device<B> {
             commands: &self.cs.commands,
             scratch: &mut self.cs.scratch,
             stats: &mut self.stats,
-            gt_iir: &mut self.gt_iir,
+            irq: &mut self.irq,
             timestamp: &mut self.timestamp,
             media: &mut self.media,
             display: &mut self.display,
@@ -445,13 +635,73 @@ impl<B: MemoryBus> Host for Device<B> {
     }
 }
 
+/// PCI command register bits (PCI Local Bus 3.0, 6.2.2): memory space, and bus
+/// master from the hal's PCI facts.
+const PCI_COMMAND_MEMORY: u32 = 1 << 1;
+const PCI_COMMAND_BUS_MASTER: u32 = pci::COMMAND_BUS_MASTER;
+/// The command register as the firmware leaves a GPU it used for its console:
+/// I/O, memory space and bus master on. [`Device::set_pci_command`] puts it
+/// back to the reset value (0) for tests of the driver's bring-up.
+const FIRMWARE_COMMAND: u32 = 0x1 | PCI_COMMAND_MEMORY | PCI_COMMAND_BUS_MASTER;
+/// Stolen memory the model's firmware set aside: 32 MiB at 1920 MiB, below
+/// 4 GiB as BDSM requires (bits 31:20) and where neither the host test platform
+/// (DMA from 4 GiB up) nor the QEMU kernel's heap hands out memory.
+pub(crate) const STOLEN_BASE: u64 = 0x7800_0000;
+pub(crate) const STOLEN_BYTES: u64 = 32 << 20;
+
+impl<B: MemoryBus> Device<B> {
+    /// Sets the PCI command register (as the firmware or a reset left it).
+    pub fn set_pci_command(&mut self, value: u16) {
+        self.config[1] = (self.config[1] & 0xffff_0000) | u32::from(value);
+        self.bus
+            .set_master(u32::from(value) & PCI_COMMAND_BUS_MASTER != 0);
+    }
+
+    /// Moves or resizes stolen memory (0 bytes: none), and reports it in
+    /// configuration space: the base in BDSM, the size in the GMS field where the
+    /// GPU holds it (Gen6/Gen7; on Gen4/G45 the host bridge holds it, which the
+    /// platform models). `None` when the description has no value for the size
+    /// or the base is not 1 MiB aligned below 4 GiB.
+    pub fn set_stolen(&mut self, base: u64, bytes: u64) -> Option<()> {
+        let stolen = self.layout.device.gtt.stolen;
+        if base & 0xf_ffff != 0 || base >> 32 != 0 {
+            return None;
+        }
+        if let device::ConfigWord::Gpu(word) = stolen.size {
+            let field = u32::from(stolen.field_for(bytes)?);
+            let shift = (word % 4) * 8;
+            let mask = (((1u32 << stolen.width) - 1) << stolen.shift) << shift;
+            let i = word as usize / 4;
+            self.config[i] = (self.config[i] & !mask) | (field << shift);
+        }
+        self.config[stolen.base_offset as usize / 4] = base as u32;
+        self.bus.set_stolen(base, bytes);
+        Some(())
+    }
+}
+
 /// The configuration space the model reports: Intel's vendor ID and the
-/// generation's device ID, class 03h (display controller) subclass 00h (VGA),
-/// and the GTT size where it is a configuration word (Gen6/Gen7 SNB_GMCH_CTRL).
+/// generation's device ID, the command register as the firmware left it, class
+/// 03h (display controller) subclass 00h (VGA), the GTT size where it is a
+/// configuration word (Gen6/Gen7 SNB_GMCH_CTRL), stolen memory's base (BDSM)
+/// and size (Gen6/Gen7 SNB_GMCH_CTRL GMS), and a capability list holding one
+/// MSI capability (32-bit address, one vector, disabled): status bit 4, the
+/// pointer at 0x34.
 fn config_space(layout: &Layout) -> [u32; 64] {
     let mut c = [0u32; 64];
     c[0] = ((layout.device_id as u32) << 16) | 0x8086;
+    c[1] = FIRMWARE_COMMAND | pci::STATUS_CAPABILITIES_LIST;
     c[2] = 0x0300_0000;
+    c[pci::CAPABILITIES_POINTER as usize / 4] = MSI_CAPABILITY as u32;
+    // ID, next pointer 0 (the end of the list), Message Control 0.
+    c[MSI_CAPABILITY as usize / 4] = msi::ID as u32;
+    let stolen = layout.device.gtt.stolen;
+    c[stolen.base_offset as usize / 4] = STOLEN_BASE as u32;
+    if let (device::ConfigWord::Gpu(word), Some(field)) =
+        (stolen.size, stolen.field_for(STOLEN_BYTES))
+    {
+        c[word as usize / 4] |= u32::from(field) << ((word % 4) * 8);
+    }
     let size = layout.device.gtt.size;
     if let (SizeSource::PciConfig(at), Some(field)) =
         (size.source, size.field_for(layout.gtt_entries))

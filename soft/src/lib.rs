@@ -11,7 +11,8 @@
 //! video and blitter command streamers (ring START/HEAD/TAIL/CTL, batch
 //! buffers, the hardware status page) executing the MI commands listed in
 //! `cs/mi.rs` and the blitter commands of `blit/`; the per-context
-//! PPGTT; semaphore waits; user interrupts; errors for unknown commands and
+//! PPGTT; semaphore waits; user interrupts with their masks, enables and the
+//! master enable, delivered as MSI (a bus write) or INTx; errors for unknown commands and
 //! unmapped addresses, and a visible refusal of every other command of the
 //! tables (`cs/mi.rs`); forcewake acknowledgement and engine reset; the media
 //! and GPGPU pipelines of the render engine (`media`), whose threads run on
@@ -34,6 +35,8 @@
 //!   which the streamers and units share;
 //! - `command`, `layout`, `regfile`: command fields, the device description,
 //!   the register file;
+//! - `irq`: the interrupt blocks of the description (ISR, IIR, the line that
+//!   the device sends as MSI or shows as INTx);
 //! - [`eu`]: EU threads, the shared functions and the EU array.
 #![cfg_attr(not(test), no_std)]
 
@@ -45,6 +48,7 @@ mod cs;
 mod device;
 pub mod display;
 pub mod eu;
+mod irq;
 pub mod layout;
 mod media;
 mod mem;
@@ -127,6 +131,24 @@ impl<B: MemoryBus> SoftGpu<B> {
         self.device.lock().frame_ticks()
     }
 
+    /// The device with its PCI command register at `value`: the firmware leaves
+    /// memory space and bus master on (0x0007); 0 is the state after a reset,
+    /// in which the GPU reaches no memory until a driver sets bus master.
+    pub fn with_pci_command(self, value: u16) -> Self {
+        self.device.lock().set_pci_command(value);
+        self
+    }
+
+    /// The device with `bytes` of stolen memory at physical `base` (by default
+    /// 32 MiB at 0x7800_0000), reported in configuration space (BDSM, and the
+    /// size field where the GPU holds it) and served by the model itself. `None`
+    /// when the generation has no size field value for `bytes` or `base` is not
+    /// 1 MiB aligned below 4 GiB.
+    pub fn with_stolen(self, base: u64, bytes: u64) -> Option<Self> {
+        self.device.lock().set_stolen(base, bytes)?;
+        Some(self)
+    }
+
     /// Size of the MMIO BAR the driver should map (registers plus GTT alias).
     pub fn bar_size(&self) -> usize {
         self.device.lock().layout().bar_size as usize
@@ -168,6 +190,45 @@ impl<B: MemoryBus> SoftGpu<B> {
     /// Kernels the EU array has predecoded.
     pub fn eu_decodes(&self) -> u64 {
         self.device.lock().eu_decodes()
+    }
+
+    /// Whether the INTx line is asserted (the platform's interrupt controller
+    /// reads this level): an interrupt is pending, MSI is off and the command
+    /// register's Interrupt Disable bit is clear. With MSI enabled the device
+    /// writes its message to the bus instead ([`SoftGpu::msis_sent`]).
+    pub fn intx_asserted(&self) -> bool {
+        self.device.lock().intx_asserted()
+    }
+
+    /// MSI messages the device has written to its bus.
+    pub fn msis_sent(&self) -> u64 {
+        self.device.lock().msis()
+    }
+
+    /// Test knob: `false` makes forcewake requests go unacknowledged, as a GT that
+    /// never wakes would (the driver must report it, not hang).
+    pub fn set_forcewake_acks(&self, acks: bool) {
+        self.device.lock().set_forcewake_acks(acks)
+    }
+
+    /// Test knob: whether an Ivy Bridge reports multi-threaded forcewake in ECOBUS
+    /// bit 5 (the driver falls back to the single FORCEWAKE when not).
+    pub fn set_forcewake_mt_capable(&self, capable: bool) {
+        self.device.lock().set_forcewake_mt_capable(capable)
+    }
+
+    /// Raises bit `bit` of interrupt block `block` (`gt`, `display`, `pm` on
+    /// Gen6/Gen7, `main` on Gen4/G45) as an event of a unit outside the command
+    /// streamers would; `false` when the generation has no such block.
+    pub fn raise_interrupt(&self, block: &str, bit: u32) -> bool {
+        self.device.lock().raise_interrupt(block, bit)
+    }
+
+    /// The bit of interrupt `field` (a one-bit field of the block's IIR in the
+    /// register tables, such as `pipe_a_vblank` of `display`), for
+    /// [`SoftGpu::raise_interrupt`].
+    pub fn interrupt_bit(&self, block: &str, field: &str) -> Option<u32> {
+        self.device.lock().interrupt_bit(block, field)
     }
 }
 

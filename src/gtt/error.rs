@@ -18,7 +18,7 @@ pub enum GttError {
     /// A fixed address that is not page aligned.
     Unaligned(GfxAddr),
     /// A fixed range that overlaps a mapping or reservation (or page 0, which
-    /// stays unmapped so that a null address faults).
+    /// is never handed out, so that a null address reaches no buffer).
     Occupied { gfx: GfxAddr, pages: u64 },
     /// A fixed range that does not fit below the end of the address space at `limit`.
     OutOfRange {
@@ -29,6 +29,9 @@ pub enum GttError {
     /// The GPU's GTT size field holds a reserved value or says there is no GTT
     /// (`raw`: the register or configuration word it was read from).
     NoGttSize { raw: u32 },
+    /// The memory lies in stolen memory, which belongs to the firmware and the
+    /// GPU: the platform handed out RAM it should have kept reserved.
+    InStolen { phys: u64 },
 }
 
 impl fmt::Display for GttError {
@@ -40,9 +43,13 @@ impl fmt::Display for GttError {
             GttError::Unaligned(a) => write!(f, "address {:#x} is not 4 KiB aligned", a.0),
             GttError::Occupied { gfx, pages } => write!(
                 f,
-                "{:#x}..{:#x} is already in use (page 0 stays unmapped)",
+                "{:#x}..{:#x} is already in use (page 0 is never handed out)",
                 gfx.0,
                 gfx.0.saturating_add(pages.saturating_mul(PAGE))
+            ),
+            GttError::InStolen { phys } => write!(
+                f,
+                "the memory at {phys:#x} lies in the GPU's stolen memory; the platform must keep that range reserved"
             ),
             GttError::NoGttSize { raw } => write!(
                 f,

@@ -129,17 +129,55 @@ pub fn encode_pte(generation: Generation, phys: u64, caching: Caching) -> Result
     Ok(out[0])
 }
 
+/// The physical page a valid PTE of the generation's format points at
+/// (`None` for an invalid entry): the inverse of [`encode_pte`].
+pub fn decode_pte(generation: Generation, pte: u32) -> Option<u64> {
+    let format = device::of(generation)?.gtt.pte;
+    let (page, ext, valid) = match format {
+        PteFormat::Gen4 => {
+            let p = gen4::structs::GttPte::unpack(&[pte]).ok()?;
+            (
+                p.physical_page_address,
+                p.physical_page_address_extension,
+                p.valid,
+            )
+        }
+        PteFormat::Gen6 => {
+            let p = gen6::structs::GttPte::unpack(&[pte]).ok()?;
+            (
+                p.physical_page_address,
+                p.physical_start_address_extension,
+                p.valid,
+            )
+        }
+        PteFormat::Gen7 => {
+            let p = gen7::structs::GttPte::unpack(&[pte]).ok()?;
+            (
+                p.physical_page_address,
+                p.physical_start_address_extension,
+                p.valid,
+            )
+        }
+    };
+    valid.then_some((page & 0xffff_f000) | (u64::from(ext) << 32))
+}
+
 /// The GGTT manager: first-fit allocation over free page ranges.
 pub struct Ggtt {
     generation: Generation,
     layout: GgttLayout,
     free: PageRanges,
+    /// The PTE behind every unused entry (0 until [`Ggtt::take_over`] sets a
+    /// scratch page).
+    unused_pte: u32,
+    /// Stolen memory (physical start, bytes), which no mapping may use.
+    stolen: Option<(u64, u64)>,
 }
 
 impl Ggtt {
-    /// A manager for `generation`, leaving page 0 unused so that a null
-    /// graphics address always faults.
-    /// A GGTT of the description's size ([`GgttLayout::of`]).
+    /// A manager for `generation` with a GGTT of the description's size
+    /// ([`GgttLayout::of`]), never handing out page 0, so that a null graphics
+    /// address reaches no buffer.
     pub fn new(generation: Generation) -> Result<Self, GttError> {
         let layout = GgttLayout::of(generation).ok_or(GttError::Unsupported(generation))?;
         Ok(Self::with_layout(generation, layout))
@@ -151,7 +189,64 @@ impl Ggtt {
             generation,
             layout,
             free: PageRanges::new(1, layout.entries as u64),
+            unused_pte: 0,
+            stolen: None,
         }
+    }
+
+    /// Takes the GGTT over from the firmware, as Linux i915 does at load: the
+    /// entries that point into stolen memory (`stolen`: physical start and
+    /// bytes) are the firmware's (its console framebuffer, i915
+    /// `intel_alloc_initial_plane_obj` keeps the plane's), so they stay as they
+    /// are and are never handed out; every other entry, page 0 included, is
+    /// pointed at `scratch`, a page the GPU may read and write harmlessly (i915
+    /// `init_ggtt` clears every hole with `ggtt->vm.clear_range`, whose PTE is the
+    /// scratch page's). Returns the firmware's ranges, and makes [`Ggtt::unmap`]
+    /// point freed entries at the scratch page too.
+    ///
+    /// Reads every entry once: an uncached MMIO read each, so on the silicon this
+    /// takes a few hundred milliseconds for the 512 Ki entries of a 2 GiB GGTT.
+    pub fn take_over(
+        &mut self,
+        mmio: &dyn Mmio,
+        stolen: Option<(u64, u64)>,
+        scratch: &DmaRegion,
+    ) -> Result<alloc::vec::Vec<Mapping>, GttError> {
+        let scratch_pte = encode_pte(self.generation, scratch.phys.0, Caching::Uncached)?;
+        let in_stolen =
+            |phys: u64| stolen.is_some_and(|(base, bytes)| phys >= base && phys - base < bytes);
+        let mut firmware: alloc::vec::Vec<Mapping> = alloc::vec::Vec::new();
+        for index in 0..self.layout.entries as u64 {
+            let at = self.layout.alias_offset + (index * 4) as u32;
+            let pte = mmio.read32(at);
+            if decode_pte(self.generation, pte).is_some_and(in_stolen) {
+                match firmware.last_mut() {
+                    Some(m) if m.gfx.0 / PAGE + m.pages == index => m.pages += 1,
+                    _ => firmware.push(Mapping {
+                        gfx: GfxAddr(index * PAGE),
+                        pages: 1,
+                    }),
+                }
+            } else if pte != scratch_pte {
+                mmio.write32(at, scratch_pte);
+            }
+        }
+        let _ = mmio.read32(self.layout.alias_offset);
+        mmio.write32(self.layout.flush_register, 1);
+        for m in &firmware {
+            // Page 0 is never in the free ranges; the rest of a range is taken.
+            let (first, pages) = if m.gfx.0 == 0 {
+                (1, m.pages - 1)
+            } else {
+                (m.gfx.0 / PAGE, m.pages)
+            };
+            if pages > 0 {
+                self.free.take(first, pages)?;
+            }
+        }
+        self.unused_pte = scratch_pte;
+        self.stolen = stolen;
+        Ok(firmware)
     }
 
     pub fn layout(&self) -> GgttLayout {
@@ -215,6 +310,14 @@ impl Ggtt {
         pages: u64,
         caching: Caching,
     ) -> Result<Mapping, GttError> {
+        if let Some((base, bytes)) = self.stolen
+            && region.phys.0 < base + bytes
+            && region.phys.0 + region.size as u64 > base
+        {
+            return Err(GttError::InStolen {
+                phys: region.phys.0.max(base),
+            });
+        }
         // Encode every PTE first, so that a region the format cannot address maps nothing.
         let ptes = (0..pages)
             .map(|p| encode_pte(self.generation, region.phys.0 + p * PAGE, caching))
@@ -261,11 +364,31 @@ impl Ggtt {
         mmio.write32(self.layout.flush_register, 1);
     }
 
-    /// Invalidates a mapping's PTEs and frees its address range.
+    /// Makes every unused entry (page 0 included) invalid instead of pointing at
+    /// the scratch page, now and for entries given back later: a debugging mode in
+    /// which a stray access faults and is reported, where the silicon under Linux
+    /// would read or write the scratch page silently (`baregpu replay` runs so).
+    pub fn invalidate_unused(&mut self, mmio: &dyn Mmio) {
+        self.unused_pte = 0;
+        let mut unused: alloc::vec::Vec<(u64, u64)> = self.free.ranges().to_vec();
+        unused.push((0, 1));
+        for (first, pages) in unused {
+            for index in first..first + pages {
+                mmio.write32(self.layout.alias_offset + (index * 4) as u32, 0);
+            }
+        }
+        mmio.write32(self.layout.flush_register, 1);
+    }
+
+    /// Points a mapping's PTEs back at the scratch page (invalid before
+    /// [`Ggtt::take_over`]) and frees its address range.
     pub fn unmap(&mut self, mmio: &dyn Mmio, mapping: Mapping) {
         let first = mapping.gfx.0 / PAGE;
         for p in 0..mapping.pages {
-            mmio.write32(self.layout.alias_offset + ((first + p) * 4) as u32, 0);
+            mmio.write32(
+                self.layout.alias_offset + ((first + p) * 4) as u32,
+                self.unused_pte,
+            );
         }
         mmio.write32(self.layout.flush_register, 1);
         self.free.release(first, mapping.pages);

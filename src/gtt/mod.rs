@@ -10,5 +10,5 @@ pub mod tiling;
 
 pub use addr::{GfxAddr, PAGE};
 pub use error::GttError;
-pub use ggtt::{Caching, Ggtt, Mapping};
+pub use ggtt::{Caching, Ggtt, Mapping, decode_pte};
 pub use ppgtt::Ppgtt;

@@ -17,7 +17,7 @@ pub(crate) struct PageRanges {
 
 impl PageRanges {
     /// A space of `total` pages whose pages `first..total` are free (page 0 is
-    /// kept unmapped so that a null graphics address faults).
+    /// never handed out, so that a null graphics address reaches no buffer).
     pub(crate) fn new(first: u64, total: u64) -> Self {
         Self {
             free: alloc::vec![(first, total - first)],
@@ -100,7 +100,7 @@ impl PageRanges {
         }
     }
 
-    #[cfg(test)]
+    /// The free ranges, as (first page, pages).
     pub(crate) fn ranges(&self) -> &[(u64, u64)] {
         &self.free
     }

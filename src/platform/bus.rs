@@ -36,7 +36,18 @@ impl<P: Platform + ?Sized> MemoryBus for PlatformBus<'_, P> {
         Ok(())
     }
 
+    /// A dword write to the MSI window is an interrupt message: it goes to
+    /// [`Platform::msi`]; everything else to DMA memory.
     fn write(&self, phys: u64, data: &[u8]) -> Result<(), BusError> {
+        if baregpu_hal::pci::MSI_WINDOW.contains(&phys)
+            && let Ok(dword) = <[u8; 4]>::try_from(data)
+        {
+            return if self.platform.msi(phys, u32::from_le_bytes(dword)) {
+                Ok(())
+            } else {
+                Err(BusError { phys })
+            };
+        }
         let dst = self.span(phys, data.len())?;
         // SAFETY: as in `read`; the region is writable DMA memory.
         unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };

@@ -6,6 +6,16 @@
 //! simulated clock that only `delay_us` advances, so tests are deterministic.
 //! A tool whose timeouts are the user's wall-clock bounds gives the platform
 //! the host's clock instead ([`HostPlatform::with_clock`]).
+//!
+//! Interrupts: an MSI a device writes through [`super::PlatformBus`] is
+//! recorded and wakes [`Platform::wait_for_interrupt`]. A software GPU's time
+//! passes only when something runs it (the driver's MMIO accesses, or
+//! `SoftGpu::run`), so a wait on the plain platform sleeps one poll interval at
+//! most (the driver's MMIO reads then run the device) and returns early only
+//! when another thread delivers an MSI; [`WithDevice`] is the platform of a
+//! host where the device runs while the CPU waits: its wait runs the device in
+//! small steps until an MSI arrives or the deadline passes. The counts in
+//! [`InterruptCounts`] tell the two ways of waking apart.
 
 use alloc::alloc::{Layout, alloc_zeroed, dealloc};
 use alloc::collections::BTreeMap;
@@ -115,6 +125,17 @@ impl SimPciDevice {
     }
 }
 
+/// What the platform saw of interrupts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InterruptCounts {
+    /// Every MSI written to the platform: (address, data).
+    pub msis: Vec<(u64, u32)>,
+    /// Waits that returned because an MSI arrived.
+    pub woken_by_interrupt: u64,
+    /// Waits that returned without one (a poll interval or the deadline passed).
+    pub woken_otherwise: u64,
+}
+
 /// Heap-backed [`Platform`] for hosted tests and tools.
 pub struct HostPlatform {
     next_phys: AtomicU64,
@@ -123,6 +144,12 @@ pub struct HostPlatform {
     clock_ns: AtomicU64,
     /// A real clock (nanoseconds, monotonic) that replaces the simulated one.
     wall: Option<fn() -> u64>,
+    /// MSIs not yet taken by a wait.
+    msi_pending: AtomicU64,
+    interrupts: Mutex<InterruptCounts>,
+    /// Plain RAM standing in for device memory at physical ranges, for
+    /// [`Platform::map_mmio`]: (physical start, allocation).
+    mmio_ram: Mutex<Vec<(u64, Allocation)>>,
 }
 
 // SAFETY: the raw pointers in `dma` are owned allocations only reached under
@@ -146,7 +173,46 @@ impl HostPlatform {
             pci: Mutex::new(BTreeMap::new()),
             clock_ns: AtomicU64::new(0),
             wall: None,
+            msi_pending: AtomicU64::new(0),
+            interrupts: Mutex::new(InterruptCounts::default()),
+            mmio_ram: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The MSIs seen and how waits ended.
+    pub fn interrupt_counts(&self) -> InterruptCounts {
+        self.interrupts.lock().clone()
+    }
+
+    /// Takes the pending MSIs: whether there were any.
+    fn take_interrupt(&self) -> bool {
+        self.msi_pending.swap(0, Ordering::AcqRel) != 0
+    }
+
+    /// Counts how a wait ended.
+    fn woke(&self, by_interrupt: bool) {
+        let mut c = self.interrupts.lock();
+        if by_interrupt {
+            c.woken_by_interrupt += 1;
+        } else {
+            c.woken_otherwise += 1;
+        }
+    }
+
+    /// Puts `size` bytes of zeroed RAM at physical `phys` for [`Platform::map_mmio`]
+    /// to map, as if a device's BAR were there. Nothing answers behind it: it is
+    /// how tests run code that maps a real GPU's BAR, up to the first register
+    /// that does not behave (a forcewake that is never acknowledged, ...).
+    pub fn add_mmio_ram(&self, phys: u64, size: usize) -> Result<(), PlatformError> {
+        let layout = Layout::from_size_align(size.max(4096), 4096)
+            .map_err(|_| PlatformError::InvalidRequest)?;
+        // SAFETY: the size is non-zero.
+        let virt =
+            NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or(PlatformError::OutOfMemory)?;
+        self.mmio_ram
+            .lock()
+            .push((phys, Allocation { virt, layout }));
+        Ok(())
     }
 
     /// A platform whose time is `clock` (monotonic nanoseconds, such as the
@@ -187,6 +253,11 @@ impl HostPlatform {
 
 impl Drop for HostPlatform {
     fn drop(&mut self) {
+        for (_, a) in core::mem::take(&mut *self.mmio_ram.lock()) {
+            // SAFETY: allocated in `add_mmio_ram` with this layout; mappings of it
+            // do not outlive the platform they came from.
+            unsafe { dealloc(a.virt.as_ptr(), a.layout) };
+        }
         for (_, a) in core::mem::take(&mut self.dma.lock().by_phys) {
             // SAFETY: every entry was allocated with exactly this layout and
             // the platform (and so every region it handed out) is going away.
@@ -251,8 +322,17 @@ impl Platform for HostPlatform {
     }
 
     /// There is no device memory on the host.
-    fn map_mmio(&self, _phys: PhysAddr, _size: usize) -> Result<NonNull<u8>, PlatformError> {
-        Err(PlatformError::Unmappable)
+    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError> {
+        let ram = self.mmio_ram.lock();
+        let (start, a) = ram
+            .iter()
+            .find(|(start, a)| {
+                phys.0 >= *start
+                    && phys.0.saturating_add(size as u64) <= start + a.layout.size() as u64
+            })
+            .ok_or(PlatformError::Unmappable)?;
+        // SAFETY: the range lies inside the allocation (checked above).
+        Ok(unsafe { a.virt.add((phys.0 - start) as usize) })
     }
 
     unsafe fn unmap_mmio(&self, _virt: NonNull<u8>, _size: usize) {}
@@ -302,6 +382,36 @@ impl Platform for HostPlatform {
         }
     }
 
+    fn msi(&self, address: u64, data: u32) -> bool {
+        self.interrupts.lock().msis.push((address, data));
+        self.msi_pending.fetch_add(1, Ordering::AcqRel);
+        true
+    }
+
+    /// Returns at once on a pending MSI; otherwise waits one poll interval (10 us,
+    /// not past the deadline), on the wall clock watching for an MSI another thread
+    /// delivers.
+    fn wait_for_interrupt(&self, deadline_ns: u64) {
+        if self.take_interrupt() {
+            return self.woke(true);
+        }
+        let end = self.now_ns().saturating_add(10_000).min(deadline_ns);
+        match self.wall {
+            Some(clock) => {
+                while clock() < end && self.msi_pending.load(Ordering::Acquire) == 0 {
+                    core::hint::spin_loop();
+                }
+            }
+            None => {
+                let now = self.now_ns();
+                self.clock_ns
+                    .fetch_add(end.saturating_sub(now).max(1), Ordering::Relaxed);
+            }
+        }
+        let by_interrupt = self.take_interrupt();
+        self.woke(by_interrupt)
+    }
+
     fn delay_us(&self, us: u64) {
         match self.wall {
             Some(clock) => {
@@ -313,6 +423,75 @@ impl Platform for HostPlatform {
             None => {
                 self.clock_ns
                     .fetch_add(us.saturating_mul(1000), Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// A [`HostPlatform`] whose waits let a device run, as a GPU runs while the CPU
+/// sleeps: [`Platform::wait_for_interrupt`] calls `step` (a slice of the device's
+/// work, such as `|| soft.run(64)`) until an MSI arrives or the deadline passes,
+/// the simulated clock moving on 1 us per step; everything else is the wrapped
+/// platform's. The device's bus must be the wrapped platform's
+/// ([`super::PlatformBus`] over it), so that its MSIs reach the wait.
+pub struct WithDevice<'a> {
+    pub platform: &'a HostPlatform,
+    step: &'a dyn Fn(),
+}
+
+impl<'a> WithDevice<'a> {
+    pub fn new(platform: &'a HostPlatform, step: &'a dyn Fn()) -> Self {
+        Self { platform, step }
+    }
+}
+
+impl Platform for WithDevice<'_> {
+    fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError> {
+        self.platform.dma_alloc(size, align)
+    }
+    unsafe fn dma_free(&self, region: DmaRegion) {
+        // SAFETY: the caller's promise, passed on to the platform that allocated it.
+        unsafe { self.platform.dma_free(region) }
+    }
+    fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>> {
+        self.platform.phys_to_virt(phys)
+    }
+    fn phys_span_to_virt(&self, phys: PhysAddr, len: usize) -> Option<NonNull<u8>> {
+        self.platform.phys_span_to_virt(phys, len)
+    }
+    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError> {
+        self.platform.map_mmio(phys, size)
+    }
+    unsafe fn unmap_mmio(&self, virt: NonNull<u8>, size: usize) {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.platform.unmap_mmio(virt, size) }
+    }
+    fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32 {
+        self.platform.pci_read32(dev, offset)
+    }
+    fn pci_write32(&self, dev: PciAddress, offset: u16, value: u32) {
+        self.platform.pci_write32(dev, offset, value)
+    }
+    fn now_ns(&self) -> u64 {
+        self.platform.now_ns()
+    }
+    fn delay_us(&self, us: u64) {
+        self.platform.delay_us(us)
+    }
+    fn msi(&self, address: u64, data: u32) -> bool {
+        self.platform.msi(address, data)
+    }
+    fn wait_for_interrupt(&self, deadline_ns: u64) {
+        loop {
+            if self.platform.take_interrupt() {
+                return self.platform.woke(true);
+            }
+            if self.platform.now_ns() >= deadline_ns {
+                return self.platform.woke(false);
+            }
+            (self.step)();
+            if self.platform.msi_pending.load(Ordering::Acquire) == 0 {
+                self.platform.delay_us(1);
             }
         }
     }
@@ -371,6 +550,44 @@ mod tests {
         p.delay_us(50);
         let waited = p.now_ns() - t0;
         assert!((50_000..60_000).contains(&waited), "{waited}");
+    }
+
+    /// An MSI ends a wait at once; without one a wait takes one poll interval, or
+    /// less before a deadline.
+    #[test]
+    fn an_msi_wakes_a_waiter_and_is_counted() {
+        let p = HostPlatform::new();
+        p.wait_for_interrupt(u64::MAX);
+        assert_eq!(p.now_ns(), 10_000, "one poll interval");
+        p.wait_for_interrupt(12_000);
+        assert_eq!(p.now_ns(), 12_000, "not past the deadline");
+        assert!(p.msi(0xfee0_0000, 0x41));
+        p.wait_for_interrupt(u64::MAX);
+        assert_eq!(p.now_ns(), 12_000, "no time passed");
+        let c = p.interrupt_counts();
+        assert_eq!(c.msis, [(0xfee0_0000, 0x41)]);
+        assert_eq!((c.woken_by_interrupt, c.woken_otherwise), (1, 2));
+    }
+
+    /// The device-running wait steps the device until its MSI arrives.
+    #[test]
+    fn a_wait_with_the_device_runs_it_until_its_msi() {
+        let p = HostPlatform::new();
+        let steps = core::cell::Cell::new(0);
+        let step = || {
+            steps.set(steps.get() + 1);
+            if steps.get() == 5 {
+                p.msi(0xfee0_0000, 7);
+            }
+        };
+        let w = WithDevice::new(&p, &step);
+        w.wait_for_interrupt(u64::MAX);
+        assert_eq!(steps.get(), 5);
+        assert_eq!(p.now_ns(), 4_000, "1 us per step without an MSI");
+        w.wait_for_interrupt(p.now_ns() + 3_000);
+        assert_eq!(steps.get(), 8, "until the deadline");
+        let c = p.interrupt_counts();
+        assert_eq!((c.woken_by_interrupt, c.woken_otherwise), (1, 1));
     }
 
     #[test]

@@ -143,4 +143,27 @@ pub trait Platform {
 
     /// Waits at least `us` microseconds.
     fn delay_us(&self, us: u64);
+
+    /// A device wrote an interrupt message (MSI) to `address` (in the x86 window
+    /// `0xfee0_0000..0xfef0_0000`, [`baregpu_hal::pci::MSI_WINDOW`]) with `data`.
+    /// On hardware the write goes to the local APICs and never reaches this call;
+    /// a device model reaches it through [`PlatformBus`]. A platform that models
+    /// the interrupt (wakes a waiter, injects the vector) returns `true`; the
+    /// default has no interrupt controller behind the window and returns `false`
+    /// (the write is lost, as a master abort would lose it).
+    fn msi(&self, address: u64, data: u32) -> bool {
+        let _ = (address, data);
+        false
+    }
+
+    /// Sleeps until an interrupt arrives or the clock reaches `deadline_ns`
+    /// ([`Platform::now_ns`]), whichever comes first; it may return early. The
+    /// driver's [`crate::Gpu::wait`] calls it once interrupts are enabled, then
+    /// looks at the status page. An OS halts until its handler for the GPU's
+    /// vector (or INTx line) has run; the default waits one poll interval, so a
+    /// platform that does not model interrupts keeps working by polling.
+    fn wait_for_interrupt(&self, deadline_ns: u64) {
+        let _ = deadline_ns;
+        self.delay_us(10);
+    }
 }

@@ -6,11 +6,13 @@
 //! will then drive the device model through the same interface.
 
 pub mod devices;
+pub mod hardware;
 
 use alloc::vec::Vec;
 use core::fmt;
 
 pub use devices::DeviceInfo;
+pub use hardware::{HardwareGpu, OpenError};
 
 use crate::Generation;
 use crate::pci::{self, Bar, PciFunction};

@@ -8,7 +8,7 @@ use baregpu_hal::Generation;
 use baregpu_hal::device;
 
 pub use baregpu_hal::device::{
-    ErrorRegs, Forcewake, GfxMode, IrqRegs, Reset as ResetMethod, RingRegs,
+    ErrorRegs, Forcewake, GfxMode, IrqRegs, Reset as ResetMethod, RingRegs, WakeSequence,
 };
 
 /// One command streamer as the submission layer drives it.
@@ -41,6 +41,12 @@ pub struct Profile {
     pub engines: Vec<EngineInfo>,
     pub irq: IrqRegs,
     pub forcewake: Forcewake,
+    /// The steps around the forcewake request.
+    pub wake: WakeSequence,
+    /// The interrupt blocks and master enable.
+    pub interrupts: &'static device::InterruptDesc,
+    /// The engines as described (the interrupt handler reads their bits).
+    pub engine_descs: &'static [device::EngineDesc],
     pub reset: ResetMethod,
     /// The 965 wants a physical status page address in HWS_PGA (bits 35:32 in 7:4);
     /// G4x and later a GTT address.
@@ -71,6 +77,9 @@ pub fn profile(generation: Generation) -> Option<Profile> {
             .collect(),
         irq: d.gt.irq,
         forcewake: d.gt.forcewake,
+        wake: d.gt.wake,
+        interrupts: &d.interrupts,
+        engine_descs: d.engines,
         reset: d.gt.reset,
         hwsp_physical: d.gt.hwsp_physical,
         gfx_mode: d.gt.gfx_mode,

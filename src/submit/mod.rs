@@ -13,6 +13,7 @@
 pub mod batch;
 pub mod engines;
 pub mod error;
+mod forcewake;
 mod packets;
 
 use alloc::boxed::Box;
@@ -20,13 +21,16 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::fmt;
 
-use baregpu_hal::{DeviceIo, Generation, Mmio};
+use baregpu_hal::{DeviceIo, Generation, Mmio, device};
 
 pub use batch::{Batch, BatchError};
 pub use engines::EngineInfo;
 pub use error::{ErrorState, HangReason, Unmodelled};
+pub use forcewake::ForcewakeTimeout;
 
+use crate::bringup::{self, BringUpReport};
 use crate::gtt::{self, Caching, GfxAddr, Ggtt, GttError, Mapping, Ppgtt};
+use crate::irq::{InterruptHandler, InterruptMode, IrqError, Signalled};
 use crate::platform::{Dma, Platform, PlatformError};
 use packets::Encoders;
 
@@ -38,6 +42,8 @@ const RING_BYTES: usize = 32 << 10;
 const RING_GAP: u32 = 64;
 /// Polling interval while waiting.
 const POLL_US: u64 = 10;
+/// How long a ring may take to start (Linux init_ring_common: 50 ms).
+const RING_START_US: u64 = 50_000;
 /// PPGTT registers: PP_DCLV (engine + 0x220, 64-bit, write-only) and PP_DIR_BASE (engine + 0x228),
 /// SNB 003 lines 9508-9614; the GFX_MODE bit 9 enables the PPGTT ([`engines::GfxMode`]).
 const PP_DCLV: u32 = baregpu_hal::gen6::regs::PP_DCLV.relative_offset();
@@ -72,8 +78,12 @@ pub enum GpuError {
     Unsupported(Generation),
     Platform(PlatformError),
     Gtt(GttError),
-    /// A register did not reach the expected state (forcewake ack, reset, ring start).
+    /// A register did not reach the expected state (reset, ring start).
     BringUp(&'static str),
+    /// The GT did not wake: a forcewake step timed out.
+    Forcewake(ForcewakeTimeout),
+    /// Interrupts could not be set up as asked.
+    Interrupts(IrqError),
     /// The engine hung or reported an error; it was reset and takes new work.
     Hang(Box<ErrorState>),
     /// The submission was still queued when its engine was reset: it did not run.
@@ -91,6 +101,8 @@ impl fmt::Display for GpuError {
             GpuError::Platform(e) => write!(f, "platform: {e}"),
             GpuError::Gtt(e) => write!(f, "GTT: {e}"),
             GpuError::BringUp(what) => write!(f, "bring-up failed: {what}"),
+            GpuError::Forcewake(t) => write!(f, "{t}"),
+            GpuError::Interrupts(e) => write!(f, "interrupts: {e}"),
             GpuError::Hang(state) => write!(f, "{state}"),
             GpuError::Lost(fence) => write!(
                 f,
@@ -106,6 +118,16 @@ impl fmt::Display for GpuError {
 impl From<PlatformError> for GpuError {
     fn from(e: PlatformError) -> Self {
         GpuError::Platform(e)
+    }
+}
+impl From<ForcewakeTimeout> for GpuError {
+    fn from(e: ForcewakeTimeout) -> Self {
+        GpuError::Forcewake(e)
+    }
+}
+impl From<IrqError> for GpuError {
+    fn from(e: IrqError) -> Self {
+        GpuError::Interrupts(e)
     }
 }
 impl From<GttError> for GpuError {
@@ -172,6 +194,15 @@ pub struct Gpu<'a, P: Platform> {
     queues: Vec<Queue<'a>>,
     enc: Encoders,
     contexts: Vec<Option<Ppgtt<'a>>>,
+    /// The page behind every unused GGTT entry (kept for the `Gpu`'s life).
+    _scratch: Dma<'a>,
+    bring_up: BringUpReport,
+    /// The forcewake held since bring-up.
+    forcewake: forcewake::Held,
+    /// How interrupts reach the OS, once enabled.
+    irq: Option<InterruptMode>,
+    /// What the interrupt handler has found since the last [`Gpu::take_signalled`].
+    signalled: Signalled,
 }
 
 impl<'a, P: Platform> Gpu<'a, P> {
@@ -202,8 +233,26 @@ impl<'a, P: Platform> Gpu<'a, P> {
     ) -> Result<Self, GpuError> {
         let profile = engines::profile(generation).ok_or(GpuError::Unsupported(generation))?;
         let enc = packets::encoders(generation).ok_or(GpuError::Unsupported(generation))?;
-        let mut ggtt =
-            Ggtt::with_layout(generation, gtt::ggtt::GgttLayout::read(generation, device)?);
+        // The bring-up steps before the engines, in i915's order (`crate::bringup`).
+        let (command_before, command_after) =
+            bringup::enable_device(device).map_err(GpuError::BringUp)?;
+        let layout = gtt::ggtt::GgttLayout::read(generation, device)?;
+        let stolen = bringup::read_stolen(platform, device, generation);
+        let mut ggtt = Ggtt::with_layout(generation, layout);
+        let scratch = Dma::new(platform, 4096, 4096)?;
+        let firmware_ranges = ggtt.take_over(
+            device,
+            stolen.map(|s| (s.base.0, s.bytes)),
+            &scratch.region(),
+        )?;
+        let bring_up = BringUpReport {
+            command_before,
+            command_after,
+            ggtt_entries: layout.entries,
+            stolen,
+            firmware_ranges,
+            scratch: scratch.phys(),
+        };
         let mut held = Vec::new();
         for &(gfx, bytes) in keep_free {
             held.push(ggtt.reserve_at(gfx, bytes.div_ceil(gtt::PAGE))?);
@@ -220,8 +269,13 @@ impl<'a, P: Platform> Gpu<'a, P> {
             queues: Vec::new(),
             enc,
             contexts: Vec::new(),
+            _scratch: scratch,
+            bring_up,
+            forcewake: forcewake::Held::None,
+            irq: None,
+            signalled: Signalled::default(),
         };
-        gpu.forcewake()?;
+        gpu.forcewake = forcewake::take(mmio, platform, gpu.profile.forcewake, gpu.profile.wake)?;
         for info in infos {
             let hwsp = Dma::new(platform, 4096, 4096)?;
             let hwsp_map = gpu.ggtt.map(mmio, &hwsp.region(), Caching::Llc)?;
@@ -256,9 +310,22 @@ impl<'a, P: Platform> Gpu<'a, P> {
         self.generation
     }
 
+    /// What bring-up found and did: the PCI command register, GGTT size, stolen
+    /// memory, the firmware's GGTT ranges kept, the scratch page.
+    pub fn bring_up(&self) -> &BringUpReport {
+        &self.bring_up
+    }
+
     /// The engines, by [`EngineId`].
     pub fn engines(&self) -> impl Iterator<Item = &EngineInfo> {
         self.queues.iter().map(|q| &q.info)
+    }
+
+    /// Makes unused GGTT entries invalid instead of pointing at the scratch page
+    /// ([`Ggtt::invalidate_unused`]): stray accesses then fault and are reported.
+    /// For debugging tools; drivers leave the scratch page, as Linux does.
+    pub fn invalidate_unused_ggtt(&mut self) {
+        self.ggtt.invalidate_unused(self.mmio);
     }
 
     /// The GGTT manager (for mapping buffers the batches use).
@@ -329,23 +396,6 @@ impl<'a, P: Platform> Gpu<'a, P> {
         }
     }
 
-    /// Keeps the GT awake while the driver runs (Linux's Gen6 and Gen7 sequences).
-    fn forcewake(&self) -> Result<(), GpuError> {
-        match self.profile.forcewake {
-            engines::Forcewake::None => Ok(()),
-            engines::Forcewake::Single { request, ack } => {
-                self.wait_for(ack, 1, 0, 50_000, "forcewake ack clear")?;
-                self.mmio.write32(request, 1);
-                self.wait_for(ack, 1, 1, 50_000, "forcewake ack")
-            }
-            engines::Forcewake::MultiThreaded { request, ack } => {
-                // Masked register: bit 16 enables the write of bit 0.
-                self.mmio.write32(request, (1 << 16) | 1);
-                self.wait_for(ack, 1, 1, 50_000, "forcewake (MT) ack")
-            }
-        }
-    }
-
     /// Programs an engine's status page and ring and enables it (003 lines 8281-8288: START, HEAD
     /// and TAIL before CTL).
     fn start_engine(&mut self, i: usize) -> Result<(), GpuError> {
@@ -369,14 +419,120 @@ impl<'a, P: Platform> Gpu<'a, P> {
         q.context = None;
         let pages = q.ring.size / 4096;
         self.mmio.write32(base + regs.ctl, ((pages - 1) << 12) | 1);
-        let (start, ctl) = (
-            self.mmio.read32(base + regs.start),
-            self.mmio.read32(base + regs.ctl),
-        );
-        if start != q.ring.mapping.gfx.0 as u32 || ctl & 1 == 0 {
-            return Err(GpuError::BringUp("ring did not start"));
+        // The ring runs once CTL is valid, START reads back and HEAD is 0; Linux
+        // (intel_ringbuffer.c init_ring_common) gives it 50 ms.
+        let want_start = q.ring.mapping.gfx.0 as u32;
+        let started = self.platform.now_ns();
+        loop {
+            let (start, ctl, head) = (
+                self.mmio.read32(base + regs.start),
+                self.mmio.read32(base + regs.ctl),
+                self.mmio.read32(base + regs.head) & 0x001f_fffc,
+            );
+            if start == want_start && ctl & 1 == 1 && head == 0 {
+                break;
+            }
+            if self.platform.now_ns().saturating_sub(started) > us_to_ns(RING_START_US) {
+                return Err(GpuError::BringUp("ring did not start"));
+            }
+            self.platform.delay_us(POLL_US);
+        }
+        // The mode-register writes of the engine's ring initialisation, in order
+        // (device description `[[init]]`, from i915's init_render_ring).
+        let name = self.queues[i].info.name;
+        if let Some(d) = baregpu_hal::device::of(self.generation) {
+            for w in d.init.iter().filter(|w| w.engine == name) {
+                self.mmio.write32(w.register, w.value);
+            }
+        }
+        // A reset masked the ring's interrupts again.
+        if self.irq.is_some() {
+            self.unmask_ring(i);
         }
         Ok(())
+    }
+
+    /// The engine's user and error bits.
+    fn engine_irq_bits(desc: &device::EngineDesc) -> u32 {
+        (1 << desc.user_interrupt_bit) | (1 << desc.error_bit)
+    }
+
+    /// Unmasks an engine's user and error interrupts in its ring IMR (Gen6/Gen7: the
+    /// manual says to mask command streamer interrupts there, not in GTIMR, 003 line
+    /// 55552).
+    fn unmask_ring(&self, i: usize) {
+        let (Some(q), Some(d)) = (self.queues.get(i), self.profile.engine_descs.get(i)) else {
+            return;
+        };
+        if let Some(imr) = q.info.imr {
+            self.mmio.write32(imr, !Self::engine_irq_bits(d));
+        }
+    }
+
+    /// Enables interrupts: the device signals the OS by `mode` (an MSI address and
+    /// data the OS chose, or INTx) whenever an engine finishes a submission (its
+    /// MI_USER_INTERRUPT) or reports an error, and [`Gpu::wait`] sleeps in
+    /// [`Platform::wait_for_interrupt`] instead of polling. The OS routes the
+    /// interrupt to a handler that calls [`Gpu::handle_interrupt`] (or
+    /// [`Gpu::interrupt_handler`]'s `handle`). Linux i915's order: master off,
+    /// stale identity bits cleared (twice: IIR queues two events), the PCI
+    /// function pointed at the OS, the masks and enables of every engine's user and
+    /// error bits (ring IMR, IMR, IER), master on (DEIER bit 31 on Gen6/Gen7).
+    pub fn enable_interrupts(&mut self, mode: InterruptMode) -> Result<(), GpuError> {
+        let desc = self.profile.interrupts;
+        if let Some(m) = desc.master {
+            let v = self.mmio.read32(m.register);
+            self.mmio.write32(m.register, v & !(1 << m.bit));
+        }
+        for b in desc.blocks {
+            self.mmio.write32(b.regs.iir, u32::MAX);
+            self.mmio.write32(b.regs.iir, u32::MAX);
+        }
+        crate::irq::configure(self.device, mode)?;
+        let mut bits = 0;
+        for (i, d) in self.profile.engine_descs.iter().enumerate() {
+            bits |= Self::engine_irq_bits(d);
+            self.unmask_ring(i);
+        }
+        let irq = self.profile.irq;
+        self.mmio.write32(irq.imr, !bits);
+        self.mmio.write32(irq.ier, bits);
+        self.irq = Some(mode);
+        if let Some(m) = desc.master {
+            let v = self.mmio.read32(m.register);
+            self.mmio.write32(m.register, v | 1 << m.bit);
+        }
+        Ok(())
+    }
+
+    /// How interrupts reach the OS (`None`: not enabled, the driver polls).
+    pub fn interrupt_mode(&self) -> Option<InterruptMode> {
+        self.irq
+    }
+
+    /// The handler alone: registers only, for an OS whose interrupt handler cannot
+    /// reach the `Gpu` (it is busy in a wait on another CPU). What it finds is not
+    /// recorded in the `Gpu`; the waits read completion from the status pages.
+    pub fn interrupt_handler(&self) -> InterruptHandler<'a> {
+        InterruptHandler {
+            mmio: self.mmio,
+            desc: self.profile.interrupts,
+            engines: self.profile.engine_descs,
+        }
+    }
+
+    /// What the OS calls when the GPU's interrupt arrives: reads and acknowledges
+    /// the pending interrupts as Linux i915's handlers do ([`InterruptHandler::handle`]),
+    /// records them, and returns which engines signalled (and which reported errors).
+    pub fn handle_interrupt(&mut self) -> Signalled {
+        let s = self.interrupt_handler().handle();
+        self.signalled.merge(s);
+        s
+    }
+
+    /// What the handler has recorded since the last call, cleared.
+    pub fn take_signalled(&mut self) -> Signalled {
+        core::mem::take(&mut self.signalled)
     }
 
     fn queue(&mut self, engine: EngineId) -> Result<&mut Queue<'a>, GpuError> {
@@ -540,6 +696,12 @@ impl<'a, P: Platform> Gpu<'a, P> {
         let start = self.platform.now_ns();
         let eir_reg = self.queues[i].info.errors.eir;
         loop {
+            // With interrupts on, acknowledge what is pending first, on every
+            // pass: an interrupt left in IIR keeps the line high, and the next
+            // one would make no new edge (no MSI) for any waiter.
+            if self.irq.is_some() {
+                self.handle_interrupt();
+            }
             // Reading a register is also what lets the software GPU advance.
             let eir = self.mmio.read32(eir_reg);
             let done = self.completed(fence.engine);
@@ -556,7 +718,13 @@ impl<'a, P: Platform> Gpu<'a, P> {
             if self.platform.now_ns().saturating_sub(start) > us_to_ns(timeout_us) {
                 return Err(self.hang(i, HangReason::Timeout, done, fence.seqno));
             }
-            self.platform.delay_us(POLL_US);
+            if self.irq.is_some() {
+                // Sleep until an interrupt or the hang deadline.
+                let deadline = start.saturating_add(us_to_ns(timeout_us).saturating_add(1));
+                self.platform.wait_for_interrupt(deadline);
+            } else {
+                self.platform.delay_us(POLL_US);
+            }
         }
     }
 
@@ -817,6 +985,15 @@ impl<P: Platform> Drop for Gpu<'_, P> {
             // SAFETY: the rings are stopped; no engine walks these tables.
             unsafe { p.destroy(&mut self.ggtt, self.mmio) };
         }
+        // No more interrupts for the OS's vector or line, and the GT may sleep.
+        if self.irq.is_some() {
+            if let Some(m) = self.profile.interrupts.master {
+                let v = self.mmio.read32(m.register);
+                self.mmio.write32(m.register, v & !(1 << m.bit));
+            }
+            self.mmio.write32(self.profile.irq.ier, 0);
+        }
+        forcewake::release(self.mmio, self.forcewake);
         // The queues (rings, status pages, in-flight batches) drop with `self`.
     }
 }

@@ -179,11 +179,15 @@ macro_rules! shared_submission_tests {
         }
 
         #[test]
-        fn a_store_to_an_unmapped_address_faults_without_a_host_crash() {
+        fn a_store_through_an_invalid_gtt_entry_faults_without_a_host_crash() {
             let p = HostPlatform::new();
             let soft = setup(&p);
             let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
             let last = EngineId(gpu.engines().count() - 1);
+            // Unused entries point at the scratch page; make this one invalid, as a
+            // stray PTE write would.
+            let mmio = gpu.mmio();
+            gpu.ggtt().write_entry(mmio, 0x1fff_0000 / 4096, 0);
             let mut b = gpu.new_batch(4096).unwrap();
             b.push(&sdi(0x1fff_0000, 1)).unwrap();
             let f = gpu.submit(last, b).unwrap();

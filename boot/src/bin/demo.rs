@@ -1,30 +1,33 @@
-//! The QEMU demo kernel (README command 1): boot, probe the PCI bus, fall
-//! back to the software GPU, and run real work through the driver stack:
+//! The demo kernel (README command 1, and `cargo image` for PCs): boot, probe
+//! the PCI bus, open the supported Intel GPU it finds (falling back to the
+//! software GPU, with the reason, when there is none or a step fails), and run
+//! real work through the driver stack:
 //! batches on every engine, a chain of batches, a runaway batch that the
 //! driver detects as a hang, reports (decoded) and recovers from, a blitter
 //! picture, and a Mandelbrot set computed by an EU kernel on the software
-//! GPU's EU array, shown on the serial console and on QEMU's display.
+//! GPU's EU array, shown on the serial console and on the screen (the
+//! firmware framebuffer, or QEMU's standard VGA).
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
 extern crate alloc;
 
 use baregpu::compute::ComputeError;
 use baregpu::hal::Generation;
-use baregpu::hal::gen7::commands::{
-    MiBatchBufferEnd, MiBatchBufferStart, MiStoreDataImm, MiStoreRegisterMem,
-};
 use baregpu::hal::gen7::commands::{XyColorBlt, XySrcCopyBlt};
 use baregpu::platform::PlatformBus;
+use baregpu::probe::HardwareGpu;
 use baregpu::{Backend, EngineId, Gpu, GpuError, ProbeReport};
-use baregpu_boot::{BootPlatform, ExitCode, StartInfo, exit_qemu, println};
+use baregpu_boot::{BootInfo, BootPlatform, ExitCode, exit_qemu, println};
 use baregpu_soft::SoftGpu;
 
 #[path = "demo/mandelbrot.rs"]
 mod mandelbrot;
+#[path = "demo/packets.rs"]
+mod packets;
 #[path = "demo/scanout.rs"]
 mod scanout;
-#[path = "demo/vga.rs"]
-mod vga;
+
+use packets::Mi;
 
 baregpu_boot::entry!(demo);
 
@@ -36,26 +39,36 @@ fn words(buffer: &baregpu::Dma<'_>) -> alloc::vec::Vec<u32> {
     buffer.to_u32s()
 }
 
-fn demo(info: &'static StartInfo) -> ! {
+/// Pixel rows at the top of the screen kept for the Mandelbrot picture.
+const PICTURE_HEIGHT: usize = 192;
+
+fn demo(info: &'static BootInfo) -> ! {
+    // The picture goes above the console text on the screen.
+    baregpu_boot::screen::reserve_top(PICTURE_HEIGHT);
     println!("baregpu demo kernel");
-    println!(
-        "boot: PVH start_info v{}, {} MiB of RAM",
-        info.version,
-        info.ram_bytes() >> 20
-    );
+    println!("boot: {}", info);
+    match baregpu_boot::screen::describe() {
+        Some((source, w, h)) => println!(
+            "screen: {:?} {}x{}, console below the picture",
+            source, w, h
+        ),
+        None => println!("screen: none (serial console only)"),
+    }
     let platform = BootPlatform::new();
     let report = baregpu::probe(&platform);
     println!("{}", report);
-    match report.backend {
-        Backend::Hardware { generation, .. } => {
-            println!(
-                "a supported {} GPU is present; this demo drives the software GPU only for now",
-                generation
-            );
-        }
-        Backend::Software => {}
-    }
-    match run_software_gpu(&platform, &report) {
+    let outcome = match report.backend {
+        Backend::Hardware { .. } => match run_hardware(&platform, &report) {
+            Ok(()) => Ok(()),
+            Err(reason) => {
+                println!("hardware GPU: {}", reason);
+                println!("falling back to the software GPU");
+                run_software_gpu(&platform)
+            }
+        },
+        Backend::Software => run_software_gpu(&platform),
+    };
+    match outcome {
         Ok(()) => {
             println!("demo finished");
             exit_qemu(ExitCode::Success)
@@ -67,7 +80,41 @@ fn demo(info: &'static StartInfo) -> ! {
     }
 }
 
-fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(), ComputeError> {
+/// The work on the GPU the probe found: open it (map BAR0), bring it up, run the
+/// demo. Every step has a timeout inside the driver; the first failure comes back
+/// as the line to print before falling back to the software GPU.
+fn run_hardware(
+    platform: &BootPlatform,
+    report: &ProbeReport,
+) -> Result<(), alloc::string::String> {
+    println!();
+    let hw =
+        HardwareGpu::open(platform, report).map_err(|e| alloc::format!("cannot open it: {e}"))?;
+    let (bar, size) = hw.bar();
+    println!(
+        "hardware GPU: {} at {}, BAR0 {:#x} ({} MiB) mapped",
+        hw.generation(),
+        hw.address(),
+        bar.0,
+        size >> 20
+    );
+    let mut gpu = Gpu::new(platform, hw.device(), hw.generation())
+        .map_err(|e| alloc::format!("bring-up failed: {e}"))?;
+    print_bring_up(&gpu);
+    run_work(&mut gpu)
+        .map(|_| ())
+        .map_err(|e| alloc::format!("{e}"))
+}
+
+/// What bring-up found, one line each.
+fn print_bring_up(gpu: &Gpu<'_, BootPlatform>) {
+    println!("bring-up: forcewake, GGTT, status page and 32 KiB ring on each engine");
+    for line in alloc::format!("{}", gpu.bring_up()).lines() {
+        println!("  {}", line);
+    }
+}
+
+fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     println!();
     println!(
         "software GPU: {} ({}) device model",
@@ -76,33 +123,57 @@ fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(),
     let soft = SoftGpu::new(SOFT_GENERATION, PlatformBus::new(platform))
         .map_err(|_| GpuError::Unsupported(SOFT_GENERATION))?;
     let mut gpu = Gpu::new(platform, &soft, SOFT_GENERATION)?;
-    println!("bring-up: forcewake, GGTT, status page and 32 KiB ring on each engine");
+    print_bring_up(&gpu);
+    let counts = run_work(&mut gpu)?;
+    // The picture again, through the modelled display's primary plane.
+    if let Some(counts) = counts
+        && let Err(e) = scanout::show(
+            &mut gpu,
+            &soft,
+            platform,
+            &counts,
+            256,
+            PICTURE_HEIGHT as u32,
+        )
+    {
+        println!("  display: {}", e);
+    }
+    let stats = soft.stats();
+    println!(
+        "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
+        stats.commands, stats.batches, stats.errors, stats.resets
+    );
+    Ok(())
+}
+
+/// The demo's work, the same on the real GPU and the software one; the
+/// Mandelbrot's iteration counts when it ran.
+fn run_work(gpu: &mut Gpu<'_, BootPlatform>) -> Result<Option<alloc::vec::Vec<u32>>, ComputeError> {
+    let g = gpu.generation();
+    let batch_err = |_| GpuError::BringUp("batch");
     let (buf, map) = gpu.map_buffer(4096)?;
 
     // 1. A batch on each engine: store a value, and the ring START register.
-    for (k, engine) in [EngineId::RENDER, EngineId::VIDEO, EngineId::BLITTER]
-        .into_iter()
-        .enumerate()
-    {
+    let engines: alloc::vec::Vec<(&'static str, u32)> = gpu
+        .engines()
+        .map(|e| (e.name, e.base + e.ring.start))
+        .collect();
+    for (k, &(name, start_reg)) in engines.iter().enumerate() {
         let mut b = gpu.new_batch(4096)?;
+        let slot = map.gfx.0 + 8 * k as u64;
         let value = 0xc0de_0000 | k as u32;
-        b.push(&MiStoreDataImm {
-            use_global_gtt: true,
-            address: map.gfx.0 + 8 * k as u64,
-            data_dword0: value,
-            data_dword1: None,
-        })
-        .map_err(|_| GpuError::BringUp("batch"))?;
-        let start_reg = gpu.engines().nth(k).map_or(0, |e| e.base + 0x38);
-        b.push(&MiStoreRegisterMem {
-            use_global_gtt: true,
-            register_address: start_reg,
-            memory_address: map.gfx.0 + 8 * k as u64 + 4,
-        })
-        .map_err(|_| GpuError::BringUp("batch"))?;
-        let fence = gpu.submit(engine, b)?;
+        packets::push(&mut b, g, Mi::Store { gfx: slot, value }).map_err(batch_err)?;
+        packets::push(
+            &mut b,
+            g,
+            Mi::StoreRegister {
+                register: start_reg,
+                gfx: slot + 4,
+            },
+        )
+        .map_err(batch_err)?;
+        let fence = gpu.submit(EngineId(k), b)?;
         gpu.wait(fence, 1_000_000)?;
-        let name = gpu.engines().nth(k).map_or("?", |e| e.name);
         println!(
             "  {:<8} seqno {}: memory holds {:#010x} and RING_START {:#x}",
             name,
@@ -118,21 +189,16 @@ fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(),
     let mut chain = alloc::vec::Vec::new();
     for k in (0..64u32).rev() {
         let mut b = gpu.new_batch(4096)?;
-        let ok = b
-            .push(&MiStoreDataImm {
-                use_global_gtt: true,
-                address: map.gfx.0 + 256 + 4 * k as u64,
-                data_dword0: k * k,
-                data_dword1: None,
-            })
-            .and_then(|_| match next {
-                Some(a) => b.push(&MiBatchBufferStart {
-                    batch_buffer_start_address: a,
-                    ..Default::default()
-                }),
-                None => b.push(&MiBatchBufferEnd::default()),
-            });
-        ok.map_err(|_| GpuError::BringUp("batch"))?;
+        let store = Mi::Store {
+            gfx: map.gfx.0 + 256 + 4 * k as u64,
+            value: k * k,
+        };
+        packets::push(&mut b, g, store).map_err(batch_err)?;
+        let tail = match next {
+            Some(gfx) => Mi::Start { gfx },
+            None => Mi::End,
+        };
+        packets::push(&mut b, g, tail).map_err(batch_err)?;
         next = Some(b.gfx().0);
         if k == 0 {
             first = Some(b)
@@ -156,19 +222,12 @@ fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(),
     //    dumps the decoded state, resets the engine and carries on.
     let mut b = gpu.new_batch(4096)?;
     let top = b.gfx().0;
-    b.push(&MiStoreDataImm {
-        use_global_gtt: true,
-        address: map.gfx.0 + 512,
-        data_dword0: 7,
-        data_dword1: None,
-    })
-    .and_then(|_| {
-        b.push(&MiBatchBufferStart {
-            batch_buffer_start_address: top,
-            ..Default::default()
-        })
-    })
-    .map_err(|_| GpuError::BringUp("batch"))?;
+    let store = Mi::Store {
+        gfx: map.gfx.0 + 512,
+        value: 7,
+    };
+    packets::push(&mut b, g, store).map_err(batch_err)?;
+    packets::push(&mut b, g, Mi::Start { gfx: top }).map_err(batch_err)?;
     let fence = gpu.submit(EngineId::RENDER, b)?;
     match gpu.wait(fence, 20_000) {
         Err(GpuError::Hang(state)) => {
@@ -186,17 +245,22 @@ fn run_software_gpu(platform: &BootPlatform, report: &ProbeReport) -> Result<(),
         "  after the reset the render engine completed seqno {}",
         gpu.completed(EngineId::RENDER)
     );
-    draw_picture(&mut gpu)?;
-    let (counts, w, h) = draw_mandelbrot(&mut gpu, platform, report)?;
-    if let Err(e) = scanout::show(&mut gpu, &soft, platform, report, &counts, w, h) {
-        println!("  display: {}", e);
+    // The blits and the EU kernel are written for Ivy Bridge (the blits' encoding
+    // is also Sandy Bridge's).
+    match g {
+        Generation::Gen6 | Generation::Gen7 => draw_picture(gpu)?,
+        _ => println!(
+            "  (the blitter picture is written for Gen6/Gen7: skipped on {})",
+            g
+        ),
     }
-    let stats = soft.stats();
-    println!(
-        "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
-        stats.commands, stats.batches, stats.errors, stats.resets
-    );
-    Ok(())
+    match g {
+        Generation::Gen7 => draw_mandelbrot(gpu).map(Some),
+        _ => {
+            println!("  (the Mandelbrot kernel is Gen7 code: skipped on {})", g);
+            Ok(None)
+        }
+    }
 }
 
 /// The blitter draws rectangles into an X-tiled 8-bit surface, copies it to
@@ -270,15 +334,11 @@ fn draw_picture(gpu: &mut Gpu<'_, BootPlatform>) -> Result<(), GpuError> {
 }
 
 /// The Mandelbrot set computed by the EU kernel: a 256 x 192 picture, shown
-/// on QEMU's display when it has the standard VGA, and sampled down to
-/// characters on the serial console.
-fn draw_mandelbrot(
-    gpu: &mut Gpu<'_, BootPlatform>,
-    platform: &BootPlatform,
-    report: &ProbeReport,
-) -> Result<(alloc::vec::Vec<u32>, u32, u32), ComputeError> {
+/// at the top of the screen when there is one, and sampled down to
+/// characters on the console.
+fn draw_mandelbrot(gpu: &mut Gpu<'_, BootPlatform>) -> Result<alloc::vec::Vec<u32>, ComputeError> {
     const W: u32 = 256;
-    const H: u32 = 192;
+    const H: u32 = PICTURE_HEIGHT as u32;
     let start = baregpu_boot::clock::now_us();
     let counts = mandelbrot::render(gpu, W, H)?;
     println!(
@@ -298,21 +358,21 @@ fn draw_mandelbrot(
             .collect();
         println!("    |{}|", row);
     }
-    match vga::Framebuffer::open(platform, report, W as u16, H as u16) {
-        Some(mut fb) => {
-            for y in 0..H as usize {
-                for x in 0..W as usize {
-                    fb.put(x, y, mandelbrot::colour(counts[y * W as usize + x]));
-                }
+    let drawn = baregpu_boot::screen::draw(|screen| {
+        for y in 0..H as usize {
+            for x in 0..W as usize {
+                screen.put(x, y, mandelbrot::colour(counts[y * W as usize + x]));
             }
-            println!("  and drew it on QEMU's display ({}x{}, 32 bpp)", W, H);
+        }
+    });
+    match drawn {
+        Some(()) => {
+            println!("  and drew it on the screen ({}x{}, top left)", W, H);
             // Leave it up for a moment: with a display (or a screendump,
             // qemu/screenshot.sh) the picture is seen before QEMU exits.
             baregpu_boot::clock::delay_us(1_500_000);
         }
-        None => {
-            println!("  (no QEMU standard VGA adapter: the picture stays on the serial console)")
-        }
+        None => println!("  (no screen: the picture stays on the serial console)"),
     }
-    Ok((counts, W, H))
+    Ok(counts)
 }

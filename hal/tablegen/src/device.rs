@@ -27,10 +27,25 @@ struct RawDevice {
     #[serde(rename = "ref")]
     reference: String,
     gt: RawGt,
+    interrupts: RawInterrupts,
     gtt: RawGtt,
     compute: Option<RawCompute>,
     display: Option<RawDisplay>,
     engine: Vec<RawEngine>,
+    #[serde(default)]
+    init: Vec<RawInit>,
+}
+
+/// A write the driver makes after starting an engine's ring (a masked register:
+/// the named fields are set to their values, the rest left alone).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInit {
+    #[serde(rename = "ref")]
+    reference: String,
+    engine: String,
+    register: String,
+    fields: BTreeMap<String, u64>,
 }
 
 /// `[display]`: the pipes the firmware may have lit and their primary planes.
@@ -40,7 +55,6 @@ struct RawDisplay {
     #[serde(rename = "ref")]
     reference: String,
     flip_engine: String,
-    irq: Option<BTreeMap<String, RawReg>>,
     formats: Vec<RawFormat>,
     pipe: Vec<RawPipe>,
 }
@@ -102,7 +116,6 @@ struct RawCompute {
 struct RawGt {
     #[serde(rename = "ref")]
     reference: String,
-    irq: BTreeMap<String, RawReg>,
     reset: RawReset,
     forcewake: Option<RawForcewake>,
     gfx_mode: Option<RawReg>,
@@ -126,6 +139,48 @@ struct RawForcewake {
     style: String,
     request: RawReg,
     ack: RawReg,
+    ack_timeout_ms: u32,
+    posting_read: Option<RawReg>,
+    thread_status: Option<RawReg>,
+    thread_status_mask: Option<u32>,
+    mt_enable: Option<RawMtEnable>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMtEnable {
+    register: RawReg,
+    bit: u32,
+    single_request: RawReg,
+    single_ack: RawReg,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInterrupts {
+    #[serde(rename = "ref")]
+    reference: String,
+    master: Option<RawMaster>,
+    block: Vec<RawBlock>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMaster {
+    register: RawReg,
+    bit: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBlock {
+    name: String,
+    isr: RawReg,
+    imr: RawReg,
+    iir: RawReg,
+    ier: RawReg,
+    #[serde(default)]
+    engines: bool,
 }
 
 #[derive(Deserialize)]
@@ -139,6 +194,22 @@ struct RawGtt {
     flush: RawReg,
     pte: String,
     size: RawGttSize,
+    stolen: RawStolen,
+}
+
+/// Where the stolen memory's size and base are read: a 16-bit configuration word of
+/// the GPU or of the host bridge (00:00.0), a field of it, and the MiB each value
+/// stands for (a list, or `unit_mib` times the value); the base's dword in the GPU's
+/// configuration space (bits 31:20).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStolen {
+    config_offset: Option<u16>,
+    bridge_config_offset: Option<u16>,
+    bits: String,
+    mib: Option<Vec<u32>>,
+    unit_mib: Option<u32>,
+    base_offset: u16,
 }
 
 /// Where the GTT's size is read: an MMIO register or a PCI configuration word, a
@@ -268,6 +339,26 @@ pub enum Forcewake {
     MultiThreaded { request: u32, ack: u32 },
 }
 
+/// The steps around a forcewake request (`[gt] forcewake`'s other keys).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Wake {
+    pub ack_timeout_ms: u32,
+    pub posting_read: Option<u32>,
+    /// Register and mask.
+    pub thread_status: Option<(u32, u32)>,
+    /// Register, bit, single request, single acknowledge.
+    pub mt_enable: Option<(u32, u32, u32, u32)>,
+}
+
+/// One set of interrupt registers (`[[interrupts.block]]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IrqBlock {
+    pub name: String,
+    /// isr, imr, iir, ier.
+    pub regs: [u32; 4],
+    pub engines: bool,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reset {
     Gdrst { register: u32, full_bit: u32 },
@@ -289,6 +380,19 @@ pub struct GttSize {
     pub width: u32,
     /// KiB of PTEs per field value (0: a value that means no GTT or is reserved).
     pub kib: Vec<u32>,
+}
+
+/// The stolen-memory description, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stolen {
+    /// Configuration word offset, and whether it is the host bridge's.
+    pub word: u16,
+    pub bridge: bool,
+    pub shift: u32,
+    pub width: u32,
+    pub mib: Vec<u32>,
+    pub unit_mib: u32,
+    pub base_offset: u16,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -342,8 +446,6 @@ pub struct Display {
     pub pipes: Vec<Pipe>,
     /// (DSPxCNTR code, format name of [`FORMATS`]).
     pub formats: Vec<(u32, String)>,
-    /// isr, imr, iir, ier.
-    pub irq: Option<[u32; 4]>,
     pub flip_engine: String,
     /// (name in [`DISPLAY_BITS`], shift, width); `pipe_select` may be absent.
     pub bits: Vec<(&'static str, u32, u32)>,
@@ -494,19 +596,6 @@ fn parse_display(d: RawDisplay, t: &GenerationTables) -> Result<Display, String>
             "display.formats: code {c} does not fit the format field"
         ));
     }
-    let irq = match &d.irq {
-        None => None,
-        Some(map) => {
-            let mut irq = [0; 4];
-            for (slot, key) in irq.iter_mut().zip(IRQ) {
-                let r = map
-                    .get(key)
-                    .ok_or_else(|| format!("display.irq.{key} missing"))?;
-                *slot = absolute(t, r, &format!("display.irq.{key}"))?;
-            }
-            Some(irq)
-        }
-    };
     if !t.engines.contains_key(&d.flip_engine) {
         return Err(format!(
             "display.flip_engine {:?} is not an engine",
@@ -526,7 +615,6 @@ fn parse_display(d: RawDisplay, t: &GenerationTables) -> Result<Display, String>
     Ok(Display {
         pipes,
         formats,
-        irq,
         flip_engine: d.flip_engine,
         bits,
         citation: cited(&d.reference, "display")?,
@@ -539,9 +627,14 @@ pub struct Device {
     pub eu_isa: String,
     pub citation: String,
     pub engines: Vec<Engine>,
-    /// isr, imr, iir, ier.
+    /// isr, imr, iir, ier of the engines' block.
     pub irq: [u32; 4],
     pub forcewake: Forcewake,
+    pub wake: Wake,
+    /// The interrupt blocks, in handler order, and the master enable (register, bit).
+    pub irq_blocks: Vec<IrqBlock>,
+    pub irq_master: Option<(u32, u32)>,
+    pub interrupts_citation: String,
     pub reset: Reset,
     pub gfx_mode: Option<GfxMode>,
     pub ring_imr: bool,
@@ -555,9 +648,22 @@ pub struct Device {
     pub gtt_flush: u32,
     pub pte: String,
     pub gtt_size: GttSize,
+    pub stolen: Stolen,
     pub gtt_citation: String,
     pub compute: Option<Compute>,
     pub display: Option<Display>,
+    pub init: Vec<InitWrite>,
+}
+
+/// A checked `[[init]]` write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InitWrite {
+    pub engine: String,
+    /// Absolute offset (the engine's instance of a per-engine register).
+    pub register: u32,
+    /// The masked write: write enables in 31:16, values in 15:0.
+    pub value: u32,
+    pub citation: String,
 }
 
 const RING: [&str; 5] = ["tail", "head", "start", "ctl", "hws_pga"];
@@ -758,17 +864,47 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         ));
     }
     let gt = raw.gt;
-    let mut irq = [0; 4];
-    for (slot, key) in irq.iter_mut().zip(IRQ) {
-        let r = gt
-            .irq
-            .get(key)
-            .ok_or_else(|| format!("gt.irq.{key} missing"))?;
-        *slot = absolute(t, r, &format!("gt.irq.{key}"))?;
+    let ints = raw.interrupts;
+    let mut irq_blocks: Vec<IrqBlock> = Vec::new();
+    for b in &ints.block {
+        let what = format!("interrupts.block {}", b.name);
+        if irq_blocks.iter().any(|x| x.name == b.name) {
+            return Err(format!("{what}: listed twice"));
+        }
+        let mut regs = [0; 4];
+        for ((slot, key), r) in regs
+            .iter_mut()
+            .zip(IRQ)
+            .zip([&b.isr, &b.imr, &b.iir, &b.ier])
+        {
+            *slot = absolute(t, r, &format!("{what} {key}"))?;
+        }
+        irq_blocks.push(IrqBlock {
+            name: b.name.clone(),
+            regs,
+            engines: b.engines,
+        });
     }
-    if let Some(k) = gt.irq.keys().find(|k| !IRQ.contains(&k.as_str())) {
-        return Err(format!("gt.irq: unknown register {k} (one of {IRQ:?})"));
-    }
+    let irq = match irq_blocks.iter().filter(|b| b.engines).count() {
+        1 => irq_blocks
+            .iter()
+            .find(|b| b.engines)
+            .map(|b| b.regs)
+            .unwrap_or_default(),
+        n => {
+            return Err(format!(
+                "interrupts: {n} blocks hold the engines' bits (engines = true on exactly one)"
+            ));
+        }
+    };
+    let irq_master = match &ints.master {
+        None => None,
+        Some(m) if m.bit > 31 => return Err("interrupts.master.bit beyond 31".into()),
+        Some(m) => Some((
+            absolute(t, &m.register, "interrupts.master.register")?,
+            m.bit,
+        )),
+    };
     let reset = match (gt.reset.method.as_str(), &gt.reset) {
         (
             "gdrst",
@@ -795,6 +931,52 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             return Err(format!(
                 "gt.reset: method {m:?} needs register and full_bit (\"gdrst\") or config_offset (\"pci_config\")"
             ));
+        }
+    };
+    let wake = match &gt.forcewake {
+        None => Wake::default(),
+        Some(f) => {
+            let thread_status = match (&f.thread_status, f.thread_status_mask) {
+                (None, None) => None,
+                (Some(r), Some(mask)) => {
+                    Some((absolute(t, r, "gt.forcewake.thread_status")?, mask))
+                }
+                _ => {
+                    return Err(
+                        "gt.forcewake: thread_status and thread_status_mask go together".into(),
+                    );
+                }
+            };
+            let mt_enable = match &f.mt_enable {
+                None => None,
+                Some(_) if f.style != "multi_threaded" => {
+                    return Err("gt.forcewake.mt_enable: only for style \"multi_threaded\"".into());
+                }
+                Some(m) if m.bit > 31 => return Err("gt.forcewake.mt_enable.bit beyond 31".into()),
+                Some(m) => Some((
+                    absolute(t, &m.register, "gt.forcewake.mt_enable.register")?,
+                    m.bit,
+                    absolute(
+                        t,
+                        &m.single_request,
+                        "gt.forcewake.mt_enable.single_request",
+                    )?,
+                    absolute(t, &m.single_ack, "gt.forcewake.mt_enable.single_ack")?,
+                )),
+            };
+            if f.ack_timeout_ms == 0 {
+                return Err("gt.forcewake.ack_timeout_ms must be above 0".into());
+            }
+            Wake {
+                ack_timeout_ms: f.ack_timeout_ms,
+                posting_read: f
+                    .posting_read
+                    .as_ref()
+                    .map(|r| absolute(t, r, "gt.forcewake.posting_read"))
+                    .transpose()?,
+                thread_status,
+                mt_enable,
+            }
         }
     };
     let forcewake = match &gt.forcewake {
@@ -847,14 +1029,8 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             (None, Some(o)) => SizeSource::PciConfig(o),
             _ => return Err("gtt.size: give register or config_offset, not both".into()),
         };
-        let (hi, lo) = match z.bits.split_once(':') {
-            Some((h, l)) => (h.trim().parse::<u32>(), l.trim().parse::<u32>()),
-            None => (z.bits.trim().parse::<u32>(), z.bits.trim().parse::<u32>()),
-        };
-        let (Ok(hi), Ok(lo)) = (hi, lo) else {
-            return Err(format!("gtt.size.bits {:?} is not HI:LO", z.bits));
-        };
-        if lo > hi || hi > 31 || (matches!(source, SizeSource::PciConfig(_)) && hi > 15) {
+        let (hi, lo) = field_bits(&z.bits, "gtt.size.bits")?;
+        if hi > 31 || (matches!(source, SizeSource::PciConfig(_)) && hi > 15) {
             return Err(format!("gtt.size.bits {:?} out of the register", z.bits));
         }
         let width = hi - lo + 1;
@@ -876,6 +1052,45 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             shift: lo,
             width,
             kib: z.kib.clone(),
+        }
+    };
+    let stolen = {
+        let z = &gtt.stolen;
+        let (word, bridge) = match (z.config_offset, z.bridge_config_offset) {
+            (Some(o), None) => (o, false),
+            (None, Some(o)) => (o, true),
+            _ => {
+                return Err(
+                    "gtt.stolen: give config_offset or bridge_config_offset, not both".into(),
+                );
+            }
+        };
+        let (hi, lo) = field_bits(&z.bits, "gtt.stolen.bits")?;
+        if hi > 15 {
+            return Err(format!("gtt.stolen.bits {:?} out of the word", z.bits));
+        }
+        let width = hi - lo + 1;
+        let (mib, unit_mib) = match (&z.mib, z.unit_mib) {
+            (Some(m), None) if !m.is_empty() && m.len() <= 1 << width => (m.clone(), 0),
+            (None, Some(u)) if u > 0 => (Vec::new(), u),
+            _ => {
+                return Err(format!(
+                    "gtt.stolen: give mib (at most {} sizes) or a non-zero unit_mib",
+                    1u32 << width
+                ));
+            }
+        };
+        if !z.base_offset.is_multiple_of(4) || z.base_offset >= 256 {
+            return Err("gtt.stolen.base_offset must be a dword of the first 256 bytes".into());
+        }
+        Stolen {
+            word,
+            bridge,
+            shift: lo,
+            width,
+            mib,
+            unit_mib,
+            base_offset: z.base_offset,
         }
     };
     let compute = match raw.compute {
@@ -908,12 +1123,60 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
             })
         }
     };
+    let mut init = Vec::new();
+    for w in &raw.init {
+        let what = format!("init {}", w.register);
+        let engine = engines
+            .iter()
+            .find(|e| e.name == w.engine)
+            .ok_or_else(|| format!("{what}: no engine {}", w.engine))?;
+        let reg = find(t, &w.register)?;
+        if reg.access != "masked" {
+            return Err(format!(
+                "{what}: only masked registers (write enables in 31:16) are supported"
+            ));
+        }
+        let register = of_engine(
+            t,
+            &RawReg::Name(w.register.clone()),
+            &engine.name,
+            engine.base,
+            &what,
+        )?;
+        let (mut enables, mut bits) = (0u32, 0u32);
+        for (name, &value) in &w.fields {
+            let f = reg
+                .fields
+                .iter()
+                .find(|f| &f.name == name)
+                .ok_or_else(|| format!("{what}: no field {name}"))?;
+            let width = f.end - f.start + 1;
+            if f.end > 15 || value >> width != 0 {
+                return Err(format!(
+                    "{what}: field {name} ({}:{}) cannot take {value} below bit 16",
+                    f.end, f.start
+                ));
+            }
+            enables |= ((1 << width) - 1) << f.start;
+            bits |= (value as u32) << f.start;
+        }
+        init.push(InitWrite {
+            engine: w.engine.clone(),
+            register,
+            value: (enables << 16) | bits,
+            citation: cited(&w.reference, &what)?,
+        });
+    }
     Ok(Device {
         eu_isa: raw.eu_isa,
         citation: cited(&raw.reference, "device")?,
         engines,
         irq,
         forcewake,
+        wake,
+        irq_blocks,
+        irq_master,
+        interrupts_citation: cited(&ints.reference, "interrupts")?,
         reset,
         gfx_mode,
         ring_imr,
@@ -927,10 +1190,24 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         gtt_flush: absolute(t, &gtt.flush, "gtt.flush")?,
         pte: gtt.pte,
         gtt_size,
+        stolen,
         gtt_citation: cited(&gtt.reference, "gtt")?,
         compute,
         display: raw.display.map(|d| parse_display(d, t)).transpose()?,
+        init,
     })
+}
+
+/// `"HI:LO"` (or one bit) as (hi, lo), hi at least lo and below 32.
+fn field_bits(bits: &str, what: &str) -> Result<(u32, u32), String> {
+    let (hi, lo) = match bits.split_once(':') {
+        Some((h, l)) => (h.trim().parse::<u32>(), l.trim().parse::<u32>()),
+        None => (bits.trim().parse::<u32>(), bits.trim().parse::<u32>()),
+    };
+    match (hi, lo) {
+        (Ok(hi), Ok(lo)) if lo <= hi && hi <= 31 => Ok((hi, lo)),
+        _ => Err(format!("{what} {bits:?} is not HI:LO")),
+    }
 }
 
 fn doc(out: &mut String, indent: &str, text: &str) {
@@ -957,6 +1234,11 @@ pub fn generate(d: Option<&Device>) -> String {
     doc(&mut out, "", &d.citation);
     doc(&mut out, "", &format!("GT: {}", d.gt_citation));
     doc(&mut out, "", &format!("GTT: {}", d.gtt_citation));
+    doc(
+        &mut out,
+        "",
+        &format!("Interrupts: {}", d.interrupts_citation),
+    );
     if let Some(c) = &d.compute {
         doc(&mut out, "", &format!("Compute: {}", c.citation));
     }
@@ -1021,10 +1303,42 @@ pub fn generate(d: Option<&Device>) -> String {
         Some(GfxMode::Global(o)) => format!("Some(crate::device::GfxMode::Global({o:#x}))"),
         Some(GfxMode::PerEngine(o)) => format!("Some(crate::device::GfxMode::PerEngine({o:#x}))"),
     };
+    let w = &d.wake;
+    let opt = |o: Option<u32>| o.map_or("None".to_string(), |o| format!("Some({o:#x})"));
+    let thread_status = w.thread_status.map_or("None".to_string(), |(r, m)| {
+        format!("Some(({r:#x}, {m:#x}))")
+    });
+    let mt_enable = w.mt_enable.map_or("None".to_string(), |(r, b, req, ack)| {
+        format!("Some(crate::device::MtEnable {{ register: {r:#x}, bit: {b}, single_request: {req:#x}, single_ack: {ack:#x} }})")
+    });
+    let wake = format!(
+        "crate::device::WakeSequence {{ ack_timeout_ms: {}, posting_read: {}, thread_status: {thread_status}, mt_enable: {mt_enable} }}",
+        w.ack_timeout_ms,
+        opt(w.posting_read)
+    );
     let _ = writeln!(
         out,
-        "    gt: crate::device::GtDesc {{ irq: crate::device::IrqRegs {{ isr: {isr:#x}, imr: {imr:#x}, iir: {iir:#x}, ier: {ier:#x} }}, forcewake: {forcewake}, reset: {reset}, gfx_mode: {gfx_mode}, ring_imr: {}, hwsp_physical: {}, physical_addressing: {}, page_fault_eir_bit: {} }},",
+        "    gt: crate::device::GtDesc {{ irq: crate::device::IrqRegs {{ isr: {isr:#x}, imr: {imr:#x}, iir: {iir:#x}, ier: {ier:#x} }}, forcewake: {forcewake}, wake: {wake}, reset: {reset}, gfx_mode: {gfx_mode}, ring_imr: {}, hwsp_physical: {}, physical_addressing: {}, page_fault_eir_bit: {} }},",
         d.ring_imr, d.hwsp_physical, d.physical_addressing, d.page_fault_eir_bit
+    );
+    let blocks: Vec<String> = d
+        .irq_blocks
+        .iter()
+        .map(|b| {
+            let [isr, imr, iir, ier] = b.regs;
+            format!(
+                "crate::device::IrqBlock {{ name: {:?}, regs: crate::device::IrqRegs {{ isr: {isr:#x}, imr: {imr:#x}, iir: {iir:#x}, ier: {ier:#x} }}, engines: {} }}",
+                b.name, b.engines
+            )
+        })
+        .collect();
+    let master = d.irq_master.map_or("None".to_string(), |(r, b)| {
+        format!("Some(crate::device::MasterEnable {{ register: {r:#x}, bit: {b} }})")
+    });
+    let _ = writeln!(
+        out,
+        "    interrupts: crate::device::InterruptDesc {{ blocks: &[{}], master: {master} }},",
+        blocks.join(", ")
     );
     let pte = match d.pte.as_str() {
         "gen4" => "Gen4",
@@ -1037,16 +1351,28 @@ pub fn generate(d: Option<&Device>) -> String {
         SizeSource::PciConfig(o) => format!("crate::device::SizeSource::PciConfig({o:#x})"),
     };
     let kib: Vec<String> = z.kib.iter().map(|k| k.to_string()).collect();
+    let st = &d.stolen;
+    let st_word = if st.bridge {
+        format!("crate::device::ConfigWord::HostBridge({:#x})", st.word)
+    } else {
+        format!("crate::device::ConfigWord::Gpu({:#x})", st.word)
+    };
+    let st_mib: Vec<String> = st.mib.iter().map(|k| k.to_string()).collect();
     let _ = writeln!(
         out,
-        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte}, size: crate::device::GttSize {{ source: {source}, shift: {}, width: {}, kib: &[{}] }} }},",
+        "    gtt: crate::device::GttDesc {{ alias_offset: {:#x}, entries: {:#x}, bar_size: {:#x}, flush_register: {:#x}, pte: crate::device::PteFormat::{pte}, size: crate::device::GttSize {{ source: {source}, shift: {}, width: {}, kib: &[{}] }}, stolen: crate::device::StolenDesc {{ size: {st_word}, shift: {}, width: {}, mib: &[{}], unit_mib: {}, base_offset: {:#x} }} }},",
         d.gtt_alias_offset,
         d.gtt_entries,
         d.bar_size,
         d.gtt_flush,
         z.shift,
         z.width,
-        kib.join(", ")
+        kib.join(", "),
+        st.shift,
+        st.width,
+        st_mib.join(", "),
+        st.unit_mib,
+        st.base_offset
     );
     let compute = match &d.compute {
         None => "None".to_string(),
@@ -1074,6 +1400,18 @@ pub fn generate(d: Option<&Device>) -> String {
     };
     let _ = writeln!(out, "    compute: {compute},");
     let _ = writeln!(out, "    display: {},", display_code(d.display.as_ref()));
+    let _ = writeln!(out, "    init: &[");
+    for w in &d.init {
+        for line in w.citation.lines() {
+            let _ = writeln!(out, "        // {line}");
+        }
+        let _ = writeln!(
+            out,
+            "        crate::device::InitWrite {{ engine: {:?}, register: {:#x}, value: {:#010x} }},",
+            w.engine, w.register, w.value
+        );
+    }
+    let _ = writeln!(out, "    ],");
     let _ = writeln!(out, "}});");
     out
 }
@@ -1118,9 +1456,6 @@ fn display_code(d: Option<&Display>) -> String {
             format!("crate::device::PlaneFormat {{ code: {code}, format: crate::device::PixelFormat::{variant} }}")
         })
         .collect();
-    let irq = d.irq.map_or("None".to_string(), |[isr, imr, iir, ier]| {
-        format!("Some(crate::device::IrqRegs {{ isr: {isr:#x}, imr: {imr:#x}, iir: {iir:#x}, ier: {ier:#x} }})")
-    });
     let field = |name: &str| {
         d.bits.iter().find(|b| b.0 == name).map(|b| {
             format!(
@@ -1140,7 +1475,7 @@ fn display_code(d: Option<&Display>) -> String {
         })
         .collect();
     format!(
-        "Some(crate::device::DisplayDesc {{ pipes: &[{pipes}], formats: &[{}], irq: {irq}, flip_engine: {:?}, bits: crate::device::DisplayBits {{ {} }} }})",
+        "Some(crate::device::DisplayDesc {{ pipes: &[{pipes}], formats: &[{}], flip_engine: {:?}, bits: crate::device::DisplayBits {{ {} }} }})",
         formats.join(", "),
         d.flip_engine,
         bits.join(", ")
@@ -1202,12 +1537,15 @@ eu_isa = "gen7"
 ref = "test"
 [gt]
 ref = "test"
-irq = { isr = "ISR", imr = "IMR", iir = "IIR", ier = "IER" }
 reset = { method = "gdrst", register = "RST", full_bit = 0 }
 gfx_mode = "MODE"
 hwsp_physical = false
 physical_addressing = false
 page_fault_eir_bit = 4
+[interrupts]
+ref = "test"
+master = { register = "IER", bit = 31 }
+block = [{ name = "gt", isr = "ISR", imr = "IMR", iir = "IIR", ier = "IER", engines = true }]
 [gtt]
 ref = "test"
 alias_offset = 0x200000
@@ -1216,6 +1554,7 @@ bar_size = 0x400000
 flush = "FLUSH"
 pte = "gen7"
 size = { config_offset = 0x50, bits = "9:8", kib = [0, 1024, 2048] }
+stolen = { config_offset = 0x50, bits = "7:3", unit_mib = 32, base_offset = 0x5c }
 [compute]
 ref = "test"
 threads = 36
@@ -1285,6 +1624,39 @@ timestamp = "TIMESTAMP"
             code.contains("imr: Some(0x300a8), timestamp: None, page_fault: None"),
             "{code}"
         );
+        assert!(
+            code.contains("interrupts: crate::device::InterruptDesc { blocks: &[crate::device::IrqBlock { name: \"gt\", regs: crate::device::IrqRegs { isr: 0x9000, imr: 0x9004, iir: 0x9008, ier: 0x900c }, engines: true }], master: Some(crate::device::MasterEnable { register: 0x900c, bit: 31 }) }"),
+            "{code}"
+        );
+        // A forcewake with its whole sequence.
+        let fw = DEVICE.replace(
+            "gfx_mode = \"MODE\"",
+            "gfx_mode = \"MODE\"\nforcewake = { style = \"multi_threaded\", request = 0xa188, ack = 0x130040, ack_timeout_ms = 50, posting_read = 0xa180, thread_status = 0x13805c, thread_status_mask = 7, mt_enable = { register = 0xa180, bit = 5, single_request = 0xa18c, single_ack = 0x130090 } }",
+        );
+        let d = parse(&fw, &t).unwrap();
+        assert_eq!(
+            d.wake,
+            Wake {
+                ack_timeout_ms: 50,
+                posting_read: Some(0xa180),
+                thread_status: Some((0x13805c, 7)),
+                mt_enable: Some((0xa180, 5, 0xa18c, 0x130090)),
+            }
+        );
+        assert!(
+            generate(Some(&d)).contains("mt_enable: Some(crate::device::MtEnable { register: 0xa180, bit: 5, single_request: 0xa18c, single_ack: 0x130090 })"),
+        );
+        for (bad, want) in [
+            (fw.replace("multi_threaded", "single"), "only for style"),
+            (fw.replace(", thread_status_mask = 7", ""), "go together"),
+            (
+                fw.replace("ack_timeout_ms = 50", "ack_timeout_ms = 0"),
+                "above 0",
+            ),
+        ] {
+            let e = parse(&bad, &t).unwrap_err();
+            assert!(e.contains(want), "{e} (wanted {want})");
+        }
         assert!(generate(None).contains("DEVICE: Option<crate::device::Device> = None"));
     }
 
@@ -1423,6 +1795,14 @@ timestamp = "TIMESTAMP"
                 "gtt.size.bits",
             ),
             (
+                DEVICE.replace("unit_mib = 32", "unit_mib = 32, mib = [0, 1]"),
+                "gtt.stolen: give mib",
+            ),
+            (
+                DEVICE.replace("bits = \"7:3\"", "bits = \"17:3\""),
+                "gtt.stolen.bits",
+            ),
+            (
                 DEVICE.replace("kib = [0, 1024, 2048]", "kib = [0, 1024, 2048, 4096, 1]"),
                 "5 sizes for a 2-bit field",
             ),
@@ -1441,6 +1821,18 @@ timestamp = "TIMESTAMP"
             (
                 DEVICE.replace("esr = \"ESR\"", "esr = \"ESR\", fault = \"ESR\""),
                 "unknown error register",
+            ),
+            (
+                DEVICE.replace(", engines = true", ""),
+                "0 blocks hold the engines' bits",
+            ),
+            (
+                DEVICE.replace("bit = 31", "bit = 32"),
+                "interrupts.master.bit beyond 31",
+            ),
+            (
+                DEVICE.replace("ier = \"IER\", engines", "ier = \"TAIL\", engines"),
+                "per-engine register",
             ),
         ];
         for (text, want) in cases {

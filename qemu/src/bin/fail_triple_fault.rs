@@ -1,11 +1,11 @@
 //! Must fail: a triple fault (with -no-reboot QEMU exits 0, no verdict).
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
-use baregpu_boot::{StartInfo, println};
+use baregpu_boot::{BootInfo, println};
 
 baregpu_boot::entry!(run);
 
-fn run(_: &'static StartInfo) -> ! {
+fn run(_: &'static BootInfo) -> ! {
     println!("fail_triple_fault: loading an empty IDT and trapping");
     #[cfg(target_os = "none")]
     // SAFETY: deliberately loads a zero-limit IDT so that the breakpoint

@@ -168,8 +168,8 @@ pub(crate) struct Parts<'a, B: MemoryBus> {
     pub commands: &'a Arc<[CommandTable]>,
     pub scratch: &'a mut Vec<u32>,
     pub stats: &'a mut Stats,
-    /// GT interrupt state: pending (IIR) bits.
-    pub gt_iir: &'a mut u32,
+    /// The interrupt blocks (the engines raise their bits in the engine block).
+    pub irq: &'a mut crate::irq::Interrupts,
     /// Free-running timestamp, one tick per command executed.
     pub timestamp: &'a mut u64,
     /// The render engine's media/GPGPU unit and EU array.
@@ -441,8 +441,9 @@ impl<B: MemoryBus> Parts<'_, B> {
         let ring_masked = ring_imr
             .and_then(|e| e.imr)
             .is_some_and(|imr| self.regs.get(imr) & (1 << bit) != 0);
-        if self.regs.get(self.layout.irq.imr) & (1 << bit) == 0 && !ring_masked {
-            *self.gt_iir |= 1 << bit;
+        if !ring_masked {
+            let block = self.irq.engine_block();
+            self.irq.event(self.regs, block, bit);
         }
     }
 }

@@ -304,21 +304,19 @@ impl Display {
         }
     }
 
-    /// The live status bits the display drives in `offset` (the Gen4/G45
-    /// flip-pending bits of ISR): which bits it drives, and which are high.
-    pub fn live_status(&self, offset: u32) -> (u32, u32) {
-        let (mut driven, mut high) = (0, 0);
+    /// The live status bits the display drives high in the ISR at `offset`
+    /// (the Gen4/G45 flip-pending bits).
+    pub fn live_status(&self, offset: u32) -> u32 {
+        let mut high = 0;
         for (d, p) in self.desc.pipes.iter().zip(&self.pipes) {
             if let Some(s) = d.flip_pending
                 && s.register == offset
+                && p.flip.is_some()
             {
-                driven |= 1 << s.bit;
-                if p.flip.is_some() {
-                    high |= 1 << s.bit;
-                }
+                high |= 1 << s.bit;
             }
         }
-        (driven, high)
+        high
     }
 
     /// A read of a register the display keeps.

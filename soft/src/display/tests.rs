@@ -139,7 +139,8 @@ fn a_surface_write_shows_at_the_next_vertical_blank() {
         }
         // The vertical blank status of the description is set.
         let v = a.vblank;
-        if a.stat == Some(v.register) || display(g).irq.is_none() {
+        let de = device::of(g).unwrap().interrupts.block("display");
+        if a.stat == Some(v.register) || de.is_none() {
             assert_ne!(gpu.read32(v.register) & (1 << v.bit), 0, "{g:?}");
         }
     }

@@ -7,6 +7,7 @@
 //! bus access is a [`Fault`], which each caller turns into its own error
 //! (the streamer into a page fault of the engine).
 
+pub(crate) mod bus;
 pub(crate) mod gtt;
 pub(crate) mod view;
 

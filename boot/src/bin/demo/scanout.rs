@@ -3,7 +3,8 @@
 //! each picture into the back one of two X-tiled surfaces in the GGTT,
 //! MI_DISPLAY_FLIP on the flip ring shows it from the next vertical blank,
 //! and what the modelled primary plane scans out (`SoftGpu::scanout`) goes to
-//! QEMU's screen. Two flips: the picture, then the same set in other colours.
+//! the screen, sampled down beside the picture drawn directly: two flips, the
+//! picture, then the same set in other colours.
 
 use alloc::vec::Vec;
 
@@ -11,22 +12,22 @@ use baregpu::display::{Display, DisplayError, FlipMethod};
 use baregpu::gtt::tiling::Tiling;
 use baregpu::hal::gen7::commands::XySrcCopyBlt;
 use baregpu::platform::PlatformBus;
-use baregpu::{EngineId, Gpu, GpuError, ProbeReport};
+use baregpu::{EngineId, Gpu, GpuError};
 use baregpu_boot::{BootPlatform, println};
 use baregpu_soft::{Picture, SoftGpu};
 
-use crate::{mandelbrot, vga};
+use crate::mandelbrot;
 
 /// How long a flip or a vertical blank may take before it is an error.
 const TIMEOUT_US: u64 = 2_000_000;
 
 /// Shows the `width` x `height` iteration counts `counts` through the modelled
-/// primary plane, double-buffered.
+/// primary plane, double-buffered; each flip's picture lands on the screen in
+/// a `width` x `height` box right of the previous one.
 pub fn show<'a>(
     gpu: &mut Gpu<'a, BootPlatform>,
     soft: &SoftGpu<PlatformBus<'_, BootPlatform>>,
     platform: &'a BootPlatform,
-    report: &ProbeReport,
     counts: &[u32],
     width: u32,
     height: u32,
@@ -88,12 +89,13 @@ pub fn show<'a>(
             flip.front,
             display.front().gfx()
         );
+        let left = (k + 1) * width as usize;
         if let Some(p) = picture
-            && to_screen(platform, report, &p)
+            && to_screen(&p, left, width, height)
         {
             println!(
-                "    copied the plane's picture ({}x{}) to QEMU's display",
-                p.width, p.height
+                "    the plane's picture ({}x{}) drawn on the screen at x = {}, sampled down to {}x{}",
+                p.width, p.height, left, width, height
             );
             baregpu_boot::clock::delay_us(1_500_000);
         }
@@ -107,18 +109,16 @@ pub fn show<'a>(
     Ok(())
 }
 
-/// Puts a picture on QEMU's screen; `false` without QEMU's standard VGA.
-fn to_screen(platform: &BootPlatform, report: &ProbeReport, picture: &Picture) -> bool {
-    let (Ok(w), Ok(h)) = (u16::try_from(picture.width), u16::try_from(picture.height)) else {
-        return false;
-    };
-    let Some(mut fb) = vga::Framebuffer::open(platform, report, w, h) else {
-        return false;
-    };
-    for y in 0..picture.height {
-        for x in 0..picture.width {
-            fb.put(x as usize, y as usize, picture.pixel(x, y).unwrap_or(0));
+/// Draws a picture sampled down to `width` x `height` at (`left`, 0) of the
+/// screen; `false` without a screen.
+fn to_screen(picture: &Picture, left: usize, width: u32, height: u32) -> bool {
+    baregpu_boot::screen::draw(|screen| {
+        for y in 0..height {
+            for x in 0..width {
+                let px = picture.pixel(x * picture.width / width, y * picture.height / height);
+                screen.put(left + x as usize, y as usize, px.unwrap_or(0));
+            }
         }
-    }
-    true
+    })
+    .is_some()
 }
