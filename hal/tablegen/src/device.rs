@@ -66,11 +66,12 @@ struct RawFormat {
     format: String,
 }
 
+/// A one-bit field of a register, both by name: the bit comes from the tables.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawStatusBit {
-    register: RawReg,
-    bit: u32,
+    register: String,
+    field: String,
 }
 
 #[derive(Deserialize)]
@@ -494,12 +495,21 @@ fn field_at(t: &GenerationTables, offset: u32, field: &str) -> Option<(u32, u32)
 
 fn parse_display(d: RawDisplay, t: &GenerationTables) -> Result<Display, String> {
     let status = |s: &RawStatusBit, what: &str| -> Result<StatusBit, String> {
-        if s.bit > 31 {
-            return Err(format!("{what}: bit {} beyond 31", s.bit));
+        let reg = find(t, &s.register)?;
+        if !reg.engines.is_empty() {
+            return Err(format!("{what}: {} is a per-engine register", s.register));
+        }
+        let f = reg
+            .fields
+            .iter()
+            .find(|f| f.name == s.field)
+            .ok_or_else(|| format!("{what}: {} has no field {}", s.register, s.field))?;
+        if f.width() != 1 || f.start > 31 {
+            return Err(format!("{what}: {}.{} is not one bit", s.register, s.field));
         }
         Ok(StatusBit {
-            register: absolute(t, &s.register, what)?,
-            bit: s.bit,
+            register: reg.offset,
+            bit: f.start,
         })
     };
     let mut pipes: Vec<Pipe> = Vec::new();
@@ -1739,6 +1749,10 @@ timestamp = "TIMESTAMP"
             (
                 text.replace("cntr = \"DSPBCNTR\"", "cntr = \"DSPBSTRIDE\""),
                 "no field",
+            ),
+            (
+                text.replace("field = \"pipe_a_vblank\"", "field = \"pipe_a_vblnk\""),
+                "DEIIR has no field pipe_a_vblnk",
             ),
         ] {
             let e = parse(&bad, &t).unwrap_err();
