@@ -430,6 +430,24 @@ fn vertical_blank_and_flip_status_bits() {
                 assert_ne!(mmio.read32(stat) & vblank, 0, "{g:?}: vblank status");
                 mmio.write32(stat, vblank);
                 assert_eq!(mmio.read32(stat) & vblank, 0, "{g:?}: write one to clear");
+                // With its enable set, the status raises the pipe event in IIR.
+                let event = pipe.stat_event.unwrap();
+                let irq = device::of(g).unwrap().gt.irq;
+                mmio.write32(irq.imr, !(1 << event.bit));
+                mmio.write32(irq.iir, u32::MAX);
+                display.wait_vblank(TIMEOUT_US).unwrap();
+                assert_eq!(
+                    mmio.read32(irq.iir) & (1 << event.bit),
+                    0,
+                    "{g:?}: not enabled"
+                );
+                mmio.write32(stat, vblank << 16);
+                display.wait_vblank(TIMEOUT_US).unwrap();
+                assert_ne!(
+                    mmio.read32(irq.iir) & (1 << event.bit),
+                    0,
+                    "{g:?}: pipe event"
+                );
                 // A queued flip is pending in ISR until its vertical blank.
                 soft.set_frame_ticks(1 << 40);
                 assert!(display.flip(&mut gpu, FlipMethod::Ring, 20_000).is_err());

@@ -80,6 +80,9 @@ pub struct PipeDesc {
     pub flip_pending: Option<StatusBit>,
     /// MI_DISPLAY_FLIP's Display Plane Select value for this plane.
     pub flip_plane: u32,
+    /// The pipe event a PIPExSTAT status bit raises while its enable (16 bits
+    /// above it) is set (Gen4/G45 IIR).
+    pub stat_event: Option<StatusBit>,
 }
 
 /// A bit of a status register.

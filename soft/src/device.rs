@@ -177,7 +177,9 @@ impl<B: MemoryBus> Device<B> {
             return;
         };
         if d.owns(s.register) {
-            d.set_status(s);
+            if let Some(event) = d.set_status(s) {
+                self.display_status(event);
+            }
             return;
         }
         let block = self

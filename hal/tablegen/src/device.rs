@@ -93,6 +93,7 @@ struct RawPipe {
     flip_done: Option<RawStatusBit>,
     flip_pending: Option<RawStatusBit>,
     flip_plane: u32,
+    stat_event: Option<RawStatusBit>,
 }
 
 #[derive(Deserialize)]
@@ -439,6 +440,7 @@ pub struct Pipe {
     pub flip_done: Option<StatusBit>,
     pub flip_pending: Option<StatusBit>,
     pub flip_plane: u32,
+    pub stat_event: Option<StatusBit>,
 }
 
 /// The display description (`[display]`).
@@ -551,6 +553,11 @@ fn parse_display(d: RawDisplay, t: &GenerationTables) -> Result<Display, String>
                 .map(|s| status(s, &format!("{what} flip_pending")))
                 .transpose()?,
             flip_plane: p.flip_plane,
+            stat_event: p
+                .stat_event
+                .as_ref()
+                .map(|s| status(s, &format!("{what} stat_event")))
+                .transpose()?,
         });
     }
     if pipes.is_empty() {
@@ -1447,7 +1454,7 @@ fn display_code(d: Option<&Display>) -> String {
         let [conf, src, frame, cntr, linoff, stride, surf, tileoff] = p.regs;
         let _ = write!(
             pipes,
-            "crate::device::PipeDesc {{ name: {:?}, conf: {conf:#x}, src: {src:#x}, frame: {frame:#x}, frame_pixel: {}, flip_count: {}, stat: {}, cntr: {cntr:#x}, linoff: {linoff:#x}, stride: {stride:#x}, surf: {surf:#x}, tileoff: {tileoff:#x}, vblank: {}, flip_done: {}, flip_pending: {}, flip_plane: {} }}, ",
+            "crate::device::PipeDesc {{ name: {:?}, conf: {conf:#x}, src: {src:#x}, frame: {frame:#x}, frame_pixel: {}, flip_count: {}, stat: {}, cntr: {cntr:#x}, linoff: {linoff:#x}, stride: {stride:#x}, surf: {surf:#x}, tileoff: {tileoff:#x}, vblank: {}, flip_done: {}, flip_pending: {}, flip_plane: {}, stat_event: {} }}, ",
             p.name,
             opt(p.frame_pixel),
             opt(p.flip_count),
@@ -1455,7 +1462,8 @@ fn display_code(d: Option<&Display>) -> String {
             bit(&p.vblank),
             opt_bit(&p.flip_done),
             opt_bit(&p.flip_pending),
-            p.flip_plane
+            p.flip_plane,
+            opt_bit(&p.stat_event)
         );
     }
     let formats: Vec<String> = d

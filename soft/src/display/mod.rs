@@ -292,16 +292,18 @@ impl Display {
             .any(|d| regs_of(d).contains(&Some(offset)))
     }
 
-    /// Sets a status bit of a register the display keeps (PIPExSTAT).
-    pub fn set_status(&mut self, s: StatusBit) {
-        if let Some(i) = self
+    /// Sets a status bit of a register the display keeps (PIPExSTAT); the
+    /// pipe event to raise when the bit's enable (16 above it) is set.
+    pub fn set_status(&mut self, s: StatusBit) -> Option<StatusBit> {
+        let i = self
             .desc
             .pipes
             .iter()
-            .position(|d| d.stat == Some(s.register))
-        {
-            self.pipes[i].stat |= 1 << s.bit;
-        }
+            .position(|d| d.stat == Some(s.register))?;
+        let stat = &mut self.pipes[i].stat;
+        *stat |= 1 << s.bit;
+        let enabled = s.bit < 16 && *stat & (1 << (s.bit + 16)) != 0;
+        self.desc.pipes[i].stat_event.filter(|_| enabled)
     }
 
     /// The live status bits the display drives high in the ISR at `offset`
