@@ -76,12 +76,23 @@ fn check(firmware: &str, passed: bool, output: &str) {
         "after the reset the render engine completed seqno 4",
         "and drew it on the screen",
         "demo finished",
+        "interrupts: MSI to 0xfee",
     ] {
         assert!(
             output.contains(line),
             "{firmware}: missing {line:?} in:\n{output}"
         );
     }
+    // The software GPU's MSIs reached the kernel's IDT through the local APIC.
+    let msis: u64 = output
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("interrupts: ")?
+                .strip_suffix(" MSIs arrived through the IDT")
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{firmware}: no interrupt count in:\n{output}"));
+    assert!(msis > 0, "{firmware}: no MSI arrived");
 }
 
 #[test]

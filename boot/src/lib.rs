@@ -20,6 +20,7 @@ pub mod bootinfo;
 pub mod clock;
 pub mod entry;
 pub mod exit;
+pub mod interrupts;
 pub mod paging;
 pub mod platform;
 pub mod screen;
@@ -33,7 +34,7 @@ mod panic;
 pub use bootinfo::{BootInfo, Loader};
 pub use exit::{ExitCode, exit_qemu};
 pub use panic::expect_panic;
-pub use platform::BootPlatform;
+pub use platform::{BootPlatform, RunningDevice};
 
 /// Declares the kernel's main function: `fn(&'static BootInfo) -> !`.
 ///

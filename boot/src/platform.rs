@@ -131,4 +131,93 @@ impl Platform for BootPlatform {
     fn delay_us(&self, us: u64) {
         crate::clock::delay_us(us)
     }
+
+    /// The software GPU's MSI: when it is addressed to this CPU's APIC (what
+    /// [`crate::interrupts::msi_message`] gave the driver), the vector is raised
+    /// as a self-IPI and arrives through the IDT as a real MSI would.
+    fn msi(&self, address: u64, data: u32) -> bool {
+        match crate::interrupts::msi_message() {
+            Some((to, _)) if to == address => {
+                crate::interrupts::raise(data as u8);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Until the GPU's vector arrives or the deadline: interrupts are let in
+    /// between looks at the count. (No timer interrupt is set up, so the CPU
+    /// spins rather than halting; without the APIC, one poll interval.)
+    fn wait_for_interrupt(&self, deadline_ns: u64) {
+        wait_for_vector(deadline_ns, &|| core::hint::spin_loop());
+    }
+}
+
+/// Runs `idle` until the GPU's vector arrives (interrupts let in between) or the
+/// clock passes `deadline_ns`.
+fn wait_for_vector(deadline_ns: u64, idle: &dyn Fn()) {
+    if !crate::interrupts::ready() {
+        crate::clock::delay_us(10);
+        return;
+    }
+    let seen = crate::interrupts::count();
+    loop {
+        crate::interrupts::let_in();
+        if crate::interrupts::count() != seen || crate::clock::now_ns() >= deadline_ns {
+            return;
+        }
+        idle();
+    }
+}
+
+/// [`BootPlatform`] for a driver whose device is the software GPU: the model
+/// runs only when called, so while a waiter sleeps the wait runs it (`step`) in
+/// small slices, until the MSI it sends arrives as the GPU's vector.
+pub struct RunningDevice<'a> {
+    pub platform: &'a BootPlatform,
+    step: &'a dyn Fn(),
+}
+
+impl<'a> RunningDevice<'a> {
+    pub fn new(platform: &'a BootPlatform, step: &'a dyn Fn()) -> Self {
+        Self { platform, step }
+    }
+}
+
+impl Platform for RunningDevice<'_> {
+    fn dma_alloc(&self, size: usize, align: usize) -> Result<DmaRegion, PlatformError> {
+        self.platform.dma_alloc(size, align)
+    }
+    unsafe fn dma_free(&self, region: DmaRegion) {
+        // SAFETY: the caller's promise, passed on to the platform that allocated it.
+        unsafe { self.platform.dma_free(region) }
+    }
+    fn phys_to_virt(&self, phys: PhysAddr) -> Option<NonNull<u8>> {
+        self.platform.phys_to_virt(phys)
+    }
+    fn map_mmio(&self, phys: PhysAddr, size: usize) -> Result<NonNull<u8>, PlatformError> {
+        self.platform.map_mmio(phys, size)
+    }
+    unsafe fn unmap_mmio(&self, virt: NonNull<u8>, size: usize) {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.platform.unmap_mmio(virt, size) }
+    }
+    fn pci_read32(&self, dev: PciAddress, offset: u16) -> u32 {
+        self.platform.pci_read32(dev, offset)
+    }
+    fn pci_write32(&self, dev: PciAddress, offset: u16, value: u32) {
+        self.platform.pci_write32(dev, offset, value)
+    }
+    fn now_ns(&self) -> u64 {
+        self.platform.now_ns()
+    }
+    fn delay_us(&self, us: u64) {
+        self.platform.delay_us(us)
+    }
+    fn msi(&self, address: u64, data: u32) -> bool {
+        self.platform.msi(address, data)
+    }
+    fn wait_for_interrupt(&self, deadline_ns: u64) {
+        wait_for_vector(deadline_ns, self.step);
+    }
 }

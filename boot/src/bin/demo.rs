@@ -14,10 +14,11 @@ extern crate alloc;
 use baregpu::compute::ComputeError;
 use baregpu::hal::Generation;
 use baregpu::hal::gen7::commands::{XyColorBlt, XySrcCopyBlt};
+use baregpu::irq::InterruptMode;
 use baregpu::platform::PlatformBus;
 use baregpu::probe::HardwareGpu;
-use baregpu::{Backend, EngineId, Gpu, GpuError, ProbeReport};
-use baregpu_boot::{BootInfo, BootPlatform, ExitCode, exit_qemu, println};
+use baregpu::{Backend, EngineId, Gpu, GpuError, Platform, ProbeReport};
+use baregpu_boot::{BootInfo, BootPlatform, ExitCode, RunningDevice, exit_qemu, println};
 use baregpu_soft::SoftGpu;
 
 #[path = "demo/mandelbrot.rs"]
@@ -55,6 +56,9 @@ fn demo(info: &'static BootInfo) -> ! {
         None => println!("screen: none (serial console only)"),
     }
     let platform = BootPlatform::new();
+    if baregpu_boot::interrupts::init(&platform).is_none() {
+        println!("interrupts: the local APIC could not be mapped");
+    }
     let report = baregpu::probe(&platform);
     println!("{}", report);
     let outcome = match report.backend {
@@ -101,13 +105,30 @@ fn run_hardware(
     let mut gpu = Gpu::new(platform, hw.device(), hw.generation())
         .map_err(|e| alloc::format!("bring-up failed: {e}"))?;
     print_bring_up(&gpu);
+    enable_msi(&mut gpu);
     run_work(&mut gpu)
         .map(|_| ())
         .map_err(|e| alloc::format!("{e}"))
 }
 
+/// Interrupts through MSI to this CPU's APIC (the kernel's IDT and APIC,
+/// `baregpu_boot::interrupts`); without them the driver polls.
+fn enable_msi<P: Platform>(gpu: &mut Gpu<'_, P>) {
+    let Some((address, data)) = baregpu_boot::interrupts::msi_message() else {
+        println!("interrupts: no local APIC; the driver polls");
+        return;
+    };
+    match gpu.enable_interrupts(InterruptMode::Msi { address, data }) {
+        Ok(()) => println!(
+            "interrupts: MSI to {:#x}, vector {:#x}; waits return when it arrives",
+            address, data
+        ),
+        Err(e) => println!("interrupts: {}; the driver polls", e),
+    }
+}
+
 /// What bring-up found, one line each.
-fn print_bring_up(gpu: &Gpu<'_, BootPlatform>) {
+fn print_bring_up<P: Platform>(gpu: &Gpu<'_, P>) {
     println!("bring-up: forcewake, GGTT, status page and 32 KiB ring on each engine");
     for line in alloc::format!("{}", gpu.bring_up()).lines() {
         println!("  {}", line);
@@ -122,15 +143,19 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     );
     let soft = SoftGpu::new(SOFT_GENERATION, PlatformBus::new(platform))
         .map_err(|_| GpuError::Unsupported(SOFT_GENERATION))?;
-    let mut gpu = Gpu::new(platform, &soft, SOFT_GENERATION)?;
+    // While the driver waits, the model runs in slices until its MSI arrives.
+    let step = || soft.run(256);
+    let running = RunningDevice::new(platform, &step);
+    let mut gpu = Gpu::new(&running, &soft, SOFT_GENERATION)?;
     print_bring_up(&gpu);
+    enable_msi(&mut gpu);
     let counts = run_work(&mut gpu)?;
     // The picture again, through the modelled display's primary plane.
     if let Some(counts) = counts
         && let Err(e) = scanout::show(
             &mut gpu,
             &soft,
-            platform,
+            &running,
             &counts,
             256,
             PICTURE_HEIGHT as u32,
@@ -143,12 +168,18 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
         "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
         stats.commands, stats.batches, stats.errors, stats.resets
     );
+    println!(
+        "interrupts: {} MSIs arrived through the IDT",
+        baregpu_boot::interrupts::count()
+    );
     Ok(())
 }
 
 /// The demo's work, the same on the real GPU and the software one; the
 /// Mandelbrot's iteration counts when it ran.
-fn run_work(gpu: &mut Gpu<'_, BootPlatform>) -> Result<Option<alloc::vec::Vec<u32>>, ComputeError> {
+fn run_work<P: Platform>(
+    gpu: &mut Gpu<'_, P>,
+) -> Result<Option<alloc::vec::Vec<u32>>, ComputeError> {
     let g = gpu.generation();
     let batch_err = |_| GpuError::BringUp("batch");
     let (buf, map) = gpu.map_buffer(4096)?;
@@ -265,7 +296,7 @@ fn run_work(gpu: &mut Gpu<'_, BootPlatform>) -> Result<Option<alloc::vec::Vec<u3
 
 /// The blitter draws rectangles into an X-tiled 8-bit surface, copies it to
 /// a linear one, and the CPU prints the linear copy as characters.
-fn draw_picture(gpu: &mut Gpu<'_, BootPlatform>) -> Result<(), GpuError> {
+fn draw_picture<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), GpuError> {
     const W: i32 = 72;
     const H: i32 = 20;
     // X tiles are 512 bytes by 8 rows: one tile wide, three tiles high.
@@ -336,7 +367,9 @@ fn draw_picture(gpu: &mut Gpu<'_, BootPlatform>) -> Result<(), GpuError> {
 /// The Mandelbrot set computed by the EU kernel: a 256 x 192 picture, shown
 /// at the top of the screen when there is one, and sampled down to
 /// characters on the console.
-fn draw_mandelbrot(gpu: &mut Gpu<'_, BootPlatform>) -> Result<alloc::vec::Vec<u32>, ComputeError> {
+fn draw_mandelbrot<P: Platform>(
+    gpu: &mut Gpu<'_, P>,
+) -> Result<alloc::vec::Vec<u32>, ComputeError> {
     const W: u32 = 256;
     const H: u32 = PICTURE_HEIGHT as u32;
     let start = baregpu_boot::clock::now_us();

@@ -12,7 +12,6 @@ use baregpu::compute::{
     Compute, ComputeError, Dispatch, Format, KernelDesc, Resource, Simd, Swizzle, Threads, Tiling,
 };
 use baregpu::isa::{IsaGen, text};
-use baregpu_boot::BootPlatform;
 
 const SOURCE: &str = include_str!("../../../../kernels/mandelbrot_gen7.asm");
 
@@ -21,8 +20,8 @@ pub const LIMIT: u32 = 48;
 
 /// The iteration counts of a `width` x `height` view (`width` a multiple of
 /// 8) of x in [-2.2, 0.8], y in [-1.2, 1.2].
-pub fn render(
-    gpu: &mut Gpu<'_, BootPlatform>,
+pub fn render<P: baregpu::Platform>(
+    gpu: &mut Gpu<'_, P>,
     width: u32,
     height: u32,
 ) -> Result<Vec<u32>, ComputeError> {

@@ -12,7 +12,7 @@ use baregpu::display::{Display, DisplayError, FlipMethod};
 use baregpu::gtt::tiling::Tiling;
 use baregpu::hal::gen7::commands::XySrcCopyBlt;
 use baregpu::platform::PlatformBus;
-use baregpu::{EngineId, Gpu, GpuError};
+use baregpu::{EngineId, Gpu, GpuError, Platform};
 use baregpu_boot::{BootPlatform, println};
 use baregpu_soft::{Picture, SoftGpu};
 
@@ -24,10 +24,10 @@ const TIMEOUT_US: u64 = 2_000_000;
 /// Shows the `width` x `height` iteration counts `counts` through the modelled
 /// primary plane, double-buffered; each flip's picture lands on the screen in
 /// a `width` x `height` box right of the previous one.
-pub fn show<'a>(
-    gpu: &mut Gpu<'a, BootPlatform>,
+pub fn show<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
     soft: &SoftGpu<PlatformBus<'_, BootPlatform>>,
-    platform: &'a BootPlatform,
+    platform: &'a P,
     counts: &[u32],
     width: u32,
     height: u32,
