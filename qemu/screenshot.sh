@@ -3,6 +3,10 @@
 # drawn its Mandelbrot picture there, as a PNG:
 #
 #   qemu/screenshot.sh [out.png]        (default docs/demo-display.png)
+#   SCREENSHOT_AFTER="copied the plane's picture" qemu/screenshot.sh docs/demo-scanout.png
+#
+# SCREENSHOT_AFTER is the demo's serial line to wait for (default: its Mandelbrot
+# drawn directly; the line above: the picture the modelled primary plane scans out).
 #
 # It builds the demo like `cargo demo`, runs it through qemu/run.sh with a
 # monitor socket, waits for the demo's "drew it on the screen" line and
@@ -10,13 +14,14 @@
 set -eu
 cd "$(dirname "$0")/.."
 out="${1:-docs/demo-display.png}"
+after="${SCREENSHOT_AFTER:-drew it on the screen}"
 cargo build -q -p baregpu-boot --bin baregpu-demo --target x86_64-unknown-none --release
 kernel=target/x86_64-unknown-none/release/baregpu-demo
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 qemu/run.sh "$kernel" -monitor "unix:$tmp/monitor,server,nowait" > "$tmp/serial" 2>&1 &
 qemu=$!
-while ! grep -q "drew it on the screen" "$tmp/serial" 2>/dev/null; do
+while ! grep -qF "$after" "$tmp/serial" 2>/dev/null; do
     if ! kill -0 "$qemu" 2>/dev/null; then
         cat "$tmp/serial"; echo "the demo ended without drawing on the display" >&2; exit 1
     fi

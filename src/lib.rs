@@ -12,6 +12,7 @@ mod log;
 
 pub mod bringup;
 pub mod compute;
+pub mod display;
 pub mod gtt;
 pub mod irq;
 pub mod pci;

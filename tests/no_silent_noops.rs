@@ -38,6 +38,7 @@ const EXECUTED: &[(&str, &str)] = &[
     ("MI_UPDATE_GTT", "tests/submit.rs"),
     ("MI_SET_CONTEXT", "tests/submit.rs"),
     ("MI_REPORT_PERF_COUNT", "this file"),
+    ("MI_DISPLAY_FLIP", "tests/display.rs"),
     ("COLOR_BLT", "tests/blit.rs"),
     ("SRC_COPY_BLT", "tests/blit.rs"),
     ("XY_SETUP_BLT", "tests/blit.rs"),

@@ -82,10 +82,11 @@ macro_rules! submission_tests {
                 let f = gpu.submit(EngineId::RENDER, b).unwrap();
                 gpu.wait(f, 1_000_000).unwrap();
                 assert_eq!(words(&buf)[0], 1);
-                // A vertical blank never comes: the engine waits (RB Wait) until the hang check.
+                // Pipe B is off (the firmware lit pipe A only): its vertical blank never
+                // comes, and the engine waits (RB Wait) until the hang check.
                 let mut b = gpu.new_batch(4096).unwrap();
                 b.push(&MiWaitForEvent {
-                    display_pipe_a_vertical_blank_wait_enable: true,
+                    display_pipe_b_vertical_blank_wait_enable: true,
                     ..Default::default()
                 })
                 .unwrap();

@@ -148,8 +148,9 @@ macro_rules! gen4_submission_tests {
                 let soft = setup(&p);
                 let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
                 let mut b = gpu.new_batch(4096).unwrap();
+                // Pipe B is off (the firmware lit pipe A only): its vertical blank never comes.
                 b.push(&MiWaitForEvent {
-                    pipe_a_vertical_blank_wait_enable: true,
+                    pipe_b_vertical_blank_wait_enable: true,
                     ..Default::default()
                 })
                 .unwrap();

@@ -19,6 +19,8 @@ pub struct Device {
     pub interrupts: InterruptDesc,
     /// The media/GPGPU pipeline's limits; `None` where the driver has no compute path yet.
     pub compute: Option<ComputeDesc>,
+    /// The display pipes and their primary planes; `None` where the tables have none.
+    pub display: Option<DisplayDesc>,
     /// Mode-register writes the driver makes once an engine's ring runs, in order
     /// (what Linux i915's ring initialisation writes).
     pub init: &'static [InitWrite],
@@ -33,6 +35,160 @@ pub struct InitWrite {
     pub register: u32,
     /// Write enables in 31:16, values in 15:0.
     pub value: u32,
+}
+
+/// The display engine as the driver takes over a lit pipe and the model scans out:
+/// each pipe's registers, the pixel formats the primary plane accepts, where vertical
+/// blank and flip events show, which ring runs MI_DISPLAY_FLIP, and the register
+/// fields both sides read (resolved from the register tables by field name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DisplayDesc {
+    pub pipes: &'static [PipeDesc],
+    /// The primary plane's accepted formats: DSPxCNTR's Source Pixel Format codes.
+    pub formats: &'static [PlaneFormat],
+    /// The ring the driver queues MI_DISPLAY_FLIP on.
+    pub flip_engine: &'static str,
+    pub bits: DisplayBits,
+}
+
+/// One pipe and its primary plane (absolute register offsets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipeDesc {
+    /// "a", "b", "c".
+    pub name: &'static str,
+    pub conf: u32,
+    pub src: u32,
+    /// Frame counter: the 32-bit counter (G45 and later), or on the 965 the register
+    /// holding bits 23:8 (its bits 7:0 are in `frame_pixel` 31:24).
+    pub frame: u32,
+    pub frame_pixel: Option<u32>,
+    pub flip_count: Option<u32>,
+    /// PIPExSTAT (Gen4/G45).
+    pub stat: Option<u32>,
+    pub cntr: u32,
+    pub linoff: u32,
+    pub stride: u32,
+    pub surf: u32,
+    pub tileoff: u32,
+    /// Set at each start of vertical blank (sticky, write one to clear): a register
+    /// of the display (PIPExSTAT) or the IIR of an interrupt block (`Device::interrupts`).
+    pub vblank: StatusBit,
+    /// Set when a flip of the primary plane completes (Gen6/Gen7 DEIIR).
+    pub flip_done: Option<StatusBit>,
+    /// High while a queued flip waits for vertical blank (Gen4/G45 ISR; the IIR bit
+    /// latches when the flip is queued).
+    pub flip_pending: Option<StatusBit>,
+    /// MI_DISPLAY_FLIP's Display Plane Select value for this plane.
+    pub flip_plane: u32,
+    /// The pipe event a PIPExSTAT status bit raises while its enable (16 bits
+    /// above it) is set (Gen4/G45 IIR).
+    pub stat_event: Option<StatusBit>,
+}
+
+/// A bit of a status register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatusBit {
+    pub register: u32,
+    pub bit: u32,
+}
+
+/// A register field: its low bit and width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldBits {
+    pub shift: u32,
+    pub width: u32,
+}
+
+impl FieldBits {
+    pub const fn mask(self) -> u32 {
+        (((1u64 << self.width) - 1) as u32) << self.shift
+    }
+    /// The field's value in `reg`.
+    pub const fn get(self, reg: u32) -> u32 {
+        (reg & self.mask()) >> self.shift
+    }
+    /// `reg` with the field set to `value` (cut to the field).
+    pub const fn put(self, reg: u32, value: u32) -> u32 {
+        (reg & !self.mask()) | ((value << self.shift) & self.mask())
+    }
+}
+
+/// The pipe and plane register fields the driver and the model read, the same for
+/// every pipe of a generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DisplayBits {
+    /// PIPExCONF: enable, and the state the pipe is in.
+    pub pipe_enable: FieldBits,
+    pub pipe_state: FieldBits,
+    /// PIPExSRC: width and height minus one.
+    pub src_width: FieldBits,
+    pub src_height: FieldBits,
+    /// DSPxCNTR.
+    pub plane_enable: FieldBits,
+    pub pixel_format: FieldBits,
+    pub tiled: FieldBits,
+    /// DSPxCNTR's pipe select (Gen4/G45); `None` where planes are tied to their pipe.
+    pub pipe_select: Option<FieldBits>,
+    /// DSPxSTRIDE: the stride in bytes (its low bits are the field's alignment).
+    pub stride: FieldBits,
+    /// DSPxTILEOFF.
+    pub tile_x: FieldBits,
+    pub tile_y: FieldBits,
+}
+
+/// A pixel format of the primary plane and its DSPxCNTR code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaneFormat {
+    pub code: u32,
+    pub format: PixelFormat,
+}
+
+/// Pixel formats (DRM fourcc names, memory order little-endian).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PixelFormat {
+    /// 8-bit index into the pipe palette.
+    C8,
+    /// 16-bit R 15:11, G 10:5, B 4:0.
+    Rgb565,
+    /// 32-bit X 31:24, R 23:16, G 15:8, B 7:0.
+    Xrgb8888,
+    /// 32-bit X 31:24, B 23:16, G 15:8, R 7:0.
+    Xbgr8888,
+    /// 32-bit X 31:30, R 29:20, G 19:10, B 9:0.
+    Xrgb2101010,
+    /// 32-bit X 31:30, B 29:20, G 19:10, R 9:0.
+    Xbgr2101010,
+    /// 64-bit half floats: R 15:0, G 31:16, B 47:32, X 63:48.
+    Xbgr16161616F,
+}
+
+impl PixelFormat {
+    pub const fn bytes_per_pixel(self) -> u32 {
+        match self {
+            PixelFormat::C8 => 1,
+            PixelFormat::Rgb565 => 2,
+            PixelFormat::Xbgr16161616F => 8,
+            _ => 4,
+        }
+    }
+}
+
+impl DisplayDesc {
+    /// The format of DSPxCNTR code `code`, if the plane accepts it.
+    pub fn format_of(&self, code: u32) -> Option<PixelFormat> {
+        self.formats
+            .iter()
+            .find(|f| f.code == code)
+            .map(|f| f.format)
+    }
+
+    /// The DSPxCNTR code of `format`, if the plane accepts it.
+    pub fn code_of(&self, format: PixelFormat) -> Option<u32> {
+        self.formats
+            .iter()
+            .find(|f| f.format == format)
+            .map(|f| f.code)
+    }
 }
 
 /// Limits of the media/GPGPU pipeline the driver sizes its state by and the model

@@ -14,6 +14,8 @@ use baregpu_hal::{Generation, MemoryBus};
 use crate::SoftGpuError;
 use crate::blit;
 use crate::cs::{self, EngineState, Host, Parts, Stats, Streamers};
+use crate::display::scanout::{self, Picture};
+use crate::display::{Display, FirmwareMode};
 use crate::eu::array::{EuConfig, EuReport, EuStats};
 use crate::irq::Interrupts;
 use crate::layout::{self, Layout};
@@ -21,7 +23,7 @@ use crate::media::{self, Media};
 use crate::mem::bus::DeviceBus;
 use crate::mem::gtt::Ggtt;
 use crate::regfile::RegFile;
-use baregpu_hal::device::{self, Forcewake, SizeSource};
+use baregpu_hal::device::{self, Forcewake, SizeSource, StatusBit};
 use baregpu_hal::pci::{self, msi};
 
 /// Commands an engine may run when the driver writes its TAIL.
@@ -58,6 +60,10 @@ pub struct Device<B: MemoryBus> {
     /// The render engine's media/GPGPU unit and EU array (`None` for
     /// generations without one).
     media: Option<Box<Media>>,
+    /// The display engine (`None` where the description has none).
+    display: Option<Display>,
+    /// MMIO reads so far: with the timestamp, the display's clock.
+    mmio_reads: u64,
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -99,7 +105,93 @@ impl<B: MemoryBus> Device<B> {
             timestamp: 0,
             config: config_space(&layout),
             media: media::new_media(generation),
+            display: layout.device.display.as_ref().map(|d| {
+                let mut display = Display::new(d, layout.irq.iir);
+                display.light(&FirmwareMode::default_lit());
+                display
+            }),
+            mmio_reads: 0,
         })
+    }
+
+    /// Replaces what the firmware left lit: `Some(mode)` lights that pipe
+    /// alone, `None` leaves every pipe dark. `false` when the mode does not
+    /// fit the generation (no such pipe, a format the plane does not accept).
+    pub fn set_firmware_display(&mut self, mode: Option<FirmwareMode>) -> bool {
+        let Some(d) = self.display.as_mut() else {
+            return mode.is_none();
+        };
+        d.dark();
+        mode.is_none_or(|m| d.light(&m))
+    }
+
+    /// Clock ticks per frame of the display (see `crate::display`).
+    pub fn set_frame_ticks(&mut self, ticks: u64) {
+        let clock = self.display_clock_now();
+        if let Some(d) = self.display.as_mut() {
+            d.set_frame_ticks(ticks, clock);
+        }
+    }
+
+    pub fn frame_ticks(&self) -> Option<u64> {
+        self.display.as_ref().map(|d| d.frame_ticks())
+    }
+
+    /// What pipe `pipe`'s primary plane shows now.
+    pub fn scanout(&self, pipe: usize) -> Option<Picture> {
+        let d = self.display.as_ref()?;
+        scanout::scanout(
+            d,
+            pipe,
+            &self.bus,
+            &self.gtt,
+            &self.regs,
+            self.layout.generation,
+        )
+    }
+
+    fn display_clock_now(&self) -> u64 {
+        self.timestamp + self.mmio_reads
+    }
+
+    /// Brings the display up to the device clock and sets the status bits
+    /// of what happened (vertical blanks, flips).
+    fn display_clock(&mut self) {
+        let clock = self.display_clock_now();
+        let Some(d) = self.display.as_mut() else {
+            return;
+        };
+        d.advance(clock);
+        for event in d.take_events() {
+            self.display_status(event);
+        }
+    }
+
+    /// Sets a display status bit: in a register the display keeps
+    /// (PIPExSTAT), or as an event of the interrupt block whose IIR it is
+    /// (Gen6/Gen7 DEIIR, the Gen4/G45 IIR's flip pending), which latches it
+    /// unless IMR masks it. The one place display events reach the
+    /// interrupt registers.
+    fn display_status(&mut self, s: StatusBit) {
+        let Some(d) = self.display.as_mut() else {
+            return;
+        };
+        if d.owns(s.register) {
+            if let Some(event) = d.set_status(s) {
+                self.display_status(event);
+            }
+            return;
+        }
+        let block = self
+            .layout
+            .device
+            .interrupts
+            .blocks
+            .iter()
+            .position(|b| b.regs.iir == s.register);
+        if let Some(block) = block {
+            self.irq.event(&self.regs, block, s.bit);
+        }
     }
 
     /// A configuration-space read (dword `offset & !3`). The status register's
@@ -261,6 +353,7 @@ impl<B: MemoryBus> Device<B> {
         for i in 0..self.cs.engines.len() {
             cs::run(self, i, budget);
         }
+        self.display_clock();
         self.deliver();
     }
 
@@ -268,6 +361,7 @@ impl<B: MemoryBus> Device<B> {
         // Reading GTT entries is memory, not polling: the engines run on register reads.
         let l = &self.layout;
         if offset < l.gtt_offset || offset - l.gtt_offset >= l.gtt_entries * 4 {
+            self.mmio_reads += 1;
             self.run(RUN_ON_POLL);
         }
         self.read_register(offset)
@@ -281,14 +375,26 @@ impl<B: MemoryBus> Device<B> {
     /// The live status (ISR) of interrupt block `block`: the engines' error bits
     /// while their EIR holds an unmasked error; events are pulses and read as 0.
     fn live_status(&self, block: usize) -> u32 {
+        // The display's level sources: a plane's flip pending (Gen4/G45 ISR).
+        let display = self
+            .layout
+            .device
+            .interrupts
+            .blocks
+            .get(block)
+            .map_or(0, |b| {
+                self.display
+                    .as_ref()
+                    .map_or(0, |d| d.live_status(b.regs.isr))
+            });
         if block != self.irq.engine_block() {
-            return 0;
+            return display;
         }
         self.layout
             .engines
             .iter()
             .filter(|e| self.regs.get(e.errors.eir) & !self.regs.get(e.errors.emr) != 0)
-            .fold(0, |bits, e| bits | 1 << e.error_bit)
+            .fold(display, |bits, e| bits | 1 << e.error_bit)
     }
 
     /// A register read without side effects on progress (also used by
@@ -310,6 +416,9 @@ impl<B: MemoryBus> Device<B> {
                 baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return e.unmodelled,
                 _ => {}
             }
+        }
+        if let Some(v) = self.display.as_ref().and_then(|d| d.read(offset)) {
+            return v;
         }
         if let Some(v) = self.irq.read(offset, |b| self.live_status(b)) {
             return v;
@@ -384,6 +493,11 @@ impl<B: MemoryBus> Device<B> {
                 }
                 _ => {}
             }
+        }
+        if let Some(d) = self.display.as_mut()
+            && d.write(offset, value)
+        {
+            return;
         }
         if blit::write_register(&mut self.regs, offset, value) {
             return;
@@ -510,6 +624,7 @@ impl<B: MemoryBus> Host for Device<B> {
             irq: &mut self.irq,
             timestamp: &mut self.timestamp,
             media: &mut self.media,
+            display: &mut self.display,
         }
     }
 

@@ -16,7 +16,9 @@
 //! unmapped addresses, and a visible refusal of every other command of the
 //! tables (`cs/mi.rs`); forcewake acknowledgement and engine reset; the media
 //! and GPGPU pipelines of the render engine (`media`), whose threads run on
-//! the EU array ([`eu::array`]). Work advances only when the driver touches
+//! the EU array ([`eu::array`]); the display engine ([`display`]: the pipe
+//! the firmware lit, double-buffered primary planes, vertical blank, flips,
+//! [`SoftGpu::scanout`]). Work advances only when the driver touches
 //! MMIO, within a budget, so a looping batch or kernel is a hang the driver
 //! must detect, never a frozen host.
 //!
@@ -26,8 +28,9 @@
 //! - `cs`: the command streamers, which work on the device's parts and
 //!   reach its MMIO dispatch back through a trait (`cs::Host`) the device
 //!   implements;
-//! - `blit` and `media`: units the streamers call, each with its own state
-//!   and methods, answering with errors the streamers map to engine errors;
+//! - `blit`, `media` and `display`: units the streamers call, each with its
+//!   own state and methods, answering with errors the streamers map to engine
+//!   errors;
 //! - `mem`: graphics memory and address translation (GGTT, PPGTT, physical),
 //!   which the streamers and units share;
 //! - `command`, `layout`, `regfile`: command fields, the device description,
@@ -43,6 +46,7 @@ mod blit;
 mod command;
 mod cs;
 mod device;
+pub mod display;
 pub mod eu;
 mod irq;
 pub mod layout;
@@ -50,10 +54,13 @@ mod media;
 mod mem;
 mod regfile;
 
+use baregpu_hal::device::PixelFormat;
 use baregpu_hal::{ConfigSpace, Generation, MemoryBus, Mmio};
 use spin::Mutex;
 
 pub use cs::Stats;
+pub use display::FirmwareMode;
+pub use display::scanout::Picture;
 
 /// Why a software GPU cannot be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +86,49 @@ impl<B: MemoryBus> SoftGpu<B> {
         Ok(Self {
             device: Mutex::new(device::Device::new(generation, bus)?),
         })
+    }
+
+    /// The device with pipe A lit by the firmware at `width` x `height` in
+    /// `format`, a linear surface at GGTT address `surface` (the default is
+    /// 1024 x 768 XRGB8888 at 0: [`FirmwareMode::default_lit`]). A mode the
+    /// generation cannot show leaves every pipe dark.
+    pub fn with_firmware_display(
+        self,
+        width: u32,
+        height: u32,
+        format: PixelFormat,
+        surface: u64,
+    ) -> Self {
+        self.with_firmware_mode(Some(FirmwareMode::linear(width, height, format, surface)))
+    }
+
+    /// The device with `mode` lit by the firmware (any pipe, stride, X
+    /// tiling), or with every pipe dark (`None`: a machine whose firmware
+    /// lit no display).
+    pub fn with_firmware_mode(self, mode: Option<FirmwareMode>) -> Self {
+        let mut d = self.device.lock();
+        if !d.set_firmware_display(mode) {
+            d.set_firmware_display(None);
+        }
+        drop(d);
+        self
+    }
+
+    /// What pipe `pipe`'s primary plane shows now (0 = pipe A); `None` when
+    /// the pipe or the plane is off.
+    pub fn scanout(&self, pipe: usize) -> Option<Picture> {
+        self.device.lock().scanout(pipe)
+    }
+
+    /// Sets how long a display frame lasts, in clock ticks: commands executed
+    /// plus MMIO reads (see the `display` module).
+    pub fn set_frame_ticks(&self, ticks: u64) {
+        self.device.lock().set_frame_ticks(ticks)
+    }
+
+    /// Clock ticks per display frame (`None` without a display).
+    pub fn frame_ticks(&self) -> Option<u64> {
+        self.device.lock().frame_ticks()
     }
 
     /// The device with its PCI command register at `value`: the firmware leaves

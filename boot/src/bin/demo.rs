@@ -25,6 +25,8 @@ use baregpu_soft::SoftGpu;
 mod mandelbrot;
 #[path = "demo/packets.rs"]
 mod packets;
+#[path = "demo/scanout.rs"]
+mod scanout;
 
 use packets::Mi;
 
@@ -104,7 +106,9 @@ fn run_hardware(
         .map_err(|e| alloc::format!("bring-up failed: {e}"))?;
     print_bring_up(&gpu);
     enable_msi(&mut gpu);
-    run_work(&mut gpu).map_err(|e| alloc::format!("{e}"))
+    run_work(&mut gpu)
+        .map(|_| ())
+        .map_err(|e| alloc::format!("{e}"))
 }
 
 /// Interrupts through MSI to this CPU's APIC (the kernel's IDT and APIC,
@@ -145,7 +149,20 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     let mut gpu = Gpu::new(&running, &soft, SOFT_GENERATION)?;
     print_bring_up(&gpu);
     enable_msi(&mut gpu);
-    run_work(&mut gpu)?;
+    let counts = run_work(&mut gpu)?;
+    // The picture again, through the modelled display's primary plane.
+    if let Some(counts) = counts
+        && let Err(e) = scanout::show(
+            &mut gpu,
+            &soft,
+            &running,
+            &counts,
+            256,
+            PICTURE_HEIGHT as u32,
+        )
+    {
+        println!("  display: {}", e);
+    }
     let stats = soft.stats();
     println!(
         "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
@@ -158,8 +175,11 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     Ok(())
 }
 
-/// The demo's work, the same on the real GPU and the software one.
-fn run_work<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), ComputeError> {
+/// The demo's work, the same on the real GPU and the software one; the
+/// Mandelbrot's iteration counts when it ran.
+fn run_work<P: Platform>(
+    gpu: &mut Gpu<'_, P>,
+) -> Result<Option<alloc::vec::Vec<u32>>, ComputeError> {
     let g = gpu.generation();
     let batch_err = |_| GpuError::BringUp("batch");
     let (buf, map) = gpu.map_buffer(4096)?;
@@ -266,10 +286,12 @@ fn run_work<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), ComputeError> {
         ),
     }
     match g {
-        Generation::Gen7 => draw_mandelbrot(gpu)?,
-        _ => println!("  (the Mandelbrot kernel is Gen7 code: skipped on {})", g),
+        Generation::Gen7 => draw_mandelbrot(gpu).map(Some),
+        _ => {
+            println!("  (the Mandelbrot kernel is Gen7 code: skipped on {})", g);
+            Ok(None)
+        }
     }
-    Ok(())
 }
 
 /// The blitter draws rectangles into an X-tiled 8-bit surface, copies it to
@@ -345,7 +367,9 @@ fn draw_picture<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), GpuError> {
 /// The Mandelbrot set computed by the EU kernel: a 256 x 192 picture, shown
 /// at the top of the screen when there is one, and sampled down to
 /// characters on the console.
-fn draw_mandelbrot<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), ComputeError> {
+fn draw_mandelbrot<P: Platform>(
+    gpu: &mut Gpu<'_, P>,
+) -> Result<alloc::vec::Vec<u32>, ComputeError> {
     const W: u32 = 256;
     const H: u32 = PICTURE_HEIGHT as u32;
     let start = baregpu_boot::clock::now_us();
@@ -383,5 +407,5 @@ fn draw_mandelbrot<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), ComputeError
         }
         None => println!("  (no screen: the picture stays on the serial console)"),
     }
-    Ok(())
+    Ok(counts)
 }

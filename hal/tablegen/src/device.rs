@@ -30,6 +30,7 @@ struct RawDevice {
     interrupts: RawInterrupts,
     gtt: RawGtt,
     compute: Option<RawCompute>,
+    display: Option<RawDisplay>,
     engine: Vec<RawEngine>,
     #[serde(default)]
     init: Vec<RawInit>,
@@ -45,6 +46,54 @@ struct RawInit {
     engine: String,
     register: String,
     fields: BTreeMap<String, u64>,
+}
+
+/// `[display]`: the pipes the firmware may have lit and their primary planes.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDisplay {
+    #[serde(rename = "ref")]
+    reference: String,
+    flip_engine: String,
+    formats: Vec<RawFormat>,
+    pipe: Vec<RawPipe>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFormat {
+    code: u32,
+    format: String,
+}
+
+/// A one-bit field of a register, both by name: the bit comes from the tables.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStatusBit {
+    register: String,
+    field: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPipe {
+    name: String,
+    conf: RawReg,
+    src: RawReg,
+    frame: RawReg,
+    frame_pixel: Option<RawReg>,
+    flip_count: Option<RawReg>,
+    stat: Option<RawReg>,
+    cntr: RawReg,
+    linoff: RawReg,
+    stride: RawReg,
+    surf: RawReg,
+    tileoff: RawReg,
+    vblank: RawStatusBit,
+    flip_done: Option<RawStatusBit>,
+    flip_pending: Option<RawStatusBit>,
+    flip_plane: u32,
+    stat_event: Option<RawStatusBit>,
 }
 
 #[derive(Deserialize)]
@@ -371,6 +420,224 @@ pub struct Compute {
     pub citation: String,
 }
 
+/// A status bit, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatusBit {
+    pub register: u32,
+    pub bit: u32,
+}
+
+/// One pipe and its primary plane, every register resolved (absolute).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipe {
+    pub name: String,
+    /// conf, src, frame, cntr, linoff, stride, surf, tileoff (in [`PIPE_REGS`] order).
+    pub regs: [u32; 8],
+    pub frame_pixel: Option<u32>,
+    pub flip_count: Option<u32>,
+    pub stat: Option<u32>,
+    pub vblank: StatusBit,
+    pub flip_done: Option<StatusBit>,
+    pub flip_pending: Option<StatusBit>,
+    pub flip_plane: u32,
+    pub stat_event: Option<StatusBit>,
+}
+
+/// The display description (`[display]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Display {
+    pub pipes: Vec<Pipe>,
+    /// (DSPxCNTR code, format name of [`FORMATS`]).
+    pub formats: Vec<(u32, String)>,
+    pub flip_engine: String,
+    /// (name in [`DISPLAY_BITS`], shift, width); `pipe_select` may be absent.
+    pub bits: Vec<(&'static str, u32, u32)>,
+    pub citation: String,
+}
+
+/// The `[[display.pipe]]` registers every pipe has, in [`Pipe::regs`] order.
+pub const PIPE_REGS: [&str; 8] = [
+    "conf", "src", "frame", "cntr", "linoff", "stride", "surf", "tileoff",
+];
+/// Pixel format names of `[display] formats` and their `PixelFormat` variants.
+const FORMATS: [(&str, &str); 7] = [
+    ("c8", "C8"),
+    ("rgb565", "Rgb565"),
+    ("xrgb8888", "Xrgb8888"),
+    ("xbgr8888", "Xbgr8888"),
+    ("xrgb2101010", "Xrgb2101010"),
+    ("xbgr2101010", "Xbgr2101010"),
+    ("xbgr16161616f", "Xbgr16161616F"),
+];
+/// The fields of `DisplayBits`: (its name, the register kind of [`PIPE_REGS`], the field
+/// name in the register tables). Read from pipe A's registers; every pipe must agree.
+const DISPLAY_BITS: [(&str, &str, &str); 11] = [
+    ("pipe_enable", "conf", "pipe_enable"),
+    ("pipe_state", "conf", "pipe_state"),
+    ("src_width", "src", "horizontal_source_size"),
+    ("src_height", "src", "vertical_source_size"),
+    ("plane_enable", "cntr", "plane_enable"),
+    ("pixel_format", "cntr", "source_pixel_format"),
+    ("tiled", "cntr", "tiled_surface"),
+    ("pipe_select", "cntr", "pipe_select"),
+    ("stride", "stride", "stride"),
+    ("tile_x", "tileoff", "start_x"),
+    ("tile_y", "tileoff", "start_y"),
+];
+
+/// A field of the register at `offset` (absolute), by name.
+fn field_at(t: &GenerationTables, offset: u32, field: &str) -> Option<(u32, u32)> {
+    let reg = t
+        .registers
+        .iter()
+        .find(|r| r.engines.is_empty() && r.offset == offset)?;
+    let f = reg.fields.iter().find(|f| f.name == field)?;
+    Some((f.start, f.width()))
+}
+
+fn parse_display(d: RawDisplay, t: &GenerationTables) -> Result<Display, String> {
+    let status = |s: &RawStatusBit, what: &str| -> Result<StatusBit, String> {
+        let reg = find(t, &s.register)?;
+        if !reg.engines.is_empty() {
+            return Err(format!("{what}: {} is a per-engine register", s.register));
+        }
+        let f = reg
+            .fields
+            .iter()
+            .find(|f| f.name == s.field)
+            .ok_or_else(|| format!("{what}: {} has no field {}", s.register, s.field))?;
+        if f.width() != 1 || f.start > 31 {
+            return Err(format!("{what}: {}.{} is not one bit", s.register, s.field));
+        }
+        Ok(StatusBit {
+            register: reg.offset,
+            bit: f.start,
+        })
+    };
+    let mut pipes: Vec<Pipe> = Vec::new();
+    for p in &d.pipe {
+        let what = format!("display.pipe {}", p.name);
+        let raw = [
+            &p.conf, &p.src, &p.frame, &p.cntr, &p.linoff, &p.stride, &p.surf, &p.tileoff,
+        ];
+        let mut regs = [0; 8];
+        for ((slot, r), key) in regs.iter_mut().zip(raw).zip(PIPE_REGS) {
+            *slot = absolute(t, r, &format!("{what} {key}"))?;
+        }
+        let opt = |r: &Option<RawReg>, key: &str| {
+            r.as_ref()
+                .map(|r| absolute(t, r, &format!("{what} {key}")))
+                .transpose()
+        };
+        if pipes.iter().any(|q| q.name == p.name) {
+            return Err(format!("{what}: listed twice"));
+        }
+        if p.flip_done.is_none() && p.flip_pending.is_none() {
+            return Err(format!("{what}: needs flip_done or flip_pending"));
+        }
+        pipes.push(Pipe {
+            name: p.name.clone(),
+            regs,
+            frame_pixel: opt(&p.frame_pixel, "frame_pixel")?,
+            flip_count: opt(&p.flip_count, "flip_count")?,
+            stat: opt(&p.stat, "stat")?,
+            vblank: status(&p.vblank, &format!("{what} vblank"))?,
+            flip_done: p
+                .flip_done
+                .as_ref()
+                .map(|s| status(s, &format!("{what} flip_done")))
+                .transpose()?,
+            flip_pending: p
+                .flip_pending
+                .as_ref()
+                .map(|s| status(s, &format!("{what} flip_pending")))
+                .transpose()?,
+            flip_plane: p.flip_plane,
+            stat_event: p
+                .stat_event
+                .as_ref()
+                .map(|s| status(s, &format!("{what} stat_event")))
+                .transpose()?,
+        });
+    }
+    if pipes.is_empty() {
+        return Err("display: no [[display.pipe]]".into());
+    }
+    let mut formats = Vec::new();
+    for f in &d.formats {
+        if !FORMATS.iter().any(|(n, _)| *n == f.format) {
+            return Err(format!("display.formats: unknown format {:?}", f.format));
+        }
+        if formats.iter().any(|(c, _)| *c == f.code) {
+            return Err(format!("display.formats: code {} listed twice", f.code));
+        }
+        formats.push((f.code, f.format.clone()));
+    }
+    let mut bits = Vec::new();
+    for (name, kind, field) in DISPLAY_BITS {
+        let k = PIPE_REGS.iter().position(|r| *r == kind).unwrap_or(0);
+        let found: Vec<_> = pipes
+            .iter()
+            .map(|p| field_at(t, p.regs[k], field))
+            .collect();
+        match found[0] {
+            None if name == "pipe_select" => {}
+            None => {
+                return Err(format!(
+                    "display: pipe {}'s {kind} register has no field {field}",
+                    pipes[0].name
+                ));
+            }
+            Some((shift, width)) => {
+                if let Some(i) = found.iter().position(|f| *f != found[0]) {
+                    return Err(match found[i] {
+                        None => format!(
+                            "display: pipe {}'s {kind} register has no field {field}",
+                            pipes[i].name
+                        ),
+                        Some(_) => format!(
+                            "display: pipe {}'s {kind} field {field} differs from pipe {}'s",
+                            pipes[i].name, pipes[0].name
+                        ),
+                    });
+                }
+                bits.push((name, shift, width));
+            }
+        }
+    }
+    // The format codes must be values of the pixel format field.
+    if let Some(&(_, _, width)) = bits.iter().find(|b| b.0 == "pixel_format")
+        && let Some((c, _)) = formats.iter().find(|(c, _)| *c >= 1 << width)
+    {
+        return Err(format!(
+            "display.formats: code {c} does not fit the format field"
+        ));
+    }
+    if !t.engines.contains_key(&d.flip_engine) {
+        return Err(format!(
+            "display.flip_engine {:?} is not an engine",
+            d.flip_engine
+        ));
+    }
+    let runs_flip = t
+        .commands
+        .iter()
+        .any(|c| c.name == "MI_DISPLAY_FLIP" && c.engines.contains(&d.flip_engine));
+    if !runs_flip {
+        return Err(format!(
+            "display.flip_engine {}: MI_DISPLAY_FLIP does not run there",
+            d.flip_engine
+        ));
+    }
+    Ok(Display {
+        pipes,
+        formats,
+        flip_engine: d.flip_engine,
+        bits,
+        citation: cited(&d.reference, "display")?,
+    })
+}
+
 /// A generation's device description, every register resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Device {
@@ -401,6 +668,7 @@ pub struct Device {
     pub stolen: Stolen,
     pub gtt_citation: String,
     pub compute: Option<Compute>,
+    pub display: Option<Display>,
     pub init: Vec<InitWrite>,
 }
 
@@ -942,6 +1210,7 @@ pub fn parse(text: &str, t: &GenerationTables) -> Result<Device, String> {
         stolen,
         gtt_citation: cited(&gtt.reference, "gtt")?,
         compute,
+        display: raw.display.map(|d| parse_display(d, t)).transpose()?,
         init,
     })
 }
@@ -992,6 +1261,9 @@ pub fn generate(d: Option<&Device>) -> String {
     }
     for e in &d.engines {
         doc(&mut out, "", &format!("Engine {}: {}", e.name, e.citation));
+    }
+    if let Some(x) = &d.display {
+        doc(&mut out, "", &format!("Display: {}", x.citation));
     }
     let _ = writeln!(
         out,
@@ -1144,6 +1416,7 @@ pub fn generate(d: Option<&Device>) -> String {
         }
     };
     let _ = writeln!(out, "    compute: {compute},");
+    let _ = writeln!(out, "    display: {},", display_code(d.display.as_ref()));
     let _ = writeln!(out, "    init: &[");
     for w in &d.init {
         for line in w.citation.lines() {
@@ -1158,6 +1431,73 @@ pub fn generate(d: Option<&Device>) -> String {
     let _ = writeln!(out, "    ],");
     let _ = writeln!(out, "}});");
     out
+}
+
+/// The `display` member of the generated `Device`.
+fn display_code(d: Option<&Display>) -> String {
+    let Some(d) = d else {
+        return "None".into();
+    };
+    let opt = |o: Option<u32>| o.map_or("None".to_string(), |o| format!("Some({o:#x})"));
+    let bit = |s: &StatusBit| {
+        format!(
+            "crate::device::StatusBit {{ register: {:#x}, bit: {} }}",
+            s.register, s.bit
+        )
+    };
+    let opt_bit = |s: &Option<StatusBit>| {
+        s.as_ref()
+            .map_or("None".into(), |s| format!("Some({})", bit(s)))
+    };
+    let mut pipes = String::new();
+    for p in &d.pipes {
+        let [conf, src, frame, cntr, linoff, stride, surf, tileoff] = p.regs;
+        let _ = write!(
+            pipes,
+            "crate::device::PipeDesc {{ name: {:?}, conf: {conf:#x}, src: {src:#x}, frame: {frame:#x}, frame_pixel: {}, flip_count: {}, stat: {}, cntr: {cntr:#x}, linoff: {linoff:#x}, stride: {stride:#x}, surf: {surf:#x}, tileoff: {tileoff:#x}, vblank: {}, flip_done: {}, flip_pending: {}, flip_plane: {}, stat_event: {} }}, ",
+            p.name,
+            opt(p.frame_pixel),
+            opt(p.flip_count),
+            opt(p.stat),
+            bit(&p.vblank),
+            opt_bit(&p.flip_done),
+            opt_bit(&p.flip_pending),
+            p.flip_plane,
+            opt_bit(&p.stat_event)
+        );
+    }
+    let formats: Vec<String> = d
+        .formats
+        .iter()
+        .map(|(code, name)| {
+            let variant = FORMATS.iter().find(|(n, _)| n == name).map_or("C8", |f| f.1);
+            format!("crate::device::PlaneFormat {{ code: {code}, format: crate::device::PixelFormat::{variant} }}")
+        })
+        .collect();
+    let field = |name: &str| {
+        d.bits.iter().find(|b| b.0 == name).map(|b| {
+            format!(
+                "crate::device::FieldBits {{ shift: {}, width: {} }}",
+                b.1, b.2
+            )
+        })
+    };
+    let bits: Vec<String> = DISPLAY_BITS
+        .iter()
+        .map(|(name, ..)| match (*name, field(name)) {
+            ("pipe_select", f) => format!(
+                "pipe_select: {}",
+                f.map_or("None".into(), |f| format!("Some({f})"))
+            ),
+            (_, f) => format!("{name}: {}", f.unwrap_or_default()),
+        })
+        .collect();
+    format!(
+        "Some(crate::device::DisplayDesc {{ pipes: &[{pipes}], formats: &[{}], flip_engine: {:?}, bits: crate::device::DisplayBits {{ {} }} }})",
+        formats.join(", "),
+        d.flip_engine,
+        bits.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -1376,6 +1716,54 @@ timestamp = "TIMESTAMP"
         ] {
             let mut t = tables("instance-bad");
             let e = add_instances(&bad, &mut t).unwrap_err();
+            assert!(e.contains(want), "{e} (wanted {want})");
+        }
+    }
+
+    /// The display description resolves its registers and fields against the
+    /// real tables, and names what is wrong.
+    #[test]
+    fn the_display_resolves_against_the_tables() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tables");
+        let t = crate::load_generation(&root, "gen6").unwrap();
+        let text = std::fs::read_to_string(root.join("gen6/device.toml")).unwrap();
+        let d = parse(&text, &t).unwrap().display.unwrap();
+        assert_eq!(d.pipes.len(), 2);
+        // conf, src, frame, cntr ... of pipe B (003 register summary).
+        assert_eq!(&d.pipes[1].regs[..4], &[0x71008, 0x6101c, 0x71040, 0x71180]);
+        assert_eq!(
+            d.pipes[0].vblank,
+            StatusBit {
+                register: 0x44008,
+                bit: 7
+            }
+        );
+        for want in [("tiled", 10, 1), ("pixel_format", 26, 4), ("stride", 6, 10)] {
+            assert!(d.bits.contains(&want), "{want:?} in {:?}", d.bits);
+        }
+        assert!(
+            !d.bits.iter().any(|b| b.0 == "pipe_select"),
+            "SNB ties planes to pipes"
+        );
+        let code = generate(Some(&parse(&text, &t).unwrap()));
+        assert!(code.contains("flip_engine: \"render\""), "{code}");
+        for (bad, want) in [
+            (text.replace("\"xbgr8888\"", "\"rgb888\""), "unknown format"),
+            (text.replace("code = 14", "code = 16"), "does not fit"),
+            (
+                text.replace("flip_engine = \"render\"", "flip_engine = \"video\""),
+                "does not run there",
+            ),
+            (
+                text.replace("cntr = \"DSPBCNTR\"", "cntr = \"DSPBSTRIDE\""),
+                "no field",
+            ),
+            (
+                text.replace("field = \"pipe_a_vblank\"", "field = \"pipe_a_vblnk\""),
+                "DEIIR has no field pipe_a_vblnk",
+            ),
+        ] {
+            let e = parse(&bad, &t).unwrap_err();
             assert!(e.contains(want), "{e} (wanted {want})");
         }
     }

@@ -526,6 +526,26 @@ impl TileControl {
     }
 }
 
+/// Graphics address of byte column `xb` of line `y` of an X-tiled surface at
+/// `base`, `pitch` bytes per line, swizzled as ARB_MODE asks: the layout the
+/// blitter writes, which the display plane scans out.
+pub(crate) fn x_tiled_address(
+    regs: &RegFile,
+    generation: Generation,
+    base: u64,
+    pitch: u64,
+    xb: u64,
+    y: u64,
+) -> u64 {
+    let surface = Surface {
+        base,
+        pitch: pitch as i64,
+        tiling: Tiling::X,
+        swizzle: swizzling(regs, generation),
+    };
+    surface.address(xb as i64, y as i64)
+}
+
 /// Whether ARB_MODE asks for bit-6 swizzling of tiled surfaces.
 fn swizzling(regs: &RegFile, generation: Generation) -> bool {
     let bit = match generation {

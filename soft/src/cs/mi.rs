@@ -6,9 +6,11 @@
 //! MI_LOAD_REGISTER_IMM, MI_STORE_REGISTER_MEM, MI_USER_INTERRUPT,
 //! MI_REPORT_HEAD, MI_FLUSH_DW and PIPE_CONTROL post-sync writes and notify,
 //! MI_CONDITIONAL_BATCH_BUFFER_END, MI_SEMAPHORE_MBOX (compare and wait,
-//! update), MI_WAIT_FOR_EVENT (display events wait for ever, conditions
-//! pass), MI_UPDATE_GTT (GGTT entries), MI_LOAD_REGISTER_MEM,
-//! MI_SET_CONTEXT (save and restore of the modelled registers), and the
+//! update), MI_WAIT_FOR_EVENT (vertical blanks of a running pipe and flips
+//! pending on a plane hold the engine; conditions that do not exist pass),
+//! MI_UPDATE_GTT (GGTT entries), MI_LOAD_REGISTER_MEM,
+//! MI_SET_CONTEXT (save and restore of the modelled registers),
+//! MI_DISPLAY_FLIP (queued on the display, `crate::display`), and the
 //! blitter commands of `crate::blit`. Memory accesses go through the GGTT
 //! or, for PPGTT batches and PPGTT-addressed commands, the engine's
 //! two-level PPGTT. The media/GPGPU commands (PIPELINE_SELECT,
@@ -18,7 +20,7 @@
 //! threads are busy. MI_REPORT_PERF_COUNT writes a report; a few commands
 //! have no effect on a machine without caches, display or preemption
 //! (`table::NO_EFFECT`). Every other command of the tables (3D state and
-//! 3DPRIMITIVE, MI_DISPLAY_FLIP, ...) is refused: the engine stops with
+//! 3DPRIMITIVE, MI_LOAD_SCAN_LINES_INCL, ...) is refused: the engine stops with
 //! [`Halt::Unmodelled`], an instruction error whose header also shows in
 //! the model's `SOFT_UNMODELLED_COMMAND` register, so that work the model
 //! cannot do never passes as done. A command the tables do not know is an
@@ -30,6 +32,7 @@ use baregpu_hal::gen6::{Engine as Gen6Engine, regs as gen6};
 use super::table::Op;
 use super::{Halt, Host, Parts};
 use crate::command::{Cmd, F, field};
+use crate::display::Display;
 use crate::mem::Space;
 
 /// Physical address bits 35:32 of a Gen4/G45 command that addresses
@@ -41,13 +44,46 @@ fn high_bits(space: Space, c: &Cmd, dw: &[u32]) -> u64 {
     }
 }
 
-/// Whether an MI_WAIT_FOR_EVENT waits for a display event (a vertical or
-/// horizontal blank). The other selections are conditions (scan-line window,
-/// flip pending, condition codes), and "if a specified condition does not
-/// exist ... the parser proceeds, treating this command as a no-operation"
-/// (003 lines 16487-16490): with no display and no pending flip, none exists.
-pub(super) fn waits_for_display_event(c: &Cmd, dw: &[u32]) -> bool {
-    c.blank_events.iter().any(|f| f.extract(dw) != 0)
+/// Whether an MI_WAIT_FOR_EVENT still waits. Events (vertical and
+/// horizontal blanks) come from a running pipe: a vertical blank wait ends
+/// when the pipe's frame counter passes the frame it started in (kept in
+/// `event_frame`); a horizontal blank comes every line, so it passes while
+/// the pipe runs. A pipe that is off (or missing) never sends one: the
+/// engine waits until the driver cancels it or resets the engine. The other
+/// selections are conditions: "if a specified condition does not exist ...
+/// the parser proceeds, treating this command as a no-operation" (003 lines
+/// 16487-16490); a plane's flip pending holds the engine while a flip is
+/// queued on that plane; the scan-line window and the sprites' flips (not
+/// modelled) do not exist.
+pub(super) fn event_pending(
+    c: &Cmd,
+    dw: &[u32],
+    display: Option<&Display>,
+    event_frame: &mut Option<u32>,
+) -> bool {
+    let mut pending = false;
+    for f in c.info.fields.iter().filter(|f| f.extract(dw) != 0) {
+        let blank = c.blank_events.iter().any(|b| b.name == f.name);
+        let flip = f.name.contains("flip_pending") && !f.name.contains("sprite");
+        if !blank && !flip {
+            continue;
+        }
+        let pipe = display.and_then(|d| Some((d, d.pipe_named_in(f.name)?)));
+        pending |= match (pipe, blank) {
+            // No such pipe (or no display): the event never comes, the
+            // condition does not exist.
+            (None, blank) => blank,
+            (Some((d, i)), false) => d.flip_pending(i),
+            (Some((d, i)), true) if !d.running(i) => true,
+            (Some((d, i)), true) if f.name.contains("vertical") => {
+                let frame = d.frame(i).unwrap_or(0);
+                let end = *event_frame.get_or_insert(frame.wrapping_add(1));
+                (frame.wrapping_sub(end) as i32) < 0
+            }
+            (Some(_), true) => false,
+        };
+    }
+    pending
 }
 
 /// Offset of a render-engine register from the render base. The model keeps the
@@ -302,6 +338,7 @@ impl<B: MemoryBus> Parts<'_, B> {
             Op::LoadRegisterImm | Op::StoreRegisterMem | Op::LoadRegisterMem | Op::SetContext => {}
             Op::Media(m) => self.media_execute(i, c, m, dw)?,
             Op::ReportPerfCount => self.report_perf_count(i, c, dw)?,
+            Op::DisplayFlip => self.display_flip(c, dw)?,
             Op::NoEffect => {}
             Op::Unmodelled => return Err(self.refuse(c, dw)),
         }
@@ -338,6 +375,27 @@ impl<B: MemoryBus> Parts<'_, B> {
                 self.gtt.write_entry(page as u32, e[0]);
             }
         }
+        Ok(())
+    }
+
+    /// MI_DISPLAY_FLIP (003 lines 15063-15319; Gen4 and Gen7 from Linux,
+    /// see mi.toml): queues the new base, pitch (in 64-byte units) and
+    /// tiling for the plane's next vertical blank; Flip Type 1 (Gen6
+    /// asynchronous) flips at once. A flip of a sprite plane is refused:
+    /// the model has no sprites.
+    fn display_flip(&mut self, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
+        let plane = field(c, dw, F::DisplayPlaneSelect).unwrap_or(0) as u32;
+        let Some(display) = self.display.as_mut() else {
+            return Err(self.refuse(c, dw));
+        };
+        let Some(pipe) = display.pipe_of_flip_plane(plane) else {
+            return Err(self.refuse(c, dw));
+        };
+        let base = field(c, dw, F::DisplayBufferBaseAddress).unwrap_or(0) as u32;
+        let pitch = field(c, dw, F::DisplayBufferPitch).unwrap_or(0) as u32 * 64;
+        let tiled = field(c, dw, F::TileParameter) == Some(1);
+        let asynchronous = field(c, dw, F::FlipType) == Some(1);
+        display.queue_flip(pipe, base, pitch, tiled, asynchronous);
         Ok(())
     }
 

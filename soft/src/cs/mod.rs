@@ -29,6 +29,7 @@ use baregpu_hal::MemoryBus;
 use baregpu_hal::reflect::GenTables;
 
 use crate::blit::Blitter;
+use crate::display::Display;
 use crate::layout::{self, Layout};
 use crate::media::Media;
 use crate::mem::gtt::Ggtt;
@@ -82,6 +83,8 @@ pub struct EngineState {
     /// Header of the command refused as not modelled (0: none), read at
     /// `SOFT_UNMODELLED_COMMAND`.
     pub unmodelled: u32,
+    /// MI_WAIT_FOR_EVENT on a vertical blank: the frame count that ends it.
+    pub event_frame: Option<u32>,
     /// The blitter's shared setup and clip state (blitter engine only).
     pub blit: Blitter,
 }
@@ -171,6 +174,8 @@ pub(crate) struct Parts<'a, B: MemoryBus> {
     pub timestamp: &'a mut u64,
     /// The render engine's media/GPGPU unit and EU array.
     pub media: &'a mut Option<Box<Media>>,
+    /// The display engine (pipes, planes, flips).
+    pub display: &'a mut Option<Display>,
 }
 
 /// Dwords [`Parts::fetch_window`] reads at once: the longest MI command
@@ -256,16 +261,22 @@ fn step<H: Host>(h: &mut H, i: usize, table: &CommandTable) -> Result<bool, Halt
     // MI_SEMAPHORE_MBOX holds the engine (RING_CTL bit 10 set) until its
     // condition holds or the driver cancels the wait (003 lines 15643-15787).
     // MI_WAIT_FOR_EVENT on a display event holds the engine with RB Wait (bit 11)
-    // set: the model has no display, so the event never comes and only the
-    // driver's cancel (or a reset after hang detection) moves it on.
+    // set until the event (`mi::event_pending`: a vertical blank of a running
+    // pipe, a flip done) or the driver's cancel (or a reset after hang
+    // detection) moves it on.
     if op == Op::WaitForEvent {
-        if mi::waits_for_display_event(info, &buf)
-            && !core::mem::take(&mut p.engines[i].cancel_wait)
+        let Parts {
+            display, engines, ..
+        } = &mut p;
+        let e = &mut engines[i];
+        if mi::event_pending(info, &buf, display.as_ref(), &mut e.event_frame)
+            && !core::mem::take(&mut e.cancel_wait)
         {
-            p.engines[i].ctl |= 0x800;
+            e.ctl |= 0x800;
             *p.scratch = buf;
             return Ok(false);
         }
+        p.engines[i].event_frame = None;
         p.engines[i].ctl &= !0x800;
     }
     if op == Op::SemaphoreMbox && !core::mem::take(&mut p.engines[i].cancel_wait) {

@@ -36,6 +36,8 @@ pub(crate) enum Op {
     /// A media/GPGPU pipeline command, executed in `media`.
     Media(MediaOp),
     ReportPerfCount,
+    /// MI_DISPLAY_FLIP: queued on the display (`crate::display`).
+    DisplayFlip,
     /// A command whose effect the model has nothing to apply to ([`NO_EFFECT`]).
     NoEffect,
     /// Known, not modelled: refused with [`super::Halt::Unmodelled`].
@@ -65,7 +67,8 @@ const NO_EFFECT: [(&str, &str); 5] = [
 // system routine the EU model never calls (no exceptions or debug), so a
 // program relying on it would silently lose it; MI_PREDICATE (Gen7) sets the
 // predicate of 3DPRIMITIVE and GPGPU_WALKER, whose predication the model
-// refuses; MI_DISPLAY_FLIP, MI_LOAD_SCAN_LINES_INCL need a display;
+// refuses; MI_LOAD_SCAN_LINES_INCL needs scan-line counting the display model
+// does not do;
 // MI_TOPOLOGY_FILTER and MI_URB_CLEAR serve the 3D pipeline.
 
 fn op_of(name: &str) -> Op {
@@ -94,6 +97,7 @@ fn op_of(name: &str) -> Op {
         "MI_LOAD_REGISTER_MEM" => Op::LoadRegisterMem,
         "MI_SET_CONTEXT" => Op::SetContext,
         "MI_REPORT_PERF_COUNT" => Op::ReportPerfCount,
+        "MI_DISPLAY_FLIP" => Op::DisplayFlip,
         _ if NO_EFFECT.iter().any(|(n, _)| *n == name) => Op::NoEffect,
         _ => Op::Unmodelled,
     }
@@ -145,6 +149,12 @@ fn required(op: Op) -> &'static [F] {
         Op::UpdateGtt => &[F::EntryAddress],
         Op::SetContext => &[F::LogicalContextAddress, F::ForceRestore, F::RestoreInhibit],
         Op::ReportPerfCount => &[F::MemoryAddress, F::ReportId],
+        Op::DisplayFlip => &[
+            F::DisplayPlaneSelect,
+            F::DisplayBufferBaseAddress,
+            F::DisplayBufferPitch,
+            F::TileParameter,
+        ],
         Op::Blit(b) => b.required(),
         Op::Media(m) => m.required(),
         Op::BatchEnd
