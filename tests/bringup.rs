@@ -129,7 +129,11 @@ fn the_firmwares_ggtt_ranges_are_kept_and_never_handed_out() {
             add_host_bridge(&p, 0x5); // 32 MiB
         }
         let base = 0x7800_0000u64;
-        let soft = soft(&p, g).with_stolen(base, 32 << 20).unwrap();
+        // Headless, so that the entries written below are the firmware's only ones.
+        let soft = soft(&p, g)
+            .with_firmware_mode(None)
+            .with_stolen(base, 32 << 20)
+            .unwrap();
         // The firmware's console: 300 pages of stolen memory at GGTT page 0, and
         // 16 more at page 1000; an entry outside stolen memory at page 2000.
         let pte = |phys: u64| baregpu::gtt::ggtt::encode_pte(g, phys, Caching::Uncached).unwrap();
@@ -204,7 +208,8 @@ fn the_firmwares_ggtt_ranges_are_kept_and_never_handed_out() {
 fn a_scratch_page_is_behind_every_unused_entry() {
     for g in GENERATIONS {
         let p = HostPlatform::new();
-        let soft = soft(&p, g);
+        // Headless: entry 0 holds no firmware console.
+        let soft = soft(&p, g).with_firmware_mode(None);
         let mut gpu = Gpu::new(&p, &soft, g).unwrap();
         let scratch = gpu.bring_up().scratch.0;
         let entries = gpu.bring_up().ggtt_entries;
@@ -266,4 +271,30 @@ fn ring_initialisation_writes_the_mode_registers_as_i915_does() {
     assert_eq!(soft.read32(0x209c) & 0x4040, 0x4040);
     assert_eq!(soft.read32(0x2520) & (1 << 13), 1 << 13);
     assert_eq!(soft.read32(0x20c0) & (1 << 7), 1 << 7);
+}
+
+#[test]
+fn the_models_firmware_console_in_stolen_memory_is_kept() {
+    // The model's firmware lights pipe A at 1024x768 XRGB8888 from GGTT 0, its
+    // surface in stolen memory: 768 pages the driver keeps.
+    for g in GENERATIONS {
+        let p = HostPlatform::new();
+        if matches!(g, Generation::Gen4 | Generation::G45) {
+            add_host_bridge(&p, 0x5); // 32 MiB, the model's stolen size
+        }
+        let soft = soft(&p, g);
+        let before: Vec<u32> = (0..768).map(|i| soft.read32(alias(g) + 4 * i)).collect();
+        let gpu = Gpu::new(&p, &soft, g).unwrap();
+        let kept: Vec<(u64, u64)> = gpu
+            .bring_up()
+            .firmware_ranges
+            .iter()
+            .map(|m| (m.gfx.0, m.pages))
+            .collect();
+        assert_eq!(kept, [(0, 768)], "{g}");
+        let after: Vec<u32> = (0..768).map(|i| soft.read32(alias(g) + 4 * i)).collect();
+        assert_eq!(before, after, "{g}");
+        let stolen = gpu.bring_up().stolen.unwrap();
+        assert_eq!(decode_pte(g, after[767]), Some(stolen.base.0 + 767 * 4096), "{g}");
+    }
 }

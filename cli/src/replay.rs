@@ -357,8 +357,11 @@ pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
     let o = parse(args)?;
     // Wall-clock time: the timeout is the user's bound on the wait.
     let platform = HostPlatform::with_clock(wall_ns);
+    // A headless machine: no firmware console holds GGTT addresses the batch's
+    // objects may want.
     let soft = SoftGpu::new(o.generation, PlatformBus::new(&platform))
-        .map_err(|e| format!("software GPU: {e:?}"))?;
+        .map_err(|e| format!("software GPU: {e:?}"))?
+        .with_firmware_mode(None);
     // The objects outlive the `Gpu` (dropped inside `replay`, which stops
     // its rings) on every path: the placed batch runs out of one of them.
     let mut objects = Vec::new();

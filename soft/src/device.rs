@@ -64,6 +64,11 @@ pub struct Device<B: MemoryBus> {
     display: Option<Display>,
     /// MMIO reads so far: with the timestamp, the display's clock.
     mmio_reads: u64,
+    /// What the firmware lit, stolen memory (base, bytes), and the GGTT entries
+    /// (first, count) the firmware pointed at its console in stolen memory.
+    firmware_mode: Option<FirmwareMode>,
+    stolen: (u64, u64),
+    firmware_ptes: Option<(u32, u32)>,
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -91,7 +96,7 @@ impl<B: MemoryBus> Device<B> {
         })?;
         let mut bus = DeviceBus::new(bus, FIRMWARE_COMMAND & PCI_COMMAND_BUS_MASTER != 0);
         bus.set_stolen(STOLEN_BASE, STOLEN_BYTES);
-        Ok(Self {
+        let mut device = Self {
             layout,
             bus,
             gtt: Ggtt::new(layout.gtt_entries),
@@ -111,7 +116,47 @@ impl<B: MemoryBus> Device<B> {
                 display
             }),
             mmio_reads: 0,
-        })
+            firmware_mode: layout
+                .device
+                .display
+                .is_some()
+                .then(FirmwareMode::default_lit),
+            stolen: (STOLEN_BASE, STOLEN_BYTES),
+            firmware_ptes: None,
+        };
+        device.map_firmware_console();
+        Ok(device)
+    }
+
+    /// The firmware's console in the GGTT: the entries of the lit surface point
+    /// at the start of stolen memory, page by page, as firmware leaves them (the
+    /// framebuffer Linux i915 takes over from DSPSURF, i9xx_get_initial_plane_config,
+    /// lies in stolen memory). The entries of an earlier console are cleared.
+    fn map_firmware_console(&mut self) {
+        if let Some((first, count)) = self.firmware_ptes.take() {
+            for index in first..first + count {
+                self.gtt.write_entry(index, 0);
+            }
+        }
+        let (Some(mode), (base, bytes)) = (self.firmware_mode, self.stolen) else {
+            return;
+        };
+        // X tiles are 8 rows high: the surface spans whole tile rows.
+        let rows = if mode.tiled {
+            mode.height.next_multiple_of(8)
+        } else {
+            mode.height
+        };
+        let pages = (u64::from(mode.stride) * u64::from(rows))
+            .div_ceil(4096)
+            .min(bytes / 4096);
+        let first = mode.surface / 4096;
+        let count = pages.min(u64::from(self.layout.gtt_entries).saturating_sub(first));
+        for p in 0..count {
+            self.gtt
+                .write_entry((first + p) as u32, crate::mem::gtt::entry_for(base + p * 4096));
+        }
+        self.firmware_ptes = Some((first as u32, count as u32));
     }
 
     /// Replaces what the firmware left lit: `Some(mode)` lights that pipe
@@ -122,7 +167,10 @@ impl<B: MemoryBus> Device<B> {
             return mode.is_none();
         };
         d.dark();
-        mode.is_none_or(|m| d.light(&m))
+        let lit = mode.is_none_or(|m| d.light(&m));
+        self.firmware_mode = if lit { mode } else { None };
+        self.map_firmware_console();
+        lit
     }
 
     /// Clock ticks per frame of the display (see `crate::display`).
@@ -678,6 +726,8 @@ impl<B: MemoryBus> Device<B> {
         }
         self.config[stolen.base_offset as usize / 4] = base as u32;
         self.bus.set_stolen(base, bytes);
+        self.stolen = (base, bytes);
+        self.map_firmware_console();
         Some(())
     }
 }

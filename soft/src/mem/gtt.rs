@@ -13,6 +13,12 @@ pub fn entry_address(entry: u32) -> u64 {
     (entry as u64 & 0xffff_f000) | ((entry as u64 & 0xff0) << 28)
 }
 
+/// A valid entry pointing at the page `phys` (caching left to the GTT's default):
+/// the inverse of [`entry_address`].
+pub fn entry_for(phys: u64) -> u32 {
+    (phys as u32 & 0xffff_f000) | ((phys >> 28) as u32 & 0xff0) | 1
+}
+
 pub struct Ggtt {
     entries: Vec<u32>,
 }
