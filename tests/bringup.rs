@@ -295,6 +295,10 @@ fn the_models_firmware_console_in_stolen_memory_is_kept() {
         let after: Vec<u32> = (0..768).map(|i| soft.read32(alias(g) + 4 * i)).collect();
         assert_eq!(before, after, "{g}");
         let stolen = gpu.bring_up().stolen.unwrap();
-        assert_eq!(decode_pte(g, after[767]), Some(stolen.base.0 + 767 * 4096), "{g}");
+        assert_eq!(
+            decode_pte(g, after[767]),
+            Some(stolen.base.0 + 767 * 4096),
+            "{g}"
+        );
     }
 }

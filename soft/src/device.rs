@@ -153,8 +153,10 @@ impl<B: MemoryBus> Device<B> {
         let first = mode.surface / 4096;
         let count = pages.min(u64::from(self.layout.gtt_entries).saturating_sub(first));
         for p in 0..count {
-            self.gtt
-                .write_entry((first + p) as u32, crate::mem::gtt::entry_for(base + p * 4096));
+            self.gtt.write_entry(
+                (first + p) as u32,
+                crate::mem::gtt::entry_for(base + p * 4096),
+            );
         }
         self.firmware_ptes = Some((first as u32, count as u32));
     }
