@@ -148,6 +148,11 @@ fn heap() {
 }
 
 #[test]
+fn interrupts_reach_the_idt_and_idle_waits_end_at_their_deadline() {
+    assert!(expect_pass("interrupts").output.contains("[ok] interrupts"));
+}
+
+#[test]
 fn probe_finds_qemu_vga_and_no_intel_gpu() {
     let run = expect_pass("probe_qemu");
     assert!(

@@ -27,6 +27,8 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The GPU's vector: the first above the 32 exception vectors, any free one works.
 pub const GPU_VECTOR: u8 = 0x40;
+/// The APIC timer's vector: it only ends a halted wait at its deadline.
+pub const TIMER_VECTOR: u8 = 0x41;
 /// Spurious-interrupt vector (SDM 11.9: its low four bits are 1 on older APICs).
 const SPURIOUS_VECTOR: u8 = 0xff;
 
@@ -37,6 +39,15 @@ const APIC_EOI: usize = 0xb0;
 const APIC_SVR: usize = 0xf0;
 const APIC_ICR_LOW: usize = 0x300;
 const APIC_ICR_HIGH: usize = 0x310;
+/// APIC timer (SDM 11.5.4): LVT timer, initial and current count, divide configuration.
+const APIC_LVT_TIMER: usize = 0x320;
+const APIC_TIMER_INITIAL: usize = 0x380;
+const APIC_TIMER_CURRENT: usize = 0x390;
+const APIC_TIMER_DIVIDE: usize = 0x3e0;
+/// Divide configuration 0b0011: the bus clock divided by 16 (SDM figure 11-10).
+const TIMER_DIVIDE_16: u32 = 0b0011;
+/// LVT mask bit (16); mode bits 18:17 = 00 is one-shot.
+const LVT_MASKED: u32 = 1 << 16;
 /// SVR bit 8: APIC software enable.
 const SVR_ENABLE: u32 = 1 << 8;
 /// ICR: destination shorthand "self" (bits 19:18 = 01), fixed delivery, edge.
@@ -49,10 +60,18 @@ static COUNT: AtomicU64 = AtomicU64::new(0);
 /// The APIC's registers, mapped uncached (0 until [`init`]).
 static APIC: AtomicU64 = AtomicU64::new(0);
 static READY: AtomicBool = AtomicBool::new(false);
+/// APIC timer ticks (after the divider) per millisecond; 0 when not calibrated.
+static TIMER_PER_MS: AtomicU64 = AtomicU64::new(0);
 
 /// How many times the GPU's vector has arrived.
 pub fn count() -> u64 {
     COUNT.load(Ordering::Acquire)
+}
+
+/// APIC timer ticks per millisecond measured at [`init`] (0: no timer, so waits
+/// spin instead of halting).
+pub fn timer_per_ms() -> u64 {
+    TIMER_PER_MS.load(Ordering::Acquire)
 }
 
 /// Whether [`init`] has run: the IDT is loaded and the APIC enabled.
@@ -122,6 +141,30 @@ baregpu_gpu_vector_stub:
     pop %rax
     iretq
 
+.global baregpu_timer_stub
+baregpu_timer_stub:
+    push %rax
+    push %rcx
+    push %rdx
+    push %rsi
+    push %rdi
+    push %r8
+    push %r9
+    push %r10
+    push %r11
+    cld
+    call baregpu_timer_vector
+    pop %r11
+    pop %r10
+    pop %r9
+    pop %r8
+    pop %rdi
+    pop %rsi
+    pop %rdx
+    pop %rcx
+    pop %rax
+    iretq
+
 .global baregpu_spurious_stub
 baregpu_spurious_stub:
     /* A spurious interrupt takes no EOI (SDM 11.9). */
@@ -133,6 +176,13 @@ baregpu_spurious_stub:
     unsafe extern "C" {
         pub fn baregpu_gpu_vector_stub();
         pub fn baregpu_spurious_stub();
+        pub fn baregpu_timer_stub();
+    }
+
+    /// The APIC timer: it woke a halted wait; nothing to do but end it.
+    #[unsafe(no_mangle)]
+    extern "C" fn baregpu_timer_vector() {
+        apic_write(APIC_EOI, 0);
     }
 
     /// The GPU's vector: count it, end it.
@@ -174,6 +224,8 @@ pub fn init(platform: &crate::BootPlatform) -> Option<()> {
                     entry::baregpu_spurious_stub as *const () as u64,
                 ));
             }
+            idt[TIMER_VECTOR]
+                .set_handler_addr(VirtAddr::new(entry::baregpu_timer_stub as *const () as u64));
             idt[GPU_VECTOR].set_handler_addr(VirtAddr::new(
                 entry::baregpu_gpu_vector_stub as *const () as u64,
             ));
@@ -187,8 +239,45 @@ pub fn init(platform: &crate::BootPlatform) -> Option<()> {
     idt.load();
     apic_write(APIC_TPR, 0);
     apic_write(APIC_SVR, SVR_ENABLE | u32::from(SPURIOUS_VECTOR));
+    calibrate_timer();
     READY.store(true, Ordering::Release);
     Some(())
+}
+
+/// Counts the APIC timer against the calibrated TSC clock for 10 ms (its rate,
+/// the bus clock, is not architectural), then leaves it masked.
+#[cfg(target_os = "none")]
+fn calibrate_timer() {
+    apic_write(APIC_TIMER_DIVIDE, TIMER_DIVIDE_16);
+    apic_write(APIC_LVT_TIMER, LVT_MASKED | u32::from(TIMER_VECTOR));
+    apic_write(APIC_TIMER_INITIAL, u32::MAX);
+    crate::clock::delay_us(10_000);
+    let elapsed = u64::from(u32::MAX - apic_read(APIC_TIMER_CURRENT));
+    apic_write(APIC_TIMER_INITIAL, 0);
+    TIMER_PER_MS.store(elapsed / 10, Ordering::Release);
+}
+
+/// Halts until an interrupt arrives or about `ns` nanoseconds pass (the APIC
+/// timer, one-shot, ends the halt); returns at once without a calibrated timer.
+/// Interrupts are enabled only inside: `sti; hlt` takes a pending vector
+/// without a window between the two (SDM vol. 2, STI: interrupts are
+/// recognised after the next instruction).
+pub fn halt_for(ns: u64) {
+    let per_ms = TIMER_PER_MS.load(Ordering::Acquire);
+    if per_ms == 0 || !ready() {
+        return;
+    }
+    let ticks = (u128::from(ns) * u128::from(per_ms) / 1_000_000).clamp(1, u128::from(u32::MAX));
+    apic_write(APIC_LVT_TIMER, u32::from(TIMER_VECTOR));
+    apic_write(APIC_TIMER_INITIAL, ticks as u32);
+    #[cfg(target_os = "none")]
+    {
+        // SAFETY: the enabled vectors' handlers save what they touch; `cli`
+        // afterwards restores the kernel's interrupts-off state.
+        unsafe { core::arch::asm!("sti", "hlt", "cli", options(nostack)) };
+    }
+    apic_write(APIC_TIMER_INITIAL, 0);
+    apic_write(APIC_LVT_TIMER, LVT_MASKED | u32::from(TIMER_VECTOR));
 }
 
 /// Where the legacy PICs' 16 lines are moved (off the exception vectors 0-31,

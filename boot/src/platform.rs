@@ -145,11 +145,13 @@ impl Platform for BootPlatform {
         }
     }
 
-    /// Until the GPU's vector arrives or the deadline: interrupts are let in
-    /// between looks at the count. (No timer interrupt is set up, so the CPU
-    /// spins rather than halting; without the APIC, one poll interval.)
+    /// Until the GPU's vector arrives or the deadline: the CPU halts, woken by
+    /// the vector or by the APIC timer set to the deadline (without the APIC,
+    /// one poll interval).
     fn wait_for_interrupt(&self, deadline_ns: u64) {
-        wait_for_vector(deadline_ns, &|| core::hint::spin_loop());
+        wait_for_vector(deadline_ns, &|| {
+            crate::interrupts::halt_for(deadline_ns.saturating_sub(crate::clock::now_ns()))
+        });
     }
 }
 
