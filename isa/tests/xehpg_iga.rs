@@ -679,6 +679,9 @@ fn xehpg_branches_against_iga64() {
     ];
     let insts: Vec<Instruction> = (0..n)
         .map(|k| {
+            if rng.chance(2) {
+                return gen_ctrl(&mut rng, k, n);
+            }
             let (op, two) = rng.pick(&ops);
             let off = |rng: &mut Rng| 16 * (rng.below(n) as i32 - k as i32);
             let jump = if two {
@@ -709,8 +712,74 @@ fn xehpg_branches_against_iga64() {
             i
         })
         .collect();
+    let ctrl = insts
+        .iter()
+        .filter(|i| xehpg::print::is_ctrl(i.opcode))
+        .count();
+    assert!(
+        ctrl > n / 4,
+        "only {ctrl} jmpi/brd/brc/call/calla/ret generated"
+    );
     let (kept, _) = compare(&insts, &dir, true);
     assert_eq!(kept, n);
+    eprintln!(
+        "gen12.5 branches: {kept} identical both ways, {ctrl} of them jmpi/brd/brc/call/calla/ret"
+    );
+}
+
+/// jmpi, brd, brc, call, calla, ret at byte `16 * k` of an `n`-instruction
+/// kernel: immediate targets inside the kernel (calla's absolute), or a
+/// register target with a dword sub-register.
+fn gen_ctrl(rng: &mut Rng, k: usize, n: usize) -> Instruction {
+    let op = rng.pick(&[
+        Opcode::Jmpi,
+        Opcode::Brd,
+        Opcode::Brc,
+        Opcode::Call,
+        Opcode::Calla,
+        Opcode::Ret,
+    ]);
+    let any_reg = |rng: &mut Rng| (RegFile::Grf, rng.below(128) as u8, 4 * rng.below(8) as u8);
+    let off = |rng: &mut Rng| {
+        if op == Opcode::Calla {
+            16 * rng.below(n) as i32
+        } else {
+            16 * (rng.below(n) as i32 - k as i32)
+        }
+    };
+    let dst = matches!(op, Opcode::Call | Opcode::Calla).then(|| {
+        let (f, nr, sub) = any_reg(rng);
+        codec::ctrl_dst(f, nr, sub)
+    });
+    let body = if op == Opcode::Ret || rng.chance(3) {
+        let (f, nr, sub) = any_reg(rng);
+        Body::Alu(Alu {
+            dst: dst.unwrap_or_else(codec::null_dst),
+            src0: Src::Reg(codec::ctrl_reg(f, nr, sub)),
+            src1: codec::ABSENT,
+        })
+    } else {
+        let jip = off(rng);
+        Body::Branch(Branch {
+            dst: dst.map_or(codec::NO_DST, DstSlot::Reg),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+            jump: if op == Opcode::Brc {
+                Jump::JipUip { jip, uip: off(rng) }
+            } else {
+                Jump::Jip { jip }
+            },
+        })
+    };
+    let mut i = Instruction::new(op, 1, Q, body);
+    i.no_mask = op == Opcode::Jmpi || rng.chance(3);
+    if rng.chance(3) && matches!(op, Opcode::Jmpi | Opcode::Call | Opcode::Brd) {
+        i.pred_ctrl = PredCtrl::Normal;
+        i.pred_inv = rng.chance(2);
+        i.flag.subreg = rng.below(2) as u8;
+    }
+    i.swsb = swsb(rng);
+    i
 }
 
 /// Random words never panic; whatever decodes encodes back to the word.

@@ -246,8 +246,15 @@ pub fn decode(word: u128) -> DResult<Instruction> {
     } else {
         ThreadCtrl::Normal
     };
-    if form != Form::Send {
+    if !matches!(
+        form,
+        Form::Send | Form::Target | Form::Call | Form::Ret | Form::Brc
+    ) {
         inst.acc_wr_ctrl = r.flag(t::ACC_WR);
+    }
+    // iga64 writes jmpi with (W) and without an execution size.
+    if opcode == Opcode::Jmpi && (!inst.no_mask || inst.exec_size != 1) {
+        return Err(reserved(Field::ExecSize, exec));
     }
     inst.body = match form {
         Form::One | Form::Two => {
@@ -321,10 +328,94 @@ pub fn decode(word: u128) -> DResult<Instruction> {
                 jump,
             })
         }
+        Form::Target | Form::Call | Form::Ret | Form::Brc => ctrl(&mut r, form)?,
         Form::Bare => unreachable_bare(),
     };
     r.finish()?;
     Ok(inst)
+}
+
+/// A control-flow register operand: only file, number and sub-register
+/// are written; types and regions stay zero and are implied (dwords,
+/// `<0;1,0>`) [iga64 -p=12p71: `call (1|M0) r10.2 r4.1` has dst subreg
+/// 8 and src0 subreg 4, every type and region code 0].
+pub fn ctrl_reg(file: RegFile, nr: u8, subnr: u8) -> RegSrc {
+    RegSrc {
+        file,
+        ty: Type::D,
+        addr: Addr::Direct { nr, subnr },
+        region: Region::Align1 {
+            vstride: 0,
+            width: 1,
+            hstride: 0,
+        },
+        negate: false,
+        abs: false,
+    }
+}
+
+/// The return-address destination of call/calla (see [`ctrl_reg`]).
+pub fn ctrl_dst(file: RegFile, nr: u8, subnr: u8) -> Dst {
+    Dst {
+        file,
+        ty: Type::D,
+        addr: Addr::Direct { nr, subnr },
+        hstride: 1,
+        writemask: WRITEMASK_XYZW,
+    }
+}
+
+fn dword_subreg(r: &mut Reader, b: Bits, slot: Slot) -> DResult<u8> {
+    let sub = r.get(b);
+    if !sub.is_multiple_of(4) {
+        return Err(reserved(Field::Addr(slot), sub));
+    }
+    Ok(sub as u8)
+}
+
+/// jmpi, brd, call, calla, ret, brc: an immediate target is a JIP (UIP
+/// too on brc), in bytes; calla's is absolute [iga64 -p=12p71]. A register
+/// target decodes to an `Alu` body, an immediate one to a `Branch`.
+fn ctrl(r: &mut Reader, form: Form) -> DResult<Body> {
+    let dst = if form == Form::Call {
+        let file = file_of(r.flag(t::DST_FILE));
+        let nr = r.get(t::DST_NR) as u8;
+        Some(ctrl_dst(
+            file,
+            nr,
+            dword_subreg(r, t::DST_SUBREG, Slot::Dst)?,
+        ))
+    } else {
+        None
+    };
+    if form != Form::Ret && r.flag(t::SRC0_IS_IMM) {
+        let jip = r.signed(t::JIP);
+        let jump = if form == Form::Brc {
+            if !r.flag(t::SRC1_IS_IMM) {
+                return Err(reserved(Field::Jump, 1));
+            }
+            Jump::JipUip {
+                jip,
+                uip: r.signed(t::UIP),
+            }
+        } else {
+            Jump::Jip { jip }
+        };
+        return Ok(Body::Branch(Branch {
+            dst: dst.map_or(NO_DST, DstSlot::Reg),
+            src0: ABSENT,
+            src1: ABSENT,
+            jump,
+        }));
+    }
+    let file = file_of(r.flag(t::SRC0_FILE));
+    let nr = r.get(t::SRC0_NR) as u8;
+    let src0 = ctrl_reg(file, nr, dword_subreg(r, t::SRC0_SUBREG, Slot::Src0)?);
+    Ok(Body::Alu(Alu {
+        dst: dst.unwrap_or_else(null_dst),
+        src0: Src::Reg(src0),
+        src1: ABSENT,
+    }))
 }
 
 /// `Form::Bare` returns before the body match; kept total without a panic.
@@ -336,7 +427,7 @@ fn unreachable_bare() -> Body {
     })
 }
 
-fn null_dst() -> Dst {
+pub fn null_dst() -> Dst {
     Dst {
         file: RegFile::Arf,
         ty: Type::Ub,
@@ -767,6 +858,9 @@ pub fn encode(inst: &Instruction) -> EResult<u128> {
             w.put(t::DST_HSTRIDE, 1, Field::HStride)?;
             put_src0(&mut w, &s.src0)?;
         }
+        (_, Form::Target | Form::Call | Form::Ret | Form::Brc) => {
+            put_ctrl(&mut w, &inst.body, form)?
+        }
         (Body::Branch(b), Form::JipUip | Form::Jip) => {
             w.flag(t::SRC0_IS_IMM, true);
             match (b.jump, form) {
@@ -810,6 +904,53 @@ fn first_difference(inst: &Instruction, word: u128) -> Field {
         Field::FlagReg
     } else {
         Field::Body
+    }
+}
+
+fn put_ctrl_reg(
+    w: &mut Writer,
+    file: RegFile,
+    addr: Addr,
+    b: [Bits; 3],
+    slot: Slot,
+) -> EResult<()> {
+    let (nr, subnr) = direct(addr, slot)?;
+    w.flag(b[0], file_bit(file, slot)?);
+    w.put(b[1], u64::from(nr), Field::Addr(slot))?;
+    w.put(b[2], u64::from(subnr), Field::Addr(slot))
+}
+
+/// Writes the control-flow forms of [`ctrl`]; the final decode check
+/// refuses any field these forms do not have.
+fn put_ctrl(w: &mut Writer, body: &Body, form: Form) -> EResult<()> {
+    let dst_bits = [t::DST_FILE, t::DST_NR, t::DST_SUBREG];
+    let src_bits = [t::SRC0_FILE, t::SRC0_NR, t::SRC0_SUBREG];
+    match body {
+        Body::Branch(b) => {
+            if let (DstSlot::Reg(d), Form::Call) = (b.dst, form) {
+                put_ctrl_reg(w, d.file, d.addr, dst_bits, Slot::Dst)?;
+            }
+            w.flag(t::SRC0_IS_IMM, true);
+            match b.jump {
+                Jump::Jip { jip } => w.signed(t::JIP, i64::from(jip), Field::Jump),
+                Jump::JipUip { jip, uip } => {
+                    w.signed(t::JIP, i64::from(jip), Field::Jump)?;
+                    w.flag(t::SRC1_IS_IMM, true);
+                    w.signed(t::UIP, i64::from(uip), Field::Jump)
+                }
+                Jump::Count { .. } => Err(EncodeError::NotCanonical { field: Field::Jump }),
+            }
+        }
+        Body::Alu(a) => {
+            if form == Form::Call {
+                put_ctrl_reg(w, a.dst.file, a.dst.addr, dst_bits, Slot::Dst)?;
+            }
+            let Src::Reg(s) = &a.src0 else {
+                return Err(bad(Field::File(Slot::Src0), 0));
+            };
+            put_ctrl_reg(w, s.file, s.addr, src_bits, Slot::Src0)
+        }
+        _ => Err(EncodeError::NotCanonical { field: Field::Body }),
     }
 }
 

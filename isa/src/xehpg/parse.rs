@@ -6,13 +6,13 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::codec::{ABSENT, NO_DST, desc_a0, msg_desc, send_reg};
+use super::codec::{ABSENT, NO_DST, ctrl_dst, ctrl_reg, desc_a0, msg_desc, null_dst, send_reg};
 use super::print::{math_name, sync_name};
 use super::tables::{Form, OPCODES, SFIDS};
 use crate::inst::{
-    Addr, Alu, Body, Branch, CondMod, Dst, ExDesc, FlagReg, GroupCtrl, Imm, Instruction, Jump,
-    Math, MathFn, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swsb, Sync,
-    SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
+    Addr, Alu, Body, Branch, CondMod, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm, Instruction,
+    Jump, Math, MathFn, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swsb,
+    Sync, SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
 };
 
 type R<T> = Result<T, String>;
@@ -525,6 +525,57 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
                 src1: Some(Src::Reg(send_reg(f1, n1))),
                 ex_desc: Some(ExDesc::Imm(ex | len << 6)),
             })
+        }
+        Form::Target | Form::Call | Form::Ret | Form::Brc => {
+            let target = |s: &str| -> R<i32> {
+                let v = match s.strip_prefix('L') {
+                    Some(l) if op == Opcode::Calla => num(l)?,
+                    Some(l) => num(l)? - pc,
+                    None => num(s)?,
+                };
+                i32::try_from(v).map_err(|_| format!("jump {s} out of range"))
+            };
+            let is_target =
+                |s: &str| s.starts_with(['L', '-']) || s.starts_with(|c: char| c.is_ascii_digit());
+            let dword_reg = |s: &str| -> R<(RegFile, u8, u8)> {
+                if s.contains(['<', ':']) {
+                    return Err(format!("{mn}: {s} takes no region or type"));
+                }
+                reg(s, Type::D)
+            };
+            let mut at = 0;
+            let dst = if form == Form::Call {
+                at = 1;
+                let (f, n, sub) = dword_reg(op_at(0)?)?;
+                Some(ctrl_dst(f, n, sub))
+            } else {
+                None
+            };
+            let first = op_at(at)?;
+            if form != Form::Ret && is_target(first) {
+                let jip = target(first)?;
+                let jump = if form == Form::Brc {
+                    Jump::JipUip {
+                        jip,
+                        uip: target(op_at(at + 1)?)?,
+                    }
+                } else {
+                    Jump::Jip { jip }
+                };
+                Body::Branch(Branch {
+                    dst: dst.map_or(NO_DST, DstSlot::Reg),
+                    src0: ABSENT,
+                    src1: ABSENT,
+                    jump,
+                })
+            } else {
+                let (f, n, sub) = dword_reg(first)?;
+                Body::Alu(Alu {
+                    dst: dst.unwrap_or_else(null_dst),
+                    src0: Src::Reg(ctrl_reg(f, n, sub)),
+                    src1: ABSENT,
+                })
+            }
         }
         Form::JipUip | Form::Jip => {
             let target = |s: &str| -> R<i32> {

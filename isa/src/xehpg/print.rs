@@ -231,7 +231,7 @@ impl Printer<'_> {
         }
         let bare = matches!(i.opcode, Opcode::Nop | Opcode::Illegal);
         let sync = matches!(i.body, Body::Sync(_));
-        let implied_exec = bare || (sync && i.exec_size == 1);
+        let implied_exec = bare || (sync && i.exec_size == 1) || i.opcode == Opcode::Jmpi;
         if !implied_exec {
             let first = match i.group {
                 GroupCtrl::Quarter { qtr, nib } => qtr * 8 + u8::from(nib) * 4,
@@ -248,6 +248,7 @@ impl Printer<'_> {
             );
         }
         match &i.body {
+            _ if is_ctrl(i.opcode) => self.ctrl(pc),
             Body::Alu(a) if !bare => {
                 self.dst(&a.dst, i.saturate);
                 self.src(&a.src0, false);
@@ -316,6 +317,45 @@ impl Printer<'_> {
             }
         }
         self.options();
+    }
+
+    /// jmpi, brd, brc, call, calla, ret: registers without region or type,
+    /// targets as labels (calla's absolute) or byte offsets [iga64 -p=12p71].
+    fn ctrl(&mut self, pc: Option<i64>) {
+        let i = self.inst;
+        let target = |off: i32| match pc {
+            Some(_) if i.opcode == Opcode::Calla => format!(" L{off}"),
+            Some(pc) => format!(" L{}", pc + i64::from(off)),
+            None => format!(" {off}"),
+        };
+        match &i.body {
+            Body::Branch(b) => {
+                if let crate::inst::DstSlot::Reg(d) = b.dst {
+                    self.out.push(' ');
+                    self.reg_name(d.file, d.addr, d.ty);
+                }
+                match b.jump {
+                    Jump::JipUip { jip, uip } => {
+                        self.out.push_str(&target(jip));
+                        self.out.push_str(&target(uip));
+                    }
+                    Jump::Jip { jip } | Jump::Count { jump: jip, .. } => {
+                        self.out.push_str(&target(jip));
+                    }
+                }
+            }
+            Body::Alu(a) => {
+                if i.opcode == Opcode::Call || i.opcode == Opcode::Calla {
+                    self.out.push(' ');
+                    self.reg_name(a.dst.file, a.dst.addr, a.dst.ty);
+                }
+                if let Src::Reg(r) = &a.src0 {
+                    self.out.push(' ');
+                    self.reg_name(r.file, r.addr, r.ty);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn options(&mut self) {
@@ -456,6 +496,14 @@ impl Printer<'_> {
 }
 
 /// The SWSB annotation as IGA writes it.
+/// The control-flow opcodes whose target may be a register.
+pub fn is_ctrl(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Jmpi | Opcode::Brd | Opcode::Brc | Opcode::Call | Opcode::Calla | Opcode::Ret
+    )
+}
+
 pub fn swsb_text(s: Swsb, op: Opcode) -> String {
     match s {
         Swsb::Dist { pipe, dist } => {

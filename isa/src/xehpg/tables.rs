@@ -28,14 +28,21 @@ pub enum Form {
     JipUip,
     /// JIP only.
     Jip,
+    /// jmpi, brd: one target, a JIP immediate or a register (iga).
+    Target,
+    /// call, calla: return-address dst and a target (immediate or register).
+    Call,
+    /// ret: the return-address register as src0.
+    Ret,
+    /// brc: JIP and UIP immediates, or one register (iga).
+    Brc,
     /// No operands (nop, illegal).
     Bare,
 }
 
 /// Opcode numbers [Mesa brw_eu.c opcode_descs, GFX_GE(GFX12) and
 /// GFX_GE(GFX125) rows; `iga64 -p=12p71` assembles each]. Not yet here
-/// (decoded as `Unsupported`): smov, madm, bfn, dpas, brd, brc, call,
-/// calla, ret, jmpi.
+/// (decoded as `Unsupported`): smov, madm, bfn, dpas.
 pub const OPCODES: [(u8, O, Form); 61] = [
     (0x00, O::Illegal, Form::Bare),
     (0x01, O::Sync, Form::Sync),
@@ -90,28 +97,21 @@ pub const OPCODES: [(u8, O, Form); 61] = [
     (0x78, O::Bfe, Form::Three),
     (0x79, O::Bfi1, Form::Two),
     (0x7A, O::Bfi2, Form::Three),
+    // Control flow whose target may be a register [Mesa brw_eu.c
+    // opcode_descs; operand layout read from iga64 -p=12p71's words].
+    (0x20, O::Jmpi, Form::Target),
+    (0x21, O::Brd, Form::Target),
+    (0x23, O::Brc, Form::Brc),
+    (0x2B, O::Calla, Form::Call),
+    (0x2C, O::Call, Form::Call),
+    (0x2D, O::Ret, Form::Ret),
     // Listed so the error says "unsupported", not "undefined".
     (0x5D, O::Madm, Form::Bare),
     (0x6A, O::Smov, Form::Bare),
-    (0x20, O::Jmpi, Form::Bare),
-    (0x21, O::Brd, Form::Bare),
-    (0x23, O::Brc, Form::Bare),
-    (0x2B, O::Calla, Form::Bare),
-    (0x2C, O::Call, Form::Bare),
-    (0x2D, O::Ret, Form::Bare),
 ];
 
 /// Opcodes whose number is known but whose form is not written yet.
-pub const UNSUPPORTED: [O; 8] = [
-    O::Madm,
-    O::Smov,
-    O::Jmpi,
-    O::Brd,
-    O::Brc,
-    O::Calla,
-    O::Call,
-    O::Ret,
-];
+pub const UNSUPPORTED: [O; 2] = [O::Madm, O::Smov];
 
 /// Fields common to every form [Mesa brw_inst.h "12+" column].
 pub const OPCODE: Bits = bits(6, 0);
