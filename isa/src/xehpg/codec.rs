@@ -303,6 +303,14 @@ pub fn decode(word: u128) -> DResult<Instruction> {
                 return Err(reserved(Field::HStride, hs));
             }
             let src0 = src0(&mut r, true)?;
+            // sync's operand is named, not addressed: no indirect form.
+            if let Src::Reg(RegSrc {
+                addr: Addr::Indirect { .. },
+                ..
+            }) = src0
+            {
+                return Err(reserved(Field::Addr(Slot::Src0), 1));
+            }
             Body::Sync(Sync { function, src0 })
         }
         Form::JipUip | Form::Jip => {
@@ -445,20 +453,29 @@ fn is_imm64(s: &Src) -> bool {
     matches!(s, Src::Imm(i) if i.ty.size() == 8)
 }
 
-fn dst(r: &mut Reader) -> DResult<Dst> {
-    if r.flag(t::DST_ADDR_MODE) {
-        return Err(DecodeError::Unsupported {
-            field: Field::Addr(Slot::Dst),
-            value: 1,
-        });
+fn indirect(r: &mut Reader, subreg: Bits, imm: Bits) -> Addr {
+    Addr::Indirect {
+        addr_subnr: r.get(subreg) as u8,
+        offset: r.signed(imm) as i16,
     }
+}
+
+fn dst(r: &mut Reader) -> DResult<Dst> {
+    let (file, addr) = if r.flag(t::DST_ADDR_MODE) {
+        (RegFile::Grf, indirect(r, t::DST_IA_SUBREG, t::DST_IA_IMM))
+    } else {
+        (
+            file_of(r.flag(t::DST_FILE)),
+            Addr::Direct {
+                nr: r.get(t::DST_NR) as u8,
+                subnr: r.get(t::DST_SUBREG) as u8,
+            },
+        )
+    };
     Ok(Dst {
-        file: file_of(r.flag(t::DST_FILE)),
+        file,
         ty: look(&t::REG_TYPES, r.get(t::DST_TYPE), Field::Type(Slot::Dst))?,
-        addr: Addr::Direct {
-            nr: r.get(t::DST_NR) as u8,
-            subnr: r.get(t::DST_SUBREG) as u8,
-        },
+        addr,
         hstride: t::HSTRIDES[r.get(t::DST_HSTRIDE) as usize],
         writemask: WRITEMASK_XYZW,
     })
@@ -471,6 +488,8 @@ struct SrcBits {
     nr: Bits,
     subreg: Bits,
     addr_mode: Bits,
+    ia_subreg: Bits,
+    ia_imm: Bits,
     vstride: Bits,
     width: Bits,
     hstride: Bits,
@@ -485,6 +504,8 @@ const SRC0: SrcBits = SrcBits {
     nr: t::SRC0_NR,
     subreg: t::SRC0_SUBREG,
     addr_mode: t::SRC0_ADDR_MODE,
+    ia_subreg: t::SRC0_IA_SUBREG,
+    ia_imm: t::SRC0_IA_IMM,
     vstride: t::SRC0_VSTRIDE,
     width: t::SRC0_WIDTH,
     hstride: t::SRC0_HSTRIDE,
@@ -499,6 +520,8 @@ const SRC1: SrcBits = SrcBits {
     nr: t::SRC1_NR,
     subreg: t::SRC1_SUBREG,
     addr_mode: t::SRC1_ADDR_MODE,
+    ia_subreg: t::SRC1_IA_SUBREG,
+    ia_imm: t::SRC1_IA_IMM,
     vstride: t::SRC1_VSTRIDE,
     width: t::SRC1_WIDTH,
     hstride: t::SRC1_HSTRIDE,
@@ -507,24 +530,35 @@ const SRC1: SrcBits = SrcBits {
 };
 
 fn reg_src(r: &mut Reader, b: &SrcBits) -> DResult<Src> {
-    if r.flag(b.addr_mode) {
-        return Err(DecodeError::Unsupported {
-            field: Field::Addr(b.slot),
-            value: 1,
-        });
-    }
+    let is_indirect = r.flag(b.addr_mode);
+    let (file, addr) = if is_indirect {
+        (RegFile::Grf, indirect(r, b.ia_subreg, b.ia_imm))
+    } else {
+        (
+            file_of(r.flag(b.file)),
+            Addr::Direct {
+                nr: r.get(b.nr) as u8,
+                subnr: r.get(b.subreg) as u8,
+            },
+        )
+    };
+    let vs = r.get(b.vstride);
+    let width = look(&t::WIDTHS, r.get(b.width), Field::Region(b.slot))?;
+    let hstride = t::HSTRIDES[r.get(b.hstride) as usize];
+    let region = if is_indirect && vs == t::VSTRIDE_VXH {
+        Region::VxH { width, hstride }
+    } else {
+        Region::Align1 {
+            vstride: look(&t::VSTRIDES, vs, Field::Region(b.slot))?,
+            width,
+            hstride,
+        }
+    };
     Ok(Src::Reg(RegSrc {
-        file: file_of(r.flag(b.file)),
+        file,
         ty: look(&t::REG_TYPES, r.get(b.ty), Field::Type(b.slot))?,
-        addr: Addr::Direct {
-            nr: r.get(b.nr) as u8,
-            subnr: r.get(b.subreg) as u8,
-        },
-        region: Region::Align1 {
-            vstride: look(&t::VSTRIDES, r.get(b.vstride), Field::Region(b.slot))?,
-            width: look(&t::WIDTHS, r.get(b.width), Field::Region(b.slot))?,
-            hstride: t::HSTRIDES[r.get(b.hstride) as usize],
-        },
+        addr,
+        region,
         abs: r.flag(b.abs),
         negate: r.flag(b.neg),
     }))
@@ -954,16 +988,47 @@ fn put_ctrl(w: &mut Writer, body: &Body, form: Form) -> EResult<()> {
     }
 }
 
+/// Writes a register's address: number, sub-register and file, or the
+/// address sub-register and offset of an indirect GRF operand.
+fn put_addr(
+    w: &mut Writer,
+    file: RegFile,
+    addr: Addr,
+    direct_bits: [Bits; 3],
+    ia: (Bits, Bits, Bits),
+    slot: Slot,
+) -> EResult<()> {
+    match addr {
+        Addr::Direct { nr, subnr } => {
+            w.flag(direct_bits[0], file_bit(file, slot)?);
+            w.put(direct_bits[1], u64::from(nr), Field::Addr(slot))?;
+            w.put(direct_bits[2], u64::from(subnr), Field::Addr(slot))
+        }
+        Addr::Indirect { addr_subnr, offset } => {
+            if file != RegFile::Grf {
+                return Err(bad(Field::File(slot), 0));
+            }
+            w.flag(ia.0, true);
+            w.put(ia.1, u64::from(addr_subnr), Field::Addr(slot))?;
+            w.signed(ia.2, i64::from(offset), Field::Addr(slot))
+        }
+    }
+}
+
 fn put_dst(w: &mut Writer, d: &Dst) -> EResult<()> {
-    let (nr, subnr) = direct(d.addr, Slot::Dst)?;
-    w.flag(t::DST_FILE, file_bit(d.file, Slot::Dst)?);
+    put_addr(
+        w,
+        d.file,
+        d.addr,
+        [t::DST_FILE, t::DST_NR, t::DST_SUBREG],
+        (t::DST_ADDR_MODE, t::DST_IA_SUBREG, t::DST_IA_IMM),
+        Slot::Dst,
+    )?;
     w.put(
         t::DST_TYPE,
         ty_code(&t::REG_TYPES, d.ty, Slot::Dst)?,
         Field::Type(Slot::Dst),
     )?;
-    w.put(t::DST_NR, u64::from(nr), Field::Addr(Slot::Dst))?;
-    w.put(t::DST_SUBREG, u64::from(subnr), Field::Addr(Slot::Dst))?;
     w.put(
         t::DST_HSTRIDE,
         hs_code(d.hstride, Slot::Dst)?,
@@ -972,24 +1037,33 @@ fn put_dst(w: &mut Writer, d: &Dst) -> EResult<()> {
 }
 
 fn put_reg(w: &mut Writer, s: &RegSrc, b: &SrcBits) -> EResult<()> {
-    let (nr, subnr) = direct(s.addr, b.slot)?;
-    let Region::Align1 {
-        vstride,
-        width,
-        hstride,
-    } = s.region
-    else {
-        return Err(bad(Field::Region(b.slot), 0));
+    let (vs, width, hstride) = match s.region {
+        Region::Align1 {
+            vstride,
+            width,
+            hstride,
+        } => (
+            code(&t::VSTRIDES, vstride).ok_or(bad(Field::Region(b.slot), i64::from(vstride)))?,
+            width,
+            hstride,
+        ),
+        // Only an indirect source decodes back to VxH (checked by encode).
+        Region::VxH { width, hstride } => (t::VSTRIDE_VXH as u8, width, hstride),
+        Region::Align16 { .. } => return Err(bad(Field::Region(b.slot), 0)),
     };
-    w.flag(b.file, file_bit(s.file, b.slot)?);
+    put_addr(
+        w,
+        s.file,
+        s.addr,
+        [b.file, b.nr, b.subreg],
+        (b.addr_mode, b.ia_subreg, b.ia_imm),
+        b.slot,
+    )?;
     w.put(
         b.ty,
         ty_code(&t::REG_TYPES, s.ty, b.slot)?,
         Field::Type(b.slot),
     )?;
-    w.put(b.nr, u64::from(nr), Field::Addr(b.slot))?;
-    w.put(b.subreg, u64::from(subnr), Field::Addr(b.slot))?;
-    let vs = code(&t::VSTRIDES, vstride).ok_or(bad(Field::Region(b.slot), i64::from(vstride)))?;
     let wd = code(&t::WIDTHS, width).ok_or(bad(Field::Region(b.slot), i64::from(width)))?;
     w.put(b.vstride, u64::from(vs), Field::Region(b.slot))?;
     w.put(b.width, u64::from(wd), Field::Region(b.slot))?;

@@ -109,6 +109,9 @@ fn reg(s: &str, t: Type) -> R<(RegFile, u8, u8)> {
             None => Ok((s.parse().map_err(|_| format!("bad register {s}"))?, 0)),
         }
     };
+    if s.starts_with("r[") {
+        return Err(format!("{s}: an indirect register has no direct address"));
+    }
     if let Some(rest) = s.strip_prefix('r') {
         let (nr, sub) = split(rest)?;
         return Ok((RegFile::Grf, nr, sub));
@@ -193,6 +196,25 @@ fn region_nums(r: &str) -> R<Vec<u8>> {
         .collect()
 }
 
+/// A register operand's address: `r[a0.N]`, `r[a0.N,offset]` (indirect,
+/// GRF) or a direct name (see [`reg`]).
+fn addr(s: &str, t: Type) -> R<(RegFile, Addr)> {
+    let Some(inner) = s.strip_prefix("r[a0.").and_then(|r| r.strip_suffix(']')) else {
+        let (file, nr, subnr) = reg(s, t)?;
+        return Ok((file, Addr::Direct { nr, subnr }));
+    };
+    let (sub, off) = inner.split_once(',').unwrap_or((inner, "0"));
+    Ok((
+        RegFile::Grf,
+        Addr::Indirect {
+            addr_subnr: sub
+                .parse()
+                .map_err(|_| format!("bad address register in {s}"))?,
+            offset: off.parse().map_err(|_| format!("bad offset in {s}"))?,
+        },
+    ))
+}
+
 /// A source: modifiers, register, region, type; or an immediate.
 fn src(s: &str, three: Option<bool>) -> R<Src> {
     let (negate, rest) = match s.strip_prefix('-').or_else(|| s.strip_prefix('~')) {
@@ -223,11 +245,15 @@ fn src(s: &str, three: Option<bool>) -> R<Src> {
     };
     let gt = rest.find('>').ok_or_else(|| format!("bad region in {s}"))?;
     let t = ty(rest[gt + 1..].trim_start_matches(':'))?;
-    let (file, nr, subnr) = reg(&rest[..lt], t)?;
+    let (file, addr) = addr(&rest[..lt], t)?;
     let n = region_nums(&rest[lt + 1..gt])?;
     let region = match (three, n.as_slice()) {
         (None, [v, w, h]) => Region::Align1 {
             vstride: *v,
+            width: *w,
+            hstride: *h,
+        },
+        (None, [w, h]) if matches!(addr, Addr::Indirect { .. }) => Region::VxH {
             width: *w,
             hstride: *h,
         },
@@ -246,7 +272,7 @@ fn src(s: &str, three: Option<bool>) -> R<Src> {
     Ok(Src::Reg(RegSrc {
         file,
         ty: t,
-        addr: Addr::Direct { nr, subnr },
+        addr,
         region,
         negate,
         abs,
@@ -262,12 +288,12 @@ fn dst(s: &str) -> R<(Dst, bool)> {
         .find('>')
         .ok_or_else(|| format!("bad destination {s}"))?;
     let t = ty(rest[gt + 1..].trim_start_matches(':'))?;
-    let (file, nr, subnr) = reg(&rest[..lt], t)?;
+    let (file, addr) = addr(&rest[..lt], t)?;
     Ok((
         Dst {
             file,
             ty: t,
-            addr: Addr::Direct { nr, subnr },
+            addr,
             hstride: rest[lt + 1..gt]
                 .parse()
                 .map_err(|_| format!("bad stride in {s}"))?,

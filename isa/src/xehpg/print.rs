@@ -388,9 +388,17 @@ impl Printer<'_> {
     }
 
     fn reg_name(&mut self, file: RegFile, addr: Addr, ty: Type) {
-        let Addr::Direct { nr, subnr } = addr else {
-            self.out.push_str("r[?]");
-            return;
+        let (nr, subnr) = match addr {
+            Addr::Direct { nr, subnr } => (nr, subnr),
+            // `r[a0.N]` or `r[a0.N,offset]`, the offset in bytes [iga].
+            Addr::Indirect { addr_subnr, offset } => {
+                let _ = write!(self.out, "r[a0.{addr_subnr}");
+                if offset != 0 {
+                    let _ = write!(self.out, ",{offset}");
+                }
+                self.out.push(']');
+                return;
+            }
         };
         let sub = subnr / ty.size().max(1);
         match file {
@@ -436,13 +444,19 @@ impl Printer<'_> {
             Src::Reg(r) => {
                 self.mods(r.negate, r.abs);
                 self.reg_name(r.file, r.addr, r.ty);
-                if let Region::Align1 {
-                    vstride,
-                    width,
-                    hstride,
-                } = r.region
-                {
-                    let _ = write!(self.out, "<{vstride};{width},{hstride}>");
+                match r.region {
+                    Region::Align1 {
+                        vstride,
+                        width,
+                        hstride,
+                    } => {
+                        let _ = write!(self.out, "<{vstride};{width},{hstride}>");
+                    }
+                    // Vx1/VxH: IGA writes only width and horizontal stride.
+                    Region::VxH { width, hstride } => {
+                        let _ = write!(self.out, "<{width},{hstride}>");
+                    }
+                    Region::Align16 { .. } => {}
                 }
                 let _ = write!(self.out, ":{}", r.ty.name());
             }

@@ -163,6 +163,19 @@ pub const SRC1_WIDTH: Bits = bits(115, 113);
 pub const SRC1_VSTRIDE: Bits = bits(119, 116);
 pub const SRC1_ABS: Bits = bits(120, 120);
 pub const SRC1_NEG: Bits = bits(121, 121);
+/// Register-indirect operands (address mode 1): the a0 sub-register and a
+/// signed 10-bit byte offset take the place of the register number,
+/// sub-register and file bits (the file is GRF) [Mesa brw_eu_inst.h
+/// dst/src0/src1_ia_subreg_nr "12+" and BRW_IA1_ADDR_IMM Gfx12 column].
+/// Vertical stride code 15 is the Vx1/VxH region, indirect sources only.
+pub const DST_IA_SUBREG: Bits = bits(63, 60);
+pub const DST_IA_IMM: Bits = bits(59, 50);
+pub const SRC0_IA_SUBREG: Bits = bits(79, 76);
+pub const SRC0_IA_IMM: Bits = bits(75, 66);
+pub const SRC1_IA_SUBREG: Bits = bits(111, 108);
+pub const SRC1_IA_IMM: Bits = bits(107, 98);
+pub const VSTRIDE_VXH: u32 = 15;
+
 /// A 32-bit immediate of either source [Mesa brw_inst.h brw_inst_imm_ud].
 pub const IMM32: Bits = bits(127, 96);
 /// A 64-bit immediate (src0 only): low dword in 127:96, high dword in
