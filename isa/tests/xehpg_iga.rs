@@ -515,7 +515,15 @@ fn gen_send(rng: &mut Rng) -> Instruction {
         base_mrf: None,
         eot,
         src1: Some(Src::Reg(src1)),
-        ex_desc: Some(ExDesc::Imm(len1 << 6 | (rng.below(16) as u32) << 12)),
+        ex_desc: Some(if rng.chance(4) {
+            // The register extended descriptor, with or without ExBSO.
+            ExDesc::Reg {
+                subnr: rng.below(8) as u8,
+                src1_len: rng.chance(2).then_some(len1 as u8),
+            }
+        } else {
+            ExDesc::Imm(len1 << 6 | (rng.below(16) as u32) << 12)
+        }),
     });
     i
 }
@@ -561,7 +569,7 @@ fn compare(
     insts: &[Instruction],
     dir: &std::path::Path,
     with_labels: bool,
-) -> (usize, Vec<String>) {
+) -> (Vec<usize>, Vec<String>) {
     let words: Vec<u128> = insts
         .iter()
         .map(|i| xehpg::encode(i).unwrap_or_else(|e| panic!("encode {i:?}: {e}")))
@@ -667,7 +675,7 @@ fn compare(
             .collect::<Vec<_>>()
             .join("\n")
     );
-    (keep.len(), rejected)
+    (keep, rejected)
 }
 
 #[test]
@@ -677,22 +685,23 @@ fn xehpg_against_iga64() {
     let mut rng = Rng::new(0x0125);
     let mut total = 0;
     let mut all_rejected = Vec::new();
-    let mut indirect = 0;
+    let mut indirect_kept = 0;
+    let mut ex_reg_kept = 0;
     for _ in 0..10 {
         let insts: Vec<Instruction> = (0..2_500).map(|_| generate(&mut rng)).collect();
-        indirect += insts.iter().filter(|i| has_indirect(i)).count();
-        let (n, rej) = compare(&insts, &dir, false);
-        total += n;
+        let (kept, rej) = compare(&insts, &dir, false);
+        total += kept.len();
+        indirect_kept += kept.iter().filter(|&&k| has_indirect(&insts[k])).count();
+        ex_reg_kept += kept.iter().filter(|&&k| has_ex_reg(&insts[k])).count();
         all_rejected.extend(rej);
     }
-    let indirect_kept = indirect
-        - all_rejected
-            .iter()
-            .filter(|l| l.split("--").next().unwrap_or("").contains("r[a0"))
-            .count();
     eprintln!(
-        "gen12.5: {total} instructions identical both ways ({indirect_kept} with indirect operands), {} rejected by iga64",
+        "gen12.5: {total} instructions identical both ways ({indirect_kept} with indirect operands, {ex_reg_kept} sends with a0 extended descriptors), {} rejected by iga64",
         all_rejected.len()
+    );
+    assert!(
+        ex_reg_kept > 500,
+        "only {ex_reg_kept} sends with register extended descriptors compared"
     );
     assert!(
         indirect_kept > 1_000,
@@ -702,6 +711,16 @@ fn xehpg_against_iga64() {
         eprintln!("  {r}");
     }
     assert!(total >= 20_000, "only {total} instructions compared");
+}
+
+fn has_ex_reg(i: &Instruction) -> bool {
+    matches!(
+        i.body,
+        Body::Send(Send {
+            ex_desc: Some(ExDesc::Reg { .. }),
+            ..
+        })
+    )
 }
 
 fn has_indirect(i: &Instruction) -> bool {
@@ -776,6 +795,7 @@ fn xehpg_branches_against_iga64() {
         "only {ctrl} jmpi/brd/brc/call/calla/ret generated"
     );
     let (kept, _) = compare(&insts, &dir, true);
+    let kept = kept.len();
     assert_eq!(kept, n);
     eprintln!(
         "gen12.5 branches: {kept} identical both ways, {ctrl} of them jmpi/brd/brc/call/calla/ret"

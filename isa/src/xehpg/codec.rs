@@ -733,12 +733,6 @@ pub fn desc_word(d: &MsgDesc) -> EResult<u32> {
 }
 
 fn send(r: &mut Reader) -> DResult<Send> {
-    if r.flag(sd::EX_DESC_IS_REG) {
-        return Err(DecodeError::Unsupported {
-            field: Field::SplitSend,
-            value: 1,
-        });
-    }
     let eot = r.flag(sd::EOT);
     let dst_reg = send_reg(file_of(r.flag(sd::DST_FILE)), r.get(sd::DST_NR) as u8);
     let src0 = send_reg(file_of(r.flag(sd::SRC0_FILE)), r.get(sd::SRC0_NR) as u8);
@@ -756,10 +750,21 @@ fn send(r: &mut Reader) -> DResult<Send> {
             desc: msg_desc(d),
         }
     };
-    let mut ex = r.get(sd::SRC1_LEN) << 6;
-    for (b, lo) in sd::EX_DESC {
-        ex |= r.get(b) << lo;
-    }
+    let ex_desc = if r.flag(sd::EX_DESC_IS_REG) {
+        let subnr = r.get(sd::EX_DESC_SUBREG) as u8;
+        let src1_len = if r.flag(sd::EX_BSO) {
+            Some(r.get(sd::SRC1_LEN) as u8)
+        } else {
+            None
+        };
+        ExDesc::Reg { subnr, src1_len }
+    } else {
+        let mut ex = r.get(sd::SRC1_LEN) << 6;
+        for (b, lo) in sd::EX_DESC {
+            ex |= r.get(b) << lo;
+        }
+        ExDesc::Imm(ex)
+    };
     Ok(Send {
         dst: Dst {
             file: dst_reg.file,
@@ -774,7 +779,7 @@ fn send(r: &mut Reader) -> DResult<Send> {
         base_mrf: None,
         eot,
         src1: Some(Src::Reg(src1)),
-        ex_desc: Some(ExDesc::Imm(ex)),
+        ex_desc: Some(ex_desc),
     })
 }
 
@@ -1277,6 +1282,15 @@ fn put_send(w: &mut Writer, s: &Send) -> EResult<()> {
             }
             Ok(())
         }
-        _ => Err(bad(Field::SplitSend, 0)),
+        Some(ExDesc::Reg { subnr, src1_len }) => {
+            w.flag(sd::EX_DESC_IS_REG, true);
+            w.put(sd::EX_DESC_SUBREG, u64::from(subnr), Field::SplitSend)?;
+            if let Some(len) = src1_len {
+                w.flag(sd::EX_BSO, true);
+                w.put(sd::SRC1_LEN, u64::from(len), Field::SplitSend)?;
+            }
+            Ok(())
+        }
+        None => Err(bad(Field::SplitSend, 0)),
     }
 }

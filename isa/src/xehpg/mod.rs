@@ -4,8 +4,7 @@
 //! `tables.rs` holds the cited bit positions and codes, `codec.rs` the
 //! exact decode/encode, `print.rs` the IGA-syntax text as `iga64 -p=12p71`
 //! writes it, `parse.rs` reads that text back. Not yet: compaction,
-//! indirect operands of three-source forms, register extended
-//! descriptors, smov/madm/bfn/dpas, typed LSC descriptors and a validator.
+//! smov/madm/bfn/dpas, typed LSC descriptors and a validator.
 
 pub mod codec;
 pub mod parse;

@@ -430,6 +430,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         }
     }
     let mut eot = false;
+    let mut bso = false;
     let mut sw = Vec::new();
     for o in &opts {
         match o.as_str() {
@@ -437,6 +438,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             "Atomic" => inst.thread_ctrl = ThreadCtrl::Atomic,
             "Breakpoint" => inst.debug = true,
             "EOT" => eot = true,
+            "ExBSO" => bso = true,
             s => sw.push(s.to_string()),
         }
     }
@@ -530,10 +532,33 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             };
             let (df, dn) = file_nr(op_at(0)?)?;
             let (f0, n0) = file_nr(op_at(1)?)?;
-            let (s1, len) = op_at(2)?.split_once(':').ok_or("send src1 needs :length")?;
+            let (s1, len) = match op_at(2)?.split_once(':') {
+                Some((s1, len)) => (
+                    s1,
+                    Some(len.parse::<u8>().map_err(|_| format!("bad length {len}"))?),
+                ),
+                None => (op_at(2)?, None),
+            };
             let (f1, n1) = file_nr(s1)?;
-            let len: u32 = len.parse().map_err(|_| format!("bad length {len}"))?;
-            let ex = num(op_at(3)?)? as u32;
+            let ex_desc = match op_at(3)?.strip_prefix("a0.") {
+                Some(sub) => ExDesc::Reg {
+                    subnr: sub
+                        .parse()
+                        .map_err(|_| format!("bad a0 sub-register {sub}"))?,
+                    src1_len: match (bso, len) {
+                        (true, Some(l)) => Some(l),
+                        (true, None) => return Err("ExBSO send needs src1:length".into()),
+                        (false, None) => None,
+                        (false, Some(_)) => {
+                            return Err("src1:length with a0 needs {ExBSO}".into());
+                        }
+                    },
+                },
+                None if bso => return Err("ExBSO needs a register extended descriptor".into()),
+                None => ExDesc::Imm(
+                    num(op_at(3)?)? as u32 | u32::from(len.ok_or("send src1 needs :length")?) << 6,
+                ),
+            };
             let desc = match op_at(4)? {
                 "a0.0" => SendDesc::Reg(desc_a0()),
                 d => SendDesc::Imm {
@@ -549,7 +574,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
                 base_mrf: None,
                 eot,
                 src1: Some(Src::Reg(send_reg(f1, n1))),
-                ex_desc: Some(ExDesc::Imm(ex | len << 6)),
+                ex_desc: Some(ex_desc),
             })
         }
         Form::Target | Form::Call | Form::Ret | Form::Brc => {

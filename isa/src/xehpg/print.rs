@@ -10,8 +10,8 @@ use core::fmt::Write;
 use super::codec::out_of_order;
 use super::tables::SFIDS;
 use crate::inst::{
-    Addr, Body, CondMod, Dst, GroupCtrl, Imm, Instruction, Jump, MathFn, Opcode, Pipe, PredCtrl,
-    RegFile, Region, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
+    Addr, Body, CondMod, Dst, ExDesc, GroupCtrl, Imm, Instruction, Jump, MathFn, Opcode, Pipe,
+    PredCtrl, RegFile, Region, Send, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
 };
 
 /// One instruction. `pc` is its byte offset in the kernel: branch targets
@@ -277,16 +277,24 @@ impl Printer<'_> {
                     self.out.push(' ');
                     self.send_reg(r.file, r.addr);
                 }
-                let ex = match s.ex_desc {
-                    Some(crate::inst::ExDesc::Imm(v)) => v,
-                    _ => 0,
+                // The second payload's length: bits 10:6 of an immediate
+                // extended descriptor, the ExBSO field, or (register
+                // descriptor without ExBSO) not written.
+                let (len, ex_text) = match s.ex_desc {
+                    Some(ExDesc::Imm(v)) => (Some((v >> 6) & 0x1F), format!("0x{:X}", v & !0x7C0)),
+                    Some(ExDesc::Reg { subnr, src1_len }) => {
+                        (src1_len.map(u32::from), format!("a0.{subnr}"))
+                    }
+                    None => (None, String::new()),
                 };
                 if let Some(Src::Reg(r)) = &s.src1 {
                     self.out.push(' ');
                     self.send_reg(r.file, r.addr);
-                    let _ = write!(self.out, ":{}", (ex >> 6) & 0x1F);
+                    if let Some(len) = len {
+                        let _ = write!(self.out, ":{len}");
+                    }
                 }
-                let _ = write!(self.out, " 0x{:X}", ex & !0x7C0);
+                let _ = write!(self.out, " {ex_text}");
                 match &s.desc {
                     SendDesc::Reg(_) => self.out.push_str(" a0.0"),
                     SendDesc::Imm { desc, .. } => {
@@ -378,6 +386,15 @@ impl Printer<'_> {
             && s.eot
         {
             opts.push("EOT".into());
+        }
+        if let Body::Send(Send {
+            ex_desc: Some(ExDesc::Reg {
+                src1_len: Some(_), ..
+            }),
+            ..
+        }) = &i.body
+        {
+            opts.push("ExBSO".into());
         }
         if let Some(sw) = i.swsb {
             opts.push(swsb_text(sw, i.opcode));

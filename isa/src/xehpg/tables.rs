@@ -243,6 +243,12 @@ pub mod send {
     pub const EOT: Bits = bits(34, 34);
     pub const DESC_IS_REG: Bits = bits(48, 48);
     pub const EX_DESC_IS_REG: Bits = bits(49, 49);
+    /// With a register extended descriptor: its a0 sub-register (as IGA
+    /// numbers it, a0.0-a0.7), and ExBSO, which moves the second payload
+    /// length into `SRC1_LEN` [Mesa brw_eu_inst.h send_ex_desc_ia_subreg_nr
+    /// and send_ex_bso, "12+" column; iga64 -p=12p71 prints `{ExBSO}`].
+    pub const EX_DESC_SUBREG: Bits = bits(42, 40);
+    pub const EX_BSO: Bits = bits(39, 39);
     pub const DST_FILE: Bits = bits(50, 50);
     pub const DST_NR: Bits = bits(63, 56);
     pub const SRC0_FILE: Bits = bits(66, 66);
