@@ -451,6 +451,52 @@ fn gen_three(rng: &mut Rng) -> Instruction {
     i
 }
 
+/// madm with a math-macro selector on every operand (mme0-mme7, nomme).
+fn gen_madm(rng: &mut Rng) -> Instruction {
+    let ty = rng.pick(&[Type::F, Type::Df, Type::Hf]);
+    let mut i = Instruction::new(
+        Opcode::Madm,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    // iga64 drops saturation and condition modifiers from madm.
+    i.cond_mod = CondMod::None;
+    i.saturate = false;
+    i.acc_wr_ctrl = rng.chance(8);
+    let sel = |rng: &mut Rng| Addr::Direct {
+        nr: rng.below(120) as u8,
+        subnr: rng.below(9) as u8,
+    };
+    let mut src = [codec::ABSENT; 3];
+    for s in &mut src {
+        *s = Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty,
+            addr: sel(rng),
+            region: codec::MADM_REGION,
+            negate: rng.chance(4),
+            abs: rng.chance(4),
+        });
+    }
+    i.body = Body::ThreeSrc(ThreeSrc {
+        dst: Dst {
+            file: RegFile::Grf,
+            ty,
+            addr: sel(rng),
+            hstride: 1,
+            writemask: WRITEMASK_XYZW,
+        },
+        src,
+    });
+    i
+}
+
 fn gen_send(rng: &mut Rng) -> Instruction {
     let op = rng.pick(&[Opcode::Send, Opcode::Sendc]);
     let sfid = rng.pick(&[Sfid::Ugm, Sfid::Slm, Sfid::Tgm, Sfid::Urb, Sfid::Gateway]);
@@ -554,11 +600,12 @@ fn gen_sync(rng: &mut Rng) -> Instruction {
 }
 
 fn generate(rng: &mut Rng) -> Instruction {
-    match rng.below(10) {
+    match rng.below(11) {
         0..=3 => gen_alu(rng),
         4 | 5 => gen_three(rng),
         6 => gen_math(rng),
         7 | 8 => gen_send(rng),
+        9 => gen_madm(rng),
         _ => gen_sync(rng),
     }
 }
@@ -687,18 +734,24 @@ fn xehpg_against_iga64() {
     let mut all_rejected = Vec::new();
     let mut indirect_kept = 0;
     let mut ex_reg_kept = 0;
+    let mut madm_kept = 0;
     for _ in 0..10 {
         let insts: Vec<Instruction> = (0..2_500).map(|_| generate(&mut rng)).collect();
         let (kept, rej) = compare(&insts, &dir, false);
         total += kept.len();
         indirect_kept += kept.iter().filter(|&&k| has_indirect(&insts[k])).count();
         ex_reg_kept += kept.iter().filter(|&&k| has_ex_reg(&insts[k])).count();
+        madm_kept += kept
+            .iter()
+            .filter(|&&k| insts[k].opcode == Opcode::Madm)
+            .count();
         all_rejected.extend(rej);
     }
     eprintln!(
-        "gen12.5: {total} instructions identical both ways ({indirect_kept} with indirect operands, {ex_reg_kept} sends with a0 extended descriptors), {} rejected by iga64",
+        "gen12.5: {total} instructions identical both ways ({indirect_kept} with indirect operands, {ex_reg_kept} sends with a0 extended descriptors, {madm_kept} madm), {} rejected by iga64",
         all_rejected.len()
     );
+    assert!(madm_kept > 500, "only {madm_kept} madm compared");
     assert!(
         ex_reg_kept > 500,
         "only {ex_reg_kept} sends with register extended descriptors compared"

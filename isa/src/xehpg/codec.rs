@@ -337,10 +337,177 @@ pub fn decode(word: u128) -> DResult<Instruction> {
             })
         }
         Form::Target | Form::Call | Form::Ret | Form::Brc => ctrl(&mut r, form)?,
+        Form::Madm => Body::ThreeSrc(madm(&mut r)?),
         Form::Bare => unreachable_bare(),
     };
     r.finish()?;
     Ok(inst)
+}
+
+/// One madm register operand's bit positions (see `t::MME_NONE`).
+struct MadmBits {
+    slot: Slot,
+    ty: Bits,
+    file: Bits,
+    nr: Bits,
+    mme: Bits,
+    /// Horizontal stride (code 1) and vertical stride bits (hi, lo; code 2).
+    hstride: Option<Bits>,
+    vstride: Option<(Bits, Bits)>,
+    abs: Option<Bits>,
+    neg: Option<Bits>,
+}
+
+const MADM_DST: MadmBits = MadmBits {
+    slot: Slot::Dst,
+    ty: th::DST_TYPE,
+    file: th::DST_FILE,
+    nr: th::DST_NR,
+    mme: th::DST_SUBREG,
+    hstride: None,
+    vstride: None,
+    abs: None,
+    neg: None,
+};
+
+const MADM_SRCS: [MadmBits; 3] = [
+    MadmBits {
+        slot: Slot::Src0,
+        ty: th::SRC0_TYPE,
+        file: th::SRC0_FILE,
+        nr: th::SRC0_NR,
+        mme: th::SRC0_SUBREG,
+        hstride: Some(th::SRC0_HSTRIDE),
+        vstride: Some((th::SRC0_VSTRIDE_HI, th::SRC0_VSTRIDE_LO)),
+        abs: Some(th::SRC0_ABS),
+        neg: Some(th::SRC0_NEG),
+    },
+    MadmBits {
+        slot: Slot::Src1,
+        ty: th::SRC1_TYPE,
+        file: th::SRC1_FILE,
+        nr: th::SRC1_NR,
+        mme: th::SRC1_SUBREG,
+        hstride: Some(th::SRC1_HSTRIDE),
+        vstride: Some((th::SRC1_VSTRIDE_HI, th::SRC1_VSTRIDE_LO)),
+        abs: Some(th::SRC1_ABS),
+        neg: Some(th::SRC1_NEG),
+    },
+    MadmBits {
+        slot: Slot::Src2,
+        ty: th::SRC2_TYPE,
+        file: th::SRC2_FILE,
+        nr: th::SRC2_NR,
+        mme: th::SRC2_SUBREG,
+        hstride: Some(th::SRC2_HSTRIDE),
+        vstride: None,
+        abs: Some(th::SRC2_ABS),
+        neg: Some(th::SRC2_NEG),
+    },
+];
+
+/// The region every madm source carries.
+pub const MADM_REGION: Region = Region::Align1 {
+    vstride: 4,
+    width: 1,
+    hstride: 1,
+};
+
+/// A madm operand's register and selector; `subnr` holds the selector
+/// code (0-7 mme0-mme7, 8 nomme), not a byte offset.
+fn madm_reg(r: &mut Reader, b: &MadmBits) -> DResult<(Type, Addr)> {
+    if !r.flag(b.file) {
+        return Err(reserved(Field::File(b.slot), 0));
+    }
+    let ty = look(&t::THREE_FLOAT_TYPES, r.get(b.ty), Field::Type(b.slot))?;
+    let nr = r.get(b.nr) as u8;
+    let mme = r.get(b.mme);
+    if mme > u32::from(t::MME_NONE) {
+        return Err(reserved(Field::Addr(b.slot), mme));
+    }
+    if let Some(h) = b.hstride {
+        let code = r.get(h);
+        if code != 1 {
+            return Err(reserved(Field::Region(b.slot), code));
+        }
+    }
+    if let Some((hi, lo)) = b.vstride {
+        let code = r.get(hi) << 1 | r.get(lo);
+        if code != 2 {
+            return Err(reserved(Field::Region(b.slot), code));
+        }
+    }
+    Ok((
+        ty,
+        Addr::Direct {
+            nr,
+            subnr: mme as u8,
+        },
+    ))
+}
+
+fn madm(r: &mut Reader) -> DResult<ThreeSrc> {
+    if !r.flag(th::EXEC_TYPE) {
+        return Err(reserved(Field::Type(Slot::Dst), 0));
+    }
+    let (ty, addr) = madm_reg(r, &MADM_DST)?;
+    let dst = Dst {
+        file: RegFile::Grf,
+        ty,
+        addr,
+        hstride: 1,
+        writemask: WRITEMASK_XYZW,
+    };
+    let mut src = [ABSENT; 3];
+    for (s, b) in src.iter_mut().zip(MADM_SRCS.iter()) {
+        let (ty, addr) = madm_reg(r, b)?;
+        *s = Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty,
+            addr,
+            region: MADM_REGION,
+            abs: b.abs.is_some_and(|a| r.flag(a)),
+            negate: b.neg.is_some_and(|n| r.flag(n)),
+        });
+    }
+    Ok(ThreeSrc { dst, src })
+}
+
+fn put_madm_reg(w: &mut Writer, b: &MadmBits, ty: Type, addr: Addr) -> EResult<()> {
+    let (nr, mme) = direct(addr, b.slot)?;
+    w.flag(b.file, true);
+    w.put(
+        b.ty,
+        ty_code(&t::THREE_FLOAT_TYPES, ty, b.slot)?,
+        Field::Type(b.slot),
+    )?;
+    w.put(b.nr, u64::from(nr), Field::Addr(b.slot))?;
+    w.put(b.mme, u64::from(mme), Field::Addr(b.slot))?;
+    if let Some(h) = b.hstride {
+        w.put(h, 1, Field::Region(b.slot))?;
+    }
+    if let Some((hi, _)) = b.vstride {
+        w.flag(hi, true);
+    }
+    Ok(())
+}
+
+/// Writes madm; the final decode check refuses anything `madm` would not
+/// read back the same (an ARF, another region, a selector above 8).
+fn put_madm(w: &mut Writer, ts: &ThreeSrc) -> EResult<()> {
+    w.flag(th::EXEC_TYPE, true);
+    put_madm_reg(w, &MADM_DST, ts.dst.ty, ts.dst.addr)?;
+    for (s, b) in ts.src.iter().zip(MADM_SRCS.iter()) {
+        let Src::Reg(reg) = s else {
+            return Err(bad(Field::File(b.slot), 0));
+        };
+        put_madm_reg(w, b, reg.ty, reg.addr)?;
+        if let (Some(a), Some(n)) = (b.abs, b.neg) {
+            w.flag(a, reg.abs);
+            w.flag(n, reg.negate);
+        }
+    }
+    Ok(())
 }
 
 /// A control-flow register operand: only file, number and sub-register
@@ -900,6 +1067,7 @@ pub fn encode(inst: &Instruction) -> EResult<u128> {
         (_, Form::Target | Form::Call | Form::Ret | Form::Brc) => {
             put_ctrl(&mut w, &inst.body, form)?
         }
+        (Body::ThreeSrc(ts), Form::Madm) => put_madm(&mut w, ts)?,
         (Body::Branch(b), Form::JipUip | Form::Jip) => {
             w.flag(t::SRC0_IS_IMM, true);
             match (b.jump, form) {

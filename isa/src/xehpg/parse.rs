@@ -6,9 +6,11 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::codec::{ABSENT, NO_DST, ctrl_dst, ctrl_reg, desc_a0, msg_desc, null_dst, send_reg};
-use super::print::{math_name, sync_name};
-use super::tables::{Form, OPCODES, SFIDS};
+use super::codec::{
+    ABSENT, MADM_REGION, NO_DST, ctrl_dst, ctrl_reg, desc_a0, msg_desc, null_dst, send_reg,
+};
+use super::print::{math_name, mme_name, sync_name};
+use super::tables::{Form, MME_NONE, OPCODES, SFIDS};
 use crate::inst::{
     Addr, Alu, Body, Branch, CondMod, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm, Instruction,
     Jump, Math, MathFn, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swsb,
@@ -627,6 +629,50 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
                     src1: ABSENT,
                 })
             }
+        }
+        Form::Madm => {
+            // `-(abs)r20.mme1:df`: modifiers, register, selector, type.
+            let operand = |s: &str| -> R<(Type, Addr, bool, bool)> {
+                let (negate, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+                let (abs, s) = s.strip_prefix("(abs)").map_or((false, s), |r| (true, r));
+                let (reg, t) = s
+                    .split_once(':')
+                    .ok_or_else(|| format!("madm: {s} needs a type"))?;
+                let (nr, sel) = reg
+                    .strip_prefix('r')
+                    .and_then(|r| r.split_once('.'))
+                    .ok_or_else(|| format!("madm: bad register {reg}"))?;
+                let nr = nr
+                    .parse()
+                    .map_err(|_| format!("madm: bad register {reg}"))?;
+                let subnr = (0..=MME_NONE)
+                    .find(|&c| mme_name(c) == sel)
+                    .ok_or_else(|| format!("madm: unknown selector {sel}"))?;
+                Ok((ty(t)?, Addr::Direct { nr, subnr }, negate, abs))
+            };
+            let (dt, da, _, _) = operand(op_at(0)?)?;
+            let mut srcs = [ABSENT; 3];
+            for (k, s) in srcs.iter_mut().enumerate() {
+                let (ty, addr, negate, abs) = operand(op_at(k + 1)?)?;
+                *s = Src::Reg(RegSrc {
+                    file: RegFile::Grf,
+                    ty,
+                    addr,
+                    region: MADM_REGION,
+                    negate,
+                    abs,
+                });
+            }
+            Body::ThreeSrc(ThreeSrc {
+                dst: Dst {
+                    file: RegFile::Grf,
+                    ty: dt,
+                    addr: da,
+                    hstride: 1,
+                    writemask: WRITEMASK_XYZW,
+                },
+                src: srcs,
+            })
         }
         Form::JipUip | Form::Jip => {
             let target = |s: &str| -> R<i32> {

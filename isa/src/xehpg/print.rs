@@ -249,6 +249,17 @@ impl Printer<'_> {
         }
         match &i.body {
             _ if is_ctrl(i.opcode) => self.ctrl(pc),
+            Body::ThreeSrc(t) if i.opcode == Opcode::Madm => {
+                self.out.push(' ');
+                self.madm_operand(t.dst.addr, t.dst.ty);
+                for s in &t.src {
+                    if let Src::Reg(r) = s {
+                        self.out.push(' ');
+                        self.mods(r.negate, r.abs);
+                        self.madm_operand(r.addr, r.ty);
+                    }
+                }
+            }
             Body::Alu(a) if !bare => {
                 self.dst(&a.dst, i.saturate);
                 self.src(&a.src0, false);
@@ -363,6 +374,14 @@ impl Printer<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// `r10.mme3:df` / `r10.nomme:df`: madm's selector where the
+    /// sub-register would be [iga64 -p=12p71].
+    fn madm_operand(&mut self, addr: Addr, ty: Type) {
+        if let Addr::Direct { nr, subnr } = addr {
+            let _ = write!(self.out, "r{nr}.{}:{}", mme_name(subnr), ty.name());
         }
     }
 
@@ -527,6 +546,15 @@ impl Printer<'_> {
 }
 
 /// The SWSB annotation as IGA writes it.
+/// A madm math-macro selector's name.
+pub fn mme_name(code: u8) -> String {
+    if code == super::tables::MME_NONE {
+        "nomme".into()
+    } else {
+        format!("mme{code}")
+    }
+}
+
 /// The control-flow opcodes whose target may be a register.
 pub fn is_ctrl(op: Opcode) -> bool {
     matches!(

@@ -36,6 +36,9 @@ pub enum Form {
     Ret,
     /// brc: JIP and UIP immediates, or one register (iga).
     Brc,
+    /// madm: the three-source layout with a math-macro selector in place
+    /// of every sub-register (iga).
+    Madm,
     /// No operands (nop, illegal).
     Bare,
 }
@@ -105,13 +108,24 @@ pub const OPCODES: [(u8, O, Form); 61] = [
     (0x2B, O::Calla, Form::Call),
     (0x2C, O::Call, Form::Call),
     (0x2D, O::Ret, Form::Ret),
-    // Listed so the error says "unsupported", not "undefined".
-    (0x5D, O::Madm, Form::Bare),
+    (0x5D, O::Madm, Form::Madm),
+    // Listed so the error says "unsupported", not "undefined": Mesa
+    // brw_eu.c lists smov (106) for GFX_GE(GFX12), but iga64 -p=12p71
+    // neither assembles it ("invalid mnemonic") nor decodes its words, so
+    // there is no form to check against.
     (0x6A, O::Smov, Form::Bare),
 ];
 
 /// Opcodes whose number is known but whose form is not written yet.
-pub const UNSUPPORTED: [O; 2] = [O::Madm, O::Smov];
+pub const UNSUPPORTED: [O; 1] = [O::Smov];
+
+/// madm's math-macro selectors (`.mme0`-`.mme7`, `.nomme`) are the codes
+/// 0-8 of each operand's sub-register field; other codes are refused.
+/// Its sources always carry vertical stride code 2 and horizontal stride 1,
+/// the destination stride 1; iga64 -p=12p71 drops saturation and condition
+/// modifiers from madm (read from its words; the selector field is
+/// Mesa brw_eu_inst.h 3src_a1 `*_subreg_nr`, "12+" column).
+pub const MME_NONE: u8 = 8;
 
 /// Fields common to every form [Mesa brw_inst.h "12+" column].
 pub const OPCODE: Bits = bits(6, 0);
