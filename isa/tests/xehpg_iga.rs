@@ -899,10 +899,22 @@ fn gen_ctrl(rng: &mut Rng, k: usize, n: usize) -> Instruction {
             },
         })
     };
-    let mut i = Instruction::new(op, 1, Q, body);
+    // jmpi is always (W) with an implied (1); the others take any size.
+    let exec = if op == Opcode::Jmpi {
+        1
+    } else {
+        rng.pick(&[1, 8, 16, 32])
+    };
+    let mut i = Instruction::new(op, exec, Q, body);
+    if op != Opcode::Jmpi && exec <= 8 && rng.chance(4) {
+        i.group = GroupCtrl::Quarter {
+            qtr: rng.below(4) as u8,
+            nib: false,
+        };
+    }
     i.no_mask = op == Opcode::Jmpi || rng.chance(3);
-    if rng.chance(3) && matches!(op, Opcode::Jmpi | Opcode::Call | Opcode::Brd) {
-        i.pred_ctrl = PredCtrl::Normal;
+    if rng.chance(3) {
+        i.pred_ctrl = rng.pick(&[PredCtrl::Normal, PredCtrl::Any4H, PredCtrl::AllV]);
         i.pred_inv = rng.chance(2);
         i.flag.subreg = rng.below(2) as u8;
     }

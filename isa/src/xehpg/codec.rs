@@ -252,8 +252,13 @@ pub fn decode(word: u128) -> DResult<Instruction> {
     ) {
         inst.acc_wr_ctrl = r.flag(t::ACC_WR);
     }
-    // iga64 writes jmpi with (W) and without an execution size.
-    if opcode == Opcode::Jmpi && (!inst.no_mask || inst.exec_size != 1) {
+    // iga64 writes jmpi with (W) and without an execution size or channel
+    // offset: (1|M0) only.
+    if opcode == Opcode::Jmpi
+        && (!inst.no_mask
+            || inst.exec_size != 1
+            || inst.group != (GroupCtrl::Quarter { qtr: 0, nib: false }))
+    {
         return Err(reserved(Field::ExecSize, exec));
     }
     inst.body = match form {
