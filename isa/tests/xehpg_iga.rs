@@ -372,11 +372,17 @@ fn gen_math(rng: &mut Rng) -> Instruction {
     );
     controls(rng, &mut i);
     let rg = region(rng, i.exec_size);
-    let src0 = Src::Reg(reg(rng, ty, rg));
+    let mut s0 = reg(rng, ty, rg);
+    maybe_indirect_src(rng, &mut s0, i.exec_size);
+    let src0 = Src::Reg(s0);
     i.saturate = rng.chance(8);
+    let mut d = dst(rng, ty);
+    if rng.chance(6) {
+        d.addr = indirect_addr(rng, ty);
+    }
     i.body = Body::Math(Math {
         function: f,
-        dst: dst(rng, ty),
+        dst: d,
         src0,
         src1: codec::ABSENT,
     });
@@ -760,6 +766,11 @@ fn xehpg_against_iga64() {
         indirect_kept > 1_000,
         "only {indirect_kept} indirect-operand instructions compared"
     );
+    if std::env::var_os("XEHPG_SHOW_REJECTED").is_some() {
+        for r in &all_rejected {
+            eprintln!("rejected: {r}");
+        }
+    }
     for r in all_rejected.iter().take(15) {
         eprintln!("  {r}");
     }
