@@ -959,7 +959,7 @@ fn xehpg_random_words() {
 /// Reserved encodings are refused with the field named.
 #[test]
 fn xehpg_reserved_fields() {
-    use baregpu_isa::error::{DecodeError, Field};
+    use baregpu_isa::error::{DecodeError, Field, Slot};
     // mov (8|M0) r1.0<1>:f r2.0<1;1,0>:f, from iga64 -p=12p71.
     let mov = baregpu_isa::codec::from_dwords([0x0003_0061, 0x0105_0aa0, 0x0010_0204, 0]);
     assert!(xehpg::decode(mov).is_ok());
@@ -1015,6 +1015,51 @@ fn xehpg_reserved_fields() {
         xehpg::decode(ind & !(1u128 << 80)),
         Err(DecodeError::Reserved { .. })
     ));
+    let w = baregpu_isa::codec::from_dwords;
+    // (W) jmpi r2.0 from iga64; without (W) it is not a form iga64 writes.
+    let jmpi = w([0x8000_0020, 0, 0x0000_0204, 0]);
+    assert!(xehpg::decode(jmpi).is_ok());
+    assert!(matches!(
+        xehpg::decode(jmpi & !(1u128 << 31)),
+        Err(DecodeError::Reserved {
+            field: Field::ExecSize,
+            ..
+        })
+    ));
+    // call (1|M0) r10.2 r4.1: a target sub-register off a dword is refused.
+    let call = w([0x0000_002c, 0x0a44_0000, 0x0000_0424, 0]);
+    assert!(xehpg::decode(call).is_ok());
+    assert!(matches!(
+        xehpg::decode((call & !(0x1F << 67)) | 6 << 67),
+        Err(DecodeError::Reserved {
+            field: Field::Addr(Slot::Src0),
+            ..
+        })
+    ));
+    // madm (8|M0) r10.mme0:df r20.mme1:df r30.mme2:df r40.nomme:df: selector
+    // codes above nomme (8) are refused.
+    let madm = w([0x0003_005d, 0x0a04_0bb0, 0x0b03_140d, 0x2845_1e15]);
+    assert!(xehpg::decode(madm).is_ok());
+    assert!(matches!(
+        xehpg::decode(madm | 9 << 51),
+        Err(DecodeError::Reserved {
+            field: Field::Addr(Slot::Dst),
+            ..
+        })
+    ));
+    // send.ugm (8|M0) r10 r20 r30:2 a0.2 0x02108580 {ExBSO}.
+    let send = xehpg::decode(w([0x0003_0031, 0x0a0e_0280, 0xfb00_140c, 0x0020_1e14]))
+        .expect("register extended descriptor decodes");
+    let Body::Send(s) = send.body else {
+        panic!("not a send: {send:?}");
+    };
+    assert_eq!(
+        s.ex_desc,
+        Some(ExDesc::Reg {
+            subnr: 2,
+            src1_len: Some(2)
+        })
+    );
 }
 
 /// The generation-dispatching entry points reach the Gen12.5 codec and
