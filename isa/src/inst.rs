@@ -519,8 +519,13 @@ pub enum SendDesc {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExDesc {
     Imm(u32),
-    /// a0 sub-register holding it.
-    Reg(u8),
+    /// In a0.`subnr`. `src1_len`: Gen12.5's ExBSO form, where the second
+    /// payload's length is an instruction field rather than bits 10:6 of
+    /// the register (None: taken from the register).
+    Reg {
+        subnr: u8,
+        src1_len: Option<u8>,
+    },
 }
 
 /// `send`/`sendc`.

@@ -245,6 +245,40 @@ const SAT_OK: [Opcode; 7] = [
     Opcode::Rndu,
 ];
 
+/// Sometimes makes a register operand indirect: `r[a0.N,offset]`, an
+/// offset in bytes aligned to the type, and for sources sometimes the
+/// Vx1/VxH region.
+fn indirect_addr(rng: &mut Rng, ty: Type) -> Addr {
+    let off = (rng.below(1024 / usize::from(ty.size())) as i16 - 512 / i16::from(ty.size()))
+        * i16::from(ty.size());
+    Addr::Indirect {
+        addr_subnr: rng.below(16) as u8,
+        offset: if rng.chance(4) { 0 } else { off },
+    }
+}
+
+fn maybe_indirect_src(rng: &mut Rng, s: &mut RegSrc, exec: u8) {
+    if !rng.chance(6) {
+        return;
+    }
+    s.addr = indirect_addr(rng, s.ty);
+    match rng.below(3) {
+        0 => {
+            s.region = Region::VxH {
+                width: 1,
+                hstride: 0,
+            }
+        }
+        1 => {
+            s.region = Region::VxH {
+                width: exec.min(8),
+                hstride: 1,
+            }
+        }
+        _ => {}
+    }
+}
+
 fn gen_alu(rng: &mut Rng) -> Instruction {
     let two = rng.chance(2);
     let op = if two { rng.pick(&TWO) } else { rng.pick(&ONE) };
@@ -265,6 +299,7 @@ fn gen_alu(rng: &mut Rng) -> Instruction {
     let mut s0 = reg(rng, ty, rg);
     s0.negate = rng.chance(5);
     s0.abs = rng.chance(6);
+    maybe_indirect_src(rng, &mut s0, exec);
     let src0 = if !two && rng.chance(4) {
         Src::Imm(Imm {
             ty,
@@ -283,6 +318,7 @@ fn gen_alu(rng: &mut Rng) -> Instruction {
             let rg = region(rng, exec);
             let mut s1 = reg(rng, ty, rg);
             s1.negate = rng.chance(5);
+            maybe_indirect_src(rng, &mut s1, exec);
             Src::Reg(s1)
         }
     } else {
@@ -305,11 +341,11 @@ fn gen_alu(rng: &mut Rng) -> Instruction {
     }
     i.saturate = ty.is_float() && SAT_OK.contains(&op) && rng.chance(6);
     i.acc_wr_ctrl = rng.chance(16);
-    i.body = Body::Alu(Alu {
-        dst: i.dst().copied().unwrap_or_else(|| dst(rng, ty)),
-        src0,
-        src1,
-    });
+    let mut d = i.dst().copied().unwrap_or_else(|| dst(rng, ty));
+    if rng.chance(6) {
+        d.addr = indirect_addr(rng, ty);
+    }
+    i.body = Body::Alu(Alu { dst: d, src0, src1 });
     i
 }
 
@@ -336,11 +372,17 @@ fn gen_math(rng: &mut Rng) -> Instruction {
     );
     controls(rng, &mut i);
     let rg = region(rng, i.exec_size);
-    let src0 = Src::Reg(reg(rng, ty, rg));
+    let mut s0 = reg(rng, ty, rg);
+    maybe_indirect_src(rng, &mut s0, i.exec_size);
+    let src0 = Src::Reg(s0);
     i.saturate = rng.chance(8);
+    let mut d = dst(rng, ty);
+    if rng.chance(6) {
+        d.addr = indirect_addr(rng, ty);
+    }
     i.body = Body::Math(Math {
         function: f,
-        dst: dst(rng, ty),
+        dst: d,
         src0,
         src1: codec::ABSENT,
     });
@@ -415,6 +457,52 @@ fn gen_three(rng: &mut Rng) -> Instruction {
     i
 }
 
+/// madm with a math-macro selector on every operand (mme0-mme7, nomme).
+fn gen_madm(rng: &mut Rng) -> Instruction {
+    let ty = rng.pick(&[Type::F, Type::Df, Type::Hf]);
+    let mut i = Instruction::new(
+        Opcode::Madm,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    // iga64 drops saturation and condition modifiers from madm.
+    i.cond_mod = CondMod::None;
+    i.saturate = false;
+    i.acc_wr_ctrl = rng.chance(8);
+    let sel = |rng: &mut Rng| Addr::Direct {
+        nr: rng.below(120) as u8,
+        subnr: rng.below(9) as u8,
+    };
+    let mut src = [codec::ABSENT; 3];
+    for s in &mut src {
+        *s = Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty,
+            addr: sel(rng),
+            region: codec::MADM_REGION,
+            negate: rng.chance(4),
+            abs: rng.chance(4),
+        });
+    }
+    i.body = Body::ThreeSrc(ThreeSrc {
+        dst: Dst {
+            file: RegFile::Grf,
+            ty,
+            addr: sel(rng),
+            hstride: 1,
+            writemask: WRITEMASK_XYZW,
+        },
+        src,
+    });
+    i
+}
+
 fn gen_send(rng: &mut Rng) -> Instruction {
     let op = rng.pick(&[Opcode::Send, Opcode::Sendc]);
     let sfid = rng.pick(&[Sfid::Ugm, Sfid::Slm, Sfid::Tgm, Sfid::Urb, Sfid::Gateway]);
@@ -479,7 +567,15 @@ fn gen_send(rng: &mut Rng) -> Instruction {
         base_mrf: None,
         eot,
         src1: Some(Src::Reg(src1)),
-        ex_desc: Some(ExDesc::Imm(len1 << 6 | (rng.below(16) as u32) << 12)),
+        ex_desc: Some(if rng.chance(4) {
+            // The register extended descriptor, with or without ExBSO.
+            ExDesc::Reg {
+                subnr: rng.below(8) as u8,
+                src1_len: rng.chance(2).then_some(len1 as u8),
+            }
+        } else {
+            ExDesc::Imm(len1 << 6 | (rng.below(16) as u32) << 12)
+        }),
     });
     i
 }
@@ -510,11 +606,12 @@ fn gen_sync(rng: &mut Rng) -> Instruction {
 }
 
 fn generate(rng: &mut Rng) -> Instruction {
-    match rng.below(10) {
+    match rng.below(11) {
         0..=3 => gen_alu(rng),
         4 | 5 => gen_three(rng),
         6 => gen_math(rng),
         7 | 8 => gen_send(rng),
+        9 => gen_madm(rng),
         _ => gen_sync(rng),
     }
 }
@@ -525,7 +622,7 @@ fn compare(
     insts: &[Instruction],
     dir: &std::path::Path,
     with_labels: bool,
-) -> (usize, Vec<String>) {
+) -> (Vec<usize>, Vec<String>) {
     let words: Vec<u128> = insts
         .iter()
         .map(|i| xehpg::encode(i).unwrap_or_else(|e| panic!("encode {i:?}: {e}")))
@@ -631,7 +728,7 @@ fn compare(
             .collect::<Vec<_>>()
             .join("\n")
     );
-    (keep.len(), rejected)
+    (keep, rejected)
 }
 
 #[test]
@@ -641,20 +738,61 @@ fn xehpg_against_iga64() {
     let mut rng = Rng::new(0x0125);
     let mut total = 0;
     let mut all_rejected = Vec::new();
+    let mut indirect_kept = 0;
+    let mut ex_reg_kept = 0;
+    let mut madm_kept = 0;
     for _ in 0..10 {
         let insts: Vec<Instruction> = (0..2_500).map(|_| generate(&mut rng)).collect();
-        let (n, rej) = compare(&insts, &dir, false);
-        total += n;
+        let (kept, rej) = compare(&insts, &dir, false);
+        total += kept.len();
+        indirect_kept += kept.iter().filter(|&&k| has_indirect(&insts[k])).count();
+        ex_reg_kept += kept.iter().filter(|&&k| has_ex_reg(&insts[k])).count();
+        madm_kept += kept
+            .iter()
+            .filter(|&&k| insts[k].opcode == Opcode::Madm)
+            .count();
         all_rejected.extend(rej);
     }
     eprintln!(
-        "gen12.5: {total} instructions identical both ways, {} rejected by iga64",
+        "gen12.5: {total} instructions identical both ways ({indirect_kept} with indirect operands, {ex_reg_kept} sends with a0 extended descriptors, {madm_kept} madm), {} rejected by iga64",
         all_rejected.len()
     );
+    assert!(madm_kept > 500, "only {madm_kept} madm compared");
+    assert!(
+        ex_reg_kept > 500,
+        "only {ex_reg_kept} sends with register extended descriptors compared"
+    );
+    assert!(
+        indirect_kept > 1_000,
+        "only {indirect_kept} indirect-operand instructions compared"
+    );
+    if std::env::var_os("XEHPG_SHOW_REJECTED").is_some() {
+        for r in &all_rejected {
+            eprintln!("rejected: {r}");
+        }
+    }
     for r in all_rejected.iter().take(15) {
         eprintln!("  {r}");
     }
     assert!(total >= 20_000, "only {total} instructions compared");
+}
+
+fn has_ex_reg(i: &Instruction) -> bool {
+    matches!(
+        i.body,
+        Body::Send(Send {
+            ex_desc: Some(ExDesc::Reg { .. }),
+            ..
+        })
+    )
+}
+
+fn has_indirect(i: &Instruction) -> bool {
+    let ind = |a: &Addr| matches!(a, Addr::Indirect { .. });
+    i.dst().is_some_and(|d| ind(&d.addr))
+        || i.srcs()
+            .iter()
+            .any(|s| matches!(s, Some(Src::Reg(r)) if ind(&r.addr)))
 }
 
 /// Branches in a kernel whose targets are instructions of the kernel:
@@ -679,6 +817,9 @@ fn xehpg_branches_against_iga64() {
     ];
     let insts: Vec<Instruction> = (0..n)
         .map(|k| {
+            if rng.chance(2) {
+                return gen_ctrl(&mut rng, k, n);
+            }
             let (op, two) = rng.pick(&ops);
             let off = |rng: &mut Rng| 16 * (rng.below(n) as i32 - k as i32);
             let jump = if two {
@@ -709,8 +850,87 @@ fn xehpg_branches_against_iga64() {
             i
         })
         .collect();
+    let ctrl = insts
+        .iter()
+        .filter(|i| xehpg::print::is_ctrl(i.opcode))
+        .count();
+    assert!(
+        ctrl > n / 4,
+        "only {ctrl} jmpi/brd/brc/call/calla/ret generated"
+    );
     let (kept, _) = compare(&insts, &dir, true);
+    let kept = kept.len();
     assert_eq!(kept, n);
+    eprintln!(
+        "gen12.5 branches: {kept} identical both ways, {ctrl} of them jmpi/brd/brc/call/calla/ret"
+    );
+}
+
+/// jmpi, brd, brc, call, calla, ret at byte `16 * k` of an `n`-instruction
+/// kernel: immediate targets inside the kernel (calla's absolute), or a
+/// register target with a dword sub-register.
+fn gen_ctrl(rng: &mut Rng, k: usize, n: usize) -> Instruction {
+    let op = rng.pick(&[
+        Opcode::Jmpi,
+        Opcode::Brd,
+        Opcode::Brc,
+        Opcode::Call,
+        Opcode::Calla,
+        Opcode::Ret,
+    ]);
+    let any_reg = |rng: &mut Rng| (RegFile::Grf, rng.below(128) as u8, 4 * rng.below(8) as u8);
+    let off = |rng: &mut Rng| {
+        if op == Opcode::Calla {
+            16 * rng.below(n) as i32
+        } else {
+            16 * (rng.below(n) as i32 - k as i32)
+        }
+    };
+    let dst = matches!(op, Opcode::Call | Opcode::Calla).then(|| {
+        let (f, nr, sub) = any_reg(rng);
+        codec::ctrl_dst(f, nr, sub)
+    });
+    let body = if op == Opcode::Ret || rng.chance(3) {
+        let (f, nr, sub) = any_reg(rng);
+        Body::Alu(Alu {
+            dst: dst.unwrap_or_else(codec::null_dst),
+            src0: Src::Reg(codec::ctrl_reg(f, nr, sub)),
+            src1: codec::ABSENT,
+        })
+    } else {
+        let jip = off(rng);
+        Body::Branch(Branch {
+            dst: dst.map_or(codec::NO_DST, DstSlot::Reg),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+            jump: if op == Opcode::Brc {
+                Jump::JipUip { jip, uip: off(rng) }
+            } else {
+                Jump::Jip { jip }
+            },
+        })
+    };
+    // jmpi is always (W) with an implied (1); the others take any size.
+    let exec = if op == Opcode::Jmpi {
+        1
+    } else {
+        rng.pick(&[1, 8, 16, 32])
+    };
+    let mut i = Instruction::new(op, exec, Q, body);
+    if op != Opcode::Jmpi && exec <= 8 && rng.chance(4) {
+        i.group = GroupCtrl::Quarter {
+            qtr: rng.below(4) as u8,
+            nib: false,
+        };
+    }
+    i.no_mask = op == Opcode::Jmpi || rng.chance(3);
+    if rng.chance(3) {
+        i.pred_ctrl = rng.pick(&[PredCtrl::Normal, PredCtrl::Any4H, PredCtrl::AllV]);
+        i.pred_inv = rng.chance(2);
+        i.flag.subreg = rng.below(2) as u8;
+    }
+    i.swsb = swsb(rng);
+    i
 }
 
 /// Random words never panic; whatever decodes encodes back to the word.
@@ -739,7 +959,7 @@ fn xehpg_random_words() {
 /// Reserved encodings are refused with the field named.
 #[test]
 fn xehpg_reserved_fields() {
-    use baregpu_isa::error::{DecodeError, Field};
+    use baregpu_isa::error::{DecodeError, Field, Slot};
     // mov (8|M0) r1.0<1>:f r2.0<1;1,0>:f, from iga64 -p=12p71.
     let mov = baregpu_isa::codec::from_dwords([0x0003_0061, 0x0105_0aa0, 0x0010_0204, 0]);
     assert!(xehpg::decode(mov).is_ok());
@@ -769,11 +989,77 @@ fn xehpg_reserved_fields() {
             value: 0x58
         })
     );
-    // Indirect destination: valid but not represented yet.
+    // mov (8|M0) r1.0<1>:d r[a0.2,-4]<8,1>:d, from iga64 -p=12p71: the
+    // indirect source with the Vx1 region.
+    let ind = baregpu_isa::codec::from_dwords([0x0003_0061, 0x0105_0660, 0x00f7_2ff1, 0]);
+    let i = xehpg::decode(ind).expect("indirect source decodes");
+    let [Some(Src::Reg(s)), ..] = i.srcs() else {
+        panic!("no register src0: {i:?}");
+    };
+    assert_eq!(
+        s.addr,
+        Addr::Indirect {
+            addr_subnr: 2,
+            offset: -4
+        }
+    );
+    assert_eq!(
+        s.region,
+        Region::VxH {
+            width: 8,
+            hstride: 1
+        }
+    );
+    // The same region code on a direct source is reserved.
     assert!(matches!(
-        xehpg::decode(mov | 1 << 35),
-        Err(DecodeError::Unsupported { .. })
+        xehpg::decode(ind & !(1u128 << 80)),
+        Err(DecodeError::Reserved { .. })
     ));
+    let w = baregpu_isa::codec::from_dwords;
+    // (W) jmpi r2.0 from iga64; without (W) it is not a form iga64 writes.
+    let jmpi = w([0x8000_0020, 0, 0x0000_0204, 0]);
+    assert!(xehpg::decode(jmpi).is_ok());
+    assert!(matches!(
+        xehpg::decode(jmpi & !(1u128 << 31)),
+        Err(DecodeError::Reserved {
+            field: Field::ExecSize,
+            ..
+        })
+    ));
+    // call (1|M0) r10.2 r4.1: a target sub-register off a dword is refused.
+    let call = w([0x0000_002c, 0x0a44_0000, 0x0000_0424, 0]);
+    assert!(xehpg::decode(call).is_ok());
+    assert!(matches!(
+        xehpg::decode((call & !(0x1F << 67)) | 6 << 67),
+        Err(DecodeError::Reserved {
+            field: Field::Addr(Slot::Src0),
+            ..
+        })
+    ));
+    // madm (8|M0) r10.mme0:df r20.mme1:df r30.mme2:df r40.nomme:df: selector
+    // codes above nomme (8) are refused.
+    let madm = w([0x0003_005d, 0x0a04_0bb0, 0x0b03_140d, 0x2845_1e15]);
+    assert!(xehpg::decode(madm).is_ok());
+    assert!(matches!(
+        xehpg::decode(madm | 9 << 51),
+        Err(DecodeError::Reserved {
+            field: Field::Addr(Slot::Dst),
+            ..
+        })
+    ));
+    // send.ugm (8|M0) r10 r20 r30:2 a0.2 0x02108580 {ExBSO}.
+    let send = xehpg::decode(w([0x0003_0031, 0x0a0e_0280, 0xfb00_140c, 0x0020_1e14]))
+        .expect("register extended descriptor decodes");
+    let Body::Send(s) = send.body else {
+        panic!("not a send: {send:?}");
+    };
+    assert_eq!(
+        s.ex_desc,
+        Some(ExDesc::Reg {
+            subnr: 2,
+            src1_len: Some(2)
+        })
+    );
 }
 
 /// The generation-dispatching entry points reach the Gen12.5 codec and

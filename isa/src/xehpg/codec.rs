@@ -246,8 +246,20 @@ pub fn decode(word: u128) -> DResult<Instruction> {
     } else {
         ThreadCtrl::Normal
     };
-    if form != Form::Send {
+    if !matches!(
+        form,
+        Form::Send | Form::Target | Form::Call | Form::Ret | Form::Brc
+    ) {
         inst.acc_wr_ctrl = r.flag(t::ACC_WR);
+    }
+    // iga64 writes jmpi with (W) and without an execution size or channel
+    // offset: (1|M0) only.
+    if opcode == Opcode::Jmpi
+        && (!inst.no_mask
+            || inst.exec_size != 1
+            || inst.group != (GroupCtrl::Quarter { qtr: 0, nib: false }))
+    {
+        return Err(reserved(Field::ExecSize, exec));
     }
     inst.body = match form {
         Form::One | Form::Two => {
@@ -296,6 +308,14 @@ pub fn decode(word: u128) -> DResult<Instruction> {
                 return Err(reserved(Field::HStride, hs));
             }
             let src0 = src0(&mut r, true)?;
+            // sync's operand is named, not addressed: no indirect form.
+            if let Src::Reg(RegSrc {
+                addr: Addr::Indirect { .. },
+                ..
+            }) = src0
+            {
+                return Err(reserved(Field::Addr(Slot::Src0), 1));
+            }
             Body::Sync(Sync { function, src0 })
         }
         Form::JipUip | Form::Jip => {
@@ -321,10 +341,261 @@ pub fn decode(word: u128) -> DResult<Instruction> {
                 jump,
             })
         }
+        Form::Target | Form::Call | Form::Ret | Form::Brc => ctrl(&mut r, form)?,
+        Form::Madm => Body::ThreeSrc(madm(&mut r)?),
         Form::Bare => unreachable_bare(),
     };
     r.finish()?;
     Ok(inst)
+}
+
+/// One madm register operand's bit positions (see `t::MME_NONE`).
+struct MadmBits {
+    slot: Slot,
+    ty: Bits,
+    file: Bits,
+    nr: Bits,
+    mme: Bits,
+    /// Horizontal stride (code 1) and vertical stride bits (hi, lo; code 2).
+    hstride: Option<Bits>,
+    vstride: Option<(Bits, Bits)>,
+    abs: Option<Bits>,
+    neg: Option<Bits>,
+}
+
+const MADM_DST: MadmBits = MadmBits {
+    slot: Slot::Dst,
+    ty: th::DST_TYPE,
+    file: th::DST_FILE,
+    nr: th::DST_NR,
+    mme: th::DST_SUBREG,
+    hstride: None,
+    vstride: None,
+    abs: None,
+    neg: None,
+};
+
+const MADM_SRCS: [MadmBits; 3] = [
+    MadmBits {
+        slot: Slot::Src0,
+        ty: th::SRC0_TYPE,
+        file: th::SRC0_FILE,
+        nr: th::SRC0_NR,
+        mme: th::SRC0_SUBREG,
+        hstride: Some(th::SRC0_HSTRIDE),
+        vstride: Some((th::SRC0_VSTRIDE_HI, th::SRC0_VSTRIDE_LO)),
+        abs: Some(th::SRC0_ABS),
+        neg: Some(th::SRC0_NEG),
+    },
+    MadmBits {
+        slot: Slot::Src1,
+        ty: th::SRC1_TYPE,
+        file: th::SRC1_FILE,
+        nr: th::SRC1_NR,
+        mme: th::SRC1_SUBREG,
+        hstride: Some(th::SRC1_HSTRIDE),
+        vstride: Some((th::SRC1_VSTRIDE_HI, th::SRC1_VSTRIDE_LO)),
+        abs: Some(th::SRC1_ABS),
+        neg: Some(th::SRC1_NEG),
+    },
+    MadmBits {
+        slot: Slot::Src2,
+        ty: th::SRC2_TYPE,
+        file: th::SRC2_FILE,
+        nr: th::SRC2_NR,
+        mme: th::SRC2_SUBREG,
+        hstride: Some(th::SRC2_HSTRIDE),
+        vstride: None,
+        abs: Some(th::SRC2_ABS),
+        neg: Some(th::SRC2_NEG),
+    },
+];
+
+/// The region every madm source carries.
+pub const MADM_REGION: Region = Region::Align1 {
+    vstride: 4,
+    width: 1,
+    hstride: 1,
+};
+
+/// A madm operand's register and selector; `subnr` holds the selector
+/// code (0-7 mme0-mme7, 8 nomme), not a byte offset.
+fn madm_reg(r: &mut Reader, b: &MadmBits) -> DResult<(Type, Addr)> {
+    if !r.flag(b.file) {
+        return Err(reserved(Field::File(b.slot), 0));
+    }
+    let ty = look(&t::THREE_FLOAT_TYPES, r.get(b.ty), Field::Type(b.slot))?;
+    let nr = r.get(b.nr) as u8;
+    let mme = r.get(b.mme);
+    if mme > u32::from(t::MME_NONE) {
+        return Err(reserved(Field::Addr(b.slot), mme));
+    }
+    if let Some(h) = b.hstride {
+        let code = r.get(h);
+        if code != 1 {
+            return Err(reserved(Field::Region(b.slot), code));
+        }
+    }
+    if let Some((hi, lo)) = b.vstride {
+        let code = r.get(hi) << 1 | r.get(lo);
+        if code != 2 {
+            return Err(reserved(Field::Region(b.slot), code));
+        }
+    }
+    Ok((
+        ty,
+        Addr::Direct {
+            nr,
+            subnr: mme as u8,
+        },
+    ))
+}
+
+fn madm(r: &mut Reader) -> DResult<ThreeSrc> {
+    if !r.flag(th::EXEC_TYPE) {
+        return Err(reserved(Field::Type(Slot::Dst), 0));
+    }
+    let (ty, addr) = madm_reg(r, &MADM_DST)?;
+    let dst = Dst {
+        file: RegFile::Grf,
+        ty,
+        addr,
+        hstride: 1,
+        writemask: WRITEMASK_XYZW,
+    };
+    let mut src = [ABSENT; 3];
+    for (s, b) in src.iter_mut().zip(MADM_SRCS.iter()) {
+        let (ty, addr) = madm_reg(r, b)?;
+        *s = Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty,
+            addr,
+            region: MADM_REGION,
+            abs: b.abs.is_some_and(|a| r.flag(a)),
+            negate: b.neg.is_some_and(|n| r.flag(n)),
+        });
+    }
+    Ok(ThreeSrc { dst, src })
+}
+
+fn put_madm_reg(w: &mut Writer, b: &MadmBits, ty: Type, addr: Addr) -> EResult<()> {
+    let (nr, mme) = direct(addr, b.slot)?;
+    w.flag(b.file, true);
+    w.put(
+        b.ty,
+        ty_code(&t::THREE_FLOAT_TYPES, ty, b.slot)?,
+        Field::Type(b.slot),
+    )?;
+    w.put(b.nr, u64::from(nr), Field::Addr(b.slot))?;
+    w.put(b.mme, u64::from(mme), Field::Addr(b.slot))?;
+    if let Some(h) = b.hstride {
+        w.put(h, 1, Field::Region(b.slot))?;
+    }
+    if let Some((hi, _)) = b.vstride {
+        w.flag(hi, true);
+    }
+    Ok(())
+}
+
+/// Writes madm; the final decode check refuses anything `madm` would not
+/// read back the same (an ARF, another region, a selector above 8).
+fn put_madm(w: &mut Writer, ts: &ThreeSrc) -> EResult<()> {
+    w.flag(th::EXEC_TYPE, true);
+    put_madm_reg(w, &MADM_DST, ts.dst.ty, ts.dst.addr)?;
+    for (s, b) in ts.src.iter().zip(MADM_SRCS.iter()) {
+        let Src::Reg(reg) = s else {
+            return Err(bad(Field::File(b.slot), 0));
+        };
+        put_madm_reg(w, b, reg.ty, reg.addr)?;
+        if let (Some(a), Some(n)) = (b.abs, b.neg) {
+            w.flag(a, reg.abs);
+            w.flag(n, reg.negate);
+        }
+    }
+    Ok(())
+}
+
+/// A control-flow register operand: only file, number and sub-register
+/// are written; types and regions stay zero and are implied (dwords,
+/// `<0;1,0>`) [iga64 -p=12p71: `call (1|M0) r10.2 r4.1` has dst subreg
+/// 8 and src0 subreg 4, every type and region code 0].
+pub fn ctrl_reg(file: RegFile, nr: u8, subnr: u8) -> RegSrc {
+    RegSrc {
+        file,
+        ty: Type::D,
+        addr: Addr::Direct { nr, subnr },
+        region: Region::Align1 {
+            vstride: 0,
+            width: 1,
+            hstride: 0,
+        },
+        negate: false,
+        abs: false,
+    }
+}
+
+/// The return-address destination of call/calla (see [`ctrl_reg`]).
+pub fn ctrl_dst(file: RegFile, nr: u8, subnr: u8) -> Dst {
+    Dst {
+        file,
+        ty: Type::D,
+        addr: Addr::Direct { nr, subnr },
+        hstride: 1,
+        writemask: WRITEMASK_XYZW,
+    }
+}
+
+fn dword_subreg(r: &mut Reader, b: Bits, slot: Slot) -> DResult<u8> {
+    let sub = r.get(b);
+    if !sub.is_multiple_of(4) {
+        return Err(reserved(Field::Addr(slot), sub));
+    }
+    Ok(sub as u8)
+}
+
+/// jmpi, brd, call, calla, ret, brc: an immediate target is a JIP (UIP
+/// too on brc), in bytes; calla's is absolute [iga64 -p=12p71]. A register
+/// target decodes to an `Alu` body, an immediate one to a `Branch`.
+fn ctrl(r: &mut Reader, form: Form) -> DResult<Body> {
+    let dst = if form == Form::Call {
+        let file = file_of(r.flag(t::DST_FILE));
+        let nr = r.get(t::DST_NR) as u8;
+        Some(ctrl_dst(
+            file,
+            nr,
+            dword_subreg(r, t::DST_SUBREG, Slot::Dst)?,
+        ))
+    } else {
+        None
+    };
+    if form != Form::Ret && r.flag(t::SRC0_IS_IMM) {
+        let jip = r.signed(t::JIP);
+        let jump = if form == Form::Brc {
+            if !r.flag(t::SRC1_IS_IMM) {
+                return Err(reserved(Field::Jump, 1));
+            }
+            Jump::JipUip {
+                jip,
+                uip: r.signed(t::UIP),
+            }
+        } else {
+            Jump::Jip { jip }
+        };
+        return Ok(Body::Branch(Branch {
+            dst: dst.map_or(NO_DST, DstSlot::Reg),
+            src0: ABSENT,
+            src1: ABSENT,
+            jump,
+        }));
+    }
+    let file = file_of(r.flag(t::SRC0_FILE));
+    let nr = r.get(t::SRC0_NR) as u8;
+    let src0 = ctrl_reg(file, nr, dword_subreg(r, t::SRC0_SUBREG, Slot::Src0)?);
+    Ok(Body::Alu(Alu {
+        dst: dst.unwrap_or_else(null_dst),
+        src0: Src::Reg(src0),
+        src1: ABSENT,
+    }))
 }
 
 /// `Form::Bare` returns before the body match; kept total without a panic.
@@ -336,7 +607,7 @@ fn unreachable_bare() -> Body {
     })
 }
 
-fn null_dst() -> Dst {
+pub fn null_dst() -> Dst {
     Dst {
         file: RegFile::Arf,
         ty: Type::Ub,
@@ -354,20 +625,29 @@ fn is_imm64(s: &Src) -> bool {
     matches!(s, Src::Imm(i) if i.ty.size() == 8)
 }
 
-fn dst(r: &mut Reader) -> DResult<Dst> {
-    if r.flag(t::DST_ADDR_MODE) {
-        return Err(DecodeError::Unsupported {
-            field: Field::Addr(Slot::Dst),
-            value: 1,
-        });
+fn indirect(r: &mut Reader, subreg: Bits, imm: Bits) -> Addr {
+    Addr::Indirect {
+        addr_subnr: r.get(subreg) as u8,
+        offset: r.signed(imm) as i16,
     }
+}
+
+fn dst(r: &mut Reader) -> DResult<Dst> {
+    let (file, addr) = if r.flag(t::DST_ADDR_MODE) {
+        (RegFile::Grf, indirect(r, t::DST_IA_SUBREG, t::DST_IA_IMM))
+    } else {
+        (
+            file_of(r.flag(t::DST_FILE)),
+            Addr::Direct {
+                nr: r.get(t::DST_NR) as u8,
+                subnr: r.get(t::DST_SUBREG) as u8,
+            },
+        )
+    };
     Ok(Dst {
-        file: file_of(r.flag(t::DST_FILE)),
+        file,
         ty: look(&t::REG_TYPES, r.get(t::DST_TYPE), Field::Type(Slot::Dst))?,
-        addr: Addr::Direct {
-            nr: r.get(t::DST_NR) as u8,
-            subnr: r.get(t::DST_SUBREG) as u8,
-        },
+        addr,
         hstride: t::HSTRIDES[r.get(t::DST_HSTRIDE) as usize],
         writemask: WRITEMASK_XYZW,
     })
@@ -380,6 +660,8 @@ struct SrcBits {
     nr: Bits,
     subreg: Bits,
     addr_mode: Bits,
+    ia_subreg: Bits,
+    ia_imm: Bits,
     vstride: Bits,
     width: Bits,
     hstride: Bits,
@@ -394,6 +676,8 @@ const SRC0: SrcBits = SrcBits {
     nr: t::SRC0_NR,
     subreg: t::SRC0_SUBREG,
     addr_mode: t::SRC0_ADDR_MODE,
+    ia_subreg: t::SRC0_IA_SUBREG,
+    ia_imm: t::SRC0_IA_IMM,
     vstride: t::SRC0_VSTRIDE,
     width: t::SRC0_WIDTH,
     hstride: t::SRC0_HSTRIDE,
@@ -408,6 +692,8 @@ const SRC1: SrcBits = SrcBits {
     nr: t::SRC1_NR,
     subreg: t::SRC1_SUBREG,
     addr_mode: t::SRC1_ADDR_MODE,
+    ia_subreg: t::SRC1_IA_SUBREG,
+    ia_imm: t::SRC1_IA_IMM,
     vstride: t::SRC1_VSTRIDE,
     width: t::SRC1_WIDTH,
     hstride: t::SRC1_HSTRIDE,
@@ -416,24 +702,35 @@ const SRC1: SrcBits = SrcBits {
 };
 
 fn reg_src(r: &mut Reader, b: &SrcBits) -> DResult<Src> {
-    if r.flag(b.addr_mode) {
-        return Err(DecodeError::Unsupported {
-            field: Field::Addr(b.slot),
-            value: 1,
-        });
-    }
+    let is_indirect = r.flag(b.addr_mode);
+    let (file, addr) = if is_indirect {
+        (RegFile::Grf, indirect(r, b.ia_subreg, b.ia_imm))
+    } else {
+        (
+            file_of(r.flag(b.file)),
+            Addr::Direct {
+                nr: r.get(b.nr) as u8,
+                subnr: r.get(b.subreg) as u8,
+            },
+        )
+    };
+    let vs = r.get(b.vstride);
+    let width = look(&t::WIDTHS, r.get(b.width), Field::Region(b.slot))?;
+    let hstride = t::HSTRIDES[r.get(b.hstride) as usize];
+    let region = if is_indirect && vs == t::VSTRIDE_VXH {
+        Region::VxH { width, hstride }
+    } else {
+        Region::Align1 {
+            vstride: look(&t::VSTRIDES, vs, Field::Region(b.slot))?,
+            width,
+            hstride,
+        }
+    };
     Ok(Src::Reg(RegSrc {
-        file: file_of(r.flag(b.file)),
+        file,
         ty: look(&t::REG_TYPES, r.get(b.ty), Field::Type(b.slot))?,
-        addr: Addr::Direct {
-            nr: r.get(b.nr) as u8,
-            subnr: r.get(b.subreg) as u8,
-        },
-        region: Region::Align1 {
-            vstride: look(&t::VSTRIDES, r.get(b.vstride), Field::Region(b.slot))?,
-            width: look(&t::WIDTHS, r.get(b.width), Field::Region(b.slot))?,
-            hstride: t::HSTRIDES[r.get(b.hstride) as usize],
-        },
+        addr,
+        region,
         abs: r.flag(b.abs),
         negate: r.flag(b.neg),
     }))
@@ -608,12 +905,6 @@ pub fn desc_word(d: &MsgDesc) -> EResult<u32> {
 }
 
 fn send(r: &mut Reader) -> DResult<Send> {
-    if r.flag(sd::EX_DESC_IS_REG) {
-        return Err(DecodeError::Unsupported {
-            field: Field::SplitSend,
-            value: 1,
-        });
-    }
     let eot = r.flag(sd::EOT);
     let dst_reg = send_reg(file_of(r.flag(sd::DST_FILE)), r.get(sd::DST_NR) as u8);
     let src0 = send_reg(file_of(r.flag(sd::SRC0_FILE)), r.get(sd::SRC0_NR) as u8);
@@ -631,10 +922,21 @@ fn send(r: &mut Reader) -> DResult<Send> {
             desc: msg_desc(d),
         }
     };
-    let mut ex = r.get(sd::SRC1_LEN) << 6;
-    for (b, lo) in sd::EX_DESC {
-        ex |= r.get(b) << lo;
-    }
+    let ex_desc = if r.flag(sd::EX_DESC_IS_REG) {
+        let subnr = r.get(sd::EX_DESC_SUBREG) as u8;
+        let src1_len = if r.flag(sd::EX_BSO) {
+            Some(r.get(sd::SRC1_LEN) as u8)
+        } else {
+            None
+        };
+        ExDesc::Reg { subnr, src1_len }
+    } else {
+        let mut ex = r.get(sd::SRC1_LEN) << 6;
+        for (b, lo) in sd::EX_DESC {
+            ex |= r.get(b) << lo;
+        }
+        ExDesc::Imm(ex)
+    };
     Ok(Send {
         dst: Dst {
             file: dst_reg.file,
@@ -649,7 +951,7 @@ fn send(r: &mut Reader) -> DResult<Send> {
         base_mrf: None,
         eot,
         src1: Some(Src::Reg(src1)),
-        ex_desc: Some(ExDesc::Imm(ex)),
+        ex_desc: Some(ex_desc),
     })
 }
 
@@ -767,6 +1069,10 @@ pub fn encode(inst: &Instruction) -> EResult<u128> {
             w.put(t::DST_HSTRIDE, 1, Field::HStride)?;
             put_src0(&mut w, &s.src0)?;
         }
+        (_, Form::Target | Form::Call | Form::Ret | Form::Brc) => {
+            put_ctrl(&mut w, &inst.body, form)?
+        }
+        (Body::ThreeSrc(ts), Form::Madm) => put_madm(&mut w, ts)?,
         (Body::Branch(b), Form::JipUip | Form::Jip) => {
             w.flag(t::SRC0_IS_IMM, true);
             match (b.jump, form) {
@@ -813,16 +1119,94 @@ fn first_difference(inst: &Instruction, word: u128) -> Field {
     }
 }
 
+fn put_ctrl_reg(
+    w: &mut Writer,
+    file: RegFile,
+    addr: Addr,
+    b: [Bits; 3],
+    slot: Slot,
+) -> EResult<()> {
+    let (nr, subnr) = direct(addr, slot)?;
+    w.flag(b[0], file_bit(file, slot)?);
+    w.put(b[1], u64::from(nr), Field::Addr(slot))?;
+    w.put(b[2], u64::from(subnr), Field::Addr(slot))
+}
+
+/// Writes the control-flow forms of [`ctrl`]; the final decode check
+/// refuses any field these forms do not have.
+fn put_ctrl(w: &mut Writer, body: &Body, form: Form) -> EResult<()> {
+    let dst_bits = [t::DST_FILE, t::DST_NR, t::DST_SUBREG];
+    let src_bits = [t::SRC0_FILE, t::SRC0_NR, t::SRC0_SUBREG];
+    match body {
+        Body::Branch(b) => {
+            if let (DstSlot::Reg(d), Form::Call) = (b.dst, form) {
+                put_ctrl_reg(w, d.file, d.addr, dst_bits, Slot::Dst)?;
+            }
+            w.flag(t::SRC0_IS_IMM, true);
+            match b.jump {
+                Jump::Jip { jip } => w.signed(t::JIP, i64::from(jip), Field::Jump),
+                Jump::JipUip { jip, uip } => {
+                    w.signed(t::JIP, i64::from(jip), Field::Jump)?;
+                    w.flag(t::SRC1_IS_IMM, true);
+                    w.signed(t::UIP, i64::from(uip), Field::Jump)
+                }
+                Jump::Count { .. } => Err(EncodeError::NotCanonical { field: Field::Jump }),
+            }
+        }
+        Body::Alu(a) => {
+            if form == Form::Call {
+                put_ctrl_reg(w, a.dst.file, a.dst.addr, dst_bits, Slot::Dst)?;
+            }
+            let Src::Reg(s) = &a.src0 else {
+                return Err(bad(Field::File(Slot::Src0), 0));
+            };
+            put_ctrl_reg(w, s.file, s.addr, src_bits, Slot::Src0)
+        }
+        _ => Err(EncodeError::NotCanonical { field: Field::Body }),
+    }
+}
+
+/// Writes a register's address: number, sub-register and file, or the
+/// address sub-register and offset of an indirect GRF operand.
+fn put_addr(
+    w: &mut Writer,
+    file: RegFile,
+    addr: Addr,
+    direct_bits: [Bits; 3],
+    ia: (Bits, Bits, Bits),
+    slot: Slot,
+) -> EResult<()> {
+    match addr {
+        Addr::Direct { nr, subnr } => {
+            w.flag(direct_bits[0], file_bit(file, slot)?);
+            w.put(direct_bits[1], u64::from(nr), Field::Addr(slot))?;
+            w.put(direct_bits[2], u64::from(subnr), Field::Addr(slot))
+        }
+        Addr::Indirect { addr_subnr, offset } => {
+            if file != RegFile::Grf {
+                return Err(bad(Field::File(slot), 0));
+            }
+            w.flag(ia.0, true);
+            w.put(ia.1, u64::from(addr_subnr), Field::Addr(slot))?;
+            w.signed(ia.2, i64::from(offset), Field::Addr(slot))
+        }
+    }
+}
+
 fn put_dst(w: &mut Writer, d: &Dst) -> EResult<()> {
-    let (nr, subnr) = direct(d.addr, Slot::Dst)?;
-    w.flag(t::DST_FILE, file_bit(d.file, Slot::Dst)?);
+    put_addr(
+        w,
+        d.file,
+        d.addr,
+        [t::DST_FILE, t::DST_NR, t::DST_SUBREG],
+        (t::DST_ADDR_MODE, t::DST_IA_SUBREG, t::DST_IA_IMM),
+        Slot::Dst,
+    )?;
     w.put(
         t::DST_TYPE,
         ty_code(&t::REG_TYPES, d.ty, Slot::Dst)?,
         Field::Type(Slot::Dst),
     )?;
-    w.put(t::DST_NR, u64::from(nr), Field::Addr(Slot::Dst))?;
-    w.put(t::DST_SUBREG, u64::from(subnr), Field::Addr(Slot::Dst))?;
     w.put(
         t::DST_HSTRIDE,
         hs_code(d.hstride, Slot::Dst)?,
@@ -831,24 +1215,33 @@ fn put_dst(w: &mut Writer, d: &Dst) -> EResult<()> {
 }
 
 fn put_reg(w: &mut Writer, s: &RegSrc, b: &SrcBits) -> EResult<()> {
-    let (nr, subnr) = direct(s.addr, b.slot)?;
-    let Region::Align1 {
-        vstride,
-        width,
-        hstride,
-    } = s.region
-    else {
-        return Err(bad(Field::Region(b.slot), 0));
+    let (vs, width, hstride) = match s.region {
+        Region::Align1 {
+            vstride,
+            width,
+            hstride,
+        } => (
+            code(&t::VSTRIDES, vstride).ok_or(bad(Field::Region(b.slot), i64::from(vstride)))?,
+            width,
+            hstride,
+        ),
+        // Only an indirect source decodes back to VxH (checked by encode).
+        Region::VxH { width, hstride } => (t::VSTRIDE_VXH as u8, width, hstride),
+        Region::Align16 { .. } => return Err(bad(Field::Region(b.slot), 0)),
     };
-    w.flag(b.file, file_bit(s.file, b.slot)?);
+    put_addr(
+        w,
+        s.file,
+        s.addr,
+        [b.file, b.nr, b.subreg],
+        (b.addr_mode, b.ia_subreg, b.ia_imm),
+        b.slot,
+    )?;
     w.put(
         b.ty,
         ty_code(&t::REG_TYPES, s.ty, b.slot)?,
         Field::Type(b.slot),
     )?;
-    w.put(b.nr, u64::from(nr), Field::Addr(b.slot))?;
-    w.put(b.subreg, u64::from(subnr), Field::Addr(b.slot))?;
-    let vs = code(&t::VSTRIDES, vstride).ok_or(bad(Field::Region(b.slot), i64::from(vstride)))?;
     let wd = code(&t::WIDTHS, width).ok_or(bad(Field::Region(b.slot), i64::from(width)))?;
     w.put(b.vstride, u64::from(vs), Field::Region(b.slot))?;
     w.put(b.width, u64::from(wd), Field::Region(b.slot))?;
@@ -1062,6 +1455,15 @@ fn put_send(w: &mut Writer, s: &Send) -> EResult<()> {
             }
             Ok(())
         }
-        _ => Err(bad(Field::SplitSend, 0)),
+        Some(ExDesc::Reg { subnr, src1_len }) => {
+            w.flag(sd::EX_DESC_IS_REG, true);
+            w.put(sd::EX_DESC_SUBREG, u64::from(subnr), Field::SplitSend)?;
+            if let Some(len) = src1_len {
+                w.flag(sd::EX_BSO, true);
+                w.put(sd::SRC1_LEN, u64::from(len), Field::SplitSend)?;
+            }
+            Ok(())
+        }
+        None => Err(bad(Field::SplitSend, 0)),
     }
 }

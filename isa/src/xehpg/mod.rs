@@ -3,9 +3,9 @@
 //!
 //! `tables.rs` holds the cited bit positions and codes, `codec.rs` the
 //! exact decode/encode, `print.rs` the IGA-syntax text as `iga64 -p=12p71`
-//! writes it. Not yet: compaction, indirect operands, register extended
-//! descriptors, smov/madm/bfn/dpas/brd/brc/call/calla/ret/jmpi, an
-//! assembler from text, typed LSC descriptors and a validator.
+//! writes it, `parse.rs` reads that text back. Not yet: compaction,
+//! smov (iga64 -p=12p71 has none), bfn, dpas, math.invm/rsqtm, typed LSC
+//! descriptors and a validator.
 
 pub mod codec;
 pub mod parse;

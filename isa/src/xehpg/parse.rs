@@ -6,13 +6,15 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::codec::{ABSENT, NO_DST, desc_a0, msg_desc, send_reg};
-use super::print::{math_name, sync_name};
-use super::tables::{Form, OPCODES, SFIDS};
+use super::codec::{
+    ABSENT, MADM_REGION, NO_DST, ctrl_dst, ctrl_reg, desc_a0, msg_desc, null_dst, send_reg,
+};
+use super::print::{math_name, mme_name, sync_name};
+use super::tables::{Form, MME_NONE, OPCODES, SFIDS};
 use crate::inst::{
-    Addr, Alu, Body, Branch, CondMod, Dst, ExDesc, FlagReg, GroupCtrl, Imm, Instruction, Jump,
-    Math, MathFn, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swsb, Sync,
-    SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
+    Addr, Alu, Body, Branch, CondMod, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm, Instruction,
+    Jump, Math, MathFn, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swsb,
+    Sync, SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
 };
 
 type R<T> = Result<T, String>;
@@ -109,6 +111,9 @@ fn reg(s: &str, t: Type) -> R<(RegFile, u8, u8)> {
             None => Ok((s.parse().map_err(|_| format!("bad register {s}"))?, 0)),
         }
     };
+    if s.starts_with("r[") {
+        return Err(format!("{s}: an indirect register has no direct address"));
+    }
     if let Some(rest) = s.strip_prefix('r') {
         let (nr, sub) = split(rest)?;
         return Ok((RegFile::Grf, nr, sub));
@@ -193,6 +198,25 @@ fn region_nums(r: &str) -> R<Vec<u8>> {
         .collect()
 }
 
+/// A register operand's address: `r[a0.N]`, `r[a0.N,offset]` (indirect,
+/// GRF) or a direct name (see [`reg`]).
+fn addr(s: &str, t: Type) -> R<(RegFile, Addr)> {
+    let Some(inner) = s.strip_prefix("r[a0.").and_then(|r| r.strip_suffix(']')) else {
+        let (file, nr, subnr) = reg(s, t)?;
+        return Ok((file, Addr::Direct { nr, subnr }));
+    };
+    let (sub, off) = inner.split_once(',').unwrap_or((inner, "0"));
+    Ok((
+        RegFile::Grf,
+        Addr::Indirect {
+            addr_subnr: sub
+                .parse()
+                .map_err(|_| format!("bad address register in {s}"))?,
+            offset: off.parse().map_err(|_| format!("bad offset in {s}"))?,
+        },
+    ))
+}
+
 /// A source: modifiers, register, region, type; or an immediate.
 fn src(s: &str, three: Option<bool>) -> R<Src> {
     let (negate, rest) = match s.strip_prefix('-').or_else(|| s.strip_prefix('~')) {
@@ -223,11 +247,15 @@ fn src(s: &str, three: Option<bool>) -> R<Src> {
     };
     let gt = rest.find('>').ok_or_else(|| format!("bad region in {s}"))?;
     let t = ty(rest[gt + 1..].trim_start_matches(':'))?;
-    let (file, nr, subnr) = reg(&rest[..lt], t)?;
+    let (file, addr) = addr(&rest[..lt], t)?;
     let n = region_nums(&rest[lt + 1..gt])?;
     let region = match (three, n.as_slice()) {
         (None, [v, w, h]) => Region::Align1 {
             vstride: *v,
+            width: *w,
+            hstride: *h,
+        },
+        (None, [w, h]) if matches!(addr, Addr::Indirect { .. }) => Region::VxH {
             width: *w,
             hstride: *h,
         },
@@ -246,7 +274,7 @@ fn src(s: &str, three: Option<bool>) -> R<Src> {
     Ok(Src::Reg(RegSrc {
         file,
         ty: t,
-        addr: Addr::Direct { nr, subnr },
+        addr,
         region,
         negate,
         abs,
@@ -262,12 +290,12 @@ fn dst(s: &str) -> R<(Dst, bool)> {
         .find('>')
         .ok_or_else(|| format!("bad destination {s}"))?;
     let t = ty(rest[gt + 1..].trim_start_matches(':'))?;
-    let (file, nr, subnr) = reg(&rest[..lt], t)?;
+    let (file, addr) = addr(&rest[..lt], t)?;
     Ok((
         Dst {
             file,
             ty: t,
-            addr: Addr::Direct { nr, subnr },
+            addr,
             hstride: rest[lt + 1..gt]
                 .parse()
                 .map_err(|_| format!("bad stride in {s}"))?,
@@ -404,6 +432,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         }
     }
     let mut eot = false;
+    let mut bso = false;
     let mut sw = Vec::new();
     for o in &opts {
         match o.as_str() {
@@ -411,6 +440,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             "Atomic" => inst.thread_ctrl = ThreadCtrl::Atomic,
             "Breakpoint" => inst.debug = true,
             "EOT" => eot = true,
+            "ExBSO" => bso = true,
             s => sw.push(s.to_string()),
         }
     }
@@ -504,10 +534,33 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             };
             let (df, dn) = file_nr(op_at(0)?)?;
             let (f0, n0) = file_nr(op_at(1)?)?;
-            let (s1, len) = op_at(2)?.split_once(':').ok_or("send src1 needs :length")?;
+            let (s1, len) = match op_at(2)?.split_once(':') {
+                Some((s1, len)) => (
+                    s1,
+                    Some(len.parse::<u8>().map_err(|_| format!("bad length {len}"))?),
+                ),
+                None => (op_at(2)?, None),
+            };
             let (f1, n1) = file_nr(s1)?;
-            let len: u32 = len.parse().map_err(|_| format!("bad length {len}"))?;
-            let ex = num(op_at(3)?)? as u32;
+            let ex_desc = match op_at(3)?.strip_prefix("a0.") {
+                Some(sub) => ExDesc::Reg {
+                    subnr: sub
+                        .parse()
+                        .map_err(|_| format!("bad a0 sub-register {sub}"))?,
+                    src1_len: match (bso, len) {
+                        (true, Some(l)) => Some(l),
+                        (true, None) => return Err("ExBSO send needs src1:length".into()),
+                        (false, None) => None,
+                        (false, Some(_)) => {
+                            return Err("src1:length with a0 needs {ExBSO}".into());
+                        }
+                    },
+                },
+                None if bso => return Err("ExBSO needs a register extended descriptor".into()),
+                None => ExDesc::Imm(
+                    num(op_at(3)?)? as u32 | u32::from(len.ok_or("send src1 needs :length")?) << 6,
+                ),
+            };
             let desc = match op_at(4)? {
                 "a0.0" => SendDesc::Reg(desc_a0()),
                 d => SendDesc::Imm {
@@ -523,7 +576,102 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
                 base_mrf: None,
                 eot,
                 src1: Some(Src::Reg(send_reg(f1, n1))),
-                ex_desc: Some(ExDesc::Imm(ex | len << 6)),
+                ex_desc: Some(ex_desc),
+            })
+        }
+        Form::Target | Form::Call | Form::Ret | Form::Brc => {
+            let target = |s: &str| -> R<i32> {
+                let v = match s.strip_prefix('L') {
+                    Some(l) if op == Opcode::Calla => num(l)?,
+                    Some(l) => num(l)? - pc,
+                    None => num(s)?,
+                };
+                i32::try_from(v).map_err(|_| format!("jump {s} out of range"))
+            };
+            let is_target =
+                |s: &str| s.starts_with(['L', '-']) || s.starts_with(|c: char| c.is_ascii_digit());
+            let dword_reg = |s: &str| -> R<(RegFile, u8, u8)> {
+                if s.contains(['<', ':']) {
+                    return Err(format!("{mn}: {s} takes no region or type"));
+                }
+                reg(s, Type::D)
+            };
+            let mut at = 0;
+            let dst = if form == Form::Call {
+                at = 1;
+                let (f, n, sub) = dword_reg(op_at(0)?)?;
+                Some(ctrl_dst(f, n, sub))
+            } else {
+                None
+            };
+            let first = op_at(at)?;
+            if form != Form::Ret && is_target(first) {
+                let jip = target(first)?;
+                let jump = if form == Form::Brc {
+                    Jump::JipUip {
+                        jip,
+                        uip: target(op_at(at + 1)?)?,
+                    }
+                } else {
+                    Jump::Jip { jip }
+                };
+                Body::Branch(Branch {
+                    dst: dst.map_or(NO_DST, DstSlot::Reg),
+                    src0: ABSENT,
+                    src1: ABSENT,
+                    jump,
+                })
+            } else {
+                let (f, n, sub) = dword_reg(first)?;
+                Body::Alu(Alu {
+                    dst: dst.unwrap_or_else(null_dst),
+                    src0: Src::Reg(ctrl_reg(f, n, sub)),
+                    src1: ABSENT,
+                })
+            }
+        }
+        Form::Madm => {
+            // `-(abs)r20.mme1:df`: modifiers, register, selector, type.
+            let operand = |s: &str| -> R<(Type, Addr, bool, bool)> {
+                let (negate, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+                let (abs, s) = s.strip_prefix("(abs)").map_or((false, s), |r| (true, r));
+                let (reg, t) = s
+                    .split_once(':')
+                    .ok_or_else(|| format!("madm: {s} needs a type"))?;
+                let (nr, sel) = reg
+                    .strip_prefix('r')
+                    .and_then(|r| r.split_once('.'))
+                    .ok_or_else(|| format!("madm: bad register {reg}"))?;
+                let nr = nr
+                    .parse()
+                    .map_err(|_| format!("madm: bad register {reg}"))?;
+                let subnr = (0..=MME_NONE)
+                    .find(|&c| mme_name(c) == sel)
+                    .ok_or_else(|| format!("madm: unknown selector {sel}"))?;
+                Ok((ty(t)?, Addr::Direct { nr, subnr }, negate, abs))
+            };
+            let (dt, da, _, _) = operand(op_at(0)?)?;
+            let mut srcs = [ABSENT; 3];
+            for (k, s) in srcs.iter_mut().enumerate() {
+                let (ty, addr, negate, abs) = operand(op_at(k + 1)?)?;
+                *s = Src::Reg(RegSrc {
+                    file: RegFile::Grf,
+                    ty,
+                    addr,
+                    region: MADM_REGION,
+                    negate,
+                    abs,
+                });
+            }
+            Body::ThreeSrc(ThreeSrc {
+                dst: Dst {
+                    file: RegFile::Grf,
+                    ty: dt,
+                    addr: da,
+                    hstride: 1,
+                    writemask: WRITEMASK_XYZW,
+                },
+                src: srcs,
             })
         }
         Form::JipUip | Form::Jip => {

@@ -10,8 +10,8 @@ use core::fmt::Write;
 use super::codec::out_of_order;
 use super::tables::SFIDS;
 use crate::inst::{
-    Addr, Body, CondMod, Dst, GroupCtrl, Imm, Instruction, Jump, MathFn, Opcode, Pipe, PredCtrl,
-    RegFile, Region, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
+    Addr, Body, CondMod, Dst, ExDesc, GroupCtrl, Imm, Instruction, Jump, MathFn, Opcode, Pipe,
+    PredCtrl, RegFile, Region, Send, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
 };
 
 /// One instruction. `pc` is its byte offset in the kernel: branch targets
@@ -231,7 +231,7 @@ impl Printer<'_> {
         }
         let bare = matches!(i.opcode, Opcode::Nop | Opcode::Illegal);
         let sync = matches!(i.body, Body::Sync(_));
-        let implied_exec = bare || (sync && i.exec_size == 1);
+        let implied_exec = bare || (sync && i.exec_size == 1) || i.opcode == Opcode::Jmpi;
         if !implied_exec {
             let first = match i.group {
                 GroupCtrl::Quarter { qtr, nib } => qtr * 8 + u8::from(nib) * 4,
@@ -248,6 +248,18 @@ impl Printer<'_> {
             );
         }
         match &i.body {
+            _ if is_ctrl(i.opcode) => self.ctrl(pc),
+            Body::ThreeSrc(t) if i.opcode == Opcode::Madm => {
+                self.out.push(' ');
+                self.madm_operand(t.dst.addr, t.dst.ty);
+                for s in &t.src {
+                    if let Src::Reg(r) = s {
+                        self.out.push(' ');
+                        self.mods(r.negate, r.abs);
+                        self.madm_operand(r.addr, r.ty);
+                    }
+                }
+            }
             Body::Alu(a) if !bare => {
                 self.dst(&a.dst, i.saturate);
                 self.src(&a.src0, false);
@@ -276,16 +288,24 @@ impl Printer<'_> {
                     self.out.push(' ');
                     self.send_reg(r.file, r.addr);
                 }
-                let ex = match s.ex_desc {
-                    Some(crate::inst::ExDesc::Imm(v)) => v,
-                    _ => 0,
+                // The second payload's length: bits 10:6 of an immediate
+                // extended descriptor, the ExBSO field, or (register
+                // descriptor without ExBSO) not written.
+                let (len, ex_text) = match s.ex_desc {
+                    Some(ExDesc::Imm(v)) => (Some((v >> 6) & 0x1F), format!("0x{:X}", v & !0x7C0)),
+                    Some(ExDesc::Reg { subnr, src1_len }) => {
+                        (src1_len.map(u32::from), format!("a0.{subnr}"))
+                    }
+                    None => (None, String::new()),
                 };
                 if let Some(Src::Reg(r)) = &s.src1 {
                     self.out.push(' ');
                     self.send_reg(r.file, r.addr);
-                    let _ = write!(self.out, ":{}", (ex >> 6) & 0x1F);
+                    if let Some(len) = len {
+                        let _ = write!(self.out, ":{len}");
+                    }
                 }
-                let _ = write!(self.out, " 0x{:X}", ex & !0x7C0);
+                let _ = write!(self.out, " {ex_text}");
                 match &s.desc {
                     SendDesc::Reg(_) => self.out.push_str(" a0.0"),
                     SendDesc::Imm { desc, .. } => {
@@ -318,6 +338,53 @@ impl Printer<'_> {
         self.options();
     }
 
+    /// jmpi, brd, brc, call, calla, ret: registers without region or type,
+    /// targets as labels (calla's absolute) or byte offsets [iga64 -p=12p71].
+    fn ctrl(&mut self, pc: Option<i64>) {
+        let i = self.inst;
+        let target = |off: i32| match pc {
+            Some(_) if i.opcode == Opcode::Calla => format!(" L{off}"),
+            Some(pc) => format!(" L{}", pc + i64::from(off)),
+            None => format!(" {off}"),
+        };
+        match &i.body {
+            Body::Branch(b) => {
+                if let crate::inst::DstSlot::Reg(d) = b.dst {
+                    self.out.push(' ');
+                    self.reg_name(d.file, d.addr, d.ty);
+                }
+                match b.jump {
+                    Jump::JipUip { jip, uip } => {
+                        self.out.push_str(&target(jip));
+                        self.out.push_str(&target(uip));
+                    }
+                    Jump::Jip { jip } | Jump::Count { jump: jip, .. } => {
+                        self.out.push_str(&target(jip));
+                    }
+                }
+            }
+            Body::Alu(a) => {
+                if i.opcode == Opcode::Call || i.opcode == Opcode::Calla {
+                    self.out.push(' ');
+                    self.reg_name(a.dst.file, a.dst.addr, a.dst.ty);
+                }
+                if let Src::Reg(r) = &a.src0 {
+                    self.out.push(' ');
+                    self.reg_name(r.file, r.addr, r.ty);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `r10.mme3:df` / `r10.nomme:df`: madm's selector where the
+    /// sub-register would be [iga64 -p=12p71].
+    fn madm_operand(&mut self, addr: Addr, ty: Type) {
+        if let Addr::Direct { nr, subnr } = addr {
+            let _ = write!(self.out, "r{nr}.{}:{}", mme_name(subnr), ty.name());
+        }
+    }
+
     fn options(&mut self) {
         let i = self.inst;
         let mut opts: alloc::vec::Vec<String> = alloc::vec::Vec::new();
@@ -339,6 +406,15 @@ impl Printer<'_> {
         {
             opts.push("EOT".into());
         }
+        if let Body::Send(Send {
+            ex_desc: Some(ExDesc::Reg {
+                src1_len: Some(_), ..
+            }),
+            ..
+        }) = &i.body
+        {
+            opts.push("ExBSO".into());
+        }
         if let Some(sw) = i.swsb {
             opts.push(swsb_text(sw, i.opcode));
         }
@@ -348,9 +424,17 @@ impl Printer<'_> {
     }
 
     fn reg_name(&mut self, file: RegFile, addr: Addr, ty: Type) {
-        let Addr::Direct { nr, subnr } = addr else {
-            self.out.push_str("r[?]");
-            return;
+        let (nr, subnr) = match addr {
+            Addr::Direct { nr, subnr } => (nr, subnr),
+            // `r[a0.N]` or `r[a0.N,offset]`, the offset in bytes [iga].
+            Addr::Indirect { addr_subnr, offset } => {
+                let _ = write!(self.out, "r[a0.{addr_subnr}");
+                if offset != 0 {
+                    let _ = write!(self.out, ",{offset}");
+                }
+                self.out.push(']');
+                return;
+            }
         };
         let sub = subnr / ty.size().max(1);
         match file {
@@ -396,13 +480,19 @@ impl Printer<'_> {
             Src::Reg(r) => {
                 self.mods(r.negate, r.abs);
                 self.reg_name(r.file, r.addr, r.ty);
-                if let Region::Align1 {
-                    vstride,
-                    width,
-                    hstride,
-                } = r.region
-                {
-                    let _ = write!(self.out, "<{vstride};{width},{hstride}>");
+                match r.region {
+                    Region::Align1 {
+                        vstride,
+                        width,
+                        hstride,
+                    } => {
+                        let _ = write!(self.out, "<{vstride};{width},{hstride}>");
+                    }
+                    // Vx1/VxH: IGA writes only width and horizontal stride.
+                    Region::VxH { width, hstride } => {
+                        let _ = write!(self.out, "<{width},{hstride}>");
+                    }
+                    Region::Align16 { .. } => {}
                 }
                 let _ = write!(self.out, ":{}", r.ty.name());
             }
@@ -456,6 +546,23 @@ impl Printer<'_> {
 }
 
 /// The SWSB annotation as IGA writes it.
+/// A madm math-macro selector's name.
+pub fn mme_name(code: u8) -> String {
+    if code == super::tables::MME_NONE {
+        "nomme".into()
+    } else {
+        format!("mme{code}")
+    }
+}
+
+/// The control-flow opcodes whose target may be a register.
+pub fn is_ctrl(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Jmpi | Opcode::Brd | Opcode::Brc | Opcode::Call | Opcode::Calla | Opcode::Ret
+    )
+}
+
 pub fn swsb_text(s: Swsb, op: Opcode) -> String {
     match s {
         Swsb::Dist { pipe, dist } => {

@@ -28,14 +28,24 @@ pub enum Form {
     JipUip,
     /// JIP only.
     Jip,
+    /// jmpi, brd: one target, a JIP immediate or a register (iga).
+    Target,
+    /// call, calla: return-address dst and a target (immediate or register).
+    Call,
+    /// ret: the return-address register as src0.
+    Ret,
+    /// brc: JIP and UIP immediates, or one register (iga).
+    Brc,
+    /// madm: the three-source layout with a math-macro selector in place
+    /// of every sub-register (iga).
+    Madm,
     /// No operands (nop, illegal).
     Bare,
 }
 
 /// Opcode numbers [Mesa brw_eu.c opcode_descs, GFX_GE(GFX12) and
 /// GFX_GE(GFX125) rows; `iga64 -p=12p71` assembles each]. Not yet here
-/// (decoded as `Unsupported`): smov, madm, bfn, dpas, brd, brc, call,
-/// calla, ret, jmpi.
+/// (decoded as `Unsupported`): smov, madm, bfn, dpas.
 pub const OPCODES: [(u8, O, Form); 61] = [
     (0x00, O::Illegal, Form::Bare),
     (0x01, O::Sync, Form::Sync),
@@ -90,28 +100,32 @@ pub const OPCODES: [(u8, O, Form); 61] = [
     (0x78, O::Bfe, Form::Three),
     (0x79, O::Bfi1, Form::Two),
     (0x7A, O::Bfi2, Form::Three),
-    // Listed so the error says "unsupported", not "undefined".
-    (0x5D, O::Madm, Form::Bare),
+    // Control flow whose target may be a register [Mesa brw_eu.c
+    // opcode_descs; operand layout read from iga64 -p=12p71's words].
+    (0x20, O::Jmpi, Form::Target),
+    (0x21, O::Brd, Form::Target),
+    (0x23, O::Brc, Form::Brc),
+    (0x2B, O::Calla, Form::Call),
+    (0x2C, O::Call, Form::Call),
+    (0x2D, O::Ret, Form::Ret),
+    (0x5D, O::Madm, Form::Madm),
+    // Listed so the error says "unsupported", not "undefined": Mesa
+    // brw_eu.c lists smov (106) for GFX_GE(GFX12), but iga64 -p=12p71
+    // neither assembles it ("invalid mnemonic") nor decodes its words, so
+    // there is no form to check against.
     (0x6A, O::Smov, Form::Bare),
-    (0x20, O::Jmpi, Form::Bare),
-    (0x21, O::Brd, Form::Bare),
-    (0x23, O::Brc, Form::Bare),
-    (0x2B, O::Calla, Form::Bare),
-    (0x2C, O::Call, Form::Bare),
-    (0x2D, O::Ret, Form::Bare),
 ];
 
 /// Opcodes whose number is known but whose form is not written yet.
-pub const UNSUPPORTED: [O; 8] = [
-    O::Madm,
-    O::Smov,
-    O::Jmpi,
-    O::Brd,
-    O::Brc,
-    O::Calla,
-    O::Call,
-    O::Ret,
-];
+pub const UNSUPPORTED: [O; 1] = [O::Smov];
+
+/// madm's math-macro selectors (`.mme0`-`.mme7`, `.nomme`) are the codes
+/// 0-8 of each operand's sub-register field; other codes are refused.
+/// Its sources always carry vertical stride code 2 and horizontal stride 1,
+/// the destination stride 1; iga64 -p=12p71 drops saturation and condition
+/// modifiers from madm (read from its words; the selector field is
+/// Mesa brw_eu_inst.h 3src_a1 `*_subreg_nr`, "12+" column).
+pub const MME_NONE: u8 = 8;
 
 /// Fields common to every form [Mesa brw_inst.h "12+" column].
 pub const OPCODE: Bits = bits(6, 0);
@@ -163,6 +177,19 @@ pub const SRC1_WIDTH: Bits = bits(115, 113);
 pub const SRC1_VSTRIDE: Bits = bits(119, 116);
 pub const SRC1_ABS: Bits = bits(120, 120);
 pub const SRC1_NEG: Bits = bits(121, 121);
+/// Register-indirect operands (address mode 1): the a0 sub-register and a
+/// signed 10-bit byte offset take the place of the register number,
+/// sub-register and file bits (the file is GRF) [Mesa brw_eu_inst.h
+/// dst/src0/src1_ia_subreg_nr "12+" and BRW_IA1_ADDR_IMM Gfx12 column].
+/// Vertical stride code 15 is the Vx1/VxH region, indirect sources only.
+pub const DST_IA_SUBREG: Bits = bits(63, 60);
+pub const DST_IA_IMM: Bits = bits(59, 50);
+pub const SRC0_IA_SUBREG: Bits = bits(79, 76);
+pub const SRC0_IA_IMM: Bits = bits(75, 66);
+pub const SRC1_IA_SUBREG: Bits = bits(111, 108);
+pub const SRC1_IA_IMM: Bits = bits(107, 98);
+pub const VSTRIDE_VXH: u32 = 15;
+
 /// A 32-bit immediate of either source [Mesa brw_inst.h brw_inst_imm_ud].
 pub const IMM32: Bits = bits(127, 96);
 /// A 64-bit immediate (src0 only): low dword in 127:96, high dword in
@@ -230,6 +257,12 @@ pub mod send {
     pub const EOT: Bits = bits(34, 34);
     pub const DESC_IS_REG: Bits = bits(48, 48);
     pub const EX_DESC_IS_REG: Bits = bits(49, 49);
+    /// With a register extended descriptor: its a0 sub-register (as IGA
+    /// numbers it, a0.0-a0.7), and ExBSO, which moves the second payload
+    /// length into `SRC1_LEN` [Mesa brw_eu_inst.h send_ex_desc_ia_subreg_nr
+    /// and send_ex_bso, "12+" column; iga64 -p=12p71 prints `{ExBSO}`].
+    pub const EX_DESC_SUBREG: Bits = bits(42, 40);
+    pub const EX_BSO: Bits = bits(39, 39);
     pub const DST_FILE: Bits = bits(50, 50);
     pub const DST_NR: Bits = bits(63, 56);
     pub const SRC0_FILE: Bits = bits(66, 66);
