@@ -447,10 +447,10 @@ pub struct Pipe {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Display {
     pub pipes: Vec<Pipe>,
-    /// (DSPxCNTR code, format name of [`FORMATS`]).
+    /// (DSPxCNTR code, format name of `FORMATS`).
     pub formats: Vec<(u32, String)>,
     pub flip_engine: String,
-    /// (name in [`DISPLAY_BITS`], shift, width); `pipe_select` may be absent.
+    /// (name in `DISPLAY_BITS`, shift, width); `pipe_select` may be absent.
     pub bits: Vec<(&'static str, u32, u32)>,
     pub citation: String,
 }

@@ -24,7 +24,7 @@
 //!   counts, armed plane registers and a queued flip become live (the flip
 //!   counter counts each latched DSPxSURF write and each command streamer
 //!   flip), and the status bits
-//!   of the description are set through the device ([`Display::take_events`]):
+//!   of the description are set through the device (`Display::take_events`):
 //!   PIPExSTAT's vblank status on Gen4/G45, DEIIR's vblank and (for a
 //!   command streamer flip) flip done on Gen6/Gen7. On Gen4/G45 the plane's
 //!   flip-pending bit is high in ISR from the MI_DISPLAY_FLIP until the flip
