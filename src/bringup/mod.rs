@@ -20,13 +20,6 @@ pub struct Stolen {
     pub bytes: u64,
 }
 
-impl Stolen {
-    /// Whether any of the `bytes` at `phys` lie in stolen memory.
-    pub fn overlaps(&self, phys: PhysAddr, bytes: u64) -> bool {
-        phys.0 < self.base.0 + self.bytes && phys.0.saturating_add(bytes) > self.base.0
-    }
-}
-
 /// What bring-up found and did, for the OS to show (`Display`) and tests to check.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BringUpReport {
