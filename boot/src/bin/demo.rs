@@ -106,9 +106,22 @@ fn run_hardware(
         .map_err(|e| alloc::format!("bring-up failed: {e}"))?;
     print_bring_up(&gpu);
     enable_msi(&mut gpu);
-    run_work(&mut gpu)
-        .map(|_| ())
-        .map_err(|e| alloc::format!("{e}"))
+    let counts = run_work(&mut gpu).map_err(|e| alloc::format!("{e}"))?;
+    // The picture on the monitor, through the GPU's own primary plane (the
+    // flips' blits are Gen6/Gen7 packets; the picture exists on Gen7).
+    if let Some(counts) = counts
+        && let Err(e) = scanout::show(
+            &mut gpu,
+            None,
+            platform,
+            &counts,
+            256,
+            PICTURE_HEIGHT as u32,
+        )
+    {
+        println!("  display: {}", e);
+    }
+    Ok(())
 }
 
 /// Interrupts through MSI to this CPU's APIC (the kernel's IDT and APIC,
@@ -154,7 +167,7 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     if let Some(counts) = counts
         && let Err(e) = scanout::show(
             &mut gpu,
-            &soft,
+            Some(&soft),
             &running,
             &counts,
             256,

@@ -21,12 +21,14 @@ use crate::mandelbrot;
 /// How long a flip or a vertical blank may take before it is an error.
 const TIMEOUT_US: u64 = 2_000_000;
 
-/// Shows the `width` x `height` iteration counts `counts` through the modelled
-/// primary plane, double-buffered; each flip's picture lands on the screen in
-/// a `width` x `height` box right of the previous one.
+/// Shows the `width` x `height` iteration counts `counts` through the primary
+/// plane, double-buffered. With the software GPU (`soft`) each flip's picture,
+/// as its modelled plane scans it out, lands on the screen in a `width` x
+/// `height` box right of the previous one; on a real GPU the monitor shows the
+/// flipped surface itself for a moment.
 pub fn show<'a, P: Platform>(
     gpu: &mut Gpu<'a, P>,
-    soft: &SoftGpu<PlatformBus<'_, BootPlatform>>,
+    soft: Option<&SoftGpu<PlatformBus<'_, BootPlatform>>>,
     platform: &'a P,
     counts: &[u32],
     width: u32,
@@ -80,7 +82,7 @@ pub fn show<'a, P: Platform>(
         let fence = gpu.submit(EngineId::BLITTER, b)?;
         gpu.wait(fence, TIMEOUT_US)?;
         let flip = display.flip(gpu, FlipMethod::Ring, TIMEOUT_US)?;
-        let picture = soft.scanout(mode.pipe);
+        let picture = soft.and_then(|s| s.scanout(mode.pipe));
         println!(
             "  flip {}: MI_DISPLAY_FLIP, frame counter {} -> {}, the plane scans out surface {} at {:#x}",
             k + 1,
@@ -90,7 +92,10 @@ pub fn show<'a, P: Platform>(
             display.front().gfx()
         );
         let left = (k + 1) * width as usize;
-        if let Some(p) = picture
+        if soft.is_none() {
+            println!("    the monitor shows it through the GPU's own plane");
+            baregpu_boot::clock::delay_us(1_500_000);
+        } else if let Some(p) = picture
             && to_screen(&p, left, width, height)
         {
             println!(
