@@ -17,6 +17,16 @@ use crate::Mmio;
 pub trait ConfigSpace {
     fn config_read32(&self, offset: u16) -> u32;
     fn config_write32(&self, offset: u16, value: u32);
+
+    /// The 16-bit word at `offset` (read as its dword).
+    fn config_read16(&self, offset: u16) -> u16 {
+        config_word(self.config_read32(offset & !3), offset)
+    }
+}
+
+/// The 16-bit word at byte `offset` of configuration space, from the dword that holds it.
+pub fn config_word(dword: u32, offset: u16) -> u16 {
+    (dword >> ((offset % 4) * 8)) as u16
 }
 
 impl<T: ConfigSpace + ?Sized> ConfigSpace for &T {

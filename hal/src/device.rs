@@ -532,6 +532,11 @@ impl StolenDesc {
         (value < 1 << self.width).then(|| (value << self.shift) as u16)
     }
 
+    /// The size field's bits within its word.
+    pub fn mask(&self) -> u16 {
+        (((1u32 << self.width) - 1) << self.shift) as u16
+    }
+
     /// The base in the BSM dword's value.
     pub fn base(&self, bsm: u32) -> u64 {
         u64::from(bsm & 0xfff0_0000)

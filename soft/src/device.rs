@@ -298,7 +298,7 @@ impl<B: MemoryBus> Device<B> {
         {
             // The GMS field is locked by the firmware (SNB_GMCH_CTRL is read-only
             // to software once GGCLCK is set; the model keeps it fixed).
-            let mask = (((1u32 << stolen.width) - 1) << stolen.shift) << ((word % 4) * 8);
+            let mask = u32::from(stolen.mask()) << ((word % 4) * 8);
             value = (value & !mask) | (self.config[index] & mask);
         }
         if let device::Reset::PciConfig { offset: gdrst } = self.layout.device.gt.reset
@@ -722,7 +722,7 @@ impl<B: MemoryBus> Device<B> {
         if let device::ConfigWord::Gpu(word) = stolen.size {
             let field = u32::from(stolen.field_for(bytes)?);
             let shift = (word % 4) * 8;
-            let mask = (((1u32 << stolen.width) - 1) << stolen.shift) << shift;
+            let mask = u32::from(stolen.mask()) << shift;
             let i = word as usize / 4;
             self.config[i] = (self.config[i] & !mask) | (field << shift);
         }

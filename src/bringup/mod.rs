@@ -99,15 +99,14 @@ pub fn read_stolen<P: Platform + ?Sized>(
     generation: baregpu_hal::Generation,
 ) -> Option<Stolen> {
     let desc = device::of(generation)?.gtt.stolen;
-    let word = |dword: u32, offset: u16| ((dword >> ((offset % 4) * 8)) & 0xffff) as u16;
     let size_word = match desc.size {
-        ConfigWord::Gpu(o) => word(device.config_read32(o & !3), o),
+        ConfigWord::Gpu(o) => device.config_read16(o),
         ConfigWord::HostBridge(o) => {
             let bridge = PciAddress::new(0, 0, 0);
             if platform.pci_read32(bridge, cfg::ID) & 0xffff != 0x8086 {
                 return None;
             }
-            word(platform.pci_read32(bridge, o & !3), o)
+            baregpu_hal::config::config_word(platform.pci_read32(bridge, o & !3), o)
         }
     };
     let bytes = desc.bytes(size_word).filter(|&b| b > 0)?;

@@ -51,8 +51,7 @@ impl GgttLayout {
             .gtt;
         let raw = match gtt.size.source {
             SizeSource::Mmio(at) => device.read32(at),
-            // A 16-bit word: its dword, shifted down.
-            SizeSource::PciConfig(at) => (device.config_read32(at & !3) >> ((at % 4) * 8)) & 0xffff,
+            SizeSource::PciConfig(at) => u32::from(device.config_read16(at)),
         };
         let entries = gtt.size.entries(raw).ok_or(GttError::NoGttSize { raw })?;
         // The 965's 1 MiB BAR holds 512 KiB of PTEs; a larger size could not be written.
