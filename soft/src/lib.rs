@@ -53,6 +53,8 @@ pub mod layout;
 mod media;
 mod mem;
 mod regfile;
+#[allow(dead_code)] // filled in stage by stage (issue 16)
+mod render3d;
 
 use baregpu_hal::device::PixelFormat;
 use baregpu_hal::{ConfigSpace, Generation, MemoryBus, Mmio};

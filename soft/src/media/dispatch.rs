@@ -509,6 +509,7 @@ impl Media {
             }),
             group,
             index,
+            pixel: None,
         };
         self.array
             .start(slot, start)

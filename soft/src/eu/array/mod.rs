@@ -34,7 +34,7 @@ use baregpu_isa::IsaGen;
 
 use crate::eu::predecode::Program;
 use crate::eu::shared::sampler::SamplerSource;
-use crate::eu::shared::{BindingTable, GeneralState, Memos, Scratch, SurfaceList};
+use crate::eu::shared::{BindingTable, GeneralState, Memos, PixelDispatch, Scratch, SurfaceList};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::N_BASE;
 
@@ -81,6 +81,8 @@ pub struct ThreadStart {
     /// The dispatch index the thread holds while resident (its FFTID, and
     /// which scratch slice is its own); see [`EuArray::free_index`].
     pub index: u8,
+    /// A pixel-shader thread's pixels, for its render-target writes.
+    pub pixel: Option<Box<PixelDispatch>>,
 }
 
 /// Why a thread cannot start.
@@ -100,6 +102,7 @@ pub(crate) struct Ctx {
     pub scratch: Option<Scratch>,
     pub group: Option<GroupId>,
     pub samplers: Option<SamplerSource>,
+    pub pixel: Option<Box<PixelDispatch>>,
 }
 
 /// A resident thread.
@@ -339,6 +342,7 @@ impl EuArray {
                 scratch: s.scratch,
                 group: s.group,
                 samplers: s.samplers,
+                pixel: s.pixel,
             },
             waiting: false,
             index: s.index,

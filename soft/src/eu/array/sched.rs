@@ -7,7 +7,7 @@
 
 use crate::eu::error::ErrorKind;
 use crate::eu::run::Step;
-use crate::eu::shared::GfxMemory;
+use crate::eu::shared::{Fixed, GfxMemory};
 use crate::eu::thread::layout::N_BASE;
 
 use super::report::{EuFailure, EuReport, Event};
@@ -19,6 +19,18 @@ impl EuArray {
     /// more quantum may finish past it). Stops early when no thread can
     /// run; does nothing once a report exists.
     pub fn run(&mut self, memory: &mut dyn GfxMemory, budget: u64) -> RunResult {
+        self.run_fixed(memory, budget, &mut Fixed::default())
+    }
+
+    /// [`EuArray::run`] with what the 3D fixed functions lend their
+    /// threads: the URB the vertex threads write and the output merger the
+    /// pixel threads' render-target writes reach.
+    pub fn run_fixed(
+        &mut self,
+        memory: &mut dyn GfxMemory,
+        budget: u64,
+        fixed: &mut Fixed<'_>,
+    ) -> RunResult {
         // Surfaces resolved through another run's memory mean nothing here.
         self.memos.forget_resolved();
         let mut r = RunResult::default();
@@ -27,7 +39,7 @@ impl EuArray {
             let mut progressed = false;
             for k in 0..n {
                 let idx = (self.cursor + k) % n;
-                if self.turn(idx, memory, budget - r.used, &mut r) {
+                if self.turn(idx, memory, fixed, budget - r.used, &mut r) {
                     progressed = true;
                 }
                 if r.used >= budget || self.report.is_some() {
@@ -52,6 +64,7 @@ impl EuArray {
         &mut self,
         idx: usize,
         memory: &mut dyn GfxMemory,
+        fixed: &mut Fixed<'_>,
         left: u64,
         r: &mut RunResult,
     ) -> bool {
@@ -80,6 +93,7 @@ impl EuArray {
                 groups: &mut self.groups,
                 gateway: &mut self.gateway,
                 memory,
+                fixed,
                 memos: &mut self.memos,
                 clock: self.clock,
                 turn_start: before,

@@ -26,6 +26,7 @@ pub mod math_msg;
 pub mod memo;
 pub mod memory;
 mod payload;
+pub mod pixel;
 pub mod sampler;
 pub mod surface;
 pub mod urb;
@@ -44,6 +45,7 @@ pub use memory::{FlatMemory, GeneralState, GfxMemory, MemFault, Scratch};
 pub use surface::{
     BindingTable, Bit6Swizzle, Surface, SurfaceError, SurfaceKind, SurfaceList, Surfaces, Tiling,
 };
+pub use pixel::{Fixed, PixelBackend, PixelDispatch, RtWrite};
 pub use urb::Urb;
 
 use payload::{Msg, bad};
@@ -74,6 +76,11 @@ pub struct MessageEnv<'a> {
     pub scratch: Option<Scratch>,
     /// URB writes land here; `None` refuses them.
     pub urb: Option<&'a mut Urb>,
+    /// The output merger render-target writes go through; `None` writes
+    /// them directly (media and GPGPU threads, the harness).
+    pub pixels: Option<&'a mut dyn PixelBackend>,
+    /// The sending pixel thread's pixels.
+    pub pixel_dispatch: Option<&'a PixelDispatch>,
     /// Where the thread's SAMPLER_STATE is; `None` samples with
     /// `sampling` instead.
     pub samplers: Option<sampler::SamplerSource>,
@@ -100,6 +107,8 @@ impl<'a> MessageEnv<'a> {
             general_state: GeneralState::default(),
             scratch: None,
             urb: None,
+            pixels: None,
+            pixel_dispatch: None,
             samplers: None,
             sampling: sampler::Sampling::default(),
             fault: None,
@@ -237,6 +246,8 @@ impl<M: GfxMemory> MemoryUnits<M> {
             general_state: self.general_state,
             scratch: self.scratch,
             urb: Some(&mut self.urb),
+            pixels: None,
+            pixel_dispatch: None,
             samplers: self.samplers,
             sampling: self.sampling,
             fault: None,

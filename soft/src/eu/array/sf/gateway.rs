@@ -94,7 +94,7 @@ impl Gateway {
 
 /// Serves a gateway message.
 pub(super) fn handle(
-    sf: &mut ArraySf<'_>,
+    sf: &mut ArraySf<'_, '_>,
     thread: &mut Thread,
     req: &SendRequest,
 ) -> Result<(), SendError> {
@@ -145,7 +145,7 @@ pub(super) fn handle(
 /// OpenGateway: M0.5[28:21] RegBase; Gen4/G45 also M0.5[10:8] Gateway
 /// Size (1-32 registers) and M0.4[15:0] Key (000 lines 6350-6388; 003
 /// lines 87510-87590, where size and key are gone).
-fn open(sf: &mut ArraySf<'_>, thread: &Thread, req: &SendRequest) -> Result<u32, SendError> {
+fn open(sf: &mut ArraySf<'_, '_>, thread: &Thread, req: &SendRequest) -> Result<u32, SendError> {
     let m5 = sf.payload_dword(thread, req, 0, 5)?;
     let m4 = sf.payload_dword(thread, req, 0, 4)?;
     let regbase = ((m5 >> 21) & 0x7F) as u8;
@@ -169,7 +169,7 @@ fn open(sf: &mut ArraySf<'_>, thread: &Thread, req: &SendRequest) -> Result<u32,
     Ok(OK)
 }
 
-fn close(sf: &mut ArraySf<'_>, _thread: &Thread, _req: &SendRequest) -> Result<u32, SendError> {
+fn close(sf: &mut ArraySf<'_, '_>, _thread: &Thread, _req: &SendRequest) -> Result<u32, SendError> {
     sf.gateway.close(sf.slot);
     Ok(OK)
 }
@@ -180,7 +180,7 @@ fn close(sf: &mut ArraySf<'_>, _thread: &Thread, _req: &SendRequest) -> Result<u
 /// then notify it if the descriptor asks (000 lines 6416-6475; 003 lines
 /// 87643-87792).
 fn forward(
-    sf: &mut ArraySf<'_>,
+    sf: &mut ArraySf<'_, '_>,
     thread: &mut Thread,
     req: &SendRequest,
     g: &GatewayMsg,
@@ -255,7 +255,7 @@ fn forward(
 /// time is the array's instruction clock; there are no context switches,
 /// so both counts are the same.
 fn timestamp(
-    sf: &mut ArraySf<'_>,
+    sf: &mut ArraySf<'_, '_>,
     thread: &mut Thread,
     req: &SendRequest,
     g: &GatewayMsg,
@@ -287,7 +287,7 @@ fn timestamp(
 /// register RegBase + Barrier.Offset (M0.2[23:16], "the least significant
 /// bit ... is ignored" on SNB, line 87942) and an N0 notification (003
 /// lines 87900-87998).
-fn barrier(sf: &mut ArraySf<'_>, thread: &mut Thread, req: &SendRequest) -> Result<u32, SendError> {
+fn barrier(sf: &mut ArraySf<'_, '_>, thread: &mut Thread, req: &SendRequest) -> Result<u32, SendError> {
     let m2 = sf.payload_dword(thread, req, 0, 2)?;
     let id = ((m2 >> 24) & 0xF) as u8;
     sf.event(Event::BarrierArrive { slot: sf.slot });

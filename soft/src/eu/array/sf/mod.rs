@@ -26,7 +26,7 @@ use super::{Bindings, Ctx, Slot, group};
 /// The shared functions as one resident thread sees them. The sending
 /// thread is out of its slot while it runs, so `slots[slot]` is empty and
 /// the thread itself arrives as the `thread` argument of each send.
-pub(super) struct ArraySf<'a> {
+pub(super) struct ArraySf<'a, 'f> {
     pub platform: IsaGen,
     pub slot: usize,
     pub threads_per_eu: u8,
@@ -35,6 +35,8 @@ pub(super) struct ArraySf<'a> {
     pub groups: &'a mut group::Groups,
     pub gateway: &'a mut gateway::Gateway,
     pub memory: &'a mut dyn GfxMemory,
+    /// The URB and output merger of the 3D pipeline, when it runs threads.
+    pub fixed: &'a mut shared::Fixed<'f>,
     pub memos: &'a mut shared::Memos,
     /// The array's clock when the turn began, and the sender's executed
     /// count then: the clock now is their sum plus what it ran since.
@@ -47,7 +49,7 @@ pub(super) struct ArraySf<'a> {
     pub log: Option<&'a mut Vec<Event>>,
 }
 
-impl SharedFunctions for ArraySf<'_> {
+impl SharedFunctions for ArraySf<'_, '_> {
     fn send(&mut self, thread: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
         self.messages += 1;
         match req.sfid {
@@ -58,7 +60,7 @@ impl SharedFunctions for ArraySf<'_> {
     }
 }
 
-impl ArraySf<'_> {
+impl ArraySf<'_, '_> {
     fn memory_message(&mut self, thread: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
         let slm = match self.ctx.group {
             Some(g) => self
@@ -80,6 +82,14 @@ impl ArraySf<'_> {
         env.scratch = self.ctx.scratch;
         env.samplers = self.ctx.samplers;
         env.memos = Some(&mut *self.memos);
+        env.urb = self.fixed.urb.as_deref_mut();
+        // Spelled out: the trait object's lifetime shortens only at a
+        // coercion site.
+        env.pixels = match self.fixed.pixels.as_mut() {
+            Some(p) => Some(&mut **p),
+            None => None,
+        };
+        env.pixel_dispatch = self.ctx.pixel.as_deref();
         let r = shared::handle(&mut env, thread, req);
         if env.fault.is_some() {
             self.fault = env.fault;

@@ -17,7 +17,7 @@ use crate::eu::thread::Thread;
 use super::ArraySf;
 
 pub(super) fn handle(
-    sf: &mut ArraySf<'_>,
+    sf: &mut ArraySf<'_, '_>,
     thread: &mut Thread,
     req: &SendRequest,
 ) -> Result<(), SendError> {

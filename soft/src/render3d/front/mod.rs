@@ -1,0 +1,1 @@
+//! Vertex fetch, vertex and geometry threads, primitive assembly and the draw (see `super`).

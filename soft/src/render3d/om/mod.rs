@@ -1,0 +1,1 @@
+//! The output merger behind render-target writes (see `super`).

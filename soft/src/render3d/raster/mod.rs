@@ -1,0 +1,1 @@
+//! Clipping, setup, rasterisation and pixel-shader dispatch (see `super`).

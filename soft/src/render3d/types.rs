@@ -1,0 +1,79 @@
+//! What the stages of the 3D pipeline hand each other.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::eu::shared::PixelDispatch;
+
+/// The 3D state as the commands left it: the latest dwords of each
+/// 3DSTATE_* command by name, with the commands that update only part of
+/// their state (change bits, per-buffer entries) merged by the front end.
+/// Each stage decodes what it needs with the hal's typed packets.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Packets {
+    latest: BTreeMap<&'static str, Vec<u32>>,
+}
+
+impl Packets {
+    /// The dwords of the last `name` command (header included).
+    pub fn get(&self, name: &str) -> Option<&[u32]> {
+        self.latest.get(name).map(Vec::as_slice)
+    }
+
+    /// Keeps `dw` as the state of `name`.
+    pub fn set(&mut self, name: &'static str, dw: &[u32]) {
+        self.latest.insert(name, dw.to_vec());
+    }
+
+    /// Forgets every command (an engine reset).
+    pub fn clear(&mut self) {
+        self.latest.clear();
+    }
+}
+
+/// One vertex as the stages after the vertex (or geometry) shader see it:
+/// its URB entry as the thread wrote it, dword by dword (vertex header,
+/// position, then the attributes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Vue {
+    pub dw: Vec<u32>,
+}
+
+/// The kind of an object handed to clipping and setup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ObjectKind {
+    Point,
+    Line,
+    Triangle,
+    /// A RECTLIST rectangle: three corners, the fourth implied.
+    Rectangle,
+}
+
+/// One primitive out of primitive assembly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Object {
+    pub kind: ObjectKind,
+    /// Its vertices as indices into the draw's [`Vue`]s, in the order the
+    /// manual hands them on for its topology; unused entries repeat the
+    /// last vertex.
+    pub v: [u32; 3],
+    /// The 3DPRIMITIVE topology it came from (the `_3DPRIM_*` value).
+    pub topology: u8,
+    /// Its ordinal within its strip, fan, loop or list (provoking-vertex
+    /// rules and strip parity depend on it).
+    pub ordinal: u32,
+}
+
+/// One pixel-shader thread the windower made, ready to start.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct PixelThread {
+    /// Graphics address (instruction-base relative resolved) of the kernel
+    /// for its dispatch width.
+    pub kernel: u64,
+    /// Its GRF image from r0.
+    pub payload: Vec<u8>,
+    /// sr0 Dispatch Mask.
+    pub dispatch_mask: u32,
+    /// Its pixels, for the render-target writes and the pixel scoreboard.
+    pub pixels: PixelDispatch,
+}
