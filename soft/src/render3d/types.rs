@@ -3,7 +3,8 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::eu::shared::PixelDispatch;
+use crate::eu::shared::{GfxMemory, MemFault, PixelDispatch};
+use crate::media::Bases;
 
 /// The 3D state as the commands left it: the latest dwords of each
 /// 3DSTATE_* command by name, with the commands that update only part of
@@ -76,4 +77,32 @@ pub(crate) struct PixelThread {
     pub dispatch_mask: u32,
     /// Its pixels, for the render-target writes and the pixel scoreboard.
     pub pixels: PixelDispatch,
+}
+
+/// What a stage reads while a draw runs.
+pub(crate) struct DrawEnv<'a> {
+    pub packets: &'a Packets,
+    /// STATE_BASE_ADDRESS.
+    pub bases: &'a Bases,
+    /// Graphics memory in the draw's address space.
+    pub memory: &'a mut dyn GfxMemory,
+}
+
+/// Why a draw cannot go on; the command streamer stops the engine on it
+/// (a fault as a page fault, the rest as an instruction error on
+/// 3DPRIMITIVE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrawError {
+    /// State, a buffer or a surface could not be read or written.
+    Fault(MemFault),
+    /// State the manual forbids or that does not decode.
+    Invalid(&'static str),
+    /// A feature the model does not have yet: refused, never drawn wrongly.
+    Unmodelled(&'static str),
+}
+
+impl From<MemFault> for DrawError {
+    fn from(f: MemFault) -> Self {
+        DrawError::Fault(f)
+    }
 }

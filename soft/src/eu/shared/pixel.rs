@@ -75,4 +75,16 @@ pub trait PixelBackend {
         dispatch: Option<&PixelDispatch>,
         write: &RtWrite,
     ) -> Result<(), SendError>;
+
+    /// Depth and stencil for pixels no shader thread runs for (the
+    /// windower with pixel-shader dispatch off).
+    fn depth_stencil_only(
+        &mut self,
+        memory: &mut dyn GfxMemory,
+        dispatch: &PixelDispatch,
+    ) -> Result<(), SendError>;
+
+    /// Samples that passed the depth and stencil tests since the output
+    /// merger was made (PIPE_CONTROL's depth count).
+    fn samples_passed(&self) -> u64;
 }
