@@ -19,8 +19,10 @@
 //! `crate::media`, which also decides when a command may run while EU
 //! threads are busy. MI_REPORT_PERF_COUNT writes a report; a few commands
 //! have no effect on a machine without caches, display or preemption
-//! (`table::NO_EFFECT`). Every other command of the tables (3D state and
-//! 3DPRIMITIVE, MI_LOAD_SCAN_LINES_INCL, ...) is refused: the engine stops with
+//! (`table::NO_EFFECT`). On Sandy Bridge the 3D commands (3DSTATE_* and
+//! 3DPRIMITIVE) go to the media unit too, which holds the 3D front end
+//! (`crate::render3d::front`); other generations refuse them. Every other
+//! command of the tables (MI_LOAD_SCAN_LINES_INCL, ...) is refused: the engine stops with
 //! [`Halt::Unmodelled`], an instruction error whose header also shows in
 //! the model's `SOFT_UNMODELLED_COMMAND` register, so that work the model
 //! cannot do never passes as done. A command the tables do not know is an
@@ -484,13 +486,16 @@ impl<B: MemoryBus> Parts<'_, B> {
                 dw,
                 (F::ImmediateDataLow, F::ImmediateDataHigh),
             )?,
-            // Write PS Depth Count: the pixels that passed the depth test.
-            // The model has no 3D pipeline, so no pixel has passed: it
-            // writes 0 (64 bits, like the other post-sync writes) until 3D
-            // exists. MI_FLUSH_DW has no such operation (2 is reserved).
+            // Write PS Depth Count: the samples that passed the depth and
+            // stencil tests, as the 3D front end counts them from the output
+            // merger when each draw ends (64 bits). Every earlier draw has
+            // ended (a draw holds the engine at its 3DPRIMITIVE until its
+            // threads have), which is what the Depth Stall asks for.
+            // MI_FLUSH_DW has no such operation (2 is reserved).
             Some(2) if pipe_control => {
-                self.write_gfx_u32(i, space, addr, 0)?;
-                self.write_gfx_u32(i, space, addr + 4, 0)?;
+                let count = self.media.as_ref().map_or(0, |m| m.front.depth_count);
+                self.write_gfx_u32(i, space, addr, count as u32)?;
+                self.write_gfx_u32(i, space, addr + 4, (count >> 32) as u32)?;
             }
             Some(3) => {
                 self.write_gfx_u32(i, space, addr, *self.timestamp as u32)?;

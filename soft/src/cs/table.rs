@@ -71,7 +71,7 @@ const NO_EFFECT: [(&str, &str); 5] = [
 // does not do;
 // MI_TOPOLOGY_FILTER and MI_URB_CLEAR serve the 3D pipeline.
 
-fn op_of(name: &str) -> Op {
+fn op_of(name: &'static str) -> Op {
     if let Some(b) = BlitOp::of(name) {
         return Op::Blit(b);
     }

@@ -12,6 +12,12 @@ use crate::media::{self, MediaError, MediaOp};
 use crate::mem::view::GfxView;
 use crate::mem::{Memory, Space};
 
+/// INSTPM (render base + 0xC0) and its CONSTANT_BUFFER Address Offset
+/// Disable bit 6: 3DSTATE_CONSTANT_* buffer 0 pointers become graphics
+/// addresses (003 lines 11082-11092, 33156-33162).
+const INSTPM: u32 = 0xC0;
+const CONSTANT_BUFFER_ADDRESS_OFFSET_DISABLE: u32 = 1 << 6;
+
 impl<B: MemoryBus> Parts<'_, B> {
     /// Executes one blitter command on engine `i`.
     pub(super) fn blit(&mut self, i: usize, c: &Cmd, op: BlitOp, dw: &[u32]) -> Result<(), Halt> {
@@ -33,6 +39,16 @@ impl<B: MemoryBus> Parts<'_, B> {
                 },
                 BlitError::Fault(f) => f.into(),
             })
+    }
+
+    /// The 3D commands of a generation whose 3D pipeline the model lacks
+    /// (all but Gen6): refused as not modelled.
+    fn no_3d(&self, op: MediaOp) -> bool {
+        matches!(op, MediaOp::State3d(_) | MediaOp::Primitive)
+            && self
+                .media
+                .as_ref()
+                .is_none_or(|m| m.platform != baregpu_isa::IsaGen::Gen6)
     }
 
     /// Whether engine `i` is the one with the media unit.
@@ -71,7 +87,9 @@ impl<B: MemoryBus> Parts<'_, B> {
         // `Media::gate` would let it pass with nothing to drain.
         let dispatch = matches!(
             op,
-            Some(MediaOp::Object | MediaOp::ObjectWalker | MediaOp::GpgpuWalker)
+            Some(
+                MediaOp::Object | MediaOp::ObjectWalker | MediaOp::GpgpuWalker | MediaOp::Primitive
+            )
         );
         if !dispatch
             && self
@@ -126,9 +144,12 @@ impl<B: MemoryBus> Parts<'_, B> {
         // A generation or engine without the media unit refuses its
         // commands, as does every media unit the dispatch commands it does
         // not run.
-        if !self.has_media(i) || op == MediaOp::Unsupported {
+        if !self.has_media(i) || op == MediaOp::Unsupported || self.no_3d(op) {
             return Err(self.refuse(c, dw));
         }
+        let instpm = self.layout.engines[i].base + INSTPM;
+        let constants_absolute =
+            self.regs.get(instpm) & CONSTANT_BUFFER_ADDRESS_OFFSET_DISABLE != 0;
         let space = self.space_for(i, c, dw);
         let mem = Memory::new(
             self.bus,
@@ -139,6 +160,7 @@ impl<B: MemoryBus> Parts<'_, B> {
         let Some(media) = self.media.as_deref_mut() else {
             return Ok(());
         };
+        media.constants_absolute = constants_absolute;
         let mut cmd = GfxView::new(mem, space);
         media
             .execute(&mut cmd, c, op, dw)
@@ -193,6 +215,10 @@ impl<B: MemoryBus> Parts<'_, B> {
 /// faulting address; anything else an instruction error on the command.
 fn halt_of(e: MediaError, dw: &[u32], space: Space) -> Halt {
     match e {
+        MediaError::Unmodelled(name) => Halt::Unmodelled {
+            dw0: dw.first().copied().unwrap_or(0),
+            name,
+        },
         MediaError::Fault(f) => Halt::PageFault {
             gfx_addr: f.addr,
             ggtt: space == Space::Ggtt,

@@ -47,7 +47,13 @@ pub(crate) struct Descriptor {
 /// lines 8074-8141; 003 lines 90735-90870); cr0.1 exception enables from
 /// DW1: illegal opcode (13) to bit 12, mask stack (11) to bit 11, software
 /// exception (7) to bit 13 (003 lines 47824-47866).
-fn cr0(alt: bool, spf: bool, illegal: bool, mask_stack: bool, software: bool) -> [u32; 2] {
+pub(crate) fn cr0(
+    alt: bool,
+    spf: bool,
+    illegal: bool,
+    mask_stack: bool,
+    software: bool,
+) -> [u32; 2] {
     [
         u32::from(alt) | u32::from(spf) << 2,
         u32::from(illegal) << 12 | u32::from(mask_stack) << 11 | u32::from(software) << 13,

@@ -30,7 +30,10 @@
 mod descriptor;
 mod dispatch;
 mod state;
+mod three_d;
 mod walker;
+
+pub(crate) use descriptor::cr0;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -82,10 +85,16 @@ pub(crate) enum MediaOp {
     /// GPGPU_OBJECT): refused as not modelled, so that their threads are
     /// not silently lost.
     Unsupported,
+    /// A 3DSTATE_* command: kept by the 3D front end (`render3d::front`).
+    /// The 3D pipeline shares the EU array with the media pipelines, so
+    /// the media unit holds its state; Gen6 only, the others refuse it.
+    State3d(&'static str),
+    /// 3DPRIMITIVE: a draw, run in the gate like the walkers.
+    Primitive,
 }
 
 impl MediaOp {
-    pub fn of(name: &str) -> Option<MediaOp> {
+    pub fn of(name: &'static str) -> Option<MediaOp> {
         Some(match name {
             "PIPELINE_SELECT" => MediaOp::PipelineSelect,
             "STATE_BASE_ADDRESS" => MediaOp::StateBaseAddress,
@@ -101,6 +110,8 @@ impl MediaOp {
             "URB_FENCE" | "CS_URB_STATE" => MediaOp::UrbLayout,
             "CONSTANT_BUFFER" => MediaOp::ConstantBuffer,
             "MEDIA_OBJECT_PRT" | "GPGPU_OBJECT" => MediaOp::Unsupported,
+            "3DPRIMITIVE" => MediaOp::Primitive,
+            _ if name.starts_with("3DSTATE_") => MediaOp::State3d(name),
             _ => return None,
         })
     }
@@ -157,7 +168,9 @@ impl MediaOp {
             MediaOp::PipelineSelect
             | MediaOp::StateFlush
             | MediaOp::UrbLayout
-            | MediaOp::Unsupported => &[],
+            | MediaOp::Unsupported
+            | MediaOp::State3d(_)
+            | MediaOp::Primitive => &[],
         }
     }
 }
@@ -176,6 +189,9 @@ pub(crate) enum MediaError {
     /// function refuses, a run past the kernel's end). See
     /// [`Media::run_threads`] for how the engine reports it.
     Thread,
+    /// A draw needs what the model does not have: refused with the reason
+    /// (the engine's not-modelled error, naming it).
+    Unmodelled(&'static str),
 }
 
 impl From<MemFault> for MediaError {
@@ -252,6 +268,11 @@ pub(crate) struct Media {
     roots: u32,
     /// The array's last failure; kept across resets for the report.
     pub last_report: Option<EuReport>,
+    /// The 3D pipeline's state and draw.
+    pub front: crate::render3d::front::Front,
+    /// INSTPM CONSTANT_BUFFER Address Offset Disable, as the streamer saw
+    /// it at the command being executed.
+    pub constants_absolute: bool,
 }
 
 impl Media {
@@ -272,6 +293,8 @@ impl Media {
             urb_handles: 0,
             roots: 0,
             last_report: None,
+            front: crate::render3d::front::Front::default(),
+            constants_absolute: false,
         }
     }
 
@@ -294,11 +317,12 @@ impl Media {
         self.walk = None;
         self.allowance = 0;
         self.thread_space = Space::Ggtt;
+        self.front.reset();
     }
 
     /// Whether threads are resident or a walker is unfinished.
     pub fn busy(&self) -> bool {
-        !self.array.is_idle() || self.walk.is_some()
+        !self.array.is_idle() || self.walk.is_some() || self.front.busy()
     }
 
     /// Decides whether the command `op` (`None`: not a media command) may
@@ -321,12 +345,20 @@ impl Media {
             Some(MediaOp::ObjectWalker | MediaOp::GpgpuWalker) => {
                 self.walk_gate(cmd, threads, c, op, dw)
             }
+            Some(MediaOp::Primitive) if self.platform == IsaGen::Gen6 => {
+                self.draw_gate(threads, dw)
+            }
             _ => self.drain(threads),
         }
     }
 
     /// Runs the threads until the array is idle or the budget is spent.
     pub fn drain(&mut self, threads: &mut dyn GfxMemory) -> Result<bool, MediaError> {
+        // A draw's threads need the URB and output merger it lends them:
+        // they run when the engine comes back to its 3DPRIMITIVE.
+        if self.front.busy() {
+            return Ok(false);
+        }
         loop {
             if self.array.is_idle() {
                 return Ok(true);

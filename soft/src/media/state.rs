@@ -105,11 +105,13 @@ impl Media {
                 }
             }
             MediaOp::Unsupported => return Err(MediaError::Command),
+            MediaOp::State3d(name) => self.keep_3d(mem, name, dw)?,
             MediaOp::StateFlush
             | MediaOp::UrbLayout
             | MediaOp::Object
             | MediaOp::ObjectWalker
-            | MediaOp::GpgpuWalker => {}
+            | MediaOp::GpgpuWalker
+            | MediaOp::Primitive => {}
         }
         Ok(())
     }

@@ -21,6 +21,6 @@
 
 pub(crate) mod types;
 
-mod front;
+pub(crate) mod front;
 mod om;
 mod raster;

@@ -1,1 +1,20 @@
-//! Vertex fetch, vertex and geometry threads, primitive assembly and the draw (see `super`).
+//! The front of the 3D pipeline: the state the 3DSTATE_* commands load
+//! (`state`), and the draw 3DPRIMITIVE starts (`draw`): vertex fetch
+//! (`fetch`, `format`), primitive assembly (`assemble`), the VS threads
+//! (`vs`), then the raster stage's pixel threads on the same EU array.
+//!
+//! Gen6 only: the other generations refuse their 3D commands (`media`
+//! decides). Refused as not modelled (the engine stops with the reason):
+//! GS threads (a GS enabled), the GS's Internal Vertex Count, edge flags,
+//! VFCOMP_STORE_PID, QUADSTRIP and LINELOOP (SF needs a GS to convert
+//! them), draws of more than 2^20 vertices.
+
+mod assemble;
+mod draw;
+mod fetch;
+mod format;
+mod stages;
+mod state;
+mod vs;
+
+pub(crate) use draw::{Front, Stop, Unit};

@@ -1,0 +1,599 @@
+//! The draw: 3DPRIMITIVE stays the current command until every thread it
+//! started has ended (as the media walkers do, `media::dispatch`), so a
+//! looping shader is a hang the driver detects and the host never
+//! freezes: each call runs the threads within the run's instruction
+//! allowance and returns `Ok(false)` when it is spent.
+//!
+//! Steps: vertex fetch and assembly (whole, at the first call); VS threads
+//! (or the pass-through), each thread's VUEs read back from the URB when
+//! it ends, its entries then reused; the raster stage; the pixel threads
+//! it returns, each started when no earlier thread still running shares
+//! one of its subspans (the pixel scoreboard: render-target writes land in
+//! primitive order). The output merger's passed samples add to
+//! PS_DEPTH_COUNT when the draw ends.
+
+use alloc::boxed::Box;
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+
+use baregpu_hal::Packet;
+use baregpu_hal::gen6::commands::{
+    Cmd3dprimitive, Cmd3dstateBindingTablePointers, Cmd3dstateGs, Cmd3dstateSamplerStatePointers,
+    Cmd3dstateVs, Cmd3dstateWm,
+};
+use baregpu_isa::IsaGen;
+
+use super::fetch::{self, Fetched};
+use super::state;
+use super::vs::{self, UrbLayout, VsPayload};
+use crate::eu::array::{Bindings, EuArray, EuFailure, ProgramCache, ThreadStart};
+use crate::eu::shared::sampler::SamplerSource;
+use crate::eu::shared::{
+    BindingTable, Fixed, GeneralState, GfxMemory, MemFault, PixelBackend, PixelDispatch, Scratch,
+    Urb,
+};
+use crate::media::Bases;
+use crate::render3d::types::{DrawEnv, DrawError, Packets, PixelThread, Vue};
+
+/// FFIDs of the units that make 3D threads (003 Table 3-1, lines
+/// 786-820: GS 0xC, WM 0xF; the VS row, 0x9, is lost at the page break
+/// at line 806 [ext: Mesa brw_eu_defines.h BRW_... Gen4-6 thread
+/// spawners: VS 9]).
+const FFID_VS: u8 = 0x9;
+const FFID_WM: u8 = 0xF;
+
+/// Why a draw stops the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The draw's state or memory.
+    Draw(DrawError),
+    /// A thread failed on memory.
+    ThreadFault(MemFault),
+    /// A thread stopped on an error the array detects.
+    Thread,
+    /// A thread could not be started.
+    Dispatch,
+}
+
+impl From<DrawError> for Stop {
+    fn from(e: DrawError) -> Stop {
+        Stop::Draw(e)
+    }
+}
+
+impl From<MemFault> for Stop {
+    fn from(f: MemFault) -> Stop {
+        Stop::Draw(DrawError::Fault(f))
+    }
+}
+
+/// The EU array and what a draw's threads need from the media unit.
+pub(crate) struct Unit<'a> {
+    pub platform: IsaGen,
+    pub array: &'a mut EuArray,
+    pub cache: &'a mut ProgramCache,
+    pub bases: &'a Bases,
+    /// EU instructions the run may still spend.
+    pub allowance: &'a mut u64,
+}
+
+/// Pipeline statistics the front keeps (003 lines 28731-28882).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Statistics {
+    pub ia_vertices: u64,
+    pub ia_primitives: u64,
+    pub vs_invocations: u64,
+}
+
+/// The 3D unit's state beside the media unit.
+#[derive(Default)]
+pub(crate) struct Front {
+    pub packets: Packets,
+    /// PS_DEPTH_COUNT: samples that passed depth and stencil.
+    pub depth_count: u64,
+    pub statistics: Statistics,
+    draw: Option<Box<Draw>>,
+    /// R0.6 Thread ID of the VS threads.
+    thread_id: u32,
+}
+
+/// A VS thread in flight.
+struct VsThread {
+    slot: usize,
+    /// Its vertices and their URB entries.
+    vertices: [Option<(usize, usize)>; 2],
+}
+
+/// A draw being executed.
+struct Draw {
+    layout: UrbLayout,
+    urb: Urb,
+    vs: Option<Cmd3dstateVs>,
+    fetched: Fetched,
+    vues: Vec<Vue>,
+    /// Next vertex for a VS thread.
+    next: usize,
+    free: Vec<usize>,
+    vs_running: Vec<VsThread>,
+    /// The pixel threads, once the raster stage ran.
+    pixels: Option<VecDeque<PixelThread>>,
+    ps_running: Vec<(usize, PixelDispatch)>,
+    om: Option<Box<dyn PixelBackend>>,
+}
+
+impl Front {
+    /// An engine reset: state and draw are gone; the counters stay as
+    /// the statistics registers would (they live in the context).
+    pub fn reset(&mut self) {
+        self.packets.clear();
+        self.draw = None;
+    }
+
+    /// Whether a draw is unfinished.
+    pub fn busy(&self) -> bool {
+        self.draw.is_some()
+    }
+
+    /// A 3DSTATE_* command: kept as state.
+    pub fn keep(
+        &mut self,
+        name: &'static str,
+        dw: &[u32],
+        mem: &mut dyn GfxMemory,
+        bases: &Bases,
+        constants_absolute: bool,
+    ) -> Result<(), DrawError> {
+        state::keep(&mut self.packets, name, dw, mem, bases, constants_absolute)
+    }
+
+    /// 3DPRIMITIVE: starts the draw at the first call, then runs it.
+    /// `Ok(true)`: finished; `Ok(false)`: the engine waits at the command.
+    pub fn draw(&mut self, u: Unit<'_>, mem: &mut dyn GfxMemory, dw: &[u32]) -> Result<bool, Stop> {
+        let mut d = match self.draw.take() {
+            Some(d) => d,
+            None => Box::new(self.start(mem, dw)?),
+        };
+        let r = self.step(u, mem, &mut d);
+        if matches!(r, Ok(false)) {
+            self.draw = Some(d);
+        }
+        r
+    }
+
+    fn start(&mut self, mem: &mut dyn GfxMemory, dw: &[u32]) -> Result<Draw, Stop> {
+        let prim = Cmd3dprimitive::unpack(dw)
+            .map_err(|_| DrawError::Invalid("3DPRIMITIVE does not decode"))?;
+        if let Some(gs) = self.packets.get("3DSTATE_GS") {
+            let gs = Cmd3dstateGs::unpack(gs)
+                .map_err(|_| DrawError::Invalid("3DSTATE_GS does not decode"))?;
+            if gs.gs_enable {
+                return Err(DrawError::Unmodelled("GS threads (3DSTATE_GS GS Enable)").into());
+            }
+        }
+        let layout = UrbLayout::of(&self.packets)?;
+        let vs = vs::state(&self.packets)?;
+        let fetched = fetch::fetch(&self.packets, mem, &prim, layout.dwords())?;
+        self.statistics.ia_vertices += fetched.ia_vertices;
+        self.statistics.ia_primitives += fetched.ia_primitives;
+        let vues = match vs {
+            // The VF's entry is the VUE.
+            None => fetched
+                .vertices
+                .iter()
+                .map(|v| Vue { dw: v.clone() })
+                .collect(),
+            Some(_) => Vec::with_capacity(fetched.vertices.len()),
+        };
+        let urb = Urb::new(layout.entries * layout.rows);
+        Ok(Draw {
+            free: (0..layout.entries).rev().collect(),
+            layout,
+            urb,
+            vs,
+            fetched,
+            vues,
+            next: 0,
+            vs_running: Vec::new(),
+            pixels: None,
+            ps_running: Vec::new(),
+            om: None,
+        })
+    }
+
+    fn step(&mut self, u: Unit<'_>, mem: &mut dyn GfxMemory, d: &mut Draw) -> Result<bool, Stop> {
+        let Unit {
+            platform,
+            array,
+            cache,
+            bases,
+            allowance,
+        } = u;
+        loop {
+            let vs_done =
+                d.vs.is_none() || (d.next >= d.fetched.vertices.len() && d.vs_running.is_empty());
+            if !vs_done {
+                self.start_vs(platform, array, cache, bases, mem, d)?;
+            } else if d.pixels.is_none() {
+                self.raster(bases, mem, d)?;
+            }
+            if d.pixels.is_some() {
+                self.start_pixels(platform, array, cache, bases, mem, d)?;
+            }
+            let finished = vs_done
+                && d.pixels.as_ref().is_some_and(VecDeque::is_empty)
+                && d.ps_running.is_empty();
+            if finished {
+                if let Some(om) = &d.om {
+                    self.depth_count += om.samples_passed();
+                }
+                return Ok(true);
+            }
+            if array.is_idle() {
+                // Nothing runs and nothing could start.
+                array.fail(EuFailure::Dispatch("a draw's thread cannot start"));
+                return Err(Stop::Dispatch);
+            }
+            if *allowance == 0 {
+                return Ok(false);
+            }
+            let r = {
+                let mut fixed = Fixed {
+                    urb: Some(&mut d.urb),
+                    pixels: d.om.as_deref_mut().map(|p| p as &mut dyn PixelBackend),
+                };
+                array.run_fixed(mem, *allowance, &mut fixed)
+            };
+            *allowance = allowance.saturating_sub(r.used);
+            if r.stalled && r.ended == 0 {
+                array.fail(EuFailure::Deadlock);
+            }
+            if let Some(report) = array.report() {
+                return match report.failure {
+                    EuFailure::Fault(f) => Err(Stop::ThreadFault(f)),
+                    EuFailure::Error(_) | EuFailure::LeftKernel => Err(Stop::Thread),
+                    EuFailure::Dispatch(_) => Err(Stop::Dispatch),
+                    EuFailure::Hang | EuFailure::Deadlock | EuFailure::Unfinished { .. } => {
+                        Ok(false)
+                    }
+                };
+            }
+            self.collect(array, d);
+        }
+    }
+
+    /// Threads that ended: VS results read back, pixel threads forgotten.
+    fn collect(&mut self, array: &EuArray, d: &mut Draw) {
+        let mut k = 0;
+        while k < d.vs_running.len() {
+            if array.thread(d.vs_running[k].slot).is_some() {
+                k += 1;
+                continue;
+            }
+            let t = d.vs_running.swap_remove(k);
+            for (vertex, entry) in t.vertices.into_iter().flatten() {
+                let first = entry * d.layout.rows;
+                let dw = (0..d.layout.dwords())
+                    .map(|i| d.urb.dword(first + i / 8, i % 8))
+                    .collect();
+                d.vues[vertex] = Vue { dw };
+                d.free.push(entry);
+            }
+        }
+        d.ps_running
+            .retain(|(slot, _)| array.thread(*slot).is_some());
+    }
+
+    /// Starts VS threads while slots, thread limit and URB entries allow.
+    fn start_vs(
+        &mut self,
+        platform: IsaGen,
+        array: &mut EuArray,
+        cache: &mut ProgramCache,
+        bases: &Bases,
+        mem: &mut dyn GfxMemory,
+        d: &mut Draw,
+    ) -> Result<(), Stop> {
+        let Some(vs) = d.vs else { return Ok(()) };
+        let max = vs.maximum_number_of_threads as usize + 1;
+        let per_thread = if vs.single_vertex_dispatch == 1 { 1 } else { 2 };
+        let bt = self.binding_table(0)?;
+        let samplers = self.sampler_pointer(0)?;
+        let constants: Vec<u32> = self
+            .packets
+            .get("PCB_VS")
+            .map(<[u32]>::to_vec)
+            .unwrap_or_default();
+        let limit = if platform_bound(bases) == 0 {
+            u64::MAX
+        } else {
+            platform_bound(bases)
+        };
+        let kernel = bases
+            .instruction
+            .wrapping_add(u64::from(vs.kernel_start_pointer));
+        while d.next < d.fetched.vertices.len() && d.vs_running.len() < max {
+            let n = per_thread.min(d.fetched.vertices.len() - d.next);
+            if d.free.len() < n {
+                break;
+            }
+            let (Some(slot), Some(index)) = (array.free_slot(), array.free_index()) else {
+                break;
+            };
+            let mut verts = [None, None];
+            for (k, v) in verts.iter_mut().enumerate().take(n) {
+                let e = d.free.pop().unwrap_or(0);
+                // The entry starts as the VF wrote it.
+                let first = e * d.layout.rows * 32;
+                for (i, w) in d.fetched.vertices[d.next + k].iter().enumerate() {
+                    d.urb.bytes[first + 4 * i..first + 4 * i + 4].copy_from_slice(&w.to_le_bytes());
+                }
+                *v = Some((d.next + k, e));
+            }
+            d.vues.resize(d.next + n, Vue::default());
+            let h0 = d.layout.handle(verts[0].map_or(0, |v| v.1));
+            // One vertex: both handles the same (003 lines 33425-33432).
+            let h1 = verts[1].map_or(h0, |v| d.layout.handle(v.1));
+            let scratch = vs::scratch_bytes(vs.per_thread_scratch_space)?;
+            let scratch_at =
+                u64::from(vs.scratch_space_base_offset) + u64::from(index) * u64::from(scratch);
+            self.thread_id = self.thread_id.wrapping_add(1) & 0xFF_FFFF;
+            let r0 = [
+                u32::from(h0),
+                u32::from(h1),
+                0,
+                (samplers & !0x1F) | (vs.per_thread_scratch_space & 0xF),
+                bt & !0x1F,
+                (scratch_at as u32 & !0x3FF) | u32::from(index),
+                self.thread_id,
+                0,
+            ];
+            let inputs = [
+                verts[0].map(|(v, _)| d.fetched.vertices[v].as_slice()),
+                verts[1].map(|(v, _)| d.fetched.vertices[v].as_slice()),
+            ];
+            let rest = vs::payload_after_r0(&VsPayload {
+                vs: &vs,
+                constants: &constants,
+                vertices: inputs,
+            })?;
+            let payload: Vec<u8> = r0
+                .iter()
+                .chain(rest.iter())
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            let program = cache.get(platform, kernel, limit, mem)?;
+            let start = ThreadStart {
+                program,
+                kernel,
+                payload,
+                // SIMD4x2: channels 0-3 vertex 0, 4-7 vertex 1.
+                dispatch_mask: if n == 2 { 0xFF } else { 0x0F },
+                cr0: crate::media::cr0(
+                    vs.floating_point_mode != 0,
+                    false,
+                    vs.illegal_opcode_exception_enable,
+                    false,
+                    vs.software_exception_enable,
+                ),
+                ffid: FFID_VS,
+                sr0_1_high: index,
+                bindings: Bindings::Table(BindingTable {
+                    platform,
+                    table: bases.surface.wrapping_add(u64::from(bt)),
+                    surface_state_base: bases.surface,
+                }),
+                general_state: general(bases),
+                scratch: (vs.scratch_space_base_offset != 0).then_some(Scratch {
+                    per_thread: scratch,
+                }),
+                group: None,
+                samplers: Some(SamplerSource {
+                    base: bases.dynamic,
+                    pointer: samplers,
+                }),
+                index,
+                pixel: None,
+            };
+            array.start(slot, start).map_err(|_| Stop::Dispatch)?;
+            if vs.statistics_enable {
+                self.statistics.vs_invocations += n as u64;
+            }
+            d.vs_running.push(VsThread {
+                slot,
+                vertices: verts,
+            });
+            d.next += n;
+        }
+        Ok(())
+    }
+
+    /// The raster stage: the output merger, then the pixel threads.
+    fn raster(&mut self, bases: &Bases, mem: &mut dyn GfxMemory, d: &mut Draw) -> Result<(), Stop> {
+        if d.fetched.objects.is_empty() {
+            d.pixels = Some(VecDeque::new());
+            return Ok(());
+        }
+        let mut env = DrawEnv {
+            packets: &self.packets,
+            bases,
+            memory: mem,
+        };
+        let mut om = super::stages::output_merger(&mut env)?;
+        let threads = super::stages::rasterize(&mut env, &d.vues, &d.fetched.objects, om.as_mut())?;
+        d.om = Some(om);
+        d.pixels = Some(threads.into());
+        Ok(())
+    }
+
+    /// Starts pixel threads in order while the scoreboard lets them.
+    fn start_pixels(
+        &mut self,
+        platform: IsaGen,
+        array: &mut EuArray,
+        cache: &mut ProgramCache,
+        bases: &Bases,
+        mem: &mut dyn GfxMemory,
+        d: &mut Draw,
+    ) -> Result<(), Stop> {
+        let Some(queue) = d.pixels.as_mut() else {
+            return Ok(());
+        };
+        if queue.is_empty() {
+            return Ok(());
+        }
+        let wm = self
+            .packets
+            .get("3DSTATE_WM")
+            .ok_or(DrawError::Invalid("no 3DSTATE_WM before the draw"))?;
+        let wm = Cmd3dstateWm::unpack(wm)
+            .map_err(|_| DrawError::Invalid("3DSTATE_WM does not decode"))?;
+        let max = wm.maximum_number_of_threads as usize + 1;
+        let bt = self.binding_table(2)?;
+        let samplers = self.sampler_pointer(2)?;
+        let scratch = vs::scratch_bytes(wm.per_thread_scratch_space)?;
+        let limit = if platform_bound(bases) == 0 {
+            u64::MAX
+        } else {
+            platform_bound(bases)
+        };
+        while let Some(t) = queue.front() {
+            if d.ps_running.len() >= max || d.ps_running.iter().any(|(_, p)| overlaps(p, &t.pixels))
+            {
+                break;
+            }
+            let (Some(slot), Some(index)) = (array.free_slot(), array.free_index()) else {
+                break;
+            };
+            let Some(t) = queue.pop_front() else { break };
+            let mut payload = t.payload;
+            // The dispatcher's part of R0.5: this thread's scratch pointer
+            // and FFTID (003 lines 44060-44075, as for the VS).
+            let at =
+                u64::from(wm.scratch_space_base_pointer) + u64::from(index) * u64::from(scratch);
+            if payload.len() >= 24 {
+                let r05 = (at as u32 & !0x3FF) | u32::from(index);
+                payload[20..24].copy_from_slice(&r05.to_le_bytes());
+            }
+            let program = cache.get(platform, t.kernel, limit, mem)?;
+            let start = ThreadStart {
+                program,
+                kernel: t.kernel,
+                payload,
+                dispatch_mask: t.dispatch_mask,
+                cr0: crate::media::cr0(
+                    wm.floating_point_mode != 0,
+                    wm.single_program_flow != 0,
+                    wm.illegal_opcode_exception_enable,
+                    wm.maskstack_exception_enable,
+                    wm.software_exception_enable,
+                ),
+                ffid: FFID_WM,
+                sr0_1_high: index,
+                bindings: Bindings::Table(BindingTable {
+                    platform,
+                    table: bases.surface.wrapping_add(u64::from(bt)),
+                    surface_state_base: bases.surface,
+                }),
+                general_state: general(bases),
+                scratch: (wm.scratch_space_base_pointer != 0).then_some(Scratch {
+                    per_thread: scratch,
+                }),
+                group: None,
+                samplers: Some(SamplerSource {
+                    base: bases.dynamic,
+                    pointer: samplers,
+                }),
+                index,
+                pixel: Some(Box::new(t.pixels.clone())),
+            };
+            array.start(slot, start).map_err(|_| Stop::Dispatch)?;
+            d.ps_running.push((slot, t.pixels));
+        }
+        Ok(())
+    }
+
+    /// The binding table pointer of unit `k` (0 VS, 1 GS, 2 PS).
+    fn binding_table(&self, k: usize) -> Result<u32, DrawError> {
+        let Some(dw) = self.packets.get("3DSTATE_BINDING_TABLE_POINTERS") else {
+            return Ok(0);
+        };
+        let b = Cmd3dstateBindingTablePointers::unpack(dw)
+            .map_err(|_| DrawError::Invalid("3DSTATE_BINDING_TABLE_POINTERS does not decode"))?;
+        Ok([
+            b.pointer_to_vs_binding_table,
+            b.pointer_to_gs_binding_table,
+            b.pointer_to_ps_binding_table,
+        ][k])
+    }
+
+    /// The SAMPLER_STATE pointer of unit `k` (Dynamic State relative).
+    fn sampler_pointer(&self, k: usize) -> Result<u32, DrawError> {
+        let Some(dw) = self.packets.get("3DSTATE_SAMPLER_STATE_POINTERS") else {
+            return Ok(0);
+        };
+        let s = Cmd3dstateSamplerStatePointers::unpack(dw)
+            .map_err(|_| DrawError::Invalid("3DSTATE_SAMPLER_STATE_POINTERS does not decode"))?;
+        Ok([
+            s.pointer_to_vs_sampler_state,
+            s.pointer_to_gs_sampler_state,
+            s.pointer_to_ps_sampler_state,
+        ][k])
+    }
+}
+
+/// Kernels are fetched no further than the Instruction Access Upper Bound.
+fn platform_bound(bases: &Bases) -> u64 {
+    bases.instruction_bound
+}
+
+fn general(bases: &Bases) -> GeneralState {
+    GeneralState {
+        base: bases.general,
+        upper_bound: match bases.general_bound {
+            0 => u64::MAX,
+            b => b,
+        },
+    }
+}
+
+/// Whether two pixel threads share a subspan with lit pixels.
+fn overlaps(a: &PixelDispatch, b: &PixelDispatch) -> bool {
+    let spans = |p: &PixelDispatch| {
+        let n = usize::from(p.simd / 4).min(8);
+        let mask = p.mask;
+        p.corners[..n]
+            .iter()
+            .enumerate()
+            .filter(move |(k, _)| mask >> (4 * k) & 0xF != 0)
+            .map(|(_, c)| *c)
+            .collect::<Vec<u32>>()
+    };
+    let sa = spans(a);
+    spans(b).iter().any(|c| sa.contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dispatch(corners: &[u32], mask: u32) -> PixelDispatch {
+        let mut c = [0u32; 8];
+        c[..corners.len()].copy_from_slice(corners);
+        PixelDispatch {
+            simd: (4 * corners.len()) as u8,
+            corners: c,
+            mask,
+            depth: [0.0; 32],
+            front_facing: true,
+        }
+    }
+
+    #[test]
+    fn the_scoreboard_compares_lit_subspans() {
+        let a = dispatch(&[0, 2], 0xFF);
+        assert!(overlaps(&a, &dispatch(&[2 | 2 << 16, 2], 0xF0)));
+        assert!(!overlaps(&a, &dispatch(&[4, 6], 0xFF)));
+        // The shared subspan has no lit pixel in the second thread.
+        assert!(!overlaps(&a, &dispatch(&[4, 2], 0x0F)));
+    }
+}

@@ -1,0 +1,23 @@
+//! The stages after the front, as the draw calls them: the raster stage
+//! (`render3d::raster`) and the output merger (`render3d::om`).
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use crate::eu::shared::PixelBackend;
+use crate::render3d::types::{DrawEnv, DrawError, Object, PixelThread, Vue};
+
+/// The output merger for one draw.
+pub(super) fn output_merger(_env: &mut DrawEnv<'_>) -> Result<Box<dyn PixelBackend>, DrawError> {
+    Err(DrawError::Unmodelled("the output merger (render3d::om)"))
+}
+
+/// Clipping, setup, rasterisation: the pixel threads of the draw.
+pub(super) fn rasterize(
+    _env: &mut DrawEnv<'_>,
+    _vues: &[Vue],
+    _objects: &[Object],
+    _pixels: &mut dyn PixelBackend,
+) -> Result<Vec<PixelThread>, DrawError> {
+    Err(DrawError::Unmodelled("rasterisation (render3d::raster)"))
+}
