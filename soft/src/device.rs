@@ -645,6 +645,15 @@ impl<B: MemoryBus> Device<B> {
         m.array.report().cloned().or_else(|| m.last_report.clone())
     }
 
+    /// What engine `i` refused as not modelled, by name: the command, or
+    /// for a draw the feature it needs (`render3d`).
+    pub(crate) fn unmodelled(&self, i: usize) -> Option<&'static str> {
+        match self.cs.engines.get(i)?.halted {
+            Some(cs::Halt::Unmodelled { name, .. }) => Some(name),
+            _ => None,
+        }
+    }
+
     pub(crate) fn eu_stats(&self) -> EuStats {
         self.media
             .as_ref()

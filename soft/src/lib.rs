@@ -184,6 +184,13 @@ impl<B: MemoryBus> SoftGpu<B> {
         self.device.lock().eu_report()
     }
 
+    /// What engine `index` (the layout's order) was stopped on as not
+    /// modelled: the refused command's name, or for a draw the feature it
+    /// needs. The driver sees the header in `SOFT_UNMODELLED_COMMAND`.
+    pub fn unmodelled(&self, index: usize) -> Option<&'static str> {
+        self.device.lock().unmodelled(index)
+    }
+
     /// EU array counters.
     pub fn eu_stats(&self) -> eu::array::EuStats {
         self.device.lock().eu_stats()
