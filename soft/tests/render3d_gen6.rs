@@ -304,6 +304,12 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             ..StateBaseAddress::default()
         },
     );
+    push(
+        &mut b,
+        &Cmd3dstateVfStatistics {
+            statistics_enable: true,
+        },
+    );
     push(&mut b, &Cmd3dstateMultisample::default());
     push(&mut b, &Cmd3dstateSampleMask { sample_mask: 1 });
     push(
@@ -593,6 +599,9 @@ fn vs_threads_run_for_a_draw_without_objects() {
     let s = gpu.eu_stats();
     assert_eq!((s.dispatched, s.completed), (1, 1), "one SIMD4x2 VS thread");
     assert_eq!(ram.dw(DEPTH_COUNT), 0);
+    // IA_VERTICES_COUNT, IA_PRIMITIVES_COUNT, VS_INVOCATION_COUNT.
+    let counts = [0x2310, 0x2318, 0x2320].map(|r| gpu.read32(r));
+    assert_eq!(counts, [2, 0, 2]);
 }
 
 #[test]

@@ -486,14 +486,15 @@ impl<B: MemoryBus> Parts<'_, B> {
                 dw,
                 (F::ImmediateDataLow, F::ImmediateDataHigh),
             )?,
-            // Write PS Depth Count: the samples that passed the depth and
-            // stencil tests, as the 3D front end counts them from the output
-            // merger when each draw ends (64 bits). Every earlier draw has
-            // ended (a draw holds the engine at its 3DPRIMITIVE until its
-            // threads have), which is what the Depth Stall asks for.
-            // MI_FLUSH_DW has no such operation (2 is reserved).
+            // Write PS Depth Count: the PS_DEPTH_COUNT register, the samples
+            // that passed the depth and stencil tests as the 3D front end
+            // adds them from the output merger when each draw ends (64
+            // bits). Every earlier draw has ended (a draw holds the engine
+            // at its 3DPRIMITIVE until its threads have), which is what the
+            // Depth Stall asks for. MI_FLUSH_DW has no such operation (2 is
+            // reserved).
             Some(2) if pipe_control => {
-                let count = self.media.as_ref().map_or(0, |m| m.front.depth_count);
+                let count = self.read_u64(super::units::PS_DEPTH_COUNT);
                 self.write_gfx_u32(i, space, addr, count as u32)?;
                 self.write_gfx_u32(i, space, addr + 4, (count >> 32) as u32)?;
             }

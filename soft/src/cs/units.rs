@@ -18,6 +18,13 @@ use crate::mem::{Memory, Space};
 const INSTPM: u32 = 0xC0;
 const CONSTANT_BUFFER_ADDRESS_OFFSET_DISABLE: u32 = 1 << 6;
 
+/// The 64-bit statistics registers the 3D front end counts into (003
+/// lines 13077-13400; hal/tables/gen6/engine_registers.toml).
+pub(super) const IA_VERTICES_COUNT: u32 = 0x2310;
+pub(super) const IA_PRIMITIVES_COUNT: u32 = 0x2318;
+pub(super) const VS_INVOCATION_COUNT: u32 = 0x2320;
+pub(super) const PS_DEPTH_COUNT: u32 = 0x2350;
+
 impl<B: MemoryBus> Parts<'_, B> {
     /// Executes one blitter command on engine `i`.
     pub(super) fn blit(&mut self, i: usize, c: &Cmd, op: BlitOp, dw: &[u32]) -> Result<(), Halt> {
@@ -49,6 +56,11 @@ impl<B: MemoryBus> Parts<'_, B> {
                 .media
                 .as_ref()
                 .is_none_or(|m| m.platform != baregpu_isa::IsaGen::Gen6)
+    }
+
+    /// A 64-bit register as two dwords.
+    pub(super) fn read_u64(&self, reg: u32) -> u64 {
+        u64::from(self.regs.get(reg)) | u64::from(self.regs.get(reg + 4)) << 32
     }
 
     /// Whether engine `i` is the one with the media unit.
@@ -120,6 +132,19 @@ impl<B: MemoryBus> Parts<'_, B> {
         };
         *self.timestamp += media.array.clock() - clock;
         let thread_space = media.thread_space;
+        let counted = core::mem::take(&mut media.front.statistics);
+        for (reg, n) in [
+            (IA_VERTICES_COUNT, counted.ia_vertices),
+            (IA_PRIMITIVES_COUNT, counted.ia_primitives),
+            (VS_INVOCATION_COUNT, counted.vs_invocations),
+            (PS_DEPTH_COUNT, counted.depth),
+        ] {
+            if n != 0 {
+                let v = self.read_u64(reg).wrapping_add(n);
+                self.regs.set(reg, v as u32);
+                self.regs.set(reg + 4, (v >> 32) as u32);
+            }
+        }
         result.map_err(|e| {
             halt_of(
                 e,

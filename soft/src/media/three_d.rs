@@ -56,6 +56,10 @@ impl Media {
                 return Ok(false);
             }
         }
+        // The 3D units have their own thread limits: the whole array, not
+        // the media VFE's limit (restored after).
+        let vfe_limit = self.array.limit();
+        self.array.set_limit(self.array.config().threads());
         let unit = Unit {
             platform: self.platform,
             array: &mut self.array,
@@ -64,6 +68,7 @@ impl Media {
             allowance: &mut self.allowance,
         };
         let r = self.front.draw(unit, threads, dw);
+        self.array.set_limit(vfe_limit);
         if let Some(report) = self.array.report() {
             self.last_report = Some(report.clone());
         }

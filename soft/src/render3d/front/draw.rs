@@ -77,20 +77,25 @@ pub(crate) struct Unit<'a> {
     pub allowance: &'a mut u64,
 }
 
-/// Pipeline statistics the front keeps (003 lines 28731-28882).
+/// Increments of the pipeline statistics registers not yet added to them
+/// (003 lines 28731-28882): the command streamer moves them into its
+/// registers after each draw step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Statistics {
+    /// IA_VERTICES_COUNT and IA_PRIMITIVES_COUNT, with
+    /// 3DSTATE_VF_STATISTICS enabled.
     pub ia_vertices: u64,
     pub ia_primitives: u64,
+    /// VS_INVOCATION_COUNT, with the VS's Statistics Enable.
     pub vs_invocations: u64,
+    /// PS_DEPTH_COUNT: samples that passed depth and stencil.
+    pub depth: u64,
 }
 
 /// The 3D unit's state beside the media unit.
 #[derive(Default)]
 pub(crate) struct Front {
     pub packets: Packets,
-    /// PS_DEPTH_COUNT: samples that passed depth and stencil.
-    pub depth_count: u64,
     pub statistics: Statistics,
     draw: Option<Box<Draw>>,
     /// R0.6 Thread ID of the VS threads.
@@ -173,8 +178,15 @@ impl Front {
         let layout = UrbLayout::of(&self.packets)?;
         let vs = vs::state(&self.packets)?;
         let fetched = fetch::fetch(&self.packets, mem, &prim, layout.dwords())?;
-        self.statistics.ia_vertices += fetched.ia_vertices;
-        self.statistics.ia_primitives += fetched.ia_primitives;
+        // 3DSTATE_VF_STATISTICS bit 0 (003 lines 31796-31813).
+        if self
+            .packets
+            .get("3DSTATE_VF_STATISTICS")
+            .is_some_and(|d| d[0] & 1 == 1)
+        {
+            self.statistics.ia_vertices += fetched.ia_vertices;
+            self.statistics.ia_primitives += fetched.ia_primitives;
+        }
         let vues = match vs {
             // The VF's entry is the VUE.
             None => fetched
@@ -224,7 +236,7 @@ impl Front {
                 && d.ps_running.is_empty();
             if finished {
                 if let Some(om) = &d.om {
-                    self.depth_count += om.samples_passed();
+                    self.statistics.depth += om.samples_passed();
                 }
                 return Ok(true);
             }
