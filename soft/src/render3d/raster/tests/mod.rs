@@ -1,0 +1,2 @@
+//! Per-stage tests of the raster stages against host references written
+//! here, independently of the code under test.
