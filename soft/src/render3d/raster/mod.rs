@@ -1,1 +1,123 @@
-//! Clipping, setup, rasterisation and pixel-shader dispatch (see `super`).
+//! Clipping, setup, rasterisation and pixel-shader dispatch (see `super`),
+//! Sandy Bridge first: the fixed-function clipper ([`clip`]), the SF unit
+//! ([`setup`]), coverage by the manual's rules ([`coverage`]) and the
+//! windower with its thread payloads ([`windower`]), on the state
+//! [`state`] decodes.
+//!
+//! Refused (`DrawError::Unmodelled`): multisampling (NUMSAMPLES_4 and the
+//! MSRASTMODE_ON modes), anti-aliased lines, line stipple, the PrimID
+//! attribute override, RECTLIST rectangles that must be clipped, and the
+//! depth clear/resolve operations of 3DSTATE_WM.
+
+mod clip;
+mod coverage;
+mod setup;
+mod state;
+mod windower;
+
+#[cfg(test)]
+mod tests;
+
+use alloc::vec::Vec;
+
+use crate::eu::shared::PixelBackend;
+use crate::render3d::types::{DrawEnv, DrawError, Object, ObjectKind, PixelThread, Vue};
+
+use setup::ObjectInfo;
+use state::RasterState;
+use windower::Windower;
+
+/// Vertices an object of `kind` has.
+fn vertex_count(kind: ObjectKind) -> usize {
+    match kind {
+        ObjectKind::Point => 1,
+        ObjectKind::Line => 2,
+        ObjectKind::Triangle | ObjectKind::Rectangle => 3,
+    }
+}
+
+/// Runs the objects of a draw (their vertices after the VS/GS in `vues`)
+/// through clipping, setup and rasterisation; returns the pixel-shader
+/// threads in dispatch order. With thread dispatch off the pixels' depth
+/// and stencil go to `pixels` instead.
+pub(crate) fn rasterize(
+    env: &mut DrawEnv,
+    vues: &[Vue],
+    objects: &[Object],
+    pixels: &mut dyn PixelBackend,
+) -> Result<Vec<PixelThread>, DrawError> {
+    let st = RasterState::decode(env)?;
+    if st.wm.depth_clear_or_resolve {
+        return Err(DrawError::Unmodelled(
+            "3DSTATE_WM depth buffer clear or resolve",
+        ));
+    }
+    if st.sf.ms_raster_mode != 0 || st.wm.ms_raster_mode != 0 {
+        return Err(DrawError::Unmodelled(
+            "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",
+        ));
+    }
+    if st.wm.dispatch && st.sf.outputs != st.wm.outputs {
+        return Err(DrawError::Invalid(
+            "Number of SF Output Attributes differs between 3DSTATE_SF and 3DSTATE_WM",
+        ));
+    }
+    let constants = if st.wm.dispatch {
+        state::push_constants(env, &st)?
+    } else {
+        Vec::new()
+    };
+    let mut win = Windower::new(&st, constants, env.bases.instruction);
+    let mut threads = Vec::new();
+    for obj in objects {
+        let n = vertex_count(obj.kind);
+        let mut verts = Vec::with_capacity(n);
+        for &i in &obj.v[..n] {
+            let v = vues.get(i as usize).ok_or(DrawError::Invalid(
+                "object names a vertex past the draw's vertex entries",
+            ))?;
+            verts.push(v.dw.clone());
+        }
+        let pv = verts[setup::provoking(&st.sf, obj.kind, obj.topology)?].clone();
+        // The leading vertex's header (003 Table 4, lines 27740-27800):
+        // RTAIndex DW1, VPIndex DW2 (range-clamped by the clipper).
+        let lead = &verts[0];
+        let vp_index = lead.get(2).copied().unwrap_or(0).min(st.clip.max_vp_index);
+        let rta_index = if st.clip.force_zero_rta {
+            0
+        } else {
+            lead.get(1).copied().unwrap_or(0) & 0x7ff
+        };
+        let gb = if st.clip.enable && st.clip.guardband {
+            state::clip_viewport(env, &st, vp_index)?
+        } else {
+            [-1.0, 1.0, -1.0, 1.0]
+        };
+        let viewport = if st.sf.viewport_transform {
+            Some(state::sf_viewport(env, &st, vp_index)?)
+        } else {
+            None
+        };
+        let scissor = if st.sf.scissor {
+            Some(state::scissor_rect(env, &st, vp_index)?)
+        } else {
+            None
+        };
+        for c in clip::clip_object(&st.clip, gb, obj.kind, verts)? {
+            let info = ObjectInfo {
+                kind: c.kind,
+                topology: obj.topology,
+                ordinal: obj.ordinal,
+                pv: &pv,
+                vp_index,
+                rta_index,
+                viewport,
+            };
+            if let Some(so) = setup::setup(&st, &info, &c.verts)? {
+                let spans = windower::subspans(&st, scissor, &so);
+                win.dispatch(env, &so, &spans, pixels, &mut threads)?;
+            }
+        }
+    }
+    Ok(threads)
+}
