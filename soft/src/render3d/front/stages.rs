@@ -14,10 +14,10 @@ pub(super) fn output_merger(_env: &mut DrawEnv<'_>) -> Result<Box<dyn PixelBacke
 
 /// Clipping, setup, rasterisation: the pixel threads of the draw.
 pub(super) fn rasterize(
-    _env: &mut DrawEnv<'_>,
-    _vues: &[Vue],
-    _objects: &[Object],
-    _pixels: &mut dyn PixelBackend,
+    env: &mut DrawEnv<'_>,
+    vues: &[Vue],
+    objects: &[Object],
+    pixels: &mut dyn PixelBackend,
 ) -> Result<Vec<PixelThread>, DrawError> {
-    Err(DrawError::Unmodelled("rasterisation (render3d::raster)"))
+    crate::render3d::raster::rasterize(env, vues, objects, pixels)
 }
