@@ -325,11 +325,7 @@ fn source(
     // INSTANCEDATA: StartInstanceLocation + InstanceID / step rate (0: no
     // stepping), 003 lines 31383-31390.
     let index = if vb.buffer_access_type == 1 {
-        let step = if vb.instance_data_step_rate > 0 {
-            iid / vb.instance_data_step_rate
-        } else {
-            0
-        };
+        let step = iid.checked_div(vb.instance_data_step_rate).unwrap_or(0);
         i64::from(prim.start_instance_location) + i64::from(step)
     } else {
         vindex

@@ -91,7 +91,7 @@ pub(crate) struct VsPayload<'a> {
 pub(crate) fn payload_after_r0(p: &VsPayload<'_>) -> Result<Vec<u32>, DrawError> {
     let const_regs = p.constants.len().div_ceil(8);
     let start = p.vs.dispatch_grf_start_register_for_urb_data as usize;
-    if start < 1 + const_regs && start != 0 || start == 0 {
+    if start < 1 + const_regs {
         return Err(DrawError::Invalid(
             "VS vertex data would overlap R0 or the push constants",
         ));
