@@ -100,6 +100,9 @@ pub(crate) struct Front {
     draw: Option<Box<Draw>>,
     /// R0.6 Thread ID of the VS threads.
     thread_id: u32,
+    /// The VUEs of the last draw, for the tests.
+    #[cfg(test)]
+    last_vues: Vec<Vue>,
 }
 
 /// A VS thread in flight.
@@ -235,6 +238,10 @@ impl Front {
                 && d.pixels.as_ref().is_some_and(VecDeque::is_empty)
                 && d.ps_running.is_empty();
             if finished {
+                #[cfg(test)]
+                {
+                    self.last_vues = d.vues.clone();
+                }
                 if let Some(om) = &d.om {
                     self.statistics.depth += om.samples_passed();
                 }
@@ -587,6 +594,124 @@ fn overlaps(a: &PixelDispatch, b: &PixelDispatch) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eu::array::EuConfig;
+    use crate::eu::shared::FlatMemory;
+    use baregpu_isa::message;
+
+    const KERNEL: u64 = 0x1000;
+    const VB: u64 = 0x2000;
+    const CONSTANTS: u64 = 0x3000;
+
+    fn desc(text: &str) -> u32 {
+        let (_, d) = message::parse_symbolic(IsaGen::Gen6, text).unwrap();
+        u32::from(d.mlen) << 25 | u32::from(d.rlen) << 20 | u32::from(d.header) << 19 | d.function
+    }
+
+    /// A SIMD4x2 VS: the header as it came, `position * r1.0-3 +
+    /// r1.4-7` (the push constants) after it.
+    fn vs_kernel() -> Vec<u8> {
+        let src = alloc::format!(
+            "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+             mov (8|M0) m2.0<1>:ud r2.0<8;8,1>:ud\n\
+             mul (8|M0) r10.0<1>:f r3.0<8;8,1>:f r1.0<0;4,1>:f\n\
+             add (8|M0) m3.0<1>:f r10.0<8;8,1>:f r1.4<0;4,1>:f\n\
+             send (8|M0) null:ud m1 0x6 {:#x} {{EOT}}\n",
+            desc("urb.write(offset=0, swizzle=interleave, used, complete) mlen=3 rlen=0 hdr")
+        );
+        baregpu_isa::text::asm::assemble(IsaGen::Gen6, &src).unwrap()
+    }
+
+    /// Three vertices through a real VS on the array: the VUEs come back
+    /// from the URB in vertex order, the header as the VF wrote it, the
+    /// position from the shader.
+    #[test]
+    fn vs_results_are_read_back_from_the_urb() {
+        let mut mem = FlatMemory::new(0, 0x4000);
+        mem.write(KERNEL, &vs_kernel()).unwrap();
+        let consts = [2.0f32, 3.0, 1.0, 1.0, 10.0, 20.0, 0.5, 0.0];
+        for (k, c) in consts.iter().enumerate() {
+            mem.write(CONSTANTS + 4 * k as u64, &c.to_bits().to_le_bytes())
+                .unwrap();
+        }
+        // Vertex k: header dwords (k, 7, 8, 9) as integers, then x = k, y = -k.
+        for k in 0..3u32 {
+            let x = k as f32;
+            let words = [k, 7, 8, 9, x.to_bits(), (-x).to_bits(), 0, 1.0f32.to_bits()];
+            for (i, w) in words.iter().enumerate() {
+                mem.write(VB + 32 * u64::from(k) + 4 * i as u64, &w.to_le_bytes())
+                    .unwrap();
+            }
+        }
+        let bases = Bases::default();
+        let mut f = Front::default();
+        let mut keep = |name: &'static str, dw: &[u32], mem: &mut FlatMemory| {
+            f.keep(name, dw, mem, &bases, false).unwrap();
+        };
+        keep("3DSTATE_URB", &[0x7805_0001, 24, 0], &mut mem);
+        keep(
+            "3DSTATE_CONSTANT_VS",
+            &[0x7815_1003, CONSTANTS as u32, 0, 0, 0],
+            &mut mem,
+        );
+        // KSP, GRF start 2, read length 1, max threads 2, enabled + statistics.
+        keep(
+            "3DSTATE_VS",
+            &[
+                0x7810_0004,
+                KERNEL as u32,
+                0,
+                0,
+                2 << 20 | 1 << 11,
+                1 << 25 | 1 << 10 | 1,
+            ],
+            &mut mem,
+        );
+        keep(
+            "3DSTATE_VERTEX_BUFFERS",
+            &[0x7808_0003, 32, VB as u32, VB as u32 + 95, 0],
+            &mut mem,
+        );
+        // Two R32G32B32A32 elements: UINT header, FLOAT position.
+        keep(
+            "3DSTATE_VERTEX_ELEMENTS",
+            &[
+                0x7809_0003,
+                1 << 25 | 2 << 16,
+                0x1111 << 16,
+                1 << 25 | 16,
+                0x1111 << 16,
+            ],
+            &mut mem,
+        );
+        let mut array = EuArray::new(IsaGen::Gen6, EuConfig::for_platform(IsaGen::Gen6));
+        let mut cache = ProgramCache::new();
+        let mut allowance = 100_000u64;
+        // LINESTRIP_ADJ of three vertices: no object (the raster stage is
+        // not needed), two VS threads (a pair, then a single vertex).
+        let prim = [0x7B00_2804, 3, 0, 1, 0, 0];
+        let unit = Unit {
+            platform: IsaGen::Gen6,
+            array: &mut array,
+            cache: &mut cache,
+            bases: &bases,
+            allowance: &mut allowance,
+        };
+        assert_eq!(f.draw(unit, &mut mem, &prim), Ok(true));
+        assert_eq!(f.statistics.vs_invocations, 3);
+        assert_eq!(array.stats().dispatched, 2);
+        assert_eq!(f.last_vues.len(), 3);
+        for (k, v) in f.last_vues.iter().enumerate() {
+            let x = k as f32;
+            assert_eq!(&v.dw[..4], &[k as u32, 7, 8, 9], "vertex {k}: the header");
+            let pos: Vec<f32> = v.dw[4..8].iter().map(|d| f32::from_bits(*d)).collect();
+            assert_eq!(
+                pos,
+                [2.0 * x + 10.0, -3.0 * x + 20.0, 0.5, 1.0],
+                "vertex {k}"
+            );
+            assert_eq!(v.dw.len(), 32, "one 1024-bit unit");
+        }
+    }
 
     fn dispatch(corners: &[u32], mask: u32) -> PixelDispatch {
         let mut c = [0u32; 8];
