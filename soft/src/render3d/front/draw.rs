@@ -35,12 +35,13 @@ use crate::eu::shared::{
 use crate::media::Bases;
 use crate::render3d::types::{DrawEnv, DrawError, Packets, PixelThread, Vue};
 
-/// FFIDs of the units that make 3D threads (003 Table 3-1, lines
-/// 786-820: GS 0xC, WM 0xF; the VS row, 0x9, is lost at the page break
-/// at line 806 [ext: Mesa brw_eu_defines.h BRW_... Gen4-6 thread
-/// spawners: VS 9]).
+/// FFID of the VS (003 Table 3-1, lines 786-820, lists GS 0xC, CLIP 0xD
+/// and WM 0xF around it; the VS row, 0x9, falls in the page break at line
+/// 806).
 const FFID_VS: u8 = 0x9;
-const FFID_WM: u8 = 0xF;
+
+/// Queued pixel threads the dispatcher looks at for one that may start.
+const SCOREBOARD_WINDOW: usize = 64;
 
 /// Why a draw stops the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -322,10 +323,9 @@ impl Front {
             .get("PCB_VS")
             .map(<[u32]>::to_vec)
             .unwrap_or_default();
-        let limit = if platform_bound(bases) == 0 {
-            u64::MAX
-        } else {
-            platform_bound(bases)
+        let limit = match bases.instruction_bound {
+            0 => u64::MAX,
+            b => b,
         };
         let kernel = bases
             .instruction
@@ -460,6 +460,8 @@ impl Front {
         if queue.is_empty() {
             return Ok(());
         }
+        // The windower's thread limit; the rest of what a pixel thread
+        // starts with the raster stage decoded into the thread.
         let wm = self
             .packets
             .get("3DSTATE_WM")
@@ -467,28 +469,32 @@ impl Front {
         let wm = Cmd3dstateWm::unpack(wm)
             .map_err(|_| DrawError::Invalid("3DSTATE_WM does not decode"))?;
         let max = wm.maximum_number_of_threads as usize + 1;
-        let bt = self.binding_table(2)?;
-        let samplers = self.sampler_pointer(2)?;
-        let scratch = vs::scratch_bytes(wm.per_thread_scratch_space)?;
-        let limit = if platform_bound(bases) == 0 {
-            u64::MAX
-        } else {
-            platform_bound(bases)
+        let limit = match bases.instruction_bound {
+            0 => u64::MAX,
+            b => b,
         };
-        while let Some(t) = queue.front() {
-            if d.ps_running.len() >= max || d.ps_running.iter().any(|(_, p)| overlaps(p, &t.pixels))
-            {
-                break;
+        // A thread starts when none running and none earlier still
+        // waiting shares a lit subspan with it; later threads elsewhere
+        // may pass a waiting one (the scoreboard orders pixels, not
+        // threads). The scan looks a bounded way ahead.
+        let mut k = 0;
+        while k < queue.len().min(SCOREBOARD_WINDOW) && d.ps_running.len() < max {
+            let t = &queue[k];
+            let blocked = d.ps_running.iter().any(|(_, p)| overlaps(p, &t.pixels))
+                || queue.iter().take(k).any(|w| overlaps(&w.pixels, &t.pixels));
+            if blocked {
+                k += 1;
+                continue;
             }
             let (Some(slot), Some(index)) = (array.free_slot(), array.free_index()) else {
                 break;
             };
-            let Some(t) = queue.pop_front() else { break };
+            let Some(t) = queue.remove(k) else { break };
+            let scratch = vs::scratch_bytes(u32::from(t.scratch_code))?;
             let mut payload = t.payload;
             // The dispatcher's part of R0.5: this thread's scratch pointer
-            // and FFTID (003 lines 44060-44075, as for the VS).
-            let at =
-                u64::from(wm.scratch_space_base_pointer) + u64::from(index) * u64::from(scratch);
+            // and FFTID, as for the VS (003 Table 12's R0.5).
+            let at = u64::from(t.scratch_base) + u64::from(index) * u64::from(scratch);
             if payload.len() >= 24 {
                 let r05 = (at as u32 & !0x3FF) | u32::from(index);
                 payload[20..24].copy_from_slice(&r05.to_le_bytes());
@@ -499,28 +505,22 @@ impl Front {
                 kernel: t.kernel,
                 payload,
                 dispatch_mask: t.dispatch_mask,
-                cr0: crate::media::cr0(
-                    wm.floating_point_mode != 0,
-                    wm.single_program_flow != 0,
-                    wm.illegal_opcode_exception_enable,
-                    wm.maskstack_exception_enable,
-                    wm.software_exception_enable,
-                ),
-                ffid: FFID_WM,
+                cr0: t.cr0,
+                ffid: t.ffid,
                 sr0_1_high: index,
                 bindings: Bindings::Table(BindingTable {
                     platform,
-                    table: bases.surface.wrapping_add(u64::from(bt)),
+                    table: bases.surface.wrapping_add(u64::from(t.binding_table)),
                     surface_state_base: bases.surface,
                 }),
                 general_state: general(bases),
-                scratch: (wm.scratch_space_base_pointer != 0).then_some(Scratch {
+                scratch: (t.scratch_base != 0).then_some(Scratch {
                     per_thread: scratch,
                 }),
                 group: None,
                 samplers: Some(SamplerSource {
                     base: bases.dynamic,
-                    pointer: samplers,
+                    pointer: t.sampler_state,
                 }),
                 index,
                 pixel: Some(Box::new(t.pixels.clone())),
@@ -558,11 +558,6 @@ impl Front {
             s.pointer_to_ps_sampler_state,
         ][k])
     }
-}
-
-/// Kernels are fetched no further than the Instruction Access Upper Bound.
-fn platform_bound(bases: &Bases) -> u64 {
-    bases.instruction_bound
 }
 
 fn general(bases: &Bases) -> GeneralState {
@@ -723,6 +718,159 @@ mod tests {
             depth: [0.0; 32],
             front_facing: true,
         }
+    }
+
+    /// A SIMD16 pixel shader writing one colour to render target 0 after
+    /// `spin` filler instructions (longer than a scheduling quantum).
+    fn ps_kernel(colour: f32, spin: usize) -> Vec<u8> {
+        let mut src = alloc::string::String::new();
+        for _ in 0..spin {
+            src += "mov (8|M0) r20.0<1>:ud r20.0<8;8,1>:ud\n";
+        }
+        src += &alloc::format!(
+            "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+             mov (8|M0) m2.0<1>:ud r1.0<8;8,1>:ud {{NoMask}}\n\
+             mov (16|M0) m3.0<1>:f {c:#x}:f\n\
+             mov (16|M0) m5.0<1>:f {c:#x}:f\n\
+             mov (16|M0) m7.0<1>:f {c:#x}:f\n\
+             mov (16|M0) m9.0<1>:f {c:#x}:f\n\
+             send (16|M0) null:uw m1 0x5 {:#x} {{EOT}}\n",
+            desc("rc.rt_write(bti=0, mode=simd16, last) mlen=10 rlen=0 hdr"),
+            c = colour.to_bits()
+        );
+        baregpu_isa::text::asm::assemble(IsaGen::Gen6, &src).unwrap()
+    }
+
+    /// A SIMD16 pixel thread over four subspans from (x, 0), all lit.
+    fn pixel_thread(kernel: u64, x: u32) -> PixelThread {
+        let corners = [x, x + 2, x + 4, x + 6];
+        let mut r1 = [0u32; 8];
+        r1[2..6].copy_from_slice(&corners);
+        r1[7] = 0xFFFF;
+        let mut payload = alloc::vec![0u8; 64];
+        for (k, d) in r1.iter().enumerate() {
+            payload[32 + 4 * k..36 + 4 * k].copy_from_slice(&d.to_le_bytes());
+        }
+        let mut c = [0u32; 8];
+        c[..4].copy_from_slice(&corners);
+        PixelThread {
+            kernel,
+            payload,
+            dispatch_mask: 0xFFFF,
+            cr0: [0, 0],
+            ffid: 0xF,
+            binding_table: 0x4000,
+            sampler_state: 0,
+            scratch_base: 0,
+            scratch_code: 0,
+            grf_start: 2,
+            pixels: PixelDispatch {
+                simd: 16,
+                corners: c,
+                mask: 0xFFFF,
+                depth: [0.0; 32],
+                front_facing: true,
+            },
+        }
+    }
+
+    /// Three pixel threads: a long one, a short one over the same
+    /// subspans after it, and a short one elsewhere. The second waits for
+    /// the first (its colour is what stays); the third runs beside them.
+    #[test]
+    fn overlapping_pixel_threads_write_in_order() {
+        const RT: u64 = 0x8000;
+        let mut mem = FlatMemory::new(0, 0x10000);
+        let (a, b, c) = (0x1000u64, 0x2000u64, 0x3000u64);
+        mem.write(a, &ps_kernel(0.2, 80)).unwrap();
+        mem.write(b, &ps_kernel(0.6, 0)).unwrap();
+        mem.write(c, &ps_kernel(1.0, 0)).unwrap();
+        // Binding table at 0x4000 -> SURFACE_STATE at 0x4040: 2D,
+        // B8G8R8A8_UNORM, 32 x 2, pitch 128, linear (003 lines 75392-75410).
+        mem.write(0x4000, &0x4040u32.to_le_bytes()).unwrap();
+        let ss: [u32; 6] = [
+            1 << 29 | 0x0C0 << 18,
+            RT as u32,
+            1 << 19 | 31 << 6,
+            127 << 3,
+            0,
+            0,
+        ];
+        for (k, d) in ss.iter().enumerate() {
+            mem.write(0x4040 + 4 * k as u64, &d.to_le_bytes()).unwrap();
+        }
+        let bases = Bases::default();
+        let mut f = Front::default();
+        f.keep(
+            "3DSTATE_WM",
+            &[0x7814_0007, 0, 0, 0, 0, 39 << 25 | 1 << 19 | 2, 0, 0, 0],
+            &mut mem,
+            &bases,
+            false,
+        )
+        .unwrap();
+        let mut d = Draw {
+            layout: UrbLayout {
+                entries: 24,
+                rows: 4,
+            },
+            urb: Urb::new(96),
+            vs: None,
+            fetched: Fetched::default(),
+            vues: Vec::new(),
+            next: 0,
+            free: Vec::new(),
+            vs_running: Vec::new(),
+            pixels: Some([pixel_thread(a, 0), pixel_thread(b, 0), pixel_thread(c, 16)].into()),
+            ps_running: Vec::new(),
+            // Render-target writes land directly (`Fixed::pixels` None).
+            om: None,
+        };
+        let mut array = EuArray::new(IsaGen::Gen6, EuConfig::for_platform(IsaGen::Gen6));
+        array.enable_log();
+        let mut cache = ProgramCache::new();
+        let mut allowance = 100_000u64;
+        let unit = Unit {
+            platform: IsaGen::Gen6,
+            array: &mut array,
+            cache: &mut cache,
+            bases: &bases,
+            allowance: &mut allowance,
+        };
+        assert_eq!(f.step(unit, &mut mem, &mut d), Ok(true));
+        let mut px = |x: u64| {
+            let mut b = [0u8; 4];
+            mem.read(RT + 4 * x, &mut b).unwrap();
+            b
+        };
+        // 0.6 * 255 = 153: the later thread's colour over the first eight
+        // pixels of both rows; 255 from the third thread.
+        assert_eq!(px(3), [153; 4]);
+        assert_eq!(px(32 + 7), [153; 4]);
+        assert_eq!(px(20), [255; 4]);
+        // The third thread started beside the first; the second only
+        // after the first ended.
+        use crate::eu::array::Event;
+        let log = array.log();
+        let starts: Vec<(usize, usize)> = log
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match e {
+                Event::Started { slot } => Some((i, *slot)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(starts.len(), 3, "{log:?}");
+        let first_end = log
+            .iter()
+            .position(|e| matches!(e, Event::Ended { slot, .. } if *slot == starts[0].1))
+            .unwrap();
+        let any_end = log
+            .iter()
+            .position(|e| matches!(e, Event::Ended { .. }))
+            .unwrap();
+        assert!(starts[1].0 < any_end, "{log:?}");
+        assert!(starts[2].0 > first_end, "{log:?}");
     }
 
     #[test]
