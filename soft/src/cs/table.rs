@@ -62,8 +62,8 @@ const NO_EFFECT: [(&str, &str); 5] = [
     // has neither.
     ("MI_SUSPEND_FLUSH", "no display flushes"),
 ];
-// Refused on purpose (not in NO_EFFECT): STATE_PREFETCH would be harmless but
-// is a 3D state-cache hint, refused with the 3D pipeline; STATE_SIP names the
+// Refused on purpose (not in NO_EFFECT): STATE_PREFETCH would be harmless (a
+// state-cache hint) but names state the model would not check; STATE_SIP names the
 // system routine the EU model never calls (no exceptions or debug), so a
 // program relying on it would silently lose it; MI_PREDICATE (Gen7) sets the
 // predicate of 3DPRIMITIVE and GPGPU_WALKER, whose predication the model

@@ -472,6 +472,38 @@ mod tests {
     }
 
     #[test]
+    fn byte_and_dword_indices_with_their_cut_values() {
+        let mut m = memory();
+        let els = [ve(0, 0x0D7, 0, [STORE_SRC, NOSTORE, NOSTORE, NOSTORE])];
+        let vbs = [[4, VB as u32, VB as u32 + 0xff, 0]];
+        // Bytes: 2, 0xFF (cut), 5; 0xFFFF is no cut for a byte buffer.
+        m.write(IB, &[2, 0xFF, 5]).unwrap();
+        let mut p = packets(&els, &vbs);
+        p.set("3DSTATE_INDEX_BUFFER", &[0x780A_0401, IB as u32, 0]);
+        let f = fetch(&p, &mut m, &prim(1, true, 3, 0, 1), 4).unwrap();
+        let got: Vec<_> = f.vertices.iter().map(|v| v[0]).collect();
+        assert_eq!(got, [20, 50]);
+        // Without Cut Index Enable 0xFF is an index like any other.
+        p.set("3DSTATE_INDEX_BUFFER", &[0x780A_0001, IB as u32, 0]);
+        let f = fetch(&p, &mut m, &prim(1, true, 3, 0, 1), 4).unwrap();
+        assert_eq!(f.vertices.len(), 3);
+        // Dwords, starting at index 1: 7, then the cut 0xFFFFFFFF.
+        for (k, v) in [1u32, 7, u32::MAX, 3].iter().enumerate() {
+            m.write(IB + 0x100 + 4 * k as u64, &v.to_le_bytes())
+                .unwrap();
+        }
+        p.set("3DSTATE_INDEX_BUFFER", &[0x780A_0601, IB as u32 + 0x100, 0]);
+        let f = fetch(&p, &mut m, &prim(1, true, 3, 1, 1), 4).unwrap();
+        let got: Vec<_> = f.vertices.iter().map(|v| v[0]).collect();
+        assert_eq!(got, [70, 30]);
+        // A fan has no cut index on SNB.
+        assert!(matches!(
+            fetch(&p, &mut m, &prim(6, true, 3, 1, 1), 4),
+            Err(DrawError::Invalid(_))
+        ));
+    }
+
+    #[test]
     fn instance_data_steps_by_rate() {
         let p = packets(
             &[ve(1, 0x0D7, 0, [STORE_SRC, STORE_IID, NOSTORE, NOSTORE])],
