@@ -44,9 +44,11 @@ pub enum Halt {
     InstructionError { dw0: u32 },
     /// An access through an invalid GTT entry or to missing memory (EIR bit 4).
     PageFault { gfx_addr: u64, ggtt: bool },
-    /// A command of the tables the model does not execute: reported as an
-    /// instruction error (EIR bit 0) with the header in IPEHR and in the
-    /// model's `SOFT_UNMODELLED_COMMAND` register.
+    /// A command of the tables the model does not execute, or a draw that
+    /// needs what the model lacks: reported as an instruction error (EIR
+    /// bit 0) with the header in IPEHR and in the model's
+    /// `SOFT_UNMODELLED_COMMAND` register. `name`: the command's, or for a
+    /// draw the missing feature.
     Unmodelled { dw0: u32, name: &'static str },
 }
 

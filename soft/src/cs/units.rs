@@ -145,6 +145,9 @@ impl<B: MemoryBus> Parts<'_, B> {
                 self.regs.set(reg + 4, (v >> 32) as u32);
             }
         }
+        if matches!(result, Err(MediaError::Unmodelled(_))) {
+            self.stats.unmodelled += 1;
+        }
         result.map_err(|e| {
             halt_of(
                 e,
