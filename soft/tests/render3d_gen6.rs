@@ -531,8 +531,8 @@ fn covered(t: [[f32; 2]; 3], px: f32, py: f32) -> bool {
     })
 }
 
-#[test]
-fn a_triangle_through_a_real_vs_and_ps_matches_the_host_coverage() {
+/// Draws the test triangle with the VS on or off and checks every pixel.
+fn draw_triangle(vs: bool) {
     let ram = Ram::new();
     let (gpu, render) = gpu(&ram);
     // Corners on pixel centres: the top and left edges pass through
@@ -541,7 +541,7 @@ fn a_triangle_through_a_real_vs_and_ps_matches_the_host_coverage() {
     let scene = Scene {
         vertices: tri.to_vec(),
         topology: 4, // TRILIST
-        vs: true,
+        vs,
         gs: false,
         colour: [1.0, 0.0, 0.2, 1.0],
     };
@@ -571,12 +571,23 @@ fn a_triangle_through_a_real_vs_and_ps_matches_the_host_coverage() {
     }
     // 12 + 11 + ... + 1 pixels: rows 1-12 (the long edge excluded).
     assert_eq!(lit, (1..=12).sum::<u64>());
-    // One VS thread for the two first vertices, one for the third; the
-    // samples that passed (no depth test: every lit pixel) are counted.
+    // The samples that passed (no depth test: every lit pixel) are counted.
     assert_eq!(
         u64::from(ram.dw(DEPTH_COUNT)) | u64::from(ram.dw(DEPTH_COUNT + 4)) << 32,
         lit
     );
+}
+
+#[test]
+fn a_triangle_through_a_real_vs_and_ps_matches_the_host_coverage() {
+    draw_triangle(true);
+}
+
+/// With the VS disabled the VF's entries are the VUEs (the positions
+/// already in NDC): the same pixels.
+#[test]
+fn a_triangle_with_the_vs_disabled_matches_too() {
+    draw_triangle(false);
 }
 
 #[test]
