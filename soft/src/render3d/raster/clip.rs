@@ -6,6 +6,7 @@
 //! A vertex here is its whole URB entry (header DW0-3, position DW4-7, clip
 //! distances DW8-15 when the clip/cull masks read them, then the rest).
 
+use alloc::vec;
 use alloc::vec::Vec;
 
 use super::state::{Clip, ClipMode};
@@ -345,13 +346,11 @@ pub(crate) fn clip_object(
     verts: Vec<Vec<u32>>,
 ) -> Result<Vec<Clipped>, DrawError> {
     let pass = |verts: Vec<Vec<u32>>| {
-        let mut v = Vec::new();
-        v.push(Clipped {
+        vec![Clipped {
             kind,
             verts,
             clipped: false,
-        });
-        v
+        }]
     };
     if !clip.enable {
         // The stage is off: objects pass untested (the SF still drops NaN
@@ -383,13 +382,11 @@ pub(crate) fn clip_object(
                     ObjectKind::Line => {
                         let seg = clip_polygon(verts, &pl, false);
                         Ok(if seg.len() == 2 {
-                            let mut v = Vec::new();
-                            v.push(Clipped {
+                            vec![Clipped {
                                 kind,
                                 verts: seg,
                                 clipped: true,
-                            });
-                            v
+                            }]
                         } else {
                             Vec::new()
                         })
@@ -398,10 +395,7 @@ pub(crate) fn clip_object(
                         let poly = clip_polygon(verts, &pl, true);
                         let mut out = Vec::new();
                         for i in 1..poly.len().saturating_sub(1) {
-                            let mut t = Vec::with_capacity(3);
-                            t.push(poly[0].clone());
-                            t.push(poly[i].clone());
-                            t.push(poly[i + 1].clone());
+                            let t = vec![poly[0].clone(), poly[i].clone(), poly[i + 1].clone()];
                             out.push(Clipped {
                                 kind,
                                 verts: t,

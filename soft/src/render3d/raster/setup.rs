@@ -136,7 +136,7 @@ pub(crate) fn provoking(sf: &Sf, kind: ObjectKind, topology: u8) -> Result<usize
 fn invert_orientation(topology: u8, ordinal: u32) -> bool {
     match topology {
         topo::TRISTRIP | topo::TRISTRIP_ADJ => ordinal % 2 == 1,
-        topo::TRISTRIP_REVERSE => ordinal % 2 == 0,
+        topo::TRISTRIP_REVERSE => ordinal.is_multiple_of(2),
         _ => false,
     }
 }

@@ -102,10 +102,10 @@ pub(crate) fn subspans(
         if px < x0 || px > x1 || py < y0 || py > y1 {
             return false;
         }
-        if let Some(p) = stipple {
-            if !stipple_lit(p, px as i32, py as i32) {
-                return false;
-            }
+        if let Some(p) = stipple
+            && !stipple_lit(p, px as i32, py as i32)
+        {
+            return false;
         }
         let (sx, sy) = (px * one + off, py * one + off);
         obj.shapes.iter().any(|s: &Shape| s.covers(px, py, sx, sy))

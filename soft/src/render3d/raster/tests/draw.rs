@@ -368,10 +368,11 @@ fn sample_mask_and_stipple() {
     let mut rig = Rig::new();
     rig.wm.polygon_stipple_enable = true;
     // Only the leftmost column of the pattern, rows 0 and 2, offset by 1.
-    let mut p = baregpu_hal::gen6::commands::Cmd3dstatePolyStipplePattern::default();
-    p.polygon_stipple_pattern_row_1 = 1 << 31;
-    p.polygon_stipple_pattern_row_3 = 1 << 31;
-    rig.set(&p);
+    rig.set(&baregpu_hal::gen6::commands::Cmd3dstatePolyStipplePattern {
+        polygon_stipple_pattern_row_1: 1 << 31,
+        polygon_stipple_pattern_row_3: 1 << 31,
+        ..Default::default()
+    });
     rig.set(&baregpu_hal::gen6::commands::Cmd3dstatePolyStippleOffset {
         polygon_stipple_x_offset: 1,
         polygon_stipple_y_offset: 0,

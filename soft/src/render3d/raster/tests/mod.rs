@@ -54,9 +54,11 @@ impl Rig {
     /// output attribute read from VUE DW8, SIMD16 dispatch with
     /// perspective-pixel barycentrics and setup data at r6.
     pub fn new() -> Rig {
-        let mut bases = Bases::default();
-        bases.dynamic = DYNAMIC;
-        bases.instruction = 0x100_0000;
+        let bases = Bases {
+            dynamic: DYNAMIC,
+            instruction: 0x100_0000,
+            ..Default::default()
+        };
         let sf = Cmd3dstateSf {
             number_of_sf_output_attributes: 1,
             vertex_urb_entry_read_length: 1,

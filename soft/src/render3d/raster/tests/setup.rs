@@ -56,8 +56,8 @@ fn linear_and_flat_attribute_deltas() {
     rig.sf.triangle_strip_list_provoking_vertex_select = 2;
     let vs = verts([(1.0, 1.0), (9.0, 1.0), (1.0, 9.0)], A);
     let o = run(&mut rig, ObjectKind::Triangle, topo::TRILIST, 0, &vs, 2).unwrap();
-    for ch in 0..4 {
-        let [a1, a2, a0] = o.attrs[0][ch];
+    for (ch, d) in o.attrs[0].iter().enumerate() {
+        let [a1, a2, a0] = *d;
         assert_eq!(f(a0), A[0][0][ch]);
         assert_eq!(f(a1), A[1][0][ch] - A[0][0][ch]);
         assert_eq!(f(a2), A[2][0][ch] - A[0][0][ch]);

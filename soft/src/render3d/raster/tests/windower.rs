@@ -13,7 +13,8 @@ use crate::render3d::types::Vue;
 fn table_22_kernels() {
     let mut rig = Rig::new();
     // (8, 16, 32 enabled) -> (width, KSP index) per enabled width.
-    let cases: [((bool, bool, bool), &[(u8, usize)]); 6] = [
+    type Case = ((bool, bool, bool), &'static [(u8, usize)]);
+    let cases: [Case; 6] = [
         ((true, false, false), &[(8, 0)]),
         ((false, true, false), &[(16, 0)]),
         ((true, true, false), &[(8, 0), (16, 2)]),
