@@ -62,12 +62,7 @@ pub(crate) fn rasterize(
             "Number of SF Output Attributes differs between 3DSTATE_SF and 3DSTATE_WM",
         ));
     }
-    let constants = if st.wm.dispatch {
-        state::push_constants(env, &st)?
-    } else {
-        Vec::new()
-    };
-    let mut win = Windower::new(&st, constants, env.bases.instruction);
+    let mut win = Windower::new(&st, env.bases.instruction);
     let mut threads = Vec::new();
     for obj in objects {
         let n = vertex_count(obj.kind);

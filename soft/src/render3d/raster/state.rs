@@ -191,12 +191,15 @@ pub(crate) struct RasterState {
     pub cc_state: u32,
     pub ps_binding_table: u32,
     pub ps_samplers: u32,
-    /// CONSTANT_PS buffers: graphics address and 256-bit rows.
-    pub constants: Vec<(u64, u32)>,
+    /// The PS push constants, whole registers.
+    pub constants: Vec<u8>,
     pub dynamic_base: u64,
     /// 3DSTATE_DEPTH_BUFFER Surface Format (for the depth offset's units).
     pub depth_format: u32,
 }
+
+/// Where the front end keeps the push constants of 3DSTATE_CONSTANT_PS.
+pub(crate) const PCB_PS: &str = "PCB_PS";
 
 fn get<'a>(env: &'a DrawEnv<'_>, name: &'static str) -> Option<&'a [u32]> {
     env.packets.get(name)
@@ -429,46 +432,27 @@ impl RasterState {
         let sp: Cmd3dstateSamplerStatePointers =
             decode(env, "3DSTATE_SAMPLER_STATE_POINTERS does not decode")?.unwrap_or_default();
 
+        // The push constants 3DSTATE_CONSTANT_PS loaded when it executed
+        // (003 lines 40780-40999): the front end keeps them as dwords
+        // under PCB_PS (`front::state::pcb_name`), whole registers.
         let mut constants = Vec::new();
-        if let Some(k) = decode::<Cmd3dstateConstantPs>(env, "3DSTATE_CONSTANT_PS does not decode")?
-        {
-            // Buffer 0 is Dynamic State relative (INSTPM CONSTANT_BUFFER
-            // Address Offset Disable clear, the reset value; the model does
-            // not see INSTPM), buffers 1-3 graphics addresses; read lengths
-            // are "read length - 1" in 256-bit units (003 lines 40800-40999).
-            let dynamic = env.bases.dynamic;
-            let bufs = [
-                (
-                    k.buffer_0_valid,
-                    dynamic.wrapping_add(u64::from(k.pointer_to_ps_constant_buffer_0)),
-                    k.ps_constant_buffer_0_read_length,
-                ),
-                (
-                    k.buffer_1_valid,
-                    k.pointer_to_ps_constant_buffer_1,
-                    k.ps_constant_buffer_1_read_length,
-                ),
-                (
-                    k.buffer_2_valid,
-                    k.pointer_to_ps_constant_buffer_2,
-                    k.ps_constant_buffer_2_read_length,
-                ),
-                (
-                    k.buffer_3_valid,
-                    k.pointer_to_ps_constant_buffer_3,
-                    k.ps_constant_buffer_3_read_length,
-                ),
-            ];
-            for (valid, addr, len) in bufs {
-                if valid {
-                    constants.push((addr, len + 1));
+        let loaded = decode::<Cmd3dstateConstantPs>(env, "3DSTATE_CONSTANT_PS does not decode")?
+            .is_some_and(|k| {
+                k.buffer_0_valid || k.buffer_1_valid || k.buffer_2_valid || k.buffer_3_valid
+            });
+        match get(env, PCB_PS) {
+            Some(dw) => {
+                for d in dw {
+                    constants.extend_from_slice(&d.to_le_bytes());
                 }
+                constants.resize(constants.len().div_ceil(32) * 32, 0);
             }
-            if constants.iter().map(|c| c.1).sum::<u32>() > 64 {
+            None if loaded => {
                 return Err(DrawError::Invalid(
-                    "3DSTATE_CONSTANT_PS reads more than 64 registers",
+                    "3DSTATE_CONSTANT_PS without the push constants it loaded",
                 ));
             }
+            None => {}
         }
 
         Ok(RasterState {
@@ -580,19 +564,4 @@ pub(crate) fn scissor_rect(
         v.scissor_rectangle_x_max as i32,
         v.scissor_rectangle_y_max as i32,
     ])
-}
-
-/// Reads the push constants of the PS (CONSTANT_PS buffers in order) as
-/// whole registers.
-pub(crate) fn push_constants(
-    env: &mut DrawEnv<'_>,
-    st: &RasterState,
-) -> Result<Vec<u8>, DrawError> {
-    let mut out = Vec::new();
-    for &(addr, rows) in &st.constants {
-        let start = out.len();
-        out.resize(start + 32 * rows as usize, 0);
-        env.memory.read(addr, &mut out[start..])?;
-    }
-    Ok(out)
 }

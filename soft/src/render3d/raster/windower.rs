@@ -244,8 +244,6 @@ fn floats(v: impl Iterator<Item = f32>) -> [u32; 8] {
 /// Makes the threads of one object and hands its pixels on.
 pub(crate) struct Windower<'s> {
     st: &'s RasterState,
-    /// CONSTANT_PS data, whole registers.
-    constants: Vec<u8>,
     instruction_base: u64,
     /// R0.6: counts the threads the windower dispatched.
     thread_id: u32,
@@ -254,10 +252,9 @@ pub(crate) struct Windower<'s> {
 }
 
 impl<'s> Windower<'s> {
-    pub fn new(st: &'s RasterState, constants: Vec<u8>, instruction_base: u64) -> Self {
+    pub fn new(st: &'s RasterState, instruction_base: u64) -> Self {
         Windower {
             st,
-            constants,
             instruction_base,
             thread_id: 0,
             primitive_id: 0,
@@ -356,7 +353,7 @@ impl<'s> Windower<'s> {
             ));
         }
         r.resize(32 * start, 0);
-        r.extend_from_slice(&self.constants);
+        r.extend_from_slice(&st.constants);
         for a in &obj.attrs {
             let [x, y, z, w] = *a;
             put(&mut r, [x[0], x[1], 0, x[2], y[0], y[1], 0, y[2]]);

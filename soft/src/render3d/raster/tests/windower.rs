@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use baregpu_hal::gen6::commands::Cmd3dstateConstantPs;
 
 use super::super::windower::{kernels, pick_width};
-use super::{DYNAMIC, Recorder, Rig, reg_dw, reg_f, tri, vue};
+use super::{Recorder, Rig, reg_dw, reg_f, tri, vue};
 use crate::render3d::types::Vue;
 
 #[test]
@@ -67,10 +67,12 @@ fn payload_layout_simd8_with_every_phase() {
         ps_constant_buffer_0_read_length: 1,
         ..Default::default()
     });
-    let k: Vec<u32> = (0..16).map(|i| 0xc000 + i).collect();
-    rig.write(0x800, &k);
     let vs = strip();
     let objs = [tri([0, 1, 2], 0x05, 0), tri([1, 3, 2], 0x05, 1)];
+    // The front end loads the constants when the command executes.
+    assert!(rig.run(&vs, &objs, &mut Recorder::default()).is_err());
+    let k: Vec<u32> = (0..16).map(|i| 0xc000 + i).collect();
+    rig.extras.push(("PCB_PS", k));
     let threads = rig.run(&vs, &objs, &mut Recorder::default()).unwrap();
     assert!(!threads.is_empty());
     let t = &threads[0];
@@ -113,7 +115,6 @@ fn payload_layout_simd8_with_every_phase() {
     // x at v0 = 0, v1 = 8, v2 = 0.
     assert_eq!((a0, a1, a2), (0.0, 8.0, 0.0));
     assert_eq!(reg_f(&t.payload, 15, 7), 2.0);
-    let _ = DYNAMIC;
 }
 
 #[test]
