@@ -330,6 +330,18 @@ fn depth_bias(st: &RasterState, plane: &Plane) -> f32 {
     bias
 }
 
+/// The plane of a line from `p0` to `p1` (pixels): the third point beside
+/// the first, perpendicular to the line, with the first's depth and 1/w
+/// (and attributes, so a2 = 0).
+fn line_plane(p0: (f64, f64), p1: (f64, f64), s0: Screen, s1: Screen) -> Plane {
+    Plane {
+        x: [p0.0, p1.0, p0.0 - (p1.1 - p0.1)],
+        y: [p0.1, p1.1, p0.1 + (p1.0 - p0.0)],
+        z: [s0.z, s1.z, s0.z],
+        rhw: [s0.rhw, s1.rhw, s0.rhw],
+    }
+}
+
 fn line_shape(st: &RasterState, p0: (i64, i64), p1: (i64, i64), last: bool) -> Option<Shape> {
     if p0 == p1 {
         return None;
@@ -473,15 +485,7 @@ pub(crate) fn setup(
             let Some(shape) = line_shape(st, fixed[0], fixed[1], last) else {
                 return Ok(None);
             };
-            let (p0, p1) = (px(fixed[0]), px(fixed[1]));
-            // The third plane point: beside the first, perpendicular to the
-            // line, with the first's values (so a2 = 0).
-            let plane = Plane {
-                x: [p0.0, p1.0, p0.0 - (p1.1 - p0.1)],
-                y: [p0.1, p1.1, p0.1 + (p1.0 - p0.0)],
-                z: [scr[0].z, scr[1].z, scr[0].z],
-                rhw: [scr[0].rhw, scr[1].rhw, scr[0].rhw],
-            };
+            let plane = line_plane(px(fixed[0]), px(fixed[1]), scr[0], scr[1]);
             let (a, b) = (verts[0].as_slice(), verts[1].as_slice());
             let attrs = attributes(sf, [a, b, a], info.pv, bf_topology, false)?;
             Ok(Some(base(plane, vec![shape], bf_topology, attrs)))
@@ -512,15 +516,13 @@ pub(crate) fn setup(
             Ok(Some(base(plane, vec![shape], false, attrs)))
         }
         ObjectKind::Triangle => {
-            // Degenerate triangles (collinear, coincident) are dropped
-            // (003 lines 37871-37892); the model drops them in every fill
-            // mode, having no plane to interpolate on.
-            let a2 = area2(&fixed);
-            if a2 == 0 {
-                return Ok(None);
-            }
-            let cw = a2 > 0;
-            let front = (cw != sf.front_ccw) != invert_orientation(topology, info.ordinal);
+            // Degenerate triangles (collinear or coincident vertices) are
+            // dropped when SOLID fill applies, and count as back-facing
+            // (003 lines 37871-37905).
+            let degenerate = area2(&fixed) == 0;
+            let cw = area2(&fixed) > 0;
+            let front =
+                !degenerate && (cw != sf.front_ccw) != invert_orientation(topology, info.ordinal);
             let cull = match sf.cull {
                 Cull::Both => true,
                 Cull::None => false,
@@ -531,13 +533,43 @@ pub(crate) fn setup(
                 return Ok(None);
             }
             let back = !front;
-            let plane = Plane {
-                x: [px(fixed[0]).0, px(fixed[1]).0, px(fixed[2]).0],
-                y: [px(fixed[0]).1, px(fixed[1]).1, px(fixed[2]).1],
-                z: [scr[0].z, scr[1].z, scr[2].z],
-                rhw: [scr[0].rhw, scr[1].rhw, scr[2].rhw],
-            };
             let fill = if front { sf.front_fill } else { sf.back_fill };
+            // The interpolation plane: the triangle's, or for a degenerate
+            // one (wireframe or point fill) its longest edge's, as a line's.
+            let order = if degenerate {
+                if fill == Fill::Solid {
+                    return Ok(None);
+                }
+                let len = |i: usize, j: usize| {
+                    let (dx, dy) = (fixed[j].0 - fixed[i].0, fixed[j].1 - fixed[i].1);
+                    dx * dx + dy * dy
+                };
+                let (i, j) = [(0, 1), (1, 2), (2, 0)]
+                    .into_iter()
+                    .max_by_key(|&(i, j)| len(i, j))
+                    .unwrap_or((0, 1));
+                if len(i, j) == 0 {
+                    return Ok(None);
+                }
+                [i, j, i]
+            } else {
+                [0, 1, 2]
+            };
+            let plane = if degenerate {
+                line_plane(
+                    px(fixed[order[0]]),
+                    px(fixed[order[1]]),
+                    scr[order[0]],
+                    scr[order[1]],
+                )
+            } else {
+                Plane {
+                    x: [px(fixed[0]).0, px(fixed[1]).0, px(fixed[2]).0],
+                    y: [px(fixed[0]).1, px(fixed[1]).1, px(fixed[2]).1],
+                    z: [scr[0].z, scr[1].z, scr[2].z],
+                    rhw: [scr[0].rhw, scr[1].rhw, scr[2].rhw],
+                }
+            };
             let shapes: Vec<Shape> = match fill {
                 Fill::Solid => Shape::polygon(&fixed, Rule::TopLeft).into_iter().collect(),
                 Fill::Wireframe => {
@@ -555,7 +587,13 @@ pub(crate) fn setup(
                     })
                     .collect(),
             };
-            let attrs = attributes(sf, [&verts[0], &verts[1], &verts[2]], info.pv, back, false)?;
+            let attrs = attributes(
+                sf,
+                [&verts[order[0]], &verts[order[1]], &verts[order[2]]],
+                info.pv,
+                back,
+                false,
+            )?;
             let mut o = base(plane, shapes, back, attrs);
             let offset_on = match fill {
                 Fill::Solid => sf.depth_offset[0],

@@ -465,3 +465,20 @@ fn unmodelled_state_is_refused() {
             .is_err()
     );
 }
+
+#[test]
+fn upper_left_corner_sampling() {
+    // PIXLOC_UL_CORNER: samples at integer positions; a rectangle from
+    // (0.5, 0.5) to (2.5, 2.5) covers the samples (1, 1), (2, 1), (1, 2),
+    // (2, 2): pixels 1 and 2, where centre sampling gives 0 and 1.
+    let mut rig = Rig::new();
+    let (vs, o) = rect(0.5, 0.5, 2.5, 2.5);
+    let t = rig.run(&vs, &[o], &mut Recorder::default()).unwrap();
+    assert_eq!(lit_pixels(&all_dispatch(&t)), box_pixels(0, 0, 2, 2));
+    rig.set(&baregpu_hal::gen6::commands::Cmd3dstateMultisample {
+        pixel_location: 1,
+        ..Default::default()
+    });
+    let t = rig.run(&vs, &[o], &mut Recorder::default()).unwrap();
+    assert_eq!(lit_pixels(&all_dispatch(&t)), box_pixels(1, 1, 3, 3));
+}

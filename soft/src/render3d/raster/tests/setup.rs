@@ -250,3 +250,22 @@ fn wrap_shortest_and_depth_offset() {
     let o = run(&mut rig, ObjectKind::Triangle, topo::TRILIST, 0, &vs, 0).unwrap();
     assert_eq!(o.depth_bias, 0.01);
 }
+
+#[test]
+fn degenerate_triangles_outside_solid_fill() {
+    let mut rig = Rig::new();
+    let flat = verts([(1.0, 1.0), (5.0, 5.0), (9.0, 9.0)], A);
+    // Back-facing by definition: the back fill mode applies.
+    rig.sf.backface_fill_mode = 1;
+    let o = run(&mut rig, ObjectKind::Triangle, topo::TRILIST, 0, &flat, 0).unwrap();
+    assert!(o.back_facing);
+    assert_eq!(o.shapes.len(), 3);
+    // Interpolated along the longest edge, from v2 to v0.
+    assert_eq!((o.plane.x[0], o.plane.x[1]), (9.0, 1.0));
+    assert_eq!(f(o.attrs[0][0][0]), A[0][0][0] - A[2][0][0]);
+    assert_eq!(f(o.attrs[0][0][2]), A[2][0][0]);
+    assert_eq!(o.attrs[0][0][1], 0.0f32.to_bits());
+    // Culled as back-facing.
+    rig.sf.cull_mode = 3;
+    assert!(run(&mut rig, ObjectKind::Triangle, topo::TRILIST, 0, &flat, 0).is_none());
+}
