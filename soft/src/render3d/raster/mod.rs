@@ -46,7 +46,33 @@ pub(crate) fn rasterize(
     objects: &[Object],
     pixels: &mut dyn PixelBackend,
 ) -> Result<Vec<PixelThread>, DrawError> {
+    rasterize_counted(env, vues, objects, pixels).map(|(t, _)| t)
+}
+
+/// What the raster stages add to the pipeline statistics registers of a
+/// draw, each counted only when its unit's Statistics Enable is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RasterStatistics {
+    /// CL_INVOCATION_COUNT: objects the clipper received (it must be
+    /// enabled to count; 003 lines 36840-36871).
+    pub cl_invocations: u64,
+    /// CL_PRIMITIVES_COUNT: objects the SF received from the clipper,
+    /// counted by the SF (003 lines 39656-39674).
+    pub cl_primitives: u64,
+    /// PS_INVOCATION_COUNT: unmasked pixels dispatched to PS threads (003
+    /// lines 44586-44592).
+    pub ps_invocations: u64,
+}
+
+/// [`rasterize`], with the statistics the draw adds.
+pub(crate) fn rasterize_counted(
+    env: &mut DrawEnv,
+    vues: &[Vue],
+    objects: &[Object],
+    pixels: &mut dyn PixelBackend,
+) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
     let st = RasterState::decode(env)?;
+    let mut stats = RasterStatistics::default();
     if st.wm.depth_clear_or_resolve {
         return Err(DrawError::Unmodelled(
             "3DSTATE_WM depth buffer clear or resolve",
@@ -98,7 +124,13 @@ pub(crate) fn rasterize(
         } else {
             None
         };
+        if st.clip.enable && st.clip.statistics {
+            stats.cl_invocations += 1;
+        }
         for c in clip::clip_object(&st.clip, gb, obj.kind, verts)? {
+            if st.sf.statistics {
+                stats.cl_primitives += 1;
+            }
             let info = ObjectInfo {
                 kind: c.kind,
                 topology: obj.topology,
@@ -114,5 +146,11 @@ pub(crate) fn rasterize(
             }
         }
     }
-    Ok(threads)
+    if st.wm.statistics {
+        stats.ps_invocations = threads
+            .iter()
+            .map(|t| u64::from(t.pixels.mask.count_ones()))
+            .sum();
+    }
+    Ok((threads, stats))
 }

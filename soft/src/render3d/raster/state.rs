@@ -29,6 +29,7 @@ pub(crate) enum ClipMode {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Clip {
     pub enable: bool,
+    pub statistics: bool,
     /// APIMODE_D3D: z in [0, 1]; OGL: z in [-1, 1] (the VertexClipTest
     /// pseudo-code, 003 lines 36203-36211; the field table has them swapped).
     pub d3d: bool,
@@ -101,6 +102,7 @@ pub(crate) struct Sf {
     pub read_offset: u32,
     pub depth_offset: [bool; 3],
     pub legacy_depth_bias: bool,
+    pub statistics: bool,
     pub front_fill: Fill,
     pub back_fill: Fill,
     pub viewport_transform: bool,
@@ -136,11 +138,9 @@ pub(crate) struct Wm {
     pub ksp: [u32; 3],
     pub grf_start: [u32; 3],
     pub cr0: [u32; 2],
-    pub binding_table_entries: u32,
     pub scratch_base: u32,
     pub scratch_code: u8,
     pub statistics: bool,
-    pub kill_pixel: bool,
     pub computed_depth: bool,
     pub uses_source_depth: bool,
     pub dispatch: bool,
@@ -241,6 +241,7 @@ impl RasterState {
         };
         let clip = Clip {
             enable: c.clip_enable,
+            statistics: c.clipper_statistics_enable,
             d3d: c.api_mode == 1,
             viewport_xy: c.viewport_xy_cliptest_enable,
             viewport_z: c.viewport_z_cliptest_enable,
@@ -297,6 +298,7 @@ impl RasterState {
                 s.global_depth_offset_enable_point,
             ],
             legacy_depth_bias: s.legacy_global_depth_bias_enable,
+            statistics: s.statistics_enable,
             front_fill: fill(s.frontface_fill_mode)?,
             back_fill: fill(s.backface_fill_mode)?,
             viewport_transform: s.viewport_transform_enable,
@@ -353,11 +355,9 @@ impl RasterState {
                     | u32::from(w.maskstack_exception_enable) << 11
                     | u32::from(w.software_exception_enable) << 13,
             ],
-            binding_table_entries: w.binding_table_entry_count,
             scratch_base: w.scratch_space_base_pointer,
             scratch_code: w.per_thread_scratch_space as u8,
             statistics: w.statistics_enable,
-            kill_pixel: w.pixel_shader_kill_pixel,
             computed_depth: w.pixel_shader_computed_depth,
             uses_source_depth: w.pixel_shader_uses_source_depth,
             dispatch: w.thread_dispatch_enable,

@@ -12,6 +12,7 @@ use crate::render3d::types::ObjectKind;
 fn clip_state() -> Clip {
     Clip {
         enable: true,
+        statistics: false,
         d3d: false,
         viewport_xy: true,
         viewport_z: true,

@@ -482,3 +482,43 @@ fn upper_left_corner_sampling() {
     let t = rig.run(&vs, &[o], &mut Recorder::default()).unwrap();
     assert_eq!(lit_pixels(&all_dispatch(&t)), box_pixels(1, 1, 3, 3));
 }
+
+#[test]
+fn statistics_follow_their_enables() {
+    let mut rig = Rig::new();
+    rig.sf_viewport(0, VP);
+    rig.clip.clip_enable = true;
+    rig.clip.viewport_xy_cliptest_enable = true;
+    // One triangle inside, one rejected, one cut into a fan.
+    let ps: [[f32; 4]; 9] = [
+        [-0.5, -0.5, 0.0, 1.0],
+        [0.5, -0.5, 0.0, 1.0],
+        [-0.5, 0.5, 0.0, 1.0],
+        [2.0, 2.0, 0.0, 1.0],
+        [3.0, 2.0, 0.0, 1.0],
+        [2.0, 3.0, 0.0, 1.0],
+        [0.0, 0.0, 0.0, 1.0],
+        [3.0, 0.0, 0.0, 1.0],
+        [0.0, -3.0, 0.0, 1.0],
+    ];
+    let vs: Vec<Vue> = ps.iter().map(|p| vue(*p, &[[0.0; 4]])).collect();
+    let objs = [
+        tri([0, 1, 2], 4, 0),
+        tri([3, 4, 5], 4, 1),
+        tri([6, 7, 8], 4, 2),
+    ];
+    let (_, s) = rig
+        .run_counted(&vs, &objs, &mut Recorder::default())
+        .unwrap();
+    assert_eq!(s, Default::default());
+    rig.clip.clipper_statistics_enable = true;
+    rig.sf.statistics_enable = true;
+    rig.wm.statistics_enable = true;
+    let (t, s) = rig
+        .run_counted(&vs, &objs, &mut Recorder::default())
+        .unwrap();
+    assert_eq!(s.cl_invocations, 3);
+    // The third triangle, cut by x = 1 and y = -1, is a quad: two.
+    assert_eq!(s.cl_primitives, 1 + 2);
+    assert_eq!(s.ps_invocations, lit_pixels(&all_dispatch(&t)).len() as u64);
+}

@@ -177,6 +177,24 @@ impl Rig {
     }
 }
 
+impl Rig {
+    /// Runs `rasterize_counted` on the objects.
+    pub fn run_counted(
+        &mut self,
+        vues: &[Vue],
+        objects: &[Object],
+        om: &mut Recorder,
+    ) -> Result<(Vec<PixelThread>, super::RasterStatistics), DrawError> {
+        self.pack();
+        let mut env = DrawEnv {
+            packets: &self.packets,
+            bases: &self.bases,
+            memory: &mut self.mem,
+        };
+        super::rasterize_counted(&mut env, vues, objects, om)
+    }
+}
+
 /// A vertex entry: zero header (with VPIndex and point width), position,
 /// then attributes (4 dwords each) from DW8.
 pub(super) fn vue(pos: [f32; 4], attrs: &[[f32; 4]]) -> Vue {
