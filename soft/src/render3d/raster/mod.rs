@@ -90,7 +90,12 @@ pub(crate) fn rasterize_counted(
     }
     let mut win = Windower::new(&st, env.bases.instruction);
     let mut threads = Vec::new();
-    for obj in objects {
+    for (k, obj) in objects.iter().enumerate() {
+        // The next object continues the same strip when it counts on from
+        // this one in the same topology.
+        let last_in_primitive = objects
+            .get(k + 1)
+            .is_none_or(|n| n.topology != obj.topology || n.ordinal != obj.ordinal + 1);
         let n = vertex_count(obj.kind);
         let mut verts = Vec::with_capacity(n);
         for &i in &obj.v[..n] {
@@ -135,6 +140,7 @@ pub(crate) fn rasterize_counted(
                 kind: c.kind,
                 topology: obj.topology,
                 ordinal: obj.ordinal,
+                last_in_primitive,
                 pv: &pv,
                 vp_index,
                 rta_index,

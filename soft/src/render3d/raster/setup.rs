@@ -96,6 +96,8 @@ pub(crate) struct ObjectInfo<'a> {
     pub topology: u8,
     /// Its ordinal in its strip (winding parity).
     pub ordinal: u32,
+    /// It ends its primitive (no object of its strip follows).
+    pub last_in_primitive: bool,
     /// The provoking vertex's entry (flat attributes come from it, also
     /// when the clipper replaced the object's vertices).
     pub pv: &'a [u32],
@@ -478,10 +480,10 @@ pub(crate) fn setup(
             if st.wm.line_stipple {
                 return Err(DrawError::Unmodelled("line stipple"));
             }
-            // Last Pixel Enable: the end pixel of each LINELIST line; in
-            // strips only the last line's, which the objects do not mark,
-            // so strip lines never light their end pixel here.
-            let last = sf.last_pixel && matches!(topology, topo::LINELIST | topo::LINELIST_ADJ);
+            // Last Pixel Enable: the end pixel of each LINELIST line, of
+            // the last line only in strips (003 lines 38060-38075).
+            let list = matches!(topology, topo::LINELIST | topo::LINELIST_ADJ);
+            let last = sf.last_pixel && (list || info.last_in_primitive);
             let Some(shape) = line_shape(st, fixed[0], fixed[1], last) else {
                 return Ok(None);
             };

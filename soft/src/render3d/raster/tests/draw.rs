@@ -522,3 +522,30 @@ fn statistics_follow_their_enables() {
     assert_eq!(s.cl_primitives, 1 + 2);
     assert_eq!(s.ps_invocations, lit_pixels(&all_dispatch(&t)).len() as u64);
 }
+
+#[test]
+fn last_pixel_of_a_line_strip() {
+    let mut rig = Rig::new();
+    rig.sf.last_pixel_enable = true;
+    let c = |x: f32| vue([x + 0.5, 2.5, 0.0, 1.0], &[[0.0; 4]]);
+    let vs: Vec<Vue> = [c(0.0), c(3.0), c(6.0)].into();
+    let line = |v: [u32; 3], topology: u8, ordinal: u32| Object {
+        kind: ObjectKind::Line,
+        v,
+        topology,
+        ordinal,
+    };
+    // A strip of two lines: the shared pixel once, the end pixel lit.
+    let strip = [line([0, 1, 1], 0x03, 0), line([1, 2, 2], 0x03, 1)];
+    let t = rig.run(&vs, &strip, &mut Recorder::default()).unwrap();
+    let lit = lit_pixels(&all_dispatch(&t));
+    assert_eq!(lit, box_pixels(0, 2, 7, 3));
+    // As a list, every line lights its end pixel: pixel 3 twice.
+    let list = [line([0, 1, 1], 0x02, 0), line([1, 2, 2], 0x02, 1)];
+    let t = rig.run(&vs, &list, &mut Recorder::default()).unwrap();
+    assert_eq!(lit_pixels(&all_dispatch(&t)).len(), 8);
+    // Without Last Pixel Enable the strip's end pixel stays dark.
+    rig.sf.last_pixel_enable = false;
+    let t = rig.run(&vs, &strip, &mut Recorder::default()).unwrap();
+    assert_eq!(lit_pixels(&all_dispatch(&t)), box_pixels(0, 2, 6, 3));
+}
