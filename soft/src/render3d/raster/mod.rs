@@ -8,6 +8,15 @@
 //! MSRASTMODE_ON modes), anti-aliased lines, line stipple, the PrimID
 //! attribute override, RECTLIST rectangles that must be clipped, and the
 //! depth clear/resolve operations of 3DSTATE_WM.
+//!
+//! Model choices where the manual is silent: the clipper cuts must-clip
+//! objects against the guardband (the viewport when the guardband test is
+//! off), the enabled z planes, the clip-test distances and w > 0, and new
+//! vertices take every dword after the header by linear interpolation in
+//! clip space (so non-perspective attributes of clipped triangles are not
+//! screen-linear across the cut); the windower dispatches the widest
+//! enabled width, the narrowest that holds the rest for an object's last
+//! subspans; objects are traversed in rows of subspans, top to bottom.
 
 mod clip;
 mod coverage;
