@@ -11,10 +11,12 @@
 //!
 //! Model choices where the manual is silent: the clipper cuts must-clip
 //! objects against the guardband (the viewport when the guardband test is
-//! off), the enabled z planes, the clip-test distances and w > 0, and new
+//! off), the enabled z planes, the clip-test distances and w > 0; new
 //! vertices take every dword after the header by linear interpolation in
-//! clip space (so non-perspective attributes of clipped triangles are not
-//! screen-linear across the cut); the windower dispatches the widest
+//! clip space, and with Non-Perspective Barycentric Enable the linear
+//! barycentrics of cut triangles are mapped so that non-perspective
+//! attributes stay linear in window space across the cut (without it they
+//! are linear per piece); the windower dispatches the widest
 //! enabled width, the narrowest that holds the rest for an object's last
 //! subspans; objects are traversed in rows of subspans, top to bottom.
 
@@ -150,6 +152,7 @@ pub(crate) fn rasterize_counted(
                 topology: obj.topology,
                 ordinal: obj.ordinal,
                 last_in_primitive,
+                weights: &c.weights,
                 pv: &pv,
                 vp_index,
                 rta_index,

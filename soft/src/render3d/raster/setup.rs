@@ -84,6 +84,11 @@ pub(crate) struct SetupObject {
     pub back_facing: bool,
     /// Polygon stipple applies.
     pub stipple: bool,
+    /// For a cut triangle with Non-Perspective Barycentric Enable: the
+    /// matrix taking its own screen barycentrics to the non-perspective
+    /// barycentrics that, with its attribute deltas, give the window-space
+    /// interpolation of the original vertices' values.
+    pub linear_map: Option<[[f64; 3]; 3]>,
     pub vp_index: u32,
     pub rta_index: u32,
     pub topology: u8,
@@ -98,6 +103,9 @@ pub(crate) struct ObjectInfo<'a> {
     pub ordinal: u32,
     /// It ends its primitive (no object of its strip follows).
     pub last_in_primitive: bool,
+    /// For an object the clipper cut: its vertices' clip-space and
+    /// window-space weights over the original vertices; empty otherwise.
+    pub weights: &'a [[[f32; 3]; 2]],
     /// The provoking vertex's entry (flat attributes come from it, also
     /// when the clipper replaced the object's vertices).
     pub pv: &'a [u32],
@@ -296,6 +304,38 @@ fn to_screen(st: &RasterState, info: &ObjectInfo<'_>, dw: &[u32]) -> Option<Scre
     })
 }
 
+/// `D · C⁻¹` for a cut triangle whose vertex k weighs `c_k` over the
+/// original vertices in clip space and `d_k` in window space: with
+/// barycentrics ν over the cut triangle, μ = ν·D·C⁻¹ satisfies
+/// Σ μ_k c_k = Σ ν_k d_k, so the deltas of the cut triangle's values (made
+/// with `c`) interpolate as the window-space values (`d`) would.
+fn linear_map(w: &[[[f32; 3]; 2]]) -> Option<[[f64; 3]; 3]> {
+    let c: [[f64; 3]; 3] = [0, 1, 2].map(|k| w[k][0].map(f64::from));
+    let d: [[f64; 3]; 3] = [0, 1, 2].map(|k| w[k][1].map(f64::from));
+    let det = c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1])
+        - c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0])
+        + c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0]);
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    // The inverse by cofactors.
+    let mut inv = [[0.0; 3]; 3];
+    for (i, row) in inv.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            let (r0, r1) = ((j + 1) % 3, (j + 2) % 3);
+            let (c0, c1) = ((i + 1) % 3, (i + 2) % 3);
+            *x = (c[r0][c0] * c[r1][c1] - c[r0][c1] * c[r1][c0]) / det;
+        }
+    }
+    let mut m = [[0.0; 3]; 3];
+    for (i, row) in m.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            *x = (0..3).map(|k| d[i][k] * inv[k][j]).sum();
+        }
+    }
+    Some(m)
+}
+
 /// Global depth offset for triangles (003 lines 42180-42228): the
 /// constant in units of the depth buffer format plus the scale times the
 /// largest depth slope, clamped.
@@ -445,6 +485,7 @@ pub(crate) fn setup(
         depth_bias: 0.0,
         back_facing: back,
         stipple: false,
+        linear_map: None,
         vp_index: info.vp_index,
         rta_index: info.rta_index,
         topology,
@@ -604,6 +645,9 @@ pub(crate) fn setup(
             };
             if offset_on {
                 o.depth_bias = depth_bias(st, &plane);
+            }
+            if st.clip.non_perspective && !degenerate && info.weights.len() == 3 {
+                o.linear_map = linear_map(info.weights);
             }
             o.stipple = st.wm.polygon_stipple
                 && matches!(

@@ -40,6 +40,9 @@ pub(crate) struct Clip {
     pub ucd_cull: u8,
     pub mode: ClipMode,
     pub perspective_divide_disable: bool,
+    /// Non-Perspective Barycentric Enable: clipped objects keep their
+    /// non-perspective interpolation.
+    pub non_perspective: bool,
     /// U8.3 pixels, as floats.
     pub min_point_width: f32,
     pub max_point_width: f32,
@@ -250,6 +253,7 @@ impl RasterState {
             ucd_cull: c.user_clip_distance_cull_test_enable_bitmask as u8,
             mode,
             perspective_divide_disable: c.perspective_divide_disable,
+            non_perspective: c.non_perspective_barycentric_enable,
             min_point_width: ufixed(c.minimum_point_width, 3),
             max_point_width: ufixed(c.maximum_point_width, 3),
             force_zero_rta: c.force_zero_rtaindex_enable,

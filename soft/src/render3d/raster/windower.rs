@@ -215,7 +215,11 @@ fn slots(st: &RasterState, obj: &SetupObject, spans: &[Subspan]) -> Slots {
                 l[2] * f64::from(p.rhw[2]),
             ];
             let sum = wgt[0] + wgt[1] + wgt[2];
-            s.linear[slot] = [l[1] as f32, l[2] as f32];
+            let lin = match obj.linear_map {
+                Some(m) => [0, 1, 2].map(|j| (0..3).map(|k| l[k] * m[k][j]).sum::<f64>()),
+                None => l,
+            };
+            s.linear[slot] = [lin[1] as f32, lin[2] as f32];
             s.persp[slot] = [(wgt[1] / sum) as f32, (wgt[2] / sum) as f32];
             let z = f64::from(p.z[0])
                 + l[1] * f64::from(p.z[1] - p.z[0])

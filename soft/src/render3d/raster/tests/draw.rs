@@ -549,3 +549,67 @@ fn last_pixel_of_a_line_strip() {
     let t = rig.run(&vs, &strip, &mut Recorder::default()).unwrap();
     assert_eq!(lit_pixels(&all_dispatch(&t)), box_pixels(0, 2, 6, 3));
 }
+
+/// The largest difference, over the lit slots of `threads`, between the
+/// attribute the payload's linear barycentrics give (setup data at r6) and
+/// the window-space interpolation over the original triangle `ps`.
+fn linear_error(threads: &[PixelThread], ps: [[f32; 4]; 3], attr: [f32; 3]) -> f64 {
+    let s: Vec<(f64, f64, f64)> = ps.iter().map(|p| screen(*p)).collect();
+    let mut worst: f64 = 0.0;
+    for t in threads {
+        let (a1, a2, a0) = (
+            reg_f(&t.payload, 6, 0),
+            reg_f(&t.payload, 6, 1),
+            reg_f(&t.payload, 6, 3),
+        );
+        for slot in 0..16 {
+            if t.pixels.mask >> slot & 1 == 0 {
+                continue;
+            }
+            let c = t.pixels.corners[slot / 4];
+            let px = f64::from(c & 0xffff) + (slot & 1) as f64 + 0.5;
+            let py = f64::from(c >> 16) + ((slot >> 1) & 1) as f64 + 0.5;
+            let area =
+                (s[1].0 - s[0].0) * (s[2].1 - s[0].1) - (s[2].0 - s[0].0) * (s[1].1 - s[0].1);
+            let l1 = ((px - s[0].0) * (s[2].1 - s[0].1) - (s[2].0 - s[0].0) * (py - s[0].1)) / area;
+            let l2 = ((s[1].0 - s[0].0) * (py - s[0].1) - (px - s[0].0) * (s[1].1 - s[0].1)) / area;
+            let want = f64::from(attr[0]) * (1.0 - l1 - l2)
+                + f64::from(attr[1]) * l1
+                + f64::from(attr[2]) * l2;
+            let (r, k) = (2 + 2 * (slot / 8), slot % 8);
+            let got = a0 + a1 * reg_f(&t.payload, r, k) + a2 * reg_f(&t.payload, r + 1, k);
+            worst = worst.max((f64::from(got) - want).abs());
+        }
+    }
+    worst
+}
+
+#[test]
+fn non_perspective_interpolation_survives_clipping() {
+    let mut rig = Rig::new();
+    rig.sf_viewport(0, VP);
+    rig.clip.clip_enable = true;
+    rig.clip.viewport_xy_cliptest_enable = true;
+    // Linear-pixel barycentrics only.
+    rig.wm.barycentric_interpolation_mode = 1 << 3;
+    // Strong perspective, cut by the right edge x = w.
+    let ps = [
+        [-0.5, -0.5, 0.0, 1.0],
+        [6.0, -1.0, 0.0, 4.0],
+        [-0.5, 0.75, 0.0, 1.0],
+    ];
+    let attr = [0.0, 10.0, 3.0];
+    let vs: Vec<Vue> = (0..3)
+        .map(|i| vue(ps[i], &[[attr[i], 0.0, 0.0, 1.0]]))
+        .collect();
+    let objs = [tri([0, 1, 2], 0x04, 0)];
+    let threads = rig.run(&vs, &objs, &mut Recorder::default()).unwrap();
+    assert!(threads.len() > 2);
+    // Without the enable the cut pieces interpolate their own (clip-space)
+    // vertex values linearly: visibly off.
+    assert!(linear_error(&threads, ps, attr) > 0.05);
+    rig.clip.non_perspective_barycentric_enable = true;
+    let threads = rig.run(&vs, &objs, &mut Recorder::default()).unwrap();
+    let e = linear_error(&threads, ps, attr);
+    assert!(e < 1e-3, "error {e}");
+}
