@@ -82,8 +82,12 @@ pub(crate) fn rasterize_counted(
     objects: &[Object],
     pixels: &mut dyn PixelBackend,
 ) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
-    let st = RasterState::decode(env)?;
     let mut stats = RasterStatistics::default();
+    if objects.is_empty() {
+        // Nothing reaches the clipper: its state is not looked at.
+        return Ok((Vec::new(), stats));
+    }
+    let st = RasterState::decode(env)?;
     if st.wm.depth_clear_or_resolve {
         return Err(DrawError::Unmodelled(
             "3DSTATE_WM depth buffer clear or resolve",
