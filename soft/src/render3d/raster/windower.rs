@@ -272,6 +272,7 @@ impl<'s> Windower<'s> {
         spans: &[Subspan],
         simd: u8,
         ksp: usize,
+        s: &Slots,
     ) -> Result<Vec<u8>, DrawError> {
         let st = self.st;
         let wm = &st.wm;
@@ -310,7 +311,6 @@ impl<'s> Windower<'s> {
             dw[7] = mask << 16 | mask;
             put(&mut r, dw);
         }
-        let s = slots(st, obj, spans);
         // Per 16 slots: barycentrics (mode order), source depth, source W,
         // position offsets.
         let per = usize::from(simd.min(16));
@@ -369,8 +369,7 @@ impl<'s> Windower<'s> {
         Ok(r)
     }
 
-    fn dispatch_of(&self, obj: &SetupObject, spans: &[Subspan], simd: u8) -> PixelDispatch {
-        let s = slots(self.st, obj, spans);
+    fn dispatch_of(obj: &SetupObject, spans: &[Subspan], simd: u8, s: &Slots) -> PixelDispatch {
         let mut corners = [0u32; 8];
         let mut mask = 0u32;
         for (k, ss) in spans.iter().enumerate() {
@@ -404,7 +403,7 @@ impl<'s> Windower<'s> {
         let wm = &self.st.wm;
         if !wm.dispatch {
             for group in spans.chunks(4) {
-                let d = self.dispatch_of(obj, group, 16);
+                let d = Self::dispatch_of(obj, group, 16, &slots(self.st, obj, group));
                 pixels
                     .depth_stencil_only(env.memory, &d)
                     .map_err(|e| match e {
@@ -423,7 +422,8 @@ impl<'s> Windower<'s> {
             let n = (usize::from(simd) / 4).min(spans.len() - at);
             let group = &spans[at..at + n];
             at += n;
-            let payload = self.payload(obj, group, simd, ksp)?;
+            let s = slots(self.st, obj, group);
+            let payload = self.payload(obj, group, simd, ksp, &s)?;
             let dispatch_mask = if n >= 8 {
                 u32::MAX
             } else {
@@ -433,7 +433,7 @@ impl<'s> Windower<'s> {
                 kernel: self.instruction_base.wrapping_add(u64::from(wm.ksp[ksp])),
                 payload,
                 dispatch_mask,
-                pixels: self.dispatch_of(obj, group, simd),
+                pixels: Self::dispatch_of(obj, group, simd, &s),
                 cr0: wm.cr0,
                 ffid: FFID_WM,
                 binding_table: self.st.ps_binding_table,
