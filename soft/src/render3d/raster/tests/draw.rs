@@ -613,3 +613,108 @@ fn non_perspective_interpolation_survives_clipping() {
     let e = linear_error(&threads, ps, attr);
     assert!(e < 1e-3, "error {e}");
 }
+
+/// Random state and vertices (NaN, infinities, huge values, reserved
+/// encodings) end in threads or an error, never a panic.
+#[test]
+fn random_state_and_vertices_do_not_panic() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        7.25,
+        -3.5,
+        1.0e30,
+        -1.0e30,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE,
+        1.0e-30,
+    ];
+    let (mut ran, mut drew) = (0, 0);
+    for _ in 0..400 {
+        let mut rig = Rig::new();
+        rig.sf_viewport(0, VP);
+        rig.clip_viewport(0, [-2.0, 2.0, -2.0, 2.0]);
+        let mut sf = [0u32; 20];
+        let mut wm = [0u32; 9];
+        let mut clip = [0u32; 4];
+        for d in sf.iter_mut().chain(wm.iter_mut()).chain(clip.iter_mut()) {
+            *d = next() as u32;
+        }
+        // Mostly decodable: valid fill modes, clip mode, read length,
+        // matching output counts, 1X rasterisation, no depth clears, the
+        // setup data past the largest header; the rest random.
+        sf[1] = (sf[1] & !(0x3f << 22)) | (sf[1] >> 22 & 0xf) << 22 | 1 << 11;
+        sf[2] &= !(1 << 6 | 1 << 4);
+        sf[3] &= !(3 << 8);
+        clip[2] = (clip[2] & !(7 << 13)) | [0, 3, 4][(clip[2] >> 13) as usize % 3] << 13;
+        wm[4] = (wm[4] & !(0x5f << 27 | 0x7f7f7f)) | 40 << 16 | 40 << 8 | 40;
+        wm[5] = (wm[5] & !(7 | 1 << 11)) | 1 << 19 | [1, 2, 3, 6, 7][(wm[5] & 7) as usize % 5];
+        sf[3] &= !(1 << 31);
+        sf[4] &= !(1 << 30 | 1 << 28 | 1 << 26);
+        wm[6] = (wm[6] & !(0x3f << 20 | 3 << 1)) | (sf[1] >> 22 & 0xf) << 20;
+        // Keep the headers (the commands' identities).
+        let mut put = |name: &'static str, dw: &mut [u32], header: u32| {
+            dw[0] = header;
+            rig.extras.push((name, dw.to_vec()));
+        };
+        put("3DSTATE_SF", &mut sf, 0x7813_0012);
+        put("3DSTATE_WM", &mut wm, 0x7814_0007);
+        put("3DSTATE_CLIP", &mut clip, 0x7812_0002);
+        let vs: Vec<Vue> = (0..6)
+            .map(|_| {
+                let mut f = || {
+                    let r = next();
+                    if r % 3 == 0 {
+                        specials[(r >> 8) as usize % specials.len()]
+                    } else {
+                        ((r >> 16) % 4000) as f32 / 1000.0 - 2.0
+                    }
+                };
+                let p = [f(), f(), f(), f()];
+                let mut v = vue(p, &[[f(), f(), f(), f()], [f(), f(), f(), f()]]);
+                v.dw[1] = f().to_bits();
+                v.dw[2] = f().to_bits() % 20;
+                v.dw[3] = f().to_bits();
+                v
+            })
+            .collect();
+        let objs: Vec<Object> = (0..4)
+            .map(|k| {
+                let r = next();
+                Object {
+                    kind: [
+                        ObjectKind::Point,
+                        ObjectKind::Line,
+                        ObjectKind::Triangle,
+                        ObjectKind::Rectangle,
+                    ][r as usize % 4],
+                    v: [
+                        (r >> 8) as u32 % 6,
+                        (r >> 16) as u32 % 6,
+                        (r >> 24) as u32 % if k == 3 { 7 } else { 6 },
+                    ],
+                    topology: (r >> 32) as u8 % 0x18,
+                    ordinal: k,
+                }
+            })
+            .collect();
+        if let Ok(t) = rig.run(&vs, &objs, &mut Recorder::default()) {
+            ran += 1;
+            drew += usize::from(!t.is_empty());
+        }
+    }
+    // The draws got past decoding and some drew.
+    assert!(ran > 100 && drew > 20, "{ran} ran, {drew} drew");
+}
