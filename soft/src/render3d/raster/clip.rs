@@ -6,6 +6,7 @@
 //! A vertex here is its whole URB entry (header DW0-3, position DW4-7, clip
 //! distances DW8-15 when the clip/cull masks read them, then the rest).
 
+use alloc::vec;
 use alloc::vec::Vec;
 
 use super::state::{Clip, ClipMode};
@@ -249,39 +250,62 @@ fn planes(clip: &Clip, gb: [f32; 4], or: u32) -> Vec<Plane> {
     v
 }
 
-/// The vertex a fraction `t` of the way from `a` to `b`: every dword from
-/// the position on interpolated as a float, the header (RTAIndex, VPIndex,
-/// point width) kept from `a`.
-fn lerp(a: &[u32], b: &[u32], t: f32) -> Vec<u32> {
-    let n = a.len().max(b.len());
-    let mut out = Vec::with_capacity(n);
+/// A vertex in the clipper: its entry, and its weights over the object's
+/// original vertices in clip space (`c`, how its dwords were made) and in
+/// window space (`d`, what a non-perspective attribute has there).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CVert {
+    pub dw: Vec<u32>,
+    pub c: [f32; 3],
+    pub d: [f32; 3],
+}
+
+/// The vertex a fraction `t` of the way from `a` to `b` in clip space:
+/// every dword from the position on interpolated as a float, the header
+/// (RTAIndex, VPIndex, point width) kept from `a`. In window space the
+/// same point lies `t·wb / ((1 - t)·wa + t·wb)` of the way.
+fn lerp(a: &CVert, b: &CVert, t: f32) -> CVert {
+    let n = a.dw.len().max(b.dw.len());
+    let mut dw = Vec::with_capacity(n);
     for i in 0..n {
-        let x = a.get(i).copied().unwrap_or(0);
+        let x = a.dw.get(i).copied().unwrap_or(0);
         if i < 4 {
-            out.push(x);
+            dw.push(x);
             continue;
         }
         let fa = f32::from_bits(x);
-        let fb = f32::from_bits(b.get(i).copied().unwrap_or(0));
-        out.push((fa + (fb - fa) * t).to_bits());
+        let fb = f32::from_bits(b.dw.get(i).copied().unwrap_or(0));
+        dw.push((fa + (fb - fa) * t).to_bits());
     }
-    out
+    let (wa, wb) = (position(&a.dw)[3], position(&b.dw)[3]);
+    let s = t * wb / ((1.0 - t) * wa + t * wb);
+    let mix = |p: [f32; 3], q: [f32; 3], f: f32| [0, 1, 2].map(|i| p[i] + (q[i] - p[i]) * f);
+    CVert {
+        dw,
+        c: mix(a.c, b.c, t),
+        d: mix(a.d, b.d, s),
+    }
+}
+
+impl Plane {
+    fn at(self, v: &CVert) -> f32 {
+        self.eval(&v.dw)
+    }
 }
 
 /// Sutherland-Hodgman against each plane in turn; a polygon (triangle) or
 /// a segment (line) comes back, maybe empty.
-fn clip_polygon(mut poly: Vec<Vec<u32>>, planes: &[Plane], closed: bool) -> Vec<Vec<u32>> {
+fn clip_polygon(mut poly: Vec<CVert>, planes: &[Plane], closed: bool) -> Vec<CVert> {
     for &pl in planes {
         if poly.is_empty() {
             break;
         }
         let n = poly.len();
         let mut out = Vec::with_capacity(n + 2);
-        let edges = if closed { n } else { n - 1 };
         if !closed {
             // A segment: keep the inside part.
             let (a, b) = (&poly[0], &poly[1]);
-            let (da, db) = (pl.eval(a), pl.eval(b));
+            let (da, db) = (pl.at(a), pl.at(b));
             if da < 0.0 && db < 0.0 {
                 return Vec::new();
             }
@@ -300,10 +324,10 @@ fn clip_polygon(mut poly: Vec<Vec<u32>>, planes: &[Plane], closed: bool) -> Vec<
             poly = out;
             continue;
         }
-        for i in 0..edges {
+        for i in 0..n {
             let a = &poly[i];
             let b = &poly[(i + 1) % n];
-            let (da, db) = (pl.eval(a), pl.eval(b));
+            let (da, db) = (pl.at(a), pl.at(b));
             if da >= 0.0 {
                 out.push(a.clone());
             }
@@ -334,6 +358,20 @@ pub(crate) struct Clipped {
     pub verts: Vec<Vec<u32>>,
     /// It was cut by the clipper (its vertices are new).
     pub clipped: bool,
+    /// For cut objects, each vertex's clip-space and window-space weights
+    /// over the original vertices ([`CVert`]).
+    pub weights: Vec<[[f32; 3]; 2]>,
+}
+
+impl Clipped {
+    fn cut(kind: ObjectKind, v: Vec<CVert>) -> Clipped {
+        Clipped {
+            kind,
+            weights: v.iter().map(|v| [v.c, v.d]).collect(),
+            verts: v.into_iter().map(|v| v.dw).collect(),
+            clipped: true,
+        }
+    }
 }
 
 /// Runs the clipper on one object whose vertices are `verts` (1, 2 or 3
@@ -345,13 +383,24 @@ pub(crate) fn clip_object(
     verts: Vec<Vec<u32>>,
 ) -> Result<Vec<Clipped>, DrawError> {
     let pass = |verts: Vec<Vec<u32>>| {
-        let mut v = Vec::new();
-        v.push(Clipped {
+        vec![Clipped {
             kind,
             verts,
             clipped: false,
-        });
-        v
+            weights: Vec::new(),
+        }]
+    };
+    // Each original vertex weighs 1 on itself.
+    let originals = |verts: Vec<Vec<u32>>| -> Vec<CVert> {
+        verts
+            .into_iter()
+            .enumerate()
+            .map(|(i, dw)| {
+                let mut e = [0.0; 3];
+                e[i] = 1.0;
+                CVert { dw, c: e, d: e }
+            })
+            .collect()
     };
     if !clip.enable {
         // The stage is off: objects pass untested (the SF still drops NaN
@@ -381,32 +430,19 @@ pub(crate) fn clip_object(
                         Ok(if inside { pass(verts) } else { Vec::new() })
                     }
                     ObjectKind::Line => {
-                        let seg = clip_polygon(verts, &pl, false);
+                        let seg = clip_polygon(originals(verts), &pl, false);
                         Ok(if seg.len() == 2 {
-                            let mut v = Vec::new();
-                            v.push(Clipped {
-                                kind,
-                                verts: seg,
-                                clipped: true,
-                            });
-                            v
+                            vec![Clipped::cut(kind, seg)]
                         } else {
                             Vec::new()
                         })
                     }
                     ObjectKind::Triangle => {
-                        let poly = clip_polygon(verts, &pl, true);
+                        let poly = clip_polygon(originals(verts), &pl, true);
                         let mut out = Vec::new();
                         for i in 1..poly.len().saturating_sub(1) {
-                            let mut t = Vec::with_capacity(3);
-                            t.push(poly[0].clone());
-                            t.push(poly[i].clone());
-                            t.push(poly[i + 1].clone());
-                            out.push(Clipped {
-                                kind,
-                                verts: t,
-                                clipped: true,
-                            });
+                            let t = vec![poly[0].clone(), poly[i].clone(), poly[i + 1].clone()];
+                            out.push(Clipped::cut(kind, t));
                         }
                         Ok(out)
                     }

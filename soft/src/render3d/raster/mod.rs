@@ -8,6 +8,17 @@
 //! MSRASTMODE_ON modes), anti-aliased lines, line stipple, the PrimID
 //! attribute override, RECTLIST rectangles that must be clipped, and the
 //! depth clear/resolve operations of 3DSTATE_WM.
+//!
+//! Model choices where the manual is silent: the clipper cuts must-clip
+//! objects against the guardband (the viewport when the guardband test is
+//! off), the enabled z planes, the clip-test distances and w > 0; new
+//! vertices take every dword after the header by linear interpolation in
+//! clip space, and with Non-Perspective Barycentric Enable the linear
+//! barycentrics of cut triangles are mapped so that non-perspective
+//! attributes stay linear in window space across the cut (without it they
+//! are linear per piece); the windower dispatches the widest
+//! enabled width, the narrowest that holds the rest for an object's last
+//! subspans; objects are traversed in rows of subspans, top to bottom.
 
 mod clip;
 mod coverage;
@@ -46,6 +57,36 @@ pub(crate) fn rasterize(
     objects: &[Object],
     pixels: &mut dyn PixelBackend,
 ) -> Result<Vec<PixelThread>, DrawError> {
+    rasterize_counted(env, vues, objects, pixels).map(|(t, _)| t)
+}
+
+/// What the raster stages add to the pipeline statistics registers of a
+/// draw, each counted only when its unit's Statistics Enable is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RasterStatistics {
+    /// CL_INVOCATION_COUNT: objects the clipper received (it must be
+    /// enabled to count; 003 lines 36840-36871).
+    pub cl_invocations: u64,
+    /// CL_PRIMITIVES_COUNT: objects the SF received from the clipper,
+    /// counted by the SF (003 lines 39656-39674).
+    pub cl_primitives: u64,
+    /// PS_INVOCATION_COUNT: unmasked pixels dispatched to PS threads (003
+    /// lines 44586-44592).
+    pub ps_invocations: u64,
+}
+
+/// [`rasterize`], with the statistics the draw adds.
+pub(crate) fn rasterize_counted(
+    env: &mut DrawEnv,
+    vues: &[Vue],
+    objects: &[Object],
+    pixels: &mut dyn PixelBackend,
+) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
+    let mut stats = RasterStatistics::default();
+    if objects.is_empty() {
+        // Nothing reaches the clipper: its state is not looked at.
+        return Ok((Vec::new(), stats));
+    }
     let st = RasterState::decode(env)?;
     if st.wm.depth_clear_or_resolve {
         return Err(DrawError::Unmodelled(
@@ -62,14 +103,14 @@ pub(crate) fn rasterize(
             "Number of SF Output Attributes differs between 3DSTATE_SF and 3DSTATE_WM",
         ));
     }
-    let constants = if st.wm.dispatch {
-        state::push_constants(env, &st)?
-    } else {
-        Vec::new()
-    };
-    let mut win = Windower::new(&st, constants, env.bases.instruction);
+    let mut win = Windower::new(&st, env.bases.instruction);
     let mut threads = Vec::new();
-    for obj in objects {
+    for (k, obj) in objects.iter().enumerate() {
+        // The next object continues the same strip when it counts on from
+        // this one in the same topology.
+        let last_in_primitive = objects
+            .get(k + 1)
+            .is_none_or(|n| n.topology != obj.topology || n.ordinal != obj.ordinal + 1);
         let n = vertex_count(obj.kind);
         let mut verts = Vec::with_capacity(n);
         for &i in &obj.v[..n] {
@@ -103,11 +144,19 @@ pub(crate) fn rasterize(
         } else {
             None
         };
+        if st.clip.enable && st.clip.statistics {
+            stats.cl_invocations += 1;
+        }
         for c in clip::clip_object(&st.clip, gb, obj.kind, verts)? {
+            if st.sf.statistics {
+                stats.cl_primitives += 1;
+            }
             let info = ObjectInfo {
                 kind: c.kind,
                 topology: obj.topology,
                 ordinal: obj.ordinal,
+                last_in_primitive,
+                weights: &c.weights,
                 pv: &pv,
                 vp_index,
                 rta_index,
@@ -119,5 +168,11 @@ pub(crate) fn rasterize(
             }
         }
     }
-    Ok(threads)
+    if st.wm.statistics {
+        stats.ps_invocations = threads
+            .iter()
+            .map(|t| u64::from(t.pixels.mask.count_ones()))
+            .sum();
+    }
+    Ok((threads, stats))
 }

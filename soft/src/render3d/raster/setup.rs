@@ -84,6 +84,11 @@ pub(crate) struct SetupObject {
     pub back_facing: bool,
     /// Polygon stipple applies.
     pub stipple: bool,
+    /// For a cut triangle with Non-Perspective Barycentric Enable: the
+    /// matrix taking its own screen barycentrics to the non-perspective
+    /// barycentrics that, with its attribute deltas, give the window-space
+    /// interpolation of the original vertices' values.
+    pub linear_map: Option<[[f64; 3]; 3]>,
     pub vp_index: u32,
     pub rta_index: u32,
     pub topology: u8,
@@ -96,6 +101,11 @@ pub(crate) struct ObjectInfo<'a> {
     pub topology: u8,
     /// Its ordinal in its strip (winding parity).
     pub ordinal: u32,
+    /// It ends its primitive (no object of its strip follows).
+    pub last_in_primitive: bool,
+    /// For an object the clipper cut: its vertices' clip-space and
+    /// window-space weights over the original vertices; empty otherwise.
+    pub weights: &'a [[[f32; 3]; 2]],
     /// The provoking vertex's entry (flat attributes come from it, also
     /// when the clipper replaced the object's vertices).
     pub pv: &'a [u32],
@@ -136,7 +146,7 @@ pub(crate) fn provoking(sf: &Sf, kind: ObjectKind, topology: u8) -> Result<usize
 fn invert_orientation(topology: u8, ordinal: u32) -> bool {
     match topology {
         topo::TRISTRIP | topo::TRISTRIP_ADJ => ordinal % 2 == 1,
-        topo::TRISTRIP_REVERSE => ordinal % 2 == 0,
+        topo::TRISTRIP_REVERSE => ordinal.is_multiple_of(2),
         _ => false,
     }
 }
@@ -294,6 +304,38 @@ fn to_screen(st: &RasterState, info: &ObjectInfo<'_>, dw: &[u32]) -> Option<Scre
     })
 }
 
+/// `D · C⁻¹` for a cut triangle whose vertex k weighs `c_k` over the
+/// original vertices in clip space and `d_k` in window space: with
+/// barycentrics ν over the cut triangle, μ = ν·D·C⁻¹ satisfies
+/// Σ μ_k c_k = Σ ν_k d_k, so the deltas of the cut triangle's values (made
+/// with `c`) interpolate as the window-space values (`d`) would.
+fn linear_map(w: &[[[f32; 3]; 2]]) -> Option<[[f64; 3]; 3]> {
+    let c: [[f64; 3]; 3] = [0, 1, 2].map(|k| w[k][0].map(f64::from));
+    let d: [[f64; 3]; 3] = [0, 1, 2].map(|k| w[k][1].map(f64::from));
+    let det = c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1])
+        - c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0])
+        + c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0]);
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    // The inverse by cofactors.
+    let mut inv = [[0.0; 3]; 3];
+    for (i, row) in inv.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            let (r0, r1) = ((j + 1) % 3, (j + 2) % 3);
+            let (c0, c1) = ((i + 1) % 3, (i + 2) % 3);
+            *x = (c[r0][c0] * c[r1][c1] - c[r0][c1] * c[r1][c0]) / det;
+        }
+    }
+    let mut m = [[0.0; 3]; 3];
+    for (i, row) in m.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            *x = (0..3).map(|k| d[i][k] * inv[k][j]).sum();
+        }
+    }
+    Some(m)
+}
+
 /// Global depth offset for triangles (003 lines 42180-42228): the
 /// constant in units of the depth buffer format plus the scale times the
 /// largest depth slope, clamped.
@@ -328,6 +370,18 @@ fn depth_bias(st: &RasterState, plane: &Plane) -> f32 {
         bias = bias.max(c);
     }
     bias
+}
+
+/// The plane of a line from `p0` to `p1` (pixels): the third point beside
+/// the first, perpendicular to the line, with the first's depth and 1/w
+/// (and attributes, so a2 = 0).
+fn line_plane(p0: (f64, f64), p1: (f64, f64), s0: Screen, s1: Screen) -> Plane {
+    Plane {
+        x: [p0.0, p1.0, p0.0 - (p1.1 - p0.1)],
+        y: [p0.1, p1.1, p0.1 + (p1.0 - p0.0)],
+        z: [s0.z, s1.z, s0.z],
+        rhw: [s0.rhw, s1.rhw, s0.rhw],
+    }
 }
 
 fn line_shape(st: &RasterState, p0: (i64, i64), p1: (i64, i64), last: bool) -> Option<Shape> {
@@ -431,6 +485,7 @@ pub(crate) fn setup(
         depth_bias: 0.0,
         back_facing: back,
         stipple: false,
+        linear_map: None,
         vp_index: info.vp_index,
         rta_index: info.rta_index,
         topology,
@@ -466,22 +521,14 @@ pub(crate) fn setup(
             if st.wm.line_stipple {
                 return Err(DrawError::Unmodelled("line stipple"));
             }
-            // Last Pixel Enable: the end pixel of each LINELIST line; in
-            // strips only the last line's, which the objects do not mark,
-            // so strip lines never light their end pixel here.
-            let last = sf.last_pixel && matches!(topology, topo::LINELIST | topo::LINELIST_ADJ);
+            // Last Pixel Enable: the end pixel of each LINELIST line, of
+            // the last line only in strips (003 lines 38060-38075).
+            let list = matches!(topology, topo::LINELIST | topo::LINELIST_ADJ);
+            let last = sf.last_pixel && (list || info.last_in_primitive);
             let Some(shape) = line_shape(st, fixed[0], fixed[1], last) else {
                 return Ok(None);
             };
-            let (p0, p1) = (px(fixed[0]), px(fixed[1]));
-            // The third plane point: beside the first, perpendicular to the
-            // line, with the first's values (so a2 = 0).
-            let plane = Plane {
-                x: [p0.0, p1.0, p0.0 - (p1.1 - p0.1)],
-                y: [p0.1, p1.1, p0.1 + (p1.0 - p0.0)],
-                z: [scr[0].z, scr[1].z, scr[0].z],
-                rhw: [scr[0].rhw, scr[1].rhw, scr[0].rhw],
-            };
+            let plane = line_plane(px(fixed[0]), px(fixed[1]), scr[0], scr[1]);
             let (a, b) = (verts[0].as_slice(), verts[1].as_slice());
             let attrs = attributes(sf, [a, b, a], info.pv, bf_topology, false)?;
             Ok(Some(base(plane, vec![shape], bf_topology, attrs)))
@@ -512,15 +559,13 @@ pub(crate) fn setup(
             Ok(Some(base(plane, vec![shape], false, attrs)))
         }
         ObjectKind::Triangle => {
-            // Degenerate triangles (collinear, coincident) are dropped
-            // (003 lines 37871-37892); the model drops them in every fill
-            // mode, having no plane to interpolate on.
-            let a2 = area2(&fixed);
-            if a2 == 0 {
-                return Ok(None);
-            }
-            let cw = a2 > 0;
-            let front = (cw != sf.front_ccw) != invert_orientation(topology, info.ordinal);
+            // Degenerate triangles (collinear or coincident vertices) are
+            // dropped when SOLID fill applies, and count as back-facing
+            // (003 lines 37871-37905).
+            let degenerate = area2(&fixed) == 0;
+            let cw = area2(&fixed) > 0;
+            let front =
+                !degenerate && (cw != sf.front_ccw) != invert_orientation(topology, info.ordinal);
             let cull = match sf.cull {
                 Cull::Both => true,
                 Cull::None => false,
@@ -531,13 +576,43 @@ pub(crate) fn setup(
                 return Ok(None);
             }
             let back = !front;
-            let plane = Plane {
-                x: [px(fixed[0]).0, px(fixed[1]).0, px(fixed[2]).0],
-                y: [px(fixed[0]).1, px(fixed[1]).1, px(fixed[2]).1],
-                z: [scr[0].z, scr[1].z, scr[2].z],
-                rhw: [scr[0].rhw, scr[1].rhw, scr[2].rhw],
-            };
             let fill = if front { sf.front_fill } else { sf.back_fill };
+            // The interpolation plane: the triangle's, or for a degenerate
+            // one (wireframe or point fill) its longest edge's, as a line's.
+            let order = if degenerate {
+                if fill == Fill::Solid {
+                    return Ok(None);
+                }
+                let len = |i: usize, j: usize| {
+                    let (dx, dy) = (fixed[j].0 - fixed[i].0, fixed[j].1 - fixed[i].1);
+                    dx * dx + dy * dy
+                };
+                let (i, j) = [(0, 1), (1, 2), (2, 0)]
+                    .into_iter()
+                    .max_by_key(|&(i, j)| len(i, j))
+                    .unwrap_or((0, 1));
+                if len(i, j) == 0 {
+                    return Ok(None);
+                }
+                [i, j, i]
+            } else {
+                [0, 1, 2]
+            };
+            let plane = if degenerate {
+                line_plane(
+                    px(fixed[order[0]]),
+                    px(fixed[order[1]]),
+                    scr[order[0]],
+                    scr[order[1]],
+                )
+            } else {
+                Plane {
+                    x: [px(fixed[0]).0, px(fixed[1]).0, px(fixed[2]).0],
+                    y: [px(fixed[0]).1, px(fixed[1]).1, px(fixed[2]).1],
+                    z: [scr[0].z, scr[1].z, scr[2].z],
+                    rhw: [scr[0].rhw, scr[1].rhw, scr[2].rhw],
+                }
+            };
             let shapes: Vec<Shape> = match fill {
                 Fill::Solid => Shape::polygon(&fixed, Rule::TopLeft).into_iter().collect(),
                 Fill::Wireframe => {
@@ -555,7 +630,13 @@ pub(crate) fn setup(
                     })
                     .collect(),
             };
-            let attrs = attributes(sf, [&verts[0], &verts[1], &verts[2]], info.pv, back, false)?;
+            let attrs = attributes(
+                sf,
+                [&verts[order[0]], &verts[order[1]], &verts[order[2]]],
+                info.pv,
+                back,
+                false,
+            )?;
             let mut o = base(plane, shapes, back, attrs);
             let offset_on = match fill {
                 Fill::Solid => sf.depth_offset[0],
@@ -564,6 +645,9 @@ pub(crate) fn setup(
             };
             if offset_on {
                 o.depth_bias = depth_bias(st, &plane);
+            }
+            if st.clip.non_perspective && !degenerate && info.weights.len() == 3 {
+                o.linear_map = linear_map(info.weights);
             }
             o.stipple = st.wm.polygon_stipple
                 && matches!(

@@ -29,6 +29,7 @@ pub(crate) enum ClipMode {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Clip {
     pub enable: bool,
+    pub statistics: bool,
     /// APIMODE_D3D: z in [0, 1]; OGL: z in [-1, 1] (the VertexClipTest
     /// pseudo-code, 003 lines 36203-36211; the field table has them swapped).
     pub d3d: bool,
@@ -39,6 +40,9 @@ pub(crate) struct Clip {
     pub ucd_cull: u8,
     pub mode: ClipMode,
     pub perspective_divide_disable: bool,
+    /// Non-Perspective Barycentric Enable: clipped objects keep their
+    /// non-perspective interpolation.
+    pub non_perspective: bool,
     /// U8.3 pixels, as floats.
     pub min_point_width: f32,
     pub max_point_width: f32,
@@ -101,6 +105,7 @@ pub(crate) struct Sf {
     pub read_offset: u32,
     pub depth_offset: [bool; 3],
     pub legacy_depth_bias: bool,
+    pub statistics: bool,
     pub front_fill: Fill,
     pub back_fill: Fill,
     pub viewport_transform: bool,
@@ -136,11 +141,9 @@ pub(crate) struct Wm {
     pub ksp: [u32; 3],
     pub grf_start: [u32; 3],
     pub cr0: [u32; 2],
-    pub binding_table_entries: u32,
     pub scratch_base: u32,
     pub scratch_code: u8,
     pub statistics: bool,
-    pub kill_pixel: bool,
     pub computed_depth: bool,
     pub uses_source_depth: bool,
     pub dispatch: bool,
@@ -191,12 +194,15 @@ pub(crate) struct RasterState {
     pub cc_state: u32,
     pub ps_binding_table: u32,
     pub ps_samplers: u32,
-    /// CONSTANT_PS buffers: graphics address and 256-bit rows.
-    pub constants: Vec<(u64, u32)>,
+    /// The PS push constants, whole registers.
+    pub constants: Vec<u8>,
     pub dynamic_base: u64,
     /// 3DSTATE_DEPTH_BUFFER Surface Format (for the depth offset's units).
     pub depth_format: u32,
 }
+
+/// Where the front end keeps the push constants of 3DSTATE_CONSTANT_PS.
+pub(crate) const PCB_PS: &str = "PCB_PS";
 
 fn get<'a>(env: &'a DrawEnv<'_>, name: &'static str) -> Option<&'a [u32]> {
     env.packets.get(name)
@@ -238,6 +244,7 @@ impl RasterState {
         };
         let clip = Clip {
             enable: c.clip_enable,
+            statistics: c.clipper_statistics_enable,
             d3d: c.api_mode == 1,
             viewport_xy: c.viewport_xy_cliptest_enable,
             viewport_z: c.viewport_z_cliptest_enable,
@@ -246,6 +253,7 @@ impl RasterState {
             ucd_cull: c.user_clip_distance_cull_test_enable_bitmask as u8,
             mode,
             perspective_divide_disable: c.perspective_divide_disable,
+            non_perspective: c.non_perspective_barycentric_enable,
             min_point_width: ufixed(c.minimum_point_width, 3),
             max_point_width: ufixed(c.maximum_point_width, 3),
             force_zero_rta: c.force_zero_rtaindex_enable,
@@ -294,6 +302,7 @@ impl RasterState {
                 s.global_depth_offset_enable_point,
             ],
             legacy_depth_bias: s.legacy_global_depth_bias_enable,
+            statistics: s.statistics_enable,
             front_fill: fill(s.frontface_fill_mode)?,
             back_fill: fill(s.backface_fill_mode)?,
             viewport_transform: s.viewport_transform_enable,
@@ -350,11 +359,9 @@ impl RasterState {
                     | u32::from(w.maskstack_exception_enable) << 11
                     | u32::from(w.software_exception_enable) << 13,
             ],
-            binding_table_entries: w.binding_table_entry_count,
             scratch_base: w.scratch_space_base_pointer,
             scratch_code: w.per_thread_scratch_space as u8,
             statistics: w.statistics_enable,
-            kill_pixel: w.pixel_shader_kill_pixel,
             computed_depth: w.pixel_shader_computed_depth,
             uses_source_depth: w.pixel_shader_uses_source_depth,
             dispatch: w.thread_dispatch_enable,
@@ -429,46 +436,27 @@ impl RasterState {
         let sp: Cmd3dstateSamplerStatePointers =
             decode(env, "3DSTATE_SAMPLER_STATE_POINTERS does not decode")?.unwrap_or_default();
 
+        // The push constants 3DSTATE_CONSTANT_PS loaded when it executed
+        // (003 lines 40780-40999): the front end keeps them as dwords
+        // under PCB_PS (`front::state::pcb_name`), whole registers.
         let mut constants = Vec::new();
-        if let Some(k) = decode::<Cmd3dstateConstantPs>(env, "3DSTATE_CONSTANT_PS does not decode")?
-        {
-            // Buffer 0 is Dynamic State relative (INSTPM CONSTANT_BUFFER
-            // Address Offset Disable clear, the reset value; the model does
-            // not see INSTPM), buffers 1-3 graphics addresses; read lengths
-            // are "read length - 1" in 256-bit units (003 lines 40800-40999).
-            let dynamic = env.bases.dynamic;
-            let bufs = [
-                (
-                    k.buffer_0_valid,
-                    dynamic.wrapping_add(u64::from(k.pointer_to_ps_constant_buffer_0)),
-                    k.ps_constant_buffer_0_read_length,
-                ),
-                (
-                    k.buffer_1_valid,
-                    k.pointer_to_ps_constant_buffer_1,
-                    k.ps_constant_buffer_1_read_length,
-                ),
-                (
-                    k.buffer_2_valid,
-                    k.pointer_to_ps_constant_buffer_2,
-                    k.ps_constant_buffer_2_read_length,
-                ),
-                (
-                    k.buffer_3_valid,
-                    k.pointer_to_ps_constant_buffer_3,
-                    k.ps_constant_buffer_3_read_length,
-                ),
-            ];
-            for (valid, addr, len) in bufs {
-                if valid {
-                    constants.push((addr, len + 1));
+        let loaded = decode::<Cmd3dstateConstantPs>(env, "3DSTATE_CONSTANT_PS does not decode")?
+            .is_some_and(|k| {
+                k.buffer_0_valid || k.buffer_1_valid || k.buffer_2_valid || k.buffer_3_valid
+            });
+        match get(env, PCB_PS) {
+            Some(dw) => {
+                for d in dw {
+                    constants.extend_from_slice(&d.to_le_bytes());
                 }
+                constants.resize(constants.len().div_ceil(32) * 32, 0);
             }
-            if constants.iter().map(|c| c.1).sum::<u32>() > 64 {
+            None if loaded => {
                 return Err(DrawError::Invalid(
-                    "3DSTATE_CONSTANT_PS reads more than 64 registers",
+                    "3DSTATE_CONSTANT_PS without the push constants it loaded",
                 ));
             }
+            None => {}
         }
 
         Ok(RasterState {
@@ -580,19 +568,4 @@ pub(crate) fn scissor_rect(
         v.scissor_rectangle_x_max as i32,
         v.scissor_rectangle_y_max as i32,
     ])
-}
-
-/// Reads the push constants of the PS (CONSTANT_PS buffers in order) as
-/// whole registers.
-pub(crate) fn push_constants(
-    env: &mut DrawEnv<'_>,
-    st: &RasterState,
-) -> Result<Vec<u8>, DrawError> {
-    let mut out = Vec::new();
-    for &(addr, rows) in &st.constants {
-        let start = out.len();
-        out.resize(start + 32 * rows as usize, 0);
-        env.memory.read(addr, &mut out[start..])?;
-    }
-    Ok(out)
 }

@@ -102,10 +102,10 @@ pub(crate) fn subspans(
         if px < x0 || px > x1 || py < y0 || py > y1 {
             return false;
         }
-        if let Some(p) = stipple {
-            if !stipple_lit(p, px as i32, py as i32) {
-                return false;
-            }
+        if let Some(p) = stipple
+            && !stipple_lit(p, px as i32, py as i32)
+        {
+            return false;
         }
         let (sx, sy) = (px * one + off, py * one + off);
         obj.shapes.iter().any(|s: &Shape| s.covers(px, py, sx, sy))
@@ -215,7 +215,11 @@ fn slots(st: &RasterState, obj: &SetupObject, spans: &[Subspan]) -> Slots {
                 l[2] * f64::from(p.rhw[2]),
             ];
             let sum = wgt[0] + wgt[1] + wgt[2];
-            s.linear[slot] = [l[1] as f32, l[2] as f32];
+            let lin = match obj.linear_map {
+                Some(m) => [0, 1, 2].map(|j| (0..3).map(|k| l[k] * m[k][j]).sum::<f64>()),
+                None => l,
+            };
+            s.linear[slot] = [lin[1] as f32, lin[2] as f32];
             s.persp[slot] = [(wgt[1] / sum) as f32, (wgt[2] / sum) as f32];
             let z = f64::from(p.z[0])
                 + l[1] * f64::from(p.z[1] - p.z[0])
@@ -244,8 +248,6 @@ fn floats(v: impl Iterator<Item = f32>) -> [u32; 8] {
 /// Makes the threads of one object and hands its pixels on.
 pub(crate) struct Windower<'s> {
     st: &'s RasterState,
-    /// CONSTANT_PS data, whole registers.
-    constants: Vec<u8>,
     instruction_base: u64,
     /// R0.6: counts the threads the windower dispatched.
     thread_id: u32,
@@ -254,10 +256,9 @@ pub(crate) struct Windower<'s> {
 }
 
 impl<'s> Windower<'s> {
-    pub fn new(st: &'s RasterState, constants: Vec<u8>, instruction_base: u64) -> Self {
+    pub fn new(st: &'s RasterState, instruction_base: u64) -> Self {
         Windower {
             st,
-            constants,
             instruction_base,
             thread_id: 0,
             primitive_id: 0,
@@ -271,6 +272,7 @@ impl<'s> Windower<'s> {
         spans: &[Subspan],
         simd: u8,
         ksp: usize,
+        s: &Slots,
     ) -> Result<Vec<u8>, DrawError> {
         let st = self.st;
         let wm = &st.wm;
@@ -309,7 +311,6 @@ impl<'s> Windower<'s> {
             dw[7] = mask << 16 | mask;
             put(&mut r, dw);
         }
-        let s = slots(st, obj, spans);
         // Per 16 slots: barycentrics (mode order), source depth, source W,
         // position offsets.
         let per = usize::from(simd.min(16));
@@ -356,7 +357,7 @@ impl<'s> Windower<'s> {
             ));
         }
         r.resize(32 * start, 0);
-        r.extend_from_slice(&self.constants);
+        r.extend_from_slice(&st.constants);
         for a in &obj.attrs {
             let [x, y, z, w] = *a;
             put(&mut r, [x[0], x[1], 0, x[2], y[0], y[1], 0, y[2]]);
@@ -368,8 +369,7 @@ impl<'s> Windower<'s> {
         Ok(r)
     }
 
-    fn dispatch_of(&self, obj: &SetupObject, spans: &[Subspan], simd: u8) -> PixelDispatch {
-        let s = slots(self.st, obj, spans);
+    fn dispatch_of(obj: &SetupObject, spans: &[Subspan], simd: u8, s: &Slots) -> PixelDispatch {
         let mut corners = [0u32; 8];
         let mut mask = 0u32;
         for (k, ss) in spans.iter().enumerate() {
@@ -403,7 +403,7 @@ impl<'s> Windower<'s> {
         let wm = &self.st.wm;
         if !wm.dispatch {
             for group in spans.chunks(4) {
-                let d = self.dispatch_of(obj, group, 16);
+                let d = Self::dispatch_of(obj, group, 16, &slots(self.st, obj, group));
                 pixels
                     .depth_stencil_only(env.memory, &d)
                     .map_err(|e| match e {
@@ -422,7 +422,8 @@ impl<'s> Windower<'s> {
             let n = (usize::from(simd) / 4).min(spans.len() - at);
             let group = &spans[at..at + n];
             at += n;
-            let payload = self.payload(obj, group, simd, ksp)?;
+            let s = slots(self.st, obj, group);
+            let payload = self.payload(obj, group, simd, ksp, &s)?;
             let dispatch_mask = if n >= 8 {
                 u32::MAX
             } else {
@@ -432,7 +433,7 @@ impl<'s> Windower<'s> {
                 kernel: self.instruction_base.wrapping_add(u64::from(wm.ksp[ksp])),
                 payload,
                 dispatch_mask,
-                pixels: self.dispatch_of(obj, group, simd),
+                pixels: Self::dispatch_of(obj, group, simd, &s),
                 cr0: wm.cr0,
                 ffid: FFID_WM,
                 binding_table: self.st.ps_binding_table,

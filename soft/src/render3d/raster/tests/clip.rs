@@ -12,6 +12,7 @@ use crate::render3d::types::ObjectKind;
 fn clip_state() -> Clip {
     Clip {
         enable: true,
+        statistics: false,
         d3d: false,
         viewport_xy: true,
         viewport_z: true,
@@ -20,6 +21,7 @@ fn clip_state() -> Clip {
         ucd_cull: 0,
         mode: ClipMode::Normal,
         perspective_divide_disable: false,
+        non_perspective: false,
         min_point_width: 0.0,
         max_point_width: 255.0,
         force_zero_rta: false,

@@ -368,10 +368,11 @@ fn sample_mask_and_stipple() {
     let mut rig = Rig::new();
     rig.wm.polygon_stipple_enable = true;
     // Only the leftmost column of the pattern, rows 0 and 2, offset by 1.
-    let mut p = baregpu_hal::gen6::commands::Cmd3dstatePolyStipplePattern::default();
-    p.polygon_stipple_pattern_row_1 = 1 << 31;
-    p.polygon_stipple_pattern_row_3 = 1 << 31;
-    rig.set(&p);
+    rig.set(&baregpu_hal::gen6::commands::Cmd3dstatePolyStipplePattern {
+        polygon_stipple_pattern_row_1: 1 << 31,
+        polygon_stipple_pattern_row_3: 1 << 31,
+        ..Default::default()
+    });
     rig.set(&baregpu_hal::gen6::commands::Cmd3dstatePolyStippleOffset {
         polygon_stipple_x_offset: 1,
         polygon_stipple_y_offset: 0,
@@ -463,4 +464,257 @@ fn unmodelled_state_is_refused() {
         rig.run(&vs, &[tri([0, 1, 7], 0x04, 0)], &mut Recorder::default())
             .is_err()
     );
+}
+
+#[test]
+fn upper_left_corner_sampling() {
+    // PIXLOC_UL_CORNER: samples at integer positions; a rectangle from
+    // (0.5, 0.5) to (2.5, 2.5) covers the samples (1, 1), (2, 1), (1, 2),
+    // (2, 2): pixels 1 and 2, where centre sampling gives 0 and 1.
+    let mut rig = Rig::new();
+    let (vs, o) = rect(0.5, 0.5, 2.5, 2.5);
+    let t = rig.run(&vs, &[o], &mut Recorder::default()).unwrap();
+    assert_eq!(lit_pixels(&all_dispatch(&t)), box_pixels(0, 0, 2, 2));
+    rig.set(&baregpu_hal::gen6::commands::Cmd3dstateMultisample {
+        pixel_location: 1,
+        ..Default::default()
+    });
+    let t = rig.run(&vs, &[o], &mut Recorder::default()).unwrap();
+    assert_eq!(lit_pixels(&all_dispatch(&t)), box_pixels(1, 1, 3, 3));
+}
+
+#[test]
+fn statistics_follow_their_enables() {
+    let mut rig = Rig::new();
+    rig.sf_viewport(0, VP);
+    rig.clip.clip_enable = true;
+    rig.clip.viewport_xy_cliptest_enable = true;
+    // One triangle inside, one rejected, one cut into a fan.
+    let ps: [[f32; 4]; 9] = [
+        [-0.5, -0.5, 0.0, 1.0],
+        [0.5, -0.5, 0.0, 1.0],
+        [-0.5, 0.5, 0.0, 1.0],
+        [2.0, 2.0, 0.0, 1.0],
+        [3.0, 2.0, 0.0, 1.0],
+        [2.0, 3.0, 0.0, 1.0],
+        [0.0, 0.0, 0.0, 1.0],
+        [3.0, 0.0, 0.0, 1.0],
+        [0.0, -3.0, 0.0, 1.0],
+    ];
+    let vs: Vec<Vue> = ps.iter().map(|p| vue(*p, &[[0.0; 4]])).collect();
+    let objs = [
+        tri([0, 1, 2], 4, 0),
+        tri([3, 4, 5], 4, 1),
+        tri([6, 7, 8], 4, 2),
+    ];
+    let (_, s) = rig
+        .run_counted(&vs, &objs, &mut Recorder::default())
+        .unwrap();
+    assert_eq!(s, Default::default());
+    rig.clip.clipper_statistics_enable = true;
+    rig.sf.statistics_enable = true;
+    rig.wm.statistics_enable = true;
+    let (t, s) = rig
+        .run_counted(&vs, &objs, &mut Recorder::default())
+        .unwrap();
+    assert_eq!(s.cl_invocations, 3);
+    // The third triangle, cut by x = 1 and y = -1, is a quad: two.
+    assert_eq!(s.cl_primitives, 1 + 2);
+    assert_eq!(s.ps_invocations, lit_pixels(&all_dispatch(&t)).len() as u64);
+}
+
+#[test]
+fn last_pixel_of_a_line_strip() {
+    let mut rig = Rig::new();
+    rig.sf.last_pixel_enable = true;
+    let c = |x: f32| vue([x + 0.5, 2.5, 0.0, 1.0], &[[0.0; 4]]);
+    let vs: Vec<Vue> = [c(0.0), c(3.0), c(6.0)].into();
+    let line = |v: [u32; 3], topology: u8, ordinal: u32| Object {
+        kind: ObjectKind::Line,
+        v,
+        topology,
+        ordinal,
+    };
+    // A strip of two lines: the shared pixel once, the end pixel lit.
+    let strip = [line([0, 1, 1], 0x03, 0), line([1, 2, 2], 0x03, 1)];
+    let t = rig.run(&vs, &strip, &mut Recorder::default()).unwrap();
+    let lit = lit_pixels(&all_dispatch(&t));
+    assert_eq!(lit, box_pixels(0, 2, 7, 3));
+    // As a list, every line lights its end pixel: pixel 3 twice.
+    let list = [line([0, 1, 1], 0x02, 0), line([1, 2, 2], 0x02, 1)];
+    let t = rig.run(&vs, &list, &mut Recorder::default()).unwrap();
+    assert_eq!(lit_pixels(&all_dispatch(&t)).len(), 8);
+    // Without Last Pixel Enable the strip's end pixel stays dark.
+    rig.sf.last_pixel_enable = false;
+    let t = rig.run(&vs, &strip, &mut Recorder::default()).unwrap();
+    assert_eq!(lit_pixels(&all_dispatch(&t)), box_pixels(0, 2, 6, 3));
+}
+
+/// The largest difference, over the lit slots of `threads`, between the
+/// attribute the payload's linear barycentrics give (setup data at r6) and
+/// the window-space interpolation over the original triangle `ps`.
+fn linear_error(threads: &[PixelThread], ps: [[f32; 4]; 3], attr: [f32; 3]) -> f64 {
+    let s: Vec<(f64, f64, f64)> = ps.iter().map(|p| screen(*p)).collect();
+    let mut worst: f64 = 0.0;
+    for t in threads {
+        let (a1, a2, a0) = (
+            reg_f(&t.payload, 6, 0),
+            reg_f(&t.payload, 6, 1),
+            reg_f(&t.payload, 6, 3),
+        );
+        for slot in 0..16 {
+            if t.pixels.mask >> slot & 1 == 0 {
+                continue;
+            }
+            let c = t.pixels.corners[slot / 4];
+            let px = f64::from(c & 0xffff) + (slot & 1) as f64 + 0.5;
+            let py = f64::from(c >> 16) + ((slot >> 1) & 1) as f64 + 0.5;
+            let area =
+                (s[1].0 - s[0].0) * (s[2].1 - s[0].1) - (s[2].0 - s[0].0) * (s[1].1 - s[0].1);
+            let l1 = ((px - s[0].0) * (s[2].1 - s[0].1) - (s[2].0 - s[0].0) * (py - s[0].1)) / area;
+            let l2 = ((s[1].0 - s[0].0) * (py - s[0].1) - (px - s[0].0) * (s[1].1 - s[0].1)) / area;
+            let want = f64::from(attr[0]) * (1.0 - l1 - l2)
+                + f64::from(attr[1]) * l1
+                + f64::from(attr[2]) * l2;
+            let (r, k) = (2 + 2 * (slot / 8), slot % 8);
+            let got = a0 + a1 * reg_f(&t.payload, r, k) + a2 * reg_f(&t.payload, r + 1, k);
+            worst = worst.max((f64::from(got) - want).abs());
+        }
+    }
+    worst
+}
+
+#[test]
+fn non_perspective_interpolation_survives_clipping() {
+    let mut rig = Rig::new();
+    rig.sf_viewport(0, VP);
+    rig.clip.clip_enable = true;
+    rig.clip.viewport_xy_cliptest_enable = true;
+    // Linear-pixel barycentrics only.
+    rig.wm.barycentric_interpolation_mode = 1 << 3;
+    // Strong perspective, cut by the right edge x = w.
+    let ps = [
+        [-0.5, -0.5, 0.0, 1.0],
+        [6.0, -1.0, 0.0, 4.0],
+        [-0.5, 0.75, 0.0, 1.0],
+    ];
+    let attr = [0.0, 10.0, 3.0];
+    let vs: Vec<Vue> = (0..3)
+        .map(|i| vue(ps[i], &[[attr[i], 0.0, 0.0, 1.0]]))
+        .collect();
+    let objs = [tri([0, 1, 2], 0x04, 0)];
+    let threads = rig.run(&vs, &objs, &mut Recorder::default()).unwrap();
+    assert!(threads.len() > 2);
+    // Without the enable the cut pieces interpolate their own (clip-space)
+    // vertex values linearly: visibly off.
+    assert!(linear_error(&threads, ps, attr) > 0.05);
+    rig.clip.non_perspective_barycentric_enable = true;
+    let threads = rig.run(&vs, &objs, &mut Recorder::default()).unwrap();
+    let e = linear_error(&threads, ps, attr);
+    assert!(e < 1e-3, "error {e}");
+}
+
+/// Random state and vertices (NaN, infinities, huge values, reserved
+/// encodings) end in threads or an error, never a panic.
+#[test]
+fn random_state_and_vertices_do_not_panic() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        7.25,
+        -3.5,
+        1.0e30,
+        -1.0e30,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE,
+        1.0e-30,
+    ];
+    let (mut ran, mut drew) = (0, 0);
+    for _ in 0..400 {
+        let mut rig = Rig::new();
+        rig.sf_viewport(0, VP);
+        rig.clip_viewport(0, [-2.0, 2.0, -2.0, 2.0]);
+        let mut sf = [0u32; 20];
+        let mut wm = [0u32; 9];
+        let mut clip = [0u32; 4];
+        for d in sf.iter_mut().chain(wm.iter_mut()).chain(clip.iter_mut()) {
+            *d = next() as u32;
+        }
+        // Mostly decodable: valid fill modes, clip mode, read length,
+        // matching output counts, 1X rasterisation, no depth clears, the
+        // setup data past the largest header; the rest random.
+        sf[1] = (sf[1] & !(0x3f << 22)) | (sf[1] >> 22 & 0xf) << 22 | 1 << 11;
+        sf[2] &= !(1 << 6 | 1 << 4);
+        sf[3] &= !(3 << 8);
+        clip[2] = (clip[2] & !(7 << 13)) | [0, 3, 4][(clip[2] >> 13) as usize % 3] << 13;
+        wm[4] = (wm[4] & !(0x5f << 27 | 0x7f7f7f)) | 40 << 16 | 40 << 8 | 40;
+        wm[5] = (wm[5] & !(7 | 1 << 11)) | 1 << 19 | [1, 2, 3, 6, 7][(wm[5] & 7) as usize % 5];
+        sf[3] &= !(1 << 31);
+        sf[4] &= !(1 << 30 | 1 << 28 | 1 << 26);
+        wm[6] = (wm[6] & !(0x3f << 20 | 3 << 1)) | (sf[1] >> 22 & 0xf) << 20;
+        // Keep the headers (the commands' identities).
+        let mut put = |name: &'static str, dw: &mut [u32], header: u32| {
+            dw[0] = header;
+            rig.extras.push((name, dw.to_vec()));
+        };
+        put("3DSTATE_SF", &mut sf, 0x7813_0012);
+        put("3DSTATE_WM", &mut wm, 0x7814_0007);
+        put("3DSTATE_CLIP", &mut clip, 0x7812_0002);
+        let vs: Vec<Vue> = (0..6)
+            .map(|_| {
+                let mut f = || {
+                    let r = next();
+                    if r % 3 == 0 {
+                        specials[(r >> 8) as usize % specials.len()]
+                    } else {
+                        ((r >> 16) % 4000) as f32 / 1000.0 - 2.0
+                    }
+                };
+                let p = [f(), f(), f(), f()];
+                let mut v = vue(p, &[[f(), f(), f(), f()], [f(), f(), f(), f()]]);
+                v.dw[1] = f().to_bits();
+                v.dw[2] = f().to_bits() % 20;
+                v.dw[3] = f().to_bits();
+                v
+            })
+            .collect();
+        let objs: Vec<Object> = (0..4)
+            .map(|k| {
+                let r = next();
+                Object {
+                    kind: [
+                        ObjectKind::Point,
+                        ObjectKind::Line,
+                        ObjectKind::Triangle,
+                        ObjectKind::Rectangle,
+                    ][r as usize % 4],
+                    v: [
+                        (r >> 8) as u32 % 6,
+                        (r >> 16) as u32 % 6,
+                        (r >> 24) as u32 % if k == 3 { 7 } else { 6 },
+                    ],
+                    topology: (r >> 32) as u8 % 0x18,
+                    ordinal: k,
+                }
+            })
+            .collect();
+        if let Ok(t) = rig.run(&vs, &objs, &mut Recorder::default()) {
+            ran += 1;
+            drew += usize::from(!t.is_empty());
+        }
+    }
+    // The draws got past decoding and some drew.
+    assert!(ran > 100 && drew > 20, "{ran} ran, {drew} drew");
 }

@@ -54,9 +54,11 @@ impl Rig {
     /// output attribute read from VUE DW8, SIMD16 dispatch with
     /// perspective-pixel barycentrics and setup data at r6.
     pub fn new() -> Rig {
-        let mut bases = Bases::default();
-        bases.dynamic = DYNAMIC;
-        bases.instruction = 0x100_0000;
+        let bases = Bases {
+            dynamic: DYNAMIC,
+            instruction: 0x100_0000,
+            ..Default::default()
+        };
         let sf = Cmd3dstateSf {
             number_of_sf_output_attributes: 1,
             vertex_urb_entry_read_length: 1,
@@ -172,6 +174,24 @@ impl Rig {
             memory: &mut self.mem,
         };
         super::rasterize(&mut env, vues, objects, om)
+    }
+}
+
+impl Rig {
+    /// Runs `rasterize_counted` on the objects.
+    pub fn run_counted(
+        &mut self,
+        vues: &[Vue],
+        objects: &[Object],
+        om: &mut Recorder,
+    ) -> Result<(Vec<PixelThread>, super::RasterStatistics), DrawError> {
+        self.pack();
+        let mut env = DrawEnv {
+            packets: &self.packets,
+            bases: &self.bases,
+            memory: &mut self.mem,
+        };
+        super::rasterize_counted(&mut env, vues, objects, om)
     }
 }
 

@@ -29,6 +29,8 @@ fn run(
         kind,
         topology,
         ordinal,
+        last_in_primitive: true,
+        weights: &[],
         pv: &dws[pv],
         vp_index: 0,
         rta_index: 0,
@@ -56,8 +58,8 @@ fn linear_and_flat_attribute_deltas() {
     rig.sf.triangle_strip_list_provoking_vertex_select = 2;
     let vs = verts([(1.0, 1.0), (9.0, 1.0), (1.0, 9.0)], A);
     let o = run(&mut rig, ObjectKind::Triangle, topo::TRILIST, 0, &vs, 2).unwrap();
-    for ch in 0..4 {
-        let [a1, a2, a0] = o.attrs[0][ch];
+    for (ch, d) in o.attrs[0].iter().enumerate() {
+        let [a1, a2, a0] = *d;
         assert_eq!(f(a0), A[0][0][ch]);
         assert_eq!(f(a1), A[1][0][ch] - A[0][0][ch]);
         assert_eq!(f(a2), A[2][0][ch] - A[0][0][ch]);
@@ -177,6 +179,8 @@ fn viewport_origin_and_snap() {
         kind: ObjectKind::Triangle,
         topology: topo::TRILIST,
         ordinal: 0,
+        last_in_primitive: true,
+        weights: &[],
         pv: &dws[0],
         vp_index: 0,
         rta_index: 0,
@@ -249,4 +253,23 @@ fn wrap_shortest_and_depth_offset() {
     rig.sf.global_depth_offset_clamp = 0.01;
     let o = run(&mut rig, ObjectKind::Triangle, topo::TRILIST, 0, &vs, 0).unwrap();
     assert_eq!(o.depth_bias, 0.01);
+}
+
+#[test]
+fn degenerate_triangles_outside_solid_fill() {
+    let mut rig = Rig::new();
+    let flat = verts([(1.0, 1.0), (5.0, 5.0), (9.0, 9.0)], A);
+    // Back-facing by definition: the back fill mode applies.
+    rig.sf.backface_fill_mode = 1;
+    let o = run(&mut rig, ObjectKind::Triangle, topo::TRILIST, 0, &flat, 0).unwrap();
+    assert!(o.back_facing);
+    assert_eq!(o.shapes.len(), 3);
+    // Interpolated along the longest edge, from v2 to v0.
+    assert_eq!((o.plane.x[0], o.plane.x[1]), (9.0, 1.0));
+    assert_eq!(f(o.attrs[0][0][0]), A[0][0][0] - A[2][0][0]);
+    assert_eq!(f(o.attrs[0][0][2]), A[2][0][0]);
+    assert_eq!(o.attrs[0][0][1], 0.0f32.to_bits());
+    // Culled as back-facing.
+    rig.sf.cull_mode = 3;
+    assert!(run(&mut rig, ObjectKind::Triangle, topo::TRILIST, 0, &flat, 0).is_none());
 }

@@ -6,14 +6,15 @@ use alloc::vec::Vec;
 use baregpu_hal::gen6::commands::Cmd3dstateConstantPs;
 
 use super::super::windower::{kernels, pick_width};
-use super::{DYNAMIC, Recorder, Rig, reg_dw, reg_f, tri, vue};
+use super::{Recorder, Rig, reg_dw, reg_f, tri, vue};
 use crate::render3d::types::Vue;
 
 #[test]
 fn table_22_kernels() {
     let mut rig = Rig::new();
     // (8, 16, 32 enabled) -> (width, KSP index) per enabled width.
-    let cases: [((bool, bool, bool), &[(u8, usize)]); 6] = [
+    type Case = ((bool, bool, bool), &'static [(u8, usize)]);
+    let cases: [Case; 6] = [
         ((true, false, false), &[(8, 0)]),
         ((false, true, false), &[(16, 0)]),
         ((true, true, false), &[(8, 0), (16, 2)]),
@@ -66,10 +67,12 @@ fn payload_layout_simd8_with_every_phase() {
         ps_constant_buffer_0_read_length: 1,
         ..Default::default()
     });
-    let k: Vec<u32> = (0..16).map(|i| 0xc000 + i).collect();
-    rig.write(0x800, &k);
     let vs = strip();
     let objs = [tri([0, 1, 2], 0x05, 0), tri([1, 3, 2], 0x05, 1)];
+    // The front end loads the constants when the command executes.
+    assert!(rig.run(&vs, &objs, &mut Recorder::default()).is_err());
+    let k: Vec<u32> = (0..16).map(|i| 0xc000 + i).collect();
+    rig.extras.push(("PCB_PS", k));
     let threads = rig.run(&vs, &objs, &mut Recorder::default()).unwrap();
     assert!(!threads.is_empty());
     let t = &threads[0];
@@ -112,7 +115,6 @@ fn payload_layout_simd8_with_every_phase() {
     // x at v0 = 0, v1 = 8, v2 = 0.
     assert_eq!((a0, a1, a2), (0.0, 8.0, 0.0));
     assert_eq!(reg_f(&t.payload, 15, 7), 2.0);
-    let _ = DYNAMIC;
 }
 
 #[test]
@@ -163,4 +165,37 @@ fn simd32_payload_repeats_the_phases_per_16_slots() {
     let a2 = reg_f(&t.payload, 16, 1);
     let a0 = reg_f(&t.payload, 16, 3);
     assert!((a0 + a1 * b1 + a2 * b2 - x).abs() < 1e-4);
+}
+
+#[test]
+fn mixed_widths_use_their_own_kernel_and_grf_start() {
+    let mut rig = Rig::new();
+    rig.wm.pixel_dispatch_enable_8 = true;
+    // A 10x2 rectangle: five subspans, a SIMD16 thread (KSP[2], setup
+    // data at r8) then a SIMD8 one (KSP[0], at r6).
+    let a = |x: f32, y: f32| vue([x, y, 0.0, 1.0], &[[x, 0.0, 0.0, 0.0]]);
+    let vs: Vec<Vue> = [a(10.0, 2.0), a(0.0, 2.0), a(0.0, 0.0)].into();
+    let o = crate::render3d::types::Object {
+        kind: crate::render3d::types::ObjectKind::Rectangle,
+        v: [0, 1, 2],
+        topology: 0x0f,
+        ordinal: 0,
+    };
+    let t = rig.run(&vs, &[o], &mut Recorder::default()).unwrap();
+    assert_eq!(t.len(), 2);
+    assert_eq!(
+        (t[0].pixels.simd, t[0].kernel, t[0].grf_start),
+        (16, 0x100_0000 + 0xc0, 8)
+    );
+    assert_eq!(
+        (t[1].pixels.simd, t[1].kernel, t[1].grf_start),
+        (8, 0x100_0000 + 0x40, 6)
+    );
+    assert_eq!((t[0].dispatch_mask, t[1].dispatch_mask), (0xffff, 0xf));
+    assert_eq!(t[0].payload.len(), 32 * 10);
+    assert_eq!(t[1].payload.len(), 32 * 8);
+    // a0 of x is v0's 10 in both.
+    assert_eq!(reg_f(&t[0].payload, 8, 3), 10.0);
+    assert_eq!(reg_f(&t[1].payload, 6, 3), 10.0);
+    assert_eq!(t[1].pixels.corners[0], 8);
 }
