@@ -1,0 +1,1 @@
+//! Tests of the output merger against a host reference.
