@@ -37,6 +37,8 @@
 
 mod gen6;
 pub(crate) mod target;
+#[cfg(test)]
+mod tests;
 
 use baregpu_isa::IsaGen;
 use baregpu_isa::message::RtMode;
