@@ -40,9 +40,10 @@ use crate::eu::send::{SendError, SendRequest, SharedFunctions};
 use crate::eu::thread::Thread;
 
 pub use dataport::atomic;
+pub(crate) use dataport::render_target;
 pub use memo::{DecodeMemo, Memos, SurfaceMemo};
 pub use memory::{FlatMemory, GeneralState, GfxMemory, MemFault, Scratch};
-pub use pixel::{Fixed, PixelBackend, PixelDispatch, RtWrite};
+pub use pixel::{DispatchFlags, Fixed, PixelBackend, PixelDispatch, RtWrite};
 pub use surface::{
     BindingTable, Bit6Swizzle, Surface, SurfaceError, SurfaceKind, SurfaceList, Surfaces, Tiling,
 };

@@ -40,7 +40,8 @@ pub struct PixelDispatch {
     pub front_facing: bool,
 }
 
-/// One render-target write message, decoded by the data port.
+/// One render-target write message, decoded by the data port (003 lines
+/// 84812-85793; the forms in `dataport::render::gen6`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RtWrite {
     /// Binding-table index of the render target.
@@ -54,16 +55,41 @@ pub struct RtWrite {
     pub slots: usize,
     pub mask: u32,
     /// Upper-left corner of each subspan the slots belong to (header or
-    /// dispatch).
+    /// dispatch): slot `i` is pixel `i % 4` of subspan `corners[i / 4]`.
     pub corners: [u32; 4],
-    /// Colour per slot as the shader's dwords (float or integer by format).
+    /// The dispatch slot of the message's slot 0 (0, 8, 16 or 24: the slot
+    /// group and the dual-source half), where the rasteriser's depth of
+    /// the message's pixels is.
+    pub dispatch_slot: usize,
+    /// The primitive faces away from the viewer (M0.0 bit 15, or the
+    /// dispatch): selects the backface stencil state.
+    pub back_facing: bool,
+    /// Viewport index (M0.0 30:27): selects the CC_VIEWPORT depth range.
+    pub viewport_index: u8,
+    /// Colour per slot as the shader's dwords (float or integer by format);
+    /// source 0 of a dual-source write.
     pub color: [[u32; 4]; 16],
+    /// Source 1 of a dual-source write.
+    pub color1: Option<[[u32; 4]; 16]>,
+    /// The replicated-data form: one colour for every slot.
+    pub replicated: bool,
     /// Source-0 alpha, for alpha test and alpha-to-coverage.
     pub src0_alpha: Option<[u32; 16]>,
     /// The shader's depth, replacing the rasteriser's.
     pub depth: Option<[f32; 16]>,
     /// The shader's sample mask.
     pub omask: Option<[u16; 16]>,
+}
+
+/// What a header-less render-target write inherits from R0.0 of the
+/// dispatch beyond the pixel dispatch (003 lines 85008-85012: "as if the
+/// message was sent with most fields set to the same value that was
+/// delivered in R0 and R1"): whether source depth (bit 13) and oMask (bit
+/// 12) follow the colour (003 R0.0, lines 44026-44030).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DispatchFlags {
+    pub source_depth: bool,
+    pub omask: bool,
 }
 
 /// The output merger as the data port sees it.
@@ -87,4 +113,10 @@ pub trait PixelBackend {
     /// Samples that passed the depth and stencil tests since the output
     /// merger was made (PIPE_CONTROL's depth count).
     fn samples_passed(&self) -> u64;
+
+    /// The R0.0 flags the windower gives the draw's pixel threads, which
+    /// header-less render-target writes inherit.
+    fn dispatch_flags(&self) -> DispatchFlags {
+        DispatchFlags::default()
+    }
 }

@@ -8,8 +8,8 @@ use crate::eu::shared::PixelBackend;
 use crate::render3d::types::{DrawEnv, DrawError, Object, PixelThread, Vue};
 
 /// The output merger for one draw.
-pub(super) fn output_merger(_env: &mut DrawEnv<'_>) -> Result<Box<dyn PixelBackend>, DrawError> {
-    Err(DrawError::Unmodelled("the output merger (render3d::om)"))
+pub(super) fn output_merger(env: &mut DrawEnv<'_>) -> Result<Box<dyn PixelBackend>, DrawError> {
+    Ok(Box::new(crate::render3d::om::OutputMerger::new(env)?))
 }
 
 /// Clipping, setup, rasterisation: the pixel threads of the draw.

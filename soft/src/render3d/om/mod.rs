@@ -1,1 +1,608 @@
-//! The output merger behind render-target writes (see `super`).
+//! The output merger behind render-target writes (see `super`): the Gen6
+//! colour calculator and pixel backend for one draw (003 lines
+//! 44593-46487).
+//!
+//! [`OutputMerger::new`] reads what the draw's state names: the BLEND_STATE
+//! entries, DEPTH_STENCIL_STATE and COLOR_CALC_STATE of
+//! 3DSTATE_CC_STATE_POINTERS, the CC_VIEWPORTs of
+//! 3DSTATE_VIEWPORT_STATE_POINTERS (all Dynamic State Base relative), the
+//! pixel shader's binding table of 3DSTATE_BINDING_TABLE_POINTERS (Surface
+//! State Base relative), 3DSTATE_DEPTH_BUFFER ([`depth`]) and what
+//! 3DSTATE_WM and 3DSTATE_MULTISAMPLE say about the pixels.
+//!
+//! Per pixel, in the order of the manual's PixelProcessing (003 lines
+//! 44645-44657): the oMask (sample 0 of a 1X pixel, 003 lines 85496-85500),
+//! alpha test (per render target, on source-0 alpha when the message has
+//! it, 003 lines 44752-44775), stencil test, depth test (the source depth
+//! clamped to the CC_VIEWPORT range, 003 lines 44870-44880), then stencil
+//! and depth buffer updates (003 lines 45226-45272), blending or the logic
+//! op, the channel write disables, the store. A pixel that fails the
+//! stencil or depth test writes no colour ("the pixel is discarded", 003
+//! line 45270). Alpha-test failures and killed samples update nothing.
+//!
+//! Several render targets: each write tests against the buffer as it is;
+//! depth and stencil are updated, and samples counted, on the write marked
+//! Last Render Target (003 lines 84945-84952), so every target of a pixel
+//! sees the same test.
+//!
+//! Refused (a draw error from `new`, a send error from a write), never
+//! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
+//! multisampled render targets), alpha-to-coverage (forbidden with 1X,
+//! 003 lines 44748-44749) and alpha-to-one, dithering, depth-buffer clear
+//! and resolve passes, hierarchical depth and separate stencil, render
+//! targets other than single-level 2D, depth or stencil enabled without a
+//! buffer that has them (UNDEFINED, 003 lines 44844-44846, 44884-44885,
+//! 45266-45268), blending of integer targets and logic ops on formats other
+//! than UNORM (003 lines 44935-44937, 45196-45197), both on at once (003
+//! lines 45000-45001).
+
+mod blend;
+mod depth;
+mod state;
+
+#[cfg(test)]
+mod tests;
+
+use alloc::collections::BTreeMap;
+
+use baregpu_hal::Packet;
+use baregpu_hal::gen6::commands::{
+    Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateMultisample,
+    Cmd3dstateViewportStatePointers, Cmd3dstateWm,
+};
+use baregpu_hal::gen6::structs::{
+    BlendState, ColorCalcState, DepthStencilState, SurfaceState as SurfaceStateGen6,
+};
+use baregpu_isa::IsaGen;
+
+use crate::eu::send::SendError;
+use crate::eu::shared::render_target::{Class, RtFormat, pixel_xy, render_surface};
+use crate::eu::shared::surface::Surface;
+use crate::eu::shared::{DispatchFlags, GfxMemory, PixelBackend, PixelDispatch, RtWrite};
+use crate::render3d::types::{DrawEnv, DrawError};
+
+use depth::{DepthBuffer, DepthPixel};
+
+/// A render target as the merger writes it.
+#[derive(Clone, Copy, Debug)]
+struct RenderTarget {
+    surface: Surface,
+    format: RtFormat,
+}
+
+/// The output merger of one draw.
+pub(crate) struct OutputMerger {
+    /// BLEND_STATE (absolute), and its entries as read.
+    blend_at: Option<u64>,
+    blends: [Option<BlendState>; 8],
+    depth_stencil: Option<DepthStencilState>,
+    color_calc: Option<ColorCalcState>,
+    cc_viewport_at: Option<u64>,
+    /// The pixel shader's binding table (absolute) and Surface State Base.
+    binding_table: Option<u64>,
+    surface_base: u64,
+    /// Render targets by binding-table index (`None`: SURFTYPE_NULL).
+    targets: BTreeMap<u8, Option<RenderTarget>>,
+    depth: Option<DepthBuffer>,
+    flags: DispatchFlags,
+    passed: u64,
+}
+
+fn draw_to_send(e: DrawError) -> SendError {
+    SendError::Bad(match e {
+        DrawError::Fault(_) => "output merger: state could not be read (memory fault)",
+        DrawError::Invalid(s) | DrawError::Unmodelled(s) => s,
+    })
+}
+
+fn bad(s: &'static str) -> SendError {
+    SendError::Bad(s)
+}
+
+fn fault(_: crate::eu::shared::MemFault) -> SendError {
+    SendError::Bad("output merger: memory fault on the render target or depth buffer")
+}
+
+impl OutputMerger {
+    /// Reads the state of one draw.
+    pub fn new(env: &mut DrawEnv) -> Result<OutputMerger, DrawError> {
+        let packets = env.packets;
+        let dynamic = env.bases.dynamic;
+        if let Some(dw) = packets.get("3DSTATE_MULTISAMPLE") {
+            let ms = Cmd3dstateMultisample::unpack(dw)
+                .map_err(|_| DrawError::Invalid("3DSTATE_MULTISAMPLE does not decode"))?;
+            if ms.number_of_multisamples != 0 {
+                return Err(DrawError::Unmodelled("multisampling (4X)"));
+            }
+        }
+        let mut flags = DispatchFlags::default();
+        if let Some(dw) = packets.get("3DSTATE_WM") {
+            let wm = Cmd3dstateWm::unpack(dw)
+                .map_err(|_| DrawError::Invalid("3DSTATE_WM does not decode"))?;
+            if wm.depth_buffer_clear
+                || wm.depth_buffer_resolve_enable
+                || wm.hierarchical_depth_buffer_resolve_enable
+            {
+                return Err(DrawError::Unmodelled(
+                    "depth buffer clear and resolve passes",
+                ));
+            }
+            // The windower's R0.0 bits 13 and 12 (003 lines 44026-44030)
+            // follow these 3DSTATE_WM bits [ext: mesa
+            // src/gallium/drivers/crocus/crocus_state.c sets
+            // PixelShaderComputedDepth and oMaskPresenttoRenderTarget
+            // from the shader's outputs].
+            flags = DispatchFlags {
+                source_depth: wm.pixel_shader_computed_depth,
+                omask: wm.omask_present_to_rendertarget,
+            };
+        }
+        let (mut blend_at, mut ds, mut cc) = (None, None, None);
+        if let Some(dw) = packets.get("3DSTATE_CC_STATE_POINTERS") {
+            let p = Cmd3dstateCcStatePointers::unpack(dw)
+                .map_err(|_| DrawError::Invalid("3DSTATE_CC_STATE_POINTERS does not decode"))?;
+            // The front end keeps a pointer's change bit set once loaded.
+            if p.blend_state_change {
+                blend_at = Some(dynamic.wrapping_add(u64::from(p.pointer_to_blend_state)));
+            }
+            if p.depth_stencil_state_change {
+                let at = dynamic.wrapping_add(u64::from(p.pointer_to_depth_stencil_state));
+                ds = Some(state::depth_stencil(env.memory, at)?);
+            }
+            if p.color_calc_state_change {
+                let at = dynamic.wrapping_add(u64::from(p.pointer_to_color_calc_state));
+                cc = Some(state::color_calc(env.memory, at)?);
+            }
+        }
+        let mut cc_viewport_at = None;
+        if let Some(dw) = packets.get("3DSTATE_VIEWPORT_STATE_POINTERS") {
+            let p = Cmd3dstateViewportStatePointers::unpack(dw).map_err(|_| {
+                DrawError::Invalid("3DSTATE_VIEWPORT_STATE_POINTERS does not decode")
+            })?;
+            if p.cc_viewport_state_change {
+                cc_viewport_at = Some(dynamic.wrapping_add(u64::from(p.pointer_to_cc_viewport)));
+            }
+        }
+        let mut binding_table = None;
+        if let Some(dw) = packets.get("3DSTATE_BINDING_TABLE_POINTERS") {
+            let p = Cmd3dstateBindingTablePointers::unpack(dw).map_err(|_| {
+                DrawError::Invalid("3DSTATE_BINDING_TABLE_POINTERS does not decode")
+            })?;
+            if p.ps_binding_table_change {
+                binding_table = Some(
+                    env.bases
+                        .surface
+                        .wrapping_add(u64::from(p.pointer_to_ps_binding_table)),
+                );
+            }
+        }
+        let depth = DepthBuffer::of(packets)?;
+        if let Some(ds) = &ds {
+            let has_stencil = depth.is_some_and(|d| d.format.has_stencil());
+            if (ds.depth_test_enable || ds.depth_buffer_write_enable) && depth.is_none() {
+                return Err(DrawError::Invalid(
+                    "depth test or depth write enabled without a depth buffer (UNDEFINED)",
+                ));
+            }
+            if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && !has_stencil {
+                return Err(DrawError::Invalid(
+                    "stencil test or stencil write enabled without a depth buffer format holding stencil",
+                ));
+            }
+            if ds.stencil_test_enable && cc.is_none() {
+                return Err(DrawError::Invalid(
+                    "stencil test without COLOR_CALC_STATE (its reference values)",
+                ));
+            }
+        }
+        Ok(OutputMerger {
+            blend_at,
+            blends: [None; 8],
+            depth_stencil: ds,
+            color_calc: cc,
+            cc_viewport_at,
+            binding_table,
+            surface_base: env.bases.surface,
+            targets: BTreeMap::new(),
+            depth,
+            flags,
+            passed: 0,
+        })
+    }
+
+    /// BLEND_STATE entry `index`, read on first use (the driver allocates
+    /// as many entries as it has render targets).
+    fn blend_state(
+        &mut self,
+        memory: &mut dyn GfxMemory,
+        index: u8,
+    ) -> Result<BlendState, SendError> {
+        let i = usize::from(index & 7);
+        if let Some(b) = self.blends[i] {
+            return Ok(b);
+        }
+        let at = self
+            .blend_at
+            .ok_or(bad("render-target write: no BLEND_STATE was loaded"))?;
+        let b = state::blend(memory, at, index & 7).map_err(draw_to_send)?;
+        if b.alphatocoverage_enable || b.alphatocoverage_dither_enable {
+            // "When NumSamples = 1, AlphaToCoverage and AlphaTo Coverage
+            // Dither both must be disabled" (003 lines 44748-44749).
+            return Err(bad("BLEND_STATE: alpha-to-coverage with 1X sampling"));
+        }
+        if b.alphatoone_enable {
+            return Err(bad("BLEND_STATE: alpha-to-one is not modelled"));
+        }
+        if b.color_dither_enable {
+            return Err(bad("BLEND_STATE: colour dithering is not modelled"));
+        }
+        if b.color_buffer_blend_enable && b.logic_op_enable {
+            return Err(bad(
+                "BLEND_STATE: blending and logic ops both enabled (UNDEFINED)",
+            ));
+        }
+        if b.alpha_test_enable && self.color_calc.is_none() {
+            return Err(bad("alpha test without COLOR_CALC_STATE"));
+        }
+        self.blends[i] = Some(b);
+        Ok(b)
+    }
+
+    /// The render target at `bti` of the pixel shader's binding table.
+    fn target(
+        &mut self,
+        memory: &mut dyn GfxMemory,
+        bti: u8,
+    ) -> Result<Option<RenderTarget>, SendError> {
+        if let Some(t) = self.targets.get(&bti) {
+            return Ok(*t);
+        }
+        // "Binding Table Index cannot be 255" (003 line 84839).
+        if bti == 255 {
+            return Err(bad("render-target write cannot be stateless"));
+        }
+        let table = self.binding_table.ok_or(bad(
+            "render-target write: no pixel-shader binding table was loaded",
+        ))?;
+        let [entry] =
+            state::dwords::<1>(memory, table.wrapping_add(4 * u64::from(bti))).map_err(fault)?;
+        let at = self.surface_base.wrapping_add(u64::from(entry & !0x1F));
+        let dw = state::dwords::<6>(memory, at).map_err(fault)?;
+        let raw = SurfaceStateGen6::unpack(&dw)
+            .map_err(|_| bad("render target SURFACE_STATE does not decode"))?;
+        let surface = Surface::from_surface_state(IsaGen::Gen6, &dw)
+            .map_err(|_| bad("render target SURFACE_STATE: reserved surface type"))?;
+        let t = match render_surface(&surface, false)? {
+            None => None,
+            Some(format) => {
+                if raw.number_of_multisamples != 0 {
+                    return Err(bad("multisampled render targets are not modelled"));
+                }
+                if raw.mip_count_lod != 0 || raw.minimum_array_element != 0 {
+                    return Err(bad(
+                        "render targets at a mip level or array element other than 0 are not modelled",
+                    ));
+                }
+                if raw.x_offset != 0 || raw.y_offset != 0 || raw.render_target_rotation != 0 {
+                    return Err(bad(
+                        "render target X/Y offsets and rotation are not modelled",
+                    ));
+                }
+                Some(RenderTarget { surface, format })
+            }
+        };
+        self.targets.insert(bti, t);
+        Ok(t)
+    }
+
+    /// The depth test and stencil test of one pixel at (x, y) with source
+    /// depth `z`: whether it passes, and the depth pixel to store when the
+    /// write is the last one (`None`: nothing changes).
+    fn depth_stencil(
+        &mut self,
+        memory: &mut dyn GfxMemory,
+        x: u32,
+        y: u32,
+        z: Option<f32>,
+        back: bool,
+        viewport: u8,
+    ) -> Result<(bool, Option<(DepthPixel, bool, bool)>), SendError> {
+        let Some(ds) = self.depth_stencil else {
+            return Err(bad(
+                "render-target write: no DEPTH_STENCIL_STATE was loaded",
+            ));
+        };
+        let stencil_on = ds.stencil_test_enable;
+        let depth_on = ds.depth_test_enable;
+        let depth_write = ds.depth_buffer_write_enable;
+        if !stencil_on && !depth_on && !depth_write {
+            return Ok((true, None));
+        }
+        let Some(buffer) = self.depth else {
+            // `new` refuses these without a buffer.
+            return Ok((true, None));
+        };
+        let Some(old) = buffer.read(memory, x, y).map_err(fault)? else {
+            return Err(bad(
+                "output merger: a pixel outside the depth buffer (the manual requires software to keep them inside)",
+            ));
+        };
+        let z = z.ok_or(bad(
+            "output merger: no source depth (neither the message nor a pixel dispatch)",
+        ))?;
+        let z = match self.cc_viewport_at {
+            Some(at) => {
+                let vp = state::cc_viewport(memory, at, viewport).map_err(draw_to_send)?;
+                // max then min: a NaN depth takes the minimum.
+                z.max(vp.minimum_depth).min(vp.maximum_depth)
+            }
+            None => z,
+        };
+        let src = buffer.quantise(z);
+        let mut stencil_pass = true;
+        let mut new = old;
+        let mut face = None;
+        if stencil_on {
+            let cc = self
+                .color_calc
+                .ok_or(bad("stencil test without COLOR_CALC_STATE"))?;
+            let f = state::face(&ds, &cc, back);
+            stencil_pass =
+                state::compare(f.func, f.reference & f.test_mask, old.stencil & f.test_mask);
+            face = Some(f);
+        }
+        let depth_pass = !depth_on || state::compare(ds.depth_test_function, src, old.depth);
+        if let Some(f) = face {
+            let op = if !stencil_pass {
+                f.fail
+            } else if !depth_pass {
+                f.depth_fail
+            } else {
+                f.pass
+            };
+            let v = state::stencil_op(op, old.stencil, f.reference);
+            new.stencil = (old.stencil & !f.write_mask) | (v & f.write_mask);
+        }
+        let pass = stencil_pass && depth_pass;
+        let write_depth = depth_write && pass;
+        if write_depth {
+            new.depth = src;
+        }
+        let write_stencil = stencil_on && ds.stencil_buffer_write_enable;
+        Ok((pass, Some((new, write_depth, write_stencil))))
+    }
+}
+
+/// Does the alpha test (per BLEND_STATE, with COLOR_CALC_STATE's format
+/// and reference, 003 lines 44752-44775) pass for `alpha` (a float's
+/// bits, whatever the target's format, 003 lines 45395-45397)?
+fn alpha_test(b: &BlendState, cc: &ColorCalcState, alpha: u32) -> bool {
+    if !b.alpha_test_enable {
+        return true;
+    }
+    let a = f32::from_bits(alpha);
+    if cc.alpha_test_format == 0 {
+        // UNORM8: the alpha converted to UNORM8 against the reference's
+        // value [ext: mesa src/intel/genxml/gen6.xml COLOR_CALC_STATE
+        // "Alpha Reference Value As UNORM8", a whole dword].
+        let a8 = crate::eu::shared::surface::format::encode_channel(
+            crate::eu::shared::surface::format::Kind::Unorm,
+            8,
+            alpha,
+        );
+        state::compare(b.alpha_test_function, a8, cc.alpha_reference_value)
+    } else {
+        state::compare(
+            b.alpha_test_function,
+            a,
+            f32::from_bits(cc.alpha_reference_value),
+        )
+    }
+}
+
+impl OutputMerger {
+    /// The colour of one pixel after blending or the logic op, stored.
+    #[allow(clippy::too_many_arguments)]
+    fn store_colour(
+        &self,
+        memory: &mut dyn GfxMemory,
+        t: &RenderTarget,
+        b: &BlendState,
+        x: u32,
+        y: u32,
+        src: [u32; 4],
+        src1: Option<[u32; 4]>,
+    ) -> Result<(), SendError> {
+        let s = &t.surface;
+        // Pixels outside the surface are dropped (003 lines 84865-84867).
+        if x >= s.width || y >= s.height {
+            return Ok(());
+        }
+        let f = &t.format;
+        let enable = u8::from(!b.write_disable_red)
+            | u8::from(!b.write_disable_green) << 1
+            | u8::from(!b.write_disable_blue) << 2
+            | u8::from(!b.write_disable_alpha) << 3;
+        if enable == 0 {
+            return Ok(());
+        }
+        let bpp = f.bytes();
+        let at = s.address(u64::from(x) * bpp as u64, u64::from(y));
+        let mut px = [0u8; 16];
+        memory.read(at, &mut px[..bpp]).map_err(fault)?;
+        let int = matches!(f.class, Class::Uint | Class::Sint);
+        let fields = if b.logic_op_enable {
+            if f.class != Class::Unorm || f.srgb {
+                return Err(bad(
+                    "BLEND_STATE: logic ops are only supported on UNORM (not sRGB) render targets",
+                ));
+            }
+            let s = f.to_fields(clamp_src(b, f, src));
+            let d = f.read_fields(&px[..bpp]);
+            let mut out = [0u32; 4];
+            for (ch, o) in out.iter_mut().enumerate() {
+                *o = blend::logic_op(b.logic_op_function, s[ch], d[ch], f.bits(ch));
+            }
+            out
+        } else if b.color_buffer_blend_enable {
+            if int {
+                return Err(bad(
+                    "BLEND_STATE: blending must be disabled on UINT and SINT render targets",
+                ));
+            }
+            let range = blend::clamp_range(b.color_clamp_range, f.class);
+            let pre = |c: [f32; 4]| {
+                if b.pre_blend_color_clamp_enable {
+                    blend::clamp4(c, range)
+                } else {
+                    c
+                }
+            };
+            let cc = self.color_calc.ok_or(bad(
+                "blending without COLOR_CALC_STATE (the constant colour)",
+            ))?;
+            let dst = f.from_fields(f.read_fields(&px[..bpp])).map(f32::from_bits);
+            let inputs = blend::Inputs {
+                src: pre(src.map(f32::from_bits)),
+                src1: src1.map(|c| pre(c.map(f32::from_bits))),
+                dst: pre(dst),
+                constant: pre([
+                    cc.blend_constant_color_red,
+                    cc.blend_constant_color_green,
+                    cc.blend_constant_color_blue,
+                    cc.blend_constant_color_alpha,
+                ]),
+            };
+            let mut out = blend::blend(b, &inputs).map_err(bad)?;
+            if b.post_blend_color_clamp_enable {
+                out = blend::clamp4(out, range);
+            }
+            f.to_fields(out.map(f32::to_bits))
+        } else {
+            f.to_fields(clamp_src(b, f, src))
+        };
+        f.write_fields(&mut px[..bpp], fields, enable);
+        memory.write(at, &px[..bpp]).map_err(fault)
+    }
+}
+
+/// The source colour through the pre-blend clamp with blending off
+/// (integer targets clamp to their format on conversion, 003 lines
+/// 44935-44937).
+fn clamp_src(b: &BlendState, f: &RtFormat, src: [u32; 4]) -> [u32; 4] {
+    if !b.pre_blend_color_clamp_enable || matches!(f.class, Class::Uint | Class::Sint) {
+        return src;
+    }
+    blend::clamp4(
+        src.map(f32::from_bits),
+        blend::clamp_range(b.color_clamp_range, f.class),
+    )
+    .map(f32::to_bits)
+}
+
+impl PixelBackend for OutputMerger {
+    fn render_target(
+        &mut self,
+        memory: &mut dyn GfxMemory,
+        dispatch: Option<&PixelDispatch>,
+        w: &RtWrite,
+    ) -> Result<(), SendError> {
+        let b = self.blend_state(memory, w.render_target_index)?;
+        let target = self.target(memory, w.binding_table_index)?;
+        if w.replicated
+            && target
+                .is_some_and(|t| t.surface.tiling == crate::eu::shared::surface::Tiling::Linear)
+        {
+            return Err(bad(
+                "replicated-data render-target write to linear memory is undefined",
+            ));
+        }
+        if w.color1.is_none() && uses_src1(&b) {
+            return Err(bad(
+                "BLEND_STATE: a source-1 blend factor without a dual-source write",
+            ));
+        }
+        for slot in (0..w.slots.min(16)).filter(|s| w.mask >> s & 1 != 0) {
+            // A 1X pixel is its sample 0 (003 lines 85496-85500).
+            if w.omask.is_some_and(|m| m[slot] & 1 == 0) {
+                continue;
+            }
+            let colour = w.color[slot];
+            if b.alpha_test_enable {
+                let cc = self
+                    .color_calc
+                    .ok_or(bad("alpha test without COLOR_CALC_STATE"))?;
+                let alpha = w.src0_alpha.map_or(colour[3], |a| a[slot]);
+                if !alpha_test(&b, &cc, alpha) {
+                    continue;
+                }
+            }
+            let (x, y) = pixel_xy(w.corners[slot / 4], slot);
+            let z = match w.depth {
+                Some(d) => Some(d[slot]),
+                None => dispatch.and_then(|d| d.depth.get(w.dispatch_slot + slot).copied()),
+            };
+            let (pass, update) =
+                self.depth_stencil(memory, x, y, z, w.back_facing, w.viewport_index)?;
+            if w.last {
+                if let (Some((p, dz, ds)), Some(buffer)) = (update, self.depth)
+                    && (dz || ds)
+                {
+                    buffer.write(memory, x, y, p, dz, ds).map_err(fault)?;
+                }
+                if pass {
+                    self.passed += 1;
+                }
+            }
+            if !pass {
+                continue;
+            }
+            if let Some(t) = &target {
+                self.store_colour(memory, t, &b, x, y, colour, w.color1.map(|c| c[slot]))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn depth_stencil_only(
+        &mut self,
+        memory: &mut dyn GfxMemory,
+        dispatch: &PixelDispatch,
+    ) -> Result<(), SendError> {
+        let slots = usize::from(dispatch.simd).min(32);
+        for slot in (0..slots).filter(|s| dispatch.mask >> s & 1 != 0) {
+            let (x, y) = pixel_xy(dispatch.corners[slot / 4], slot);
+            let z = Some(dispatch.depth[slot]);
+            let (pass, update) = self.depth_stencil(memory, x, y, z, !dispatch.front_facing, 0)?;
+            if let (Some((p, dz, ds)), Some(buffer)) = (update, self.depth)
+                && (dz || ds)
+            {
+                buffer.write(memory, x, y, p, dz, ds).map_err(fault)?;
+            }
+            if pass {
+                self.passed += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn samples_passed(&self) -> u64 {
+        self.passed
+    }
+
+    fn dispatch_flags(&self) -> DispatchFlags {
+        self.flags
+    }
+}
+
+/// Whether blending reads source 1.
+fn uses_src1(b: &BlendState) -> bool {
+    if !b.color_buffer_blend_enable {
+        return false;
+    }
+    let src1 = |f: u32| matches!(f, 0x09 | 0x0A | 0x19 | 0x1A);
+    src1(b.source_blend_factor)
+        || src1(b.destination_blend_factor)
+        || (b.independent_alpha_blend_enable
+            && (src1(b.source_alpha_blend_factor) || src1(b.destination_alpha_blend_factor)))
+}

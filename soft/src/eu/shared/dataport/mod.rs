@@ -17,6 +17,7 @@ pub mod atomic;
 mod block;
 mod media;
 mod render;
+pub(crate) use render::target as render_target;
 mod scattered;
 mod scratch;
 mod typed;
@@ -194,7 +195,12 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, d: &DataPortMsg) -> Resu
         } => scratch::write(env, m, regs, offset, dword),
         DpOp::Fence { .. } => scratch::fence(m),
         DpOp::FlushRenderCache { .. } => Ok(()),
-        DpOp::RtWrite { bti, mode, .. } => render::rt_write(env, m, bti, mode),
+        DpOp::RtWrite {
+            bti,
+            mode,
+            last,
+            slot_hi,
+        } => render::rt_write(env, m, bti, mode, last, slot_hi),
         DpOp::SvbWrite { bti, .. } => render::svb_write(env, m, bti),
         DpOp::TypedRead { bti, slots, mask } => typed::read(env, m, bti, slots, mask),
         DpOp::TypedWrite { bti, slots, mask } => typed::write(env, m, bti, slots, mask),

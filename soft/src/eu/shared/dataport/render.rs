@@ -14,20 +14,21 @@
 //!   subspans 1/0 R, G, B, A then 3/2 R, G, B, A (000 line 5228).
 //! - Gen6, Gen7 and Gen7.5 (003 lines 84812-85793), in [`gen6`]: the
 //!   header moves the enables to M1.7 and is optional; SIMD16 colour
-//!   interleaves the halves per channel.
+//!   interleaves the halves per channel. Every form is decoded into an
+//!   [`crate::eu::shared::RtWrite`]; a pixel thread of the 3D pipeline
+//!   hands it to the draw's output merger (blending, logic ops, write
+//!   disables, alpha, depth and stencil test: `render3d::om`).
 //!
-//! Not modelled, refused with an error rather than written wrongly:
-//! source/destination depth, stencil, antialias alpha, oMask, source-0
-//! alpha, dual-source and (Gen6) SIMD8 image writes, per-sample
-//! dispatch, surface arrays, and (Gen6+) messages without a header, whose
-//! pixel positions come from the pixel-shader dispatch that the media and
-//! GPGPU pipelines and the harness do not have. Blending, logic ops,
-//! colour write disables, alpha test and the pixel scoreboard belong to the
-//! colour-calculator and blend state, which the message does not carry:
-//! writes land as with blending off and every channel enabled. The
-//! replicated-data clear does that whatever that state says [ext: mesa
-//! src/intel/blorp/blorp_clear.c: "Constant color writes ignore
-//! everything in blend and color calculator state"].
+//! Threads without an output merger (media, GPGPU, the harness) write
+//! directly, as with blending off and every channel enabled; the forms
+//! that only mean something to the merger (source depth, oMask, source-0
+//! alpha, dual source) are refused there, as are header-less messages,
+//! whose pixel positions come from a pixel-shader dispatch. The
+//! replicated-data clear lands the same way whatever the blend state says
+//! [ext: mesa src/intel/blorp/blorp_clear.c: "Constant color writes ignore
+//! everything in blend and color calculator state"]. Not modelled
+//! anywhere: destination depth, stencil and antialias alpha (Gen4/G45),
+//! (Gen6) SIMD8 image writes, per-sample dispatch, surface arrays.
 //!
 //! Streamed vertex buffer write (000 lines 5250-5289; 003 lines
 //! 86080-86150): M0.5 the destination index, M0.0-M0.3 the R, G, B, A
@@ -35,7 +36,9 @@
 //! the low 4 channel enables which are written.
 
 mod gen6;
-mod target;
+pub(crate) mod target;
+#[cfg(test)]
+mod tests;
 
 use baregpu_isa::IsaGen;
 use baregpu_isa::message::RtMode;
@@ -52,9 +55,11 @@ pub(super) fn rt_write(
     m: &mut Msg,
     bti: u8,
     mode: RtMode,
+    last: bool,
+    slot_hi: bool,
 ) -> Result<(), SendError> {
     if m.platform() >= IsaGen::Gen6 {
-        return gen6::write(env, m, bti, mode);
+        return gen6::write(env, m, bti, mode, last, slot_hi);
     }
     // Every sequencing row has the two header registers (000 line 5214).
     let (pixels, data_regs) = match mode {

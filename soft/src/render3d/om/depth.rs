@@ -1,0 +1,256 @@
+//! The depth buffer of 3DSTATE_DEPTH_BUFFER (003 lines 42560-43140) and
+//! its formats (Table 7-22, 003 lines 5918-5931): D32_FLOAT_S8X24_UINT
+//! (float depth in the first dword, stencil in the low byte of the
+//! second), D32_FLOAT, D24_UNORM_S8_UINT (24-bit depth in the low three
+//! bytes, stencil in the top byte), D24_UNORM_X8_UINT and D16_UNORM.
+//!
+//! Layout: Gen6 has no linear depth buffer ("This field must be set to
+//! TRUE. Linear Depth Buffer is not supported", 003 lines 42606-42609) and
+//! a tiled one walks Y major (003 lines 42640-42646); the Y-tile byte
+//! layout is the surfaces' ([`Surface::offset`]). Depth buffer X, Y are
+//! the render target's plus Depth Coordinate Offset X, Y (003 lines
+//! 44806-44808: "unconditionally added").
+//!
+//! Depth values are compared in the buffer's format: a UNORM buffer
+//! compares the source depth converted to its integer (clamped to [0, 1],
+//! rounded to nearest), a float buffer the floats.
+
+use baregpu_hal::Packet;
+use baregpu_hal::gen6::commands::Cmd3dstateDepthBuffer;
+
+use crate::eu::shared::surface::{Surface, Tiling, format as surface_format};
+use crate::eu::shared::{GfxMemory, MemFault};
+use crate::render3d::types::{DrawError, Packets};
+
+/// 3DSTATE_DEPTH_BUFFER Surface Format (003 lines 42812-42832).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DepthFormat {
+    D32FloatS8X24,
+    D32Float,
+    D24UnormS8,
+    D24UnormX8,
+    D16Unorm,
+}
+
+impl DepthFormat {
+    fn of(code: u32) -> Result<DepthFormat, DrawError> {
+        Ok(match code {
+            0 => DepthFormat::D32FloatS8X24,
+            1 => DepthFormat::D32Float,
+            2 => DepthFormat::D24UnormS8,
+            3 => DepthFormat::D24UnormX8,
+            5 => DepthFormat::D16Unorm,
+            _ => {
+                return Err(DrawError::Invalid(
+                    "3DSTATE_DEPTH_BUFFER: reserved surface format",
+                ));
+            }
+        })
+    }
+
+    pub fn bytes(self) -> u64 {
+        match self {
+            DepthFormat::D32FloatS8X24 => 8,
+            DepthFormat::D16Unorm => 2,
+            _ => 4,
+        }
+    }
+
+    pub fn has_stencil(self) -> bool {
+        matches!(self, DepthFormat::D32FloatS8X24 | DepthFormat::D24UnormS8)
+    }
+
+    /// Bits of a UNORM depth, 0 for a float one.
+    fn unorm_bits(self) -> u32 {
+        match self {
+            DepthFormat::D24UnormS8 | DepthFormat::D24UnormX8 => 24,
+            DepthFormat::D16Unorm => 16,
+            _ => 0,
+        }
+    }
+}
+
+/// A depth value as the buffer stores it.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub(super) enum Depth {
+    Unorm(u32),
+    Float(f32),
+}
+
+/// One pixel of the depth buffer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct DepthPixel {
+    pub depth: Depth,
+    pub stencil: u8,
+}
+
+/// The depth buffer of the draw.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DepthBuffer {
+    pub format: DepthFormat,
+    surface: Surface,
+    offset: (i32, i32),
+}
+
+impl DepthBuffer {
+    /// The depth buffer 3DSTATE_DEPTH_BUFFER names, `None` for
+    /// SURFTYPE_NULL or no command.
+    pub fn of(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
+        let Some(dw) = packets.get("3DSTATE_DEPTH_BUFFER") else {
+            return Ok(None);
+        };
+        let p = Cmd3dstateDepthBuffer::unpack(dw)
+            .map_err(|_| DrawError::Invalid("3DSTATE_DEPTH_BUFFER does not decode"))?;
+        match p.surface_type {
+            7 => return Ok(None),
+            1 => {}
+            // 1D, 3D and cube depth buffers.
+            0 | 2 | 3 => {
+                return Err(DrawError::Unmodelled(
+                    "depth buffers other than 2D and NULL",
+                ));
+            }
+            _ => return Err(DrawError::Invalid("3DSTATE_DEPTH_BUFFER: surface type")),
+        }
+        let format = DepthFormat::of(p.surface_format)?;
+        if !p.tiled_surface {
+            return Err(DrawError::Invalid(
+                "3DSTATE_DEPTH_BUFFER: a linear depth buffer is not supported on Gen6",
+            ));
+        }
+        if p.tile_walk != 1 {
+            return Err(DrawError::Invalid(
+                "3DSTATE_DEPTH_BUFFER: a tiled depth buffer must walk Y major",
+            ));
+        }
+        if p.hierarchical_depth_buffer_enable || p.separate_stencil_buffer_enable {
+            return Err(DrawError::Unmodelled(
+                "hierarchical depth and separate stencil buffers",
+            ));
+        }
+        if p.software_tiled_rendering_mode != 0 {
+            return Err(DrawError::Unmodelled("software tiled rendering modes"));
+        }
+        if p.lod != 0 || p.depth != 0 || p.minimum_array_element != 0 {
+            return Err(DrawError::Unmodelled("depth buffer mip levels and arrays"));
+        }
+        // The surface helper wants a colour format only for its pitch
+        // arithmetic, which uses the given pitch.
+        let surface = Surface::two_d(
+            p.surface_base_address,
+            surface_format::R32_UINT,
+            p.width + 1,
+            p.height + 1,
+            p.surface_pitch + 1,
+            Tiling::Y,
+        );
+        Ok(Some(DepthBuffer {
+            format,
+            surface,
+            offset: (p.depth_coordinate_offset_x, p.depth_coordinate_offset_y),
+        }))
+    }
+
+    /// Graphics address of the depth pixel of render-target pixel (x, y),
+    /// or `None` outside the buffer.
+    fn address(&self, x: u32, y: u32) -> Option<u64> {
+        let dx = i64::from(x) + i64::from(self.offset.0);
+        let dy = i64::from(y) + i64::from(self.offset.1);
+        let s = &self.surface;
+        if dx < 0 || dy < 0 || dx >= i64::from(s.width) || dy >= i64::from(s.height) {
+            return None;
+        }
+        Some(s.address(dx as u64 * self.format.bytes(), dy as u64))
+    }
+
+    pub fn read(
+        &self,
+        memory: &mut dyn GfxMemory,
+        x: u32,
+        y: u32,
+    ) -> Result<Option<DepthPixel>, MemFault> {
+        let Some(at) = self.address(x, y) else {
+            return Ok(None);
+        };
+        let mut b = [0u8; 8];
+        let n = self.format.bytes() as usize;
+        memory.read(at, &mut b[..n])?;
+        let d0 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        Ok(Some(match self.format {
+            DepthFormat::D32FloatS8X24 => DepthPixel {
+                depth: Depth::Float(f32::from_bits(d0)),
+                stencil: b[4],
+            },
+            DepthFormat::D32Float => DepthPixel {
+                depth: Depth::Float(f32::from_bits(d0)),
+                stencil: 0,
+            },
+            DepthFormat::D24UnormS8 | DepthFormat::D24UnormX8 => DepthPixel {
+                depth: Depth::Unorm(d0 & 0xFF_FFFF),
+                stencil: b[3],
+            },
+            DepthFormat::D16Unorm => DepthPixel {
+                depth: Depth::Unorm(u32::from(u16::from_le_bytes([b[0], b[1]]))),
+                stencil: 0,
+            },
+        }))
+    }
+
+    /// Stores `p`: depth when `depth`, the stencil byte when `stencil`.
+    /// The X8 byte of D24_UNORM_X8_UINT keeps its contents.
+    pub fn write(
+        &self,
+        memory: &mut dyn GfxMemory,
+        x: u32,
+        y: u32,
+        p: DepthPixel,
+        depth: bool,
+        stencil: bool,
+    ) -> Result<(), MemFault> {
+        let Some(at) = self.address(x, y) else {
+            return Ok(());
+        };
+        let mut b = [0u8; 8];
+        let n = self.format.bytes() as usize;
+        memory.read(at, &mut b[..n])?;
+        let d = match p.depth {
+            Depth::Unorm(v) => v,
+            Depth::Float(f) => f.to_bits(),
+        };
+        if depth {
+            match self.format {
+                DepthFormat::D16Unorm => b[..2].copy_from_slice(&(d as u16).to_le_bytes()),
+                DepthFormat::D24UnormS8 | DepthFormat::D24UnormX8 => {
+                    b[..3].copy_from_slice(&d.to_le_bytes()[..3]);
+                }
+                _ => b[..4].copy_from_slice(&d.to_le_bytes()),
+            }
+        }
+        if stencil {
+            match self.format {
+                DepthFormat::D32FloatS8X24 => b[4] = p.stencil,
+                DepthFormat::D24UnormS8 => b[3] = p.stencil,
+                _ => {}
+            }
+        }
+        memory.write(at, &b[..n])
+    }
+
+    /// A source depth (already clamped to the viewport's range) as this
+    /// buffer stores it.
+    pub fn quantise(&self, z: f32) -> Depth {
+        match self.format.unorm_bits() {
+            0 => Depth::Float(z),
+            bits => Depth::Unorm(surface_format::encode_channel(
+                surface_format::Kind::Unorm,
+                bits,
+                z.to_bits(),
+            )),
+        }
+    }
+
+    /// Whether (x, y) lies inside the buffer.
+    pub fn contains(&self, x: u32, y: u32) -> bool {
+        self.address(x, y).is_some()
+    }
+}

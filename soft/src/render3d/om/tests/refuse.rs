@@ -1,0 +1,163 @@
+//! What the output merger refuses, and that a refusal writes nothing.
+
+use baregpu_hal::Packet;
+use baregpu_hal::gen6::commands::{Cmd3dstateDepthBuffer, Cmd3dstateMultisample};
+use baregpu_hal::gen6::structs::{BlendState, DepthStencilState};
+
+use super::*;
+use crate::eu::send::SendError;
+
+#[test]
+fn draw_state_beyond_the_model_is_refused_by_new() {
+    let mut f = Fixture::new(0x0C7, 4);
+    let ms = Cmd3dstateMultisample {
+        number_of_multisamples: 2,
+        ..Default::default()
+    };
+    f.packets.set(Cmd3dstateMultisample::NAME, &pack(&ms));
+    assert!(matches!(f.om(), Err(DrawError::Unmodelled(s)) if s.contains("multisampling")));
+
+    // A linear depth buffer does not exist on Gen6 (003 lines 42606-42609).
+    let mut f = Fixture::new(0x0C7, 4);
+    f.depth_buffer(1);
+    let mut p =
+        Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap()).unwrap();
+    p.tiled_surface = false;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    assert!(matches!(f.om(), Err(DrawError::Invalid(s)) if s.contains("linear")));
+
+    // Depth test without a depth buffer is UNDEFINED (003 lines
+    // 44884-44885); stencil needs a format holding it (44844-44846).
+    let mut f = Fixture::new(0x0C7, 4);
+    f.depth_stencil(&DepthStencilState {
+        depth_test_enable: true,
+        ..Default::default()
+    });
+    assert!(matches!(f.om(), Err(DrawError::Invalid(_))));
+    let mut f = Fixture::new(0x0C7, 4);
+    f.depth_buffer(1);
+    f.depth_stencil(&DepthStencilState {
+        stencil_test_enable: true,
+        ..Default::default()
+    });
+    assert!(matches!(f.om(), Err(DrawError::Invalid(s)) if s.contains("stencil")));
+}
+
+fn refused(f: &mut Fixture, b: BlendState, why: &str) {
+    f.blend(0, &b);
+    let before = f.mem.get(RT, 16 * 8 * f.bpp as usize).unwrap().to_vec();
+    let mut om = f.om().unwrap();
+    match f.run(&mut om, &write8(|_| [1.0; 4])) {
+        Err(SendError::Bad(s)) => assert!(s.contains(why), "{s:?} lacks {why:?}"),
+        other => panic!("{other:?}: expected a refusal naming {why}"),
+    }
+    assert_eq!(
+        f.mem.get(RT, before.len()).unwrap(),
+        &before[..],
+        "{why}: wrote"
+    );
+}
+
+#[test]
+fn blend_state_beyond_the_model_is_refused_by_the_write() {
+    let on = BlendState {
+        pre_blend_color_clamp_enable: true,
+        ..Default::default()
+    };
+    let cases = [
+        (
+            0x0C7,
+            4,
+            BlendState {
+                alphatocoverage_enable: true,
+                ..on
+            },
+            "alpha-to-coverage",
+        ),
+        (
+            0x0C7,
+            4,
+            BlendState {
+                alphatoone_enable: true,
+                ..on
+            },
+            "alpha-to-one",
+        ),
+        (
+            0x0C7,
+            4,
+            BlendState {
+                color_dither_enable: true,
+                ..on
+            },
+            "dither",
+        ),
+        (
+            0x0C7,
+            4,
+            BlendState {
+                color_buffer_blend_enable: true,
+                logic_op_enable: true,
+                ..on
+            },
+            "logic ops both",
+        ),
+        // Blending on an integer target (003 lines 44935-44937).
+        (
+            0x0CB,
+            4,
+            BlendState {
+                color_buffer_blend_enable: true,
+                source_blend_factor: 1,
+                ..on
+            },
+            "UINT",
+        ),
+        // Logic ops on a float target (003 lines 45196-45197).
+        (
+            0x000,
+            16,
+            BlendState {
+                logic_op_enable: true,
+                ..on
+            },
+            "logic ops are only",
+        ),
+        // A source-1 factor without a dual-source write.
+        (
+            0x0C7,
+            4,
+            BlendState {
+                color_buffer_blend_enable: true,
+                source_blend_factor: 0x09,
+                ..on
+            },
+            "source-1",
+        ),
+        // Reserved factor 0x16.
+        (
+            0x0C7,
+            4,
+            BlendState {
+                color_buffer_blend_enable: true,
+                source_blend_factor: 0x16,
+                ..on
+            },
+            "reserved",
+        ),
+    ];
+    for (format, bpp, b, why) in cases {
+        let mut f = Fixture::new(format, bpp);
+        refused(&mut f, b, why);
+    }
+}
+
+#[test]
+fn a_multisampled_render_target_is_refused() {
+    let mut f = Fixture::new(0x0C7, 4);
+    // SURFACE_STATE dword 4 bits 6:4 Number of Multisamples (003 SURFACE_STATE).
+    let at = SURFACES + 0x40 + 16;
+    let dw = f.mem.dword(at);
+    assert!(f.mem.set_dword(at, dw | 2 << 4));
+    refused(&mut f, BlendState::default(), "multisampled");
+}
