@@ -78,6 +78,7 @@ const CONSTANTS: u32 = 0x200;
 /// Surface state base: binding table at 0, SURFACE_STATE at 0x40.
 const SURFACES: u64 = 0x50_0000;
 const VB: u64 = 0x60_0000;
+const IB: u64 = 0x68_0000;
 const RT: u64 = 0x70_0000;
 const FENCE: u64 = 0x80_0000;
 const DEPTH_COUNT: u64 = 0x80_0010;
@@ -184,6 +185,9 @@ struct Scene {
     vs: bool,
     gs: bool,
     colour: [f32; 4],
+    /// 16-bit indices with the cut index enabled, and the base vertex;
+    /// `None`: sequential.
+    indices: Option<(Vec<u16>, i32)>,
 }
 
 /// Memory and the batch for `scene`.
@@ -461,12 +465,32 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             element: vec![element(2), element(1)],
         },
     );
+    let (access, count, base) = match &scene.indices {
+        None => (0, scene.vertices.len() as u32, 0),
+        Some((indices, base)) => {
+            let bytes: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+            ram.put(IB, &bytes);
+            push(
+                &mut b,
+                &Cmd3dstateIndexBuffer {
+                    cut_index_enable: true,
+                    index_format: 1, // INDEX_WORD
+                    buffer_starting_address: IB,
+                    buffer_ending_address: IB + bytes.len() as u64 - 1,
+                    ..Cmd3dstateIndexBuffer::default()
+                },
+            );
+            (1, indices.len() as u32, *base)
+        }
+    };
     push(
         &mut b,
         &Cmd3dprimitive {
+            vertex_access_type: access,
             primitive_topology_type: scene.topology,
-            vertex_count_per_instance: scene.vertices.len() as u32,
+            vertex_count_per_instance: count,
             instance_count: 1,
+            base_vertex_location: base,
             ..Cmd3dprimitive::default()
         },
     );
@@ -544,6 +568,7 @@ fn draw_triangle(vs: bool) {
         vs,
         gs: false,
         colour: [1.0, 0.0, 0.2, 1.0],
+        indices: None,
     };
     // Background: a colour the triangle does not use.
     ram.put(RT, &[0x11; (W * H * 4) as usize]);
@@ -590,6 +615,66 @@ fn a_triangle_with_the_vs_disabled_matches_too() {
     draw_triangle(false);
 }
 
+/// An indexed strip with a cut: a rectangle of two triangles sharing a
+/// diagonal (every pixel once: the depth count sees no double hit), then
+/// after the cut a strip of one triangle; the base vertex skips a dummy
+/// vertex.
+#[test]
+fn an_indexed_strip_with_a_cut_covers_each_pixel_once() {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let (l, r, t, b) = (3.25, 11.75, 2.5, 9.5);
+    let scene = Scene {
+        // Vertex 0 is never used (base vertex 1).
+        vertices: vec![
+            [0.0, 0.0],
+            [l, t],
+            [l, b],
+            [r, t],
+            [r, b],
+            [13.5, 11.5],
+            [15.5, 11.5],
+            [13.5, 14.5],
+        ],
+        topology: 5, // TRISTRIP
+        vs: true,
+        gs: false,
+        colour: [0.0, 1.0, 0.0, 1.0],
+        indices: Some((vec![0, 1, 2, 3, 0xFFFF, 4, 5, 6], 1)),
+    };
+    ram.put(RT, &[0x11; (W * H * 4) as usize]);
+    let batch = setup(&ram, &scene);
+    submit(&gpu, &ram, &batch, 20);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    let tris = [
+        [[l, t], [l, b], [r, t]],
+        [[l, b], [r, t], [r, b]],
+        [[13.5, 11.5], [15.5, 11.5], [13.5, 14.5]],
+    ];
+    let mut lit = 0u64;
+    for y in 0..H {
+        for x in 0..W {
+            let (px, py) = (x as f32 + 0.5, y as f32 + 0.5);
+            let hits = tris.iter().filter(|t| covered(**t, px, py)).count();
+            assert!(hits <= 1, "({x}, {y}) covered twice by the reference");
+            lit += hits as u64;
+            let want = if hits == 1 {
+                vec![0, 255, 0, 255]
+            } else {
+                vec![0x11; 4]
+            };
+            let got = ram.bytes(RT + u64::from(y * PITCH + x * 4), 4);
+            assert_eq!(got, want, "pixel ({x}, {y})");
+        }
+    }
+    // The rectangle: columns 3-11, rows 2-8; the small triangle: two
+    // pixels in rows 11 and 12, one in row 13.
+    assert_eq!(lit, 9 * 7 + 5);
+    let count = u64::from(ram.dw(DEPTH_COUNT)) | u64::from(ram.dw(DEPTH_COUNT + 4)) << 32;
+    assert_eq!(count, lit, "no pixel drawn twice");
+}
+
 #[test]
 fn vs_threads_run_for_a_draw_without_objects() {
     let ram = Ram::new();
@@ -602,6 +687,7 @@ fn vs_threads_run_for_a_draw_without_objects() {
         vs: true,
         gs: false,
         colour: [0.0; 4],
+        indices: None,
     };
     let batch = setup(&ram, &scene);
     submit(&gpu, &ram, &batch, 4);
@@ -625,6 +711,7 @@ fn a_gs_thread_is_refused_with_the_reason() {
         vs: true,
         gs: true,
         colour: [0.0; 4],
+        indices: None,
     };
     let batch = setup(&ram, &scene);
     submit(&gpu, &ram, &batch, 4);
@@ -649,6 +736,7 @@ fn a_looping_vs_is_a_hang_not_a_frozen_host() {
         vs: true,
         gs: false,
         colour: [0.0; 4],
+        indices: None,
     };
     let batch = setup(&ram, &scene);
     // A VS that jumps to itself forever.
