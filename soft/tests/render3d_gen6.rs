@@ -160,20 +160,27 @@ fn vs_kernel() -> Vec<u8> {
 
 /// The pixel shader: SIMD16, writes one colour to render target 0.
 fn ps_kernel(rgba: [f32; 4]) -> Vec<u8> {
-    let src = format!(
-        "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+    ps_kernel_after(rgba, 0)
+}
+
+/// [`ps_kernel`] after `spin` filler instructions.
+fn ps_kernel_after(rgba: [f32; 4], spin: usize) -> Vec<u8> {
+    let filler = "mov (8|M0) r20.0<1>:ud r20.0<8;8,1>:ud\n".repeat(spin);
+    let src = filler
+        + &format!(
+            "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
          mov (8|M0) m2.0<1>:ud r1.0<8;8,1>:ud {{NoMask}}\n\
          mov (16|M0) m3.0<1>:f {}\n\
          mov (16|M0) m5.0<1>:f {}\n\
          mov (16|M0) m7.0<1>:f {}\n\
          mov (16|M0) m9.0<1>:f {}\n\
          send (16|M0) null:uw m1 0x5 {} {{EOT}}\n",
-        fimm(rgba[0]),
-        fimm(rgba[1]),
-        fimm(rgba[2]),
-        fimm(rgba[3]),
-        desc("rc.rt_write(bti=0, mode=simd16, last) mlen=10 rlen=0 hdr")
-    );
+            fimm(rgba[0]),
+            fimm(rgba[1]),
+            fimm(rgba[2]),
+            fimm(rgba[3]),
+            desc("rc.rt_write(bti=0, mode=simd16, last) mlen=10 rlen=0 hdr")
+        );
     baregpu_isa::text::asm::assemble(IsaGen::Gen6, &src).unwrap_or_else(|e| panic!("{e:?}\n{src}"))
 }
 
@@ -673,6 +680,60 @@ fn an_indexed_strip_with_a_cut_covers_each_pixel_once() {
     assert_eq!(lit, 9 * 7 + 5);
     let count = u64::from(ram.dw(DEPTH_COUNT)) | u64::from(ram.dw(DEPTH_COUNT + 4)) << 32;
     assert_eq!(count, lit, "no pixel drawn twice");
+}
+
+/// A draw longer than a run's instruction allowance: the engine stays at
+/// 3DPRIMITIVE between runs, the threads go on in the next ones, and the
+/// picture is the same.
+#[test]
+fn a_draw_longer_than_a_run_resumes_at_its_3dprimitive() {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let tri = [[2.5, 1.5], [14.5, 1.5], [2.5, 13.5]];
+    let scene = Scene {
+        vertices: tri.to_vec(),
+        topology: 4,
+        vs: true,
+        gs: false,
+        colour: [1.0, 0.0, 0.2, 1.0],
+        indices: None,
+    };
+    ram.put(RT, &[0x11; (W * H * 4) as usize]);
+    let batch = setup(&ram, &scene);
+    // Seven pixel threads of 700 instructions: more than the run the
+    // TAIL write starts (4096 commands at one instruction each).
+    ram.put(
+        KERNELS + u64::from(PS_KSP),
+        &ps_kernel_after(scene.colour, 700),
+    );
+    let mut config = gpu.eu_config().unwrap();
+    config.per_command = 1;
+    gpu.set_eu_config(config);
+    submit(&gpu, &ram, &batch, 0);
+    assert_eq!(ram.dw(FENCE), 0, "not finished in the first run");
+    let layout = baregpu_soft::layout::Layout::of(Generation::Gen6).unwrap();
+    let e = layout.device.engines[render];
+    let prim = batch.iter().position(|d| d >> 16 == 0x7B00).unwrap() as u64;
+    assert_eq!(u64::from(gpu.read32(e.base + 0x74)), BATCH + 4 * prim);
+    let mut runs = 0;
+    while ram.dw(FENCE) != 0x600D && runs < 100_000 {
+        gpu.run(64);
+        runs += 1;
+    }
+    assert!(runs > 1, "the draw went on over several runs ({runs})");
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    for y in 0..H {
+        for x in 0..W {
+            let got = ram.bytes(RT + u64::from(y * PITCH + x * 4), 4);
+            let want = if covered(tri, x as f32 + 0.5, y as f32 + 0.5) {
+                vec![51, 0, 255, 255]
+            } else {
+                vec![0x11; 4]
+            };
+            assert_eq!(got, want, "pixel ({x}, {y})");
+        }
+    }
 }
 
 #[test]
