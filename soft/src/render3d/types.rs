@@ -58,7 +58,10 @@ pub(crate) struct Object {
     /// manual hands them on for its topology; unused entries repeat the
     /// last vertex.
     pub v: [u32; 3],
-    /// The 3DPRIMITIVE topology it came from (the `_3DPRIM_*` value).
+    /// The 3DPRIMITIVE topology it came from (the `_3DPRIM_*` value),
+    /// as the GS and CLIP pass it on when they do not run threads: the
+    /// adjacency forms without their adjacency (LINELIST, LINESTRIP,
+    /// TRILIST, TRISTRIP), QUADLIST as POLYGON (`front::assemble`).
     pub topology: u8,
     /// Its ordinal within its strip, fan, loop or list (provoking-vertex
     /// rules and strip parity depend on it).
