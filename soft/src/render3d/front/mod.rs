@@ -1,13 +1,17 @@
 //! The front of the 3D pipeline: the state the 3DSTATE_* commands load
 //! (`state`), and the draw 3DPRIMITIVE starts (`draw`): vertex fetch
 //! (`fetch`, `format`), primitive assembly (`assemble`), the VS threads
-//! (`vs`), then the raster stage's pixel threads on the same EU array.
+//! (`vs`), then the raster stage and output merger (`stages`) and their
+//! pixel threads on the same EU array.
 //!
 //! Gen6 only: the other generations refuse their 3D commands (`media`
 //! decides). Refused as not modelled (the engine stops with the reason):
 //! GS threads (a GS enabled), the GS's Internal Vertex Count, edge flags,
 //! VFCOMP_STORE_PID, QUADSTRIP and LINELOOP (SF needs a GS to convert
-//! them), draws of more than 2^20 vertices.
+//! them), draws of more than 2^20 vertices. Not modelled, without effect
+//! on what is drawn: the vertex cache (every vertex is shaded, so
+//! VS_INVOCATION_COUNT counts each), the statistics' Global Snapshot Count
+//! Reset.
 
 mod assemble;
 mod draw;
