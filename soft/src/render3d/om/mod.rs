@@ -63,6 +63,11 @@ use crate::render3d::types::{DrawEnv, DrawError};
 
 use depth::{DepthBuffer, DepthPixel};
 
+/// A pixel's depth and stencil tests: whether it passed, and what to store
+/// on the last write (the new depth pixel, whether its depth and its
+/// stencil are written), `None` when nothing changes.
+type Tested = (bool, Option<(DepthPixel, bool, bool)>);
+
 /// A render target as the merger writes it.
 #[derive(Clone, Copy, Debug)]
 struct RenderTarget {
@@ -306,7 +311,7 @@ impl OutputMerger {
         z: Option<f32>,
         back: bool,
         viewport: u8,
-    ) -> Result<(bool, Option<(DepthPixel, bool, bool)>), SendError> {
+    ) -> Result<Tested, SendError> {
         let Some(ds) = self.depth_stencil else {
             return Err(bad(
                 "render-target write: no DEPTH_STENCIL_STATE was loaded",
@@ -437,7 +442,7 @@ impl OutputMerger {
                     "BLEND_STATE: logic ops are only supported on UNORM (not sRGB) render targets",
                 ));
             }
-            let s = f.to_fields(clamp_src(b, f, src));
+            let s = f.encode(clamp_src(b, f, src));
             let d = f.read_fields(&px[..bpp]);
             let mut out = [0u32; 4];
             for (ch, o) in out.iter_mut().enumerate() {
@@ -461,7 +466,7 @@ impl OutputMerger {
             let cc = self.color_calc.ok_or(bad(
                 "blending without COLOR_CALC_STATE (the constant colour)",
             ))?;
-            let dst = f.from_fields(f.read_fields(&px[..bpp])).map(f32::from_bits);
+            let dst = f.decode(f.read_fields(&px[..bpp])).map(f32::from_bits);
             let inputs = blend::Inputs {
                 src: pre(src.map(f32::from_bits)),
                 src1: src1.map(|c| pre(c.map(f32::from_bits))),
@@ -477,9 +482,9 @@ impl OutputMerger {
             if b.post_blend_color_clamp_enable {
                 out = blend::clamp4(out, range);
             }
-            f.to_fields(out.map(f32::to_bits))
+            f.encode(out.map(f32::to_bits))
         } else {
-            f.to_fields(clamp_src(b, f, src))
+            f.encode(clamp_src(b, f, src))
         };
         f.write_fields(&mut px[..bpp], fields, enable);
         memory.write(at, &px[..bpp]).map_err(fault)

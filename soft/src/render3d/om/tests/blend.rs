@@ -173,10 +173,10 @@ fn logic_ops_combine_the_stored_bits() {
         let src: Vec<[u8; 4]> = (0..8)
             .map(|_| core::array::from_fn(|_| rng.next() as u8))
             .collect();
-        for s in 0..8 {
+        for (s, d) in dst.iter().enumerate() {
             let (x, y) = xy8(s);
             let at = f.rt_at(x, y);
-            f.mem.put(at, &dst[s]);
+            f.mem.put(at, d);
         }
         // Sources that convert exactly to the bytes: n / 255.
         let w = write8(|s| src[s].map(|v| f32::from(v) / 255.0));

@@ -142,9 +142,9 @@ fn depth_test_with_every_function_and_format_writes_when_enabled() {
                 let src: Vec<f32> = (0..8)
                     .map(|s| if s == 2 { 0.375 } else { rng.float(0.0, 1.0) })
                     .collect();
-                for s in 0..8 {
+                for (s, &o) in old.iter().enumerate() {
                     let (x, y) = xy8(s);
-                    put_depth(&mut f, code, x, y, old[s], 0x5A);
+                    put_depth(&mut f, code, x, y, o, 0x5A);
                 }
                 let mut w = write8(|_| [1.0; 4]);
                 let mut z = [0f32; 16];
@@ -274,8 +274,8 @@ fn stencil_test_and_operations_with_both_faces_and_masks() {
             stencil_fail_op: r(&mut rng, 8),
             stencil_pass_depth_fail_op: r(&mut rng, 8),
             stencil_pass_depth_pass_op: r(&mut rng, 8),
-            stencil_buffer_write_enable: rng.next() % 4 != 0,
-            double_sided_stencil_enable: rng.next() % 2 == 0,
+            stencil_buffer_write_enable: !rng.next().is_multiple_of(4),
+            double_sided_stencil_enable: rng.next().is_multiple_of(2),
             backface_stencil_test_function: r(&mut rng, 8),
             backface_stencil_fail_op: r(&mut rng, 8),
             backface_stencil_pass_depth_fail_op: r(&mut rng, 8),
@@ -295,7 +295,7 @@ fn stencil_test_and_operations_with_both_faces_and_masks() {
             ..Default::default()
         };
         f.color_calc(&cc);
-        let back = rng.next() % 2 == 0;
+        let back = rng.next().is_multiple_of(2);
         let old: Vec<u8> = (0..8).map(|_| rng.next() as u8).collect();
         let olddepth: Vec<f64> = (0..8)
             .map(|s| if s % 2 == 0 { 0.25 } else { 0.75 })

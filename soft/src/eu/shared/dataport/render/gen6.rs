@@ -145,9 +145,9 @@ pub(super) fn decode(
         m.dword(0, 0)?
     } else {
         let facing = dispatch.is_some_and(|d| !d.front_facing);
-        u32::from(flags.source_depth) * SOURCE_DEPTH
-            | u32::from(flags.omask) * OMASK
-            | u32::from(facing) * BACK_FACING
+        (u32::from(flags.source_depth) * SOURCE_DEPTH)
+            | (u32::from(flags.omask) * OMASK)
+            | (u32::from(facing) * BACK_FACING)
     };
     if m00 & SAMPLE_PAIR != 0 {
         return Err(bad(

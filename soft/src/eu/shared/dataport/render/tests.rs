@@ -84,7 +84,7 @@ impl PixelBackend for Recorder {
 fn dispatch() -> PixelDispatch {
     PixelDispatch {
         simd: 32,
-        corners: core::array::from_fn(|k| (10 + k as u32) << 16 | 2 * k as u32),
+        corners: core::array::from_fn(|k| ((10 + k as u32) << 16) | (2 * k as u32)),
         mask: 0xA5A5_5A5A,
         depth: core::array::from_fn(|s| s as f32 / 64.0),
         front_facing: false,
@@ -117,7 +117,6 @@ fn run(text: &str, m00: u32, flags: DispatchFlags) -> Result<RtWrite, SendError>
     env.pixels = Some(&mut rec);
     env.pixel_dispatch = Some(&d);
     handle(&mut env, &mut t, &req)?;
-    drop(env);
     assert_eq!(rec.writes.len(), 1);
     Ok(rec.writes.remove(0))
 }
@@ -381,9 +380,7 @@ mod formats {
     use super::super::target::RtFormat;
 
     fn fields(code: u32, rgba: [f32; 4]) -> [u32; 4] {
-        RtFormat::of(code)
-            .unwrap()
-            .to_fields(rgba.map(f32::to_bits))
+        RtFormat::of(code).unwrap().encode(rgba.map(f32::to_bits))
     }
 
     #[test]
@@ -437,11 +434,7 @@ mod formats {
         let pack = |code: u32, rgba: [f32; 4]| {
             let f = RtFormat::of(code).unwrap();
             let mut b = [0u8; 4];
-            f.write_fields(
-                &mut b[..f.bytes()],
-                f.to_fields(rgba.map(f32::to_bits)),
-                0xF,
-            );
+            f.write_fields(&mut b[..f.bytes()], f.encode(rgba.map(f32::to_bits)), 0xF);
             u32::from_le_bytes(b)
         };
         // B5G6R5: blue 4:0, green 10:5, red 15:11.
@@ -456,7 +449,7 @@ mod formats {
         assert_eq!(
             RtFormat::of(0x0CA)
                 .unwrap()
-                .to_fields([300, (-300i32) as u32, 5, 0]),
+                .encode([300, (-300i32) as u32, 5, 0]),
             [127, 0x80, 5, 0]
         );
     }
@@ -492,12 +485,12 @@ mod formats {
                         *v += 1;
                     }
                 }
-                let colour = f.from_fields(field);
+                let colour = f.decode(field);
                 let floaty = f.class == super::super::target::Class::Float;
                 if floaty && (0..4).any(|c| f32::from_bits(colour[c]).is_nan()) {
                     continue;
                 }
-                assert_eq!(f.to_fields(colour), field, "format {code:#x}");
+                assert_eq!(f.encode(colour), field, "format {code:#x}");
             }
         }
     }
