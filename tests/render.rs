@@ -1,0 +1,315 @@
+//! The 3D API's batches on Sandy Bridge, read back the way the hardware
+//! reads them (commands through the hal's decoder, indirect state through
+//! the GGTT): the packet order of the manual's sequence, the fields each
+//! packet carries for the draw, and the draws the API refuses.
+
+use baregpu::compute::{ComputeError, Format, KernelDesc, Tiling};
+use baregpu::hal::Generation;
+use baregpu::render::*;
+
+mod compute_common;
+use compute_common::*;
+
+/// Three vertices: position (x, y, z, w) then a colour, 32 bytes each.
+fn triangle() -> Vec<u8> {
+    let v: [[f32; 8]; 3] = [
+        [-1.0, -1.0, 0.5, 1.0, 1.0, 0.0, 0.0, 1.0],
+        [1.0, -1.0, 0.5, 1.0, 0.0, 1.0, 0.0, 1.0],
+        [0.0, 1.0, 0.5, 1.0, 0.0, 0.0, 1.0, 1.0],
+    ];
+    v.iter().flatten().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+const ELEMENTS: [VertexElement; 2] = [
+    VertexElement::new(0, 0, VertexFormat::R32G32B32A32Float),
+    VertexElement::new(0, 16, VertexFormat::R32G32B32A32Float),
+];
+
+/// Records one draw of `triangle()` into a 64x32 target and hands the
+/// decoded commands to `check`, or the error to `refused`.
+fn record(
+    tweak: impl FnOnce(&mut Draw<'_>),
+    check: impl FnOnce(&mut HostGpu<'_>, &baregpu::platform::host::HostPlatform, &[Cmd]),
+) -> Result<(), ComputeError> {
+    let mut out = Ok(());
+    with_gpu(Generation::Gen6, |gpu, p| {
+        let mut r = Renderer::new(gpu).unwrap();
+        let target = r
+            .compute()
+            .create_surface_2d(gpu, 64, 32, Format::B8G8R8A8Unorm, Tiling::Linear)
+            .unwrap();
+        let vb = r.compute().upload_buffer(gpu, &triangle()).unwrap();
+        let bin = eot_kernel(Generation::Gen6);
+        let ps = r
+            .compute_mut()
+            .load_kernel(gpu, &KernelDesc::new(&bin))
+            .unwrap();
+        let buffers = [VertexBuffer {
+            buffer: &vb,
+            pitch: 32,
+            step: Step::PerVertex,
+        }];
+        let mut d = Draw {
+            target: &target,
+            depth: None,
+            vertex_buffers: &buffers,
+            elements: &ELEMENTS,
+            index: None,
+            topology: Topology::TriangleList,
+            first_vertex: 0,
+            vertex_count: 3,
+            first_instance: 0,
+            instance_count: 1,
+            base_vertex: 0,
+            vs: None,
+            ps: PixelShader {
+                simd8: None,
+                simd16: Some(PixelKernel {
+                    kernel: &ps,
+                    grf_start: 6,
+                }),
+                barycentrics: Barycentrics::PERSPECTIVE_PIXEL,
+                uses_source_depth: false,
+                uses_source_w: false,
+                kills_pixels: false,
+                computes_depth: false,
+                constants: &[],
+            },
+            attributes: 1,
+            flat: 0,
+            viewport: Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: 64.0,
+                height: 32.0,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            },
+            raster: Raster::default(),
+            blend: Blend::default(),
+            depth_stencil: DepthStencil::default(),
+            textures: &[],
+            samplers: &[],
+        };
+        tweak(&mut d);
+        match r.record(gpu, &d) {
+            Ok(batch) => {
+                let cmds = commands(Generation::Gen6, &batch);
+                check(gpu, p, &cmds);
+            }
+            Err(e) => out = Err(e),
+        }
+    });
+    out
+}
+
+#[test]
+fn a_draw_follows_the_manuals_sequence() {
+    record(
+        |_| {},
+        |_, _, cmds| {
+            let mut want = vec!["PIPE_CONTROL"; 4];
+            want.extend([
+                "PIPELINE_SELECT",
+                "STATE_BASE_ADDRESS",
+                "PIPE_CONTROL",
+                "3DSTATE_MULTISAMPLE",
+                "3DSTATE_SAMPLE_MASK",
+                "3DSTATE_URB",
+                "3DSTATE_VIEWPORT_STATE_POINTERS",
+                "3DSTATE_CC_STATE_POINTERS",
+                "3DSTATE_BINDING_TABLE_POINTERS",
+                "3DSTATE_CONSTANT_VS",
+                "3DSTATE_VS",
+                "3DSTATE_CONSTANT_GS",
+                "3DSTATE_GS",
+                "3DSTATE_CLIP",
+                "3DSTATE_SF",
+                "3DSTATE_CONSTANT_PS",
+                "3DSTATE_WM",
+                "3DSTATE_DEPTH_BUFFER",
+                "3DSTATE_CLEAR_PARAMS",
+                "3DSTATE_DRAWING_RECTANGLE",
+                "3DSTATE_VERTEX_BUFFERS",
+                "3DSTATE_VERTEX_ELEMENTS",
+                "3DPRIMITIVE",
+            ]);
+            want.extend(["PIPE_CONTROL"; 3]);
+            want.push("MI_BATCH_BUFFER_END");
+            assert_eq!(names(cmds), want);
+        },
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_packets_carry_the_draw() {
+    record(
+        |_| {},
+        |gpu, p, cmds| {
+            // No vertex shader: vertex fetch writes the header, then the
+            // draw's two elements.
+            let ve = one(cmds, "3DSTATE_VERTEX_ELEMENTS");
+            assert_eq!(ve.dwords.len(), 1 + 2 * 3);
+            // Header element: every component STORE_0 (2).
+            assert_eq!(ve.dwords[2] >> 16 & 0x7777, 0x2222);
+            assert_eq!(ve.dwords[1] >> 25 & 1, 1, "valid");
+            // The position: STORE_SRC (1), offset 0, R32G32B32A32_FLOAT.
+            assert_eq!(ve.dwords[4] >> 16 & 0x7777, 0x1111);
+            assert_eq!(ve.dwords[5] & 0x7ff, 16, "colour offset");
+            assert_eq!(one(cmds, "3DSTATE_VS").get("vs_function_enable"), 0);
+            let urb = one(cmds, "3DSTATE_URB");
+            let entries = urb.get("vs_number_of_urb_entries");
+            assert!(entries >= 24 && entries % 4 == 0, "{entries}");
+            let sf = one(cmds, "3DSTATE_SF");
+            assert_eq!(sf.get("number_of_sf_output_attributes"), 1);
+            assert_eq!(sf.get("vertex_urb_entry_read_offset"), 1);
+            assert_eq!(sf.get("vertex_urb_entry_read_length"), 1);
+            assert_eq!(sf.get("cull_mode"), 1, "CULLMODE_NONE, not 0 (both)");
+            assert_eq!(sf.get("viewport_transform_enable"), 1);
+            let wm = one(cmds, "3DSTATE_WM");
+            assert_eq!(wm.get("pixel_dispatch_enable_16"), 1);
+            assert_eq!(wm.get("pixel_dispatch_enable_8"), 0);
+            assert_eq!(wm.get("thread_dispatch_enable"), 1);
+            assert_eq!(wm.get("number_of_sf_output_attributes"), 1);
+            assert_eq!(
+                wm.get("dispatch_grf_start_register_for_constant_setup_data_0"),
+                6
+            );
+            assert_eq!(wm.get("barycentric_interpolation_mode"), 1);
+            let prim = one(cmds, "3DPRIMITIVE");
+            assert_eq!(prim.get("primitive_topology_type"), 4);
+            assert_eq!(prim.get("vertex_count_per_instance"), 3);
+            assert_eq!(prim.get("instance_count"), 1);
+            let rect = one(cmds, "3DSTATE_DRAWING_RECTANGLE");
+            assert_eq!(rect.get("clipped_drawing_rectangle_x_max"), 63);
+            assert_eq!(rect.get("clipped_drawing_rectangle_y_max"), 31);
+            // The SF viewport maps NDC to the 64x32 pixels, y down.
+            let (_, dynamic) = bases(Generation::Gen6, cmds);
+            let vp = one(cmds, "3DSTATE_VIEWPORT_STATE_POINTERS");
+            let sfvp = state_at(
+                gpu,
+                p,
+                "SF_VIEWPORT",
+                dynamic + vp.get("pointer_to_sf_viewport"),
+            );
+            let f = |n: &str| f32::from_bits(sfvp.get(n) as u32);
+            assert_eq!(
+                [
+                    f("viewport_matrix_element_m00"),
+                    f("viewport_matrix_element_m11"),
+                    f("viewport_matrix_element_m30"),
+                    f("viewport_matrix_element_m31"),
+                ],
+                [32.0, -16.0, 32.0, 16.0]
+            );
+            // Blending off, every channel written, UNORM pre-blend clamp.
+            let cc = one(cmds, "3DSTATE_CC_STATE_POINTERS");
+            let blend = state_at(
+                gpu,
+                p,
+                "BLEND_STATE",
+                dynamic + cc.get("pointer_to_blend_state"),
+            );
+            assert_eq!(blend.get("color_buffer_blend_enable"), 0);
+            assert_eq!(blend.get("pre_blend_color_clamp_enable"), 1);
+            assert_eq!(blend.get("write_disable_red"), 0);
+        },
+    )
+    .unwrap();
+}
+
+#[test]
+fn blending_and_depth_state_reach_their_structures() {
+    let mut depth_format = None;
+    record(
+        |d| {
+            d.blend = Blend {
+                color: Some(BlendEquation {
+                    src: BlendFactor::SrcAlpha,
+                    dst: BlendFactor::InvSrcAlpha,
+                    op: BlendOp::Add,
+                }),
+                alpha: None,
+                write_mask: 0b0111,
+                constant: [0.25, 0.5, 0.75, 1.0],
+            };
+            d.raster.cull = Cull::Back;
+            d.raster.front_ccw = true;
+        },
+        |gpu, p, cmds| {
+            let (_, dynamic) = bases(Generation::Gen6, cmds);
+            let cc = one(cmds, "3DSTATE_CC_STATE_POINTERS");
+            let b = state_at(
+                gpu,
+                p,
+                "BLEND_STATE",
+                dynamic + cc.get("pointer_to_blend_state"),
+            );
+            assert_eq!(b.get("color_buffer_blend_enable"), 1);
+            assert_eq!(b.get("source_blend_factor"), 0x03);
+            assert_eq!(b.get("destination_blend_factor"), 0x13);
+            assert_eq!(b.get("source_alpha_blend_factor"), 0x03);
+            assert_eq!(b.get("write_disable_alpha"), 1);
+            assert_eq!(b.get("write_disable_blue"), 0);
+            let c = state_at(
+                gpu,
+                p,
+                "COLOR_CALC_STATE",
+                dynamic + cc.get("pointer_to_color_calc_state"),
+            );
+            assert_eq!(
+                f32::from_bits(c.get("blend_constant_color_green") as u32),
+                0.5
+            );
+            let sf = one(cmds, "3DSTATE_SF");
+            assert_eq!(sf.get("cull_mode"), 3);
+            assert_eq!(sf.get("front_winding"), 1);
+            depth_format = Some(one(cmds, "3DSTATE_DEPTH_BUFFER").get("surface_type"));
+        },
+    )
+    .unwrap();
+    // No depth buffer: a NULL surface.
+    assert_eq!(depth_format, Some(7));
+}
+
+#[test]
+fn draws_the_hardware_cannot_do_are_refused() {
+    let depth_without_buffer = record(
+        |d| d.depth_stencil.depth_test = Some(Compare::Less),
+        |_, _, _| panic!("recorded"),
+    );
+    assert!(matches!(
+        depth_without_buffer,
+        Err(ComputeError::Invalid(_))
+    ));
+    let no_vertices = record(|d| d.vertex_count = 0, |_, _, _| panic!("recorded"));
+    assert!(matches!(no_vertices, Err(ComputeError::Invalid(_))));
+    let too_many_attributes = record(|d| d.attributes = 2, |_, _, _| panic!("recorded"));
+    assert!(matches!(too_many_attributes, Err(ComputeError::Invalid(_))));
+    let bad_viewport = record(
+        |d| d.viewport.width = f32::NAN,
+        |_, _, _| panic!("recorded"),
+    );
+    assert!(matches!(bad_viewport, Err(ComputeError::Invalid(_))));
+    let no_elements = record(|d| d.elements = &[], |_, _, _| panic!("recorded"));
+    assert!(matches!(no_elements, Err(ComputeError::Invalid(_))));
+    // A rectangle list is a topology like any other.
+    record(
+        |d| d.topology = Topology::RectList,
+        |_, _, cmds| assert_eq!(one(cmds, "3DPRIMITIVE").get("primitive_topology_type"), 0xf),
+    )
+    .unwrap();
+}
+
+#[test]
+fn only_sandy_bridge_has_the_3d_api_so_far() {
+    for g in [Generation::Gen4, Generation::G45, Generation::Gen7] {
+        with_gpu(g, |gpu, _| {
+            assert!(matches!(
+                Renderer::new(gpu),
+                Err(ComputeError::Unsupported { .. })
+            ));
+        });
+    }
+}
