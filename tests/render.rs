@@ -25,21 +25,32 @@ const ELEMENTS: [VertexElement; 2] = [
     VertexElement::new(0, 16, VertexFormat::R32G32B32A32Float),
 ];
 
-/// Records one draw of `triangle()` into a 64x32 target and hands the
-/// decoded commands to `check`, or the error to `refused`.
+/// Records one Sandy Bridge draw of `triangle()` into a 64x32 target and
+/// hands the decoded commands to `check`; the error if it is refused.
 fn record(
     tweak: impl FnOnce(&mut Draw<'_>),
     check: impl FnOnce(&mut HostGpu<'_>, &baregpu::platform::host::HostPlatform, &[Cmd]),
 ) -> Result<(), ComputeError> {
+    record_on(Generation::Gen6, None, tweak, check)
+}
+
+/// [`record`] on `generation`.
+fn record_on(
+    generation: Generation,
+    depth: Option<DepthFormat>,
+    tweak: impl FnOnce(&mut Draw<'_>),
+    check: impl FnOnce(&mut HostGpu<'_>, &baregpu::platform::host::HostPlatform, &[Cmd]),
+) -> Result<(), ComputeError> {
     let mut out = Ok(());
-    with_gpu(Generation::Gen6, |gpu, p| {
+    with_gpu(generation, |gpu, p| {
         let mut r = Renderer::new(gpu).unwrap();
         let target = r
             .compute()
             .create_surface_2d(gpu, 64, 32, Format::B8G8R8A8Unorm, Tiling::Linear)
             .unwrap();
         let vb = r.compute().upload_buffer(gpu, &triangle()).unwrap();
-        let bin = eot_kernel(Generation::Gen6);
+        let z = depth.map(|f| r.create_depth_buffer(gpu, 64, 32, f).unwrap());
+        let bin = eot_kernel(generation);
         let ps = r
             .compute_mut()
             .load_kernel(gpu, &KernelDesc::new(&bin))
@@ -51,7 +62,7 @@ fn record(
         }];
         let mut d = Draw {
             target: &target,
-            depth: None,
+            depth: z.as_ref(),
             vertex_buffers: &buffers,
             elements: &ELEMENTS,
             index: None,
@@ -94,7 +105,7 @@ fn record(
         tweak(&mut d);
         match r.record(gpu, &d) {
             Ok(batch) => {
-                let cmds = commands(Generation::Gen6, &batch);
+                let cmds = commands(generation, &batch);
                 check(gpu, p, &cmds);
             }
             Err(e) => out = Err(e),
@@ -303,8 +314,160 @@ fn draws_the_hardware_cannot_do_are_refused() {
 }
 
 #[test]
-fn only_sandy_bridge_has_the_3d_api_so_far() {
-    for g in [Generation::Gen4, Generation::G45, Generation::Gen7] {
+fn ivy_bridge_draws_follow_linuxs_sequence() {
+    record_on(
+        Generation::Gen7,
+        None,
+        |_| {},
+        |gpu, p, cmds| {
+            let mut want = vec!["PIPE_CONTROL"; 2];
+            want.extend([
+                "PIPELINE_SELECT",
+                "STATE_BASE_ADDRESS",
+                "3DSTATE_MULTISAMPLE",
+                "3DSTATE_SAMPLE_MASK",
+                "3DSTATE_PUSH_CONSTANT_ALLOC_VS",
+                "3DSTATE_PUSH_CONSTANT_ALLOC_PS",
+                "3DSTATE_URB_VS",
+                "3DSTATE_URB_HS",
+                "3DSTATE_URB_DS",
+                "3DSTATE_URB_GS",
+                "PIPE_CONTROL",
+                "3DSTATE_CONSTANT_VS",
+                "3DSTATE_VS",
+                "3DSTATE_HS",
+                "3DSTATE_TE",
+                "3DSTATE_DS",
+                "3DSTATE_GS",
+                "3DSTATE_STREAMOUT",
+                "3DSTATE_CLIP",
+                "3DSTATE_SF",
+                "3DSTATE_SBE",
+                "3DSTATE_WM",
+                "3DSTATE_CONSTANT_PS",
+                "3DSTATE_PS",
+                "3DSTATE_VIEWPORT_STATE_POINTERS_SF_CLIP",
+                "3DSTATE_VIEWPORT_STATE_POINTERS_CC",
+                "3DSTATE_BLEND_STATE_POINTERS",
+                "3DSTATE_DEPTH_STENCIL_STATE_POINTERS",
+                "3DSTATE_CC_STATE_POINTERS",
+                "3DSTATE_BINDING_TABLE_POINTERS_VS",
+                "3DSTATE_BINDING_TABLE_POINTERS_PS",
+                "3DSTATE_DEPTH_BUFFER",
+                "3DSTATE_HIER_DEPTH_BUFFER",
+                "3DSTATE_STENCIL_BUFFER",
+                "3DSTATE_CLEAR_PARAMS",
+                "3DSTATE_DRAWING_RECTANGLE",
+                "3DSTATE_VERTEX_BUFFERS",
+                "3DSTATE_VERTEX_ELEMENTS",
+                "3DPRIMITIVE",
+                "PIPE_CONTROL",
+                "MI_BATCH_BUFFER_END",
+            ]);
+            assert_eq!(names(cmds), want);
+            // The VS entries: at least 32, a multiple of 8 for small entries.
+            let urb = one(cmds, "3DSTATE_URB_VS");
+            let entries = urb.get("vs_number_of_urb_entries");
+            assert!(entries >= 32 && entries % 8 == 0, "{entries}");
+            assert_eq!(
+                urb.get("vs_urb_starting_address"),
+                2,
+                "after 16 KiB of constants"
+            );
+            let sbe = one(cmds, "3DSTATE_SBE");
+            assert_eq!(sbe.get("number_of_sf_output_attributes"), 1);
+            assert_eq!(sbe.get("vertex_urb_entry_read_offset"), 1);
+            let ps = one(cmds, "3DSTATE_PS");
+            assert_eq!(ps.get("pixel_dispatch_enable_16"), 1);
+            assert_eq!(ps.get("attribute_enable"), 1);
+            assert_eq!(
+                ps.get("dispatch_grf_start_register_for_constant_setup_data_0"),
+                6
+            );
+            assert_eq!(one(cmds, "3DSTATE_WM").get("thread_dispatch_enable"), 1);
+            // The vertex buffer's address is taken only with Address Modify.
+            let vb = one(cmds, "3DSTATE_VERTEX_BUFFERS");
+            assert_eq!(vb.dwords[1] >> 14 & 1, 1);
+            assert_eq!(one(cmds, "3DSTATE_SF").get("cull_mode"), 1);
+            // The merged viewport maps NDC to the 64x32 pixels.
+            let (_, dynamic) = bases(Generation::Gen7, cmds);
+            let at = one(cmds, "3DSTATE_VIEWPORT_STATE_POINTERS_SF_CLIP")
+                .get("sf_clip_viewport_pointer");
+            let vp = state_at(gpu, p, "SF_CLIP_VIEWPORT", dynamic + at);
+            let f = |n: &str| f32::from_bits(vp.get(n) as u32);
+            assert_eq!(
+                [
+                    f("viewport_matrix_element_m00"),
+                    f("viewport_matrix_element_m31")
+                ],
+                [32.0, 16.0]
+            );
+            assert_eq!(f("x_max_clip_guardband"), 1.0);
+        },
+    )
+    .unwrap();
+    // Stencil needs Ivy Bridge's separate stencil buffer: refused for now.
+    let stencil = record_on(
+        Generation::Gen7,
+        Some(DepthFormat::D24UnormS8Uint),
+        |d| {
+            d.depth_stencil.stencil = Some((
+                StencilFace {
+                    compare: Compare::Always,
+                    fail: StencilOp::Keep,
+                    depth_fail: StencilOp::Keep,
+                    pass: StencilOp::Replace,
+                    read_mask: 0xff,
+                    write_mask: 0xff,
+                    reference: 1,
+                },
+                None,
+            ))
+        },
+        |_, _, _| panic!("recorded"),
+    );
+    assert!(matches!(stencil, Err(ComputeError::Unsupported { .. })));
+}
+
+#[test]
+fn a_depth_buffer_is_y_tiled_and_tested() {
+    record_on(
+        Generation::Gen6,
+        Some(DepthFormat::D24UnormS8Uint),
+        |d| {
+            d.depth_stencil.depth_test = Some(Compare::Less);
+            d.depth_stencil.depth_write = true;
+        },
+        |gpu, p, cmds| {
+            let z = one(cmds, "3DSTATE_DEPTH_BUFFER");
+            assert_eq!(z.get("surface_type"), 1, "2D");
+            assert_eq!(z.get("tiled_surface"), 1);
+            assert_eq!(z.get("tile_walk"), 1, "Y major");
+            assert_eq!(z.get("surface_format"), 2, "D24_UNORM_S8_UINT");
+            assert_eq!(z.get("width"), 63);
+            assert_eq!(z.get("height"), 31);
+            // 64 pixels of 4 bytes, rounded up to a Y tile's 128 bytes.
+            assert_eq!(z.get("surface_pitch"), 255);
+            let (_, dynamic) = bases(Generation::Gen6, cmds);
+            let cc = one(cmds, "3DSTATE_CC_STATE_POINTERS");
+            let ds = state_at(
+                gpu,
+                p,
+                "DEPTH_STENCIL_STATE",
+                dynamic + cc.get("pointer_to_depth_stencil_state"),
+            );
+            assert_eq!(ds.get("depth_test_enable"), 1);
+            assert_eq!(ds.get("depth_test_function"), 2, "LESS");
+            assert_eq!(ds.get("depth_buffer_write_enable"), 1);
+            assert_eq!(ds.get("stencil_test_enable"), 0);
+        },
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_3d_api_starts_at_sandy_bridge() {
+    for g in [Generation::Gen4, Generation::G45] {
         with_gpu(g, |gpu, _| {
             assert!(matches!(
                 Renderer::new(gpu),

@@ -29,10 +29,10 @@ use crate::compute::state::{Cmds, StateArea, binding_table};
 /// max_wm_threads 40].
 const VS_THREADS: u32 = 24;
 const WM_THREADS: u32 = 40;
-/// URB bytes the VS entries may use: half of GT1's 64 KiB URB, the other
-/// half left to the GS [ext: Mesa gen6_urb.c, urb_size 64 KiB on GT1,
-/// split between VS and GS]; at most 128 entries on GT1 (003 lines
-/// 27300-27315).
+/// URB bytes the VS entries may use: GT1's whole 32 KiB URB, as no GS
+/// shares it [ext: Mesa src/intel/dev/intel_device_info.c snb_gt1
+/// .urb.size = 32 (KiB); Mesa gen6_urb.c halves it only for a GS]; at most
+/// 128 entries on GT1 (003 lines 27300-27315).
 const VS_URB_BYTES: u32 = 32 << 10;
 const VS_MAX_ENTRIES: u32 = 128;
 /// Push-constant registers a stage reads: VS 32, PS 64 (3DSTATE_CONSTANT_*

@@ -12,16 +12,21 @@
 //! gpu.wait(fence, 1_000_000)?;
 //! ```
 //!
-//! Sandy Bridge (Gen6) is programmed today; other generations are refused
-//! with [`ComputeError::Unsupported`]. Every value is checked against its
+//! Sandy Bridge (Gen6) and Ivy Bridge (Gen7) are programmed; other
+//! generations are refused with [`ComputeError::Unsupported`]. The software
+//! GPU draws Sandy Bridge batches today; its Ivy Bridge 3D pipeline is
+//! still to come, so an Ivy Bridge draw there stops with the command it
+//! does not model. Every value is checked against its
 //! field before anything is submitted; errors are [`ComputeError`]s (the
 //! compute path's, as both build batches the same way).
 //!
 //! Files: `desc` (the draw's parts), `plan` (checks and the generation-
-//! neutral plan), `gen6` (Sandy Bridge's packets in the manual's order).
+//! neutral plan), `gen6` (Sandy Bridge's packets in the manual's order),
+//! `gen7` (Ivy Bridge's, in Linux's order).
 
 pub mod desc;
 mod gen6;
+mod gen7;
 mod plan;
 
 use baregpu_hal::Generation;
@@ -45,10 +50,10 @@ impl<'a> Renderer<'a> {
     /// 3D for the GPU `gpu` drives.
     pub fn new<P: Platform>(gpu: &mut Gpu<'a, P>) -> Result<Self, ComputeError> {
         let generation = gpu.generation();
-        if generation != Generation::Gen6 {
+        if !matches!(generation, Generation::Gen6 | Generation::Gen7) {
             return Err(ComputeError::Unsupported {
                 generation,
-                what: "the 3D pipeline (Sandy Bridge only so far)",
+                what: "the 3D pipeline (Sandy Bridge and Ivy Bridge only)",
             });
         }
         Ok(Renderer {
@@ -66,7 +71,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// A zeroed Y-tiled depth buffer (Sandy Bridge has no linear depth:
-    /// 003 lines 42619-42622).
+    /// 003 lines 42619-42622; Ivy Bridge's is always tiled Y).
     pub fn create_depth_buffer<P: Platform>(
         &self,
         gpu: &mut Gpu<'a, P>,
@@ -104,8 +109,9 @@ impl<'a> Renderer<'a> {
     ) -> Result<Batch<'a>, ComputeError> {
         let generation = self.compute.generation();
         let plan = plan::plan(generation, draw)?;
-        build_batch(gpu, generation, |base, area, cmds| {
-            gen6::record(&plan, draw, base, area, cmds)
+        build_batch(gpu, generation, |base, area, cmds| match generation {
+            Generation::Gen6 => gen6::record(&plan, draw, base, area, cmds),
+            _ => gen7::record(&plan, draw, base, area, cmds),
         })
     }
 
