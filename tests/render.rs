@@ -171,7 +171,7 @@ fn the_packets_carry_the_draw() {
             assert_eq!(one(cmds, "3DSTATE_VS").get("vs_function_enable"), 0);
             let urb = one(cmds, "3DSTATE_URB");
             let entries = urb.get("vs_number_of_urb_entries");
-            assert!(entries >= 24 && entries % 4 == 0, "{entries}");
+            assert!(entries >= 24 && entries.is_multiple_of(4), "{entries}");
             let sf = one(cmds, "3DSTATE_SF");
             assert_eq!(sf.get("number_of_sf_output_attributes"), 1);
             assert_eq!(sf.get("vertex_urb_entry_read_offset"), 1);
@@ -368,7 +368,7 @@ fn ivy_bridge_draws_follow_linuxs_sequence() {
             // The VS entries: at least 32, a multiple of 8 for small entries.
             let urb = one(cmds, "3DSTATE_URB_VS");
             let entries = urb.get("vs_number_of_urb_entries");
-            assert!(entries >= 32 && entries % 8 == 0, "{entries}");
+            assert!(entries >= 32 && entries.is_multiple_of(8), "{entries}");
             assert_eq!(
                 urb.get("vs_urb_starting_address"),
                 2,

@@ -93,7 +93,6 @@ pub(super) fn record(
             x_max_clip_guardband: 1.0,
             y_min_clip_guardband: -1.0,
             y_max_clip_guardband: 1.0,
-            ..Default::default()
         },
     )?;
     let cc_vp = area.alloc(8, 32);

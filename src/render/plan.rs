@@ -173,7 +173,7 @@ pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, Compute
             "the vertex has fewer slots than header, position and attributes",
         ));
     }
-    if d.ps.constants.len() % 32 != 0 {
+    if !d.ps.constants.len().is_multiple_of(32) {
         return Err(ComputeError::Invalid(
             "push constants are whole 32-byte registers",
         ));
@@ -183,16 +183,13 @@ pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, Compute
             "a draw of no vertices or no instances",
         ));
     }
-    if !(d.viewport.width > 0.0 && d.viewport.height > 0.0)
-        || ![
-            d.viewport.x,
-            d.viewport.y,
-            d.viewport.min_depth,
-            d.viewport.max_depth,
-        ]
+    // Written so that a NaN anywhere fails (a comparison with NaN is false).
+    let v = d.viewport;
+    let sized = v.width > 0.0 && v.height > 0.0 && v.width.is_finite() && v.height.is_finite();
+    let placed = [v.x, v.y, v.min_depth, v.max_depth]
         .iter()
-        .all(|v| v.is_finite())
-    {
+        .all(|c| c.is_finite());
+    if !sized || !placed {
         return Err(ComputeError::Invalid("viewport not finite or empty"));
     }
     if d.ps.simd8.is_none() && d.ps.simd16.is_none() {
