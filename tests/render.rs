@@ -476,3 +476,76 @@ fn the_3d_api_starts_at_sandy_bridge() {
         });
     }
 }
+
+/// intel-gpu-tools' decoder reads the driver's batches with the same
+/// command boundaries: every command our decoder finds starts where
+/// `intel_dump_decode` starts one, and it finds nothing unknown (a wrong
+/// header or length would shift every later command).
+#[test]
+fn intel_dump_decode_reads_the_batches_alike() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/ensure-packages.sh");
+    let ensured = std::process::Command::new("sh")
+        .args([
+            script,
+            "the batch decoder oracle",
+            "intel_dump_decode",
+            "intel-gpu-tools",
+        ])
+        .output()
+        .expect("run tools/ensure-packages.sh");
+    assert!(
+        ensured.status.success(),
+        "intel_dump_decode is missing and could not be installed: {}",
+        String::from_utf8_lossy(&ensured.stderr)
+    );
+    // Device IDs the decoder keys its tables on: SNB GT1 and IVB GT1
+    // desktop (Linux i915_pciids.h INTEL_SNB_D_GT1_IDS 0x0102,
+    // INTEL_IVB_D_GT1_IDS 0x0152).
+    for (g, devid) in [(Generation::Gen6, "0x0102"), (Generation::Gen7, "0x0152")] {
+        let mut words: Vec<u32> = Vec::new();
+        let mut ours: Vec<usize> = Vec::new();
+        record_on(
+            g,
+            Some(DepthFormat::D32Float),
+            |d| d.depth_stencil.depth_test = Some(Compare::LessEqual),
+            |_, _, cmds| {
+                for c in cmds {
+                    ours.push(c.offset * 4);
+                    words.extend(&c.dwords);
+                }
+            },
+        )
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("baregpu-dump-decode-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("{g}.bin"));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&file, bytes).unwrap();
+        let out = std::process::Command::new("intel_dump_decode")
+            .args(["-d", devid, "-b"])
+            .arg(&file)
+            .output()
+            .expect("run intel_dump_decode");
+        let text = String::from_utf8_lossy(&out.stdout);
+        // Command lines: "0x<offset>: [HEAD] 0x<dword>: <NAME>"; field lines
+        // indent the text after the second colon.
+        let mut theirs = Vec::new();
+        for line in text.lines() {
+            let parts: Vec<&str> = line.splitn(3, ": ").collect();
+            if parts.len() == 3 && !parts[2].starts_with(' ') {
+                let at = usize::from_str_radix(parts[0].trim_start_matches("0x"), 16).unwrap();
+                assert!(
+                    !parts[2].contains("UNKNOWN") && !parts[2].contains("bad"),
+                    "{g}: {line}"
+                );
+                theirs.push(at);
+            }
+        }
+        // Our offsets are dwords of the whole batch; the file holds the
+        // commands back to back, which they already are (no gaps).
+        let ours: Vec<usize> = ours.iter().map(|o| o - ours[0]).collect();
+        assert_eq!(theirs, ours, "{g}:\n{text}");
+        assert!(theirs.len() > 30, "{g}: {} commands", theirs.len());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
