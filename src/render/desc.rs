@@ -593,6 +593,28 @@ impl DepthBuffer<'_> {
     pub fn format(&self) -> DepthFormat {
         self.format
     }
+    /// Sets every depth value to `depth` (clamped to [0, 1] for the UNORM
+    /// formats) and stencil to `stencil`, from the CPU: a uniform value
+    /// needs no tiling. Call it only while no submitted work uses the buffer.
+    pub fn clear(&self, depth: f32, stencil: u8) -> Result<(), ComputeError> {
+        let unorm = |bits: u32| crate::compute::sampler::unorm(depth, bits);
+        let texel: [u8; 4] = match self.format {
+            DepthFormat::D16Unorm => {
+                let v = unorm(16) as u16;
+                let b = v.to_le_bytes();
+                [b[0], b[1], b[0], b[1]]
+            }
+            DepthFormat::D24UnormS8Uint | DepthFormat::D24UnormX8 => {
+                (unorm(24) | u32::from(stencil) << 24).to_le_bytes()
+            }
+            DepthFormat::D32Float => depth.to_bits().to_le_bytes(),
+        };
+        let bytes: alloc::vec::Vec<u8> = texel.repeat(self.memory.size() / 4);
+        self.memory
+            .write(0, &bytes)
+            .map_err(|_| ComputeError::Invalid("depth buffer write"))
+    }
+
     /// The raw Y-tiled bytes (to inspect after the draw completed).
     pub fn read_raw(&self, offset: usize, out: &mut [u8]) -> Result<(), ComputeError> {
         read_region(&self.memory, self.memory.size(), offset, out)
