@@ -42,10 +42,10 @@ use crate::eu::thread::Thread;
 pub use dataport::atomic;
 pub use memo::{DecodeMemo, Memos, SurfaceMemo};
 pub use memory::{FlatMemory, GeneralState, GfxMemory, MemFault, Scratch};
+pub use pixel::{Fixed, PixelBackend, PixelDispatch, RtWrite};
 pub use surface::{
     BindingTable, Bit6Swizzle, Surface, SurfaceError, SurfaceKind, SurfaceList, Surfaces, Tiling,
 };
-pub use pixel::{Fixed, PixelBackend, PixelDispatch, RtWrite};
 pub use urb::Urb;
 
 use payload::{Msg, bad};

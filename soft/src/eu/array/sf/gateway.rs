@@ -287,7 +287,11 @@ fn timestamp(
 /// register RegBase + Barrier.Offset (M0.2[23:16], "the least significant
 /// bit ... is ignored" on SNB, line 87942) and an N0 notification (003
 /// lines 87900-87998).
-fn barrier(sf: &mut ArraySf<'_, '_>, thread: &mut Thread, req: &SendRequest) -> Result<u32, SendError> {
+fn barrier(
+    sf: &mut ArraySf<'_, '_>,
+    thread: &mut Thread,
+    req: &SendRequest,
+) -> Result<u32, SendError> {
     let m2 = sf.payload_dword(thread, req, 0, 2)?;
     let id = ((m2 >> 24) & 0xF) as u8;
     sf.event(Event::BarrierArrive { slot: sf.slot });
