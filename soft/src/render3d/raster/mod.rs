@@ -1,8 +1,8 @@
 //! Clipping, setup, rasterisation and pixel-shader dispatch (see `super`),
-//! Sandy Bridge first: the fixed-function clipper ([`clip`]), the SF unit
+//! Sandy Bridge and Ivy Bridge: the fixed-function clipper ([`clip`]), the SF unit
 //! ([`setup`]), coverage by the manual's rules ([`coverage`]) and the
 //! windower with its thread payloads ([`windower`]), on the state
-//! [`state`] decodes.
+//! [`state`] decodes per generation into one generation-neutral form.
 //!
 //! Refused (`DrawError::Unmodelled`): multisampling (NUMSAMPLES_4 and the
 //! MSRASTMODE_ON modes), anti-aliased lines, line stipple, the PrimID
@@ -96,11 +96,6 @@ pub(crate) fn rasterize_counted(
     if st.sf.ms_raster_mode != 0 || st.wm.ms_raster_mode != 0 {
         return Err(DrawError::Unmodelled(
             "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",
-        ));
-    }
-    if st.wm.dispatch && st.sf.outputs != st.wm.outputs {
-        return Err(DrawError::Invalid(
-            "Number of SF Output Attributes differs between 3DSTATE_SF and 3DSTATE_WM",
         ));
     }
     let mut win = Windower::new(&st, env.bases.instruction);
