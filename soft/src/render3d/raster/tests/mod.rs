@@ -6,6 +6,7 @@
 mod clip;
 mod coverage;
 mod draw;
+mod gen7;
 mod setup;
 mod windower;
 
