@@ -9,7 +9,10 @@
 //! Bridge's payload is the same with two additions Mesa's shared setup
 //! shows: the input coverage mask after the position offsets, and the
 //! setup data only with 3DSTATE_PS Attribute Enable (push constants only
-//! with Push Constant Enable, which the state decoder applies).
+//! with Push Constant Enable, which the state decoder applies). R0 and R1
+//! keep the SNB layout (Mesa reads the facing from g0.0 bit 15 for
+//! ver >= 6 up to Gen11, brw/elk emit_frontfacing_interpolation; the
+//! subspan corners and masks of R1 come from the same shared setup).
 
 use alloc::vec::Vec;
 

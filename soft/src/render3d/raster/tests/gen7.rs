@@ -114,7 +114,6 @@ impl Rig7 {
             x_max_clip_guardband: gb[1],
             y_min_clip_guardband: gb[2],
             y_max_clip_guardband: gb[3],
-            ..Default::default()
         };
         let bytes: Vec<u8> = packed(&v).iter().flat_map(|d| d.to_le_bytes()).collect();
         self.mem
@@ -732,7 +731,9 @@ fn gen7_payload_coverage_mask_and_attribute_enable() {
 #[test]
 fn gen7_refusals_are_named() {
     let (vs, objs) = scene();
-    let cases: [(fn(&mut Rig7), DrawError); 9] = [
+    // A change to a drawable state, and the error it must bring.
+    type Case = (fn(&mut Rig7), DrawError);
+    let cases: [Case; 9] = [
         (
             |r| r.wm.early_depth_stencil_control = 2,
             DrawError::Unmodelled("3DSTATE_WM Early Depth/Stencil Control other than EDSC_NORMAL"),
