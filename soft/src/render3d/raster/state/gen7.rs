@@ -139,8 +139,13 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
 
     let w: Cmd3dstateWm = packet(env, "3DSTATE_WM does not decode")?
         .ok_or(DrawError::Invalid("3DPRIMITIVE without 3DSTATE_WM"))?;
-    let p: Cmd3dstatePs = packet(env, "3DSTATE_PS does not decode")?
-        .ok_or(DrawError::Invalid("3DPRIMITIVE without 3DSTATE_PS"))?;
+    // Without thread dispatch no PS state is read (a depth-only draw may
+    // leave it at its reset value).
+    let p: Cmd3dstatePs = match packet(env, "3DSTATE_PS does not decode")? {
+        Some(p) => p,
+        None if !w.thread_dispatch_enable => Cmd3dstatePs::default(),
+        None => return Err(DrawError::Invalid("3DPRIMITIVE without 3DSTATE_PS")),
+    };
     if w.early_depth_stencil_control != 0 {
         // Mesa sends EDSC_PREPS only for early_fragment_tests.
         return Err(DrawError::Unmodelled(

@@ -939,3 +939,39 @@ fn random_gen7_state_does_not_panic() {
     }
     assert!(ran > 100 && drew > 20, "{ran} ran, {drew} drew");
 }
+
+/// Without thread dispatch a Gen7 draw needs no 3DSTATE_PS: its pixels go
+/// to the depth/stencil-only path, the same ones a dispatching draw lights.
+#[test]
+fn depth_only_gen7_draw_without_ps() {
+    let (vs, objs) = scene();
+    let mut rig = Rig7::new();
+    rig.viewport(0, VP, GB);
+    rig.sf.viewport_transform_enable = true;
+    let threads = rig.run(&vs, &objs).unwrap();
+    let lit: Vec<_> = threads.iter().map(|t| t.pixels.clone()).collect();
+    rig.wm.thread_dispatch_enable = false;
+    rig.pack();
+    let mut only = Packets::default();
+    for name in [
+        "3DSTATE_CLIP",
+        "3DSTATE_SF",
+        "3DSTATE_SBE",
+        "3DSTATE_WM",
+        "3DSTATE_DRAWING_RECTANGLE",
+        "3DSTATE_VIEWPORT_STATE_POINTERS_SF_CLIP",
+    ] {
+        only.set(name, rig.packets.get(name).unwrap());
+    }
+    let mut env = DrawEnv {
+        generation: Generation::Gen7,
+        packets: &only,
+        bases: &rig.bases,
+        memory: &mut rig.mem,
+    };
+    let mut om = Recorder::default();
+    let none = super::super::rasterize(&mut env, &vs, &objs, &mut om).unwrap();
+    assert!(none.is_empty());
+    assert!(!lit.is_empty());
+    assert_eq!(super::lit_pixels(&om.depth_only), super::lit_pixels(&lit));
+}
