@@ -77,10 +77,29 @@ pub(crate) struct PixelThread {
     pub dispatch_mask: u32,
     /// Its pixels, for the render-target writes and the pixel scoreboard.
     pub pixels: PixelDispatch,
+    /// cr0.0 (floating-point mode, single program flow) and cr0.1
+    /// (exception enables) from 3DSTATE_WM, as the dispatcher loads them.
+    pub cr0: [u32; 2],
+    /// sr0.0 FFID of the windower.
+    pub ffid: u8,
+    /// The PS binding table (Surface State Base relative) and SAMPLER_STATE
+    /// array (Dynamic State Base relative); also in R0.4 and R0.3.
+    pub binding_table: u32,
+    pub sampler_state: u32,
+    /// 3DSTATE_WM scratch space: base (General State Base relative, 1 KiB
+    /// aligned) and per-thread size code (1 KiB << n); also in R0.5, R0.3.
+    /// The payload leaves R0.5[7:0] (FFTID) to the dispatcher.
+    pub scratch_base: u32,
+    pub scratch_code: u8,
+    /// Dispatch GRF Start of its kernel: push constants, then the setup
+    /// data, start at this register.
+    pub grf_start: u8,
 }
 
 /// What a stage reads while a draw runs.
 pub(crate) struct DrawEnv<'a> {
+    /// Whose command layouts `packets` hold.
+    pub generation: baregpu_hal::Generation,
     pub packets: &'a Packets,
     /// STATE_BASE_ADDRESS.
     pub bases: &'a Bases,

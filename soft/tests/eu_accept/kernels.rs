@@ -131,6 +131,7 @@ pub fn start(
         samplers: None,
         group,
         index: slot as u8,
+        pixel: None,
     };
     a.start(slot, s).expect("thread start");
 }

@@ -76,6 +76,7 @@ pub fn start(
         samplers: None,
         group,
         index: slot as u8,
+        pixel: None,
     };
     a.start(slot, s).unwrap();
 }

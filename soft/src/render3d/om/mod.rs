@@ -45,7 +45,6 @@ mod tests;
 
 use alloc::collections::BTreeMap;
 
-use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{
     Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateMultisample,
     Cmd3dstateViewportStatePointers, Cmd3dstateWm,
@@ -53,6 +52,7 @@ use baregpu_hal::gen6::commands::{
 use baregpu_hal::gen6::structs::{
     BlendState, ColorCalcState, DepthStencilState, SurfaceState as SurfaceStateGen6,
 };
+use baregpu_hal::{Generation, Packet};
 use baregpu_isa::IsaGen;
 
 use crate::eu::send::SendError;
@@ -111,6 +111,13 @@ fn fault(_: crate::eu::shared::MemFault) -> SendError {
 impl OutputMerger {
     /// Reads the state of one draw.
     pub fn new(env: &mut DrawEnv) -> Result<OutputMerger, DrawError> {
+        // Gen7 moves the state pointers into their own commands and
+        // changes 3DSTATE_DEPTH_BUFFER: not read here yet.
+        if env.generation != Generation::Gen6 {
+            return Err(DrawError::Unmodelled(
+                "the output merger of generations other than Gen6",
+            ));
+        }
         let packets = env.packets;
         let dynamic = env.bases.dynamic;
         if let Some(dw) = packets.get("3DSTATE_MULTISAMPLE") {

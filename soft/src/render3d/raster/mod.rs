@@ -1,1 +1,186 @@
-//! Clipping, setup, rasterisation and pixel-shader dispatch (see `super`).
+//! Clipping, setup, rasterisation and pixel-shader dispatch (see `super`),
+//! Sandy Bridge and Ivy Bridge: the fixed-function clipper ([`clip`]), the SF unit
+//! ([`setup`]), coverage by the manual's rules ([`coverage`]) and the
+//! windower with its thread payloads ([`windower`]), on the state
+//! [`state`] decodes per generation into one generation-neutral form.
+//!
+//! Refused (`DrawError::Unmodelled`): multisampling (more than one sample
+//! and the MSRASTMODE_ON modes), anti-aliased lines, line stipple, the
+//! PrimID attribute override, RECTLIST rectangles that must be clipped,
+//! and the depth clear/resolve operations of 3DSTATE_WM; on Gen7 also an
+//! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
+//! fast clear and resolve of 3DSTATE_PS, a 3DSTATE_CLIP early cull that
+//! differs from the SF's cull mode or winding, and 3DSTATE_SBE's
+//! per-attribute Swizzle Control Mode bit. Other generations than SNB and
+//! IVB are refused whole.
+//!
+//! Gen7 fields read but without effect here: Sampler Count and Binding
+//! Table Entry Count (prefetch hints), Maximum Number of Threads, Kill
+//! Pixel, Dual Source Blend (the output merger's), Position ZW
+//! Interpolation Mode and Multisample Dispatch Mode (one sample), the
+//! CLIP's provoking-vertex and sub-pixel copies (the SF's are used). An
+//! early cull equal to the SF's drops what setup would cull, so the
+//! pixels are the same, but CL_PRIMITIVES still counts those objects.
+//!
+//! Model choices where the manual is silent: the clipper cuts must-clip
+//! objects against the guardband (the viewport when the guardband test is
+//! off), the enabled z planes, the clip-test distances and w > 0; new
+//! vertices take every dword after the header by linear interpolation in
+//! clip space, and with Non-Perspective Barycentric Enable the linear
+//! barycentrics of cut triangles are mapped so that non-perspective
+//! attributes stay linear in window space across the cut (without it they
+//! are linear per piece); the windower dispatches the widest
+//! enabled width, the narrowest that holds the rest for an object's last
+//! subspans; objects are traversed in rows of subspans, top to bottom.
+
+mod clip;
+mod coverage;
+mod setup;
+mod state;
+mod windower;
+
+#[cfg(test)]
+mod tests;
+
+use alloc::vec::Vec;
+
+use crate::eu::shared::PixelBackend;
+use crate::render3d::types::{DrawEnv, DrawError, Object, ObjectKind, PixelThread, Vue};
+
+use setup::ObjectInfo;
+use state::RasterState;
+use windower::Windower;
+
+/// Vertices an object of `kind` has.
+fn vertex_count(kind: ObjectKind) -> usize {
+    match kind {
+        ObjectKind::Point => 1,
+        ObjectKind::Line => 2,
+        ObjectKind::Triangle | ObjectKind::Rectangle => 3,
+    }
+}
+
+/// Runs the objects of a draw (their vertices after the VS/GS in `vues`)
+/// through clipping, setup and rasterisation; returns the pixel-shader
+/// threads in dispatch order. With thread dispatch off the pixels' depth
+/// and stencil go to `pixels` instead.
+pub(crate) fn rasterize(
+    env: &mut DrawEnv,
+    vues: &[Vue],
+    objects: &[Object],
+    pixels: &mut dyn PixelBackend,
+) -> Result<Vec<PixelThread>, DrawError> {
+    rasterize_counted(env, vues, objects, pixels).map(|(t, _)| t)
+}
+
+/// What the raster stages add to the pipeline statistics registers of a
+/// draw, each counted only when its unit's Statistics Enable is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RasterStatistics {
+    /// CL_INVOCATION_COUNT: objects the clipper received (it must be
+    /// enabled to count; 003 lines 36840-36871).
+    pub cl_invocations: u64,
+    /// CL_PRIMITIVES_COUNT: objects the SF received from the clipper,
+    /// counted by the SF (003 lines 39656-39674).
+    pub cl_primitives: u64,
+    /// PS_INVOCATION_COUNT: unmasked pixels dispatched to PS threads (003
+    /// lines 44586-44592).
+    pub ps_invocations: u64,
+}
+
+/// [`rasterize`], with the statistics the draw adds.
+pub(crate) fn rasterize_counted(
+    env: &mut DrawEnv,
+    vues: &[Vue],
+    objects: &[Object],
+    pixels: &mut dyn PixelBackend,
+) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
+    let mut stats = RasterStatistics::default();
+    if objects.is_empty() {
+        // Nothing reaches the clipper: its state is not looked at.
+        return Ok((Vec::new(), stats));
+    }
+    let st = RasterState::decode(env)?;
+    if st.wm.depth_clear_or_resolve {
+        return Err(DrawError::Unmodelled(
+            "3DSTATE_WM depth buffer clear or resolve",
+        ));
+    }
+    if st.sf.ms_raster_mode != 0 || st.wm.ms_raster_mode != 0 {
+        return Err(DrawError::Unmodelled(
+            "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",
+        ));
+    }
+    let mut win = Windower::new(&st, env.bases.instruction);
+    let mut threads = Vec::new();
+    for (k, obj) in objects.iter().enumerate() {
+        // The next object continues the same strip when it counts on from
+        // this one in the same topology.
+        let last_in_primitive = objects
+            .get(k + 1)
+            .is_none_or(|n| n.topology != obj.topology || n.ordinal != obj.ordinal + 1);
+        let n = vertex_count(obj.kind);
+        let mut verts = Vec::with_capacity(n);
+        for &i in &obj.v[..n] {
+            let v = vues.get(i as usize).ok_or(DrawError::Invalid(
+                "object names a vertex past the draw's vertex entries",
+            ))?;
+            verts.push(v.dw.clone());
+        }
+        let pv = verts[setup::provoking(&st.sf, obj.kind, obj.topology)?].clone();
+        // The leading vertex's header (003 Table 4, lines 27740-27800):
+        // RTAIndex DW1, VPIndex DW2 (range-clamped by the clipper).
+        let lead = &verts[0];
+        let vp_index = lead.get(2).copied().unwrap_or(0).min(st.clip.max_vp_index);
+        let rta_index = if st.clip.force_zero_rta {
+            0
+        } else {
+            lead.get(1).copied().unwrap_or(0) & 0x7ff
+        };
+        let gb = if st.clip.enable && st.clip.guardband {
+            state::clip_viewport(env, &st, vp_index)?
+        } else {
+            [-1.0, 1.0, -1.0, 1.0]
+        };
+        let viewport = if st.sf.viewport_transform {
+            Some(state::sf_viewport(env, &st, vp_index)?)
+        } else {
+            None
+        };
+        let scissor = if st.sf.scissor {
+            Some(state::scissor_rect(env, &st, vp_index)?)
+        } else {
+            None
+        };
+        if st.clip.enable && st.clip.statistics {
+            stats.cl_invocations += 1;
+        }
+        for c in clip::clip_object(&st.clip, gb, obj.kind, verts)? {
+            if st.sf.statistics {
+                stats.cl_primitives += 1;
+            }
+            let info = ObjectInfo {
+                kind: c.kind,
+                topology: obj.topology,
+                ordinal: obj.ordinal,
+                last_in_primitive,
+                weights: &c.weights,
+                pv: &pv,
+                vp_index,
+                rta_index,
+                viewport,
+            };
+            if let Some(so) = setup::setup(&st, &info, &c.verts)? {
+                let spans = windower::subspans(&st, scissor, &so);
+                win.dispatch(env, &so, &spans, pixels, &mut threads)?;
+            }
+        }
+    }
+    if st.wm.statistics {
+        stats.ps_invocations = threads
+            .iter()
+            .map(|t| u64::from(t.pixels.mask.count_ones()))
+            .sum();
+    }
+    Ok((threads, stats))
+}

@@ -176,6 +176,7 @@ impl Fixture {
 
     pub fn om(&mut self) -> Result<OutputMerger, DrawError> {
         let mut env = DrawEnv {
+            generation: baregpu_hal::Generation::Gen6,
             packets: &self.packets,
             bases: &self.bases,
             memory: &mut self.mem,
