@@ -1,11 +1,11 @@
-//! The depth buffer of 3DSTATE_DEPTH_BUFFER (003 lines 42560-43140) and
+//! The depth buffer of 3DSTATE_DEPTH_BUFFER (003 lines 42515-43140) and
 //! its formats (Table 7-22, 003 lines 5918-5931): D32_FLOAT_S8X24_UINT
 //! (float depth in the first dword, stencil in the low byte of the
 //! second), D32_FLOAT, D24_UNORM_S8_UINT (24-bit depth in the low three
 //! bytes, stencil in the top byte), D24_UNORM_X8_UINT and D16_UNORM.
 //!
 //! Layout: Gen6 has no linear depth buffer ("This field must be set to
-//! TRUE. Linear Depth Buffer is not supported", 003 lines 42606-42609) and
+//! TRUE. Linear Depth Buffer is not supported", 003 lines 42620-42622) and
 //! a tiled one walks Y major (003 lines 42640-42646); the Y-tile byte
 //! layout is the surfaces' ([`Surface::offset`]). Depth buffer X, Y are
 //! the render target's plus Depth Coordinate Offset X, Y (003 lines
@@ -22,7 +22,7 @@ use crate::eu::shared::surface::{Surface, Tiling, format as surface_format};
 use crate::eu::shared::{GfxMemory, MemFault};
 use crate::render3d::types::{DrawError, Packets};
 
-/// 3DSTATE_DEPTH_BUFFER Surface Format (003 lines 42812-42832).
+/// 3DSTATE_DEPTH_BUFFER Surface Format (003 lines 42817-42832).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum DepthFormat {
     D32FloatS8X24,

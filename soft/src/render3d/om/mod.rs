@@ -11,30 +11,30 @@
 //! 3DSTATE_WM and 3DSTATE_MULTISAMPLE say about the pixels.
 //!
 //! Per pixel, in the order of the manual's PixelProcessing (003 lines
-//! 44645-44657): the oMask (sample 0 of a 1X pixel, 003 lines 85496-85500),
+//! 44641-44657): the oMask (sample 0 of a 1X pixel, 003 lines 85420-85422),
 //! alpha test (per render target, on source-0 alpha when the message has
-//! it, 003 lines 44752-44775), stencil test, depth test (the source depth
+//! it, 003 lines 44760-44783), stencil test, depth test (the source depth
 //! clamped to the CC_VIEWPORT range, 003 lines 44870-44880), then stencil
-//! and depth buffer updates (003 lines 45226-45272), blending or the logic
+//! and depth buffer updates (003 lines 45271-45335), blending or the logic
 //! op, the channel write disables, the store. A pixel that fails the
 //! stencil or depth test writes no colour ("the pixel is discarded", 003
-//! line 45270). Alpha-test failures and killed samples update nothing.
+//! lines 45333-45334). Alpha-test failures and killed samples update nothing.
 //!
 //! Several render targets: each write tests against the buffer as it is;
 //! depth and stencil are updated, and samples counted, on the write marked
-//! Last Render Target (003 lines 84945-84952), so every target of a pixel
+//! Last Render Target (003 lines 84949-84953), so every target of a pixel
 //! sees the same test.
 //!
 //! Refused (a draw error from `new`, a send error from a write), never
 //! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
 //! multisampled render targets), alpha-to-coverage (forbidden with 1X,
-//! 003 lines 44748-44749) and alpha-to-one, dithering, depth-buffer clear
+//! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
 //! and resolve passes, hierarchical depth and separate stencil, render
 //! targets other than single-level 2D, depth or stencil enabled without a
-//! buffer that has them (UNDEFINED, 003 lines 44844-44846, 44884-44885,
-//! 45266-45268), blending of integer targets and logic ops on formats other
-//! than UNORM (003 lines 44935-44937, 45196-45197), both on at once (003
-//! lines 45000-45001).
+//! buffer that has them (UNDEFINED, 003 lines 44842-44844, 44887,
+//! 45320-45330), blending of integer targets and logic ops on formats other
+//! than UNORM (003 lines 44987-44989, 45228-45229), both on at once (003
+//! lines 45225-45226).
 
 mod blend;
 mod depth;
@@ -239,7 +239,7 @@ impl OutputMerger {
         let b = state::blend(memory, at, index & 7).map_err(draw_to_send)?;
         if b.alphatocoverage_enable || b.alphatocoverage_dither_enable {
             // "When NumSamples = 1, AlphaToCoverage and AlphaTo Coverage
-            // Dither both must be disabled" (003 lines 44748-44749).
+            // Dither both must be disabled" (003 lines 44755-44756).
             return Err(bad("BLEND_STATE: alpha-to-coverage with 1X sampling"));
         }
         if b.alphatoone_enable {
@@ -386,8 +386,8 @@ impl OutputMerger {
 }
 
 /// Does the alpha test (per BLEND_STATE, with COLOR_CALC_STATE's format
-/// and reference, 003 lines 44752-44775) pass for `alpha` (a float's
-/// bits, whatever the target's format, 003 lines 45395-45397)?
+/// and reference, 003 lines 44760-44783) pass for `alpha` (a float's
+/// bits, whatever the target's format, 003 lines 45412-45413)?
 fn alpha_test(b: &BlendState, cc: &ColorCalcState, alpha: u32) -> bool {
     if !b.alpha_test_enable {
         return true;
@@ -500,7 +500,7 @@ impl OutputMerger {
 
 /// The source colour through the pre-blend clamp with blending off
 /// (integer targets clamp to their format on conversion, 003 lines
-/// 44935-44937).
+/// 44987-44989).
 fn clamp_src(b: &BlendState, f: &RtFormat, src: [u32; 4]) -> [u32; 4] {
     if !b.pre_blend_color_clamp_enable || matches!(f.class, Class::Uint | Class::Sint) {
         return src;
@@ -535,7 +535,7 @@ impl PixelBackend for OutputMerger {
             ));
         }
         for slot in (0..w.slots.min(16)).filter(|s| w.mask >> s & 1 != 0) {
-            // A 1X pixel is its sample 0 (003 lines 85496-85500).
+            // A 1X pixel is its sample 0 (003 lines 85420-85422).
             if w.omask.is_some_and(|m| m[slot] & 1 == 0) {
                 continue;
             }

@@ -7,7 +7,7 @@ use super::*;
 const RGBA8: u32 = 0x0C7;
 const RGBA32F: u32 = 0x000;
 
-/// Every blend factor of Table 23 (003 lines 46040-46080), by code.
+/// Every blend factor of Table 23 (003 lines 45938-45978), by code.
 const FACTORS: [u32; 19] = [
     0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17,
     0x18, 0x19, 0x1A,
@@ -187,7 +187,7 @@ fn logic_ops_combine_the_stored_bits() {
             let got = f.rt_bytes(x, y);
             for ch in 0..4 {
                 let (a, b) = (src[s][ch], dst[s][ch]);
-                // Table 25 (003 lines 45203-45220).
+                // Table 25 (003 lines 45235-45255).
                 let want = match op {
                     0 => 0,
                     1 => !(a | b),
@@ -263,7 +263,7 @@ fn floats(f: &Fixture, s: usize) -> [f32; 4] {
 fn clamps_follow_their_enables_and_range_on_a_float_target() {
     // ONE * src + ONE * dst with dst 0.5: pre-clamp limits the source,
     // post-clamp the sum; range 0 UNORM, 1 SNORM, 2 the format (none for
-    // float) (003 lines 44889-44996, 45111-45122).
+    // float) (003 lines 44889-44996, 45131-45141).
     let src = [1.5f32, -2.0, 0.25, -0.75];
     for range in 0..3u32 {
         for pre in [false, true] {

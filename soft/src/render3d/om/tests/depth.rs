@@ -40,7 +40,7 @@ fn alpha_test_in_float_and_unorm8_with_every_function() {
                     ..Default::default()
                 });
                 // With source-0 alpha the colour's alpha is not looked at
-                // (003 lines 44770-44775).
+                // (003 lines 44780-44783).
                 let mut w = write8(|s| [1.0, 1.0, 1.0, if s0a { 0.0 } else { alphas[s] }]);
                 if s0a {
                     let mut a = [0u32; 16];

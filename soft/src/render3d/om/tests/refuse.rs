@@ -17,7 +17,7 @@ fn draw_state_beyond_the_model_is_refused_by_new() {
     f.packets.set(Cmd3dstateMultisample::NAME, &pack(&ms));
     assert!(matches!(f.om(), Err(DrawError::Unmodelled(s)) if s.contains("multisampling")));
 
-    // A linear depth buffer does not exist on Gen6 (003 lines 42606-42609).
+    // A linear depth buffer does not exist on Gen6 (003 lines 42620-42622).
     let mut f = Fixture::new(0x0C7, 4);
     f.depth_buffer(1);
     let mut p =
@@ -27,7 +27,7 @@ fn draw_state_beyond_the_model_is_refused_by_new() {
     assert!(matches!(f.om(), Err(DrawError::Invalid(s)) if s.contains("linear")));
 
     // Depth test without a depth buffer is UNDEFINED (003 lines
-    // 44884-44885); stencil needs a format holding it (44844-44846).
+    // 44887); stencil needs a format holding it (44842-44844).
     let mut f = Fixture::new(0x0C7, 4);
     f.depth_stencil(&DepthStencilState {
         depth_test_enable: true,
@@ -102,7 +102,7 @@ fn blend_state_beyond_the_model_is_refused_by_the_write() {
             },
             "logic ops both",
         ),
-        // Blending on an integer target (003 lines 44935-44937).
+        // Blending on an integer target (003 lines 44987-44989).
         (
             0x0CB,
             4,
@@ -113,7 +113,7 @@ fn blend_state_beyond_the_model_is_refused_by_the_write() {
             },
             "UINT",
         ),
-        // Logic ops on a float target (003 lines 45196-45197).
+        // Logic ops on a float target (003 lines 45228-45229).
         (
             0x000,
             16,

@@ -27,12 +27,12 @@
 //! Without a header the enables, positions and flags are those of the
 //! dispatch, with render target index and source-0 alpha present 0 (003
 //! lines 85008-85012); Slot Group Select then picks dispatch slots 31:16
-//! (003 lines 84950-84966). SIMD8 forms cover slots 7:0 of the group, the
-//! DUALSRC_HI form slots 15:8 (003 lines 84968-84985).
+//! (003 lines 84957-84966). SIMD8 forms cover slots 7:0 of the group, the
+//! DUALSRC_HI form slots 15:8 (003 lines 84971-84995).
 //!
 //! Payload after the header, per the sequencing table (003 lines
 //! 85719-85793): source-0 alpha (one register per 8 slots), oMask (one
-//! register, 16 words for the group's 16 slots, 003 lines 85508-85535),
+//! register, 16 words for the group's 16 slots, 003 lines 85415-85445),
 //! the colour, source depth (one register per 8 slots). Colour: SIMD16
 //! R(slots 7:0), R(15:8), G, G, B, B, A, A; SIMD8 R, G, B, A; dual source
 //! source 0 R, G, B, A then source 1 R, G, B, A; replicated data one
@@ -43,7 +43,7 @@
 //!
 //! Refused as the manual forbids: source-0 alpha on dual-source and
 //! replicated forms (003 lines 85115-85121), source depth on the
-//! replicated form (85566-85570), oMask on SIMD8 forms (the [DevSNB+]
+//! replicated form (85567-85572), oMask on SIMD8 forms (the [DevSNB+]
 //! erratum, 85000-85001). The SIMD8 image write is not modelled.
 
 use baregpu_isa::message::RtMode;

@@ -345,7 +345,7 @@ fn forms_the_manual_forbids_are_refused() {
             "rc.rt_write(bti=0, mode=simd16_rep) mlen=5 rlen=0 hdr",
             1 << 11,
         ),
-        // Source depth with replicated data (003 lines 85566-85570).
+        // Source depth with replicated data (003 lines 85567-85572).
         (
             "rc.rt_write(bti=0, mode=simd16_rep) mlen=5 rlen=0 hdr",
             1 << 13,
