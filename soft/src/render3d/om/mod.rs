@@ -83,6 +83,8 @@ pub(crate) struct OutputMerger {
     depth_stencil: Option<DepthStencilState>,
     color_calc: Option<ColorCalcState>,
     cc_viewport_at: Option<u64>,
+    /// CC_VIEWPORTs as read, by viewport index.
+    cc_viewports: [Option<(f32, f32)>; 16],
     /// The pixel shader's binding table (absolute) and Surface State Base.
     binding_table: Option<u64>,
     surface_base: u64,
@@ -213,6 +215,7 @@ impl OutputMerger {
             depth_stencil: ds,
             color_calc: cc,
             cc_viewport_at,
+            cc_viewports: [None; 16],
             binding_table,
             surface_base: env.bases.surface,
             targets: BTreeMap::new(),
@@ -344,9 +347,19 @@ impl OutputMerger {
         ))?;
         let z = match self.cc_viewport_at {
             Some(at) => {
-                let vp = state::cc_viewport(memory, at, viewport).map_err(draw_to_send)?;
+                let i = usize::from(viewport & 15);
+                let (lo, hi) = match self.cc_viewports[i] {
+                    Some(r) => r,
+                    None => {
+                        let vp =
+                            state::cc_viewport(memory, at, viewport & 15).map_err(draw_to_send)?;
+                        let r = (vp.minimum_depth, vp.maximum_depth);
+                        self.cc_viewports[i] = Some(r);
+                        r
+                    }
+                };
                 // max then min: a NaN depth takes the minimum.
-                z.max(vp.minimum_depth).min(vp.maximum_depth)
+                z.max(lo).min(hi)
             }
             None => z,
         };
@@ -519,7 +532,15 @@ impl PixelBackend for OutputMerger {
         dispatch: Option<&PixelDispatch>,
         w: &RtWrite,
     ) -> Result<(), SendError> {
-        let b = self.blend_state(memory, w.render_target_index)?;
+        // "Constant color writes ignore everything in blend and color
+        // calculator state" [ext: mesa src/intel/blorp/blorp_clear.c]: the
+        // replicated-data form stores as with blending off, every channel
+        // on and no alpha test; depth and stencil still apply.
+        let b = if w.replicated {
+            BlendState::default()
+        } else {
+            self.blend_state(memory, w.render_target_index)?
+        };
         let target = self.target(memory, w.binding_table_index)?;
         if w.replicated
             && target

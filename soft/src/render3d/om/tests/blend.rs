@@ -158,6 +158,10 @@ fn logic_ops_combine_the_stored_bits() {
     let mut rng = Rng(77);
     for op in 0..16u32 {
         let mut f = Fixture::new(RGBA8, 4);
+        // Linear, X and Y tiled targets in turn.
+        if op % 3 != 0 {
+            f.tile_rt(op % 3);
+        }
         f.blend(
             0,
             &BlendState {
@@ -372,4 +376,73 @@ fn unlit_and_omask_killed_slots_write_nothing() {
     }
     // Six lit slots, one of them killed by its oMask.
     assert_eq!(om.samples_passed(), 5);
+}
+
+#[test]
+fn srgb_targets_blend_in_linear_space() {
+    // ONE * src + ONE * dst on R8G8B8A8_UNORM_SRGB: the destination is
+    // decoded to linear, the sum encoded again; alpha stays linear (003
+    // lines 45336-45345).
+    let to_lin = |c: f64| {
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let to_srgb = |l: f64| {
+        let l = l.clamp(0.0, 1.0);
+        if l <= 0.0031308 {
+            12.92 * l
+        } else {
+            1.055 * l.powf(1.0 / 2.4) - 0.055
+        }
+    };
+    let mut rng = Rng(5);
+    let mut f = Fixture::new(0x0C8, 4);
+    f.blend(
+        0,
+        &BlendState {
+            color_buffer_blend_enable: true,
+            source_blend_factor: 0x01,
+            destination_blend_factor: 0x01,
+            pre_blend_color_clamp_enable: true,
+            post_blend_color_clamp_enable: true,
+            ..Default::default()
+        },
+    );
+    let dst: Vec<[u8; 4]> = (0..8)
+        .map(|_| core::array::from_fn(|_| (rng.next() % 128) as u8))
+        .collect();
+    for (s, d) in dst.iter().enumerate() {
+        let (x, y) = xy8(s);
+        let at = f.rt_at(x, y);
+        f.mem.put(at, d);
+    }
+    let src: Vec<[f32; 4]> = (0..8)
+        .map(|_| core::array::from_fn(|_| rng.float(0.0, 0.5)))
+        .collect();
+    let w = write8(|s| src[s]);
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    let mut compared = 0;
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        let got = f.rt_bytes(x, y);
+        for ch in 0..4 {
+            let d = f64::from(dst[s][ch]) / 255.0;
+            let v = if ch < 3 {
+                to_srgb(f64::from(src[s][ch]) + to_lin(d))
+            } else {
+                (f64::from(src[s][ch]) + d).min(1.0)
+            };
+            let frac = v * 255.0 - (v * 255.0).floor();
+            if (frac - 0.5).abs() < 0.01 {
+                continue;
+            }
+            compared += 1;
+            assert_eq!(u32::from(got[ch]), unorm(v, 255.0), "slot {s} ch {ch}");
+        }
+    }
+    assert!(compared > 24);
 }

@@ -26,7 +26,7 @@ fn draw_state_beyond_the_model_is_refused_by_new() {
     f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
     assert!(matches!(f.om(), Err(DrawError::Invalid(s)) if s.contains("linear")));
 
-    // Depth test without a depth buffer is UNDEFINED (003 lines
+    // Depth test without a depth buffer is UNDEFINED (003 line
     // 44887); stencil needs a format holding it (44842-44844).
     let mut f = Fixture::new(0x0C7, 4);
     f.depth_stencil(&DepthStencilState {
@@ -160,4 +160,44 @@ fn a_multisampled_render_target_is_refused() {
     let dw = f.mem.dword(at);
     assert!(f.mem.set_dword(at, dw | 2 << 4));
     refused(&mut f, BlendState::default(), "multisampled");
+}
+
+#[test]
+fn generations_other_than_gen6_are_refused() {
+    let mut f = Fixture::new(0x0C7, 4);
+    let mut env = DrawEnv {
+        generation: baregpu_hal::Generation::Gen7,
+        packets: &f.packets,
+        bases: &f.bases,
+        memory: &mut f.mem,
+    };
+    assert!(matches!(
+        OutputMerger::new(&mut env),
+        Err(DrawError::Unmodelled(_))
+    ));
+}
+
+#[test]
+fn a_replicated_write_ignores_the_blend_state() {
+    // Blending that would zero the colour, a failing alpha test and all
+    // channels disabled: the replicated-data write stores the colour.
+    let mut f = Fixture::new(0x0C7, 4);
+    f.tile_rt(2);
+    f.blend(
+        0,
+        &BlendState {
+            color_buffer_blend_enable: true,
+            source_blend_factor: 0x11,
+            destination_blend_factor: 0x11,
+            alpha_test_enable: true,
+            alpha_test_function: 1,
+            write_disable_red: true,
+            ..Default::default()
+        },
+    );
+    let mut w = write8(|_| [1.0, 0.5, 0.0, 1.0]);
+    w.replicated = true;
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    assert_eq!(f.rt_bytes(0, 0), [255, 128, 0, 255]);
 }
