@@ -44,8 +44,17 @@
 //! Refused as the manual forbids: source-0 alpha on dual-source and
 //! replicated forms (003 lines 85115-85121), source depth on the
 //! replicated form (85567-85572), oMask on SIMD8 forms (the [DevSNB+]
-//! erratum, 85000-85001). The SIMD8 image write is not modelled.
+//! erratum, 85000-85001).
+//!
+//! The Gen6 SIMD8 image write (type 101, 003 lines 84991, 85203-85300)
+//! has its own header: M0.0 7:0 the pixel mask, 26:16 the array index
+//! ("For SURFTYPE_2D, this field must be 0"), M1.0-M1.7 each pixel's X
+//! (15:0) and Y (31:16); the colour follows as in SIMD8 (003 lines
+//! 85531-85533). It is written directly, on single 2D surfaces; from a
+//! pixel thread with an output merger it is refused (what the colour
+//! calculator does with it is not described).
 
+use baregpu_isa::IsaGen;
 use baregpu_isa::message::RtMode;
 
 use super::super::super::MessageEnv;
@@ -76,7 +85,7 @@ impl Colour {
             RtMode::Simd8DualLo => Ok(Colour::Dual { hi: false }),
             RtMode::Simd8DualHi => Ok(Colour::Dual { hi: true }),
             RtMode::Simd8Image => Err(bad(
-                "render-target write: SIMD8 image write is not modelled",
+                "render-target write: the SIMD8 image write has its own layout",
             )),
         }
     }
@@ -284,6 +293,9 @@ pub(super) fn write(
     last: bool,
     slot_hi: bool,
 ) -> Result<(), SendError> {
+    if mode == RtMode::Simd8Image {
+        return image_write(env, m, bti);
+    }
     let flags = env
         .pixels
         .as_deref()
@@ -303,6 +315,46 @@ pub(super) fn write(
         return r;
     }
     direct(env, &w)
+}
+
+/// The SIMD8 image write (module doc).
+fn image_write(env: &mut MessageEnv, m: &Msg, bti: u8) -> Result<(), SendError> {
+    if m.platform() != IsaGen::Gen6 {
+        return Err(bad("the SIMD8 image write exists on Gen6 only"));
+    }
+    if !m.req.header {
+        return Err(bad(
+            "SIMD8 image write without a header (its pixel coordinates)",
+        ));
+    }
+    if env.pixels.is_some() {
+        return Err(bad(
+            "SIMD8 image write from a pixel thread of a draw is not modelled",
+        ));
+    }
+    if usize::from(m.req.mlen) != HEADER + 4 {
+        return Err(bad(
+            "SIMD8 image write: message length is not header and SIMD8 colour",
+        ));
+    }
+    let m00 = m.dword(0, 0)?;
+    if m00 >> 16 & 0x7FF != 0 {
+        return Err(bad(
+            "SIMD8 image write: array index other than 0 (only single 2D surfaces are modelled)",
+        ));
+    }
+    let Some(t) = Target::open(env, bti, false)? else {
+        return Ok(());
+    };
+    for slot in (0..8).filter(|s| m00 >> s & 1 != 0) {
+        let xy = m.dword(1, slot)?;
+        let mut rgba = [0u32; 4];
+        for (c, v) in rgba.iter_mut().enumerate() {
+            *v = m.dword(HEADER + c, slot)?;
+        }
+        t.store(env, xy & 0xFFFF, xy >> 16, rgba)?;
+    }
+    Ok(())
 }
 
 /// The write without an output merger: as with blending off and every

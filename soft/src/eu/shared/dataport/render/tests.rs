@@ -360,7 +360,6 @@ fn forms_the_manual_forbids_are_refused() {
             "rc.rt_write(bti=0, mode=simd8_lo) mlen=6 rlen=0 hdr",
             1 << 6,
         ),
-        ("rc.rt_write(bti=0, mode=simd8_image) mlen=6 rlen=0 hdr", 0),
     ];
     for (text, m00) in cases {
         assert!(
@@ -494,4 +493,44 @@ mod formats {
             }
         }
     }
+}
+
+#[test]
+fn the_simd8_image_write_stores_each_enabled_pixel_at_its_own_xy() {
+    use crate::eu::shared::surface::{Surface, Tiling, format};
+    const RT: u64 = 0x800;
+    let req = request("rc.rt_write(bti=0, mode=simd8_image) mlen=6 rlen=0 hdr");
+    let mut t = Thread::new(P);
+    // Pixel mask 0b1011_0101; pixel i at (3i mod 8, i / 2).
+    t.set_grf_ud(BASE, 0, 0b1011_0101);
+    for i in 0..8u32 {
+        t.set_grf_ud(BASE + 1, i as usize, (i / 2) << 16 | (3 * i) % 8);
+        for c in 0..4u32 {
+            t.set_grf_ud(BASE + 2 + c as u8, i as usize, 10 * i + c);
+        }
+    }
+    let mut mem = FlatMemory::new(0, 0x1000);
+    let mut list = SurfaceList::new();
+    list.bind(
+        0,
+        Surface::two_d(RT, format::R32G32B32A32_UINT, 8, 4, 128, Tiling::Linear),
+    );
+    let mut env = MessageEnv::new(&mut mem, SurfaceSource::List(&mut list));
+    handle(&mut env, &mut t, &req).unwrap();
+    for i in 0..8u64 {
+        let at = RT + (i / 2) * 128 + ((3 * i) % 8) * 16;
+        for c in 0..4u64 {
+            let want = if 0b1011_0101u64 >> i & 1 == 1 {
+                (10 * i + c) as u32
+            } else {
+                0
+            };
+            assert_eq!(mem.dword(at + 4 * c), want, "pixel {i} channel {c}");
+        }
+    }
+    // From a pixel thread of a draw it is refused.
+    let mut rec = Recorder::default();
+    let mut env = MessageEnv::new(&mut mem, SurfaceSource::List(&mut list));
+    env.pixels = Some(&mut rec);
+    assert!(handle(&mut env, &mut t, &req).is_err());
 }
