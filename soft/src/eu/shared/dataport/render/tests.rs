@@ -504,7 +504,7 @@ fn the_simd8_image_write_stores_each_enabled_pixel_at_its_own_xy() {
     // Pixel mask 0b1011_0101; pixel i at (3i mod 8, i / 2).
     t.set_grf_ud(BASE, 0, 0b1011_0101);
     for i in 0..8u32 {
-        t.set_grf_ud(BASE + 1, i as usize, (i / 2) << 16 | (3 * i) % 8);
+        t.set_grf_ud(BASE + 1, i as usize, ((i / 2) << 16) | ((3 * i) % 8));
         for c in 0..4u32 {
             t.set_grf_ud(BASE + 2 + c as u8, i as usize, 10 * i + c);
         }
