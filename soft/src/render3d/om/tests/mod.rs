@@ -6,6 +6,7 @@
 
 mod blend;
 mod depth;
+mod message;
 mod refuse;
 
 use alloc::vec::Vec;
