@@ -11,6 +11,12 @@
 //! the render target's plus Depth Coordinate Offset X, Y (003 lines
 //! 44806-44808: "unconditionally added").
 //!
+//! Hierarchical depth: the model keeps the depth buffer exact and never
+//! reads or writes the HiZ buffer, which only accelerates the test; the
+//! operations that would rely on it (depth clear and resolve passes) are
+//! refused by the merger. The separate stencil buffer that comes with HiZ
+//! on Gen6 is not modelled: stencil use with it is refused.
+//!
 //! Depth values are compared in the buffer's format: a UNORM buffer
 //! compares the source depth converted to its integer (clamped to [0, 1],
 //! rounded to nearest), a float buffer the floats.
@@ -88,6 +94,9 @@ pub(super) struct DepthPixel {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct DepthBuffer {
     pub format: DepthFormat,
+    /// A separate stencil buffer is declared (3DSTATE_STENCIL_BUFFER): not
+    /// modelled, so stencil use is refused.
+    pub separate_stencil: bool,
     surface: Surface,
     offset: (i32, i32),
 }
@@ -123,9 +132,17 @@ impl DepthBuffer {
                 "3DSTATE_DEPTH_BUFFER: a tiled depth buffer must walk Y major",
             ));
         }
-        if p.hierarchical_depth_buffer_enable || p.separate_stencil_buffer_enable {
-            return Err(DrawError::Unmodelled(
-                "hierarchical depth and separate stencil buffers",
+        // "[DevSNB]: This field must be set to the same value ... as
+        // Hierarchical Depth Buffer Enable" (003 lines 42796-42797), and
+        // with it the combined stencil formats are not allowed (42780-42782).
+        if p.hierarchical_depth_buffer_enable != p.separate_stencil_buffer_enable {
+            return Err(DrawError::Invalid(
+                "3DSTATE_DEPTH_BUFFER: hierarchical depth and separate stencil enables differ",
+            ));
+        }
+        if p.separate_stencil_buffer_enable && format.has_stencil() {
+            return Err(DrawError::Invalid(
+                "3DSTATE_DEPTH_BUFFER: a combined depth-stencil format with a separate stencil buffer",
             ));
         }
         if p.software_tiled_rendering_mode != 0 {
@@ -146,6 +163,7 @@ impl DepthBuffer {
         );
         Ok(Some(DepthBuffer {
             format,
+            separate_stencil: p.separate_stencil_buffer_enable,
             surface,
             offset: (p.depth_coordinate_offset_x, p.depth_coordinate_offset_y),
         }))

@@ -29,7 +29,7 @@
 //! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
 //! multisampled render targets), alpha-to-coverage (forbidden with 1X,
 //! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
-//! and resolve passes, hierarchical depth and separate stencil, render
+//! and resolve passes, stencil in a separate stencil buffer, render
 //! targets other than single-level 2D, depth or stencil enabled without a
 //! buffer that has them (UNDEFINED, 003 lines 44842-44844, 44887,
 //! 45320-45330), blending of integer targets and logic ops on formats other
@@ -197,6 +197,10 @@ impl OutputMerger {
                 return Err(DrawError::Invalid(
                     "depth test or depth write enabled without a depth buffer (UNDEFINED)",
                 ));
+            }
+            let separate = depth.is_some_and(|d| d.separate_stencil);
+            if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && separate {
+                return Err(DrawError::Unmodelled("the separate stencil buffer"));
             }
             if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && !has_stencil {
                 return Err(DrawError::Invalid(

@@ -201,3 +201,40 @@ fn a_replicated_write_ignores_the_blend_state() {
     f.run(&mut om, &w).unwrap();
     assert_eq!(f.rt_bytes(0, 0), [255, 128, 0, 255]);
 }
+
+#[test]
+fn hierarchical_depth_takes_the_depth_buffer_and_refuses_separate_stencil_use() {
+    let hiz = |f: &mut Fixture, code: u32| {
+        f.depth_buffer(code);
+        let mut p =
+            Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap())
+                .unwrap();
+        p.hierarchical_depth_buffer_enable = true;
+        p.separate_stencil_buffer_enable = true;
+        f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    };
+    // Depth alone works on the depth buffer.
+    let mut f = Fixture::new(0x0C7, 4);
+    hiz(&mut f, 1);
+    f.depth_stencil(&DepthStencilState {
+        depth_test_enable: true,
+        depth_buffer_write_enable: true,
+        ..Default::default()
+    });
+    let mut om = f.om().unwrap();
+    let mut w = write8(|_| [1.0; 4]);
+    w.depth = Some([0.75; 16]);
+    f.run(&mut om, &w).unwrap();
+    let at = f.depth_at(0, 0);
+    assert_eq!(f.mem.get(at, 4).unwrap(), 0.75f32.to_le_bytes());
+    // Stencil in the separate buffer is refused; a combined format with
+    // HiZ is invalid (003 lines 42780-42782).
+    f.depth_stencil(&DepthStencilState {
+        stencil_test_enable: true,
+        ..Default::default()
+    });
+    assert!(matches!(f.om(), Err(DrawError::Unmodelled(s)) if s.contains("separate stencil")));
+    let mut f = Fixture::new(0x0C7, 4);
+    hiz(&mut f, 2);
+    assert!(matches!(f.om(), Err(DrawError::Invalid(_))));
+}
