@@ -142,10 +142,11 @@ impl OutputMerger {
                 ));
             }
             // The windower's R0.0 bits 13 and 12 (003 lines 44026-44030)
-            // follow these 3DSTATE_WM bits [ext: mesa
-            // src/gallium/drivers/crocus/crocus_state.c sets
-            // PixelShaderComputedDepth and oMaskPresenttoRenderTarget
-            // from the shader's outputs].
+            // are taken to follow these 3DSTATE_WM bits: the oMask bit "is
+            // made available to the DataPort (either via the message
+            // header or via header bypass)" [ext: mesa
+            // src/mesa/drivers/dri/i965/genX_state_upload.c, quoting the
+            // PRM on oMask Present to RenderTarget]; source depth alike.
             flags = DispatchFlags {
                 source_depth: wm.pixel_shader_computed_depth,
                 omask: wm.omask_present_to_rendertarget,
