@@ -14,15 +14,25 @@
 //! Hierarchical depth: the model keeps the depth buffer exact and never
 //! reads or writes the HiZ buffer, which only accelerates the test; the
 //! operations that would rely on it (depth clear and resolve passes) are
-//! refused by the merger. The separate stencil buffer that comes with HiZ
-//! on Gen6 is not modelled: stencil use with it is refused.
+//! refused by the merger.
+//!
+//! The separate stencil buffer that comes with HiZ on Gen6
+//! (3DSTATE_STENCIL_BUFFER, 003 lines 43150-43260): S8_UINT, one byte a
+//! pixel, with the depth buffer's size and coordinate offset (003 lines
+//! 42500-42505), W-major tiles of 64 bytes by 64 rows (003 lines
+//! 7374-7379) at the manual's TiledOffsetW (003 lines 7450-7460). Its
+//! pitch is programmed at "2x the value computed based on width, as the
+//! stencil buffer is stored with two rows interleaved" (003 lines
+//! 43236-43237): a row of W tiles is pitch / 128 tiles [ext: mesa
+//! src/mesa/drivers/dri/i965/intel_mipmap_tree.c `intel_offset_S8`,
+//! row size 64 * stride / 2].
 //!
 //! Depth values are compared in the buffer's format: a UNORM buffer
 //! compares the source depth converted to its integer (clamped to [0, 1],
 //! rounded to nearest), a float buffer the floats.
 
 use baregpu_hal::Packet;
-use baregpu_hal::gen6::commands::Cmd3dstateDepthBuffer;
+use baregpu_hal::gen6::commands::{Cmd3dstateDepthBuffer, Cmd3dstateStencilBuffer};
 
 use crate::eu::shared::surface::{Surface, Tiling, format as surface_format};
 use crate::eu::shared::{GfxMemory, MemFault};
@@ -94,9 +104,10 @@ pub(super) struct DepthPixel {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct DepthBuffer {
     pub format: DepthFormat,
-    /// A separate stencil buffer is declared (3DSTATE_STENCIL_BUFFER): not
-    /// modelled, so stencil use is refused.
+    /// Separate Stencil Buffer Enable, and the buffer
+    /// 3DSTATE_STENCIL_BUFFER gave it: (base, W tiles per row).
     pub separate_stencil: bool,
+    stencil: Option<(u64, u64)>,
     surface: Surface,
     offset: (i32, i32),
 }
@@ -151,6 +162,14 @@ impl DepthBuffer {
         if p.lod != 0 || p.depth != 0 || p.minimum_array_element != 0 {
             return Err(DrawError::Unmodelled("depth buffer mip levels and arrays"));
         }
+        let mut stencil = None;
+        if p.separate_stencil_buffer_enable
+            && let Some(dw) = packets.get("3DSTATE_STENCIL_BUFFER")
+        {
+            let s = Cmd3dstateStencilBuffer::unpack(dw)
+                .map_err(|_| DrawError::Invalid("3DSTATE_STENCIL_BUFFER does not decode"))?;
+            stencil = Some((s.surface_base_address, u64::from(s.surface_pitch + 1) / 128));
+        }
         // The surface helper wants a colour format only for its pitch
         // arithmetic, which uses the given pitch.
         let surface = Surface::two_d(
@@ -164,21 +183,53 @@ impl DepthBuffer {
         Ok(Some(DepthBuffer {
             format,
             separate_stencil: p.separate_stencil_buffer_enable,
+            stencil,
             surface,
             offset: (p.depth_coordinate_offset_x, p.depth_coordinate_offset_y),
         }))
     }
 
-    /// Graphics address of the depth pixel of render-target pixel (x, y),
-    /// or `None` outside the buffer.
-    fn address(&self, x: u32, y: u32) -> Option<u64> {
+    /// Whether stencil lives in this buffer (its format or the separate
+    /// stencil buffer).
+    pub fn has_stencil(&self) -> bool {
+        self.format.has_stencil() || self.stencil.is_some()
+    }
+
+    /// The depth-buffer pixel of render-target pixel (x, y), or `None`
+    /// outside the buffer.
+    fn pixel(&self, x: u32, y: u32) -> Option<(u64, u64)> {
         let dx = i64::from(x) + i64::from(self.offset.0);
         let dy = i64::from(y) + i64::from(self.offset.1);
         let s = &self.surface;
         if dx < 0 || dy < 0 || dx >= i64::from(s.width) || dy >= i64::from(s.height) {
             return None;
         }
-        Some(s.address(dx as u64 * self.format.bytes(), dy as u64))
+        Some((dx as u64, dy as u64))
+    }
+
+    /// Graphics address of the depth pixel of render-target pixel (x, y).
+    fn address(&self, x: u32, y: u32) -> Option<u64> {
+        let (dx, dy) = self.pixel(x, y)?;
+        Some(self.surface.address(dx * self.format.bytes(), dy))
+    }
+
+    /// Graphics address of the separate stencil byte of (x, y):
+    /// TiledOffsetW (003 lines 7450-7460).
+    fn stencil_address(&self, x: u32, y: u32) -> Option<u64> {
+        let (base, pitch) = self.stencil?;
+        let (x, y) = self.pixel(x, y)?;
+        let (xo, yo) = (x % 64, y % 64);
+        let off = pitch * 4096 * (y / 64)
+            + 4096 * (x / 64)
+            + 512 * (xo / 8)
+            + 64 * (yo / 8)
+            + 32 * ((yo / 4) % 2)
+            + 16 * ((xo / 4) % 2)
+            + 8 * ((yo / 2) % 2)
+            + 4 * ((xo / 2) % 2)
+            + 2 * (yo % 2)
+            + xo % 2;
+        Some(base.wrapping_add(off))
     }
 
     pub fn read(
@@ -194,7 +245,7 @@ impl DepthBuffer {
         let n = self.format.bytes() as usize;
         memory.read(at, &mut b[..n])?;
         let d0 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        Ok(Some(match self.format {
+        let mut p = match self.format {
             DepthFormat::D32FloatS8X24 => DepthPixel {
                 depth: Depth::Float(f32::from_bits(d0)),
                 stencil: b[4],
@@ -211,7 +262,13 @@ impl DepthBuffer {
                 depth: Depth::Unorm(u32::from(u16::from_le_bytes([b[0], b[1]]))),
                 stencil: 0,
             },
-        }))
+        };
+        if let Some(at) = self.stencil_address(x, y) {
+            let mut s = [0u8];
+            memory.read(at, &mut s)?;
+            p.stencil = s[0];
+        }
+        Ok(Some(p))
     }
 
     /// Stores `p`: depth when `depth`, the stencil byte when `stencil`.
@@ -243,6 +300,9 @@ impl DepthBuffer {
                 }
                 _ => b[..4].copy_from_slice(&d.to_le_bytes()),
             }
+        }
+        if stencil && let Some(s) = self.stencil_address(x, y) {
+            memory.write(s, &[p.stencil])?;
         }
         if stencil {
             match self.format {

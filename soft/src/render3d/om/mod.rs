@@ -29,7 +29,7 @@
 //! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
 //! multisampled render targets), alpha-to-coverage (forbidden with 1X,
 //! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
-//! and resolve passes, stencil in a separate stencil buffer, render
+//! and resolve passes, render
 //! targets other than single-level 2D, depth or stencil enabled without a
 //! buffer that has them (UNDEFINED, 003 lines 44842-44844, 44887,
 //! 45320-45330), blending of integer targets and logic ops on formats other
@@ -193,15 +193,17 @@ impl OutputMerger {
         }
         let depth = DepthBuffer::of(packets)?;
         if let Some(ds) = &ds {
-            let has_stencil = depth.is_some_and(|d| d.format.has_stencil());
+            let has_stencil = depth.is_some_and(|d| d.has_stencil());
             if (ds.depth_test_enable || ds.depth_buffer_write_enable) && depth.is_none() {
                 return Err(DrawError::Invalid(
                     "depth test or depth write enabled without a depth buffer (UNDEFINED)",
                 ));
             }
-            let separate = depth.is_some_and(|d| d.separate_stencil);
+            let separate = depth.is_some_and(|d| d.separate_stencil && !d.has_stencil());
             if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && separate {
-                return Err(DrawError::Unmodelled("the separate stencil buffer"));
+                return Err(DrawError::Invalid(
+                    "stencil with Separate Stencil Buffer Enable but no 3DSTATE_STENCIL_BUFFER",
+                ));
             }
             if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && !has_stencil {
                 return Err(DrawError::Invalid(

@@ -422,3 +422,68 @@ fn depth_only_pixels_test_and_write_depth() {
     // Colour is untouched.
     assert!(!(0..8).any(|s| colour_written(&f, s)));
 }
+
+#[test]
+fn the_separate_stencil_buffer_is_w_tiled_with_a_doubled_pitch() {
+    use baregpu_hal::Packet;
+    use baregpu_hal::gen6::commands::{Cmd3dstateDepthBuffer, Cmd3dstateStencilBuffer};
+    const STENCIL: u64 = 0xC_0000;
+    let mut f = Fixture::new(RGBA8, 4);
+    f.depth_buffer(1);
+    let mut p =
+        Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap()).unwrap();
+    p.hierarchical_depth_buffer_enable = true;
+    p.separate_stencil_buffer_enable = true;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    // 16 pixels wide: one 64-byte W tile a row, programmed as 128 bytes.
+    let s = Cmd3dstateStencilBuffer {
+        surface_pitch: 127,
+        surface_base_address: STENCIL,
+        ..Default::default()
+    };
+    f.packets.set(Cmd3dstateStencilBuffer::NAME, &pack(&s));
+    // W-major tiles of 64 x 64 bytes in 8 x 8 blocks (003 lines
+    // 7374-7379); inside a block, the bits of y and x interleave from
+    // bit 0: x0, y0, x1, y1, x2, y2 (TiledOffsetW, 003 lines 7450-7460).
+    let w_at = |x: u64, y: u64| {
+        let mut inner = 0;
+        for b in 0..3 {
+            inner |= (x >> b & 1) << (2 * b) | (y >> b & 1) << (2 * b + 1);
+        }
+        STENCIL + 512 * (x / 8) + 64 * (y / 8) + inner
+    };
+    f.depth_stencil(&DepthStencilState {
+        stencil_test_enable: true,
+        stencil_test_function: 3,      // EQUAL
+        stencil_pass_depth_pass_op: 2, // REPLACE
+        stencil_fail_op: 1,            // ZERO
+        stencil_buffer_write_enable: true,
+        stencil_test_mask: 0xFF,
+        stencil_write_mask: 0xFF,
+        ..Default::default()
+    });
+    f.color_calc(&ColorCalcState {
+        stencil_reference_value: 0x42,
+        ..Default::default()
+    });
+    // Slots whose stencil is 0x42 pass and keep it; the others go to 0.
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        let v = if s % 3 == 0 { 0x42 } else { 0x17 };
+        f.mem.put(w_at(x, y), &[v]);
+    }
+    let mut w = write8(|_| [1.0; 4]);
+    w.depth = Some([0.5; 16]);
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        let pass = s % 3 == 0;
+        assert_eq!(
+            f.mem.get(w_at(x, y), 1).unwrap()[0],
+            if pass { 0x42 } else { 0 },
+            "slot {s}"
+        );
+        assert_eq!(colour_written(&f, s), pass, "slot {s}");
+    }
+}

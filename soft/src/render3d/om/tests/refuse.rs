@@ -203,7 +203,7 @@ fn a_replicated_write_ignores_the_blend_state() {
 }
 
 #[test]
-fn hierarchical_depth_takes_the_depth_buffer_and_refuses_separate_stencil_use() {
+fn hierarchical_depth_takes_the_depth_buffer_and_needs_its_stencil_buffer() {
     let hiz = |f: &mut Fixture, code: u32| {
         f.depth_buffer(code);
         let mut p =
@@ -227,13 +227,14 @@ fn hierarchical_depth_takes_the_depth_buffer_and_refuses_separate_stencil_use() 
     f.run(&mut om, &w).unwrap();
     let at = f.depth_at(0, 0);
     assert_eq!(f.mem.get(at, 4).unwrap(), 0.75f32.to_le_bytes());
-    // Stencil in the separate buffer is refused; a combined format with
-    // HiZ is invalid (003 lines 42780-42782).
+    // Stencil with the separate buffer enabled but never given is
+    // refused; a combined format with HiZ is invalid (003 lines
+    // 42780-42782).
     f.depth_stencil(&DepthStencilState {
         stencil_test_enable: true,
         ..Default::default()
     });
-    assert!(matches!(f.om(), Err(DrawError::Unmodelled(s)) if s.contains("separate stencil")));
+    assert!(matches!(f.om(), Err(DrawError::Invalid(s)) if s.contains("3DSTATE_STENCIL_BUFFER")));
     let mut f = Fixture::new(0x0C7, 4);
     hiz(&mut f, 2);
     assert!(matches!(f.om(), Err(DrawError::Invalid(_))));
