@@ -57,7 +57,7 @@ use baregpu_isa::IsaGen;
 
 use crate::eu::send::SendError;
 use crate::eu::shared::render_target::{Class, RtFormat, pixel_xy, render_surface};
-use crate::eu::shared::surface::Surface;
+use crate::eu::shared::surface::{MipLevel, Surface};
 use crate::eu::shared::{DispatchFlags, GfxMemory, PixelBackend, PixelDispatch, RtWrite};
 use crate::render3d::types::{DrawEnv, DrawError};
 
@@ -73,6 +73,10 @@ type Tested = (bool, Option<(DepthPixel, bool, bool)>);
 struct RenderTarget {
     surface: Surface,
     format: RtFormat,
+    /// The mip level rendered into (SURFACE_STATE MIP Count / LOD: "the
+    /// MIP level that is currently being rendered into", 003 lines
+    /// 75975-75977), placed by the surface's mip layout.
+    level: MipLevel,
 }
 
 /// The output merger of one draw.
@@ -300,17 +304,24 @@ impl OutputMerger {
                 if raw.number_of_multisamples != 0 {
                     return Err(bad("multisampled render targets are not modelled"));
                 }
-                if raw.mip_count_lod != 0 || raw.minimum_array_element != 0 {
+                if raw.minimum_array_element != 0 {
                     return Err(bad(
-                        "render targets at a mip level or array element other than 0 are not modelled",
+                        "render targets at an array element other than 0 are not modelled",
                     ));
                 }
+                let level = surface
+                    .level(raw.mip_count_lod)
+                    .ok_or(bad("render target SURFACE_STATE: LOD beyond 13"))?;
                 if raw.x_offset != 0 || raw.y_offset != 0 || raw.render_target_rotation != 0 {
                     return Err(bad(
                         "render target X/Y offsets and rotation are not modelled",
                     ));
                 }
-                Some(RenderTarget { surface, format })
+                Some(RenderTarget {
+                    surface,
+                    format,
+                    level,
+                })
             }
         };
         self.targets.insert(bti, t);
@@ -446,10 +457,12 @@ impl OutputMerger {
         src1: Option<[u32; 4]>,
     ) -> Result<(), SendError> {
         let s = &t.surface;
+        let l = &t.level;
         // Pixels outside the surface are dropped (003 lines 84865-84867).
-        if x >= s.width || y >= s.height {
+        if x >= l.width || y >= l.height {
             return Ok(());
         }
+        let (x, y) = (x + l.x, y + l.y);
         let f = &t.format;
         let enable = u8::from(!b.write_disable_red)
             | u8::from(!b.write_disable_green) << 1

@@ -137,3 +137,35 @@ fn render_target_formats_through_surface_state() {
         }
     }
 }
+
+#[test]
+fn a_render_target_at_a_mip_level_writes_inside_that_level() {
+    // LOD 1 of a 16 x 8 MIPLAYOUT_BELOW surface is 8 x 4 at rows 8-11
+    // (003 lines 5969-6034); the write's pixel (x, y) of the level lands
+    // at (x, 8 + y), and the level's edge drops pixels past 8 x 4.
+    let mut f = Fixture::new(0x0C7, 4);
+    let at = SURFACES + 0x40 + 8;
+    let dw = f.mem.dword(at);
+    // SURFACE_STATE dword 2 bits 5:2 MIP Count / LOD.
+    assert!(f.mem.set_dword(at, dw | 1 << 2));
+    f.blend(
+        0,
+        &BlendState {
+            pre_blend_color_clamp_enable: true,
+            ..Default::default()
+        },
+    );
+    let mut w = write8(|_| [1.0; 4]);
+    // Subspans at (0, 0) and (8, 2) of the level: the second is past its
+    // width and is dropped.
+    w.corners = [0, (2 << 16) | 8, 0, 0];
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    for s in 0..8usize {
+        let (bx, by) = if s < 4 { (0, 0) } else { (8, 2) };
+        let (x, y) = (bx + (s % 2) as u64, by + (s % 4 / 2) as u64);
+        let want = if s < 4 { [255; 4] } else { [0; 4] };
+        assert_eq!(f.rt_bytes(x, 8 + y), want, "slot {s}");
+        assert_eq!(f.rt_bytes(x, y), [0; 4], "slot {s} in LOD 0");
+    }
+}
