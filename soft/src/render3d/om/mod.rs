@@ -30,7 +30,9 @@
 //! multisampled render targets), alpha-to-coverage (forbidden with 1X,
 //! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
 //! and resolve passes, render
-//! targets other than single-level 2D, depth or stencil enabled without a
+//! targets other than 2D (arrays, 3D, cube, buffers) and their X/Y offsets
+//! and rotation, depth buffers at a mip level or array element, depth or
+//! stencil enabled without a
 //! buffer that has them (UNDEFINED, 003 lines 44842-44844, 44887,
 //! 45320-45330), blending of integer targets and logic ops on formats other
 //! than UNORM (003 lines 44987-44989, 45228-45229), both on at once (003
