@@ -487,3 +487,39 @@ fn the_separate_stencil_buffer_is_w_tiled_with_a_doubled_pitch() {
         assert_eq!(colour_written(&f, s), pass, "slot {s}");
     }
 }
+
+#[test]
+fn the_depth_coordinate_offset_moves_the_depth_pixel() {
+    use baregpu_hal::Packet;
+    use baregpu_hal::gen6::commands::Cmd3dstateDepthBuffer;
+    let mut f = Fixture::new(RGBA8, 4);
+    f.depth_buffer(1);
+    let mut p =
+        Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap()).unwrap();
+    // "unconditionally added to the RT pixel coordinates" (003 lines
+    // 44806-44808).
+    p.depth_coordinate_offset_x = 3;
+    p.depth_coordinate_offset_y = 1;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    f.depth_stencil(&DepthStencilState {
+        depth_buffer_write_enable: true,
+        ..Default::default()
+    });
+    let mut w = write8(|_| [1.0; 4]);
+    w.depth = Some(core::array::from_fn(|s| s as f32 / 16.0));
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        assert_eq!(
+            stored_depth(&f, 1, x + 3, y + 1).0,
+            s as f64 / 16.0,
+            "slot {s}"
+        );
+    }
+    // A pixel moved off the buffer is refused, not written elsewhere.
+    p.depth_coordinate_offset_x = -1;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    let mut om = f.om().unwrap();
+    assert!(f.run(&mut om, &w).is_err());
+}
