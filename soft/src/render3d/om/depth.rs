@@ -168,7 +168,15 @@ impl DepthBuffer {
         {
             let s = Cmd3dstateStencilBuffer::unpack(dw)
                 .map_err(|_| DrawError::Invalid("3DSTATE_STENCIL_BUFFER does not decode"))?;
-            stencil = Some((s.surface_base_address, u64::from(s.surface_pitch + 1) / 128));
+            // "Range [127, 128K-1] ... also restricted to a multiple of
+            // 128B" (003 lines 43223-43224).
+            let pitch = s.surface_pitch + 1;
+            if pitch < 128 || pitch % 128 != 0 {
+                return Err(DrawError::Invalid(
+                    "3DSTATE_STENCIL_BUFFER: pitch not a multiple of 128 bytes",
+                ));
+            }
+            stencil = Some((s.surface_base_address, u64::from(pitch / 128)));
         }
         // The surface helper wants a colour format only for its pitch
         // arithmetic, which uses the given pitch.
