@@ -34,7 +34,7 @@
 use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{Cmd3dstateDepthBuffer, Cmd3dstateStencilBuffer};
 
-use crate::eu::shared::surface::{Surface, Tiling, format as surface_format};
+use crate::eu::shared::surface::{MipLayout, MipLevel, Surface, Tiling, format as surface_format};
 use crate::eu::shared::{GfxMemory, MemFault};
 use crate::render3d::types::{DrawError, Packets};
 
@@ -109,6 +109,10 @@ pub(super) struct DepthBuffer {
     pub separate_stencil: bool,
     stencil: Option<(u64, u64)>,
     surface: Surface,
+    /// The LOD rendered into, placed by the mip layout; the separate
+    /// stencil buffer has no LOD ("assumed by hardware to be zero", 003
+    /// line 42506).
+    level: MipLevel,
     offset: (i32, i32),
 }
 
@@ -159,8 +163,8 @@ impl DepthBuffer {
         if p.software_tiled_rendering_mode != 0 {
             return Err(DrawError::Unmodelled("software tiled rendering modes"));
         }
-        if p.lod != 0 || p.depth != 0 || p.minimum_array_element != 0 {
-            return Err(DrawError::Unmodelled("depth buffer mip levels and arrays"));
+        if p.depth != 0 || p.minimum_array_element != 0 {
+            return Err(DrawError::Unmodelled("depth buffer arrays"));
         }
         let mut stencil = None;
         if p.separate_stencil_buffer_enable
@@ -180,19 +184,32 @@ impl DepthBuffer {
         }
         // The surface helper wants a colour format only for its pitch
         // arithmetic, which uses the given pitch.
-        let surface = Surface::two_d(
-            p.surface_base_address,
-            surface_format::R32_UINT,
-            p.width + 1,
-            p.height + 1,
-            p.surface_pitch + 1,
-            Tiling::Y,
-        );
+        let surface = Surface {
+            // j = 4 "for any depth buffer" (003 line 6076).
+            mip_align: (4, 4),
+            mip_layout: if p.mip_map_layout_mode == 1 {
+                MipLayout::Right
+            } else {
+                MipLayout::Below
+            },
+            ..Surface::two_d(
+                p.surface_base_address,
+                surface_format::R32_UINT,
+                p.width + 1,
+                p.height + 1,
+                p.surface_pitch + 1,
+                Tiling::Y,
+            )
+        };
+        let level = surface
+            .level(p.lod)
+            .ok_or(DrawError::Invalid("3DSTATE_DEPTH_BUFFER: LOD beyond 13"))?;
         Ok(Some(DepthBuffer {
             format,
             separate_stencil: p.separate_stencil_buffer_enable,
             stencil,
             surface,
+            level,
             offset: (p.depth_coordinate_offset_x, p.depth_coordinate_offset_y),
         }))
     }
@@ -208,8 +225,8 @@ impl DepthBuffer {
     fn pixel(&self, x: u32, y: u32) -> Option<(u64, u64)> {
         let dx = i64::from(x) + i64::from(self.offset.0);
         let dy = i64::from(y) + i64::from(self.offset.1);
-        let s = &self.surface;
-        if dx < 0 || dy < 0 || dx >= i64::from(s.width) || dy >= i64::from(s.height) {
+        let l = &self.level;
+        if dx < 0 || dy < 0 || dx >= i64::from(l.width) || dy >= i64::from(l.height) {
             return None;
         }
         Some((dx as u64, dy as u64))
@@ -218,7 +235,8 @@ impl DepthBuffer {
     /// Graphics address of the depth pixel of render-target pixel (x, y).
     fn address(&self, x: u32, y: u32) -> Option<u64> {
         let (dx, dy) = self.pixel(x, y)?;
-        Some(self.surface.address(dx * self.format.bytes(), dy))
+        let (lx, ly) = (dx + u64::from(self.level.x), dy + u64::from(self.level.y));
+        Some(self.surface.address(lx * self.format.bytes(), ly))
     }
 
     /// Graphics address of the separate stencil byte of (x, y):

@@ -31,7 +31,7 @@
 //! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
 //! and resolve passes, render
 //! targets other than 2D (arrays, 3D, cube, buffers) and their X/Y offsets
-//! and rotation, depth buffers at a mip level or array element, depth or
+//! and rotation, depth buffer arrays, depth or
 //! stencil enabled without a
 //! buffer that has them (UNDEFINED, 003 lines 44842-44844, 44887,
 //! 45320-45330), blending of integer targets and logic ops on formats other

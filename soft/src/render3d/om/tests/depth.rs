@@ -523,3 +523,30 @@ fn the_depth_coordinate_offset_moves_the_depth_pixel() {
     let mut om = f.om().unwrap();
     assert!(f.run(&mut om, &w).is_err());
 }
+
+#[test]
+fn a_depth_buffer_at_a_mip_level_uses_that_level() {
+    use baregpu_hal::Packet;
+    use baregpu_hal::gen6::commands::Cmd3dstateDepthBuffer;
+    // LOD 1 of the 16 x 8 D32_FLOAT buffer: 8 x 4 at rows 8-11
+    // (MIPLAYOUT_BELOW, j = 4: LOD 0 takes 8 rows).
+    let mut f = Fixture::new(RGBA8, 4);
+    f.depth_buffer(1);
+    let mut p =
+        Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap()).unwrap();
+    p.lod = 1;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    f.depth_stencil(&DepthStencilState {
+        depth_buffer_write_enable: true,
+        ..Default::default()
+    });
+    let mut w = write8(|_| [1.0; 4]);
+    w.depth = Some(core::array::from_fn(|s| s as f32 / 16.0));
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        assert_eq!(stored_depth(&f, 1, x, 8 + y).0, s as f64 / 16.0, "slot {s}");
+        assert_eq!(stored_depth(&f, 1, x, y).0, 0.0, "slot {s} in LOD 0");
+    }
+}
