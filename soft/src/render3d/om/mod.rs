@@ -14,7 +14,7 @@
 //! 44641-44657): the oMask (sample 0 of a 1X pixel, 003 lines 85420-85422),
 //! alpha test (per render target, on source-0 alpha when the message has
 //! it, 003 lines 44760-44783), stencil test, depth test (the source depth
-//! clamped to the CC_VIEWPORT range, 003 lines 44870-44880), then stencil
+//! clamped to the CC_VIEWPORT range, 003 lines 44874-44877), then stencil
 //! and depth buffer updates (003 lines 45271-45335), blending or the logic
 //! op, the channel write disables, the store. A pixel that fails the
 //! stencil or depth test writes no colour ("the pixel is discarded", 003
@@ -29,14 +29,13 @@
 //! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
 //! multisampled render targets), alpha-to-coverage (forbidden with 1X,
 //! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
-//! and resolve passes, render
-//! targets other than 2D (arrays, 3D, cube, buffers) and their X/Y offsets
-//! and rotation, depth buffer arrays, depth or
-//! stencil enabled without a
-//! buffer that has them (UNDEFINED, 003 lines 44842-44844, 44887,
-//! 45320-45330), blending of integer targets and logic ops on formats other
-//! than UNORM (003 lines 44987-44989, 45228-45229), both on at once (003
-//! lines 45225-45226).
+//! and resolve passes, render targets other than 2D (arrays, 3D, cube,
+//! buffers) and their X/Y offsets and rotation, depth buffer arrays, depth
+//! or stencil enabled without a buffer that has them (UNDEFINED, 003 lines
+//! 44842-44844, 44887, 45320-45330), blending of integer targets and logic
+//! ops on formats other than UNORM (003 lines 44987-44989, 45228-45229),
+//! both on at once (003 lines 45225-45226), pixels that the depth
+//! coordinate offset moves off the depth buffer.
 
 mod blend;
 mod depth;
