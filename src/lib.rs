@@ -18,6 +18,7 @@ pub mod irq;
 pub mod pci;
 pub mod platform;
 pub mod probe;
+pub mod render;
 pub mod submit;
 
 pub use baregpu_hal::Generation;

@@ -8,6 +8,7 @@
 //!                --mem <addr>=<file> | --mem <addr>=zero:<bytes>     (repeatable)
 //!                --batch <addr>
 //!                [--dump <addr>:<bytes>=<file>]... [--timeout-ms <ms>]
+//!                [--png <addr>:<w>x<h>:<format>[:pitch=<bytes>][:linear|:x|:y]=<file>]...
 //! ```
 //!
 //! Without `--ppgtt` the objects are mapped at their GGTT addresses and the
@@ -31,12 +32,14 @@ use baregpu::submit::engines;
 use baregpu::{Dma, Generation, Gpu};
 use baregpu_soft::SoftGpu;
 
+use crate::picture::{self, PngDump};
 use crate::run::{number, read, wall_ns};
 
 pub const USAGE: &str =
     "  baregpu replay --gen <gen4|g45|gen6|gen7> [--engine <render|blitter|video|compute>] [--ppgtt]
                  --mem <addr>=<file> | --mem <addr>=zero:<bytes>   (repeatable)
                  --batch <addr> [--dump <addr>:<bytes>=<file>]... [--timeout-ms <ms>]
+                 [--png <addr>:<w>x<h>:<format>[:pitch=<bytes>][:linear|:x|:y]=<file>]...
       Run a raw batch (little-endian dwords) on the software GPU: each --mem
       object is placed at exactly its GPU address (hex 0x... or decimal, 4 KiB
       aligned; size rounded up to pages, zero-filled), the engine's ring starts
@@ -48,7 +51,10 @@ pub const USAGE: &str =
       outside the objects; page 0 is never mapped. A hang (--timeout-ms,
       wall-clock, default 10000), a fault or a refused command prints the
       decoded error state and exits with status 1. Engines: render (also runs
-      the blitter commands on gen4/g45), video (g45 on), blitter (gen6 on).";
+      the blitter commands on gen4/g45), video (g45 on), blitter (gen6 on).
+      --png writes the surface at <addr> as a PNG picture (formats b8g8r8a8,
+      b8g8r8x8, r8g8b8a8, r8, r32f, d16, d24s8, d32f; the pitch defaults to
+      the smallest valid one for the tiling).";
 
 /// More than any GGTT or PPGTT here (2 GiB at most); also keeps the page
 /// rounding from overflowing.
@@ -110,6 +116,8 @@ struct Options {
     mems: Vec<Mem>,
     batch: u64,
     dumps: Vec<Dump>,
+    /// `--png`: surfaces written as pictures.
+    pngs: Vec<PngDump>,
     timeout_ms: u64,
 }
 
@@ -212,6 +220,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let (mut gen_name, mut engine_name, mut ppgtt) = (None, "render".to_string(), false);
     let (mut mems, mut batch, mut dumps, mut timeout_ms) =
         (Vec::new(), None, Vec::new(), DEFAULT_TIMEOUT_MS);
+    let mut pngs = Vec::new();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--gen" => gen_name = Some(get(a, &mut it)?),
@@ -220,6 +229,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--mem" => mems.push(mem(&get(a, &mut it)?)?),
             "--batch" => batch = Some(address(&get(a, &mut it)?, "--batch")?),
             "--dump" => dumps.push(dump(&get(a, &mut it)?)?),
+            "--png" => pngs.push(picture::parse_dump(&get(a, &mut it)?, number)?),
             "--timeout-ms" => {
                 timeout_ms = number(&get(a, &mut it)?).map_err(|e| format!("--timeout-ms: {e}"))?
             }
@@ -246,6 +256,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         mems,
         batch,
         dumps,
+        pngs,
         timeout_ms,
     };
     o.check_layout()?;
@@ -313,6 +324,9 @@ impl Options {
         }
         for d in &self.dumps {
             self.dump_pieces(d)?;
+        }
+        for p in &self.pngs {
+            self.dump_pieces(&png_region(p))?;
         }
         Ok(())
     }
@@ -461,19 +475,44 @@ fn replay<'p>(
         }
     );
     for d in &o.dumps {
-        let mut out = Vec::with_capacity(d.bytes as usize);
-        for (i, offset, n) in o.dump_pieces(d)? {
-            // The engine is idle (its fence completed).
-            let mut piece = vec![0; n as usize];
-            objects[i]
-                .read(offset as usize, &mut piece)
-                .map_err(|e| format!("--dump {:#x}: {e}", d.gfx))?;
-            out.extend_from_slice(&piece);
-        }
+        // The engine is idle (its fence completed).
+        let out = read_dump(o, objects, d)?;
         std::fs::write(&d.file, &out).map_err(|e| format!("{}: {e}", d.file))?;
         let _ = writeln!(summary, "{} bytes at {:#x} to {}", out.len(), d.gfx, d.file);
     }
+    for p in &o.pngs {
+        let raw = read_dump(o, objects, &png_region(p))?;
+        let png = picture::encode(&p.shape, &raw).map_err(|e| format!("--png {}: {e}", p.file))?;
+        std::fs::write(&p.file, &png).map_err(|e| format!("{}: {e}", p.file))?;
+        let _ = writeln!(
+            summary,
+            "the {}x{} surface at {:#x} to {}",
+            p.shape.width, p.shape.height, p.gfx, p.file
+        );
+    }
     Ok(ReplayOutput { summary })
+}
+
+/// The memory a `--png` surface occupies, as a dump.
+fn png_region(p: &PngDump) -> Dump {
+    Dump {
+        gfx: p.gfx,
+        bytes: p.shape.bytes() as u64,
+        file: p.file.clone(),
+    }
+}
+
+/// The bytes of a dump, read from the objects (the engine is idle).
+fn read_dump(o: &Options, objects: &[Dma<'_>], d: &Dump) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(d.bytes as usize);
+    for (i, offset, n) in o.dump_pieces(d)? {
+        let mut piece = vec![0; n as usize];
+        objects[i]
+            .read(offset as usize, &mut piece)
+            .map_err(|e| format!("--dump {:#x}: {e}", d.gfx))?;
+        out.extend_from_slice(&piece);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //!             [--curbe <file>] [--dispatch gpgpu|media] [--media-objects <file>]
 //!             [--bind <bti>=buffer:<file> | <bti>=buffer:zero:<bytes>
 //!                   | <bti>=surface2d:<w>x<h>:<format>[:linear|:x|:y][:<file>]]...
-//!             [--out <bti>=<file>]... [--slm <bytes>] [--barriers] [--timeout-ms <ms>]
+//!             [--out <bti>=<file>]... [--png <bti>=<file>]... [--slm <bytes>] [--barriers]
+//!             [--timeout-ms <ms>]
 //!             [--sampler <index>=<nearest|linear>[,<wrap|mirror|clamp|border|mirror-once>]]...
 //! ```
 //!
@@ -31,12 +32,15 @@ use baregpu::{Generation, Gpu};
 use baregpu_isa::IsaGen;
 use baregpu_soft::SoftGpu;
 
+use crate::picture::PixelFormat;
+
 pub const USAGE: &str =
     "  baregpu run --gen <gen4|g45|gen6|gen7> --kernel <file> --simd <8|16|32> --grid <x,y,z>
               [--group <x,y,z>] [--curbe <file>] [--dispatch gpgpu|media] [--media-objects <file>]
               [--bind <bti>=buffer:<file> | <bti>=buffer:zero:<bytes>
                     | <bti>=surface2d:<w>x<h>:<format>[:linear|:x|:y][:<file>]]...
-              [--out <bti>=<file>]... [--slm <bytes>] [--barriers] [--timeout-ms <ms>]
+              [--out <bti>=<file>]... [--png <bti>=<file>]... [--slm <bytes>] [--barriers]
+              [--timeout-ms <ms>]
               [--sampler <index>=<nearest|linear>[,<wrap|mirror|clamp|border|mirror-once>]]...
       Run an EU binary (or a .asm source) on the software GPU through the
       driver's compute path. --grid counts thread groups and --group threads
@@ -44,7 +48,8 @@ pub const USAGE: &str =
       gen7) sends one MEDIA_OBJECT per line of --media-objects (that line's
       numbers are its inline dwords), or x*y*z objects without data. Formats:
       R8_UNORM R8_UINT R32_UINT R32_FLOAT R8G8B8A8_UNORM B8G8R8A8_UNORM.
-      --out writes a buffer's bytes, or a surface's pixels row by row.
+      --out writes a buffer's bytes, or a surface's pixels row by row; --png
+      writes a surface as a PNG picture.
       --sampler binds SAMPLER_STATE entry <index> (0-15) for sample messages.";
 
 /// Largest kernel binary, assembly text or media-objects file read: 64 MiB,
@@ -81,6 +86,8 @@ struct Options {
     objects: Option<Vec<Vec<u32>>>,
     binds: Vec<(u32, Bind)>,
     outs: Vec<(u32, String)>,
+    /// `--png`: surface bindings written as pictures.
+    pngs: Vec<(u32, String)>,
     slm: u32,
     barriers: bool,
     timeout_ms: u64,
@@ -251,6 +258,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     };
     let (mut gen_name, mut kernel, mut simd, mut grid) = (None, None, None, None);
     let (mut group, mut curbe, mut dispatch, mut objects) = ([1, 1, 1], None, None, None);
+    let mut pngs = Vec::new();
     let (mut binds, mut outs, mut slm, mut barriers, mut timeout_ms) =
         (Vec::new(), Vec::new(), 0, false, 60_000);
     let mut samplers = Vec::new();
@@ -268,6 +276,14 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 objects = Some(media_objects(&text)?);
             }
             "--bind" => binds.push(binding(&get(a, &mut it)?)?),
+            "--png" => {
+                let v = get(a, &mut it)?;
+                let (bti, file) = v
+                    .split_once('=')
+                    .ok_or_else(|| format!("--png {v:?}: expected <bti>=<file>"))?;
+                let bti = u32::try_from(number(bti)?).map_err(|_| format!("--png {v:?}"))?;
+                pngs.push((bti, file.to_string()));
+            }
             "--out" => {
                 let v = get(a, &mut it)?;
                 let (bti, file) = v
@@ -321,6 +337,19 @@ fn parse(args: &[String]) -> Result<Options, String> {
             return Err(format!("--out {bti}: nothing is bound there"));
         }
     }
+    for (bti, _) in &pngs {
+        match binds.iter().find(|(b, _)| b == bti) {
+            None => return Err(format!("--png {bti}: nothing is bound there")),
+            Some((_, Bind::Surface { format, .. })) => {
+                picture_format(*format).map_err(|e| format!("--png {bti}: {e}"))?;
+            }
+            Some(_) => {
+                return Err(format!(
+                    "--png {bti}: a buffer has no picture shape; bind a surface2d (or use --out)"
+                ));
+            }
+        }
+    }
     Ok(Options {
         generation,
         kernel,
@@ -332,6 +361,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         objects,
         binds,
         outs,
+        pngs,
         slm,
         barriers,
         timeout_ms,
@@ -536,6 +566,23 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         std::fs::write(file, &bytes).map_err(|e| format!("{file}: {e}"))?;
         let _ = writeln!(summary, "binding {bti}: {} bytes to {file}", bytes.len());
     }
+    for (bti, file) in &o.pngs {
+        let Some((_, Made::Surface(s))) = made.iter().find(|(b, _)| b == bti) else {
+            continue;
+        };
+        let row = s.width() as usize * s.format().bytes_per_pixel() as usize;
+        let mut v = vec![0; row * s.height() as usize];
+        s.read_pixels(Swizzle::None, &mut v).map_err(failed)?;
+        let png =
+            crate::picture::encode_rows(picture_format(s.format())?, s.width(), s.height(), &v)?;
+        std::fs::write(file, &png).map_err(|e| format!("{file}: {e}"))?;
+        let _ = writeln!(
+            summary,
+            "binding {bti}: a {}x{} picture to {file}",
+            s.width(),
+            s.height()
+        );
+    }
     let _ = writeln!(
         summary,
         "a kernel of {} instructions ran on the {} software GPU ({})",
@@ -548,6 +595,17 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         }
     );
     Ok(RunOutput { summary })
+}
+
+/// How a surface format shows as a picture.
+fn picture_format(f: Format) -> Result<PixelFormat, String> {
+    match f {
+        Format::B8G8R8A8Unorm => Ok(PixelFormat::B8G8R8A8),
+        Format::R8G8B8A8Unorm => Ok(PixelFormat::R8G8B8A8),
+        Format::R8Unorm | Format::R8Uint => Ok(PixelFormat::R8),
+        Format::R32Float => Ok(PixelFormat::R32Float),
+        Format::R32Uint => Err("r32uint has no picture form (use --out for its values)".into()),
+    }
 }
 
 #[cfg(test)]

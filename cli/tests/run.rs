@@ -519,3 +519,68 @@ send (8|M0) null:ud r127 ts.deref(keep_urb) mlen=1 rlen=0 {EOT}
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--png` writes a bound surface as a picture: a Y-tiled B8G8R8A8 surface
+/// filled from a file comes back, decoded, as the same RGBA pixels; a
+/// buffer binding and an R32_UINT surface are refused with the reason.
+#[test]
+fn surfaces_become_png_pictures() {
+    let dir = scratch("png");
+    let kernel = dir.join("eot.asm");
+    std::fs::write(
+        &kernel,
+        "mov (8|M0) r112.0<1>:ud r0.0<8;8,1>:ud\nsend (8|M0) null:ud r112 0x27 0x02000010 {EOT}\n",
+    )
+    .unwrap();
+    let (w, h) = (5u32, 3u32);
+    // B, G, R, A per pixel, from the pixel's position.
+    let bgra: Vec<u8> = (0..w * h)
+        .flat_map(|i| [i as u8, (i * 7) as u8, (i * 13) as u8, 200])
+        .collect();
+    let pixels = dir.join("pixels.bin");
+    std::fs::write(&pixels, &bgra).unwrap();
+    let picture = dir.join("out.png");
+    let run = |bind: &str, png: &str| {
+        baregpu(&[
+            "run",
+            "--gen",
+            "gen7",
+            "--kernel",
+            s(&kernel),
+            "--simd",
+            "8",
+            "--grid",
+            "1,1,1",
+            "--bind",
+            bind,
+            "--png",
+            png,
+        ])
+    };
+    let o = run(
+        &format!("0=surface2d:{w}x{h}:B8G8R8A8_UNORM:y:{}", s(&pixels)),
+        &format!("0={}", s(&picture)),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut reader = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&picture).unwrap(),
+    ))
+    .read_info()
+    .unwrap();
+    let mut rgba = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut rgba).unwrap();
+    assert_eq!((info.width, info.height), (w, h));
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    let want: Vec<u8> = bgra
+        .chunks(4)
+        .flat_map(|p| [p[2], p[1], p[0], p[3]])
+        .collect();
+    assert_eq!(rgba, want);
+
+    let o = run("0=buffer:zero:64", &format!("0={}", s(&picture)));
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no picture shape"));
+    let o = run("0=surface2d:4x4:R32_UINT", &format!("0={}", s(&picture)));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("r32uint has no picture form"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -287,19 +287,31 @@ fn batch_end(generation: Generation) -> u32 {
     }
 }
 
-/// Builds the batch of a planned dispatch: commands, MI_BATCH_BUFFER_END,
-/// MI_NOOPs up to the next page, the state area.
-///
-/// The commands hold absolute addresses of the state area, which sits after
-/// them: a first pass with base 0 measures the commands (their length does
-/// not depend on the base), the second writes them for the real base.
+/// Builds the batch of a planned dispatch (see [`build_batch`]).
 pub(crate) fn build<'g, P: Platform>(
     gpu: &mut Gpu<'g, P>,
     generation: Generation,
     plan: &Plan<'_>,
 ) -> Result<Batch<'g>, ComputeError> {
+    build_batch(gpu, generation, |base, area, cmds| {
+        state::record(generation, plan, base, area, cmds)
+    })
+}
+
+/// Builds a batch whose state area `record` lays out: commands,
+/// MI_BATCH_BUFFER_END, MI_NOOPs up to the next page, the state area.
+/// `record(base, area, cmds)` writes both for the area at `base`.
+///
+/// The commands hold absolute addresses of the state area, which sits after
+/// them: a first pass with base 0 measures the commands (their length must
+/// not depend on the base), the second writes them for the real base.
+pub(crate) fn build_batch<'g, P: Platform>(
+    gpu: &mut Gpu<'g, P>,
+    generation: Generation,
+    record: impl Fn(u64, &mut StateArea, &mut Cmds) -> Result<(), ComputeError>,
+) -> Result<Batch<'g>, ComputeError> {
     let (mut area, mut cmds) = (StateArea::default(), Cmds::default());
-    state::record(generation, plan, 0, &mut area, &mut cmds)?;
+    record(0, &mut area, &mut cmds)?;
     check_max("state bytes", area.bytes() as u64, MAX_STATE_BYTES as u64)?;
     // Commands, the end (padded to a QWord, 003 line 1893), then the state page(s).
     let ended = (cmds.dwords.len() + 1).next_multiple_of(2);
@@ -307,14 +319,23 @@ pub(crate) fn build<'g, P: Platform>(
     // Batch::push keeps two dwords free for the batch end the submission adds.
     let mut batch = gpu.new_batch(state_at + area.bytes() + 8)?;
     let base = batch.gfx().0 + state_at as u64;
-    match fill(
-        &mut batch,
-        generation,
-        plan,
-        base,
-        state_at,
-        cmds.dwords.len(),
-    ) {
+    let measured = cmds.dwords.len();
+    let filled = (|| {
+        let (mut area, mut cmds) = (StateArea::default(), Cmds::default());
+        record(base, &mut area, &mut cmds)?;
+        if cmds.dwords.len() != measured {
+            return Err(ComputeError::Invalid(
+                "command length depends on the state base",
+            ));
+        }
+        batch.push_dwords(&cmds.dwords)?;
+        batch.push_dwords(&[batch_end(generation)])?;
+        // MI_NOOP is 0 on every generation.
+        batch.push_dwords(&vec![0; (state_at / 4).saturating_sub(batch.len())])?;
+        batch.push_dwords(&area.dwords)?;
+        Ok(())
+    })();
+    match filled {
         Ok(()) => Ok(batch),
         Err(e) => {
             // Never submitted: its GGTT range goes back, its memory with it.
@@ -324,29 +345,4 @@ pub(crate) fn build<'g, P: Platform>(
             Err(e)
         }
     }
-}
-
-/// The second pass: the commands for the real state base, the end, the
-/// padding and the state.
-fn fill(
-    batch: &mut Batch,
-    generation: Generation,
-    plan: &Plan<'_>,
-    base: u64,
-    state_at: usize,
-    measured: usize,
-) -> Result<(), ComputeError> {
-    let (mut area, mut cmds) = (StateArea::default(), Cmds::default());
-    state::record(generation, plan, base, &mut area, &mut cmds)?;
-    if cmds.dwords.len() != measured {
-        return Err(ComputeError::Invalid(
-            "command length depends on the state base",
-        ));
-    }
-    batch.push_dwords(&cmds.dwords)?;
-    batch.push_dwords(&[batch_end(generation)])?;
-    // MI_NOOP is 0 on every generation.
-    batch.push_dwords(&vec![0; (state_at / 4).saturating_sub(batch.len())])?;
-    batch.push_dwords(&area.dwords)?;
-    Ok(())
 }

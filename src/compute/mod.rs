@@ -29,7 +29,7 @@ pub mod kernel;
 mod mip;
 pub mod sampler;
 pub mod selftest;
-mod state;
+pub(crate) mod state;
 pub mod surface;
 
 use alloc::vec::Vec;

@@ -101,6 +101,8 @@ pub(crate) struct PixelThread {
 
 /// What a stage reads while a draw runs.
 pub(crate) struct DrawEnv<'a> {
+    /// Whose command layouts `packets` hold.
+    pub generation: baregpu_hal::Generation,
     pub packets: &'a Packets,
     /// STATE_BASE_ADDRESS.
     pub bases: &'a Bases,

@@ -107,11 +107,11 @@ macro_rules! media_pipeline {
             let urb = urb_layout($generation, per_thread, kernel.curbe_rows())?;
 
             // --- state ---
-            let table = binding_table(plan, area, 32, 32, |area, at, d| {
+            let table = binding_table(&plan.surfaces, plan.bt_entries, area, 32, 32, |area, at, d| {
                 area.put(at, &surface_state(d))
             })?;
             // Samplers and their four-float border colours (16 bytes).
-            let samplers = sampler_table(plan, area, 16, |area, at, bound| {
+            let samplers = sampler_table(&plan.samplers, area, 16, |area, at, bound| {
                 sampler_entry(area, at, bound, base)
             })?;
             // Descriptors are 16-byte aligned (VFE state DW2 bits 31:4).

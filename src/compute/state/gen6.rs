@@ -26,10 +26,15 @@ pub(crate) fn record(
         media_urb(Generation::Gen6, plan.work.inline_dwords(), curbe_rows)?;
 
     // --- state ---
-    let table = binding_table(plan, area, 32, 32, |area, at, d| {
-        area.put(at, &surface_state(d))
-    })?;
-    let samplers = sampler_table(plan, area, GEN6_BORDER_BYTES, gen6_sampler_entry)?;
+    let table = binding_table(
+        &plan.surfaces,
+        plan.bt_entries,
+        area,
+        32,
+        32,
+        |area, at, d| area.put(at, &surface_state(d)),
+    )?;
+    let samplers = sampler_table(&plan.samplers, area, GEN6_BORDER_BYTES, gen6_sampler_entry)?;
     // Descriptors: 32 bytes, 32-byte aligned (003 lines 47660-47749).
     let id = area.alloc(32, 32);
     area.put(
@@ -91,7 +96,7 @@ super::media::snb_media!(gen6, Generation::Gen6, inline_data);
 /// stall needs a companion bit (003 lines 29689-29714; the pixel scoreboard
 /// stall), and a write-cache flush needs a PIPE_CONTROL with a non-zero
 /// post-sync operation before it (003 lines 29076-29078).
-fn write_cache_flush(cmds: &mut Cmds, scratch_qw: u64) -> Result<(), ComputeError> {
+pub(crate) fn write_cache_flush(cmds: &mut Cmds, scratch_qw: u64) -> Result<(), ComputeError> {
     cmds.push(&c::PipeControl {
         command_streamer_stall_enable: true,
         stall_at_pixel_scoreboard: true,

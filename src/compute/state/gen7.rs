@@ -28,11 +28,16 @@ pub(crate) fn record(
     let gpgpu = matches!(plan.work, Work::Groups { .. });
 
     // --- state ---
-    let table = binding_table(plan, area, 32, 32, |area, at, d| {
-        area.put(at, &surface_state(d))
-    })?;
+    let table = binding_table(
+        &plan.surfaces,
+        plan.bt_entries,
+        area,
+        32,
+        32,
+        |area, at, d| area.put(at, &surface_state(d)),
+    )?;
     // Samplers and their four-float border colours (16 bytes).
-    let samplers = sampler_table(plan, area, 16, gen7_sampler_entry)?;
+    let samplers = sampler_table(&plan.samplers, area, 16, gen7_sampler_entry)?;
     let threads_in_group = match plan.work {
         Work::Groups { threads, .. } => threads,
         _ => 0,

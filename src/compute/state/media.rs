@@ -50,7 +50,7 @@ macro_rules! snb_media {
         /// The read-only caches invalidated (the kernel and the state are
         /// new), as PIPELINE_SELECT needs after the write-cache flush [ext:
         /// Mesa i965 brw_emit_select_pipeline quotes the [DevSNB+] rule].
-        fn invalidate_read_only_caches() -> baregpu_hal::$gen::commands::PipeControl {
+        pub(crate) fn invalidate_read_only_caches() -> baregpu_hal::$gen::commands::PipeControl {
             baregpu_hal::$gen::commands::PipeControl {
                 instruction_cache_invalidate_enable: true,
                 texture_cache_invalidation_enable: true,
@@ -64,7 +64,7 @@ macro_rules! snb_media {
         /// pointers become addresses), Surface and Dynamic at the state area
         /// at `base`, Instruction at the kernel's heap. Upper bounds are
         /// exclusive, 0 = unchecked; the Dynamic one ends at `dynamic_end`.
-        fn state_base_address(
+        pub(crate) fn state_base_address(
             base: u64,
             dynamic_end: u64,
             kernel: &crate::compute::kernel::Kernel,

@@ -14,7 +14,7 @@ pub mod gen4;
 pub mod gen6;
 pub mod gen7;
 mod media;
-mod sampler;
+pub(crate) mod sampler;
 mod surface;
 
 use alloc::vec::Vec;
@@ -171,11 +171,13 @@ pub(crate) fn record(
     }
 }
 
-/// The binding table and one SURFACE_STATE per bound resource; returns the
+/// The binding table of `entries` entries and one SURFACE_STATE per bound
+/// resource of `surfaces`; returns the
 /// table's offset. `surface_state` packs one resource at a given offset;
 /// `size`/`align` are that generation's SURFACE_STATE size and alignment.
 pub(crate) fn binding_table(
-    plan: &Plan<'_>,
+    surfaces: &[(u32, SurfaceDesc)],
+    entries: u32,
     area: &mut StateArea,
     size: usize,
     align: usize,
@@ -183,8 +185,8 @@ pub(crate) fn binding_table(
 ) -> Result<u32, ComputeError> {
     // 32-byte aligned array of dwords (003 lines 75392-75410; the same on
     // 965/G45, whose interface descriptor keeps pointer bits 31:5).
-    let table = area.alloc(plan.bt_entries as usize * 4, 32);
-    for (bti, desc) in &plan.surfaces {
+    let table = area.alloc(entries as usize * 4, 32);
+    for (bti, desc) in surfaces {
         let at = area.alloc(size, align);
         surface_state(area, at, desc)?;
         // Each entry: Surface State Pointer, bits 31:5, relative to Surface State Base.

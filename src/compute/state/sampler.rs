@@ -18,7 +18,7 @@
 //! driver would need to set this bit", 000 line 3672): the LOD is clamped
 //! to [Min LOD, Max LOD] before the mag-vs-min decision.
 
-use super::{Plan, StateArea};
+use super::StateArea;
 use crate::compute::error::ComputeError;
 use crate::compute::sampler::{SamplerDesc, half_bits, snorm, unorm};
 
@@ -41,23 +41,24 @@ pub(crate) struct SamplerTable {
 /// border colour goes.
 pub(crate) type Bound<'d> = Option<(&'d SamplerDesc, u32)>;
 
-/// Lays out the sampler table of `plan` (None when it binds no sampler).
+/// Lays out the table of `samplers`, sorted by index (None when there is
+/// none).
 /// `border_bytes` is the generation's SAMPLER_BORDER_COLOR_STATE size;
 /// `entry(area, at, bound)` packs entry `at`, a disabled one for `None`.
 pub(crate) fn sampler_table(
-    plan: &Plan<'_>,
+    samplers: &[(u32, SamplerDesc)],
     area: &mut StateArea,
     border_bytes: usize,
     mut entry: impl FnMut(&mut StateArea, u32, Bound<'_>) -> Result<(), ComputeError>,
 ) -> Result<Option<SamplerTable>, ComputeError> {
-    let Some(&(highest, _)) = plan.samplers.last() else {
+    let Some(&(highest, _)) = samplers.last() else {
         return Ok(None);
     };
     let entries = highest + 1;
     let at = area.alloc(entries as usize * ENTRY_BYTES, 32);
     for index in 0..entries {
         let slot = at + index * ENTRY_BYTES as u32;
-        match plan.samplers.iter().find(|(i, _)| *i == index) {
+        match samplers.iter().find(|(i, _)| *i == index) {
             Some((_, desc)) => {
                 let border = area.alloc(border_bytes, 32);
                 entry(area, slot, Some((desc, border)))?;

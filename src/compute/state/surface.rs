@@ -20,7 +20,7 @@
 macro_rules! surface_state {
     ($(#[$doc:meta])* $ty:ty, $generation:expr, $read_write:expr) => {
         $(#[$doc])*
-        fn surface_state(d: &crate::compute::surface::SurfaceDesc) -> $ty {
+        pub(crate) fn surface_state(d: &crate::compute::surface::SurfaceDesc) -> $ty {
             use crate::compute::surface::{SurfaceDesc, SurfaceKind};
             use crate::gtt::tiling::Tiling;
             type S = $ty;

@@ -1,16 +1,16 @@
-//! Colour buffer blending (003 lines 44997-45110: Table 23 factors, Table
+//! Colour buffer blending (003 lines 44997-45130: Table 23 factors, Table
 //! 24 functions), pre- and post-blend clamps (003 lines 44889-44996,
-//! 45111-45122) and logic ops (003 lines 45185-45225, Table 25), in f32.
+//! 45131-45141) and logic ops (003 lines 45216-45255, Table 25), in f32.
 //!
 //! MIN and MAX apply the factors: "min (SrcColor*SrcFactor,
 //! DstColor*DstFactor)", "a superset of the OpenGL min function" (003
-//! lines 45098-45106).
+//! lines 45123-45130).
 
 use baregpu_hal::gen6::structs::BlendState;
 
 use crate::eu::shared::render_target::Class;
 
-/// The range of Color Clamp Range (003 lines 46330-46340: 0 UNORM, 1
+/// The range of Color Clamp Range (003 lines 46367-46372: 0 UNORM, 1
 /// SNORM, 2 the render target's format) for a render target of `class`.
 pub(super) fn clamp_range(range: u32, class: Class) -> Option<(f32, f32)> {
     match range {
@@ -42,7 +42,7 @@ pub(super) struct Inputs {
     pub constant: [f32; 4],
 }
 
-/// BLENDFACTOR `f` (003 lines 46040-46080) for channel `ch`; `None` for a
+/// BLENDFACTOR `f` (003 lines 45938-45978) for channel `ch`; `None` for a
 /// reserved code or a source-1 factor without source 1.
 fn factor(f: u32, ch: usize, i: &Inputs) -> Option<f32> {
     let s1 = || i.src1;
@@ -76,7 +76,7 @@ fn factor(f: u32, ch: usize, i: &Inputs) -> Option<f32> {
     })
 }
 
-/// BLENDFUNCTION (003 lines 46100-46120).
+/// BLENDFUNCTION (003 lines 45905-45913).
 fn function(func: u32, s: f32, d: f32) -> Option<f32> {
     Some(match func {
         0 => s + d,
@@ -93,7 +93,7 @@ pub(super) fn blend(b: &BlendState, i: &Inputs) -> Result<[f32; 4], &'static str
     let mut out = [0.0f32; 4];
     for (ch, o) in out.iter_mut().enumerate() {
         // Without Independent Alpha Blend the colour state serves alpha
-        // too (003 lines 45015-45019).
+        // too (003 lines 45035-45040).
         let (func, sf, df) = if ch == 3 && b.independent_alpha_blend_enable {
             (
                 b.alpha_blend_function,
@@ -119,7 +119,7 @@ pub(super) fn blend(b: &BlendState, i: &Inputs) -> Result<[f32; 4], &'static str
     Ok(out)
 }
 
-/// LOGICOP `op` (Table 25, 003 lines 45203-45220) on the stored fields
+/// LOGICOP `op` (Table 25, 003 lines 45235-45255) on the stored fields
 /// `s` and `d` of `bits` bits.
 pub(super) fn logic_op(op: u32, s: u32, d: u32, bits: u32) -> u32 {
     let r = match op & 0xF {

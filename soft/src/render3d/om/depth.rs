@@ -1,28 +1,44 @@
-//! The depth buffer of 3DSTATE_DEPTH_BUFFER (003 lines 42560-43140) and
+//! The depth buffer of 3DSTATE_DEPTH_BUFFER (003 lines 42515-43140) and
 //! its formats (Table 7-22, 003 lines 5918-5931): D32_FLOAT_S8X24_UINT
 //! (float depth in the first dword, stencil in the low byte of the
 //! second), D32_FLOAT, D24_UNORM_S8_UINT (24-bit depth in the low three
 //! bytes, stencil in the top byte), D24_UNORM_X8_UINT and D16_UNORM.
 //!
 //! Layout: Gen6 has no linear depth buffer ("This field must be set to
-//! TRUE. Linear Depth Buffer is not supported", 003 lines 42606-42609) and
+//! TRUE. Linear Depth Buffer is not supported", 003 lines 42620-42622) and
 //! a tiled one walks Y major (003 lines 42640-42646); the Y-tile byte
 //! layout is the surfaces' ([`Surface::offset`]). Depth buffer X, Y are
 //! the render target's plus Depth Coordinate Offset X, Y (003 lines
 //! 44806-44808: "unconditionally added").
+//!
+//! Hierarchical depth: the model keeps the depth buffer exact and never
+//! reads or writes the HiZ buffer, which only accelerates the test; the
+//! operations that would rely on it (depth clear and resolve passes) are
+//! refused by the merger.
+//!
+//! The separate stencil buffer that comes with HiZ on Gen6
+//! (3DSTATE_STENCIL_BUFFER, 003 lines 43150-43260): S8_UINT, one byte a
+//! pixel, with the depth buffer's size and coordinate offset (003 lines
+//! 42500-42505), W-major tiles of 64 bytes by 64 rows (003 lines
+//! 7374-7379) at the manual's TiledOffsetW (003 lines 7450-7460). Its
+//! pitch is programmed at "2x the value computed based on width, as the
+//! stencil buffer is stored with two rows interleaved" (003 lines
+//! 43236-43237): a row of W tiles is pitch / 128 tiles [ext: mesa
+//! src/mesa/drivers/dri/i965/intel_mipmap_tree.c `intel_offset_S8`,
+//! row size 64 * stride / 2].
 //!
 //! Depth values are compared in the buffer's format: a UNORM buffer
 //! compares the source depth converted to its integer (clamped to [0, 1],
 //! rounded to nearest), a float buffer the floats.
 
 use baregpu_hal::Packet;
-use baregpu_hal::gen6::commands::Cmd3dstateDepthBuffer;
+use baregpu_hal::gen6::commands::{Cmd3dstateDepthBuffer, Cmd3dstateStencilBuffer};
 
-use crate::eu::shared::surface::{Surface, Tiling, format as surface_format};
+use crate::eu::shared::surface::{MipLayout, MipLevel, Surface, Tiling, format as surface_format};
 use crate::eu::shared::{GfxMemory, MemFault};
 use crate::render3d::types::{DrawError, Packets};
 
-/// 3DSTATE_DEPTH_BUFFER Surface Format (003 lines 42812-42832).
+/// 3DSTATE_DEPTH_BUFFER Surface Format (003 lines 42817-42832).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum DepthFormat {
     D32FloatS8X24,
@@ -88,7 +104,15 @@ pub(super) struct DepthPixel {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct DepthBuffer {
     pub format: DepthFormat,
+    /// Separate Stencil Buffer Enable, and the buffer
+    /// 3DSTATE_STENCIL_BUFFER gave it: (base, W tiles per row).
+    pub separate_stencil: bool,
+    stencil: Option<(u64, u64)>,
     surface: Surface,
+    /// The LOD rendered into, placed by the mip layout; the separate
+    /// stencil buffer has no LOD ("assumed by hardware to be zero", 003
+    /// line 42506).
+    level: MipLevel,
     offset: (i32, i32),
 }
 
@@ -123,44 +147,115 @@ impl DepthBuffer {
                 "3DSTATE_DEPTH_BUFFER: a tiled depth buffer must walk Y major",
             ));
         }
-        if p.hierarchical_depth_buffer_enable || p.separate_stencil_buffer_enable {
-            return Err(DrawError::Unmodelled(
-                "hierarchical depth and separate stencil buffers",
+        // "[DevSNB]: This field must be set to the same value ... as
+        // Hierarchical Depth Buffer Enable" (003 lines 42796-42797), and
+        // with it the combined stencil formats are not allowed (42780-42782).
+        if p.hierarchical_depth_buffer_enable != p.separate_stencil_buffer_enable {
+            return Err(DrawError::Invalid(
+                "3DSTATE_DEPTH_BUFFER: hierarchical depth and separate stencil enables differ",
+            ));
+        }
+        if p.separate_stencil_buffer_enable && format.has_stencil() {
+            return Err(DrawError::Invalid(
+                "3DSTATE_DEPTH_BUFFER: a combined depth-stencil format with a separate stencil buffer",
             ));
         }
         if p.software_tiled_rendering_mode != 0 {
             return Err(DrawError::Unmodelled("software tiled rendering modes"));
         }
-        if p.lod != 0 || p.depth != 0 || p.minimum_array_element != 0 {
-            return Err(DrawError::Unmodelled("depth buffer mip levels and arrays"));
+        if p.depth != 0 || p.minimum_array_element != 0 {
+            return Err(DrawError::Unmodelled("depth buffer arrays"));
+        }
+        let mut stencil = None;
+        if p.separate_stencil_buffer_enable
+            && let Some(dw) = packets.get("3DSTATE_STENCIL_BUFFER")
+        {
+            let s = Cmd3dstateStencilBuffer::unpack(dw)
+                .map_err(|_| DrawError::Invalid("3DSTATE_STENCIL_BUFFER does not decode"))?;
+            // "Range [127, 128K-1] ... also restricted to a multiple of
+            // 128B" (003 lines 43223-43224).
+            let pitch = s.surface_pitch + 1;
+            if pitch < 128 || pitch % 128 != 0 {
+                return Err(DrawError::Invalid(
+                    "3DSTATE_STENCIL_BUFFER: pitch not a multiple of 128 bytes",
+                ));
+            }
+            stencil = Some((s.surface_base_address, u64::from(pitch / 128)));
         }
         // The surface helper wants a colour format only for its pitch
         // arithmetic, which uses the given pitch.
-        let surface = Surface::two_d(
-            p.surface_base_address,
-            surface_format::R32_UINT,
-            p.width + 1,
-            p.height + 1,
-            p.surface_pitch + 1,
-            Tiling::Y,
-        );
+        let surface = Surface {
+            // j = 4 "for any depth buffer" (003 line 6076).
+            mip_align: (4, 4),
+            mip_layout: if p.mip_map_layout_mode == 1 {
+                MipLayout::Right
+            } else {
+                MipLayout::Below
+            },
+            ..Surface::two_d(
+                p.surface_base_address,
+                surface_format::R32_UINT,
+                p.width + 1,
+                p.height + 1,
+                p.surface_pitch + 1,
+                Tiling::Y,
+            )
+        };
+        let level = surface
+            .level(p.lod)
+            .ok_or(DrawError::Invalid("3DSTATE_DEPTH_BUFFER: LOD beyond 13"))?;
         Ok(Some(DepthBuffer {
             format,
+            separate_stencil: p.separate_stencil_buffer_enable,
+            stencil,
             surface,
+            level,
             offset: (p.depth_coordinate_offset_x, p.depth_coordinate_offset_y),
         }))
     }
 
-    /// Graphics address of the depth pixel of render-target pixel (x, y),
-    /// or `None` outside the buffer.
-    fn address(&self, x: u32, y: u32) -> Option<u64> {
+    /// Whether stencil lives in this buffer (its format or the separate
+    /// stencil buffer).
+    pub fn has_stencil(&self) -> bool {
+        self.format.has_stencil() || self.stencil.is_some()
+    }
+
+    /// The depth-buffer pixel of render-target pixel (x, y), or `None`
+    /// outside the buffer.
+    fn pixel(&self, x: u32, y: u32) -> Option<(u64, u64)> {
         let dx = i64::from(x) + i64::from(self.offset.0);
         let dy = i64::from(y) + i64::from(self.offset.1);
-        let s = &self.surface;
-        if dx < 0 || dy < 0 || dx >= i64::from(s.width) || dy >= i64::from(s.height) {
+        let l = &self.level;
+        if dx < 0 || dy < 0 || dx >= i64::from(l.width) || dy >= i64::from(l.height) {
             return None;
         }
-        Some(s.address(dx as u64 * self.format.bytes(), dy as u64))
+        Some((dx as u64, dy as u64))
+    }
+
+    /// Graphics address of the depth pixel of render-target pixel (x, y).
+    fn address(&self, x: u32, y: u32) -> Option<u64> {
+        let (dx, dy) = self.pixel(x, y)?;
+        let (lx, ly) = (dx + u64::from(self.level.x), dy + u64::from(self.level.y));
+        Some(self.surface.address(lx * self.format.bytes(), ly))
+    }
+
+    /// Graphics address of the separate stencil byte of (x, y):
+    /// TiledOffsetW (003 lines 7450-7460).
+    fn stencil_address(&self, x: u32, y: u32) -> Option<u64> {
+        let (base, pitch) = self.stencil?;
+        let (x, y) = self.pixel(x, y)?;
+        let (xo, yo) = (x % 64, y % 64);
+        let off = pitch * 4096 * (y / 64)
+            + 4096 * (x / 64)
+            + 512 * (xo / 8)
+            + 64 * (yo / 8)
+            + 32 * ((yo / 4) % 2)
+            + 16 * ((xo / 4) % 2)
+            + 8 * ((yo / 2) % 2)
+            + 4 * ((xo / 2) % 2)
+            + 2 * (yo % 2)
+            + xo % 2;
+        Some(base.wrapping_add(off))
     }
 
     pub fn read(
@@ -176,7 +271,7 @@ impl DepthBuffer {
         let n = self.format.bytes() as usize;
         memory.read(at, &mut b[..n])?;
         let d0 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        Ok(Some(match self.format {
+        let mut p = match self.format {
             DepthFormat::D32FloatS8X24 => DepthPixel {
                 depth: Depth::Float(f32::from_bits(d0)),
                 stencil: b[4],
@@ -193,7 +288,13 @@ impl DepthBuffer {
                 depth: Depth::Unorm(u32::from(u16::from_le_bytes([b[0], b[1]]))),
                 stencil: 0,
             },
-        }))
+        };
+        if let Some(at) = self.stencil_address(x, y) {
+            let mut s = [0u8];
+            memory.read(at, &mut s)?;
+            p.stencil = s[0];
+        }
+        Ok(Some(p))
     }
 
     /// Stores `p`: depth when `depth`, the stencil byte when `stencil`.
@@ -225,6 +326,9 @@ impl DepthBuffer {
                 }
                 _ => b[..4].copy_from_slice(&d.to_le_bytes()),
             }
+        }
+        if stencil && let Some(s) = self.stencil_address(x, y) {
+            memory.write(s, &[p.stencil])?;
         }
         if stencil {
             match self.format {

@@ -11,30 +11,31 @@
 //! 3DSTATE_WM and 3DSTATE_MULTISAMPLE say about the pixels.
 //!
 //! Per pixel, in the order of the manual's PixelProcessing (003 lines
-//! 44645-44657): the oMask (sample 0 of a 1X pixel, 003 lines 85496-85500),
+//! 44641-44657): the oMask (sample 0 of a 1X pixel, 003 lines 85420-85422),
 //! alpha test (per render target, on source-0 alpha when the message has
-//! it, 003 lines 44752-44775), stencil test, depth test (the source depth
-//! clamped to the CC_VIEWPORT range, 003 lines 44870-44880), then stencil
-//! and depth buffer updates (003 lines 45226-45272), blending or the logic
+//! it, 003 lines 44760-44783), stencil test, depth test (the source depth
+//! clamped to the CC_VIEWPORT range, 003 lines 44874-44877), then stencil
+//! and depth buffer updates (003 lines 45271-45335), blending or the logic
 //! op, the channel write disables, the store. A pixel that fails the
 //! stencil or depth test writes no colour ("the pixel is discarded", 003
-//! line 45270). Alpha-test failures and killed samples update nothing.
+//! lines 45333-45334). Alpha-test failures and killed samples update nothing.
 //!
 //! Several render targets: each write tests against the buffer as it is;
 //! depth and stencil are updated, and samples counted, on the write marked
-//! Last Render Target (003 lines 84945-84952), so every target of a pixel
+//! Last Render Target (003 lines 84949-84953), so every target of a pixel
 //! sees the same test.
 //!
 //! Refused (a draw error from `new`, a send error from a write), never
 //! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
 //! multisampled render targets), alpha-to-coverage (forbidden with 1X,
-//! 003 lines 44748-44749) and alpha-to-one, dithering, depth-buffer clear
-//! and resolve passes, hierarchical depth and separate stencil, render
-//! targets other than single-level 2D, depth or stencil enabled without a
-//! buffer that has them (UNDEFINED, 003 lines 44844-44846, 44884-44885,
-//! 45266-45268), blending of integer targets and logic ops on formats other
-//! than UNORM (003 lines 44935-44937, 45196-45197), both on at once (003
-//! lines 45000-45001).
+//! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
+//! and resolve passes, render targets other than 2D (arrays, 3D, cube,
+//! buffers) and their X/Y offsets and rotation, depth buffer arrays, depth
+//! or stencil enabled without a buffer that has them (UNDEFINED, 003 lines
+//! 44842-44844, 44887, 45320-45330), blending of integer targets and logic
+//! ops on formats other than UNORM (003 lines 44987-44989, 45228-45229),
+//! both on at once (003 lines 45225-45226), pixels that the depth
+//! coordinate offset moves off the depth buffer.
 
 mod blend;
 mod depth;
@@ -45,7 +46,6 @@ mod tests;
 
 use alloc::collections::BTreeMap;
 
-use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{
     Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateMultisample,
     Cmd3dstateViewportStatePointers, Cmd3dstateWm,
@@ -53,21 +53,31 @@ use baregpu_hal::gen6::commands::{
 use baregpu_hal::gen6::structs::{
     BlendState, ColorCalcState, DepthStencilState, SurfaceState as SurfaceStateGen6,
 };
+use baregpu_hal::{Generation, Packet};
 use baregpu_isa::IsaGen;
 
 use crate::eu::send::SendError;
 use crate::eu::shared::render_target::{Class, RtFormat, pixel_xy, render_surface};
-use crate::eu::shared::surface::Surface;
+use crate::eu::shared::surface::{MipLevel, Surface};
 use crate::eu::shared::{DispatchFlags, GfxMemory, PixelBackend, PixelDispatch, RtWrite};
 use crate::render3d::types::{DrawEnv, DrawError};
 
 use depth::{DepthBuffer, DepthPixel};
+
+/// A pixel's depth and stencil tests: whether it passed, and what to store
+/// on the last write (the new depth pixel, whether its depth and its
+/// stencil are written), `None` when nothing changes.
+type Tested = (bool, Option<(DepthPixel, bool, bool)>);
 
 /// A render target as the merger writes it.
 #[derive(Clone, Copy, Debug)]
 struct RenderTarget {
     surface: Surface,
     format: RtFormat,
+    /// The mip level rendered into (SURFACE_STATE MIP Count / LOD: "the
+    /// MIP level that is currently being rendered into", 003 lines
+    /// 75975-75977), placed by the surface's mip layout.
+    level: MipLevel,
 }
 
 /// The output merger of one draw.
@@ -78,6 +88,8 @@ pub(crate) struct OutputMerger {
     depth_stencil: Option<DepthStencilState>,
     color_calc: Option<ColorCalcState>,
     cc_viewport_at: Option<u64>,
+    /// CC_VIEWPORTs as read, by viewport index.
+    cc_viewports: [Option<(f32, f32)>; 16],
     /// The pixel shader's binding table (absolute) and Surface State Base.
     binding_table: Option<u64>,
     surface_base: u64,
@@ -106,6 +118,13 @@ fn fault(_: crate::eu::shared::MemFault) -> SendError {
 impl OutputMerger {
     /// Reads the state of one draw.
     pub fn new(env: &mut DrawEnv) -> Result<OutputMerger, DrawError> {
+        // Gen7 moves the state pointers into their own commands and
+        // changes 3DSTATE_DEPTH_BUFFER: not read here yet.
+        if env.generation != Generation::Gen6 {
+            return Err(DrawError::Unmodelled(
+                "the output merger of generations other than Gen6",
+            ));
+        }
         let packets = env.packets;
         let dynamic = env.bases.dynamic;
         if let Some(dw) = packets.get("3DSTATE_MULTISAMPLE") {
@@ -128,10 +147,11 @@ impl OutputMerger {
                 ));
             }
             // The windower's R0.0 bits 13 and 12 (003 lines 44026-44030)
-            // follow these 3DSTATE_WM bits [ext: mesa
-            // src/gallium/drivers/crocus/crocus_state.c sets
-            // PixelShaderComputedDepth and oMaskPresenttoRenderTarget
-            // from the shader's outputs].
+            // are taken to follow these 3DSTATE_WM bits: the oMask bit "is
+            // made available to the DataPort (either via the message
+            // header or via header bypass)" [ext: mesa
+            // src/mesa/drivers/dri/i965/genX_state_upload.c, quoting the
+            // PRM on oMask Present to RenderTarget]; source depth alike.
             flags = DispatchFlags {
                 source_depth: wm.pixel_shader_computed_depth,
                 omask: wm.omask_present_to_rendertarget,
@@ -178,10 +198,16 @@ impl OutputMerger {
         }
         let depth = DepthBuffer::of(packets)?;
         if let Some(ds) = &ds {
-            let has_stencil = depth.is_some_and(|d| d.format.has_stencil());
+            let has_stencil = depth.is_some_and(|d| d.has_stencil());
             if (ds.depth_test_enable || ds.depth_buffer_write_enable) && depth.is_none() {
                 return Err(DrawError::Invalid(
                     "depth test or depth write enabled without a depth buffer (UNDEFINED)",
+                ));
+            }
+            let separate = depth.is_some_and(|d| d.separate_stencil && !d.has_stencil());
+            if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && separate {
+                return Err(DrawError::Invalid(
+                    "stencil with Separate Stencil Buffer Enable but no 3DSTATE_STENCIL_BUFFER",
                 ));
             }
             if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && !has_stencil {
@@ -201,6 +227,7 @@ impl OutputMerger {
             depth_stencil: ds,
             color_calc: cc,
             cc_viewport_at,
+            cc_viewports: [None; 16],
             binding_table,
             surface_base: env.bases.surface,
             targets: BTreeMap::new(),
@@ -227,7 +254,7 @@ impl OutputMerger {
         let b = state::blend(memory, at, index & 7).map_err(draw_to_send)?;
         if b.alphatocoverage_enable || b.alphatocoverage_dither_enable {
             // "When NumSamples = 1, AlphaToCoverage and AlphaTo Coverage
-            // Dither both must be disabled" (003 lines 44748-44749).
+            // Dither both must be disabled" (003 lines 44755-44756).
             return Err(bad("BLEND_STATE: alpha-to-coverage with 1X sampling"));
         }
         if b.alphatoone_enable {
@@ -278,17 +305,24 @@ impl OutputMerger {
                 if raw.number_of_multisamples != 0 {
                     return Err(bad("multisampled render targets are not modelled"));
                 }
-                if raw.mip_count_lod != 0 || raw.minimum_array_element != 0 {
+                if raw.minimum_array_element != 0 {
                     return Err(bad(
-                        "render targets at a mip level or array element other than 0 are not modelled",
+                        "render targets at an array element other than 0 are not modelled",
                     ));
                 }
+                let level = surface
+                    .level(raw.mip_count_lod)
+                    .ok_or(bad("render target SURFACE_STATE: LOD beyond 13"))?;
                 if raw.x_offset != 0 || raw.y_offset != 0 || raw.render_target_rotation != 0 {
                     return Err(bad(
                         "render target X/Y offsets and rotation are not modelled",
                     ));
                 }
-                Some(RenderTarget { surface, format })
+                Some(RenderTarget {
+                    surface,
+                    format,
+                    level,
+                })
             }
         };
         self.targets.insert(bti, t);
@@ -306,7 +340,7 @@ impl OutputMerger {
         z: Option<f32>,
         back: bool,
         viewport: u8,
-    ) -> Result<(bool, Option<(DepthPixel, bool, bool)>), SendError> {
+    ) -> Result<Tested, SendError> {
         let Some(ds) = self.depth_stencil else {
             return Err(bad(
                 "render-target write: no DEPTH_STENCIL_STATE was loaded",
@@ -332,9 +366,19 @@ impl OutputMerger {
         ))?;
         let z = match self.cc_viewport_at {
             Some(at) => {
-                let vp = state::cc_viewport(memory, at, viewport).map_err(draw_to_send)?;
+                let i = usize::from(viewport & 15);
+                let (lo, hi) = match self.cc_viewports[i] {
+                    Some(r) => r,
+                    None => {
+                        let vp =
+                            state::cc_viewport(memory, at, viewport & 15).map_err(draw_to_send)?;
+                        let r = (vp.minimum_depth, vp.maximum_depth);
+                        self.cc_viewports[i] = Some(r);
+                        r
+                    }
+                };
                 // max then min: a NaN depth takes the minimum.
-                z.max(vp.minimum_depth).min(vp.maximum_depth)
+                z.max(lo).min(hi)
             }
             None => z,
         };
@@ -374,8 +418,8 @@ impl OutputMerger {
 }
 
 /// Does the alpha test (per BLEND_STATE, with COLOR_CALC_STATE's format
-/// and reference, 003 lines 44752-44775) pass for `alpha` (a float's
-/// bits, whatever the target's format, 003 lines 45395-45397)?
+/// and reference, 003 lines 44760-44783) pass for `alpha` (a float's
+/// bits, whatever the target's format, 003 lines 45412-45413)?
 fn alpha_test(b: &BlendState, cc: &ColorCalcState, alpha: u32) -> bool {
     if !b.alpha_test_enable {
         return true;
@@ -414,10 +458,12 @@ impl OutputMerger {
         src1: Option<[u32; 4]>,
     ) -> Result<(), SendError> {
         let s = &t.surface;
+        let l = &t.level;
         // Pixels outside the surface are dropped (003 lines 84865-84867).
-        if x >= s.width || y >= s.height {
+        if x >= l.width || y >= l.height {
             return Ok(());
         }
+        let (x, y) = (x + l.x, y + l.y);
         let f = &t.format;
         let enable = u8::from(!b.write_disable_red)
             | u8::from(!b.write_disable_green) << 1
@@ -437,7 +483,7 @@ impl OutputMerger {
                     "BLEND_STATE: logic ops are only supported on UNORM (not sRGB) render targets",
                 ));
             }
-            let s = f.to_fields(clamp_src(b, f, src));
+            let s = f.encode(clamp_src(b, f, src));
             let d = f.read_fields(&px[..bpp]);
             let mut out = [0u32; 4];
             for (ch, o) in out.iter_mut().enumerate() {
@@ -461,7 +507,7 @@ impl OutputMerger {
             let cc = self.color_calc.ok_or(bad(
                 "blending without COLOR_CALC_STATE (the constant colour)",
             ))?;
-            let dst = f.from_fields(f.read_fields(&px[..bpp])).map(f32::from_bits);
+            let dst = f.decode(f.read_fields(&px[..bpp])).map(f32::from_bits);
             let inputs = blend::Inputs {
                 src: pre(src.map(f32::from_bits)),
                 src1: src1.map(|c| pre(c.map(f32::from_bits))),
@@ -477,9 +523,9 @@ impl OutputMerger {
             if b.post_blend_color_clamp_enable {
                 out = blend::clamp4(out, range);
             }
-            f.to_fields(out.map(f32::to_bits))
+            f.encode(out.map(f32::to_bits))
         } else {
-            f.to_fields(clamp_src(b, f, src))
+            f.encode(clamp_src(b, f, src))
         };
         f.write_fields(&mut px[..bpp], fields, enable);
         memory.write(at, &px[..bpp]).map_err(fault)
@@ -488,7 +534,7 @@ impl OutputMerger {
 
 /// The source colour through the pre-blend clamp with blending off
 /// (integer targets clamp to their format on conversion, 003 lines
-/// 44935-44937).
+/// 44987-44989).
 fn clamp_src(b: &BlendState, f: &RtFormat, src: [u32; 4]) -> [u32; 4] {
     if !b.pre_blend_color_clamp_enable || matches!(f.class, Class::Uint | Class::Sint) {
         return src;
@@ -507,7 +553,15 @@ impl PixelBackend for OutputMerger {
         dispatch: Option<&PixelDispatch>,
         w: &RtWrite,
     ) -> Result<(), SendError> {
-        let b = self.blend_state(memory, w.render_target_index)?;
+        // "Constant color writes ignore everything in blend and color
+        // calculator state" [ext: mesa src/intel/blorp/blorp_clear.c]: the
+        // replicated-data form stores as with blending off, every channel
+        // on and no alpha test; depth and stencil still apply.
+        let b = if w.replicated {
+            BlendState::default()
+        } else {
+            self.blend_state(memory, w.render_target_index)?
+        };
         let target = self.target(memory, w.binding_table_index)?;
         if w.replicated
             && target
@@ -523,7 +577,7 @@ impl PixelBackend for OutputMerger {
             ));
         }
         for slot in (0..w.slots.min(16)).filter(|s| w.mask >> s & 1 != 0) {
-            // A 1X pixel is its sample 0 (003 lines 85496-85500).
+            // A 1X pixel is its sample 0 (003 lines 85420-85422).
             if w.omask.is_some_and(|m| m[slot] & 1 == 0) {
                 continue;
             }

@@ -78,7 +78,7 @@ pub(super) fn compare<T: PartialOrd>(func: u32, a: T, b: T) -> bool {
     }
 }
 
-/// STENCILOP (003 lines 45541-45557, Table 26 at 45252-45262) on the
+/// STENCILOP (003 lines 45541-45557, Table 26 at 45289-45300) on the
 /// 8-bit stencil value `s` with reference `reference`.
 pub(super) fn stencil_op(op: u32, s: u8, reference: u8) -> u8 {
     match op & 7 {
@@ -106,7 +106,7 @@ pub(super) struct Face {
 }
 
 /// The face state a pixel uses: the backface set only with double-sided
-/// stencil on a back-facing object (003 lines 44858-44862).
+/// stencil on a back-facing object (003 lines 44856-44860).
 pub(super) fn face(ds: &DepthStencilState, cc: &ColorCalcState, back: bool) -> Face {
     if back && ds.double_sided_stencil_enable {
         Face {

@@ -1,13 +1,26 @@
 //! Clipping, setup, rasterisation and pixel-shader dispatch (see `super`),
-//! Sandy Bridge first: the fixed-function clipper ([`clip`]), the SF unit
+//! Sandy Bridge and Ivy Bridge: the fixed-function clipper ([`clip`]), the SF unit
 //! ([`setup`]), coverage by the manual's rules ([`coverage`]) and the
 //! windower with its thread payloads ([`windower`]), on the state
-//! [`state`] decodes.
+//! [`state`] decodes per generation into one generation-neutral form.
 //!
-//! Refused (`DrawError::Unmodelled`): multisampling (NUMSAMPLES_4 and the
-//! MSRASTMODE_ON modes), anti-aliased lines, line stipple, the PrimID
-//! attribute override, RECTLIST rectangles that must be clipped, and the
-//! depth clear/resolve operations of 3DSTATE_WM.
+//! Refused (`DrawError::Unmodelled`): multisampling (more than one sample
+//! and the MSRASTMODE_ON modes), anti-aliased lines, line stipple, the
+//! PrimID attribute override, RECTLIST rectangles that must be clipped,
+//! and the depth clear/resolve operations of 3DSTATE_WM; on Gen7 also an
+//! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
+//! fast clear and resolve of 3DSTATE_PS, a 3DSTATE_CLIP early cull that
+//! differs from the SF's cull mode or winding, and 3DSTATE_SBE's
+//! per-attribute Swizzle Control Mode bit. Other generations than SNB and
+//! IVB are refused whole.
+//!
+//! Gen7 fields read but without effect here: Sampler Count and Binding
+//! Table Entry Count (prefetch hints), Maximum Number of Threads, Kill
+//! Pixel, Dual Source Blend (the output merger's), Position ZW
+//! Interpolation Mode and Multisample Dispatch Mode (one sample), the
+//! CLIP's provoking-vertex and sub-pixel copies (the SF's are used). An
+//! early cull equal to the SF's drops what setup would cull, so the
+//! pixels are the same, but CL_PRIMITIVES still counts those objects.
 //!
 //! Model choices where the manual is silent: the clipper cuts must-clip
 //! objects against the guardband (the viewport when the guardband test is
@@ -96,11 +109,6 @@ pub(crate) fn rasterize_counted(
     if st.sf.ms_raster_mode != 0 || st.wm.ms_raster_mode != 0 {
         return Err(DrawError::Unmodelled(
             "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",
-        ));
-    }
-    if st.wm.dispatch && st.sf.outputs != st.wm.outputs {
-        return Err(DrawError::Invalid(
-            "Number of SF Output Attributes differs between 3DSTATE_SF and 3DSTATE_WM",
         ));
     }
     let mut win = Windower::new(&st, env.bases.instruction);

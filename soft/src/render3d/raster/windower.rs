@@ -5,7 +5,14 @@
 //! width, and each thread's payload as 003 lines 43900-44583 lay it out
 //! (the same order as Mesa's `setup_fs_payload_gfx6`,
 //! src/intel/compiler/elk/elk_fs_thread_payload.cpp); with thread dispatch
-//! off, the pixels go to the output merger's depth/stencil-only path.
+//! off, the pixels go to the output merger's depth/stencil-only path. Ivy
+//! Bridge's payload is the same with two additions Mesa's shared setup
+//! shows: the input coverage mask after the position offsets, and the
+//! setup data only with 3DSTATE_PS Attribute Enable (push constants only
+//! with Push Constant Enable, which the state decoder applies). R0 and R1
+//! keep the SNB layout (Mesa reads the facing from g0.0 bit 15 for
+//! ver >= 6 up to Gen11, brw/elk emit_frontfacing_interpolation; the
+//! subspan corners and masks of R1 come from the same shared setup).
 
 use alloc::vec::Vec;
 
@@ -349,6 +356,24 @@ impl<'s> Windower<'s> {
                 }
                 r.extend_from_slice(&bytes);
             }
+            if wm.input_coverage_mask {
+                // Gen7: a dword per pixel with its covered samples, after
+                // the position offsets (Mesa elk_fs_thread_payload.cpp
+                // setup_fs_payload_gfx6, "MSAA input coverage mask", ver >=
+                // 7): bit 0, the one sample; helpers have none.
+                for g in 0..per / 8 {
+                    let at = base + 8 * g;
+                    put(
+                        &mut r,
+                        core::array::from_fn(|i| {
+                            let slot = at + i;
+                            spans
+                                .get(slot / 4)
+                                .map_or(0, |ss| u32::from(ss.lit >> (slot % 4) & 1))
+                        }),
+                    );
+                }
+            }
         }
         let start = wm.grf_start[ksp] as usize;
         if r.len() / 32 > start {
@@ -358,10 +383,12 @@ impl<'s> Windower<'s> {
         }
         r.resize(32 * start, 0);
         r.extend_from_slice(&st.constants);
-        for a in &obj.attrs {
-            let [x, y, z, w] = *a;
-            put(&mut r, [x[0], x[1], 0, x[2], y[0], y[1], 0, y[2]]);
-            put(&mut r, [z[0], z[1], 0, z[2], w[0], w[1], 0, w[2]]);
+        if wm.attributes {
+            for a in &obj.attrs {
+                let [x, y, z, w] = *a;
+                put(&mut r, [x[0], x[1], 0, x[2], y[0], y[1], 0, y[2]]);
+                put(&mut r, [z[0], z[1], 0, z[2], w[0], w[1], 0, w[2]]);
+            }
         }
         if r.len() / 32 > GRF_REGS {
             return Err(DrawError::Invalid("PS payload larger than the GRF"));

@@ -7,7 +7,7 @@ use super::*;
 const RGBA8: u32 = 0x0C7;
 const RGBA32F: u32 = 0x000;
 
-/// Every blend factor of Table 23 (003 lines 46040-46080), by code.
+/// Every blend factor of Table 23 (003 lines 45938-45978), by code.
 const FACTORS: [u32; 19] = [
     0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17,
     0x18, 0x19, 0x1A,
@@ -158,6 +158,10 @@ fn logic_ops_combine_the_stored_bits() {
     let mut rng = Rng(77);
     for op in 0..16u32 {
         let mut f = Fixture::new(RGBA8, 4);
+        // Linear, X and Y tiled targets in turn.
+        if op % 3 != 0 {
+            f.tile_rt(op % 3);
+        }
         f.blend(
             0,
             &BlendState {
@@ -173,10 +177,10 @@ fn logic_ops_combine_the_stored_bits() {
         let src: Vec<[u8; 4]> = (0..8)
             .map(|_| core::array::from_fn(|_| rng.next() as u8))
             .collect();
-        for s in 0..8 {
+        for (s, d) in dst.iter().enumerate() {
             let (x, y) = xy8(s);
             let at = f.rt_at(x, y);
-            f.mem.put(at, &dst[s]);
+            f.mem.put(at, d);
         }
         // Sources that convert exactly to the bytes: n / 255.
         let w = write8(|s| src[s].map(|v| f32::from(v) / 255.0));
@@ -187,7 +191,7 @@ fn logic_ops_combine_the_stored_bits() {
             let got = f.rt_bytes(x, y);
             for ch in 0..4 {
                 let (a, b) = (src[s][ch], dst[s][ch]);
-                // Table 25 (003 lines 45203-45220).
+                // Table 25 (003 lines 45235-45255).
                 let want = match op {
                     0 => 0,
                     1 => !(a | b),
@@ -263,7 +267,7 @@ fn floats(f: &Fixture, s: usize) -> [f32; 4] {
 fn clamps_follow_their_enables_and_range_on_a_float_target() {
     // ONE * src + ONE * dst with dst 0.5: pre-clamp limits the source,
     // post-clamp the sum; range 0 UNORM, 1 SNORM, 2 the format (none for
-    // float) (003 lines 44889-44996, 45111-45122).
+    // float) (003 lines 44889-44996, 45131-45141).
     let src = [1.5f32, -2.0, 0.25, -0.75];
     for range in 0..3u32 {
         for pre in [false, true] {
@@ -372,4 +376,73 @@ fn unlit_and_omask_killed_slots_write_nothing() {
     }
     // Six lit slots, one of them killed by its oMask.
     assert_eq!(om.samples_passed(), 5);
+}
+
+#[test]
+fn srgb_targets_blend_in_linear_space() {
+    // ONE * src + ONE * dst on R8G8B8A8_UNORM_SRGB: the destination is
+    // decoded to linear, the sum encoded again; alpha stays linear (003
+    // lines 45336-45345).
+    let to_lin = |c: f64| {
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let to_srgb = |l: f64| {
+        let l = l.clamp(0.0, 1.0);
+        if l <= 0.0031308 {
+            12.92 * l
+        } else {
+            1.055 * l.powf(1.0 / 2.4) - 0.055
+        }
+    };
+    let mut rng = Rng(5);
+    let mut f = Fixture::new(0x0C8, 4);
+    f.blend(
+        0,
+        &BlendState {
+            color_buffer_blend_enable: true,
+            source_blend_factor: 0x01,
+            destination_blend_factor: 0x01,
+            pre_blend_color_clamp_enable: true,
+            post_blend_color_clamp_enable: true,
+            ..Default::default()
+        },
+    );
+    let dst: Vec<[u8; 4]> = (0..8)
+        .map(|_| core::array::from_fn(|_| (rng.next() % 128) as u8))
+        .collect();
+    for (s, d) in dst.iter().enumerate() {
+        let (x, y) = xy8(s);
+        let at = f.rt_at(x, y);
+        f.mem.put(at, d);
+    }
+    let src: Vec<[f32; 4]> = (0..8)
+        .map(|_| core::array::from_fn(|_| rng.float(0.0, 0.5)))
+        .collect();
+    let w = write8(|s| src[s]);
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    let mut compared = 0;
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        let got = f.rt_bytes(x, y);
+        for ch in 0..4 {
+            let d = f64::from(dst[s][ch]) / 255.0;
+            let v = if ch < 3 {
+                to_srgb(f64::from(src[s][ch]) + to_lin(d))
+            } else {
+                (f64::from(src[s][ch]) + d).min(1.0)
+            };
+            let frac = v * 255.0 - (v * 255.0).floor();
+            if (frac - 0.5).abs() < 0.01 {
+                continue;
+            }
+            compared += 1;
+            assert_eq!(u32::from(got[ch]), unorm(v, 255.0), "slot {s} ch {ch}");
+        }
+    }
+    assert!(compared > 24);
 }

@@ -40,7 +40,7 @@ fn alpha_test_in_float_and_unorm8_with_every_function() {
                     ..Default::default()
                 });
                 // With source-0 alpha the colour's alpha is not looked at
-                // (003 lines 44770-44775).
+                // (003 lines 44780-44783).
                 let mut w = write8(|s| [1.0, 1.0, 1.0, if s0a { 0.0 } else { alphas[s] }]);
                 if s0a {
                     let mut a = [0u32; 16];
@@ -142,9 +142,9 @@ fn depth_test_with_every_function_and_format_writes_when_enabled() {
                 let src: Vec<f32> = (0..8)
                     .map(|s| if s == 2 { 0.375 } else { rng.float(0.0, 1.0) })
                     .collect();
-                for s in 0..8 {
+                for (s, &o) in old.iter().enumerate() {
                     let (x, y) = xy8(s);
-                    put_depth(&mut f, code, x, y, old[s], 0x5A);
+                    put_depth(&mut f, code, x, y, o, 0x5A);
                 }
                 let mut w = write8(|_| [1.0; 4]);
                 let mut z = [0f32; 16];
@@ -274,8 +274,8 @@ fn stencil_test_and_operations_with_both_faces_and_masks() {
             stencil_fail_op: r(&mut rng, 8),
             stencil_pass_depth_fail_op: r(&mut rng, 8),
             stencil_pass_depth_pass_op: r(&mut rng, 8),
-            stencil_buffer_write_enable: rng.next() % 4 != 0,
-            double_sided_stencil_enable: rng.next() % 2 == 0,
+            stencil_buffer_write_enable: !rng.next().is_multiple_of(4),
+            double_sided_stencil_enable: rng.next().is_multiple_of(2),
             backface_stencil_test_function: r(&mut rng, 8),
             backface_stencil_fail_op: r(&mut rng, 8),
             backface_stencil_pass_depth_fail_op: r(&mut rng, 8),
@@ -295,7 +295,7 @@ fn stencil_test_and_operations_with_both_faces_and_masks() {
             ..Default::default()
         };
         f.color_calc(&cc);
-        let back = rng.next() % 2 == 0;
+        let back = rng.next().is_multiple_of(2);
         let old: Vec<u8> = (0..8).map(|_| rng.next() as u8).collect();
         let olddepth: Vec<f64> = (0..8)
             .map(|s| if s % 2 == 0 { 0.25 } else { 0.75 })
@@ -421,4 +421,132 @@ fn depth_only_pixels_test_and_write_depth() {
     assert_eq!(om.samples_passed(), 4);
     // Colour is untouched.
     assert!(!(0..8).any(|s| colour_written(&f, s)));
+}
+
+#[test]
+fn the_separate_stencil_buffer_is_w_tiled_with_a_doubled_pitch() {
+    use baregpu_hal::Packet;
+    use baregpu_hal::gen6::commands::{Cmd3dstateDepthBuffer, Cmd3dstateStencilBuffer};
+    const STENCIL: u64 = 0xC_0000;
+    let mut f = Fixture::new(RGBA8, 4);
+    f.depth_buffer(1);
+    let mut p =
+        Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap()).unwrap();
+    p.hierarchical_depth_buffer_enable = true;
+    p.separate_stencil_buffer_enable = true;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    // 16 pixels wide: one 64-byte W tile a row, programmed as 128 bytes.
+    let s = Cmd3dstateStencilBuffer {
+        surface_pitch: 127,
+        surface_base_address: STENCIL,
+        ..Default::default()
+    };
+    f.packets.set(Cmd3dstateStencilBuffer::NAME, &pack(&s));
+    // W-major tiles of 64 x 64 bytes in 8 x 8 blocks (003 lines
+    // 7374-7379); inside a block, the bits of y and x interleave from
+    // bit 0: x0, y0, x1, y1, x2, y2 (TiledOffsetW, 003 lines 7450-7460).
+    let w_at = |x: u64, y: u64| {
+        let mut inner = 0;
+        for b in 0..3 {
+            inner |= (x >> b & 1) << (2 * b) | (y >> b & 1) << (2 * b + 1);
+        }
+        STENCIL + 512 * (x / 8) + 64 * (y / 8) + inner
+    };
+    f.depth_stencil(&DepthStencilState {
+        stencil_test_enable: true,
+        stencil_test_function: 3,      // EQUAL
+        stencil_pass_depth_pass_op: 2, // REPLACE
+        stencil_fail_op: 1,            // ZERO
+        stencil_buffer_write_enable: true,
+        stencil_test_mask: 0xFF,
+        stencil_write_mask: 0xFF,
+        ..Default::default()
+    });
+    f.color_calc(&ColorCalcState {
+        stencil_reference_value: 0x42,
+        ..Default::default()
+    });
+    // Slots whose stencil is 0x42 pass and keep it; the others go to 0.
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        let v = if s % 3 == 0 { 0x42 } else { 0x17 };
+        f.mem.put(w_at(x, y), &[v]);
+    }
+    let mut w = write8(|_| [1.0; 4]);
+    w.depth = Some([0.5; 16]);
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        let pass = s % 3 == 0;
+        assert_eq!(
+            f.mem.get(w_at(x, y), 1).unwrap()[0],
+            if pass { 0x42 } else { 0 },
+            "slot {s}"
+        );
+        assert_eq!(colour_written(&f, s), pass, "slot {s}");
+    }
+}
+
+#[test]
+fn the_depth_coordinate_offset_moves_the_depth_pixel() {
+    use baregpu_hal::Packet;
+    use baregpu_hal::gen6::commands::Cmd3dstateDepthBuffer;
+    let mut f = Fixture::new(RGBA8, 4);
+    f.depth_buffer(1);
+    let mut p =
+        Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap()).unwrap();
+    // "unconditionally added to the RT pixel coordinates" (003 lines
+    // 44806-44808).
+    p.depth_coordinate_offset_x = 3;
+    p.depth_coordinate_offset_y = 1;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    f.depth_stencil(&DepthStencilState {
+        depth_buffer_write_enable: true,
+        ..Default::default()
+    });
+    let mut w = write8(|_| [1.0; 4]);
+    w.depth = Some(core::array::from_fn(|s| s as f32 / 16.0));
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        assert_eq!(
+            stored_depth(&f, 1, x + 3, y + 1).0,
+            s as f64 / 16.0,
+            "slot {s}"
+        );
+    }
+    // A pixel moved off the buffer is refused, not written elsewhere.
+    p.depth_coordinate_offset_x = -1;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    let mut om = f.om().unwrap();
+    assert!(f.run(&mut om, &w).is_err());
+}
+
+#[test]
+fn a_depth_buffer_at_a_mip_level_uses_that_level() {
+    use baregpu_hal::Packet;
+    use baregpu_hal::gen6::commands::Cmd3dstateDepthBuffer;
+    // LOD 1 of the 16 x 8 D32_FLOAT buffer: 8 x 4 at rows 8-11
+    // (MIPLAYOUT_BELOW, j = 4: LOD 0 takes 8 rows).
+    let mut f = Fixture::new(RGBA8, 4);
+    f.depth_buffer(1);
+    let mut p =
+        Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap()).unwrap();
+    p.lod = 1;
+    f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    f.depth_stencil(&DepthStencilState {
+        depth_buffer_write_enable: true,
+        ..Default::default()
+    });
+    let mut w = write8(|_| [1.0; 4]);
+    w.depth = Some(core::array::from_fn(|s| s as f32 / 16.0));
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    for s in 0..8 {
+        let (x, y) = xy8(s);
+        assert_eq!(stored_depth(&f, 1, x, 8 + y).0, s as f64 / 16.0, "slot {s}");
+        assert_eq!(stored_depth(&f, 1, x, y).0, 0.0, "slot {s} in LOD 0");
+    }
 }

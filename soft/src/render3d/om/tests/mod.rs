@@ -6,6 +6,7 @@
 
 mod blend;
 mod depth;
+mod message;
 mod refuse;
 
 use alloc::vec::Vec;
@@ -58,6 +59,8 @@ pub(super) struct Fixture {
     /// The render target's bytes per pixel and pitch (linear).
     pub bpp: u64,
     pub pitch: u64,
+    /// 0 linear, 1 X tiled, 2 Y tiled.
+    pub tiling: u32,
     /// Depth buffer: bytes per pixel and pitch (Y tiled).
     pub dbpp: u64,
     pub dpitch: u64,
@@ -86,6 +89,7 @@ impl Fixture {
             pitch: 16 * bpp,
             dbpp: 0,
             dpitch: 0,
+            tiling: 0,
         };
         let cc = Cmd3dstateCcStatePointers {
             pointer_to_blend_state: BLEND_AT,
@@ -176,6 +180,7 @@ impl Fixture {
 
     pub fn om(&mut self) -> Result<OutputMerger, DrawError> {
         let mut env = DrawEnv {
+            generation: baregpu_hal::Generation::Gen6,
             packets: &self.packets,
             bases: &self.bases,
             memory: &mut self.mem,
@@ -183,9 +188,37 @@ impl Fixture {
         OutputMerger::new(&mut env)
     }
 
-    /// Address of render-target pixel (x, y) (linear).
+    /// Makes the render target X (1) or Y (2) tiled with a 512-byte pitch.
+    pub fn tile_rt(&mut self, tiling: u32) {
+        self.tiling = tiling;
+        self.pitch = 512;
+        let at = SURFACES + 0x40;
+        let mut dw: Vec<u32> = (0..6).map(|i| self.mem.dword(at + 4 * i)).collect();
+        let mut ss = SurfaceState::unpack(&dw).unwrap();
+        ss.tiled_surface = true;
+        ss.tile_walk = u32::from(tiling == 2);
+        ss.surface_pitch = 511;
+        dw = pack(&ss);
+        self.set_dw(at, &dw);
+    }
+
+    /// Address of render-target pixel (x, y): linear, or by the tile
+    /// layouts (003 lines 7382-7476): X tiles of 512 bytes by 8 rows
+    /// stored row after row, Y tiles of 128 bytes by 32 rows stored in
+    /// 16-byte columns.
     pub fn rt_at(&self, x: u64, y: u64) -> u64 {
-        RT + y * self.pitch + x * self.bpp
+        let xb = x * self.bpp;
+        let per_row = self.pitch / if self.tiling == 1 { 512 } else { 128 };
+        RT + match self.tiling {
+            0 => y * self.pitch + xb,
+            1 => ((y / 8) * per_row + xb / 512) * 4096 + (y % 8) * 512 + xb % 512,
+            _ => {
+                ((y / 32) * per_row + xb / 128) * 4096
+                    + (xb % 128 / 16) * 512
+                    + (y % 32) * 16
+                    + xb % 16
+            }
+        }
     }
 
     pub fn rt_bytes(&self, x: u64, y: u64) -> Vec<u8> {

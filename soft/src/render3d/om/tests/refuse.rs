@@ -17,7 +17,7 @@ fn draw_state_beyond_the_model_is_refused_by_new() {
     f.packets.set(Cmd3dstateMultisample::NAME, &pack(&ms));
     assert!(matches!(f.om(), Err(DrawError::Unmodelled(s)) if s.contains("multisampling")));
 
-    // A linear depth buffer does not exist on Gen6 (003 lines 42606-42609).
+    // A linear depth buffer does not exist on Gen6 (003 lines 42620-42622).
     let mut f = Fixture::new(0x0C7, 4);
     f.depth_buffer(1);
     let mut p =
@@ -26,8 +26,8 @@ fn draw_state_beyond_the_model_is_refused_by_new() {
     f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
     assert!(matches!(f.om(), Err(DrawError::Invalid(s)) if s.contains("linear")));
 
-    // Depth test without a depth buffer is UNDEFINED (003 lines
-    // 44884-44885); stencil needs a format holding it (44844-44846).
+    // Depth test without a depth buffer is UNDEFINED (003 line
+    // 44887); stencil needs a format holding it (44842-44844).
     let mut f = Fixture::new(0x0C7, 4);
     f.depth_stencil(&DepthStencilState {
         depth_test_enable: true,
@@ -102,7 +102,7 @@ fn blend_state_beyond_the_model_is_refused_by_the_write() {
             },
             "logic ops both",
         ),
-        // Blending on an integer target (003 lines 44935-44937).
+        // Blending on an integer target (003 lines 44987-44989).
         (
             0x0CB,
             4,
@@ -113,7 +113,7 @@ fn blend_state_beyond_the_model_is_refused_by_the_write() {
             },
             "UINT",
         ),
-        // Logic ops on a float target (003 lines 45196-45197).
+        // Logic ops on a float target (003 lines 45228-45229).
         (
             0x000,
             16,
@@ -160,4 +160,82 @@ fn a_multisampled_render_target_is_refused() {
     let dw = f.mem.dword(at);
     assert!(f.mem.set_dword(at, dw | 2 << 4));
     refused(&mut f, BlendState::default(), "multisampled");
+}
+
+#[test]
+fn generations_other_than_gen6_are_refused() {
+    let mut f = Fixture::new(0x0C7, 4);
+    let mut env = DrawEnv {
+        generation: baregpu_hal::Generation::Gen7,
+        packets: &f.packets,
+        bases: &f.bases,
+        memory: &mut f.mem,
+    };
+    assert!(matches!(
+        OutputMerger::new(&mut env),
+        Err(DrawError::Unmodelled(_))
+    ));
+}
+
+#[test]
+fn a_replicated_write_ignores_the_blend_state() {
+    // Blending that would zero the colour, a failing alpha test and all
+    // channels disabled: the replicated-data write stores the colour.
+    let mut f = Fixture::new(0x0C7, 4);
+    f.tile_rt(2);
+    f.blend(
+        0,
+        &BlendState {
+            color_buffer_blend_enable: true,
+            source_blend_factor: 0x11,
+            destination_blend_factor: 0x11,
+            alpha_test_enable: true,
+            alpha_test_function: 1,
+            write_disable_red: true,
+            ..Default::default()
+        },
+    );
+    let mut w = write8(|_| [1.0, 0.5, 0.0, 1.0]);
+    w.replicated = true;
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &w).unwrap();
+    assert_eq!(f.rt_bytes(0, 0), [255, 128, 0, 255]);
+}
+
+#[test]
+fn hierarchical_depth_takes_the_depth_buffer_and_needs_its_stencil_buffer() {
+    let hiz = |f: &mut Fixture, code: u32| {
+        f.depth_buffer(code);
+        let mut p =
+            Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap())
+                .unwrap();
+        p.hierarchical_depth_buffer_enable = true;
+        p.separate_stencil_buffer_enable = true;
+        f.packets.set(Cmd3dstateDepthBuffer::NAME, &pack(&p));
+    };
+    // Depth alone works on the depth buffer.
+    let mut f = Fixture::new(0x0C7, 4);
+    hiz(&mut f, 1);
+    f.depth_stencil(&DepthStencilState {
+        depth_test_enable: true,
+        depth_buffer_write_enable: true,
+        ..Default::default()
+    });
+    let mut om = f.om().unwrap();
+    let mut w = write8(|_| [1.0; 4]);
+    w.depth = Some([0.75; 16]);
+    f.run(&mut om, &w).unwrap();
+    let at = f.depth_at(0, 0);
+    assert_eq!(f.mem.get(at, 4).unwrap(), 0.75f32.to_le_bytes());
+    // Stencil with the separate buffer enabled but never given is
+    // refused; a combined format with HiZ is invalid (003 lines
+    // 42780-42782).
+    f.depth_stencil(&DepthStencilState {
+        stencil_test_enable: true,
+        ..Default::default()
+    });
+    assert!(matches!(f.om(), Err(DrawError::Invalid(s)) if s.contains("3DSTATE_STENCIL_BUFFER")));
+    let mut f = Fixture::new(0x0C7, 4);
+    hiz(&mut f, 2);
+    assert!(matches!(f.om(), Err(DrawError::Invalid(_))));
 }

@@ -6,12 +6,14 @@
 mod clip;
 mod coverage;
 mod draw;
+mod gen7;
 mod setup;
 mod windower;
 
 use alloc::vec;
 use alloc::vec::Vec;
 
+use baregpu_hal::Generation;
 use baregpu_hal::gen6::commands::{
     Cmd3dstateClip, Cmd3dstateDrawingRectangle, Cmd3dstateSf, Cmd3dstateViewportStatePointers,
     Cmd3dstateWm,
@@ -32,6 +34,8 @@ pub(super) const SCISSOR: u32 = 0x600;
 
 /// A draw's state and memory, built from typed packets.
 pub(super) struct Rig {
+    /// The generation the draw runs on (the packets are Gen6's).
+    pub generation: Generation,
     pub packets: Packets,
     pub bases: Bases,
     pub mem: FlatMemory,
@@ -85,6 +89,7 @@ impl Rig {
             ..Default::default()
         };
         Rig {
+            generation: Generation::Gen6,
             packets: Packets::default(),
             bases,
             mem: FlatMemory::new(DYNAMIC, 0x1000),
@@ -153,6 +158,7 @@ impl Rig {
     pub fn state(&mut self) -> Result<RasterState, DrawError> {
         self.pack();
         let env = DrawEnv {
+            generation: self.generation,
             packets: &self.packets,
             bases: &self.bases,
             memory: &mut self.mem,
@@ -169,6 +175,7 @@ impl Rig {
     ) -> Result<Vec<PixelThread>, DrawError> {
         self.pack();
         let mut env = DrawEnv {
+            generation: self.generation,
             packets: &self.packets,
             bases: &self.bases,
             memory: &mut self.mem,
@@ -187,6 +194,7 @@ impl Rig {
     ) -> Result<(Vec<PixelThread>, super::RasterStatistics), DrawError> {
         self.pack();
         let mut env = DrawEnv {
+            generation: self.generation,
             packets: &self.packets,
             bases: &self.bases,
             memory: &mut self.mem,

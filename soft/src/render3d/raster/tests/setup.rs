@@ -23,6 +23,9 @@ fn run(
     vs: &[Vue],
     pv: usize,
 ) -> Option<SetupObject> {
+    // 3DSTATE_WM names the same attribute count (33-48 stand for n - 16).
+    let n = rig.sf.number_of_sf_output_attributes;
+    rig.wm.number_of_sf_output_attributes = if n > 32 { n - 16 } else { n };
     let st = rig.state().unwrap();
     let dws: Vec<Vec<u32>> = vs.iter().map(|v| v.dw.clone()).collect();
     let info = ObjectInfo {

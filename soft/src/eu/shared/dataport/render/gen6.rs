@@ -27,12 +27,12 @@
 //! Without a header the enables, positions and flags are those of the
 //! dispatch, with render target index and source-0 alpha present 0 (003
 //! lines 85008-85012); Slot Group Select then picks dispatch slots 31:16
-//! (003 lines 84950-84966). SIMD8 forms cover slots 7:0 of the group, the
-//! DUALSRC_HI form slots 15:8 (003 lines 84968-84985).
+//! (003 lines 84957-84966). SIMD8 forms cover slots 7:0 of the group, the
+//! DUALSRC_HI form slots 15:8 (003 lines 84971-84995).
 //!
 //! Payload after the header, per the sequencing table (003 lines
 //! 85719-85793): source-0 alpha (one register per 8 slots), oMask (one
-//! register, 16 words for the group's 16 slots, 003 lines 85508-85535),
+//! register, 16 words for the group's 16 slots, 003 lines 85415-85445),
 //! the colour, source depth (one register per 8 slots). Colour: SIMD16
 //! R(slots 7:0), R(15:8), G, G, B, B, A, A; SIMD8 R, G, B, A; dual source
 //! source 0 R, G, B, A then source 1 R, G, B, A; replicated data one
@@ -43,9 +43,18 @@
 //!
 //! Refused as the manual forbids: source-0 alpha on dual-source and
 //! replicated forms (003 lines 85115-85121), source depth on the
-//! replicated form (85566-85570), oMask on SIMD8 forms (the [DevSNB+]
-//! erratum, 85000-85001). The SIMD8 image write is not modelled.
+//! replicated form (85567-85572), oMask on SIMD8 forms (the [DevSNB+]
+//! erratum, 85000-85001).
+//!
+//! The Gen6 SIMD8 image write (type 101, 003 lines 84991, 85203-85300)
+//! has its own header: M0.0 7:0 the pixel mask, 26:16 the array index
+//! ("For SURFTYPE_2D, this field must be 0"), M1.0-M1.7 each pixel's X
+//! (15:0) and Y (31:16); the colour follows as in SIMD8 (003 lines
+//! 85531-85533). It is written directly, on single 2D surfaces; from a
+//! pixel thread with an output merger it is refused (what the colour
+//! calculator does with it is not described).
 
+use baregpu_isa::IsaGen;
 use baregpu_isa::message::RtMode;
 
 use super::super::super::MessageEnv;
@@ -76,7 +85,7 @@ impl Colour {
             RtMode::Simd8DualLo => Ok(Colour::Dual { hi: false }),
             RtMode::Simd8DualHi => Ok(Colour::Dual { hi: true }),
             RtMode::Simd8Image => Err(bad(
-                "render-target write: SIMD8 image write is not modelled",
+                "render-target write: the SIMD8 image write has its own layout",
             )),
         }
     }
@@ -145,9 +154,9 @@ pub(super) fn decode(
         m.dword(0, 0)?
     } else {
         let facing = dispatch.is_some_and(|d| !d.front_facing);
-        u32::from(flags.source_depth) * SOURCE_DEPTH
-            | u32::from(flags.omask) * OMASK
-            | u32::from(facing) * BACK_FACING
+        (u32::from(flags.source_depth) * SOURCE_DEPTH)
+            | (u32::from(flags.omask) * OMASK)
+            | (u32::from(facing) * BACK_FACING)
     };
     if m00 & SAMPLE_PAIR != 0 {
         return Err(bad(
@@ -284,6 +293,9 @@ pub(super) fn write(
     last: bool,
     slot_hi: bool,
 ) -> Result<(), SendError> {
+    if mode == RtMode::Simd8Image {
+        return image_write(env, m, bti);
+    }
     let flags = env
         .pixels
         .as_deref()
@@ -303,6 +315,46 @@ pub(super) fn write(
         return r;
     }
     direct(env, &w)
+}
+
+/// The SIMD8 image write (module doc).
+fn image_write(env: &mut MessageEnv, m: &Msg, bti: u8) -> Result<(), SendError> {
+    if m.platform() != IsaGen::Gen6 {
+        return Err(bad("the SIMD8 image write exists on Gen6 only"));
+    }
+    if !m.req.header {
+        return Err(bad(
+            "SIMD8 image write without a header (its pixel coordinates)",
+        ));
+    }
+    if env.pixels.is_some() {
+        return Err(bad(
+            "SIMD8 image write from a pixel thread of a draw is not modelled",
+        ));
+    }
+    if usize::from(m.req.mlen) != HEADER + 4 {
+        return Err(bad(
+            "SIMD8 image write: message length is not header and SIMD8 colour",
+        ));
+    }
+    let m00 = m.dword(0, 0)?;
+    if m00 >> 16 & 0x7FF != 0 {
+        return Err(bad(
+            "SIMD8 image write: array index other than 0 (only single 2D surfaces are modelled)",
+        ));
+    }
+    let Some(t) = Target::open(env, bti, false)? else {
+        return Ok(());
+    };
+    for slot in (0..8).filter(|s| m00 >> s & 1 != 0) {
+        let xy = m.dword(1, slot)?;
+        let mut rgba = [0u32; 4];
+        for (c, v) in rgba.iter_mut().enumerate() {
+            *v = m.dword(HEADER + c, slot)?;
+        }
+        t.store(env, xy & 0xFFFF, xy >> 16, rgba)?;
+    }
+    Ok(())
 }
 
 /// The write without an output merger: as with blending off and every

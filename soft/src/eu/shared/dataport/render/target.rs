@@ -23,7 +23,7 @@
 //!   sign: negative values store 0) [ext: the D3D10 float rules, also
 //!   mesa src/util/format_r11g11b10f.h].
 //! - *_SRGB: RGB encoded by the sRGB curve before quantisation (003 lines
-//!   45280-45290 "gamma-corrected ... whenever the destination surface
+//!   45336-45345 "gamma-corrected ... whenever the destination surface
 //!   has an SRGB format"; the curve is the standard sRGB one, as mesa
 //!   src/util/format_srgb.h).
 
@@ -172,7 +172,7 @@ impl RtFormat {
 
     /// The stored field of each colour channel (R, G, B, A) for the
     /// message values `rgba`, converted by the class (module doc).
-    pub fn to_fields(&self, rgba: [u32; 4]) -> [u32; 4] {
+    pub fn encode(&self, rgba: [u32; 4]) -> [u32; 4] {
         let mut f = [0u32; 4];
         for (ch, out) in f.iter_mut().enumerate() {
             let bits = self.bits(ch);
@@ -199,9 +199,9 @@ impl RtFormat {
     /// The colour a stored pixel holds, as the shader would send it:
     /// floats for UNORM, SNORM and FLOAT (sRGB decoded), integers for
     /// UINT and SINT. Channels the format lacks read 0, alpha 1 (003 lines
-    /// 45010-45012: "If there is no alpha value contained in the Color
+    /// 45033-45034: "If there is no alpha value contained in the Color
     /// Buffer, a default value of 1.0 is used").
-    pub fn from_fields(&self, f: [u32; 4]) -> [u32; 4] {
+    pub fn decode(&self, f: [u32; 4]) -> [u32; 4] {
         let int = matches!(self.class, Class::Uint | Class::Sint);
         let mut out = [0, 0, 0, if int { 1 } else { 1.0f32.to_bits() }];
         for (ch, o) in out.iter_mut().enumerate() {
@@ -484,7 +484,7 @@ impl Target {
             env.mem_read(addr, &mut bytes[..bpp])?;
         }
         self.format
-            .write_fields(&mut bytes[..bpp], self.format.to_fields(rgba), 0xF);
+            .write_fields(&mut bytes[..bpp], self.format.encode(rgba), 0xF);
         env.mem_write(addr, &bytes[..bpp])
     }
 }

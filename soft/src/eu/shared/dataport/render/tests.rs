@@ -84,7 +84,7 @@ impl PixelBackend for Recorder {
 fn dispatch() -> PixelDispatch {
     PixelDispatch {
         simd: 32,
-        corners: core::array::from_fn(|k| (10 + k as u32) << 16 | 2 * k as u32),
+        corners: core::array::from_fn(|k| ((10 + k as u32) << 16) | (2 * k as u32)),
         mask: 0xA5A5_5A5A,
         depth: core::array::from_fn(|s| s as f32 / 64.0),
         front_facing: false,
@@ -117,7 +117,6 @@ fn run(text: &str, m00: u32, flags: DispatchFlags) -> Result<RtWrite, SendError>
     env.pixels = Some(&mut rec);
     env.pixel_dispatch = Some(&d);
     handle(&mut env, &mut t, &req)?;
-    drop(env);
     assert_eq!(rec.writes.len(), 1);
     Ok(rec.writes.remove(0))
 }
@@ -346,7 +345,7 @@ fn forms_the_manual_forbids_are_refused() {
             "rc.rt_write(bti=0, mode=simd16_rep) mlen=5 rlen=0 hdr",
             1 << 11,
         ),
-        // Source depth with replicated data (003 lines 85566-85570).
+        // Source depth with replicated data (003 lines 85567-85572).
         (
             "rc.rt_write(bti=0, mode=simd16_rep) mlen=5 rlen=0 hdr",
             1 << 13,
@@ -361,7 +360,6 @@ fn forms_the_manual_forbids_are_refused() {
             "rc.rt_write(bti=0, mode=simd8_lo) mlen=6 rlen=0 hdr",
             1 << 6,
         ),
-        ("rc.rt_write(bti=0, mode=simd8_image) mlen=6 rlen=0 hdr", 0),
     ];
     for (text, m00) in cases {
         assert!(
@@ -381,9 +379,7 @@ mod formats {
     use super::super::target::RtFormat;
 
     fn fields(code: u32, rgba: [f32; 4]) -> [u32; 4] {
-        RtFormat::of(code)
-            .unwrap()
-            .to_fields(rgba.map(f32::to_bits))
+        RtFormat::of(code).unwrap().encode(rgba.map(f32::to_bits))
     }
 
     #[test]
@@ -437,11 +433,7 @@ mod formats {
         let pack = |code: u32, rgba: [f32; 4]| {
             let f = RtFormat::of(code).unwrap();
             let mut b = [0u8; 4];
-            f.write_fields(
-                &mut b[..f.bytes()],
-                f.to_fields(rgba.map(f32::to_bits)),
-                0xF,
-            );
+            f.write_fields(&mut b[..f.bytes()], f.encode(rgba.map(f32::to_bits)), 0xF);
             u32::from_le_bytes(b)
         };
         // B5G6R5: blue 4:0, green 10:5, red 15:11.
@@ -456,7 +448,7 @@ mod formats {
         assert_eq!(
             RtFormat::of(0x0CA)
                 .unwrap()
-                .to_fields([300, (-300i32) as u32, 5, 0]),
+                .encode([300, (-300i32) as u32, 5, 0]),
             [127, 0x80, 5, 0]
         );
     }
@@ -492,13 +484,53 @@ mod formats {
                         *v += 1;
                     }
                 }
-                let colour = f.from_fields(field);
+                let colour = f.decode(field);
                 let floaty = f.class == super::super::target::Class::Float;
                 if floaty && (0..4).any(|c| f32::from_bits(colour[c]).is_nan()) {
                     continue;
                 }
-                assert_eq!(f.to_fields(colour), field, "format {code:#x}");
+                assert_eq!(f.encode(colour), field, "format {code:#x}");
             }
         }
     }
+}
+
+#[test]
+fn the_simd8_image_write_stores_each_enabled_pixel_at_its_own_xy() {
+    use crate::eu::shared::surface::{Surface, Tiling, format};
+    const RT: u64 = 0x800;
+    let req = request("rc.rt_write(bti=0, mode=simd8_image) mlen=6 rlen=0 hdr");
+    let mut t = Thread::new(P);
+    // Pixel mask 0b1011_0101; pixel i at (3i mod 8, i / 2).
+    t.set_grf_ud(BASE, 0, 0b1011_0101);
+    for i in 0..8u32 {
+        t.set_grf_ud(BASE + 1, i as usize, ((i / 2) << 16) | ((3 * i) % 8));
+        for c in 0..4u32 {
+            t.set_grf_ud(BASE + 2 + c as u8, i as usize, 10 * i + c);
+        }
+    }
+    let mut mem = FlatMemory::new(0, 0x1000);
+    let mut list = SurfaceList::new();
+    list.bind(
+        0,
+        Surface::two_d(RT, format::R32G32B32A32_UINT, 8, 4, 128, Tiling::Linear),
+    );
+    let mut env = MessageEnv::new(&mut mem, SurfaceSource::List(&mut list));
+    handle(&mut env, &mut t, &req).unwrap();
+    for i in 0..8u64 {
+        let at = RT + (i / 2) * 128 + ((3 * i) % 8) * 16;
+        for c in 0..4u64 {
+            let want = if 0b1011_0101u64 >> i & 1 == 1 {
+                (10 * i + c) as u32
+            } else {
+                0
+            };
+            assert_eq!(mem.dword(at + 4 * c), want, "pixel {i} channel {c}");
+        }
+    }
+    // From a pixel thread of a draw it is refused.
+    let mut rec = Recorder::default();
+    let mut env = MessageEnv::new(&mut mem, SurfaceSource::List(&mut list));
+    env.pixels = Some(&mut rec);
+    assert!(handle(&mut env, &mut t, &req).is_err());
 }

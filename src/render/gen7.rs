@@ -1,0 +1,625 @@
+//! Ivy Bridge: one draw as a batch. Manual 001 has no 3D pages: the
+//! packets are Mesa's gen7.xml (through the hal tables, where each cites
+//! it) and the order is the one Linux's Gen7 userspace uses for a draw
+//! [ext: intel-gpu-tools lib/rendercopy_gen7.c gen7_render_copyfunc:
+//! PIPELINE_SELECT, STATE_BASE_ADDRESS, multisample, URB, VS, HS, TE, DS,
+//! GS, CLIP, SF, WM, STREAMOUT, depth buffer, CC, samplers, SBE, PS, vertex
+//! elements and buffers, binding table, drawing rectangle, 3DPRIMITIVE],
+//! with the flushes Mesa puts around it.
+//!
+//! What differs from Sandy Bridge: the URB is split per stage after the
+//! push-constant space (3DSTATE_PUSH_CONSTANT_ALLOC_*, 3DSTATE_URB_*);
+//! state pointers are one command per stage or structure; SF_CLIP_VIEWPORT
+//! merges the two viewports; setup's attribute state moved to 3DSTATE_SBE
+//! and the pixel-shader dispatch to 3DSTATE_PS, 3DSTATE_WM keeping the
+//! rasteriser's side; depth and stencil are always separate buffers.
+
+use alloc::vec::Vec;
+
+use baregpu_hal::Generation;
+use baregpu_hal::gen7::commands as c;
+use baregpu_hal::gen7::structs as s;
+
+use super::desc::{Compare, Cull, DepthFormat, Draw, Fill, IndexFormat, Step};
+use super::plan::Plan;
+use crate::compute::ComputeError;
+use crate::compute::error::check_max;
+use crate::compute::state::gen7::{invalidate_read_only_caches, surface_state};
+use crate::compute::state::sampler::{gen7_sampler_entry, sampler_table};
+use crate::compute::state::{Cmds, StateArea, binding_table};
+
+/// Thread counts of the smallest part, Ivy Bridge GT1: 36 VS, 48 PS
+/// threads [ext: Mesa src/intel/dev/intel_device_info.c ivb_gt1
+/// max_vs_threads, max_wm_threads].
+const VS_THREADS: u32 = 36;
+const PS_THREADS: u32 = 48;
+/// Push-constant space: 16 KiB on Ivy Bridge, split evenly between the
+/// VS and the PS when no other stage runs [ext: Mesa intel_device_info.c
+/// GFX7_FEATURES max_constant_urb_size_kb = 16; Mesa i965 gen7_urb.c
+/// gen7_allocate_push_constants divides it among the active stages].
+const PUSH_CONSTANT_KB: u32 = 16;
+/// VS URB entries: at least 32 and at most 512 on GT1 [ext: Mesa
+/// intel_device_info.c ivb_gt1 urb min_entries/max_entries], a multiple of
+/// 8 when an entry is under 9 rows of 64 bytes [ext: Mesa gen7_urb.c
+/// "multiple of 8 if size < 9"], in a 32 KiB region after the push
+/// constants, which every Ivy Bridge L3 configuration's URB holds.
+const VS_MIN_ENTRIES: u32 = 32;
+const VS_MAX_ENTRIES: u32 = 512;
+const VS_URB_BYTES: u32 = 32 << 10;
+/// Push-constant registers a stage reads (3DSTATE_CONSTANT_* read lengths:
+/// the VS and PS spaces above, 8 KiB = 256 registers, of which the four
+/// buffers' 6-bit lengths reach 63 each for buffer 0).
+const MAX_CONSTANT_ROWS: u64 = 63;
+
+pub(super) fn record(
+    plan: &Plan,
+    d: &Draw<'_>,
+    base: u64,
+    area: &mut StateArea,
+    cmds: &mut Cmds,
+) -> Result<(), ComputeError> {
+    if d.depth_stencil.stencil.is_some() {
+        // Ivy Bridge stencil lives in a separate W-tiled buffer (Mesa
+        // intel_device_info.c GFX7_FEATURES must_use_separate_stencil),
+        // which the depth buffer object does not allocate yet.
+        return Err(ComputeError::Unsupported {
+            generation: Generation::Gen7,
+            what: "stencil (a separate W-tiled stencil buffer on Ivy Bridge)",
+        });
+    }
+    // --- state ---
+    let table = binding_table(
+        &plan.surfaces,
+        plan.bt_entries,
+        area,
+        32,
+        32,
+        |area, at, desc| area.put(at, &surface_state(desc)),
+    )?;
+    let samplers = sampler_table(&plan.samplers, area, 16, gen7_sampler_entry)?;
+    let v = d.viewport;
+    // SF_CLIP_VIEWPORT: 64-byte aligned; the guard band is the viewport.
+    let sf_clip = area.alloc(64, 64);
+    area.put(
+        sf_clip,
+        &s::SfClipViewport {
+            viewport_matrix_element_m00: v.width / 2.0,
+            viewport_matrix_element_m11: -v.height / 2.0,
+            viewport_matrix_element_m22: v.max_depth - v.min_depth,
+            viewport_matrix_element_m30: v.x + v.width / 2.0,
+            viewport_matrix_element_m31: v.y + v.height / 2.0,
+            viewport_matrix_element_m32: v.min_depth,
+            x_min_clip_guardband: -1.0,
+            x_max_clip_guardband: 1.0,
+            y_min_clip_guardband: -1.0,
+            y_max_clip_guardband: 1.0,
+        },
+    )?;
+    let cc_vp = area.alloc(8, 32);
+    area.put(
+        cc_vp,
+        &s::CcViewport {
+            minimum_depth: v.min_depth.min(v.max_depth),
+            maximum_depth: v.max_depth.max(v.min_depth),
+        },
+    )?;
+    let scissor = d.raster.scissor.map(|r| {
+        let at = area.alloc(8, 32);
+        let empty = r.width == 0 || r.height == 0;
+        let rect = s::ScissorRect {
+            scissor_rectangle_x_min: if empty { 1 } else { r.x.min(0xffff) },
+            scissor_rectangle_y_min: if empty { 1 } else { r.y.min(0xffff) },
+            scissor_rectangle_x_max: if empty {
+                0
+            } else {
+                (r.x + r.width - 1).min(0xffff)
+            },
+            scissor_rectangle_y_max: if empty {
+                0
+            } else {
+                (r.y + r.height - 1).min(0xffff)
+            },
+        };
+        (at, rect)
+    });
+    if let Some((at, rect)) = &scissor {
+        area.put(*at, rect)?;
+    }
+    let (blend, depth_stencil, cc) = output_state(d, area)?;
+    let vs_constants = push_constants(area, d.vs.map_or(&[][..], |v| v.constants))?;
+    let ps_constants = push_constants(area, d.ps.constants)?;
+    // The quadword the post-sync writes of the workarounds land in.
+    let scratch_qw = base + area.alloc(8, 8) as u64;
+    let dynamic_end = (base + area.bytes() as u64).next_multiple_of(4096);
+
+    // --- commands ---
+    // Caches written out and read caches invalidated before PIPELINE_SELECT
+    // (the same steps as the compute path).
+    cmds.push(&c::PipeControl {
+        command_streamer_stall_enable: true,
+        render_target_cache_flush_enable: true,
+        depth_cache_flush_enable: true,
+        dc_flush_enable: true,
+        ..Default::default()
+    })?;
+    cmds.push(&invalidate_read_only_caches())?;
+    cmds.push(&c::PipelineSelect {
+        pipeline_selection: c::PipelineSelect::PIPELINE_SELECTION_PIPELINE_3D,
+    })?;
+    cmds.push(&c::StateBaseAddress {
+        general_state_base_address: 0,
+        general_state_base_address_modify_enable: true,
+        surface_state_base_address: base,
+        surface_state_base_address_modify_enable: true,
+        dynamic_state_base_address: base,
+        dynamic_state_base_address_modify_enable: true,
+        indirect_object_base_address: 0,
+        indirect_object_base_address_modify_enable: true,
+        instruction_base_address: plan.heap.0,
+        instruction_base_address_modify_enable: true,
+        general_state_access_upper_bound: 0,
+        general_state_access_upper_bound_modify_enable: true,
+        dynamic_state_access_upper_bound: dynamic_end,
+        dynamic_state_access_upper_bound_modify_enable: true,
+        indirect_object_access_upper_bound: 0,
+        indirect_object_access_upper_bound_modify_enable: true,
+        instruction_access_upper_bound: plan.heap.1,
+        instruction_access_upper_bound_modify_enable: true,
+        ..Default::default()
+    })?;
+    // One sample at the pixel centre, enabled.
+    cmds.push(&c::Cmd3dstateMultisample::default())?;
+    cmds.push(&c::Cmd3dstateSampleMask { sample_mask: 1 })?;
+    urb(plan, cmds)?;
+    // The VS workaround flush before the VS state: a depth stall with a
+    // post-sync write [ext: Mesa i965 gen7_emit_vs_workaround_flush].
+    cmds.push(&c::PipeControl {
+        depth_stall_enable: true,
+        post_sync_operation: c::PipeControl::POST_SYNC_OPERATION_WRITE_IMMEDIATE_DATA,
+        address: scratch_qw,
+        ..Default::default()
+    })?;
+    cmds.push(&c::Cmd3dstateConstantVs {
+        constant_buffer_0_read_length: vs_constants.map_or(0, |(_, rows)| rows),
+        pointer_to_constant_buffer_0: vs_constants.map_or(0, |(at, _)| at as u64),
+        ..Default::default()
+    })?;
+    cmds.push(&vs(d, plan)?)?;
+    // Tessellation and geometry stages off, stream output off.
+    cmds.push(&c::Cmd3dstateHs::default())?;
+    cmds.push(&c::Cmd3dstateTe::default())?;
+    cmds.push(&c::Cmd3dstateDs::default())?;
+    cmds.push(&c::Cmd3dstateGs::default())?;
+    cmds.push(&c::Cmd3dstateStreamout::default())?;
+    cmds.push(&clip(d))?;
+    cmds.push(&sf(d))?;
+    cmds.push(&sbe(d))?;
+    cmds.push(&wm(d))?;
+    cmds.push(&c::Cmd3dstateConstantPs {
+        constant_buffer_0_read_length: ps_constants.map_or(0, |(_, rows)| rows),
+        pointer_to_constant_buffer_0: ps_constants.map_or(0, |(at, _)| at as u64),
+        ..Default::default()
+    })?;
+    cmds.push(&ps(
+        d,
+        plan,
+        samplers.map_or(0, |t| t.count),
+        ps_constants.is_some(),
+    )?)?;
+    cmds.push(&c::Cmd3dstateViewportStatePointersSfClip {
+        sf_clip_viewport_pointer: sf_clip,
+    })?;
+    cmds.push(&c::Cmd3dstateViewportStatePointersCc {
+        cc_viewport_pointer: cc_vp,
+    })?;
+    cmds.push(&c::Cmd3dstateBlendStatePointers {
+        blend_state_pointer: blend,
+        must_be_one: true,
+    })?;
+    cmds.push(&c::Cmd3dstateDepthStencilStatePointers {
+        pointer_to_depth_stencil_state: depth_stencil,
+        must_be_one: true,
+    })?;
+    cmds.push(&c::Cmd3dstateCcStatePointers {
+        color_calc_state_pointer: cc,
+        must_be_one: true,
+    })?;
+    if let Some((at, _)) = scissor {
+        cmds.push(&c::Cmd3dstateScissorStatePointers {
+            scissor_rect_pointer: at,
+        })?;
+    }
+    cmds.push(&c::Cmd3dstateBindingTablePointersVs {
+        pointer_to_vs_binding_table: table,
+    })?;
+    cmds.push(&c::Cmd3dstateBindingTablePointersPs {
+        pointer_to_ps_binding_table: table,
+    })?;
+    if let Some(t) = samplers {
+        cmds.push(&c::Cmd3dstateSamplerStatePointersVs {
+            pointer_to_vs_sampler_state: t.at,
+        })?;
+        cmds.push(&c::Cmd3dstateSamplerStatePointersPs {
+            pointer_to_ps_sampler_state: t.at,
+        })?;
+    }
+    depth_buffer(d, cmds)?;
+    let (w, h) = (d.target.width(), d.target.height());
+    cmds.push(&c::Cmd3dstateDrawingRectangle {
+        clipped_drawing_rectangle_x_max: w - 1,
+        clipped_drawing_rectangle_y_max: h - 1,
+        ..Default::default()
+    })?;
+    vertex_input(d, plan, cmds)?;
+    cmds.push(&c::Cmd3dprimitive {
+        vertex_access_type: d.index.is_some() as u32,
+        primitive_topology_type: d.topology.code(),
+        vertex_count_per_instance: d.vertex_count,
+        start_vertex_location: d.first_vertex,
+        instance_count: d.instance_count,
+        start_instance_location: d.first_instance,
+        base_vertex_location: d.base_vertex,
+        ..Default::default()
+    })?;
+    // The pixels out of the render and depth caches before the fence.
+    cmds.push(&c::PipeControl {
+        command_streamer_stall_enable: true,
+        render_target_cache_flush_enable: true,
+        depth_cache_flush_enable: true,
+        dc_flush_enable: true,
+        ..Default::default()
+    })
+}
+
+/// Push-constant space (VS then PS, 8 KiB each) and the VS URB entries
+/// after it; HS, DS and GS get no entries, starting where the VS's end.
+fn urb(plan: &Plan, cmds: &mut Cmds) -> Result<(), ComputeError> {
+    let half = PUSH_CONSTANT_KB / 2;
+    cmds.push(&c::Cmd3dstatePushConstantAllocVs {
+        constant_buffer_offset: 0,
+        constant_buffer_size: half,
+    })?;
+    cmds.push(&c::Cmd3dstatePushConstantAllocPs {
+        constant_buffer_offset: half,
+        constant_buffer_size: half,
+    })?;
+    // Entry size in 64-byte rows (four 128-bit slots each).
+    let rows = plan.vue_slots.div_ceil(4).max(1);
+    let mut entries = (VS_URB_BYTES / (rows * 64)).min(VS_MAX_ENTRIES);
+    if rows < 9 {
+        entries = entries / 8 * 8;
+    }
+    if entries < VS_MIN_ENTRIES {
+        return Err(ComputeError::OutOfRange {
+            what: "vertex URB entry slots",
+            value: plan.vue_slots as u64,
+            max: (VS_URB_BYTES / (VS_MIN_ENTRIES * 64) * 4) as u64,
+        });
+    }
+    // Starting addresses in 8 KiB units: the VS after the constants.
+    let vs_start = PUSH_CONSTANT_KB / 8;
+    let after_vs = vs_start + VS_URB_BYTES / (8 << 10);
+    cmds.push(&c::Cmd3dstateUrbVs {
+        vs_urb_starting_address: vs_start,
+        vs_urb_entry_allocation_size: rows - 1,
+        vs_number_of_urb_entries: entries,
+    })?;
+    cmds.push(&c::Cmd3dstateUrbHs {
+        hs_urb_starting_address: after_vs,
+        ..Default::default()
+    })?;
+    cmds.push(&c::Cmd3dstateUrbDs {
+        ds_urb_starting_address: after_vs,
+        ..Default::default()
+    })?;
+    cmds.push(&c::Cmd3dstateUrbGs {
+        gs_urb_starting_address: after_vs,
+        ..Default::default()
+    })
+}
+
+fn push_constants(area: &mut StateArea, bytes: &[u8]) -> Result<Option<(u32, u32)>, ComputeError> {
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    let rows = bytes.len().div_ceil(32) as u64;
+    check_max("push-constant registers", rows, MAX_CONSTANT_ROWS)?;
+    let at = area.alloc(bytes.len(), 32);
+    area.put_bytes(at, bytes);
+    Ok(Some((at, rows as u32)))
+}
+
+/// BLEND_STATE, DEPTH_STENCIL_STATE and COLOR_CALC_STATE, whose layouts Ivy
+/// Bridge keeps from Sandy Bridge (the hal inherits them).
+fn output_state(d: &Draw<'_>, area: &mut StateArea) -> Result<(u32, u32, u32), ComputeError> {
+    let b = d.blend;
+    let blend = area.alloc(8, 64);
+    let mut st = s::BlendState {
+        write_disable_red: b.write_mask & 1 == 0,
+        write_disable_green: b.write_mask & 2 == 0,
+        write_disable_blue: b.write_mask & 4 == 0,
+        write_disable_alpha: b.write_mask & 8 == 0,
+        pre_blend_color_clamp_enable: true,
+        post_blend_color_clamp_enable: true,
+        ..Default::default()
+    };
+    if let Some(color) = b.color {
+        let alpha = b.alpha.unwrap_or(color);
+        st.color_buffer_blend_enable = true;
+        st.source_blend_factor = color.src.code();
+        st.destination_blend_factor = color.dst.code();
+        st.color_blend_function = color.op.code();
+        st.independent_alpha_blend_enable = b.alpha.is_some();
+        st.source_alpha_blend_factor = alpha.src.code();
+        st.destination_alpha_blend_factor = alpha.dst.code();
+        st.alpha_blend_function = alpha.op.code();
+    }
+    area.put(blend, &st)?;
+    let z = d.depth_stencil;
+    let depth_stencil = area.alloc(12, 64);
+    area.put(
+        depth_stencil,
+        &s::DepthStencilState {
+            depth_test_enable: z.depth_test.is_some(),
+            depth_test_function: z.depth_test.unwrap_or(Compare::Always).code(),
+            depth_buffer_write_enable: z.depth_write,
+            ..Default::default()
+        },
+    )?;
+    let cc = area.alloc(24, 64);
+    area.put(
+        cc,
+        &s::ColorCalcState {
+            blend_constant_color_red: b.constant[0],
+            blend_constant_color_green: b.constant[1],
+            blend_constant_color_blue: b.constant[2],
+            blend_constant_color_alpha: b.constant[3],
+            ..Default::default()
+        },
+    )?;
+    Ok((blend, depth_stencil, cc))
+}
+
+fn vs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateVs, ComputeError> {
+    let Some(v) = &d.vs else {
+        return Ok(c::Cmd3dstateVs::default());
+    };
+    no_scratch(v.kernel)?;
+    Ok(c::Cmd3dstateVs {
+        kernel_start_pointer: (v.kernel.gfx.0 - plan.heap.0) as u32,
+        binding_table_entry_count: plan.bt_entries.min(255),
+        dispatch_grf_start_register_for_urb_data: v.grf_start,
+        vertex_urb_entry_read_length: v.inputs.div_ceil(2),
+        vertex_urb_entry_read_offset: 0,
+        maximum_number_of_threads: VS_THREADS - 1,
+        vs_function_enable: true,
+        ..Default::default()
+    })
+}
+
+fn no_scratch(k: &crate::compute::Kernel<'_>) -> Result<(), ComputeError> {
+    if k.scratch.is_some() {
+        return Err(ComputeError::Unsupported {
+            generation: Generation::Gen7,
+            what: "scratch space in a 3D shader",
+        });
+    }
+    Ok(())
+}
+
+fn cull(c: Cull) -> u32 {
+    match c {
+        Cull::None => c::Cmd3dstateSf::CULL_MODE_CULLMODE_NONE,
+        Cull::Front => c::Cmd3dstateSf::CULL_MODE_CULLMODE_FRONT,
+        Cull::Back => c::Cmd3dstateSf::CULL_MODE_CULLMODE_BACK,
+    }
+}
+
+/// 3DSTATE_CLIP: as on Sandy Bridge, with Ivy Bridge's early cull taking
+/// the SF's winding and cull mode [ext: Mesa gen7.xml 3DSTATE_CLIP; i965
+/// gen7 upload_clip_state copies them].
+fn clip(d: &Draw<'_>) -> c::Cmd3dstateClip {
+    c::Cmd3dstateClip {
+        front_winding: d.raster.front_ccw as u32,
+        cull_mode: cull(d.raster.cull),
+        clip_enable: true,
+        api_mode: c::Cmd3dstateClip::API_MODE_APIMODE_D3D,
+        viewport_xy_cliptest_enable: true,
+        viewport_z_cliptest_enable: true,
+        guardband_cliptest_enable: true,
+        clip_mode: c::Cmd3dstateClip::CLIP_MODE_CLIPMODE_NORMAL,
+        ..Default::default()
+    }
+}
+
+/// 3DSTATE_SF: the rasteriser's state; its depth format must be the depth
+/// buffer's (D32_FLOAT with none) [ext: Mesa gen7.xml 3DSTATE_SF Depth
+/// Buffer Surface Format].
+fn sf(d: &Draw<'_>) -> c::Cmd3dstateSf {
+    let r = d.raster;
+    let fill = |f: Fill| match f {
+        Fill::Solid => c::Cmd3dstateSf::FRONTFACE_FILL_MODE_FILL_MODE_SOLID,
+        Fill::Wireframe => c::Cmd3dstateSf::FRONTFACE_FILL_MODE_FILL_MODE_WIREFRAME,
+        Fill::Point => c::Cmd3dstateSf::FRONTFACE_FILL_MODE_FILL_MODE_POINT,
+    };
+    c::Cmd3dstateSf {
+        depth_buffer_surface_format: depth_format(d.depth.map(|z| z.format)),
+        viewport_transform_enable: true,
+        front_winding: d.raster.front_ccw as u32,
+        cull_mode: cull(r.cull),
+        frontface_fill_mode: fill(r.fill_front),
+        backface_fill_mode: fill(r.fill_back),
+        scissor_rectangle_enable: r.scissor.is_some(),
+        line_width: 1 << 7,
+        ..Default::default()
+    }
+}
+
+/// 3DSTATE_SBE: the attributes after the vertex header and position, as
+/// Sandy Bridge's SF read them (read offset 1 row, at least one row).
+fn sbe(d: &Draw<'_>) -> c::Cmd3dstateSbe {
+    c::Cmd3dstateSbe {
+        number_of_sf_output_attributes: d.attributes,
+        vertex_urb_entry_read_length: d.attributes.div_ceil(2).max(1),
+        vertex_urb_entry_read_offset: 1,
+        constant_interpolation_enable: d.flat,
+        ..Default::default()
+    }
+}
+
+fn wm(d: &Draw<'_>) -> c::Cmd3dstateWm {
+    let ps = d.ps;
+    c::Cmd3dstateWm {
+        statistics_enable: true,
+        thread_dispatch_enable: true,
+        pixel_shader_kill_pixel: ps.kills_pixels,
+        pixel_shader_computed_depth_mode: ps.computes_depth as u32,
+        pixel_shader_uses_source_depth: ps.uses_source_depth,
+        pixel_shader_uses_source_w: ps.uses_source_w,
+        barycentric_interpolation_mode: ps.barycentrics.0,
+        ..Default::default()
+    }
+}
+
+/// 3DSTATE_PS: the kernels with Sandy Bridge's KSP assignment (8: KSP0;
+/// 16: KSP0; both: 8 in KSP0 and 16 in KSP2) [ext: Mesa gen7.xml
+/// 3DSTATE_PS, i965 gen7_wm_state upload_ps_state].
+fn ps(
+    d: &Draw<'_>,
+    plan: &Plan,
+    sampler_count: u32,
+    constants: bool,
+) -> Result<c::Cmd3dstatePs, ComputeError> {
+    let p = d.ps;
+    let mut ps = c::Cmd3dstatePs {
+        sampler_count,
+        binding_table_entry_count: plan.bt_entries.min(255),
+        maximum_number_of_threads: PS_THREADS - 1,
+        push_constant_enable: constants,
+        attribute_enable: d.attributes > 0,
+        pixel_dispatch_enable_8: p.simd8.is_some(),
+        pixel_dispatch_enable_16: p.simd16.is_some(),
+        ..Default::default()
+    };
+    let offset = |k: &crate::compute::Kernel<'_>| -> Result<u32, ComputeError> {
+        no_scratch(k)?;
+        Ok((k.gfx.0 - plan.heap.0) as u32)
+    };
+    match (p.simd8, p.simd16) {
+        (Some(k8), Some(k16)) => {
+            ps.kernel_start_pointer_0 = offset(k8.kernel)?;
+            ps.dispatch_grf_start_register_for_constant_setup_data_0 = k8.grf_start;
+            ps.kernel_start_pointer_2 = offset(k16.kernel)?;
+            ps.dispatch_grf_start_register_for_constant_setup_data_2 = k16.grf_start;
+        }
+        (Some(k), None) | (None, Some(k)) => {
+            ps.kernel_start_pointer_0 = offset(k.kernel)?;
+            ps.dispatch_grf_start_register_for_constant_setup_data_0 = k.grf_start;
+        }
+        (None, None) => return Err(ComputeError::Invalid("no pixel-shader kernel")),
+    }
+    Ok(ps)
+}
+
+fn depth_format(f: Option<DepthFormat>) -> u32 {
+    type D = c::Cmd3dstateDepthBuffer;
+    match f {
+        None | Some(DepthFormat::D32Float) => D::SURFACE_FORMAT_D32_FLOAT,
+        Some(DepthFormat::D16Unorm) => D::SURFACE_FORMAT_D16_UNORM,
+        // Depth only; the stencil half is a separate buffer on Gen7.
+        Some(DepthFormat::D24UnormS8Uint | DepthFormat::D24UnormX8) => {
+            D::SURFACE_FORMAT_D24_UNORM_X8_UINT
+        }
+    }
+}
+
+/// The depth buffer (always Y-tiled on Gen7), or a NULL one, then empty
+/// hierarchical-depth and stencil buffers and the clear value, as Mesa
+/// emits them together [ext: Mesa i965 gen7_emit_depth_stencil_hiz].
+fn depth_buffer(d: &Draw<'_>, cmds: &mut Cmds) -> Result<(), ComputeError> {
+    type D = c::Cmd3dstateDepthBuffer;
+    let z = d.depth_stencil;
+    cmds.push(&match d.depth {
+        None => D {
+            surface_type: D::SURFACE_TYPE_SURFTYPE_NULL,
+            surface_format: D::SURFACE_FORMAT_D32_FLOAT,
+            ..Default::default()
+        },
+        Some(b) => D {
+            surface_type: D::SURFACE_TYPE_SURFTYPE_2D,
+            depth_write_enable: z.depth_write,
+            surface_format: depth_format(Some(b.format)),
+            surface_pitch: b.pitch - 1,
+            surface_base_address: b.gfx().0,
+            width: b.width - 1,
+            height: b.height - 1,
+            ..Default::default()
+        },
+    })?;
+    cmds.push(&c::Cmd3dstateHierDepthBuffer::default())?;
+    cmds.push(&c::Cmd3dstateStencilBuffer::default())?;
+    cmds.push(&c::Cmd3dstateClearParams::default())
+}
+
+/// Vertex buffers (with Ivy Bridge's Address Modify Enable, without which
+/// the buffer's address is not taken [ext: Mesa gen7.xml
+/// VERTEX_BUFFER_STATE; igt rendercopy_gen7 sets it]), elements and the
+/// index buffer.
+fn vertex_input(d: &Draw<'_>, plan: &Plan, cmds: &mut Cmds) -> Result<(), ComputeError> {
+    let mut buffers = Vec::with_capacity(d.vertex_buffers.len());
+    for (i, vb) in d.vertex_buffers.iter().enumerate() {
+        let start = vb.buffer.gfx().0;
+        let (access, step) = match vb.step {
+            Step::PerVertex => (0, 0),
+            Step::PerInstance(n) => (1, n),
+        };
+        buffers.push(c::Cmd3dstateVertexBuffersVertexBufferState {
+            vertex_buffer_index: i as u32,
+            buffer_access_type: access,
+            address_modify_enable: true,
+            buffer_pitch: vb.pitch,
+            buffer_starting_address: start,
+            end_address: start + vb.buffer.size() as u64 - 1,
+            instance_data_step_rate: step,
+            ..Default::default()
+        });
+    }
+    if !buffers.is_empty() {
+        cmds.push(&c::Cmd3dstateVertexBuffers {
+            vertex_buffer_state: buffers,
+        })?;
+    }
+    let elements = plan
+        .elements
+        .iter()
+        .map(|e| c::Cmd3dstateVertexElementsVertexElementState {
+            vertex_buffer_index: e.buffer,
+            valid: true,
+            source_element_format: e.format,
+            source_element_offset: e.offset,
+            component_0_control: e.components[0],
+            component_1_control: e.components[1],
+            component_2_control: e.components[2],
+            component_3_control: e.components[3],
+            ..Default::default()
+        })
+        .collect();
+    cmds.push(&c::Cmd3dstateVertexElements {
+        vertex_element_state: elements,
+    })?;
+    if let Some(ib) = d.index {
+        let start = ib.buffer.gfx().0;
+        cmds.push(&c::Cmd3dstateIndexBuffer {
+            cut_index_enable: ib.cut,
+            index_format: match ib.format {
+                IndexFormat::U8 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_BYTE,
+                IndexFormat::U16 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_WORD,
+                IndexFormat::U32 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_DWORD,
+            },
+            buffer_starting_address: start,
+            buffer_ending_address: start + ib.buffer.size() as u64 - 1,
+            ..Default::default()
+        })?;
+    }
+    Ok(())
+}

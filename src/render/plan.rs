@@ -1,0 +1,252 @@
+//! A draw checked against what the hardware fields and rules allow, and
+//! turned into the generation-neutral parts the packet builders need:
+//! surfaces, samplers, the vertex elements as vertex fetch sees them, the
+//! vertex URB entry's size, the instruction heap the kernels share.
+
+use alloc::vec::Vec;
+
+use baregpu_hal::Generation;
+
+use super::desc::{Component, Draw, VertexElement, VertexFormat};
+use crate::compute::error::check_max;
+use crate::compute::sampler::{SamplerDesc, plan_samplers};
+use crate::compute::surface::{MAX_SURFACE_SIDE, SurfaceDesc, SurfaceKind};
+use crate::compute::{ComputeError, Kernel, Resource};
+
+/// Vertex buffers 3DSTATE_VERTEX_BUFFERS can hold (indices 0-32, 003 lines
+/// 30062-30413).
+pub const MAX_VERTEX_BUFFERS: usize = 33;
+/// Vertex elements (003 lines 30414-30784), the header one included.
+pub const MAX_VERTEX_ELEMENTS: usize = 34;
+/// Largest vertex pitch and element offset (VERTEX_BUFFER_STATE pitch
+/// 0-2048, VERTEX_ELEMENT_STATE offset 10:0).
+pub const MAX_PITCH: u32 = 2048;
+pub const MAX_ELEMENT_OFFSET: u32 = 2047;
+/// SF output attributes without the 16-31 swizzle trick (003 3DSTATE_SF
+/// DW1 27:22, "0-32").
+pub const MAX_ATTRIBUTES: u32 = 32;
+/// VUE size: 3DSTATE_URB VS entry size 0-4, in 1024-bit (8-slot) units
+/// (003 lines 27230-27350).
+pub const MAX_VUE_SLOTS: u32 = 5 * 8;
+
+/// One VERTEX_ELEMENT_STATE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Element {
+    pub buffer: u32,
+    pub format: u32,
+    pub offset: u32,
+    pub components: [u32; 4],
+}
+
+/// A checked draw.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// Binding table: 0 the render target, then the textures.
+    pub surfaces: Vec<(u32, SurfaceDesc)>,
+    pub bt_entries: u32,
+    pub samplers: Vec<(u32, SamplerDesc)>,
+    pub elements: Vec<Element>,
+    /// 128-bit slots of the vertex URB entry (VF's output without a vertex
+    /// shader, the shader's outputs with one).
+    pub vue_slots: u32,
+    /// Instruction Base Address and its upper bound: the heap every kernel
+    /// of the draw is in.
+    pub heap: (u64, u64),
+}
+
+pub(crate) fn check_side(width: u32, height: u32) -> Result<(), ComputeError> {
+    check_max("surface width", width as u64, MAX_SURFACE_SIDE as u64)?;
+    check_max("surface height", height as u64, MAX_SURFACE_SIDE as u64)
+}
+
+/// Checks `d` and plans it for `generation`.
+pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, ComputeError> {
+    let target = d.target;
+    if target.levels() != 1 {
+        return Err(ComputeError::Invalid("a render target has one mip level"));
+    }
+    if let Some(z) = d.depth {
+        // The render target and depth buffer share one size unless the
+        // target is a plain 2D surface (003 lines 75903-75906), which it is;
+        // the drawing rectangle covers both, so they must agree.
+        if (z.width, z.height) != (target.width(), target.height()) {
+            return Err(ComputeError::Invalid(
+                "the depth buffer and the render target differ in size",
+            ));
+        }
+        if d.depth_stencil.stencil.is_some() && !z.format.has_stencil() {
+            return Err(ComputeError::Invalid(
+                "stencil test without a D24_UNORM_S8_UINT depth buffer",
+            ));
+        }
+    } else if d.depth_stencil.depth_test.is_some()
+        || d.depth_stencil.depth_write
+        || d.depth_stencil.stencil.is_some()
+    {
+        // UNDEFINED on hardware without a depth buffer (notes pitfall 19).
+        return Err(ComputeError::Invalid(
+            "depth or stencil test without a depth buffer",
+        ));
+    }
+
+    // Surfaces: the target at 0, the textures after it.
+    let mut surfaces: Vec<(u32, SurfaceDesc)> = Vec::with_capacity(1 + d.textures.len());
+    surfaces.push((0, SurfaceDesc::of(&Resource::Surface(target), generation)?));
+    for (bti, r) in d.textures {
+        if *bti == 0 || *bti > crate::compute::MAX_BINDING_INDEX {
+            return Err(ComputeError::BadBinding { bti: *bti });
+        }
+        if surfaces.iter().any(|(b, _)| b == bti) {
+            return Err(ComputeError::BadBinding { bti: *bti });
+        }
+        surfaces.push((*bti, SurfaceDesc::of(r, generation)?));
+    }
+    surfaces.sort_by_key(|(b, _)| *b);
+    if let SurfaceDesc {
+        kind: SurfaceKind::Buffer { .. },
+        ..
+    } = surfaces[0].1
+    {
+        return Err(ComputeError::Invalid("the render target is a buffer"));
+    }
+    let bt_entries = surfaces.last().map_or(1, |(b, _)| b + 1);
+    let samplers = plan_samplers(generation, d.samplers, &[])?;
+
+    // Vertex input.
+    check_max(
+        "vertex buffers",
+        d.vertex_buffers.len() as u64,
+        MAX_VERTEX_BUFFERS as u64,
+    )?;
+    for vb in d.vertex_buffers {
+        check_max("vertex pitch", vb.pitch as u64, MAX_PITCH as u64)?;
+    }
+    if d.elements.is_empty() {
+        return Err(ComputeError::Invalid(
+            "a draw needs at least one vertex element",
+        ));
+    }
+    let mut elements = Vec::with_capacity(d.elements.len() + 1);
+    if d.vs.is_none() {
+        // Without a vertex shader vertex fetch writes the whole vertex URB
+        // entry, header first: four zero dwords (003 lines 27405-27430).
+        elements.push(Element {
+            buffer: 0,
+            format: VertexFormat::R32G32B32A32Float.code(),
+            offset: 0,
+            components: [Component::Zero.code(); 4],
+        });
+    }
+    for e in d.elements {
+        elements.push(element(d, e)?);
+    }
+    check_max(
+        "vertex elements",
+        elements.len() as u64,
+        MAX_VERTEX_ELEMENTS as u64,
+    )?;
+    check_max("attributes", d.attributes as u64, MAX_ATTRIBUTES as u64)?;
+    let vue_slots = match &d.vs {
+        None => elements.len() as u32,
+        Some(vs) => {
+            if vs.inputs as usize != elements.len() {
+                return Err(ComputeError::Invalid(
+                    "the vertex shader's inputs differ from the vertex elements",
+                ));
+            }
+            if vs.constants.len() % 32 != 0 {
+                return Err(ComputeError::Invalid(
+                    "push constants are whole 32-byte registers",
+                ));
+            }
+            vs.outputs
+        }
+    };
+    check_max(
+        "vertex URB entry slots",
+        vue_slots as u64,
+        MAX_VUE_SLOTS as u64,
+    )?;
+    // Header, position, then the attributes setup reads.
+    if vue_slots < 2 + d.attributes {
+        return Err(ComputeError::Invalid(
+            "the vertex has fewer slots than header, position and attributes",
+        ));
+    }
+    if !d.ps.constants.len().is_multiple_of(32) {
+        return Err(ComputeError::Invalid(
+            "push constants are whole 32-byte registers",
+        ));
+    }
+    if d.vertex_count == 0 || d.instance_count == 0 {
+        return Err(ComputeError::Invalid(
+            "a draw of no vertices or no instances",
+        ));
+    }
+    // Written so that a NaN anywhere fails (a comparison with NaN is false).
+    let v = d.viewport;
+    let sized = v.width > 0.0 && v.height > 0.0 && v.width.is_finite() && v.height.is_finite();
+    let placed = [v.x, v.y, v.min_depth, v.max_depth]
+        .iter()
+        .all(|c| c.is_finite());
+    if !sized || !placed {
+        return Err(ComputeError::Invalid("viewport not finite or empty"));
+    }
+    if d.ps.simd8.is_none() && d.ps.simd16.is_none() {
+        return Err(ComputeError::Invalid(
+            "a pixel shader needs a SIMD8 or SIMD16 kernel",
+        ));
+    }
+    let heap = shared_heap(d)?;
+    Ok(Plan {
+        surfaces,
+        bt_entries,
+        samplers,
+        elements,
+        vue_slots,
+        heap,
+    })
+}
+
+fn element(d: &Draw<'_>, e: &VertexElement) -> Result<Element, ComputeError> {
+    let vb = d
+        .vertex_buffers
+        .get(e.buffer as usize)
+        .ok_or(ComputeError::Invalid(
+            "vertex element of a buffer the draw lacks",
+        ))?;
+    check_max("element offset", e.offset as u64, MAX_ELEMENT_OFFSET as u64)?;
+    if e.offset + e.format.bytes() > vb.pitch.max(e.format.bytes()) && vb.pitch != 0 {
+        return Err(ComputeError::Invalid(
+            "vertex element reaches past its vertex pitch",
+        ));
+    }
+    Ok(Element {
+        buffer: e.buffer,
+        format: e.format.code(),
+        offset: e.offset,
+        components: e.components.map(Component::code),
+    })
+}
+
+/// The heap of the draw's kernels: kernel start pointers are relative to
+/// one Instruction Base Address (003 notes pitfall 12).
+fn shared_heap(d: &Draw<'_>) -> Result<(u64, u64), ComputeError> {
+    let mut kernels: Vec<&Kernel<'_>> = Vec::new();
+    if let Some(vs) = &d.vs {
+        kernels.push(vs.kernel);
+    }
+    kernels.extend(d.ps.simd8.iter().map(|k| k.kernel));
+    kernels.extend(d.ps.simd16.iter().map(|k| k.kernel));
+    let first = kernels[0];
+    let heap = (first.heap_base.0, first.heap_end.0);
+    if kernels
+        .iter()
+        .any(|k| (k.heap_base.0, k.heap_end.0) != heap)
+    {
+        return Err(ComputeError::Invalid(
+            "the draw's kernels are in different instruction heaps",
+        ));
+    }
+    Ok(heap)
+}
