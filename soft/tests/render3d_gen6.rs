@@ -396,6 +396,7 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
     push(
         &mut b,
         &Cmd3dstateClip {
+            clipper_statistics_enable: true,
             clip_enable: true,
             clip_mode: 4, // ACCEPT_ALL
             ..Cmd3dstateClip::default()
@@ -408,6 +409,7 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             vertex_urb_entry_read_length: 1,
             vertex_urb_entry_read_offset: 1,
             viewport_transform_enable: true,
+            statistics_enable: true,
             cull_mode: 1, // CULLMODE_NONE
             ..Cmd3dstateSf::default()
         },
@@ -603,6 +605,10 @@ fn draw_triangle(vs: bool) {
     }
     // 12 + 11 + ... + 1 pixels: rows 1-12 (the long edge excluded).
     assert_eq!(lit, (1..=12).sum::<u64>());
+    // The statistics registers: IA vertices and primitives, VS invocations
+    // (with the VS), CL invocations and primitives, PS invocations.
+    let counts = [0x2310, 0x2318, 0x2320, 0x2338, 0x2340, 0x2348].map(|r| gpu.read32(r));
+    assert_eq!(counts, [3, 1, if vs { 3 } else { 0 }, 1, 1, lit as u32]);
     // The samples that passed (no depth test: every lit pixel) are counted.
     assert_eq!(
         u64::from(ram.dw(DEPTH_COUNT)) | u64::from(ram.dw(DEPTH_COUNT + 4)) << 32,

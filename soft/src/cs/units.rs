@@ -23,6 +23,9 @@ const CONSTANT_BUFFER_ADDRESS_OFFSET_DISABLE: u32 = 1 << 6;
 pub(super) const IA_VERTICES_COUNT: u32 = 0x2310;
 pub(super) const IA_PRIMITIVES_COUNT: u32 = 0x2318;
 pub(super) const VS_INVOCATION_COUNT: u32 = 0x2320;
+pub(super) const CL_INVOCATION_COUNT: u32 = 0x2338;
+pub(super) const CL_PRIMITIVES_COUNT: u32 = 0x2340;
+pub(super) const PS_INVOCATION_COUNT: u32 = 0x2348;
 pub(super) const PS_DEPTH_COUNT: u32 = 0x2350;
 
 impl<B: MemoryBus> Parts<'_, B> {
@@ -137,6 +140,9 @@ impl<B: MemoryBus> Parts<'_, B> {
             (IA_VERTICES_COUNT, counted.ia_vertices),
             (IA_PRIMITIVES_COUNT, counted.ia_primitives),
             (VS_INVOCATION_COUNT, counted.vs_invocations),
+            (CL_INVOCATION_COUNT, counted.cl_invocations),
+            (CL_PRIMITIVES_COUNT, counted.cl_primitives),
+            (PS_INVOCATION_COUNT, counted.ps_invocations),
             (PS_DEPTH_COUNT, counted.depth),
         ] {
             if n != 0 {

@@ -89,6 +89,11 @@ pub(crate) struct Statistics {
     pub ia_primitives: u64,
     /// VS_INVOCATION_COUNT, with the VS's Statistics Enable.
     pub vs_invocations: u64,
+    /// CL_INVOCATION_COUNT, CL_PRIMITIVES_COUNT and PS_INVOCATION_COUNT,
+    /// as the raster stage counts them.
+    pub cl_invocations: u64,
+    pub cl_primitives: u64,
+    pub ps_invocations: u64,
     /// PS_DEPTH_COUNT: samples that passed depth and stencil.
     pub depth: u64,
 }
@@ -433,12 +438,18 @@ impl Front {
             return Ok(());
         }
         let mut env = DrawEnv {
+            // The front runs Sandy Bridge draws only (`media::three_d`).
+            generation: baregpu_hal::Generation::Gen6,
             packets: &self.packets,
             bases,
             memory: mem,
         };
         let mut om = super::stages::output_merger(&mut env)?;
-        let threads = super::stages::rasterize(&mut env, &d.vues, &d.fetched.objects, om.as_mut())?;
+        let (threads, counted) =
+            super::stages::rasterize(&mut env, &d.vues, &d.fetched.objects, om.as_mut())?;
+        self.statistics.cl_invocations += counted.cl_invocations;
+        self.statistics.cl_primitives += counted.cl_primitives;
+        self.statistics.ps_invocations += counted.ps_invocations;
         d.om = Some(om);
         d.pixels = Some(threads.into());
         Ok(())

@@ -5,6 +5,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::eu::shared::PixelBackend;
+pub(super) use crate::render3d::raster::RasterStatistics;
 use crate::render3d::types::{DrawEnv, DrawError, Object, PixelThread, Vue};
 
 /// The output merger for one draw.
@@ -12,12 +13,13 @@ pub(super) fn output_merger(env: &mut DrawEnv<'_>) -> Result<Box<dyn PixelBacken
     Ok(Box::new(crate::render3d::om::OutputMerger::new(env)?))
 }
 
-/// Clipping, setup, rasterisation: the pixel threads of the draw.
+/// Clipping, setup, rasterisation: the pixel threads of the draw, and
+/// what the raster stages add to the statistics registers.
 pub(super) fn rasterize(
     env: &mut DrawEnv<'_>,
     vues: &[Vue],
     objects: &[Object],
     pixels: &mut dyn PixelBackend,
-) -> Result<Vec<PixelThread>, DrawError> {
-    crate::render3d::raster::rasterize(env, vues, objects, pixels)
+) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
+    crate::render3d::raster::rasterize_counted(env, vues, objects, pixels)
 }
