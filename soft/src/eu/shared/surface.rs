@@ -118,6 +118,36 @@ pub struct Surface {
     /// Alignment unit of the mip layout in texels: width i and height j
     /// (003 lines 6055-6090).
     pub mip_align: (u32, u32),
+    /// Minimum Array Element: added to the delivered array index (003
+    /// lines 76203-76228).
+    pub min_array: u32,
+    /// How far apart array slices (and cube faces) are.
+    pub array_spacing: ArraySpacing,
+    /// Cube Face Enables, bit 5 -X, 4 +X, 3 -Y, 2 +Y, 1 -Z, 0 +Z (003 lines
+    /// 75788-75803); a disabled face reads as the border colour.
+    pub cube_faces: u8,
+    /// Cube Map Corner Mode CUBE_AVERAGE (else CUBE_REPLICATE, 003 lines
+    /// 75681-75700).
+    pub cube_average: bool,
+}
+
+/// The rows from one array slice to the next (QPitch), as the generation
+/// lays it out (003 lines 6137-6166 "Surface Arrays").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ArraySpacing {
+    /// Gen4/G45: the 000 manual gives no array or ILK+ cube layout, so
+    /// arrays and cubes are refused there.
+    #[default]
+    Unmodelled,
+    /// `QPitch = h0 + h1 + extra * j` (h0, h1: the padded heights of levels
+    /// 0 and 1): `extra` 11 on Gen6 (003 line 6153), 12 on Gen7 with
+    /// ARYSPC_FULL [ext: mesa src/intel/isl/isl.c
+    /// isl_calc_array_pitch_el_rows, "The QPitch equation changed slightly
+    /// in Ivybridge"].
+    Full { extra: u32 },
+    /// Gen7 ARYSPC_LOD0: slices only hold level 0, `QPitch = h0` [ext: mesa
+    /// isl.c, ISL_ARRAY_PITCH_SPAN_COMPACT; gen7.xml Surface Array Spacing].
+    Lod0,
 }
 
 /// SURFACE_STATE MIP Map Layout Mode (000 line 3137; 003 lines
@@ -161,6 +191,10 @@ impl Surface {
             min_lod: 0,
             mip_layout: MipLayout::Below,
             mip_align: (4, 2),
+            min_array: 0,
+            array_spacing: ArraySpacing::Unmodelled,
+            cube_faces: 0,
+            cube_average: false,
         }
     }
 
@@ -232,6 +266,10 @@ impl Surface {
                 RawState {
                     right: s.mip_map_layout_mode == 1,
                     mip_align: (4, j(s.surface_vertical_alignment)),
+                    min_array: s.minimum_array_element,
+                    spacing: ArraySpacing::Full { extra: 11 },
+                    cube_faces: s.cube_face_enables as u8,
+                    cube_average: s.cube_map_corner_mode == 1,
                     ..raw_of!(&s)
                 }
             }
@@ -247,6 +285,15 @@ impl Surface {
                 };
                 RawState {
                     mip_align: (i, j(s.surface_vertical_alignment)),
+                    min_array: s.minimum_array_element,
+                    spacing: if s.surface_array_spacing == 1 {
+                        ArraySpacing::Lod0
+                    } else {
+                        ArraySpacing::Full { extra: 12 }
+                    },
+                    cube_faces: s.cube_face_enables as u8,
+                    // The hal's gen7 table has no Cube Map Corner Mode:
+                    // CUBE_REPLICATE.
                     ..raw_of!(&s)
                 }
             }
@@ -347,6 +394,78 @@ impl Surface {
     }
 }
 
+impl Surface {
+    /// Rows from one array slice (or cube face) to the next, by
+    /// [`ArraySpacing`]; `None` where the layout is not modelled.
+    pub fn qpitch(&self) -> Option<u32> {
+        let j = self.mip_align.1.max(1);
+        let height = if self.kind == SurfaceKind::D1 {
+            1
+        } else {
+            self.height
+        };
+        // H1 is minified from H0 whatever the MIP Count (isl computes it
+        // the same way).
+        let h = |l: u32| (height >> l).max(1).div_ceil(j).saturating_mul(j);
+        match self.array_spacing {
+            ArraySpacing::Unmodelled => None,
+            ArraySpacing::Full { extra } => Some(
+                h(0).saturating_add(h(1))
+                    .saturating_add(extra.saturating_mul(j)),
+            ),
+            ArraySpacing::Lod0 => Some(h(0)),
+        }
+    }
+
+    /// Where level `lod` of slice `q` lies: for a 3D surface `q` is the
+    /// depth plane of that level, for arrays and cubes the array slice
+    /// (cube face `f` of cube `c` is slice `6c + f`, 003 lines 6192-6223).
+    /// `None` past the 14 levels, or for a slice this model cannot place.
+    ///
+    /// 3D surfaces (003 lines 6225-6262, "3D Surfaces"; the same layout on
+    /// Gen4-Gen7.5 [ext: mesa isl.c ISL_DIM_LAYOUT_GFX4_3D]): "All of the
+    /// LOD=0 q-planes are stacked vertically, then below that, the LOD=1
+    /// q-planes are stacked two-wide, then the LOD=2 q-planes are stacked
+    /// four-wide below that, and so on", level L having `max(1, D >> L)`
+    /// planes of the padded level size; no alignment in depth.
+    pub fn slice(&self, lod: u32, q: u32) -> Option<MipLevel> {
+        if self.kind == SurfaceKind::D3 {
+            return self.plane_3d(lod, q);
+        }
+        let level = self.level(lod)?;
+        if q == 0 {
+            return Some(level);
+        }
+        let y = level.y.checked_add(self.qpitch()?.checked_mul(q)?)?;
+        Some(MipLevel { y, ..level })
+    }
+
+    fn plane_3d(&self, lod: u32, q: u32) -> Option<MipLevel> {
+        if lod > 13 {
+            return None;
+        }
+        let (i, j) = (self.mip_align.0.max(1), self.mip_align.1.max(1));
+        let size = |n: u32, l: u32| (n >> l).max(1);
+        let pw = |l: u32| size(self.width, l).div_ceil(i) * i;
+        let ph = |l: u32| size(self.height, l).div_ceil(j) * j;
+        let mut y = 0u32;
+        for l in 0..lod {
+            // Level l: its planes in rows of 2^l.
+            let rows = size(self.depth, l).div_ceil(1 << l);
+            y = y.checked_add(rows.checked_mul(ph(l))?)?;
+        }
+        let across = 1u32 << lod;
+        let x = (q % across).checked_mul(pw(lod))?;
+        let y = y.checked_add((q / across).checked_mul(ph(lod))?)?;
+        Some(MipLevel {
+            x,
+            y,
+            width: size(self.width, lod),
+            height: size(self.height, lod),
+        })
+    }
+}
+
 /// The fields every generation's SURFACE_STATE has, before interpretation.
 struct RawState {
     surface_type: u32,
@@ -366,6 +485,10 @@ struct RawState {
     /// MIP Map Layout Mode bit (0 where the generation has none).
     right: bool,
     mip_align: (u32, u32),
+    min_array: u32,
+    spacing: ArraySpacing,
+    cube_faces: u8,
+    cube_average: bool,
 }
 
 macro_rules! raw_of {
@@ -388,6 +511,10 @@ macro_rules! raw_of {
             min_lod: s.surface_min_lod,
             right: false,
             mip_align: (4, 2),
+            min_array: 0,
+            spacing: ArraySpacing::Unmodelled,
+            cube_faces: 0,
+            cube_average: false,
         }
     }};
 }
@@ -453,6 +580,10 @@ impl RawState {
                 MipLayout::Below
             },
             mip_align: self.mip_align,
+            min_array: self.min_array,
+            array_spacing: self.spacing,
+            cube_faces: self.cube_faces,
+            cube_average: self.cube_average,
         })
     }
 }
