@@ -1,21 +1,35 @@
 //! The sampling engine: `sample`, `sample_b`, `sample_l`, `sample_c`,
-//! `sample_b_c`, `sample_l_c`, `sample_d`, `ld` and `resinfo` for SIMD8
-//! and SIMD16 messages on 1D and 2D surfaces (and buffers for `ld`), with
-//! SAMPLER_STATE: nearest and (bi)linear filtering, mip levels (none,
-//! nearest, linear), LOD bias and clamps, every address mode but CUBE,
-//! border colours, the shadow compare, non-normalized coordinates.
+//! `sample_b_c`, `sample_l_c`, `sample_d`, `ld`, `resinfo` and `gather4`
+//! (Gen6 "load4"; Gen7 also `gather4_c`) for SIMD8, SIMD16 and SIMD4x2
+//! messages on 1D, 2D, 3D and cube surfaces, 1D/2D arrays and cube arrays
+//! (Gen6+), and buffers for `ld`, with SAMPLER_STATE: nearest and
+//! (bi/tri)linear filtering, mip levels (none, nearest, linear), LOD bias
+//! and clamps, every address mode including TEXCOORDMODE_CUBE (and the
+//! Cube Surface Control Mode override), cube face enables and corner
+//! modes, border colours, the shadow compare, non-normalized coordinates.
 //!
 //! Files: `params` (where each parameter sits, per generation), `state`
 //! (SAMPLER_STATE, the border colour, where they are found), `lod` (LOD
 //! from gradients and the manual's LOD pseudocode), `filter` (address
-//! modes, filtering within and between levels), `texel` (one texel's
-//! channels). Mip level placement is [`Surface::level`].
+//! modes, filtering within and between levels, the gather4 footprint),
+//! `cube` (face selection and the faces' neighbours), `texel` (one
+//! texel's channels). Placement of levels, planes, array slices and cube
+//! faces is [`Surface::level`] and [`Surface::slice`].
 //!
-//! Not modelled, refused with a reason or [`SendError::Unhandled`]: 3D and
-//! cube surfaces, surface arrays, TEXCOORDMODE_CUBE, MAPFILTER_MONO,
-//! ChromaKey, anisotropic filtering where the manual does not turn it into
-//! linear (see below), gather4, sample+killpix, lod, sampleinfo, the
-//! multisample loads, SIMD4x2 and SIMD32 messages, YUV formats.
+//! Coordinates by surface type (003 lines 79841-79888; 000 lines
+//! 4086-4097): 1D u and the array index in v; 2D u, v and the array index
+//! in r; 3D u, v, r; cube the direction (u, v, r) and the cube array index
+//! ai. Sample messages round the array index to nearest even and clamp it
+//! (a choice, see `array_slice`); `ld` reads zero outside the slices.
+//!
+//! Not modelled, refused with a reason or [`SendError::Unhandled`]: arrays
+//! and cube maps on Gen4/G45 (the 000 manual gives no layout for them; 3D
+//! surfaces are modelled there), `sample_d` on cubes, gather4_po,
+//! MAPFILTER_MONO, ChromaKey, anisotropic filtering where the manual does
+//! not turn it into linear (see below), sample+killpix, lod, sampleinfo,
+//! the multisample loads, SIMD32 messages, YUV formats. SIMD4x2 forms of
+//! sample, sample_b and (Gen6+) sample_c are refused as the manual says
+//! (see `simd4x2_allowed`).
 //! MAPFILTER_ANISOTROPIC "will be overridden to MAPFILTER_LINEAR when
 //! using a sample_l or sample_l_c message type or when Force LOD to Zero is
 //! set" (000 line 3692; not Force LOD to Zero on Gen4, the [DevBW, DevCL]
@@ -655,7 +669,7 @@ fn sample(
                     u,
                     v,
                     r: 0.0,
-                    slice: surface.min_array.saturating_add(6 * n),
+                    slice: surface.min_array.saturating_add(n.saturating_mul(6)),
                     face: Some(face),
                 }
             }
