@@ -664,3 +664,73 @@ fn hostile_volumes_do_not_panic() {
         }
     }
 }
+
+/// A SIMD8 `sample` (u v r ai from parameter 0, Gen6 and Gen7 alike: 003
+/// lines 79366-79390; [ext: mesa elk]) of direction or coordinates `c`.
+fn sample8(gpu: &mut MemoryUnits, c: &[[f32; 4]; 8]) -> [f32; 8] {
+    let prm = |k: usize| -> [u32; 8] { core::array::from_fn(|l| c[l][k].to_bits()) };
+    let regs = [prm(0), prm(1), prm(2), prm(3)];
+    reds(&send(gpu, "sample", "8", &regs, 4, false).unwrap())
+}
+
+/// `sample` takes its LOD from the subspan's upper-left, upper-right and
+/// lower-left pixels (lanes 4k, 4k + 1, 4k + 2; 003 lines 79157-79160,
+/// 79966-79985), and on a 3D surface r counts in planes (003 lines
+/// 73382-73383): dr/dx = 0.5 of 4 planes is 2 texels, LOD 1.
+#[test]
+fn subspan_lod_counts_r_on_3d_surfaces() {
+    let p = IsaGen::Gen6;
+    let spec = Spec {
+        mip: 1,
+        ..Spec::default()
+    };
+    let mut gpu = volume(p, &spec);
+    let a = [0.75, 0.25, 0.25, 0.0];
+    let b = [0.75, 0.25, 0.75, 0.0];
+    let z = [0.125, 0.125, 0.125, 0.0];
+    // Subspan 0: UL a, UR b (dr/dx 0.5), LL a, LR a. Subspan 1: no
+    // gradient, magnified: level 0.
+    let got = sample8(&mut gpu, &[a, b, a, a, z, z, z, z]);
+    // Level 1 (2x2x2): a is texel (1, 0) of plane 0, b of plane 1.
+    assert_eq!(&got[..5], &[1001.0, 1101.0, 1001.0, 1001.0, 0.0]);
+}
+
+/// Cube LOD: the face coordinates' differences on the upper-left pixel's
+/// face, in texels of the face (the model's stated choice). UL (0, 0, 1)
+/// and UR (1, 0, 1) differ by 0.5 in s on +Z: 2 texels of 4, LOD 1 (the
+/// raw direction differs by 1, which would give LOD 2).
+#[test]
+fn subspan_lod_on_cube_faces() {
+    let p = IsaGen::Gen7;
+    let s = Surf {
+        mips: 3,
+        ..Surf::new(3, R32_FLOAT, 4, 4, 1)
+    };
+    let spec = Spec {
+        mip: 1,
+        ..Spec::default()
+    };
+    let mut gpu = cube_gpu(p, &s, &spec);
+    // Per face (QPitch 30): level 1 (2x2) at row 4, level 2 (1x1) at
+    // column 4, row 4 (MIPLAYOUT_BELOW stepping, 003 lines 6018-6034).
+    for q in 0..6 {
+        for y in 0..2 {
+            for x in 0..2 {
+                put32(
+                    &mut gpu,
+                    x,
+                    30 * q + 4 + y,
+                    (1000 + 100 * q + 10 * y + x) as f32,
+                );
+            }
+        }
+        put32(&mut gpu, 4, 30 * q + 4, (2000 + 100 * q) as f32);
+    }
+    let ul = [0.0, 0.0, 1.0, 0.0];
+    let ur = [1.0, 0.0, 1.0, 0.0];
+    let got = sample8(&mut gpu, &[ul, ur, ul, ul, ul, ul, ul, ul]);
+    // UL on level 1 of +Z: s = t = 0.5, texel (1, 1).
+    assert_eq!(got[0], 1411.0);
+    // The second subspan has no gradient: level 0, texel (2, 2).
+    assert_eq!(got[4], cube_value(4, 2, 2));
+}
