@@ -734,3 +734,25 @@ fn subspan_lod_on_cube_faces() {
     // The second subspan has no gradient: level 0, texel (2, 2).
     assert_eq!(got[4], cube_value(4, 2, 2));
 }
+
+/// sample_d on a 3D surface: drdx and drdy join the gradient vectors (003
+/// lines 73382-73383). Gen7 sends u dudx dudy v dvdx dvdy r drdx drdy
+/// [ext: mesa elk_lower_logical_sends.cpp]: drdx 0.5 of 4 planes, LOD 1.
+#[test]
+fn sample_d_uses_r_gradients() {
+    let p = IsaGen::Gen7;
+    let spec = Spec {
+        mip: 1,
+        ..Spec::default()
+    };
+    let mut gpu = volume(p, &spec);
+    let all = |x: f32| [x.to_bits(); 8];
+    let (z, a) = (all(0.0), [0.75, 0.25, 0.25]);
+    let regs = [all(a[0]), z, z, all(a[1]), z, z, all(a[2]), all(0.5), z];
+    let got = reds(&send(&mut gpu, "sample_d", "8", &regs, 4, false).unwrap());
+    assert_eq!(got[0], 1001.0);
+    // Without the r gradient the LOD is -inf: level 0, texel (3, 1, 1).
+    let regs = [all(a[0]), z, z, all(a[1]), z, z, all(a[2]), z, z];
+    let got = reds(&send(&mut gpu, "sample_d", "8", &regs, 4, false).unwrap());
+    assert_eq!(got[0], 113.0);
+}

@@ -405,8 +405,8 @@ fn filterable(p: IsaGen, f: &Format) -> bool {
 /// header M0.2 bits 17:16 [ext: mesa brw_fs_nir.cpp, "Stuff the channel
 /// select bits in the top of the texture offset"; the offsets are M0.2
 /// 11:0]. gather4_c compares each texel's red. Refused: gather4_po, the
-/// Gen6 surface and mip-filter restrictions (2D or cube, MIPFILTER_NONE,
-/// no integer formats on Gen6). Not modelled: Ivy Bridge's RG32F green
+/// surface types other than 2D and cube, and on Gen6 the manual's
+/// MIPFILTER_NONE and one-channel, non-integer format rules. Not modelled: Ivy Bridge's RG32F green
 /// select fault Mesa works around [ext: mesa gather_channel_quirk_mask].
 fn sample(
     env: &mut MessageEnv,
@@ -459,7 +459,9 @@ fn sample(
                 "gather4: the surface must be SURFTYPE_2D or SURFTYPE_CUBE",
             ));
         }
-        if st.mip_filter != MipFilter::None {
+        // The SNB manual's rule; Gen7 has no manual here and Mesa gathers
+        // from mipmapped samplers there, so Gen7 takes the LOD-0 level.
+        if p == IsaGen::Gen6 && st.mip_filter != MipFilter::None {
             return Err(bad("gather4: Mip Mode Filter must be MIPFILTER_NONE"));
         }
         if p == IsaGen::Gen6 && (f.channels != 1 || !filterable(p, &f)) {
