@@ -16,3 +16,5 @@ mod mips;
 mod rig;
 #[path = "eu_sampler/state.rs"]
 mod state;
+#[path = "eu_sampler/volume.rs"]
+mod volume;

@@ -232,8 +232,13 @@ pub fn sampler_state(p: IsaGen, s: &Spec) -> [u32; 4] {
 /// (BTI 1 `tex`) and its SURFACE_STATE, SAMPLER_STATE taken from the main
 /// table at STATE_BASE + SAMPLERS unless a message's header moves it.
 pub fn new_gpu(p: IsaGen, tex: &Tex) -> MemoryUnits {
+    new_gpu_state(p, &tex.state(p))
+}
+
+/// [`new_gpu`] with SURFACE_STATE dwords `state` at BTI 1.
+pub fn new_gpu_state(p: IsaGen, state: &[u32]) -> MemoryUnits {
     let mut mem = FlatMemory::new(MEM, MEM_LEN);
-    for (i, d) in tex.state(p).iter().enumerate() {
+    for (i, d) in state.iter().enumerate() {
         let at = SURFACE_STATE_BASE + u64::from(SURFACE_STATE) + 4 * i as u64;
         assert!(mem.set_dword(at, *d));
     }

@@ -23,6 +23,10 @@
 //! aligned height]. Gen7 has no layout bit (bit 10 is Surface Array
 //! Spacing) and always steps as MIPLAYOUT_BELOW [ext: mesa
 //! src/intel/isl/isl.c, ISL_DIM_LAYOUT_GFX4_2D].
+//!
+//! Arrays, cube faces and 3D planes ([`Surface::slice`]): array slices
+//! and cube faces are QPitch rows apart ([`ArraySpacing`]); 3D levels
+//! stack their planes 2^L wide (003 lines 6225-6262).
 
 use baregpu_hal::Packet;
 use baregpu_isa::IsaGen;
@@ -118,6 +122,36 @@ pub struct Surface {
     /// Alignment unit of the mip layout in texels: width i and height j
     /// (003 lines 6055-6090).
     pub mip_align: (u32, u32),
+    /// Minimum Array Element: added to the delivered array index (003
+    /// lines 76203-76228).
+    pub min_array: u32,
+    /// How far apart array slices (and cube faces) are.
+    pub array_spacing: ArraySpacing,
+    /// Cube Face Enables, bit 5 -X, 4 +X, 3 -Y, 2 +Y, 1 -Z, 0 +Z (003 lines
+    /// 75788-75803); a disabled face reads as the border colour.
+    pub cube_faces: u8,
+    /// Cube Map Corner Mode CUBE_AVERAGE (else CUBE_REPLICATE, 003 lines
+    /// 75681-75700).
+    pub cube_average: bool,
+}
+
+/// The rows from one array slice to the next (QPitch), as the generation
+/// lays it out (003 lines 6137-6166 "Surface Arrays").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ArraySpacing {
+    /// Gen4/G45: the 000 manual gives no array or ILK+ cube layout, so
+    /// arrays and cubes are refused there.
+    #[default]
+    Unmodelled,
+    /// `QPitch = h0 + h1 + extra * j` (h0, h1: the padded heights of levels
+    /// 0 and 1): `extra` 11 on Gen6 (003 line 6153), 12 on Gen7 with
+    /// ARYSPC_FULL [ext: mesa src/intel/isl/isl.c
+    /// isl_calc_array_pitch_el_rows, "The QPitch equation changed slightly
+    /// in Ivybridge"].
+    Full { extra: u32 },
+    /// Gen7 ARYSPC_LOD0: slices only hold level 0, `QPitch = h0` [ext: mesa
+    /// isl.c, ISL_ARRAY_PITCH_SPAN_COMPACT; gen7.xml Surface Array Spacing].
+    Lod0,
 }
 
 /// SURFACE_STATE MIP Map Layout Mode (000 line 3137; 003 lines
@@ -161,6 +195,10 @@ impl Surface {
             min_lod: 0,
             mip_layout: MipLayout::Below,
             mip_align: (4, 2),
+            min_array: 0,
+            array_spacing: ArraySpacing::Unmodelled,
+            cube_faces: 0,
+            cube_average: false,
         }
     }
 
@@ -232,6 +270,10 @@ impl Surface {
                 RawState {
                     right: s.mip_map_layout_mode == 1,
                     mip_align: (4, j(s.surface_vertical_alignment)),
+                    min_array: s.minimum_array_element,
+                    spacing: ArraySpacing::Full { extra: 11 },
+                    cube_faces: s.cube_face_enables as u8,
+                    cube_average: s.cube_map_corner_mode == 1,
                     ..raw_of!(&s)
                 }
             }
@@ -247,6 +289,15 @@ impl Surface {
                 };
                 RawState {
                     mip_align: (i, j(s.surface_vertical_alignment)),
+                    min_array: s.minimum_array_element,
+                    spacing: if s.surface_array_spacing == 1 {
+                        ArraySpacing::Lod0
+                    } else {
+                        ArraySpacing::Full { extra: 12 }
+                    },
+                    cube_faces: s.cube_face_enables as u8,
+                    // The hal's gen7 table has no Cube Map Corner Mode:
+                    // CUBE_REPLICATE.
                     ..raw_of!(&s)
                 }
             }
@@ -323,8 +374,8 @@ impl Surface {
         let size = |n: u32, l: u32| (n >> l).max(1);
         let (i, j) = (self.mip_align.0.max(1), self.mip_align.1.max(1));
         // Padded width and height of level l.
-        let pw = |l: u32| size(self.width, l).div_ceil(i) * i;
-        let ph = |l: u32| size(height, l).div_ceil(j) * j;
+        let pw = |l: u32| size(self.width, l).div_ceil(i).saturating_mul(i);
+        let ph = |l: u32| size(height, l).div_ceil(j).saturating_mul(j);
         let (mut x, mut y) = (0u32, 0u32);
         for l in 0..lod {
             // The step from level l to level l + 1.
@@ -343,6 +394,78 @@ impl Surface {
             y,
             width: size(self.width, lod),
             height: size(height, lod),
+        })
+    }
+}
+
+impl Surface {
+    /// Rows from one array slice (or cube face) to the next, by
+    /// [`ArraySpacing`]; `None` where the layout is not modelled.
+    pub fn qpitch(&self) -> Option<u32> {
+        let j = self.mip_align.1.max(1);
+        let height = if self.kind == SurfaceKind::D1 {
+            1
+        } else {
+            self.height
+        };
+        // H1 is minified from H0 whatever the MIP Count (isl computes it
+        // the same way).
+        let h = |l: u32| (height >> l).max(1).div_ceil(j).saturating_mul(j);
+        match self.array_spacing {
+            ArraySpacing::Unmodelled => None,
+            ArraySpacing::Full { extra } => Some(
+                h(0).saturating_add(h(1))
+                    .saturating_add(extra.saturating_mul(j)),
+            ),
+            ArraySpacing::Lod0 => Some(h(0)),
+        }
+    }
+
+    /// Where level `lod` of slice `q` lies: for a 3D surface `q` is the
+    /// depth plane of that level, for arrays and cubes the array slice
+    /// (cube face `f` of cube `c` is slice `6c + f`, 003 lines 6192-6223).
+    /// `None` past the 14 levels, or for a slice this model cannot place.
+    ///
+    /// 3D surfaces (003 lines 6225-6262, "3D Surfaces"; the same layout on
+    /// Gen4-Gen7.5 [ext: mesa isl.c ISL_DIM_LAYOUT_GFX4_3D]): "All of the
+    /// LOD=0 q-planes are stacked vertically, then below that, the LOD=1
+    /// q-planes are stacked two-wide, then the LOD=2 q-planes are stacked
+    /// four-wide below that, and so on", level L having `max(1, D >> L)`
+    /// planes of the padded level size; no alignment in depth.
+    pub fn slice(&self, lod: u32, q: u32) -> Option<MipLevel> {
+        if self.kind == SurfaceKind::D3 {
+            return self.plane_3d(lod, q);
+        }
+        let level = self.level(lod)?;
+        if q == 0 {
+            return Some(level);
+        }
+        let y = level.y.checked_add(self.qpitch()?.checked_mul(q)?)?;
+        Some(MipLevel { y, ..level })
+    }
+
+    fn plane_3d(&self, lod: u32, q: u32) -> Option<MipLevel> {
+        if lod > 13 {
+            return None;
+        }
+        let (i, j) = (self.mip_align.0.max(1), self.mip_align.1.max(1));
+        let size = |n: u32, l: u32| (n >> l).max(1);
+        let pw = |l: u32| size(self.width, l).div_ceil(i).saturating_mul(i);
+        let ph = |l: u32| size(self.height, l).div_ceil(j).saturating_mul(j);
+        let mut y = 0u32;
+        for l in 0..lod {
+            // Level l: its planes in rows of 2^l.
+            let rows = size(self.depth, l).div_ceil(1 << l);
+            y = y.checked_add(rows.checked_mul(ph(l))?)?;
+        }
+        let across = 1u32 << lod;
+        let x = (q % across).checked_mul(pw(lod))?;
+        let y = y.checked_add((q / across).checked_mul(ph(lod))?)?;
+        Some(MipLevel {
+            x,
+            y,
+            width: size(self.width, lod),
+            height: size(self.height, lod),
         })
     }
 }
@@ -366,6 +489,10 @@ struct RawState {
     /// MIP Map Layout Mode bit (0 where the generation has none).
     right: bool,
     mip_align: (u32, u32),
+    min_array: u32,
+    spacing: ArraySpacing,
+    cube_faces: u8,
+    cube_average: bool,
 }
 
 macro_rules! raw_of {
@@ -388,6 +515,10 @@ macro_rules! raw_of {
             min_lod: s.surface_min_lod,
             right: false,
             mip_align: (4, 2),
+            min_array: 0,
+            spacing: ArraySpacing::Unmodelled,
+            cube_faces: 0,
+            cube_average: false,
         }
     }};
 }
@@ -453,6 +584,10 @@ impl RawState {
                 MipLayout::Below
             },
             mip_align: self.mip_align,
+            min_array: self.min_array,
+            array_spacing: self.spacing,
+            cube_faces: self.cube_faces,
+            cube_average: self.cube_average,
         })
     }
 }
@@ -701,5 +836,72 @@ pub mod format {
         let whole = scaled as u64;
         let up = scaled - whole as f64 >= 0.5;
         (whole + u64::from(up)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gen6 DW0 9 corner mode, 5:0 face enables; DW4 27:17 Minimum Array
+    /// Element (003 lines 75681-75803, 76203). Gen7 DW0 10 array spacing,
+    /// DW4 28:18 Minimum Array Element [ext: mesa gen7.xml].
+    #[test]
+    fn array_and_cube_fields_decode() {
+        let mut dw = [0u32; 6];
+        dw[0] = 3 << 29 | 1 << 9 | 0x2A;
+        dw[2] = 7 << 19 | 7 << 6;
+        dw[3] = 2 << 21;
+        dw[4] = 12 << 17;
+        let s = Surface::from_surface_state(IsaGen::Gen6, &dw).unwrap();
+        assert_eq!((s.kind, s.depth, s.min_array), (SurfaceKind::Cube, 3, 12));
+        assert_eq!((s.cube_faces, s.cube_average), (0x2A, true));
+        assert_eq!(s.array_spacing, ArraySpacing::Full { extra: 11 });
+        // QPitch = h0 + h1 + 11 j = 8 + 4 + 22.
+        assert_eq!(s.qpitch(), Some(34));
+        let mut dw = [0u32; 8];
+        dw[0] = 1 << 29 | 1 << 16 | 1 << 10;
+        dw[2] = 5 << 16 | 7;
+        dw[4] = 3 << 18;
+        let s = Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap();
+        assert_eq!((s.min_array, s.array_spacing), (3, ArraySpacing::Lod0));
+        // VALIGN_4: h0 = 6 padded to 8.
+        assert_eq!(s.qpitch(), Some(8));
+        assert_eq!(s.slice(0, 2).map(|l| l.y), Some(16));
+        dw[0] &= !(1 << 10);
+        let s = Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap();
+        // h0 8 + h1 (3 -> 4) + 12 * 4.
+        assert_eq!(s.qpitch(), Some(60));
+        // Gen4 arrays have no modelled spacing.
+        let s = Surface::from_surface_state(IsaGen::Gen4, &[1 << 29, 0, 0, 1 << 21, 0]).unwrap();
+        assert_eq!((s.qpitch(), s.slice(0, 1)), (None, None));
+        assert!(s.slice(0, 0).is_some());
+    }
+
+    /// 3D: level L's planes 2^L across, each the padded level size (003
+    /// lines 6225-6262). 10x6x5, alignment 4x2: level 0 planes 12x6 at rows
+    /// 6z; level 1 (5x3x2, padded 8x4) at row 30, two across; level 2
+    /// (2x1x1, padded 4x2) at row 34.
+    #[test]
+    fn three_d_planes() {
+        let s = Surface {
+            kind: SurfaceKind::D3,
+            depth: 5,
+            mip_count: 3,
+            ..Surface::two_d(0, format::R32_FLOAT, 10, 6, 64, Tiling::Linear)
+        };
+        let at = |l, q| s.slice(l, q).map(|m| (m.x, m.y, m.width, m.height));
+        assert_eq!(at(0, 4), Some((0, 24, 10, 6)));
+        assert_eq!(at(1, 0), Some((0, 30, 5, 3)));
+        assert_eq!(at(1, 1), Some((8, 30, 5, 3)));
+        assert_eq!(at(2, 0), Some((0, 34, 2, 1)));
+        assert_eq!(at(14, 0), None);
+        // Hostile sizes saturate to None or a position, never overflow.
+        let huge = Surface {
+            depth: u32::MAX,
+            height: u32::MAX,
+            ..s
+        };
+        let _ = huge.slice(13, u32::MAX);
     }
 }

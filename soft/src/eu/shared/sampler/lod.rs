@@ -3,13 +3,27 @@
 //!
 //! LOD from gradients (000 lines 2739-2745, "the ideal LOD computation"):
 //! `log2(max(|(du/dx, dv/dx)|, |(du/dy, dv/dy)|))` with the coordinates in
-//! texels of the base level. `sample`, `sample_b` and `sample_c` take the
+//! texels of the base level; 3D surfaces add dr (in planes of the base
+//! level) to each vector ("1D and 3D surfaces follow a similar method but
+//! with a different number of dimensions", 003 lines 73382-73383). Cube
+//! maps take the differences of the face coordinates on the face of the
+//! subspan's upper-left pixel, in texels of the face (a choice: the
+//! manuals do not define cube gradients). `sample`, `sample_b` and `sample_c` take the
 //! gradients "between adjacent pixels" (000 line 4038; 003 lines
 //! 79437-79438): the differences of the upper-right and lower-left pixel
 //! of each 2x2 subspan from its upper-left one (subspans are lanes 4k to
-//! 4k + 3 in UL, UR, LL, LR order, 000 lines 4103-4125), whatever kind of
-//! thread sent the message; these three pixels are used even when their
-//! channels are off (000 lines 3927-3929). `sample_d` brings the gradients.
+//! 4k + 3 in UL, UR, LL, LR order, 000 lines 4103-4125; 003 lines
+//! 79924-79956 for SIMD16 and 79966-79985 for SIMD8, "Subspan 0, Pixel 0
+//! (upper left)"), whatever kind of thread sent the message; these three
+//! pixels are used even when their channels are off (000 lines 3927-3929;
+//! 003 lines 79157-79160, "the sampling engine assumes that the parameters
+//! for the upper left, upper right, and lower left pixels in the subspan
+//! are valid regardless of the execution mask, as these are needed for
+//! the LOD computation"). The Gen6 manual states the payload in subspans
+//! for every thread type; only the pixel shader's dispatch puts pixels of
+//! a 2x2 subspan there, so other threads get the same arithmetic on
+//! whatever lanes 4k to 4k + 3 hold. SIMD4x2 messages have no subspan and
+//! may not use these three messages (003 lines 79453, 79484, 79518-79520). `sample_d` brings the gradients.
 //! The manuals say the hardware's LOD is "implementation-dependent"
 //! (000 line 2733); this model computes the ideal one in double precision.
 //!
@@ -64,13 +78,16 @@ pub(super) struct Pick {
     pub beta: f64,
 }
 
-/// log2 of the longer gradient, in texels (`w`, `h` scale normalized
-/// gradients; 1 for unnormalized coordinates). Zero gradients give -inf.
-pub(super) fn from_gradients(d: [f64; 4], w: f64, h: f64) -> f64 {
-    let [dudx, dvdx, dudy, dvdy] = d;
-    let x = libm::sqrt((dudx * w) * (dudx * w) + (dvdx * h) * (dvdx * h));
-    let y = libm::sqrt((dudy * w) * (dudy * w) + (dvdy * h) * (dvdy * h));
-    libm::log2(x.max(y))
+/// log2 of the longer gradient, in texels: `dx` and `dy` are the (u, v,
+/// r) differences along x and y, `size` scales each (the level-0 width,
+/// height and depth for normalized coordinates, 1 for unnormalized ones, 0
+/// for an axis the surface lacks). Zero gradients give -inf.
+pub(super) fn from_gradients(dx: [f64; 3], dy: [f64; 3], size: [f64; 3]) -> f64 {
+    let len = |d: [f64; 3]| {
+        let s: f64 = (0..3).map(|i| (d[i] * size[i]) * (d[i] * size[i])).sum();
+        libm::sqrt(s)
+    };
+    libm::log2(len(dx).max(len(dy)))
 }
 
 /// Applies the pseudocode of the module doc.

@@ -1,21 +1,35 @@
 //! The sampling engine: `sample`, `sample_b`, `sample_l`, `sample_c`,
-//! `sample_b_c`, `sample_l_c`, `sample_d`, `ld` and `resinfo` for SIMD8
-//! and SIMD16 messages on 1D and 2D surfaces (and buffers for `ld`), with
-//! SAMPLER_STATE: nearest and (bi)linear filtering, mip levels (none,
-//! nearest, linear), LOD bias and clamps, every address mode but CUBE,
-//! border colours, the shadow compare, non-normalized coordinates.
+//! `sample_b_c`, `sample_l_c`, `sample_d`, `ld`, `resinfo` and `gather4`
+//! (Gen6 "load4"; Gen7 also `gather4_c`) for SIMD8, SIMD16 and SIMD4x2
+//! messages on 1D, 2D, 3D and cube surfaces, 1D/2D arrays and cube arrays
+//! (Gen6+), and buffers for `ld`, with SAMPLER_STATE: nearest and
+//! (bi/tri)linear filtering, mip levels (none, nearest, linear), LOD bias
+//! and clamps, every address mode including TEXCOORDMODE_CUBE (and the
+//! Cube Surface Control Mode override), cube face enables and corner
+//! modes, border colours, the shadow compare, non-normalized coordinates.
 //!
 //! Files: `params` (where each parameter sits, per generation), `state`
 //! (SAMPLER_STATE, the border colour, where they are found), `lod` (LOD
 //! from gradients and the manual's LOD pseudocode), `filter` (address
-//! modes, filtering within and between levels), `texel` (one texel's
-//! channels). Mip level placement is [`Surface::level`].
+//! modes, filtering within and between levels, the gather4 footprint),
+//! `cube` (face selection and the faces' neighbours), `texel` (one
+//! texel's channels). Placement of levels, planes, array slices and cube
+//! faces is [`Surface::level`] and [`Surface::slice`].
 //!
-//! Not modelled, refused with a reason or [`SendError::Unhandled`]: 3D and
-//! cube surfaces, surface arrays, TEXCOORDMODE_CUBE, MAPFILTER_MONO,
-//! ChromaKey, anisotropic filtering where the manual does not turn it into
-//! linear (see below), gather4, sample+killpix, lod, sampleinfo, the
-//! multisample loads, SIMD4x2 and SIMD32 messages, YUV formats.
+//! Coordinates by surface type (003 lines 79841-79888; 000 lines
+//! 4086-4097): 1D u and the array index in v; 2D u, v and the array index
+//! in r; 3D u, v, r; cube the direction (u, v, r) and the cube array index
+//! ai. Sample messages round the array index to nearest even and clamp it
+//! (a choice, see `array_slice`); `ld` reads zero outside the slices.
+//!
+//! Not modelled, refused with a reason or [`SendError::Unhandled`]: arrays
+//! and cube maps on Gen4/G45 (the 000 manual gives no layout for them; 3D
+//! surfaces are modelled there), `sample_d` on cubes, gather4_po,
+//! MAPFILTER_MONO, ChromaKey, anisotropic filtering where the manual does
+//! not turn it into linear (see below), sample+killpix, lod, sampleinfo,
+//! the multisample loads, SIMD32 messages, YUV formats. SIMD4x2 forms of
+//! sample, sample_b and (Gen6+) sample_c are refused as the manual says
+//! (see `simd4x2_allowed`).
 //! MAPFILTER_ANISOTROPIC "will be overridden to MAPFILTER_LINEAR when
 //! using a sample_l or sample_l_c message type or when Force LOD to Zero is
 //! set" (000 line 3692; not Force LOD to Zero on Gen4, the [DevBW, DevCL]
@@ -54,6 +68,7 @@
 //! two registers per channel with masked channels removed and the rest
 //! moved down. Only pixels with their channel enable set are written.
 
+mod cube;
 mod filter;
 mod lod;
 mod params;
@@ -67,7 +82,7 @@ use super::MessageEnv;
 use super::payload::{Msg, Reg, bad, set_dword};
 use super::surface::{Surface, SurfaceKind, format};
 use crate::eu::send::SendError;
-use filter::{Filter, Texture};
+use filter::{At, Filter, Texture};
 use lod::LodIn;
 use params::Params;
 use state::BorderKind;
@@ -87,6 +102,8 @@ struct Header {
     force_lod_zero: bool,
     /// M0.3: the Sampler State Pointer where the header carries one.
     pointer: u32,
+    /// M0.2 bits 17:16: the channel gather4 returns (Gen7).
+    gather_channel: usize,
 }
 
 /// The message's parameters, every lane (0 past the message's end).
@@ -94,17 +111,20 @@ struct Args {
     lanes: usize,
     u: [u32; 16],
     v: [u32; 16],
+    r: [u32; 16],
+    ai: [u32; 16],
     lod: [u32; 16],
     reference: [u32; 16],
-    gradients: [[u32; 16]; 4],
+    /// dudx, dvdx, dudy, dvdy, drdx, drdy.
+    gradients: [[u32; 16]; 6],
 }
 
 pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Result<(), SendError> {
     let p = m.platform();
-    let lanes = match s.simd {
-        SamplerSimd::Simd8 => 8,
-        SamplerSimd::Simd16 => 16,
-        SamplerSimd::Simd4x2 => return Err(SendError::Unhandled),
+    let (lanes, simd4x2) = match s.simd {
+        SamplerSimd::Simd8 => (8usize, false),
+        SamplerSimd::Simd16 => (16, false),
+        SamplerSimd::Simd4x2 => (2, true),
     };
     let present = p <= IsaGen::G45 || m.req.header;
     let h = usize::from(present);
@@ -118,6 +138,11 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
             offsets: (offset(m2 >> 8), offset(m2 >> 4)),
             force_lod_zero: p <= IsaGen::G45 && m2 >> 16 & 1 != 0,
             pointer: m.dword(0, 3)?,
+            gather_channel: if p >= IsaGen::Gen7 {
+                (m2 >> 16 & 3) as usize
+            } else {
+                0
+            },
         }
     } else {
         Header::default()
@@ -125,25 +150,65 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     if header.masked == 0xF {
         return Err(bad("sampler: all four channels masked"));
     }
-    let per = lanes / 8;
-    let rlen = if lanes == 16 {
-        2 * (4 - header.masked.count_ones() as usize)
-    } else {
-        4
+    if simd4x2 {
+        simd4x2_allowed(p, s.op, header)?;
+    }
+    let per = lanes.div_ceil(8);
+    let rlen = match lanes {
+        16 => 2 * (4 - header.masked.count_ones() as usize),
+        8 => 4,
+        // SIMD4x2: "a single message register containing all four channels
+        // of each of the two" samples (003 lines 80279-80282).
+        _ => 1,
     };
     m.need(h, rlen)?;
     let args = gather(m, h, per, lanes, &prm)?;
     let surface = env.surface(s.bti)?;
-    let ce = m.enables();
+    let ce = if simd4x2 {
+        // "If any of the high 4 bits are asserted, that sample is valid.
+        // If any of the low 4 bits are asserted, that sample is valid" (003
+        // lines 79162-79164).
+        let e = m.enables();
+        u32::from(e & 0xF != 0) | u32::from(e >> 4 & 0xF != 0) << 1
+    } else {
+        m.enables()
+    };
     let texels = match s.op {
         SamplerOp::Resinfo => resinfo(p, s, &surface, &args, ce),
         SamplerOp::Ld => ld(env, &surface, &args, header, ce)?,
         _ => sample(env, p, s, &surface, &args, header, ce)?,
     };
-    write_back(m, &texels, header.masked, lanes, ce)
+    if simd4x2 {
+        write_back_4x2(m, &texels, header.masked, ce)
+    } else {
+        write_back(m, &texels, header.masked, lanes, ce)
+    }
 }
 
-/// Reads every parameter `prm` names, for every lane.
+/// SIMD4x2 forms: no LOD can be computed without a subspan, so sample,
+/// sample_b, sample_c (but for Gen4/G45 with Force LOD to Zero) and lod
+/// are not supported (003 lines 79453, 79484, 79518-79520, 79674; 000 line
+/// 4046).
+fn simd4x2_allowed(p: IsaGen, op: SamplerOp, header: Header) -> Result<(), SendError> {
+    use SamplerOp as O;
+    match op {
+        O::SampleL | O::SampleLC | O::SampleD | O::Ld | O::Resinfo | O::Gather4 | O::Gather4C => {
+            Ok(())
+        }
+        O::SampleC if p <= IsaGen::G45 && header.force_lod_zero => Ok(()),
+        O::Sample => Err(bad("sampler: sample is not supported in SIMD4x2 mode")),
+        O::SampleB | O::SampleBC => Err(bad("sampler: sample_b is not supported in SIMD4x2 mode")),
+        O::SampleC => Err(bad(
+            "sampler: SIMD4x2 sample_c needs Force LOD to Zero (Gen4/G45) and is not supported from Gen6",
+        )),
+        _ => Err(bad("sampler: message type not supported in SIMD4x2 mode")),
+    }
+}
+
+/// Reads every parameter `prm` names, for every lane. SIMD8/16: parameter
+/// k in register k (or 2k, 2k + 1), a lane per dword; SIMD4x2: parameters
+/// 4n to 4n + 3 of sample 0 in dwords 0-3 of register n and of sample 1 in
+/// dwords 4-7 (003 lines 79989-80010; 000 lines 4143-4160).
 fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<Args, SendError> {
     let one = |k: Option<usize>| -> Result<[u32; 16], SendError> {
         let mut out = [0u32; 16];
@@ -151,21 +216,35 @@ fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<A
             return Ok(out);
         };
         for (c, o) in out.iter_mut().enumerate().take(lanes) {
-            let r = h + k * per + c / 8;
+            let (r, d) = if lanes == 2 {
+                (h + k / 4, 4 * c + k % 4)
+            } else {
+                (h + k * per + c / 8, c % 8)
+            };
             if r < usize::from(m.req.mlen) {
-                *o = m.dword(r, c % 8)?;
+                *o = m.dword(r, d)?;
             }
         }
         Ok(out)
     };
     let g = prm.gradients.map(|g| g.map(Some)).unwrap_or([None; 4]);
+    let rg = prm.rgrad.map(|g| g.map(Some)).unwrap_or([None; 2]);
     Ok(Args {
         lanes,
         u: one(Some(prm.u))?,
         v: one(Some(prm.v))?,
+        r: one(prm.r)?,
+        ai: one(prm.ai)?,
         lod: one(prm.lod)?,
         reference: one(prm.reference)?,
-        gradients: [one(g[0])?, one(g[1])?, one(g[2])?, one(g[3])?],
+        gradients: [
+            one(g[0])?,
+            one(g[1])?,
+            one(g[2])?,
+            one(g[3])?,
+            one(rg[0])?,
+            one(rg[1])?,
+        ],
     })
 }
 
@@ -204,6 +283,34 @@ fn resinfo(p: IsaGen, s: &SamplerMsg, surface: &Surface, a: &Args, ce: u32) -> [
     out
 }
 
+/// Checks that a surface's arrays and cube faces can be placed: the
+/// Gen4/G45 layouts are not modelled ([`super::surface::ArraySpacing::Unmodelled`]).
+fn check_layout(surface: &Surface) -> Result<(), SendError> {
+    let arrayed = matches!(surface.kind, SurfaceKind::D1 | SurfaceKind::D2) && surface.depth > 1;
+    if (arrayed || surface.kind == SurfaceKind::Cube) && surface.qpitch().is_none() {
+        return Err(bad(
+            "sampler: surface arrays and cube maps are not modelled on Gen4/G45 (the 000 manual gives no layout)",
+        ));
+    }
+    Ok(())
+}
+
+/// The array slice of a sample message's "unnormalized array index" (003
+/// lines 79841-79870): rounded to the nearest integer (ties to even, as
+/// the APIs ask; the manual gives no rounding), Minimum Array Element
+/// added (003 lines 76211-76214), clamped to the last slice (a choice: the
+/// manual says nothing of indices past Depth).
+fn array_slice(surface: &Surface, index: f64) -> u32 {
+    let last = surface.depth.saturating_sub(1);
+    let i = if index.is_nan() {
+        0.0
+    } else {
+        libm::rint(index)
+    };
+    let i = i.clamp(0.0, f64::from(last)) as u32;
+    surface.min_array.saturating_add(i).min(last)
+}
+
 /// ld for every enabled lane.
 fn ld(
     env: &mut MessageEnv,
@@ -216,14 +323,23 @@ fn ld(
     if surface.kind == SurfaceKind::Null {
         return Ok(out);
     }
+    check_layout(surface)?;
     let f = Format::of(surface, BorderMode::Dx10Ogl)?;
     let (du, dv) = header.offsets;
     for (c, t) in out.iter_mut().enumerate().take(a.lanes) {
         if ce >> c & 1 == 0 {
             continue;
         }
-        let x = i64::from(a.u[c] as i32) + du;
-        let y = i64::from(a.v[c] as i32) + dv;
+        let int = |x: u32| i64::from(x as i32);
+        let x = int(a.u[c]) + du;
+        let y = int(a.v[c]) + dv;
+        // u, v, r by surface type: 1D x and array index, 2D x, y and array
+        // index, 3D x, y, z (003 lines 79872-79888); outside: zero.
+        let (y, q) = match surface.kind {
+            SurfaceKind::D1 => (0, int(a.v[c])),
+            SurfaceKind::D2 => (y, int(a.r[c])),
+            _ => (y, int(a.r[c])),
+        };
         *t = match surface.kind {
             SurfaceKind::Buffer => {
                 if (0..i64::from(surface.width)).contains(&x) {
@@ -232,16 +348,21 @@ fn ld(
                     f.zero()
                 }
             }
-            SurfaceKind::D1 | SurfaceKind::D2 => {
-                check_single(surface)?;
-                let y = if surface.kind == SurfaceKind::D1 {
-                    0
-                } else {
-                    y
-                };
+            SurfaceKind::D1 | SurfaceKind::D2 | SurfaceKind::D3 => {
                 let lod = a.lod[c];
-                let level = (lod < surface.mip_count)
-                    .then(|| surface.level(surface.min_lod.saturating_add(lod)))
+                let abs = surface.min_lod.saturating_add(lod);
+                let (slice, count) = if surface.kind == SurfaceKind::D3 {
+                    (
+                        q,
+                        i64::from(surface.depth.checked_shr(abs).unwrap_or(0).max(1)),
+                    )
+                } else {
+                    let min = i64::from(surface.min_array);
+                    (q + min, i64::from(surface.depth))
+                };
+                let inside = (0..count).contains(&slice) && q >= 0;
+                let level = (lod < surface.mip_count && inside)
+                    .then(|| surface.slice(abs, slice as u32))
                     .flatten();
                 match level {
                     Some(l)
@@ -254,18 +375,10 @@ fn ld(
                     _ => f.zero(),
                 }
             }
-            _ => return Err(bad("sampler: 3D and cube surfaces are not modelled")),
+            _ => return Err(bad("sampler: ld on a cube surface is not defined")),
         };
     }
     Ok(out)
-}
-
-/// Refuses surface arrays (Depth > 0 on a 1D or 2D surface).
-fn check_single(surface: &Surface) -> Result<(), SendError> {
-    if surface.depth > 1 {
-        return Err(bad("sampler: surface arrays are not modelled"));
-    }
-    Ok(())
 }
 
 /// Float formats filter from Gen5 on, UNORM ones always; integer formats
@@ -280,7 +393,21 @@ fn filterable(p: IsaGen, f: &Format) -> bool {
     }
 }
 
-/// The sample messages for every enabled lane.
+/// The sample and gather4 messages for every enabled lane.
+///
+/// gather4 (003 lines 79679-79715, Gen6's "load4"; Gen7 adds gather4_c
+/// [ext: mesa brw_eu_defines.h GFX7_SAMPLER_MESSAGE_SAMPLE_GATHER4_C]):
+/// the bilinear footprint of the level LOD 0 selects ("For SURFTYPE_2D LOD
+/// is forced to zero"), unfiltered, "upper left sample = alpha channel,
+/// upper right sample = blue channel, lower left sample = red channel,
+/// lower right sample = green channel". The channel gathered: Gen6 allows
+/// single-channel formats only and returns their red; Gen7 takes it from
+/// header M0.2 bits 17:16 [ext: mesa brw_fs_nir.cpp, "Stuff the channel
+/// select bits in the top of the texture offset"; the offsets are M0.2
+/// 11:0]. gather4_c compares each texel's red. Refused: gather4_po, the
+/// surface types other than 2D and cube, and on Gen6 the manual's
+/// MIPFILTER_NONE and one-channel, non-integer format rules. Not modelled: Ivy Bridge's RG32F green
+/// select fault Mesa works around [ext: mesa gather_channel_quirk_mask].
 fn sample(
     env: &mut MessageEnv,
     p: IsaGen,
@@ -292,7 +419,8 @@ fn sample(
 ) -> Result<[[u32; 4]; 16], SendError> {
     use SamplerOp as O;
     let mut out = [[0u32; 4]; 16];
-    let shadow_op = matches!(s.op, O::SampleC | O::SampleBC | O::SampleLC);
+    let shadow_op = matches!(s.op, O::SampleC | O::SampleBC | O::SampleLC | O::Gather4C);
+    let gather = matches!(s.op, O::Gather4 | O::Gather4C);
     // A null surface reads zeros (000 line 3090).
     if surface.kind == SurfaceKind::Null {
         return Ok(out);
@@ -313,17 +441,38 @@ fn sample(
     if st.disabled {
         return Ok(out);
     }
-    let one_d = match surface.kind {
-        SurfaceKind::D1 => true,
-        SurfaceKind::D2 => false,
-        _ => {
+    let kind = surface.kind;
+    if !matches!(
+        kind,
+        SurfaceKind::D1 | SurfaceKind::D2 | SurfaceKind::D3 | SurfaceKind::Cube
+    ) {
+        return Err(bad(
+            "sampler: the sample messages take 1D, 2D, 3D and cube surfaces",
+        ));
+    }
+    check_layout(surface)?;
+    let cube = kind == SurfaceKind::Cube;
+    let f = Format::of(surface, st.border_mode)?;
+    if gather {
+        if !matches!(kind, SurfaceKind::D2 | SurfaceKind::Cube) {
             return Err(bad(
-                "sampler: only 1D and 2D surfaces are sampled in this model",
+                "gather4: the surface must be SURFTYPE_2D or SURFTYPE_CUBE",
             ));
         }
-    };
-    check_single(surface)?;
-    let f = Format::of(surface, st.border_mode)?;
+        // The SNB manual's rule; Gen7 has no manual here and Mesa gathers
+        // from mipmapped samplers there, so Gen7 takes the LOD-0 level.
+        if p == IsaGen::Gen6 && st.mip_filter != MipFilter::None {
+            return Err(bad("gather4: Mip Mode Filter must be MIPFILTER_NONE"));
+        }
+        if p == IsaGen::Gen6 && (f.channels != 1 || !filterable(p, &f)) {
+            return Err(bad(
+                "gather4 (Gen6 load4): the surface format must have one channel and not be UINT or SINT",
+            ));
+        }
+    }
+    if s.op == O::SampleD && cube {
+        return Err(bad("sample_d on cube surfaces is not modelled"));
+    }
     // Anisotropic becomes linear only where the manual says so.
     let explicit =
         matches!(s.op, O::SampleL | O::SampleLC) || (p == IsaGen::G45 && header.force_lod_zero);
@@ -333,7 +482,11 @@ fn sample(
         )),
         m => Ok(Filter::of(m)),
     };
-    let filters = (resolve(st.mag_filter)?, resolve(st.min_filter)?);
+    let filters = if gather {
+        (Filter::Linear, Filter::Linear)
+    } else {
+        (resolve(st.mag_filter)?, resolve(st.min_filter)?)
+    };
     let filtering = filters.0 == Filter::Linear
         || filters.1 == Filter::Linear
         || st.mip_filter == MipFilter::Linear;
@@ -346,19 +499,39 @@ fn sample(
         if st.border_mode == BorderMode::Dx9 {
             return Err(bad("sample_c with the DX9 border colour mode is undefined"));
         }
-    } else if filtering && !filterable(p, &f) {
+    } else if filtering && !gather && !filterable(p, &f) {
         // Linear filters are allowed for any format with sample_c only
         // (000 line 4046).
         return Err(bad(
             "sampler: linear filtering of a format without Sampling Engine Filtering",
         ));
     }
-    let axis = |i: usize| {
-        st.address[i].ok_or(bad(
-            "SAMPLER_STATE: TEXCOORDMODE_CUBE or a reserved address mode on a sampled axis",
-        ))
-    };
-    let modes = [axis(0)?, if one_d { AddressMode::Clamp } else { axis(1)? }];
+    let used = [true, kind != SurfaceKind::D1, kind == SurfaceKind::D3];
+    let mut modes = [AddressMode::Clamp; 3];
+    for (i, m) in modes.iter_mut().enumerate() {
+        if used[i] || (cube && i < 2) {
+            *m = st.address[i].ok_or(bad(
+                "SAMPLER_STATE: a reserved address mode on a sampled axis",
+            ))?;
+        }
+    }
+    if cube {
+        // TEXCOORDMODE_CUBE on either face axis, or the override, crosses
+        // face edges (a choice for mixed settings: the manual defines the
+        // mode for cube maps as a whole).
+        if st.cube_override || modes[..2].contains(&AddressMode::Cube) {
+            modes = [AddressMode::Cube, AddressMode::Cube, AddressMode::Clamp];
+        }
+        if st.non_normalized {
+            return Err(bad(
+                "SAMPLER_STATE: non-normalized coordinates on a cube surface",
+            ));
+        }
+    } else if modes.contains(&AddressMode::Cube) {
+        return Err(bad(
+            "SAMPLER_STATE: TEXCOORDMODE_CUBE on a surface that is not a cube",
+        ));
+    }
     if st.non_normalized
         && modes
             .iter()
@@ -369,7 +542,8 @@ fn sample(
             "SAMPLER_STATE: non-normalized coordinates need CLAMP or CLAMP_BORDER",
         ));
     }
-    let border = if modes.contains(&AddressMode::ClampBorder) {
+    let faces_off = cube && surface.cube_faces & 0x3F != 0x3F;
+    let border = if modes.contains(&AddressMode::ClampBorder) || faces_off {
         let kind = if f.is_float() {
             BorderKind::Float
         } else {
@@ -392,51 +566,150 @@ fn sample(
         offsets: header.offsets,
     };
     let fl = |x: u32| f64::from(f32::from_bits(x));
-    let (w, h) = if st.non_normalized {
-        (1.0, 1.0)
+    let size = if st.non_normalized {
+        [1.0, 1.0, 0.0]
     } else {
-        (f64::from(surface.width), f64::from(surface.height))
+        [
+            f64::from(surface.width),
+            f64::from(surface.height),
+            f64::from(surface.depth),
+        ]
     };
-    let vscale = if one_d { 0.0 } else { 1.0 };
+    // Axes the LOD sees: u always, v but on 1D, r on 3D.
+    let size = [
+        size[0],
+        if used[1] { size[1] } else { 0.0 },
+        if used[2] { size[2] } else { 0.0 },
+    ];
+    let dir = |c: usize| [fl(a.u[c]), fl(a.v[c]), fl(a.r[c])];
     // LOD from the gradients inside the subspan of lane c.
     let subspan = |c: usize| {
         if header.force_lod_zero {
             return 0.0;
         }
         let k = c & !3;
+        if cube {
+            let (face, ..) = cube::select(dir(k));
+            let at = |o: usize| cube::on_face(face, dir(k + o));
+            let (ul, ur, ll) = (at(0), at(1), at(2));
+            let n = f64::from(surface.width);
+            return lod::from_gradients(
+                [ur.0 - ul.0, ur.1 - ul.1, 0.0],
+                [ll.0 - ul.0, ll.1 - ul.1, 0.0],
+                [n, n, 0.0],
+            );
+        }
         let d = |x: &[u32; 16], o: usize| fl(x[k + o]) - fl(x[k]);
-        let g = [
-            d(&a.u, 1),
-            vscale * d(&a.v, 1),
-            d(&a.u, 2),
-            vscale * d(&a.v, 2),
-        ];
-        lod::from_gradients(g, w, h)
+        lod::from_gradients(
+            [d(&a.u, 1), d(&a.v, 1), d(&a.r, 1)],
+            [d(&a.u, 2), d(&a.v, 2), d(&a.r, 2)],
+            size,
+        )
     };
     for (c, t) in out.iter_mut().enumerate().take(a.lanes) {
         if ce >> c & 1 == 0 {
             continue;
         }
         let lod_in = match s.op {
+            _ if gather => LodIn::Computed(0.0),
             O::SampleB | O::SampleBC => LodIn::Biased(subspan(c), fl(a.lod[c])),
             O::SampleL | O::SampleLC => LodIn::Explicit(fl(a.lod[c])),
             O::SampleD if header.force_lod_zero => LodIn::Computed(0.0),
             O::SampleD => {
                 let g = a.gradients.map(|g| fl(g[c]));
                 LodIn::Computed(lod::from_gradients(
-                    [g[0], vscale * g[1], g[2], vscale * g[3]],
-                    w,
-                    h,
+                    [g[0], g[1], g[4]],
+                    [g[2], g[3], g[5]],
+                    size,
                 ))
             }
             _ => LodIn::Computed(subspan(c)),
         };
-        let pick = lod::pick(&st, surface, lod_in);
+        let pick = if gather {
+            // LOD forced to zero: no bias, the most detailed level the
+            // clamps allow.
+            let st = SamplerState {
+                lod_bias: 0.0,
+                ..st
+            };
+            lod::pick(&st, surface, lod_in)
+        } else {
+            lod::pick(&st, surface, lod_in)
+        };
         let shadow = shadow_op.then(|| (st.shadow, f32::from_bits(a.reference[c])));
-        let uv = (f32::from_bits(a.u[c]), f32::from_bits(a.v[c]));
-        *t = tex.sample(env, &pick, filters, uv, shadow)?;
+        let at = match kind {
+            SurfaceKind::D1 => At {
+                u: fl(a.u[c]),
+                v: 0.0,
+                r: 0.0,
+                slice: array_slice(surface, fl(a.v[c])),
+                face: None,
+            },
+            SurfaceKind::D2 => At {
+                u: fl(a.u[c]),
+                v: fl(a.v[c]),
+                r: 0.0,
+                slice: array_slice(surface, fl(a.r[c])),
+                face: None,
+            },
+            SurfaceKind::D3 => At {
+                u: fl(a.u[c]),
+                v: fl(a.v[c]),
+                r: fl(a.r[c]),
+                slice: 0,
+                face: None,
+            },
+            _ => {
+                let (face, u, v) = cube::select(dir(c));
+                // Cube arrays: the Depth field counts cubes (003 lines
+                // 76070-76074); Minimum Array Element counts 2D slices.
+                let cubes = surface.depth.max(1);
+                let i = fl(a.ai[c]);
+                let i = if i.is_nan() { 0.0 } else { libm::rint(i) };
+                let n = i.clamp(0.0, f64::from(cubes - 1)) as u32;
+                At {
+                    u,
+                    v,
+                    r: 0.0,
+                    slice: surface.min_array.saturating_add(n.saturating_mul(6)),
+                    face: Some(face),
+                }
+            }
+        };
+        *t = if gather {
+            let [ul, ur, ll, lr] = tex.footprint(env, pick.level0, &at, shadow)?;
+            let ch = if shadow_op { 0 } else { header.gather_channel };
+            [ll[ch], lr[ch], ur[ch], ul[ch]]
+        } else {
+            tex.sample(env, &pick, filters, &at, shadow)?
+        };
     }
     Ok(out)
+}
+
+/// Writes a SIMD4x2 response: one register, sample 0's R, G, B, A in
+/// dwords 0-3 and sample 1's in 4-7; the write channel mask and the active
+/// samples choose what is written (003 lines 80279-80300).
+fn write_back_4x2(
+    m: &mut Msg,
+    texels: &[[u32; 4]; 16],
+    masked: u32,
+    active: u32,
+) -> Result<(), SendError> {
+    let mut reg: Reg = [0; 32];
+    let mut dwords = 0u8;
+    for (c, t) in texels.iter().enumerate().take(2) {
+        if active >> c & 1 == 0 {
+            continue;
+        }
+        for (ch, v) in t.iter().enumerate() {
+            if masked >> ch & 1 == 0 {
+                set_dword(&mut reg, 4 * c + ch, *v);
+                dwords |= 1 << (4 * c + ch);
+            }
+        }
+    }
+    m.respond(0, &reg, dwords)
 }
 
 /// Writes the response: channel slots after removing masked ones (SIMD16

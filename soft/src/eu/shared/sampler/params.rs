@@ -7,7 +7,8 @@
 //!   sample_l_c u v r lod ref; ld u v r lod; resinfo lod; sample_g (2-D
 //!   form, message length 7) u v dudx dvdx dudy dvdy, (3-D form, length
 //!   10) u v r dudx dvdx drdx dudy dvdy drdy.
-//! - Gen6 (003 lines 79366-79390): sample u v r ai; sample_b u v r ai
+//! - Gen6 (003 lines 79366-79390): sample u v r ai; load4 (gather4) u v
+//!   r ai; sample_b u v r ai
 //!   bias; sample_l u v r ai lod; sample_c u v r ai ref; sample_d u v r ai
 //!   dudx dudy dvdx dvdy drdx drdy; sample_b_c u v r ai ref bias;
 //!   sample_l_c u v r ai ref lod; ld u v r lod; resinfo lod.
@@ -15,7 +16,8 @@
 //!   `lower_sampler_logical_send`, "[hdr], [ref], x, dPdx.x, dPdy.x, y,
 //!   ..."]: the shadow reference first, then the LOD or bias, then the
 //!   coordinates; sample_d interleaves each coordinate with its two
-//!   derivatives; ld is "intermixed: u, lod, v, r".
+//!   derivatives; ld is "intermixed: u, lod, v, r"; gather4 takes the
+//!   sample layout and gather4_c the sample_c one.
 
 use baregpu_isa::IsaGen;
 use baregpu_isa::message::SamplerOp;
@@ -25,21 +27,32 @@ use baregpu_isa::message::SamplerOp;
 pub(super) struct Params {
     pub u: usize,
     pub v: usize,
+    /// The third coordinate: 3D `r`, cube `z`, 2D array index (003 lines
+    /// 79841-79870).
+    pub r: Option<usize>,
+    /// The cube array index `ai`.
+    pub ai: Option<usize>,
     /// The lod (sample_l, ld, resinfo) or bias (sample_b) parameter.
     pub lod: Option<usize>,
     /// The shadow reference (sample_c family).
     pub reference: Option<usize>,
     /// dudx, dvdx, dudy, dvdy (sample_d).
     pub gradients: Option<[usize; 4]>,
+    /// drdx, drdy (sample_d on 3D surfaces).
+    pub rgrad: Option<[usize; 2]>,
 }
 
-const fn uv(u: usize, v: usize) -> Params {
+/// Coordinates u, v, r, ai at `base`, `base + 1`, ...
+const fn coords(base: usize) -> Params {
     Params {
-        u,
-        v,
+        u: base,
+        v: base + 1,
+        r: Some(base + 2),
+        ai: Some(base + 3),
         lod: None,
         reference: None,
         gradients: None,
+        rgrad: None,
     }
 }
 
@@ -53,12 +66,18 @@ pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Op
         reference,
         ..base
     };
+    // Gen4/G45 have no ai parameter but sample_c's, which addresses cube
+    // arrays Gen4 does not have.
+    let gen4 = Params {
+        ai: None,
+        ..coords(0)
+    };
     Some(match p {
         IsaGen::Gen4 | IsaGen::G45 => match op {
-            O::Sample => uv(0, 1),
-            O::SampleB | O::SampleL | O::Ld => with(uv(0, 1), Some(3), None),
-            O::SampleC => with(uv(0, 1), None, Some(3)),
-            O::SampleBC | O::SampleLC => with(uv(0, 1), Some(3), Some(4)),
+            O::Sample => gen4,
+            O::SampleB | O::SampleL | O::Ld => with(gen4, Some(3), None),
+            O::SampleC => with(gen4, None, Some(3)),
+            O::SampleBC | O::SampleLC => with(gen4, Some(3), Some(4)),
             O::Resinfo => with(uv(0, 0), Some(0), None),
             // sample_g: the 2-D form has 6 parameters, the 3-D form 9
             // (SIMD8: one register each).
@@ -68,37 +87,72 @@ pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Op
             },
             O::SampleD => Params {
                 gradients: Some([3, 4, 6, 7]),
-                ..uv(0, 1)
+                rgrad: Some([5, 8]),
+                ..gen4
             },
             _ => return None,
         },
         IsaGen::Gen6 => match op {
-            O::Sample => uv(0, 1),
-            O::SampleB | O::SampleL => with(uv(0, 1), Some(4), None),
-            O::SampleC => with(uv(0, 1), None, Some(4)),
-            O::SampleBC | O::SampleLC => with(uv(0, 1), Some(5), Some(4)),
+            O::Sample | O::Gather4 => coords(0),
+            O::SampleB | O::SampleL => with(coords(0), Some(4), None),
+            O::SampleC => with(coords(0), None, Some(4)),
+            O::SampleBC | O::SampleLC => with(coords(0), Some(5), Some(4)),
             O::SampleD => Params {
                 gradients: Some([4, 6, 5, 7]),
-                ..uv(0, 1)
+                rgrad: Some([8, 9]),
+                ..coords(0)
             },
-            O::Ld => with(uv(0, 1), Some(3), None),
+            O::Ld => with(
+                Params {
+                    ai: None,
+                    ..coords(0)
+                },
+                Some(3),
+                None,
+            ),
             O::Resinfo => with(uv(0, 0), Some(0), None),
             _ => return None,
         },
         // No Gen12.5 sampler model.
         IsaGen::Gen12_5 => return None,
         IsaGen::Gen7 | IsaGen::Gen75 => match op {
-            O::Sample => uv(0, 1),
-            O::SampleB | O::SampleL => with(uv(1, 2), Some(0), None),
-            O::SampleC => with(uv(1, 2), None, Some(0)),
-            O::SampleBC | O::SampleLC => with(uv(2, 3), Some(1), Some(0)),
+            O::Sample | O::Gather4 => coords(0),
+            O::SampleB | O::SampleL => with(coords(1), Some(0), None),
+            O::SampleC | O::Gather4C => with(coords(1), None, Some(0)),
+            O::SampleBC | O::SampleLC => with(coords(2), Some(1), Some(0)),
+            // Each coordinate with its two derivatives, then the rest of
+            // the coordinates.
             O::SampleD => Params {
+                u: 0,
+                v: 3,
+                r: Some(6),
+                ai: Some(9),
                 gradients: Some([1, 4, 2, 5]),
-                ..uv(0, 3)
+                rgrad: Some([7, 8]),
+                ..coords(0)
             },
-            O::Ld => with(uv(0, 2), Some(1), None),
+            O::Ld => Params {
+                u: 0,
+                v: 2,
+                r: Some(3),
+                ai: None,
+                ..with(coords(0), Some(1), None)
+            },
             O::Resinfo => with(uv(0, 0), Some(0), None),
             _ => return None,
         },
     })
+}
+
+const fn uv(u: usize, v: usize) -> Params {
+    Params {
+        u,
+        v,
+        r: None,
+        ai: None,
+        lod: None,
+        reference: None,
+        gradients: None,
+        rgrad: None,
+    }
 }

@@ -68,6 +68,9 @@ pub enum AddressMode {
     /// Mirror once about 0, then clamp (TEXCOORDMODE_MIRROR_ONCE, 000 lines
     /// 2949-2951).
     MirrorOnce,
+    /// Cube maps only: filtering crosses into the adjacent face
+    /// (TEXCOORDMODE_CUBE, 003 lines 73483-73485, 73549-73555).
+    Cube,
 }
 
 /// Sampler settings used when there is no SAMPLER_STATE to read (no
@@ -161,14 +164,18 @@ pub struct SamplerState {
     pub shadow: Compare,
     pub min_lod: f32,
     pub max_lod: f32,
-    /// TCX, TCY, TCZ; `None` for TEXCOORDMODE_CUBE or a reserved code,
-    /// refused when the axis is used.
+    /// TCX, TCY, TCZ; `None` for a reserved code, refused when the axis is
+    /// used.
     pub address: [Option<AddressMode>; 3],
     /// Border Color Pointer; `None` for a zero border colour ([`Sampling`]).
     pub border_pointer: Option<u32>,
     /// Non-normalized Coordinate Enable (Gen6+: 003 line 77855; [ext: mesa
     /// gen7.xml DW3 bit 10]).
     pub non_normalized: bool,
+    /// Cube Surface Control Mode CUBECTRLMODE_OVERRIDE: cube surfaces use
+    /// TEXCOORDMODE_CUBE on every axis whatever TC[X,Y,Z] say (003 lines
+    /// 77611-77625).
+    pub cube_override: bool,
 }
 
 impl Sampling {
@@ -189,6 +196,7 @@ impl Sampling {
             address: [Some(self.address); 3],
             border_pointer: None,
             non_normalized: false,
+            cube_override: false,
         }
     }
 }
@@ -210,6 +218,7 @@ struct Raw {
     border: u32,
     chroma_key: bool,
     non_normalized: bool,
+    cube_override: bool,
     /// Fraction bits of the bias and LOD fields: 6 (Gen4-Gen6) or 8 (Gen7).
     frac: u32,
 }
@@ -237,6 +246,7 @@ macro_rules! raw_of {
             border: s.border_color_pointer as u32,
             chroma_key: s.chromakey_enable,
             non_normalized: $nn,
+            cube_override: s.cube_surface_control_mode == 1,
             frac: $frac,
         }
     }};
@@ -303,7 +313,8 @@ impl Raw {
             2 => Some(AddressMode::Clamp),
             4 => Some(AddressMode::ClampBorder),
             5 => Some(AddressMode::MirrorOnce),
-            // 3 TEXCOORDMODE_CUBE (cube maps are not modelled), 6-7 reserved.
+            3 => Some(AddressMode::Cube),
+            // 6-7 reserved.
             _ => None,
         };
         let shadow = [
@@ -336,6 +347,7 @@ impl Raw {
             address: self.tc.map(tc),
             border_pointer: Some(self.border & !0x1F),
             non_normalized: self.non_normalized,
+            cube_override: self.cube_override,
         })
     }
 }
