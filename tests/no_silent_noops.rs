@@ -99,6 +99,7 @@ const NO_EFFECT: &[&str] = &[
     "MI_ARB_CHECK",
     "MI_ARB_ON_OFF",
     "MI_SUSPEND_FLUSH",
+    "STATE_SIP",
 ];
 
 /// Commands not run alone with zero fields: a batch start to address 0
@@ -201,7 +202,7 @@ fn check_generation(generation: Generation) {
         }
     }
     // Every generation but Sandy Bridge refuses its 3D commands; Sandy
-    // Bridge still refuses a few (STATE_SIP, MEDIA_OBJECT_PRT, ...).
+    // Bridge still refuses a few (MEDIA_OBJECT_PRT, ...).
     let least = if generation == Generation::Gen6 {
         1
     } else {

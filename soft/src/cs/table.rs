@@ -46,7 +46,7 @@ pub(crate) enum Op {
 
 /// Commands that have no effect on the model, each with why. Everything in
 /// the tables that is neither here nor executed is refused.
-const NO_EFFECT: [(&str, &str); 5] = [
+const NO_EFFECT: [(&str, &str); 6] = [
     // Flushes the render cache (and invalidates read caches, 003 lines
     // 15320-15423): the model writes memory directly and keeps no caches.
     ("MI_FLUSH", "no caches"),
@@ -61,11 +61,17 @@ const NO_EFFECT: [(&str, &str); 5] = [
     // Holds back display and VT-d flushes (003 lines 16289-16333): the model
     // has neither.
     ("MI_SUSPEND_FLUSH", "no display flushes"),
+    // Where the system routine is (003 lines 1582-1637). It runs only on an
+    // exception or breakpoint the thread enabled; the EU model raises none:
+    // an instruction that would stops the engine with an instruction error
+    // instead (`media::Media::run_threads`), so no thread ever reaches the
+    // routine and the pointer has nothing to change. Linux's userspace
+    // emits it in every 3D batch [ext: intel-gpu-tools
+    // lib/rendercopy_gen6.c gen6_emit_sip].
+    ("STATE_SIP", "no exceptions reach a system routine"),
 ];
 // Refused on purpose (not in NO_EFFECT): STATE_PREFETCH would be harmless (a
-// state-cache hint) but names state the model would not check; STATE_SIP names the
-// system routine the EU model never calls (no exceptions or debug), so a
-// program relying on it would silently lose it; MI_PREDICATE (Gen7) sets the
+// state-cache hint) but names state the model would not check; MI_PREDICATE (Gen7) sets the
 // predicate of 3DPRIMITIVE and GPGPU_WALKER, whose predication the model
 // refuses; MI_LOAD_SCAN_LINES_INCL needs scan-line counting the display model
 // does not do;
