@@ -103,7 +103,7 @@ fn main() {
     let mut gpu = Gpu::new(&p, &soft, Generation::Gen6).expect("GPU bring-up");
     let mut r = Renderer::new(&mut gpu).expect("3D");
     let texels: Vec<u8> = (0..TEX * TEX)
-        .flat_map(|i| [(i * 7) as u8, (i >> 8) as u8, (i * 13 >> 3) as u8, 0xff])
+        .flat_map(|i| [(i * 7) as u8, (i >> 8) as u8, ((i * 13) >> 3) as u8, 0xff])
         .collect();
     let background: Vec<u8> = (0..W * H)
         .flat_map(|i| [0x20, (i >> 9) as u8, 0x80, 0xff])

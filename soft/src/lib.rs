@@ -16,7 +16,9 @@
 //! unmapped addresses, and a visible refusal of every other command of the
 //! tables (`cs/mi.rs`); forcewake acknowledgement and engine reset; the media
 //! and GPGPU pipelines of the render engine (`media`), whose threads run on
-//! the EU array ([`eu::array`]); the display engine ([`display`]: the pipe
+//! the EU array ([`eu::array`]); the Sandy Bridge 3D pipeline (`render3d`:
+//! 3D state, vertex fetch, VS threads, clipping, setup, rasterisation, PS
+//! threads, the output merger) on the same array; the display engine ([`display`]: the pipe
 //! the firmware lit, double-buffered primary planes, vertical blank, flips,
 //! [`SoftGpu::scanout`]). Work advances only when the driver touches
 //! MMIO, within a budget, so a looping batch or kernel is a hang the driver
@@ -28,7 +30,7 @@
 //! - `cs`: the command streamers, which work on the device's parts and
 //!   reach its MMIO dispatch back through a trait (`cs::Host`) the device
 //!   implements;
-//! - `blit`, `media` and `display`: units the streamers call, each with its
+//! - `blit`, `media`, `render3d` and `display`: units the streamers call, each with its
 //!   own state and methods, answering with errors the streamers map to engine
 //!   errors;
 //! - `mem`: graphics memory and address translation (GGTT, PPGTT, physical),
@@ -53,7 +55,6 @@ pub mod layout;
 mod media;
 mod mem;
 mod regfile;
-#[allow(dead_code)] // filled in stage by stage (issue 16)
 mod render3d;
 
 use baregpu_hal::device::PixelFormat;

@@ -352,9 +352,4 @@ impl DepthBuffer {
             )),
         }
     }
-
-    /// Whether (x, y) lies inside the buffer.
-    pub fn contains(&self, x: u32, y: u32) -> bool {
-        self.address(x, y).is_some()
-    }
 }

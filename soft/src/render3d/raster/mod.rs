@@ -63,7 +63,9 @@ fn vertex_count(kind: ObjectKind) -> usize {
 /// Runs the objects of a draw (their vertices after the VS/GS in `vues`)
 /// through clipping, setup and rasterisation; returns the pixel-shader
 /// threads in dispatch order. With thread dispatch off the pixels' depth
-/// and stencil go to `pixels` instead.
+/// and stencil go to `pixels` instead. (The draw uses
+/// [`rasterize_counted`]; this form is the tests'.)
+#[cfg(test)]
 pub(crate) fn rasterize(
     env: &mut DrawEnv,
     vues: &[Vue],

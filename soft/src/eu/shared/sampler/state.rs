@@ -173,7 +173,7 @@ pub struct SamplerState {
     /// gen7.xml DW3 bit 10]).
     pub non_normalized: bool,
     /// Cube Surface Control Mode CUBECTRLMODE_OVERRIDE: cube surfaces use
-    /// TEXCOORDMODE_CUBE on every axis whatever TC[X,Y,Z] say (003 lines
+    /// TEXCOORDMODE_CUBE on every axis whatever TC\[X,Y,Z\] say (003 lines
     /// 77611-77625).
     pub cube_override: bool,
 }
