@@ -33,6 +33,8 @@
 //! - `blit`, `media`, `render3d` and `display`: units the streamers call, each with its
 //!   own state and methods, answering with errors the streamers map to engine
 //!   errors;
+//! - `gpe`: state both render-engine pipelines share (STATE_BASE_ADDRESS,
+//!   the dispatcher's cr0);
 //! - `mem`: graphics memory and address translation (GGTT, PPGTT, physical),
 //!   which the streamers and units share;
 //! - `command`, `layout`, `regfile`: command fields, the device description,
@@ -50,6 +52,7 @@ mod cs;
 mod device;
 pub mod display;
 pub mod eu;
+mod gpe;
 mod irq;
 pub mod layout;
 mod media;

@@ -12,6 +12,7 @@
 //!   rounding mode, barrier enable, shared local memory size and the
 //!   threads of a GPGPU group.
 
+use crate::gpe::cr0;
 use baregpu_hal::Packet;
 use baregpu_isa::IsaGen;
 
@@ -41,23 +42,6 @@ pub(crate) struct Descriptor {
     pub group_threads: u32,
     /// 965/G45 GRF Register Block Count, as stored.
     pub grf_blocks: u8,
-}
-
-/// cr0.0 bit 0 floating-point mode and bit 2 single program flow (000
-/// lines 8074-8141; 003 lines 90735-90870); cr0.1 exception enables from
-/// DW1: illegal opcode (13) to bit 12, mask stack (11) to bit 11, software
-/// exception (7) to bit 13 (003 lines 47824-47866).
-pub(crate) fn cr0(
-    alt: bool,
-    spf: bool,
-    illegal: bool,
-    mask_stack: bool,
-    software: bool,
-) -> [u32; 2] {
-    [
-        u32::from(alt) | u32::from(spf) << 2,
-        u32::from(illegal) << 12 | u32::from(mask_stack) << 11 | u32::from(software) << 13,
-    ]
 }
 
 macro_rules! gen4_descriptor {

@@ -33,7 +33,7 @@ mod state;
 mod three_d;
 mod walker;
 
-pub(crate) use descriptor::cr0;
+pub(crate) use crate::gpe::Bases;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -207,21 +207,6 @@ pub(crate) enum Selected {
     ThreeD,
     Media,
     Gpgpu,
-}
-
-/// STATE_BASE_ADDRESS: bases and exclusive upper bounds (0 = unchecked,
-/// 003 lines 1378-1383).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Bases {
-    pub general: u64,
-    pub surface: u64,
-    pub dynamic: u64,
-    pub indirect: u64,
-    pub instruction: u64,
-    pub general_bound: u64,
-    pub dynamic_bound: u64,
-    pub indirect_bound: u64,
-    pub instruction_bound: u64,
 }
 
 /// The video front end's state.

@@ -4,7 +4,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use crate::eu::shared::{GfxMemory, MemFault, PixelDispatch};
-use crate::media::Bases;
+use crate::gpe::Bases;
 
 /// The 3D state as the commands left it: the latest dwords of each
 /// 3DSTATE_* command by name, with the commands that update only part of

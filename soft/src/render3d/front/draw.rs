@@ -32,7 +32,7 @@ use crate::eu::shared::{
     BindingTable, Fixed, GeneralState, GfxMemory, MemFault, PixelBackend, PixelDispatch, Scratch,
     Urb,
 };
-use crate::media::Bases;
+use crate::gpe::Bases;
 use crate::render3d::types::{DrawEnv, DrawError, Packets, PixelThread, Vue};
 
 /// FFID of the VS (003 Table 3-1, lines 786-820, lists GS 0xC, CLIP 0xD
@@ -392,7 +392,7 @@ impl Front {
                 payload,
                 // SIMD4x2: channels 0-3 vertex 0, 4-7 vertex 1.
                 dispatch_mask: if n == 2 { 0xFF } else { 0x0F },
-                cr0: crate::media::cr0(
+                cr0: crate::gpe::cr0(
                     vs.floating_point_mode != 0,
                     false,
                     vs.illegal_opcode_exception_enable,

@@ -26,7 +26,7 @@ use baregpu_hal::gen6::commands::{
 };
 
 use crate::eu::shared::GfxMemory;
-use crate::media::Bases;
+use crate::gpe::Bases;
 use crate::render3d::types::{DrawError, Packets};
 
 /// The name under which the push constants a 3DSTATE_CONSTANT_* command

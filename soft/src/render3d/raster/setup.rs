@@ -9,8 +9,8 @@ use alloc::vec::Vec;
 
 use super::clip::{divide, position};
 use super::coverage::{GiqLine, Rule, Shape, area2};
+use super::state::sample_grid;
 use super::state::{Cull, Fill, RasterState, Sf};
-use super::windower::sample_grid;
 use crate::render3d::types::{DrawError, ObjectKind};
 
 /// 3DPRIMITIVE topologies setup looks at (003 lines 31101-31175).

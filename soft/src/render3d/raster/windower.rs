@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 
 use super::coverage::Shape;
 use super::setup::SetupObject;
-use super::state::{RasterState, Wm};
+use super::state::{RasterState, Wm, sample_grid};
 use crate::eu::send::SendError;
 use crate::eu::shared::{PixelBackend, PixelDispatch};
 use crate::render3d::types::{DrawEnv, DrawError, PixelThread};
@@ -43,14 +43,6 @@ impl Subspan {
     pub fn corner(&self) -> u32 {
         (self.y as u32 & 0xffff) << 16 | (self.x as u32 & 0xffff)
     }
-}
-
-/// Subpixel units per pixel and the sample's offset into its pixel.
-pub(crate) fn sample_grid(st: &RasterState) -> (i64, i64) {
-    let one = 1i64 << st.sf.subpixel_bits;
-    // PIXLOC_CENTER samples at the pixel centre, UL_CORNER at its corner
-    // (003 lines 41992-42005).
-    (one, if st.ul_corner { 0 } else { one / 2 })
 }
 
 /// Polygon stipple: bit 31 is the leftmost pixel of a row, row 0 the top,

@@ -22,7 +22,7 @@ use baregpu_hal::gen6::structs::{
 
 use super::OutputMerger;
 use crate::eu::shared::{FlatMemory, PixelBackend, PixelDispatch, RtWrite};
-use crate::media::Bases;
+use crate::gpe::Bases;
 use crate::render3d::types::{DrawEnv, DrawError, Packets};
 
 pub(super) const DYNAMIC: u64 = 0x1_0000;

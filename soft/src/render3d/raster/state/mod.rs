@@ -323,7 +323,7 @@ fn wrap_shortest(dw: &[u32]) -> u64 {
 
 /// cr0.0 (floating-point mode bit 0, single program flow bit 2) and cr0.1
 /// (exception enables), the layout the media descriptors load
-/// (`media::descriptor::cr0`; 003 lines 90570-90640).
+/// (`gpe::cr0`; 003 lines 90570-90640).
 fn cr0(alt: bool, spf: bool, illegal: bool, mask_stack: bool, software: bool) -> [u32; 2] {
     [
         u32::from(alt) | u32::from(spf) << 2,
@@ -450,4 +450,12 @@ pub(crate) fn scissor_rect(
         v.scissor_rectangle_x_max as i32,
         v.scissor_rectangle_y_max as i32,
     ])
+}
+
+/// Subpixel units per pixel and the sample's offset into its pixel.
+pub(crate) fn sample_grid(st: &RasterState) -> (i64, i64) {
+    let one = 1i64 << st.sf.subpixel_bits;
+    // PIXLOC_CENTER samples at the pixel centre, UL_CORNER at its corner
+    // (003 lines 41992-42005).
+    (one, if st.ul_corner { 0 } else { one / 2 })
 }

@@ -22,7 +22,7 @@ use super::super::state::{
 };
 use super::{DYNAMIC, Recorder, Rig, reg_dw, tri, vue};
 use crate::eu::shared::{FlatMemory, GfxMemory};
-use crate::media::Bases;
+use crate::gpe::Bases;
 use crate::render3d::types::{DrawEnv, DrawError, Object, Packets, PixelThread, Vue};
 
 /// Where the Gen7 rig keeps its SF_CLIP_VIEWPORT array.

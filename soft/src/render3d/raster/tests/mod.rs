@@ -23,7 +23,7 @@ use baregpu_hal::packet::Packet;
 use super::state::RasterState;
 use crate::eu::send::SendError;
 use crate::eu::shared::{FlatMemory, GfxMemory, PixelBackend, PixelDispatch, RtWrite};
-use crate::media::Bases;
+use crate::gpe::Bases;
 use crate::render3d::types::{DrawEnv, DrawError, Object, ObjectKind, Packets, PixelThread, Vue};
 
 /// Dynamic State Base of the rig and where its viewports live.
