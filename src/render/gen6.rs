@@ -10,15 +10,13 @@
 //! push constants) and the surface state (binding table, SURFACE_STATEs):
 //! STATE_BASE_ADDRESS points both bases at it.
 
-use alloc::vec::Vec;
-
 use baregpu_hal::gen6::commands as c;
 use baregpu_hal::gen6::structs as s;
 
-use super::desc::{Compare, Cull, DepthFormat, Draw, Fill, IndexFormat, Step};
+use super::desc::{Cull, DepthFormat, Draw, Fill};
 use super::plan::Plan;
+use super::shared::{push_constants, scissor_bounds};
 use crate::compute::ComputeError;
-use crate::compute::error::check_max;
 use crate::compute::state::gen6::{invalidate_read_only_caches, surface_state, write_cache_flush};
 use crate::compute::state::sampler::{GEN6_BORDER_BYTES, gen6_sampler_entry, sampler_table};
 use crate::compute::state::{Cmds, StateArea, binding_table};
@@ -60,24 +58,13 @@ pub(super) fn record(
     let viewports = viewports(d, area)?;
     let scissor = match d.raster.scissor {
         Some(r) => {
-            // Inclusive bounds relative to the drawing rectangle's origin
-            // (003 lines 39476-39548); an empty rectangle has min > max.
+            let [x1, y1, x2, y2] = scissor_bounds(r);
             let at = area.alloc(8, 32);
-            let (x1, y1) = (r.x.min(0xffff), r.y.min(0xffff));
-            let (x2, y2) = if r.width == 0 || r.height == 0 {
-                (0, 0)
-            } else {
-                (
-                    (r.x + r.width - 1).min(0xffff),
-                    (r.y + r.height - 1).min(0xffff),
-                )
-            };
-            let empty = r.width == 0 || r.height == 0;
             area.put(
                 at,
                 &s::ScissorRect {
-                    scissor_rectangle_x_min: if empty { 1 } else { x1 },
-                    scissor_rectangle_y_min: if empty { 1 } else { y1 },
+                    scissor_rectangle_x_min: x1,
+                    scissor_rectangle_y_min: y1,
                     scissor_rectangle_x_max: x2,
                     scissor_rectangle_y_max: y2,
                 },
@@ -268,102 +255,7 @@ fn viewports(d: &Draw<'_>, area: &mut StateArea) -> Result<Viewports, ComputeErr
     Ok(Viewports { clip, sf, cc })
 }
 
-/// BLEND_STATE (entry 0), DEPTH_STENCIL_STATE and COLOR_CALC_STATE, each
-/// 64-byte aligned (003 lines 45353-46460).
-fn output_state(d: &Draw<'_>, area: &mut StateArea) -> Result<(u32, u32, u32), ComputeError> {
-    let b = d.blend;
-    let blend = area.alloc(8, 64);
-    let mut st = s::BlendState {
-        write_disable_red: b.write_mask & 1 == 0,
-        write_disable_green: b.write_mask & 2 == 0,
-        write_disable_blue: b.write_mask & 4 == 0,
-        write_disable_alpha: b.write_mask & 8 == 0,
-        // Pre-blend clamp to the UNORM range, which an UNORM target needs
-        // with blending off (003 lines 44889-44996), and post-blend clamp.
-        pre_blend_color_clamp_enable: true,
-        post_blend_color_clamp_enable: true,
-        color_clamp_range: 0,
-        ..Default::default()
-    };
-    if let Some(color) = b.color {
-        let alpha = b.alpha.unwrap_or(color);
-        st.color_buffer_blend_enable = true;
-        st.source_blend_factor = color.src.code();
-        st.destination_blend_factor = color.dst.code();
-        st.color_blend_function = color.op.code();
-        st.independent_alpha_blend_enable = b.alpha.is_some();
-        st.source_alpha_blend_factor = alpha.src.code();
-        st.destination_alpha_blend_factor = alpha.dst.code();
-        st.alpha_blend_function = alpha.op.code();
-    }
-    area.put(blend, &st)?;
-
-    let z = d.depth_stencil;
-    let depth_stencil = area.alloc(12, 64);
-    let mut ds = s::DepthStencilState {
-        depth_test_enable: z.depth_test.is_some(),
-        depth_test_function: z.depth_test.unwrap_or(Compare::Always).code(),
-        depth_buffer_write_enable: z.depth_write,
-        ..Default::default()
-    };
-    let (mut front_ref, mut back_ref) = (0, 0);
-    if let Some((front, back)) = z.stencil {
-        ds.stencil_test_enable = true;
-        ds.stencil_buffer_write_enable =
-            front.write_mask != 0 || back.is_some_and(|b| b.write_mask != 0);
-        ds.stencil_test_function = front.compare.code();
-        ds.stencil_fail_op = front.fail.code();
-        ds.stencil_pass_depth_fail_op = front.depth_fail.code();
-        ds.stencil_pass_depth_pass_op = front.pass.code();
-        ds.stencil_test_mask = front.read_mask as u32;
-        ds.stencil_write_mask = front.write_mask as u32;
-        front_ref = front.reference as u32;
-        back_ref = front_ref;
-        if let Some(back) = back {
-            ds.double_sided_stencil_enable = true;
-            ds.backface_stencil_test_function = back.compare.code();
-            ds.backface_stencil_fail_op = back.fail.code();
-            ds.backface_stencil_pass_depth_fail_op = back.depth_fail.code();
-            ds.backface_stencil_pass_depth_pass_op = back.pass.code();
-            ds.backface_stencil_test_mask = back.read_mask as u32;
-            ds.backface_stencil_write_mask = back.write_mask as u32;
-            back_ref = back.reference as u32;
-        }
-    }
-    area.put(depth_stencil, &ds)?;
-
-    let cc = area.alloc(24, 64);
-    area.put(
-        cc,
-        &s::ColorCalcState {
-            stencil_reference_value: front_ref,
-            backface_stencil_reference_value: back_ref,
-            blend_constant_color_red: b.constant[0],
-            blend_constant_color_green: b.constant[1],
-            blend_constant_color_blue: b.constant[2],
-            blend_constant_color_alpha: b.constant[3],
-            ..Default::default()
-        },
-    )?;
-    Ok((blend, depth_stencil, cc))
-}
-
-/// Places push constants (32-byte aligned registers); their offset and
-/// register count, `None` without any.
-fn push_constants(
-    area: &mut StateArea,
-    bytes: &[u8],
-    max_rows: u64,
-) -> Result<Option<(u32, u32)>, ComputeError> {
-    if bytes.is_empty() {
-        return Ok(None);
-    }
-    let rows = bytes.len().div_ceil(32) as u64;
-    check_max("push-constant registers", rows, max_rows)?;
-    let at = area.alloc(bytes.len(), 32);
-    area.put_bytes(at, bytes);
-    Ok(Some((at, rows as u32)))
-}
+super::shared::output_state!(gen6);
 
 /// 3DSTATE_URB: VS entries of the vertex URB entry's size, at least 24 and
 /// a multiple of 4 even with the VS off; no GS entries (003 lines
@@ -542,61 +434,4 @@ fn depth_buffer(d: &Draw<'_>) -> c::Cmd3dstateDepthBuffer {
     }
 }
 
-/// 3DSTATE_VERTEX_BUFFERS, 3DSTATE_VERTEX_ELEMENTS and, for indexed draws,
-/// 3DSTATE_INDEX_BUFFER (003 lines 29823-30784). End addresses are the
-/// last valid byte; past them vertex fetch reads zeros.
-fn vertex_input(d: &Draw<'_>, plan: &Plan, cmds: &mut Cmds) -> Result<(), ComputeError> {
-    let mut buffers = Vec::with_capacity(d.vertex_buffers.len());
-    for (i, vb) in d.vertex_buffers.iter().enumerate() {
-        let start = vb.buffer.gfx().0;
-        let (access, step) = match vb.step {
-            Step::PerVertex => (0, 0),
-            Step::PerInstance(n) => (1, n),
-        };
-        buffers.push(c::Cmd3dstateVertexBuffersVertexBufferState {
-            vertex_buffer_index: i as u32,
-            buffer_access_type: access,
-            buffer_pitch: vb.pitch,
-            buffer_starting_address: start,
-            end_address: start + vb.buffer.size() as u64 - 1,
-            instance_data_step_rate: step,
-            ..Default::default()
-        });
-    }
-    if !buffers.is_empty() {
-        cmds.push(&c::Cmd3dstateVertexBuffers {
-            vertex_buffer_state: buffers,
-        })?;
-    }
-    let elements = plan
-        .elements
-        .iter()
-        .map(|e| c::Cmd3dstateVertexElementsElement {
-            vertex_buffer_index: e.buffer,
-            valid: true,
-            source_element_format: e.format,
-            source_element_offset: e.offset,
-            component_0_control: e.components[0],
-            component_1_control: e.components[1],
-            component_2_control: e.components[2],
-            component_3_control: e.components[3],
-            ..Default::default()
-        })
-        .collect();
-    cmds.push(&c::Cmd3dstateVertexElements { element: elements })?;
-    if let Some(ib) = d.index {
-        let start = ib.buffer.gfx().0;
-        cmds.push(&c::Cmd3dstateIndexBuffer {
-            cut_index_enable: ib.cut,
-            index_format: match ib.format {
-                IndexFormat::U8 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_BYTE,
-                IndexFormat::U16 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_WORD,
-                IndexFormat::U32 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_DWORD,
-            },
-            buffer_starting_address: start,
-            buffer_ending_address: start + ib.buffer.size() as u64 - 1,
-            ..Default::default()
-        })?;
-    }
-    Ok(())
-}
+super::shared::vertex_input!(gen6, Cmd3dstateVertexElementsElement, element, {});

@@ -14,16 +14,14 @@
 //! and the pixel-shader dispatch to 3DSTATE_PS, 3DSTATE_WM keeping the
 //! rasteriser's side; depth and stencil are always separate buffers.
 
-use alloc::vec::Vec;
-
 use baregpu_hal::Generation;
 use baregpu_hal::gen7::commands as c;
 use baregpu_hal::gen7::structs as s;
 
-use super::desc::{Compare, Cull, DepthFormat, Draw, Fill, IndexFormat, Step};
+use super::desc::{Cull, DepthFormat, Draw, Fill};
 use super::plan::Plan;
+use super::shared::{push_constants, scissor_bounds};
 use crate::compute::ComputeError;
-use crate::compute::error::check_max;
 use crate::compute::state::gen7::{invalidate_read_only_caches, surface_state};
 use crate::compute::state::sampler::{gen7_sampler_entry, sampler_table};
 use crate::compute::state::{Cmds, StateArea, binding_table};
@@ -104,30 +102,25 @@ pub(super) fn record(
         },
     )?;
     let scissor = d.raster.scissor.map(|r| {
-        let at = area.alloc(8, 32);
-        let empty = r.width == 0 || r.height == 0;
+        let [x1, y1, x2, y2] = scissor_bounds(r);
         let rect = s::ScissorRect {
-            scissor_rectangle_x_min: if empty { 1 } else { r.x.min(0xffff) },
-            scissor_rectangle_y_min: if empty { 1 } else { r.y.min(0xffff) },
-            scissor_rectangle_x_max: if empty {
-                0
-            } else {
-                (r.x + r.width - 1).min(0xffff)
-            },
-            scissor_rectangle_y_max: if empty {
-                0
-            } else {
-                (r.y + r.height - 1).min(0xffff)
-            },
+            scissor_rectangle_x_min: x1,
+            scissor_rectangle_y_min: y1,
+            scissor_rectangle_x_max: x2,
+            scissor_rectangle_y_max: y2,
         };
-        (at, rect)
+        (area.alloc(8, 32), rect)
     });
     if let Some((at, rect)) = &scissor {
         area.put(*at, rect)?;
     }
     let (blend, depth_stencil, cc) = output_state(d, area)?;
-    let vs_constants = push_constants(area, d.vs.map_or(&[][..], |v| v.constants))?;
-    let ps_constants = push_constants(area, d.ps.constants)?;
+    let vs_constants = push_constants(
+        area,
+        d.vs.map_or(&[][..], |v| v.constants),
+        MAX_CONSTANT_ROWS,
+    )?;
+    let ps_constants = push_constants(area, d.ps.constants, MAX_CONSTANT_ROWS)?;
     // The quadword the post-sync writes of the workarounds land in.
     let scratch_qw = base + area.alloc(8, 8) as u64;
     let dynamic_end = (base + area.bytes() as u64).next_multiple_of(4096);
@@ -318,67 +311,7 @@ fn urb(plan: &Plan, cmds: &mut Cmds) -> Result<(), ComputeError> {
     })
 }
 
-fn push_constants(area: &mut StateArea, bytes: &[u8]) -> Result<Option<(u32, u32)>, ComputeError> {
-    if bytes.is_empty() {
-        return Ok(None);
-    }
-    let rows = bytes.len().div_ceil(32) as u64;
-    check_max("push-constant registers", rows, MAX_CONSTANT_ROWS)?;
-    let at = area.alloc(bytes.len(), 32);
-    area.put_bytes(at, bytes);
-    Ok(Some((at, rows as u32)))
-}
-
-/// BLEND_STATE, DEPTH_STENCIL_STATE and COLOR_CALC_STATE, whose layouts Ivy
-/// Bridge keeps from Sandy Bridge (the hal inherits them).
-fn output_state(d: &Draw<'_>, area: &mut StateArea) -> Result<(u32, u32, u32), ComputeError> {
-    let b = d.blend;
-    let blend = area.alloc(8, 64);
-    let mut st = s::BlendState {
-        write_disable_red: b.write_mask & 1 == 0,
-        write_disable_green: b.write_mask & 2 == 0,
-        write_disable_blue: b.write_mask & 4 == 0,
-        write_disable_alpha: b.write_mask & 8 == 0,
-        pre_blend_color_clamp_enable: true,
-        post_blend_color_clamp_enable: true,
-        ..Default::default()
-    };
-    if let Some(color) = b.color {
-        let alpha = b.alpha.unwrap_or(color);
-        st.color_buffer_blend_enable = true;
-        st.source_blend_factor = color.src.code();
-        st.destination_blend_factor = color.dst.code();
-        st.color_blend_function = color.op.code();
-        st.independent_alpha_blend_enable = b.alpha.is_some();
-        st.source_alpha_blend_factor = alpha.src.code();
-        st.destination_alpha_blend_factor = alpha.dst.code();
-        st.alpha_blend_function = alpha.op.code();
-    }
-    area.put(blend, &st)?;
-    let z = d.depth_stencil;
-    let depth_stencil = area.alloc(12, 64);
-    area.put(
-        depth_stencil,
-        &s::DepthStencilState {
-            depth_test_enable: z.depth_test.is_some(),
-            depth_test_function: z.depth_test.unwrap_or(Compare::Always).code(),
-            depth_buffer_write_enable: z.depth_write,
-            ..Default::default()
-        },
-    )?;
-    let cc = area.alloc(24, 64);
-    area.put(
-        cc,
-        &s::ColorCalcState {
-            blend_constant_color_red: b.constant[0],
-            blend_constant_color_green: b.constant[1],
-            blend_constant_color_blue: b.constant[2],
-            blend_constant_color_alpha: b.constant[3],
-            ..Default::default()
-        },
-    )?;
-    Ok((blend, depth_stencil, cc))
-}
+super::shared::output_state!(gen7);
 
 fn vs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateVs, ComputeError> {
     let Some(v) = &d.vs else {
@@ -561,65 +494,12 @@ fn depth_buffer(d: &Draw<'_>, cmds: &mut Cmds) -> Result<(), ComputeError> {
     cmds.push(&c::Cmd3dstateClearParams::default())
 }
 
-/// Vertex buffers (with Ivy Bridge's Address Modify Enable, without which
-/// the buffer's address is not taken [ext: Mesa gen7.xml
-/// VERTEX_BUFFER_STATE; igt rendercopy_gen7 sets it]), elements and the
-/// index buffer.
-fn vertex_input(d: &Draw<'_>, plan: &Plan, cmds: &mut Cmds) -> Result<(), ComputeError> {
-    let mut buffers = Vec::with_capacity(d.vertex_buffers.len());
-    for (i, vb) in d.vertex_buffers.iter().enumerate() {
-        let start = vb.buffer.gfx().0;
-        let (access, step) = match vb.step {
-            Step::PerVertex => (0, 0),
-            Step::PerInstance(n) => (1, n),
-        };
-        buffers.push(c::Cmd3dstateVertexBuffersVertexBufferState {
-            vertex_buffer_index: i as u32,
-            buffer_access_type: access,
-            address_modify_enable: true,
-            buffer_pitch: vb.pitch,
-            buffer_starting_address: start,
-            end_address: start + vb.buffer.size() as u64 - 1,
-            instance_data_step_rate: step,
-            ..Default::default()
-        });
-    }
-    if !buffers.is_empty() {
-        cmds.push(&c::Cmd3dstateVertexBuffers {
-            vertex_buffer_state: buffers,
-        })?;
-    }
-    let elements = plan
-        .elements
-        .iter()
-        .map(|e| c::Cmd3dstateVertexElementsVertexElementState {
-            vertex_buffer_index: e.buffer,
-            valid: true,
-            source_element_format: e.format,
-            source_element_offset: e.offset,
-            component_0_control: e.components[0],
-            component_1_control: e.components[1],
-            component_2_control: e.components[2],
-            component_3_control: e.components[3],
-            ..Default::default()
-        })
-        .collect();
-    cmds.push(&c::Cmd3dstateVertexElements {
-        vertex_element_state: elements,
-    })?;
-    if let Some(ib) = d.index {
-        let start = ib.buffer.gfx().0;
-        cmds.push(&c::Cmd3dstateIndexBuffer {
-            cut_index_enable: ib.cut,
-            index_format: match ib.format {
-                IndexFormat::U8 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_BYTE,
-                IndexFormat::U16 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_WORD,
-                IndexFormat::U32 => c::Cmd3dstateIndexBuffer::INDEX_FORMAT_INDEX_DWORD,
-            },
-            buffer_starting_address: start,
-            buffer_ending_address: start + ib.buffer.size() as u64 - 1,
-            ..Default::default()
-        })?;
-    }
-    Ok(())
-}
+// Vertex buffers with Ivy Bridge's Address Modify Enable, without which
+// the buffer's address is not taken [ext: Mesa gen7.xml
+// VERTEX_BUFFER_STATE; igt rendercopy_gen7 sets it].
+super::shared::vertex_input!(
+    gen7,
+    Cmd3dstateVertexElementsVertexElementState,
+    vertex_element_state,
+    { address_modify_enable: true, }
+);

@@ -22,12 +22,13 @@
 //!
 //! Files: `desc` (the draw's parts), `plan` (checks and the generation-
 //! neutral plan), `gen6` (Sandy Bridge's packets in the manual's order),
-//! `gen7` (Ivy Bridge's, in Linux's order).
+//! `gen7` (Ivy Bridge's, in Linux's order), `shared` (what both build alike).
 
 pub mod desc;
 mod gen6;
 mod gen7;
 mod plan;
+mod shared;
 
 use baregpu_hal::Generation;
 
