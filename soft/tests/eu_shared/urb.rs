@@ -103,8 +103,9 @@ fn allocate_and_ff_sync_need_the_fixed_functions() {
 #[test]
 fn gen7_hword_writes_with_per_slot_offsets_read_back() {
     let mut rig = rig(IsaGen::Gen7);
-    // Handle 2 in M0.0, per-slot offset 3 HWords in M0.3.
-    rig.set(0, [2, 0, 0, 3, 0, 0, 0, 0]);
+    // Handle 2 in M0.0, per-slot offset 3 HWords in M0.3, every channel
+    // mask in M0.5[15:8].
+    rig.set(0, [2, 0, 0, 3, 0, 0xFF00, 0, 0]);
     rig.set(1, data(0));
     rig.set(2, data(1));
     rig.ok(
@@ -117,7 +118,7 @@ fn gen7_hword_writes_with_per_slot_offsets_read_back() {
             assert_eq!(rig.units.urb.dword(2 + 1 + 3 + r, d), data(r)[d]);
         }
     }
-    rig.set(0, [2, 0, 0, 0, 0, 0, 0, 0]);
+    rig.set(0, [2, 0, 0, 0, 0, 0xFF00, 0, 0]);
     rig.ok("urb.read_hword(offset=4) mlen=1 rlen=1 hdr", 8, 0xFF);
     assert_eq!(rig.resp(0), data(0));
     // OWord units: offset 9 OWords from row 2 = row 6, high half.
@@ -125,9 +126,40 @@ fn gen7_hword_writes_with_per_slot_offsets_read_back() {
     let d = data(0);
     assert_eq!(rig.resp(0)[..4], d[4..]);
     // Past the URB: an error, not a panic.
-    rig.set(0, [63, 0, 0, 0, 0, 0, 0, 0]);
+    rig.set(0, [63, 0, 0, 0, 0, 0xFF00, 0, 0]);
     assert!(
         rig.send("urb.write_hword(offset=4) mlen=2 rlen=0 hdr", 8, 0xFF)
             .is_err()
     );
+}
+
+/// The IVB header (Mesa's vec4 generators quoting IVB PRM vol 4 part 2
+/// 2.4.3.1): handles in M0.0 and M0.1, per-slot offsets in M0.3 and M0.4,
+/// M0.5[15:8] channel masks ANDed with the channel enables.
+#[test]
+fn gen7_interleaved_writes_use_both_handles_and_the_channel_masks() {
+    let mut rig = rig(IsaGen::Gen7);
+    // Slot 0: handle 4, offset 1; slot 1: handle 20, offset 2. Masks for
+    // dwords 0-2 and 4-7 (dword 3, vertex 0's w, masked off).
+    rig.set(0, [4, 20, 0, 1, 2, 0xF700, 0, 0]);
+    rig.set(1, data(0));
+    rig.ok(
+        "urb.write_hword(offset=0, interleave, per_slot) mlen=2 rlen=0 hdr",
+        8,
+        // Channel 6 disabled by the execution mask.
+        0b1011_1111,
+    );
+    let urb = &rig.units.urb;
+    let v0: Vec<u32> = (0..4).map(|d| urb.dword(5, d)).collect();
+    let v1: Vec<u32> = (0..4).map(|d| urb.dword(22, d)).collect();
+    assert_eq!(v0, [0x100, 0x101, 0x102, 0]);
+    assert_eq!(v1, [0x104, 0x105, 0, 0x107]);
+    // Without the masks nothing is written.
+    rig.set(0, [40, 41, 0, 0, 0, 0, 0, 0]);
+    rig.ok(
+        "urb.write_hword(offset=0, interleave) mlen=2 rlen=0 hdr",
+        8,
+        0xFF,
+    );
+    assert!((0..8).all(|d| rig.units.urb.dword(40, d) == 0 && rig.units.urb.dword(41, d) == 0));
 }

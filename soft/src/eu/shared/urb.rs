@@ -17,12 +17,18 @@
 //! - TRANSPOSE: every 3 registers become 4 rows, Table 8-2 (000 lines
 //!   6741-6776); channel enables ignored.
 //!
-//! Gen7 [ext: mesa brw_eu_defines.h GEN7_URB_OPCODE_*; brw_vec4 generators
-//! `GS_OPCODE_SET_WRITE_OFFSET` (per-slot offsets in M0.3 and M0.7) and the
-//! URB write headers (handles in M0.0 and M0.4)]: HWord messages move whole
-//! 32-byte rows, OWord messages 16-byte halves; the global offset counts
-//! the message's unit. Interleaved writes send slot 0's data in the low
-//! four dwords and slot 1's in the high four.
+//! Gen7 [ext: mesa brw_eu_defines.h GEN7_URB_OPCODE_*]: HWord messages
+//! move whole 32-byte rows, OWord messages 16-byte halves; the global and
+//! per-slot offsets count the message's unit. Interleaved writes send slot
+//! 0's data in the low four dwords and slot 1's in the high four. The
+//! header, as Mesa's vec4 generators quote the IVB PRM (vol 4 part 2,
+//! 2.4.3.1; elk_vec4_generator.cpp `generate_gs_set_write_offset`,
+//! `generate_gs_set_channel_masks`, `generate_tcs_input_urb_offsets`
+//! "m0.0-0.1: URB handles", "m0.3-0.4" offsets, "m0.5 bits 8-15 are
+//! channel enables"): handles in M0.0 and M0.1, per-slot offsets in M0.3
+//! and M0.4, and M0.5[15:8] channel masks ANDed with the channel enables
+//! (bit 8 + d for dword d of each register, interleaved or not); a dword
+//! whose final enable is 0 is neither written nor read back.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -180,9 +186,9 @@ fn gen7(
     };
     // Byte where slot `s`'s data starts.
     let start = |s: usize| -> Result<usize, SendError> {
-        let handle = handle_row(m, 4 * s)?;
+        let handle = handle_row(m, s)?;
         let extra = if per_slot {
-            m.dword(0, 4 * s + 3)? as usize
+            m.dword(0, 3 + s)? as usize
         } else {
             0
         };
@@ -199,10 +205,14 @@ fn gen7(
     } else {
         usize::from(m.req.rlen)
     };
+    let enabled = (m.dword(0, 5)? >> 8) & m.enables() & 0xFF;
     for i in 0..regs {
         if write {
             let reg = m.reg(1 + i)?;
             for d in 0..8 {
+                if enabled >> d & 1 == 0 {
+                    continue;
+                }
                 let (s, k) = if interleave {
                     (d / 4, 4 * i + d % 4)
                 } else {
@@ -220,7 +230,7 @@ fn gen7(
                 };
                 set_dword(&mut reg, d, urb.get(starts[s].saturating_add(4 * k))?);
             }
-            m.respond(i, &reg, 0xFF)?;
+            m.respond(i, &reg, enabled as u8)?;
         }
     }
     Ok(())
