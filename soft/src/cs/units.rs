@@ -52,13 +52,13 @@ impl<B: MemoryBus> Parts<'_, B> {
     }
 
     /// The 3D commands of a generation whose 3D pipeline the model lacks
-    /// (all but Gen6): refused as not modelled.
+    /// (all but Gen6 and Gen7): refused as not modelled.
     fn no_3d(&self, op: MediaOp) -> bool {
         matches!(op, MediaOp::State3d(_) | MediaOp::Primitive)
             && self
                 .media
                 .as_ref()
-                .is_none_or(|m| m.platform != baregpu_isa::IsaGen::Gen6)
+                .is_none_or(|m| media::three_d::three_d_generation(m.platform).is_none())
     }
 
     /// A 64-bit register as two dwords.

@@ -30,7 +30,7 @@
 mod descriptor;
 mod dispatch;
 mod state;
-mod three_d;
+pub(crate) mod three_d;
 mod walker;
 
 pub(crate) use crate::gpe::Bases;
@@ -87,7 +87,7 @@ pub(crate) enum MediaOp {
     Unsupported,
     /// A 3DSTATE_* command: kept by the 3D front end (`render3d::front`).
     /// The 3D pipeline shares the EU array with the media pipelines, so
-    /// the media unit holds its state; Gen6 only, the others refuse it.
+    /// the media unit holds its state; Gen6 and Gen7, the others refuse it.
     State3d(&'static str),
     /// 3DPRIMITIVE: a draw, run in the gate like the walkers.
     Primitive,
@@ -330,7 +330,7 @@ impl Media {
             Some(MediaOp::ObjectWalker | MediaOp::GpgpuWalker) => {
                 self.walk_gate(cmd, threads, c, op, dw)
             }
-            Some(MediaOp::Primitive) if self.platform == IsaGen::Gen6 => {
+            Some(MediaOp::Primitive) if three_d::three_d_generation(self.platform).is_some() => {
                 self.draw_gate(threads, dw)
             }
             _ => self.drain(threads),

@@ -3,6 +3,7 @@
 //! and 3DPRIMITIVE run in the gate like the walkers, its failures turned
 //! into the media unit's errors.
 
+use baregpu_hal::Generation;
 use baregpu_isa::IsaGen;
 
 use super::{Media, MediaError, Selected};
@@ -20,14 +21,30 @@ impl From<DrawError> for MediaError {
     }
 }
 
+/// The generation whose 3D commands a media unit of `platform` runs:
+/// Sandy Bridge and Ivy Bridge. Haswell (Gen7.5) shares most of Ivy
+/// Bridge's layouts but has no device tables here (no hal generation):
+/// it would need its own 3DSTATE_VF (the programmable cut index),
+/// 3DSTATE_VS/PS thread-count fields (Mesa gen75.xml), its URB and push
+/// constant sizes, and the command names looked up in its tables.
+pub(crate) fn three_d_generation(platform: IsaGen) -> Option<Generation> {
+    match platform {
+        IsaGen::Gen6 => Some(Generation::Gen6),
+        IsaGen::Gen7 => Some(Generation::Gen7),
+        _ => None,
+    }
+}
+
 impl Media {
     /// 3D commands need the 3D pipeline selected: sending them to another
-    /// is UNDEFINED (003 lines 823-826).
-    fn check_3d(&self) -> Result<(), MediaError> {
-        if self.selected != Selected::ThreeD || self.platform != IsaGen::Gen6 {
+    /// is UNDEFINED (003 lines 823-826). The command names come from the
+    /// tables of the platform's generation (`cs::table`), so the kept
+    /// state is in its layouts.
+    fn check_3d(&self) -> Result<Generation, MediaError> {
+        if self.selected != Selected::ThreeD {
             return Err(MediaError::Command);
         }
-        Ok(())
+        three_d_generation(self.platform).ok_or(MediaError::Command)
     }
 
     /// A 3DSTATE_* command.
@@ -37,10 +54,15 @@ impl Media {
         name: &'static str,
         dw: &[u32],
     ) -> Result<(), MediaError> {
-        self.check_3d()?;
-        Ok(self
-            .front
-            .keep(name, dw, mem, &self.bases, self.constants_absolute)?)
+        let generation = self.check_3d()?;
+        Ok(self.front.keep(
+            generation,
+            name,
+            dw,
+            mem,
+            &self.bases,
+            self.constants_absolute,
+        )?)
     }
 
     /// 3DPRIMITIVE: the draw runs here until its threads have ended.
@@ -49,8 +71,8 @@ impl Media {
         threads: &mut dyn GfxMemory,
         dw: &[u32],
     ) -> Result<bool, MediaError> {
+        let generation = self.check_3d()?;
         if !self.front.busy() {
-            self.check_3d()?;
             // Threads of an earlier dispatch finish first.
             if !self.drain(threads)? {
                 return Ok(false);
@@ -62,6 +84,7 @@ impl Media {
         self.array.set_limit(self.array.config().threads());
         let unit = Unit {
             platform: self.platform,
+            generation,
             array: &mut self.array,
             cache: &mut self.cache,
             bases: &self.bases,

@@ -16,16 +16,16 @@ use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
-use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{
     Cmd3dprimitive, Cmd3dstateBindingTablePointers, Cmd3dstateGs, Cmd3dstateSamplerStatePointers,
-    Cmd3dstateVs, Cmd3dstateWm,
+    Cmd3dstateWm,
 };
+use baregpu_hal::{Generation, Packet};
 use baregpu_isa::IsaGen;
 
 use super::fetch::{self, Fetched};
 use super::state;
-use super::vs::{self, UrbLayout, VsPayload};
+use super::vs::{self, UrbLayout, VsPayload, VsState};
 use crate::eu::array::{Bindings, EuArray, EuFailure, ProgramCache, ThreadStart};
 use crate::eu::shared::sampler::SamplerSource;
 use crate::eu::shared::{
@@ -71,6 +71,8 @@ impl From<MemFault> for Stop {
 /// The EU array and what a draw's threads need from the media unit.
 pub(crate) struct Unit<'a> {
     pub platform: IsaGen,
+    /// Whose command layouts the kept state holds (Gen6 or Gen7).
+    pub generation: Generation,
     pub array: &'a mut EuArray,
     pub cache: &'a mut ProgramCache,
     pub bases: &'a Bases,
@@ -120,9 +122,10 @@ struct VsThread {
 
 /// A draw being executed.
 struct Draw {
+    generation: Generation,
     layout: UrbLayout,
     urb: Urb,
-    vs: Option<Cmd3dstateVs>,
+    vs: Option<VsState>,
     fetched: Fetched,
     vues: Vec<Vue>,
     /// Next vertex for a VS thread.
@@ -148,16 +151,25 @@ impl Front {
         self.draw.is_some()
     }
 
-    /// A 3DSTATE_* command: kept as state.
+    /// A 3DSTATE_* command of `generation`: kept as state.
     pub fn keep(
         &mut self,
+        generation: Generation,
         name: &'static str,
         dw: &[u32],
         mem: &mut dyn GfxMemory,
         bases: &Bases,
         constants_absolute: bool,
     ) -> Result<(), DrawError> {
-        state::keep(&mut self.packets, name, dw, mem, bases, constants_absolute)
+        state::keep(
+            generation,
+            &mut self.packets,
+            name,
+            dw,
+            mem,
+            bases,
+            constants_absolute,
+        )
     }
 
     /// 3DPRIMITIVE: starts the draw at the first call, then runs it.
@@ -165,7 +177,7 @@ impl Front {
     pub fn draw(&mut self, u: Unit<'_>, mem: &mut dyn GfxMemory, dw: &[u32]) -> Result<bool, Stop> {
         let mut d = match self.draw.take() {
             Some(d) => d,
-            None => Box::new(self.start(mem, dw)?),
+            None => Box::new(self.start(u.generation, mem, dw)?),
         };
         let r = self.step(u, mem, &mut d);
         if matches!(r, Ok(false)) {
@@ -174,19 +186,32 @@ impl Front {
         r
     }
 
-    fn start(&mut self, mem: &mut dyn GfxMemory, dw: &[u32]) -> Result<Draw, Stop> {
-        let prim = Cmd3dprimitive::unpack(dw)
-            .map_err(|_| DrawError::Invalid("3DPRIMITIVE does not decode"))?;
-        if let Some(gs) = self.packets.get("3DSTATE_GS") {
+    fn start(
+        &mut self,
+        generation: Generation,
+        mem: &mut dyn GfxMemory,
+        dw: &[u32],
+    ) -> Result<Draw, Stop> {
+        let prim = if generation == Generation::Gen7 {
+            super::gen7::refuse_unmodelled_stages(&self.packets)?;
+            super::gen7::check_vs_constants(&self.packets)?;
+            super::gen7::primitive(dw)?
+        } else {
+            Cmd3dprimitive::unpack(dw)
+                .map_err(|_| DrawError::Invalid("3DPRIMITIVE does not decode"))?
+        };
+        if generation == Generation::Gen6
+            && let Some(gs) = self.packets.get("3DSTATE_GS")
+        {
             let gs = Cmd3dstateGs::unpack(gs)
                 .map_err(|_| DrawError::Invalid("3DSTATE_GS does not decode"))?;
             if gs.gs_enable {
                 return Err(DrawError::Unmodelled("GS threads (3DSTATE_GS GS Enable)").into());
             }
         }
-        let layout = UrbLayout::of(&self.packets)?;
-        let vs = vs::state(&self.packets)?;
-        let fetched = fetch::fetch(&self.packets, mem, &prim, layout.dwords())?;
+        let layout = UrbLayout::of(&self.packets, generation)?;
+        let vs = vs::state(&self.packets, generation)?;
+        let fetched = fetch::fetch(generation, &self.packets, mem, &prim, layout.dwords())?;
         // 3DSTATE_VF_STATISTICS bit 0 (003 lines 31796-31813).
         if self
             .packets
@@ -207,6 +232,7 @@ impl Front {
         };
         let urb = Urb::new(layout.entries * layout.rows);
         Ok(Draw {
+            generation,
             free: (0..layout.entries).rev().collect(),
             layout,
             urb,
@@ -224,6 +250,7 @@ impl Front {
     fn step(&mut self, u: Unit<'_>, mem: &mut dyn GfxMemory, d: &mut Draw) -> Result<bool, Stop> {
         let Unit {
             platform,
+            generation: _,
             array,
             cache,
             bases,
@@ -319,10 +346,13 @@ impl Front {
         d: &mut Draw,
     ) -> Result<(), Stop> {
         let Some(vs) = d.vs else { return Ok(()) };
-        let max = vs.maximum_number_of_threads as usize + 1;
-        let per_thread = if vs.single_vertex_dispatch == 1 { 1 } else { 2 };
-        let bt = self.binding_table(0)?;
-        let samplers = self.sampler_pointer(0)?;
+        let max = vs.max_threads as usize + 1;
+        let per_thread = if vs.single_vertex { 1 } else { 2 };
+        let (bt, samplers) = if d.generation == Generation::Gen7 {
+            super::gen7::vs_pointers(&self.packets)?
+        } else {
+            (self.binding_table(0)?, self.sampler_pointer(0)?)
+        };
         let constants: Vec<u32> = self
             .packets
             .get("PCB_VS")
@@ -332,9 +362,7 @@ impl Front {
             0 => u64::MAX,
             b => b,
         };
-        let kernel = bases
-            .instruction
-            .wrapping_add(u64::from(vs.kernel_start_pointer));
+        let kernel = bases.instruction.wrapping_add(u64::from(vs.kernel));
         while d.next < d.fetched.vertices.len() && d.vs_running.len() < max {
             let n = per_thread.min(d.fetched.vertices.len() - d.next);
             if d.free.len() < n {
@@ -357,15 +385,14 @@ impl Front {
             let h0 = d.layout.handle(verts[0].map_or(0, |v| v.1));
             // One vertex: both handles the same (003 lines 33425-33432).
             let h1 = verts[1].map_or(h0, |v| d.layout.handle(v.1));
-            let scratch = vs::scratch_bytes(vs.per_thread_scratch_space)?;
-            let scratch_at =
-                u64::from(vs.scratch_space_base_offset) + u64::from(index) * u64::from(scratch);
+            let scratch = vs::scratch_bytes(vs.scratch_code)?;
+            let scratch_at = u64::from(vs.scratch_base) + u64::from(index) * u64::from(scratch);
             self.thread_id = self.thread_id.wrapping_add(1) & 0xFF_FFFF;
             let r0 = [
                 u32::from(h0),
                 u32::from(h1),
                 0,
-                (samplers & !0x1F) | (vs.per_thread_scratch_space & 0xF),
+                (samplers & !0x1F) | (vs.scratch_code & 0xF),
                 bt & !0x1F,
                 (scratch_at as u32 & !0x3FF) | u32::from(index),
                 self.thread_id,
@@ -392,13 +419,17 @@ impl Front {
                 payload,
                 // SIMD4x2: channels 0-3 vertex 0, 4-7 vertex 1.
                 dispatch_mask: if n == 2 { 0xFF } else { 0x0F },
-                cr0: crate::gpe::cr0(
-                    vs.floating_point_mode != 0,
-                    false,
-                    vs.illegal_opcode_exception_enable,
-                    false,
-                    vs.software_exception_enable,
-                ),
+                cr0: {
+                    let mut cr0 = crate::gpe::cr0(
+                        vs.alt_float,
+                        false,
+                        vs.illegal_opcode_exception,
+                        false,
+                        vs.software_exception,
+                    );
+                    cr0[0] |= u32::from(vs.vector_mask) << 3;
+                    cr0
+                },
                 ffid: FFID_VS,
                 sr0_1_high: index,
                 bindings: Bindings::Table(BindingTable {
@@ -407,7 +438,7 @@ impl Front {
                     surface_state_base: bases.surface,
                 }),
                 general_state: general(bases),
-                scratch: (vs.scratch_space_base_offset != 0).then_some(Scratch {
+                scratch: (vs.scratch_base != 0).then_some(Scratch {
                     per_thread: scratch,
                 }),
                 group: None,
@@ -419,7 +450,7 @@ impl Front {
                 pixel: None,
             };
             array.start(slot, start).map_err(|_| Stop::Dispatch)?;
-            if vs.statistics_enable {
+            if vs.statistics {
                 self.statistics.vs_invocations += n as u64;
             }
             d.vs_running.push(VsThread {
@@ -438,8 +469,7 @@ impl Front {
             return Ok(());
         }
         let mut env = DrawEnv {
-            // The front runs Sandy Bridge draws only (`media::three_d`).
-            generation: baregpu_hal::Generation::Gen6,
+            generation: d.generation,
             packets: &self.packets,
             bases,
             memory: mem,
@@ -473,13 +503,17 @@ impl Front {
         }
         // The windower's thread limit; the rest of what a pixel thread
         // starts with the raster stage decoded into the thread.
-        let wm = self
-            .packets
-            .get("3DSTATE_WM")
-            .ok_or(DrawError::Invalid("no 3DSTATE_WM before the draw"))?;
-        let wm = Cmd3dstateWm::unpack(wm)
-            .map_err(|_| DrawError::Invalid("3DSTATE_WM does not decode"))?;
-        let max = wm.maximum_number_of_threads as usize + 1;
+        let max = if d.generation == Generation::Gen7 {
+            super::gen7::ps_max_threads(&self.packets)?
+        } else {
+            let wm = self
+                .packets
+                .get("3DSTATE_WM")
+                .ok_or(DrawError::Invalid("no 3DSTATE_WM before the draw"))?;
+            let wm = Cmd3dstateWm::unpack(wm)
+                .map_err(|_| DrawError::Invalid("3DSTATE_WM does not decode"))?;
+            wm.maximum_number_of_threads as usize + 1
+        };
         let limit = match bases.instruction_bound {
             0 => u64::MAX,
             b => b,
@@ -651,7 +685,8 @@ mod tests {
         let bases = Bases::default();
         let mut f = Front::default();
         let mut keep = |name: &'static str, dw: &[u32], mem: &mut FlatMemory| {
-            f.keep(name, dw, mem, &bases, false).unwrap();
+            f.keep(Generation::Gen6, name, dw, mem, &bases, false)
+                .unwrap();
         };
         keep("3DSTATE_URB", &[0x7805_0001, 24, 0], &mut mem);
         keep(
@@ -697,6 +732,7 @@ mod tests {
         let prim = [0x7B00_2804, 3, 0, 1, 0, 0];
         let unit = Unit {
             platform: IsaGen::Gen6,
+            generation: Generation::Gen6,
             array: &mut array,
             cache: &mut cache,
             bases: &bases,
@@ -813,6 +849,7 @@ mod tests {
         let bases = Bases::default();
         let mut f = Front::default();
         f.keep(
+            Generation::Gen6,
             "3DSTATE_WM",
             &[0x7814_0007, 0, 0, 0, 0, 39 << 25 | 1 << 19 | 2, 0, 0, 0],
             &mut mem,
@@ -821,6 +858,7 @@ mod tests {
         )
         .unwrap();
         let mut d = Draw {
+            generation: Generation::Gen6,
             layout: UrbLayout {
                 entries: 24,
                 rows: 4,
@@ -843,6 +881,7 @@ mod tests {
         let mut allowance = 100_000u64;
         let unit = Unit {
             platform: IsaGen::Gen6,
+            generation: Generation::Gen6,
             array: &mut array,
             cache: &mut cache,
             bases: &bases,

@@ -1,5 +1,7 @@
 //! Vertex fetch (003 lines 29715-31835, the pseudo-code of 31179-31400):
-//! the instance and vertex loops, index buffers with Gen6's cut index,
+//! the instance and vertex loops, index buffers with Gen6's cut index (IVB
+//! keeps it: Cut Index Enable in 3DSTATE_INDEX_BUFFER, the all-ones value,
+//! Mesa gen7.xml; the programmable cut index of 3DSTATE_VF is Haswell's),
 //! vertex elements read from vertex buffers, format conversion
 //! ([`super::format`]) and the component controls; the vertices of each
 //! primitive (between cuts and instances) go to [`super::assemble`].
@@ -11,12 +13,12 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{
     Cmd3dprimitive, Cmd3dstateIndexBuffer, Cmd3dstateVertexBuffers,
     Cmd3dstateVertexBuffersVertexBufferState, Cmd3dstateVertexElements,
     Cmd3dstateVertexElementsElement,
 };
+use baregpu_hal::{Generation, Packet};
 
 use super::assemble;
 use super::format::{self, VertexFormat};
@@ -56,9 +58,11 @@ const STORE_1_INT: u32 = 4;
 const STORE_VID: u32 = 5;
 const STORE_IID: u32 = 6;
 
-/// Runs the VF for `prim` with the state in `packets`; every VUE has
-/// `vue_dwords` dwords.
+/// Runs the VF for `prim` with the state in `packets` (in the layouts of
+/// `generation`; `prim` in the SNB form, `super::gen7::primitive`); every
+/// VUE has `vue_dwords` dwords.
 pub(crate) fn fetch(
+    generation: Generation,
     packets: &Packets,
     mem: &mut dyn GfxMemory,
     prim: &Cmd3dprimitive,
@@ -79,13 +83,13 @@ pub(crate) fn fetch(
     if total > MAX_VERTICES {
         return Err(DrawError::Unmodelled("draws of more than 2^20 vertices"));
     }
-    let elements = elements(packets)?;
+    let elements = elements(packets, generation)?;
     if elements.len() * 4 > vue_dwords {
         return Err(DrawError::Invalid(
             "vertex elements do not fit the VS URB entry",
         ));
     }
-    let buffers = buffers(packets)?;
+    let buffers = buffers(packets, generation)?;
     let random = prim.vertex_access_type == 1;
     let index = if random {
         Some(index_buffer(packets)?)
@@ -138,23 +142,28 @@ pub(crate) fn fetch(
     Ok(out)
 }
 
-fn elements(packets: &Packets) -> Result<Vec<Element>, DrawError> {
+fn elements(packets: &Packets, generation: Generation) -> Result<Vec<Element>, DrawError> {
     let dw = packets
         .get("3DSTATE_VERTEX_ELEMENTS")
         .ok_or(DrawError::Invalid(
             "no 3DSTATE_VERTEX_ELEMENTS before the draw",
         ))?;
-    let ves = Cmd3dstateVertexElements::unpack(dw)
-        .map_err(|_| DrawError::Invalid("3DSTATE_VERTEX_ELEMENTS does not decode"))?;
+    let ves = if generation == Generation::Gen7 {
+        super::gen7::vertex_elements(dw)?
+    } else {
+        Cmd3dstateVertexElements::unpack(dw)
+            .map_err(|_| DrawError::Invalid("3DSTATE_VERTEX_ELEMENTS does not decode"))?
+            .element
+    };
     // Valid elements from element 0 on, without gaps (003 lines
     // 30447-30450); the ones after the last valid are unused.
-    let used = ves.element.iter().take_while(|e| e.valid).count();
-    if used == 0 || ves.element[used..].iter().any(|e| e.valid) {
+    let used = ves.iter().take_while(|e| e.valid).count();
+    if used == 0 || ves[used..].iter().any(|e| e.valid) {
         return Err(DrawError::Invalid(
             "vertex elements must be valid from element 0 without gaps",
         ));
     }
-    ves.element[..used]
+    ves[..used]
         .iter()
         .map(|ve| {
             if ve.edge_flag_enable {
@@ -187,9 +196,13 @@ fn controls(ve: &Cmd3dstateVertexElementsElement) -> [u32; 4] {
     ]
 }
 
-fn buffers(packets: &Packets) -> Result<Vec<Cmd3dstateVertexBuffersVertexBufferState>, DrawError> {
+fn buffers(
+    packets: &Packets,
+    generation: Generation,
+) -> Result<Vec<Cmd3dstateVertexBuffersVertexBufferState>, DrawError> {
     match packets.get("3DSTATE_VERTEX_BUFFERS") {
         None => Ok(Vec::new()),
+        Some(dw) if generation == Generation::Gen7 => super::gen7::vertex_buffers(dw),
         Some(dw) => Ok(Cmd3dstateVertexBuffers::unpack(dw)
             .map_err(|_| DrawError::Invalid("3DSTATE_VERTEX_BUFFERS does not decode"))?
             .vertex_buffer_state),
@@ -408,7 +421,7 @@ mod tests {
             &[[16, VB as u32, VB as u32 + 0xff, 0]],
         );
         let mut m = memory();
-        let f = fetch(&p, &mut m, &prim(1, false, 2, 3, 2), 32).unwrap();
+        let f = fetch(Generation::Gen6, &p, &mut m, &prim(1, false, 2, 3, 2), 32).unwrap();
         assert_eq!(f.vertices.len(), 4);
         // Vertex 1 of instance 0: index 4, pitch 16 -> dwords 17, 18.
         let v = &f.vertices[1];
@@ -428,7 +441,7 @@ mod tests {
             &[[8, VB as u32, VB as u32 + 19, 0]],
         );
         let mut m = memory();
-        let f = fetch(&p, &mut m, &prim(1, false, 3, 0, 1), 8).unwrap();
+        let f = fetch(Generation::Gen6, &p, &mut m, &prim(1, false, 3, 0, 1), 8).unwrap();
         assert_eq!(&f.vertices[1][..4], &[20, 30, 0, 1]);
         assert_eq!(&f.vertices[2][..4], &[0, 0, 0, 1], "straddles the end");
         // A null buffer reads zeros.
@@ -436,7 +449,7 @@ mod tests {
             &[ve(0, 0x002, 0, SRC4)],
             &[[8 | 1 << 13, VB as u32, VB as u32 + 0xfff, 0]],
         );
-        let f = fetch(&p, &mut m, &prim(1, false, 1, 0, 1), 8).unwrap();
+        let f = fetch(Generation::Gen6, &p, &mut m, &prim(1, false, 1, 0, 1), 8).unwrap();
         assert_eq!(&f.vertices[0][..4], &[0, 0, 0, 0]);
     }
 
@@ -457,7 +470,7 @@ mod tests {
         );
         let mut pr = prim(3, true, 6, 0, 1); // LINESTRIP
         pr.base_vertex_location = 10;
-        let f = fetch(&p, &mut m, &pr, 4).unwrap();
+        let f = fetch(Generation::Gen6, &p, &mut m, &pr, 4).unwrap();
         let got: Vec<_> = f.vertices.iter().map(|v| (v[0], v[1])).collect();
         // VertexID is the index; the data comes from index + base vertex;
         // the sixth index is past the end: index 0.
@@ -480,12 +493,12 @@ mod tests {
         m.write(IB, &[2, 0xFF, 5]).unwrap();
         let mut p = packets(&els, &vbs);
         p.set("3DSTATE_INDEX_BUFFER", &[0x780A_0401, IB as u32, 0]);
-        let f = fetch(&p, &mut m, &prim(1, true, 3, 0, 1), 4).unwrap();
+        let f = fetch(Generation::Gen6, &p, &mut m, &prim(1, true, 3, 0, 1), 4).unwrap();
         let got: Vec<_> = f.vertices.iter().map(|v| v[0]).collect();
         assert_eq!(got, [20, 50]);
         // Without Cut Index Enable 0xFF is an index like any other.
         p.set("3DSTATE_INDEX_BUFFER", &[0x780A_0001, IB as u32, 0]);
-        let f = fetch(&p, &mut m, &prim(1, true, 3, 0, 1), 4).unwrap();
+        let f = fetch(Generation::Gen6, &p, &mut m, &prim(1, true, 3, 0, 1), 4).unwrap();
         assert_eq!(f.vertices.len(), 3);
         // Dwords, starting at index 1: 7, then the cut 0xFFFFFFFF.
         for (k, v) in [1u32, 7, u32::MAX, 3].iter().enumerate() {
@@ -493,12 +506,12 @@ mod tests {
                 .unwrap();
         }
         p.set("3DSTATE_INDEX_BUFFER", &[0x780A_0601, IB as u32 + 0x100, 0]);
-        let f = fetch(&p, &mut m, &prim(1, true, 3, 1, 1), 4).unwrap();
+        let f = fetch(Generation::Gen6, &p, &mut m, &prim(1, true, 3, 1, 1), 4).unwrap();
         let got: Vec<_> = f.vertices.iter().map(|v| v[0]).collect();
         assert_eq!(got, [70, 30]);
         // A fan has no cut index on SNB.
         assert!(matches!(
-            fetch(&p, &mut m, &prim(6, true, 3, 1, 1), 4),
+            fetch(Generation::Gen6, &p, &mut m, &prim(6, true, 3, 1, 1), 4),
             Err(DrawError::Invalid(_))
         ));
     }
@@ -512,7 +525,7 @@ mod tests {
         let mut m = memory();
         let mut pr = prim(1, false, 1, 0, 5);
         pr.start_instance_location = 1;
-        let f = fetch(&p, &mut m, &pr, 4).unwrap();
+        let f = fetch(Generation::Gen6, &p, &mut m, &pr, 4).unwrap();
         let got: Vec<_> = f.vertices.iter().map(|v| v[0]).collect();
         assert_eq!(got, [10, 10, 20, 20, 30]);
     }
@@ -525,7 +538,7 @@ mod tests {
             &[[4, VB as u32, VB as u32 + 0xff, 0]],
         );
         assert!(matches!(
-            fetch(&p, &mut m, &prim(1, false, 1, 0, 1), 8),
+            fetch(Generation::Gen6, &p, &mut m, &prim(1, false, 1, 0, 1), 8),
             Err(DrawError::Invalid(_))
         ));
         let p = packets(
@@ -533,12 +546,12 @@ mod tests {
             &[[4, VB as u32, VB as u32 + 0xff, 0]],
         );
         assert_eq!(
-            fetch(&p, &mut m, &prim(1, false, 1, 0, 1), 8),
+            fetch(Generation::Gen6, &p, &mut m, &prim(1, false, 1, 0, 1), 8),
             Err(DrawError::Unmodelled("VFCOMP_STORE_PID"))
         );
         let p = packets(&[ve(0, 0, 0, SRC4)], &[[4, VB as u32, VB as u32 + 0xff, 0]]);
         assert!(matches!(
-            fetch(&p, &mut m, &prim(1, false, 1, 0, 0), 8),
+            fetch(Generation::Gen6, &p, &mut m, &prim(1, false, 1, 0, 0), 8),
             Err(DrawError::Invalid(_))
         ));
     }

@@ -2,21 +2,26 @@
 //! (`state`), and the draw 3DPRIMITIVE starts (`draw`): vertex fetch
 //! (`fetch`, `format`), primitive assembly (`assemble`), the VS threads
 //! (`vs`), then the raster stage and output merger (`stages`) and their
-//! pixel threads on the same EU array.
+//! pixel threads on the same EU array. Ivy Bridge's layouts and limits
+//! are turned into the shared forms in `gen7`.
 //!
-//! Gen6 only: the other generations refuse their 3D commands (`media`
-//! decides). Refused as not modelled (the engine stops with the reason):
-//! GS threads (a GS enabled), the GS's Internal Vertex Count, edge flags,
+//! Gen6 and Gen7 (Ivy Bridge); the other generations refuse their 3D
+//! commands (`media` decides). Refused as not modelled (the engine stops
+//! with the reason): GS threads (a GS enabled), on Gen7 also HS, TE, DS
+//! and stream output enabled, 3DPRIMITIVE's indirect parameters,
+//! predicate and end offset; the GS's Internal Vertex Count, edge flags,
 //! VFCOMP_STORE_PID, QUADSTRIP and LINELOOP (SF needs a GS to convert
 //! them), draws of more than 2^20 vertices. Not modelled, without effect
 //! on what is drawn: the vertex cache (every vertex is shaded, so
 //! VS_INVOCATION_COUNT counts each), the statistics' Global Snapshot Count
-//! Reset.
+//! Reset, the URB and push-constant start offsets (each draw has its own
+//! URB; the sizes are checked).
 
 mod assemble;
 mod draw;
 mod fetch;
 mod format;
+mod gen7;
 mod stages;
 mod state;
 mod vs;

@@ -16,14 +16,20 @@
 //!   lines 33080-33082): the data is read when the command executes and
 //!   kept beside the command as [`pcb_name`]'s packet (dwords, buffer 0
 //!   first, each valid buffer's read length in 256-bit units).
+//!
+//! Gen7 (`super::gen7`): the pointer commands are one per stage or state
+//! without change bits, each kept as it came; 3DSTATE_VERTEX_BUFFERS and
+//! 3DSTATE_CONSTANT_* (HS and DS too) in their Gen7 layouts, merged and
+//! read as above; 3DSTATE_PUSH_CONSTANT_ALLOC_* checked against the push
+//! constant space.
 
 use alloc::vec::Vec;
 
-use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{
     Cmd3dstateConstantGs, Cmd3dstateConstantPs, Cmd3dstateConstantVs, Cmd3dstateVertexBuffers,
     Cmd3dstateVertexBuffersVertexBufferState,
 };
+use baregpu_hal::{Generation, Packet};
 
 use crate::eu::shared::GfxMemory;
 use crate::gpe::Bases;
@@ -36,6 +42,9 @@ pub(crate) fn pcb_name(command: &str) -> Option<&'static str> {
         "3DSTATE_CONSTANT_VS" => "PCB_VS",
         "3DSTATE_CONSTANT_GS" => "PCB_GS",
         "3DSTATE_CONSTANT_PS" => "PCB_PS",
+        // Gen7.
+        "3DSTATE_CONSTANT_HS" => "PCB_HS",
+        "3DSTATE_CONSTANT_DS" => "PCB_DS",
         _ => return None,
     })
 }
@@ -56,8 +65,9 @@ fn change_bits(name: &str) -> Option<[u32; 3]> {
 
 /// Keeps a 3D state command (`dw` with its header) in `packets`, merged
 /// with what the earlier commands of its kind left. `name` is the
-/// command's name in the Gen6 tables.
+/// command's name in the tables of `generation`.
 pub(crate) fn keep(
+    generation: Generation,
     packets: &mut Packets,
     name: &'static str,
     dw: &[u32],
@@ -65,6 +75,9 @@ pub(crate) fn keep(
     bases: &Bases,
     constants_absolute: bool,
 ) -> Result<(), DrawError> {
+    if generation == Generation::Gen7 {
+        return keep_gen7(packets, name, dw, mem, bases, constants_absolute);
+    }
     if name == "3DSTATE_VERTEX_BUFFERS" {
         return vertex_buffers(packets, dw);
     }
@@ -101,6 +114,32 @@ pub(crate) fn keep(
     }
     if let Some(pcb) = pcb_name(name) {
         let data = push_constants(name, dw, mem, bases, constants_absolute)?;
+        packets.set(name, dw);
+        packets.set(pcb, &data);
+        return Ok(());
+    }
+    packets.set(name, dw);
+    Ok(())
+}
+
+/// A Gen7 command: nothing merged but the vertex buffers.
+fn keep_gen7(
+    packets: &mut Packets,
+    name: &'static str,
+    dw: &[u32],
+    mem: &mut dyn GfxMemory,
+    bases: &Bases,
+    constants_absolute: bool,
+) -> Result<(), DrawError> {
+    if name == "3DSTATE_VERTEX_BUFFERS" {
+        return super::gen7::keep_vertex_buffers(packets, dw);
+    }
+    if name.starts_with("3DSTATE_PUSH_CONSTANT_ALLOC_") {
+        super::gen7::check_push_constant_alloc(dw)?;
+    }
+    if let Some(pcb) = pcb_name(name) {
+        let buffers = super::gen7::constant_buffers(name, dw, bases, constants_absolute)?;
+        let data = read_constants(&buffers, mem)?;
         packets.set(name, dw);
         packets.set(pcb, &data);
         return Ok(());
@@ -263,8 +302,16 @@ fn push_constants(
     bases: &Bases,
     absolute: bool,
 ) -> Result<Vec<u32>, DrawError> {
+    read_constants(&constant_buffers(name, dw, bases, absolute)?, mem)
+}
+
+/// The dwords of `buffers` ((graphics address, 256-bit rows)), in order.
+fn read_constants(
+    buffers: &[(u64, usize)],
+    mem: &mut dyn GfxMemory,
+) -> Result<Vec<u32>, DrawError> {
     let mut data = Vec::new();
-    for (at, rows) in constant_buffers(name, dw, bases, absolute)? {
+    for &(at, rows) in buffers {
         let mut bytes = alloc::vec![0u8; rows * 32];
         mem.read(at, &mut bytes)?;
         data.extend(
@@ -283,7 +330,16 @@ mod tests {
 
     fn keep_simple(p: &mut Packets, name: &'static str, dw: &[u32]) {
         let mut mem = FlatMemory::new(0, 0x1000);
-        keep(p, name, dw, &mut mem, &Bases::default(), false).unwrap();
+        keep(
+            Generation::Gen6,
+            p,
+            name,
+            dw,
+            &mut mem,
+            &Bases::default(),
+            false,
+        )
+        .unwrap();
     }
 
     fn vb(index: u32, start: u32) -> [u32; 4] {
@@ -369,7 +425,16 @@ mod tests {
         };
         // Buffer 0 (Dynamic State relative, 0x800 + 0x800) one row, buffer 2 two rows.
         let dw = [0x7815_5003, 0x800, 0, 0x3000 | 1, 0];
-        keep(&mut p, "3DSTATE_CONSTANT_VS", &dw, &mut mem, &bases, false).unwrap();
+        keep(
+            Generation::Gen6,
+            &mut p,
+            "3DSTATE_CONSTANT_VS",
+            &dw,
+            &mut mem,
+            &bases,
+            false,
+        )
+        .unwrap();
         let pcb = p.get("PCB_VS").unwrap();
         assert_eq!(pcb.len(), 24);
         assert_eq!(pcb[0], 7);

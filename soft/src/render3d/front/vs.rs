@@ -1,16 +1,18 @@
-//! The Gen6 VS unit: URB entries per 3DSTATE_URB, SIMD4x2 thread payloads
-//! (003 Table 12, lines 33297-33410), and the pass-through when the VS is
-//! disabled (the VF's entry is the VUE, 003 lines 27405-27430).
+//! The VS unit: URB entries per 3DSTATE_URB (Gen6) or 3DSTATE_URB_VS
+//! (Gen7, `super::gen7`), SIMD4x2 thread payloads (003 Table 12, lines
+//! 33297-33410; the same order on Gen7, see [`payload_after_r0`]), and the
+//! pass-through when the VS is disabled (the VF's entry is the VUE, 003
+//! lines 27405-27430).
 //!
 //! URB handles: a handle is the first 256-bit row of its entry in the
 //! draw's URB (the convention of `eu::shared::urb`); kernels copy R0.0 and
-//! R0.1 into their URB_WRITE header and never look inside, so only the
+//! R0.1 into their URB write header and never look inside, so only the
 //! model needs to agree with itself.
 
 use alloc::vec::Vec;
 
-use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{Cmd3dstateUrb, Cmd3dstateVs};
+use baregpu_hal::{Generation, Packet};
 
 use crate::render3d::types::{DrawError, Packets};
 
@@ -22,7 +24,10 @@ pub(crate) struct UrbLayout {
 }
 
 impl UrbLayout {
-    pub fn of(packets: &Packets) -> Result<UrbLayout, DrawError> {
+    pub fn of(packets: &Packets, generation: Generation) -> Result<UrbLayout, DrawError> {
+        if generation == Generation::Gen7 {
+            return super::gen7::urb_layout(packets);
+        }
         let dw = packets
             .get("3DSTATE_URB")
             .ok_or(DrawError::Invalid("no 3DSTATE_URB before the draw"))?;
@@ -54,18 +59,68 @@ impl UrbLayout {
     }
 }
 
-/// 3DSTATE_VS as the dispatcher uses it; `None` when the VS is disabled.
-pub(crate) fn state(packets: &Packets) -> Result<Option<Cmd3dstateVs>, DrawError> {
-    let Some(dw) = packets.get("3DSTATE_VS") else {
-        // Never loaded: the power-on state, a disabled VS.
-        return Ok(None);
-    };
-    let vs =
-        Cmd3dstateVs::unpack(dw).map_err(|_| DrawError::Invalid("3DSTATE_VS does not decode"))?;
-    if !vs.vs_function_enable {
-        return Ok(None);
+/// 3DSTATE_VS as the dispatcher uses it, whatever the generation's layout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct VsState {
+    /// Kernel Start Pointer (Instruction Base relative).
+    pub kernel: u32,
+    pub single_vertex: bool,
+    /// Gen7: cr0.0 bit 3 (the raster stage's note on 001 lines 3240-3262).
+    pub vector_mask: bool,
+    pub alt_float: bool,
+    pub illegal_opcode_exception: bool,
+    pub software_exception: bool,
+    /// Scratch Space Base Offset (General State relative) and the
+    /// per-thread size code.
+    pub scratch_base: u32,
+    pub scratch_code: u32,
+    pub grf_start: u32,
+    pub read_length: u32,
+    pub read_offset: u32,
+    /// Maximum Number of Threads (the count minus one).
+    pub max_threads: u32,
+    pub statistics: bool,
+}
+
+impl From<&Cmd3dstateVs> for VsState {
+    fn from(vs: &Cmd3dstateVs) -> VsState {
+        VsState {
+            kernel: vs.kernel_start_pointer,
+            single_vertex: vs.single_vertex_dispatch == 1,
+            // Gen6 starts cr0.0 without it (the Gen6 dispatch as before).
+            vector_mask: false,
+            alt_float: vs.floating_point_mode != 0,
+            illegal_opcode_exception: vs.illegal_opcode_exception_enable,
+            software_exception: vs.software_exception_enable,
+            scratch_base: vs.scratch_space_base_offset,
+            scratch_code: vs.per_thread_scratch_space,
+            grf_start: vs.dispatch_grf_start_register_for_urb_data,
+            read_length: vs.vertex_urb_entry_read_length,
+            read_offset: vs.vertex_urb_entry_read_offset,
+            max_threads: vs.maximum_number_of_threads,
+            statistics: vs.statistics_enable,
+        }
     }
-    if vs.vertex_urb_entry_read_length == 0 {
+}
+
+/// 3DSTATE_VS; `None` when the VS is disabled.
+pub(crate) fn state(
+    packets: &Packets,
+    generation: Generation,
+) -> Result<Option<VsState>, DrawError> {
+    let vs = if generation == Generation::Gen7 {
+        super::gen7::vs_state(packets)?
+    } else {
+        let Some(dw) = packets.get("3DSTATE_VS") else {
+            // Never loaded: the power-on state, a disabled VS.
+            return Ok(None);
+        };
+        let vs = Cmd3dstateVs::unpack(dw)
+            .map_err(|_| DrawError::Invalid("3DSTATE_VS does not decode"))?;
+        vs.vs_function_enable.then(|| VsState::from(&vs))
+    };
+    let Some(vs) = vs else { return Ok(None) };
+    if vs.read_length == 0 {
         return Err(DrawError::Invalid(
             "VS Vertex URB Entry Read Length 0 is UNDEFINED",
         ));
@@ -75,7 +130,7 @@ pub(crate) fn state(packets: &Packets) -> Result<Option<Cmd3dstateVs>, DrawError
 
 /// What one VS thread gets besides R0.
 pub(crate) struct VsPayload<'a> {
-    pub vs: &'a Cmd3dstateVs,
+    pub vs: &'a VsState,
     /// The push constants 3DSTATE_CONSTANT_VS loaded (dwords).
     pub constants: &'a [u32],
     /// The one or two vertices' input VUEs (as the VF wrote them).
@@ -87,23 +142,26 @@ pub(crate) struct VsPayload<'a> {
 /// interleaved: each register holds one 128-bit element of vertex 0 in
 /// dwords 0-3 and of vertex 1 in dwords 4-7; Read Offset counts 256-bit
 /// units (two elements), Read Length pairs of elements (003 Table 12 and
-/// lines 32990-33040).
+/// lines 32990-33040). Gen7 keeps the order: g0, the push constants from
+/// g1, the attributes from the Dispatch GRF Start Register (Mesa
+/// elk_vec4_vs_visitor.cpp `setup_payload`, the read length
+/// DIV_ROUND_UP(attribute slots, 2) as on Gen6).
 pub(crate) fn payload_after_r0(p: &VsPayload<'_>) -> Result<Vec<u32>, DrawError> {
     let const_regs = p.constants.len().div_ceil(8);
-    let start = p.vs.dispatch_grf_start_register_for_urb_data as usize;
+    let start = p.vs.grf_start as usize;
     if start < 1 + const_regs {
         return Err(DrawError::Invalid(
             "VS vertex data would overlap R0 or the push constants",
         ));
     }
-    let regs = 2 * p.vs.vertex_urb_entry_read_length as usize;
+    let regs = 2 * p.vs.read_length as usize;
     let total = start + regs;
     if total > 128 {
         return Err(DrawError::Invalid("VS payload does not fit the GRF"));
     }
     let mut out = alloc::vec![0u32; (total - 1) * 8];
     out[..p.constants.len()].copy_from_slice(p.constants);
-    let first = 2 * p.vs.vertex_urb_entry_read_offset as usize;
+    let first = 2 * p.vs.read_offset as usize;
     for j in 0..regs {
         let base = (start + j - 1) * 8;
         for (half, v) in p.vertices.iter().enumerate() {
@@ -130,12 +188,11 @@ mod tests {
 
     #[test]
     fn vertex_data_is_interleaved_after_the_constants() {
-        let vs = Cmd3dstateVs {
-            dispatch_grf_start_register_for_urb_data: 3,
-            vertex_urb_entry_read_length: 1,
-            vertex_urb_entry_read_offset: 1,
-            vs_function_enable: true,
-            ..Cmd3dstateVs::default()
+        let vs = VsState {
+            grf_start: 3,
+            read_length: 1,
+            read_offset: 1,
+            ..VsState::default()
         };
         let v0: Vec<u32> = (0..16).collect();
         let v1: Vec<u32> = (100..116).collect();
@@ -161,10 +218,7 @@ mod tests {
             &[8, 9, 10, 11, 0, 0, 0, 0]
         );
         // Overlap with the constants is refused.
-        let low = Cmd3dstateVs {
-            dispatch_grf_start_register_for_urb_data: 2,
-            ..vs
-        };
+        let low = VsState { grf_start: 2, ..vs };
         assert!(payload_after_r0(&VsPayload { vs: &low, ..one }).is_err());
     }
 
@@ -172,12 +226,15 @@ mod tests {
     fn urb_layout_follows_3dstate_urb() {
         let mut p = Packets::default();
         p.set("3DSTATE_URB", &[0x7805_0001, 2 << 16 | 32, 0]);
-        let u = UrbLayout::of(&p).unwrap();
+        let u = UrbLayout::of(&p, Generation::Gen6).unwrap();
         assert_eq!(
             (u.entries, u.rows, u.dwords(), u.handle(3)),
             (32, 12, 96, 36)
         );
         p.set("3DSTATE_URB", &[0x7805_0001, 20, 0]);
-        assert!(UrbLayout::of(&p).is_err(), "fewer than 24 entries");
+        assert!(
+            UrbLayout::of(&p, Generation::Gen6).is_err(),
+            "fewer than 24 entries"
+        );
     }
 }
