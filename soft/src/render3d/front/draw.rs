@@ -151,6 +151,12 @@ impl Front {
         self.draw.is_some()
     }
 
+    /// The VUEs of the last draw.
+    #[cfg(test)]
+    pub(super) fn last_vues(&self) -> &[Vue] {
+        &self.last_vues
+    }
+
     /// A 3DSTATE_* command of `generation`: kept as state.
     pub fn keep(
         &mut self,

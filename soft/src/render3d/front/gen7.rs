@@ -401,3 +401,386 @@ pub(crate) fn refuse_unmodelled_stages(packets: &Packets) -> Result<(), DrawErro
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eu::array::{EuArray, EuConfig, ProgramCache};
+    use crate::eu::shared::{FlatMemory, GfxMemory};
+    use crate::render3d::front::draw::{Front, Stop, Unit};
+    use baregpu_hal::Generation;
+    use baregpu_isa::IsaGen;
+
+    const KERNEL: u64 = 0x1000;
+    const VB: u64 = 0x2000;
+    const CONSTANTS: u64 = 0x3000;
+
+    fn keep(f: &mut Front, mem: &mut FlatMemory, bases: &Bases, name: &'static str, dw: &[u32]) {
+        f.keep(Generation::Gen7, name, dw, mem, bases, false)
+            .unwrap();
+    }
+
+    #[test]
+    fn pointer_commands_are_kept_as_they_come() {
+        let mut f = Front::default();
+        let mut mem = FlatMemory::new(0, 0x1000);
+        let b = Bases::default();
+        // Gen7 3DSTATE_CC_STATE_POINTERS is one pointer: no SNB change-bit
+        // merge (its DW1 bit 0 is "must be one", not a change bit).
+        keep(
+            &mut f,
+            &mut mem,
+            &b,
+            "3DSTATE_CC_STATE_POINTERS",
+            &[0x780E_0000, 0x41],
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &b,
+            "3DSTATE_CC_STATE_POINTERS",
+            &[0x780E_0000, 0x81],
+        );
+        assert_eq!(
+            f.packets.get("3DSTATE_CC_STATE_POINTERS"),
+            Some(&[0x780E_0000, 0x81][..])
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &b,
+            "3DSTATE_BINDING_TABLE_POINTERS_VS",
+            &[0x7826_0000, 0x60],
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &b,
+            "3DSTATE_SAMPLER_STATE_POINTERS_VS",
+            &[0x782B_0000, 0x1A0],
+        );
+        assert_eq!(vs_pointers(&f.packets), Ok((0x60, 0x1A0)));
+    }
+
+    fn vb(index: u32, modify: bool, start: u32, end: u32) -> [u32; 4] {
+        [index << 26 | u32::from(modify) << 14 | 16, start, end, 0]
+    }
+
+    #[test]
+    fn vertex_buffers_merge_by_index_and_keep_unmodified_addresses() {
+        let mut p = Packets::default();
+        let (a, b) = (vb(0, true, 0x1000, 0x10FF), vb(5, true, 0x2000, 0x20FF));
+        let mut dw = alloc::vec![0x7808_0007];
+        dw.extend_from_slice(&a);
+        dw.extend_from_slice(&b);
+        keep_vertex_buffers(&mut p, &dw).unwrap();
+        // Buffer 5 again without Address Modify Enable: new pitch, old
+        // addresses; buffer 2, never loaded, without it: addresses 0.
+        let mut c = vb(5, false, 0x9000, 0x90FF);
+        c[0] = c[0] & !0xFFF | 64;
+        let d = vb(2, false, 0x7000, 0x70FF);
+        let mut dw = alloc::vec![0x7808_0007];
+        dw.extend_from_slice(&c);
+        dw.extend_from_slice(&d);
+        keep_vertex_buffers(&mut p, &dw).unwrap();
+        let all = vertex_buffers(p.get("3DSTATE_VERTEX_BUFFERS").unwrap()).unwrap();
+        let got: Vec<_> = all
+            .iter()
+            .map(|b| {
+                (
+                    b.vertex_buffer_index,
+                    b.buffer_pitch,
+                    b.buffer_starting_address,
+                    b.end_address,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 16, 0x1000, 0x10FF),
+                (2, 16, 0, 0),
+                (5, 64, 0x2000, 0x20FF)
+            ]
+        );
+    }
+
+    #[test]
+    fn constants_read_in_the_gen7_body_and_fit_their_allocation() {
+        let mut f = Front::default();
+        let mut mem = FlatMemory::new(0, 0x4000);
+        for k in 0..24u32 {
+            mem.write(0x1000 + 4 * u64::from(k), &(k + 1).to_le_bytes())
+                .unwrap();
+            mem.write(0x3000 + 4 * u64::from(k), &(k + 100).to_le_bytes())
+                .unwrap();
+        }
+        let b = Bases {
+            dynamic: 0x800,
+            ..Bases::default()
+        };
+        // Buffer 0: one row at Dynamic State + 0x800; buffer 1 (a graphics
+        // address) has read length 0: not read; buffer 2: two rows.
+        keep(
+            &mut f,
+            &mut mem,
+            &b,
+            "3DSTATE_CONSTANT_VS",
+            &[0x7815_0005, 1, 2, 0x800, 0x3000, 0x3000, 0],
+        );
+        let pcb = f.packets.get("PCB_VS").unwrap();
+        assert_eq!(pcb.len(), 24);
+        assert_eq!((pcb[0], pcb[7], pcb[8], pcb[23]), (1, 8, 100, 115));
+        // 96 bytes need a 1 KiB allocation.
+        assert!(matches!(
+            check_vs_constants(&f.packets),
+            Err(DrawError::Invalid(_))
+        ));
+        keep(
+            &mut f,
+            &mut mem,
+            &b,
+            "3DSTATE_PUSH_CONSTANT_ALLOC_VS",
+            &[0x7912_0000, 1],
+        );
+        assert_eq!(check_vs_constants(&f.packets), Ok(()));
+        // An allocation past the 16 KiB space is refused when kept.
+        let r = f.keep(
+            Generation::Gen7,
+            "3DSTATE_PUSH_CONSTANT_ALLOC_PS",
+            &[0x7916_0000, 8 << 16 | 9],
+            &mut mem,
+            &b,
+            false,
+        );
+        assert!(matches!(r, Err(DrawError::Invalid(_))));
+        // The HS and DS have their push constants too.
+        keep(
+            &mut f,
+            &mut mem,
+            &b,
+            "3DSTATE_CONSTANT_HS",
+            &[0x7819_0005, 1, 0, 0x800, 0, 0, 0],
+        );
+        assert_eq!(f.packets.get("PCB_HS").map(<[u32]>::len), Some(8));
+    }
+
+    #[test]
+    fn the_gen7_3dprimitive_has_its_topology_in_dw1() {
+        let p = primitive(&[0x7B00_0005, 1 << 8 | 0x05, 6, 2, 3, 1, (-5i32) as u32]).unwrap();
+        assert_eq!(
+            (
+                p.vertex_access_type,
+                p.primitive_topology_type,
+                p.vertex_count_per_instance,
+                p.start_vertex_location,
+                p.instance_count,
+                p.start_instance_location,
+                p.base_vertex_location
+            ),
+            (1, 5, 6, 2, 3, 1, -5)
+        );
+        // The SNB place of the topology (DW0 14:10) means nothing here.
+        let p = primitive(&[0x7B00_0005 | 0x04 << 10, 0x0F, 3, 0, 1, 0, 0]).unwrap();
+        assert_eq!((p.vertex_access_type, p.primitive_topology_type), (0, 0x0F));
+        assert!(matches!(
+            primitive(&[0x7B00_0405, 0x04, 3, 0, 1, 0, 0]),
+            Err(DrawError::Unmodelled(_))
+        ));
+        assert!(matches!(
+            primitive(&[0x7B00_0005, 1 << 9 | 0x04, 3, 0, 1, 0, 0]),
+            Err(DrawError::Unmodelled(_))
+        ));
+    }
+
+    #[test]
+    fn urb_vs_entries_follow_the_ivb_rules() {
+        let mut p = Packets::default();
+        // 64 entries of 3 512-bit units: 6 rows each.
+        p.set("3DSTATE_URB_VS", &[0x7830_0000, 2 << 16 | 64]);
+        let u = urb_layout(&p).unwrap();
+        assert_eq!((u.entries, u.rows, u.dwords()), (64, 6, 48));
+        for bad in [2 << 16 | 36, 2 << 16 | 24, 2 << 16 | 520, 63 << 16 | 64] {
+            p.set("3DSTATE_URB_VS", &[0x7830_0000, bad]);
+            assert!(
+                matches!(urb_layout(&p), Err(DrawError::Invalid(_))),
+                "{bad:#x}"
+            );
+        }
+        // 9 units and more: any count.
+        p.set("3DSTATE_URB_VS", &[0x7830_0000, 8 << 16 | 33]);
+        assert_eq!(urb_layout(&p).unwrap().entries, 33);
+    }
+
+    fn unit<'a>(
+        array: &'a mut EuArray,
+        cache: &'a mut ProgramCache,
+        bases: &'a Bases,
+        allowance: &'a mut u64,
+    ) -> Unit<'a> {
+        Unit {
+            platform: IsaGen::Gen7,
+            generation: Generation::Gen7,
+            array,
+            cache,
+            bases,
+            allowance,
+        }
+    }
+
+    #[test]
+    fn enabled_hs_te_ds_gs_and_stream_output_are_refused_by_name() {
+        let cases: [(&'static str, &[u32]); 5] = [
+            ("3DSTATE_HS", &[0x781B_0005, 0, 1 << 31, 0, 0, 0, 0]),
+            ("3DSTATE_TE", &[0x781C_0002, 1, 0, 0]),
+            ("3DSTATE_DS", &[0x781D_0004, 0, 0, 0, 0, 1]),
+            ("3DSTATE_GS", &[0x7811_0005, 0, 0, 0, 0, 1, 0]),
+            ("3DSTATE_STREAMOUT", &[0x781E_0001, 1 << 31, 0]),
+        ];
+        for (name, dw) in cases {
+            let mut f = Front::default();
+            let mut mem = FlatMemory::new(0, 0x1000);
+            let bases = Bases::default();
+            // Disabled, the same command passes.
+            let mut off = dw.to_vec();
+            off[1..].iter_mut().for_each(|d| *d = 0);
+            keep(&mut f, &mut mem, &bases, name, &off);
+            assert_eq!(refuse_unmodelled_stages(&f.packets), Ok(()), "{name}");
+            keep(&mut f, &mut mem, &bases, name, dw);
+            let mut array = EuArray::new(IsaGen::Gen7, EuConfig::for_platform(IsaGen::Gen7));
+            let mut cache = ProgramCache::new();
+            let mut allowance = 1000;
+            let r = f.draw(
+                unit(&mut array, &mut cache, &bases, &mut allowance),
+                &mut mem,
+                &[0x7B00_0005, 0x04, 3, 0, 1, 0, 0],
+            );
+            assert!(
+                matches!(r, Err(Stop::Draw(DrawError::Unmodelled(_)))),
+                "{name}: {r:?}"
+            );
+        }
+    }
+
+    /// A SIMD4x2 Gen7 VS as Mesa's vec4 back end ends it: the header is
+    /// g0 with M0.5 ORed with 0xff00 (elk_urb_WRITE), then the VF's
+    /// header element and `position * g1.0-3 + g1.4-7` (the push
+    /// constants), an interleaved URB_WRITE_HWORD from a GRF (r112, as EOT
+    /// sends need).
+    fn vs_kernel() -> Vec<u8> {
+        let src = "mov (8|M0) r112.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n\
+             or (1|M0) r112.5<1>:ud r0.5<0;1,0>:ud 0xff00:ud {NoMask}\n\
+             mov (8|M0) r113.0<1>:ud r2.0<8;8,1>:ud\n\
+             mul (8|M0) r10.0<1>:f r3.0<8;8,1>:f r1.0<0;4,1>:f\n\
+             add (8|M0) r114.0<1>:f r10.0<8;8,1>:f r1.4<0;4,1>:f\n\
+             send (8|M0) null:ud r112 urb.write_hword(offset=0, interleave) mlen=3 rlen=0 hdr {EOT}\n";
+        baregpu_isa::text::asm::assemble(IsaGen::Gen7, src).unwrap()
+    }
+
+    /// Three vertices through a real Gen7 VS: a pair, then one alone (its
+    /// second slot disabled); the VUEs come back from the URB in vertex
+    /// order, the header as the VF wrote it, the position from the shader.
+    #[test]
+    fn a_gen7_vs_writes_its_urb_entries_read_back_as_vues() {
+        let mut mem = FlatMemory::new(0, 0x4000);
+        mem.write(KERNEL, &vs_kernel()).unwrap();
+        let consts = [2.0f32, 3.0, 1.0, 1.0, 10.0, 20.0, 0.5, 0.0];
+        for (k, c) in consts.iter().enumerate() {
+            mem.write(CONSTANTS + 4 * k as u64, &c.to_bits().to_le_bytes())
+                .unwrap();
+        }
+        for k in 0..3u32 {
+            let x = k as f32;
+            let words = [k, 7, 8, 9, x.to_bits(), (-x).to_bits(), 0, 1.0f32.to_bits()];
+            for (i, w) in words.iter().enumerate() {
+                mem.write(VB + 32 * u64::from(k) + 4 * i as u64, &w.to_le_bytes())
+                    .unwrap();
+            }
+        }
+        let bases = Bases::default();
+        let mut f = Front::default();
+        // 32 entries of two 512-bit units (32 dwords).
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_URB_VS",
+            &[0x7830_0000, 1 << 16 | 32],
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_PUSH_CONSTANT_ALLOC_VS",
+            &[0x7912_0000, 1],
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_CONSTANT_VS",
+            &[0x7815_0005, 1, 0, CONSTANTS as u32, 0, 0, 0],
+        );
+        // KSP, GRF start 2, read length 1, two threads, statistics, enabled.
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_VS",
+            &[
+                0x7810_0004,
+                KERNEL as u32,
+                0,
+                0,
+                2 << 20 | 1 << 11,
+                1 << 25 | 1 << 10 | 1,
+            ],
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_VERTEX_BUFFERS",
+            &[0x7808_0003, 1 << 14 | 32, VB as u32, VB as u32 + 95, 0],
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_VERTEX_ELEMENTS",
+            &[
+                0x7809_0003,
+                1 << 25 | 2 << 16,
+                0x1111 << 16,
+                1 << 25 | 16,
+                0x1111 << 16,
+            ],
+        );
+        let mut array = EuArray::new(IsaGen::Gen7, EuConfig::for_platform(IsaGen::Gen7));
+        let mut cache = ProgramCache::new();
+        let mut allowance = 100_000u64;
+        // LINESTRIP_ADJ of three vertices: no object, so no raster stage.
+        let prim = [0x7B00_0005, 0x0A, 3, 0, 1, 0, 0];
+        let r = f.draw(
+            unit(&mut array, &mut cache, &bases, &mut allowance),
+            &mut mem,
+            &prim,
+        );
+        assert_eq!(r, Ok(true));
+        assert_eq!(f.statistics.vs_invocations, 3);
+        assert_eq!(array.stats().dispatched, 2);
+        let vues = f.last_vues();
+        assert_eq!(vues.len(), 3);
+        for (k, v) in vues.iter().enumerate() {
+            let x = k as f32;
+            assert_eq!(&v.dw[..4], &[k as u32, 7, 8, 9], "vertex {k}: the header");
+            let pos: Vec<f32> = v.dw[4..8].iter().map(|d| f32::from_bits(*d)).collect();
+            assert_eq!(
+                pos,
+                [2.0 * x + 10.0, -3.0 * x + 20.0, 0.5, 1.0],
+                "vertex {k}"
+            );
+            assert_eq!(v.dw.len(), 32, "two 512-bit units");
+        }
+    }
+}
