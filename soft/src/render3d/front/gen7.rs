@@ -85,7 +85,6 @@ pub(crate) fn primitive(dw: &[u32]) -> Result<g6::Cmd3dprimitive, DrawError> {
         instance_count: p.instance_count,
         start_instance_location: p.start_instance_location,
         base_vertex_location: p.base_vertex_location,
-        ..g6::Cmd3dprimitive::default()
     })
 }
 
@@ -267,7 +266,7 @@ pub(crate) fn urb_layout(packets: &Packets) -> Result<UrbLayout, DrawError> {
     // "VS Number of URB Entries must be divisible by 8 if the VS URB Entry
     // Allocation Size is less than 9 512-bit URB entries" (IVB PRM vol 2
     // part 1 1.7.1, quoted in Mesa i965 gen7_urb.c).
-    if units < 9 && entries % 8 != 0 {
+    if units < 9 && !entries.is_multiple_of(8) {
         return Err(DrawError::Invalid(
             "VS Number of URB Entries not a multiple of 8 with entries under 9 units",
         ));
