@@ -29,9 +29,11 @@ use baregpu_hal::gen6::commands as g6;
 use baregpu_hal::gen7::commands::{
     Cmd3dprimitive, Cmd3dstateBindingTablePointersVs, Cmd3dstateConstantDs, Cmd3dstateConstantGs,
     Cmd3dstateConstantHs, Cmd3dstateConstantPs, Cmd3dstateConstantVs, Cmd3dstateDs, Cmd3dstateGs,
-    Cmd3dstateHs, Cmd3dstatePs, Cmd3dstatePushConstantAllocVs, Cmd3dstateSamplerStatePointersVs,
-    Cmd3dstateStreamout, Cmd3dstateTe, Cmd3dstateUrbVs, Cmd3dstateVertexBuffers,
-    Cmd3dstateVertexBuffersVertexBufferState, Cmd3dstateVertexElements, Cmd3dstateVs,
+    Cmd3dstateHs, Cmd3dstatePs, Cmd3dstatePushConstantAllocDs, Cmd3dstatePushConstantAllocGs,
+    Cmd3dstatePushConstantAllocHs, Cmd3dstatePushConstantAllocPs, Cmd3dstatePushConstantAllocVs,
+    Cmd3dstateSamplerStatePointersVs, Cmd3dstateStreamout, Cmd3dstateTe, Cmd3dstateUrbVs,
+    Cmd3dstateVertexBuffers, Cmd3dstateVertexBuffersVertexBufferState, Cmd3dstateVertexElements,
+    Cmd3dstateVs,
 };
 
 use super::vs::{UrbLayout, VsState};
@@ -240,11 +242,24 @@ pub(crate) fn constant_buffers(
 
 /// 3DSTATE_PUSH_CONSTANT_ALLOC_*: Constant Buffer Offset and Size (KiB)
 /// within the push constant space.
-pub(crate) fn check_push_constant_alloc(dw: &[u32]) -> Result<(), DrawError> {
+pub(crate) fn check_push_constant_alloc(name: &str, dw: &[u32]) -> Result<(), DrawError> {
+    const BAD: &str = "3DSTATE_PUSH_CONSTANT_ALLOC_* does not decode";
     // The five commands share the body (Mesa gen7.xml).
-    let a: Cmd3dstatePushConstantAllocVs =
-        decode(dw, "3DSTATE_PUSH_CONSTANT_ALLOC_* does not decode")?;
-    if a.constant_buffer_offset + a.constant_buffer_size > PUSH_CONSTANT_KIB {
+    macro_rules! body {
+        ($t:ty) => {{
+            let a: $t = decode(dw, BAD)?;
+            (a.constant_buffer_offset, a.constant_buffer_size)
+        }};
+    }
+    let (offset, size) = match name {
+        "3DSTATE_PUSH_CONSTANT_ALLOC_VS" => body!(Cmd3dstatePushConstantAllocVs),
+        "3DSTATE_PUSH_CONSTANT_ALLOC_HS" => body!(Cmd3dstatePushConstantAllocHs),
+        "3DSTATE_PUSH_CONSTANT_ALLOC_DS" => body!(Cmd3dstatePushConstantAllocDs),
+        "3DSTATE_PUSH_CONSTANT_ALLOC_GS" => body!(Cmd3dstatePushConstantAllocGs),
+        "3DSTATE_PUSH_CONSTANT_ALLOC_PS" => body!(Cmd3dstatePushConstantAllocPs),
+        _ => return Err(DrawError::Invalid(BAD)),
+    };
+    if offset + size > PUSH_CONSTANT_KIB {
         return Err(DrawError::Invalid(
             "3DSTATE_PUSH_CONSTANT_ALLOC_* beyond the 16 KiB push constant space",
         ));
@@ -553,6 +568,13 @@ mod tests {
             false,
         );
         assert!(matches!(r, Err(DrawError::Invalid(_))));
+        keep(
+            &mut f,
+            &mut mem,
+            &b,
+            "3DSTATE_PUSH_CONSTANT_ALLOC_PS",
+            &[0x7916_0000, 8 << 16 | 8],
+        );
         // The HS and DS have their push constants too.
         keep(
             &mut f,

@@ -135,7 +135,7 @@ fn keep_gen7(
         return super::gen7::keep_vertex_buffers(packets, dw);
     }
     if name.starts_with("3DSTATE_PUSH_CONSTANT_ALLOC_") {
-        super::gen7::check_push_constant_alloc(dw)?;
+        super::gen7::check_push_constant_alloc(name, dw)?;
     }
     if let Some(pcb) = pcb_name(name) {
         let buffers = super::gen7::constant_buffers(name, dw, bases, constants_absolute)?;
