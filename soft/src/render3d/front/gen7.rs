@@ -804,4 +804,75 @@ mod tests {
             assert_eq!(v.dw.len(), 32, "two 512-bit units");
         }
     }
+
+    /// With 3DSTATE_VS disabled (as igt's rendercopy_gen7 sends it) the
+    /// VF's entries are the VUEs: no thread runs, the entry is as wide as
+    /// 3DSTATE_URB_VS makes it.
+    #[test]
+    fn a_disabled_gen7_vs_passes_the_vf_entries_through() {
+        let mut mem = FlatMemory::new(0, 0x4000);
+        for k in 0..5u32 {
+            mem.write(
+                VB + 16 * u64::from(k),
+                &[k, 10 + k, 20 + k, 30 + k].map(u32::to_le_bytes).concat(),
+            )
+            .unwrap();
+        }
+        let bases = Bases::default();
+        let mut f = Front::default();
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_URB_VS",
+            &[0x7830_0000, 64],
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_VS",
+            &[0x7810_0004, 0, 0, 0, 0, 0],
+        );
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_VERTEX_BUFFERS",
+            &[0x7808_0003, 1 << 14 | 16, VB as u32, VB as u32 + 79, 0],
+        );
+        // STORE_0 header, then the R32G32B32A32_UINT data.
+        keep(
+            &mut f,
+            &mut mem,
+            &bases,
+            "3DSTATE_VERTEX_ELEMENTS",
+            &[
+                0x7809_0003,
+                1 << 25 | 2 << 16,
+                0x2222 << 16,
+                1 << 25 | 2 << 16,
+                0x1111 << 16,
+            ],
+        );
+        let mut array = EuArray::new(IsaGen::Gen7, EuConfig::for_platform(IsaGen::Gen7));
+        let mut cache = ProgramCache::new();
+        let mut allowance = 1000u64;
+        // TRILIST_ADJ of five: no object.
+        let prim = [0x7B00_0005, 0x0B, 5, 0, 1, 0, 0];
+        let r = f.draw(
+            unit(&mut array, &mut cache, &bases, &mut allowance),
+            &mut mem,
+            &prim,
+        );
+        assert_eq!(r, Ok(true));
+        assert_eq!(array.stats().dispatched, 0);
+        assert_eq!(f.statistics.vs_invocations, 0);
+        for (k, v) in f.last_vues().iter().enumerate() {
+            let k = k as u32;
+            assert_eq!(v.dw.len(), 16, "one 512-bit unit");
+            assert_eq!(&v.dw[..8], &[0, 0, 0, 0, k, 10 + k, 20 + k, 30 + k]);
+        }
+        assert_eq!(f.last_vues().len(), 5);
+    }
 }
