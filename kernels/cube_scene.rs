@@ -123,8 +123,8 @@ pub const AMBIENT: f32 = 0.25;
 pub const DIFFUSE: f32 = 0.75;
 /// The camera: the cube's centre this far in front of it, and the field of
 /// view (tan of half of it), chosen so that every pose fits in the picture.
-const DISTANCE: f32 = 5.0;
-const TAN_HALF_FOV: f32 = 0.6;
+const DISTANCE: f32 = 4.4;
+const TAN_HALF_FOV: f32 = 0.55;
 
 /// The cube's orientation: turned by `yaw` about y, then by `pitch` about
 /// x (radians).
