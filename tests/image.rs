@@ -76,6 +76,7 @@ fn check(firmware: &str, passed: bool, output: &str) {
         "after the reset the render engine completed seqno 4",
         "and drew it on the screen",
         "cube frame  1/24: drawn in ",
+        "its scanout on the screen",
         "the 3D pipeline drew 24 frames of 192x192",
         "demo finished",
         "interrupts: MSI to 0xfee",

@@ -128,7 +128,7 @@ fn run_hardware(
     {
         println!("  display: {}", e);
     }
-    match cube::spin(&mut gpu) {
+    match cube::spin(&mut gpu, None) {
         Ok(cube::Outcome::Drawn) => {}
         Ok(cube::Outcome::Skipped(reason)) => println!("  cube: {}", reason),
         Err(e) => println!("  cube: {}", e),
@@ -188,7 +188,7 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     {
         println!("  display: {}", e);
     }
-    spin_cube(&mut gpu, platform)?;
+    spin_cube(&mut gpu, &soft, &running, platform)?;
     let stats = soft.stats();
     println!(
         "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
@@ -205,15 +205,17 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
 /// generation refuses the draw (Ivy Bridge's 3D pipeline is still being
 /// modelled), the reason is printed and a second software GPU modelling
 /// Sandy Bridge, whose 3D pipeline the model runs, draws it instead.
-fn spin_cube<P: Platform>(
-    gpu: &mut Gpu<'_, P>,
+fn spin_cube<'a>(
+    gpu: &mut Gpu<'a, RunningDevice<'a>>,
+    soft: &SoftGpu<PlatformBus<'_, BootPlatform>>,
+    running: &'a RunningDevice<'a>,
     platform: &BootPlatform,
 ) -> Result<(), ComputeError> {
     println!(
         "  the 3D pipeline: a textured, lit, depth-tested cube ({} frames)",
         cube::FRAMES
     );
-    match cube::spin(gpu)? {
+    match cube::spin(gpu, Some((soft, running)))? {
         cube::Outcome::Drawn => Ok(()),
         cube::Outcome::Skipped(reason) => {
             println!("  cube: {}", reason);
