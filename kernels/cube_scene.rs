@@ -289,7 +289,7 @@ pub const DARK_TEXEL: u8 = 80;
 /// The grey level of texel (x, y).
 pub fn texel(x: u32, y: u32) -> u8 {
     let side = TEXTURE / CHECKS;
-    if (x / side + y / side) % 2 == 0 {
+    if (x / side + y / side).is_multiple_of(2) {
         LIGHT_TEXEL
     } else {
         DARK_TEXEL
