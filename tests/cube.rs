@@ -554,3 +554,23 @@ fn writes_a_frame_as_png() {
     let back = std::fs::read(&path).unwrap();
     assert!(back.starts_with(b"\x89PNG"), "{} is a PNG", path.display());
 }
+
+/// Every shader of the cube, the Gen7 ones too (which the software GPU
+/// cannot run until it models Ivy Bridge's 3D front end and output merger),
+/// assembles and passes the manuals' region, type and operand rules.
+#[test]
+fn the_shaders_assemble_and_validate() {
+    use baregpu::isa::{IsaGen, text, validate};
+    for (isa, name, src) in [
+        (IsaGen::Gen6, "cube_vs_gen6.asm", VS_GEN6),
+        (IsaGen::Gen6, "cube_ps_gen6.asm", PS_GEN6),
+        (IsaGen::Gen7, "cube_vs_gen7.asm", VS_GEN7),
+        (IsaGen::Gen7, "cube_ps_gen7.asm", PS_GEN7),
+    ] {
+        let bin = text::assemble(isa, src).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let found = validate::validate_kernel(isa, &bin).expect("decodes");
+        assert!(found.is_empty(), "{name}: {found:?}");
+        // The last instruction ends the thread (EOT), and nothing runs after it.
+        assert!(src.trim_end().ends_with("{EOT}"), "{name}");
+    }
+}
