@@ -35,4 +35,6 @@ mov (8|M0) m4.0<1>:f r7.0<8;8,1>:f
 // The VUE header: no point width, viewport or render target index.
 mov (8|M0) m1.0<1>:ud 0x0:ud
 mov (8|M0) m0.0<1>:ud r0.0<8;8,1>:ud
-send (8|M0) null:ud m0 urb.write(offset=0, swizzle=interleave, complete) mlen=5 rlen=0 {EOT}
+// The message has a header (m0) [ext: Mesa brw_eu_emit.c
+// brw_set_urb_message: header present on every URB write].
+send (8|M0) null:ud m0 urb.write(offset=0, swizzle=interleave, complete) mlen=5 rlen=0 hdr {EOT}

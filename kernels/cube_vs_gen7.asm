@@ -37,4 +37,6 @@ mov (8|M0) r113.0<1>:ud 0x0:ud
 // the URB_WRITE_HWORD message header"].
 mov (8|M0) r112.0<1>:ud r0.0<8;8,1>:ud {NoMask}
 or (1|M0) r112.5<1>:ud r0.5<0;1,0>:ud 0xff00:ud {NoMask}
-send (8|M0) null:ud r112 urb.write_hword(offset=0, interleave, complete) mlen=5 rlen=0 {EOT}
+// The message has a header (r112) [ext: Mesa brw_eu_emit.c
+// brw_set_urb_message: header present on every URB write].
+send (8|M0) null:ud r112 urb.write_hword(offset=0, interleave, complete) mlen=5 rlen=0 hdr {EOT}
