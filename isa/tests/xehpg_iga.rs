@@ -605,15 +605,186 @@ fn gen_sync(rng: &mut Rng) -> Instruction {
     i
 }
 
+/// bfn: any of the 256 functions, integer three-source operands without
+/// modifiers (the format has none), 16-bit immediates in src0/src2, and
+/// the three conditions CondCtrl2 can hold.
+fn gen_bfn(rng: &mut Rng) -> Instruction {
+    let ty = rng.pick(&[Type::D, Type::Ud, Type::W, Type::Uw]);
+    let mut i = Instruction::new(
+        Opcode::Bfn,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    if rng.chance(3) {
+        i.cond_mod = rng.pick(&[CondMod::Z, CondMod::G, CondMod::L]);
+    }
+    let r3 = |rng: &mut Rng, last: bool| {
+        let rg = Region::Align1 {
+            vstride: if last { 0 } else { rng.pick(&[0, 1, 4, 8]) },
+            width: 1,
+            hstride: rng.pick(&[0, 1, 2]),
+        };
+        Src::Reg(reg(rng, ty, rg))
+    };
+    let imm16 = |rng: &mut Rng| {
+        Src::Imm(Imm {
+            ty: rng.pick(&[Type::W, Type::Uw]),
+            bits: rng.next() & 0xFFFF,
+        })
+    };
+    let s0 = if rng.chance(5) {
+        imm16(rng)
+    } else {
+        r3(rng, false)
+    };
+    let s1 = r3(rng, false);
+    let s2 = if rng.chance(5) {
+        imm16(rng)
+    } else {
+        r3(rng, true)
+    };
+    i.body = Body::Bfn(Bfn {
+        function: rng.below(256) as u8,
+        dst: dst(rng, ty),
+        src: [s0, s1, s2],
+    });
+    i
+}
+
+/// dpas/dpasw: every systolic depth and repeat count, the float
+/// (f/hf/bf) and integer (d/ud with ub/b in 8, 4 or 2 bits) operands,
+/// src0 null or a register. No predicate, saturation or condition: the
+/// format has none (iga64 drops a predicate silently).
+fn gen_dpas(rng: &mut Rng) -> Instruction {
+    let float = rng.chance(2);
+    let (acc, ab): (&[Type], &[Type]) = if float {
+        (&[Type::F, Type::Hf, Type::Bf], &[Type::Hf, Type::Bf])
+    } else {
+        (&[Type::D, Type::Ud], &[Type::Ub, Type::B])
+    };
+    let op = if rng.chance(3) {
+        Opcode::Dpasw
+    } else {
+        Opcode::Dpas
+    };
+    let sub = |rng: &mut Rng, ty: Type| {
+        if rng.chance(6) {
+            rng.below(usize::from(32 / ty.size())) as u8 * ty.size()
+        } else {
+            0
+        }
+    };
+    let operand = |rng: &mut Rng, ty: Type, subnr: u8| {
+        Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty,
+            addr: Addr::Direct {
+                nr: rng.below(120) as u8,
+                subnr,
+            },
+            region: codec::DPAS_REGION,
+            negate: false,
+            abs: false,
+        })
+    };
+    let dt = rng.pick(acc);
+    let d = dst(rng, dt);
+    let dst = Dst {
+        hstride: 1,
+        addr: Addr::Direct {
+            nr: match d.addr {
+                Addr::Direct { nr, .. } => nr,
+                Addr::Indirect { .. } => 0,
+            },
+            subnr: sub(rng, dt),
+        },
+        ..d
+    };
+    let t0 = rng.pick(acc);
+    let s0 = if rng.chance(6) {
+        Src::Reg(RegSrc {
+            file: RegFile::Arf,
+            ty: t0,
+            addr: Addr::Direct { nr: 0, subnr: 0 },
+            region: codec::DPAS_REGION,
+            negate: false,
+            abs: false,
+        })
+    } else {
+        let s = sub(rng, t0);
+        operand(rng, t0, s)
+    };
+    let mut precision = [Precision::Full; 2];
+    let mut srcs = [codec::ABSENT; 2];
+    for k in 0..2 {
+        let t = rng.pick(ab);
+        if !float {
+            precision[k] = rng.pick(&[Precision::Full, Precision::Bits4, Precision::Bits2]);
+        }
+        let s = if precision[k] == Precision::Full {
+            sub(rng, t)
+        } else {
+            0
+        };
+        srcs[k] = operand(rng, t, s);
+    }
+    let mut i = Instruction::new(
+        op,
+        rng.pick(&[8, 8, 8, 16]),
+        Q,
+        Body::Dpas(Dpas {
+            depth: rng.pick(&[1, 2, 4, 8]),
+            repeat: 1 + rng.below(8) as u8,
+            dst,
+            src: [s0, srcs[0], srcs[1]],
+            precision,
+        }),
+    );
+    if i.exec_size == 8 && rng.chance(3) {
+        i.group = GroupCtrl::Quarter {
+            qtr: 1 + rng.below(3) as u8,
+            nib: false,
+        };
+    }
+    i.no_mask = rng.chance(4);
+    i.swsb = swsb(rng);
+    i.debug = rng.chance(16);
+    i
+}
+
 fn generate(rng: &mut Rng) -> Instruction {
-    match rng.below(11) {
+    match rng.below(13) {
         0..=3 => gen_alu(rng),
         4 | 5 => gen_three(rng),
         6 => gen_math(rng),
         7 | 8 => gen_send(rng),
         9 => gen_madm(rng),
+        10 => gen_bfn(rng),
+        11 => gen_dpas(rng),
         _ => gen_sync(rng),
     }
+}
+
+/// iga64 writes bfn's function as an expression (`bfn.(s0&~s2|s1&s2)`),
+/// ours as its value (`bfn.0xCA`): the expression, evaluated by our
+/// parser, is compared as that value.
+fn bfn_as_value(line: &str) -> String {
+    line.split(' ')
+        .map(|t| match t.strip_prefix("bfn.") {
+            Some(f) => match xehpg::parse::bfn_function(f) {
+                Ok(v) => format!("bfn.0x{v:X}"),
+                Err(e) => format!("bfn.<{e}>"),
+            },
+            None => t.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Encode, print; iga64 assembles our text to our bits and disassembles
@@ -691,7 +862,7 @@ fn compare(
     let mut parsediff = Vec::new();
     for (n, &k) in keep.iter().enumerate() {
         let ours = norm(text[k].rsplit('\n').next().unwrap_or(""));
-        if dis[n] != ours {
+        if bfn_as_value(&dis[n]) != ours {
             textdiff.push(format!("    ours  {ours}\n    iga64 {}", dis[n]));
         }
         // Our assembler reads our text and iga64's text back to the
@@ -741,6 +912,10 @@ fn xehpg_against_iga64() {
     let mut indirect_kept = 0;
     let mut ex_reg_kept = 0;
     let mut madm_kept = 0;
+    let mut bfn_kept = 0;
+    let mut bfn_functions = [false; 256];
+    let mut dpas_kept = 0;
+    let mut dpas_sub_byte = 0;
     for _ in 0..10 {
         let insts: Vec<Instruction> = (0..2_500).map(|_| generate(&mut rng)).collect();
         let (kept, rej) = compare(&insts, &dir, false);
@@ -751,13 +926,34 @@ fn xehpg_against_iga64() {
             .iter()
             .filter(|&&k| insts[k].opcode == Opcode::Madm)
             .count();
+        for &k in &kept {
+            match &insts[k].body {
+                Body::Bfn(b) => {
+                    bfn_kept += 1;
+                    bfn_functions[usize::from(b.function)] = true;
+                }
+                Body::Dpas(d) => {
+                    dpas_kept += 1;
+                    dpas_sub_byte += usize::from(d.precision.iter().any(|p| *p != Precision::Full));
+                }
+                _ => {}
+            }
+        }
         all_rejected.extend(rej);
     }
     eprintln!(
         "gen12.5: {total} instructions identical both ways ({indirect_kept} with indirect operands, {ex_reg_kept} sends with a0 extended descriptors, {madm_kept} madm), {} rejected by iga64",
         all_rejected.len()
     );
+    let functions = bfn_functions.iter().filter(|&&f| f).count();
+    eprintln!(
+        "gen12.5: {bfn_kept} bfn ({functions} of the 256 functions), {dpas_kept} dpas/dpasw ({dpas_sub_byte} with 4- or 2-bit sources)"
+    );
     assert!(madm_kept > 500, "only {madm_kept} madm compared");
+    assert!(bfn_kept > 1_000, "only {bfn_kept} bfn compared");
+    assert_eq!(functions, 256, "bfn functions compared");
+    assert!(dpas_kept > 1_000, "only {dpas_kept} dpas compared");
+    assert!(dpas_sub_byte > 300, "only {dpas_sub_byte} sub-byte dpas");
     assert!(
         ex_reg_kept > 500,
         "only {ex_reg_kept} sends with register extended descriptors compared"

@@ -4,8 +4,8 @@
 //! `tables.rs` holds the cited bit positions and codes, `codec.rs` the
 //! exact decode/encode, `print.rs` the IGA-syntax text as `iga64 -p=12p71`
 //! writes it, `parse.rs` reads that text back. Not yet: compaction,
-//! smov (iga64 -p=12p71 has none), bfn, dpas, math.invm/rsqtm, typed LSC
-//! descriptors and a validator.
+//! smov (iga64 -p=12p71 has none), math.invm/rsqtm, indirect three-source
+//! operands, typed LSC descriptors and a validator.
 
 pub mod codec;
 pub mod parse;

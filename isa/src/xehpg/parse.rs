@@ -7,14 +7,15 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::codec::{
-    ABSENT, MADM_REGION, NO_DST, ctrl_dst, ctrl_reg, desc_a0, msg_desc, null_dst, send_reg,
+    ABSENT, DPAS_REGION, MADM_REGION, NO_DST, ctrl_dst, ctrl_reg, desc_a0, msg_desc, null_dst,
+    send_reg,
 };
 use super::print::{math_name, mme_name, sync_name};
 use super::tables::{Form, MME_NONE, OPCODES, SFIDS};
 use crate::inst::{
-    Addr, Alu, Body, Branch, CondMod, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm, Instruction,
-    Jump, Math, MathFn, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swsb,
-    Sync, SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
+    Addr, Alu, Bfn, Body, Branch, CondMod, Dpas, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm,
+    Instruction, Jump, Math, MathFn, Opcode, Pipe, Precision, PredCtrl, RegFile, RegSrc, Region,
+    Send, SendDesc, Src, Swsb, Sync, SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
 };
 
 type R<T> = Result<T, String>;
@@ -674,6 +675,61 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
                 src: srcs,
             })
         }
+        Form::Bfn => {
+            let (d, sat) = dst(op_at(0)?)?;
+            inst.saturate = sat;
+            Body::Bfn(Bfn {
+                function: bfn_function(sub.ok_or("bfn needs its function: bfn.0xCA")?)?,
+                dst: d,
+                src: [
+                    src(op_at(1)?, Some(false))?,
+                    src(op_at(2)?, Some(false))?,
+                    src(op_at(3)?, Some(true))?,
+                ],
+            })
+        }
+        Form::Dpas => {
+            let (depth, repeat) = sub
+                .and_then(|s| s.split_once('x'))
+                .ok_or_else(|| format!("{mn} needs depth x repeat: {mn}.8x8"))?;
+            let mut ops = [(RegFile::Grf, Type::Ud, Addr::Direct { nr: 0, subnr: 0 }); 4];
+            let mut precision = [Precision::Full; 2];
+            for (k, o) in ops.iter_mut().enumerate() {
+                let (r, t) = op_at(k)?
+                    .split_once(':')
+                    .ok_or_else(|| format!("{mn}: operand {k} needs a type"))?;
+                let (t, p) = dpas_type(t)?;
+                if k >= 2 {
+                    precision[k - 2] = p;
+                }
+                let (file, nr, subnr) = reg(r, if p == Precision::Full { t } else { Type::Ub })?;
+                *o = (file, t, Addr::Direct { nr, subnr });
+            }
+            let src = |k: usize| {
+                let (file, ty, addr) = ops[k];
+                Src::Reg(RegSrc {
+                    file,
+                    ty,
+                    addr,
+                    region: DPAS_REGION,
+                    negate: false,
+                    abs: false,
+                })
+            };
+            Body::Dpas(Dpas {
+                depth: depth.parse().map_err(|_| format!("bad depth {depth}"))?,
+                repeat: repeat.parse().map_err(|_| format!("bad repeat {repeat}"))?,
+                dst: Dst {
+                    file: ops[0].0,
+                    ty: ops[0].1,
+                    addr: ops[0].2,
+                    hstride: 1,
+                    writemask: WRITEMASK_XYZW,
+                },
+                src: [src(1), src(2), src(3)],
+                precision,
+            })
+        }
         Form::JipUip | Form::Jip => {
             let target = |s: &str| -> R<i32> {
                 let v = match s.strip_prefix('L') {
@@ -701,6 +757,111 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         }
     };
     Ok(inst)
+}
+
+/// A dpas operand type: the register types, `u8`/`s8` as `ub`/`b`, and
+/// the sub-byte `u4 s4 u2 s2` [iga64 -p=12p71].
+fn dpas_type(s: &str) -> R<(Type, Precision)> {
+    Ok(match s {
+        "u8" => (Type::Ub, Precision::Full),
+        "s8" => (Type::B, Precision::Full),
+        "u4" => (Type::Ub, Precision::Bits4),
+        "s4" => (Type::B, Precision::Bits4),
+        "u2" => (Type::Ub, Precision::Bits2),
+        "s2" => (Type::B, Precision::Bits2),
+        _ => (ty(s)?, Precision::Full),
+    })
+}
+
+/// bfn's function: a value (`0xCA`) or an expression over `s0 s1 s2` with
+/// `~ & ^ |` (C precedence) and parentheses, `zeros`, `ones`, as iga64
+/// prints it: each source stands for its truth-table column (s0 = 0xAA,
+/// s1 = 0xCC, s2 = 0xF0; 004 lines 11150-11160).
+pub fn bfn_function(s: &str) -> R<u8> {
+    if s.starts_with("0x") || s.starts_with(|c: char| c.is_ascii_digit()) {
+        return u8::try_from(num(s)?).map_err(|_| format!("bfn function {s} is not 8 bits"));
+    }
+    let e = s
+        .strip_prefix('(')
+        .and_then(|e| e.strip_suffix(')'))
+        .ok_or_else(|| format!("bad bfn function {s}"))?;
+    let mut p = BfnExpr {
+        text: e.as_bytes(),
+        at: 0,
+    };
+    let v = p.or()?;
+    if p.at != p.text.len() {
+        return Err(format!("bad bfn function {s}"));
+    }
+    Ok(v)
+}
+
+struct BfnExpr<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl BfnExpr<'_> {
+    fn eat(&mut self, c: u8) -> bool {
+        let hit = self.text.get(self.at) == Some(&c);
+        self.at += usize::from(hit);
+        hit
+    }
+
+    fn or(&mut self) -> R<u8> {
+        let mut v = self.xor()?;
+        while self.eat(b'|') {
+            v |= self.xor()?;
+        }
+        Ok(v)
+    }
+
+    fn xor(&mut self) -> R<u8> {
+        let mut v = self.and()?;
+        while self.eat(b'^') {
+            v ^= self.and()?;
+        }
+        Ok(v)
+    }
+
+    fn and(&mut self) -> R<u8> {
+        let mut v = self.not()?;
+        while self.eat(b'&') {
+            v &= self.not()?;
+        }
+        Ok(v)
+    }
+
+    fn not(&mut self) -> R<u8> {
+        if self.eat(b'~') {
+            return Ok(!self.not()?);
+        }
+        if self.eat(b'(') {
+            let v = self.or()?;
+            return if self.eat(b')') {
+                Ok(v)
+            } else {
+                Err("bfn: unbalanced parenthesis".into())
+            };
+        }
+        let rest = &self.text[self.at..];
+        for (name, v) in [
+            ("s0", 0xAA),
+            ("s1", 0xCC),
+            ("s2", 0xF0),
+            ("zeros", 0x00),
+            ("ones", 0xFF),
+        ] {
+            if rest.starts_with(name.as_bytes()) {
+                self.at += name.len();
+                return Ok(v);
+            }
+        }
+        Err(format!(
+            "bfn: unexpected {:?}",
+            core::str::from_utf8(rest).unwrap_or("")
+        ))
+    }
 }
 
 fn send_dst(file: RegFile, nr: u8) -> Dst {

@@ -11,7 +11,7 @@ use super::codec::out_of_order;
 use super::tables::SFIDS;
 use crate::inst::{
     Addr, Body, CondMod, Dst, ExDesc, GroupCtrl, Imm, Instruction, Jump, MathFn, Opcode, Pipe,
-    PredCtrl, RegFile, Region, Send, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
+    Precision, PredCtrl, RegFile, Region, Send, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
 };
 
 /// One instruction. `pc` is its byte offset in the kernel: branch targets
@@ -227,6 +227,15 @@ impl Printer<'_> {
             Body::Sync(s) => {
                 let _ = write!(self.out, ".{}", sync_name(s.function));
             }
+            // iga64 prints the function as one of its own 256 expressions
+            // (`bfn.(s0&~s2|s1&s2)`); ours is the value, which iga64 reads
+            // too and `parse.rs` reads both.
+            Body::Bfn(b) => {
+                let _ = write!(self.out, ".0x{:X}", b.function);
+            }
+            Body::Dpas(d) => {
+                let _ = write!(self.out, ".{}x{}", d.depth, d.repeat);
+            }
             _ => {}
         }
         let bare = matches!(i.opcode, Opcode::Nop | Opcode::Illegal);
@@ -320,6 +329,21 @@ impl Printer<'_> {
                 }
                 other => self.src_plain(other),
             },
+            Body::Bfn(b) => {
+                self.dst(&b.dst, i.saturate);
+                for (k, s) in b.src.iter().enumerate() {
+                    self.src3(s, k == 2);
+                }
+            }
+            Body::Dpas(d) => {
+                self.dpas_operand(d.dst.file, d.dst.addr, dpas_type(d.dst.ty, None), false);
+                for (k, s) in d.src.iter().enumerate() {
+                    if let Src::Reg(r) = s {
+                        let p = k.checked_sub(1).map(|n| d.precision[n]);
+                        self.dpas_operand(r.file, r.addr, dpas_type(r.ty, p), k == 2);
+                    }
+                }
+            }
             Body::Branch(b) => {
                 let target = |off: i32| match pc {
                     Some(pc) => format!(" L{}", pc + i64::from(off)),
@@ -534,6 +558,26 @@ impl Printer<'_> {
         }
     }
 
+    /// `r10:f`, `r10.2:f`, `null:f`; src2 always has its sub-register
+    /// (`r40.0:hf`) [iga64 -p=12p71].
+    fn dpas_operand(&mut self, file: RegFile, addr: Addr, (name, size): (&str, u8), last: bool) {
+        let Addr::Direct { nr, subnr } = addr else {
+            return;
+        };
+        self.out.push(' ');
+        let sub = subnr / size;
+        match file {
+            RegFile::Grf if sub != 0 || last => {
+                let _ = write!(self.out, "r{nr}.{sub}");
+            }
+            RegFile::Grf => {
+                let _ = write!(self.out, "r{nr}");
+            }
+            _ => self.out.push_str(&arf_name(nr).0),
+        }
+        let _ = write!(self.out, ":{name}");
+    }
+
     fn send_reg(&mut self, file: RegFile, addr: Addr) {
         match (file, addr) {
             (RegFile::Grf, Addr::Direct { nr, .. }) => {
@@ -545,7 +589,18 @@ impl Printer<'_> {
     }
 }
 
-/// The SWSB annotation as IGA writes it.
+/// A dpas operand's type name and element size: sub-byte precisions of
+/// the byte types are `u4`/`s4`/`u2`/`s2` [iga64 -p=12p71].
+pub fn dpas_type(ty: Type, p: Option<Precision>) -> (&'static str, u8) {
+    match (ty, p) {
+        (Type::Ub, Some(Precision::Bits4)) => ("u4", 1),
+        (Type::B, Some(Precision::Bits4)) => ("s4", 1),
+        (Type::Ub, Some(Precision::Bits2)) => ("u2", 1),
+        (Type::B, Some(Precision::Bits2)) => ("s2", 1),
+        _ => (ty.name(), ty.size().max(1)),
+    }
+}
+
 /// A madm math-macro selector's name.
 pub fn mme_name(code: u8) -> String {
     if code == super::tables::MME_NONE {
@@ -563,6 +618,7 @@ pub fn is_ctrl(op: Opcode) -> bool {
     )
 }
 
+/// The SWSB annotation as IGA writes it.
 pub fn swsb_text(s: Swsb, op: Opcode) -> String {
     match s {
         Swsb::Dist { pipe, dist } => {
