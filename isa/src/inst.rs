@@ -256,6 +256,10 @@ pub enum MathFn {
     IntDivQuotientRemainder,
     IntDivQuotient,
     IntDivRemainder,
+    /// Gen12.5 IEEE macros: a math-macro selector in place of every
+    /// sub-register (as on `madm`).
+    Invm,
+    Rsqtm,
 }
 
 /// Shared-function ID (message target).

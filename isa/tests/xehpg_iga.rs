@@ -389,6 +389,62 @@ fn gen_math(rng: &mut Rng) -> Instruction {
     i
 }
 
+/// math.invm / math.rsqtm: a selector per operand (mme0-mme7, nomme),
+/// sources with modifiers; iga64 prints the flag as `(eo)`.
+fn gen_math_macro(rng: &mut Rng) -> Instruction {
+    let f = rng.pick(&[MathFn::Invm, MathFn::Rsqtm]);
+    let ty = rng.pick(&[Type::F, Type::Df, Type::Hf]);
+    let mut i = Instruction::new(
+        Opcode::Math,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    i.flag = FlagReg {
+        reg: rng.below(2) as u8,
+        subreg: rng.below(2) as u8,
+    };
+    let sel = |rng: &mut Rng| Addr::Direct {
+        nr: rng.below(120) as u8,
+        subnr: rng.below(9) as u8,
+    };
+    let region = codec::math_macro_region(i.exec_size);
+    let src = |rng: &mut Rng| {
+        Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty,
+            addr: sel(rng),
+            region,
+            negate: rng.chance(4),
+            abs: rng.chance(4),
+        })
+    };
+    let src0 = src(rng);
+    let src1 = if f == MathFn::Invm {
+        src(rng)
+    } else {
+        codec::ABSENT
+    };
+    i.body = Body::Math(Math {
+        function: f,
+        dst: Dst {
+            file: RegFile::Grf,
+            ty,
+            addr: sel(rng),
+            hstride: 1,
+            writemask: WRITEMASK_XYZW,
+        },
+        src0,
+        src1,
+    });
+    i
+}
+
 fn gen_three(rng: &mut Rng) -> Instruction {
     let op = rng.pick(&THREE);
     let ty = if op == Opcode::Mad && rng.chance(2) {
@@ -762,6 +818,7 @@ fn generate(rng: &mut Rng) -> Instruction {
     match rng.below(13) {
         0..=3 => gen_alu(rng),
         4 | 5 => gen_three(rng),
+        6 if rng.chance(3) => gen_math_macro(rng),
         6 => gen_math(rng),
         7 | 8 => gen_send(rng),
         9 => gen_madm(rng),
@@ -916,6 +973,7 @@ fn xehpg_against_iga64() {
     let mut bfn_functions = [false; 256];
     let mut dpas_kept = 0;
     let mut dpas_sub_byte = 0;
+    let mut macro_kept = 0;
     for _ in 0..10 {
         let insts: Vec<Instruction> = (0..2_500).map(|_| generate(&mut rng)).collect();
         let (kept, rej) = compare(&insts, &dir, false);
@@ -932,6 +990,7 @@ fn xehpg_against_iga64() {
                     bfn_kept += 1;
                     bfn_functions[usize::from(b.function)] = true;
                 }
+                Body::Math(m) if codec::macro_math(m.function) => macro_kept += 1,
                 Body::Dpas(d) => {
                     dpas_kept += 1;
                     dpas_sub_byte += usize::from(d.precision.iter().any(|p| *p != Precision::Full));
@@ -947,7 +1006,11 @@ fn xehpg_against_iga64() {
     );
     let functions = bfn_functions.iter().filter(|&&f| f).count();
     eprintln!(
-        "gen12.5: {bfn_kept} bfn ({functions} of the 256 functions), {dpas_kept} dpas/dpasw ({dpas_sub_byte} with 4- or 2-bit sources)"
+        "gen12.5: {bfn_kept} bfn ({functions} of the 256 functions), {dpas_kept} dpas/dpasw ({dpas_sub_byte} with 4- or 2-bit sources), {macro_kept} math.invm/rsqtm"
+    );
+    assert!(
+        macro_kept > 300,
+        "only {macro_kept} math.invm/rsqtm compared"
     );
     assert!(madm_kept > 500, "only {madm_kept} madm compared");
     assert!(bfn_kept > 1_000, "only {bfn_kept} bfn compared");
@@ -1310,4 +1373,69 @@ fn xehpg_through_public_api() {
     );
     assert_eq!(v.len(), 1);
     assert_eq!(v[0].rule, baregpu_isa::validate::Rule::NoRulesForGeneration);
+}
+
+/// Words iga64 -p=12p71 assembled (bfn, dpas with sub-byte sources,
+/// math.invm) decode to the fields their text names; the bits these forms
+/// do not have are refused; three-source operands are direct only.
+#[test]
+fn xehpg_bfn_dpas_macro_words() {
+    use baregpu_isa::error::{DecodeError, EncodeError};
+    let w = baregpu_isa::codec::from_dwords;
+    // bfn.0xCA (16|M0) (eq)f0.0 r10.0<1>:ud r11.0<1;0>:ud r12.0<1;0>:ud r13.0<1>:ud
+    let bfn = w([0x0004_006b, 0x0a04_1228, 0xc2aa_0b04, 0x0d05_0c04]);
+    let i = xehpg::decode(bfn).expect("bfn decodes");
+    let Body::Bfn(b) = i.body else {
+        panic!("not bfn: {i:?}")
+    };
+    assert_eq!((b.function, i.cond_mod), (0xCA, CondMod::Z));
+    assert_eq!(
+        print(&i, None),
+        "bfn.0xCA (16|M0) (eq)f0.0 r10.0<1>:ud r11.0<1;0>:ud r12.0<1;0>:ud r13.0<1>:ud"
+    );
+    // Saturation (bit 34): bfn has none.
+    assert!(matches!(
+        xehpg::decode(bfn | 1 << 34),
+        Err(DecodeError::ReservedBits { .. })
+    ));
+    // dpas.4x2 (8|M0) r10:d r20:d r30:u4 r40.0:s2
+    let dpas = w([0x0003_0059, 0x0a06_0e60, 0x0064_1404, 0x2804_1e04]);
+    let i = xehpg::decode(dpas).expect("dpas decodes");
+    let Body::Dpas(d) = i.body else {
+        panic!("not dpas: {i:?}")
+    };
+    assert_eq!((d.depth, d.repeat), (4, 2));
+    assert_eq!(d.precision, [Precision::Bits4, Precision::Bits2]);
+    assert_eq!(
+        print(&i, None),
+        "dpas.4x2 (8|M0) r10:d r20:d r30:u4 r40.0:s2"
+    );
+    // SubBytePrecision 3 is reserved; a condition modifier does not exist.
+    assert!(xehpg::decode(dpas | 3 << 86).is_err());
+    assert!(xehpg::decode(dpas | 1 << 92).is_err());
+    // math.invm (8|M0) (eo)f0.0 r10.mme0:df -r20.mme1:df (abs)r30.nomme:df
+    let invm = w([0x0003_0038, 0x0a05_2bb0, 0xeb10_140c, 0x0110_1e44]);
+    let i = xehpg::decode(invm).expect("invm decodes");
+    assert_eq!(
+        print(&i, None),
+        "math.invm (8|M0) (eo)f0.0 r10.mme0:df -r20.mme1:df (abs)r30.nomme:df"
+    );
+    // Selector code 9 (dst sub-register field 55:51) is reserved.
+    assert!(xehpg::decode((invm & !(0x1F << 51)) | 9 << 51).is_err());
+    // Three-source operands are DirectOperand only (004 lines 6173-6289;
+    // iga64 refuses `r[a0.0]` sources and silently writes r0 for such a
+    // destination): the encoder refuses them.
+    let mut mad = xehpg::decode(w([0x0003_005b, 0x0a04_02a8, 0x020a_0b04, 0x0d05_0c04]))
+        .expect("mad decodes");
+    let Body::ThreeSrc(ts) = &mut mad.body else {
+        panic!("not three-source: {mad:?}")
+    };
+    ts.dst.addr = Addr::Indirect {
+        addr_subnr: 0,
+        offset: 0,
+    };
+    assert!(matches!(
+        xehpg::encode(&mad),
+        Err(EncodeError::Unencodable { .. })
+    ));
 }

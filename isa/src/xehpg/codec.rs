@@ -284,7 +284,7 @@ pub fn decode(word: u128) -> DResult<Instruction> {
     {
         return Err(reserved(Field::ExecSize, exec));
     }
-    inst.body = match form {
+    let body = match form {
         Form::One | Form::Two => {
             inst.saturate = r.flag(t::SATURATE);
             let dst = dst(&mut r)?;
@@ -303,19 +303,23 @@ pub fn decode(word: u128) -> DResult<Instruction> {
             inst.saturate = r.flag(t::SATURATE);
             let fc = r.get(t::COND_MOD);
             let function = look(&t::MATH_FNS, fc, Field::MathFn)?;
-            let dst = dst(&mut r)?;
-            let src0 = src0(&mut r, false)?;
-            let src1 = if binary_math(function) {
-                src1(&mut r)?
+            if macro_math(function) {
+                math_macro(&mut r, function, inst.exec_size)?
             } else {
-                ABSENT
-            };
-            Body::Math(Math {
-                function,
-                dst,
-                src0,
-                src1,
-            })
+                let dst = dst(&mut r)?;
+                let src0 = src0(&mut r, false)?;
+                let src1 = if binary_math(function) {
+                    src1(&mut r)?
+                } else {
+                    ABSENT
+                };
+                Body::Math(Math {
+                    function,
+                    dst,
+                    src0,
+                    src1,
+                })
+            }
         }
         Form::Three => {
             inst.saturate = r.flag(t::SATURATE);
@@ -389,7 +393,93 @@ pub fn decode(word: u128) -> DResult<Instruction> {
         Form::Bare => unreachable_bare(),
     };
     r.finish()?;
+    inst.body = body;
     Ok(inst)
+}
+
+/// invm and rsqtm: the IEEE macros (see `t::MATH_FNS`).
+pub fn macro_math(f: crate::inst::MathFn) -> bool {
+    matches!(f, crate::inst::MathFn::Invm | crate::inst::MathFn::Rsqtm)
+}
+
+/// The region of every math-macro source (invm, rsqtm): `<0;1,0>` at
+/// SIMD1, `<1;1,0>` otherwise (iga64 -p=12p71 writes these; it prints no
+/// region, so any other is refused).
+pub const fn math_macro_region(exec_size: u8) -> Region {
+    Region::Align1 {
+        vstride: if exec_size == 1 { 0 } else { 1 },
+        width: 1,
+        hstride: 0,
+    }
+}
+
+/// A math-macro operand: direct GRF, the selector code (0-8) in the
+/// sub-register field; sources with the `<1;1,0>` region codes.
+fn macro_operand(r: &mut Reader, file: Bits, subreg: Bits, slot: Slot) -> DResult<u8> {
+    if !r.flag(file) {
+        return Err(reserved(Field::File(slot), 0));
+    }
+    let mme = r.get(subreg);
+    if mme > u32::from(t::MME_NONE) {
+        return Err(reserved(Field::Addr(slot), mme));
+    }
+    Ok(mme as u8)
+}
+
+fn math_macro(r: &mut Reader, function: crate::inst::MathFn, exec_size: u8) -> DResult<Body> {
+    if r.flag(t::DST_ADDR_MODE) {
+        return Err(reserved(Field::Addr(Slot::Dst), 1));
+    }
+    let mme = macro_operand(r, t::DST_FILE, t::DST_SUBREG, Slot::Dst)?;
+    let hs = r.get(t::DST_HSTRIDE);
+    if hs != 1 {
+        return Err(reserved(Field::HStride, hs));
+    }
+    let dst = Dst {
+        file: RegFile::Grf,
+        ty: look(&t::REG_TYPES, r.get(t::DST_TYPE), Field::Type(Slot::Dst))?,
+        addr: Addr::Direct {
+            nr: r.get(t::DST_NR) as u8,
+            subnr: mme,
+        },
+        hstride: 1,
+        writemask: WRITEMASK_XYZW,
+    };
+    let src = |r: &mut Reader, b: &SrcBits| -> DResult<Src> {
+        if r.flag(b.addr_mode) {
+            return Err(reserved(Field::Addr(b.slot), 1));
+        }
+        let mme = macro_operand(r, b.file, b.subreg, b.slot)?;
+        // vstride code 0 or 1 (see math_macro_region), width code 0 (1),
+        // hstride code 0.
+        let region = (r.get(b.vstride), r.get(b.width), r.get(b.hstride));
+        if region != (u32::from(exec_size != 1), 0, 0) {
+            return Err(reserved(Field::Region(b.slot), region.0));
+        }
+        Ok(Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty: look(&t::REG_TYPES, r.get(b.ty), Field::Type(b.slot))?,
+            addr: Addr::Direct {
+                nr: r.get(b.nr) as u8,
+                subnr: mme,
+            },
+            region: math_macro_region(exec_size),
+            abs: r.flag(b.abs),
+            negate: r.flag(b.neg),
+        }))
+    };
+    let src0 = src(r, &SRC0)?;
+    let src1 = if function == crate::inst::MathFn::Invm {
+        src(r, &SRC1)?
+    } else {
+        ABSENT
+    };
+    Ok(Body::Math(Math {
+        function,
+        dst,
+        src0,
+        src1,
+    }))
 }
 
 /// One dpas register operand: file, number, sub-register (bytes), type.
@@ -1217,7 +1307,9 @@ pub fn encode(inst: &Instruction) -> EResult<u128> {
             w.put(t::COND_MOD, u64::from(fc), Field::MathFn)?;
             put_dst(&mut w, &m.dst)?;
             put_src0(&mut w, &m.src0)?;
-            if binary_math(m.function) {
+            // A macro's selectors sit in the sub-register fields and its
+            // region is `<1;1,0>`: the plain operand writers place both.
+            if binary_math(m.function) || m.function == crate::inst::MathFn::Invm {
                 put_src1(&mut w, &m.src1)?;
             }
         }

@@ -7,8 +7,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::codec::{
-    ABSENT, DPAS_REGION, MADM_REGION, NO_DST, ctrl_dst, ctrl_reg, desc_a0, msg_desc, null_dst,
-    send_reg,
+    ABSENT, DPAS_REGION, MADM_REGION, NO_DST, ctrl_dst, ctrl_reg, desc_a0, macro_math,
+    math_macro_region, msg_desc, null_dst, send_reg,
 };
 use super::print::{math_name, mme_name, sync_name};
 use super::tables::{Form, MME_NONE, OPCODES, SFIDS};
@@ -412,14 +412,19 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         };
         k += 1;
     }
+    let mut early_out = false;
     if let Some(c) = toks
         .get(k)
-        .filter(|t| t.starts_with('(') && !t.starts_with("(sat)"))
+        .filter(|t| t.starts_with('(') && !t.starts_with("(sat)") && !t.starts_with("(abs)"))
     {
         let (c, f) = c[1..]
             .split_once(')')
             .ok_or_else(|| format!("bad condition {c}"))?;
-        inst.cond_mod = cond_of(c)?;
+        // `(eo)`: the early-out flag of math.invm/rsqtm, no condition.
+        early_out = c == "eo";
+        if !early_out {
+            inst.cond_mod = cond_of(c)?;
+        }
         inst.flag = flag(f)?;
         k += 1;
     }
@@ -480,10 +485,47 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
                 MathFn::Cos,
                 MathFn::Fdiv,
                 MathFn::Pow,
+                MathFn::Invm,
+                MathFn::Rsqtm,
             ]
             .into_iter()
             .find(|f| Some(math_name(*f)) == sub)
             .ok_or_else(|| format!("unknown math function {sub:?}"))?;
+            if early_out && !macro_math(f) {
+                return Err(format!(
+                    "(eo) goes with math.invm/rsqtm, not math.{}",
+                    math_name(f)
+                ));
+            }
+            if macro_math(f) {
+                let (dt, da, _, _) = macro_operand(op_at(0)?)?;
+                let src = |k: usize| -> R<Src> {
+                    let (ty, addr, negate, abs) = macro_operand(op_at(k)?)?;
+                    Ok(Src::Reg(RegSrc {
+                        file: RegFile::Grf,
+                        ty,
+                        addr,
+                        region: math_macro_region(inst.exec_size),
+                        negate,
+                        abs,
+                    }))
+                };
+                return Ok(Instruction {
+                    body: Body::Math(Math {
+                        function: f,
+                        dst: Dst {
+                            file: RegFile::Grf,
+                            ty: dt,
+                            addr: da,
+                            hstride: 1,
+                            writemask: WRITEMASK_XYZW,
+                        },
+                        src0: src(1)?,
+                        src1: if f == MathFn::Invm { src(2)? } else { ABSENT },
+                    }),
+                    ..inst
+                });
+            }
             let (d, sat) = dst(op_at(0)?)?;
             inst.saturate = sat;
             let two = matches!(f, MathFn::Fdiv | MathFn::Pow);
@@ -632,25 +674,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             }
         }
         Form::Madm => {
-            // `-(abs)r20.mme1:df`: modifiers, register, selector, type.
-            let operand = |s: &str| -> R<(Type, Addr, bool, bool)> {
-                let (negate, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
-                let (abs, s) = s.strip_prefix("(abs)").map_or((false, s), |r| (true, r));
-                let (reg, t) = s
-                    .split_once(':')
-                    .ok_or_else(|| format!("madm: {s} needs a type"))?;
-                let (nr, sel) = reg
-                    .strip_prefix('r')
-                    .and_then(|r| r.split_once('.'))
-                    .ok_or_else(|| format!("madm: bad register {reg}"))?;
-                let nr = nr
-                    .parse()
-                    .map_err(|_| format!("madm: bad register {reg}"))?;
-                let subnr = (0..=MME_NONE)
-                    .find(|&c| mme_name(c) == sel)
-                    .ok_or_else(|| format!("madm: unknown selector {sel}"))?;
-                Ok((ty(t)?, Addr::Direct { nr, subnr }, negate, abs))
-            };
+            let operand = macro_operand;
             let (dt, da, _, _) = operand(op_at(0)?)?;
             let mut srcs = [ABSENT; 3];
             for (k, s) in srcs.iter_mut().enumerate() {
@@ -757,6 +781,27 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         }
     };
     Ok(inst)
+}
+
+/// A math-macro operand (madm, math.invm/rsqtm): `-(abs)r20.mme1:df`,
+/// modifiers, register, selector, type.
+fn macro_operand(s: &str) -> R<(Type, Addr, bool, bool)> {
+    let (negate, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+    let (abs, s) = s.strip_prefix("(abs)").map_or((false, s), |r| (true, r));
+    let (reg, t) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s} needs a type"))?;
+    let (nr, sel) = reg
+        .strip_prefix('r')
+        .and_then(|r| r.split_once('.'))
+        .ok_or_else(|| format!("bad macro register {reg}"))?;
+    let nr = nr
+        .parse()
+        .map_err(|_| format!("bad macro register {reg}"))?;
+    let subnr = (0..=MME_NONE)
+        .find(|&c| mme_name(c) == sel)
+        .ok_or_else(|| format!("unknown selector {sel}"))?;
+    Ok((ty(t)?, Addr::Direct { nr, subnr }, negate, abs))
 }
 
 /// A dpas operand type: the register types, `u8`/`s8` as `ub`/`b`, and

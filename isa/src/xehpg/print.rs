@@ -7,7 +7,7 @@ use alloc::format;
 use alloc::string::String;
 use core::fmt::Write;
 
-use super::codec::out_of_order;
+use super::codec::{macro_math, out_of_order};
 use super::tables::SFIDS;
 use crate::inst::{
     Addr, Body, CondMod, Dst, ExDesc, GroupCtrl, Imm, Instruction, Jump, MathFn, Opcode, Pipe,
@@ -79,6 +79,8 @@ pub fn math_name(f: MathFn) -> &'static str {
         MathFn::IntDivQuotientRemainder => "idiv",
         MathFn::IntDivQuotient => "iqot",
         MathFn::IntDivRemainder => "irem",
+        MathFn::Invm => "invm",
+        MathFn::Rsqtm => "rsqtm",
     }
 }
 
@@ -277,6 +279,20 @@ impl Printer<'_> {
                 }
             }
             Body::Alu(_) => {}
+            // The macros name their early-out flag [iga64 -p=12p71 prints
+            // `(eo)f0.0` from the flag fields] and a selector per operand.
+            Body::Math(m) if macro_math(m.function) => {
+                let _ = write!(self.out, " (eo)f{}.{}", i.flag.reg, i.flag.subreg);
+                self.out.push(' ');
+                self.madm_operand(m.dst.addr, m.dst.ty);
+                for s in [&m.src0, &m.src1] {
+                    if let Src::Reg(r) = s {
+                        self.out.push(' ');
+                        self.mods(r.negate, r.abs);
+                        self.madm_operand(r.addr, r.ty);
+                    }
+                }
+            }
             Body::Math(m) => {
                 self.dst(&m.dst, i.saturate);
                 self.src(&m.src0, false);

@@ -421,8 +421,10 @@ pub use crate::tables::{VSTRIDES, WIDTHS};
 pub const HSTRIDES: [u8; 4] = [0, 1, 2, 4];
 
 /// Math functions by code [Mesa brw_eu_defines.h BRW_MATH_FUNCTION_*];
-/// 8 (sincos), 11-13 (integer divide, gone on Gen12) and 14-15 (invm,
-/// rsqrtm, not represented yet) are refused.
+/// 8 (sincos) and 11-13 (integer divide, gone on Gen12) are refused; 14-15
+/// are the IEEE macros INVM and RSQRTM (iga64 -p=12p71: `invm`, `rsqtm`):
+/// math-macro selectors in the sub-register fields (`MME_NONE`), sources
+/// `<1;1,0>`, the destination stride 1, all GRF [read from iga's words].
 pub const MATH_FNS: [Option<MathFn>; 16] = [
     None,
     Some(MathFn::Inv),
@@ -438,8 +440,8 @@ pub const MATH_FNS: [Option<MathFn>; 16] = [
     None,
     None,
     None,
-    None,
-    None,
+    Some(MathFn::Invm),
+    Some(MathFn::Rsqtm),
 ];
 
 /// Sync functions [Mesa brw_eu_defines.h tgl_sync_function].
