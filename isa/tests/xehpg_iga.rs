@@ -815,7 +815,9 @@ fn gen_dpas(rng: &mut Rng) -> Instruction {
 }
 
 fn generate(rng: &mut Rng) -> Instruction {
-    match rng.below(13) {
+    match rng.below(17) {
+        13..=15 => gen_compactable(rng),
+        16 => gen_bfn(rng),
         0..=3 => gen_alu(rng),
         4 | 5 => gen_three(rng),
         6 if rng.chance(3) => gen_math_macro(rng),
@@ -908,6 +910,7 @@ fn compare(
             .collect::<Vec<_>>()
             .join("\n")
     );
+    compare_compaction(insts, &words, &keep, &text, dir);
     let dis = disassemble(&ours_kept, dir);
     assert_eq!(
         dis.len(),
@@ -957,6 +960,318 @@ fn compare(
             .join("\n")
     );
     (keep, rejected)
+}
+
+/// The opcodes of the instructions iga64 compacted (and we identically),
+/// over every `compare` call.
+static COMPACTED: std::sync::Mutex<Vec<Opcode>> = std::sync::Mutex::new(Vec::new());
+
+/// iga64 assembles the kept lines again with `-Xautocompact`: every word it
+/// compacts must be our compact form of the native word, and must expand
+/// back (our `uncompact`) to the native word; every instruction it leaves
+/// native must have no compact form of ours.
+fn compare_compaction(
+    insts: &[Instruction],
+    words: &[u128],
+    keep: &[usize],
+    text: &[String],
+    dir: &std::path::Path,
+) {
+    use baregpu_isa::{IsaGen, compact};
+    let (src, out) = (dir.join("cmpt.asm"), dir.join("cmpt.bin"));
+    let lines: String = keep.iter().map(|&k| format!("{}\n", text[k])).collect();
+    fs::write(&src, lines).unwrap();
+    let r = iga(&[
+        "-p=12p71",
+        "-a",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-Wnone",
+        "-Xautocompact",
+    ]);
+    assert!(
+        r.status.success(),
+        "iga64 -Xautocompact refused lines it assembled natively: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let bin = fs::read(&out).unwrap();
+    let dword = |at: usize| u32::from_le_bytes(bin[at..at + 4].try_into().unwrap());
+    let mut at = 0;
+    let mut diffs = Vec::new();
+    let mut compacted = Vec::new();
+    for &k in keep {
+        let native = baregpu_isa::codec::to_dwords(words[k]);
+        let ours = compact::compact(IsaGen::Gen12_5, native);
+        let theirs = if compact::is_compact(dword(at)) {
+            let c = [dword(at), dword(at + 4)];
+            at += 8;
+            Some(c)
+        } else {
+            at += 16;
+            None
+        };
+        if let Some(c) = theirs {
+            compacted.push(insts[k].opcode);
+            let back = compact::uncompact(IsaGen::Gen12_5, c);
+            if back != Ok(native) {
+                diffs.push(format!(
+                    "{}\n    iga64 compact {:08x}{:08x} expands to {back:x?}",
+                    text[k], c[1], c[0]
+                ));
+            }
+        }
+        if ours != theirs {
+            diffs.push(format!(
+                "{}\n    ours  {ours:08x?}\n    iga64 {theirs:08x?}  ({:?})",
+                text[k], insts[k].opcode
+            ));
+        }
+    }
+    assert_eq!(at, bin.len(), "iga64 -Xautocompact output size");
+    assert!(
+        diffs.is_empty(),
+        "{} of {} compactions differ:\n{}",
+        diffs.len(),
+        keep.len(),
+        diffs
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    COMPACTED.lock().unwrap().extend(compacted);
+}
+
+/// Instructions shaped like the rows of the compaction tables (the common
+/// execution sizes, f/d/ud types, `<1;1,0>`/`<0;1,0>` regions, small
+/// immediates, three-source f/ud forms), so that many do compact; the
+/// fields still vary, so many do not.
+fn gen_compactable(rng: &mut Rng) -> Instruction {
+    let ty = rng.pick(&[Type::F, Type::F, Type::D, Type::Ud, Type::Uw]);
+    let grf = |rng: &mut Rng, ty: Type, scalar: bool| {
+        let sub = if rng.chance(4) {
+            rng.below(usize::from(32 / ty.size())) as u8 * ty.size()
+        } else {
+            0
+        };
+        let mut r = reg(
+            rng,
+            ty,
+            Region::Align1 {
+                vstride: if scalar { 0 } else { 1 },
+                width: 1,
+                hstride: 0,
+            },
+        );
+        r.addr = match r.addr {
+            Addr::Direct { nr, .. } => Addr::Direct { nr, subnr: sub },
+            a => a,
+        };
+        if rng.chance(6) {
+            r.negate = true;
+        }
+        if rng.chance(8) && ty.is_float() {
+            r.abs = true;
+        }
+        r
+    };
+    let mut d = dst(rng, ty);
+    if rng.chance(2) {
+        d.addr = Addr::Direct {
+            nr: rng.below(120) as u8,
+            subnr: 0,
+        };
+    }
+    d.hstride = if rng.chance(6) { 2 } else { 1 };
+    let mut i = Instruction::new(
+        Opcode::Mov,
+        rng.pick(&[16, 16, 8, 8, 1, 2, 4]),
+        Q,
+        Body::Alu(Alu {
+            dst: d,
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    i.group = match (i.exec_size, rng.below(4)) {
+        (16, 1) => GroupCtrl::Quarter { qtr: 2, nib: false },
+        (8, q @ 1..=3) => GroupCtrl::Quarter {
+            qtr: q as u8,
+            nib: false,
+        },
+        _ => Q,
+    };
+    i.no_mask = rng.chance(3);
+    if rng.chance(5) {
+        i.pred_ctrl = PredCtrl::Normal;
+        i.flag = FlagReg {
+            reg: rng.below(2) as u8,
+            subreg: rng.below(2) as u8,
+        };
+    }
+    i.swsb = swsb(rng);
+    i.debug = rng.chance(20);
+    let small_imm = |rng: &mut Rng, ty: Type| {
+        let bits = match ty {
+            Type::F => {
+                u64::from(rng.pick(&[0x3f80_0000u32, 0x4000_0000, 0xbf80_0000, 0x3f88_0000]))
+            }
+            Type::Uw => {
+                let h = rng.next() & 0xfff;
+                h | h << 16
+            }
+            _ => rng.pick(&[1u64, 0x7ff, 0xffff_f800, 0x800, 0x1234]),
+        };
+        Src::Imm(Imm { ty, bits })
+    };
+    if rng.chance(8) {
+        // dpas.8x1 (8|M0) in the forms of the dpas rows.
+        let mut i = gen_dpas(rng);
+        let float = matches!(&i.body, Body::Dpas(d) if d.dst.ty.is_float());
+        if let Body::Dpas(d) = &mut i.body {
+            let (acc, ab) = if float {
+                (Type::F, Type::Bf)
+            } else {
+                (Type::D, rng.pick(&[Type::Ub, Type::B]))
+            };
+            d.depth = 8;
+            d.repeat = 1;
+            d.dst.ty = acc;
+            d.dst.addr = Addr::Direct {
+                nr: rng.below(120) as u8,
+                subnr: 0,
+            };
+            for (k, s) in d.src.iter_mut().enumerate() {
+                if let Src::Reg(r) = s {
+                    r.ty = [acc, ab, ab][k];
+                    r.addr = Addr::Direct {
+                        nr: rng.below(120) as u8,
+                        subnr: 0,
+                    };
+                    r.file = RegFile::Grf;
+                }
+            }
+            if float {
+                d.precision = [Precision::Full; 2];
+            }
+        }
+        i.opcode = Opcode::Dpas;
+        i.exec_size = 8;
+        i.group = Q;
+        i.no_mask = false;
+        return i;
+    }
+    match rng.below(5) {
+        0 | 1 => {
+            i.opcode = rng.pick(&[Opcode::Mov, Opcode::Not, Opcode::Frc]);
+            if i.opcode == Opcode::Frc && !ty.is_float() || i.opcode == Opcode::Not && ty.is_float()
+            {
+                i.opcode = Opcode::Mov;
+            }
+            let s0 = if rng.chance(3) {
+                small_imm(rng, ty)
+            } else {
+                {
+                    let scalar = rng.chance(3);
+                    Src::Reg(grf(rng, ty, scalar))
+                }
+            };
+            if let Src::Reg(r) = &s0
+                && r.negate
+                && i.opcode == Opcode::Not
+            {
+                i.opcode = Opcode::Mov;
+            }
+            if let Body::Alu(a) = &mut i.body {
+                a.src0 = s0;
+            }
+        }
+        2 | 3 => {
+            i.opcode = rng.pick(&[
+                Opcode::Add,
+                Opcode::Mul,
+                Opcode::Sel,
+                Opcode::Cmp,
+                Opcode::And,
+            ]);
+            if i.opcode == Opcode::And && ty.is_float() {
+                i.opcode = Opcode::Add;
+            }
+            if matches!(i.opcode, Opcode::Cmp | Opcode::Sel) || rng.chance(4) {
+                i.cond_mod =
+                    rng.pick(&[CondMod::Ge, CondMod::L, CondMod::G, CondMod::Z, CondMod::Nz]);
+            }
+            if i.opcode == Opcode::Sel && i.cond_mod == CondMod::None {
+                i.cond_mod = CondMod::Ge;
+            }
+            i.saturate = ty.is_float() && i.opcode != Opcode::Cmp && rng.chance(6);
+            let scalar = rng.chance(4);
+            let s0 = grf(rng, ty, scalar);
+            let s1 = if rng.chance(3) {
+                small_imm(rng, ty)
+            } else {
+                {
+                    let scalar = rng.chance(3);
+                    Src::Reg(grf(rng, ty, scalar))
+                }
+            };
+            if let Body::Alu(a) = &mut i.body {
+                a.src0 = Src::Reg(s0);
+                a.src1 = s1;
+            }
+        }
+        _ => {
+            let ty = if rng.chance(4) { Type::Ud } else { Type::F };
+            i.opcode = if ty == Type::F {
+                Opcode::Mad
+            } else {
+                Opcode::Add3
+            };
+            i.saturate = ty == Type::F && rng.chance(6);
+            let r3 = |rng: &mut Rng, last: bool| {
+                let vs = rng.pick(&[0, 1]);
+                let hs = rng.pick(&[0, 1]);
+                let mut r = reg(
+                    rng,
+                    ty,
+                    Region::Align1 {
+                        vstride: if last { 0 } else { vs },
+                        width: 1,
+                        hstride: if last { hs } else { 0 },
+                    },
+                );
+                r.addr = Addr::Direct {
+                    nr: rng.below(120) as u8,
+                    subnr: if rng.chance(5) {
+                        4 * rng.below(8) as u8
+                    } else {
+                        0
+                    },
+                };
+                r.negate = rng.chance(6);
+                Src::Reg(r)
+            };
+            let mut d = dst(rng, ty);
+            d.hstride = 1;
+            d.addr = Addr::Direct {
+                nr: rng.below(120) as u8,
+                subnr: 0,
+            };
+            i.body = Body::ThreeSrc(ThreeSrc {
+                dst: d,
+                src: [r3(rng, false), r3(rng, false), r3(rng, true)],
+            });
+        }
+    }
+    if let Body::Alu(a) = &mut i.body
+        && i.opcode == Opcode::Cmp
+    {
+        a.dst.file = RegFile::Arf;
+        a.dst.addr = Addr::Direct { nr: 0, subnr: 0 };
+    }
+    i
 }
 
 #[test]
@@ -1011,6 +1326,29 @@ fn xehpg_against_iga64() {
     assert!(
         macro_kept > 300,
         "only {macro_kept} math.invm/rsqtm compared"
+    );
+    let ops = COMPACTED.lock().unwrap().clone();
+    let three = ops
+        .iter()
+        .filter(|o| {
+            matches!(
+                o,
+                Opcode::Mad | Opcode::Add3 | Opcode::Bfn | Opcode::Dpas | Opcode::Dpasw
+            )
+        })
+        .count();
+    let dpas = ops
+        .iter()
+        .filter(|o| matches!(o, Opcode::Dpas | Opcode::Dpasw))
+        .count();
+    eprintln!(
+        "gen12.5: {} instructions compacted by iga64 -Xautocompact, identically by us ({three} three-source, {dpas} dpas/dpasw); none we compact stays native there",
+        ops.len()
+    );
+    assert!(ops.len() > 1_000, "only {} compactions compared", ops.len());
+    assert!(
+        three > 100,
+        "only {three} three-source compactions compared"
     );
     assert!(madm_kept > 500, "only {madm_kept} madm compared");
     assert!(bfn_kept > 1_000, "only {bfn_kept} bfn compared");

@@ -176,7 +176,14 @@ fn imm(s: &str, three: bool) -> R<Imm> {
         .rsplit_once(':')
         .ok_or_else(|| format!("bad operand {s}"))?;
     let t = ty(t)?;
+    // iga64 writes some floats as their bits (`0x3F800001:f`).
+    let float_bits = t.is_float() && v.starts_with("0x");
     let bits = match t {
+        _ if float_bits && t == Type::Hf => {
+            let h = num(v)? as u64 & 0xFFFF;
+            if three { h } else { h | h << 16 }
+        }
+        _ if float_bits => num(v)? as u64,
         Type::F => u64::from((float(v)? as f32).to_bits()),
         Type::Df => float(v)?.to_bits(),
         Type::Hf => {
