@@ -1029,6 +1029,41 @@ fn compare_compaction(
         }
     }
     assert_eq!(at, bin.len(), "iga64 -Xautocompact output size");
+    // Our disassembler reads iga64's compacted kernel as iga64 does
+    // (`{Compacted}` marks included), and our assembler with compaction on
+    // writes iga64's bytes (no jumps here: the branch kernel stays native).
+    let opts = baregpu_isa::text::DisasmOptions {
+        offsets: false,
+        labels: true,
+        messages: false,
+    };
+    let ours = baregpu_isa::text::disassemble_with(IsaGen::Gen12_5, &bin, opts)
+        .unwrap_or_else(|e| panic!("disassembling iga64's compacted kernel: {e}"));
+    let ours: Vec<String> = ours
+        .lines()
+        .filter(|l| !(l.starts_with('L') && l.ends_with(':')))
+        .map(norm)
+        .collect();
+    let theirs = disassemble(&bin, dir);
+    assert_eq!(ours.len(), theirs.len(), "compacted kernel lines");
+    for (o, t) in ours.iter().zip(&theirs) {
+        if *o != bfn_as_value(t) {
+            diffs.push(format!("    ours  {o}\n    iga64 {t}"));
+        }
+    }
+    if insts.iter().all(|i| !matches!(i.body, Body::Branch(_))) {
+        let source: String = keep.iter().map(|&k| format!("{}\n", text[k])).collect();
+        let asm = baregpu_isa::text::assemble_with(
+            IsaGen::Gen12_5,
+            &source,
+            baregpu_isa::text::AsmOptions { compact: true },
+        )
+        .unwrap_or_else(|e| panic!("assembling with compaction: {e}"));
+        assert!(
+            asm == bin,
+            "our compacting assembler differs from iga64 -Xautocompact"
+        );
+    }
     assert!(
         diffs.is_empty(),
         "{} of {} compactions differ:\n{}",
@@ -1776,4 +1811,146 @@ fn xehpg_bfn_dpas_macro_words() {
         xehpg::encode(&mad),
         Err(EncodeError::Unencodable { .. })
     ));
+}
+
+/// The compacting assembler on a kernel mixing branches with instructions
+/// that compact: every branch still lands on the instruction it named
+/// (labels placed where compaction moves them), and iga64's disassembly of
+/// our compacted kernel equals ours token for token.
+#[test]
+fn xehpg_compacting_assembler_keeps_targets() {
+    use baregpu_isa::{IsaGen, compact, text};
+    ensure_oracles();
+    let dir = scratch("xehpg-cmpt-asm");
+    let mut rng = Rng::new(0xC0C0);
+    let n = 300usize;
+    let insts: Vec<Instruction> = (0..n)
+        .map(|k| {
+            if rng.chance(3) {
+                let jip = 16 * (rng.below(n) as i32 - k as i32);
+                let uip = 16 * (rng.below(n) as i32 - k as i32);
+                let (op, jump) = rng.pick(&[
+                    (Opcode::If, Jump::JipUip { jip, uip }),
+                    (Opcode::Break, Jump::JipUip { jip, uip }),
+                    (Opcode::Endif, Jump::Jip { jip }),
+                    (Opcode::While, Jump::Jip { jip }),
+                ]);
+                return Instruction::new(
+                    op,
+                    16,
+                    Q,
+                    Body::Branch(Branch {
+                        dst: codec::NO_DST,
+                        src0: codec::ABSENT,
+                        src1: codec::ABSENT,
+                        jump,
+                    }),
+                );
+            }
+            let rg = Region::Align1 {
+                vstride: 1,
+                width: 1,
+                hstride: 0,
+            };
+            let src = |rng: &mut Rng| {
+                let mut r = reg(rng, Type::F, rg);
+                r.addr = Addr::Direct {
+                    nr: rng.below(120) as u8,
+                    subnr: 0,
+                };
+                Src::Reg(r)
+            };
+            let d = Dst {
+                file: RegFile::Grf,
+                ty: Type::F,
+                addr: Addr::Direct {
+                    nr: rng.below(120) as u8,
+                    subnr: 0,
+                },
+                hstride: 1,
+                writemask: WRITEMASK_XYZW,
+            };
+            let (op, src1) = if rng.chance(2) {
+                (Opcode::Add, src(&mut rng))
+            } else {
+                (Opcode::Mov, codec::ABSENT)
+            };
+            let mut i = Instruction::new(
+                op,
+                rng.pick(&[8, 16]),
+                Q,
+                Body::Alu(Alu {
+                    dst: d,
+                    src0: src(&mut rng),
+                    src1,
+                }),
+            );
+            // Some stay native: a predicate on (8|M0) has no control row.
+            if rng.chance(4) {
+                i.pred_ctrl = PredCtrl::Normal;
+            }
+            i
+        })
+        .collect();
+    let source: String = insts
+        .iter()
+        .enumerate()
+        .map(|(k, i)| format!("L{}:\n{}\n", 16 * k, print(i, Some(16 * k as i64))))
+        .collect::<String>()
+        + &format!("L{}:\n", 16 * n);
+    let bytes = text::assemble_with(IsaGen::Gen12_5, &source, text::AsmOptions { compact: true })
+        .expect("assembles with compaction");
+    // Walk our kernel: offsets of instruction starts, and the branches.
+    let mut starts = Vec::new();
+    let mut at = 0;
+    let mut compacted = 0;
+    while at < bytes.len() {
+        starts.push(at as i64);
+        let dw0 = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let size = if compact::is_compact(dw0) { 8 } else { 16 };
+        compacted += usize::from(size == 8);
+        at += size;
+    }
+    starts.push(bytes.len() as i64);
+    assert_eq!(starts.len(), n + 1, "instructions in the compacted kernel");
+    assert!(compacted > n / 3, "only {compacted} compacted");
+    let index_of = |off: i64| starts.iter().position(|&s| s == off);
+    for (k, i) in insts.iter().enumerate() {
+        let Body::Branch(b) = i.body else { continue };
+        let at = starts[k] as usize;
+        let word = u128::from_le_bytes(bytes[at..at + 16].try_into().unwrap());
+        let got = xehpg::decode(word).expect("our branch decodes");
+        let Body::Branch(g) = got.body else {
+            panic!("not a branch: {got:?}")
+        };
+        let targets = |j: Jump| match j {
+            Jump::JipUip { jip, uip } => vec![jip, uip],
+            Jump::Jip { jip } => vec![jip],
+            Jump::Count { .. } => vec![],
+        };
+        for (want, have) in targets(b.jump).into_iter().zip(targets(g.jump)) {
+            let want = (k as i64 * 16 + i64::from(want)) / 16;
+            assert_eq!(
+                index_of(starts[k] + i64::from(have)),
+                Some(want as usize),
+                "branch {k} ({:?})",
+                i.opcode
+            );
+        }
+    }
+    let opts = text::DisasmOptions {
+        offsets: false,
+        labels: true,
+        messages: false,
+    };
+    let ours: Vec<String> = text::disassemble_with(IsaGen::Gen12_5, &bytes, opts)
+        .expect("disassembles")
+        .lines()
+        .filter(|l| !(l.starts_with('L') && l.ends_with(':')))
+        .map(norm)
+        .collect();
+    assert_eq!(ours, disassemble(&bytes, &dir), "our text against iga64's");
+    eprintln!(
+        "gen12.5 compacting assembler: {compacted} of {n} compacted, every branch on its target"
+    );
 }

@@ -454,6 +454,8 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             "Breakpoint" => inst.debug = true,
             "EOT" => eot = true,
             "ExBSO" => bso = true,
+            // Storage, not meaning: the assembler's layout reads it.
+            "Compacted" | "Uncompacted" => {}
             s => sw.push(s.to_string()),
         }
     }

@@ -17,9 +17,16 @@ use crate::inst::{
 /// One instruction. `pc` is its byte offset in the kernel: branch targets
 /// are then printed as IGA's labels (`L64`), else as byte offsets.
 pub fn print(inst: &Instruction, pc: Option<i64>) -> String {
+    print_with(inst, pc, false)
+}
+
+/// [`print`], marking an instruction stored compacted `{Compacted}` as
+/// iga64 does (after `Breakpoint`, before the SWSB).
+pub fn print_with(inst: &Instruction, pc: Option<i64>, compacted: bool) -> String {
     let mut p = Printer {
         out: String::new(),
         inst,
+        compacted,
     };
     p.instruction(pc);
     p.out
@@ -28,6 +35,7 @@ pub fn print(inst: &Instruction, pc: Option<i64>) -> String {
 struct Printer<'a> {
     out: String,
     inst: &'a Instruction,
+    compacted: bool,
 }
 
 fn pred_suffix(p: PredCtrl) -> &'static str {
@@ -440,6 +448,9 @@ impl Printer<'_> {
         }
         if i.debug {
             opts.push("Breakpoint".into());
+        }
+        if self.compacted {
+            opts.push("Compacted".into());
         }
         if let Body::Send(s) = &i.body
             && s.eot
