@@ -1950,6 +1950,23 @@ fn xehpg_compacting_assembler_keeps_targets() {
         .map(norm)
         .collect();
     assert_eq!(ours, disassemble(&bytes, &dir), "our text against iga64's");
+    // iga64 -Xautocompact lays out the same labelled source byte for byte.
+    let (src, out) = (dir.join("kernel.asm"), dir.join("kernel.bin"));
+    fs::write(&src, &source).unwrap();
+    let r = iga(&[
+        "-p=12p71",
+        "-a",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-Wnone",
+        "-Xautocompact",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(
+        fs::read(&out).unwrap() == bytes,
+        "iga64 -Xautocompact lays the kernel out differently"
+    );
     eprintln!(
         "gen12.5 compacting assembler: {compacted} of {n} compacted, every branch on its target"
     );

@@ -1,4 +1,6 @@
 //! EU instruction compaction on raw bits: 128-bit native words <-> 64-bit compact words.
+//! The layout below is G45 to Gen7.5; Xe-HPG has a format and tables of its own
+//! (`xehpg.rs`), reached through the same [`compact`] and [`uncompact`].
 //!
 //! From G45 on, an instruction whose rarely varying fields match one row in each of four
 //! per-generation tables can be stored in 64 bits: five 5-bit table indices, the register

@@ -10,7 +10,7 @@
 //! brw_inst.h (the compact fields' "12+" column). tests/xehpg_iga.rs checks them against
 //! what `iga64 -p=12p71 -Xautocompact` writes.
 //!
-//! Compact word, two-source layout (three-source in brackets):
+//! Compact word, two-source layout (three-source after `3src:`):
 //!
 //! | bits  | field                                  | native bits        |
 //! |-------|----------------------------------------|--------------------|
@@ -20,10 +20,10 @@
 //! | 23:16 | Dst.RegNum                             | 63:56              |
 //! | 28:24 | ControlIndex                           | see `CONTROL_KEY`  |
 //! | 29    | CmptCtrl = 1                           | 29 = 0             |
-//! | 34:30 | DataTypeIndex [SourceIndex]            | `DATATYPE_KEY`     |
+//! | 34:30 | DataTypeIndex (3src: SourceIndex)      | `DATATYPE_KEY`     |
 //! | 39:35 | SubRegIndex                            | `SUBREG_KEY`       |
 //! | 47:40 | Src0.RegNum                            | 79:72              |
-//! | 51:48 | Src0Index [55:48 Src2.RegNum]          | `SRC0_KEY` [127:120] |
+//! | 51:48 | Src0Index (3src: 55:48 Src2.RegNum)    | `SRC0_KEY` (127:120) |
 //! | 55:52 | Src1Index, or immediate 3:0            | `SRC1_KEY`         |
 //! | 63:56 | Src1.RegNum, or immediate 11:4         | 111:104            |
 //!

@@ -104,8 +104,8 @@ fn code_of_opcode(op: Opcode) -> Option<(u8, Form)> {
 }
 
 /// Send, math and dpas run out of order: a combined SWSB byte sets their
-/// token [Mesa brw_eu_defines.h tgl_swsb_decode, `is_unordered`; iga64
-/// -p=12p71 prints dpas's as `{@2,$3}`].
+/// token (Mesa brw_eu_defines.h tgl_swsb_decode, `is_unordered`; iga64
+/// -p=12p71 prints dpas's as `{@2,$3}`).
 pub fn out_of_order(op: Opcode) -> bool {
     matches!(
         op,

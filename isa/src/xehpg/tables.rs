@@ -257,8 +257,8 @@ pub mod three {
     pub const SRC2_IMM: Bits = bits(127, 112);
     /// Two-bit vertical stride codes of src0/src1: 0, 1, 4, 8 (iga).
     pub const VSTRIDES: [u8; 4] = [0, 1, 4, 8];
-    /// bfn has no source modifiers: its BooleanFuncCtrl[7:4] takes the
-    /// condition modifier's bits and [3:0] the src1/src2 modifier bits, and
+    /// bfn has no source modifiers: its BooleanFuncCtrl bits 7:4 take the
+    /// condition modifier's bits and bits 3:0 the src1/src2 modifier bits, and
     /// a two-bit CondCtrl2 (none, ze, gt, lt) the src0 modifier bits
     /// [004 lines 11140-11260, the bfn format table; iga].
     pub const BFN_FC_HI: Bits = bits(95, 92);
