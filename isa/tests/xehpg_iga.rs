@@ -1039,6 +1039,14 @@ fn compare_compaction(
     };
     let ours = baregpu_isa::text::disassemble_with(IsaGen::Gen12_5, &bin, opts)
         .unwrap_or_else(|e| panic!("disassembling iga64's compacted kernel: {e}"));
+    // That text, `{Compacted}` marks and labels included, assembles back to
+    // iga64's bytes.
+    let again = baregpu_isa::text::assemble(IsaGen::Gen12_5, &ours)
+        .unwrap_or_else(|e| panic!("reassembling our disassembly: {e}"));
+    assert!(
+        again == bin,
+        "our disassembly of a compacted kernel reassembles differently"
+    );
     let ours: Vec<String> = ours
         .lines()
         .filter(|l| !(l.starts_with('L') && l.ends_with(':')))
