@@ -1770,6 +1770,23 @@ fn xehpg_bfn_dpas_macro_words() {
         panic!("not bfn: {i:?}")
     };
     assert_eq!((b.function, i.cond_mod), (0xCA, CondMod::Z));
+    // iga64's expressions read back to their functions; malformed ones,
+    // however deep, are errors.
+    use xehpg::parse::bfn_function;
+    assert_eq!(bfn_function("(s0&~s2|s1&s2)"), Ok(0xCA));
+    assert_eq!(bfn_function("(s0^(s0&s1|s1^s2))"), Ok(0x16));
+    assert_eq!(bfn_function("(zeros)"), Ok(0));
+    assert!(bfn_function("(s0&)").is_err());
+    assert!(bfn_function("0x100").is_err());
+    assert!(
+        bfn_function(&format!(
+            "({}s0{})",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        ))
+        .is_err()
+    );
+    assert!(bfn_function(&format!("({}s0)", "~".repeat(100_000))).is_err());
     assert_eq!(
         print(&i, None),
         "bfn.0xCA (16|M0) (eq)f0.0 r10.0<1>:ud r11.0<1;0>:ud r12.0<1;0>:ud r13.0<1>:ud"

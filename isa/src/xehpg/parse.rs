@@ -842,6 +842,7 @@ pub fn bfn_function(s: &str) -> R<u8> {
     let mut p = BfnExpr {
         text: e.as_bytes(),
         at: 0,
+        depth: 0,
     };
     let v = p.or()?;
     if p.at != p.text.len() {
@@ -853,6 +854,9 @@ pub fn bfn_function(s: &str) -> R<u8> {
 struct BfnExpr<'a> {
     text: &'a [u8],
     at: usize,
+    /// Nesting of `~` and parentheses, bounded so that no input exhausts
+    /// the stack.
+    depth: u32,
 }
 
 impl BfnExpr<'_> {
@@ -887,11 +891,19 @@ impl BfnExpr<'_> {
     }
 
     fn not(&mut self) -> R<u8> {
+        if self.depth > 64 {
+            return Err("bfn: expression nested too deeply".into());
+        }
         if self.eat(b'~') {
-            return Ok(!self.not()?);
+            self.depth += 1;
+            let v = !self.not()?;
+            self.depth -= 1;
+            return Ok(v);
         }
         if self.eat(b'(') {
+            self.depth += 1;
             let v = self.or()?;
+            self.depth -= 1;
             return if self.eat(b')') {
                 Ok(v)
             } else {
