@@ -542,18 +542,21 @@ fn dpas(r: &mut Reader) -> DResult<Dpas> {
         });
     }
     let mut precision = [Precision::Full; 2];
-    for (k, (p, b)) in precision
+    for (k, (p, (b, slot))) in precision
         .iter_mut()
-        .zip([dp::SRC1_PRECISION, dp::SRC2_PRECISION])
+        .zip([
+            (dp::SRC1_PRECISION, Slot::Src1),
+            (dp::SRC2_PRECISION, Slot::Src2),
+        ])
         .enumerate()
     {
         let code = r.get(b);
-        *p = look(&PRECISIONS, code, Field::Type(Slot::Src1))?;
+        *p = look(&PRECISIONS, code, Field::Type(slot))?;
         // Sub-byte elements only divide a byte type.
         if *p != Precision::Full
             && !matches!(&src[k + 1], Src::Reg(reg) if matches!(reg.ty, Type::Ub | Type::B))
         {
-            return Err(reserved(Field::Type(Slot::Src1), code));
+            return Err(reserved(Field::Type(slot), code));
         }
     }
     Ok(Dpas {
