@@ -598,3 +598,114 @@ fn gen7_render_targets_with_mcs_or_samples_are_refused_on_write() {
         assert_eq!(f.rt_bytes(0, 0), [0; 4]);
     }
 }
+
+#[test]
+fn a_gen7_render_target_write_from_a_thread_reaches_the_merger() {
+    use baregpu_isa::IsaGen;
+    use baregpu_isa::inst::{RegFile, Sfid, Type};
+    use baregpu_isa::message;
+
+    use crate::eu::send::{Payload, SendRequest};
+    use crate::eu::shared::{MessageEnv, SurfaceList, SurfaceSource, handle};
+    use crate::eu::thread::Thread;
+
+    let mut f = fixture(RGBA8, 4);
+    f.blend(
+        0,
+        &BlendState {
+            pre_blend_color_clamp_enable: true,
+            ..Default::default()
+        },
+    );
+    depth7(&mut f, 1, true, true, true);
+    f.depth_stencil(&DepthStencilState {
+        stencil_test_enable: true,
+        stencil_test_function: 0,      // ALWAYS
+        stencil_pass_depth_fail_op: 1, // ZERO
+        stencil_pass_depth_pass_op: 5, // INCR
+        stencil_buffer_write_enable: true,
+        stencil_test_mask: 0xFF,
+        stencil_write_mask: 0xFF,
+        depth_test_enable: true,
+        depth_test_function: 2, // LESS
+        depth_buffer_write_enable: true,
+        ..Default::default()
+    });
+    f.color_calc(&ColorCalcState::default());
+    for x in 0..8 {
+        for y in 0..2 {
+            put_depth_word(&mut f, 1, x, y, 0.5, 0);
+            assert!(f.mem.put(w_at(x, y), &[9]));
+        }
+    }
+    let mut d = dispatch();
+    for s in 0..16 {
+        d.depth[s] = if s % 2 == 0 { 0.25 } else { 0.75 };
+    }
+    // The Gen7 descriptor: render cache SFID, message type 12 in 17:14,
+    // Last Render Target in 12, SIMD16 type 0 in 10:8, the BTI in 7:0
+    // [ext: mesa src/intel/compiler/brw_eu_defines.h
+    // GEN7_DATAPORT_RC_RENDER_TARGET_WRITE, brw_inst.h rt_last,
+    // rt_message_type].
+    let (sfid, desc) = message::parse_symbolic(
+        IsaGen::Gen7,
+        "rc.rt_write(bti=0, mode=simd16, last) mlen=8 rlen=0",
+    )
+    .unwrap();
+    assert_eq!(sfid, Sfid::DpRenderCache);
+    assert_eq!(
+        (
+            desc.function >> 14 & 0xF,
+            desc.function >> 12 & 1,
+            desc.function >> 8 & 7
+        ),
+        (12, 1, 0)
+    );
+    let req = SendRequest {
+        ip: 0,
+        sfid: Some(sfid),
+        desc: 0,
+        mlen: desc.mlen,
+        rlen: desc.rlen,
+        header: desc.header,
+        function: desc.function,
+        payload: Payload {
+            file: RegFile::Grf,
+            reg: 20,
+        },
+        dst: None,
+        dst_type: Type::Ud,
+        exec_size: 16,
+        first_channel: 0,
+        channels: 0xFFFF,
+        eot: false,
+        conditional: false,
+    };
+    let mut t = Thread::new(IsaGen::Gen7);
+    for s in 0..16usize {
+        let reg = |c: u8| 20 + 2 * c + (s / 8) as u8;
+        for c in 0..4 {
+            t.set_grf_ud(reg(c), s % 8, 1.0f32.to_bits());
+        }
+    }
+    let mut om = f.om().unwrap();
+    let mut list = SurfaceList::new();
+    {
+        let mut env = MessageEnv::new(&mut f.mem, SurfaceSource::List(&mut list));
+        env.pixels = Some(&mut om);
+        env.pixel_dispatch = Some(&d);
+        handle(&mut env, &mut t, &req).unwrap();
+    }
+    for s in 0..16usize {
+        let (x, y) = ((2 * (s / 4) + s % 2) as u64, (s % 4 / 2) as u64);
+        let pass = s % 2 == 0;
+        assert_eq!(f.rt_bytes(x, y), if pass { [255; 4] } else { [0; 4] });
+        assert_eq!(depth_word(&f, 1, x, y), if pass { 0.25 } else { 0.5 });
+        assert_eq!(
+            f.mem.get(w_at(x, y), 1).unwrap()[0],
+            if pass { 10 } else { 0 },
+            "slot {s}"
+        );
+    }
+    assert_eq!(om.samples_passed(), 8);
+}
