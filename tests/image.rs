@@ -75,6 +75,9 @@ fn check(firmware: &str, passed: bool, output: &str) {
         "chain of 64 batches wrote squares: [0, 1, 4, 9, 16, 25, 36, 49] ... [3600, 3721, 3844, 3969]",
         "after the reset the render engine completed seqno 4",
         "and drew it on the screen",
+        "cube frame  1/24: drawn in ",
+        "its scanout on the screen",
+        "the 3D pipeline drew 24 frames of 192x192",
         "demo finished",
         "interrupts: MSI to 0xfee",
     ] {

@@ -406,27 +406,139 @@ fn ivy_bridge_draws_follow_linuxs_sequence() {
         },
     )
     .unwrap();
-    // Stencil needs Ivy Bridge's separate stencil buffer: refused for now.
-    let stencil = record_on(
+}
+
+/// A stencil face that replaces with `reference` where the test passes.
+fn replace_face(write_mask: u8) -> StencilFace {
+    StencilFace {
+        compare: Compare::Equal,
+        fail: StencilOp::Zero,
+        depth_fail: StencilOp::DecrementWrap,
+        pass: StencilOp::Replace,
+        read_mask: 0x0f,
+        write_mask,
+        reference: 0x42,
+    }
+}
+
+#[test]
+fn ivy_bridge_stencil_uses_a_separate_w_tiled_buffer() {
+    for write_mask in [0xffu8, 0] {
+        record_on(
+            Generation::Gen7,
+            Some(DepthFormat::D24UnormS8Uint),
+            |d| {
+                d.depth_stencil.depth_test = Some(Compare::Less);
+                d.depth_stencil.depth_write = true;
+                d.depth_stencil.stencil = Some((replace_face(write_mask), None));
+            },
+            |gpu, p, cmds| {
+                let z = one(cmds, "3DSTATE_DEPTH_BUFFER");
+                // Depth only in the depth buffer (gen7.xml has no combined
+                // formats): D24_UNORM_X8_UINT.
+                assert_eq!(z.get("surface_format"), 3);
+                assert_eq!(z.get("depth_write_enable"), 1);
+                // Mesa: stencil_mt && Stencil._WriteEnabled.
+                assert_eq!(
+                    z.get("stencil_write_enable"),
+                    u64::from(write_mask != 0),
+                    "write mask {write_mask:#x}"
+                );
+                let sb = one(cmds, "3DSTATE_STENCIL_BUFFER");
+                // 64 pixels: one 64-byte W tile a row, programmed doubled.
+                assert_eq!(sb.get("surface_pitch"), 127);
+                let (depth_at, stencil_at) = (
+                    z.get("surface_base_address"),
+                    sb.get("surface_base_address"),
+                );
+                assert!(stencil_at != 0 && stencil_at.is_multiple_of(4096));
+                // 64 x 32 pixels of 4 bytes in Y tiles: 2 tiles of 4 KiB;
+                // the stencil buffer lies outside them.
+                assert!(stencil_at >= depth_at + 8192 || stencil_at + 4096 <= depth_at);
+                let (_, dynamic) = bases(Generation::Gen7, cmds);
+                let at = one(cmds, "3DSTATE_DEPTH_STENCIL_STATE_POINTERS")
+                    .get("pointer_to_depth_stencil_state");
+                let ds = state_at(gpu, p, "DEPTH_STENCIL_STATE", dynamic + at);
+                assert_eq!(ds.get("stencil_test_enable"), 1);
+                assert_eq!(ds.get("stencil_test_function"), 3, "EQUAL");
+                assert_eq!(ds.get("stencil_fail_op"), 1, "ZERO");
+                assert_eq!(ds.get("stencil_pass_depth_fail_op"), 6, "DECR");
+                assert_eq!(ds.get("stencil_pass_depth_pass_op"), 2, "REPLACE");
+                assert_eq!(ds.get("stencil_test_mask"), 0x0f);
+                assert_eq!(ds.get("stencil_write_mask"), u64::from(write_mask));
+                assert_eq!(
+                    ds.get("stencil_buffer_write_enable"),
+                    u64::from(write_mask != 0)
+                );
+                let cc = one(cmds, "3DSTATE_CC_STATE_POINTERS").get("color_calc_state_pointer");
+                let cc = state_at(gpu, p, "COLOR_CALC_STATE", dynamic + cc);
+                assert_eq!(cc.get("stencil_reference_value"), 0x42);
+            },
+        )
+        .unwrap();
+    }
+    // Without stencil the stencil buffer command is all zero, as Mesa's.
+    record_on(
         Generation::Gen7,
-        Some(DepthFormat::D24UnormS8Uint),
-        |d| {
-            d.depth_stencil.stencil = Some((
-                StencilFace {
-                    compare: Compare::Always,
-                    fail: StencilOp::Keep,
-                    depth_fail: StencilOp::Keep,
-                    pass: StencilOp::Replace,
-                    read_mask: 0xff,
-                    write_mask: 0xff,
-                    reference: 1,
-                },
-                None,
-            ))
+        Some(DepthFormat::D32Float),
+        |d| d.depth_stencil.depth_test = Some(Compare::Less),
+        |_, _, cmds| {
+            let sb = one(cmds, "3DSTATE_STENCIL_BUFFER");
+            assert!(sb.dwords[1..].iter().all(|&d| d == 0), "{:x?}", sb.dwords);
+            assert_eq!(
+                one(cmds, "3DSTATE_DEPTH_BUFFER").get("stencil_write_enable"),
+                0
+            );
         },
+    )
+    .unwrap();
+    // Stencil still needs a format that asks for it.
+    let no_stencil = record_on(
+        Generation::Gen7,
+        Some(DepthFormat::D24UnormX8),
+        |d| d.depth_stencil.stencil = Some((replace_face(0xff), None)),
         |_, _, _| panic!("recorded"),
     );
-    assert!(matches!(stencil, Err(ComputeError::Unsupported { .. })));
+    assert!(matches!(no_stencil, Err(ComputeError::Invalid(_))));
+}
+
+#[test]
+fn ivy_bridge_depth_buffers_clear_their_stencil_buffer_too() {
+    with_gpu(Generation::Gen7, |gpu, _| {
+        let r = Renderer::new(gpu).unwrap();
+        // 100 x 70 pixels: 2 x 2 W tiles.
+        let z = r
+            .create_depth_buffer(gpu, 100, 70, DepthFormat::D24UnormS8Uint)
+            .unwrap();
+        assert!(z.stencil_gfx().is_some());
+        z.clear(1.0, 0x3c).unwrap();
+        let mut s = vec![0u8; 4 * 4096];
+        z.read_stencil_raw(0, &mut s).unwrap();
+        assert!(s.iter().all(|&b| b == 0x3c));
+        let mut d = [0u8; 4];
+        z.read_raw(0, &mut d).unwrap();
+        assert_eq!(u32::from_le_bytes(d) & 0xff_ffff, 0xff_ffff);
+        // Beyond the four tiles there is nothing.
+        assert!(z.read_stencil_raw(4 * 4096, &mut [0u8; 1]).is_err());
+        let plain = r
+            .create_depth_buffer(gpu, 100, 70, DepthFormat::D32Float)
+            .unwrap();
+        assert!(plain.stencil_gfx().is_none());
+        Renderer::free_depth_buffer(gpu, z);
+        Renderer::free_depth_buffer(gpu, plain);
+    });
+    // Sandy Bridge keeps stencil in the D24_UNORM_S8_UINT buffer.
+    with_gpu(Generation::Gen6, |gpu, _| {
+        let r = Renderer::new(gpu).unwrap();
+        let z = r
+            .create_depth_buffer(gpu, 64, 32, DepthFormat::D24UnormS8Uint)
+            .unwrap();
+        assert!(z.stencil_gfx().is_none());
+        z.clear(0.0, 7).unwrap();
+        let mut d = [0u8; 4];
+        z.read_raw(0, &mut d).unwrap();
+        assert_eq!(d[3], 7);
+    });
 }
 
 #[test]
@@ -501,13 +613,28 @@ fn intel_dump_decode_reads_the_batches_alike() {
     // Device IDs the decoder keys its tables on: SNB GT1 and IVB GT1
     // desktop (Linux i915_pciids.h INTEL_SNB_D_GT1_IDS 0x0102,
     // INTEL_IVB_D_GT1_IDS 0x0152).
-    for (g, devid) in [(Generation::Gen6, "0x0102"), (Generation::Gen7, "0x0152")] {
+    // The Ivy Bridge form with stencil carries a real
+    // 3DSTATE_STENCIL_BUFFER.
+    for (g, devid, stencil) in [
+        (Generation::Gen6, "0x0102", false),
+        (Generation::Gen7, "0x0152", false),
+        (Generation::Gen7, "0x0152", true),
+    ] {
         let mut words: Vec<u32> = Vec::new();
         let mut ours: Vec<usize> = Vec::new();
         record_on(
             g,
-            Some(DepthFormat::D32Float),
-            |d| d.depth_stencil.depth_test = Some(Compare::LessEqual),
+            Some(if stencil {
+                DepthFormat::D24UnormS8Uint
+            } else {
+                DepthFormat::D32Float
+            }),
+            |d| {
+                d.depth_stencil.depth_test = Some(Compare::LessEqual);
+                if stencil {
+                    d.depth_stencil.stencil = Some((replace_face(0xff), None));
+                }
+            },
             |_, _, cmds| {
                 for c in cmds {
                     ours.push(c.offset * 4);
@@ -518,7 +645,7 @@ fn intel_dump_decode_reads_the_batches_alike() {
         .unwrap();
         let dir = std::env::temp_dir().join(format!("baregpu-dump-decode-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join(format!("{g}.bin"));
+        let file = dir.join(format!("{g}-{stencil}.bin"));
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         std::fs::write(&file, bytes).unwrap();
         let out = std::process::Command::new("intel_dump_decode")

@@ -256,6 +256,10 @@ pub enum MathFn {
     IntDivQuotientRemainder,
     IntDivQuotient,
     IntDivRemainder,
+    /// Gen12.5 IEEE macros: a math-macro selector in place of every
+    /// sub-register (as on `madm`).
+    Invm,
+    Rsqtm,
 }
 
 /// Shared-function ID (message target).
@@ -562,6 +566,41 @@ pub enum Body {
     Branch(Branch),
     /// Gen12.5 `sync`.
     Sync(Sync),
+    /// Gen12.5 `bfn`.
+    Bfn(Bfn),
+    /// Gen12.5 `dpas`, `dpasw`.
+    Dpas(Dpas),
+}
+
+/// Gen12.5 `bfn`: the three-source layout with an 8-bit boolean function
+/// (the result bit is `function >> (s0 | s1 << 1 | s2 << 2) & 1`; 004
+/// lines 11140-11200) and no source modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bfn {
+    pub function: u8,
+    pub dst: Dst,
+    pub src: [Src; 3],
+}
+
+/// Element precision of a dpas src1/src2 (SubBytePrecision, 004 lines
+/// 13756-14070): the whole type, or 4-/2-bit elements of a byte type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Precision {
+    Full,
+    Bits4,
+    Bits2,
+}
+
+/// Gen12.5 `dpas`/`dpasw`: systolic depth (1, 2, 4, 8) and repeat count
+/// (1-8); register operands only, with their implied `<1;1,0>` region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dpas {
+    pub depth: u8,
+    pub repeat: u8,
+    pub dst: Dst,
+    pub src: [Src; 3],
+    /// src1's and src2's element precision.
+    pub precision: [Precision; 2],
 }
 
 /// Gen12.5 `sync` function (cond-modifier bits).
@@ -655,6 +694,8 @@ impl Instruction {
                 DstSlot::Vacant(_) => None,
             },
             Body::Sync(_) => None,
+            Body::Bfn(b) => Some(&b.dst),
+            Body::Dpas(d) => Some(&d.dst),
         }
     }
 
@@ -667,6 +708,8 @@ impl Instruction {
             Body::Send(s) => [Some(&s.src0), None, None],
             Body::Branch(b) => [Some(&b.src0), Some(&b.src1), None],
             Body::Sync(s) => [Some(&s.src0), None, None],
+            Body::Bfn(b) => [Some(&b.src[0]), Some(&b.src[1]), Some(&b.src[2])],
+            Body::Dpas(d) => [Some(&d.src[0]), Some(&d.src[1]), Some(&d.src[2])],
         }
     }
 

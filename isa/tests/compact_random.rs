@@ -124,3 +124,59 @@ fn random_native_words() {
         }
     }
 }
+
+/// Xe-HPG: arbitrary 64-bit words never panic; every expansion is a native word (CmptCtrl
+/// clear) that compacts, if at all, to a word expanding to it again (every immediate row
+/// of the datatype table has a type with a compact form, so none is refused); flipping any
+/// one bit of an expansion gives a word that compacts only to an exact form.
+#[test]
+fn xehpg_random_compact_words() {
+    let p = IsaGen::Gen12_5;
+    let mut rng = Rng(0x0012_5125_1251_2512);
+    let (mut ok, mut again_ok, mut same, mut bad_imm) = (0u32, 0u32, 0u32, 0u32);
+    for i in 0..200_000u32 {
+        let mut w = rng.next();
+        if i % 8 != 0 {
+            w |= 1 << 29;
+        }
+        let words = [w as u32, (w >> 32) as u32];
+        let native = match compact::uncompact(p, words) {
+            Ok(n) => n,
+            Err(compact::CompactError::NotCompact) => {
+                assert_eq!(w & 1 << 29, 0, "{w:#018x}");
+                continue;
+            }
+            Err(compact::CompactError::ImmediateType(t)) => {
+                assert!(
+                    !matches!(t, 0 | 1 | 2 | 4 | 5 | 6 | 8 | 9 | 10),
+                    "{w:#018x}"
+                );
+                bad_imm += 1;
+                continue;
+            }
+            Err(e) => panic!("{w:#018x}: {e}"),
+        };
+        ok += 1;
+        assert!(!compact::is_compact(native[0]), "{w:#018x}");
+        let Some(again) = compact::compact(p, native) else {
+            continue;
+        };
+        again_ok += 1;
+        assert_eq!(compact::uncompact(p, again), Ok(native), "{w:#018x}");
+        same += u32::from(again == words);
+        if i % 50 == 0 {
+            for bit in 0..128 {
+                let mut n = native;
+                n[bit / 32] ^= 1 << (bit % 32);
+                if let Some(c) = compact::compact(p, n) {
+                    assert_eq!(compact::uncompact(p, c), Ok(n), "{w:#018x} bit {bit}");
+                }
+            }
+        }
+    }
+    println!(
+        "gen12.5: {ok} expanded ({bad_imm} refused immediates), {again_ok} compact again, {same} to the same word"
+    );
+    assert_eq!(bad_imm, 0, "immediate rows of types without a compact form");
+    assert!(ok > 100_000 && again_ok > 50_000 && same > 10_000);
+}

@@ -389,6 +389,62 @@ fn gen_math(rng: &mut Rng) -> Instruction {
     i
 }
 
+/// math.invm / math.rsqtm: a selector per operand (mme0-mme7, nomme),
+/// sources with modifiers; iga64 prints the flag as `(eo)`.
+fn gen_math_macro(rng: &mut Rng) -> Instruction {
+    let f = rng.pick(&[MathFn::Invm, MathFn::Rsqtm]);
+    let ty = rng.pick(&[Type::F, Type::Df, Type::Hf]);
+    let mut i = Instruction::new(
+        Opcode::Math,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    i.flag = FlagReg {
+        reg: rng.below(2) as u8,
+        subreg: rng.below(2) as u8,
+    };
+    let sel = |rng: &mut Rng| Addr::Direct {
+        nr: rng.below(120) as u8,
+        subnr: rng.below(9) as u8,
+    };
+    let region = codec::math_macro_region(i.exec_size);
+    let src = |rng: &mut Rng| {
+        Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty,
+            addr: sel(rng),
+            region,
+            negate: rng.chance(4),
+            abs: rng.chance(4),
+        })
+    };
+    let src0 = src(rng);
+    let src1 = if f == MathFn::Invm {
+        src(rng)
+    } else {
+        codec::ABSENT
+    };
+    i.body = Body::Math(Math {
+        function: f,
+        dst: Dst {
+            file: RegFile::Grf,
+            ty,
+            addr: sel(rng),
+            hstride: 1,
+            writemask: WRITEMASK_XYZW,
+        },
+        src0,
+        src1,
+    });
+    i
+}
+
 fn gen_three(rng: &mut Rng) -> Instruction {
     let op = rng.pick(&THREE);
     let ty = if op == Opcode::Mad && rng.chance(2) {
@@ -605,15 +661,189 @@ fn gen_sync(rng: &mut Rng) -> Instruction {
     i
 }
 
+/// bfn: any of the 256 functions, integer three-source operands without
+/// modifiers (the format has none), 16-bit immediates in src0/src2, and
+/// the three conditions CondCtrl2 can hold.
+fn gen_bfn(rng: &mut Rng) -> Instruction {
+    let ty = rng.pick(&[Type::D, Type::Ud, Type::W, Type::Uw]);
+    let mut i = Instruction::new(
+        Opcode::Bfn,
+        8,
+        Q,
+        Body::Alu(Alu {
+            dst: dst(rng, ty),
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    controls(rng, &mut i);
+    if rng.chance(3) {
+        i.cond_mod = rng.pick(&[CondMod::Z, CondMod::G, CondMod::L]);
+    }
+    let r3 = |rng: &mut Rng, last: bool| {
+        let rg = Region::Align1 {
+            vstride: if last { 0 } else { rng.pick(&[0, 1, 4, 8]) },
+            width: 1,
+            hstride: rng.pick(&[0, 1, 2]),
+        };
+        Src::Reg(reg(rng, ty, rg))
+    };
+    let imm16 = |rng: &mut Rng| {
+        Src::Imm(Imm {
+            ty: rng.pick(&[Type::W, Type::Uw]),
+            bits: rng.next() & 0xFFFF,
+        })
+    };
+    let s0 = if rng.chance(5) {
+        imm16(rng)
+    } else {
+        r3(rng, false)
+    };
+    let s1 = r3(rng, false);
+    let s2 = if rng.chance(5) {
+        imm16(rng)
+    } else {
+        r3(rng, true)
+    };
+    i.body = Body::Bfn(Bfn {
+        function: rng.below(256) as u8,
+        dst: dst(rng, ty),
+        src: [s0, s1, s2],
+    });
+    i
+}
+
+/// dpas/dpasw: every systolic depth and repeat count, the float
+/// (f/hf/bf) and integer (d/ud with ub/b in 8, 4 or 2 bits) operands,
+/// src0 null or a register. No predicate, saturation or condition: the
+/// format has none (iga64 drops a predicate silently).
+fn gen_dpas(rng: &mut Rng) -> Instruction {
+    let float = rng.chance(2);
+    let (acc, ab): (&[Type], &[Type]) = if float {
+        (&[Type::F, Type::Hf, Type::Bf], &[Type::Hf, Type::Bf])
+    } else {
+        (&[Type::D, Type::Ud], &[Type::Ub, Type::B])
+    };
+    let op = if rng.chance(3) {
+        Opcode::Dpasw
+    } else {
+        Opcode::Dpas
+    };
+    let sub = |rng: &mut Rng, ty: Type| {
+        if rng.chance(6) {
+            rng.below(usize::from(32 / ty.size())) as u8 * ty.size()
+        } else {
+            0
+        }
+    };
+    let operand = |rng: &mut Rng, ty: Type, subnr: u8| {
+        Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty,
+            addr: Addr::Direct {
+                nr: rng.below(120) as u8,
+                subnr,
+            },
+            region: codec::DPAS_REGION,
+            negate: false,
+            abs: false,
+        })
+    };
+    let dt = rng.pick(acc);
+    let d = dst(rng, dt);
+    let dst = Dst {
+        hstride: 1,
+        addr: Addr::Direct {
+            nr: match d.addr {
+                Addr::Direct { nr, .. } => nr,
+                Addr::Indirect { .. } => 0,
+            },
+            subnr: sub(rng, dt),
+        },
+        ..d
+    };
+    let t0 = rng.pick(acc);
+    let s0 = if rng.chance(6) {
+        Src::Reg(RegSrc {
+            file: RegFile::Arf,
+            ty: t0,
+            addr: Addr::Direct { nr: 0, subnr: 0 },
+            region: codec::DPAS_REGION,
+            negate: false,
+            abs: false,
+        })
+    } else {
+        let s = sub(rng, t0);
+        operand(rng, t0, s)
+    };
+    let mut precision = [Precision::Full; 2];
+    let mut srcs = [codec::ABSENT; 2];
+    for k in 0..2 {
+        let t = rng.pick(ab);
+        if !float {
+            precision[k] = rng.pick(&[Precision::Full, Precision::Bits4, Precision::Bits2]);
+        }
+        let s = if precision[k] == Precision::Full {
+            sub(rng, t)
+        } else {
+            0
+        };
+        srcs[k] = operand(rng, t, s);
+    }
+    let mut i = Instruction::new(
+        op,
+        rng.pick(&[8, 8, 8, 16]),
+        Q,
+        Body::Dpas(Dpas {
+            depth: rng.pick(&[1, 2, 4, 8]),
+            repeat: 1 + rng.below(8) as u8,
+            dst,
+            src: [s0, srcs[0], srcs[1]],
+            precision,
+        }),
+    );
+    if i.exec_size == 8 && rng.chance(3) {
+        i.group = GroupCtrl::Quarter {
+            qtr: 1 + rng.below(3) as u8,
+            nib: false,
+        };
+    }
+    i.no_mask = rng.chance(4);
+    i.swsb = swsb(rng);
+    i.debug = rng.chance(16);
+    i
+}
+
 fn generate(rng: &mut Rng) -> Instruction {
-    match rng.below(11) {
+    match rng.below(17) {
+        13..=15 => gen_compactable(rng),
+        16 => gen_bfn(rng),
         0..=3 => gen_alu(rng),
         4 | 5 => gen_three(rng),
+        6 if rng.chance(3) => gen_math_macro(rng),
         6 => gen_math(rng),
         7 | 8 => gen_send(rng),
         9 => gen_madm(rng),
+        10 => gen_bfn(rng),
+        11 => gen_dpas(rng),
         _ => gen_sync(rng),
     }
+}
+
+/// iga64 writes bfn's function as an expression (`bfn.(s0&~s2|s1&s2)`),
+/// ours as its value (`bfn.0xCA`): the expression, evaluated by our
+/// parser, is compared as that value.
+fn bfn_as_value(line: &str) -> String {
+    line.split(' ')
+        .map(|t| match t.strip_prefix("bfn.") {
+            Some(f) => match xehpg::parse::bfn_function(f) {
+                Ok(v) => format!("bfn.0x{v:X}"),
+                Err(e) => format!("bfn.<{e}>"),
+            },
+            None => t.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Encode, print; iga64 assembles our text to our bits and disassembles
@@ -680,6 +910,7 @@ fn compare(
             .collect::<Vec<_>>()
             .join("\n")
     );
+    compare_compaction(insts, &words, &keep, &text, dir);
     let dis = disassemble(&ours_kept, dir);
     assert_eq!(
         dis.len(),
@@ -691,7 +922,7 @@ fn compare(
     let mut parsediff = Vec::new();
     for (n, &k) in keep.iter().enumerate() {
         let ours = norm(text[k].rsplit('\n').next().unwrap_or(""));
-        if dis[n] != ours {
+        if bfn_as_value(&dis[n]) != ours {
             textdiff.push(format!("    ours  {ours}\n    iga64 {}", dis[n]));
         }
         // Our assembler reads our text and iga64's text back to the
@@ -731,6 +962,361 @@ fn compare(
     (keep, rejected)
 }
 
+/// The opcodes of the instructions iga64 compacted (and we identically),
+/// over every `compare` call.
+static COMPACTED: std::sync::Mutex<Vec<Opcode>> = std::sync::Mutex::new(Vec::new());
+
+/// iga64 assembles the kept lines again with `-Xautocompact`: every word it
+/// compacts must be our compact form of the native word, and must expand
+/// back (our `uncompact`) to the native word; every instruction it leaves
+/// native must have no compact form of ours.
+fn compare_compaction(
+    insts: &[Instruction],
+    words: &[u128],
+    keep: &[usize],
+    text: &[String],
+    dir: &std::path::Path,
+) {
+    use baregpu_isa::{IsaGen, compact};
+    let (src, out) = (dir.join("cmpt.asm"), dir.join("cmpt.bin"));
+    let lines: String = keep.iter().map(|&k| format!("{}\n", text[k])).collect();
+    fs::write(&src, lines).unwrap();
+    let r = iga(&[
+        "-p=12p71",
+        "-a",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-Wnone",
+        "-Xautocompact",
+    ]);
+    assert!(
+        r.status.success(),
+        "iga64 -Xautocompact refused lines it assembled natively: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let bin = fs::read(&out).unwrap();
+    let dword = |at: usize| u32::from_le_bytes(bin[at..at + 4].try_into().unwrap());
+    let mut at = 0;
+    let mut diffs = Vec::new();
+    let mut compacted = Vec::new();
+    for &k in keep {
+        let native = baregpu_isa::codec::to_dwords(words[k]);
+        let ours = compact::compact(IsaGen::Gen12_5, native);
+        let theirs = if compact::is_compact(dword(at)) {
+            let c = [dword(at), dword(at + 4)];
+            at += 8;
+            Some(c)
+        } else {
+            at += 16;
+            None
+        };
+        if let Some(c) = theirs {
+            compacted.push(insts[k].opcode);
+            let back = compact::uncompact(IsaGen::Gen12_5, c);
+            if back != Ok(native) {
+                diffs.push(format!(
+                    "{}\n    iga64 compact {:08x}{:08x} expands to {back:x?}",
+                    text[k], c[1], c[0]
+                ));
+            }
+        }
+        if ours != theirs {
+            diffs.push(format!(
+                "{}\n    ours  {ours:08x?}\n    iga64 {theirs:08x?}  ({:?})",
+                text[k], insts[k].opcode
+            ));
+        }
+    }
+    assert_eq!(at, bin.len(), "iga64 -Xautocompact output size");
+    // Our disassembler reads iga64's compacted kernel as iga64 does
+    // (`{Compacted}` marks included), and our assembler with compaction on
+    // writes iga64's bytes (no jumps here: the branch kernel stays native).
+    let opts = baregpu_isa::text::DisasmOptions {
+        offsets: false,
+        labels: true,
+        messages: false,
+    };
+    let ours = baregpu_isa::text::disassemble_with(IsaGen::Gen12_5, &bin, opts)
+        .unwrap_or_else(|e| panic!("disassembling iga64's compacted kernel: {e}"));
+    // That text, `{Compacted}` marks and labels included, assembles back to
+    // iga64's bytes.
+    let again = baregpu_isa::text::assemble(IsaGen::Gen12_5, &ours)
+        .unwrap_or_else(|e| panic!("reassembling our disassembly: {e}"));
+    assert!(
+        again == bin,
+        "our disassembly of a compacted kernel reassembles differently"
+    );
+    let ours: Vec<String> = ours
+        .lines()
+        .filter(|l| !(l.starts_with('L') && l.ends_with(':')))
+        .map(norm)
+        .collect();
+    let theirs = disassemble(&bin, dir);
+    assert_eq!(ours.len(), theirs.len(), "compacted kernel lines");
+    for (o, t) in ours.iter().zip(&theirs) {
+        if *o != bfn_as_value(t) {
+            diffs.push(format!("    ours  {o}\n    iga64 {t}"));
+        }
+    }
+    if insts.iter().all(|i| !matches!(i.body, Body::Branch(_))) {
+        let source: String = keep.iter().map(|&k| format!("{}\n", text[k])).collect();
+        let asm = baregpu_isa::text::assemble_with(
+            IsaGen::Gen12_5,
+            &source,
+            baregpu_isa::text::AsmOptions { compact: true },
+        )
+        .unwrap_or_else(|e| panic!("assembling with compaction: {e}"));
+        assert!(
+            asm == bin,
+            "our compacting assembler differs from iga64 -Xautocompact"
+        );
+    }
+    assert!(
+        diffs.is_empty(),
+        "{} of {} compactions differ:\n{}",
+        diffs.len(),
+        keep.len(),
+        diffs
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    COMPACTED.lock().unwrap().extend(compacted);
+}
+
+/// Instructions shaped like the rows of the compaction tables (the common
+/// execution sizes, f/d/ud types, `<1;1,0>`/`<0;1,0>` regions, small
+/// immediates, three-source f/ud forms), so that many do compact; the
+/// fields still vary, so many do not.
+fn gen_compactable(rng: &mut Rng) -> Instruction {
+    let ty = rng.pick(&[Type::F, Type::F, Type::D, Type::Ud, Type::Uw]);
+    let grf = |rng: &mut Rng, ty: Type, scalar: bool| {
+        let sub = if rng.chance(4) {
+            rng.below(usize::from(32 / ty.size())) as u8 * ty.size()
+        } else {
+            0
+        };
+        let mut r = reg(
+            rng,
+            ty,
+            Region::Align1 {
+                vstride: if scalar { 0 } else { 1 },
+                width: 1,
+                hstride: 0,
+            },
+        );
+        r.addr = match r.addr {
+            Addr::Direct { nr, .. } => Addr::Direct { nr, subnr: sub },
+            a => a,
+        };
+        if rng.chance(6) {
+            r.negate = true;
+        }
+        if rng.chance(8) && ty.is_float() {
+            r.abs = true;
+        }
+        r
+    };
+    let mut d = dst(rng, ty);
+    if rng.chance(2) {
+        d.addr = Addr::Direct {
+            nr: rng.below(120) as u8,
+            subnr: 0,
+        };
+    }
+    d.hstride = if rng.chance(6) { 2 } else { 1 };
+    let mut i = Instruction::new(
+        Opcode::Mov,
+        rng.pick(&[16, 16, 8, 8, 1, 2, 4]),
+        Q,
+        Body::Alu(Alu {
+            dst: d,
+            src0: codec::ABSENT,
+            src1: codec::ABSENT,
+        }),
+    );
+    i.group = match (i.exec_size, rng.below(4)) {
+        (16, 1) => GroupCtrl::Quarter { qtr: 2, nib: false },
+        (8, q @ 1..=3) => GroupCtrl::Quarter {
+            qtr: q as u8,
+            nib: false,
+        },
+        _ => Q,
+    };
+    i.no_mask = rng.chance(3);
+    if rng.chance(5) {
+        i.pred_ctrl = PredCtrl::Normal;
+        i.flag = FlagReg {
+            reg: rng.below(2) as u8,
+            subreg: rng.below(2) as u8,
+        };
+    }
+    i.swsb = swsb(rng);
+    i.debug = rng.chance(20);
+    let small_imm = |rng: &mut Rng, ty: Type| {
+        let bits = match ty {
+            Type::F => {
+                u64::from(rng.pick(&[0x3f80_0000u32, 0x4000_0000, 0xbf80_0000, 0x3f88_0000]))
+            }
+            Type::Uw => {
+                let h = rng.next() & 0xfff;
+                h | h << 16
+            }
+            _ => rng.pick(&[1u64, 0x7ff, 0xffff_f800, 0x800, 0x1234]),
+        };
+        Src::Imm(Imm { ty, bits })
+    };
+    if rng.chance(8) {
+        // dpas.8x1 (8|M0) in the forms of the dpas rows.
+        let mut i = gen_dpas(rng);
+        let float = matches!(&i.body, Body::Dpas(d) if d.dst.ty.is_float());
+        if let Body::Dpas(d) = &mut i.body {
+            let (acc, ab) = if float {
+                (Type::F, Type::Bf)
+            } else {
+                (Type::D, rng.pick(&[Type::Ub, Type::B]))
+            };
+            d.depth = 8;
+            d.repeat = 1;
+            d.dst.ty = acc;
+            d.dst.addr = Addr::Direct {
+                nr: rng.below(120) as u8,
+                subnr: 0,
+            };
+            for (k, s) in d.src.iter_mut().enumerate() {
+                if let Src::Reg(r) = s {
+                    r.ty = [acc, ab, ab][k];
+                    r.addr = Addr::Direct {
+                        nr: rng.below(120) as u8,
+                        subnr: 0,
+                    };
+                    r.file = RegFile::Grf;
+                }
+            }
+            if float {
+                d.precision = [Precision::Full; 2];
+            }
+        }
+        i.opcode = Opcode::Dpas;
+        i.exec_size = 8;
+        i.group = Q;
+        i.no_mask = false;
+        return i;
+    }
+    match rng.below(5) {
+        0 | 1 => {
+            i.opcode = rng.pick(&[Opcode::Mov, Opcode::Not, Opcode::Frc]);
+            if i.opcode == Opcode::Frc && !ty.is_float() || i.opcode == Opcode::Not && ty.is_float()
+            {
+                i.opcode = Opcode::Mov;
+            }
+            let s0 = if rng.chance(3) {
+                small_imm(rng, ty)
+            } else {
+                {
+                    let scalar = rng.chance(3);
+                    Src::Reg(grf(rng, ty, scalar))
+                }
+            };
+            if let Src::Reg(r) = &s0
+                && r.negate
+                && i.opcode == Opcode::Not
+            {
+                i.opcode = Opcode::Mov;
+            }
+            if let Body::Alu(a) = &mut i.body {
+                a.src0 = s0;
+            }
+        }
+        2 | 3 => {
+            i.opcode = rng.pick(&[
+                Opcode::Add,
+                Opcode::Mul,
+                Opcode::Sel,
+                Opcode::Cmp,
+                Opcode::And,
+            ]);
+            if i.opcode == Opcode::And && ty.is_float() {
+                i.opcode = Opcode::Add;
+            }
+            if matches!(i.opcode, Opcode::Cmp | Opcode::Sel) || rng.chance(4) {
+                i.cond_mod =
+                    rng.pick(&[CondMod::Ge, CondMod::L, CondMod::G, CondMod::Z, CondMod::Nz]);
+            }
+            if i.opcode == Opcode::Sel && i.cond_mod == CondMod::None {
+                i.cond_mod = CondMod::Ge;
+            }
+            i.saturate = ty.is_float() && i.opcode != Opcode::Cmp && rng.chance(6);
+            let scalar = rng.chance(4);
+            let s0 = grf(rng, ty, scalar);
+            let s1 = if rng.chance(3) {
+                small_imm(rng, ty)
+            } else {
+                {
+                    let scalar = rng.chance(3);
+                    Src::Reg(grf(rng, ty, scalar))
+                }
+            };
+            if let Body::Alu(a) = &mut i.body {
+                a.src0 = Src::Reg(s0);
+                a.src1 = s1;
+            }
+        }
+        _ => {
+            let ty = if rng.chance(4) { Type::Ud } else { Type::F };
+            i.opcode = if ty == Type::F {
+                Opcode::Mad
+            } else {
+                Opcode::Add3
+            };
+            i.saturate = ty == Type::F && rng.chance(6);
+            let r3 = |rng: &mut Rng, last: bool| {
+                let vs = rng.pick(&[0, 1]);
+                let hs = rng.pick(&[0, 1]);
+                let mut r = reg(
+                    rng,
+                    ty,
+                    Region::Align1 {
+                        vstride: if last { 0 } else { vs },
+                        width: 1,
+                        hstride: if last { hs } else { 0 },
+                    },
+                );
+                r.addr = Addr::Direct {
+                    nr: rng.below(120) as u8,
+                    subnr: if rng.chance(5) {
+                        4 * rng.below(8) as u8
+                    } else {
+                        0
+                    },
+                };
+                r.negate = rng.chance(6);
+                Src::Reg(r)
+            };
+            let mut d = dst(rng, ty);
+            d.hstride = 1;
+            d.addr = Addr::Direct {
+                nr: rng.below(120) as u8,
+                subnr: 0,
+            };
+            i.body = Body::ThreeSrc(ThreeSrc {
+                dst: d,
+                src: [r3(rng, false), r3(rng, false), r3(rng, true)],
+            });
+        }
+    }
+    if let Body::Alu(a) = &mut i.body
+        && i.opcode == Opcode::Cmp
+    {
+        a.dst.file = RegFile::Arf;
+        a.dst.addr = Addr::Direct { nr: 0, subnr: 0 };
+    }
+    i
+}
+
 #[test]
 fn xehpg_against_iga64() {
     ensure_oracles();
@@ -741,6 +1327,11 @@ fn xehpg_against_iga64() {
     let mut indirect_kept = 0;
     let mut ex_reg_kept = 0;
     let mut madm_kept = 0;
+    let mut bfn_kept = 0;
+    let mut bfn_functions = [false; 256];
+    let mut dpas_kept = 0;
+    let mut dpas_sub_byte = 0;
+    let mut macro_kept = 0;
     for _ in 0..10 {
         let insts: Vec<Instruction> = (0..2_500).map(|_| generate(&mut rng)).collect();
         let (kept, rej) = compare(&insts, &dir, false);
@@ -751,13 +1342,62 @@ fn xehpg_against_iga64() {
             .iter()
             .filter(|&&k| insts[k].opcode == Opcode::Madm)
             .count();
+        for &k in &kept {
+            match &insts[k].body {
+                Body::Bfn(b) => {
+                    bfn_kept += 1;
+                    bfn_functions[usize::from(b.function)] = true;
+                }
+                Body::Math(m) if codec::macro_math(m.function) => macro_kept += 1,
+                Body::Dpas(d) => {
+                    dpas_kept += 1;
+                    dpas_sub_byte += usize::from(d.precision.iter().any(|p| *p != Precision::Full));
+                }
+                _ => {}
+            }
+        }
         all_rejected.extend(rej);
     }
     eprintln!(
         "gen12.5: {total} instructions identical both ways ({indirect_kept} with indirect operands, {ex_reg_kept} sends with a0 extended descriptors, {madm_kept} madm), {} rejected by iga64",
         all_rejected.len()
     );
+    let functions = bfn_functions.iter().filter(|&&f| f).count();
+    eprintln!(
+        "gen12.5: {bfn_kept} bfn ({functions} of the 256 functions), {dpas_kept} dpas/dpasw ({dpas_sub_byte} with 4- or 2-bit sources), {macro_kept} math.invm/rsqtm"
+    );
+    assert!(
+        macro_kept > 300,
+        "only {macro_kept} math.invm/rsqtm compared"
+    );
+    let ops = COMPACTED.lock().unwrap().clone();
+    let three = ops
+        .iter()
+        .filter(|o| {
+            matches!(
+                o,
+                Opcode::Mad | Opcode::Add3 | Opcode::Bfn | Opcode::Dpas | Opcode::Dpasw
+            )
+        })
+        .count();
+    let dpas = ops
+        .iter()
+        .filter(|o| matches!(o, Opcode::Dpas | Opcode::Dpasw))
+        .count();
+    eprintln!(
+        "gen12.5: {} instructions compacted by iga64 -Xautocompact, identically by us ({three} three-source, {dpas} dpas/dpasw); none we compact stays native there",
+        ops.len()
+    );
+    assert!(ops.len() > 1_000, "only {} compactions compared", ops.len());
+    assert!(
+        three > 100,
+        "only {three} three-source compactions compared"
+    );
     assert!(madm_kept > 500, "only {madm_kept} madm compared");
+    assert!(bfn_kept > 1_000, "only {bfn_kept} bfn compared");
+    assert_eq!(functions, 256, "bfn functions compared");
+    assert!(dpas_kept > 1_000, "only {dpas_kept} dpas compared");
+    assert!(dpas_sub_byte > 300, "only {dpas_sub_byte} sub-byte dpas");
     assert!(
         ex_reg_kept > 500,
         "only {ex_reg_kept} sends with register extended descriptors compared"
@@ -1114,4 +1754,245 @@ fn xehpg_through_public_api() {
     );
     assert_eq!(v.len(), 1);
     assert_eq!(v[0].rule, baregpu_isa::validate::Rule::NoRulesForGeneration);
+}
+
+/// Words iga64 -p=12p71 assembled (bfn, dpas with sub-byte sources,
+/// math.invm) decode to the fields their text names; the bits these forms
+/// do not have are refused; three-source operands are direct only.
+#[test]
+fn xehpg_bfn_dpas_macro_words() {
+    use baregpu_isa::error::{DecodeError, EncodeError};
+    let w = baregpu_isa::codec::from_dwords;
+    // bfn.0xCA (16|M0) (eq)f0.0 r10.0<1>:ud r11.0<1;0>:ud r12.0<1;0>:ud r13.0<1>:ud
+    let bfn = w([0x0004_006b, 0x0a04_1228, 0xc2aa_0b04, 0x0d05_0c04]);
+    let i = xehpg::decode(bfn).expect("bfn decodes");
+    let Body::Bfn(b) = i.body else {
+        panic!("not bfn: {i:?}")
+    };
+    assert_eq!((b.function, i.cond_mod), (0xCA, CondMod::Z));
+    // iga64's expressions read back to their functions; malformed ones,
+    // however deep, are errors.
+    use xehpg::parse::bfn_function;
+    assert_eq!(bfn_function("(s0&~s2|s1&s2)"), Ok(0xCA));
+    assert_eq!(bfn_function("(s0^(s0&s1|s1^s2))"), Ok(0x16));
+    assert_eq!(bfn_function("(zeros)"), Ok(0));
+    assert!(bfn_function("(s0&)").is_err());
+    assert!(bfn_function("0x100").is_err());
+    assert!(
+        bfn_function(&format!(
+            "({}s0{})",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        ))
+        .is_err()
+    );
+    assert!(bfn_function(&format!("({}s0)", "~".repeat(100_000))).is_err());
+    assert_eq!(
+        print(&i, None),
+        "bfn.0xCA (16|M0) (eq)f0.0 r10.0<1>:ud r11.0<1;0>:ud r12.0<1;0>:ud r13.0<1>:ud"
+    );
+    // Saturation (bit 34): bfn has none.
+    assert!(matches!(
+        xehpg::decode(bfn | 1 << 34),
+        Err(DecodeError::ReservedBits { .. })
+    ));
+    // dpas.4x2 (8|M0) r10:d r20:d r30:u4 r40.0:s2
+    let dpas = w([0x0003_0059, 0x0a06_0e60, 0x0064_1404, 0x2804_1e04]);
+    let i = xehpg::decode(dpas).expect("dpas decodes");
+    let Body::Dpas(d) = i.body else {
+        panic!("not dpas: {i:?}")
+    };
+    assert_eq!((d.depth, d.repeat), (4, 2));
+    assert_eq!(d.precision, [Precision::Bits4, Precision::Bits2]);
+    assert_eq!(
+        print(&i, None),
+        "dpas.4x2 (8|M0) r10:d r20:d r30:u4 r40.0:s2"
+    );
+    // SubBytePrecision 3 is reserved; a condition modifier does not exist.
+    assert!(xehpg::decode(dpas | 3 << 86).is_err());
+    assert!(xehpg::decode(dpas | 1 << 92).is_err());
+    // math.invm (8|M0) (eo)f0.0 r10.mme0:df -r20.mme1:df (abs)r30.nomme:df
+    let invm = w([0x0003_0038, 0x0a05_2bb0, 0xeb10_140c, 0x0110_1e44]);
+    let i = xehpg::decode(invm).expect("invm decodes");
+    assert_eq!(
+        print(&i, None),
+        "math.invm (8|M0) (eo)f0.0 r10.mme0:df -r20.mme1:df (abs)r30.nomme:df"
+    );
+    // Selector code 9 (dst sub-register field 55:51) is reserved.
+    assert!(xehpg::decode((invm & !(0x1F << 51)) | 9 << 51).is_err());
+    // Three-source operands are DirectOperand only (004 lines 6173-6289;
+    // iga64 refuses `r[a0.0]` sources and silently writes r0 for such a
+    // destination): the encoder refuses them.
+    let mut mad = xehpg::decode(w([0x0003_005b, 0x0a04_02a8, 0x020a_0b04, 0x0d05_0c04]))
+        .expect("mad decodes");
+    let Body::ThreeSrc(ts) = &mut mad.body else {
+        panic!("not three-source: {mad:?}")
+    };
+    ts.dst.addr = Addr::Indirect {
+        addr_subnr: 0,
+        offset: 0,
+    };
+    assert!(matches!(
+        xehpg::encode(&mad),
+        Err(EncodeError::Unencodable { .. })
+    ));
+}
+
+/// The compacting assembler on a kernel mixing branches with instructions
+/// that compact: every branch still lands on the instruction it named
+/// (labels placed where compaction moves them), and iga64's disassembly of
+/// our compacted kernel equals ours token for token.
+#[test]
+fn xehpg_compacting_assembler_keeps_targets() {
+    use baregpu_isa::{IsaGen, compact, text};
+    ensure_oracles();
+    let dir = scratch("xehpg-cmpt-asm");
+    let mut rng = Rng::new(0xC0C0);
+    let n = 300usize;
+    let insts: Vec<Instruction> = (0..n)
+        .map(|k| {
+            if rng.chance(3) {
+                let jip = 16 * (rng.below(n) as i32 - k as i32);
+                let uip = 16 * (rng.below(n) as i32 - k as i32);
+                let (op, jump) = rng.pick(&[
+                    (Opcode::If, Jump::JipUip { jip, uip }),
+                    (Opcode::Break, Jump::JipUip { jip, uip }),
+                    (Opcode::Endif, Jump::Jip { jip }),
+                    (Opcode::While, Jump::Jip { jip }),
+                ]);
+                return Instruction::new(
+                    op,
+                    16,
+                    Q,
+                    Body::Branch(Branch {
+                        dst: codec::NO_DST,
+                        src0: codec::ABSENT,
+                        src1: codec::ABSENT,
+                        jump,
+                    }),
+                );
+            }
+            let rg = Region::Align1 {
+                vstride: 1,
+                width: 1,
+                hstride: 0,
+            };
+            let src = |rng: &mut Rng| {
+                let mut r = reg(rng, Type::F, rg);
+                r.addr = Addr::Direct {
+                    nr: rng.below(120) as u8,
+                    subnr: 0,
+                };
+                Src::Reg(r)
+            };
+            let d = Dst {
+                file: RegFile::Grf,
+                ty: Type::F,
+                addr: Addr::Direct {
+                    nr: rng.below(120) as u8,
+                    subnr: 0,
+                },
+                hstride: 1,
+                writemask: WRITEMASK_XYZW,
+            };
+            let (op, src1) = if rng.chance(2) {
+                (Opcode::Add, src(&mut rng))
+            } else {
+                (Opcode::Mov, codec::ABSENT)
+            };
+            let mut i = Instruction::new(
+                op,
+                rng.pick(&[8, 16]),
+                Q,
+                Body::Alu(Alu {
+                    dst: d,
+                    src0: src(&mut rng),
+                    src1,
+                }),
+            );
+            // Some stay native: a predicate on (8|M0) has no control row.
+            if rng.chance(4) {
+                i.pred_ctrl = PredCtrl::Normal;
+            }
+            i
+        })
+        .collect();
+    let source: String = insts
+        .iter()
+        .enumerate()
+        .map(|(k, i)| format!("L{}:\n{}\n", 16 * k, print(i, Some(16 * k as i64))))
+        .collect::<String>()
+        + &format!("L{}:\n", 16 * n);
+    let bytes = text::assemble_with(IsaGen::Gen12_5, &source, text::AsmOptions { compact: true })
+        .expect("assembles with compaction");
+    // Walk our kernel: offsets of instruction starts, and the branches.
+    let mut starts = Vec::new();
+    let mut at = 0;
+    let mut compacted = 0;
+    while at < bytes.len() {
+        starts.push(at as i64);
+        let dw0 = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let size = if compact::is_compact(dw0) { 8 } else { 16 };
+        compacted += usize::from(size == 8);
+        at += size;
+    }
+    starts.push(bytes.len() as i64);
+    assert_eq!(starts.len(), n + 1, "instructions in the compacted kernel");
+    assert!(compacted > n / 3, "only {compacted} compacted");
+    let index_of = |off: i64| starts.iter().position(|&s| s == off);
+    for (k, i) in insts.iter().enumerate() {
+        let Body::Branch(b) = i.body else { continue };
+        let at = starts[k] as usize;
+        let word = u128::from_le_bytes(bytes[at..at + 16].try_into().unwrap());
+        let got = xehpg::decode(word).expect("our branch decodes");
+        let Body::Branch(g) = got.body else {
+            panic!("not a branch: {got:?}")
+        };
+        let targets = |j: Jump| match j {
+            Jump::JipUip { jip, uip } => vec![jip, uip],
+            Jump::Jip { jip } => vec![jip],
+            Jump::Count { .. } => vec![],
+        };
+        for (want, have) in targets(b.jump).into_iter().zip(targets(g.jump)) {
+            let want = (k as i64 * 16 + i64::from(want)) / 16;
+            assert_eq!(
+                index_of(starts[k] + i64::from(have)),
+                Some(want as usize),
+                "branch {k} ({:?})",
+                i.opcode
+            );
+        }
+    }
+    let opts = text::DisasmOptions {
+        offsets: false,
+        labels: true,
+        messages: false,
+    };
+    let ours: Vec<String> = text::disassemble_with(IsaGen::Gen12_5, &bytes, opts)
+        .expect("disassembles")
+        .lines()
+        .filter(|l| !(l.starts_with('L') && l.ends_with(':')))
+        .map(norm)
+        .collect();
+    assert_eq!(ours, disassemble(&bytes, &dir), "our text against iga64's");
+    // iga64 -Xautocompact lays out the same labelled source byte for byte.
+    let (src, out) = (dir.join("kernel.asm"), dir.join("kernel.bin"));
+    fs::write(&src, &source).unwrap();
+    let r = iga(&[
+        "-p=12p71",
+        "-a",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-Wnone",
+        "-Xautocompact",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(
+        fs::read(&out).unwrap() == bytes,
+        "iga64 -Xautocompact lays the kernel out differently"
+    );
+    eprintln!(
+        "gen12.5 compacting assembler: {compacted} of {n} compacted, every branch on its target"
+    );
 }

@@ -282,8 +282,10 @@ pub(crate) fn plan_samplers(
 
 /// Unsigned normalized `bits`-bit value of `v` (clamped to [0, 1]).
 pub(crate) fn unorm(v: f32, bits: u32) -> u32 {
-    let max = ((1u32 << bits) - 1) as f32;
-    round(v.clamp(0.0, 1.0) * max) as u32
+    // In f64: 2^24 - 1 + 0.5 rounds up to 2^24 in f32, which would turn a
+    // 24-bit 1.0 into 0 once masked.
+    let max = ((1u64 << bits) - 1) as f64;
+    (f64::from(v.clamp(0.0, 1.0)) * max + 0.5) as u32
 }
 
 /// Signed normalized `bits`-bit value of `v` (clamped to [-1, 1]), in
@@ -363,6 +365,7 @@ mod tests {
         assert_eq!(unorm(0.5, 8), 128);
         assert_eq!(unorm(-3.0, 8), 0);
         assert_eq!(unorm(0.25, 16), 16384);
+        assert_eq!(unorm(1.0, 24), 0xFF_FFFF);
         assert_eq!(snorm(-1.0, 16), -32767);
         assert_eq!(snorm(0.5, 8), 64);
         assert_eq!(snorm(2.0, 8), 127);

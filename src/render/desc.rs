@@ -532,6 +532,15 @@ pub struct DepthStencil {
     pub stencil: Option<(StencilFace, Option<StencilFace>)>,
 }
 
+impl DepthStencil {
+    /// Whether the stencil test may change the buffer: on, with a write
+    /// mask other than 0 on a face (Mesa's `_WriteEnabled`).
+    pub(crate) fn writes_stencil(&self) -> bool {
+        self.stencil
+            .is_some_and(|(f, b)| f.write_mask != 0 || b.is_some_and(|b| b.write_mask != 0))
+    }
+}
+
 /// Depth buffer formats (3DSTATE_DEPTH_BUFFER Surface Format, 003 lines
 /// 42515-43151).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -575,6 +584,24 @@ pub struct DepthBuffer<'a> {
     pub(crate) height: u32,
     pub(crate) pitch: u32,
     pub(crate) format: DepthFormat,
+    /// Ivy Bridge keeps stencil in a buffer of its own.
+    pub(crate) stencil: Option<SeparateStencil<'a>>,
+}
+
+/// A separate S8_UINT stencil buffer in W tiles (64 bytes by 64 rows, 003
+/// lines 7374-7379), allocated with an Ivy Bridge D24_UNORM_S8_UINT depth
+/// buffer: Gen7 always uses separate stencil [ext: Mesa
+/// intel_device_info.c GFX7_FEATURES must_use_separate_stencil].
+#[derive(Debug)]
+pub(crate) struct SeparateStencil<'a> {
+    pub(crate) memory: Dma<'a>,
+    pub(crate) mapping: Mapping,
+    /// The pitch 3DSTATE_STENCIL_BUFFER takes: twice a row of W tiles'
+    /// 64 bytes, "as the stencil buffer is stored with two rows
+    /// interleaved" (003 lines 43236-43237; on Ivy Bridge alike [ext: Mesa
+    /// i965 gen7_misc_state.c, "experiments indicate that this is
+    /// necessary"]).
+    pub(crate) pitch: u32,
 }
 
 impl DepthBuffer<'_> {
@@ -592,6 +619,12 @@ impl DepthBuffer<'_> {
     }
     pub fn format(&self) -> DepthFormat {
         self.format
+    }
+    /// Graphics address of the separate stencil buffer (Ivy Bridge
+    /// D24_UNORM_S8_UINT), `None` when stencil is in the depth buffer or
+    /// absent.
+    pub fn stencil_gfx(&self) -> Option<GfxAddr> {
+        self.stencil.as_ref().map(|s| s.mapping.gfx)
     }
     /// Sets every depth value to `depth` (clamped to [0, 1] for the UNORM
     /// formats) and stencil to `stencil`, from the CPU: a uniform value
@@ -612,7 +645,24 @@ impl DepthBuffer<'_> {
         let bytes: alloc::vec::Vec<u8> = texel.repeat(self.memory.size() / 4);
         self.memory
             .write(0, &bytes)
-            .map_err(|_| ComputeError::Invalid("depth buffer write"))
+            .map_err(|_| ComputeError::Invalid("depth buffer write"))?;
+        if let Some(s) = &self.stencil {
+            // One byte a pixel: a uniform value needs no W tiling either.
+            let bytes = alloc::vec![stencil; s.memory.size()];
+            s.memory
+                .write(0, &bytes)
+                .map_err(|_| ComputeError::Invalid("stencil buffer write"))?;
+        }
+        Ok(())
+    }
+
+    /// The raw W-tiled bytes of the separate stencil buffer.
+    pub fn read_stencil_raw(&self, offset: usize, out: &mut [u8]) -> Result<(), ComputeError> {
+        let s = self
+            .stencil
+            .as_ref()
+            .ok_or(ComputeError::Invalid("no separate stencil buffer"))?;
+        read_region(&s.memory, s.memory.size(), offset, out)
     }
 
     /// The raw Y-tiled bytes (to inspect after the draw completed).

@@ -56,15 +56,6 @@ pub(super) fn record(
     area: &mut StateArea,
     cmds: &mut Cmds,
 ) -> Result<(), ComputeError> {
-    if d.depth_stencil.stencil.is_some() {
-        // Ivy Bridge stencil lives in a separate W-tiled buffer (Mesa
-        // intel_device_info.c GFX7_FEATURES must_use_separate_stencil),
-        // which the depth buffer object does not allocate yet.
-        return Err(ComputeError::Unsupported {
-            generation: Generation::Gen7,
-            what: "stencil (a separate W-tiled stencil buffer on Ivy Bridge)",
-        });
-    }
     // --- state ---
     let table = binding_table(
         &plan.surfaces,
@@ -481,6 +472,9 @@ fn depth_buffer(d: &Draw<'_>, cmds: &mut Cmds) -> Result<(), ComputeError> {
         Some(b) => D {
             surface_type: D::SURFACE_TYPE_SURFTYPE_2D,
             depth_write_enable: z.depth_write,
+            // Set with a stencil buffer that the draw writes [ext: Mesa
+            // i965 gen7_misc_state.c: stencil_mt && Stencil._WriteEnabled].
+            stencil_write_enable: b.stencil.is_some() && z.writes_stencil(),
             surface_format: depth_format(Some(b.format)),
             surface_pitch: b.pitch - 1,
             surface_base_address: b.gfx().0,
@@ -490,7 +484,15 @@ fn depth_buffer(d: &Draw<'_>, cmds: &mut Cmds) -> Result<(), ComputeError> {
         },
     })?;
     cmds.push(&c::Cmd3dstateHierDepthBuffer::default())?;
-    cmds.push(&c::Cmd3dstateStencilBuffer::default())?;
+    // All zero for no stencil buffer, as Mesa sends it.
+    cmds.push(&match d.depth.and_then(|b| b.stencil.as_ref()) {
+        Some(s) => c::Cmd3dstateStencilBuffer {
+            surface_pitch: s.pitch - 1,
+            surface_base_address: s.mapping.gfx.0,
+            ..Default::default()
+        },
+        None => c::Cmd3dstateStencilBuffer::default(),
+    })?;
     cmds.push(&c::Cmd3dstateClearParams::default())
 }
 

@@ -91,7 +91,27 @@ impl<'a> Renderer<'a> {
             max: tiling::MAX_PITCH as u64,
         })?;
         let size = tiling::surface_size(Tiling::Y, pitch, height as usize);
-        let (memory, mapping) = gpu.map_buffer(size)?;
+        let stencil = if self.compute.generation() == Generation::Gen7 && format.has_stencil() {
+            // Whole W tiles of 64 x 64 bytes (003 lines 7374-7379).
+            let (across, down) = (width.div_ceil(64), height.div_ceil(64));
+            let (memory, mapping) = gpu.map_buffer((across * down * 4096) as usize)?;
+            Some(SeparateStencil {
+                memory,
+                mapping,
+                pitch: 128 * across,
+            })
+        } else {
+            None
+        };
+        let (memory, mapping) = match gpu.map_buffer(size) {
+            Ok(m) => m,
+            Err(e) => {
+                if let Some(s) = stencil {
+                    gpu.unmap(s.mapping);
+                }
+                return Err(e.into());
+            }
+        };
         Ok(DepthBuffer {
             memory,
             mapping,
@@ -99,6 +119,7 @@ impl<'a> Renderer<'a> {
             height,
             pitch: pitch as u32,
             format,
+            stencil,
         })
     }
 
@@ -130,6 +151,9 @@ impl<'a> Renderer<'a> {
     /// Unmaps a depth buffer and drops it (once no submitted work uses it).
     pub fn free_depth_buffer<P: Platform>(gpu: &mut Gpu<'a, P>, depth: DepthBuffer<'a>) {
         gpu.unmap(depth.mapping);
+        if let Some(s) = depth.stencil {
+            gpu.unmap(s.mapping);
+        }
     }
 
     /// Gives the kernels' heaps back (once no submitted work runs them).

@@ -92,8 +92,7 @@ macro_rules! output_state {
             let (mut front_ref, mut back_ref) = (0, 0);
             if let Some((front, back)) = z.stencil {
                 ds.stencil_test_enable = true;
-                ds.stencil_buffer_write_enable =
-                    front.write_mask != 0 || back.is_some_and(|b| b.write_mask != 0);
+                ds.stencil_buffer_write_enable = z.writes_stencil();
                 ds.stencil_test_function = front.compare.code();
                 ds.stencil_fail_op = front.fail.code();
                 ds.stencil_pass_depth_fail_op = front.depth_fail.code();

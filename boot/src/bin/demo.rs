@@ -6,7 +6,8 @@
 //! driver detects as a hang, reports (decoded) and recovers from, a blitter
 //! picture, and a Mandelbrot set computed by an EU kernel on the software
 //! GPU's EU array, shown on the serial console and on the screen (the
-//! firmware framebuffer, or QEMU's standard VGA).
+//! firmware framebuffer, or QEMU's standard VGA); then a textured, lit,
+//! depth-tested cube spinning through frames drawn by the 3D pipeline.
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
 extern crate alloc;
@@ -21,6 +22,12 @@ use baregpu::{Backend, EngineId, Gpu, GpuError, Platform, ProbeReport};
 use baregpu_boot::{BootInfo, BootPlatform, ExitCode, RunningDevice, exit_qemu, println};
 use baregpu_soft::SoftGpu;
 
+#[path = "demo/cube.rs"]
+mod cube;
+// Shared with tests/cube.rs, which uses its maths beyond what the demo does.
+#[allow(dead_code)]
+#[path = "../../../kernels/cube_scene.rs"]
+mod cube_scene;
 #[path = "demo/mandelbrot.rs"]
 mod mandelbrot;
 #[path = "demo/packets.rs"]
@@ -121,6 +128,11 @@ fn run_hardware(
     {
         println!("  display: {}", e);
     }
+    match cube::spin(&mut gpu, None) {
+        Ok(cube::Outcome::Drawn) => {}
+        Ok(cube::Outcome::Skipped(reason)) => println!("  cube: {}", reason),
+        Err(e) => println!("  cube: {}", e),
+    }
     Ok(())
 }
 
@@ -176,6 +188,7 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     {
         println!("  display: {}", e);
     }
+    spin_cube(&mut gpu, &soft, &running, platform)?;
     let stats = soft.stats();
     println!(
         "software GPU totals: {} commands, {} batches, {} errors, {} engine resets",
@@ -186,6 +199,29 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
         baregpu_boot::interrupts::count()
     );
     Ok(())
+}
+
+/// The spinning cube through the 3D pipeline. When the model of the demo's
+/// generation refuses the draw (Ivy Bridge's 3D pipeline is still being
+/// modelled), the reason is printed and a second software GPU modelling
+/// Sandy Bridge, whose 3D pipeline the model runs, draws it instead.
+fn spin_cube<'a>(
+    gpu: &mut Gpu<'a, RunningDevice<'a>>,
+    soft: &SoftGpu<PlatformBus<'_, BootPlatform>>,
+    running: &'a RunningDevice<'a>,
+    platform: &BootPlatform,
+) -> Result<(), ComputeError> {
+    println!(
+        "  the 3D pipeline: a textured, lit, depth-tested cube ({} frames)",
+        cube::FRAMES
+    );
+    match cube::spin(gpu, Some((soft, running)))? {
+        cube::Outcome::Drawn => Ok(()),
+        cube::Outcome::Skipped(reason) => {
+            println!("  cube: {}", reason);
+            cube::spin_on_sandy_bridge(platform)
+        }
+    }
 }
 
 /// The demo's work, the same on the real GPU and the software one; the

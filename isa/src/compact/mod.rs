@@ -1,4 +1,6 @@
 //! EU instruction compaction on raw bits: 128-bit native words <-> 64-bit compact words.
+//! The layout below is G45 to Gen7.5; Xe-HPG has a format and tables of its own
+//! (`xehpg.rs`), reached through the same [`compact`] and [`uncompact`].
 //!
 //! From G45 on, an instruction whose rarely varying fields match one row in each of four
 //! per-generation tables can be stored in 64 bits: five 5-bit table indices, the register
@@ -37,6 +39,7 @@
 pub mod g45;
 pub mod gen6;
 pub mod gen7;
+pub mod xehpg;
 
 use crate::IsaGen;
 use core::fmt;
@@ -68,7 +71,8 @@ pub fn tables(p: IsaGen) -> Option<&'static CompactTables> {
         IsaGen::G45 => Some(&g45::TABLES),
         IsaGen::Gen6 => Some(&gen6::TABLES),
         IsaGen::Gen7 | IsaGen::Gen75 => Some(&gen7::TABLES),
-        // Xe-HPG has compaction tables of its own; not written yet.
+        // Xe-HPG's format and tables are its own: `xehpg`, reached through
+        // `compact`/`uncompact`.
         IsaGen::Gen12_5 => None,
     }
 }
@@ -84,6 +88,8 @@ pub enum CompactError {
     ReservedBit(u8),
     /// A three-source opcode: before Gen8 the compact format cannot describe one.
     ThreeSource(u8),
+    /// Xe-HPG: the immediate's type (its code) has no compact form.
+    ImmediateType(u8),
 }
 
 impl fmt::Display for CompactError {
@@ -94,6 +100,9 @@ impl fmt::Display for CompactError {
             CompactError::ReservedBit(b) => write!(f, "reserved compact bit {b} is set"),
             CompactError::ThreeSource(op) => {
                 write!(f, "three-source opcode {op:#04x} has no compact form")
+            }
+            CompactError::ImmediateType(t) => {
+                write!(f, "immediate type code {t} has no compact form")
             }
         }
     }
@@ -114,6 +123,10 @@ pub const fn is_compact(word0: u32) -> bool {
 /// Bit-exact on purpose: iga64 also compacts one-source instructions whose null src1
 /// differs from the chosen row in subregister or type, treating those bits as don't-care.
 pub fn compact(p: IsaGen, native: [u32; 4]) -> Option<[u32; 2]> {
+    if p == IsaGen::Gen12_5 {
+        let c = xehpg::compact(native_bits(native))?;
+        return Some([c as u32, (c >> 32) as u32]);
+    }
     let t = tables(p)?;
     let n = native_bits(native);
     let opcode = bits(n, 6, 0) as u8;
@@ -165,6 +178,15 @@ pub fn compact(p: IsaGen, native: [u32; 4]) -> Option<[u32; 2]> {
 
 /// The 128-bit instruction that the compact word `compact` stands for.
 pub fn uncompact(p: IsaGen, compact: [u32; 2]) -> Result<[u32; 4], CompactError> {
+    if p == IsaGen::Gen12_5 {
+        let n = xehpg::expand(u64::from(compact[0]) | u64::from(compact[1]) << 32)?;
+        return Ok([
+            n as u32,
+            (n >> 32) as u32,
+            (n >> 64) as u32,
+            (n >> 96) as u32,
+        ]);
+    }
     let t = tables(p).ok_or(CompactError::Unsupported(p))?;
     let c = u64::from(compact[0]) | (u64::from(compact[1]) << 32);
     if !is_compact(compact[0]) {

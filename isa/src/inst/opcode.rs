@@ -44,7 +44,8 @@ opcodes! {
     Sad2 = "sad2", Sada2 = "sada2", Dp4 = "dp4", Dph = "dph", Dp3 = "dp3", Dp2 = "dp2",
     Line = "line", Pln = "pln", Mad = "mad", Lrp = "lrp", Nenop = "nenop", Nop = "nop",
     Sync = "sync", Smov = "smov", Ror = "ror", Rol = "rol", Csel = "csel", Goto = "goto",
-    Join = "join", Add3 = "add3", Dp4a = "dp4a", Dpas = "dpas", Bfn = "bfn", Madm = "madm",
+    Join = "join", Add3 = "add3", Dp4a = "dp4a", Dpas = "dpas",
+    Dpasw = "dpasw", Bfn = "bfn", Madm = "madm",
 }
 
 impl Opcode {

@@ -159,17 +159,122 @@ pub fn assemble_program_with(
     layout::place(p, &pieces(p, text)?, opts)
 }
 
-/// Gen12.5: one native instruction per line through
-/// `crate::xehpg::parse` (labels are `L<byte offset>`, as IGA prints
-/// them; no compaction, no symbolic messages yet).
+/// Gen12.5: one instruction per line through `crate::xehpg::parse`
+/// (labels are `L<byte offset>`, as IGA prints them; no symbolic messages
+/// yet). With `opts.compact`, every instruction with a compact form is
+/// stored compacted except those with a jump target (their offsets would
+/// move under them); `{Compacted}` asks for it on one line, `{Uncompacted}`
+/// refuses it. Compaction
+/// moves what follows, so label definitions (`L64:`) are placed where they
+/// land and the branches naming them are resolved to those offsets.
 fn xe_program(text: &str, opts: AsmOptions) -> Result<Vec<Program>, AsmError> {
-    if opts.compact {
-        return Err(AsmError {
-            line: 1,
-            col: 1,
-            message: "gen12.5: no compaction yet".into(),
-        });
+    let lines = xe_lines(text);
+    let has_option = |line: &str, name: &str| {
+        line.split('{')
+            .skip(1)
+            .any(|o| o.trim_end_matches('}').split(',').any(|x| x == name))
+    };
+    let wants_compact = |line: &str| has_option(line, "Compacted");
+    if !opts.compact
+        && !lines
+            .iter()
+            .any(|l| matches!(l, XeLine::Inst(_, s) if wants_compact(s)))
+    {
+        return xe_native(text);
     }
+    // Pass 1: sizes (a jump target does not change whether an instruction
+    // compacts, since jumps are never compacted) and label offsets.
+    let mut labels = alloc::collections::BTreeMap::new();
+    let mut sizes = Vec::new();
+    let mut at = 0i64;
+    for l in &lines {
+        match l {
+            XeLine::Label(name) => {
+                labels.insert(*name, at);
+            }
+            XeLine::Inst(n, s) => {
+                let inst = crate::xehpg::parse::parse(s, 0).map_err(|message| AsmError {
+                    line: *n,
+                    col: 1,
+                    message,
+                })?;
+                let jumps = matches!(inst.body, crate::inst::Body::Branch(_));
+                let fits = !jumps
+                    && crate::xehpg::encode(&inst).is_ok_and(|w| {
+                        compact::compact(IsaGen::Gen12_5, codec::to_dwords(w)).is_some()
+                    });
+                if wants_compact(s) && !fits {
+                    return err(
+                        *n,
+                        1,
+                        "{Compacted} given but the instruction has no compact form (or jumps)",
+                    );
+                }
+                let c = fits && (opts.compact || wants_compact(s)) && !has_option(s, "Uncompacted");
+                sizes.push(c);
+                at += if c { 8 } else { 16 };
+            }
+        }
+    }
+    // Pass 2: each line at its offset, defined labels renamed to where
+    // they landed.
+    let mut out = Vec::new();
+    let mut at = 0i64;
+    let mut k = 0;
+    for l in &lines {
+        let XeLine::Inst(n, s) = l else {
+            continue;
+        };
+        let line: Vec<String> = s
+            .split_whitespace()
+            .map(|t| match labels.get(t) {
+                Some(off) => alloc::format!("L{off}"),
+                None => t.into(),
+            })
+            .collect();
+        let inst = crate::xehpg::parse::parse(&line.join(" "), at).map_err(|message| AsmError {
+            line: *n,
+            col: 1,
+            message,
+        })?;
+        out.push(Program::Inst {
+            inst,
+            compacted: sizes[k],
+            line: *n,
+        });
+        at += if sizes[k] { 8 } else { 16 };
+        k += 1;
+    }
+    Ok(out)
+}
+
+/// A Gen12.5 source line: an instruction (its line number and text) or a
+/// label definition.
+enum XeLine<'a> {
+    Inst(usize, &'a str),
+    Label(&'a str),
+}
+
+fn xe_lines(text: &str) -> Vec<XeLine<'_>> {
+    let mut out = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let mut line = raw.split("//").next().unwrap_or("").trim();
+        if let Some(rest) = line.strip_prefix("/*").and_then(|r| r.split_once("*/")) {
+            line = rest.1.trim();
+        }
+        if line.is_empty() {
+            continue;
+        }
+        match line.strip_suffix(':') {
+            Some(name) if name.starts_with('L') => out.push(XeLine::Label(name)),
+            _ => out.push(XeLine::Inst(n + 1, line)),
+        }
+    }
+    out
+}
+
+/// Native only: `L<n>` targets are byte offsets of the native layout.
+fn xe_native(text: &str) -> Result<Vec<Program>, AsmError> {
     let mut out = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let mut line = raw.split("//").next().unwrap_or("").trim();

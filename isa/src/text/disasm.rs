@@ -181,9 +181,9 @@ fn write_line(
     out.push('\n');
 }
 
-/// Gen12.5: the `crate::xehpg` printer, branch targets as IGA's labels.
-/// There is no Gen12.5 assembler yet, so lines are not checked by
-/// reassembly (tests/xehpg_iga.rs checks the printer against iga64).
+/// Gen12.5: the `crate::xehpg` printer, branch targets as IGA's labels,
+/// compact words expanded and marked `{Compacted}` (tests/xehpg_iga.rs
+/// checks the text against iga64's).
 fn xe_disassemble_to(
     p: IsaGen,
     bytes: &[u8],
@@ -221,7 +221,11 @@ fn xe_disassemble_to(
             let _ = write!(line, "/* {:04x} */ ", d.at);
         }
         let pc = opts.labels.then_some(d.at as i64);
-        line.push_str(&crate::xehpg::print::print(&d.inst, pc));
+        line.push_str(&crate::xehpg::print::print_with(
+            &d.inst,
+            pc,
+            d.compacted.is_some(),
+        ));
         line.push('\n');
         out.write_str(&line).map_err(|_| write_failed(d.at))?;
     }

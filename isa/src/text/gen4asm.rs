@@ -59,7 +59,7 @@ pub fn print(p: IsaGen, inst: &Instruction) -> Option<String> {
         Body::Send(s) => send::send(p, inst, s),
         Body::Branch(b) => flow::branch(p, inst, b),
         // Gen12.5 only; gen4asm has no such instruction.
-        Body::Sync(_) => None,
+        Body::Sync(_) | Body::Bfn(_) | Body::Dpas(_) => None,
     }
 }
 

@@ -237,6 +237,8 @@ impl Printer<'_> {
                 self.out.push(' ');
                 self.src(&s.src0, false)?;
             }
+            // Gen12.5 only, printed by `crate::xehpg::print` alone.
+            Body::Bfn(_) | Body::Dpas(_) => {}
         }
         Ok(())
     }

@@ -8,13 +8,14 @@
 //! `decode(encode(i)) == i` and `encode(decode(w)) == w` whenever they
 //! succeed.
 
-use super::tables::{self as t, Form, code, send as sd, three as th};
+use super::tables::{self as t, Form, code, dpas as dp, send as sd, three as th};
 use crate::codec::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError, Field, Slot};
 use crate::inst::{
-    AccessMode, Addr, Alu, Body, Branch, CondMod, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm,
-    Instruction, Jump, Math, MsgDesc, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send,
-    SendDesc, Src, Swsb, Sync, ThreadCtrl, ThreeSrc, TokenMode, Type, Vacant, WRITEMASK_XYZW,
+    AccessMode, Addr, Alu, Bfn, Body, Branch, CondMod, Dpas, Dst, DstSlot, ExDesc, FlagReg,
+    GroupCtrl, Imm, Instruction, Jump, Math, MsgDesc, Opcode, Pipe, Precision, PredCtrl, RegFile,
+    RegSrc, Region, Send, SendDesc, Src, Swsb, Sync, ThreadCtrl, ThreeSrc, TokenMode, Type, Vacant,
+    WRITEMASK_XYZW,
 };
 use crate::tables::Bits;
 
@@ -102,11 +103,33 @@ fn code_of_opcode(op: Opcode) -> Option<(u8, Form)> {
         .map(|&(c, _, f)| (c, f))
 }
 
-/// Send and math run out of order: a combined SWSB byte sets their token
-/// [Mesa brw_eu_defines.h tgl_swsb_decode, `is_unordered`].
+/// Send, math and dpas run out of order: a combined SWSB byte sets their
+/// token (Mesa brw_eu_defines.h tgl_swsb_decode, `is_unordered`; iga64
+/// -p=12p71 prints dpas's as `{@2,$3}`).
 pub fn out_of_order(op: Opcode) -> bool {
-    matches!(op, Opcode::Send | Opcode::Sendc | Opcode::Math)
+    matches!(
+        op,
+        Opcode::Send | Opcode::Sendc | Opcode::Math | Opcode::Dpas | Opcode::Dpasw
+    )
 }
+
+/// bfn's two-bit CondCtrl2 [004 bfn format table: none, (ze), (gt), (lt)].
+const BFN_CONDS: [CondMod; 4] = [CondMod::None, CondMod::Z, CondMod::G, CondMod::L];
+
+/// SubBytePrecision codes; 3 is reserved.
+const PRECISIONS: [Option<Precision>; 4] = [
+    Some(Precision::Full),
+    Some(Precision::Bits4),
+    Some(Precision::Bits2),
+    None,
+];
+
+/// The region every dpas source implies (004 lines 13756-14070).
+pub const DPAS_REGION: Region = Region::Align1 {
+    vstride: 1,
+    width: 1,
+    hstride: 0,
+};
 
 /// The SWSB byte [Mesa brw_eu_defines.h tgl_swsb_decode, ver < 20 with
 /// verx10 >= 125 pipes: 0x08 all, 0x10 float, 0x18 int, 0x50 long;
@@ -261,7 +284,7 @@ pub fn decode(word: u128) -> DResult<Instruction> {
     {
         return Err(reserved(Field::ExecSize, exec));
     }
-    inst.body = match form {
+    let body = match form {
         Form::One | Form::Two => {
             inst.saturate = r.flag(t::SATURATE);
             let dst = dst(&mut r)?;
@@ -280,19 +303,23 @@ pub fn decode(word: u128) -> DResult<Instruction> {
             inst.saturate = r.flag(t::SATURATE);
             let fc = r.get(t::COND_MOD);
             let function = look(&t::MATH_FNS, fc, Field::MathFn)?;
-            let dst = dst(&mut r)?;
-            let src0 = src0(&mut r, false)?;
-            let src1 = if binary_math(function) {
-                src1(&mut r)?
+            if macro_math(function) {
+                math_macro(&mut r, function, inst.exec_size)?
             } else {
-                ABSENT
-            };
-            Body::Math(Math {
-                function,
-                dst,
-                src0,
-                src1,
-            })
+                let dst = dst(&mut r)?;
+                let src0 = src0(&mut r, false)?;
+                let src1 = if binary_math(function) {
+                    src1(&mut r)?
+                } else {
+                    ABSENT
+                };
+                Body::Math(Math {
+                    function,
+                    dst,
+                    src0,
+                    src1,
+                })
+            }
         }
         Form::Three => {
             inst.saturate = r.flag(t::SATURATE);
@@ -343,10 +370,240 @@ pub fn decode(word: u128) -> DResult<Instruction> {
         }
         Form::Target | Form::Call | Form::Ret | Form::Brc => ctrl(&mut r, form)?,
         Form::Madm => Body::ThreeSrc(madm(&mut r)?),
+        Form::Bfn => {
+            let function = (r.get(th::BFN_FC_HI) << 4 | r.get(th::BFN_FC_LO)) as u8;
+            inst.cond_mod = BFN_CONDS[r.get(th::BFN_COND) as usize];
+            // three_src reads the modifier bits too; they are the function
+            // and CondCtrl2 here, so the sources carry none.
+            let ts = three_src(&mut r)?;
+            Body::Bfn(Bfn {
+                function,
+                dst: ts.dst,
+                src: ts.src.map(|s| match s {
+                    Src::Reg(reg) => Src::Reg(RegSrc {
+                        abs: false,
+                        negate: false,
+                        ..reg
+                    }),
+                    other => other,
+                }),
+            })
+        }
+        Form::Dpas => Body::Dpas(dpas(&mut r)?),
         Form::Bare => unreachable_bare(),
     };
     r.finish()?;
+    inst.body = body;
     Ok(inst)
+}
+
+/// invm and rsqtm: the IEEE macros (see `t::MATH_FNS`).
+pub fn macro_math(f: crate::inst::MathFn) -> bool {
+    matches!(f, crate::inst::MathFn::Invm | crate::inst::MathFn::Rsqtm)
+}
+
+/// The region of every math-macro source (invm, rsqtm): `<0;1,0>` at
+/// SIMD1, `<1;1,0>` otherwise (iga64 -p=12p71 writes these; it prints no
+/// region, so any other is refused).
+pub const fn math_macro_region(exec_size: u8) -> Region {
+    Region::Align1 {
+        vstride: if exec_size == 1 { 0 } else { 1 },
+        width: 1,
+        hstride: 0,
+    }
+}
+
+/// A math-macro operand: direct GRF, the selector code (0-8) in the
+/// sub-register field; sources with the `<1;1,0>` region codes.
+fn macro_operand(r: &mut Reader, file: Bits, subreg: Bits, slot: Slot) -> DResult<u8> {
+    if !r.flag(file) {
+        return Err(reserved(Field::File(slot), 0));
+    }
+    let mme = r.get(subreg);
+    if mme > u32::from(t::MME_NONE) {
+        return Err(reserved(Field::Addr(slot), mme));
+    }
+    Ok(mme as u8)
+}
+
+fn math_macro(r: &mut Reader, function: crate::inst::MathFn, exec_size: u8) -> DResult<Body> {
+    if r.flag(t::DST_ADDR_MODE) {
+        return Err(reserved(Field::Addr(Slot::Dst), 1));
+    }
+    let mme = macro_operand(r, t::DST_FILE, t::DST_SUBREG, Slot::Dst)?;
+    let hs = r.get(t::DST_HSTRIDE);
+    if hs != 1 {
+        return Err(reserved(Field::HStride, hs));
+    }
+    let dst = Dst {
+        file: RegFile::Grf,
+        ty: look(&t::REG_TYPES, r.get(t::DST_TYPE), Field::Type(Slot::Dst))?,
+        addr: Addr::Direct {
+            nr: r.get(t::DST_NR) as u8,
+            subnr: mme,
+        },
+        hstride: 1,
+        writemask: WRITEMASK_XYZW,
+    };
+    let src = |r: &mut Reader, b: &SrcBits| -> DResult<Src> {
+        if r.flag(b.addr_mode) {
+            return Err(reserved(Field::Addr(b.slot), 1));
+        }
+        let mme = macro_operand(r, b.file, b.subreg, b.slot)?;
+        // vstride code 0 or 1 (see math_macro_region), width code 0 (1),
+        // hstride code 0.
+        let region = (r.get(b.vstride), r.get(b.width), r.get(b.hstride));
+        if region != (u32::from(exec_size != 1), 0, 0) {
+            return Err(reserved(Field::Region(b.slot), region.0));
+        }
+        Ok(Src::Reg(RegSrc {
+            file: RegFile::Grf,
+            ty: look(&t::REG_TYPES, r.get(b.ty), Field::Type(b.slot))?,
+            addr: Addr::Direct {
+                nr: r.get(b.nr) as u8,
+                subnr: mme,
+            },
+            region: math_macro_region(exec_size),
+            abs: r.flag(b.abs),
+            negate: r.flag(b.neg),
+        }))
+    };
+    let src0 = src(r, &SRC0)?;
+    let src1 = if function == crate::inst::MathFn::Invm {
+        src(r, &SRC1)?
+    } else {
+        ABSENT
+    };
+    Ok(Body::Math(Math {
+        function,
+        dst,
+        src0,
+        src1,
+    }))
+}
+
+/// One dpas register operand: file, number, sub-register (bytes), type.
+fn dpas_reg(
+    r: &mut Reader,
+    types: &[Option<Type>; 8],
+    b: [Bits; 4],
+    slot: Slot,
+) -> DResult<(RegFile, Type, Addr)> {
+    let file = file_of(r.flag(b[0]));
+    let ty = look(types, r.get(b[1]), Field::Type(slot))?;
+    let addr = Addr::Direct {
+        nr: r.get(b[2]) as u8,
+        subnr: r.get(b[3]) as u8,
+    };
+    Ok((file, ty, addr))
+}
+
+const DPAS_BITS: [(Slot, [Bits; 4]); 4] = [
+    (
+        Slot::Dst,
+        [dp::DST_FILE, dp::DST_TYPE, dp::DST_NR, dp::DST_SUBREG],
+    ),
+    (
+        Slot::Src0,
+        [dp::SRC0_FILE, dp::SRC0_TYPE, dp::SRC0_NR, dp::SRC0_SUBREG],
+    ),
+    (
+        Slot::Src1,
+        [dp::SRC1_FILE, dp::SRC1_TYPE, dp::SRC1_NR, dp::SRC1_SUBREG],
+    ),
+    (
+        Slot::Src2,
+        [dp::SRC2_FILE, dp::SRC2_TYPE, dp::SRC2_NR, dp::SRC2_SUBREG],
+    ),
+];
+
+fn dpas(r: &mut Reader) -> DResult<Dpas> {
+    let types = three_types(r.flag(dp::EXEC_TYPE));
+    let depth = 1 << r.get(dp::SDEPTH);
+    let repeat = r.get(dp::RCOUNT) as u8 + 1;
+    let (file, ty, addr) = dpas_reg(r, types, DPAS_BITS[0].1, Slot::Dst)?;
+    let dst = Dst {
+        file,
+        ty,
+        addr,
+        hstride: 1,
+        writemask: WRITEMASK_XYZW,
+    };
+    let mut src = [ABSENT; 3];
+    for (s, (slot, b)) in src.iter_mut().zip(&DPAS_BITS[1..]) {
+        let (file, ty, addr) = dpas_reg(r, types, *b, *slot)?;
+        *s = Src::Reg(RegSrc {
+            file,
+            ty,
+            addr,
+            region: DPAS_REGION,
+            negate: false,
+            abs: false,
+        });
+    }
+    let mut precision = [Precision::Full; 2];
+    for (k, (p, (b, slot))) in precision
+        .iter_mut()
+        .zip([
+            (dp::SRC1_PRECISION, Slot::Src1),
+            (dp::SRC2_PRECISION, Slot::Src2),
+        ])
+        .enumerate()
+    {
+        let code = r.get(b);
+        *p = look(&PRECISIONS, code, Field::Type(slot))?;
+        // Sub-byte elements only divide a byte type.
+        if *p != Precision::Full
+            && !matches!(&src[k + 1], Src::Reg(reg) if matches!(reg.ty, Type::Ub | Type::B))
+        {
+            return Err(reserved(Field::Type(slot), code));
+        }
+    }
+    Ok(Dpas {
+        depth,
+        repeat,
+        dst,
+        src,
+        precision,
+    })
+}
+
+fn put_dpas(w: &mut Writer, d: &Dpas) -> EResult<()> {
+    let float = d.dst.ty.is_float();
+    w.flag(dp::EXEC_TYPE, float);
+    let types = three_types(float);
+    let sdepth = [1, 2, 4, 8]
+        .iter()
+        .position(|&x| x == d.depth)
+        .ok_or(bad(Field::Body, i64::from(d.depth)))?;
+    w.put(dp::SDEPTH, sdepth as u64, Field::Body)?;
+    if !(1..=8).contains(&d.repeat) {
+        return Err(bad(Field::Body, i64::from(d.repeat)));
+    }
+    w.put(dp::RCOUNT, u64::from(d.repeat - 1), Field::Body)?;
+    let mut ops = [(d.dst.file, d.dst.ty, d.dst.addr); 4];
+    for (o, s) in ops[1..].iter_mut().zip(&d.src) {
+        let Src::Reg(reg) = s else {
+            return Err(bad(Field::File(Slot::Src0), 0));
+        };
+        *o = (reg.file, reg.ty, reg.addr);
+    }
+    for ((file, ty, addr), (slot, b)) in ops.into_iter().zip(DPAS_BITS) {
+        let (nr, subnr) = direct(addr, slot)?;
+        w.flag(b[0], file_bit(file, slot)?);
+        w.put(b[1], ty_code(types, ty, slot)?, Field::Type(slot))?;
+        w.put(b[2], u64::from(nr), Field::Addr(slot))?;
+        w.put(b[3], u64::from(subnr), Field::Addr(slot))?;
+    }
+    for (p, b) in d
+        .precision
+        .iter()
+        .zip([dp::SRC1_PRECISION, dp::SRC2_PRECISION])
+    {
+        let code = PRECISIONS.iter().position(|x| *x == Some(*p)).unwrap_or(0);
+        w.put(b, code as u64, Field::Type(Slot::Src1))?;
+    }
+    Ok(())
 }
 
 /// One madm register operand's bit positions (see `t::MME_NONE`).
@@ -1053,7 +1310,9 @@ pub fn encode(inst: &Instruction) -> EResult<u128> {
             w.put(t::COND_MOD, u64::from(fc), Field::MathFn)?;
             put_dst(&mut w, &m.dst)?;
             put_src0(&mut w, &m.src0)?;
-            if binary_math(m.function) {
+            // A macro's selectors sit in the sub-register fields and its
+            // region is `<1;1,0>`: the plain operand writers place both.
+            if binary_math(m.function) || m.function == crate::inst::MathFn::Invm {
                 put_src1(&mut w, &m.src1)?;
             }
         }
@@ -1073,6 +1332,25 @@ pub fn encode(inst: &Instruction) -> EResult<u128> {
             put_ctrl(&mut w, &inst.body, form)?
         }
         (Body::ThreeSrc(ts), Form::Madm) => put_madm(&mut w, ts)?,
+        (Body::Bfn(b), Form::Bfn) => {
+            // put_three writes the (absent) source modifiers first; the
+            // function and CondCtrl2 then take their bits.
+            put_three(
+                &mut w,
+                &ThreeSrc {
+                    dst: b.dst,
+                    src: b.src,
+                },
+            )?;
+            let c = BFN_CONDS
+                .iter()
+                .position(|c| *c == inst.cond_mod)
+                .ok_or(bad(Field::CondMod, 0))?;
+            w.put(th::BFN_COND, c as u64, Field::CondMod)?;
+            w.put(th::BFN_FC_HI, u64::from(b.function >> 4), Field::Body)?;
+            w.put(th::BFN_FC_LO, u64::from(b.function & 0xF), Field::Body)?;
+        }
+        (Body::Dpas(d), Form::Dpas) => put_dpas(&mut w, d)?,
         (Body::Branch(b), Form::JipUip | Form::Jip) => {
             w.flag(t::SRC0_IS_IMM, true);
             match (b.jump, form) {

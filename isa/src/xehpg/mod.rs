@@ -3,9 +3,9 @@
 //!
 //! `tables.rs` holds the cited bit positions and codes, `codec.rs` the
 //! exact decode/encode, `print.rs` the IGA-syntax text as `iga64 -p=12p71`
-//! writes it, `parse.rs` reads that text back. Not yet: compaction,
-//! smov (iga64 -p=12p71 has none), bfn, dpas, math.invm/rsqtm, typed LSC
-//! descriptors and a validator.
+//! writes it, `parse.rs` reads that text back. Compaction is
+//! `crate::compact::xehpg`. Not yet: smov (iga64 -p=12p71 has none), typed
+//! LSC descriptors and a validator.
 
 pub mod codec;
 pub mod parse;

@@ -7,14 +7,15 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::codec::{
-    ABSENT, MADM_REGION, NO_DST, ctrl_dst, ctrl_reg, desc_a0, msg_desc, null_dst, send_reg,
+    ABSENT, DPAS_REGION, MADM_REGION, NO_DST, ctrl_dst, ctrl_reg, desc_a0, macro_math,
+    math_macro_region, msg_desc, null_dst, send_reg,
 };
 use super::print::{math_name, mme_name, sync_name};
 use super::tables::{Form, MME_NONE, OPCODES, SFIDS};
 use crate::inst::{
-    Addr, Alu, Body, Branch, CondMod, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm, Instruction,
-    Jump, Math, MathFn, Opcode, Pipe, PredCtrl, RegFile, RegSrc, Region, Send, SendDesc, Src, Swsb,
-    Sync, SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
+    Addr, Alu, Bfn, Body, Branch, CondMod, Dpas, Dst, DstSlot, ExDesc, FlagReg, GroupCtrl, Imm,
+    Instruction, Jump, Math, MathFn, Opcode, Pipe, Precision, PredCtrl, RegFile, RegSrc, Region,
+    Send, SendDesc, Src, Swsb, Sync, SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
 };
 
 type R<T> = Result<T, String>;
@@ -175,7 +176,14 @@ fn imm(s: &str, three: bool) -> R<Imm> {
         .rsplit_once(':')
         .ok_or_else(|| format!("bad operand {s}"))?;
     let t = ty(t)?;
+    // iga64 writes some floats as their bits (`0x3F800001:f`).
+    let float_bits = t.is_float() && v.starts_with("0x");
     let bits = match t {
+        _ if float_bits && t == Type::Hf => {
+            let h = num(v)? as u64 & 0xFFFF;
+            if three { h } else { h | h << 16 }
+        }
+        _ if float_bits => num(v)? as u64,
         Type::F => u64::from((float(v)? as f32).to_bits()),
         Type::Df => float(v)?.to_bits(),
         Type::Hf => {
@@ -411,14 +419,19 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         };
         k += 1;
     }
+    let mut early_out = false;
     if let Some(c) = toks
         .get(k)
-        .filter(|t| t.starts_with('(') && !t.starts_with("(sat)"))
+        .filter(|t| t.starts_with('(') && !t.starts_with("(sat)") && !t.starts_with("(abs)"))
     {
         let (c, f) = c[1..]
             .split_once(')')
             .ok_or_else(|| format!("bad condition {c}"))?;
-        inst.cond_mod = cond_of(c)?;
+        // `(eo)`: the early-out flag of math.invm/rsqtm, no condition.
+        early_out = c == "eo";
+        if !early_out {
+            inst.cond_mod = cond_of(c)?;
+        }
         inst.flag = flag(f)?;
         k += 1;
     }
@@ -441,6 +454,8 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             "Breakpoint" => inst.debug = true,
             "EOT" => eot = true,
             "ExBSO" => bso = true,
+            // Storage, not meaning: the assembler's layout reads it.
+            "Compacted" | "Uncompacted" => {}
             s => sw.push(s.to_string()),
         }
     }
@@ -479,10 +494,47 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
                 MathFn::Cos,
                 MathFn::Fdiv,
                 MathFn::Pow,
+                MathFn::Invm,
+                MathFn::Rsqtm,
             ]
             .into_iter()
             .find(|f| Some(math_name(*f)) == sub)
             .ok_or_else(|| format!("unknown math function {sub:?}"))?;
+            if early_out && !macro_math(f) {
+                return Err(format!(
+                    "(eo) goes with math.invm/rsqtm, not math.{}",
+                    math_name(f)
+                ));
+            }
+            if macro_math(f) {
+                let (dt, da, _, _) = macro_operand(op_at(0)?)?;
+                let src = |k: usize| -> R<Src> {
+                    let (ty, addr, negate, abs) = macro_operand(op_at(k)?)?;
+                    Ok(Src::Reg(RegSrc {
+                        file: RegFile::Grf,
+                        ty,
+                        addr,
+                        region: math_macro_region(inst.exec_size),
+                        negate,
+                        abs,
+                    }))
+                };
+                return Ok(Instruction {
+                    body: Body::Math(Math {
+                        function: f,
+                        dst: Dst {
+                            file: RegFile::Grf,
+                            ty: dt,
+                            addr: da,
+                            hstride: 1,
+                            writemask: WRITEMASK_XYZW,
+                        },
+                        src0: src(1)?,
+                        src1: if f == MathFn::Invm { src(2)? } else { ABSENT },
+                    }),
+                    ..inst
+                });
+            }
             let (d, sat) = dst(op_at(0)?)?;
             inst.saturate = sat;
             let two = matches!(f, MathFn::Fdiv | MathFn::Pow);
@@ -631,25 +683,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             }
         }
         Form::Madm => {
-            // `-(abs)r20.mme1:df`: modifiers, register, selector, type.
-            let operand = |s: &str| -> R<(Type, Addr, bool, bool)> {
-                let (negate, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
-                let (abs, s) = s.strip_prefix("(abs)").map_or((false, s), |r| (true, r));
-                let (reg, t) = s
-                    .split_once(':')
-                    .ok_or_else(|| format!("madm: {s} needs a type"))?;
-                let (nr, sel) = reg
-                    .strip_prefix('r')
-                    .and_then(|r| r.split_once('.'))
-                    .ok_or_else(|| format!("madm: bad register {reg}"))?;
-                let nr = nr
-                    .parse()
-                    .map_err(|_| format!("madm: bad register {reg}"))?;
-                let subnr = (0..=MME_NONE)
-                    .find(|&c| mme_name(c) == sel)
-                    .ok_or_else(|| format!("madm: unknown selector {sel}"))?;
-                Ok((ty(t)?, Addr::Direct { nr, subnr }, negate, abs))
-            };
+            let operand = macro_operand;
             let (dt, da, _, _) = operand(op_at(0)?)?;
             let mut srcs = [ABSENT; 3];
             for (k, s) in srcs.iter_mut().enumerate() {
@@ -672,6 +706,61 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
                     writemask: WRITEMASK_XYZW,
                 },
                 src: srcs,
+            })
+        }
+        Form::Bfn => {
+            let (d, sat) = dst(op_at(0)?)?;
+            inst.saturate = sat;
+            Body::Bfn(Bfn {
+                function: bfn_function(sub.ok_or("bfn needs its function: bfn.0xCA")?)?,
+                dst: d,
+                src: [
+                    src(op_at(1)?, Some(false))?,
+                    src(op_at(2)?, Some(false))?,
+                    src(op_at(3)?, Some(true))?,
+                ],
+            })
+        }
+        Form::Dpas => {
+            let (depth, repeat) = sub
+                .and_then(|s| s.split_once('x'))
+                .ok_or_else(|| format!("{mn} needs depth x repeat: {mn}.8x8"))?;
+            let mut ops = [(RegFile::Grf, Type::Ud, Addr::Direct { nr: 0, subnr: 0 }); 4];
+            let mut precision = [Precision::Full; 2];
+            for (k, o) in ops.iter_mut().enumerate() {
+                let (r, t) = op_at(k)?
+                    .split_once(':')
+                    .ok_or_else(|| format!("{mn}: operand {k} needs a type"))?;
+                let (t, p) = dpas_type(t)?;
+                if k >= 2 {
+                    precision[k - 2] = p;
+                }
+                let (file, nr, subnr) = reg(r, if p == Precision::Full { t } else { Type::Ub })?;
+                *o = (file, t, Addr::Direct { nr, subnr });
+            }
+            let src = |k: usize| {
+                let (file, ty, addr) = ops[k];
+                Src::Reg(RegSrc {
+                    file,
+                    ty,
+                    addr,
+                    region: DPAS_REGION,
+                    negate: false,
+                    abs: false,
+                })
+            };
+            Body::Dpas(Dpas {
+                depth: depth.parse().map_err(|_| format!("bad depth {depth}"))?,
+                repeat: repeat.parse().map_err(|_| format!("bad repeat {repeat}"))?,
+                dst: Dst {
+                    file: ops[0].0,
+                    ty: ops[0].1,
+                    addr: ops[0].2,
+                    hstride: 1,
+                    writemask: WRITEMASK_XYZW,
+                },
+                src: [src(1), src(2), src(3)],
+                precision,
             })
         }
         Form::JipUip | Form::Jip => {
@@ -701,6 +790,144 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         }
     };
     Ok(inst)
+}
+
+/// A math-macro operand (madm, math.invm/rsqtm): `-(abs)r20.mme1:df`,
+/// modifiers, register, selector, type.
+fn macro_operand(s: &str) -> R<(Type, Addr, bool, bool)> {
+    let (negate, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+    let (abs, s) = s.strip_prefix("(abs)").map_or((false, s), |r| (true, r));
+    let (reg, t) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s} needs a type"))?;
+    let (nr, sel) = reg
+        .strip_prefix('r')
+        .and_then(|r| r.split_once('.'))
+        .ok_or_else(|| format!("bad macro register {reg}"))?;
+    let nr = nr
+        .parse()
+        .map_err(|_| format!("bad macro register {reg}"))?;
+    let subnr = (0..=MME_NONE)
+        .find(|&c| mme_name(c) == sel)
+        .ok_or_else(|| format!("unknown selector {sel}"))?;
+    Ok((ty(t)?, Addr::Direct { nr, subnr }, negate, abs))
+}
+
+/// A dpas operand type: the register types, `u8`/`s8` as `ub`/`b`, and
+/// the sub-byte `u4 s4 u2 s2` [iga64 -p=12p71].
+fn dpas_type(s: &str) -> R<(Type, Precision)> {
+    Ok(match s {
+        "u8" => (Type::Ub, Precision::Full),
+        "s8" => (Type::B, Precision::Full),
+        "u4" => (Type::Ub, Precision::Bits4),
+        "s4" => (Type::B, Precision::Bits4),
+        "u2" => (Type::Ub, Precision::Bits2),
+        "s2" => (Type::B, Precision::Bits2),
+        _ => (ty(s)?, Precision::Full),
+    })
+}
+
+/// bfn's function: a value (`0xCA`) or an expression over `s0 s1 s2` with
+/// `~ & ^ |` (C precedence) and parentheses, `zeros`, `ones`, as iga64
+/// prints it: each source stands for its truth-table column (s0 = 0xAA,
+/// s1 = 0xCC, s2 = 0xF0; 004 lines 11150-11160).
+pub fn bfn_function(s: &str) -> R<u8> {
+    if s.starts_with("0x") || s.starts_with(|c: char| c.is_ascii_digit()) {
+        return u8::try_from(num(s)?).map_err(|_| format!("bfn function {s} is not 8 bits"));
+    }
+    let e = s
+        .strip_prefix('(')
+        .and_then(|e| e.strip_suffix(')'))
+        .ok_or_else(|| format!("bad bfn function {s}"))?;
+    let mut p = BfnExpr {
+        text: e.as_bytes(),
+        at: 0,
+        depth: 0,
+    };
+    let v = p.or()?;
+    if p.at != p.text.len() {
+        return Err(format!("bad bfn function {s}"));
+    }
+    Ok(v)
+}
+
+struct BfnExpr<'a> {
+    text: &'a [u8],
+    at: usize,
+    /// Nesting of `~` and parentheses, bounded so that no input exhausts
+    /// the stack.
+    depth: u32,
+}
+
+impl BfnExpr<'_> {
+    fn eat(&mut self, c: u8) -> bool {
+        let hit = self.text.get(self.at) == Some(&c);
+        self.at += usize::from(hit);
+        hit
+    }
+
+    fn or(&mut self) -> R<u8> {
+        let mut v = self.xor()?;
+        while self.eat(b'|') {
+            v |= self.xor()?;
+        }
+        Ok(v)
+    }
+
+    fn xor(&mut self) -> R<u8> {
+        let mut v = self.and()?;
+        while self.eat(b'^') {
+            v ^= self.and()?;
+        }
+        Ok(v)
+    }
+
+    fn and(&mut self) -> R<u8> {
+        let mut v = self.not()?;
+        while self.eat(b'&') {
+            v &= self.not()?;
+        }
+        Ok(v)
+    }
+
+    fn not(&mut self) -> R<u8> {
+        if self.depth > 64 {
+            return Err("bfn: expression nested too deeply".into());
+        }
+        if self.eat(b'~') {
+            self.depth += 1;
+            let v = !self.not()?;
+            self.depth -= 1;
+            return Ok(v);
+        }
+        if self.eat(b'(') {
+            self.depth += 1;
+            let v = self.or()?;
+            self.depth -= 1;
+            return if self.eat(b')') {
+                Ok(v)
+            } else {
+                Err("bfn: unbalanced parenthesis".into())
+            };
+        }
+        let rest = &self.text[self.at..];
+        for (name, v) in [
+            ("s0", 0xAA),
+            ("s1", 0xCC),
+            ("s2", 0xF0),
+            ("zeros", 0x00),
+            ("ones", 0xFF),
+        ] {
+            if rest.starts_with(name.as_bytes()) {
+                self.at += name.len();
+                return Ok(v);
+            }
+        }
+        Err(format!(
+            "bfn: unexpected {:?}",
+            core::str::from_utf8(rest).unwrap_or("")
+        ))
+    }
 }
 
 fn send_dst(file: RegFile, nr: u8) -> Dst {

@@ -7,19 +7,26 @@ use alloc::format;
 use alloc::string::String;
 use core::fmt::Write;
 
-use super::codec::out_of_order;
+use super::codec::{macro_math, out_of_order};
 use super::tables::SFIDS;
 use crate::inst::{
     Addr, Body, CondMod, Dst, ExDesc, GroupCtrl, Imm, Instruction, Jump, MathFn, Opcode, Pipe,
-    PredCtrl, RegFile, Region, Send, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
+    Precision, PredCtrl, RegFile, Region, Send, SendDesc, Src, Swsb, SyncFn, TokenMode, Type,
 };
 
 /// One instruction. `pc` is its byte offset in the kernel: branch targets
 /// are then printed as IGA's labels (`L64`), else as byte offsets.
 pub fn print(inst: &Instruction, pc: Option<i64>) -> String {
+    print_with(inst, pc, false)
+}
+
+/// [`print`], marking an instruction stored compacted `{Compacted}` as
+/// iga64 does (after `Breakpoint`, before the SWSB).
+pub fn print_with(inst: &Instruction, pc: Option<i64>, compacted: bool) -> String {
     let mut p = Printer {
         out: String::new(),
         inst,
+        compacted,
     };
     p.instruction(pc);
     p.out
@@ -28,6 +35,7 @@ pub fn print(inst: &Instruction, pc: Option<i64>) -> String {
 struct Printer<'a> {
     out: String,
     inst: &'a Instruction,
+    compacted: bool,
 }
 
 fn pred_suffix(p: PredCtrl) -> &'static str {
@@ -79,6 +87,8 @@ pub fn math_name(f: MathFn) -> &'static str {
         MathFn::IntDivQuotientRemainder => "idiv",
         MathFn::IntDivQuotient => "iqot",
         MathFn::IntDivRemainder => "irem",
+        MathFn::Invm => "invm",
+        MathFn::Rsqtm => "rsqtm",
     }
 }
 
@@ -227,6 +237,15 @@ impl Printer<'_> {
             Body::Sync(s) => {
                 let _ = write!(self.out, ".{}", sync_name(s.function));
             }
+            // iga64 prints the function as one of its own 256 expressions
+            // (`bfn.(s0&~s2|s1&s2)`); ours is the value, which iga64 reads
+            // too and `parse.rs` reads both.
+            Body::Bfn(b) => {
+                let _ = write!(self.out, ".0x{:X}", b.function);
+            }
+            Body::Dpas(d) => {
+                let _ = write!(self.out, ".{}x{}", d.depth, d.repeat);
+            }
             _ => {}
         }
         let bare = matches!(i.opcode, Opcode::Nop | Opcode::Illegal);
@@ -268,6 +287,20 @@ impl Printer<'_> {
                 }
             }
             Body::Alu(_) => {}
+            // The macros name their early-out flag [iga64 -p=12p71 prints
+            // `(eo)f0.0` from the flag fields] and a selector per operand.
+            Body::Math(m) if macro_math(m.function) => {
+                let _ = write!(self.out, " (eo)f{}.{}", i.flag.reg, i.flag.subreg);
+                self.out.push(' ');
+                self.madm_operand(m.dst.addr, m.dst.ty);
+                for s in [&m.src0, &m.src1] {
+                    if let Src::Reg(r) = s {
+                        self.out.push(' ');
+                        self.mods(r.negate, r.abs);
+                        self.madm_operand(r.addr, r.ty);
+                    }
+                }
+            }
             Body::Math(m) => {
                 self.dst(&m.dst, i.saturate);
                 self.src(&m.src0, false);
@@ -320,6 +353,21 @@ impl Printer<'_> {
                 }
                 other => self.src_plain(other),
             },
+            Body::Bfn(b) => {
+                self.dst(&b.dst, i.saturate);
+                for (k, s) in b.src.iter().enumerate() {
+                    self.src3(s, k == 2);
+                }
+            }
+            Body::Dpas(d) => {
+                self.dpas_operand(d.dst.file, d.dst.addr, dpas_type(d.dst.ty, None), false);
+                for (k, s) in d.src.iter().enumerate() {
+                    if let Src::Reg(r) = s {
+                        let p = k.checked_sub(1).map(|n| d.precision[n]);
+                        self.dpas_operand(r.file, r.addr, dpas_type(r.ty, p), k == 2);
+                    }
+                }
+            }
             Body::Branch(b) => {
                 let target = |off: i32| match pc {
                     Some(pc) => format!(" L{}", pc + i64::from(off)),
@@ -400,6 +448,9 @@ impl Printer<'_> {
         }
         if i.debug {
             opts.push("Breakpoint".into());
+        }
+        if self.compacted {
+            opts.push("Compacted".into());
         }
         if let Body::Send(s) = &i.body
             && s.eot
@@ -534,6 +585,26 @@ impl Printer<'_> {
         }
     }
 
+    /// `r10:f`, `r10.2:f`, `null:f`; src2 always has its sub-register
+    /// (`r40.0:hf`) [iga64 -p=12p71].
+    fn dpas_operand(&mut self, file: RegFile, addr: Addr, (name, size): (&str, u8), last: bool) {
+        let Addr::Direct { nr, subnr } = addr else {
+            return;
+        };
+        self.out.push(' ');
+        let sub = subnr / size;
+        match file {
+            RegFile::Grf if sub != 0 || last => {
+                let _ = write!(self.out, "r{nr}.{sub}");
+            }
+            RegFile::Grf => {
+                let _ = write!(self.out, "r{nr}");
+            }
+            _ => self.out.push_str(&arf_name(nr).0),
+        }
+        let _ = write!(self.out, ":{name}");
+    }
+
     fn send_reg(&mut self, file: RegFile, addr: Addr) {
         match (file, addr) {
             (RegFile::Grf, Addr::Direct { nr, .. }) => {
@@ -545,7 +616,18 @@ impl Printer<'_> {
     }
 }
 
-/// The SWSB annotation as IGA writes it.
+/// A dpas operand's type name and element size: sub-byte precisions of
+/// the byte types are `u4`/`s4`/`u2`/`s2` [iga64 -p=12p71].
+pub fn dpas_type(ty: Type, p: Option<Precision>) -> (&'static str, u8) {
+    match (ty, p) {
+        (Type::Ub, Some(Precision::Bits4)) => ("u4", 1),
+        (Type::B, Some(Precision::Bits4)) => ("s4", 1),
+        (Type::Ub, Some(Precision::Bits2)) => ("u2", 1),
+        (Type::B, Some(Precision::Bits2)) => ("s2", 1),
+        _ => (ty.name(), ty.size().max(1)),
+    }
+}
+
 /// A madm math-macro selector's name.
 pub fn mme_name(code: u8) -> String {
     if code == super::tables::MME_NONE {
@@ -563,6 +645,7 @@ pub fn is_ctrl(op: Opcode) -> bool {
     )
 }
 
+/// The SWSB annotation as IGA writes it.
 pub fn swsb_text(s: Swsb, op: Opcode) -> String {
     match s {
         Swsb::Dist { pipe, dist } => {

@@ -39,14 +39,19 @@ pub enum Form {
     /// madm: the three-source layout with a math-macro selector in place
     /// of every sub-register (iga).
     Madm,
+    /// bfn: the three-source layout, the function in the modifier and
+    /// condition bits (see `three::BFN_*`).
+    Bfn,
+    /// dpas, dpasw: the systolic layout (see `dpas`).
+    Dpas,
     /// No operands (nop, illegal).
     Bare,
 }
 
 /// Opcode numbers [Mesa brw_eu.c opcode_descs, GFX_GE(GFX12) and
 /// GFX_GE(GFX125) rows; `iga64 -p=12p71` assembles each]. Not yet here
-/// (decoded as `Unsupported`): smov, madm, bfn, dpas.
-pub const OPCODES: [(u8, O, Form); 61] = [
+/// (decoded as `Unsupported`): smov.
+pub const OPCODES: [(u8, O, Form); 64] = [
     (0x00, O::Illegal, Form::Bare),
     (0x01, O::Sync, Form::Sync),
     (0x22, O::If, Form::JipUip),
@@ -109,6 +114,11 @@ pub const OPCODES: [(u8, O, Form); 61] = [
     (0x2C, O::Call, Form::Call),
     (0x2D, O::Ret, Form::Ret),
     (0x5D, O::Madm, Form::Madm),
+    // bfn 107 [Mesa brw_eu.c opcode_descs, GFX_GE(GFX125)]; dpas 0x59 and
+    // dpasw 0x5A [004 lines 13756 and 14071; iga64 -p=12p71 assembles both].
+    (0x6B, O::Bfn, Form::Bfn),
+    (0x59, O::Dpas, Form::Dpas),
+    (0x5A, O::Dpasw, Form::Dpas),
     // Listed so the error says "unsupported", not "undefined": Mesa
     // brw_eu.c lists smov (106) for GFX_GE(GFX12), but iga64 -p=12p71
     // neither assembles it ("invalid mnemonic") nor decodes its words, so
@@ -247,6 +257,45 @@ pub mod three {
     pub const SRC2_IMM: Bits = bits(127, 112);
     /// Two-bit vertical stride codes of src0/src1: 0, 1, 4, 8 (iga).
     pub const VSTRIDES: [u8; 4] = [0, 1, 4, 8];
+    /// bfn has no source modifiers: its BooleanFuncCtrl bits 7:4 take the
+    /// condition modifier's bits and bits 3:0 the src1/src2 modifier bits, and
+    /// a two-bit CondCtrl2 (none, ze, gt, lt) the src0 modifier bits
+    /// [004 lines 11140-11260, the bfn format table; iga].
+    pub const BFN_FC_HI: Bits = bits(95, 92);
+    pub const BFN_FC_LO: Bits = bits(87, 84);
+    pub const BFN_COND: Bits = bits(45, 44);
+}
+
+/// dpas/dpasw fields [Mesa brw_inst.h dpas_3src_*, "12+" column; 004 lines
+/// 13756-14070]. Types are the three-source codes picked by `EXEC_TYPE`;
+/// sub-registers are in bytes; every other bit is zero.
+pub mod dpas {
+    use crate::tables::{Bits, bits};
+    pub const DST_TYPE: Bits = bits(38, 36);
+    pub const EXEC_TYPE: Bits = bits(39, 39);
+    pub const SRC0_TYPE: Bits = bits(42, 40);
+    /// Repeat count minus one.
+    pub const RCOUNT: Bits = bits(45, 43);
+    /// Systolic depth as log2 (1, 2, 4, 8) [iga: `dpas.1x3` has 0 here,
+    /// `dpas.4x2` 2, `dpas.8x8` 3].
+    pub const SDEPTH: Bits = bits(49, 48);
+    pub const DST_FILE: Bits = bits(50, 50);
+    pub const DST_SUBREG: Bits = bits(55, 51);
+    pub const DST_NR: Bits = bits(63, 56);
+    pub const SRC0_FILE: Bits = bits(66, 66);
+    pub const SRC0_SUBREG: Bits = bits(71, 67);
+    pub const SRC0_NR: Bits = bits(79, 72);
+    pub const SRC2_TYPE: Bits = bits(82, 80);
+    /// SubBytePrecision: 0 the type, 1 four bits, 2 two bits, 3 reserved.
+    pub const SRC2_PRECISION: Bits = bits(85, 84);
+    pub const SRC1_PRECISION: Bits = bits(87, 86);
+    pub const SRC1_TYPE: Bits = bits(90, 88);
+    pub const SRC1_FILE: Bits = bits(98, 98);
+    pub const SRC1_SUBREG: Bits = bits(103, 99);
+    pub const SRC1_NR: Bits = bits(111, 104);
+    pub const SRC2_FILE: Bits = bits(114, 114);
+    pub const SRC2_SUBREG: Bits = bits(119, 115);
+    pub const SRC2_NR: Bits = bits(127, 120);
 }
 
 /// Send fields [Mesa brw_inst.h send_*, eot, sfid, brw_inst_send_desc,
@@ -372,8 +421,10 @@ pub use crate::tables::{VSTRIDES, WIDTHS};
 pub const HSTRIDES: [u8; 4] = [0, 1, 2, 4];
 
 /// Math functions by code [Mesa brw_eu_defines.h BRW_MATH_FUNCTION_*];
-/// 8 (sincos), 11-13 (integer divide, gone on Gen12) and 14-15 (invm,
-/// rsqrtm, not represented yet) are refused.
+/// 8 (sincos) and 11-13 (integer divide, gone on Gen12) are refused; 14-15
+/// are the IEEE macros INVM and RSQRTM (iga64 -p=12p71: `invm`, `rsqtm`):
+/// math-macro selectors in the sub-register fields (`MME_NONE`), sources
+/// `<1;1,0>`, the destination stride 1, all GRF [read from iga's words].
 pub const MATH_FNS: [Option<MathFn>; 16] = [
     None,
     Some(MathFn::Inv),
@@ -389,8 +440,8 @@ pub const MATH_FNS: [Option<MathFn>; 16] = [
     None,
     None,
     None,
-    None,
-    None,
+    Some(MathFn::Invm),
+    Some(MathFn::Rsqtm),
 ];
 
 /// Sync functions [Mesa brw_eu_defines.h tgl_sync_function].

@@ -31,12 +31,9 @@
 //! compares the source depth converted to its integer (clamped to [0, 1],
 //! rounded to nearest), a float buffer the floats.
 
-use baregpu_hal::Packet;
-use baregpu_hal::gen6::commands::{Cmd3dstateDepthBuffer, Cmd3dstateStencilBuffer};
-
 use crate::eu::shared::surface::{MipLayout, MipLevel, Surface, Tiling, format as surface_format};
 use crate::eu::shared::{GfxMemory, MemFault};
-use crate::render3d::types::{DrawError, Packets};
+use crate::render3d::types::DrawError;
 
 /// 3DSTATE_DEPTH_BUFFER Surface Format (003 lines 42817-42832).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +46,9 @@ pub(super) enum DepthFormat {
 }
 
 impl DepthFormat {
-    fn of(code: u32) -> Result<DepthFormat, DrawError> {
+    /// Surface Format codes 0-5 (003 lines 42817-42832; Gen7 keeps the
+    /// codes of the formats it has, Mesa src/intel/genxml/gen7.xml).
+    pub fn of(code: u32) -> Result<DepthFormat, DrawError> {
         Ok(match code {
             0 => DepthFormat::D32FloatS8X24,
             1 => DepthFormat::D32Float,
@@ -100,118 +99,103 @@ pub(super) struct DepthPixel {
     pub stencil: u8,
 }
 
-/// The depth buffer of the draw.
+/// The depth buffer of the draw, as the generation's commands describe it
+/// (`super::gen6`, `super::gen7`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct DepthBuffer {
     pub format: DepthFormat,
-    /// Separate Stencil Buffer Enable, and the buffer
-    /// 3DSTATE_STENCIL_BUFFER gave it: (base, W tiles per row).
+    /// Separate Stencil Buffer Enable (Gen6; always on Gen7), and the
+    /// buffer 3DSTATE_STENCIL_BUFFER gave it.
     pub separate_stencil: bool,
-    stencil: Option<(u64, u64)>,
+    pub stencil: Option<StencilBuffer>,
     surface: Surface,
     /// The LOD rendered into, placed by the mip layout; the separate
     /// stencil buffer has no LOD ("assumed by hardware to be zero", 003
     /// line 42506).
     level: MipLevel,
     offset: (i32, i32),
+    /// The Gen7 command's Depth Write Enable and Stencil Write Enable
+    /// (true on Gen6, which has neither): a write needs these and
+    /// DEPTH_STENCIL_STATE's enable.
+    pub depth_write: bool,
+    pub stencil_write: bool,
+}
+
+/// A separate W-tiled S8_UINT stencil buffer: its base and W tiles per row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct StencilBuffer {
+    pub base: u64,
+    pub tiles_per_row: u64,
+}
+
+impl StencilBuffer {
+    /// From 3DSTATE_STENCIL_BUFFER's base and Surface Pitch field: "Range
+    /// [127, 128K-1] ... also restricted to a multiple of 128B" (003 lines
+    /// 43223-43224), programmed at twice the row of W tiles (see the module
+    /// text; on Gen7 alike [ext: mesa src/mesa/drivers/dri/i965/
+    /// gen7_misc_state.c: "While the Ivybridge PRM lacks this comment, the
+    /// BSpec contains the same text"]).
+    pub fn of(base: u64, pitch_field: u32) -> Result<StencilBuffer, DrawError> {
+        let pitch = pitch_field + 1;
+        if pitch < 128 || !pitch.is_multiple_of(128) {
+            return Err(DrawError::Invalid(
+                "3DSTATE_STENCIL_BUFFER: pitch not a multiple of 128 bytes",
+            ));
+        }
+        Ok(StencilBuffer {
+            base,
+            tiles_per_row: u64::from(pitch / 128),
+        })
+    }
+}
+
+/// Where a depth buffer is: base, size in pixels (one-based), pitch in
+/// bytes (one-based), the LOD rendered into and the mip layout.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Placement {
+    pub base: u64,
+    pub width: u32,
+    pub height: u32,
+    pub pitch: u32,
+    pub lod: u32,
+    pub mip_layout: MipLayout,
+    pub offset: (i32, i32),
 }
 
 impl DepthBuffer {
-    /// The depth buffer 3DSTATE_DEPTH_BUFFER names, `None` for
-    /// SURFTYPE_NULL or no command.
-    pub fn of(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
-        let Some(dw) = packets.get("3DSTATE_DEPTH_BUFFER") else {
-            return Ok(None);
-        };
-        let p = Cmd3dstateDepthBuffer::unpack(dw)
-            .map_err(|_| DrawError::Invalid("3DSTATE_DEPTH_BUFFER does not decode"))?;
-        match p.surface_type {
-            7 => return Ok(None),
-            1 => {}
-            // 1D, 3D and cube depth buffers.
-            0 | 2 | 3 => {
-                return Err(DrawError::Unmodelled(
-                    "depth buffers other than 2D and NULL",
-                ));
-            }
-            _ => return Err(DrawError::Invalid("3DSTATE_DEPTH_BUFFER: surface type")),
-        }
-        let format = DepthFormat::of(p.surface_format)?;
-        if !p.tiled_surface {
-            return Err(DrawError::Invalid(
-                "3DSTATE_DEPTH_BUFFER: a linear depth buffer is not supported on Gen6",
-            ));
-        }
-        if p.tile_walk != 1 {
-            return Err(DrawError::Invalid(
-                "3DSTATE_DEPTH_BUFFER: a tiled depth buffer must walk Y major",
-            ));
-        }
-        // "[DevSNB]: This field must be set to the same value ... as
-        // Hierarchical Depth Buffer Enable" (003 lines 42796-42797), and
-        // with it the combined stencil formats are not allowed (42780-42782).
-        if p.hierarchical_depth_buffer_enable != p.separate_stencil_buffer_enable {
-            return Err(DrawError::Invalid(
-                "3DSTATE_DEPTH_BUFFER: hierarchical depth and separate stencil enables differ",
-            ));
-        }
-        if p.separate_stencil_buffer_enable && format.has_stencil() {
-            return Err(DrawError::Invalid(
-                "3DSTATE_DEPTH_BUFFER: a combined depth-stencil format with a separate stencil buffer",
-            ));
-        }
-        if p.software_tiled_rendering_mode != 0 {
-            return Err(DrawError::Unmodelled("software tiled rendering modes"));
-        }
-        if p.depth != 0 || p.minimum_array_element != 0 {
-            return Err(DrawError::Unmodelled("depth buffer arrays"));
-        }
-        let mut stencil = None;
-        if p.separate_stencil_buffer_enable
-            && let Some(dw) = packets.get("3DSTATE_STENCIL_BUFFER")
-        {
-            let s = Cmd3dstateStencilBuffer::unpack(dw)
-                .map_err(|_| DrawError::Invalid("3DSTATE_STENCIL_BUFFER does not decode"))?;
-            // "Range [127, 128K-1] ... also restricted to a multiple of
-            // 128B" (003 lines 43223-43224).
-            let pitch = s.surface_pitch + 1;
-            if pitch < 128 || pitch % 128 != 0 {
-                return Err(DrawError::Invalid(
-                    "3DSTATE_STENCIL_BUFFER: pitch not a multiple of 128 bytes",
-                ));
-            }
-            stencil = Some((s.surface_base_address, u64::from(pitch / 128)));
-        }
+    /// A 2D Y-tiled depth buffer (Gen6 requires tiling Y, 003 lines
+    /// 42620-42646; Gen7's command has no tiling fields, its depth buffer is
+    /// always Y tiled [ext: mesa src/intel/genxml/gen7.xml
+    /// 3DSTATE_DEPTH_BUFFER]).
+    pub fn two_d(format: DepthFormat, at: Placement) -> Result<DepthBuffer, DrawError> {
         // The surface helper wants a colour format only for its pitch
         // arithmetic, which uses the given pitch.
         let surface = Surface {
             // j = 4 "for any depth buffer" (003 line 6076).
             mip_align: (4, 4),
-            mip_layout: if p.mip_map_layout_mode == 1 {
-                MipLayout::Right
-            } else {
-                MipLayout::Below
-            },
+            mip_layout: at.mip_layout,
             ..Surface::two_d(
-                p.surface_base_address,
+                at.base,
                 surface_format::R32_UINT,
-                p.width + 1,
-                p.height + 1,
-                p.surface_pitch + 1,
+                at.width,
+                at.height,
+                at.pitch,
                 Tiling::Y,
             )
         };
         let level = surface
-            .level(p.lod)
+            .level(at.lod)
             .ok_or(DrawError::Invalid("3DSTATE_DEPTH_BUFFER: LOD beyond 13"))?;
-        Ok(Some(DepthBuffer {
+        Ok(DepthBuffer {
             format,
-            separate_stencil: p.separate_stencil_buffer_enable,
-            stencil,
+            separate_stencil: false,
+            stencil: None,
             surface,
             level,
-            offset: (p.depth_coordinate_offset_x, p.depth_coordinate_offset_y),
-        }))
+            offset: at.offset,
+            depth_write: true,
+            stencil_write: true,
+        })
     }
 
     /// Whether stencil lives in this buffer (its format or the separate
@@ -242,7 +226,10 @@ impl DepthBuffer {
     /// Graphics address of the separate stencil byte of (x, y):
     /// TiledOffsetW (003 lines 7450-7460).
     fn stencil_address(&self, x: u32, y: u32) -> Option<u64> {
-        let (base, pitch) = self.stencil?;
+        let StencilBuffer {
+            base,
+            tiles_per_row: pitch,
+        } = self.stencil?;
         let (x, y) = self.pixel(x, y)?;
         let (xo, yo) = (x % 64, y % 64);
         let off = pitch * 4096 * (y / 64)
@@ -258,18 +245,26 @@ impl DepthBuffer {
         Some(base.wrapping_add(off))
     }
 
+    /// The pixel at render-target (x, y), `None` outside the buffer. The
+    /// depth buffer's memory is read only when `need_depth` or its format
+    /// holds the stencil: a stencil-only Gen7 draw names a depth buffer at
+    /// address 0 [ext: mesa src/mesa/drivers/dri/i965/gen7_misc_state.c
+    /// `gen7_emit_depth_stencil_hiz`, no depth miptree: base 0, pitch 0].
     pub fn read(
         &self,
         memory: &mut dyn GfxMemory,
         x: u32,
         y: u32,
+        need_depth: bool,
     ) -> Result<Option<DepthPixel>, MemFault> {
         let Some(at) = self.address(x, y) else {
             return Ok(None);
         };
         let mut b = [0u8; 8];
         let n = self.format.bytes() as usize;
-        memory.read(at, &mut b[..n])?;
+        if need_depth || self.format.has_stencil() {
+            memory.read(at, &mut b[..n])?;
+        }
         let d0 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         let mut p = match self.format {
             DepthFormat::D32FloatS8X24 => DepthPixel {
@@ -311,6 +306,12 @@ impl DepthBuffer {
         let Some(at) = self.address(x, y) else {
             return Ok(());
         };
+        if stencil && let Some(s) = self.stencil_address(x, y) {
+            memory.write(s, &[p.stencil])?;
+        }
+        if !(depth || stencil && self.format.has_stencil()) {
+            return Ok(());
+        }
         let mut b = [0u8; 8];
         let n = self.format.bytes() as usize;
         memory.read(at, &mut b[..n])?;
@@ -326,9 +327,6 @@ impl DepthBuffer {
                 }
                 _ => b[..4].copy_from_slice(&d.to_le_bytes()),
             }
-        }
-        if stencil && let Some(s) = self.stencil_address(x, y) {
-            memory.write(s, &[p.stencil])?;
         }
         if stencil {
             match self.format {

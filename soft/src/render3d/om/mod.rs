@@ -1,14 +1,15 @@
-//! The output merger behind render-target writes (see `super`): the Gen6
-//! colour calculator and pixel backend for one draw (003 lines
-//! 44593-46487).
+//! The output merger behind render-target writes (see `super`): the
+//! colour calculator and pixel backend for one draw, Gen6 (003 lines
+//! 44593-46487) and Gen7.
 //!
-//! [`OutputMerger::new`] reads what the draw's state names: the BLEND_STATE
-//! entries, DEPTH_STENCIL_STATE and COLOR_CALC_STATE of
-//! 3DSTATE_CC_STATE_POINTERS, the CC_VIEWPORTs of
-//! 3DSTATE_VIEWPORT_STATE_POINTERS (all Dynamic State Base relative), the
-//! pixel shader's binding table of 3DSTATE_BINDING_TABLE_POINTERS (Surface
-//! State Base relative), 3DSTATE_DEPTH_BUFFER ([`depth`]) and what
-//! 3DSTATE_WM and 3DSTATE_MULTISAMPLE say about the pixels.
+//! [`OutputMerger::new`] decodes the draw's commands per generation into
+//! one `OmState` ([`gen6`]: 3DSTATE_CC_STATE_POINTERS with three pointers;
+//! [`gen7`]: one command per pointer, the Gen7 depth and stencil buffer
+//! commands), then reads what it names: the BLEND_STATE entries,
+//! DEPTH_STENCIL_STATE, COLOR_CALC_STATE and CC_VIEWPORTs (all Dynamic
+//! State Base relative, one layout on both generations, [`state`]), the
+//! pixel shader's binding table (Surface State Base relative) and the
+//! depth buffer ([`depth`]).
 //!
 //! Per pixel, in the order of the manual's PixelProcessing (003 lines
 //! 44641-44657): the oMask (sample 0 of a 1X pixel, 003 lines 85420-85422),
@@ -39,6 +40,8 @@
 
 mod blend;
 mod depth;
+mod gen6;
+mod gen7;
 mod state;
 
 #[cfg(test)]
@@ -46,13 +49,7 @@ mod tests;
 
 use alloc::collections::BTreeMap;
 
-use baregpu_hal::gen6::commands::{
-    Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateMultisample,
-    Cmd3dstateViewportStatePointers, Cmd3dstateWm,
-};
-use baregpu_hal::gen6::structs::{
-    BlendState, ColorCalcState, DepthStencilState, SurfaceState as SurfaceStateGen6,
-};
+use baregpu_hal::gen6::structs::{BlendState, ColorCalcState, DepthStencilState};
 use baregpu_hal::{Generation, Packet};
 use baregpu_isa::IsaGen;
 
@@ -60,7 +57,7 @@ use crate::eu::send::SendError;
 use crate::eu::shared::render_target::{Class, RtFormat, pixel_xy, render_surface};
 use crate::eu::shared::surface::{MipLevel, Surface};
 use crate::eu::shared::{DispatchFlags, GfxMemory, PixelBackend, PixelDispatch, RtWrite};
-use crate::render3d::types::{DrawEnv, DrawError};
+use crate::render3d::types::{DrawEnv, DrawError, Packets};
 
 use depth::{DepthBuffer, DepthPixel};
 
@@ -80,8 +77,45 @@ struct RenderTarget {
     level: MipLevel,
 }
 
+/// The output merger's state as one generation's commands give it
+/// ([`gen6`], [`gen7`]): graphics addresses of the state each pointer
+/// names (`None`: not loaded), the depth buffer, the dispatch flags.
+#[derive(Clone, Copy, Debug, Default)]
+struct OmState {
+    blend_at: Option<u64>,
+    depth_stencil_at: Option<u64>,
+    color_calc_at: Option<u64>,
+    cc_viewport_at: Option<u64>,
+    /// The pixel shader's binding table.
+    binding_table: Option<u64>,
+    flags: DispatchFlags,
+    depth: Option<DepthBuffer>,
+}
+
+/// What the merger checks in a render target's SURFACE_STATE beyond the
+/// surface itself, from either generation's layout.
+struct RtFields {
+    multisampled: bool,
+    min_array: u32,
+    /// MIP Count / LOD: the level rendered into.
+    lod: u32,
+    offset_or_rotation: bool,
+    /// Gen7 MCS Enable (multisample control surface, fast clears).
+    mcs: bool,
+}
+
+/// The last `P` the draw's state holds, decoded.
+fn unpack<P: Packet>(packets: &Packets, what: &'static str) -> Result<Option<P>, DrawError> {
+    packets
+        .get(P::NAME)
+        .map(|dw| P::unpack(dw).map_err(|_| DrawError::Invalid(what)))
+        .transpose()
+}
+
 /// The output merger of one draw.
 pub(crate) struct OutputMerger {
+    /// The generation whose SURFACE_STATE layout render targets use.
+    platform: IsaGen,
     /// BLEND_STATE (absolute), and its entries as read.
     blend_at: Option<u64>,
     blends: [Option<BlendState>; 8],
@@ -118,85 +152,24 @@ fn fault(_: crate::eu::shared::MemFault) -> SendError {
 impl OutputMerger {
     /// Reads the state of one draw.
     pub fn new(env: &mut DrawEnv) -> Result<OutputMerger, DrawError> {
-        // Gen7 moves the state pointers into their own commands and
-        // changes 3DSTATE_DEPTH_BUFFER: not read here yet.
-        if env.generation != Generation::Gen6 {
-            return Err(DrawError::Unmodelled(
-                "the output merger of generations other than Gen6",
-            ));
-        }
-        let packets = env.packets;
-        let dynamic = env.bases.dynamic;
-        if let Some(dw) = packets.get("3DSTATE_MULTISAMPLE") {
-            let ms = Cmd3dstateMultisample::unpack(dw)
-                .map_err(|_| DrawError::Invalid("3DSTATE_MULTISAMPLE does not decode"))?;
-            if ms.number_of_multisamples != 0 {
-                return Err(DrawError::Unmodelled("multisampling (4X)"));
-            }
-        }
-        let mut flags = DispatchFlags::default();
-        if let Some(dw) = packets.get("3DSTATE_WM") {
-            let wm = Cmd3dstateWm::unpack(dw)
-                .map_err(|_| DrawError::Invalid("3DSTATE_WM does not decode"))?;
-            if wm.depth_buffer_clear
-                || wm.depth_buffer_resolve_enable
-                || wm.hierarchical_depth_buffer_resolve_enable
-            {
+        let (s, platform) = match env.generation {
+            Generation::Gen6 => (gen6::om_state(env)?, IsaGen::Gen6),
+            Generation::Gen7 => (gen7::om_state(env)?, IsaGen::Gen7),
+            _ => {
                 return Err(DrawError::Unmodelled(
-                    "depth buffer clear and resolve passes",
+                    "the output merger of generations other than Gen6 and Gen7",
                 ));
             }
-            // The windower's R0.0 bits 13 and 12 (003 lines 44026-44030)
-            // are taken to follow these 3DSTATE_WM bits: the oMask bit "is
-            // made available to the DataPort (either via the message
-            // header or via header bypass)" [ext: mesa
-            // src/mesa/drivers/dri/i965/genX_state_upload.c, quoting the
-            // PRM on oMask Present to RenderTarget]; source depth alike.
-            flags = DispatchFlags {
-                source_depth: wm.pixel_shader_computed_depth,
-                omask: wm.omask_present_to_rendertarget,
-            };
-        }
-        let (mut blend_at, mut ds, mut cc) = (None, None, None);
-        if let Some(dw) = packets.get("3DSTATE_CC_STATE_POINTERS") {
-            let p = Cmd3dstateCcStatePointers::unpack(dw)
-                .map_err(|_| DrawError::Invalid("3DSTATE_CC_STATE_POINTERS does not decode"))?;
-            // The front end keeps a pointer's change bit set once loaded.
-            if p.blend_state_change {
-                blend_at = Some(dynamic.wrapping_add(u64::from(p.pointer_to_blend_state)));
-            }
-            if p.depth_stencil_state_change {
-                let at = dynamic.wrapping_add(u64::from(p.pointer_to_depth_stencil_state));
-                ds = Some(state::depth_stencil(env.memory, at)?);
-            }
-            if p.color_calc_state_change {
-                let at = dynamic.wrapping_add(u64::from(p.pointer_to_color_calc_state));
-                cc = Some(state::color_calc(env.memory, at)?);
-            }
-        }
-        let mut cc_viewport_at = None;
-        if let Some(dw) = packets.get("3DSTATE_VIEWPORT_STATE_POINTERS") {
-            let p = Cmd3dstateViewportStatePointers::unpack(dw).map_err(|_| {
-                DrawError::Invalid("3DSTATE_VIEWPORT_STATE_POINTERS does not decode")
-            })?;
-            if p.cc_viewport_state_change {
-                cc_viewport_at = Some(dynamic.wrapping_add(u64::from(p.pointer_to_cc_viewport)));
-            }
-        }
-        let mut binding_table = None;
-        if let Some(dw) = packets.get("3DSTATE_BINDING_TABLE_POINTERS") {
-            let p = Cmd3dstateBindingTablePointers::unpack(dw).map_err(|_| {
-                DrawError::Invalid("3DSTATE_BINDING_TABLE_POINTERS does not decode")
-            })?;
-            if p.ps_binding_table_change {
-                binding_table = Some(
-                    env.bases
-                        .surface
-                        .wrapping_add(u64::from(p.pointer_to_ps_binding_table)),
-                );
-            }
-        }
-        let depth = DepthBuffer::of(packets)?;
+        };
+        let ds = s
+            .depth_stencil_at
+            .map(|at| state::depth_stencil(env.memory, at))
+            .transpose()?;
+        let cc = s
+            .color_calc_at
+            .map(|at| state::color_calc(env.memory, at))
+            .transpose()?;
+        let depth = s.depth;
         if let Some(ds) = &ds {
             let has_stencil = depth.is_some_and(|d| d.has_stencil());
             if (ds.depth_test_enable || ds.depth_buffer_write_enable) && depth.is_none() {
@@ -222,17 +195,18 @@ impl OutputMerger {
             }
         }
         Ok(OutputMerger {
-            blend_at,
+            platform,
+            blend_at: s.blend_at,
             blends: [None; 8],
             depth_stencil: ds,
             color_calc: cc,
-            cc_viewport_at,
+            cc_viewport_at: s.cc_viewport_at,
             cc_viewports: [None; 16],
-            binding_table,
+            binding_table: s.binding_table,
             surface_base: env.bases.surface,
             targets: BTreeMap::new(),
             depth,
-            flags,
+            flags: s.flags,
             passed: 0,
         })
     }
@@ -294,26 +268,35 @@ impl OutputMerger {
         let [entry] =
             state::dwords::<1>(memory, table.wrapping_add(4 * u64::from(bti))).map_err(fault)?;
         let at = self.surface_base.wrapping_add(u64::from(entry & !0x1F));
-        let dw = state::dwords::<6>(memory, at).map_err(fault)?;
-        let raw = SurfaceStateGen6::unpack(&dw)
-            .map_err(|_| bad("render target SURFACE_STATE does not decode"))?;
-        let surface = Surface::from_surface_state(IsaGen::Gen6, &dw)
+        let (dw, fields) = if self.platform == IsaGen::Gen6 {
+            let dw = state::dwords::<6>(memory, at).map_err(fault)?;
+            (dw.to_vec(), gen6::rt_fields(&dw).map_err(bad)?)
+        } else {
+            let dw = state::dwords::<8>(memory, at).map_err(fault)?;
+            (dw.to_vec(), gen7::rt_fields(&dw).map_err(bad)?)
+        };
+        let surface = Surface::from_surface_state(self.platform, &dw)
             .map_err(|_| bad("render target SURFACE_STATE: reserved surface type"))?;
         let t = match render_surface(&surface, false)? {
             None => None,
             Some(format) => {
-                if raw.number_of_multisamples != 0 {
+                if fields.multisampled {
                     return Err(bad("multisampled render targets are not modelled"));
                 }
-                if raw.minimum_array_element != 0 {
+                if fields.mcs {
+                    return Err(bad(
+                        "render targets with a multisample control surface (MCS) are not modelled",
+                    ));
+                }
+                if fields.min_array != 0 {
                     return Err(bad(
                         "render targets at an array element other than 0 are not modelled",
                     ));
                 }
                 let level = surface
-                    .level(raw.mip_count_lod)
+                    .level(fields.lod)
                     .ok_or(bad("render target SURFACE_STATE: LOD beyond 13"))?;
-                if raw.x_offset != 0 || raw.y_offset != 0 || raw.render_target_rotation != 0 {
+                if fields.offset_or_rotation {
                     return Err(bad(
                         "render target X/Y offsets and rotation are not modelled",
                     ));
@@ -356,7 +339,10 @@ impl OutputMerger {
             // `new` refuses these without a buffer.
             return Ok((true, None));
         };
-        let Some(old) = buffer.read(memory, x, y).map_err(fault)? else {
+        let Some(old) = buffer
+            .read(memory, x, y, depth_on || depth_write)
+            .map_err(fault)?
+        else {
             return Err(bad(
                 "output merger: a pixel outside the depth buffer (the manual requires software to keep them inside)",
             ));
@@ -408,11 +394,14 @@ impl OutputMerger {
             new.stencil = (old.stencil & !f.write_mask) | (v & f.write_mask);
         }
         let pass = stencil_pass && depth_pass;
-        let write_depth = depth_write && pass;
+        // Gen7 3DSTATE_DEPTH_BUFFER's own write enables gate the writes
+        // too (Mesa sets them from the same GL state as
+        // DEPTH_STENCIL_STATE's, gen7_misc_state.c; read as an AND).
+        let write_depth = depth_write && buffer.depth_write && pass;
         if write_depth {
             new.depth = src;
         }
-        let write_stencil = stencil_on && ds.stencil_buffer_write_enable;
+        let write_stencil = stencil_on && ds.stencil_buffer_write_enable && buffer.stencil_write;
         Ok((pass, Some((new, write_depth, write_stencil))))
     }
 }

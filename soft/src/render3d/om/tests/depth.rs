@@ -8,11 +8,11 @@ const RGBA8: u32 = 0x0C7;
 
 /// COMPAREFUNCTION (003 lines 45509-45523): 0 ALWAYS, 1 NEVER, 2 LESS,
 /// 3 EQUAL, 4 LEQUAL, 5 GREATER, 6 NOTEQUAL, 7 GEQUAL.
-fn ref_compare(f: u32, a: f64, b: f64) -> bool {
+pub(super) fn ref_compare(f: u32, a: f64, b: f64) -> bool {
     [true, false, a < b, a == b, a <= b, a > b, a != b, a >= b][f as usize]
 }
 
-fn colour_written(f: &Fixture, s: usize) -> bool {
+pub(super) fn colour_written(f: &Fixture, s: usize) -> bool {
     let (x, y) = xy8(s);
     f.rt_bytes(x, y) != [0; 4]
 }
@@ -216,7 +216,7 @@ fn source_depth_comes_from_the_dispatch_and_is_clamped_to_the_viewport() {
 }
 
 /// Reference of the stencil operations (Table 26, 003 lines 45541-45557).
-fn ref_op(op: u32, s: u8, r: u8) -> u8 {
+pub(super) fn ref_op(op: u32, s: u8, r: u8) -> u8 {
     match op {
         0 => s,
         1 => 0,

@@ -6,6 +6,7 @@
 
 mod blend;
 mod depth;
+mod gen7;
 mod message;
 mod refuse;
 
@@ -29,10 +30,10 @@ pub(super) const DYNAMIC: u64 = 0x1_0000;
 pub(super) const SURFACES: u64 = 0x2_0000;
 pub(super) const RT: u64 = 0x4_0000;
 pub(super) const DEPTH: u64 = 0x8_0000;
-const BLEND_AT: u32 = 0x100;
-const DS_AT: u32 = 0x200;
-const CC_AT: u32 = 0x240;
-const VP_AT: u32 = 0x300;
+pub(super) const BLEND_AT: u32 = 0x100;
+pub(super) const DS_AT: u32 = 0x200;
+pub(super) const CC_AT: u32 = 0x240;
+pub(super) const VP_AT: u32 = 0x300;
 
 /// A small xorshift generator: tests draw their values from it.
 pub(super) struct Rng(pub u64);
@@ -64,9 +65,11 @@ pub(super) struct Fixture {
     /// Depth buffer: bytes per pixel and pitch (Y tiled).
     pub dbpp: u64,
     pub dpitch: u64,
+    /// Whose command layouts `packets` hold.
+    pub generation: baregpu_hal::Generation,
 }
 
-fn pack<P: Packet>(p: &P) -> Vec<u32> {
+pub(super) fn pack<P: Packet>(p: &P) -> Vec<u32> {
     let mut dw = alloc::vec![0u32; p.dwords()];
     p.pack(&mut dw).expect("packs");
     dw
@@ -90,6 +93,7 @@ impl Fixture {
             dbpp: 0,
             dpitch: 0,
             tiling: 0,
+            generation: baregpu_hal::Generation::Gen6,
         };
         let cc = Cmd3dstateCcStatePointers {
             pointer_to_blend_state: BLEND_AT,
@@ -180,7 +184,7 @@ impl Fixture {
 
     pub fn om(&mut self) -> Result<OutputMerger, DrawError> {
         let mut env = DrawEnv {
-            generation: baregpu_hal::Generation::Gen6,
+            generation: self.generation,
             packets: &self.packets,
             bases: &self.bases,
             memory: &mut self.mem,

@@ -163,10 +163,10 @@ fn a_multisampled_render_target_is_refused() {
 }
 
 #[test]
-fn generations_other_than_gen6_are_refused() {
+fn generations_other_than_gen6_and_gen7_are_refused() {
     let mut f = Fixture::new(0x0C7, 4);
     let mut env = DrawEnv {
-        generation: baregpu_hal::Generation::Gen7,
+        generation: baregpu_hal::Generation::Gen12_5,
         packets: &f.packets,
         bases: &f.bases,
         memory: &mut f.mem,
