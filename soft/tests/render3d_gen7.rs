@@ -403,6 +403,8 @@ fn rendercopy(
     const CC_VP: u32 = 0x480;
     const BLEND: u32 = 0x4C0;
     const VERTICES: u32 = 0x500;
+    const DS_STATE: u32 = 0x540;
+    const CC_STATE: u32 = 0x580;
     ram.put(
         STATE + u64::from(PS_KSP),
         &baregpu_isa::text::asm::assemble(IsaGen::Gen7, PS)
@@ -471,6 +473,9 @@ fn rendercopy(
     ];
     let vb: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
     ram.put(STATE + u64::from(VERTICES), &vb);
+    // Depth, stencil and colour-calculator state all off.
+    ram.put_dw(STATE + u64::from(DS_STATE), &[0; 3]);
+    ram.put_dw(STATE + u64::from(CC_STATE), &[0; 6]);
 
     let mut b = Vec::new();
     push(&mut b, &PipelineSelect::default());
@@ -575,6 +580,25 @@ fn rendercopy(
         &mut b,
         &Cmd3dstateViewportStatePointersCc {
             cc_viewport_pointer: CC_VP,
+        },
+    );
+    // Not in igt's batch: igt leaves the depth-stencil and colour-calculator
+    // pointers at their context values (0, which on hardware reads the
+    // start of its batch as the state: depth and stencil happen to be
+    // off there); the model's output merger refuses a render-target write
+    // without DEPTH_STENCIL_STATE loaded, so they are sent here, all off.
+    push(
+        &mut b,
+        &Cmd3dstateDepthStencilStatePointers {
+            pointer_to_depth_stencil_state: DS_STATE,
+            must_be_one: true,
+        },
+    );
+    push(
+        &mut b,
+        &Cmd3dstateCcStatePointers {
+            color_calc_state_pointer: CC_STATE,
+            must_be_one: true,
         },
     );
     push(
@@ -686,7 +710,6 @@ fn texel(x: u32, y: u32) -> u32 {
 }
 
 #[test]
-#[ignore = "needs the Gen7 output merger (render3d::om), not on this branch yet"]
 fn an_igt_style_gen7_rendercopy_copies_exactly() {
     let ram = Ram::new();
     let (gpu, render) = gpu(&ram);
@@ -924,7 +947,6 @@ fn raster_commands(ram: &Ram, ps_ksp: u32) -> Vec<u32> {
 /// A TRILIST triangle in pixels, mapped to NDC by the VS's push constants
 /// (x * 2/W - 1, y * -2/H + 1), back to pixels by the viewport.
 #[test]
-#[ignore = "needs the Gen7 output merger (render3d::om), not on this branch yet"]
 fn a_triangle_through_a_gen7_vs_matches_the_host_coverage() {
     let ram = Ram::new();
     let (gpu, render) = gpu(&ram);
