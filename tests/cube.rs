@@ -24,10 +24,9 @@ use cube_scene::*;
 
 const W: u32 = 128;
 const H: u32 = 112;
-/// Generations whose software GPU draws 3D today (Gen7 joins when the
-/// model runs Ivy Bridge's 3D front end and output merger: the Gen7
-/// shaders are `kernels/cube_{vs,ps}_gen7.asm`).
-const GENERATIONS: [Generation; 1] = [Generation::Gen6];
+/// Generations whose software GPU draws 3D (the Gen7 shaders are
+/// `kernels/cube_{vs,ps}_gen7.asm`).
+const GENERATIONS: [Generation; 2] = [Generation::Gen6, Generation::Gen7];
 
 /// Draws the cube in each pose with each option set on one GPU; B8G8R8A8
 /// pixels per draw.
