@@ -16,7 +16,7 @@
 //! unmapped addresses, and a visible refusal of every other command of the
 //! tables (`cs/mi.rs`); forcewake acknowledgement and engine reset; the media
 //! and GPGPU pipelines of the render engine (`media`), whose threads run on
-//! the EU array ([`eu::array`]); the Sandy Bridge 3D pipeline (`render3d`:
+//! the EU array ([`eu::array`]); the Sandy Bridge and Ivy Bridge 3D pipeline (`render3d`:
 //! 3D state, vertex fetch, VS threads, clipping, setup, rasterisation, PS
 //! threads, the output merger) on the same array; the display engine ([`display`]: the pipe
 //! the firmware lit, double-buffered primary planes, vertical blank, flips,

@@ -1,4 +1,4 @@
-//! The 3D pipeline of the render engine (Gen6 first, then Gen7): the
+//! The 3D pipeline of the render engine (Sandy Bridge and Ivy Bridge): the
 //! state the 3DSTATE_* commands load, and what 3DPRIMITIVE does with it.
 //!
 //! Stages, each in its folder, meeting at the types of [`types`]:
