@@ -26,7 +26,7 @@
 //! `generate_gs_set_channel_masks`, `generate_tcs_input_urb_offsets`
 //! "m0.0-0.1: URB handles", "m0.3-0.4" offsets, "m0.5 bits 8-15 are
 //! channel enables"): handles in M0.0 and M0.1, per-slot offsets in M0.3
-//! and M0.4, and M0.5[15:8] channel masks ANDed with the channel enables
+//! and M0.4, and M0.5 bits 15:8 channel masks ANDed with the channel enables
 //! (bit 8 + d for dword d of each register, interleaved or not); a dword
 //! whose final enable is 0 is neither written nor read back.
 
