@@ -5,10 +5,11 @@
 //! pixel threads on the same EU array.
 //!
 //! Gen6 only: the other generations refuse their 3D commands (`media`
-//! decides). Refused as not modelled (the engine stops with the reason):
-//! GS threads (a GS enabled), the GS's Internal Vertex Count, edge flags,
-//! VFCOMP_STORE_PID, QUADSTRIP and LINELOOP (SF needs a GS to convert
-//! them), draws of more than 2^20 vertices. Not modelled, without effect
+//! decides). GS threads (`gs`) run between the VS threads and the raster
+//! stage when the GS is enabled; QUADSTRIP and LINELOOP need them (SF does
+//! not take them). Refused as not modelled (the engine stops with the
+//! reason): the GS's Internal Vertex Count, edge flags, VFCOMP_STORE_PID,
+//! draws of more than 2^20 vertices. Not modelled, without effect
 //! on what is drawn: the vertex cache (every vertex is shaded, so
 //! VS_INVOCATION_COUNT counts each), the statistics' Global Snapshot Count
 //! Reset.
@@ -17,6 +18,7 @@ mod assemble;
 mod draw;
 mod fetch;
 mod format;
+mod gs;
 mod stages;
 mod state;
 mod vs;
