@@ -660,6 +660,8 @@ struct Drawn {
     /// GS_INVOCATION_COUNT, GS_PRIMITIVES_COUNT, SO_NUM_PRIMS_WRITTEN,
     /// SO_PRIM_STORAGE_NEEDED (low dwords).
     gs_counts: [u32; 4],
+    /// IA_PRIMITIVES_COUNT.
+    ia_primitives: u32,
     ram: Ram,
 }
 
@@ -679,6 +681,7 @@ fn draw(scene: &Scene) -> Drawn {
     Drawn {
         picture: ram.bytes(RT, (W * H * 4) as usize),
         gs_counts: [0x2328, 0x2330, 0x2288, 0x2280].map(|r| gpu.read32(r)),
+        ia_primitives: gpu.read32(0x2318),
         ram,
     }
 }
@@ -757,6 +760,7 @@ fn quad_strip_becomes_triangles() {
     assert!(lit(&reference.picture) > 60);
     assert_eq!(with.picture, reference.picture);
     assert_eq!(with.gs_counts[..2], [2, 4]);
+    assert_eq!(with.ia_primitives, 2, "the VF's two quads");
 }
 
 /// Without a GS, QUADSTRIP is refused (SF does not take it).
@@ -810,8 +814,9 @@ fn one_triangle_in_two_out() {
 /// M0.5 the destination index), no rendering. The buffer holds the
 /// vertices of both triangles in order from the programmed SVBI; the
 /// second thread starts where FF_SYNC moved SVBI 0.
-#[test]
-fn stream_output_writes_the_vertices_in_order() {
+/// The stream-output kernel: FF_SYNC for the SVBIs, each vertex's
+/// position to the buffer at SVBI 0 + k, the EOT write.
+fn so_kernel() -> String {
     let mut body = String::new();
     // FF_SYNC: 3 SO vertices, 1 SO primitive; W0.1 = SVBI 0.
     body += &format!(
@@ -839,13 +844,21 @@ fn stream_output_writes_the_vertices_in_order() {
          send (8|M0) null:ud m1 0x6 {} {{EOT}}\n",
         desc("urb.write(offset=0, swizzle=none) mlen=1 rlen=0 hdr")
     );
-    let gs = GsSetup {
-        kernel: body,
+    body
+}
+
+fn so_only(svbi0: (u32, u32)) -> Option<GsSetup> {
+    Some(GsSetup {
+        kernel: so_kernel(),
         rendering: false,
-        svbi: vec![(5, 64)],
+        svbi: vec![svbi0],
         so_buffer: true,
-    };
-    let d = draw(&scene(&TWO_TRIANGLES, TRILIST, Some(gs)));
+    })
+}
+
+#[test]
+fn stream_output_writes_the_vertices_in_order() {
+    let d = draw(&scene(&TWO_TRIANGLES, TRILIST, so_only((5, 64))));
     assert_eq!(lit(&d.picture), 0, "nothing rendered");
     // The VS output: x * 2/16 - 1, y * -2/16 + 1, 0, 1.
     for (k, [x, y]) in TWO_TRIANGLES.iter().enumerate() {
@@ -858,4 +871,35 @@ fn stream_output_writes_the_vertices_in_order() {
     assert_eq!(d.ram.dw(SO + 16 * 4), 0, "before the first SVBI");
     assert_eq!(d.ram.dw(SO + 16 * 11), 0, "after the last vertex");
     assert_eq!(d.gs_counts, [2, 0, 2, 2]);
+}
+
+/// FF_SYNC holds SVBI 0 at its Maximum Index: with maximum 7 the second
+/// thread gets 7 (5 + 3 clamped), so its vertices land at 7-9 over the
+/// first thread's last one (overflow checks are the kernel's job).
+#[test]
+fn svbis_stop_at_their_maximum_index() {
+    let d = draw(&scene(&TWO_TRIANGLES, TRILIST, so_only((5, 7))));
+    let x = |slot: u64| f32::from_bits(d.ram.dw(SO + 16 * slot));
+    assert_eq!(x(5), TWO_TRIANGLES[0][0] / 8.0 - 1.0);
+    assert_eq!(x(6), TWO_TRIANGLES[1][0] / 8.0 - 1.0);
+    for k in 0..3 {
+        assert_eq!(x(7 + k), TWO_TRIANGLES[3 + k as usize][0] / 8.0 - 1.0);
+    }
+}
+
+/// A GS thread that ends with a handle it allocated still incomplete
+/// breaks the termination rule: the engine stops at the draw.
+#[test]
+fn a_gs_ending_with_an_incomplete_handle_stops_the_draw() {
+    let tri = TRILIST << 2;
+    let k = emitter("", 1, 0, &[(2, tri | START)], 0).replace(
+        &desc("urb.write(offset=0, swizzle=none, complete) mlen=1 rlen=0 hdr"),
+        &desc("urb.write(offset=0, swizzle=none) mlen=1 rlen=0 hdr"),
+    );
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let batch = setup(&ram, &scene(&TWO_TRIANGLES[..3], TRILIST, rendering(k)));
+    submit(&gpu, &ram, &batch, 5);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_ne!(ram.dw(FENCE), 0x600D);
 }

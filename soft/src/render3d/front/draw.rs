@@ -153,6 +153,7 @@ impl Front {
     pub fn reset(&mut self) {
         self.packets.clear();
         self.draw = None;
+        self.svbis = gs::Svbis::default();
     }
 
     /// Whether a draw is unfinished.
@@ -205,11 +206,11 @@ impl Front {
         let vs = vs::state(&self.packets)?;
         let fetched = fetch::fetch(&self.packets, mem, &prim, layout.dwords())?;
         // 3DSTATE_VF_STATISTICS bit 0 (003 lines 31796-31813).
-        if self
+        let vf_statistics = self
             .packets
             .get("3DSTATE_VF_STATISTICS")
-            .is_some_and(|d| d[0] & 1 == 1)
-        {
+            .is_some_and(|d| d[0] & 1 == 1);
+        if vf_statistics {
             self.statistics.ia_vertices += fetched.ia_vertices;
             self.statistics.ia_primitives += fetched.ia_primitives;
         }
@@ -225,6 +226,9 @@ impl Front {
         if let Some(g) = gs.as_mut() {
             g.take_primitives(topology, &fetched.primitives)?;
             self.statistics.gs_invocations += g.invocations();
+            if vf_statistics {
+                self.statistics.ia_primitives += g.vf_only_objects();
+            }
         }
         let gs_rows = gs.as_ref().map_or(0, GsRun::rows);
         let urb = Urb::new(layout.entries * layout.rows + gs_rows);

@@ -380,10 +380,9 @@ impl Output {
             }
             self.open = Some((prim_type, Vec::new()));
         }
-        match &mut self.open {
-            Some((_, v)) => v.push(index),
-            // A vertex outside any primitive: dangling, dropped.
-            None => {}
+        // A vertex outside any primitive is dangling and dropped.
+        if let Some((_, v)) = &mut self.open {
+            v.push(index);
         }
         if end {
             self.close()?;
@@ -470,6 +469,11 @@ pub(super) struct GsRun {
     /// First row of the GS's entries in the draw's URB.
     first_row: usize,
     objects: Vec<GsObject>,
+    /// Objects of QUADSTRIP and LINELOOP, which SF's assembly does not
+    /// count (`assemble::objects` makes none), less the closing lines
+    /// (the closing LINELOOP line is not counted in IA_PRIMITIVES_COUNT,
+    /// notes seed-003 section 6.2).
+    vf_only: u64,
     next: usize,
     /// The EU array slot of the running thread.
     running: Option<usize>,
@@ -507,6 +511,7 @@ impl GsRun {
             urb: GsUrb::of(packets)?,
             first_row,
             objects: Vec::new(),
+            vf_only: 0,
             next: 0,
             running: None,
             out: Output::default(),
@@ -541,9 +546,20 @@ impl GsRun {
                 id,
                 &mut self.objects,
             )?;
-            id += (self.objects.len() - before) as u32;
+            let made = self.objects.len() - before;
+            id += made as u32;
+            self.vf_only += match topology {
+                QUADSTRIP => made as u64,
+                LINELOOP => made.saturating_sub(1) as u64,
+                _ => 0,
+            };
         }
         Ok(())
+    }
+
+    /// IA_PRIMITIVES_COUNT's share the VF's object count leaves out.
+    pub fn vf_only_objects(&self) -> u64 {
+        self.vf_only
     }
 
     /// GS_INVOCATION_COUNT: one per object dispatched (003 lines
