@@ -615,6 +615,8 @@ fn gs_kernel(src: &str) -> Vec<u8> {
 /// `_3DPRIM_*` values (003 lines 31101-31175) and the M0.2 flags.
 const TRILIST: u32 = 0x04;
 const TRISTRIP: u32 = 0x05;
+const LINESTRIP: u32 = 0x03;
+const LINELOOP: u32 = 0x10;
 const QUADSTRIP: u32 = 0x08;
 const START: u32 = 2;
 const END: u32 = 1;
@@ -902,4 +904,23 @@ fn a_gs_ending_with_an_incomplete_handle_stops_the_draw() {
     submit(&gpu, &ram, &batch, 5);
     assert_eq!(gpu.unmodelled(render), None);
     assert_ne!(ram.dw(FENCE), 0x600D);
+}
+
+/// A LINELOOP: each line object (the closing one last) out as a
+/// one-line LINESTRIP; the picture is the closed LINESTRIP's without a
+/// GS.
+#[test]
+fn line_loop_closes_through_the_gs() {
+    let strip = LINESTRIP << 2;
+    let k = emitter("", 1, 0, &[(2, strip | START), (3, strip | END)], 0);
+    let loop_ = [[2.5, 2.5], [13.5, 3.5], [7.5, 13.5]];
+    let with = draw(&scene(&loop_, LINELOOP, rendering(k)));
+    let closed: Vec<[f32; 2]> = loop_.iter().copied().chain([loop_[0]]).collect();
+    let reference = draw(&scene(&closed, LINESTRIP, None));
+    assert!(lit(&reference.picture) > 20);
+    assert_eq!(with.picture, reference.picture);
+    // Three objects (the closing line included) through GS threads; the
+    // VF counts two.
+    assert_eq!(with.gs_counts[..2], [3, 3]);
+    assert_eq!(with.ia_primitives, 2);
 }
