@@ -290,9 +290,13 @@ pub(super) fn objects(
 }
 
 /// The GS thread's GRF image from R1 on: R1 the SVBIs and their maxima
-/// when SVBI Payload Enable is set, then from Dispatch GRF Start the push
-/// constants (non-interleaved), then each vertex's Read Length rows from
-/// its Read Offset, vertex after vertex (003 lines 34760-34800).
+/// when SVBI Payload Enable is set, then from Dispatch GRF Start "the URB
+/// portion (Constant + Vertices)" (003 lines 33946-33955, 28509-28520):
+/// the push constants (non-interleaved), then each vertex's Read Length
+/// rows from its Read Offset, vertex after vertex (003 lines 34760-34800).
+/// Mesa's Gen6 GS lays it out so: r0, r1, uniforms from the dispatch
+/// start, then the inputs [ext: mesa gfx6_gs_visitor.cpp setup_payload,
+/// vec4_visitor::setup_uniforms `dispatch_grf_start_reg = reg`].
 pub(super) fn payload_after_r0(
     gs: &Cmd3dstateGs,
     svbis: &Svbis,
