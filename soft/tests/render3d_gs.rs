@@ -75,6 +75,8 @@ const BLEND: u32 = 0xC0;
 const DEPTH_STENCIL: u32 = 0x100;
 const COLOR_CALC: u32 = 0x140;
 const CONSTANTS: u32 = 0x200;
+/// The GS's push constants (Dynamic State relative).
+const GS_CONSTANTS: u32 = 0x300;
 /// The GS kernel (Instruction Base relative).
 const GS_KSP: u32 = 0x2000;
 /// The stream-output buffer and its size in 16-byte elements.
@@ -376,7 +378,21 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             ..Cmd3dstateConstantVs::default()
         },
     );
-    push(&mut b, &Cmd3dstateConstantGs::default());
+    match scene.gs.as_ref().and_then(|g| g.constants) {
+        Some(c) => {
+            ram.put_dw(DYNAMIC + u64::from(GS_CONSTANTS), &c.map(f32::to_bits));
+            push(
+                &mut b,
+                &Cmd3dstateConstantGs {
+                    buffer_0_valid: true,
+                    pointer_to_gs_constant_buffer_0: GS_CONSTANTS,
+                    gs_constant_buffer_0_read_length: 0,
+                    ..Cmd3dstateConstantGs::default()
+                },
+            );
+        }
+        None => push(&mut b, &Cmd3dstateConstantGs::default()),
+    }
     push(&mut b, &Cmd3dstateConstantPs::default());
     push(
         &mut b,
@@ -606,6 +622,8 @@ struct GsSetup {
     svbi: Vec<(u32, u32)>,
     /// The stream-output buffer at GS binding-table entry 0.
     so_buffer: bool,
+    /// One register of push constants (3DSTATE_CONSTANT_GS buffer 0).
+    constants: Option<[f32; 8]>,
 }
 
 fn gs_kernel(src: &str) -> Vec<u8> {
@@ -709,6 +727,7 @@ fn rendering(kernel: String) -> Option<GsSetup> {
         rendering: true,
         svbi: Vec::new(),
         so_buffer: false,
+        constants: None,
     })
 }
 
@@ -775,33 +794,42 @@ fn quad_strip_without_gs_stops_the_draw() {
     assert_ne!(ram.dw(FENCE), 0x600D);
 }
 
-/// (c) One triangle in, two out: the second a copy moved 6 pixels right
-/// (0.75 in NDC x); the picture is that of both drawn without a GS.
+/// (c) One triangle in, two out: the second a copy moved right by the
+/// push constant in r2.0 (6 pixels: 0.75 in NDC x; the vertices follow
+/// the constants, from r3); the picture is that of both drawn without a
+/// GS.
 #[test]
 fn one_triangle_in_two_out() {
     let tri = TRILIST << 2;
-    let body = "mov (8|M0) r20.0<1>:ud r2.0<8;8,1>:ud {NoMask}\n\
-                mov (8|M0) r21.0<1>:ud r3.0<8;8,1>:ud {NoMask}\n\
-                mov (8|M0) r22.0<1>:ud r4.0<8;8,1>:ud {NoMask}\n\
-                add (1|M0) r20.4<1>:f r2.4<0;1,0>:f 0x3f400000:f {NoMask}\n\
-                add (1|M0) r21.4<1>:f r3.4<0;1,0>:f 0x3f400000:f {NoMask}\n\
-                add (1|M0) r22.4<1>:f r4.4<0;1,0>:f 0x3f400000:f {NoMask}\n";
+    let body = "mov (8|M0) r20.0<1>:ud r3.0<8;8,1>:ud {NoMask}\n\
+                mov (8|M0) r21.0<1>:ud r4.0<8;8,1>:ud {NoMask}\n\
+                mov (8|M0) r22.0<1>:ud r5.0<8;8,1>:ud {NoMask}\n\
+                add (1|M0) r20.4<1>:f r3.4<0;1,0>:f r2.0<0;1,0>:f {NoMask}\n\
+                add (1|M0) r21.4<1>:f r4.4<0;1,0>:f r2.0<0;1,0>:f {NoMask}\n\
+                add (1|M0) r22.4<1>:f r5.4<0;1,0>:f r2.0<0;1,0>:f {NoMask}\n";
     let k = emitter(
         body,
         2,
         0,
         &[
-            (2, tri | START),
-            (3, tri),
-            (4, tri | END),
+            (3, tri | START),
+            (4, tri),
+            (5, tri | END),
             (20, tri | START),
             (21, tri),
             (22, tri | END),
         ],
         0,
     );
+    let gs = Some(GsSetup {
+        kernel: k,
+        rendering: true,
+        svbi: Vec::new(),
+        so_buffer: false,
+        constants: Some([0.75, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+    });
     let one = [[1.5, 1.5], [7.5, 2.5], [2.5, 12.5]];
-    let with = draw(&scene(&one, TRILIST, rendering(k)));
+    let with = draw(&scene(&one, TRILIST, gs));
     let moved: Vec<[f32; 2]> = one.iter().map(|&[x, y]| [x + 6.0, y]).collect();
     let both: Vec<[f32; 2]> = one.iter().copied().chain(moved).collect();
     let reference = draw(&scene(&both, TRILIST, None));
@@ -810,12 +838,6 @@ fn one_triangle_in_two_out() {
     assert_eq!(with.gs_counts[..2], [1, 2]);
 }
 
-/// (d) Stream output: each triangle's three positions written to the
-/// buffer at SVBI 0 from FF_SYNC's writeback with the Streamed Vertex
-/// Buffer Write (Mesa's `GS_OPCODE_SVB_WRITE` shape: M0.0-3 the data,
-/// M0.5 the destination index), no rendering. The buffer holds the
-/// vertices of both triangles in order from the programmed SVBI; the
-/// second thread starts where FF_SYNC moved SVBI 0.
 /// The stream-output kernel: FF_SYNC for the SVBIs, each vertex's
 /// position to the buffer at SVBI 0 + k, the EOT write.
 fn so_kernel() -> String {
@@ -855,6 +877,7 @@ fn so_only(svbi0: (u32, u32)) -> Option<GsSetup> {
         rendering: false,
         svbi: vec![svbi0],
         so_buffer: true,
+        constants: None,
     })
 }
 
