@@ -23,10 +23,16 @@ const CONSTANT_BUFFER_ADDRESS_OFFSET_DISABLE: u32 = 1 << 6;
 pub(super) const IA_VERTICES_COUNT: u32 = 0x2310;
 pub(super) const IA_PRIMITIVES_COUNT: u32 = 0x2318;
 pub(super) const VS_INVOCATION_COUNT: u32 = 0x2320;
+pub(super) const GS_INVOCATION_COUNT: u32 = 0x2328;
+pub(super) const GS_PRIMITIVES_COUNT: u32 = 0x2330;
 pub(super) const CL_INVOCATION_COUNT: u32 = 0x2338;
 pub(super) const CL_PRIMITIVES_COUNT: u32 = 0x2340;
 pub(super) const PS_INVOCATION_COUNT: u32 = 0x2348;
 pub(super) const PS_DEPTH_COUNT: u32 = 0x2350;
+/// SO_NUM_PRIMS_WRITTEN and SO_PRIM_STORAGE_NEEDED (003 lines
+/// 13350-13400).
+pub(super) const SO_NUM_PRIMS_WRITTEN: u32 = 0x2288;
+pub(super) const SO_PRIM_STORAGE_NEEDED: u32 = 0x2280;
 
 impl<B: MemoryBus> Parts<'_, B> {
     /// Executes one blitter command on engine `i`.
@@ -140,6 +146,10 @@ impl<B: MemoryBus> Parts<'_, B> {
             (IA_VERTICES_COUNT, counted.ia_vertices),
             (IA_PRIMITIVES_COUNT, counted.ia_primitives),
             (VS_INVOCATION_COUNT, counted.vs_invocations),
+            (GS_INVOCATION_COUNT, counted.gs_invocations),
+            (GS_PRIMITIVES_COUNT, counted.gs_primitives),
+            (SO_NUM_PRIMS_WRITTEN, counted.so_prims_written),
+            (SO_PRIM_STORAGE_NEEDED, counted.so_storage_needed),
             (CL_INVOCATION_COUNT, counted.cl_invocations),
             (CL_PRIMITIVES_COUNT, counted.cl_primitives),
             (PS_INVOCATION_COUNT, counted.ps_invocations),

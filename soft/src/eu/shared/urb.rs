@@ -2,9 +2,11 @@
 //! Gen7 OWord/HWord writes and reads) into a [`Urb`] byte array.
 //!
 //! A handle here is the first 256-bit row of its entry: the fixed
-//! functions that hand out handles (later) map theirs onto rows. Allocate
-//! requests, Gen6 FF_SYNC and the Gen7 atomics need those fixed functions
-//! and are refused as unhandled.
+//! functions that hand out handles map theirs onto rows. The Gen6 GS
+//! unit's side of its threads' messages (FF_SYNC, URB_WRITE's Allocate,
+//! Used and Complete, the header's PrimType/PrimStart/PrimEnd) is
+//! [`GsSnoop`], present while GS threads run; without it those requests
+//! are refused as unhandled, as are the Gen7 atomics.
 //!
 //! Gen4-Gen6 URB_WRITE (000 lines 6569-6777; 003 lines 88204-88420):
 //! header `M0.0[15:0]` handle 0, `M0.1[15:0]` handle 1; the descriptor's offset
@@ -43,6 +45,47 @@ use crate::eu::send::SendError;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Urb {
     pub bytes: Vec<u8>,
+    /// The GS unit snooping its thread's messages, while one runs.
+    pub gs: Option<GsSnoop>,
+}
+
+/// What the Gen6 GS unit sees of its thread's URB messages ("FF units of
+/// the 3D pipeline snoop these messages", 003 lines 88045-88050): the
+/// handles it hands out and takes back, the vertices completed as used,
+/// the SVBIs and the counts FF_SYNC and the EOT write report. One GS
+/// thread runs at a time (`render3d::front::gs`), so this is its state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GsSnoop {
+    /// Handles (first rows) of the GS's free URB entries.
+    pub free: Vec<u16>,
+    /// Rows of a GS URB entry.
+    pub entry_rows: usize,
+    /// Entries the GS has (the retained-handle limit is min(32, this),
+    /// 003 lines 34960-34966).
+    pub entries: usize,
+    /// Handles the thread holds: allocated, not yet completed.
+    pub retained: Vec<u16>,
+    /// Vertices completed with Used, in completion order: the entry's
+    /// dwords and the header's M0.2[6:0] (PrimType 6:2, PrimStart 1,
+    /// PrimEnd 0; 003 lines 88266-88285).
+    pub out: Vec<(Vec<u32>, u8)>,
+    /// 3DSTATE_GS Rendering Enabled: the thread may take handles.
+    pub rendering: bool,
+    /// 3DSTATE_GS SVBI Post-Increment Enable: FF_SYNC's SO counts and
+    /// the EOT write's SONumPrimsWritten are then ignored (003 lines
+    /// 88291-88293, 88613-88615).
+    pub post_increment: bool,
+    /// The four SVBIs and their maxima (3DSTATE_GS_SVB_INDEX).
+    pub svbi: [u32; 4],
+    pub svbi_max: [u32; 4],
+    /// The thread sent its FF_SYNC.
+    pub synced: bool,
+    /// NumGSPrimsGenerated (GS_PRIMITIVES_COUNT), NumSOPrimsNeeded
+    /// (SO_PRIM_STORAGE_NEEDED) and SONumPrimsWritten
+    /// (SO_NUM_PRIMS_WRITTEN) reported so far.
+    pub gs_prims: u64,
+    pub so_storage: u64,
+    pub so_written: u64,
 }
 
 impl Urb {
@@ -50,6 +93,7 @@ impl Urb {
     pub fn new(rows: usize) -> Urb {
         Urb {
             bytes: vec![0; rows * 32],
+            gs: None,
         }
     }
 
@@ -92,10 +136,28 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, u: &UrbMsg) -> Result<()
             op: UrbOp::Write,
             offset,
             swizzle,
-            allocate: false,
+            allocate,
+            used,
+            complete,
             ..
-        } => legacy_write(urb, m, usize::from(offset), swizzle),
-        UrbMsg::Legacy { .. } => Err(SendError::Unhandled),
+        } => {
+            if urb.gs.is_none() {
+                if allocate {
+                    return Err(SendError::Unhandled);
+                }
+                return legacy_write(urb, m, usize::from(offset), swizzle);
+            }
+            gs_write(
+                urb,
+                m,
+                usize::from(offset),
+                swizzle,
+                [allocate, used, complete],
+            )
+        }
+        UrbMsg::Legacy {
+            op: UrbOp::FfSync, ..
+        } => ff_sync(urb, m),
         UrbMsg::Gen7 {
             op,
             offset,
@@ -104,6 +166,124 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, u: &UrbMsg) -> Result<()
             ..
         } => gen7(urb, m, op, usize::from(offset), interleave, per_slot),
     }
+}
+
+/// FF_SYNC (003 lines 88560-88685): header M0.0 NumSOVertsToWrite
+/// (31:16) and NumSOPrimsNeeded (15:0), M0.1[15:0] NumGSPrimsGenerated;
+/// the writeback W0.0 holds the initial handle (11:0; Handle ID 23:16,
+/// here 0), W0.1-4 the SVBIs the thread starts from. The SVBIs then move
+/// on by the vertices it will write, each held at its Maximum Index
+/// ("enforced by the device", 003 lines 33520-33530). Mesa sends it once
+/// per thread, before any output [ext: mesa gfx6_gs_visitor.cpp
+/// `emit_thread_end`, brw_vec4_generator.cpp `generate_gs_ff_sync`].
+fn ff_sync(urb: &mut Urb, m: &mut Msg) -> Result<(), SendError> {
+    m.need(1, 0)?;
+    let so = m.dword(0, 0)?;
+    let prims = m.dword(0, 1)? & 0xFFFF;
+    let gs = urb.gs.as_mut().ok_or(SendError::Unhandled)?;
+    if gs.synced {
+        return Err(bad("a second FF_SYNC from one GS thread"));
+    }
+    gs.synced = true;
+    gs.gs_prims += u64::from(prims);
+    let start = gs.svbi;
+    if !gs.post_increment {
+        gs.so_storage += u64::from(so & 0xFFFF);
+        let verts = so >> 16;
+        for (v, max) in gs.svbi.iter_mut().zip(gs.svbi_max) {
+            *v = v.saturating_add(verts).min(max.max(*v));
+        }
+    }
+    let handle = if gs.rendering { take_handle(gs)? } else { 0 };
+    if m.req.rlen > 0 {
+        let mut w: Reg = [0; 32];
+        set_dword(&mut w, 0, u32::from(handle) & 0xFFF);
+        for (k, v) in start.iter().enumerate() {
+            set_dword(&mut w, 1 + k, *v);
+        }
+        m.respond(0, &w, 0xFF)?;
+    }
+    Ok(())
+}
+
+/// A free GS entry for the thread to hold.
+fn take_handle(gs: &mut GsSnoop) -> Result<u16, SendError> {
+    if gs.retained.len() >= gs.entries.min(32) {
+        return Err(bad("a GS thread retains more URB handles than allowed"));
+    }
+    let h = gs
+        .free
+        .pop()
+        .ok_or(bad("no free GS URB entry for the thread"))?;
+    gs.retained.push(h);
+    Ok(h)
+}
+
+/// URB_WRITE from a GS thread (003 lines 88073-88260): the data, then
+/// Complete hands handle 0 on (Used: its vertex with the header's
+/// PrimType/Start/End; clear: dereferenced), Allocate returns a new handle
+/// in W0.0 (W0.1-7 zero), and the EOT write carries SONumPrimsWritten in
+/// M0.2[26:16]. The combinations the manual's table calls invalid are
+/// refused.
+fn gs_write(
+    urb: &mut Urb,
+    m: &mut Msg,
+    offset: usize,
+    swizzle: UrbSwizzle,
+    [allocate, used, complete]: [bool; 3],
+) -> Result<(), SendError> {
+    if allocate && m.req.eot {
+        return Err(bad("URB_WRITE with Allocate and EOT"));
+    }
+    if m.req.mlen > 1 {
+        legacy_write(urb, m, offset, swizzle)?;
+    } else {
+        m.need(1, 0)?;
+    }
+    let h0 = m.dword(0, 0)? & 0xFFFF;
+    let flags = (m.dword(0, 2)? & 0x7F) as u8;
+    let so_written = (m.dword(0, 2)? >> 16) & 0x7FF;
+    let Urb { bytes, gs } = urb;
+    let gs = gs.as_mut().ok_or(SendError::Unhandled)?;
+    if complete {
+        let k = gs
+            .retained
+            .iter()
+            .position(|&h| u32::from(h) == h0)
+            .ok_or(bad(
+                "URB_WRITE completes a handle the GS thread does not hold",
+            ))?;
+        let h = gs.retained.swap_remove(k);
+        if used {
+            let first = usize::from(h);
+            let dw = (0..gs.entry_rows * 8)
+                .map(|i| {
+                    let at = (first + i / 8) * 32 + (i % 8) * 4;
+                    bytes
+                        .get(at..at + 4)
+                        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                })
+                .collect();
+            gs.out.push((dw, flags));
+        }
+        // The vertex is read back now, so its entry is free again.
+        gs.free.push(h);
+    } else if m.req.eot && !gs.retained.is_empty() {
+        return Err(bad("a GS thread ends holding an incomplete URB entry"));
+    }
+    if m.req.eot && !gs.post_increment {
+        gs.so_written += u64::from(so_written);
+    }
+    if allocate {
+        if !gs.rendering {
+            return Err(bad("GS handle allocation with Rendering Enabled clear"));
+        }
+        let h = take_handle(gs)?;
+        let mut w: Reg = [0; 32];
+        set_dword(&mut w, 0, u32::from(h));
+        m.respond(0, &w, 0xFF)?;
+    }
+    Ok(())
 }
 
 fn handle_row(m: &Msg, d: usize) -> Result<usize, SendError> {

@@ -106,12 +106,9 @@ pub(crate) fn objects(topology: u8, v: &[u32], out: &mut Vec<Object>) -> Result<
         }),
         // "QUADLIST, QUADSTRIP, LINELOOP primitives are not supported by the
         // SF unit. Software must use a GS thread to convert these" (003
-        // lines 36897-36899); the GS threads are not modelled.
-        QUADSTRIP | LINELOOP => {
-            return Err(DrawError::Unmodelled(
-                "QUADSTRIP and LINELOOP (they need a GS thread on Gen6)",
-            ));
-        }
+        // lines 36897-36899): only GS threads take them (`gs::objects`);
+        // the draw refuses them without one.
+        QUADSTRIP | LINELOOP => {}
         _ => return Err(DrawError::Invalid("reserved primitive topology")),
     }
     Ok(())
@@ -203,12 +200,11 @@ mod tests {
     }
 
     #[test]
-    fn loops_and_quad_strips_are_refused() {
+    fn loops_and_quad_strips_make_no_sf_objects() {
         let mut out = Vec::new();
-        assert!(matches!(
-            objects(LINELOOP, &[1, 2], &mut out),
-            Err(DrawError::Unmodelled(_))
-        ));
+        objects(LINELOOP, &[1, 2], &mut out).unwrap();
+        objects(QUADSTRIP, &[1, 2, 3, 4], &mut out).unwrap();
+        assert!(out.is_empty());
         assert!(matches!(
             objects(0x15, &[1], &mut out),
             Err(DrawError::Invalid(_))

@@ -17,13 +17,14 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use baregpu_hal::gen6::commands::{
-    Cmd3dprimitive, Cmd3dstateBindingTablePointers, Cmd3dstateGs, Cmd3dstateSamplerStatePointers,
+    Cmd3dprimitive, Cmd3dstateBindingTablePointers, Cmd3dstateSamplerStatePointers,
     Cmd3dstateWm,
 };
 use baregpu_hal::{Generation, Packet};
 use baregpu_isa::IsaGen;
 
 use super::fetch::{self, Fetched};
+use super::gs::{self, GsRun};
 use super::state;
 use super::vs::{self, UrbLayout, VsPayload, VsState};
 use crate::eu::array::{Bindings, EuArray, EuFailure, ProgramCache, ThreadStart};
@@ -98,6 +99,12 @@ pub(crate) struct Statistics {
     pub ps_invocations: u64,
     /// PS_DEPTH_COUNT: samples that passed depth and stencil.
     pub depth: u64,
+    /// GS_INVOCATION_COUNT, GS_PRIMITIVES_COUNT, SO_NUM_PRIMS_WRITTEN and
+    /// SO_PRIM_STORAGE_NEEDED, as the GS unit counts them (`gs`).
+    pub gs_invocations: u64,
+    pub gs_primitives: u64,
+    pub so_prims_written: u64,
+    pub so_storage_needed: u64,
 }
 
 /// The 3D unit's state beside the media unit.
@@ -108,6 +115,9 @@ pub(crate) struct Front {
     draw: Option<Box<Draw>>,
     /// R0.6 Thread ID of the VS threads.
     thread_id: u32,
+    /// The GS unit's SVBIs (3DSTATE_GS_SVB_INDEX) and its R0.6 counter.
+    svbis: gs::Svbis,
+    gs_thread_id: u32,
     /// The VUEs of the last draw, for the tests.
     #[cfg(test)]
     last_vues: Vec<Vue>,
@@ -136,6 +146,8 @@ struct Draw {
     pixels: Option<VecDeque<PixelThread>>,
     ps_running: Vec<(usize, PixelDispatch)>,
     om: Option<Box<dyn PixelBackend>>,
+    /// The GS threads, when the GS is enabled.
+    gs: Option<GsRun>,
 }
 
 impl Front {
@@ -144,6 +156,7 @@ impl Front {
     pub fn reset(&mut self) {
         self.packets.clear();
         self.draw = None;
+        self.svbis = gs::Svbis::default();
     }
 
     /// Whether a draw is unfinished.
@@ -167,6 +180,9 @@ impl Front {
         bases: &Bases,
         constants_absolute: bool,
     ) -> Result<(), DrawError> {
+        if name == "3DSTATE_GS_SVB_INDEX" {
+            self.svbis.load(dw)?;
+        }
         state::keep(
             generation,
             &mut self.packets,
@@ -206,24 +222,33 @@ impl Front {
             Cmd3dprimitive::unpack(dw)
                 .map_err(|_| DrawError::Invalid("3DPRIMITIVE does not decode"))?
         };
-        if generation == Generation::Gen6
-            && let Some(gs) = self.packets.get("3DSTATE_GS")
-        {
-            let gs = Cmd3dstateGs::unpack(gs)
-                .map_err(|_| DrawError::Invalid("3DSTATE_GS does not decode"))?;
-            if gs.gs_enable {
-                return Err(DrawError::Unmodelled("GS threads (3DSTATE_GS GS Enable)").into());
-            }
-        }
         let layout = UrbLayout::of(&self.packets, generation)?;
+        // Sandy Bridge GS threads; an enabled Ivy Bridge GS was refused
+        // above.
+        let mut gs = match generation {
+            Generation::Gen6 => GsRun::new(&self.packets, layout.entries * layout.rows)?,
+            _ => None,
+        };
+        let topology = prim.primitive_topology_type as u8;
+        if gs.is_none() && matches!(topology, 0x08 | 0x10) {
+            return Err(match generation {
+                // "Software must use a GS thread to convert these" (003
+                // lines 36897-36899).
+                Generation::Gen6 => {
+                    DrawError::Invalid("QUADSTRIP and LINELOOP need a GS thread on Gen6")
+                }
+                _ => DrawError::Unmodelled("QUADSTRIP and LINELOOP on Ivy Bridge"),
+            }
+            .into());
+        }
         let vs = vs::state(&self.packets, generation)?;
         let fetched = fetch::fetch(generation, &self.packets, mem, &prim, layout.dwords())?;
         // 3DSTATE_VF_STATISTICS bit 0 (003 lines 31796-31813).
-        if self
+        let vf_statistics = self
             .packets
             .get("3DSTATE_VF_STATISTICS")
-            .is_some_and(|d| d[0] & 1 == 1)
-        {
+            .is_some_and(|d| d[0] & 1 == 1);
+        if vf_statistics {
             self.statistics.ia_vertices += fetched.ia_vertices;
             self.statistics.ia_primitives += fetched.ia_primitives;
         }
@@ -236,7 +261,15 @@ impl Front {
                 .collect(),
             Some(_) => Vec::with_capacity(fetched.vertices.len()),
         };
-        let urb = Urb::new(layout.entries * layout.rows);
+        if let Some(g) = gs.as_mut() {
+            g.take_primitives(topology, &fetched.primitives)?;
+            self.statistics.gs_invocations += g.invocations();
+            if vf_statistics {
+                self.statistics.ia_primitives += g.vf_only_objects();
+            }
+        }
+        let gs_rows = gs.as_ref().map_or(0, GsRun::rows);
+        let urb = Urb::new(layout.entries * layout.rows + gs_rows);
         Ok(Draw {
             generation,
             free: (0..layout.entries).rev().collect(),
@@ -250,6 +283,7 @@ impl Front {
             pixels: None,
             ps_running: Vec::new(),
             om: None,
+            gs,
         })
     }
 
@@ -265,8 +299,11 @@ impl Front {
         loop {
             let vs_done =
                 d.vs.is_none() || (d.next >= d.fetched.vertices.len() && d.vs_running.is_empty());
+            let gs_done = d.gs.as_ref().is_none_or(GsRun::done);
             if !vs_done {
                 self.start_vs(platform, array, cache, bases, mem, d)?;
+            } else if !gs_done {
+                self.start_gs(platform, array, cache, bases, mem, d)?;
             } else if d.pixels.is_none() {
                 self.raster(bases, mem, d)?;
             }
@@ -274,6 +311,7 @@ impl Front {
                 self.start_pixels(platform, array, cache, bases, mem, d)?;
             }
             let finished = vs_done
+                && gs_done
                 && d.pixels.as_ref().is_some_and(VecDeque::is_empty)
                 && d.ps_running.is_empty();
             if finished {
@@ -316,7 +354,46 @@ impl Front {
                 };
             }
             self.collect(array, d);
+            if let Some(g) = d.gs.as_mut() {
+                g.collect(array, &mut d.urb, &mut self.svbis)?;
+                let c = core::mem::take(&mut g.counted);
+                self.statistics.gs_primitives += c.gs_primitives;
+                self.statistics.so_prims_written += c.so_prims_written;
+                self.statistics.so_storage_needed += c.so_storage_needed;
+            }
         }
+    }
+
+    /// Starts the next GS thread (`gs`).
+    fn start_gs(
+        &mut self,
+        platform: IsaGen,
+        array: &mut EuArray,
+        cache: &mut ProgramCache,
+        bases: &Bases,
+        mem: &mut dyn GfxMemory,
+        d: &mut Draw,
+    ) -> Result<(), Stop> {
+        let Some(g) = d.gs.as_mut() else {
+            return Ok(());
+        };
+        let binding_table = self.binding_table(1)?;
+        let samplers = self.sampler_pointer(1)?;
+        let constants = self.packets.get("PCB_GS").unwrap_or_default();
+        g.start(gs::Dispatch {
+            platform,
+            array,
+            cache,
+            bases,
+            mem,
+            urb: &mut d.urb,
+            vues: &d.vues,
+            svbis: &mut self.svbis,
+            constants,
+            binding_table,
+            samplers,
+            thread_id: &mut self.gs_thread_id,
+        })
     }
 
     /// Threads that ended: VS results read back, pixel threads forgotten.
@@ -470,7 +547,11 @@ impl Front {
 
     /// The raster stage: the output merger, then the pixel threads.
     fn raster(&mut self, bases: &Bases, mem: &mut dyn GfxMemory, d: &mut Draw) -> Result<(), Stop> {
-        if d.fetched.objects.is_empty() {
+        let (vues, objects) = match &d.gs {
+            Some(g) => (&g.out.vues, &g.out.objects),
+            None => (&d.vues, &d.fetched.objects),
+        };
+        if objects.is_empty() {
             d.pixels = Some(VecDeque::new());
             return Ok(());
         }
@@ -481,8 +562,7 @@ impl Front {
             memory: mem,
         };
         let mut om = super::stages::output_merger(&mut env)?;
-        let (threads, counted) =
-            super::stages::rasterize(&mut env, &d.vues, &d.fetched.objects, om.as_mut())?;
+        let (threads, counted) = super::stages::rasterize(&mut env, vues, objects, om.as_mut())?;
         self.statistics.cl_invocations += counted.cl_invocations;
         self.statistics.cl_primitives += counted.cl_primitives;
         self.statistics.ps_invocations += counted.ps_invocations;
@@ -611,7 +691,7 @@ impl Front {
     }
 }
 
-fn general(bases: &Bases) -> GeneralState {
+pub(super) fn general(bases: &Bases) -> GeneralState {
     GeneralState {
         base: bases.general,
         upper_bound: match bases.general_bound {
@@ -880,6 +960,7 @@ mod tests {
             ps_running: Vec::new(),
             // Render-target writes land directly (`Fixed::pixels` None).
             om: None,
+            gs: None,
         };
         let mut array = EuArray::new(IsaGen::Gen6, EuConfig::for_platform(IsaGen::Gen6));
         array.enable_log();

@@ -37,6 +37,9 @@ pub(crate) struct Fetched {
     /// `4i..4i+3` (128-bit pitch, 003 line 30451).
     pub vertices: Vec<Vec<u32>>,
     pub objects: Vec<Object>,
+    /// Each primitive's vertices (between cuts and instance ends) with
+    /// its instance, for the GS's objects (`gs::objects`).
+    pub primitives: Vec<(u32, Vec<u32>)>,
     /// IA_VERTICES_COUNT and IA_PRIMITIVES_COUNT increments.
     pub ia_vertices: u64,
     pub ia_primitives: u64,
@@ -117,7 +120,7 @@ pub(crate) fn fetch(
                     let v = ib.read(mem, at)?;
                     if ib.cut && v == ib.cut_value() {
                         assemble::objects(topology, &strip, &mut out.objects)?;
-                        strip.clear();
+                        out.primitives.push((instance, core::mem::take(&mut strip)));
                         continue;
                     }
                     (v, i64::from(v) + i64::from(prim.base_vertex_location))
@@ -137,6 +140,7 @@ pub(crate) fn fetch(
         }
         // Each instance ends with an implied cut (003 lines 31200-31205).
         assemble::objects(topology, &strip, &mut out.objects)?;
+        out.primitives.push((instance, strip));
     }
     out.ia_primitives = out.objects.len() as u64;
     Ok(out)

@@ -6,12 +6,13 @@
 //! are turned into the shared forms in `gen7`.
 //!
 //! Gen6 and Gen7 (Ivy Bridge); the other generations refuse their 3D
-//! commands (`media` decides). Refused as not modelled (the engine stops
-//! with the reason): GS threads (a GS enabled), on Gen7 also HS, TE, DS
-//! and stream output enabled, 3DPRIMITIVE's indirect parameters,
-//! predicate and end offset; the GS's Internal Vertex Count, edge flags,
-//! VFCOMP_STORE_PID, QUADSTRIP and LINELOOP (SF needs a GS to convert
-//! them), draws of more than 2^20 vertices. Not modelled, without effect
+//! commands (`media` decides). Sandy Bridge GS threads (`gs`) run between
+//! the VS threads and the raster stage when the GS is enabled; QUADSTRIP
+//! and LINELOOP need them (SF does not take them). Refused as not
+//! modelled (the engine stops with the reason): on Gen7 an enabled GS, HS,
+//! TE, DS or stream output, 3DPRIMITIVE's indirect parameters, predicate
+//! and end offset; the GS's Internal Vertex Count, edge flags,
+//! VFCOMP_STORE_PID, draws of more than 2^20 vertices. Not modelled, without effect
 //! on what is drawn: the vertex cache (every vertex is shaded, so
 //! VS_INVOCATION_COUNT counts each), the statistics' Global Snapshot Count
 //! Reset, the URB and push-constant start offsets (each draw has its own
@@ -22,6 +23,7 @@ mod draw;
 mod fetch;
 mod format;
 mod gen7;
+mod gs;
 mod stages;
 mod state;
 mod vs;
