@@ -218,7 +218,8 @@ fn vs_batch(
         &mut b,
         &Cmd3dstateVs {
             kernel_start_pointer: 0,
-            dispatch_grf_start_register_for_urb_data: 2,
+            // Push constants from r1, the vertex data after them (r2).
+            dispatch_grf_start_register_for_urb_data: 1,
             vertex_urb_entry_read_length: 1,
             maximum_number_of_threads: 3,
             statistics_enable: true,

@@ -398,8 +398,8 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
         &mut b,
         &Cmd3dstateVs {
             kernel_start_pointer: 0,
-            // Push constants in r1, the vertex data from r2.
-            dispatch_grf_start_register_for_urb_data: 2,
+            // Push constants from r1, the vertex data after them (r2).
+            dispatch_grf_start_register_for_urb_data: 1,
             vertex_urb_entry_read_length: 1,
             vertex_urb_entry_read_offset: 0,
             maximum_number_of_threads: 3,

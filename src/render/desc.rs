@@ -237,7 +237,11 @@ pub struct IndexBuffer<'b> {
 #[derive(Clone, Copy, Debug)]
 pub struct VertexShader<'k> {
     pub kernel: &'k Kernel<'k>,
-    /// First GRF of the vertex data (after R0 and the push constants).
+    /// First GRF of the vertex data. The push constants arrive in the
+    /// registers just before it (the hardware delivers constants, then
+    /// vertex data, from the state's Dispatch GRF Start, which the driver
+    /// sets to `grf_start` less the constant registers), so it is at
+    /// least 1 plus the constant registers.
     pub grf_start: u32,
     /// 128-bit elements of vertex input each vertex receives (the vertex
     /// elements it reads).
@@ -245,7 +249,8 @@ pub struct VertexShader<'k> {
     /// 128-bit slots of the URB entry the shader writes: the header, the
     /// position, then the attributes setup interpolates.
     pub outputs: u32,
-    /// Push constants, whole 32-byte registers, delivered after R0.
+    /// Push constants, whole 32-byte registers, delivered just before the
+    /// vertex data.
     pub constants: &'k [u8],
 }
 

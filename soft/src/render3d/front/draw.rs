@@ -17,8 +17,7 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use baregpu_hal::gen6::commands::{
-    Cmd3dprimitive, Cmd3dstateBindingTablePointers, Cmd3dstateSamplerStatePointers,
-    Cmd3dstateWm,
+    Cmd3dprimitive, Cmd3dstateBindingTablePointers, Cmd3dstateSamplerStatePointers, Cmd3dstateWm,
 };
 use baregpu_hal::{Generation, Packet};
 use baregpu_isa::IsaGen;
@@ -780,7 +779,7 @@ mod tests {
             &[0x7815_1003, CONSTANTS as u32, 0, 0, 0],
             &mut mem,
         );
-        // KSP, GRF start 2, read length 1, max threads 2, enabled + statistics.
+        // KSP, GRF start 1 (constants, then the vertex data from r2), read length 1, max threads 2, enabled + statistics.
         keep(
             "3DSTATE_VS",
             &[
@@ -788,7 +787,7 @@ mod tests {
                 KERNEL as u32,
                 0,
                 0,
-                2 << 20 | 1 << 11,
+                1 << 20 | 1 << 11,
                 1 << 25 | 1 << 10 | 1,
             ],
             &mut mem,

@@ -742,7 +742,7 @@ mod tests {
             "3DSTATE_CONSTANT_VS",
             &[0x7815_0005, 1, 0, CONSTANTS as u32, 0, 0, 0],
         );
-        // KSP, GRF start 2, read length 1, two threads, statistics, enabled.
+        // KSP, GRF start 1 (constants, then the vertex data from r2), read length 1, two threads, statistics, enabled.
         keep(
             &mut f,
             &mut mem,
@@ -753,7 +753,7 @@ mod tests {
                 KERNEL as u32,
                 0,
                 0,
-                2 << 20 | 1 << 11,
+                1 << 20 | 1 << 11,
                 1 << 25 | 1 << 10 | 1,
             ],
         );

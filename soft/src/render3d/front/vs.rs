@@ -137,30 +137,38 @@ pub(crate) struct VsPayload<'a> {
     pub vertices: [Option<&'a [u32]>; 2],
 }
 
-/// The GRF image from R1 on: the constants (non-interleaved, from R1),
-/// then from Dispatch GRF Start Register the vertex data, two vertices
-/// interleaved: each register holds one 128-bit element of vertex 0 in
-/// dwords 0-3 and of vertex 1 in dwords 4-7; Read Offset counts 256-bit
-/// units (two elements), Read Length pairs of elements (003 Table 12 and
-/// lines 32990-33040). Gen7 keeps the order: g0, the push constants from
-/// g1, the attributes from the Dispatch GRF Start Register (Mesa
-/// elk_vec4_vs_visitor.cpp `setup_payload`, the read length
+/// The GRF image from R1 on. The payload's URB-sourced data is written
+/// from the Dispatch GRF Start Register on: first the push constants
+/// (non-interleaved), then the vertex data (003 lines 28514-28523: "an
+/// optional Constant URB Entry (CURBE), following [...] by a number of
+/// Vertex URB Entries", written "into sequential GRF registers (starting
+/// at Dispatch GRF Start Register for URB Data)"; Mesa programs the VS
+/// with its first constant register, `dispatch_grf_start_reg = reg` in
+/// brw_vec4.cpp `setup_uniforms`, and places the attributes after the
+/// constants). Registers between R1 and the start are left zero. The
+/// vertex data holds two vertices interleaved: each register holds one
+/// 128-bit element of vertex 0 in dwords 0-3 and of vertex 1 in dwords
+/// 4-7; Read Offset counts 256-bit units (two elements), Read Length
+/// pairs of elements (003 Table 12 and lines 32990-33040). Gen7 keeps the
+/// layout (Mesa elk_vec4_vs_visitor.cpp `setup_payload`, the read length
 /// DIV_ROUND_UP(attribute slots, 2) as on Gen6).
 pub(crate) fn payload_after_r0(p: &VsPayload<'_>) -> Result<Vec<u32>, DrawError> {
     let const_regs = p.constants.len().div_ceil(8);
-    let start = p.vs.grf_start as usize;
-    if start < 1 + const_regs {
+    let constants_at = p.vs.grf_start as usize;
+    if constants_at < 1 {
         return Err(DrawError::Invalid(
-            "VS vertex data would overlap R0 or the push constants",
+            "VS Dispatch GRF Start Register 0 would overwrite R0",
         ));
     }
+    let start = constants_at + const_regs;
     let regs = 2 * p.vs.read_length as usize;
     let total = start + regs;
     if total > 128 {
         return Err(DrawError::Invalid("VS payload does not fit the GRF"));
     }
     let mut out = alloc::vec![0u32; (total - 1) * 8];
-    out[..p.constants.len()].copy_from_slice(p.constants);
+    let c0 = (constants_at - 1) * 8;
+    out[c0..c0 + p.constants.len()].copy_from_slice(p.constants);
     let first = 2 * p.vs.read_offset as usize;
     for j in 0..regs {
         let base = (start + j - 1) * 8;
@@ -187,9 +195,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn vertex_data_is_interleaved_after_the_constants() {
+    fn constants_then_vertex_data_from_the_dispatch_start() {
         let vs = VsState {
-            grf_start: 3,
+            grf_start: 1,
             read_length: 1,
             read_offset: 1,
             ..VsState::default()
@@ -217,9 +225,25 @@ mod tests {
             &payload_after_r0(&one).unwrap()[16..24],
             &[8, 9, 10, 11, 0, 0, 0, 0]
         );
-        // Overlap with the constants is refused.
-        let low = VsState { grf_start: 2, ..vs };
-        assert!(payload_after_r0(&VsPayload { vs: &low, ..one }).is_err());
+        // A later start moves both; R1-R2 stay zero.
+        let late = VsState { grf_start: 3, ..vs };
+        let out = payload_after_r0(&VsPayload { vs: &late, ..p }).unwrap();
+        assert_eq!(out.len(), 6 * 8);
+        assert!(out[..16].iter().all(|&d| d == 0));
+        assert_eq!(&out[16..32], &constants[..]);
+        assert_eq!(&out[32..40], &[8, 9, 10, 11, 108, 109, 110, 111]);
+        // Without constants the vertex data starts at the start itself.
+        let bare = VsPayload {
+            constants: &[],
+            ..p
+        };
+        assert_eq!(
+            &payload_after_r0(&bare).unwrap()[..8],
+            &[8, 9, 10, 11, 108, 109, 110, 111]
+        );
+        // Start 0 would overwrite R0.
+        let zero = VsState { grf_start: 0, ..vs };
+        assert!(payload_after_r0(&VsPayload { vs: &zero, ..one }).is_err());
     }
 
     #[test]
