@@ -291,13 +291,27 @@ fn rendercopy(kernel: &[u8], sx: u32, sy: u32, w: u32, h: u32, dx: u32, dy: u32)
     bo.dw.iter().flat_map(|d| d.to_le_bytes()).collect()
 }
 
+/// A batch builder: kernel, source x/y, width, height, destination x/y.
+type Build = fn(&[u8], u32, u32, u32, u32, u32, u32) -> Vec<u8>;
+
 #[test]
 fn a_rendercopy_batch_copies_the_rectangle_exactly() {
-    let dir = scratch("copy");
+    copy_through_replay("gen6", SHADER, rendercopy);
+}
+
+#[test]
+fn a_gen7_rendercopy_batch_copies_the_rectangle_exactly() {
+    copy_through_replay("gen7", SHADER_GEN7, rendercopy_gen7);
+}
+
+/// Assembles `shader` for `generation`, replays the batch `build` makes
+/// and compares the destination texel for texel.
+fn copy_through_replay(generation: &str, shader: &str, build: Build) {
+    let dir = scratch(generation);
     let asm = dir.join("ps.asm");
-    std::fs::write(&asm, SHADER).unwrap();
+    std::fs::write(&asm, shader).unwrap();
     let bin = dir.join("ps.bin");
-    let o = baregpu(&["asm", "--gen", "gen6", &s(&asm), "-o", &s(&bin)].map(String::from));
+    let o = baregpu(&["asm", "--gen", generation, &s(&asm), "-o", &s(&bin)].map(String::from));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let kernel = std::fs::read(&bin).unwrap();
 
@@ -315,7 +329,7 @@ fn a_rendercopy_batch_copies_the_rectangle_exactly() {
         .collect();
     let dst_fill = vec![0x11u8; (W * H * 4) as usize];
     let (sx, sy, w, h, dx, dy) = (5, 3, 21, 9, 17, 8);
-    let batch = rendercopy(&kernel, sx, sy, w, h, dx, dy);
+    let batch = build(&kernel, sx, sy, w, h, dx, dy);
     let (bf, sf, df) = (
         dir.join("batch.bin"),
         dir.join("src.bin"),
@@ -330,7 +344,7 @@ fn a_rendercopy_batch_copies_the_rectangle_exactly() {
         &[
             "replay".into(),
             "--gen".into(),
-            "gen6".into(),
+            generation.into(),
             "--mem".into(),
             format!("{BATCH:#x}={}", s(&bf)),
             "--mem".into(),
@@ -357,9 +371,253 @@ fn a_rendercopy_batch_copies_the_rectangle_exactly() {
             } else {
                 &dst_fill[at..at + 4]
             };
-            assert_eq!(&got[at..at + 4], want, "pixel ({x}, {y}), inside {inside}");
+            assert_eq!(
+                &got[at..at + 4],
+                want,
+                "{generation}: pixel ({x}, {y}), inside {inside}"
+            );
         }
     }
     assert!(std::fs::metadata(&png).unwrap().len() > 0);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The Ivy Bridge pixel shader: as [`SHADER`], with Gen7's message
+/// registers in the GRF (an EOT send's payload must be in r112-r127) and
+/// integer texel coordinates (the sampler uses non-normalized
+/// coordinates, as in igt's Gen7 copy), SIMD16 `pln` from the setup data
+/// in r6.
+const SHADER_GEN7: &str = "
+pln (16|M0) r113.0<1>:f r6.0<0;1,0>:f r2.0<8;8,1>:f
+pln (16|M0) r115.0<1>:f r6.4<0;1,0>:f r2.0<8;8,1>:f
+send (16|M0) r12:uw r113 sampler.sample(bti=1, sampler=0, simd=16) mlen=4 rlen=8
+mov (16|M0) r113.0<1>:f r12.0<8;8,1>:f
+mov (16|M0) r115.0<1>:f r14.0<8;8,1>:f
+mov (16|M0) r117.0<1>:f r16.0<8;8,1>:f
+mov (16|M0) r119.0<1>:f r18.0<8;8,1>:f
+send (16|M0) null:ud r113 rc.rt_write(bti=0, mode=simd16, last) mlen=8 rlen=0 {EOT}
+";
+
+/// The Gen7 form, in the order and with the values of intel-gpu-tools'
+/// `gen7_render_copyfunc` (lib/rendercopy_gen7.c; opcodes from
+/// lib/gen7_render.h): commands from byte 0, state from byte 2048 of the
+/// same object (its surface, dynamic and instruction base), VS, HS, TE,
+/// DS, GS and stream output off, no depth buffer, no depth-stencil or
+/// colour-calculator pointers at all, RECTLIST vertices of four signed
+/// 16-bit values (x, y, s, t) with texel coordinates.
+fn rendercopy_gen7(kernel: &[u8], sx: u32, sy: u32, w: u32, h: u32, dx: u32, dy: u32) -> Vec<u8> {
+    use baregpu::hal::gen7::structs as s7;
+    let mut bo = Bo { dw: vec![0; 4096] };
+    let mut at: usize = 2048;
+    let mut take = |size: usize, align: usize| {
+        let here = at.next_multiple_of(align);
+        at = here + size;
+        here
+    };
+    let surface = |base: u64| s7::RenderSurfaceState {
+        surface_type: s7::RenderSurfaceState::SURFACE_TYPE_SURFTYPE_2D,
+        surface_format: 192, // B8G8R8A8_UNORM
+        surface_base_address: base,
+        width: W - 1,
+        height: H - 1,
+        surface_pitch: W * 4 - 1,
+        ..Default::default()
+    };
+    // 3DSTATE_BLEND_STATE_POINTERS, VIEWPORT_STATE_POINTERS_CC.
+    let blend = take(8, 64);
+    bo.put(
+        blend,
+        &s7::BlendState {
+            source_blend_factor: 0x01,
+            destination_blend_factor: 0x11,
+            color_blend_function: 0,
+            pre_blend_color_clamp_enable: true,
+            post_blend_color_clamp_enable: true,
+            ..Default::default()
+        },
+    );
+    let cc_vp = take(8, 32);
+    bo.put(
+        cc_vp,
+        &s7::CcViewport {
+            minimum_depth: -1e35,
+            maximum_depth: 1e35,
+        },
+    );
+    let sampler = take(16, 32);
+    bo.put(
+        sampler,
+        &s7::SamplerState {
+            min_mode_filter: s7::SamplerState::MIN_MODE_FILTER_MAPFILTER_NEAREST,
+            mag_mode_filter: s7::SamplerState::MAG_MODE_FILTER_MAPFILTER_NEAREST,
+            tcx_address_control_mode: s7::SamplerState::TCX_ADDRESS_CONTROL_MODE_TCM_CLAMP,
+            tcy_address_control_mode: s7::SamplerState::TCY_ADDRESS_CONTROL_MODE_TCM_CLAMP,
+            tcz_address_control_mode: s7::SamplerState::TCZ_ADDRESS_CONTROL_MODE_TCM_CLAMP,
+            non_normalized_coordinate_enable: true,
+            ..Default::default()
+        },
+    );
+    let ksp = take(kernel.len(), 64);
+    bo.bytes(ksp, kernel);
+    // The vertices: (x, y, s, t) of the three RECTLIST corners.
+    let vb = take(24, 8);
+    let corners = [
+        [dx + w, dy + h, sx + w, sy + h],
+        [dx, dy + h, sx, sy + h],
+        [dx, dy, sx, sy],
+    ];
+    let verts: Vec<u8> = corners
+        .iter()
+        .flatten()
+        .flat_map(|&v| (v as u16).to_le_bytes())
+        .collect();
+    bo.bytes(vb, &verts);
+    let table = take(8, 32);
+    let dst_ss = take(32, 32);
+    bo.put(dst_ss, &surface(DST));
+    let src_ss = take(32, 32);
+    bo.put(src_ss, &surface(SRC));
+    bo.dw[table / 4] = dst_ss as u32;
+    bo.dw[table / 4 + 1] = src_ss as u32;
+
+    let modify = 1;
+    let base = BATCH as u32 | modify;
+    let mut c: Vec<u32> = vec![
+        0x6904_0000, // PIPELINE_SELECT 3D
+        // STATE_BASE_ADDRESS: surface, dynamic and instruction state in
+        // the object; upper bounds disabled.
+        0x6101_0008,
+        0,
+        base,
+        base,
+        0,
+        base,
+        0,
+        modify,
+        0,
+        modify,
+        0x790d_0002, // 3DSTATE_MULTISAMPLE: pixel centre, one sample
+        0,
+        0,
+        0,
+        0x7818_0000, // 3DSTATE_SAMPLE_MASK
+        1,
+        0x7916_0000, // 3DSTATE_PUSH_CONSTANT_ALLOC_PS: 8 KiB
+        8,
+        // 3DSTATE_URB_VS/HS/DS/GS: 64 VS entries of two 512-bit rows
+        // from 8 KiB in; HS, DS and GS none.
+        0x7830_0000,
+        1 << 25 | 1 << 16 | 64,
+        0x7831_0000,
+        2 << 25,
+        0x7832_0000,
+        2 << 25,
+        0x7833_0000,
+        1 << 25,
+        0x7810_0004, // 3DSTATE_VS: no kernel, pass-through
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x781b_0005, // 3DSTATE_HS
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x781c_0002, // 3DSTATE_TE
+        0,
+        0,
+        0,
+        0x781d_0004, // 3DSTATE_DS
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x7811_0005, // 3DSTATE_GS
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x7812_0002, // 3DSTATE_CLIP: pass-through
+        0,
+        0,
+        0,
+        0x7821_0000, // 3DSTATE_VIEWPORT_STATE_POINTERS_SF_CLIP
+        0,
+        // 3DSTATE_SF: CULL_NONE, triangle fans provoke from vertex 2.
+        0x7813_0005,
+        0,
+        1 << 29,
+        2 << 25,
+        0,
+        0,
+        0,
+        // 3DSTATE_WM: thread dispatch, perspective pixel barycentrics.
+        0x7814_0001,
+        1 << 29 | 1 << 11,
+        0,
+        0x781e_0001, // 3DSTATE_STREAMOUT: off
+        0,
+        0,
+        // 3DSTATE_DEPTH_BUFFER: SURFTYPE_NULL, D32_FLOAT.
+        0x7805_0005,
+        7 << 29 | 1 << 18,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x7804_0001, // 3DSTATE_CLEAR_PARAMS
+        0,
+        0,
+        0x7824_0000, // 3DSTATE_BLEND_STATE_POINTERS
+        blend as u32,
+        0x7823_0000, // 3DSTATE_VIEWPORT_STATE_POINTERS_CC
+        cc_vp as u32,
+        0x782f_0000, // 3DSTATE_SAMPLER_STATE_POINTERS_PS
+        sampler as u32,
+    ];
+    // 3DSTATE_SBE: one output, read length 1 at offset 1.
+    c.extend([0x781f_000c, 1 << 22 | 1 << 11 | 1 << 4]);
+    c.extend([0; 12]);
+    // 3DSTATE_PS: the kernel, one sampler, two binding entries, 41
+    // threads, SIMD16, attributes, setup data from r6.
+    c.extend([
+        0x7820_0006,
+        ksp as u32,
+        1 << 27 | 2 << 18,
+        0,
+        40 << 24 | 1 << 10 | 1 << 1,
+        6 << 16,
+        0,
+        0,
+    ]);
+    // 3DSTATE_VERTEX_ELEMENTS: the VUE header (zeros), x/y and s/t as
+    // R16G16_SSCALED with z = 0 and w = 1.0.
+    c.extend([
+        0x7809_0005,
+        1 << 25,
+        2 << 28 | 2 << 24 | 2 << 20 | 2 << 16,
+        1 << 25 | 0x0f6 << 16,
+        1 << 28 | 1 << 24 | 2 << 20 | 3 << 16,
+        1 << 25 | 0x0f6 << 16 | 4,
+        1 << 28 | 1 << 24 | 2 << 20 | 3 << 16,
+    ]);
+    // 3DSTATE_VERTEX_BUFFERS: buffer 0 at the vertices, address modify
+    // enable, 8-byte pitch, no end (igt writes ~0).
+    c.extend([0x7808_0003, 1 << 14 | 8, BATCH as u32 + vb as u32, !0, 0]);
+    c.extend([0x782a_0000, table as u32]); // 3DSTATE_BINDING_TABLE_POINTERS_PS
+    c.extend([0x7900_0002, 0, (H - 1) << 16 | (W - 1), 0]); // DRAWING_RECTANGLE
+    // 3DPRIMITIVE: sequential RECTLIST, three vertices, one instance.
+    c.extend([0x7b00_0005, 0xf, 3, 0, 1, 0, 0]);
+    c.push(0x0500_0000); // MI_BATCH_BUFFER_END
+    assert!(c.len() * 4 <= 2048, "commands before the state");
+    bo.dw[..c.len()].copy_from_slice(&c);
+    bo.dw.iter().flat_map(|d| d.to_le_bytes()).collect()
 }
