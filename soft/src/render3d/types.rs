@@ -26,6 +26,12 @@ impl Packets {
         self.latest.insert(name, dw.to_vec());
     }
 
+    /// Forgets `name` (tests of state never sent).
+    #[cfg(test)]
+    pub fn remove(&mut self, name: &str) {
+        self.latest.remove(name);
+    }
+
     /// Forgets every command (an engine reset).
     pub fn clear(&mut self) {
         self.latest.clear();

@@ -39,7 +39,18 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
     {
         return Err(DrawError::Unmodelled("multisampling (4X, 8X)"));
     }
-    let mut s = OmState::default();
+    // A pointer command never sent leaves its pointer at its reset value,
+    // 0: the state is read at Dynamic State Base Address itself. Linux's
+    // Gen7 copy sends no DEPTH_STENCIL_STATE or COLOR_CALC_STATE pointer
+    // (intel-gpu-tools lib/rendercopy_gen7.c gen7_render_copyfunc) and
+    // relies on what lies there leaving the tests off.
+    let mut s = OmState {
+        blend_at: at(0),
+        depth_stencil_at: at(0),
+        color_calc_at: at(0),
+        cc_viewport_at: at(0),
+        ..OmState::default()
+    };
     if let Some(wm) = unpack::<Cmd3dstateWm>(packets, "3DSTATE_WM does not decode")? {
         if wm.depth_buffer_clear
             || wm.depth_buffer_resolve_enable
@@ -106,6 +117,14 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
         );
     }
     s.depth = depth_buffer(packets)?;
+    // The command's own write enables gate DEPTH_STENCIL_STATE's, with a
+    // NULL surface too (no command: their reset value, off).
+    s.write_gate = Some(
+        unpack::<Cmd3dstateDepthBuffer>(packets, "3DSTATE_DEPTH_BUFFER does not decode")?
+            .map_or((false, false), |p| {
+                (p.depth_write_enable, p.stencil_write_enable)
+            }),
+    );
     Ok(s)
 }
 

@@ -90,6 +90,10 @@ struct OmState {
     binding_table: Option<u64>,
     flags: DispatchFlags,
     depth: Option<DepthBuffer>,
+    /// Gen7: 3DSTATE_DEPTH_BUFFER's Depth and Stencil Write Enables, which
+    /// gate DEPTH_STENCIL_STATE's (`None` on Gen6, where only the latter
+    /// exist).
+    write_gate: Option<(bool, bool)>,
 }
 
 /// What the merger checks in a render target's SURFACE_STATE beyond the
@@ -172,18 +176,23 @@ impl OutputMerger {
         let depth = s.depth;
         if let Some(ds) = &ds {
             let has_stencil = depth.is_some_and(|d| d.has_stencil());
-            if (ds.depth_test_enable || ds.depth_buffer_write_enable) && depth.is_none() {
+            // The writes that can happen: on Gen7 only those the depth
+            // buffer command enables too.
+            let (gate_depth, gate_stencil) = s.write_gate.unwrap_or((true, true));
+            let depth_write = ds.depth_buffer_write_enable && gate_depth;
+            let stencil_write = ds.stencil_buffer_write_enable && gate_stencil;
+            if (ds.depth_test_enable || depth_write) && depth.is_none() {
                 return Err(DrawError::Invalid(
                     "depth test or depth write enabled without a depth buffer (UNDEFINED)",
                 ));
             }
             let separate = depth.is_some_and(|d| d.separate_stencil && !d.has_stencil());
-            if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && separate {
+            if (ds.stencil_test_enable || stencil_write) && separate {
                 return Err(DrawError::Invalid(
                     "stencil with Separate Stencil Buffer Enable but no 3DSTATE_STENCIL_BUFFER",
                 ));
             }
-            if (ds.stencil_test_enable || ds.stencil_buffer_write_enable) && !has_stencil {
+            if (ds.stencil_test_enable || stencil_write) && !has_stencil {
                 return Err(DrawError::Invalid(
                     "stencil test or stencil write enabled without a depth buffer format holding stencil",
                 ));

@@ -24,7 +24,7 @@ fn set<P: Packet>(f: &mut Fixture, p: &P) {
     f.packets.set(P::NAME, &pack(p));
 }
 
-/// The Gen7 draw state: the four pointer commands at the fixture's state,
+/// The Gen7 draw state: the five pointer commands at the fixture's state,
 /// the PS binding table at 0x20 with entry 0 at a linear 16 x 8
 /// RENDER_SURFACE_STATE of `format`.
 fn fixture(format: u32, bpp: u64) -> Fixture {
@@ -57,6 +57,19 @@ fn fixture(format: u32, bpp: u64) -> Fixture {
         &Cmd3dstateBindingTablePointersPs {
             pointer_to_ps_binding_table: 0x20,
         },
+    );
+    // CC_VIEWPORT 0 with the whole depth range: without the command the
+    // merger would read one at Dynamic State Base (the pointer's reset
+    // value).
+    set(
+        &mut f,
+        &Cmd3dstateViewportStatePointersCc {
+            cc_viewport_pointer: VP_AT,
+        },
+    );
+    f.set_dw(
+        DYNAMIC + u64::from(VP_AT),
+        &[0f32.to_bits(), 1f32.to_bits()],
     );
     surface(&mut f, format, 0);
     f
@@ -708,4 +721,72 @@ fn a_gen7_render_target_write_from_a_thread_reaches_the_merger() {
         );
     }
     assert_eq!(om.samples_passed(), 8);
+}
+
+#[test]
+fn gen7_pointers_never_sent_read_their_state_at_the_dynamic_base() {
+    // No 3DSTATE_DEPTH_STENCIL_STATE_POINTERS: the pointer's reset value
+    // (0) names the DEPTH_STENCIL_STATE at Dynamic State Base itself, here
+    // a depth test that never passes.
+    let mut f = fixture(RGBA8, 4);
+    f.packets.remove(Cmd3dstateDepthStencilStatePointers::NAME);
+    depth7(&mut f, 1, true, false, false);
+    let never = DepthStencilState {
+        depth_test_enable: true,
+        depth_test_function: 1, // NEVER
+        ..Default::default()
+    };
+    f.set_dw(DYNAMIC, &pack(&never));
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &write8(|_| [1.0; 4])).unwrap();
+    assert!(
+        (0..8).all(|s| !colour_written(&f, s)),
+        "nothing passes NEVER"
+    );
+    // The same state where the pointer names it lets every pixel through
+    // once the base holds ALWAYS.
+    let always = DepthStencilState {
+        depth_test_enable: true,
+        depth_test_function: 0,
+        ..Default::default()
+    };
+    f.set_dw(DYNAMIC, &pack(&always));
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &write8(|_| [1.0; 4])).unwrap();
+    assert!((0..8).all(|s| colour_written(&f, s)));
+}
+
+#[test]
+fn gen7_stencil_writes_the_depth_buffer_command_disables_are_not_refused() {
+    // DEPTH_STENCIL_STATE asks for stencil writes (test off) while the
+    // NULL depth buffer's command leaves Stencil Write Enable clear, as in
+    // Linux's Gen7 copy: no write can happen, so the draw runs.
+    let mut f = fixture(RGBA8, 4);
+    set(
+        &mut f,
+        &Cmd3dstateDepthBuffer {
+            surface_type: 7,
+            surface_format: 1,
+            ..Default::default()
+        },
+    );
+    f.depth_stencil(&DepthStencilState {
+        stencil_buffer_write_enable: true,
+        ..Default::default()
+    });
+    let mut om = f.om().unwrap();
+    f.run(&mut om, &write8(|_| [1.0; 4])).unwrap();
+    assert!((0..8).all(|s| colour_written(&f, s)));
+    // With the command's enable set there is still no stencil buffer to
+    // write: refused (003 lines 45318-45321).
+    set(
+        &mut f,
+        &Cmd3dstateDepthBuffer {
+            surface_type: 7,
+            surface_format: 1,
+            stencil_write_enable: true,
+            ..Default::default()
+        },
+    );
+    assert!(matches!(f.om(), Err(DrawError::Invalid(_))));
 }
