@@ -4,9 +4,13 @@
 //! windower with its thread payloads ([`windower`]), on the state
 //! [`state`] decodes per generation into one generation-neutral form.
 //!
+//! Line stipple is [`stipple`]'s.
+//!
 //! Refused (`DrawError::Unmodelled`): multisampling (more than one sample
-//! and the MSRASTMODE_ON modes), anti-aliased lines, line stipple, the
-//! PrimID attribute override, RECTLIST rectangles that must be clipped,
+//! and the MSRASTMODE_ON modes), anti-aliased wide lines (their coverage
+//! goes to the output merger, which takes none), line stipple on
+//! wireframe edges and a LINESTRIP_CONT that opens a draw (the counter is
+//! not kept between draws), the PrimID attribute override, RECTLIST rectangles that must be clipped,
 //! and the depth clear/resolve operations of 3DSTATE_WM; on Gen7 also an
 //! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
 //! fast clear and resolve of 3DSTATE_PS, a 3DSTATE_CLIP early cull that
@@ -37,6 +41,7 @@ mod clip;
 mod coverage;
 mod setup;
 mod state;
+mod stipple;
 mod windower;
 
 #[cfg(test)]
@@ -49,6 +54,7 @@ use crate::render3d::types::{DrawEnv, DrawError, Object, ObjectKind, PixelThread
 
 use setup::ObjectInfo;
 use state::RasterState;
+use stipple::StippleCounter;
 use windower::Windower;
 
 /// Vertices an object of `kind` has.
@@ -115,7 +121,26 @@ pub(crate) fn rasterize_counted(
     }
     let mut win = Windower::new(&st, env.bases.instruction);
     let mut threads = Vec::new();
+    // The Line Stipple Counter; unknown at the start of the draw (it is
+    // not kept between draws here).
+    let mut counter: Option<StippleCounter> = None;
+    let (one, off) = state::sample_grid(&st);
     for (k, obj) in objects.iter().enumerate() {
+        // s is reset before each LINELIST line and at the start of each
+        // primitive but a LINESTRIP_CONT(_BF) one (003 lines 41266-41272).
+        let first_in_primitive = k == 0 || {
+            let p = &objects[k - 1];
+            p.topology != obj.topology || p.ordinal + 1 != obj.ordinal
+        };
+        let cont = matches!(
+            obj.topology,
+            setup::topo::LINESTRIP_CONT | setup::topo::LINESTRIP_CONT_BF
+        );
+        if obj.kind == ObjectKind::Line
+            && (obj.topology == setup::topo::LINELIST || (first_in_primitive && !cont))
+        {
+            counter = Some(StippleCounter::default());
+        }
         // The next object continues the same strip when it counts on from
         // this one in the same topology.
         let last_in_primitive = objects
@@ -172,7 +197,19 @@ pub(crate) fn rasterize_counted(
                 rta_index,
                 viewport,
             };
-            if let Some(so) = setup::setup(&st, &info, &c.verts)? {
+            if let Some(mut so) = setup::setup(&st, &info, &c.verts)? {
+                if let (Some(ls), Some(ends)) = (&st.line_stipple, so.stippled_line) {
+                    let Some(s) = counter.as_mut() else {
+                        return Err(DrawError::Unmodelled(
+                            "LINESTRIP_CONT continuing the line stipple of an earlier draw",
+                        ));
+                    };
+                    so.shapes = so
+                        .shapes
+                        .iter()
+                        .map(|sh| stipple::apply(ls, s, sh, ends, one, off))
+                        .collect::<Result<_, _>>()?;
+                }
                 let spans = windower::subspans(&st, scissor, &so);
                 win.dispatch(env, &so, &spans, pixels, &mut threads)?;
             }

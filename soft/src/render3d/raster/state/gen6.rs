@@ -3,17 +3,17 @@
 
 use baregpu_hal::gen6::commands::{
     Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateClip,
-    Cmd3dstateConstantPs, Cmd3dstateDepthBuffer, Cmd3dstateDrawingRectangle, Cmd3dstateMultisample,
-    Cmd3dstateSampleMask, Cmd3dstateSamplerStatePointers, Cmd3dstateScissorStatePointers,
-    Cmd3dstateSf, Cmd3dstateViewportStatePointers, Cmd3dstateWm,
+    Cmd3dstateConstantPs, Cmd3dstateDepthBuffer, Cmd3dstateDrawingRectangle, Cmd3dstateLineStipple,
+    Cmd3dstateMultisample, Cmd3dstateSampleMask, Cmd3dstateSamplerStatePointers,
+    Cmd3dstateScissorStatePointers, Cmd3dstateSf, Cmd3dstateViewportStatePointers, Cmd3dstateWm,
 };
 use baregpu_hal::gen6::structs::{ClipViewport, SfViewport};
 use baregpu_hal::packet::Packet;
 
 use super::{
     Clip, DrawRect, RasterState, Sf, Viewports, Wm, attr_controls, clip_mode, cr0, cull, fill,
-    packet, push_constants, read_dwords, required, single_sample, stipple, subpixel_bits, ufixed,
-    wrap_shortest,
+    line_stipple, packet, push_constants, read_dwords, required, single_sample, stipple,
+    subpixel_bits, ufixed, wrap_shortest,
 };
 use crate::render3d::types::{DrawEnv, DrawError};
 
@@ -168,6 +168,11 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
     let sample_mask = packet::<Cmd3dstateSampleMask>(env, "3DSTATE_SAMPLE_MASK does not decode")?
         .map_or(1, |m| m.sample_mask);
     let stipple = stipple(env, wm.polygon_stipple)?;
+    let line_stipple = line_stipple(
+        wm.line_stipple,
+        packet::<Cmd3dstateLineStipple>(env, "3DSTATE_LINE_STIPPLE does not decode")?
+            .map(|l| (l.line_stipple_pattern, l.line_stipple_repeat_count)),
+    );
 
     let vp: Cmd3dstateViewportStatePointers =
         packet(env, "3DSTATE_VIEWPORT_STATE_POINTERS does not decode")?.unwrap_or_default();
@@ -196,6 +201,7 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         ul_corner: ms.pixel_location == 1,
         sample_mask,
         stipple,
+        line_stipple,
         viewports: Viewports::Gen6 {
             clip: vp.pointer_to_clip_viewport,
             sf: vp.pointer_to_sf_viewport,

@@ -10,9 +10,9 @@
 
 use baregpu_hal::gen7::commands::{
     Cmd3dstateBindingTablePointersPs, Cmd3dstateCcStatePointers, Cmd3dstateClip,
-    Cmd3dstateConstantPs, Cmd3dstateDrawingRectangle, Cmd3dstateMultisample, Cmd3dstatePs,
-    Cmd3dstatePushConstantAllocPs, Cmd3dstateSampleMask, Cmd3dstateSamplerStatePointersPs,
-    Cmd3dstateSbe, Cmd3dstateScissorStatePointers, Cmd3dstateSf,
+    Cmd3dstateConstantPs, Cmd3dstateDrawingRectangle, Cmd3dstateLineStipple, Cmd3dstateMultisample,
+    Cmd3dstatePs, Cmd3dstatePushConstantAllocPs, Cmd3dstateSampleMask,
+    Cmd3dstateSamplerStatePointersPs, Cmd3dstateSbe, Cmd3dstateScissorStatePointers, Cmd3dstateSf,
     Cmd3dstateViewportStatePointersSfClip, Cmd3dstateWm,
 };
 use baregpu_hal::gen7::structs::SfClipViewport;
@@ -20,8 +20,8 @@ use baregpu_hal::packet::Packet;
 
 use super::{
     Clip, Cull, DrawRect, RasterState, Sf, Viewports, Wm, attr_controls, clip_mode, cr0, cull,
-    fill, packet, push_constants, read_dwords, required, single_sample, stipple, subpixel_bits,
-    ufixed, wrap_shortest,
+    fill, line_stipple, packet, push_constants, read_dwords, required, single_sample, stipple,
+    subpixel_bits, ufixed, wrap_shortest,
 };
 use crate::render3d::types::{DrawEnv, DrawError};
 
@@ -231,6 +231,13 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
     let sample_mask = packet::<Cmd3dstateSampleMask>(env, "3DSTATE_SAMPLE_MASK does not decode")?
         .map_or(1, |m| m.sample_mask);
     let stipple = stipple(env, wm.polygon_stipple)?;
+    // 3DSTATE_WM DW1 bit 3 enables it; the command keeps SNB's pattern and
+    // repeat count fields (Mesa gen7.xml).
+    let line_stipple = line_stipple(
+        wm.line_stipple,
+        packet::<Cmd3dstateLineStipple>(env, "3DSTATE_LINE_STIPPLE does not decode")?
+            .map(|l| (l.line_stipple_pattern, l.line_stipple_repeat_count)),
+    );
 
     let vp: Cmd3dstateViewportStatePointersSfClip = packet(
         env,
@@ -282,6 +289,7 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         ul_corner: ms.pixel_location == 1,
         sample_mask,
         stipple,
+        line_stipple,
         viewports: Viewports::Gen7 {
             sf_clip: vp.sf_clip_viewport_pointer,
         },

@@ -16,6 +16,7 @@ use baregpu_hal::gen6::commands::{Cmd3dstatePolyStippleOffset, Cmd3dstatePolySti
 use baregpu_hal::gen6::structs::ScissorRect;
 use baregpu_hal::packet::Packet;
 
+use super::stipple::LineStipple;
 use crate::render3d::types::{DrawEnv, DrawError};
 
 /// 3DSTATE_CLIP Clip Mode (003 lines 35477-35825; 1, 2, 5-7 reserved).
@@ -203,6 +204,8 @@ pub(crate) struct RasterState {
     pub ul_corner: bool,
     pub sample_mask: u32,
     pub stipple: Option<([u32; 32], u32, u32)>,
+    /// 3DSTATE_LINE_STIPPLE when 3DSTATE_WM Line Stipple Enable is set.
+    pub line_stipple: Option<LineStipple>,
     /// Where the viewports are (Dynamic State relative).
     pub viewports: Viewports,
     /// Dynamic-State-relative pointers.
@@ -362,6 +365,22 @@ fn stipple(env: &DrawEnv<'_>, enabled: bool) -> Result<Option<([u32; 32], u32, u
         o.polygon_stipple_x_offset,
         o.polygon_stipple_y_offset,
     )))
+}
+
+/// The line stipple from 3DSTATE_LINE_STIPPLE's Line Stipple Pattern and
+/// Repeat Count (DW1 15:0, DW2 8:0 on SNB, 003 lines 41362-41398, and on
+/// IVB, Mesa gen7.xml). The Inverse Repeat Count (SNB U1.13 31:16, IVB
+/// U1.16 31:15) is software's 1/r, truncated (Mesa i965
+/// brw_misc_state.c upload_line_stipple): the counter form of the rule
+/// needs only r, so it is not read. A missing command is its reset value,
+/// repeat 0, outside the field's range [1, 256]: refused when a line
+/// meets it (`stipple::apply`), as a draw without lines never reads it.
+fn line_stipple(enabled: bool, pattern_repeat: Option<(u32, u32)>) -> Option<LineStipple> {
+    let (pattern, repeat) = pattern_repeat.unwrap_or((0, 0));
+    enabled.then_some(LineStipple {
+        pattern: pattern as u16,
+        repeat,
+    })
 }
 
 /// The push constants kept under [`PCB_PS`] as whole registers, when

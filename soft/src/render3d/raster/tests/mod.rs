@@ -7,6 +7,7 @@ mod clip;
 mod coverage;
 mod draw;
 mod gen7;
+mod lines;
 mod setup;
 mod windower;
 

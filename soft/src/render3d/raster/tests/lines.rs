@@ -1,0 +1,256 @@
+//! Line stipple and anti-aliased lines on Sandy Bridge: the pixels a
+//! stippled line keeps against a host reference of the manual's rule
+//! (bit floor(s / r) mod 16 of the pattern, s counting the produced
+//! pixels), its reset and continue rules per topology, and the refusals
+//! that remain.
+
+use alloc::vec::Vec;
+
+use baregpu_hal::gen6::commands::Cmd3dstateLineStipple;
+
+use super::{Recorder, Rig, lit_pixels, tri, vue};
+use crate::render3d::types::{DrawError, Object, ObjectKind, PixelThread, Vue};
+
+const LINELIST: u8 = 0x02;
+const LINESTRIP: u8 = 0x03;
+const LINESTRIP_CONT: u8 = 0x12;
+const LINESTRIP_CONT_BF: u8 = 0x14;
+
+fn line(v: [u32; 2], topology: u8, ordinal: u32) -> Object {
+    Object {
+        kind: ObjectKind::Line,
+        v: [v[0], v[1], v[1]],
+        topology,
+        ordinal,
+    }
+}
+
+fn lit(threads: &[PixelThread]) -> Vec<(i32, i32)> {
+    let ds: Vec<_> = threads.iter().map(|t| t.pixels.clone()).collect();
+    lit_pixels(&ds)
+}
+
+/// Pixel centres along row `y`, at the given x.
+fn row(y: f32, xs: &[f32]) -> Vec<Vue> {
+    xs.iter()
+        .map(|&x| vue([x + 0.5, y + 0.5, 0.0, 1.0], &[[0.0; 4]]))
+        .collect()
+}
+
+/// The manual's rule, on the host: is the pixel with counter `s` kept?
+fn kept(pattern: u16, repeat: u32, s: u32) -> bool {
+    pattern >> ((s / repeat) % 16) & 1 != 0
+}
+
+fn stipple_rig(pattern: u16, repeat: u32) -> Rig {
+    let mut rig = Rig::new();
+    rig.wm.line_stipple_enable = true;
+    rig.set(&Cmd3dstateLineStipple {
+        line_stipple_pattern: u32::from(pattern),
+        line_stipple_repeat_count: repeat,
+        // 1/r in U1.13, truncated, as Mesa computes it.
+        line_stipple_inverse_repeat_count: (8192 / repeat.max(1)).min(0xffff),
+        ..Default::default()
+    });
+    rig
+}
+
+#[test]
+fn linelist_resets_the_counter_for_each_line() {
+    for (pattern, repeat) in [(0xf0f0u16, 1u32), (0x00ff, 3), (0xa5c3, 2), (0x0001, 1)] {
+        let mut rig = stipple_rig(pattern, repeat);
+        // Two x-major lines of 20 pixels (the end pixel not drawn), rows 2
+        // and 5; the second runs right to left from x = 20.
+        let mut vs = row(2.0, &[0.0, 20.0]);
+        vs.extend(row(5.0, &[20.0, 0.0]));
+        let objs = [line([0, 1], LINELIST, 0), line([2, 3], LINELIST, 1)];
+        let got = lit(&rig.run(&vs, &objs, &mut Recorder::default()).unwrap());
+        let mut want = Vec::new();
+        for s in 0..20 {
+            if kept(pattern, repeat, s) {
+                want.push((s as i32, 2));
+                // Produced from the start point: x = 20 first.
+                want.push((20 - s as i32, 5));
+            }
+        }
+        want.sort_unstable();
+        assert_eq!(got, want, "pattern {pattern:#x} repeat {repeat}");
+    }
+}
+
+#[test]
+fn linestrip_continues_and_new_primitives_reset() {
+    let (pattern, repeat) = (0x3c3cu16, 2u32);
+    let mut rig = stipple_rig(pattern, repeat);
+    // A strip of three lines along row 3: 0 -> 7 -> 13 -> 30; the shared
+    // pixels are produced once, so s = x all along.
+    let vs = row(3.0, &[0.0, 7.0, 13.0, 30.0]);
+    let strip = [
+        line([0, 1], LINESTRIP, 0),
+        line([1, 2], LINESTRIP, 1),
+        line([2, 3], LINESTRIP, 2),
+    ];
+    let got = lit(&rig.run(&vs, &strip, &mut Recorder::default()).unwrap());
+    let want: Vec<(i32, i32)> = (0..30u32)
+        .filter(|&s| kept(pattern, repeat, s))
+        .map(|s| (s as i32, 3))
+        .collect();
+    assert_eq!(got, want);
+    // As two strips (ordinals start again): the second resets at x = 7.
+    let two = [
+        line([0, 1], LINESTRIP, 0),
+        line([1, 2], LINESTRIP, 0),
+        line([2, 3], LINESTRIP, 1),
+    ];
+    let got = lit(&rig.run(&vs, &two, &mut Recorder::default()).unwrap());
+    let want: Vec<(i32, i32)> = (0..30u32)
+        .filter(|&x| kept(pattern, repeat, if x < 7 { x } else { x - 7 }))
+        .map(|x| (x as i32, 3))
+        .collect();
+    assert_eq!(got, want);
+    // The second as LINESTRIP_CONT (and _BF) picks up where the first
+    // left off: as the one strip.
+    for cont in [LINESTRIP_CONT, LINESTRIP_CONT_BF] {
+        let objs = [
+            line([0, 1], LINESTRIP, 0),
+            line([1, 2], cont, 0),
+            line([2, 3], cont, 1),
+        ];
+        let got = lit(&rig.run(&vs, &objs, &mut Recorder::default()).unwrap());
+        let want: Vec<(i32, i32)> = (0..30u32)
+            .filter(|&s| kept(pattern, repeat, s))
+            .map(|s| (s as i32, 3))
+            .collect();
+        assert_eq!(got, want, "topology {cont:#x}");
+    }
+    // A CONT strip opening the draw would continue a counter this draw
+    // does not have.
+    let objs = [line([0, 1], LINESTRIP_CONT, 0)];
+    assert_eq!(
+        rig.run(&vs, &objs, &mut Recorder::default()),
+        Err(DrawError::Unmodelled(
+            "LINESTRIP_CONT continuing the line stipple of an earlier draw"
+        ))
+    );
+}
+
+#[test]
+fn y_major_and_repeat_256() {
+    // A vertical line from y = 40 up to y = 0 (produced from y = 40): with
+    // repeat 256 the counter never leaves bit 0 within the line.
+    for (pattern, want_any) in [(0x0001u16, true), (0xfffe, false)] {
+        let mut rig = stipple_rig(pattern, 256);
+        let vs = [
+            vue([4.5, 40.5, 0.0, 1.0], &[[0.0; 4]]),
+            vue([4.5, 0.5, 0.0, 1.0], &[[0.0; 4]]),
+        ];
+        let got = lit(&rig
+            .run(&vs, &[line([0, 1], LINELIST, 0)], &mut Recorder::default())
+            .unwrap());
+        assert_eq!(got.len(), if want_any { 40 } else { 0 });
+    }
+    // Repeat 1, pattern with bit k: every 16th pixel from the start point,
+    // counted downwards from y = 40.
+    let mut rig = stipple_rig(1 << 5, 1);
+    let vs = [
+        vue([4.5, 40.5, 0.0, 1.0], &[[0.0; 4]]),
+        vue([4.5, 0.5, 0.0, 1.0], &[[0.0; 4]]),
+    ];
+    let got = lit(&rig
+        .run(&vs, &[line([0, 1], LINELIST, 0)], &mut Recorder::default())
+        .unwrap());
+    assert_eq!(got, [(4, 3), (4, 19), (4, 35)]);
+}
+
+#[test]
+fn wide_lines_stipple_whole_columns() {
+    let (pattern, repeat) = (0x0f0fu16, 1u32);
+    let mut rig = stipple_rig(pattern, repeat);
+    // A 2-pixel horizontal line from x = 1 to 17 on y = 4: rows 3 and 4,
+    // columns 1-16, column k from the start taking s = k.
+    rig.sf.line_width = 2 << 7;
+    let vs = [
+        vue([1.0, 4.0, 0.0, 1.0], &[[0.0; 4]]),
+        vue([17.0, 4.0, 0.0, 1.0], &[[0.0; 4]]),
+    ];
+    let got = lit(&rig
+        .run(&vs, &[line([0, 1], LINELIST, 0)], &mut Recorder::default())
+        .unwrap());
+    let mut want = Vec::new();
+    for s in 0..16u32 {
+        if kept(pattern, repeat, s) {
+            want.push((1 + s as i32, 3));
+            want.push((1 + s as i32, 4));
+        }
+    }
+    want.sort_unstable();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn stipple_leaves_other_objects_alone() {
+    // Pattern 0 kills every line pixel; triangles and points still draw.
+    let mut rig = stipple_rig(0, 1);
+    let vs: Vec<Vue> = [(0.0, 0.0), (8.0, 0.0), (0.0, 8.0)]
+        .iter()
+        .map(|p| vue([p.0, p.1, 0.0, 1.0], &[[0.0; 4]]))
+        .collect();
+    let t = rig
+        .run(&vs, &[tri([0, 1, 2], 0x04, 0)], &mut Recorder::default())
+        .unwrap();
+    assert!(!lit(&t).is_empty());
+    let t = rig
+        .run(&vs, &[line([0, 1], LINELIST, 0)], &mut Recorder::default())
+        .unwrap();
+    assert!(lit(&t).is_empty());
+}
+
+#[test]
+fn refusals_and_anti_aliasing_ignored_at_width_zero() {
+    let vs = row(2.0, &[0.0, 10.0]);
+    let one = [line([0, 1], LINELIST, 0)];
+    // Line stipple enabled with a repeat count outside [1, 256].
+    let mut rig = stipple_rig(0xffff, 0);
+    assert!(matches!(
+        rig.run(&vs, &one, &mut Recorder::default()),
+        Err(DrawError::Invalid(_))
+    ));
+    let mut rig = Rig::new();
+    rig.wm.line_stipple_enable = true;
+    assert!(matches!(
+        rig.run(&vs, &one, &mut Recorder::default()),
+        Err(DrawError::Invalid(_))
+    ));
+    // Anti-aliasing is ignored for zero-width lines: the GIQ pixels.
+    let mut rig = Rig::new();
+    let plain = lit(&rig.run(&vs, &one, &mut Recorder::default()).unwrap());
+    rig.sf.anti_aliasing_enable = true;
+    assert_eq!(
+        lit(&rig.run(&vs, &one, &mut Recorder::default()).unwrap()),
+        plain
+    );
+    // Wide anti-aliased lines and wireframe edges are refused.
+    rig.sf.line_width = 2 << 7;
+    assert!(matches!(
+        rig.run(&vs, &one, &mut Recorder::default()),
+        Err(DrawError::Unmodelled(_))
+    ));
+    let tv: Vec<Vue> = [(0.5, 0.5), (8.5, 0.5), (0.5, 8.5)]
+        .iter()
+        .map(|p| vue([p.0, p.1, 0.0, 1.0], &[[0.0; 4]]))
+        .collect();
+    rig.sf.frontface_fill_mode = 1;
+    assert_eq!(
+        rig.run(&tv, &[tri([0, 1, 2], 0x04, 0)], &mut Recorder::default()),
+        Err(DrawError::Unmodelled("anti-aliased wireframe lines"))
+    );
+    // Stippled wireframe edges: where the counter resets is not written.
+    let mut rig = stipple_rig(0xffff, 1);
+    rig.sf.frontface_fill_mode = 1;
+    assert_eq!(
+        rig.run(&tv, &[tri([0, 1, 2], 0x04, 0)], &mut Recorder::default()),
+        Err(DrawError::Unmodelled(
+            "line stipple on wireframe triangle edges"
+        ))
+    );
+}
