@@ -4,13 +4,15 @@
 //! windower with its thread payloads ([`windower`]), on the state
 //! [`state`] decodes per generation into one generation-neutral form.
 //!
-//! Line stipple is [`stipple`]'s.
+//! Line stipple is [`stipple`]'s, anti-aliased lines [`aa`]'s.
 //!
 //! Refused (`DrawError::Unmodelled`): multisampling (more than one sample
-//! and the MSRASTMODE_ON modes), anti-aliased wide lines (their coverage
-//! goes to the output merger, which takes none), line stipple on
-//! wireframe edges and a LINESTRIP_CONT that opens a draw (the counter is
-//! not kept between draws), the PrimID attribute override, RECTLIST rectangles that must be clipped,
+//! and the MSRASTMODE_ON modes), anti-aliased line pixels below full
+//! coverage when a pixel shader runs (the coverage goes to the output
+//! merger, which takes none), 3DSTATE_AA_LINE_PARAMS' improved coverage,
+//! anti-aliased or stippled wireframe edges, a LINESTRIP_CONT that opens
+//! a draw with line stipple on (the counter is not kept between draws),
+//! the PrimID attribute override, RECTLIST rectangles that must be clipped,
 //! and the depth clear/resolve operations of 3DSTATE_WM; on Gen7 also an
 //! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
 //! fast clear and resolve of 3DSTATE_PS, a 3DSTATE_CLIP early cull that
@@ -37,6 +39,7 @@
 //! enabled width, the narrowest that holds the rest for an object's last
 //! subspans; objects are traversed in rows of subspans, top to bottom.
 
+mod aa;
 mod clip;
 mod coverage;
 mod setup;

@@ -7,6 +7,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::aa::AaLine;
 use super::clip::{divide, position};
 use super::coverage::{GiqLine, Rule, Shape, area2};
 use super::state::sample_grid;
@@ -96,6 +97,8 @@ pub(crate) struct SetupObject {
     /// A line the line stipple applies to: its snapped end points, start
     /// first (subpixel units).
     pub stippled_line: Option<((i64, i64), (i64, i64))>,
+    /// An anti-aliased line: the coverage the windower computes per pixel.
+    pub aa: Option<AaLine>,
 }
 
 /// What setup knows of an object beyond its vertices.
@@ -494,6 +497,7 @@ pub(crate) fn setup(
         rta_index: info.rta_index,
         topology,
         stippled_line: None,
+        aa: None,
     };
     let bf_topology = matches!(
         topology,
@@ -521,13 +525,34 @@ pub(crate) fn setup(
             // Anti-aliasing is ignored for zero-width lines (003 lines
             // 37979-37980, 38655-38662).
             if sf.antialias && sf.line_width != 0.0 {
-                // The coverage bypasses the PS thread to the render cache
-                // (003 lines 84957-84960; no payload register on Gen6+,
-                // Mesa elk setup_fs_payload_gfx6), and the output merger
-                // takes none.
-                return Err(DrawError::Unmodelled(
-                    "anti-aliased lines (their coverage goes to the output merger, which takes none)",
-                ));
+                if !sf.aa_true_distance {
+                    return Err(DrawError::Invalid(
+                        "3DSTATE_SF AA Line Distance Mode 0 is reserved",
+                    ));
+                }
+                if st.aa_improved {
+                    // Which distance Lo the slope and bias apply to is not
+                    // written down (003 lines 41222-41254).
+                    return Err(DrawError::Unmodelled(
+                        "3DSTATE_AA_LINE_PARAMS coverage slopes other than 0",
+                    ));
+                }
+                let aa = AaLine {
+                    p0: px(fixed[0]),
+                    p1: px(fixed[1]),
+                    half_width: f64::from(sf.line_width) / 2.0,
+                    region: f64::from(st.wm.aa_region),
+                    cap: f64::from(st.wm.aa_cap_region),
+                };
+                let Some(shape) = aa.rectangle(f64::from(sf.aa_cap_region), 1i64 << bits) else {
+                    return Ok(None);
+                };
+                let plane = line_plane(px(fixed[0]), px(fixed[1]), scr[0], scr[1]);
+                let (a, b) = (verts[0].as_slice(), verts[1].as_slice());
+                let attrs = attributes(sf, [a, b, a], info.pv, bf_topology, false)?;
+                let mut o = base(plane, vec![shape], bf_topology, attrs);
+                o.aa = Some(aa);
+                return Ok(Some(o));
             }
             // Last Pixel Enable: the end pixel of each LINELIST line, of
             // the last line only in strips (003 lines 38060-38075).

@@ -134,6 +134,11 @@ pub(crate) struct Sf {
     pub flat: u32,
     pub wrap_shortest: u64,
     pub ms_raster_mode: u32,
+    /// Line End Cap Antialiasing Region Width, pixels: where the SF puts an
+    /// anti-aliased line's cap edges.
+    pub aa_cap_region: f32,
+    /// AA Line Distance Mode AALINEDISTANCE_TRUE (0 is reserved).
+    pub aa_true_distance: bool,
 }
 
 /// 3DSTATE_WM (on Gen7 with the dispatch fields of 3DSTATE_PS).
@@ -170,6 +175,10 @@ pub(crate) struct Wm {
     pub ms_raster_mode: u32,
     pub legacy_diamond_lines: bool,
     pub depth_clear_or_resolve: bool,
+    /// Line Antialiasing Region Width and the WM's copy of Line End Cap
+    /// Antialiasing Region Width, pixels: the coverage ramps.
+    pub aa_region: f32,
+    pub aa_cap_region: f32,
 }
 
 /// 3DSTATE_DRAWING_RECTANGLE: the clipped rectangle (inclusive) and origin.
@@ -206,6 +215,9 @@ pub(crate) struct RasterState {
     pub stipple: Option<([u32; 32], u32, u32)>,
     /// 3DSTATE_LINE_STIPPLE when 3DSTATE_WM Line Stipple Enable is set.
     pub line_stipple: Option<LineStipple>,
+    /// 3DSTATE_AA_LINE_PARAMS asks for the "improved" coverage (a slope
+    /// other than 0; 0 is the legacy computation, 003 lines 41179-41189).
+    pub aa_improved: bool,
     /// Where the viewports are (Dynamic State relative).
     pub viewports: Viewports,
     /// Dynamic-State-relative pointers.
@@ -381,6 +393,12 @@ fn line_stipple(enabled: bool, pattern_repeat: Option<(u32, u32)>) -> Option<Lin
         pattern: pattern as u16,
         repeat,
     })
+}
+
+/// The AA region width encodings (003 lines 38673-38690, 40253-40290;
+/// the same on Gen7, Mesa gen7.xml): 0.5, 1, 2, 4 pixels.
+fn aa_width(v: u32) -> f32 {
+    0.5 * (1u32 << (v & 3)) as f32
 }
 
 /// The push constants kept under [`PCB_PS`] as whole registers, when

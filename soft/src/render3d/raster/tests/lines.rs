@@ -6,8 +6,9 @@
 
 use alloc::vec::Vec;
 
-use baregpu_hal::gen6::commands::Cmd3dstateLineStipple;
+use baregpu_hal::gen6::commands::{Cmd3dstateAaLineParams, Cmd3dstateLineStipple};
 
+use super::super::aa::AaLine;
 use super::{Recorder, Rig, lit_pixels, tri, vue};
 use crate::render3d::types::{DrawError, Object, ObjectKind, PixelThread, Vue};
 
@@ -229,12 +230,26 @@ fn refusals_and_anti_aliasing_ignored_at_width_zero() {
         lit(&rig.run(&vs, &one, &mut Recorder::default()).unwrap()),
         plain
     );
-    // Wide anti-aliased lines and wireframe edges are refused.
+    // Wide anti-aliased lines: AA Line Distance Mode 0 is reserved; the
+    // improved coverage of 3DSTATE_AA_LINE_PARAMS is refused.
     rig.sf.line_width = 2 << 7;
+    assert_eq!(
+        rig.run(&vs, &one, &mut Recorder::default()),
+        Err(DrawError::Invalid(
+            "3DSTATE_SF AA Line Distance Mode 0 is reserved"
+        ))
+    );
+    rig.sf.aa_line_distance_mode = 1;
+    rig.set(&Cmd3dstateAaLineParams {
+        aa_coverage_slope: 141,
+        aa_coverage_bias: 87,
+        ..Default::default()
+    });
     assert!(matches!(
         rig.run(&vs, &one, &mut Recorder::default()),
         Err(DrawError::Unmodelled(_))
     ));
+    rig.extras.clear();
     let tv: Vec<Vue> = [(0.5, 0.5), (8.5, 0.5), (0.5, 8.5)]
         .iter()
         .map(|p| vue([p.0, p.1, 0.0, 1.0], &[[0.0; 4]]))
@@ -253,4 +268,148 @@ fn refusals_and_anti_aliasing_ignored_at_width_zero() {
             "line stipple on wireframe triangle edges"
         ))
     );
+}
+
+/// The manual's coverage on the host, from unnormalised cross and dot
+/// products: distance to the closest parallel edge over half the AA
+/// region, times one minus the distance past the end point over the cap
+/// region, each clamped to [0, 1].
+fn host_alpha(p0: (f64, f64), p1: (f64, f64), w: f64, region: f64, cap: f64, s: (f64, f64)) -> f64 {
+    let (dx, dy) = (p1.0 - p0.0, p1.1 - p0.1);
+    let len2 = dx * dx + dy * dy;
+    let len = len2.sqrt();
+    let (rx, ry) = (s.0 - p0.0, s.1 - p0.1);
+    let cross = (dx * ry - dy * rx).abs() / len;
+    let t = (dx * rx + dy * ry) / len2; // 0 at p0, 1 at p1
+    let past = if t < 0.0 {
+        -t * len
+    } else if t > 1.0 {
+        (t - 1.0) * len
+    } else {
+        0.0
+    };
+    let e = ((w / 2.0 - cross) / (region / 2.0)).clamp(0.0, 1.0);
+    let c = (1.0 - past / cap).clamp(0.0, 1.0);
+    e * c
+}
+
+#[test]
+fn aa_coverage_matches_the_manual_formula() {
+    // A spread of directions, widths and region widths; samples on a
+    // 1/8-pixel grid around each line.
+    let mut seed = 0x2545_f491_u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        f64::from(seed % 1000) / 1000.0
+    };
+    for _ in 0..40 {
+        let p0 = (4.0 + 8.0 * next(), 4.0 + 8.0 * next());
+        let p1 = (4.0 + 8.0 * next(), 4.0 + 8.0 * next());
+        if (p1.0 - p0.0).abs() + (p1.1 - p0.1).abs() < 0.5 {
+            continue;
+        }
+        let w = 0.5 + 7.0 * next();
+        let region = [0.5, 1.0, 2.0, 4.0][(next() * 4.0) as usize % 4];
+        let cap = [0.5, 1.0, 2.0, 4.0][(next() * 4.0) as usize % 4];
+        let l = AaLine {
+            p0,
+            p1,
+            half_width: w / 2.0,
+            region,
+            cap,
+        };
+        for i in 0..160 {
+            for j in 0..160 {
+                let s = (f64::from(i) / 8.0, f64::from(j) / 8.0);
+                let want = host_alpha(p0, p1, w, region, cap, s) * 255.0;
+                let got = f64::from(l.alpha(s.0, s.1));
+                assert!(
+                    (got - want).abs() <= 0.5 + 1e-6,
+                    "{p0:?} {p1:?} at {s:?}: {got} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+/// The pixels whose centre the AA rectangle holds, on the host (samples
+/// exactly on an edge are not asked about: the lines below avoid them).
+fn host_rectangle(p0: (f64, f64), p1: (f64, f64), w: f64, sf_cap: f64) -> Vec<(i32, i32)> {
+    let (dx, dy) = (p1.0 - p0.0, p1.1 - p0.1);
+    let len = (dx * dx + dy * dy).sqrt();
+    let mut v = Vec::new();
+    for y in 0..64 {
+        for x in 0..64 {
+            let (rx, ry) = (f64::from(x) + 0.5 - p0.0, f64::from(y) + 0.5 - p0.1);
+            let across = (dx * ry - dy * rx).abs() / len;
+            let along = (dx * rx + dy * ry) / len;
+            if across < w / 2.0 && along > -sf_cap && along < len + sf_cap {
+                v.push((x, y));
+            }
+        }
+    }
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn aa_lines_cover_their_rectangle() {
+    let mut rig = Rig::new();
+    rig.sf.anti_aliasing_enable = true;
+    rig.sf.aa_line_distance_mode = 1;
+    // Mesa's programming: SF cap 1.0, WM cap 0.5, WM region 1.0 (i965
+    // genX_state_upload.c, crocus_state.c).
+    rig.sf.line_end_cap_antialiasing_region_width = 1;
+    rig.wm.line_end_cap_antialiasing_region_width = 0;
+    rig.wm.line_antialiasing_region_width = 1;
+    rig.sf.line_width = 3 << 7;
+    let (p0, p1) = ((5.3, 6.1), (30.2, 17.7));
+    let vs = [
+        vue([p0.0 as f32, p0.1 as f32, 0.0, 1.0], &[[0.0; 4]]),
+        vue([p1.0 as f32, p1.1 as f32, 0.0, 1.0], &[[0.0; 4]]),
+    ];
+    let one = [line([0, 1], LINELIST, 0)];
+    // Its edge pixels have partial coverage: refused with thread dispatch.
+    assert!(matches!(
+        rig.run(&vs, &one, &mut Recorder::default()),
+        Err(DrawError::Unmodelled(_))
+    ));
+    // Without it (depth and stencil only) the coverage plays no part.
+    rig.wm.thread_dispatch_enable = false;
+    let mut om = Recorder::default();
+    rig.run(&vs, &one, &mut om).unwrap();
+    // The snapped end points (8 fractional bits).
+    let snap = |v: f64| (v * 256.0).round() / 256.0;
+    let (q0, q1) = ((snap(p0.0), snap(p0.1)), (snap(p1.0), snap(p1.1)));
+    assert_eq!(lit_pixels(&om.depth_only), host_rectangle(q0, q1, 3.0, 1.0));
+    // A line every pixel of which is fully covered draws with threads: 4
+    // wide on a pixel boundary with a 0.5 region, centres 0.5 and 1.5 from
+    // the line; end points on pixel centres, SF caps of 0.5 reaching no
+    // further centre.
+    let mut rig = Rig::new();
+    rig.sf.anti_aliasing_enable = true;
+    rig.sf.aa_line_distance_mode = 1;
+    rig.sf.line_width = 4 << 7;
+    let vs = [
+        vue([1.5, 8.0, 0.0, 1.0], &[[0.0; 4]]),
+        vue([10.5, 8.0, 0.0, 1.0], &[[0.0; 4]]),
+    ];
+    let t = rig.run(&vs, &one, &mut Recorder::default()).unwrap();
+    let want: Vec<(i32, i32)> = (1..=10)
+        .flat_map(|x| (6..10).map(move |y| (x, y)))
+        .collect();
+    let mut want = want;
+    want.sort_unstable();
+    assert_eq!(lit(&t), want);
+    // Stipple does not touch anti-aliased lines (003 lines 41257-41258).
+    rig.wm.line_stipple_enable = true;
+    rig.set(&Cmd3dstateLineStipple {
+        line_stipple_pattern: 0,
+        line_stipple_repeat_count: 1,
+        ..Default::default()
+    });
+    let t = rig.run(&vs, &one, &mut Recorder::default()).unwrap();
+    assert_eq!(lit(&t), want);
 }
