@@ -127,7 +127,7 @@ pub(crate) fn rasterize_counted(
     // The Line Stipple Counter; unknown at the start of the draw (it is
     // not kept between draws here).
     let mut counter: Option<StippleCounter> = None;
-    let (one, off) = state::sample_grid(&st);
+    let grid = state::sample_grid(&st);
     for (k, obj) in objects.iter().enumerate() {
         // s is reset before each LINELIST line and at the start of each
         // primitive but a LINESTRIP_CONT(_BF) one (003 lines 41266-41272).
@@ -210,7 +210,7 @@ pub(crate) fn rasterize_counted(
                     so.shapes = so
                         .shapes
                         .iter()
-                        .map(|sh| stipple::apply(ls, s, sh, ends, one, off))
+                        .map(|sh| stipple::apply(ls, s, sh, ends, st.sf.line_width, grid))
                         .collect::<Result<_, _>>()?;
                 }
                 let spans = windower::subspans(&st, scissor, &so);

@@ -61,11 +61,12 @@ impl StippleCounter {
 
 /// The pixels of `shape` (a line from `p0` to `p1`, subpixel units, `one`
 /// units a pixel, samples `off` units in) in production order, grouped:
-/// each group takes one step of the counter.
+/// each group takes one step of the counter. A wide line's pixels lie
+/// within `reach` (subpixel units) of it along the minor axis.
 fn produced(
     shape: &Shape,
-    p0: (i64, i64),
-    p1: (i64, i64),
+    (p0, p1): ((i64, i64), (i64, i64)),
+    reach: i64,
     one: i64,
     off: i64,
 ) -> Vec<Vec<(i64, i64)>> {
@@ -80,10 +81,25 @@ fn produced(
     let mut pixels: Vec<(i64, i64)> = match shape {
         Shape::Pixels { lit, .. } => lit.clone(),
         Shape::Polygon { .. } => {
+            // Per column along the major axis, only the pixels within
+            // `reach` of the line on the minor axis (a long diagonal's
+            // bounding box would be too many to test).
             let [x0, y0, x1, y1] = shape.pixel_bbox(one, off);
+            let (m0, m1) = if x_major { (x0, x1) } else { (y0, y1) };
+            let (major, minor) = if x_major { (dx, dy) } else { (dy, dx) };
+            let (p_major, p_minor) = if x_major { p0 } else { (p0.1, p0.0) };
             let mut v = Vec::new();
-            for py in y0..=y1 {
-                for px in x0..=x1 {
+            for m in m0..=m1 {
+                let sm = m * one + off;
+                let at = if major == 0 {
+                    p_minor
+                } else {
+                    p_minor + (sm - p_major) * minor / major
+                };
+                let lo = (at - reach - off).div_euclid(one);
+                let hi = (at + reach - off).div_euclid(one) + 1;
+                for n in lo..=hi {
+                    let (px, py) = if x_major { (m, n) } else { (n, m) };
                     if shape.covers(px, py, px * one + off, py * one + off) {
                         v.push((px, py));
                     }
@@ -105,14 +121,14 @@ fn produced(
 }
 
 /// The pixels of a line's `shape` the stipple keeps, advancing `counter`
-/// over all the pixels it produces.
+/// over all the pixels it produces; `width` is its Line Width in pixels.
 pub(crate) fn apply(
     ls: &LineStipple,
     counter: &mut StippleCounter,
     shape: &Shape,
     ends: ((i64, i64), (i64, i64)),
-    one: i64,
-    off: i64,
+    width: f32,
+    (one, off): (i64, i64),
 ) -> Result<Shape, DrawError> {
     if !(1..=256).contains(&ls.repeat) {
         return Err(DrawError::Invalid(
@@ -120,7 +136,9 @@ pub(crate) fn apply(
         ));
     }
     let mut kept = Vec::new();
-    for group in produced(shape, ends.0, ends.1, one, off) {
+    // Half the width, plus a pixel for the edges' rounding.
+    let reach = libm::ceil(f64::from(width) / 2.0 * one as f64) as i64 + one;
+    for group in produced(shape, ends, reach, one, off) {
         if counter.lit(ls) {
             kept.extend(group);
         }

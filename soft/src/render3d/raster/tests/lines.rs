@@ -413,3 +413,38 @@ fn aa_lines_cover_their_rectangle() {
     let t = rig.run(&vs, &one, &mut Recorder::default()).unwrap();
     assert_eq!(lit(&t), want);
 }
+
+#[test]
+fn stippled_wide_diagonals_keep_a_subset_of_their_pixels() {
+    // An all-ones pattern keeps every pixel the unstippled line lights; a
+    // sparse one a subset, whole columns along the major axis at a time.
+    for (p0, p1) in [((2.3, 3.1), (50.7, 40.2)), ((9.6, 60.2), (1.2, 4.9))] {
+        let vs = [
+            vue([p0.0, p0.1, 0.0, 1.0], &[[0.0; 4]]),
+            vue([p1.0, p1.1, 0.0, 1.0], &[[0.0; 4]]),
+        ];
+        let one = [line([0, 1], LINELIST, 0)];
+        let mut rig = Rig::new();
+        rig.sf.line_width = (3 << 7) + 37;
+        let all = lit(&rig.run(&vs, &one, &mut Recorder::default()).unwrap());
+        assert!(all.len() > 100);
+        let mut rig = stipple_rig(0xffff, 1);
+        rig.sf.line_width = (3 << 7) + 37;
+        assert_eq!(
+            lit(&rig.run(&vs, &one, &mut Recorder::default()).unwrap()),
+            all
+        );
+        let mut rig = stipple_rig(0x0101, 2);
+        rig.sf.line_width = (3 << 7) + 37;
+        let some = lit(&rig.run(&vs, &one, &mut Recorder::default()).unwrap());
+        assert!(!some.is_empty() && some.len() < all.len() / 4);
+        assert!(some.iter().all(|p| all.contains(p)));
+        // Every kept column is kept whole.
+        let x_major = (p1.0 - p0.0).abs() >= (p1.1 - p0.1).abs();
+        let major = |p: &(i32, i32)| if x_major { p.0 } else { p.1 };
+        for p in &some {
+            let column: Vec<_> = all.iter().filter(|q| major(q) == major(p)).collect();
+            assert!(column.iter().all(|q| some.contains(q)));
+        }
+    }
+}
