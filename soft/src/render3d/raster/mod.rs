@@ -11,7 +11,8 @@
 //! coverage when a pixel shader runs (the coverage goes to the output
 //! merger, which takes none), 3DSTATE_AA_LINE_PARAMS' improved coverage,
 //! anti-aliased or stippled wireframe edges, a LINESTRIP_CONT that opens
-//! a draw with line stipple on (the counter is not kept between draws),
+//! a draw with line stipple on and no counter carried in (the front end
+//! keeps none between draws yet, see [`rasterize_carried`]),
 //! the PrimID attribute override, RECTLIST rectangles that must be clipped,
 //! and the depth clear/resolve operations of 3DSTATE_WM; on Gen7 also an
 //! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
@@ -57,7 +58,7 @@ use crate::render3d::types::{DrawEnv, DrawError, Object, ObjectKind, PixelThread
 
 use setup::ObjectInfo;
 use state::RasterState;
-use stipple::StippleCounter;
+pub(crate) use stipple::StippleCounter;
 use windower::Windower;
 
 /// Vertices an object of `kind` has.
@@ -106,6 +107,21 @@ pub(crate) fn rasterize_counted(
     objects: &[Object],
     pixels: &mut dyn PixelBackend,
 ) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
+    rasterize_carried(env, vues, objects, pixels, &mut None)
+}
+
+/// [`rasterize_counted`] with the Line Stipple Counter the engine keeps
+/// between draws: `counter` is where the last draw (or a
+/// 3DSTATE_LINE_STIPPLE with Modify Enable, [`StippleCounter::loaded`])
+/// left it, `None` when unknown, and is left where this draw leaves it.
+/// (The front end does not keep it yet: it calls [`rasterize_counted`].)
+pub(crate) fn rasterize_carried(
+    env: &mut DrawEnv,
+    vues: &[Vue],
+    objects: &[Object],
+    pixels: &mut dyn PixelBackend,
+    counter: &mut Option<StippleCounter>,
+) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
     let mut stats = RasterStatistics::default();
     if objects.is_empty() {
         // Nothing reaches the clipper: its state is not looked at.
@@ -124,9 +140,6 @@ pub(crate) fn rasterize_counted(
     }
     let mut win = Windower::new(&st, env.bases.instruction);
     let mut threads = Vec::new();
-    // The Line Stipple Counter; unknown at the start of the draw (it is
-    // not kept between draws here).
-    let mut counter: Option<StippleCounter> = None;
     let grid = state::sample_grid(&st);
     for (k, obj) in objects.iter().enumerate() {
         // s is reset before each LINELIST line and at the start of each
@@ -142,7 +155,7 @@ pub(crate) fn rasterize_counted(
         if obj.kind == ObjectKind::Line
             && (obj.topology == setup::topo::LINELIST || (first_in_primitive && !cont))
         {
-            counter = Some(StippleCounter::default());
+            *counter = Some(StippleCounter::default());
         }
         // The next object continues the same strip when it counts on from
         // this one in the same topology.

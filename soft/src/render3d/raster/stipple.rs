@@ -44,6 +44,20 @@ pub(crate) struct StippleCounter {
 }
 
 impl StippleCounter {
+    /// The counter a 3DSTATE_LINE_STIPPLE (`dw`, header first) loads: with
+    /// Modify Enable (DW1 31) its Current Repeat Counter (29:21) and
+    /// Current Stipple Index (19:16), the same bits on SNB (003 lines
+    /// 41321-41360) and IVB (Mesa gen7.xml); without it none. For the
+    /// front end, which sees the command when it runs.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn loaded(dw: &[u32]) -> Option<StippleCounter> {
+        let d = *dw.get(1)?;
+        (d >> 31 != 0).then_some(StippleCounter {
+            repeat: d >> 21 & 0x1ff,
+            index: d >> 16 & 0xf,
+        })
+    }
+
     /// Whether the pixel at the counter is kept.
     pub fn lit(&self, ls: &LineStipple) -> bool {
         ls.pattern >> (self.index % 16) & 1 != 0

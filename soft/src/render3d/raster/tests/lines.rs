@@ -448,3 +448,61 @@ fn stippled_wide_diagonals_keep_a_subset_of_their_pixels() {
         }
     }
 }
+
+#[test]
+fn the_counter_carries_between_draws_and_loads_from_the_command() {
+    use super::super::StippleCounter;
+    let (pattern, repeat) = (0x3c3cu16, 2u32);
+    let mut rig = stipple_rig(pattern, repeat);
+    let vs = row(3.0, &[0.0, 7.0, 13.0, 30.0]);
+    let whole: Vec<(i32, i32)> = (0..30u32)
+        .filter(|&s| kept(pattern, repeat, s))
+        .map(|s| (s as i32, 3))
+        .collect();
+    // Draw 1: a LINESTRIP to x = 7; draw 2: LINESTRIP_CONT on from it.
+    let mut counter = None;
+    let a = lit(&rig
+        .run_carried(&vs, &[line([0, 1], LINESTRIP, 0)], &mut counter)
+        .unwrap());
+    // 7 pixels at repeat 2: index 3, one pixel into it.
+    assert_eq!(
+        counter,
+        Some(StippleCounter {
+            repeat: 1,
+            index: 3
+        })
+    );
+    let cont = [
+        line([1, 2], LINESTRIP_CONT, 0),
+        line([2, 3], LINESTRIP_CONT, 1),
+    ];
+    let b = lit(&rig.run_carried(&vs, &cont, &mut counter).unwrap());
+    let mut both = [a, b].concat();
+    both.sort_unstable();
+    assert_eq!(both, whole);
+    // A command with Modify Enable loads the counter; without, nothing.
+    let mut dw = [0x7908_0001u32, 0, 0];
+    assert_eq!(StippleCounter::loaded(&dw), None);
+    dw[1] = 1 << 31 | 1 << 21 | 3 << 16 | u32::from(pattern);
+    let mut counter = StippleCounter::loaded(&dw);
+    assert_eq!(
+        counter,
+        Some(StippleCounter {
+            repeat: 1,
+            index: 3
+        })
+    );
+    let b = lit(&rig.run_carried(&vs, &cont, &mut counter).unwrap());
+    let tail: Vec<(i32, i32)> = whole.iter().copied().filter(|p| p.0 >= 7).collect();
+    assert_eq!(b, tail);
+    // A LINESTRIP resets whatever was carried.
+    let mut counter = Some(StippleCounter {
+        repeat: 1,
+        index: 9,
+    });
+    let a = lit(&rig
+        .run_carried(&vs, &[line([0, 1], LINESTRIP, 0)], &mut counter)
+        .unwrap());
+    let head: Vec<(i32, i32)> = whole.iter().copied().filter(|p| p.0 < 7).collect();
+    assert_eq!(a, head);
+}
