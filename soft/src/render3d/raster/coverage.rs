@@ -114,7 +114,11 @@ impl Shape {
     /// The pixels a zero-width line lights by the GIQ rule; `one` subpixel
     /// units to a pixel, samples `off` units into each pixel.
     pub fn giq(l: &GiqLine, one: i64, off: i64) -> Shape {
-        let mut lit = giq_pixels(l, one, off);
+        Shape::pixels(giq_pixels(l, one, off))
+    }
+
+    /// The listed pixels `lit` (in any order, repeats allowed).
+    pub fn pixels(mut lit: Vec<(i64, i64)>) -> Shape {
         lit.sort_unstable();
         lit.dedup();
         let bbox = [

@@ -4,9 +4,16 @@
 //! windower with its thread payloads ([`windower`]), on the state
 //! [`state`] decodes per generation into one generation-neutral form.
 //!
+//! Line stipple is [`stipple`]'s, anti-aliased lines [`aa`]'s.
+//!
 //! Refused (`DrawError::Unmodelled`): multisampling (more than one sample
-//! and the MSRASTMODE_ON modes), anti-aliased lines, line stipple, the
-//! PrimID attribute override, RECTLIST rectangles that must be clipped,
+//! and the MSRASTMODE_ON modes), anti-aliased line pixels below full
+//! coverage when a pixel shader runs (the coverage goes to the output
+//! merger, which takes none), 3DSTATE_AA_LINE_PARAMS' improved coverage,
+//! anti-aliased or stippled wireframe edges, a LINESTRIP_CONT that opens
+//! a draw with line stipple on and no counter carried in (the front end
+//! keeps none between draws yet, see [`rasterize_carried`]),
+//! the PrimID attribute override, RECTLIST rectangles that must be clipped,
 //! and the depth clear/resolve operations of 3DSTATE_WM; on Gen7 also an
 //! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
 //! fast clear and resolve of 3DSTATE_PS, a 3DSTATE_CLIP early cull that
@@ -33,10 +40,12 @@
 //! enabled width, the narrowest that holds the rest for an object's last
 //! subspans; objects are traversed in rows of subspans, top to bottom.
 
+mod aa;
 mod clip;
 mod coverage;
 mod setup;
 mod state;
+mod stipple;
 mod windower;
 
 #[cfg(test)]
@@ -49,6 +58,7 @@ use crate::render3d::types::{DrawEnv, DrawError, Object, ObjectKind, PixelThread
 
 use setup::ObjectInfo;
 use state::RasterState;
+pub(crate) use stipple::StippleCounter;
 use windower::Windower;
 
 /// Vertices an object of `kind` has.
@@ -97,6 +107,21 @@ pub(crate) fn rasterize_counted(
     objects: &[Object],
     pixels: &mut dyn PixelBackend,
 ) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
+    rasterize_carried(env, vues, objects, pixels, &mut None)
+}
+
+/// [`rasterize_counted`] with the Line Stipple Counter the engine keeps
+/// between draws: `counter` is where the last draw (or a
+/// 3DSTATE_LINE_STIPPLE with Modify Enable, [`StippleCounter::loaded`])
+/// left it, `None` when unknown, and is left where this draw leaves it.
+/// (The front end does not keep it yet: it calls [`rasterize_counted`].)
+pub(crate) fn rasterize_carried(
+    env: &mut DrawEnv,
+    vues: &[Vue],
+    objects: &[Object],
+    pixels: &mut dyn PixelBackend,
+    counter: &mut Option<StippleCounter>,
+) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
     let mut stats = RasterStatistics::default();
     if objects.is_empty() {
         // Nothing reaches the clipper: its state is not looked at.
@@ -115,7 +140,23 @@ pub(crate) fn rasterize_counted(
     }
     let mut win = Windower::new(&st, env.bases.instruction);
     let mut threads = Vec::new();
+    let grid = state::sample_grid(&st);
     for (k, obj) in objects.iter().enumerate() {
+        // s is reset before each LINELIST line and at the start of each
+        // primitive but a LINESTRIP_CONT(_BF) one (003 lines 41266-41272).
+        let first_in_primitive = k == 0 || {
+            let p = &objects[k - 1];
+            p.topology != obj.topology || p.ordinal + 1 != obj.ordinal
+        };
+        let cont = matches!(
+            obj.topology,
+            setup::topo::LINESTRIP_CONT | setup::topo::LINESTRIP_CONT_BF
+        );
+        if obj.kind == ObjectKind::Line
+            && (obj.topology == setup::topo::LINELIST || (first_in_primitive && !cont))
+        {
+            *counter = Some(StippleCounter::default());
+        }
         // The next object continues the same strip when it counts on from
         // this one in the same topology.
         let last_in_primitive = objects
@@ -172,7 +213,19 @@ pub(crate) fn rasterize_counted(
                 rta_index,
                 viewport,
             };
-            if let Some(so) = setup::setup(&st, &info, &c.verts)? {
+            if let Some(mut so) = setup::setup(&st, &info, &c.verts)? {
+                if let (Some(ls), Some(ends)) = (&st.line_stipple, so.stippled_line) {
+                    let Some(s) = counter.as_mut() else {
+                        return Err(DrawError::Unmodelled(
+                            "LINESTRIP_CONT continuing the line stipple of an earlier draw",
+                        ));
+                    };
+                    so.shapes = so
+                        .shapes
+                        .iter()
+                        .map(|sh| stipple::apply(ls, s, sh, ends, st.sf.line_width, grid))
+                        .collect::<Result<_, _>>()?;
+                }
                 let spans = windower::subspans(&st, scissor, &so);
                 win.dispatch(env, &so, &spans, pixels, &mut threads)?;
             }

@@ -7,6 +7,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::aa::AaLine;
 use super::clip::{divide, position};
 use super::coverage::{GiqLine, Rule, Shape, area2};
 use super::state::sample_grid;
@@ -24,6 +25,7 @@ pub(crate) mod topo {
     pub const POLYGON: u8 = 0x0e;
     pub const LINELIST_ADJ: u8 = 0x09;
     pub const POINTLIST_BF: u8 = 0x11;
+    pub const LINESTRIP_CONT: u8 = 0x12;
     pub const LINESTRIP_BF: u8 = 0x13;
     pub const LINESTRIP_CONT_BF: u8 = 0x14;
     pub const TRIFAN_NOSTIPPLE: u8 = 0x16;
@@ -92,6 +94,11 @@ pub(crate) struct SetupObject {
     pub vp_index: u32,
     pub rta_index: u32,
     pub topology: u8,
+    /// A line the line stipple applies to: its snapped end points, start
+    /// first (subpixel units).
+    pub stippled_line: Option<((i64, i64), (i64, i64))>,
+    /// An anti-aliased line: the coverage the windower computes per pixel.
+    pub aa: Option<AaLine>,
 }
 
 /// What setup knows of an object beyond its vertices.
@@ -489,6 +496,8 @@ pub(crate) fn setup(
         vp_index: info.vp_index,
         rta_index: info.rta_index,
         topology,
+        stippled_line: None,
+        aa: None,
     };
     let bf_topology = matches!(
         topology,
@@ -513,13 +522,37 @@ pub(crate) fn setup(
             Ok(Some(base(plane, vec![shape], bf_topology, attrs)))
         }
         ObjectKind::Line => {
-            if sf.antialias {
-                return Err(DrawError::Unmodelled(
-                    "anti-aliased lines (coverage in the payload)",
-                ));
-            }
-            if st.wm.line_stipple {
-                return Err(DrawError::Unmodelled("line stipple"));
+            // Anti-aliasing is ignored for zero-width lines (003 lines
+            // 37979-37980, 38655-38662).
+            if sf.antialias && sf.line_width != 0.0 {
+                if !sf.aa_true_distance {
+                    return Err(DrawError::Invalid(
+                        "3DSTATE_SF AA Line Distance Mode 0 is reserved",
+                    ));
+                }
+                if st.aa_improved {
+                    // Which distance Lo the slope and bias apply to is not
+                    // written down (003 lines 41222-41254).
+                    return Err(DrawError::Unmodelled(
+                        "3DSTATE_AA_LINE_PARAMS coverage slopes other than 0",
+                    ));
+                }
+                let aa = AaLine {
+                    p0: px(fixed[0]),
+                    p1: px(fixed[1]),
+                    half_width: f64::from(sf.line_width) / 2.0,
+                    region: f64::from(st.wm.aa_region),
+                    cap: f64::from(st.wm.aa_cap_region),
+                };
+                let Some(shape) = aa.rectangle(f64::from(sf.aa_cap_region), 1i64 << bits) else {
+                    return Ok(None);
+                };
+                let plane = line_plane(px(fixed[0]), px(fixed[1]), scr[0], scr[1]);
+                let (a, b) = (verts[0].as_slice(), verts[1].as_slice());
+                let attrs = attributes(sf, [a, b, a], info.pv, bf_topology, false)?;
+                let mut o = base(plane, vec![shape], bf_topology, attrs);
+                o.aa = Some(aa);
+                return Ok(Some(o));
             }
             // Last Pixel Enable: the end pixel of each LINELIST line, of
             // the last line only in strips (003 lines 38060-38075).
@@ -531,7 +564,13 @@ pub(crate) fn setup(
             let plane = line_plane(px(fixed[0]), px(fixed[1]), scr[0], scr[1]);
             let (a, b) = (verts[0].as_slice(), verts[1].as_slice());
             let attrs = attributes(sf, [a, b, a], info.pv, bf_topology, false)?;
-            Ok(Some(base(plane, vec![shape], bf_topology, attrs)))
+            let mut o = base(plane, vec![shape], bf_topology, attrs);
+            // Only non-anti-aliased lines are stippled (003 lines
+            // 41257-41258).
+            if st.line_stipple.is_some() {
+                o.stippled_line = Some((fixed[0], fixed[1]));
+            }
+            Ok(Some(o))
         }
         ObjectKind::Rectangle => {
             // The implied fourth corner v3 = v0 - v1 + v2 (003 lines
@@ -616,8 +655,15 @@ pub(crate) fn setup(
             let shapes: Vec<Shape> = match fill {
                 Fill::Solid => Shape::polygon(&fixed, Rule::TopLeft).into_iter().collect(),
                 Fill::Wireframe => {
-                    if sf.antialias {
+                    if sf.antialias && sf.line_width != 0.0 {
                         return Err(DrawError::Unmodelled("anti-aliased wireframe lines"));
+                    }
+                    // Where the counter resets along a triangle's edges
+                    // is not written down.
+                    if st.line_stipple.is_some() {
+                        return Err(DrawError::Unmodelled(
+                            "line stipple on wireframe triangle edges",
+                        ));
                     }
                     (0..3)
                         .filter_map(|i| line_shape(st, fixed[i], fixed[(i + 1) % 3], sf.last_pixel))

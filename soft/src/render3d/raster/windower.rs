@@ -434,6 +434,24 @@ impl<'s> Windower<'s> {
             }
             return Ok(());
         }
+        if let Some(aa) = &obj.aa {
+            // The AA alpha goes with the pixels to the output merger (see
+            // `aa`), which takes none: only fully covered pixels, whose
+            // alpha would stay as the shader wrote it, can be drawn.
+            let (one, off) = sample_grid(self.st);
+            let so = off as f64 / one as f64;
+            for ss in spans {
+                for q in 0..4 {
+                    let x = f64::from(ss.x + (q & 1)) + so;
+                    let y = f64::from(ss.y + (q >> 1)) + so;
+                    if ss.lit >> q & 1 != 0 && aa.alpha(x, y) != 255 {
+                        return Err(DrawError::Unmodelled(
+                            "anti-aliased line pixels below full coverage (the output merger takes no AA alpha)",
+                        ));
+                    }
+                }
+            }
+        }
         let widths = kernels(wm)?;
         let mut at = 0;
         while at < spans.len() {

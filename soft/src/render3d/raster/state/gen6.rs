@@ -2,18 +2,19 @@
 //! Volume 2) and the separate SF_VIEWPORT and CLIP_VIEWPORT arrays.
 
 use baregpu_hal::gen6::commands::{
-    Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateClip,
-    Cmd3dstateConstantPs, Cmd3dstateDepthBuffer, Cmd3dstateDrawingRectangle, Cmd3dstateMultisample,
-    Cmd3dstateSampleMask, Cmd3dstateSamplerStatePointers, Cmd3dstateScissorStatePointers,
-    Cmd3dstateSf, Cmd3dstateViewportStatePointers, Cmd3dstateWm,
+    Cmd3dstateAaLineParams, Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers,
+    Cmd3dstateClip, Cmd3dstateConstantPs, Cmd3dstateDepthBuffer, Cmd3dstateDrawingRectangle,
+    Cmd3dstateLineStipple, Cmd3dstateMultisample, Cmd3dstateSampleMask,
+    Cmd3dstateSamplerStatePointers, Cmd3dstateScissorStatePointers, Cmd3dstateSf,
+    Cmd3dstateViewportStatePointers, Cmd3dstateWm,
 };
 use baregpu_hal::gen6::structs::{ClipViewport, SfViewport};
 use baregpu_hal::packet::Packet;
 
 use super::{
-    Clip, DrawRect, RasterState, Sf, Viewports, Wm, attr_controls, clip_mode, cr0, cull, fill,
-    packet, push_constants, read_dwords, required, single_sample, stipple, subpixel_bits, ufixed,
-    wrap_shortest,
+    Clip, DrawRect, RasterState, Sf, Viewports, Wm, aa_width, attr_controls, clip_mode, cr0, cull,
+    fill, line_stipple, packet, push_constants, read_dwords, required, single_sample, stipple,
+    subpixel_bits, ufixed, wrap_shortest,
 };
 use crate::render3d::types::{DrawEnv, DrawError};
 
@@ -97,6 +98,9 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         flat: s.constant_interpolation_enable,
         wrap_shortest: wrap_shortest(sf_dw.get(18..20).unwrap_or(&[])),
         ms_raster_mode: s.multisample_rasterization_mode,
+        // DW3 17:16, DW4 14 (003 lines 38673-38690, 38808-38830).
+        aa_cap_region: aa_width(s.line_end_cap_antialiasing_region_width),
+        aa_true_distance: s.aa_line_distance_mode == 1,
     };
 
     let w: Cmd3dstateWm = packet(env, "3DSTATE_WM does not decode")?
@@ -147,6 +151,9 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         depth_clear_or_resolve: w.depth_buffer_clear
             || w.depth_buffer_resolve_enable
             || w.hierarchical_depth_buffer_resolve_enable,
+        // DW5 17:16, 15:14 (003 lines 40253-40290).
+        aa_region: aa_width(w.line_antialiasing_region_width),
+        aa_cap_region: aa_width(w.line_end_cap_antialiasing_region_width),
     };
 
     let r: Cmd3dstateDrawingRectangle =
@@ -168,6 +175,11 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
     let sample_mask = packet::<Cmd3dstateSampleMask>(env, "3DSTATE_SAMPLE_MASK does not decode")?
         .map_or(1, |m| m.sample_mask);
     let stipple = stipple(env, wm.polygon_stipple)?;
+    let line_stipple = line_stipple(
+        wm.line_stipple,
+        packet::<Cmd3dstateLineStipple>(env, "3DSTATE_LINE_STIPPLE does not decode")?
+            .map(|l| (l.line_stipple_pattern, l.line_stipple_repeat_count)),
+    );
 
     let vp: Cmd3dstateViewportStatePointers =
         packet(env, "3DSTATE_VIEWPORT_STATE_POINTERS does not decode")?.unwrap_or_default();
@@ -196,6 +208,12 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         ul_corner: ms.pixel_location == 1,
         sample_mask,
         stipple,
+        line_stipple,
+        aa_improved: packet::<Cmd3dstateAaLineParams>(
+            env,
+            "3DSTATE_AA_LINE_PARAMS does not decode",
+        )?
+        .is_some_and(|p| p.aa_coverage_slope != 0 || p.aa_coverage_endcap_slope != 0),
         viewports: Viewports::Gen6 {
             clip: vp.pointer_to_clip_viewport,
             sf: vp.pointer_to_sf_viewport,

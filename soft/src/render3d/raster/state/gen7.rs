@@ -9,19 +9,19 @@
 //! reserves.
 
 use baregpu_hal::gen7::commands::{
-    Cmd3dstateBindingTablePointersPs, Cmd3dstateCcStatePointers, Cmd3dstateClip,
-    Cmd3dstateConstantPs, Cmd3dstateDrawingRectangle, Cmd3dstateMultisample, Cmd3dstatePs,
-    Cmd3dstatePushConstantAllocPs, Cmd3dstateSampleMask, Cmd3dstateSamplerStatePointersPs,
-    Cmd3dstateSbe, Cmd3dstateScissorStatePointers, Cmd3dstateSf,
+    Cmd3dstateAaLineParams, Cmd3dstateBindingTablePointersPs, Cmd3dstateCcStatePointers,
+    Cmd3dstateClip, Cmd3dstateConstantPs, Cmd3dstateDrawingRectangle, Cmd3dstateLineStipple,
+    Cmd3dstateMultisample, Cmd3dstatePs, Cmd3dstatePushConstantAllocPs, Cmd3dstateSampleMask,
+    Cmd3dstateSamplerStatePointersPs, Cmd3dstateSbe, Cmd3dstateScissorStatePointers, Cmd3dstateSf,
     Cmd3dstateViewportStatePointersSfClip, Cmd3dstateWm,
 };
 use baregpu_hal::gen7::structs::SfClipViewport;
 use baregpu_hal::packet::Packet;
 
 use super::{
-    Clip, Cull, DrawRect, RasterState, Sf, Viewports, Wm, attr_controls, clip_mode, cr0, cull,
-    fill, packet, push_constants, read_dwords, required, single_sample, stipple, subpixel_bits,
-    ufixed, wrap_shortest,
+    Clip, Cull, DrawRect, RasterState, Sf, Viewports, Wm, aa_width, attr_controls, clip_mode, cr0,
+    cull, fill, line_stipple, packet, push_constants, read_dwords, required, single_sample,
+    stipple, subpixel_bits, ufixed, wrap_shortest,
 };
 use crate::render3d::types::{DrawEnv, DrawError};
 
@@ -135,6 +135,9 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         flat: b.constant_interpolation_enable,
         wrap_shortest: wrap_shortest(sbe_dw.get(12..14).unwrap_or(&[])),
         ms_raster_mode: s.multisample_rasterization_mode,
+        // DW2 17:16, DW3 14 (Mesa gen7.xml 3DSTATE_SF).
+        aa_cap_region: aa_width(s.line_end_cap_antialiasing_region_width),
+        aa_true_distance: s.aa_line_distance_mode == 1,
     };
 
     let w: Cmd3dstateWm = packet(env, "3DSTATE_WM does not decode")?
@@ -211,6 +214,9 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         depth_clear_or_resolve: w.depth_buffer_clear
             || w.depth_buffer_resolve_enable
             || w.hierarchical_depth_buffer_resolve_enable,
+        // DW1 9:8, 7:6 (Mesa gen7.xml 3DSTATE_WM).
+        aa_region: aa_width(w.line_antialiasing_region_width),
+        aa_cap_region: aa_width(w.line_end_cap_antialiasing_region_width),
     };
 
     let r: Cmd3dstateDrawingRectangle =
@@ -231,6 +237,13 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
     let sample_mask = packet::<Cmd3dstateSampleMask>(env, "3DSTATE_SAMPLE_MASK does not decode")?
         .map_or(1, |m| m.sample_mask);
     let stipple = stipple(env, wm.polygon_stipple)?;
+    // 3DSTATE_WM DW1 bit 3 enables it; the command keeps SNB's pattern and
+    // repeat count fields (Mesa gen7.xml).
+    let line_stipple = line_stipple(
+        wm.line_stipple,
+        packet::<Cmd3dstateLineStipple>(env, "3DSTATE_LINE_STIPPLE does not decode")?
+            .map(|l| (l.line_stipple_pattern, l.line_stipple_repeat_count)),
+    );
 
     let vp: Cmd3dstateViewportStatePointersSfClip = packet(
         env,
@@ -282,6 +295,14 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         ul_corner: ms.pixel_location == 1,
         sample_mask,
         stipple,
+        line_stipple,
+        // Gen7 keeps the command as on SNB (Mesa gen7.xml
+        // 3DSTATE_AA_LINE_PARAMETERS; the hal's gen7 inherits it).
+        aa_improved: packet::<Cmd3dstateAaLineParams>(
+            env,
+            "3DSTATE_AA_LINE_PARAMS does not decode",
+        )?
+        .is_some_and(|p| p.aa_coverage_slope != 0 || p.aa_coverage_endcap_slope != 0),
         viewports: Viewports::Gen7 {
             sf_clip: vp.sf_clip_viewport_pointer,
         },

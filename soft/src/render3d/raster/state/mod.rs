@@ -16,6 +16,7 @@ use baregpu_hal::gen6::commands::{Cmd3dstatePolyStippleOffset, Cmd3dstatePolySti
 use baregpu_hal::gen6::structs::ScissorRect;
 use baregpu_hal::packet::Packet;
 
+use super::stipple::LineStipple;
 use crate::render3d::types::{DrawEnv, DrawError};
 
 /// 3DSTATE_CLIP Clip Mode (003 lines 35477-35825; 1, 2, 5-7 reserved).
@@ -133,6 +134,11 @@ pub(crate) struct Sf {
     pub flat: u32,
     pub wrap_shortest: u64,
     pub ms_raster_mode: u32,
+    /// Line End Cap Antialiasing Region Width, pixels: where the SF puts an
+    /// anti-aliased line's cap edges.
+    pub aa_cap_region: f32,
+    /// AA Line Distance Mode AALINEDISTANCE_TRUE (0 is reserved).
+    pub aa_true_distance: bool,
 }
 
 /// 3DSTATE_WM (on Gen7 with the dispatch fields of 3DSTATE_PS).
@@ -169,6 +175,10 @@ pub(crate) struct Wm {
     pub ms_raster_mode: u32,
     pub legacy_diamond_lines: bool,
     pub depth_clear_or_resolve: bool,
+    /// Line Antialiasing Region Width and the WM's copy of Line End Cap
+    /// Antialiasing Region Width, pixels: the coverage ramps.
+    pub aa_region: f32,
+    pub aa_cap_region: f32,
 }
 
 /// 3DSTATE_DRAWING_RECTANGLE: the clipped rectangle (inclusive) and origin.
@@ -203,6 +213,11 @@ pub(crate) struct RasterState {
     pub ul_corner: bool,
     pub sample_mask: u32,
     pub stipple: Option<([u32; 32], u32, u32)>,
+    /// 3DSTATE_LINE_STIPPLE when 3DSTATE_WM Line Stipple Enable is set.
+    pub line_stipple: Option<LineStipple>,
+    /// 3DSTATE_AA_LINE_PARAMS asks for the "improved" coverage (a slope
+    /// other than 0; 0 is the legacy computation, 003 lines 41179-41189).
+    pub aa_improved: bool,
     /// Where the viewports are (Dynamic State relative).
     pub viewports: Viewports,
     /// Dynamic-State-relative pointers.
@@ -362,6 +377,28 @@ fn stipple(env: &DrawEnv<'_>, enabled: bool) -> Result<Option<([u32; 32], u32, u
         o.polygon_stipple_x_offset,
         o.polygon_stipple_y_offset,
     )))
+}
+
+/// The line stipple from 3DSTATE_LINE_STIPPLE's Line Stipple Pattern and
+/// Repeat Count (DW1 15:0, DW2 8:0 on SNB, 003 lines 41362-41398, and on
+/// IVB, Mesa gen7.xml). The Inverse Repeat Count (SNB U1.13 31:16, IVB
+/// U1.16 31:15) is software's 1/r, truncated (Mesa i965
+/// brw_misc_state.c upload_line_stipple): the counter form of the rule
+/// needs only r, so it is not read. A missing command is its reset value,
+/// repeat 0, outside the field's range [1, 256]: refused when a line
+/// meets it (`stipple::apply`), as a draw without lines never reads it.
+fn line_stipple(enabled: bool, pattern_repeat: Option<(u32, u32)>) -> Option<LineStipple> {
+    let (pattern, repeat) = pattern_repeat.unwrap_or((0, 0));
+    enabled.then_some(LineStipple {
+        pattern: pattern as u16,
+        repeat,
+    })
+}
+
+/// The AA region width encodings (003 lines 38673-38690, 40253-40290;
+/// the same on Gen7, Mesa gen7.xml): 0.5, 1, 2, 4 pixels.
+fn aa_width(v: u32) -> f32 {
+    0.5 * (1u32 << (v & 3)) as f32
 }
 
 /// The push constants kept under [`PCB_PS`] as whole registers, when

@@ -7,6 +7,7 @@ mod clip;
 mod coverage;
 mod draw;
 mod gen7;
+mod lines;
 mod setup;
 mod windower;
 
@@ -185,6 +186,24 @@ impl Rig {
 }
 
 impl Rig {
+    /// Runs `rasterize_carried` on the objects with `counter`.
+    pub fn run_carried(
+        &mut self,
+        vues: &[Vue],
+        objects: &[Object],
+        counter: &mut Option<super::StippleCounter>,
+    ) -> Result<Vec<PixelThread>, DrawError> {
+        self.pack();
+        let mut env = DrawEnv {
+            generation: self.generation,
+            packets: &self.packets,
+            bases: &self.bases,
+            memory: &mut self.mem,
+        };
+        super::rasterize_carried(&mut env, vues, objects, &mut Recorder::default(), counter)
+            .map(|(t, _)| t)
+    }
+
     /// Runs `rasterize_counted` on the objects.
     pub fn run_counted(
         &mut self,
