@@ -33,6 +33,7 @@ use crate::eu::shared::{
     Urb,
 };
 use crate::gpe::Bases;
+use crate::render3d::raster::StippleCounter;
 use crate::render3d::types::{DrawEnv, DrawError, Packets, PixelThread, Vue};
 
 /// FFID of the VS (003 Table 3-1, lines 786-820, lists GS 0xC, CLIP 0xD
@@ -117,6 +118,10 @@ pub(crate) struct Front {
     /// The GS unit's SVBIs (3DSTATE_GS_SVB_INDEX) and its R0.6 counter.
     svbis: gs::Svbis,
     gs_thread_id: u32,
+    /// The SF's Line Stipple Counter, carried from draw to draw (`None`:
+    /// unknown until a draw starts a line or 3DSTATE_LINE_STIPPLE loads
+    /// it).
+    stipple: Option<StippleCounter>,
     /// The VUEs of the last draw, for the tests.
     #[cfg(test)]
     last_vues: Vec<Vue>,
@@ -156,6 +161,7 @@ impl Front {
         self.packets.clear();
         self.draw = None;
         self.svbis = gs::Svbis::default();
+        self.stipple = None;
     }
 
     /// Whether a draw is unfinished.
@@ -181,6 +187,13 @@ impl Front {
     ) -> Result<(), DrawError> {
         if name == "3DSTATE_GS_SVB_INDEX" {
             self.svbis.load(dw)?;
+        }
+        // With Modify Enable the command loads the counter; without it
+        // the counter is left as it is.
+        if name == "3DSTATE_LINE_STIPPLE"
+            && let Some(c) = StippleCounter::loaded(dw)
+        {
+            self.stipple = Some(c);
         }
         state::keep(
             generation,
@@ -561,7 +574,8 @@ impl Front {
             memory: mem,
         };
         let mut om = super::stages::output_merger(&mut env)?;
-        let (threads, counted) = super::stages::rasterize(&mut env, vues, objects, om.as_mut())?;
+        let (threads, counted) =
+            super::stages::rasterize(&mut env, vues, objects, om.as_mut(), &mut self.stipple)?;
         self.statistics.cl_invocations += counted.cl_invocations;
         self.statistics.cl_primitives += counted.cl_primitives;
         self.statistics.ps_invocations += counted.ps_invocations;

@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 
 use crate::eu::shared::PixelBackend;
 pub(super) use crate::render3d::raster::RasterStatistics;
+use crate::render3d::raster::StippleCounter;
 use crate::render3d::types::{DrawEnv, DrawError, Object, PixelThread, Vue};
 
 /// The output merger for one draw.
@@ -20,6 +21,7 @@ pub(super) fn rasterize(
     vues: &[Vue],
     objects: &[Object],
     pixels: &mut dyn PixelBackend,
+    stipple: &mut Option<StippleCounter>,
 ) -> Result<(Vec<PixelThread>, RasterStatistics), DrawError> {
-    crate::render3d::raster::rasterize_counted(env, vues, objects, pixels)
+    crate::render3d::raster::rasterize_carried(env, vues, objects, pixels, stipple)
 }

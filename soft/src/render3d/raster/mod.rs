@@ -74,7 +74,7 @@ fn vertex_count(kind: ObjectKind) -> usize {
 /// through clipping, setup and rasterisation; returns the pixel-shader
 /// threads in dispatch order. With thread dispatch off the pixels' depth
 /// and stencil go to `pixels` instead. (The draw uses
-/// [`rasterize_counted`]; this form is the tests'.)
+/// [`rasterize_carried`]; this form is the tests'.)
 #[cfg(test)]
 pub(crate) fn rasterize(
     env: &mut DrawEnv,
@@ -101,6 +101,7 @@ pub(crate) struct RasterStatistics {
 }
 
 /// [`rasterize`], with the statistics the draw adds.
+#[cfg(test)]
 pub(crate) fn rasterize_counted(
     env: &mut DrawEnv,
     vues: &[Vue],
@@ -110,11 +111,11 @@ pub(crate) fn rasterize_counted(
     rasterize_carried(env, vues, objects, pixels, &mut None)
 }
 
-/// [`rasterize_counted`] with the Line Stipple Counter the engine keeps
-/// between draws: `counter` is where the last draw (or a
-/// 3DSTATE_LINE_STIPPLE with Modify Enable, [`StippleCounter::loaded`])
-/// left it, `None` when unknown, and is left where this draw leaves it.
-/// (The front end does not keep it yet: it calls [`rasterize_counted`].)
+/// Clipping, setup and rasterisation of a draw with the statistics it
+/// adds and the Line Stipple Counter the engine keeps between draws:
+/// `counter` is where the last draw (or a 3DSTATE_LINE_STIPPLE with
+/// Modify Enable, [`StippleCounter::loaded`]) left it, `None` when
+/// unknown, and is left where this draw leaves it (`front` keeps it).
 pub(crate) fn rasterize_carried(
     env: &mut DrawEnv,
     vues: &[Vue],

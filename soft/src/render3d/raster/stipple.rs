@@ -49,7 +49,6 @@ impl StippleCounter {
     /// Current Stipple Index (19:16), the same bits on SNB (003 lines
     /// 41321-41360) and IVB (Mesa gen7.xml); without it none. For the
     /// front end, which sees the command when it runs.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn loaded(dw: &[u32]) -> Option<StippleCounter> {
         let d = *dw.get(1)?;
         (d >> 31 != 0).then_some(StippleCounter {
