@@ -84,11 +84,13 @@ const EXECUTED: &[(&str, &str)] = &[
     ("CONSTANT_BUFFER", "tests/compute_* (Gen4/G45)"),
 ];
 
-/// Sandy Bridge's 3D commands, executed by the 3D front end
-/// (soft/src/render3d/front): the state commands are kept, 3DPRIMITIVE
-/// draws (soft/tests/render3d_gen6.rs). The other generations refuse them.
+/// Sandy Bridge's and Ivy Bridge's 3D commands, executed by the 3D front
+/// end (soft/src/render3d/front): the state commands are kept, 3DPRIMITIVE
+/// draws (soft/tests/render3d_gen6.rs, render3d_gen7.rs). The other
+/// generations refuse them.
 fn executed_3d(generation: Generation, name: &str) -> bool {
-    generation == Generation::Gen6 && (name.starts_with("3DSTATE_") || name == "3DPRIMITIVE")
+    matches!(generation, Generation::Gen6 | Generation::Gen7)
+        && (name.starts_with("3DSTATE_") || name == "3DPRIMITIVE")
 }
 
 /// Commands with nothing to act on in the model (soft/src/cs/table.rs
@@ -201,9 +203,9 @@ fn check_generation(generation: Generation) {
             }
         }
     }
-    // Every generation but Sandy Bridge refuses its 3D commands; Sandy
-    // Bridge still refuses a few (MEDIA_OBJECT_PRT, ...).
-    let least = if generation == Generation::Gen6 {
+    // Every generation but Sandy Bridge and Ivy Bridge refuses its 3D
+    // commands; those still refuse a few (MEDIA_OBJECT_PRT, ...).
+    let least = if matches!(generation, Generation::Gen6 | Generation::Gen7) {
         1
     } else {
         10

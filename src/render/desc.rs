@@ -254,6 +254,24 @@ pub struct VertexShader<'k> {
     pub constants: &'k [u8],
 }
 
+impl VertexShader<'_> {
+    /// 3DSTATE_VS Dispatch GRF Start Register for URB Data: the thread
+    /// payload's URB-sourced data, the push constants first and then the
+    /// vertex data, is written from that register on (003 lines 28514-28523
+    /// and the VS payload, lines 33380-33400; Mesa programs the VS with the
+    /// first constant register, `setup_uniforms` in brw_vec4.cpp), so it is
+    /// the vertex data's first register less the constant registers.
+    pub(crate) fn dispatch_start(&self) -> Result<u32, ComputeError> {
+        let constant_regs = self.constants.len().div_ceil(32) as u32;
+        match self.grf_start.checked_sub(constant_regs) {
+            Some(start) if start >= 1 => Ok(start),
+            _ => Err(ComputeError::Invalid(
+                "the vertex shader's grf_start leaves no room for R0 and its push constants",
+            )),
+        }
+    }
+}
+
 /// Barycentric coordinates the windower delivers to a pixel shader
 /// (3DSTATE_WM Barycentric Interpolation Mode, 003 DW6 15:10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

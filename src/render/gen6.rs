@@ -295,7 +295,7 @@ fn vs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateVs, ComputeError> {
     Ok(c::Cmd3dstateVs {
         kernel_start_pointer: (v.kernel.gfx.0 - plan.heap.0) as u32,
         binding_table_entry_count: plan.bt_entries.min(255),
-        dispatch_grf_start_register_for_urb_data: super::shared::vs_dispatch_start(v)?,
+        dispatch_grf_start_register_for_urb_data: v.dispatch_start()?,
         // Pairs of 128-bit elements (two vertices a register pair).
         vertex_urb_entry_read_length: v.inputs.div_ceil(2),
         vertex_urb_entry_read_offset: 0,

@@ -159,7 +159,7 @@ pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, Compute
                     "push constants are whole 32-byte registers",
                 ));
             }
-            super::shared::vs_dispatch_start(vs)?;
+            vs.dispatch_start()?;
             vs.outputs
         }
     };

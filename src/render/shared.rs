@@ -5,7 +5,7 @@
 //! so the fillers are macros each generation module invokes once, like
 //! compute's `surface_state!`.
 
-use super::desc::{Rect, VertexShader};
+use super::desc::Rect;
 use crate::compute::ComputeError;
 use crate::compute::error::check_max;
 use crate::compute::state::StateArea;
@@ -25,22 +25,6 @@ pub(super) fn push_constants(
     let at = area.alloc(bytes.len(), 32);
     area.put_bytes(at, bytes);
     Ok(Some((at, rows as u32)))
-}
-
-/// 3DSTATE_VS Dispatch GRF Start Register for URB Data of `vs`: the thread
-/// payload's URB-sourced data, the push constants first and then the
-/// vertex data, is written from that register on (003 lines 28514-28523
-/// and the VS payload, lines 33380-33400; Mesa programs the VS with the
-/// first constant register, `setup_uniforms` in brw_vec4.cpp), so it is
-/// the vertex data's first register less the constant registers.
-pub(super) fn vs_dispatch_start(vs: &VertexShader<'_>) -> Result<u32, ComputeError> {
-    let constant_regs = vs.constants.len().div_ceil(32) as u32;
-    match vs.grf_start.checked_sub(constant_regs) {
-        Some(start) if start >= 1 => Ok(start),
-        _ => Err(ComputeError::Invalid(
-            "the vertex shader's grf_start leaves no room for R0 and its push constants",
-        )),
-    }
 }
 
 /// SCISSOR_RECT's inclusive bounds (x min, y min, x max, y max), relative

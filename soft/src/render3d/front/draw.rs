@@ -25,12 +25,12 @@ use baregpu_isa::IsaGen;
 use super::fetch::{self, Fetched};
 use super::gs::{self, GsRun};
 use super::state;
+use super::thread::{Stop, general};
 use super::vs::{self, UrbLayout, VsPayload, VsState};
 use crate::eu::array::{Bindings, EuArray, EuFailure, ProgramCache, ThreadStart};
 use crate::eu::shared::sampler::SamplerSource;
 use crate::eu::shared::{
-    BindingTable, Fixed, GeneralState, GfxMemory, MemFault, PixelBackend, PixelDispatch, Scratch,
-    Urb,
+    BindingTable, Fixed, GfxMemory, PixelBackend, PixelDispatch, Scratch, Urb,
 };
 use crate::gpe::Bases;
 use crate::render3d::raster::StippleCounter;
@@ -43,31 +43,6 @@ const FFID_VS: u8 = 0x9;
 
 /// Queued pixel threads the dispatcher looks at for one that may start.
 const SCOREBOARD_WINDOW: usize = 64;
-
-/// Why a draw stops the engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Stop {
-    /// The draw's state or memory.
-    Draw(DrawError),
-    /// A thread failed on memory.
-    ThreadFault(MemFault),
-    /// A thread stopped on an error the array detects.
-    Thread,
-    /// A thread could not be started.
-    Dispatch,
-}
-
-impl From<DrawError> for Stop {
-    fn from(e: DrawError) -> Stop {
-        Stop::Draw(e)
-    }
-}
-
-impl From<MemFault> for Stop {
-    fn from(f: MemFault) -> Stop {
-        Stop::Draw(DrawError::Fault(f))
-    }
-}
 
 /// The EU array and what a draw's threads need from the media unit.
 pub(crate) struct Unit<'a> {
@@ -234,7 +209,10 @@ impl Front {
             Cmd3dprimitive::unpack(dw)
                 .map_err(|_| DrawError::Invalid("3DPRIMITIVE does not decode"))?
         };
-        let layout = UrbLayout::of(&self.packets, generation)?;
+        let layout = match generation {
+            Generation::Gen7 => super::gen7::urb_layout(&self.packets)?,
+            _ => UrbLayout::of(&self.packets)?,
+        };
         // Sandy Bridge GS threads; an enabled Ivy Bridge GS was refused
         // above.
         let mut gs = match generation {
@@ -253,7 +231,10 @@ impl Front {
             }
             .into());
         }
-        let vs = vs::state(&self.packets, generation)?;
+        let vs = vs::checked(match generation {
+            Generation::Gen7 => super::gen7::vs_state(&self.packets)?,
+            _ => vs::state(&self.packets)?,
+        })?;
         let fetched = fetch::fetch(generation, &self.packets, mem, &prim, layout.dwords())?;
         // 3DSTATE_VF_STATISTICS bit 0 (003 lines 31796-31813).
         let vf_statistics = self
@@ -701,16 +682,6 @@ impl Front {
             s.pointer_to_gs_sampler_state,
             s.pointer_to_ps_sampler_state,
         ][k])
-    }
-}
-
-pub(super) fn general(bases: &Bases) -> GeneralState {
-    GeneralState {
-        base: bases.general,
-        upper_bound: match bases.general_bound {
-            0 => u64::MAX,
-            b => b,
-        },
     }
 }
 

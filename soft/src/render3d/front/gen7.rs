@@ -421,7 +421,8 @@ mod tests {
     use super::*;
     use crate::eu::array::{EuArray, EuConfig, ProgramCache};
     use crate::eu::shared::{FlatMemory, GfxMemory};
-    use crate::render3d::front::draw::{Front, Stop, Unit};
+    use crate::render3d::front::draw::{Front, Unit};
+    use crate::render3d::front::thread::Stop;
     use baregpu_hal::Generation;
     use baregpu_isa::IsaGen;
 

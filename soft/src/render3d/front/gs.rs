@@ -26,7 +26,7 @@ use baregpu_hal::gen6::commands::{Cmd3dstateGs, Cmd3dstateGsSvbIndex, Cmd3dstate
 use baregpu_isa::IsaGen;
 
 use super::assemble::{self, prim::*};
-use super::draw::Stop;
+use super::thread::{Stop, general};
 use crate::eu::array::{Bindings, EuArray, ProgramCache, ThreadStart};
 use crate::eu::shared::sampler::SamplerSource;
 use crate::eu::shared::{BindingTable, GfxMemory, GsSnoop, Scratch, Urb};
@@ -667,7 +667,7 @@ impl GsRun {
                 table: d.bases.surface.wrapping_add(u64::from(d.binding_table)),
                 surface_state_base: d.bases.surface,
             }),
-            general_state: super::draw::general(d.bases),
+            general_state: general(d.bases),
             scratch: (gs.scratch_space_base_pointer != 0).then_some(Scratch {
                 per_thread: scratch,
             }),

@@ -26,6 +26,8 @@ mod gen7;
 mod gs;
 mod stages;
 mod state;
+mod thread;
 mod vs;
 
-pub(crate) use draw::{Front, Stop, Unit};
+pub(crate) use draw::{Front, Unit};
+pub(crate) use thread::Stop;

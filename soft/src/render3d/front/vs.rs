@@ -1,8 +1,8 @@
 //! The VS unit: URB entries per 3DSTATE_URB (Gen6) or 3DSTATE_URB_VS
-//! (Gen7, `super::gen7`), SIMD4x2 thread payloads (003 Table 12, lines
-//! 33297-33410; the same order on Gen7, see [`payload_after_r0`]), and the
-//! pass-through when the VS is disabled (the VF's entry is the VUE, 003
-//! lines 27405-27430).
+//! (Gen7: decoded beside it in `gen7`, `draw` picks), SIMD4x2 thread
+//! payloads (003 Table 12, lines 33297-33410; the same order on Gen7, see
+//! [`payload_after_r0`]), and the pass-through when the VS is disabled
+//! (the VF's entry is the VUE, 003 lines 27405-27430).
 //!
 //! URB handles: a handle is the first 256-bit row of its entry in the
 //! draw's URB (the convention of `eu::shared::urb`); kernels copy R0.0 and
@@ -11,8 +11,8 @@
 
 use alloc::vec::Vec;
 
+use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{Cmd3dstateUrb, Cmd3dstateVs};
-use baregpu_hal::{Generation, Packet};
 
 use crate::render3d::types::{DrawError, Packets};
 
@@ -24,10 +24,9 @@ pub(crate) struct UrbLayout {
 }
 
 impl UrbLayout {
-    pub fn of(packets: &Packets, generation: Generation) -> Result<UrbLayout, DrawError> {
-        if generation == Generation::Gen7 {
-            return super::gen7::urb_layout(packets);
-        }
+    /// Sandy Bridge's 3DSTATE_URB (Ivy Bridge's 3DSTATE_URB_VS:
+    /// decoded in the `gen7` module).
+    pub fn of(packets: &Packets) -> Result<UrbLayout, DrawError> {
         let dw = packets
             .get("3DSTATE_URB")
             .ok_or(DrawError::Invalid("no 3DSTATE_URB before the draw"))?;
@@ -103,22 +102,20 @@ impl From<&Cmd3dstateVs> for VsState {
     }
 }
 
-/// 3DSTATE_VS; `None` when the VS is disabled.
-pub(crate) fn state(
-    packets: &Packets,
-    generation: Generation,
-) -> Result<Option<VsState>, DrawError> {
-    let vs = if generation == Generation::Gen7 {
-        super::gen7::vs_state(packets)?
-    } else {
-        let Some(dw) = packets.get("3DSTATE_VS") else {
-            // Never loaded: the power-on state, a disabled VS.
-            return Ok(None);
-        };
-        let vs = Cmd3dstateVs::unpack(dw)
-            .map_err(|_| DrawError::Invalid("3DSTATE_VS does not decode"))?;
-        vs.vs_function_enable.then(|| VsState::from(&vs))
+/// Sandy Bridge's 3DSTATE_VS (Ivy Bridge's is decoded in `gen7`); `None`
+/// when the VS is disabled.
+pub(crate) fn state(packets: &Packets) -> Result<Option<VsState>, DrawError> {
+    let Some(dw) = packets.get("3DSTATE_VS") else {
+        // Never loaded: the power-on state, a disabled VS.
+        return Ok(None);
     };
+    let vs =
+        Cmd3dstateVs::unpack(dw).map_err(|_| DrawError::Invalid("3DSTATE_VS does not decode"))?;
+    Ok(vs.vs_function_enable.then(|| VsState::from(&vs)))
+}
+
+/// The rules both generations' VS state must meet.
+pub(crate) fn checked(vs: Option<VsState>) -> Result<Option<VsState>, DrawError> {
     let Some(vs) = vs else { return Ok(None) };
     if vs.read_length == 0 {
         return Err(DrawError::Invalid(
@@ -250,15 +247,12 @@ mod tests {
     fn urb_layout_follows_3dstate_urb() {
         let mut p = Packets::default();
         p.set("3DSTATE_URB", &[0x7805_0001, 2 << 16 | 32, 0]);
-        let u = UrbLayout::of(&p, Generation::Gen6).unwrap();
+        let u = UrbLayout::of(&p).unwrap();
         assert_eq!(
             (u.entries, u.rows, u.dwords(), u.handle(3)),
             (32, 12, 96, 36)
         );
         p.set("3DSTATE_URB", &[0x7805_0001, 20, 0]);
-        assert!(
-            UrbLayout::of(&p, Generation::Gen6).is_err(),
-            "fewer than 24 entries"
-        );
+        assert!(UrbLayout::of(&p).is_err(), "fewer than 24 entries");
     }
 }

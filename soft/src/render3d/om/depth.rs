@@ -100,7 +100,7 @@ pub(super) struct DepthPixel {
 }
 
 /// The depth buffer of the draw, as the generation's commands describe it
-/// (`super::gen6`, `super::gen7`).
+/// (the per-generation decoders beside it).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct DepthBuffer {
     pub format: DepthFormat,
