@@ -66,7 +66,7 @@ pub struct GsSnoop {
     /// Handles the thread holds: allocated, not yet completed.
     pub retained: Vec<u16>,
     /// Vertices completed with Used, in completion order: the entry's
-    /// dwords and the header's M0.2[6:0] (PrimType 6:2, PrimStart 1,
+    /// dwords and the header's M0.2 bits 6:0 (PrimType 6:2, PrimStart 1,
     /// PrimEnd 0; 003 lines 88266-88285).
     pub out: Vec<(Vec<u32>, u8)>,
     /// 3DSTATE_GS Rendering Enabled: the thread may take handles.
