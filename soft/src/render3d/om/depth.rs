@@ -12,9 +12,17 @@
 //! 44806-44808: "unconditionally added").
 //!
 //! Hierarchical depth: the model keeps the depth buffer exact and never
-//! reads or writes the HiZ buffer, which only accelerates the test; the
-//! operations that would rely on it (depth clear and resolve passes) are
-//! refused by the merger.
+//! reads or writes the HiZ buffer, which only accelerates the test. The
+//! manual defines HiZ by what software sees: after a depth buffer resolve
+//! "the depth buffer will contain the same contents as it would have had
+//! the rendering been performed with the hierarchical depth buffer
+//! disabled" (003 lines 42426-42431), and a HiZ resolve makes "rendering
+//! give the same results as [...] with the hierarchical depth buffer
+//! disabled" (42452-42460). So the model's depth buffer is always the
+//! resolved one ([`DepthPass`]): a depth clear pass writes the clear value
+//! into it, and both resolve passes change nothing. What differs from the
+//! hardware is only the depth buffer's memory between a clear and the
+//! resolve that must precede any use of it outside 3D rendering, which the hardware leaves stale (42426-42436).
 //!
 //! The separate stencil buffer that comes with HiZ on Gen6
 //! (3DSTATE_STENCIL_BUFFER, 003 lines 43150-43260): S8_UINT, one byte a
@@ -85,6 +93,52 @@ impl DepthFormat {
     }
 }
 
+/// What a draw does to the depth buffer: 3DSTATE_WM Depth Buffer Clear,
+/// Depth Buffer Resolve Enable and Hierarchical Depth Buffer Resolve
+/// Enable (003 lines 39999-40070; Gen7 keeps the three bits [ext: mesa
+/// src/intel/genxml/gen7.xml 3DSTATE_WM]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum DepthPass {
+    /// Rendering: the depth and stencil tests and updates of the state.
+    #[default]
+    Draw,
+    /// Depth Buffer Clear: "the depth buffer is initialized as a
+    /// side-effect of rendering pixels" (003 line 40005), with the clear
+    /// value of 3DSTATE_CLEAR_PARAMS (003 lines 43376-43484); stencil as
+    /// the state says (a clear sets REPLACE, 003 lines 42383-42387).
+    Clear,
+    /// Either resolve with HiZ enabled: nothing changes in the model's
+    /// always-resolved depth buffer (see the module text). With HiZ off
+    /// "enabling this field will have no effect" (003 lines 40040-40041,
+    /// 40064-40065): the draw is a [`DepthPass::Draw`].
+    Resolve,
+}
+
+impl DepthPass {
+    /// The pass of 3DSTATE_WM's three bits for a depth buffer with HiZ
+    /// enabled or not; two of them at once are forbidden (003 lines
+    /// 40034-40036, 40058-40060).
+    pub fn of(
+        clear: bool,
+        resolve: bool,
+        hiz_resolve: bool,
+        hiz: bool,
+    ) -> Result<DepthPass, DrawError> {
+        match (clear, resolve, hiz_resolve) {
+            (false, false, false) => Ok(DepthPass::Draw),
+            (true, false, false) => Ok(DepthPass::Clear),
+            (false, _, _) if !(resolve && hiz_resolve) => Ok(if hiz {
+                DepthPass::Resolve
+            } else {
+                DepthPass::Draw
+            }),
+            _ => Err(DrawError::Invalid(
+                "3DSTATE_WM: more than one of depth buffer clear, depth resolve and HiZ resolve",
+            )),
+        }
+    }
+}
+
 /// A depth value as the buffer stores it.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
 pub(super) enum Depth {
@@ -108,6 +162,9 @@ pub(super) struct DepthBuffer {
     /// buffer 3DSTATE_STENCIL_BUFFER gave it.
     pub separate_stencil: bool,
     pub stencil: Option<StencilBuffer>,
+    /// Hierarchical Depth Buffer Enable: only changes what the resolve
+    /// passes do ([`DepthPass`]).
+    pub hiz: bool,
     surface: Surface,
     /// The LOD rendered into, placed by the mip layout; the separate
     /// stencil buffer has no LOD ("assumed by hardware to be zero", 003
@@ -190,6 +247,7 @@ impl DepthBuffer {
             format,
             separate_stencil: false,
             stencil: None,
+            hiz: false,
             surface,
             level,
             offset: at.offset,
@@ -336,6 +394,16 @@ impl DepthBuffer {
             }
         }
         memory.write(at, &b[..n])
+    }
+
+    /// 3DSTATE_CLEAR_PARAMS Depth Clear Value as this buffer stores it:
+    /// float bits for the D32 formats, UNORM in 23:0 or 15:0 (003 lines
+    /// 43452-43468).
+    pub fn clear_value(&self, raw: u32) -> Depth {
+        match self.format.unorm_bits() {
+            0 => Depth::Float(f32::from_bits(raw)),
+            bits => Depth::Unorm(raw & ((1 << bits) - 1)),
+        }
     }
 
     /// A source depth (already clamped to the viewport's range) as this

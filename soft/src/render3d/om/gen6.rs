@@ -4,17 +4,19 @@
 //! table of 3DSTATE_BINDING_TABLE_POINTERS, what 3DSTATE_WM and
 //! 3DSTATE_MULTISAMPLE say about the pixels, 3DSTATE_DEPTH_BUFFER (003
 //! lines 42515-43140) with the separate stencil buffer that comes with
-//! HiZ (003 lines 43150-43260), and the render targets' SURFACE_STATE.
+//! HiZ (003 lines 43150-43260), 3DSTATE_CLEAR_PARAMS, and the render
+//! targets' SURFACE_STATE.
 //! The front end keeps each pointer's change bit set once loaded.
 
 use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{
-    Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateDepthBuffer,
-    Cmd3dstateMultisample, Cmd3dstateStencilBuffer, Cmd3dstateViewportStatePointers, Cmd3dstateWm,
+    Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateClearParams,
+    Cmd3dstateDepthBuffer, Cmd3dstateMultisample, Cmd3dstateStencilBuffer,
+    Cmd3dstateViewportStatePointers, Cmd3dstateWm,
 };
 use baregpu_hal::gen6::structs::SurfaceState;
 
-use super::depth::{DepthBuffer, DepthFormat, Placement, StencilBuffer};
+use super::depth::{DepthBuffer, DepthFormat, DepthPass, Placement, StencilBuffer};
 use super::{OmState, RtFields, unpack};
 use crate::eu::shared::DispatchFlags;
 use crate::eu::shared::surface::MipLayout;
@@ -30,16 +32,17 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
     {
         return Err(DrawError::Unmodelled("multisampling (4X)"));
     }
-    let mut s = OmState::default();
+    let mut s = OmState {
+        depth: depth_buffer(packets)?,
+        ..OmState::default()
+    };
     if let Some(wm) = unpack::<Cmd3dstateWm>(packets, "3DSTATE_WM does not decode")? {
-        if wm.depth_buffer_clear
-            || wm.depth_buffer_resolve_enable
-            || wm.hierarchical_depth_buffer_resolve_enable
-        {
-            return Err(DrawError::Unmodelled(
-                "depth buffer clear and resolve passes",
-            ));
-        }
+        s.pass = DepthPass::of(
+            wm.depth_buffer_clear,
+            wm.depth_buffer_resolve_enable,
+            wm.hierarchical_depth_buffer_resolve_enable,
+            s.depth.is_some_and(|d| d.hiz),
+        )?;
         // The windower's R0.0 bits 13 and 12 (003 lines 44026-44030)
         // are taken to follow these 3DSTATE_WM bits: the oMask bit "is
         // made available to the DataPort (either via the message
@@ -82,7 +85,12 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
                 .wrapping_add(u64::from(p.pointer_to_ps_binding_table)),
         );
     }
-    s.depth = depth_buffer(packets)?;
+    if let Some(p) =
+        unpack::<Cmd3dstateClearParams>(packets, "3DSTATE_CLEAR_PARAMS does not decode")?
+        && p.depth_clear_value_valid
+    {
+        s.clear_value = Some(p.depth_clear_value);
+    }
     Ok(s)
 }
 
@@ -158,6 +166,7 @@ fn depth_buffer(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
         },
     )?;
     d.separate_stencil = p.separate_stencil_buffer_enable;
+    d.hiz = p.hierarchical_depth_buffer_enable;
     d.stencil = stencil;
     Ok(Some(d))
 }

@@ -23,7 +23,7 @@ use baregpu_hal::gen7::commands::{
 };
 use baregpu_hal::gen7::structs::RenderSurfaceState;
 
-use super::depth::{DepthBuffer, DepthFormat, Placement, StencilBuffer};
+use super::depth::{DepthBuffer, DepthFormat, DepthPass, Placement, StencilBuffer};
 use super::{OmState, RtFields, unpack};
 use crate::eu::shared::DispatchFlags;
 use crate::eu::shared::surface::MipLayout;
@@ -49,17 +49,16 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
         depth_stencil_at: at(0),
         color_calc_at: at(0),
         cc_viewport_at: at(0),
+        depth: depth_buffer(packets)?,
         ..OmState::default()
     };
     if let Some(wm) = unpack::<Cmd3dstateWm>(packets, "3DSTATE_WM does not decode")? {
-        if wm.depth_buffer_clear
-            || wm.depth_buffer_resolve_enable
-            || wm.hierarchical_depth_buffer_resolve_enable
-        {
-            return Err(DrawError::Unmodelled(
-                "depth buffer clear and resolve passes",
-            ));
-        }
+        s.pass = DepthPass::of(
+            wm.depth_buffer_clear,
+            wm.depth_buffer_resolve_enable,
+            wm.hierarchical_depth_buffer_resolve_enable,
+            s.depth.is_some_and(|d| d.hiz),
+        )?;
         // EDSC_PSEXEC and EDSC_PREPS move the depth and stencil test and
         // update relative to the shader (gen7.xml Early Depth/Stencil
         // Control); the model tests after the shader, EDSC_NORMAL.
@@ -116,7 +115,12 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
                 .wrapping_add(u64::from(p.pointer_to_ps_binding_table)),
         );
     }
-    s.depth = depth_buffer(packets)?;
+    if let Some(p) =
+        unpack::<Cmd3dstateClearParams>(packets, "3DSTATE_CLEAR_PARAMS does not decode")?
+        && p.depth_clear_value_valid
+    {
+        s.clear_value = Some(p.depth_clear_value);
+    }
     // The command's own write enables gate DEPTH_STENCIL_STATE's, with a
     // NULL surface too (no command: their reset value, off).
     s.write_gate = Some(
@@ -155,11 +159,6 @@ fn depth_buffer(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
             ));
         }
     };
-    // HiZ only accelerates the test, but its clears and resolves leave the
-    // depth in the HiZ buffer: refused rather than drawn wrongly.
-    if p.hierarchical_depth_buffer_enable {
-        return Err(DrawError::Unmodelled("hierarchical depth (HiZ) on Gen7"));
-    }
     if p.depth != 0 || p.minimum_array_element != 0 || p.render_target_view_extent != 0 {
         return Err(DrawError::Unmodelled("depth buffer arrays"));
     }
@@ -180,10 +179,9 @@ fn depth_buffer(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
             stencil = Some(StencilBuffer::of(s.surface_base_address, s.surface_pitch)?);
         }
     }
-    // Sent with the depth buffer; their contents only serve HiZ, refused
-    // above, but they must decode.
+    // The HiZ buffer only serves the hardware's acceleration, which the
+    // model does without (`depth`'s module text); its command must decode.
     unpack::<Cmd3dstateHierDepthBuffer>(packets, "3DSTATE_HIER_DEPTH_BUFFER does not decode")?;
-    unpack::<Cmd3dstateClearParams>(packets, "3DSTATE_CLEAR_PARAMS does not decode")?;
     let mut d = DepthBuffer::two_d(
         format,
         Placement {
@@ -197,6 +195,7 @@ fn depth_buffer(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
         },
     )?;
     d.separate_stencil = true;
+    d.hiz = p.hierarchical_depth_buffer_enable;
     d.stencil = stencil;
     d.depth_write = p.depth_write_enable;
     d.stencil_write = p.stencil_write_enable;

@@ -26,11 +26,16 @@
 //! Last Render Target (003 lines 84949-84953), so every target of a pixel
 //! sees the same test.
 //!
+//! The depth buffer clear and resolve passes of 3DSTATE_WM keep the depth
+//! buffer as it would be without HiZ ([`depth::DepthPass`]): a clear
+//! writes the clear value with the stencil as the state says, a resolve
+//! with HiZ on changes nothing.
+//!
 //! Refused (a draw error from `new`, a send error from a write), never
 //! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
 //! multisampled render targets), alpha-to-coverage (forbidden with 1X,
-//! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
-//! and resolve passes, render targets other than 2D (arrays, 3D, cube,
+//! 003 lines 44755-44756) and alpha-to-one, dithering, render targets
+//! other than 2D (arrays, 3D, cube,
 //! buffers) and their X/Y offsets and rotation, depth buffer arrays, depth
 //! or stencil enabled without a buffer that has them (UNDEFINED, 003 lines
 //! 44842-44844, 44887, 45320-45330), blending of integer targets and logic
@@ -59,7 +64,7 @@ use crate::eu::shared::surface::{MipLevel, Surface};
 use crate::eu::shared::{DispatchFlags, GfxMemory, PixelBackend, PixelDispatch, RtWrite};
 use crate::render3d::types::{DrawEnv, DrawError, Packets};
 
-use depth::{DepthBuffer, DepthPixel};
+use depth::{Depth, DepthBuffer, DepthPass, DepthPixel};
 
 /// A pixel's depth and stencil tests: whether it passed, and what to store
 /// on the last write (the new depth pixel, whether its depth and its
@@ -94,6 +99,11 @@ struct OmState {
     /// gate DEPTH_STENCIL_STATE's (`None` on Gen6, where only the latter
     /// exist).
     write_gate: Option<(bool, bool)>,
+    /// The depth-buffer pass of 3DSTATE_WM.
+    pass: DepthPass,
+    /// 3DSTATE_CLEAR_PARAMS Depth Clear Value when Depth Clear Value Valid
+    /// is set (raw, in the depth buffer's format).
+    clear_value: Option<u32>,
 }
 
 /// What the merger checks in a render target's SURFACE_STATE beyond the
@@ -136,6 +146,11 @@ pub(crate) struct OutputMerger {
     depth: Option<DepthBuffer>,
     flags: DispatchFlags,
     passed: u64,
+    pass: DepthPass,
+    /// A clear pass's depth: 3DSTATE_CLEAR_PARAMS's value, or without one
+    /// the first lit pixel's ("the interpolated depth of an arbitrary
+    /// pixel of the primitive", 003 lines 43429-43431).
+    clear_depth: Option<Depth>,
 }
 
 fn draw_to_send(e: DrawError) -> SendError {
@@ -202,7 +217,18 @@ impl OutputMerger {
                     "stencil test without COLOR_CALC_STATE (its reference values)",
                 ));
             }
+            // "If this field is enabled, the Depth Test Enable field in
+            // DEPTH_STENCIL_STATE must be disabled" (003 lines 40009-40010).
+            if s.pass == DepthPass::Clear && ds.depth_test_enable {
+                return Err(DrawError::Invalid(
+                    "depth buffer clear with the depth test enabled",
+                ));
+            }
         }
+        let clear_depth = match (s.pass, depth, s.clear_value) {
+            (DepthPass::Clear, Some(d), Some(raw)) => Some(d.clear_value(raw)),
+            _ => None,
+        };
         Ok(OutputMerger {
             platform,
             blend_at: s.blend_at,
@@ -217,6 +243,8 @@ impl OutputMerger {
             depth,
             flags: s.flags,
             passed: 0,
+            pass: s.pass,
+            clear_depth,
         })
     }
 
@@ -377,7 +405,10 @@ impl OutputMerger {
             }
             None => z,
         };
-        let src = buffer.quantise(z);
+        let src = match self.pass {
+            DepthPass::Clear => *self.clear_depth.get_or_insert(buffer.quantise(z)),
+            _ => buffer.quantise(z),
+        };
         let mut stencil_pass = true;
         let mut new = old;
         let mut face = None;
@@ -551,6 +582,14 @@ impl PixelBackend for OutputMerger {
         dispatch: Option<&PixelDispatch>,
         w: &RtWrite,
     ) -> Result<(), SendError> {
+        // "Pixel Shader Dispatch [...] must all be disabled" for the depth
+        // buffer clear and resolve passes (003 lines 42394-42395,
+        // 42446-42447, 42469-42470).
+        if self.pass != DepthPass::Draw {
+            return Err(bad(
+                "render-target write during a depth buffer clear or resolve pass (pixel shader dispatch must be disabled)",
+            ));
+        }
         // "Constant color writes ignore everything in blend and color
         // calculator state" [ext: mesa src/intel/blorp/blorp_clear.c]: the
         // replicated-data form stores as with blending off, every channel
@@ -621,6 +660,9 @@ impl PixelBackend for OutputMerger {
         memory: &mut dyn GfxMemory,
         dispatch: &PixelDispatch,
     ) -> Result<(), SendError> {
+        if self.pass == DepthPass::Resolve {
+            return Ok(());
+        }
         let slots = usize::from(dispatch.simd).min(32);
         for slot in (0..slots).filter(|s| dispatch.mask >> s & 1 != 0) {
             let (x, y) = pixel_xy(dispatch.corners[slot / 4], slot);

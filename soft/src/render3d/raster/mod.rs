@@ -13,8 +13,8 @@
 //! anti-aliased or stippled wireframe edges, a LINESTRIP_CONT that opens
 //! a draw with line stipple on and no counter carried in (the front end
 //! keeps none between draws yet, see [`rasterize_carried`]),
-//! the PrimID attribute override, RECTLIST rectangles that must be clipped,
-//! and the depth clear/resolve operations of 3DSTATE_WM; on Gen7 also an
+//! the PrimID attribute override, and RECTLIST rectangles that must be
+//! clipped; on Gen7 also an
 //! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
 //! fast clear and resolve of 3DSTATE_PS, a 3DSTATE_CLIP early cull that
 //! differs from the SF's cull mode or winding, and 3DSTATE_SBE's
@@ -129,11 +129,6 @@ pub(crate) fn rasterize_carried(
         return Ok((Vec::new(), stats));
     }
     let st = RasterState::decode(env)?;
-    if st.wm.depth_clear_or_resolve {
-        return Err(DrawError::Unmodelled(
-            "3DSTATE_WM depth buffer clear or resolve",
-        ));
-    }
     if st.sf.ms_raster_mode != 0 || st.wm.ms_raster_mode != 0 {
         return Err(DrawError::Unmodelled(
             "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",

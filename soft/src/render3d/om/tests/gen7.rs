@@ -20,14 +20,14 @@ use super::*;
 const RGBA8: u32 = 0x0C7;
 const STENCIL: u64 = 0xC_0000;
 
-fn set<P: Packet>(f: &mut Fixture, p: &P) {
+pub(super) fn set<P: Packet>(f: &mut Fixture, p: &P) {
     f.packets.set(P::NAME, &pack(p));
 }
 
 /// The Gen7 draw state: the five pointer commands at the fixture's state,
 /// the PS binding table at 0x20 with entry 0 at a linear 16 x 8
 /// RENDER_SURFACE_STATE of `format`.
-fn fixture(format: u32, bpp: u64) -> Fixture {
+pub(super) fn fixture(format: u32, bpp: u64) -> Fixture {
     let mut f = Fixture::new(format, bpp);
     f.packets.clear();
     f.generation = Generation::Gen7;
@@ -99,7 +99,13 @@ fn surface(f: &mut Fixture, format: u32, tiling: u32) {
 /// A Gen7 16 x 8 depth buffer of format `code` with the command's write
 /// enables, and a W-tiled stencil buffer when `stencil` (else the all-zero
 /// 3DSTATE_STENCIL_BUFFER Mesa sends for none).
-fn depth7(f: &mut Fixture, code: u32, depth_write: bool, stencil_write: bool, stencil: bool) {
+pub(super) fn depth7(
+    f: &mut Fixture,
+    code: u32,
+    depth_write: bool,
+    stencil_write: bool,
+    stencil: bool,
+) {
     f.dbpp = if code == 5 { 2 } else { 4 };
     f.dpitch = 128;
     set(
@@ -140,7 +146,7 @@ fn depth7(f: &mut Fixture, code: u32, depth_write: bool, stencil_write: bool, st
 /// Address of stencil pixel (x, y) in the W-tiled buffer: 64 x 64-byte
 /// tiles of 8 x 8 blocks, in a block the bits of x and y interleave x0,
 /// y0, x1, y1, x2, y2 (TiledOffsetW, 003 lines 7450-7460).
-fn w_at(x: u64, y: u64) -> u64 {
+pub(super) fn w_at(x: u64, y: u64) -> u64 {
     let mut inner = 0;
     for b in 0..3 {
         inner |= (x >> b & 1) << (2 * b) | (y >> b & 1) << (2 * b + 1);
@@ -507,10 +513,6 @@ fn gen7_state_beyond_the_model_is_refused() {
         e(&mut p);
         set(f, &p);
     };
-    refused(
-        &|f| edit_db(f, &|p| p.hierarchical_depth_buffer_enable = true),
-        "HiZ",
-    );
     // The combined formats of Gen6 are not Gen7 depth formats.
     for code in [0, 2, 4, 6, 7] {
         refused(
@@ -556,18 +558,6 @@ fn gen7_state_beyond_the_model_is_refused() {
             )
         },
         "Early Depth",
-    );
-    refused(
-        &|f| {
-            set(
-                f,
-                &Cmd3dstateWm {
-                    depth_buffer_clear: true,
-                    ..Default::default()
-                },
-            )
-        },
-        "clear and resolve",
     );
     refused(
         &|f| {

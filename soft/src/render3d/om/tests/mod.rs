@@ -7,6 +7,7 @@
 mod blend;
 mod depth;
 mod gen7;
+mod hiz;
 mod message;
 mod refuse;
 

@@ -148,9 +148,6 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         point_upper_right: w.point_rasterization_rule == 1,
         ms_raster_mode: w.multisample_rasterization_mode,
         legacy_diamond_lines: w.legacy_diamond_line_rasterization,
-        depth_clear_or_resolve: w.depth_buffer_clear
-            || w.depth_buffer_resolve_enable
-            || w.hierarchical_depth_buffer_resolve_enable,
         // DW5 17:16, 15:14 (003 lines 40253-40290).
         aa_region: aa_width(w.line_antialiasing_region_width),
         aa_cap_region: aa_width(w.line_end_cap_antialiasing_region_width),

@@ -211,9 +211,6 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         point_upper_right: w.point_rasterization_rule == 1,
         ms_raster_mode: w.multisample_rasterization_mode,
         legacy_diamond_lines: w.legacy_diamond_line_rasterization,
-        depth_clear_or_resolve: w.depth_buffer_clear
-            || w.depth_buffer_resolve_enable
-            || w.hierarchical_depth_buffer_resolve_enable,
         // DW1 9:8, 7:6 (Mesa gen7.xml 3DSTATE_WM).
         aa_region: aa_width(w.line_antialiasing_region_width),
         aa_cap_region: aa_width(w.line_end_cap_antialiasing_region_width),

@@ -174,7 +174,6 @@ pub(crate) struct Wm {
     pub point_upper_right: bool,
     pub ms_raster_mode: u32,
     pub legacy_diamond_lines: bool,
-    pub depth_clear_or_resolve: bool,
     /// Line Antialiasing Region Width and the WM's copy of Line End Cap
     /// Antialiasing Region Width, pixels: the coverage ramps.
     pub aa_region: f32,

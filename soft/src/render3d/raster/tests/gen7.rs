@@ -733,7 +733,7 @@ fn gen7_refusals_are_named() {
     let (vs, objs) = scene();
     // A change to a drawable state, and the error it must bring.
     type Case = (fn(&mut Rig7), DrawError);
-    let cases: [Case; 9] = [
+    let cases: [Case; 8] = [
         (
             |r| r.wm.early_depth_stencil_control = 2,
             DrawError::Unmodelled("3DSTATE_WM Early Depth/Stencil Control other than EDSC_NORMAL"),
@@ -770,10 +770,6 @@ fn gen7_refusals_are_named() {
             DrawError::Unmodelled(
                 "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",
             ),
-        ),
-        (
-            |r| r.wm.depth_buffer_resolve_enable = true,
-            DrawError::Unmodelled("3DSTATE_WM depth buffer clear or resolve"),
         ),
         (
             |r| r.sbe.number_of_sf_output_attributes = 33,
