@@ -216,6 +216,8 @@ pub(super) struct Placement {
     pub pitch: u32,
     pub lod: u32,
     pub mip_layout: MipLayout,
+    /// The mip alignment unit (i, j) in pixels.
+    pub align: (u32, u32),
     pub offset: (i32, i32),
 }
 
@@ -228,8 +230,7 @@ impl DepthBuffer {
         // The surface helper wants a colour format only for its pitch
         // arithmetic, which uses the given pitch.
         let surface = Surface {
-            // j = 4 "for any depth buffer" (003 line 6076).
-            mip_align: (4, 4),
+            mip_align: at.align,
             mip_layout: at.mip_layout,
             ..Surface::two_d(
                 at.base,

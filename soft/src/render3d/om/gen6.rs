@@ -162,6 +162,9 @@ fn depth_buffer(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
             } else {
                 MipLayout::Below
             },
+            // i = 4 ("all other formats") and j = 4 "for any depth buffer"
+            // (003 lines 6068-6076).
+            align: (4, 4),
             offset: (p.depth_coordinate_offset_x, p.depth_coordinate_offset_y),
         },
     )?;

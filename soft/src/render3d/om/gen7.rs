@@ -162,11 +162,6 @@ fn depth_buffer(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
     if p.depth != 0 || p.minimum_array_element != 0 || p.render_target_view_extent != 0 {
         return Err(DrawError::Unmodelled("depth buffer arrays"));
     }
-    // The Gen7 depth mip alignment differs by format (D16_UNORM), which
-    // the sources here do not give: only LOD 0 is taken.
-    if p.lod != 0 {
-        return Err(DrawError::Unmodelled("Gen7 depth buffer mip levels"));
-    }
     // Mesa sends an all-zero 3DSTATE_STENCIL_BUFFER for "no stencil
     // buffer" and the real one with its pitch doubled [ext: mesa
     // src/mesa/drivers/dri/i965/gen7_misc_state.c
@@ -189,8 +184,19 @@ fn depth_buffer(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
             width: p.width + 1,
             height: p.height + 1,
             pitch: p.surface_pitch + 1,
-            lod: 0,
+            lod: p.lod,
+            // Gen7's command has no MIP Map Layout Mode: levels go below
+            // [ext: mesa src/intel/genxml/gen7.xml 3DSTATE_DEPTH_BUFFER].
             mip_layout: MipLayout::Below,
+            // The alignment unit is 8 x 4 for D16_UNORM and 4 x 4 for the
+            // other depth formats [ext: mesa src/intel/isl/isl_gfx7.c
+            // isl_gfx7_choose_image_alignment_el, quoting the IVB PRM Vol. 2
+            // Part 2 section 6.18.4.4 "Alignment unit size"].
+            align: if format == DepthFormat::D16Unorm {
+                (8, 4)
+            } else {
+                (4, 4)
+            },
             offset: (p.depth_coordinate_offset_x, p.depth_coordinate_offset_y),
         },
     )?;

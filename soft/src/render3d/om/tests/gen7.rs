@@ -520,7 +520,6 @@ fn gen7_state_beyond_the_model_is_refused() {
             "not a Gen7 depth format",
         );
     }
-    refused(&|f| edit_db(f, &|p| p.lod = 1), "mip levels");
     refused(&|f| edit_db(f, &|p| p.depth = 1), "arrays");
     refused(
         &|f| {
@@ -779,4 +778,48 @@ fn gen7_stencil_writes_the_depth_buffer_command_disables_are_not_refused() {
         },
     );
     assert!(matches!(f.om(), Err(DrawError::Invalid(_))));
+}
+
+#[test]
+fn gen7_depth_mip_levels_align_d16_to_8_by_4_and_the_rest_to_4_by_4() {
+    // A 20 x 16 buffer at LOD 2: MIPLAYOUT_BELOW puts LOD 1 (10 x 8) under
+    // LOD 0 at row 16, LOD 2 (5 x 4) beside LOD 1 at x = LOD 1's width
+    // aligned to i (16 for D16_UNORM's i = 8, 12 for i = 4), row 16.
+    for (code, x0) in [(5u32, 16u64), (1, 12), (3, 12)] {
+        let mut f = fixture(RGBA8, 4);
+        depth7(&mut f, code, true, false, false);
+        let mut p =
+            Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap())
+                .unwrap();
+        p.width = 19;
+        p.height = 15;
+        p.lod = 2;
+        set(&mut f, &p);
+        f.depth_stencil(&DepthStencilState {
+            depth_buffer_write_enable: true,
+            ..Default::default()
+        });
+        let mut w = write8(|_| [1.0; 4]);
+        w.mask = 0x01; // pixel (0, 0) only
+        w.depth = Some([0.5; 16]);
+        let mut om = f.om().unwrap();
+        f.run(&mut om, &w).unwrap();
+        let want = depth_word_of(code, 0.5);
+        assert_eq!(depth_word(&f, code, x0, 16), want, "format {code}");
+        // Nothing else in the first tile rows was written.
+        let written = (0..32)
+            .flat_map(|y| (0..f.dpitch / f.dbpp).map(move |x| (x, y)))
+            .filter(|&(x, y)| depth_word(&f, code, x, y) != 0.0)
+            .count();
+        assert_eq!(written, 1, "format {code}");
+    }
+}
+
+/// The stored word of depth `z` in format `code`, as [`depth_word`] reads it.
+fn depth_word_of(code: u32, z: f64) -> f64 {
+    match code {
+        1 => z,
+        3 => f64::from(unorm(z, 16_777_215.0)),
+        _ => f64::from(unorm(z, 65535.0)),
+    }
 }
