@@ -11,8 +11,8 @@
 //! coverage when a pixel shader runs (the coverage goes to the output
 //! merger, which takes none), 3DSTATE_AA_LINE_PARAMS' improved coverage,
 //! anti-aliased or stippled wireframe edges, a LINESTRIP_CONT that opens
-//! a draw with line stipple on and no counter carried in (the front end
-//! keeps none between draws yet, see [`rasterize_carried`]),
+//! a draw with line stipple on and no counter carried in (none since the
+//! engine's reset, see [`rasterize_carried`]),
 //! the PrimID attribute override, and RECTLIST rectangles that must be
 //! clipped; on Gen7 also an
 //! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
