@@ -183,5 +183,6 @@ pub(super) fn rt_fields(dw: &[u32]) -> Result<RtFields, &'static str> {
         lod: s.mip_count_lod,
         offset_or_rotation: s.x_offset != 0 || s.y_offset != 0 || s.render_target_rotation != 0,
         mcs: false,
+        clear_colour: [false; 4],
     })
 }

@@ -24,6 +24,7 @@ use baregpu_hal::gen7::commands::{
 use baregpu_hal::gen7::structs::RenderSurfaceState;
 
 use super::depth::{DepthBuffer, DepthFormat, DepthPass, Placement, StencilBuffer};
+use super::fast_clear::RtPass;
 use super::{OmState, RtFields, unpack};
 use crate::eu::shared::DispatchFlags;
 use crate::eu::shared::surface::MipLayout;
@@ -72,11 +73,11 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
         s.flags.source_depth = wm.pixel_shader_computed_depth_mode != 0;
     }
     if let Some(ps) = unpack::<Cmd3dstatePs>(packets, "3DSTATE_PS does not decode")? {
-        if ps.render_target_fast_clear_enable || ps.render_target_resolve_enable {
-            return Err(DrawError::Unmodelled(
-                "render-target fast clear and resolve passes",
-            ));
-        }
+        s.rt_pass = RtPass::of(
+            ps.render_target_fast_clear_enable,
+            ps.render_target_resolve_enable,
+        )
+        .map_err(DrawError::Invalid)?;
         s.flags = DispatchFlags {
             omask: ps.omask_present_to_rendertarget,
             ..s.flags
@@ -218,5 +219,11 @@ pub(super) fn rt_fields(dw: &[u32]) -> Result<RtFields, &'static str> {
         lod: s.mip_count_lod,
         offset_or_rotation: s.x_offset != 0 || s.y_offset != 0 || s.render_target_rotation != 0,
         mcs: s.mcs_enable,
+        clear_colour: [
+            s.red_clear_color == 1,
+            s.green_clear_color == 1,
+            s.blue_clear_color == 1,
+            s.alpha_clear_color == 1,
+        ],
     })
 }

@@ -45,6 +45,7 @@
 
 mod blend;
 mod depth;
+mod fast_clear;
 mod gen6;
 mod gen7;
 mod state;
@@ -65,6 +66,7 @@ use crate::eu::shared::{DispatchFlags, GfxMemory, PixelBackend, PixelDispatch, R
 use crate::render3d::types::{DrawEnv, DrawError, Packets};
 
 use depth::{Depth, DepthBuffer, DepthPass, DepthPixel};
+use fast_clear::RtPass;
 
 /// A pixel's depth and stencil tests: whether it passed, and what to store
 /// on the last write (the new depth pixel, whether its depth and its
@@ -80,6 +82,10 @@ struct RenderTarget {
     /// MIP level that is currently being rendered into", 003 lines
     /// 75975-75977), placed by the surface's mip layout.
     level: MipLevel,
+    /// Gen7 MCS Enable on this single-sampled target, and the clear colour
+    /// of its surface state (R, G, B, A: one or zero), for fast clears.
+    mcs: bool,
+    clear_colour: [bool; 4],
 }
 
 /// The output merger's state as one generation's commands give it
@@ -101,6 +107,8 @@ struct OmState {
     write_gate: Option<(bool, bool)>,
     /// The depth-buffer pass of 3DSTATE_WM.
     pass: DepthPass,
+    /// The render-target pass of 3DSTATE_PS (Gen7).
+    rt_pass: RtPass,
     /// 3DSTATE_CLEAR_PARAMS Depth Clear Value when Depth Clear Value Valid
     /// is set (raw, in the depth buffer's format).
     clear_value: Option<u32>,
@@ -116,6 +124,8 @@ struct RtFields {
     offset_or_rotation: bool,
     /// Gen7 MCS Enable (multisample control surface, fast clears).
     mcs: bool,
+    /// Gen7 Red/Green/Blue/Alpha Clear Color (false on Gen6).
+    clear_colour: [bool; 4],
 }
 
 /// The last `P` the draw's state holds, decoded.
@@ -147,6 +157,7 @@ pub(crate) struct OutputMerger {
     flags: DispatchFlags,
     passed: u64,
     pass: DepthPass,
+    rt_pass: RtPass,
     /// A clear pass's depth: 3DSTATE_CLEAR_PARAMS's value, or without one
     /// the first lit pixel's ("the interpolated depth of an arbitrary
     /// pixel of the primitive", 003 lines 43429-43431).
@@ -244,6 +255,7 @@ impl OutputMerger {
             flags: s.flags,
             passed: 0,
             pass: s.pass,
+            rt_pass: s.rt_pass,
             clear_depth,
         })
     }
@@ -320,11 +332,6 @@ impl OutputMerger {
                 if fields.multisampled {
                     return Err(bad("multisampled render targets are not modelled"));
                 }
-                if fields.mcs {
-                    return Err(bad(
-                        "render targets with a multisample control surface (MCS) are not modelled",
-                    ));
-                }
                 if fields.min_array != 0 {
                     return Err(bad(
                         "render targets at an array element other than 0 are not modelled",
@@ -342,6 +349,8 @@ impl OutputMerger {
                     surface,
                     format,
                     level,
+                    mcs: fields.mcs,
+                    clear_colour: fields.clear_colour,
                 })
             }
         };
@@ -589,6 +598,21 @@ impl PixelBackend for OutputMerger {
             return Err(bad(
                 "render-target write during a depth buffer clear or resolve pass (pixel shader dispatch must be disabled)",
             ));
+        }
+        match self.rt_pass {
+            RtPass::Draw => {}
+            // The model's target is always resolved (`fast_clear`).
+            RtPass::Resolve => return Ok(()),
+            RtPass::FastClear => {
+                let Some(t) = self.target(memory, w.binding_table_index)? else {
+                    return Ok(());
+                };
+                for slot in (0..w.slots.min(16)).filter(|s| w.mask >> s & 1 != 0) {
+                    let (x, y) = pixel_xy(w.corners[slot / 4], slot);
+                    fast_clear::clear(memory, &t, x, y)?;
+                }
+                return Ok(());
+            }
         }
         // "Constant color writes ignore everything in blend and color
         // calculator state" [ext: mesa src/intel/blorp/blorp_clear.c]: the

@@ -15,8 +15,7 @@
 //! engine's reset, see [`rasterize_carried`]),
 //! the PrimID attribute override, and RECTLIST rectangles that must be
 //! clipped; on Gen7 also an
-//! Early Depth/Stencil Control other than EDSC_NORMAL, the render-target
-//! fast clear and resolve of 3DSTATE_PS, a 3DSTATE_CLIP early cull that
+//! Early Depth/Stencil Control other than EDSC_NORMAL, a 3DSTATE_CLIP early cull that
 //! differs from the SF's cull mode or winding, and 3DSTATE_SBE's
 //! per-attribute Swizzle Control Mode bit. Other generations than SNB and
 //! IVB are refused whole.

@@ -564,11 +564,12 @@ fn gen7_state_beyond_the_model_is_refused() {
                 f,
                 &Cmd3dstatePs {
                     render_target_fast_clear_enable: true,
+                    render_target_resolve_enable: true,
                     ..Default::default()
                 },
             )
         },
-        "fast clear",
+        "fast clear and resolve both",
     );
     // Stencil enabled with the all-zero stencil buffer command.
     refused(
@@ -584,13 +585,17 @@ fn gen7_state_beyond_the_model_is_refused() {
 }
 
 #[test]
-fn gen7_render_targets_with_mcs_or_samples_are_refused_on_write() {
-    for (dw, bit) in [(6u64, 0u32), (4, 4)] {
+fn gen7_multisampled_render_targets_are_refused_on_write() {
+    // Number of Multisamples 4X (DW4 bit 4), with and without MCS Enable
+    // (DW6 bit 0).
+    for bits in [&[(4u64, 4u32)][..], &[(4, 4), (6, 0)]] {
         let mut f = fixture(RGBA8, 4);
         f.depth_stencil(&DepthStencilState::default());
-        let at = SURFACES + 0x40 + 4 * dw;
-        let v = f.mem.dword(at);
-        assert!(f.mem.set_dword(at, v | 1 << bit));
+        for &(dw, bit) in bits {
+            let at = SURFACES + 0x40 + 4 * dw;
+            let v = f.mem.dword(at);
+            assert!(f.mem.set_dword(at, v | 1 << bit));
+        }
         let mut om = f.om().unwrap();
         let e = f.run(&mut om, &write8(|_| [1.0; 4])).unwrap_err();
         assert!(

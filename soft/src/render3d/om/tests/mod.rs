@@ -6,6 +6,7 @@
 
 mod blend;
 mod depth;
+mod fast_clear;
 mod gen7;
 mod hiz;
 mod message;

@@ -155,11 +155,6 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
             "3DSTATE_WM Early Depth/Stencil Control other than EDSC_NORMAL",
         ));
     }
-    if p.render_target_fast_clear_enable || p.render_target_resolve_enable {
-        return Err(DrawError::Unmodelled(
-            "3DSTATE_PS render target fast clear or resolve",
-        ));
-    }
     // cr0.0 on IVB adds Vector Mask Enable (3), Rounding Mode (5:4) and the
     // Double Precision Denorm Mode (6), "initialized by Thread Dispatch"
     // (001 lines 3240-3262); 3DSTATE_PS DW2 carries them (Mesa gen7.xml).

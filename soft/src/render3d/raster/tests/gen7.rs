@@ -733,14 +733,10 @@ fn gen7_refusals_are_named() {
     let (vs, objs) = scene();
     // A change to a drawable state, and the error it must bring.
     type Case = (fn(&mut Rig7), DrawError);
-    let cases: [Case; 8] = [
+    let cases: [Case; 7] = [
         (
             |r| r.wm.early_depth_stencil_control = 2,
             DrawError::Unmodelled("3DSTATE_WM Early Depth/Stencil Control other than EDSC_NORMAL"),
-        ),
-        (
-            |r| r.ps.render_target_fast_clear_enable = true,
-            DrawError::Unmodelled("3DSTATE_PS render target fast clear or resolve"),
         ),
         (
             |r| {
