@@ -37,6 +37,14 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
         ..OmState::default()
     };
     if let Some(wm) = unpack::<Cmd3dstateWm>(packets, "3DSTATE_WM does not decode")? {
+        // "If Statistics Enable is set in 3DSTATE_WM, the PS_DEPTH_COUNT
+        // register [...] will be incremented once for each pixel (or
+        // sample) that passes" (003 lines 46478-46481); without pixel
+        // shader dispatch Sandy Bridge counts regardless [ext: mesa
+        // src/intel/blorp/blorp_clear.c `blorp_clear_depth_stencil`: "it
+        // records samples even though we disable statistics in
+        // 3DSTATE_WM"].
+        s.count_samples = wm.statistics_enable || !wm.thread_dispatch_enable;
         s.pass = DepthPass::of(
             wm.depth_buffer_clear,
             wm.depth_buffer_resolve_enable,

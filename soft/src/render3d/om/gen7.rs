@@ -54,6 +54,9 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
         ..OmState::default()
     };
     if let Some(wm) = unpack::<Cmd3dstateWm>(packets, "3DSTATE_WM does not decode")? {
+        // As on Gen6 (003 lines 46478-46481) [ext: mesa
+        // src/intel/genxml/gen7.xml 3DSTATE_WM Statistics Enable].
+        s.count_samples = wm.statistics_enable;
         s.pass = DepthPass::of(
             wm.depth_buffer_clear,
             wm.depth_buffer_resolve_enable,

@@ -109,6 +109,8 @@ struct OmState {
     pass: DepthPass,
     /// The render-target pass of 3DSTATE_PS (Gen7).
     rt_pass: RtPass,
+    /// Whether samples passing the tests add to PS_DEPTH_COUNT.
+    count_samples: bool,
     /// 3DSTATE_CLEAR_PARAMS Depth Clear Value when Depth Clear Value Valid
     /// is set (raw, in the depth buffer's format).
     clear_value: Option<u32>,
@@ -158,6 +160,7 @@ pub(crate) struct OutputMerger {
     passed: u64,
     pass: DepthPass,
     rt_pass: RtPass,
+    count_samples: bool,
     /// A clear pass's depth: 3DSTATE_CLEAR_PARAMS's value, or without one
     /// the first lit pixel's ("the interpolated depth of an arbitrary
     /// pixel of the primitive", 003 lines 43429-43431).
@@ -256,6 +259,7 @@ impl OutputMerger {
             passed: 0,
             pass: s.pass,
             rt_pass: s.rt_pass,
+            count_samples: s.count_samples,
             clear_depth,
         })
     }
@@ -705,7 +709,7 @@ impl PixelBackend for OutputMerger {
     }
 
     fn samples_passed(&self) -> u64 {
-        self.passed
+        if self.count_samples { self.passed } else { 0 }
     }
 
     fn dispatch_flags(&self) -> DispatchFlags {

@@ -550,3 +550,42 @@ fn a_depth_buffer_at_a_mip_level_uses_that_level() {
         assert_eq!(stored_depth(&f, 1, x, y).0, 0.0, "slot {s} in LOD 0");
     }
 }
+
+#[test]
+fn ps_depth_count_follows_the_wm_statistics_enable() {
+    use baregpu_hal::Packet;
+    use baregpu_hal::gen6::commands::Cmd3dstateWm;
+    // (statistics, dispatch) -> counted: the manual's rule (003 lines
+    // 46478-46481), and Sandy Bridge counting without a pixel shader
+    // whatever the bit (Mesa blorp_clear.c).
+    for (statistics, threads, counted) in [
+        (true, true, true),
+        (false, true, false),
+        (false, false, true),
+    ] {
+        let mut f = Fixture::new(RGBA8, 4);
+        f.depth_buffer(5);
+        f.depth_stencil(&DepthStencilState {
+            depth_buffer_write_enable: true,
+            ..Default::default()
+        });
+        let wm = Cmd3dstateWm {
+            statistics_enable: statistics,
+            thread_dispatch_enable: threads,
+            ..Default::default()
+        };
+        f.packets.set(Cmd3dstateWm::NAME, &pack(&wm));
+        let mut d = dispatch();
+        d.mask = 0x00F3;
+        let mut om = f.om().unwrap();
+        om.depth_stencil_only(&mut f.mem, &d).unwrap();
+        let want = if counted { 6 } else { 0 };
+        assert_eq!(
+            om.samples_passed(),
+            want,
+            "statistics {statistics} dispatch {threads}"
+        );
+        // The depth is written either way.
+        assert_eq!(stored_depth(&f, 5, 0, 0).0, f64::from(unorm(0.5, 65535.0)));
+    }
+}

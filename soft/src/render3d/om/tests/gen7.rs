@@ -71,6 +71,13 @@ pub(super) fn fixture(format: u32, bpp: u64) -> Fixture {
         DYNAMIC + u64::from(VP_AT),
         &[0f32.to_bits(), 1f32.to_bits()],
     );
+    set(
+        &mut f,
+        &Cmd3dstateWm {
+            statistics_enable: true,
+            ..Default::default()
+        },
+    );
     surface(&mut f, format, 0);
     f
 }

@@ -45,6 +45,7 @@ fn gen7_pass(hiz: bool, clear: bool, resolve: bool, hiz_resolve: bool) -> Fixtur
     set(
         &mut f,
         &g7::Cmd3dstateWm {
+            statistics_enable: true,
             depth_buffer_clear: clear,
             depth_buffer_resolve_enable: resolve,
             hierarchical_depth_buffer_resolve_enable: hiz_resolve,

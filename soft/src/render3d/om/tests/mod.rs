@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands::{
     Cmd3dstateBindingTablePointers, Cmd3dstateCcStatePointers, Cmd3dstateDepthBuffer,
-    Cmd3dstateViewportStatePointers,
+    Cmd3dstateViewportStatePointers, Cmd3dstateWm,
 };
 use baregpu_hal::gen6::structs::{
     BlendState, CcViewport, ColorCalcState, DepthStencilState, SurfaceState,
@@ -79,7 +79,7 @@ pub(super) fn pack<P: Packet>(p: &P) -> Vec<u32> {
 
 impl Fixture {
     /// CC state pointers all loaded (every test state zero: everything
-    /// off), the PS binding table with entry 0 at a render target of
+    /// off), 3DSTATE_WM with statistics and dispatch on, the PS binding table with entry 0 at a render target of
     /// `format` (`bpp` bytes a pixel, 16 x 8, linear).
     pub fn new(format: u32, bpp: u64) -> Fixture {
         let mut f = Fixture {
@@ -113,6 +113,13 @@ impl Fixture {
         };
         f.packets
             .set(Cmd3dstateBindingTablePointers::NAME, &pack(&bt));
+        // Statistics on, so that PS_DEPTH_COUNT counts what passes.
+        let wm = Cmd3dstateWm {
+            statistics_enable: true,
+            thread_dispatch_enable: true,
+            ..Default::default()
+        };
+        f.packets.set(Cmd3dstateWm::NAME, &pack(&wm));
         f.set_dw(SURFACES + 0x20, &[0x40]);
         let ss = SurfaceState {
             surface_type: 1,
