@@ -195,6 +195,9 @@ struct Scene {
     /// 16-bit indices with the cut index enabled, and the base vertex;
     /// `None`: sequential.
     indices: Option<(Vec<u16>, i32)>,
+    /// Lines drawn anti-aliased, 3 pixels wide, blended SRC_ALPHA /
+    /// INV_SRC_ALPHA over the target.
+    aa: bool,
 }
 
 /// Memory and the batch for `scene`.
@@ -267,6 +270,9 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
         ram,
         DYNAMIC + u64::from(BLEND),
         &BlendState {
+            color_buffer_blend_enable: scene.aa,
+            source_blend_factor: 0x03,      // SRC_ALPHA
+            destination_blend_factor: 0x13, // INV_SRC_ALPHA
             pre_blend_color_clamp_enable: true,
             post_blend_color_clamp_enable: true,
             ..BlendState::default()
@@ -411,6 +417,10 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             viewport_transform_enable: true,
             statistics_enable: true,
             cull_mode: 1, // CULLMODE_NONE
+            anti_aliasing_enable: scene.aa,
+            aa_line_distance_mode: 1,                  // AALINEDISTANCE_TRUE
+            line_width: 3 << 7,                        // U3.7
+            line_end_cap_antialiasing_region_width: 1, // 1.0
             ..Cmd3dstateSf::default()
         },
     );
@@ -424,6 +434,8 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             thread_dispatch_enable: true,
             pixel_dispatch_enable_16: true,
             statistics_enable: true,
+            line_antialiasing_region_width: 1,         // 1.0
+            line_end_cap_antialiasing_region_width: 0, // 0.5
             ..Cmd3dstateWm::default()
         },
     );
@@ -578,6 +590,7 @@ fn draw_triangle(vs: bool) {
         gs: false,
         colour: [1.0, 0.0, 0.2, 1.0],
         indices: None,
+        aa: false,
     };
     // Background: a colour the triangle does not use.
     ram.put(RT, &[0x11; (W * H * 4) as usize]);
@@ -654,6 +667,7 @@ fn an_indexed_strip_with_a_cut_covers_each_pixel_once() {
         gs: false,
         colour: [0.0, 1.0, 0.0, 1.0],
         indices: Some((vec![0, 1, 2, 3, 0xFFFF, 4, 5, 6], 1)),
+        aa: false,
     };
     ram.put(RT, &[0x11; (W * H * 4) as usize]);
     let batch = setup(&ram, &scene);
@@ -703,6 +717,7 @@ fn a_draw_longer_than_a_run_resumes_at_its_3dprimitive() {
         gs: false,
         colour: [1.0, 0.0, 0.2, 1.0],
         indices: None,
+        aa: false,
     };
     ram.put(RT, &[0x11; (W * H * 4) as usize]);
     let batch = setup(&ram, &scene);
@@ -755,6 +770,7 @@ fn vs_threads_run_for_a_draw_without_objects() {
         gs: false,
         colour: [0.0; 4],
         indices: None,
+        aa: false,
     };
     let batch = setup(&ram, &scene);
     submit(&gpu, &ram, &batch, 4);
@@ -782,6 +798,7 @@ fn a_gs_without_urb_entries_stops_the_draw() {
         gs: true,
         colour: [0.0; 4],
         indices: None,
+        aa: false,
     };
     let batch = setup(&ram, &scene);
     submit(&gpu, &ram, &batch, 4);
@@ -800,6 +817,7 @@ fn a_looping_vs_is_a_hang_not_a_frozen_host() {
         gs: false,
         colour: [0.0; 4],
         indices: None,
+        aa: false,
     };
     let batch = setup(&ram, &scene);
     // A VS that jumps to itself forever.
@@ -835,4 +853,95 @@ fn state_3d_in_the_media_pipeline_is_an_instruction_error() {
     submit(&gpu, &ram, &b, 2);
     assert_eq!(gpu.unmodelled(render), None);
     assert_eq!(gpu.stats().errors, 1);
+}
+
+/// A 3-pixel anti-aliased line through a real VS and PS, blended
+/// SRC_ALPHA / INV_SRC_ALPHA: each pixel of the SF's rectangle (its caps
+/// 1.0 beyond the end points) takes the shader's colour with its alpha
+/// scaled by the manual's coverage (003 lines 38180-38225, 41114-41254:
+/// ramps over half the 1.0 region inside the edges and over the 0.5 cap
+/// region past the end points, U0.8), computed here on the host; the
+/// other pixels keep the background.
+#[test]
+fn an_anti_aliased_line_blends_by_its_coverage() {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let (p0, p1) = ([2.3f32, 4.2], [13.6f32, 10.7]);
+    let colour = [1.0f32, 0.5, 0.0, 0.9];
+    let scene = Scene {
+        vertices: vec![p0, p1],
+        topology: 2, // LINELIST
+        vs: true,
+        gs: false,
+        colour,
+        indices: None,
+        aa: true,
+    };
+    // B8G8R8A8 background.
+    let bg = [0x20u8, 0x40, 0x60, 0x80];
+    ram.put(RT, &bg.repeat((W * H) as usize));
+    let batch = setup(&ram, &scene);
+    submit(&gpu, &ram, &batch, 40);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    // End points as the VS and viewport leave them, snapped to 1/256.
+    let snap = |v: f32, scale: f32, off: f32, m: f32| {
+        let pix = (v * scale + off) * m + m.abs();
+        (f64::from(pix) * 256.0).round() / 256.0
+    };
+    let to_px = |p: [f32; 2]| {
+        (
+            snap(p[0], 2.0 / W as f32, -1.0, W as f32 / 2.0),
+            snap(p[1], -2.0 / H as f32, 1.0, -(H as f32) / 2.0),
+        )
+    };
+    let (q0, q1) = (to_px(p0), to_px(p1));
+    let (dx, dy) = (q1.0 - q0.0, q1.1 - q0.1);
+    let len = (dx * dx + dy * dy).sqrt();
+    let (mut drawn, mut partial) = (0, 0);
+    for y in 0..H {
+        for x in 0..W {
+            let (rx, ry) = (f64::from(x) + 0.5 - q0.0, f64::from(y) + 0.5 - q0.1);
+            let across = (dx * ry - dy * rx).abs() / len;
+            let along = (dx * rx + dy * ry) / len;
+            let got = ram.bytes(RT + u64::from(y * PITCH + x * 4), 4);
+            if !(across < 1.5 && along > -1.0 && along < len + 1.0) {
+                assert_eq!(got, bg, "pixel ({x}, {y}) outside the rectangle");
+                continue;
+            }
+            drawn += 1;
+            let past = if along < 0.0 {
+                -along
+            } else {
+                (along - len).max(0.0)
+            };
+            let edge = ((1.5 - across) / 0.5).clamp(0.0, 1.0);
+            let cap = (1.0 - past / 0.5).clamp(0.0, 1.0);
+            let c = edge * cap * 255.0;
+            if (c - c.floor() - 0.5).abs() < 0.01 {
+                continue;
+            }
+            partial += usize::from(c < 254.5);
+            let a = f64::from(colour[3]) * c.round() / 255.0;
+            // B, G, R, A in memory.
+            let src = [colour[2], colour[1], colour[0], colour[3]].map(f64::from);
+            for ch in 0..4 {
+                let s = if ch == 3 { a } else { src[ch] };
+                let v = s * a + f64::from(bg[ch]) / 255.0 * (1.0 - a);
+                let frac = v * 255.0 - (v * 255.0).floor();
+                if (frac - 0.5).abs() < 0.01 {
+                    continue;
+                }
+                assert_eq!(
+                    f64::from(got[ch]),
+                    (v * 255.0).round(),
+                    "pixel ({x}, {y}) channel {ch}, coverage {c}"
+                );
+            }
+        }
+    }
+    assert!(
+        drawn > 30 && partial > 10,
+        "{drawn} drawn, {partial} partial"
+    );
 }

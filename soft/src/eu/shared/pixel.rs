@@ -38,6 +38,10 @@ pub struct PixelDispatch {
     pub depth: [f32; 32],
     /// The primitive faces the viewer (for two-sided stencil).
     pub front_facing: bool,
+    /// Anti-aliased lines: each slot's coverage (Antialias Alpha, U0.8 as
+    /// 0-255), bypassed data the windower hands the render cache with the
+    /// pixels (003 lines 84957-84960); `None` for other objects.
+    pub aa_alpha: Option<[u8; 32]>,
 }
 
 /// One render-target write message, decoded by the data port (003 lines

@@ -834,6 +834,7 @@ mod tests {
             mask,
             depth: [0.0; 32],
             front_facing: true,
+            aa_alpha: None,
         }
     }
 
@@ -887,6 +888,7 @@ mod tests {
                 mask: 0xFFFF,
                 depth: [0.0; 32],
                 front_facing: true,
+                aa_alpha: None,
             },
         }
     }

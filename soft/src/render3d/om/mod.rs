@@ -13,6 +13,7 @@
 //!
 //! Per pixel, in the order of the manual's PixelProcessing (003 lines
 //! 44641-44657): the oMask (sample 0 of a 1X pixel, 003 lines 85420-85422),
+//! an anti-aliased line's coverage into source-0 alpha ([`aa_attenuate`]),
 //! alpha test (per render target, on source-0 alpha when the message has
 //! it, 003 lines 44760-44783), stencil test, depth test (the source depth
 //! clamped to the CC_VIEWPORT range, 003 lines 44874-44877), then stencil
@@ -641,17 +642,35 @@ impl PixelBackend for OutputMerger {
                 "BLEND_STATE: a source-1 blend factor without a dual-source write",
             ));
         }
+        // The coverage of an anti-aliased line's pixels; not for the
+        // replicated form, which bypasses the colour calculator.
+        let aa = dispatch.and_then(|d| d.aa_alpha).filter(|_| !w.replicated);
+        if aa.is_some()
+            && target.is_some_and(|t| matches!(t.format.class, Class::Uint | Class::Sint))
+        {
+            // 3DSTATE_SF Anti-aliasing Enable "must be disabled if any of
+            // the render targets have integer (UINT or SINT) surface
+            // format" (003 lines 38598-38602).
+            return Err(bad(
+                "anti-aliased lines drawn into an integer render target (3DSTATE_SF forbids it)",
+            ));
+        }
         for slot in (0..w.slots.min(16)).filter(|s| w.mask >> s & 1 != 0) {
             // A 1X pixel is its sample 0 (003 lines 85420-85422).
             if w.omask.is_some_and(|m| m[slot] & 1 == 0) {
                 continue;
             }
-            let colour = w.color[slot];
+            let mut colour = w.color[slot];
+            let mut src0_alpha = w.src0_alpha.map(|a| a[slot]);
+            if let Some(coverage) = aa.and_then(|a| a.get(w.dispatch_slot + slot).copied()) {
+                colour[3] = aa_attenuate(colour[3], coverage);
+                src0_alpha = src0_alpha.map(|a| aa_attenuate(a, coverage));
+            }
             if b.alpha_test_enable {
                 let cc = self
                     .color_calc
                     .ok_or(bad("alpha test without COLOR_CALC_STATE"))?;
-                let alpha = w.src0_alpha.map_or(colour[3], |a| a[slot]);
+                let alpha = src0_alpha.unwrap_or(colour[3]);
                 if !alpha_test(&b, &cc, alpha) {
                     continue;
                 }
@@ -715,6 +734,19 @@ impl PixelBackend for OutputMerger {
     fn dispatch_flags(&self) -> DispatchFlags {
         self.flags
     }
+}
+
+/// Source-0 alpha (a float's bits) times an anti-aliased line's coverage
+/// `c` (0-255 for 0.0-1.0, U0.8, 003 lines 41125-41127): "Src0.alpha needs
+/// to be first multiplied with AA alpha before applying AlphaToCoverage
+/// and AlphaToOne" (003 lines 44750-44751), so before alpha test too (the
+/// order of 003 lines 44641-44657), and the attenuated alpha is what
+/// blending and the store see (003 lines 38183-38189). The manual gives
+/// no precision for the multiply: done in FLOAT32 with the coverage as
+/// c / 255 (a model choice). The depth/stencil-only path has no colour, so
+/// the coverage plays no part there.
+pub(crate) fn aa_attenuate(alpha: u32, c: u8) -> u32 {
+    (f32::from_bits(alpha) * (f32::from(c) / 255.0)).to_bits()
 }
 
 /// Whether blending reads source 1.

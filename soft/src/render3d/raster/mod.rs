@@ -4,12 +4,11 @@
 //! windower with its thread payloads ([`windower`]), on the state
 //! [`state`] decodes per generation into one generation-neutral form.
 //!
-//! Line stipple is [`stipple`]'s, anti-aliased lines [`aa`]'s.
+//! Line stipple is [`stipple`]'s, anti-aliased lines [`aa`]'s (their
+//! coverage rides with the pixels to the output merger).
 //!
 //! Refused (`DrawError::Unmodelled`): multisampling (more than one sample
-//! and the MSRASTMODE_ON modes), anti-aliased line pixels below full
-//! coverage when a pixel shader runs (the coverage goes to the output
-//! merger, which takes none), 3DSTATE_AA_LINE_PARAMS' improved coverage,
+//! and the MSRASTMODE_ON modes), 3DSTATE_AA_LINE_PARAMS' improved coverage,
 //! anti-aliased or stippled wireframe edges, a LINESTRIP_CONT that opens
 //! a draw with line stipple on and no counter carried in (none since the
 //! engine's reset, see [`rasterize_carried`]),

@@ -16,6 +16,7 @@
 
 use alloc::vec::Vec;
 
+use super::aa::AaLine;
 use super::coverage::Shape;
 use super::setup::SetupObject;
 use super::state::{RasterState, Wm, sample_grid};
@@ -178,6 +179,23 @@ pub(crate) fn pick_width(widths: &[(u8, usize)], left: usize) -> (u8, usize) {
         }
     }
     widths[widths.len() - 1]
+}
+
+/// The Antialias Alpha of each slot of an anti-aliased line's thread, at
+/// the pixel's sample (helpers get theirs too; only lit slots are used).
+/// It rides with the pixels to the output merger (see `aa`).
+fn aa_alpha(st: &RasterState, aa: &AaLine, spans: &[Subspan]) -> [u8; 32] {
+    let (one, off) = sample_grid(st);
+    let so = off as f64 / one as f64;
+    let mut a = [0u8; 32];
+    for (k, ss) in spans.iter().enumerate().take(8) {
+        for q in 0..4 {
+            let x = f64::from(ss.x + (q as i32 & 1)) + so;
+            let y = f64::from(ss.y + (q as i32 >> 1)) + so;
+            a[4 * k + q] = aa.alpha(x, y);
+        }
+    }
+    a
 }
 
 /// Per-slot values the windower computes for a thread.
@@ -388,7 +406,13 @@ impl<'s> Windower<'s> {
         Ok(r)
     }
 
-    fn dispatch_of(obj: &SetupObject, spans: &[Subspan], simd: u8, s: &Slots) -> PixelDispatch {
+    fn dispatch_of(
+        st: &RasterState,
+        obj: &SetupObject,
+        spans: &[Subspan],
+        simd: u8,
+        s: &Slots,
+    ) -> PixelDispatch {
         let mut corners = [0u32; 8];
         let mut mask = 0u32;
         for (k, ss) in spans.iter().enumerate() {
@@ -401,6 +425,7 @@ impl<'s> Windower<'s> {
             mask,
             depth: s.depth,
             front_facing: !obj.back_facing,
+            aa_alpha: obj.aa.as_ref().map(|aa| aa_alpha(st, aa, spans)),
         }
     }
 
@@ -422,7 +447,7 @@ impl<'s> Windower<'s> {
         let wm = &self.st.wm;
         if !wm.dispatch {
             for group in spans.chunks(4) {
-                let d = Self::dispatch_of(obj, group, 16, &slots(self.st, obj, group));
+                let d = Self::dispatch_of(self.st, obj, group, 16, &slots(self.st, obj, group));
                 pixels
                     .depth_stencil_only(env.memory, &d)
                     .map_err(|e| match e {
@@ -433,24 +458,6 @@ impl<'s> Windower<'s> {
                     })?;
             }
             return Ok(());
-        }
-        if let Some(aa) = &obj.aa {
-            // The AA alpha goes with the pixels to the output merger (see
-            // `aa`), which takes none: only fully covered pixels, whose
-            // alpha would stay as the shader wrote it, can be drawn.
-            let (one, off) = sample_grid(self.st);
-            let so = off as f64 / one as f64;
-            for ss in spans {
-                for q in 0..4 {
-                    let x = f64::from(ss.x + (q & 1)) + so;
-                    let y = f64::from(ss.y + (q >> 1)) + so;
-                    if ss.lit >> q & 1 != 0 && aa.alpha(x, y) != 255 {
-                        return Err(DrawError::Unmodelled(
-                            "anti-aliased line pixels below full coverage (the output merger takes no AA alpha)",
-                        ));
-                    }
-                }
-            }
         }
         let widths = kernels(wm)?;
         let mut at = 0;
@@ -470,7 +477,7 @@ impl<'s> Windower<'s> {
                 kernel: self.instruction_base.wrapping_add(u64::from(wm.ksp[ksp])),
                 payload,
                 dispatch_mask,
-                pixels: Self::dispatch_of(obj, group, simd, &s),
+                pixels: Self::dispatch_of(self.st, obj, group, simd, &s),
                 cr0: wm.cr0,
                 ffid: FFID_WM,
                 binding_table: self.st.ps_binding_table,

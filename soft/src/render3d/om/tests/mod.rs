@@ -4,6 +4,7 @@
 //! [`PixelBackend::render_target`], and the render target and depth buffer
 //! are read back at addresses this file computes itself.
 
+mod aa;
 mod blend;
 mod depth;
 mod fast_clear;
@@ -272,6 +273,7 @@ pub(super) fn dispatch() -> PixelDispatch {
         mask: 0xFFFF,
         depth: [0.5; 32],
         front_facing: true,
+        aa_alpha: None,
     }
 }
 

@@ -371,20 +371,39 @@ fn aa_lines_cover_their_rectangle() {
         vue([p1.0 as f32, p1.1 as f32, 0.0, 1.0], &[[0.0; 4]]),
     ];
     let one = [line([0, 1], LINELIST, 0)];
-    // Its edge pixels have partial coverage: refused with thread dispatch.
-    assert!(matches!(
-        rig.run(&vs, &one, &mut Recorder::default()),
-        Err(DrawError::Unmodelled(_))
-    ));
-    // Without it (depth and stencil only) the coverage plays no part.
-    rig.wm.thread_dispatch_enable = false;
-    let mut om = Recorder::default();
-    rig.run(&vs, &one, &mut om).unwrap();
     // The snapped end points (8 fractional bits).
     let snap = |v: f64| (v * 256.0).round() / 256.0;
     let (q0, q1) = ((snap(p0.0), snap(p0.1)), (snap(p1.0), snap(p1.1)));
-    assert_eq!(lit_pixels(&om.depth_only), host_rectangle(q0, q1, 3.0, 1.0));
-    // A line every pixel of which is fully covered draws with threads: 4
+    let want = host_rectangle(q0, q1, 3.0, 1.0);
+    // With threads: the rectangle's pixels, each lit slot carrying the
+    // manual's coverage at its centre as U0.8 (WM cap 0.5, region 1.0).
+    let t = rig.run(&vs, &one, &mut Recorder::default()).unwrap();
+    assert_eq!(lit(&t), want);
+    let mut partial = 0;
+    for th in &t {
+        let d = &th.pixels;
+        let aa = d.aa_alpha.expect("an AA line's threads carry its coverage");
+        for slot in (0..usize::from(d.simd)).filter(|s| d.mask >> s & 1 != 0) {
+            let c = d.corners[slot / 4];
+            let x = f64::from(c & 0xffff) + (slot & 1) as f64 + 0.5;
+            let y = f64::from(c >> 16) + (slot >> 1 & 1) as f64 + 0.5;
+            let host = host_alpha(q0, q1, 3.0, 1.0, 0.5, (x, y)) * 255.0;
+            assert!(
+                (f64::from(aa[slot]) - host).abs() <= 0.5 + 1e-6,
+                "({x}, {y}): {} vs {host}",
+                aa[slot]
+            );
+            partial += usize::from(aa[slot] < 255);
+        }
+    }
+    assert!(partial > 20, "the edges are partly covered ({partial})");
+    // Without threads (depth and stencil only) the same pixels.
+    rig.wm.thread_dispatch_enable = false;
+    let mut om = Recorder::default();
+    rig.run(&vs, &one, &mut om).unwrap();
+    assert_eq!(lit_pixels(&om.depth_only), want);
+    rig.wm.thread_dispatch_enable = true;
+    // A line every pixel of which is fully covered: 4
     // wide on a pixel boundary with a 0.5 region, centres 0.5 and 1.5 from
     // the line; end points on pixel centres, SF caps of 0.5 reaching no
     // further centre.
@@ -403,6 +422,12 @@ fn aa_lines_cover_their_rectangle() {
     let mut want = want;
     want.sort_unstable();
     assert_eq!(lit(&t), want);
+    for th in &t {
+        let aa = th.pixels.aa_alpha.unwrap();
+        for slot in (0..32).filter(|s| th.pixels.mask >> s & 1 != 0) {
+            assert_eq!(aa[slot], 255);
+        }
+    }
     // Stipple does not touch anti-aliased lines (003 lines 41257-41258).
     rig.wm.line_stipple_enable = true;
     rig.set(&Cmd3dstateLineStipple {

@@ -88,6 +88,7 @@ fn dispatch() -> PixelDispatch {
         mask: 0xA5A5_5A5A,
         depth: core::array::from_fn(|s| s as f32 / 64.0),
         front_facing: false,
+        aa_alpha: None,
     }
 }
 
