@@ -286,10 +286,20 @@ fn constant_buffers(
         out.push((at, rows));
     }
     // "The sum of all four read length fields (each incremented to
-    // represent the actual read length) must be less than or equal to 32"
-    // (003 lines 33150-33155).
-    if total > 32 {
-        return Err(DrawError::Invalid("push constant read lengths above 32"));
+    // represent the actual read length) must be less than or equal to" 32
+    // for the VS (003 lines 33177-33178) and 64 for the GS and PS (34292-34293,
+    // 40909-40910).
+    let limit = if name == "3DSTATE_CONSTANT_VS" {
+        32
+    } else {
+        64
+    };
+    if total > limit {
+        return Err(DrawError::Invalid(if limit == 32 {
+            "3DSTATE_CONSTANT_VS read lengths above 32"
+        } else {
+            "3DSTATE_CONSTANT_GS/PS read lengths above 64"
+        }));
     }
     Ok(out)
 }
@@ -444,5 +454,34 @@ mod tests {
         // Memory changed later does not change the loaded constants.
         mem.write(0x1000, &99u32.to_le_bytes()).unwrap();
         assert_eq!(p.get("PCB_VS").unwrap()[0], 7);
+    }
+    #[test]
+    fn push_constant_read_lengths_sum_to_32_for_the_vs_and_64_for_the_ps() {
+        // Buffers 0 and 1 of 32 rows each (read length 31), and buffer 2 of
+        // one more row.
+        let two = |op: u32| [op << 16 | 0x3003, 0x1000 | 31, 0x2000 | 31, 0, 0];
+        let three = |op: u32| [op << 16 | 0x7003, 0x1000 | 31, 0x2000 | 31, 0x3000, 0];
+        let run = |name: &'static str, dw: &[u32]| {
+            let mut mem = FlatMemory::new(0, 0x4000);
+            keep(
+                Generation::Gen6,
+                &mut Packets::default(),
+                name,
+                dw,
+                &mut mem,
+                &Bases::default(),
+                false,
+            )
+        };
+        assert!(run("3DSTATE_CONSTANT_PS", &two(0x7817)).is_ok());
+        assert!(run("3DSTATE_CONSTANT_GS", &two(0x7816)).is_ok());
+        assert!(matches!(
+            run("3DSTATE_CONSTANT_VS", &two(0x7815)),
+            Err(DrawError::Invalid(s)) if s.contains("above 32")
+        ));
+        assert!(matches!(
+            run("3DSTATE_CONSTANT_PS", &three(0x7817)),
+            Err(DrawError::Invalid(s)) if s.contains("above 64")
+        ));
     }
 }
