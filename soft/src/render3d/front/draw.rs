@@ -322,8 +322,8 @@ impl Front {
         loop {
             let vs_done =
                 d.vs.is_none() || (d.next >= d.fetched.vertices.len() && d.vs_running.is_empty());
-            let gs_done = d.gs.as_ref().is_none_or(GsRun::done)
-                && d.gs7.as_ref().is_none_or(Gs7Run::done);
+            let gs_done =
+                d.gs.as_ref().is_none_or(GsRun::done) && d.gs7.as_ref().is_none_or(Gs7Run::done);
             if !vs_done {
                 self.start_vs(platform, array, cache, bases, mem, d)?;
             } else if !gs_done {

@@ -29,10 +29,11 @@ use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands as g6;
 use baregpu_hal::gen7::commands::{
     Cmd3dprimitive, Cmd3dstateBindingTablePointersGs, Cmd3dstateBindingTablePointersVs,
-    Cmd3dstateSamplerStatePointersGs, Cmd3dstateSoBuffer, Cmd3dstateConstantDs, Cmd3dstateConstantGs,
-    Cmd3dstateConstantHs, Cmd3dstateConstantPs, Cmd3dstateConstantVs, Cmd3dstateDs, Cmd3dstateHs, Cmd3dstatePs, Cmd3dstatePushConstantAllocDs, Cmd3dstatePushConstantAllocGs,
-    Cmd3dstatePushConstantAllocHs, Cmd3dstatePushConstantAllocPs, Cmd3dstatePushConstantAllocVs,
-    Cmd3dstateSamplerStatePointersVs, Cmd3dstateTe, Cmd3dstateUrbVs,
+    Cmd3dstateConstantDs, Cmd3dstateConstantGs, Cmd3dstateConstantHs, Cmd3dstateConstantPs,
+    Cmd3dstateConstantVs, Cmd3dstateDs, Cmd3dstateHs, Cmd3dstatePs, Cmd3dstatePushConstantAllocDs,
+    Cmd3dstatePushConstantAllocGs, Cmd3dstatePushConstantAllocHs, Cmd3dstatePushConstantAllocPs,
+    Cmd3dstatePushConstantAllocVs, Cmd3dstateSamplerStatePointersGs,
+    Cmd3dstateSamplerStatePointersVs, Cmd3dstateSoBuffer, Cmd3dstateTe, Cmd3dstateUrbVs,
     Cmd3dstateVertexBuffers, Cmd3dstateVertexBuffersVertexBufferState, Cmd3dstateVertexElements,
     Cmd3dstateVs,
 };

@@ -186,7 +186,13 @@ fn threads(mode: u32, objects: usize, instances: u32) -> Vec<[Option<Slot>; 2]> 
                     object: k + 1,
                     instance: 0,
                 });
-                out.push([Some(Slot { object: k, instance: 0 }), second]);
+                out.push([
+                    Some(Slot {
+                        object: k,
+                        instance: 0,
+                    }),
+                    second,
+                ]);
             }
         }
         DUAL_INSTANCE => {
@@ -196,7 +202,13 @@ fn threads(mode: u32, objects: usize, instances: u32) -> Vec<[Option<Slot>; 2]> 
                         object,
                         instance: i + 1,
                     });
-                    out.push([Some(Slot { object, instance: i }), second]);
+                    out.push([
+                        Some(Slot {
+                            object,
+                            instance: i,
+                        }),
+                        second,
+                    ]);
                 }
             }
         }
@@ -684,12 +696,27 @@ mod tests {
     fn threads_pair_objects_or_instances_by_mode() {
         let t = threads(DUAL_OBJECT, 3, 1);
         assert_eq!(t.len(), 2);
-        assert_eq!(t[1], [Some(Slot { object: 2, instance: 0 }), None]);
+        assert_eq!(
+            t[1],
+            [
+                Some(Slot {
+                    object: 2,
+                    instance: 0
+                }),
+                None
+            ]
+        );
         let t = threads(DUAL_INSTANCE, 2, 3);
         assert_eq!(t.len(), 4);
         assert_eq!(
             t[1],
-            [Some(Slot { object: 0, instance: 2 }), None],
+            [
+                Some(Slot {
+                    object: 0,
+                    instance: 2
+                }),
+                None
+            ],
             "three instances: a pair, then one"
         );
         assert_eq!(threads(0, 2, 2).len(), 4);

@@ -127,10 +127,22 @@ impl Sol {
             trailing: so.reorder_mode == 1,
             statistics: so.so_statistics_enable,
             read: [
-                (so.stream_0_vertex_read_offset, so.stream_0_vertex_read_length),
-                (so.stream_1_vertex_read_offset, so.stream_1_vertex_read_length),
-                (so.stream_2_vertex_read_offset, so.stream_2_vertex_read_length),
-                (so.stream_3_vertex_read_offset, so.stream_3_vertex_read_length),
+                (
+                    so.stream_0_vertex_read_offset,
+                    so.stream_0_vertex_read_length,
+                ),
+                (
+                    so.stream_1_vertex_read_offset,
+                    so.stream_1_vertex_read_length,
+                ),
+                (
+                    so.stream_2_vertex_read_offset,
+                    so.stream_2_vertex_read_length,
+                ),
+                (
+                    so.stream_3_vertex_read_offset,
+                    so.stream_3_vertex_read_length,
+                ),
             ]
             .map(|(o, l)| (o as usize * 8, 2 * (l as usize + 1))),
             ..Sol::default()
@@ -148,7 +160,12 @@ impl Sol {
                 l.stream_to_buffer_selects_3,
             ]
             .map(|s| s as u8);
-            let counts = [l.num_entries_0, l.num_entries_1, l.num_entries_2, l.num_entries_3];
+            let counts = [
+                l.num_entries_0,
+                l.num_entries_1,
+                l.num_entries_2,
+                l.num_entries_3,
+            ];
             if counts.iter().any(|&n| n as usize > l.so_decl_entry.len()) {
                 return Err(DrawError::Invalid(
                     "3DSTATE_SO_DECL_LIST has fewer entries than its Num Entries",
@@ -241,7 +258,9 @@ impl Sol {
             return Ok(counts);
         }
         for (i, o) in objects.iter().enumerate() {
-            let s = streams.and_then(|x| x.get(i)).map_or(0, |&s| usize::from(s) & 3);
+            let s = streams
+                .and_then(|x| x.get(i))
+                .map_or(0, |&s| usize::from(s) & 3);
             let v = self.order(o);
             let targets: Vec<(usize, Buffer)> = (0..4)
                 .filter(|&b| self.select[s] >> b & 1 == 1)
@@ -345,9 +364,24 @@ mod tests {
         let mut decls: [Vec<Decl>; 4] = Default::default();
         // Buffer 0: x, y of register 1, a hole of one, w of register 2.
         decls[0] = alloc::vec![
-            Decl { slot: 0, hole: false, register: 1, mask: 0b0011 },
-            Decl { slot: 0, hole: true, register: 0, mask: 0b0001 },
-            Decl { slot: 0, hole: false, register: 2, mask: 0b1000 },
+            Decl {
+                slot: 0,
+                hole: false,
+                register: 1,
+                mask: 0b0011
+            },
+            Decl {
+                slot: 0,
+                hole: true,
+                register: 0,
+                mask: 0b0001
+            },
+            Decl {
+                slot: 0,
+                hole: false,
+                register: 2,
+                mask: 0b1000
+            },
         ];
         Sol {
             enabled: true,
@@ -358,7 +392,11 @@ mod tests {
             select: [1, 0, 0, 0],
             decls,
             buffers: [
-                Some(Buffer { base: 0x100, end: 0x100 + 3 * 20, pitch: 20 }),
+                Some(Buffer {
+                    base: 0x100,
+                    end: 0x100 + 3 * 20,
+                    pitch: 20,
+                }),
                 None,
                 None,
                 None,
@@ -370,18 +408,25 @@ mod tests {
     #[test]
     fn decls_pack_components_skip_holes_and_overflow_counts_only_storage() {
         let vues: Vec<Vue> = (0..4)
-            .map(|k| Vue { dw: (0..16).map(|d| 1000 * k + d).collect() })
+            .map(|k| Vue {
+                dw: (0..16).map(|d| 1000 * k + d).collect(),
+            })
             .collect();
         let mut mem = FlatMemory::new(0, 0x400);
         let mut offsets = [0u32; 4];
         let objects = [tri([0, 1, 2], 0x04, 0), tri([1, 2, 3], 0x04, 1)];
-        let c = sol(false).run(&vues, &objects, None, &mut mem, &mut offsets).unwrap();
+        let c = sol(false)
+            .run(&vues, &objects, None, &mut mem, &mut offsets)
+            .unwrap();
         // Three 20-byte vertices fit; the second triangle does not.
         assert_eq!((c.needed[0], c.written[0]), (2, 1));
         assert_eq!(offsets[0], 60);
         let mut b = [0u8; 16];
         mem.read(0x100 + 20, &mut b).unwrap();
-        let got: Vec<u32> = b.chunks(4).map(|x| u32::from_le_bytes(x.try_into().unwrap())).collect();
+        let got: Vec<u32> = b
+            .chunks(4)
+            .map(|x| u32::from_le_bytes(x.try_into().unwrap()))
+            .collect();
         // Vertex 1: x, y of register 1 (dwords 4, 5), the hole, w of
         // register 2 (dword 11).
         assert_eq!(got, [1004, 1005, 0, 1011]);
