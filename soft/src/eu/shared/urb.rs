@@ -404,11 +404,12 @@ fn gen7(
         usize::from(m.req.rlen)
     };
     let enabled = (m.dword(0, 5)? >> 8) & m.enables() & 0xFF;
-    if write && m.req.eot {
-        if let Some(gs) = urb.gs7.as_mut() {
-            let counts = m.dword(0, 2)?;
-            gs.counts = Some([counts as u16, (counts >> 16) as u16]);
-        }
+    if write
+        && m.req.eot
+        && let Some(gs) = urb.gs7.as_mut()
+    {
+        let counts = m.dword(0, 2)?;
+        gs.counts = Some([counts as u16, (counts >> 16) as u16]);
     }
     for i in 0..regs {
         if write {

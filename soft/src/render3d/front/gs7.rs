@@ -378,9 +378,9 @@ pub(super) struct Gs7Run {
     vf_only: u64,
     threads: Vec<[Option<Slot>; 2]>,
     next: usize,
-    /// The running thread: its array slot and each slot's object and
-    /// entry (first row).
-    running: Option<(usize, [Option<(usize, usize)>; 2])>,
+    /// The running thread: its array slot and each slot's output entry
+    /// (its first row).
+    running: Option<(usize, [Option<usize>; 2])>,
     free: Vec<usize>,
     pub out: Output,
     /// GS_PRIMITIVES_COUNT's increment not yet taken.
@@ -521,7 +521,7 @@ impl Gs7Run {
         let header_dw = self.gs.control_data_header_size as usize * 8;
         let vertex_dw = (self.gs.output_vertex_size as usize + 1) * 4;
         for (s, e) in entries.iter().enumerate() {
-            let Some((_, row)) = *e else { continue };
+            let Some(row) = *e else { continue };
             let count = usize::from(counts[s]);
             if header_dw + count * vertex_dw > self.urb.rows * 8 {
                 return Err(DrawError::Invalid(
@@ -572,7 +572,7 @@ impl Gs7Run {
                 .get_mut(row * 32..(row + self.urb.rows) * 32)
                 .ok_or(DrawError::Invalid("GS URB entry beyond the URB"))?;
             bytes.fill(0);
-            entries[s] = Some((p.object, row));
+            entries[s] = Some(row);
             r0_handles[s] = row as u32 | p.instance << INSTANCE_SHIFT;
         }
         // A lone slot: both handles name its entry (the other half's
