@@ -992,3 +992,541 @@ fn a_triangle_through_a_gen7_vs_matches_the_host_coverage() {
     );
     assert_eq!(gpu.read32(0x2348), lit, "PS_INVOCATION_COUNT");
 }
+
+// ---------------------------------------------------------------------
+// Ivy Bridge GS threads and stream output. The GS kernels are this
+// project's Gen7 assembly in the shape of Mesa's vec4 GS back end
+// (elk_vec4_gs_visitor.cpp): each vertex written with an interleaved
+// URB_WRITE_HWORD from r112 (g0 as the header, M0.5 ORed with 0xff00, the
+// per-slot offsets M0.3/M0.4 the vertex number times the vertex size in
+// 256-bit units, the global offset the control data header size), the
+// control data header with URB_WRITE_OWORD, and an mlen 1 URB write with
+// the vertex counts in M0.2 that ends the thread. The kernels are written
+// in Align1 over the SIMD4x2 layout (channels 0-3 slot 0, 4-7 slot 1),
+// which the model runs as Mesa's Align16 code would.
+
+/// The GS kernel's offset from the instruction base.
+const GS_KSP: u32 = 0x2000;
+/// Stream-output buffers.
+const SO0: u64 = 0x90_0000;
+const SO1: u64 = 0x90_1000;
+
+/// Linux i915_reg.h GS_INVOCATION_COUNT, GS_PRIMITIVES_COUNT,
+/// CL_INVOCATION_COUNT, GEN7_SO_NUM_PRIMS_WRITTEN(0),
+/// GEN7_SO_PRIM_STORAGE_NEEDED(0), GEN7_SO_WRITE_OFFSET(0).
+const GS_INVOCATION_COUNT: u32 = 0x2328;
+const GS_PRIMITIVES_COUNT: u32 = 0x2330;
+const CL_INVOCATION_COUNT: u32 = 0x2338;
+const SO_NUM_PRIMS_WRITTEN0: u32 = 0x5200;
+const SO_PRIM_STORAGE_NEEDED0: u32 = 0x5240;
+const SO_WRITE_OFFSET0: u32 = 0x5280;
+
+fn gs_asm(src: &str) -> Vec<u8> {
+    baregpu_isa::text::asm::assemble(IsaGen::Gen7, src).unwrap_or_else(|e| panic!("{e:?}\n{src}"))
+}
+
+/// The header of every URB write (r112: g0, channel masks on).
+const GS_HEADER: &str = "mov (8|M0) r112.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n\
+     or (1|M0) r112.5<1>:ud r0.5<0;1,0>:ud 0xff00:ud {NoMask}\n";
+
+/// Writes vertex `n` (its two 128-bit attributes already in r113, r114)
+/// after a control data header of `header` 256-bit units.
+fn gs_emit(n: u32, header: u32) -> String {
+    format!(
+        "mov (2|M0) r112.3<1>:ud {n:#x}:ud {{NoMask}}\n\
+         send (8|M0) null:ud r112 urb.write_hword(offset={header}, interleave, per_slot) mlen=3 rlen=0 hdr\n"
+    )
+}
+
+/// Ends the thread: vertex counts `slot0` and `slot1` in M0.2.
+fn gs_end(slot0: u32, slot1: u32) -> String {
+    format!(
+        "mov (8|M0) r120.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+         mov (1|M0) r120.2<1>:ud {:#x}:ud {{NoMask}}\n\
+         send (8|M0) null:ud r120 urb.write_hword(offset=0, interleave) mlen=1 rlen=0 hdr {{EOT}}\n",
+        slot0 | slot1 << 16
+    )
+}
+
+/// SINGLE mode: vertex `v` of the object is r(2 + v), attribute 0 (the
+/// VUE header) in its low half, 1 (the position) in its high half.
+fn single_copy(v: u32) -> String {
+    format!(
+        "mov (4|M0) r113.0<1>:ud r{r}.0<4;4,1>:ud\n\
+         mov (4|M0) r114.0<1>:ud r{r}.4<4;4,1>:ud\n",
+        r = 2 + v
+    )
+}
+
+/// Adds `dx` (NDC) to the x of the position in r114, both halves.
+fn shift_x(dx: f32) -> String {
+    format!(
+        "add (1|M0) r114.0<1>:f r114.0<0;1,0>:f {b:#x}:f {{NoMask}}\n\
+         add (1|M0) r114.4<1>:f r114.4<0;1,0>:f {b:#x}:f {{NoMask}}\n",
+        b = dx.to_bits()
+    )
+}
+
+/// The GS state: `mode` (0 SINGLE, 1 DUAL_INSTANCE, 2 DUAL_OBJECT),
+/// `instances`, output `topology`, a CUT control data header of
+/// `header` units; PrimitiveID in r1, the vertices from r2 (one 256-bit
+/// row each), 32-byte output vertices, with its URB entries.
+fn gs_state(mode: u32, instances: u32, topology: u32, header: u32) -> Vec<u32> {
+    let mut b = Vec::new();
+    push(
+        &mut b,
+        &Cmd3dstateUrbGs {
+            gs_urb_starting_address: 4,
+            // 512-byte entries: a 32-byte header and up to 15 vertices.
+            gs_urb_entry_allocation_size: 7,
+            gs_number_of_urb_entries: 8,
+        },
+    );
+    push(
+        &mut b,
+        &Cmd3dstateGs {
+            kernel_start_pointer: GS_KSP,
+            output_vertex_size: 1,
+            output_topology: topology,
+            vertex_urb_entry_read_length: 1,
+            dispatch_grf_start_register_for_urb_data: 2,
+            maximum_number_of_threads: 3,
+            control_data_header_size: header,
+            instance_control: instances - 1,
+            dispatch_mode: mode,
+            gs_statistics_enable: true,
+            include_primitive_id: true,
+            gs_enable: true,
+            ..Cmd3dstateGs::default()
+        },
+    );
+    b
+}
+
+/// One SO_DECL: (buffer, hole, register, mask).
+type Decl = (u32, bool, u32, u32);
+
+/// Stream output of stream 0 into buffers `pitches` (0 off) with
+/// `decls`, LEADING or TRAILING reorder, rendering disabled; buffer k at
+/// SO0 + 0x1000k, `ends[k]` bytes long.
+fn so_state(pitches: [u32; 2], ends: [u64; 2], decls: &[Decl], trailing: bool) -> Vec<u32> {
+    let mut b = Vec::new();
+    for k in 0..2 {
+        if pitches[k] == 0 {
+            continue;
+        }
+        let base = SO0 + 0x1000 * k as u64;
+        push(
+            &mut b,
+            &Cmd3dstateSoBuffer {
+                so_buffer_index: k as u32,
+                surface_pitch: pitches[k],
+                surface_base_address: base,
+                surface_end_address: base + ends[k],
+                ..Default::default()
+            },
+        );
+    }
+    push(
+        &mut b,
+        &Cmd3dstateSoDeclList {
+            stream_to_buffer_selects_0: u32::from(pitches[0] != 0)
+                | u32::from(pitches[1] != 0) << 1,
+            num_entries_0: decls.len() as u32,
+            so_decl_entry: decls
+                .iter()
+                .map(|&(slot, hole, reg, mask)| Cmd3dstateSoDeclListSoDeclEntry {
+                    stream_0_output_buffer_slot: slot,
+                    stream_0_hole_flag: hole,
+                    stream_0_register_index: reg,
+                    stream_0_component_mask: mask,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        },
+    );
+    push(
+        &mut b,
+        &Cmd3dstateStreamout {
+            so_function_enable: true,
+            rendering_disable: true,
+            reorder_mode: u32::from(trailing),
+            so_statistics_enable: true,
+            so_buffer_enable_0: pitches[0] != 0,
+            so_buffer_enable_1: pitches[1] != 0,
+            // Two 256-bit rows: the header and the position.
+            stream_0_vertex_read_length: 0,
+            ..Default::default()
+        },
+    );
+    b
+}
+
+/// MI_LOAD_REGISTER_IMM of SO_WRITE_OFFSET`k` (Gen7 header 0x11000001).
+fn load_offset(k: u32, bytes: u32) -> [u32; 3] {
+    [0x1100_0001, SO_WRITE_OFFSET0 + 4 * k, bytes]
+}
+
+fn f32s(ram: &Ram, at: u64, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| f32::from_bits(ram.dw(at + 4 * i as u64)))
+        .collect()
+}
+
+/// Pixels from NDC with the viewport of `raster_commands`.
+fn to_pixels(t: [[f32; 2]; 3]) -> [[f32; 2]; 3] {
+    t.map(|[x, y]| [(x + 1.0) * W as f32 / 2.0, (1.0 - y) * H as f32 / 2.0])
+}
+
+/// Draws `tris` (NDC) as a TRILIST through the VS and a GS running
+/// `gs_src` (its state `gs`), then checks every pixel against the host
+/// coverage of `expect` (NDC triangles).
+fn draw_through_gs(
+    tris: &[[[f32; 2]; 3]],
+    gs: Vec<u32>,
+    gs_src: &str,
+    expect: &[[[f32; 2]; 3]],
+) -> Ram {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    const PS_KSP: u32 = 0x1000;
+    ram.put(KERNELS + u64::from(PS_KSP), &solid_ps([1.0, 0.0, 0.2, 1.0]));
+    ram.put(KERNELS + u64::from(GS_KSP), &gs_asm(gs_src));
+    ram.put(RT, &[0x11; (W * H * 4) as usize]);
+    let vertices: Vec<[f32; 2]> = tris.iter().flatten().copied().collect();
+    let mut extra = raster_commands(&ram, PS_KSP);
+    extra.extend(gs);
+    let batch = vs_batch(&ram, &vertices, IDENTITY, true, 0x04, &extra);
+    submit(&gpu, &ram, &batch, 40);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    let px: Vec<[[f32; 2]; 3]> = expect.iter().map(|t| to_pixels(*t)).collect();
+    for y in 0..H {
+        for x in 0..W {
+            let inside = px
+                .iter()
+                .any(|t| covered(*t, x as f32 + 0.5, y as f32 + 0.5));
+            let want = if inside {
+                u32::from_le_bytes([51, 0, 255, 255])
+            } else {
+                0x1111_1111
+            };
+            assert_eq!(
+                ram.dw(RT + u64::from(4 * (y * W + x))),
+                want,
+                "pixel ({x}, {y})"
+            );
+        }
+    }
+    ram.put_dw(
+        COUNTS + 0x40,
+        &[
+            gpu.read32(GS_INVOCATION_COUNT),
+            gpu.read32(GS_PRIMITIVES_COUNT),
+        ],
+    );
+    ram
+}
+
+const TRI_A: [[f32; 2]; 3] = [[-0.75, 0.75], [0.0, 0.75], [-0.75, 0.0]];
+const TRI_B: [[f32; 2]; 3] = [[0.25, -0.25], [0.75, -0.25], [0.25, -0.75]];
+
+fn shifted(t: [[f32; 2]; 3], dx: f32) -> [[f32; 2]; 3] {
+    t.map(|[x, y]| [x + dx, y])
+}
+
+/// A SINGLE-mode GS that copies its triangle draws what the VS alone
+/// draws: the host coverage of the input triangle.
+#[test]
+fn a_gen7_gs_passing_triangles_through_draws_them() {
+    let mut src = GS_HEADER.to_string();
+    for v in 0..3 {
+        src += &single_copy(v);
+        src += &gs_emit(v, 0);
+    }
+    src += &gs_end(3, 0);
+    let ram = draw_through_gs(&[TRI_A], gs_state(0, 1, 0x04, 0), &src, &[TRI_A]);
+    assert_eq!(
+        [ram.dw(COUNTS + 0x40), ram.dw(COUNTS + 0x44)],
+        [1, 1],
+        "GS invocations, GS primitives"
+    );
+}
+
+/// A DUAL_OBJECT GS (two triangles in one thread, one per SIMD4x2 half)
+/// that emits each triangle and a copy moved right: four triangles.
+#[test]
+fn a_dual_object_gen7_gs_emits_two_triangles_per_input() {
+    let dx = 0.5;
+    let mut src = GS_HEADER.to_string();
+    for copy in 0..2 {
+        for v in 0..3 {
+            // DUAL_OBJECT: vertex v's attributes in r(2 + 2v) and
+            // r(3 + 2v), object 0 low, object 1 high.
+            src += &format!(
+                "mov (8|M0) r113.0<1>:ud r{}.0<8;8,1>:ud\n\
+                 mov (8|M0) r114.0<1>:ud r{}.0<8;8,1>:ud\n",
+                2 + 2 * v,
+                3 + 2 * v
+            );
+            if copy == 1 {
+                src += &shift_x(dx);
+            }
+            src += &gs_emit(3 * copy + v, 0);
+        }
+    }
+    src += &gs_end(6, 6);
+    let ram = draw_through_gs(
+        &[TRI_A, TRI_B],
+        gs_state(2, 1, 0x04, 0),
+        &src,
+        &[TRI_A, TRI_B, shifted(TRI_A, dx), shifted(TRI_B, dx)],
+    );
+    assert_eq!(
+        [ram.dw(COUNTS + 0x40), ram.dw(COUNTS + 0x44)],
+        [2, 4],
+        "GS invocations, GS primitives"
+    );
+}
+
+/// Runs `vertices` (NDC, TRILIST unless `topology`) through the VS, the
+/// GS of `gs` (none when empty) and stream output `so`, rendering
+/// disabled, after loading the write offsets `start`.
+fn stream_out(
+    vertices: &[[f32; 2]],
+    topology: u32,
+    gs: (Vec<u32>, &str),
+    so: Vec<u32>,
+    start: [u32; 2],
+) -> (Ram, SoftGpu<Ram>) {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    ram.put(KERNELS + u64::from(GS_KSP), &gs_asm(gs.1));
+    // Sentinels: what the SOL does not write stays.
+    ram.put(SO0, &[0xEE; 0x2000]);
+    let mut extra = gs.0;
+    extra.extend(so);
+    extra.extend(load_offset(0, start[0]));
+    extra.extend(load_offset(1, start[1]));
+    let batch = vs_batch(&ram, vertices, IDENTITY, true, topology, &extra);
+    submit(&gpu, &ram, &batch, 40);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    assert_eq!(gpu.read32(CL_INVOCATION_COUNT), 0, "rendering disabled");
+    (ram, gpu)
+}
+
+/// The triangles of a strip of `n` in the order the SOL writes them:
+/// odd ones (v0, v2, v1) with LEADING, (v1, v0, v2) with TRAILING.
+fn strip_order(n: usize, trailing: bool) -> Vec<usize> {
+    (0..n - 2)
+        .flat_map(|k| match (k % 2, trailing) {
+            (0, _) => [k, k + 1, k + 2],
+            (_, false) => [k, k + 2, k + 1],
+            (_, true) => [k + 1, k, k + 2],
+        })
+        .collect()
+}
+
+/// The VS's TRISTRIP to two buffers: buffer 0 (pitch 8, from byte 8) the
+/// position's x and y; buffer 1 (pitch 16) the header's first dword (the
+/// vertex number), a hole, the position's w, its last dword untouched.
+fn vs_stream_out(trailing: bool, end1: u64) -> (Ram, SoftGpu<Ram>, Vec<[f32; 2]>) {
+    let verts: Vec<[f32; 2]> = (0..5)
+        .map(|k| [k as f32 * 0.25, 1.0 - k as f32 * 0.125])
+        .collect();
+    let decls = [
+        (0, false, 1, 0b0011),
+        (1, false, 0, 0b0001),
+        (1, true, 0, 0b0001),
+        (1, false, 1, 0b1000),
+    ];
+    let so = so_state([8, 16], [0x100, end1], &decls, trailing);
+    let (ram, gpu) = stream_out(&verts, 0x05, (Vec::new(), ""), so, [8, 0]);
+    (ram, gpu, verts)
+}
+
+/// Checks the two buffers of [`vs_stream_out`] hold `order`'s vertices
+/// and nothing after.
+fn check_vs_buffers(ram: &Ram, verts: &[[f32; 2]], order: &[usize]) {
+    for (i, &k) in order.iter().enumerate() {
+        let at0 = SO0 + 8 + 8 * i as u64;
+        assert_eq!(f32s(ram, at0, 2), verts[k].to_vec(), "buffer 0 vertex {i}");
+        let at1 = SO1 + 16 * i as u64;
+        assert_eq!(
+            [
+                ram.dw(at1),
+                ram.dw(at1 + 4),
+                ram.dw(at1 + 8),
+                ram.dw(at1 + 12)
+            ],
+            [k as u32, 0xEEEE_EEEE, 1.0f32.to_bits(), 0xEEEE_EEEE],
+            "buffer 1 vertex {i}"
+        );
+    }
+    let n = order.len() as u64;
+    assert_eq!(
+        ram.dw(SO0 + 8 + 8 * n),
+        0xEEEE_EEEE,
+        "buffer 0 after the last"
+    );
+    assert_eq!(ram.dw(SO1 + 16 * n), 0xEEEE_EEEE, "buffer 1 after the last");
+    assert_eq!(ram.dw(SO0), 0xEEEE_EEEE, "before the start offset");
+}
+
+/// Stream output from the VS (no GS): a strip of five vertices is three
+/// triangles, written with their strides from the loaded offsets, which
+/// move on; both counters count three.
+#[test]
+fn stream_output_from_the_vs_writes_two_buffers_and_moves_the_offsets() {
+    for trailing in [false, true] {
+        let (ram, gpu, verts) = vs_stream_out(trailing, 0x200);
+        check_vs_buffers(&ram, &verts, &strip_order(5, trailing));
+        assert_eq!(
+            [
+                gpu.read32(SO_WRITE_OFFSET0),
+                gpu.read32(SO_WRITE_OFFSET0 + 4)
+            ],
+            [8 + 9 * 8, 9 * 16],
+            "write offsets"
+        );
+        assert_eq!(
+            [
+                gpu.read32(SO_NUM_PRIMS_WRITTEN0),
+                gpu.read32(SO_PRIM_STORAGE_NEEDED0)
+            ],
+            [3, 3]
+        );
+    }
+}
+
+/// Buffer 1 holds two triangles: the third is written to neither buffer,
+/// the offsets stop after the second, SO_PRIM_STORAGE_NEEDED counts it.
+#[test]
+fn a_full_buffer_stops_the_primitive_and_counts_only_storage() {
+    let (ram, gpu, verts) = vs_stream_out(false, 6 * 16);
+    let order = strip_order(5, false);
+    check_vs_buffers(&ram, &verts, &order[..6]);
+    assert_eq!(
+        [
+            gpu.read32(SO_WRITE_OFFSET0),
+            gpu.read32(SO_WRITE_OFFSET0 + 4)
+        ],
+        [8 + 6 * 8, 6 * 16]
+    );
+    assert_eq!(
+        [
+            gpu.read32(SO_NUM_PRIMS_WRITTEN0),
+            gpu.read32(SO_PRIM_STORAGE_NEEDED0)
+        ],
+        [2, 3]
+    );
+}
+
+/// A GS writing the PrimitiveID (r1.0) over its vertices' first header
+/// dword, streamed out: buffer 0 the IDs, buffer 1 (pitch 12) x and y.
+#[test]
+fn stream_output_from_the_gs_carries_primitive_ids() {
+    let mut src = GS_HEADER.to_string();
+    for v in 0..3 {
+        src += &single_copy(v);
+        src += "mov (1|M0) r113.0<1>:ud r1.0<0;1,0>:ud\n";
+        src += &gs_emit(v, 0);
+    }
+    src += &gs_end(3, 0);
+    let tris = [TRI_A, TRI_B, shifted(TRI_A, 0.125)];
+    let verts: Vec<[f32; 2]> = tris.iter().flatten().copied().collect();
+    let decls = [(0, false, 0, 0b0001), (1, false, 1, 0b0011)];
+    let so = so_state([4, 12], [0x100, 0x100], &decls, false);
+    let (ram, gpu) = stream_out(&verts, 0x04, (gs_state(0, 1, 0x04, 0), &src), so, [0, 0]);
+    for (i, v) in verts.iter().enumerate() {
+        assert_eq!(
+            ram.dw(SO0 + 4 * i as u64),
+            i as u32 / 3,
+            "PrimitiveID of vertex {i}"
+        );
+        assert_eq!(f32s(&ram, SO1 + 12 * i as u64, 2), v.to_vec(), "vertex {i}");
+        assert_eq!(ram.dw(SO1 + 12 * i as u64 + 8), 0xEEEE_EEEE);
+    }
+    assert_eq!(
+        [
+            gpu.read32(SO_WRITE_OFFSET0),
+            gpu.read32(SO_WRITE_OFFSET0 + 4)
+        ],
+        [9 * 4, 9 * 12]
+    );
+    assert_eq!(
+        [
+            gpu.read32(GS_INVOCATION_COUNT),
+            gpu.read32(GS_PRIMITIVES_COUNT),
+            gpu.read32(SO_NUM_PRIMS_WRITTEN0)
+        ],
+        [3, 3, 3]
+    );
+}
+
+/// A TRISTRIP GS with a cut bit after its third vertex: two triangles,
+/// not the four a six-vertex strip makes.
+#[test]
+fn a_cut_bit_ends_the_gs_strip() {
+    let dx = 0.5;
+    let mut src = GS_HEADER.to_string();
+    // The control data header: cut after vertex 2 (bit 2).
+    src += "mov (8|M0) r113.0<1>:ud 0x0:ud {NoMask}\n\
+            mov (1|M0) r113.0<1>:ud 0x4:ud {NoMask}\n\
+            send (8|M0) null:ud r112 urb.write_oword(offset=0, interleave) mlen=2 rlen=0 hdr\n";
+    for copy in 0..2 {
+        for v in 0..3 {
+            src += &single_copy(v);
+            if copy == 1 {
+                src += &shift_x(dx);
+            }
+            src += &gs_emit(3 * copy + v, 1);
+        }
+    }
+    src += &gs_end(6, 0);
+    let decls = [(0, false, 1, 0b0011)];
+    let so = so_state([8, 0], [0x100, 0], &decls, false);
+    let (ram, gpu) = stream_out(&TRI_A, 0x04, (gs_state(0, 1, 0x05, 1), &src), so, [0, 0]);
+    let want: Vec<[f32; 2]> = TRI_A
+        .iter()
+        .chain(shifted(TRI_A, dx).iter())
+        .copied()
+        .collect();
+    for (i, v) in want.iter().enumerate() {
+        assert_eq!(f32s(&ram, SO0 + 8 * i as u64, 2), v.to_vec(), "vertex {i}");
+    }
+    assert_eq!(
+        ram.dw(SO0 + 8 * 6),
+        0xEEEE_EEEE,
+        "nothing after two triangles"
+    );
+    assert_eq!(
+        [
+            gpu.read32(GS_PRIMITIVES_COUNT),
+            gpu.read32(SO_NUM_PRIMS_WRITTEN0)
+        ],
+        [2, 2]
+    );
+}
+
+/// DUAL_INSTANCE with three instances: threads of instances (0, 1) and
+/// (2); each instance writes its number (R0.0/R0.1 bits 31:27) as x.
+#[test]
+fn dual_instance_threads_see_their_instance_numbers() {
+    let mut src = GS_HEADER.to_string();
+    src += "shr (8|M0) r10.0<1>:ud r0.0<1;4,0>:ud 0x1b:ud\n\
+            mov (8|M0) r113.0<1>:ud 0x0:ud\n\
+            mov (1|M0) r113.0<1>:ud r10.0<0;1,0>:ud {NoMask}\n\
+            mov (1|M0) r113.4<1>:ud r10.4<0;1,0>:ud {NoMask}\n\
+            mov (8|M0) r114.0<1>:ud 0x0:ud\n";
+    src += &gs_emit(0, 0);
+    src += &gs_end(1, 1);
+    let decls = [(0, false, 0, 0b0001)];
+    let so = so_state([4, 0], [0x100, 0], &decls, false);
+    let (ram, gpu) = stream_out(&TRI_A, 0x04, (gs_state(1, 3, 0x01, 0), &src), so, [0, 0]);
+    let got: Vec<u32> = (0..4).map(|i| ram.dw(SO0 + 4 * i)).collect();
+    assert_eq!(got, [0, 1, 2, 0xEEEE_EEEE]);
+    assert_eq!(gpu.read32(GS_INVOCATION_COUNT), 3);
+}

@@ -33,6 +33,13 @@ pub(super) const PS_DEPTH_COUNT: u32 = 0x2350;
 /// 13350-13400).
 pub(super) const SO_NUM_PRIMS_WRITTEN: u32 = 0x2288;
 pub(super) const SO_PRIM_STORAGE_NEEDED: u32 = 0x2280;
+/// Ivy Bridge's per-stream counters and the stream-output write offsets
+/// (Linux i915_reg.h `GEN7_SO_NUM_PRIMS_WRITTEN(n)` 0x5200 + 8n,
+/// `GEN7_SO_PRIM_STORAGE_NEEDED(n)` 0x5240 + 8n, `GEN7_SO_WRITE_OFFSET(n)`
+/// 0x5280 + 4n; hal/tables/gen7/registers.toml).
+pub(super) const GEN7_SO_NUM_PRIMS_WRITTEN: u32 = 0x5200;
+pub(super) const GEN7_SO_PRIM_STORAGE_NEEDED: u32 = 0x5240;
+pub(super) const GEN7_SO_WRITE_OFFSET: u32 = 0x5280;
 
 impl<B: MemoryBus> Parts<'_, B> {
     /// Executes one blitter command on engine `i`.
@@ -133,6 +140,13 @@ impl<B: MemoryBus> Parts<'_, B> {
         if !media.busy() {
             media.thread_space = space;
         }
+        // The SOL stage moves Ivy Bridge's write offsets (bits 31:2).
+        let gen7 = self.layout.generation == baregpu_hal::Generation::Gen7;
+        if gen7 {
+            for (k, o) in media.front.so_write_offsets.iter_mut().enumerate() {
+                *o = self.regs.get(GEN7_SO_WRITE_OFFSET + 4 * k as u32) & !3;
+            }
+        }
         let clock = media.array.clock();
         let result = {
             let mut cmd = GfxView::new(mem, space);
@@ -142,6 +156,24 @@ impl<B: MemoryBus> Parts<'_, B> {
         *self.timestamp += media.array.clock() - clock;
         let thread_space = media.thread_space;
         let counted = core::mem::take(&mut media.front.statistics);
+        let offsets = media.front.so_write_offsets;
+        if gen7 {
+            for (k, o) in offsets.iter().enumerate() {
+                self.regs.set(GEN7_SO_WRITE_OFFSET + 4 * k as u32, *o);
+            }
+        }
+        let streams = (0..4u32).flat_map(|k| {
+            [
+                (
+                    GEN7_SO_NUM_PRIMS_WRITTEN + 8 * k,
+                    counted.so_stream_written[k as usize],
+                ),
+                (
+                    GEN7_SO_PRIM_STORAGE_NEEDED + 8 * k,
+                    counted.so_stream_needed[k as usize],
+                ),
+            ]
+        });
         for (reg, n) in [
             (IA_VERTICES_COUNT, counted.ia_vertices),
             (IA_PRIMITIVES_COUNT, counted.ia_primitives),
@@ -154,7 +186,10 @@ impl<B: MemoryBus> Parts<'_, B> {
             (CL_PRIMITIVES_COUNT, counted.cl_primitives),
             (PS_INVOCATION_COUNT, counted.ps_invocations),
             (PS_DEPTH_COUNT, counted.depth),
-        ] {
+        ]
+        .into_iter()
+        .chain(streams)
+        {
             if n != 0 {
                 let v = self.read_u64(reg).wrapping_add(n);
                 self.regs.set(reg, v as u32);

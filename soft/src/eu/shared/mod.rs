@@ -47,7 +47,7 @@ pub use pixel::{DispatchFlags, Fixed, PixelBackend, PixelDispatch, RtWrite};
 pub use surface::{
     BindingTable, Bit6Swizzle, Surface, SurfaceError, SurfaceKind, SurfaceList, Surfaces, Tiling,
 };
-pub use urb::{GsSnoop, Urb};
+pub use urb::{Gs7Snoop, GsSnoop, Urb};
 
 use payload::{Msg, bad};
 

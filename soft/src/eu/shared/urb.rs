@@ -6,7 +6,9 @@
 //! unit's side of its threads' messages (FF_SYNC, URB_WRITE's Allocate,
 //! Used and Complete, the header's PrimType/PrimStart/PrimEnd) is
 //! [`GsSnoop`], present while GS threads run; without it those requests
-//! are refused as unhandled, as are the Gen7 atomics.
+//! are refused as unhandled, as are the Gen7 atomics. The Ivy Bridge GS
+//! unit takes its threads' vertex counts from the ending write
+//! ([`Gs7Snoop`]).
 //!
 //! Gen4-Gen6 URB_WRITE (000 lines 6569-6777; 003 lines 88204-88420):
 //! header `M0.0[15:0]` handle 0, `M0.1[15:0]` handle 1; the descriptor's offset
@@ -47,6 +49,21 @@ pub struct Urb {
     pub bytes: Vec<u8>,
     /// The GS unit snooping its thread's messages, while one runs.
     pub gs: Option<GsSnoop>,
+    /// The Ivy Bridge GS unit snooping its thread's ending URB write.
+    pub gs7: Option<Gs7Snoop>,
+}
+
+/// What the Ivy Bridge GS unit takes from its thread's messages: the
+/// header of the URB write that ends the thread, whose M0.2 holds "GS
+/// Number of Output Vertices for Slot 0" in bits 15:0 and for slot 1 in
+/// 31:16 [ext: mesa elk_vec4_generator.cpp `generate_gs_set_vertex_count`
+/// packs the two counts as words 4 and 5 of the header; elk_vec4_gs_visitor.cpp
+/// `emit_thread_end` sends it as an mlen 1 URB write with EOT]. One GS
+/// thread runs at a time (`render3d::front::gs7`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gs7Snoop {
+    /// The two slots' vertex counts, once the thread sent its EOT write.
+    pub counts: Option<[u16; 2]>,
 }
 
 /// What the Gen6 GS unit sees of its thread's URB messages ("FF units of
@@ -94,6 +111,7 @@ impl Urb {
         Urb {
             bytes: vec![0; rows * 32],
             gs: None,
+            gs7: None,
         }
     }
 
@@ -243,7 +261,7 @@ fn gs_write(
     let h0 = m.dword(0, 0)? & 0xFFFF;
     let flags = (m.dword(0, 2)? & 0x7F) as u8;
     let so_written = (m.dword(0, 2)? >> 16) & 0x7FF;
-    let Urb { bytes, gs } = urb;
+    let Urb { bytes, gs, .. } = urb;
     let gs = gs.as_mut().ok_or(SendError::Unhandled)?;
     if complete {
         let k = gs
@@ -386,6 +404,13 @@ fn gen7(
         usize::from(m.req.rlen)
     };
     let enabled = (m.dword(0, 5)? >> 8) & m.enables() & 0xFF;
+    if write
+        && m.req.eot
+        && let Some(gs) = urb.gs7.as_mut()
+    {
+        let counts = m.dword(0, 2)?;
+        gs.counts = Some([counts as u16, (counts >> 16) as u16]);
+    }
     for i in 0..regs {
         if write {
             let reg = m.reg(1 + i)?;

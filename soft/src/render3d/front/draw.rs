@@ -24,6 +24,8 @@ use baregpu_isa::IsaGen;
 
 use super::fetch::{self, Fetched};
 use super::gs::{self, GsRun};
+use super::gs7::{self, Gs7Run};
+use super::sol::Sol;
 use super::state;
 use super::thread::{Stop, general};
 use super::vs::{self, UrbLayout, VsPayload, VsState};
@@ -34,7 +36,7 @@ use crate::eu::shared::{
 };
 use crate::gpe::Bases;
 use crate::render3d::raster::StippleCounter;
-use crate::render3d::types::{DrawEnv, DrawError, Packets, PixelThread, Vue};
+use crate::render3d::types::{DrawEnv, DrawError, Object, Packets, PixelThread, Vue};
 
 /// FFID of the VS (003 Table 3-1, lines 786-820, lists GS 0xC, CLIP 0xD
 /// and WM 0xF around it; the VS row, 0x9, falls in the page break at line
@@ -80,6 +82,10 @@ pub(crate) struct Statistics {
     pub gs_primitives: u64,
     pub so_prims_written: u64,
     pub so_storage_needed: u64,
+    /// Ivy Bridge's per-stream SO_NUM_PRIMS_WRITTEN and
+    /// SO_PRIM_STORAGE_NEEDED, as the SOL stage counts them (`sol`).
+    pub so_stream_written: [u64; 4],
+    pub so_stream_needed: [u64; 4],
 }
 
 /// The 3D unit's state beside the media unit.
@@ -92,6 +98,9 @@ pub(crate) struct Front {
     thread_id: u32,
     /// The GS unit's SVBIs (3DSTATE_GS_SVB_INDEX) and its R0.6 counter.
     svbis: gs::Svbis,
+    /// Ivy Bridge's SO_WRITE_OFFSET0-3: the command streamer loads them
+    /// from its registers before each draw step and stores them after.
+    pub so_write_offsets: [u32; 4],
     gs_thread_id: u32,
     /// The SF's Line Stipple Counter, carried from draw to draw (`None`:
     /// unknown until a draw starts a line or 3DSTATE_LINE_STIPPLE loads
@@ -125,8 +134,12 @@ struct Draw {
     pixels: Option<VecDeque<PixelThread>>,
     ps_running: Vec<(usize, PixelDispatch)>,
     om: Option<Box<dyn PixelBackend>>,
-    /// The GS threads, when the GS is enabled.
+    /// The GS threads, when the GS is enabled: Sandy Bridge's or Ivy
+    /// Bridge's.
     gs: Option<GsRun>,
+    gs7: Option<Gs7Run>,
+    /// Ivy Bridge's stream output (off on Sandy Bridge).
+    sol: Sol,
 }
 
 impl Front {
@@ -204,6 +217,7 @@ impl Front {
         let prim = if generation == Generation::Gen7 {
             super::gen7::refuse_unmodelled_stages(&self.packets)?;
             super::gen7::check_vs_constants(&self.packets)?;
+            super::gen7::check_gs_constants(&self.packets)?;
             super::gen7::primitive(dw)?
         } else {
             Cmd3dprimitive::unpack(dw)
@@ -213,14 +227,21 @@ impl Front {
             Generation::Gen7 => super::gen7::urb_layout(&self.packets)?,
             _ => UrbLayout::of(&self.packets)?,
         };
-        // Sandy Bridge GS threads; an enabled Ivy Bridge GS was refused
-        // above.
+        let sol = match generation {
+            Generation::Gen7 => Sol::of(&self.packets)?,
+            _ => Sol::default(),
+        };
+        let vs_rows = layout.entries * layout.rows;
         let mut gs = match generation {
-            Generation::Gen6 => GsRun::new(&self.packets, layout.entries * layout.rows)?,
+            Generation::Gen6 => GsRun::new(&self.packets, vs_rows)?,
+            _ => None,
+        };
+        let mut gs7 = match generation {
+            Generation::Gen7 => Gs7Run::new(&self.packets, vs_rows, sol.rendering)?,
             _ => None,
         };
         let topology = prim.primitive_topology_type as u8;
-        if gs.is_none() && matches!(topology, 0x08 | 0x10) {
+        if gs.is_none() && gs7.is_none() && matches!(topology, 0x08 | 0x10) {
             return Err(match generation {
                 // "Software must use a GS thread to convert these" (003
                 // lines 36897-36899).
@@ -261,8 +282,15 @@ impl Front {
                 self.statistics.ia_primitives += g.vf_only_objects();
             }
         }
-        let gs_rows = gs.as_ref().map_or(0, GsRun::rows);
-        let urb = Urb::new(layout.entries * layout.rows + gs_rows);
+        if let Some(g) = gs7.as_mut() {
+            g.take_primitives(topology, &fetched.primitives)?;
+            self.statistics.gs_invocations += g.invocations();
+            if vf_statistics {
+                self.statistics.ia_primitives += g.vf_only_objects();
+            }
+        }
+        let gs_rows = gs.as_ref().map_or(0, GsRun::rows) + gs7.as_ref().map_or(0, Gs7Run::rows);
+        let urb = Urb::new(vs_rows + gs_rows);
         Ok(Draw {
             generation,
             free: (0..layout.entries).rev().collect(),
@@ -277,6 +305,8 @@ impl Front {
             ps_running: Vec::new(),
             om: None,
             gs,
+            gs7,
+            sol,
         })
     }
 
@@ -292,12 +322,14 @@ impl Front {
         loop {
             let vs_done =
                 d.vs.is_none() || (d.next >= d.fetched.vertices.len() && d.vs_running.is_empty());
-            let gs_done = d.gs.as_ref().is_none_or(GsRun::done);
+            let gs_done =
+                d.gs.as_ref().is_none_or(GsRun::done) && d.gs7.as_ref().is_none_or(Gs7Run::done);
             if !vs_done {
                 self.start_vs(platform, array, cache, bases, mem, d)?;
             } else if !gs_done {
                 self.start_gs(platform, array, cache, bases, mem, d)?;
             } else if d.pixels.is_none() {
+                self.stream_out(mem, d)?;
                 self.raster(bases, mem, d)?;
             }
             if d.pixels.is_some() {
@@ -354,7 +386,36 @@ impl Front {
                 self.statistics.so_prims_written += c.so_prims_written;
                 self.statistics.so_storage_needed += c.so_storage_needed;
             }
+            if let Some(g) = d.gs7.as_mut() {
+                g.collect(array, &mut d.urb)?;
+                self.statistics.gs_primitives += core::mem::take(&mut g.primitives);
+            }
         }
+    }
+
+    /// Ivy Bridge's SOL stage: the VS's or GS's objects to the SO buffers.
+    fn stream_out(&mut self, mem: &mut dyn GfxMemory, d: &mut Draw) -> Result<(), Stop> {
+        let counts = match &d.gs7 {
+            Some(g) => d.sol.run(
+                &g.out.vues,
+                &g.out.objects,
+                Some(&g.out.streams),
+                mem,
+                &mut self.so_write_offsets,
+            )?,
+            None => d.sol.run(
+                &d.vues,
+                &d.fetched.objects,
+                None,
+                mem,
+                &mut self.so_write_offsets,
+            )?,
+        };
+        for s in 0..4 {
+            self.statistics.so_stream_written[s] += counts.written[s];
+            self.statistics.so_stream_needed[s] += counts.needed[s];
+        }
+        Ok(())
     }
 
     /// Starts the next GS thread (`gs`).
@@ -367,6 +428,23 @@ impl Front {
         mem: &mut dyn GfxMemory,
         d: &mut Draw,
     ) -> Result<(), Stop> {
+        if let Some(g) = d.gs7.as_mut() {
+            let (binding_table, samplers) = super::gen7::gs_pointers(&self.packets)?;
+            let constants = self.packets.get("PCB_GS").unwrap_or_default();
+            return g.start(gs7::Dispatch {
+                platform,
+                array,
+                cache,
+                bases,
+                mem,
+                urb: &mut d.urb,
+                vues: &d.vues,
+                constants,
+                binding_table,
+                samplers,
+                thread_id: &mut self.gs_thread_id,
+            });
+        }
         let Some(g) = d.gs.as_mut() else {
             return Ok(());
         };
@@ -540,9 +618,25 @@ impl Front {
 
     /// The raster stage: the output merger, then the pixel threads.
     fn raster(&mut self, bases: &Bases, mem: &mut dyn GfxMemory, d: &mut Draw) -> Result<(), Stop> {
-        let (vues, objects) = match &d.gs {
-            Some(g) => (&g.out.vues, &g.out.objects),
-            None => (&d.vues, &d.fetched.objects),
+        // Ivy Bridge: only the Render Stream Select stream goes on, and
+        // nothing with Rendering Disable (`sol`); without a GS every
+        // object is of stream 0.
+        let rendered: Vec<Object>;
+        let (vues, objects) = match (&d.gs, &d.gs7) {
+            (Some(g), _) => (&g.out.vues, &g.out.objects),
+            (_, Some(g)) => {
+                rendered = if d.sol.rendering {
+                    g.out.of_stream(d.sol.render_stream)
+                } else {
+                    Vec::new()
+                };
+                (&g.out.vues, &rendered)
+            }
+            _ if !d.sol.rendering || d.sol.render_stream != 0 => {
+                rendered = Vec::new();
+                (&d.vues, &rendered)
+            }
+            _ => (&d.vues, &d.fetched.objects),
         };
         if objects.is_empty() {
             d.pixels = Some(VecDeque::new());
@@ -947,6 +1041,8 @@ mod tests {
             // Render-target writes land directly (`Fixed::pixels` None).
             om: None,
             gs: None,
+            gs7: None,
+            sol: Sol::default(),
         };
         let mut array = EuArray::new(IsaGen::Gen6, EuConfig::for_platform(IsaGen::Gen6));
         array.enable_log();

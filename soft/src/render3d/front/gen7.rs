@@ -19,19 +19,21 @@
 //!   buffer 0 carries the state-buffer offset, no relocation), the others
 //!   graphics addresses. The reads must fit the stage's share of the push
 //!   constant space (3DSTATE_PUSH_CONSTANT_ALLOC_*, KiB).
-//! - HS, TE, DS, GS and stream output run only when enabled: enabled they
-//!   are refused by name.
+//! - HS, TE and DS run only when enabled: enabled they are refused by
+//!   name. GS threads are `gs7`'s, stream output `sol`'s.
+//! - 3DSTATE_SO_BUFFER is kept per SO Buffer Index (one packet each).
 
 use alloc::vec::Vec;
 
 use baregpu_hal::Packet;
 use baregpu_hal::gen6::commands as g6;
 use baregpu_hal::gen7::commands::{
-    Cmd3dprimitive, Cmd3dstateBindingTablePointersVs, Cmd3dstateConstantDs, Cmd3dstateConstantGs,
-    Cmd3dstateConstantHs, Cmd3dstateConstantPs, Cmd3dstateConstantVs, Cmd3dstateDs, Cmd3dstateGs,
-    Cmd3dstateHs, Cmd3dstatePs, Cmd3dstatePushConstantAllocDs, Cmd3dstatePushConstantAllocGs,
-    Cmd3dstatePushConstantAllocHs, Cmd3dstatePushConstantAllocPs, Cmd3dstatePushConstantAllocVs,
-    Cmd3dstateSamplerStatePointersVs, Cmd3dstateStreamout, Cmd3dstateTe, Cmd3dstateUrbVs,
+    Cmd3dprimitive, Cmd3dstateBindingTablePointersGs, Cmd3dstateBindingTablePointersVs,
+    Cmd3dstateConstantDs, Cmd3dstateConstantGs, Cmd3dstateConstantHs, Cmd3dstateConstantPs,
+    Cmd3dstateConstantVs, Cmd3dstateDs, Cmd3dstateHs, Cmd3dstatePs, Cmd3dstatePushConstantAllocDs,
+    Cmd3dstatePushConstantAllocGs, Cmd3dstatePushConstantAllocHs, Cmd3dstatePushConstantAllocPs,
+    Cmd3dstatePushConstantAllocVs, Cmd3dstateSamplerStatePointersGs,
+    Cmd3dstateSamplerStatePointersVs, Cmd3dstateSoBuffer, Cmd3dstateTe, Cmd3dstateUrbVs,
     Cmd3dstateVertexBuffers, Cmd3dstateVertexBuffersVertexBufferState, Cmd3dstateVertexElements,
     Cmd3dstateVs,
 };
@@ -323,22 +325,83 @@ pub(crate) fn vs_state(packets: &Packets) -> Result<Option<VsState>, DrawError> 
 
 /// The VS push constants must fit the VS's push constant allocation.
 pub(crate) fn check_vs_constants(packets: &Packets) -> Result<(), DrawError> {
-    let bytes = packets.get("PCB_VS").map_or(0, |d| 4 * d.len());
-    if bytes == 0 {
-        return Ok(());
-    }
     let alloc: Cmd3dstatePushConstantAllocVs = kept(
         packets,
         "3DSTATE_PUSH_CONSTANT_ALLOC_VS",
         "3DSTATE_PUSH_CONSTANT_ALLOC_VS does not decode",
     )?
     .unwrap_or_default();
-    if bytes > 1024 * alloc.constant_buffer_size as usize {
-        return Err(DrawError::Invalid(
-            "3DSTATE_CONSTANT_VS reads more than 3DSTATE_PUSH_CONSTANT_ALLOC_VS reserves",
-        ));
+    fits_allocation(
+        packets,
+        "PCB_VS",
+        alloc.constant_buffer_size,
+        "3DSTATE_CONSTANT_VS reads more than 3DSTATE_PUSH_CONSTANT_ALLOC_VS reserves",
+    )
+}
+
+/// The GS push constants must fit the GS's push constant allocation.
+pub(crate) fn check_gs_constants(packets: &Packets) -> Result<(), DrawError> {
+    let alloc: Cmd3dstatePushConstantAllocGs = kept(
+        packets,
+        "3DSTATE_PUSH_CONSTANT_ALLOC_GS",
+        "3DSTATE_PUSH_CONSTANT_ALLOC_GS does not decode",
+    )?
+    .unwrap_or_default();
+    fits_allocation(
+        packets,
+        "PCB_GS",
+        alloc.constant_buffer_size,
+        "3DSTATE_CONSTANT_GS reads more than 3DSTATE_PUSH_CONSTANT_ALLOC_GS reserves",
+    )
+}
+
+fn fits_allocation(
+    packets: &Packets,
+    pcb: &str,
+    kib: u32,
+    what: &'static str,
+) -> Result<(), DrawError> {
+    let bytes = packets.get(pcb).map_or(0, |d| 4 * d.len());
+    if bytes > 1024 * kib as usize {
+        return Err(DrawError::Invalid(what));
     }
     Ok(())
+}
+
+/// The name each SO Buffer Index's 3DSTATE_SO_BUFFER is kept under.
+pub(crate) const SO_BUFFERS: [&str; 4] = [
+    "3DSTATE_SO_BUFFER[0]",
+    "3DSTATE_SO_BUFFER[1]",
+    "3DSTATE_SO_BUFFER[2]",
+    "3DSTATE_SO_BUFFER[3]",
+];
+
+/// 3DSTATE_SO_BUFFER: one buffer's state, kept by its index (DW1 30:29).
+pub(crate) fn keep_so_buffer(packets: &mut Packets, dw: &[u32]) -> Result<(), DrawError> {
+    let b: Cmd3dstateSoBuffer = decode(dw, "3DSTATE_SO_BUFFER does not decode")?;
+    packets.set(SO_BUFFERS[b.so_buffer_index as usize & 3], dw);
+    Ok(())
+}
+
+/// The GS binding table (Surface State relative) and SAMPLER_STATE
+/// (Dynamic State relative) pointers.
+pub(crate) fn gs_pointers(packets: &Packets) -> Result<(u32, u32), DrawError> {
+    let bt: Cmd3dstateBindingTablePointersGs = kept(
+        packets,
+        "3DSTATE_BINDING_TABLE_POINTERS_GS",
+        "3DSTATE_BINDING_TABLE_POINTERS_GS does not decode",
+    )?
+    .unwrap_or_default();
+    let sp: Cmd3dstateSamplerStatePointersGs = kept(
+        packets,
+        "3DSTATE_SAMPLER_STATE_POINTERS_GS",
+        "3DSTATE_SAMPLER_STATE_POINTERS_GS does not decode",
+    )?
+    .unwrap_or_default();
+    Ok((
+        bt.pointer_to_gs_binding_table,
+        sp.pointer_to_gs_sampler_state,
+    ))
 }
 
 /// The VS binding table (Surface State relative) and SAMPLER_STATE
@@ -370,8 +433,8 @@ pub(crate) fn ps_max_threads(packets: &Packets) -> Result<usize, DrawError> {
     Ok(ps.maximum_number_of_threads as usize + 1)
 }
 
-/// The stages between the VS and the clipper the model does not run:
-/// refused when enabled.
+/// The tessellation stages, which the model does not run: refused when
+/// enabled.
 pub(crate) fn refuse_unmodelled_stages(packets: &Packets) -> Result<(), DrawError> {
     if let Some(hs) = kept::<Cmd3dstateHs>(packets, "3DSTATE_HS", "3DSTATE_HS does not decode")?
         && hs.enable
@@ -391,27 +454,6 @@ pub(crate) fn refuse_unmodelled_stages(packets: &Packets) -> Result<(), DrawErro
         return Err(DrawError::Unmodelled(
             "DS threads (3DSTATE_DS DS Function Enable)",
         ));
-    }
-    if let Some(gs) = kept::<Cmd3dstateGs>(packets, "3DSTATE_GS", "3DSTATE_GS does not decode")?
-        && gs.gs_enable
-    {
-        return Err(DrawError::Unmodelled(
-            "Gen7 GS threads (3DSTATE_GS GS Enable)",
-        ));
-    }
-    if let Some(so) = kept::<Cmd3dstateStreamout>(
-        packets,
-        "3DSTATE_STREAMOUT",
-        "3DSTATE_STREAMOUT does not decode",
-    )? {
-        if so.so_function_enable {
-            return Err(DrawError::Unmodelled(
-                "stream output (3DSTATE_STREAMOUT SO Function Enable)",
-            ));
-        }
-        if so.rendering_disable {
-            return Err(DrawError::Unmodelled("3DSTATE_STREAMOUT Rendering Disable"));
-        }
     }
     Ok(())
 }
@@ -651,13 +693,11 @@ mod tests {
     }
 
     #[test]
-    fn enabled_hs_te_ds_gs_and_stream_output_are_refused_by_name() {
-        let cases: [(&'static str, &[u32]); 5] = [
+    fn enabled_hs_te_and_ds_are_refused_by_name() {
+        let cases: [(&'static str, &[u32]); 3] = [
             ("3DSTATE_HS", &[0x781B_0005, 0, 1 << 31, 0, 0, 0, 0]),
             ("3DSTATE_TE", &[0x781C_0002, 1, 0, 0]),
             ("3DSTATE_DS", &[0x781D_0004, 0, 0, 0, 0, 1]),
-            ("3DSTATE_GS", &[0x7811_0005, 0, 0, 0, 0, 1, 0]),
-            ("3DSTATE_STREAMOUT", &[0x781E_0001, 1 << 31, 0]),
         ];
         for (name, dw) in cases {
             let mut f = Front::default();

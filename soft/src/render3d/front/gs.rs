@@ -335,7 +335,7 @@ pub(super) fn payload_after_r0(
 }
 
 /// The output topologies a GS thread may write (003 lines 34910-34945).
-fn valid_output(t: u8) -> bool {
+pub(super) fn valid_output(t: u8) -> bool {
     matches!(
         t,
         LINELIST

@@ -24,6 +24,8 @@ mod fetch;
 mod format;
 mod gen7;
 mod gs;
+mod gs7;
+mod sol;
 mod stages;
 mod state;
 mod thread;

@@ -20,7 +20,7 @@
 //! Gen7 (`super::gen7`): the pointer commands are one per stage or state
 //! without change bits, each kept as it came; 3DSTATE_VERTEX_BUFFERS and
 //! 3DSTATE_CONSTANT_* (HS and DS too) in their Gen7 layouts, merged and
-//! read as above; 3DSTATE_PUSH_CONSTANT_ALLOC_* checked against the push
+//! read as above; 3DSTATE_SO_BUFFER one packet per buffer index; 3DSTATE_PUSH_CONSTANT_ALLOC_* checked against the push
 //! constant space.
 
 use alloc::vec::Vec;
@@ -133,6 +133,9 @@ fn keep_gen7(
 ) -> Result<(), DrawError> {
     if name == "3DSTATE_VERTEX_BUFFERS" {
         return super::gen7::keep_vertex_buffers(packets, dw);
+    }
+    if name == "3DSTATE_SO_BUFFER" {
+        return super::gen7::keep_so_buffer(packets, dw);
     }
     if name.starts_with("3DSTATE_PUSH_CONSTANT_ALLOC_") {
         super::gen7::check_push_constant_alloc(name, dw)?;
