@@ -90,21 +90,51 @@ pub(super) fn from_gradients(dx: [f64; 3], dy: [f64; 3], size: [f64; 3]) -> f64 
     libm::log2(len(dx).max(len(dy)))
 }
 
-/// Applies the pseudocode of the module doc.
-pub(super) fn pick(st: &SamplerState, s: &Surface, lod: LodIn) -> Pick {
+/// The pseudocode's LOD after its bias step, with the clamp range it
+/// uses (absolute levels: Surface Min LOD added).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Biased {
+    lod: f64,
+    min_lod: f64,
+    max_lod: f64,
+}
+
+/// The pseudocode up to and including the bias (module doc); a NaN LOD
+/// becomes 0 here.
+fn biased(st: &SamplerState, s: &Surface, lod: LodIn) -> Biased {
     let mip_cnt = f64::from(s.mip_count.saturating_sub(1));
     let surf_min = f64::from(s.min_lod);
-    let max_lod = f64::from(st.max_lod).min(mip_cnt) + surf_min;
-    let min_lod = f64::from(st.min_lod).min(mip_cnt) + surf_min;
     let bias = f64::from(st.lod_bias);
-    let mut lod = match lod {
+    let lod = match lod {
         LodIn::Computed(l) => l + bias,
         LodIn::Biased(l, b) => l + bias + b,
         LodIn::Explicit(l) => bias + l + surf_min,
     };
-    if lod.is_nan() {
-        lod = 0.0;
+    Biased {
+        lod: if lod.is_nan() { 0.0 } else { lod },
+        min_lod: f64::from(st.min_lod).min(mip_cnt) + surf_min,
+        max_lod: f64::from(st.max_lod).min(mip_cnt) + surf_min,
     }
+}
+
+/// What the `lod` message returns: (clamped, unclamped). The manual names
+/// the two values only ("the clamped and unclamped LOD values", 003 lines
+/// 79665-79670); this model takes the unclamped one as the pseudocode's
+/// LOD after the bias step and the clamped one as that LOD clamped to
+/// [MinLod, MaxLod] (the PreClamp step, applied whatever LOD PreClamp
+/// Enable says; a choice). Zero gradients give an unclamped -inf.
+pub(super) fn query(st: &SamplerState, s: &Surface, lod: LodIn) -> (f64, f64) {
+    let b = biased(st, s, lod);
+    (b.lod.min(b.max_lod).max(b.min_lod), b.lod)
+}
+
+/// Applies the pseudocode of the module doc.
+pub(super) fn pick(st: &SamplerState, s: &Surface, lod: LodIn) -> Pick {
+    let Biased {
+        mut lod,
+        min_lod,
+        max_lod,
+    } = biased(st, s, lod);
     if st.lod_preclamp {
         lod = lod.min(max_lod).max(min_lod);
     }

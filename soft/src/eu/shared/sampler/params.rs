@@ -6,18 +6,24 @@
 //!   sample_l u v r lod; sample_c u v r ref; sample_b_c u v r bias ref;
 //!   sample_l_c u v r lod ref; ld u v r lod; resinfo lod; sample_g (2-D
 //!   form, message length 7) u v dudx dvdx dudy dvdy, (3-D form, length
-//!   10) u v r dudx dvdx drdx dudy dvdy drdy.
+//!   10) u v r dudx dvdx drdx dudy dvdy drdy; sample+killpix (SIMD8,
+//!   length 4) u v r. No lod or sampleinfo message.
 //! - Gen6 (003 lines 79366-79390): sample u v r ai; load4 (gather4) u v
 //!   r ai; sample_b u v r ai
 //!   bias; sample_l u v r ai lod; sample_c u v r ai ref; sample_d u v r ai
 //!   dudx dudy dvdx dvdy drdx drdy; sample_b_c u v r ai ref bias;
-//!   sample_l_c u v r ai ref lod; ld u v r lod; resinfo lod.
+//!   sample_l_c u v r ai ref lod; ld u v r lod; LOD u v r ai; resinfo
+//!   lod; sampleinfo none; sample+killpix u v r.
 //! - Gen7/7.5 [ext: mesa src/intel/compiler/elk/elk_lower_logical_sends.cpp
 //!   `lower_sampler_logical_send`, "[hdr], [ref], x, dPdx.x, dPdy.x, y,
 //!   ..."]: the shadow reference first, then the LOD or bias, then the
 //!   coordinates; sample_d interleaves each coordinate with its two
 //!   derivatives; ld is "intermixed: u, lod, v, r"; gather4 takes the
-//!   sample layout and gather4_c the sample_c one.
+//!   sample layout and gather4_c the sample_c one; lod takes the
+//!   coordinates alone, as sample does; sampleinfo has no parameter
+//!   ("Sampleinfo message - takes no parameters, but mlen = 0 is
+//!   illegal", [ext: mesa src/intel/compiler/elk/elk_vec4_nir.cpp], so it
+//!   is sent with a header).
 
 use baregpu_isa::IsaGen;
 use baregpu_isa::message::SamplerOp;
@@ -74,7 +80,7 @@ pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Op
     };
     Some(match p {
         IsaGen::Gen4 | IsaGen::G45 => match op {
-            O::Sample => gen4,
+            O::Sample | O::SampleKillpix => gen4,
             O::SampleB | O::SampleL | O::Ld => with(gen4, Some(3), None),
             O::SampleC => with(gen4, None, Some(3)),
             O::SampleBC | O::SampleLC => with(gen4, Some(3), Some(4)),
@@ -93,7 +99,12 @@ pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Op
             _ => return None,
         },
         IsaGen::Gen6 => match op {
-            O::Sample | O::Gather4 => coords(0),
+            O::Sample | O::Gather4 | O::Lod => coords(0),
+            O::SampleKillpix => Params {
+                ai: None,
+                ..coords(0)
+            },
+            O::SampleInfo => uv(0, 0),
             O::SampleB | O::SampleL => with(coords(0), Some(4), None),
             O::SampleC => with(coords(0), None, Some(4)),
             O::SampleBC | O::SampleLC => with(coords(0), Some(5), Some(4)),
@@ -116,7 +127,8 @@ pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Op
         // No Gen12.5 sampler model.
         IsaGen::Gen12_5 => return None,
         IsaGen::Gen7 | IsaGen::Gen75 => match op {
-            O::Sample | O::Gather4 => coords(0),
+            O::Sample | O::Gather4 | O::Lod => coords(0),
+            O::SampleInfo => uv(0, 0),
             O::SampleB | O::SampleL => with(coords(1), Some(0), None),
             O::SampleC | O::Gather4C => with(coords(1), None, Some(0)),
             O::SampleBC | O::SampleLC => with(coords(2), Some(1), Some(0)),
@@ -144,6 +156,8 @@ pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Op
     })
 }
 
+/// u and v only (resinfo and sampleinfo read neither: their lod, if any,
+/// is set by the caller).
 const fn uv(u: usize, v: usize) -> Params {
     Params {
         u,
