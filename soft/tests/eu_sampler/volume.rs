@@ -19,23 +19,23 @@ use super::rig::*;
 /// Spacing; DW2 29:16 height-1, 13:0 width-1; DW3 31:21 depth-1, 17:0
 /// pitch-1; DW4 28:18 Minimum Array Element; DW5 3:0 MIP count-1.
 #[derive(Clone, Copy, Debug)]
-struct Surf {
-    ty: u32,
-    fmt: u32,
-    w: u32,
-    h: u32,
-    depth: u32,
-    mips: u32,
-    min_array: u32,
-    faces: u32,
-    average: bool,
-    lod0_spacing: bool,
+pub struct Surf {
+    pub ty: u32,
+    pub fmt: u32,
+    pub w: u32,
+    pub h: u32,
+    pub depth: u32,
+    pub mips: u32,
+    pub min_array: u32,
+    pub faces: u32,
+    pub average: bool,
+    pub lod0_spacing: bool,
 }
 
-const PITCH: u32 = 256;
+pub const PITCH: u32 = 256;
 
 impl Surf {
-    fn new(ty: u32, fmt: u32, w: u32, h: u32, depth: u32) -> Surf {
+    pub fn new(ty: u32, fmt: u32, w: u32, h: u32, depth: u32) -> Surf {
         Surf {
             ty,
             fmt,
@@ -50,7 +50,7 @@ impl Surf {
         }
     }
 
-    fn state(&self, p: IsaGen) -> Vec<u32> {
+    pub fn state(&self, p: IsaGen) -> Vec<u32> {
         let faces = if self.ty == 3 { self.faces } else { 0 };
         let head = self.ty << 29 | self.fmt << 18 | faces;
         if p >= IsaGen::Gen7 {
@@ -84,7 +84,7 @@ fn put32(gpu: &mut MemoryUnits, x: u32, y: u32, v: f32) {
 /// Sends one sampler message: payload registers `regs` (header first when
 /// `hdr`), `rlen` response registers from r40, execution size 8 (16 for
 /// SIMD16). Returns the response registers.
-fn send(
+pub fn send(
     gpu: &mut MemoryUnits,
     op: &str,
     simd: &str,
@@ -150,7 +150,7 @@ fn send(
         .collect())
 }
 
-fn refusal(r: Result<Vec<[u32; 8]>, EuError>, why: &str) {
+pub fn refusal(r: Result<Vec<[u32; 8]>, EuError>, why: &str) {
     match r {
         Err(EuError {
             kind: ErrorKind::SharedFunction(m),
@@ -193,7 +193,7 @@ fn reds(resp: &[[u32; 8]]) -> [f32; 8] {
     resp[0].map(f32::from_bits)
 }
 
-fn gpu_with(p: IsaGen, s: &Surf, spec: &Spec) -> MemoryUnits {
+pub fn gpu_with(p: IsaGen, s: &Surf, spec: &Spec) -> MemoryUnits {
     let mut gpu = new_gpu_state(p, &s.state(p));
     put_sampler(&mut gpu, SAMPLERS, 0, spec);
     gpu

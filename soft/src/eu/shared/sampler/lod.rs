@@ -163,3 +163,59 @@ pub(super) fn pick(st: &SamplerState, s: &Surface, lod: LodIn) -> Pick {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eu::shared::sampler::Sampling;
+    use crate::eu::shared::surface::{MipLayout, Tiling, format};
+
+    fn setup() -> (SamplerState, Surface) {
+        let st = SamplerState {
+            min_lod: 0.5,
+            max_lod: 2.25,
+            lod_bias: -0.25,
+            mip_filter: MipFilter::Linear,
+            ..Sampling::default().state()
+        };
+        let s = Surface::two_d(0, format::R8G8B8A8_UNORM, 16, 16, 64, Tiling::Linear)
+            .with_mips(5, MipLayout::Below);
+        (st, s)
+    }
+
+    /// `query` clamps to the same range the mip filter uses, whatever LOD
+    /// PreClamp says, after the state's bias; Surface Min LOD moves the
+    /// range, not the computed LOD.
+    #[test]
+    fn query_clamps_after_the_bias() {
+        let (st, s) = setup();
+        for pre in [false, true] {
+            let st = SamplerState {
+                lod_preclamp: pre,
+                ..st
+            };
+            assert_eq!(query(&st, &s, LodIn::Computed(1.0)), (0.75, 0.75));
+            assert_eq!(query(&st, &s, LodIn::Computed(4.0)), (2.25, 3.75));
+            assert_eq!(query(&st, &s, LodIn::Computed(-3.0)), (0.5, -3.25));
+            let (c, u) = query(&st, &s, LodIn::Computed(f64::NEG_INFINITY));
+            assert_eq!((c, u), (0.5, f64::NEG_INFINITY));
+        }
+        let s = Surface { min_lod: 1, ..s };
+        assert_eq!(query(&st, &s, LodIn::Computed(4.0)), (3.25, 3.75));
+        assert_eq!(query(&st, &s, LodIn::Computed(f64::NAN)), (1.5, 0.0));
+    }
+
+    /// With MIPFILTER_LINEAR the levels `pick` blends are the ones around
+    /// the clamped LOD `query` reports.
+    #[test]
+    fn linear_pick_follows_the_clamped_lod() {
+        let (st, s) = setup();
+        for lod in [-2.0, 0.6, 1.0, 1.7, 2.2, 9.0] {
+            let (c, _) = query(&st, &s, LodIn::Computed(lod));
+            let p = pick(&st, &s, LodIn::Computed(lod));
+            if !p.mag {
+                assert_eq!(f64::from(p.level0) + p.beta, c, "lod {lod}");
+            }
+        }
+    }
+}
