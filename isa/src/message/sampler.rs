@@ -14,7 +14,7 @@
 //! lines 3991, 3997-4022), so decoding needs the length and an undefined
 //! pair is refused. SIMD32/64 messages (Gen6+ SIMD mode 3: sample_unorm,
 //! sample_8x8, deinterlace; 003 lines 79404-79419) decode to
-//! [`Message::Other`].
+//! [`Message::Other`]; [`simd32_64_name`] names the Gen6 ones.
 
 use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::{Named, Out, Parsed, named, unknown_op};

@@ -89,15 +89,15 @@ fn lod_returns_the_clamped_and_unclamped_lod() {
                 let lo = 0.5f64.min(mip_cnt) + f64::from(min_lod);
                 let hi = 3.0f64.min(mip_cnt) + f64::from(min_lod);
                 let lanes = if simd16 { 16 } else { 8 };
-                for l in 0..lanes {
+                for (l, t) in got.iter().enumerate().take(lanes) {
                     let what = format!("{p:?} min_lod {min_lod} simd16 {simd16} lane {l}");
                     if dispatch >> l & 1 == 0 {
-                        assert_eq!(got[l], [0xDEAD_BEEF; 4], "{what}");
+                        assert_eq!(*t, [0xDEAD_BEEF; 4], "{what}");
                         continue;
                     }
                     let unclamped = ideal_lod(&u, &v, l, 16.0, 8.0) + 0.5;
                     let clamped = unclamped.clamp(lo, hi);
-                    let [r, g, b, a] = floats(got[l]);
+                    let [r, g, b, a] = floats(*t);
                     close(r, clamped, &format!("{what} clamped"));
                     if unclamped.is_infinite() {
                         assert_eq!(g, f32::NEG_INFINITY, "{what} unclamped");
@@ -219,13 +219,14 @@ fn sampleinfo_returns_the_sample_count_and_palette_index() {
                     ..Msg::new(Op::SampleInfo, none, none)
                 };
                 let got = ok(&mut gpu, &msg);
-                for l in 0..if simd16 { 16 } else { 8 } {
+                let lanes = if simd16 { 16 } else { 8 };
+                for (l, t) in got.iter().enumerate().take(lanes) {
                     let want = if dispatch >> l & 1 != 0 {
                         want
                     } else {
                         [0xDEAD_BEEF; 4]
                     };
-                    assert_eq!(got[l], want, "{p:?} code {code} null {null} lane {l}");
+                    assert_eq!(*t, want, "{p:?} code {code} null {null} lane {l}");
                 }
             }
         }
@@ -286,8 +287,8 @@ fn sample_killpix_returns_the_kill_mask() {
         for l in 0..8 {
             let (x, y) = (l * 5 % 16, l * 3 % 8);
             let want = [x, y, x + y, 200].map(|k| unorm(k as u8));
-            for ch in 0..4 {
-                let got = regs[ch][l];
+            for (ch, reg) in regs.iter().take(4).enumerate() {
+                let got = reg[l];
                 if dispatch >> l & 1 == 0 {
                     assert_eq!(got, 0xDEAD_BEEF, "{p:?} lane {l}");
                 } else {

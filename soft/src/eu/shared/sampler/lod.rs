@@ -119,7 +119,7 @@ fn biased(st: &SamplerState, s: &Surface, lod: LodIn) -> Biased {
 
 /// What the `lod` message returns: (clamped, unclamped). The manual names
 /// the two values only ("the clamped and unclamped LOD values", 003 lines
-/// 79665-79670); this model takes the unclamped one as the pseudocode's
+/// 79659-79663); this model takes the unclamped one as the pseudocode's
 /// LOD after the bias step and the clamped one as that LOD clamped to
 /// [MinLod, MaxLod] (the PreClamp step, applied whatever LOD PreClamp
 /// Enable says; a choice). Zero gradients give an unclamped -inf.

@@ -2,7 +2,9 @@
 //! `sample_b_c`, `sample_l_c`, `sample_d`, `ld`, `resinfo` and `gather4`
 //! (Gen6 "load4"; Gen7 also `gather4_c`) for SIMD8, SIMD16 and SIMD4x2
 //! messages on 1D, 2D, 3D and cube surfaces, 1D/2D arrays and cube arrays
-//! (Gen6+), and buffers for `ld`, with SAMPLER_STATE: nearest and
+//! (Gen6+), and buffers for `ld`; `sample+killpix` (Gen4, G45, Gen6;
+//! SIMD8), and on Gen6+ `lod` (SIMD8, SIMD16) and `sampleinfo`; with
+//! SAMPLER_STATE: nearest and
 //! (bi/tri)linear filtering, mip levels (none, nearest, linear), LOD bias
 //! and clamps, every address mode including TEXCOORDMODE_CUBE (and the
 //! Cube Surface Control Mode override), cube face enables and corner
@@ -24,12 +26,26 @@
 //!
 //! Not modelled, refused with a reason or [`SendError::Unhandled`]: arrays
 //! and cube maps on Gen4/G45 (the 000 manual gives no layout for them; 3D
-//! surfaces are modelled there), `sample_d` on cubes, gather4_po,
-//! MAPFILTER_MONO, ChromaKey, anisotropic filtering where the manual does
-//! not turn it into linear (see below), sample+killpix, lod, sampleinfo,
-//! the multisample loads, SIMD32 messages, YUV formats. SIMD4x2 forms of
-//! sample, sample_b and (Gen6+) sample_c are refused as the manual says
-//! (see `simd4x2_allowed`).
+//! surfaces are modelled there), `sample_d` on cubes (003 lines
+//! 79546-79550 want u, v and the gradients already on the face and "the
+//! faceid" in r, but give neither the faceid's encoding nor the face
+//! orientation; Mesa never sends it, lowering textureGrad on cubes to
+//! sample_l [ext: mesa src/intel/compiler/brw_nir.c
+//! `lower_txd_cube_map`]), gather4_po, MAPFILTER_MONO, ChromaKey (so
+//! sample+killpix kills no pixel), anisotropic filtering where the manual
+//! does not turn it into linear (see below), the multisample loads,
+//! SIMD32/64 messages, YUV formats. Messages that do not exist are
+//! refused when the descriptor decodes (module
+//! `baregpu_isa::message::sampler`): `lod` and `sampleinfo` on Gen4/G45
+//! (000 lines 3999-4025 list neither), sample+killpix on Gen7 (no Gen7
+//! code in Mesa's tables). SIMD32/64 (SIMD Mode 3, Gen6+) carries only
+//! the media and sample_unorm family (sample_unorm, sample_unorm+killpix,
+//! sample_8x8, deinterlace, 003 lines 79400-79419; Gen4/G45's SIMD32
+//! sample_unorm rows give no type code, 000 lines 4023-4025), none of
+//! which the 3D path uses: refused naming the message where the manual
+//! names it ([`refuse_simd32_64`]). SIMD4x2 forms of
+//! sample, sample_b, (Gen6+) sample_c and lod are refused as the manual
+//! says (see `simd4x2_allowed`), and sample+killpix in any mode but SIMD8.
 //! MAPFILTER_ANISOTROPIC "will be overridden to MAPFILTER_LINEAR when
 //! using a sample_l or sample_l_c message type or when Force LOD to Zero is
 //! set" (000 line 3692; not Force LOD to Zero on Gen4, the [DevBW, DevCL]
@@ -67,6 +83,9 @@
 //! registers, a masked channel keeps its register unwritten; SIMD16 returns
 //! two registers per channel with masked channels removed and the rest
 //! moved down. Only pixels with their channel enable set are written.
+//! sample+killpix adds W4, the kill pixel mask ([`write_kill_mask`]);
+//! `lod` answers in red and green ([`lod_query`]), `sampleinfo` in red and
+//! alpha ([`sampleinfo`]).
 
 mod cube;
 mod filter;

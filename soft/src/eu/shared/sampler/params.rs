@@ -22,7 +22,7 @@
 //!   sample layout and gather4_c the sample_c one; lod takes the
 //!   coordinates alone, as sample does; sampleinfo has no parameter
 //!   ("Sampleinfo message - takes no parameters, but mlen = 0 is
-//!   illegal", [ext: mesa src/intel/compiler/elk/elk_vec4_nir.cpp], so it
+//!   illegal", [ext: mesa src/intel/compiler/brw_vec4_nir.cpp], so it
 //!   is sent with a header).
 
 use baregpu_isa::IsaGen;
