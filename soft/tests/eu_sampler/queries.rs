@@ -363,3 +363,76 @@ fn simd32_64_messages_are_refused_by_name() {
         }
     }
 }
+
+/// Gen7.5's sample_d_c (HSW_SAMPLER_MESSAGE_SAMPLE_DERIV_COMPARE [ext:
+/// mesa brw_eu_defines.h]; payload ref, u, du/dx, du/dy, v, dv/dx, dv/dy
+/// [ext: mesa elk_lower_logical_sends.cpp]): the level comes from the
+/// message's gradients as for sample_d (000 lines 2739-2745), then each
+/// texel is compared with the reference as for sample_c (PREFILTEROP_LESS:
+/// 0 where texel < ref, 000 lines 3009-3016). Level L of the R32_FLOAT
+/// texture holds 0.1 (L + 1) everywhere, so with ref 0.25 levels 0 and 1
+/// read 0 and the others 1.
+#[test]
+fn sample_d_c_compares_at_the_gradients_level() {
+    let p = IsaGen::Gen75;
+    let tex = Tex::new(R32_FLOAT, 16, 8, 5);
+    let mut gpu = new_gpu(p, &tex);
+    for l in 0..5 {
+        let (w, h) = tex.size(l);
+        for y in 0..h {
+            for x in 0..w {
+                let t = (0.1 * (l + 1) as f32).to_bits().to_le_bytes();
+                put_texel(&mut gpu, &tex, l, x, y, t);
+            }
+        }
+    }
+    put_sampler(
+        &mut gpu,
+        SAMPLERS,
+        0,
+        &Spec {
+            mip: 1,
+            shadow: 2,
+            ..Spec::default()
+        },
+    );
+    // Lane l: a gradient of 2^(l / 2 + 0.2) texels along x (even lanes)
+    // or y, away from the level boundaries.
+    let len = |l: usize| 2f64.powf(l as f64 / 2.0 + 0.2);
+    let texels = |l: usize| -> [f64; 4] {
+        if l % 2 == 0 {
+            [len(l), 0.0, 0.0, 0.5]
+        } else {
+            [0.0, 0.5, 0.0, len(l)]
+        }
+    };
+    let scale = [16.0, 8.0, 16.0, 8.0];
+    let grads: [[u32; 16]; 4] = core::array::from_fn(|k| {
+        core::array::from_fn(|l| ((texels(l)[k] / scale[k]) as f32).to_bits())
+    });
+    let reference = 0.25f32;
+    let (u, v) = (
+        [0.7f32; 16],
+        core::array::from_fn(|l| (l as f32 + 0.5) / 16.0),
+    );
+    let msg = Msg {
+        simd16: false,
+        gradients: grads,
+        reference: [reference.to_bits(); 16],
+        ..Msg::new(Op::SampleDC, u, v)
+    };
+    let got = ok(&mut gpu, &msg);
+    for (l, t) in got.iter().enumerate().take(8) {
+        let [dudx, dvdx, dudy, dvdy] = texels(l);
+        let lod = dudx.hypot(dvdx).max(dudy.hypot(dvdy)).log2();
+        // MIPFILTER_NEAREST with Max LOD 13 limited to MIP count 4.
+        let level = if lod <= 0.0 {
+            0
+        } else {
+            (lod + 0.5).min(4.0).floor() as u32
+        };
+        let texel = 0.1 * (level + 1) as f32;
+        let want = if texel < reference { 0.0 } else { 1.0 };
+        assert_eq!(f32::from_bits(t[0]), want, "lane {l} level {level}");
+    }
+}

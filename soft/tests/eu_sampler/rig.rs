@@ -318,6 +318,8 @@ pub enum Op {
     Lod,
     SampleInfo,
     SampleKillpix,
+    /// Gen7.5 only.
+    SampleDC,
 }
 
 /// One message: operation, SIMD width, sampler index, optional header
@@ -379,6 +381,7 @@ impl Msg {
             (IsaGen::Gen4 | IsaGen::G45, Op::SampleD) => vec![u, v, dudx, dvdx, dudy, dvdy],
             (IsaGen::Gen6, Op::SampleD) => vec![u, v, z, z, dudx, dudy, dvdx, dvdy],
             (_, Op::SampleD) => vec![u, dudx, dudy, v, dvdx, dvdy],
+            (_, Op::SampleDC) => vec![r, u, dudx, dudy, v, dvdx, dvdy],
             (_, Op::Resinfo) => vec![l],
             (_, Op::SampleInfo) => vec![],
             (IsaGen::Gen4 | IsaGen::G45, Op::SampleKillpix) => vec![u, v, z],
@@ -406,6 +409,7 @@ impl Msg {
             Op::Lod => "lod",
             Op::SampleInfo => "sampleinfo",
             Op::SampleKillpix => "sample_killpix",
+            Op::SampleDC => "sample_d_c",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The sampling engine: `sample`, `sample_b`, `sample_l`, `sample_c`,
-//! `sample_b_c`, `sample_l_c`, `sample_d`, `ld`, `resinfo` and `gather4`
-//! (Gen6 "load4"; Gen7 also `gather4_c`) for SIMD8, SIMD16 and SIMD4x2
+//! `sample_b_c`, `sample_l_c`, `sample_d` (Gen7.5 also `sample_d_c`,
+//! sample_d with sample_c's compare), `ld`, `resinfo` and `gather4` (Gen6
+//! "load4"; Gen7 also `gather4_c`) for SIMD8, SIMD16 and SIMD4x2
 //! messages on 1D, 2D, 3D and cube surfaces, 1D/2D arrays and cube arrays
 //! (Gen6+), and buffers for `ld`; `sample+killpix` (Gen4, G45, Gen6;
 //! SIMD8), and on Gen6+ `lod` (SIMD8, SIMD16) and `sampleinfo`; with
@@ -301,13 +302,15 @@ pub(super) fn refuse_simd32_64(p: IsaGen, function: u32) -> SendError {
 /// SIMD4x2 forms: no LOD can be computed without a subspan, so sample,
 /// sample_b, sample_c (but for Gen4/G45 with Force LOD to Zero) and lod
 /// are not supported (003 lines 79453, 79484, 79518-79520, 79674; 000 line
-/// 4046); sample+killpix is SIMD8 only (checked in [`handle`]).
+/// 4046); sample+killpix is SIMD8 only (checked in [`handle`]); "unlike
+/// sample_c, sample_g_c is allowed as a SIMD4x2 message" (003 line 79567).
 fn simd4x2_allowed(p: IsaGen, op: SamplerOp, header: Header) -> Result<(), SendError> {
     use SamplerOp as O;
     match op {
         O::SampleL
         | O::SampleLC
         | O::SampleD
+        | O::SampleDC
         | O::Ld
         | O::Resinfo
         | O::SampleInfo
@@ -538,7 +541,10 @@ fn sample(
 ) -> Result<[[u32; 4]; 16], SendError> {
     use SamplerOp as O;
     let mut out = [[0u32; 4]; 16];
-    let shadow_op = matches!(s.op, O::SampleC | O::SampleBC | O::SampleLC | O::Gather4C);
+    let shadow_op = matches!(
+        s.op,
+        O::SampleC | O::SampleBC | O::SampleLC | O::SampleDC | O::Gather4C
+    );
     let gather = matches!(s.op, O::Gather4 | O::Gather4C);
     // A null surface reads zeros (000 line 3090).
     if surface.kind == SurfaceKind::Null {
@@ -577,8 +583,10 @@ fn sample(
             ));
         }
     }
-    if s.op == O::SampleD && cube {
-        return Err(bad("sample_d on cube surfaces is not modelled"));
+    if matches!(s.op, O::SampleD | O::SampleDC) && cube {
+        return Err(bad(
+            "sample_d and sample_d_c on cube surfaces are not modelled",
+        ));
     }
     // Anisotropic becomes linear only where the manual says so.
     let explicit =
@@ -690,8 +698,8 @@ fn sample(
             _ if gather => LodIn::Computed(0.0),
             O::SampleB | O::SampleBC => LodIn::Biased(subspan(c), fl(a.lod[c])),
             O::SampleL | O::SampleLC => LodIn::Explicit(fl(a.lod[c])),
-            O::SampleD if header.force_lod_zero => LodIn::Computed(0.0),
-            O::SampleD => {
+            O::SampleD | O::SampleDC if header.force_lod_zero => LodIn::Computed(0.0),
+            O::SampleD | O::SampleDC => {
                 let g = a.gradients.map(|g| fl(g[c]));
                 LodIn::Computed(lod::from_gradients(
                     [g[0], g[1], g[4]],

@@ -18,7 +18,10 @@
 //!   `lower_sampler_logical_send`, "[hdr], [ref], x, dPdx.x, dPdy.x, y,
 //!   ..."]: the shadow reference first, then the LOD or bias, then the
 //!   coordinates; sample_d interleaves each coordinate with its two
-//!   derivatives; ld is "intermixed: u, lod, v, r"; gather4 takes the
+//!   derivatives (Gen7.5's sample_d_c puts the reference first [ext:
+//!   mesa, "[hdr], [ref], x, dPdx.x, ..."; brw_eu_defines.h
+//!   HSW_SAMPLER_MESSAGE_SAMPLE_DERIV_COMPARE]); ld is "intermixed: u,
+//!   lod, v, r"; gather4 takes the
 //!   sample layout and gather4_c the sample_c one; lod takes the
 //!   coordinates alone, as sample does; sampleinfo has no parameter
 //!   ("Sampleinfo message - takes no parameters, but mlen = 0 is
@@ -141,6 +144,18 @@ pub(super) fn params(p: IsaGen, op: SamplerOp, mlen: usize, header: usize) -> Op
                 ai: Some(9),
                 gradients: Some([1, 4, 2, 5]),
                 rgrad: Some([7, 8]),
+                ..coords(0)
+            },
+            // Gen7.5's sample_d_c: the reference, then sample_d's layout
+            // one parameter later.
+            O::SampleDC if p == IsaGen::Gen75 => Params {
+                u: 1,
+                v: 4,
+                r: Some(7),
+                ai: Some(10),
+                reference: Some(0),
+                gradients: Some([2, 5, 3, 6]),
+                rgrad: Some([8, 9]),
                 ..coords(0)
             },
             O::Ld => Params {
