@@ -585,7 +585,10 @@ fn gather4_returns_the_footprint_in_order() {
 /// 0 in dwords 0-3 of the first payload register and of sample 1 in
 /// dwords 4-7, parameters 4-7 in the next register; the response is one
 /// register, sample 0's RGBA in dwords 0-3, sample 1's in 4-7, masked
-/// channels left unwritten.
+/// channels left unwritten. Gen7 keeps Gen6's parameter order in SIMD4x2
+/// (Mesa's vec4 back end writes u v r ai, then the lod, or ld's lod after
+/// u v r [ext: mesa src/intel/compiler/brw_vec4_nir.cpp
+/// `nir_emit_texture`]).
 #[test]
 fn simd4x2_sample_l_ld_resinfo() {
     for p in [IsaGen::Gen6, IsaGen::Gen7] {
@@ -599,12 +602,8 @@ fn simd4x2_sample_l_ld_resinfo() {
         }
         let f = |x: f32| x.to_bits();
         let (a, b) = ((0.125f32, 0.875f32), (0.625f32, 0.375f32));
-        // sample_l: Gen6 u v r ai | lod; Gen7 lod u v r | ai.
-        let regs: Vec<[u32; 8]> = if p == IsaGen::Gen6 {
-            vec![[f(a.0), f(a.1), 0, 0, f(b.0), f(b.1), 0, 0], [0; 8]]
-        } else {
-            vec![[0, f(a.0), f(a.1), 0, 0, f(b.0), f(b.1), 0], [0; 8]]
-        };
+        // sample_l: u v r ai | lod.
+        let regs: Vec<[u32; 8]> = vec![[f(a.0), f(a.1), 0, 0, f(b.0), f(b.1), 0, 0], [0; 8]];
         let r = send(&mut gpu, "sample_l", "4x2", &regs, 1, false).unwrap()[0];
         let unorm = |k: u32| f((k as f32) / 255.0);
         assert_eq!(r[0], unorm(30), "{p:?}");
@@ -616,12 +615,8 @@ fn simd4x2_sample_l_ld_resinfo() {
         let r = send(&mut gpu, "sample_l", "4x2", &hregs, 1, true).unwrap()[0];
         assert_eq!((r[1], r[5]), (0xDEAD_BEEF, 0xDEAD_BEEF), "{p:?}");
         assert_eq!(r[4], unorm(12));
-        // ld: Gen6 u v r lod; Gen7 u lod v r.
-        let regs = if p == IsaGen::Gen6 {
-            [[3, 1, 0, 0, 0, 2, 0, 0]]
-        } else {
-            [[3, 0, 1, 0, 0, 0, 2, 0]]
-        };
+        // ld: u v r lod.
+        let regs = [[3, 1, 0, 0, 0, 2, 0, 0]];
         let r = send(&mut gpu, "ld", "4x2", &regs, 1, false).unwrap()[0];
         assert_eq!((r[0], r[4]), (unorm(13), unorm(20)), "{p:?}");
         // resinfo lod 1 and 0: width, height, depth 0, levels.

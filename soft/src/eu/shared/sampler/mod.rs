@@ -1,7 +1,8 @@
 //! The sampling engine: `sample`, `sample_b`, `sample_l`, `sample_c`,
 //! `sample_b_c`, `sample_l_c`, `sample_d` (Gen7.5 also `sample_d_c`,
 //! sample_d with sample_c's compare), `ld`, `resinfo` and `gather4` (Gen6
-//! "load4"; Gen7 also `gather4_c`) for SIMD8, SIMD16 and SIMD4x2
+//! "load4"; Gen7 also `gather4_c`, `gather4_po` and `gather4_po_c`) for
+//! SIMD8, SIMD16 and SIMD4x2
 //! messages on 1D, 2D, 3D and cube surfaces, 1D/2D arrays and cube arrays
 //! (Gen6+), and buffers for `ld`; `sample+killpix` (Gen4, G45, Gen6;
 //! SIMD8), and on Gen6+ `lod` (SIMD8, SIMD16) and `sampleinfo`; with
@@ -32,7 +33,7 @@
 //! faceid" in r, but give neither the faceid's encoding nor the face
 //! orientation; Mesa never sends it, lowering textureGrad on cubes to
 //! sample_l [ext: mesa src/intel/compiler/brw_nir.c
-//! `lower_txd_cube_map`]), gather4_po, MAPFILTER_MONO, ChromaKey (so
+//! `lower_txd_cube_map`]), MAPFILTER_MONO, ChromaKey (so
 //! sample+killpix kills no pixel), anisotropic filtering where the manual
 //! does not turn it into linear (see below), the multisample loads,
 //! SIMD32/64 messages, YUV formats. Messages that do not exist are
@@ -137,6 +138,8 @@ struct Args {
     reference: [u32; 16],
     /// dudx, dvdx, dudy, dvdy, drdx, drdy.
     gradients: [[u32; 16]; 6],
+    /// gather4_po's offu and offv.
+    offsets: [[u32; 16]; 2],
 }
 
 pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Result<(), SendError> {
@@ -148,7 +151,8 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     };
     let present = p <= IsaGen::G45 || m.req.header;
     let h = usize::from(present);
-    let prm = params::params(p, s.op, usize::from(m.req.mlen), h).ok_or(SendError::Unhandled)?;
+    let prm =
+        params::params(p, s.op, usize::from(m.req.mlen), h, simd4x2).ok_or(SendError::Unhandled)?;
     let header = if present {
         let m2 = m.dword(0, 2)?;
         let offset = |bits: u32| i64::from(((bits & 0xF) as i32) << 28 >> 28);
@@ -315,7 +319,9 @@ fn simd4x2_allowed(p: IsaGen, op: SamplerOp, header: Header) -> Result<(), SendE
         | O::Resinfo
         | O::SampleInfo
         | O::Gather4
-        | O::Gather4C => Ok(()),
+        | O::Gather4C
+        | O::Gather4Po
+        | O::Gather4PoC => Ok(()),
         O::Lod => Err(bad("sampler: lod is not supported in SIMD4x2 mode")),
         O::SampleC if p <= IsaGen::G45 && header.force_lod_zero => Ok(()),
         O::Sample => Err(bad("sampler: sample is not supported in SIMD4x2 mode")),
@@ -351,6 +357,7 @@ fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<A
     };
     let g = prm.gradients.map(|g| g.map(Some)).unwrap_or([None; 4]);
     let rg = prm.rgrad.map(|g| g.map(Some)).unwrap_or([None; 2]);
+    let off = prm.offsets.map(|o| o.map(Some)).unwrap_or([None; 2]);
     Ok(Args {
         lanes,
         u: one(Some(prm.u))?,
@@ -367,6 +374,7 @@ fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<A
             one(rg[0])?,
             one(rg[1])?,
         ],
+        offsets: [one(off[0])?, one(off[1])?],
     })
 }
 
@@ -526,9 +534,13 @@ fn filterable(p: IsaGen, f: &Format) -> bool {
 /// single-channel formats only and returns their red; Gen7 takes it from
 /// header M0.2 bits 17:16 [ext: mesa brw_fs_nir.cpp, "Stuff the channel
 /// select bits in the top of the texture offset"; the offsets are M0.2
-/// 11:0]. gather4_c compares each texel's red. Refused: gather4_po, the
-/// surface types other than 2D and cube, and on Gen6 the manual's
-/// MIPFILTER_NONE and one-channel, non-integer format rules. Not modelled: Ivy Bridge's RG32F green
+/// 11:0]. gather4_c compares each texel's red. gather4_po and
+/// gather4_po_c (Gen7 [ext: mesa GFX7_SAMPLER_MESSAGE_SAMPLE_GATHER4_PO,
+/// _PO_C]) take the texel offsets per pixel from the offu and offv
+/// parameters instead of the header (see [`offset6`]), on SURFTYPE_2D
+/// only (003 lines 79702-79703). Refused: the surface types other than 2D
+/// and cube, and on Gen6 the manual's MIPFILTER_NONE and one-channel,
+/// non-integer format rules. Not modelled: Ivy Bridge's RG32F green
 /// select fault Mesa works around [ext: mesa gather_channel_quirk_mask].
 fn sample(
     env: &mut MessageEnv,
@@ -543,9 +555,10 @@ fn sample(
     let mut out = [[0u32; 4]; 16];
     let shadow_op = matches!(
         s.op,
-        O::SampleC | O::SampleBC | O::SampleLC | O::SampleDC | O::Gather4C
+        O::SampleC | O::SampleBC | O::SampleLC | O::SampleDC | O::Gather4C | O::Gather4PoC
     );
-    let gather = matches!(s.op, O::Gather4 | O::Gather4C);
+    let per_pixel_offsets = matches!(s.op, O::Gather4Po | O::Gather4PoC);
+    let gather = per_pixel_offsets || matches!(s.op, O::Gather4 | O::Gather4C);
     // A null surface reads zeros (000 line 3090).
     if surface.kind == SurfaceKind::Null {
         return Ok(out);
@@ -571,6 +584,9 @@ fn sample(
             return Err(bad(
                 "gather4: the surface must be SURFTYPE_2D or SURFTYPE_CUBE",
             ));
+        }
+        if per_pixel_offsets && kind != SurfaceKind::D2 {
+            return Err(bad("gather4_po: the surface must be SURFTYPE_2D"));
         }
         // The SNB manual's rule; Gen7 has no manual here and Mesa gathers
         // from mipmapped samplers there, so Gen7 takes the LOD-0 level.
@@ -761,7 +777,15 @@ fn sample(
             }
         };
         *t = if gather {
-            let [ul, ur, ll, lr] = tex.footprint(env, pick.level0, &at, shadow)?;
+            let lane = Texture {
+                offsets: if per_pixel_offsets {
+                    (offset6(a.offsets[0][c]), offset6(a.offsets[1][c]))
+                } else {
+                    tex.offsets
+                },
+                ..tex
+            };
+            let [ul, ur, ll, lr] = lane.footprint(env, pick.level0, &at, shadow)?;
             let ch = if shadow_op { 0 } else { header.gather_channel };
             [ll[ch], lr[ch], ur[ch], ul[ch]]
         } else {
@@ -920,6 +944,17 @@ fn lod_query(
         ];
     }
     Ok(out)
+}
+
+/// A gather4_po offset, an integer parameter (003 lines 79833-79835) the
+/// header's U and V Offsets give way to (003 lines 79277, 79288): the low
+/// 6 bits as a signed number. The width is a choice: the manual gives
+/// none, and Mesa offers exactly the 6-bit range [-32, 31] from Gen7 on
+/// [ext: mesa
+/// src/mesa/drivers/dri/i965/brw_context.c MinProgramTextureGatherOffset,
+/// MaxProgramTextureGatherOffset].
+fn offset6(x: u32) -> i64 {
+    i64::from(((x & 0x3F) as i32) << 26 >> 26)
 }
 
 /// Writes a SIMD4x2 response: one register, sample 0's R, G, B, A in
