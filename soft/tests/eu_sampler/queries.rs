@@ -400,7 +400,7 @@ fn sample_d_c_compares_at_the_gradients_level() {
     // or y, away from the level boundaries.
     let len = |l: usize| 2f64.powf(l as f64 / 2.0 + 0.2);
     let texels = |l: usize| -> [f64; 4] {
-        if l % 2 == 0 {
+        if l.is_multiple_of(2) {
             [len(l), 0.0, 0.0, 0.5]
         } else {
             [0.0, 0.5, 0.0, len(l)]
