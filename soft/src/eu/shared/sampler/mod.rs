@@ -880,7 +880,10 @@ fn subspan_lod(a: &Args, c: usize, surface: &Surface, size: [f64; 3]) -> f64 {
 /// "LOD is computed as if the surface will be sampled, using the indicated
 /// sampler state, and the clamped and unclamped LOD values are returned in
 /// the red and green channels, respectively, in FLOAT32 format. The blue
-/// and alpha channels are undefined" (0 here). The LOD is the one
+/// and alpha channels are undefined" (0 here); Mesa hands red and green
+/// on unchanged as textureQueryLod's x (the level accessed) and y (the
+/// computed LOD) [ext: mesa src/mesa/drivers/dri/i965/brw_fs_visitor.cpp
+/// `emit_texture`, ir_lod without a fixup]. The LOD is the one
 /// `sample` computes (gradients between adjacent pixels, SAMPLER_STATE
 /// bias and clamps, see [`lod::query`]). Gen7 keeps the message and the
 /// sample payload [ext: mesa elk_lower_logical_sends.cpp, LOD sends the
