@@ -45,7 +45,7 @@
 //! sample_8x8, deinterlace, 003 lines 79400-79419; Gen4/G45's SIMD32
 //! sample_unorm rows give no type code, 000 lines 4023-4025), none of
 //! which the 3D path uses: refused naming the message where the manual
-//! names it ([`refuse_simd32_64`]). SIMD4x2 forms of
+//! names it (`refuse_simd32_64`). SIMD4x2 forms of
 //! sample, sample_b, (Gen6+) sample_c and lod are refused as the manual
 //! says (see `simd4x2_allowed`), and sample+killpix in any mode but SIMD8.
 //! MAPFILTER_ANISOTROPIC "will be overridden to MAPFILTER_LINEAR when
@@ -85,9 +85,9 @@
 //! registers, a masked channel keeps its register unwritten; SIMD16 returns
 //! two registers per channel with masked channels removed and the rest
 //! moved down. Only pixels with their channel enable set are written.
-//! sample+killpix adds W4, the kill pixel mask ([`write_kill_mask`]);
-//! `lod` answers in red and green ([`lod_query`]), `sampleinfo` in red and
-//! alpha ([`sampleinfo`]).
+//! sample+killpix adds W4, the kill pixel mask (`write_kill_mask`);
+//! `lod` answers in red and green (`lod_query`), `sampleinfo` in red and
+//! alpha (`sampleinfo`).
 
 mod cube;
 mod filter;
