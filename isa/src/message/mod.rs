@@ -84,7 +84,7 @@ pub use dataport::{
 pub use error::MessageError;
 pub use gateway::{GatewayMsg, GatewayOp, Notify};
 pub use math::{MathMsg, function as math_function};
-pub use sampler::{ReturnFormat, SamplerMsg, SamplerOp, SamplerSimd};
+pub use sampler::{ReturnFormat, SamplerMsg, SamplerOp, SamplerSimd, simd32_64_name};
 pub use spawner::SpawnerMsg;
 pub use text::Named;
 pub use urb::{UrbMsg, UrbOp, UrbOp7, UrbSwizzle};

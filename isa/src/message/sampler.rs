@@ -14,7 +14,7 @@
 //! lines 3991, 3997-4022), so decoding needs the length and an undefined
 //! pair is refused. SIMD32/64 messages (Gen6+ SIMD mode 3: sample_unorm,
 //! sample_8x8, deinterlace; 003 lines 79404-79419) decode to
-//! [`Message::Other`].
+//! [`Message::Other`]; [`simd32_64_name`] names the Gen6 ones.
 
 use super::bits::{Reader, Writer, by_code, code_for, reserved};
 use super::text::{Named, Out, Parsed, named, unknown_op};
@@ -156,6 +156,32 @@ const GEN7_TYPES: [(u32, SamplerOp); 19] = [
     (30, O::Ld2dms),
     (31, O::Ld2dss),
 ];
+
+/// Gen6 SIMD32/64 message types (SIMD Mode 3; 003 lines 79400-79419):
+/// the sample_unorm, sample_8x8 and deinterlace family, with a pixel
+/// shader or a media payload layout. They decode to [`Message::Other`];
+/// the names serve refusals and tools. The manual prints 5-bit codes
+/// whose top bit is 0 in a 4-bit field (15:12), read as 4-bit codes here.
+/// Gen7 has no public table of these codes (Mesa defines none).
+const GEN6_SIMD32_64: [(u32, &str); 7] = [
+    (0b0000, "sample_unorm"),
+    (0b0010, "sample_unorm+killpix"),
+    (0b0011, "sample_8x8"),
+    (0b1000, "deinterlace"),
+    (0b1100, "sample_unorm (media)"),
+    (0b1010, "sample_unorm+killpix (media)"),
+    (0b1011, "sample_8x8 (media)"),
+];
+
+/// The name of the SIMD32/64 sampler message (SIMD Mode 3) with function
+/// control `fc` on `p`, where a public source gives one (Gen6 only).
+pub fn simd32_64_name(p: IsaGen, fc: u32) -> Option<&'static str> {
+    let mut r = Reader::new(fc);
+    if p != IsaGen::Gen6 || r.get(17, 16) != 3 {
+        return None;
+    }
+    by_code(&GEN6_SIMD32_64, r.get(15, 12))
+}
 
 /// SIMD mode codes, Gen6 (003 lines 79184-79194) and Gen7 [ext: mesa
 /// brw_eu_defines.h BRW_SAMPLER_SIMD_MODE_*]; 3 is SIMD32/64.

@@ -32,6 +32,17 @@ fn gen6_sampler_and_caches() {
             function: 0b11 << 16 | 5
         }
     );
+    // Their names (003 lines 79400-79419, 4-bit codes in 15:12): Gen6
+    // only, SIMD mode 3 only.
+    let named = |p, fc| baregpu_isa::message::simd32_64_name(p, fc);
+    assert_eq!(
+        named(Gen6, 0b11 << 16 | 0b1100 << 12),
+        Some("sample_unorm (media)")
+    );
+    assert_eq!(named(Gen6, 0b11 << 16 | 0b1000 << 12), Some("deinterlace"));
+    assert_eq!(named(Gen6, 0b11 << 16 | 0b0001 << 12), None);
+    assert_eq!(named(Gen6, 0b10 << 16 | 0b1100 << 12), None);
+    assert_eq!(named(Gen7, 0b11 << 17), None);
     // Sampler cache: 15:13 type 101 unaligned OWord block read, 10:8 = 011
     // four OWords (003 lines 83436-83452, 83814-83826); 17:16 ignored.
     let d = dp(Gen6, Sfid::DpSamplerCache, 0b101 << 13 | 0b011 << 8 | 1);

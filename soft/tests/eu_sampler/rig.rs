@@ -315,6 +315,11 @@ pub enum Op {
     SampleD,
     Ld,
     Resinfo,
+    Lod,
+    SampleInfo,
+    SampleKillpix,
+    /// Gen7.5 only.
+    SampleDC,
 }
 
 /// One message: operation, SIMD width, sampler index, optional header
@@ -336,6 +341,8 @@ pub struct Msg {
     pub gradients: [[u32; 16]; 4],
     /// Gen4 Data Return Format.
     pub ret: &'static str,
+    /// The thread's dispatch mask (the send's channel enables).
+    pub dispatch: u32,
 }
 
 impl Msg {
@@ -352,6 +359,7 @@ impl Msg {
             reference: [0; 16],
             gradients: [[0; 16]; 4],
             ret: "f32",
+            dispatch: u32::MAX,
         }
     }
 
@@ -373,8 +381,11 @@ impl Msg {
             (IsaGen::Gen4 | IsaGen::G45, Op::SampleD) => vec![u, v, dudx, dvdx, dudy, dvdy],
             (IsaGen::Gen6, Op::SampleD) => vec![u, v, z, z, dudx, dudy, dvdx, dvdy],
             (_, Op::SampleD) => vec![u, dudx, dudy, v, dvdx, dvdy],
+            (_, Op::SampleDC) => vec![r, u, dudx, dudy, v, dvdx, dvdy],
             (_, Op::Resinfo) => vec![l],
-            (_, Op::Sample) => vec![u, v],
+            (_, Op::SampleInfo) => vec![],
+            (IsaGen::Gen4 | IsaGen::G45, Op::SampleKillpix) => vec![u, v, z],
+            (_, Op::Sample | Op::Lod | Op::SampleKillpix) => vec![u, v],
             (IsaGen::Gen4 | IsaGen::G45, Op::SampleC) => vec![u, v, z, r],
             (IsaGen::Gen4 | IsaGen::G45, _) => vec![u, v, z, l],
             (IsaGen::Gen6, Op::Ld) => vec![u, v, z, l],
@@ -395,6 +406,10 @@ impl Msg {
             Op::SampleD => "sample_d",
             Op::Ld => "ld",
             Op::Resinfo => "resinfo",
+            Op::Lod => "lod",
+            Op::SampleInfo => "sampleinfo",
+            Op::SampleKillpix => "sample_killpix",
+            Op::SampleDC => "sample_d_c",
         }
     }
 }
@@ -404,6 +419,22 @@ impl Msg {
 /// r11 again) or r100 on (Gen7), sent with the response in r40 on, and the
 /// thread ends through the thread spawner. Returns R, G, B, A per lane.
 pub fn run(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> {
+    let per = if msg.simd16 { 2 } else { 1 };
+    let lanes = 8 * per;
+    let r = exec(gpu, msg)?;
+    Ok(core::array::from_fn(|l| {
+        core::array::from_fn(|ch| {
+            if l >= lanes {
+                return 0xDEAD_BEEF;
+            }
+            r[ch * per + l / 8][l % 8]
+        })
+    }))
+}
+
+/// `run` returning response registers r40-r47 as they are after the
+/// message (0xDEADBEEF where nothing was written).
+pub fn exec(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 8]; 8], EuError> {
     let p = platform(gpu);
     let header = p <= IsaGen::G45 || msg.header.is_some();
     let (m2, m3) = msg.header.unwrap_or((0, SAMPLERS));
@@ -419,7 +450,11 @@ pub fn run(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> 
     }
     let mlen = regs.len();
     let lanes = 8 * per;
-    let rlen = 4 * per;
+    let rlen = if msg.op == Op::SampleKillpix {
+        5
+    } else {
+        4 * per
+    };
     let pay = |i: usize| {
         if p >= IsaGen::Gen7 {
             format!("r{}", 100 + i)
@@ -481,14 +516,10 @@ pub fn run(gpu: &mut MemoryUnits, msg: &Msg) -> Result<[[u32; 4]; 16], EuError> 
             h.thread.set_grf_ud(r, d, 0xDEAD_BEEF);
         }
     }
+    h.thread.set_dispatch_mask(msg.dispatch);
     assert_eq!(h.run_with(gpu, 1000)?, Step::Ended, "{p:?}");
-    Ok(core::array::from_fn(|l| {
-        core::array::from_fn(|ch| {
-            if l >= lanes {
-                return 0xDEAD_BEEF;
-            }
-            h.thread.grf_ud((40 + ch * per + l / 8) as u8, l % 8)
-        })
+    Ok(core::array::from_fn(|r| {
+        core::array::from_fn(|d| h.thread.grf_ud(40 + r as u8, d))
     }))
 }
 

@@ -19,23 +19,23 @@ use super::rig::*;
 /// Spacing; DW2 29:16 height-1, 13:0 width-1; DW3 31:21 depth-1, 17:0
 /// pitch-1; DW4 28:18 Minimum Array Element; DW5 3:0 MIP count-1.
 #[derive(Clone, Copy, Debug)]
-struct Surf {
-    ty: u32,
-    fmt: u32,
-    w: u32,
-    h: u32,
-    depth: u32,
-    mips: u32,
-    min_array: u32,
-    faces: u32,
-    average: bool,
-    lod0_spacing: bool,
+pub struct Surf {
+    pub ty: u32,
+    pub fmt: u32,
+    pub w: u32,
+    pub h: u32,
+    pub depth: u32,
+    pub mips: u32,
+    pub min_array: u32,
+    pub faces: u32,
+    pub average: bool,
+    pub lod0_spacing: bool,
 }
 
-const PITCH: u32 = 256;
+pub const PITCH: u32 = 256;
 
 impl Surf {
-    fn new(ty: u32, fmt: u32, w: u32, h: u32, depth: u32) -> Surf {
+    pub fn new(ty: u32, fmt: u32, w: u32, h: u32, depth: u32) -> Surf {
         Surf {
             ty,
             fmt,
@@ -50,7 +50,7 @@ impl Surf {
         }
     }
 
-    fn state(&self, p: IsaGen) -> Vec<u32> {
+    pub fn state(&self, p: IsaGen) -> Vec<u32> {
         let faces = if self.ty == 3 { self.faces } else { 0 };
         let head = self.ty << 29 | self.fmt << 18 | faces;
         if p >= IsaGen::Gen7 {
@@ -84,7 +84,7 @@ fn put32(gpu: &mut MemoryUnits, x: u32, y: u32, v: f32) {
 /// Sends one sampler message: payload registers `regs` (header first when
 /// `hdr`), `rlen` response registers from r40, execution size 8 (16 for
 /// SIMD16). Returns the response registers.
-fn send(
+pub fn send(
     gpu: &mut MemoryUnits,
     op: &str,
     simd: &str,
@@ -150,7 +150,7 @@ fn send(
         .collect())
 }
 
-fn refusal(r: Result<Vec<[u32; 8]>, EuError>, why: &str) {
+pub fn refusal(r: Result<Vec<[u32; 8]>, EuError>, why: &str) {
     match r {
         Err(EuError {
             kind: ErrorKind::SharedFunction(m),
@@ -193,7 +193,7 @@ fn reds(resp: &[[u32; 8]]) -> [f32; 8] {
     resp[0].map(f32::from_bits)
 }
 
-fn gpu_with(p: IsaGen, s: &Surf, spec: &Spec) -> MemoryUnits {
+pub fn gpu_with(p: IsaGen, s: &Surf, spec: &Spec) -> MemoryUnits {
     let mut gpu = new_gpu_state(p, &s.state(p));
     put_sampler(&mut gpu, SAMPLERS, 0, spec);
     gpu
@@ -585,7 +585,10 @@ fn gather4_returns_the_footprint_in_order() {
 /// 0 in dwords 0-3 of the first payload register and of sample 1 in
 /// dwords 4-7, parameters 4-7 in the next register; the response is one
 /// register, sample 0's RGBA in dwords 0-3, sample 1's in 4-7, masked
-/// channels left unwritten.
+/// channels left unwritten. Gen7 keeps Gen6's parameter order in SIMD4x2
+/// (Mesa's vec4 back end writes u v r ai, then the lod, or ld's lod after
+/// u v r [ext: mesa src/intel/compiler/brw_vec4_nir.cpp
+/// `nir_emit_texture`]).
 #[test]
 fn simd4x2_sample_l_ld_resinfo() {
     for p in [IsaGen::Gen6, IsaGen::Gen7] {
@@ -599,12 +602,8 @@ fn simd4x2_sample_l_ld_resinfo() {
         }
         let f = |x: f32| x.to_bits();
         let (a, b) = ((0.125f32, 0.875f32), (0.625f32, 0.375f32));
-        // sample_l: Gen6 u v r ai | lod; Gen7 lod u v r | ai.
-        let regs: Vec<[u32; 8]> = if p == IsaGen::Gen6 {
-            vec![[f(a.0), f(a.1), 0, 0, f(b.0), f(b.1), 0, 0], [0; 8]]
-        } else {
-            vec![[0, f(a.0), f(a.1), 0, 0, f(b.0), f(b.1), 0], [0; 8]]
-        };
+        // sample_l: u v r ai | lod.
+        let regs: Vec<[u32; 8]> = vec![[f(a.0), f(a.1), 0, 0, f(b.0), f(b.1), 0, 0], [0; 8]];
         let r = send(&mut gpu, "sample_l", "4x2", &regs, 1, false).unwrap()[0];
         let unorm = |k: u32| f((k as f32) / 255.0);
         assert_eq!(r[0], unorm(30), "{p:?}");
@@ -616,12 +615,8 @@ fn simd4x2_sample_l_ld_resinfo() {
         let r = send(&mut gpu, "sample_l", "4x2", &hregs, 1, true).unwrap()[0];
         assert_eq!((r[1], r[5]), (0xDEAD_BEEF, 0xDEAD_BEEF), "{p:?}");
         assert_eq!(r[4], unorm(12));
-        // ld: Gen6 u v r lod; Gen7 u lod v r.
-        let regs = if p == IsaGen::Gen6 {
-            [[3, 1, 0, 0, 0, 2, 0, 0]]
-        } else {
-            [[3, 0, 1, 0, 0, 0, 2, 0]]
-        };
+        // ld: u v r lod.
+        let regs = [[3, 1, 0, 0, 0, 2, 0, 0]];
         let r = send(&mut gpu, "ld", "4x2", &regs, 1, false).unwrap()[0];
         assert_eq!((r[0], r[4]), (unorm(13), unorm(20)), "{p:?}");
         // resinfo lod 1 and 0: width, height, depth 0, levels.
@@ -755,4 +750,152 @@ fn sample_d_uses_r_gradients() {
     let regs = [all(a[0]), z, z, all(a[1]), z, z, all(a[2]), z, z];
     let got = reds(&send(&mut gpu, "sample_d", "8", &regs, 4, false).unwrap());
     assert_eq!(got[0], 113.0);
+}
+
+/// gather4_po (Gen7 [ext: mesa GFX7_SAMPLER_MESSAGE_SAMPLE_GATHER4_PO]):
+/// gather4 with integer texel offsets per pixel (003 lines 79833-79835)
+/// in place of the header's U and V offsets (003 lines 79277, 79288);
+/// SIMD8 payload u v offu offv [r], SIMD4x2 u v r ref | offu offv [ext:
+/// mesa elk_lower_logical_sends.cpp "More crazy intermixing";
+/// brw_vec4_nir.cpp]. The offsets are taken as 6-bit signed numbers (the
+/// model's choice, Mesa's range [-32, 31]); CLAMP keeps the footprint on
+/// the 8 x 8 surface.
+#[test]
+fn gather4_po_offsets_each_pixel() {
+    // x = u * 8 - 0.5 = 3.25 -> columns 3, 4; y = 3.75 -> rows 3, 4.
+    let (u, v) = (3.75f32 / 8.0, 4.25f32 / 8.0);
+    let offu: [i32; 8] = [0, 1, -1, 2, -3, 0, 63, 32];
+    let offv: [i32; 8] = [0, 0, 1, -2, 1, 3, 64, 0];
+    let six = |o: i32| (o << 26) >> 26;
+    let val = |x: i64, y: i64| (10 * y.clamp(0, 7) + x.clamp(0, 7)) as f32;
+    // (ll, lr, ur, ul) of lane l's offset footprint, then compared with
+    // `reference` (PREFILTEROP_LESS: texel < ref gives 0) when present.
+    let want = |l: usize, reference: Option<f32>| -> [f32; 4] {
+        let (x, y) = (3 + i64::from(six(offu[l])), 3 + i64::from(six(offv[l])));
+        let t = [val(x, y + 1), val(x + 1, y + 1), val(x + 1, y), val(x, y)];
+        match reference {
+            Some(r) => t.map(|t| if t < r { 0.0 } else { 1.0 }),
+            None => t,
+        }
+    };
+    for p in [IsaGen::Gen7, IsaGen::Gen75] {
+        let s = Surf::new(1, R32_FLOAT, 8, 8, 1);
+        let less = Spec {
+            shadow: 2,
+            ..Spec::default()
+        };
+        let mut gpu = gpu_with(p, &s, &less);
+        for y in 0..8 {
+            for x in 0..8 {
+                put32(&mut gpu, x, y, val(x.into(), y.into()));
+            }
+        }
+        let lane = |x: f32| -> [u32; 8] { [x.to_bits(); 8] };
+        // A header U Offset of 2, which offu replaces; M0.3 the sampler
+        // state pointer Gen7.5 takes from the header.
+        let header = [0, 0, 2 << 8, SAMPLERS, 0, 0, 0, 0];
+        let regs = [
+            header,
+            lane(u),
+            lane(v),
+            offu.map(|o| o as u32),
+            offv.map(|o| o as u32),
+        ];
+        // Each lane's four channels.
+        let per_lane = |r: Vec<[u32; 8]>| -> [[f32; 4]; 8] {
+            core::array::from_fn(|l| core::array::from_fn(|c| f32::from_bits(r[c][l])))
+        };
+        let r = send(&mut gpu, "gather4_po", "8", &regs, 4, true).unwrap();
+        for (l, got) in per_lane(r).iter().enumerate() {
+            assert_eq!(*got, want(l, None), "{p:?} lane {l}");
+        }
+        let reference = 34.5f32;
+        let mut regs_c = vec![header, lane(reference)];
+        regs_c.extend_from_slice(&regs[1..]);
+        let r = send(&mut gpu, "gather4_po_c", "8", &regs_c, 4, true).unwrap();
+        for (l, got) in per_lane(r).iter().enumerate() {
+            assert_eq!(
+                *got,
+                want(l, Some(reference)),
+                "{p:?} gather4_po_c lane {l}"
+            );
+        }
+        // SIMD4x2: lanes 1 and 3's offsets.
+        let (a, b) = (1, 3);
+        let regs = [
+            header,
+            [u, v, 0.0, 0.0, u, v, 0.0, 0.0].map(f32::to_bits),
+            [offu[a], offv[a], 0, 0, offu[b], offv[b], 0, 0].map(|o| o as u32),
+        ];
+        let r = send(&mut gpu, "gather4_po", "4x2", &regs, 1, true).unwrap()[0];
+        let got: [f32; 8] = r.map(f32::from_bits);
+        assert_eq!(got[..4], want(a, None), "{p:?} SIMD4x2 sample 0");
+        assert_eq!(got[4..], want(b, None), "{p:?} SIMD4x2 sample 1");
+        // Cube surfaces are gather4's only (003 line 79703).
+        let mut gpu = gpu_with(p, &Surf::new(3, R32_FLOAT, 8, 8, 1), &Spec::default());
+        refusal(
+            send(&mut gpu, "gather4_po", "8", &regs[..3], 4, true),
+            "SURFTYPE_2D",
+        );
+    }
+}
+
+/// Gen4/G45 SIMD4x2 rows that place parameters apart (000 lines 4020 and
+/// 4022): resinfo's lod is parameter 3, sample_g's gradients parameters
+/// 4-6 (d/dx) and 8-10 (d/dy). The 16 x 16 surface has 5 levels, each
+/// texel's red its level (times 40), so the level a gradient picks shows.
+#[test]
+fn gen4_simd4x2_resinfo_and_sample_g() {
+    for p in [IsaGen::Gen4, IsaGen::G45] {
+        let tex = Tex::new(R8G8B8A8_UNORM, 16, 16, 5);
+        let mut gpu = new_gpu(p, &tex);
+        put_sampler(
+            &mut gpu,
+            SAMPLERS,
+            0,
+            &Spec {
+                mip: 1,
+                ..Spec::default()
+            },
+        );
+        for l in 0..5 {
+            let (w, h) = tex.size(l);
+            for y in 0..h {
+                for x in 0..w {
+                    put_texel(&mut gpu, &tex, l, x, y, [(40 * l) as u8, 0, 0, 255]);
+                }
+            }
+        }
+        let header = [0, 0, 0, SAMPLERS, 0, 0, 0, 0];
+        // resinfo, lod 1 and 2 in parameter 3 of each sample.
+        let r = send(
+            &mut gpu,
+            "resinfo",
+            "4x2",
+            &[header, [0, 0, 0, 1, 0, 0, 0, 2]],
+            1,
+            true,
+        )
+        .unwrap()[0];
+        // Gen4's descriptor asks for FLOAT32 (000 line 3945), G45 returns
+        // UINT32 (line 3953).
+        let want = [8, 8, 0, 5, 4, 4, 0, 5];
+        if p == IsaGen::Gen4 {
+            assert_eq!(r, want.map(|k| (k as f32).to_bits()), "{p:?}");
+        } else {
+            assert_eq!(r, want, "{p:?}");
+        }
+        // sample_g: sample 0 with 2 texels along x (LOD 1), sample 1 with
+        // 8 along y (LOD 3); the gradients that do not count are 0.
+        let f = |x: f32| x.to_bits();
+        let (u, v) = (f(0.3), f(0.6));
+        let regs = [
+            header,
+            [u, v, 0, 0, u, v, 0, 0],
+            [f(2.0 / 16.0), 0, 0, 0, 0, 0, 0, 0],
+            [0, 0, 0, 0, 0, f(8.0 / 16.0), 0, 0],
+        ];
+        let r = send(&mut gpu, "sample_d", "4x2", &regs, 1, true).unwrap()[0];
+        assert_eq!((r[0], r[4]), (f(40.0 / 255.0), f(120.0 / 255.0)), "{p:?}");
+    }
 }

@@ -187,6 +187,10 @@ pub fn handle(
         Message::Math(x) => math_msg::handle(&mut m, &x)?,
         Message::Sampler(s) => sampler::handle(env, &mut m, &s)?,
         Message::Gateway(_) | Message::Spawner(_) => return Ok(Handled::NotMine),
+        Message::Other {
+            sfid: Sfid::Sampler,
+            function,
+        } => return Err(sampler::refuse_simd32_64(p, function)),
         Message::Other { .. } => return Err(SendError::Unhandled),
     }
     Ok(Handled::Done)

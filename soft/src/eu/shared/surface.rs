@@ -133,6 +133,14 @@ pub struct Surface {
     /// Cube Map Corner Mode CUBE_AVERAGE (else CUBE_REPLICATE, 003 lines
     /// 75681-75700).
     pub cube_average: bool,
+    /// Number of Multisamples as a count: 1, 4, or on Gen7 also 8; 0 for a
+    /// reserved code (003 lines 76257-76275; [ext: mesa gen7.xml
+    /// RENDER_SURFACE_STATE DW4 5:3, MULTISAMPLECOUNT_8 = 3]). Gen4/G45
+    /// have no field: 1.
+    pub samples: u32,
+    /// Multisample Position Palette Index (003 lines 76286-76292; Gen7 DW4
+    /// 2:0 [ext: mesa gen7.xml]).
+    pub sample_palette: u32,
 }
 
 /// The rows from one array slice to the next (QPitch), as the generation
@@ -199,6 +207,8 @@ impl Surface {
             array_spacing: ArraySpacing::Unmodelled,
             cube_faces: 0,
             cube_average: false,
+            samples: 1,
+            sample_palette: 0,
         }
     }
 
@@ -274,6 +284,12 @@ impl Surface {
                     spacing: ArraySpacing::Full { extra: 11 },
                     cube_faces: s.cube_face_enables as u8,
                     cube_average: s.cube_map_corner_mode == 1,
+                    samples: match s.number_of_multisamples {
+                        0 => 1,
+                        2 => 4,
+                        _ => 0,
+                    },
+                    sample_palette: s.multisample_position_palette_index,
                     ..raw_of!(&s)
                 }
             }
@@ -296,6 +312,13 @@ impl Surface {
                         ArraySpacing::Full { extra: 12 }
                     },
                     cube_faces: s.cube_face_enables as u8,
+                    samples: match s.number_of_multisamples {
+                        0 => 1,
+                        2 => 4,
+                        3 => 8,
+                        _ => 0,
+                    },
+                    sample_palette: s.multisample_position_palette_index,
                     // The hal's gen7 table has no Cube Map Corner Mode:
                     // CUBE_REPLICATE.
                     ..raw_of!(&s)
@@ -493,6 +516,8 @@ struct RawState {
     spacing: ArraySpacing,
     cube_faces: u8,
     cube_average: bool,
+    samples: u32,
+    sample_palette: u32,
 }
 
 macro_rules! raw_of {
@@ -519,6 +544,8 @@ macro_rules! raw_of {
             spacing: ArraySpacing::Unmodelled,
             cube_faces: 0,
             cube_average: false,
+            samples: 1,
+            sample_palette: 0,
         }
     }};
 }
@@ -588,6 +615,8 @@ impl RawState {
             array_spacing: self.spacing,
             cube_faces: self.cube_faces,
             cube_average: self.cube_average,
+            samples: self.samples,
+            sample_palette: self.sample_palette,
         })
     }
 }

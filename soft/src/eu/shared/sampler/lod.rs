@@ -90,21 +90,51 @@ pub(super) fn from_gradients(dx: [f64; 3], dy: [f64; 3], size: [f64; 3]) -> f64 
     libm::log2(len(dx).max(len(dy)))
 }
 
-/// Applies the pseudocode of the module doc.
-pub(super) fn pick(st: &SamplerState, s: &Surface, lod: LodIn) -> Pick {
+/// The pseudocode's LOD after its bias step, with the clamp range it
+/// uses (absolute levels: Surface Min LOD added).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Biased {
+    lod: f64,
+    min_lod: f64,
+    max_lod: f64,
+}
+
+/// The pseudocode up to and including the bias (module doc); a NaN LOD
+/// becomes 0 here.
+fn biased(st: &SamplerState, s: &Surface, lod: LodIn) -> Biased {
     let mip_cnt = f64::from(s.mip_count.saturating_sub(1));
     let surf_min = f64::from(s.min_lod);
-    let max_lod = f64::from(st.max_lod).min(mip_cnt) + surf_min;
-    let min_lod = f64::from(st.min_lod).min(mip_cnt) + surf_min;
     let bias = f64::from(st.lod_bias);
-    let mut lod = match lod {
+    let lod = match lod {
         LodIn::Computed(l) => l + bias,
         LodIn::Biased(l, b) => l + bias + b,
         LodIn::Explicit(l) => bias + l + surf_min,
     };
-    if lod.is_nan() {
-        lod = 0.0;
+    Biased {
+        lod: if lod.is_nan() { 0.0 } else { lod },
+        min_lod: f64::from(st.min_lod).min(mip_cnt) + surf_min,
+        max_lod: f64::from(st.max_lod).min(mip_cnt) + surf_min,
     }
+}
+
+/// What the `lod` message returns: (clamped, unclamped). The manual names
+/// the two values only ("the clamped and unclamped LOD values", 003 lines
+/// 79659-79663); this model takes the unclamped one as the pseudocode's
+/// LOD after the bias step and the clamped one as that LOD clamped to
+/// [MinLod, MaxLod] (the PreClamp step, applied whatever LOD PreClamp
+/// Enable says; a choice). Zero gradients give an unclamped -inf.
+pub(super) fn query(st: &SamplerState, s: &Surface, lod: LodIn) -> (f64, f64) {
+    let b = biased(st, s, lod);
+    (b.lod.min(b.max_lod).max(b.min_lod), b.lod)
+}
+
+/// Applies the pseudocode of the module doc.
+pub(super) fn pick(st: &SamplerState, s: &Surface, lod: LodIn) -> Pick {
+    let Biased {
+        mut lod,
+        min_lod,
+        max_lod,
+    } = biased(st, s, lod);
     if st.lod_preclamp {
         lod = lod.min(max_lod).max(min_lod);
     }
@@ -129,6 +159,62 @@ pub(super) fn pick(st: &SamplerState, s: &Surface, lod: LodIn) -> Pick {
                 level0: level(l0),
                 level1: level((l0 + 1.0).min(hi).max(lo)),
                 beta: l - l0,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eu::shared::sampler::Sampling;
+    use crate::eu::shared::surface::{MipLayout, Tiling, format};
+
+    fn setup() -> (SamplerState, Surface) {
+        let st = SamplerState {
+            min_lod: 0.5,
+            max_lod: 2.25,
+            lod_bias: -0.25,
+            mip_filter: MipFilter::Linear,
+            ..Sampling::default().state()
+        };
+        let s = Surface::two_d(0, format::R8G8B8A8_UNORM, 16, 16, 64, Tiling::Linear)
+            .with_mips(5, MipLayout::Below);
+        (st, s)
+    }
+
+    /// `query` clamps to the same range the mip filter uses, whatever LOD
+    /// PreClamp says, after the state's bias; Surface Min LOD moves the
+    /// range, not the computed LOD.
+    #[test]
+    fn query_clamps_after_the_bias() {
+        let (st, s) = setup();
+        for pre in [false, true] {
+            let st = SamplerState {
+                lod_preclamp: pre,
+                ..st
+            };
+            assert_eq!(query(&st, &s, LodIn::Computed(1.0)), (0.75, 0.75));
+            assert_eq!(query(&st, &s, LodIn::Computed(4.0)), (2.25, 3.75));
+            assert_eq!(query(&st, &s, LodIn::Computed(-3.0)), (0.5, -3.25));
+            let (c, u) = query(&st, &s, LodIn::Computed(f64::NEG_INFINITY));
+            assert_eq!((c, u), (0.5, f64::NEG_INFINITY));
+        }
+        let s = Surface { min_lod: 1, ..s };
+        assert_eq!(query(&st, &s, LodIn::Computed(4.0)), (3.25, 3.75));
+        assert_eq!(query(&st, &s, LodIn::Computed(f64::NAN)), (1.5, 0.0));
+    }
+
+    /// With MIPFILTER_LINEAR the levels `pick` blends are the ones around
+    /// the clamped LOD `query` reports.
+    #[test]
+    fn linear_pick_follows_the_clamped_lod() {
+        let (st, s) = setup();
+        for lod in [-2.0, 0.6, 1.0, 1.7, 2.2, 9.0] {
+            let (c, _) = query(&st, &s, LodIn::Computed(lod));
+            let p = pick(&st, &s, LodIn::Computed(lod));
+            if !p.mag {
+                assert_eq!(f64::from(p.level0) + p.beta, c, "lod {lod}");
             }
         }
     }

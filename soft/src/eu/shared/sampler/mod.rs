@@ -1,8 +1,12 @@
 //! The sampling engine: `sample`, `sample_b`, `sample_l`, `sample_c`,
-//! `sample_b_c`, `sample_l_c`, `sample_d`, `ld`, `resinfo` and `gather4`
-//! (Gen6 "load4"; Gen7 also `gather4_c`) for SIMD8, SIMD16 and SIMD4x2
+//! `sample_b_c`, `sample_l_c`, `sample_d` (Gen7.5 also `sample_d_c`,
+//! sample_d with sample_c's compare), `ld`, `resinfo` and `gather4` (Gen6
+//! "load4"; Gen7 also `gather4_c`, `gather4_po` and `gather4_po_c`) for
+//! SIMD8, SIMD16 and SIMD4x2
 //! messages on 1D, 2D, 3D and cube surfaces, 1D/2D arrays and cube arrays
-//! (Gen6+), and buffers for `ld`, with SAMPLER_STATE: nearest and
+//! (Gen6+), and buffers for `ld`; `sample+killpix` (Gen4, G45, Gen6;
+//! SIMD8), and on Gen6+ `lod` (SIMD8, SIMD16) and `sampleinfo`; with
+//! SAMPLER_STATE: nearest and
 //! (bi/tri)linear filtering, mip levels (none, nearest, linear), LOD bias
 //! and clamps, every address mode including TEXCOORDMODE_CUBE (and the
 //! Cube Surface Control Mode override), cube face enables and corner
@@ -24,12 +28,26 @@
 //!
 //! Not modelled, refused with a reason or [`SendError::Unhandled`]: arrays
 //! and cube maps on Gen4/G45 (the 000 manual gives no layout for them; 3D
-//! surfaces are modelled there), `sample_d` on cubes, gather4_po,
-//! MAPFILTER_MONO, ChromaKey, anisotropic filtering where the manual does
-//! not turn it into linear (see below), sample+killpix, lod, sampleinfo,
-//! the multisample loads, SIMD32 messages, YUV formats. SIMD4x2 forms of
-//! sample, sample_b and (Gen6+) sample_c are refused as the manual says
-//! (see `simd4x2_allowed`).
+//! surfaces are modelled there), `sample_d` on cubes (003 lines
+//! 79546-79550 want u, v and the gradients already on the face and "the
+//! faceid" in r, but give neither the faceid's encoding nor the face
+//! orientation; Mesa never sends it, lowering textureGrad on cubes to
+//! sample_l [ext: mesa src/intel/compiler/brw_nir.c
+//! `lower_txd_cube_map`]), MAPFILTER_MONO, ChromaKey (so
+//! sample+killpix kills no pixel), anisotropic filtering where the manual
+//! does not turn it into linear (see below), the multisample loads,
+//! SIMD32/64 messages, YUV formats. Messages that do not exist are
+//! refused when the descriptor decodes (module
+//! `baregpu_isa::message::sampler`): `lod` and `sampleinfo` on Gen4/G45
+//! (000 lines 3999-4025 list neither), sample+killpix on Gen7 (no Gen7
+//! code in Mesa's tables). SIMD32/64 (SIMD Mode 3, Gen6+) carries only
+//! the media and sample_unorm family (sample_unorm, sample_unorm+killpix,
+//! sample_8x8, deinterlace, 003 lines 79400-79419; Gen4/G45's SIMD32
+//! sample_unorm rows give no type code, 000 lines 4023-4025), none of
+//! which the 3D path uses: refused naming the message where the manual
+//! names it (`refuse_simd32_64`). SIMD4x2 forms of
+//! sample, sample_b, (Gen6+) sample_c and lod are refused as the manual
+//! says (see `simd4x2_allowed`), and sample+killpix in any mode but SIMD8.
 //! MAPFILTER_ANISOTROPIC "will be overridden to MAPFILTER_LINEAR when
 //! using a sample_l or sample_l_c message type or when Force LOD to Zero is
 //! set" (000 line 3692; not Force LOD to Zero on Gen4, the [DevBW, DevCL]
@@ -67,6 +85,9 @@
 //! registers, a masked channel keeps its register unwritten; SIMD16 returns
 //! two registers per channel with masked channels removed and the rest
 //! moved down. Only pixels with their channel enable set are written.
+//! sample+killpix adds W4, the kill pixel mask (`write_kill_mask`);
+//! `lod` answers in red and green (`lod_query`), `sampleinfo` in red and
+//! alpha (`sampleinfo`).
 
 mod cube;
 mod filter;
@@ -76,7 +97,7 @@ pub mod state;
 mod texel;
 
 use baregpu_isa::IsaGen;
-use baregpu_isa::message::{ReturnFormat, SamplerMsg, SamplerOp, SamplerSimd};
+use baregpu_isa::message::{ReturnFormat, SamplerMsg, SamplerOp, SamplerSimd, simd32_64_name};
 
 use super::MessageEnv;
 use super::payload::{Msg, Reg, bad, set_dword};
@@ -117,6 +138,8 @@ struct Args {
     reference: [u32; 16],
     /// dudx, dvdx, dudy, dvdy, drdx, drdy.
     gradients: [[u32; 16]; 6],
+    /// gather4_po's offu and offv.
+    offsets: [[u32; 16]; 2],
 }
 
 pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Result<(), SendError> {
@@ -128,7 +151,8 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     };
     let present = p <= IsaGen::G45 || m.req.header;
     let h = usize::from(present);
-    let prm = params::params(p, s.op, usize::from(m.req.mlen), h).ok_or(SendError::Unhandled)?;
+    let prm =
+        params::params(p, s.op, usize::from(m.req.mlen), h, simd4x2).ok_or(SendError::Unhandled)?;
     let header = if present {
         let m2 = m.dword(0, 2)?;
         let offset = |bits: u32| i64::from(((bits & 0xF) as i32) << 28 >> 28);
@@ -153,10 +177,15 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     if simd4x2 {
         simd4x2_allowed(p, s.op, header)?;
     }
+    let killpix = s.op == SamplerOp::SampleKillpix;
+    if killpix && s.simd != SamplerSimd::Simd8 {
+        return Err(bad("sample+killpix is supported only in SIMD8 mode"));
+    }
     let per = lanes.div_ceil(8);
     let rlen = match lanes {
         16 => 2 * (4 - header.masked.count_ones() as usize),
-        8 => 4,
+        // sample+killpix adds W4, the kill pixel mask.
+        8 => 4 + usize::from(killpix),
         // SIMD4x2: "a single message register containing all four channels
         // of each of the two" samples (003 lines 80279-80282).
         _ => 1,
@@ -175,26 +204,125 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     };
     let texels = match s.op {
         SamplerOp::Resinfo => resinfo(p, s, &surface, &args, ce),
+        SamplerOp::SampleInfo => sampleinfo(p, &surface, lanes, ce)?,
         SamplerOp::Ld => ld(env, &surface, &args, header, ce)?,
+        SamplerOp::Lod => lod_query(env, p, s, &surface, &args, header, ce)?,
         _ => sample(env, p, s, &surface, &args, header, ce)?,
     };
     if simd4x2 {
-        write_back_4x2(m, &texels, header.masked, ce)
+        return write_back_4x2(m, &texels, header.masked, ce);
+    }
+    write_back(m, &texels, header.masked, lanes, ce)?;
+    if killpix {
+        write_kill_mask(m, p, ce)?;
+    }
+    Ok(())
+}
+
+/// W4 of sample+killpix (000 lines 4234-4246; 003 lines 80263-80278): in
+/// dword 0, bits 31:16 the Dispatch Pixel Mask, "always 0xffff", and 15:0
+/// the Active Pixel Mask, "set to 1 except those pixels that have been
+/// killed as a result of chroma key with kill pixel mode", the high 8 bits
+/// always 1; dwords 1-7 are not written. ChromaKey is refused in
+/// SAMPLER_STATE, so no pixel is killed. The [DevBW, DevCL] erratum says
+/// the mask must be ORed with the inverse of the execution mask there: on
+/// Gen4 (965) the bits of pixels whose channel is off read 0.
+fn write_kill_mask(m: &mut Msg, p: IsaGen, ce: u32) -> Result<(), SendError> {
+    let active = if p == IsaGen::Gen4 {
+        0xFF00 | (ce & 0xFF)
     } else {
-        write_back(m, &texels, header.masked, lanes, ce)
+        0xFFFF
+    };
+    let mut reg: Reg = [0; 32];
+    set_dword(&mut reg, 0, 0xFFFF_0000 | active);
+    m.respond(4, &reg, 1)
+}
+
+/// sampleinfo (003 lines 79649-79657): "the number of samples (UINT32)
+/// and the sample position palette index (UINT32) for the surface are
+/// returned in the red and alpha channels", the index "incremented by one
+/// from its value in the surface state"; green and blue are not given and
+/// return 0 here (a choice). "[DevSNB] Errata: If the Surface Type is
+/// SURFTYPE_NULL, the values of the above state fields from SURFACE_STATE
+/// are returned, rather than zeros that would normally be expected": Gen6
+/// returns the fields, Gen7 zeros (the expected values; no Gen7 manual
+/// here). Gen7 keeps the message [ext: mesa brw_eu_defines.h
+/// GFX6_SAMPLER_MESSAGE_SAMPLE_SAMPLEINFO used for Gen7
+/// `texture_samples`, read from `.x`; brw_vec4_nir.cpp].
+fn sampleinfo(
+    p: IsaGen,
+    surface: &Surface,
+    lanes: usize,
+    ce: u32,
+) -> Result<[[u32; 4]; 16], SendError> {
+    let mut out = [[0u32; 4]; 16];
+    if surface.kind == SurfaceKind::Null && p >= IsaGen::Gen7 {
+        return Ok(out);
+    }
+    if surface.samples == 0 {
+        return Err(bad(
+            "sampleinfo: SURFACE_STATE Number of Multisamples is a reserved code",
+        ));
+    }
+    let info = [
+        surface.samples,
+        0,
+        0,
+        surface.sample_palette.saturating_add(1),
+    ];
+    for (c, t) in out.iter_mut().enumerate().take(lanes) {
+        if ce >> c & 1 != 0 {
+            *t = info;
+        }
+    }
+    Ok(out)
+}
+
+/// SIMD32/64 messages (SIMD Mode 3, the only sampler messages that
+/// decode to [`baregpu_isa::message::Message::Other`]): the Gen6 manual
+/// defines sample_unorm, sample_unorm+killpix, sample_8x8 and deinterlace
+/// there, media and pixel-shader forms alike (003 lines 79400-79419; the
+/// Gen4/G45 sample_unorm rows give no type code, 000 lines 4023-4025);
+/// none is modelled, and the refusal names it.
+pub(super) fn refuse_simd32_64(p: IsaGen, function: u32) -> SendError {
+    match simd32_64_name(p, function) {
+        Some("sample_unorm") => bad("sampler: SIMD32/64 sample_unorm is not modelled"),
+        Some("sample_unorm+killpix") => {
+            bad("sampler: SIMD32/64 sample_unorm+killpix is not modelled")
+        }
+        Some("sample_8x8") => bad("sampler: SIMD32/64 sample_8x8 is not modelled"),
+        Some("deinterlace") => bad("sampler: SIMD32/64 deinterlace is not modelled"),
+        Some("sample_unorm (media)") => {
+            bad("sampler: SIMD32/64 sample_unorm (media) is not modelled")
+        }
+        Some("sample_unorm+killpix (media)") => {
+            bad("sampler: SIMD32/64 sample_unorm+killpix (media) is not modelled")
+        }
+        Some("sample_8x8 (media)") => bad("sampler: SIMD32/64 sample_8x8 (media) is not modelled"),
+        _ => bad("sampler: SIMD32/64 messages (SIMD Mode 3) are not modelled"),
     }
 }
 
 /// SIMD4x2 forms: no LOD can be computed without a subspan, so sample,
 /// sample_b, sample_c (but for Gen4/G45 with Force LOD to Zero) and lod
 /// are not supported (003 lines 79453, 79484, 79518-79520, 79674; 000 line
-/// 4046).
+/// 4046); sample+killpix is SIMD8 only (checked in [`handle`]); "unlike
+/// sample_c, sample_g_c is allowed as a SIMD4x2 message" (003 line 79567).
 fn simd4x2_allowed(p: IsaGen, op: SamplerOp, header: Header) -> Result<(), SendError> {
     use SamplerOp as O;
     match op {
-        O::SampleL | O::SampleLC | O::SampleD | O::Ld | O::Resinfo | O::Gather4 | O::Gather4C => {
-            Ok(())
-        }
+        O::SampleL
+        | O::SampleLC
+        | O::SampleD
+        | O::SampleDC
+        | O::Ld
+        | O::Resinfo
+        | O::SampleInfo
+        | O::Gather4
+        | O::Gather4C
+        | O::Gather4Po
+        | O::Gather4PoC => Ok(()),
+        O::Lod => Err(bad("sampler: lod is not supported in SIMD4x2 mode")),
         O::SampleC if p <= IsaGen::G45 && header.force_lod_zero => Ok(()),
         O::Sample => Err(bad("sampler: sample is not supported in SIMD4x2 mode")),
         O::SampleB | O::SampleBC => Err(bad("sampler: sample_b is not supported in SIMD4x2 mode")),
@@ -229,6 +357,7 @@ fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<A
     };
     let g = prm.gradients.map(|g| g.map(Some)).unwrap_or([None; 4]);
     let rg = prm.rgrad.map(|g| g.map(Some)).unwrap_or([None; 2]);
+    let off = prm.offsets.map(|o| o.map(Some)).unwrap_or([None; 2]);
     Ok(Args {
         lanes,
         u: one(Some(prm.u))?,
@@ -245,6 +374,7 @@ fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<A
             one(rg[0])?,
             one(rg[1])?,
         ],
+        offsets: [one(off[0])?, one(off[1])?],
     })
 }
 
@@ -404,9 +534,13 @@ fn filterable(p: IsaGen, f: &Format) -> bool {
 /// single-channel formats only and returns their red; Gen7 takes it from
 /// header M0.2 bits 17:16 [ext: mesa brw_fs_nir.cpp, "Stuff the channel
 /// select bits in the top of the texture offset"; the offsets are M0.2
-/// 11:0]. gather4_c compares each texel's red. Refused: gather4_po, the
-/// surface types other than 2D and cube, and on Gen6 the manual's
-/// MIPFILTER_NONE and one-channel, non-integer format rules. Not modelled: Ivy Bridge's RG32F green
+/// 11:0]. gather4_c compares each texel's red. gather4_po and
+/// gather4_po_c (Gen7 [ext: mesa GFX7_SAMPLER_MESSAGE_SAMPLE_GATHER4_PO,
+/// _PO_C]) take the texel offsets per pixel from the offu and offv
+/// parameters instead of the header (see [`offset6`]), on SURFTYPE_2D
+/// only (003 lines 79702-79703). Refused: the surface types other than 2D
+/// and cube, and on Gen6 the manual's MIPFILTER_NONE and one-channel,
+/// non-integer format rules. Not modelled: Ivy Bridge's RG32F green
 /// select fault Mesa works around [ext: mesa gather_channel_quirk_mask].
 fn sample(
     env: &mut MessageEnv,
@@ -419,25 +553,17 @@ fn sample(
 ) -> Result<[[u32; 4]; 16], SendError> {
     use SamplerOp as O;
     let mut out = [[0u32; 4]; 16];
-    let shadow_op = matches!(s.op, O::SampleC | O::SampleBC | O::SampleLC | O::Gather4C);
-    let gather = matches!(s.op, O::Gather4 | O::Gather4C);
+    let shadow_op = matches!(
+        s.op,
+        O::SampleC | O::SampleBC | O::SampleLC | O::SampleDC | O::Gather4C | O::Gather4PoC
+    );
+    let per_pixel_offsets = matches!(s.op, O::Gather4Po | O::Gather4PoC);
+    let gather = per_pixel_offsets || matches!(s.op, O::Gather4 | O::Gather4C);
     // A null surface reads zeros (000 line 3090).
     if surface.kind == SurfaceKind::Null {
         return Ok(out);
     }
-    let (st, base) = match env.samplers {
-        Some(src) => {
-            let from_header = p <= IsaGen::G45 || (p == IsaGen::Gen75 && header.present);
-            let pointer = if from_header {
-                header.pointer
-            } else {
-                src.pointer
-            };
-            (state::read(env, p, src.base, pointer, s.sampler)?, src.base)
-        }
-        None if shadow_op => return Err(SendError::Unhandled),
-        None => (env.sampling.state(), 0),
-    };
+    let (st, base) = read_state(env, p, s, header, shadow_op)?;
     if st.disabled {
         return Ok(out);
     }
@@ -459,6 +585,9 @@ fn sample(
                 "gather4: the surface must be SURFTYPE_2D or SURFTYPE_CUBE",
             ));
         }
+        if per_pixel_offsets && kind != SurfaceKind::D2 {
+            return Err(bad("gather4_po: the surface must be SURFTYPE_2D"));
+        }
         // The SNB manual's rule; Gen7 has no manual here and Mesa gathers
         // from mipmapped samplers there, so Gen7 takes the LOD-0 level.
         if p == IsaGen::Gen6 && st.mip_filter != MipFilter::None {
@@ -470,8 +599,10 @@ fn sample(
             ));
         }
     }
-    if s.op == O::SampleD && cube {
-        return Err(bad("sample_d on cube surfaces is not modelled"));
+    if matches!(s.op, O::SampleD | O::SampleDC) && cube {
+        return Err(bad(
+            "sample_d and sample_d_c on cube surfaces are not modelled",
+        ));
     }
     // Anisotropic becomes linear only where the manual says so.
     let explicit =
@@ -566,45 +697,14 @@ fn sample(
         offsets: header.offsets,
     };
     let fl = |x: u32| f64::from(f32::from_bits(x));
-    let size = if st.non_normalized {
-        [1.0, 1.0, 0.0]
-    } else {
-        [
-            f64::from(surface.width),
-            f64::from(surface.height),
-            f64::from(surface.depth),
-        ]
-    };
-    // Axes the LOD sees: u always, v but on 1D, r on 3D.
-    let size = [
-        size[0],
-        if used[1] { size[1] } else { 0.0 },
-        if used[2] { size[2] } else { 0.0 },
-    ];
+    let size = lod_size(surface, st.non_normalized);
     let dir = |c: usize| [fl(a.u[c]), fl(a.v[c]), fl(a.r[c])];
-    // LOD from the gradients inside the subspan of lane c.
     let subspan = |c: usize| {
         if header.force_lod_zero {
-            return 0.0;
+            0.0
+        } else {
+            subspan_lod(a, c, surface, size)
         }
-        let k = c & !3;
-        if cube {
-            let (face, ..) = cube::select(dir(k));
-            let at = |o: usize| cube::on_face(face, dir(k + o));
-            let (ul, ur, ll) = (at(0), at(1), at(2));
-            let n = f64::from(surface.width);
-            return lod::from_gradients(
-                [ur.0 - ul.0, ur.1 - ul.1, 0.0],
-                [ll.0 - ul.0, ll.1 - ul.1, 0.0],
-                [n, n, 0.0],
-            );
-        }
-        let d = |x: &[u32; 16], o: usize| fl(x[k + o]) - fl(x[k]);
-        lod::from_gradients(
-            [d(&a.u, 1), d(&a.v, 1), d(&a.r, 1)],
-            [d(&a.u, 2), d(&a.v, 2), d(&a.r, 2)],
-            size,
-        )
     };
     for (c, t) in out.iter_mut().enumerate().take(a.lanes) {
         if ce >> c & 1 == 0 {
@@ -614,8 +714,8 @@ fn sample(
             _ if gather => LodIn::Computed(0.0),
             O::SampleB | O::SampleBC => LodIn::Biased(subspan(c), fl(a.lod[c])),
             O::SampleL | O::SampleLC => LodIn::Explicit(fl(a.lod[c])),
-            O::SampleD if header.force_lod_zero => LodIn::Computed(0.0),
-            O::SampleD => {
+            O::SampleD | O::SampleDC if header.force_lod_zero => LodIn::Computed(0.0),
+            O::SampleD | O::SampleDC => {
                 let g = a.gradients.map(|g| fl(g[c]));
                 LodIn::Computed(lod::from_gradients(
                     [g[0], g[1], g[4]],
@@ -677,7 +777,15 @@ fn sample(
             }
         };
         *t = if gather {
-            let [ul, ur, ll, lr] = tex.footprint(env, pick.level0, &at, shadow)?;
+            let lane = Texture {
+                offsets: if per_pixel_offsets {
+                    (offset6(a.offsets[0][c]), offset6(a.offsets[1][c]))
+                } else {
+                    tex.offsets
+                },
+                ..tex
+            };
+            let [ul, ur, ll, lr] = lane.footprint(env, pick.level0, &at, shadow)?;
             let ch = if shadow_op { 0 } else { header.gather_channel };
             [ll[ch], lr[ch], ur[ch], ul[ch]]
         } else {
@@ -685,6 +793,171 @@ fn sample(
         };
     }
     Ok(out)
+}
+
+/// The SAMPLER_STATE a message uses (module `state` says which pointer)
+/// and the base its pointers are relative to. Without a
+/// [`SamplerSource`], the [`Sampling`] fallback, which has no Shadow
+/// Function: a shadow compare is then unhandled.
+fn read_state(
+    env: &mut MessageEnv,
+    p: IsaGen,
+    s: &SamplerMsg,
+    header: Header,
+    shadow_op: bool,
+) -> Result<(SamplerState, u64), SendError> {
+    match env.samplers {
+        Some(src) => {
+            let from_header = p <= IsaGen::G45 || (p == IsaGen::Gen75 && header.present);
+            let pointer = if from_header {
+                header.pointer
+            } else {
+                src.pointer
+            };
+            Ok((state::read(env, p, src.base, pointer, s.sampler)?, src.base))
+        }
+        None if shadow_op => Err(SendError::Unhandled),
+        None => Ok((env.sampling.state(), 0)),
+    }
+}
+
+/// What one unit of u, v and r is in texels of level 0 for the LOD: the
+/// surface's width, height and depth (1 with unnormalized coordinates);
+/// 0 for an axis the LOD does not see (v on 1D, r but on 3D).
+fn lod_size(surface: &Surface, non_normalized: bool) -> [f64; 3] {
+    let kind = surface.kind;
+    let full = if non_normalized {
+        [1.0, 1.0, 0.0]
+    } else {
+        [
+            f64::from(surface.width),
+            f64::from(surface.height),
+            f64::from(surface.depth),
+        ]
+    };
+    [
+        full[0],
+        if kind != SurfaceKind::D1 {
+            full[1]
+        } else {
+            0.0
+        },
+        if kind == SurfaceKind::D3 {
+            full[2]
+        } else {
+            0.0
+        },
+    ]
+}
+
+/// The LOD lane `c` computes from the gradients inside its subspan (module
+/// `lod`): cube maps on the face of the subspan's upper-left pixel, in
+/// texels of a face.
+fn subspan_lod(a: &Args, c: usize, surface: &Surface, size: [f64; 3]) -> f64 {
+    let fl = |x: u32| f64::from(f32::from_bits(x));
+    let k = c & !3;
+    if surface.kind == SurfaceKind::Cube {
+        let dir = |c: usize| [fl(a.u[c]), fl(a.v[c]), fl(a.r[c])];
+        let (face, ..) = cube::select(dir(k));
+        let at = |o: usize| cube::on_face(face, dir(k + o));
+        let (ul, ur, ll) = (at(0), at(1), at(2));
+        let n = f64::from(surface.width);
+        return lod::from_gradients(
+            [ur.0 - ul.0, ur.1 - ul.1, 0.0],
+            [ll.0 - ul.0, ll.1 - ul.1, 0.0],
+            [n, n, 0.0],
+        );
+    }
+    let d = |x: &[u32; 16], o: usize| fl(x[k + o]) - fl(x[k]);
+    lod::from_gradients(
+        [d(&a.u, 1), d(&a.v, 1), d(&a.r, 1)],
+        [d(&a.u, 2), d(&a.v, 2), d(&a.r, 2)],
+        size,
+    )
+}
+
+/// The lod message for every enabled lane (003 lines 79659-79676):
+/// "LOD is computed as if the surface will be sampled, using the indicated
+/// sampler state, and the clamped and unclamped LOD values are returned in
+/// the red and green channels, respectively, in FLOAT32 format. The blue
+/// and alpha channels are undefined" (0 here); Mesa hands red and green
+/// on unchanged as textureQueryLod's x (the level accessed) and y (the
+/// computed LOD) [ext: mesa src/mesa/drivers/dri/i965/brw_fs_visitor.cpp
+/// `emit_texture`, ir_lod without a fixup]. The LOD is the one
+/// `sample` computes (gradients between adjacent pixels, SAMPLER_STATE
+/// bias and clamps, see [`lod::query`]). Gen7 keeps the message and the
+/// sample payload [ext: mesa elk_lower_logical_sends.cpp, LOD sends the
+/// coordinates alone; brw_eu_defines.h GFX5_SAMPLER_MESSAGE_LOD]; Gen4/G45
+/// have none. Refused: the surface types and formats the manual excludes
+/// (UINT, SINT), and MAPFILTER_ANISOTROPIC, whose LOD is not modelled.
+/// Sampler Disable and null surfaces return zeros, as for `sample`.
+fn lod_query(
+    env: &mut MessageEnv,
+    p: IsaGen,
+    s: &SamplerMsg,
+    surface: &Surface,
+    a: &Args,
+    header: Header,
+    ce: u32,
+) -> Result<[[u32; 4]; 16], SendError> {
+    let mut out = [[0u32; 4]; 16];
+    if surface.kind == SurfaceKind::Null {
+        return Ok(out);
+    }
+    let (st, _) = read_state(env, p, s, header, false)?;
+    if st.disabled {
+        return Ok(out);
+    }
+    if !matches!(
+        surface.kind,
+        SurfaceKind::D1 | SurfaceKind::D2 | SurfaceKind::D3 | SurfaceKind::Cube
+    ) {
+        return Err(bad("lod: the surface must be 1D, 2D, 3D or cube"));
+    }
+    let f = Format::of(surface, st.border_mode)?;
+    if matches!(f.kind, format::Kind::Uint | format::Kind::Sint) {
+        return Err(bad("lod: the surface format cannot be UINT or SINT"));
+    }
+    if st.min_filter == MapFilter::Anisotropic || st.mag_filter == MapFilter::Anisotropic {
+        return Err(bad(
+            "lod: MAPFILTER_ANISOTROPIC is not modelled (its LOD differs)",
+        ));
+    }
+    if surface.kind == SurfaceKind::Cube && st.non_normalized {
+        return Err(bad(
+            "SAMPLER_STATE: non-normalized coordinates on a cube surface",
+        ));
+    }
+    let size = lod_size(surface, st.non_normalized);
+    for (c, t) in out.iter_mut().enumerate().take(a.lanes) {
+        if ce >> c & 1 == 0 {
+            continue;
+        }
+        let computed = if header.force_lod_zero {
+            0.0
+        } else {
+            subspan_lod(a, c, surface, size)
+        };
+        let (clamped, unclamped) = lod::query(&st, surface, LodIn::Computed(computed));
+        *t = [
+            (clamped as f32).to_bits(),
+            (unclamped as f32).to_bits(),
+            0,
+            0,
+        ];
+    }
+    Ok(out)
+}
+
+/// A gather4_po offset, an integer parameter (003 lines 79833-79835) the
+/// header's U and V Offsets give way to (003 lines 79277, 79288): the low
+/// 6 bits as a signed number. The width is a choice: the manual gives
+/// none, and Mesa offers exactly the 6-bit range [-32, 31] from Gen7 on
+/// [ext: mesa
+/// src/mesa/drivers/dri/i965/brw_context.c MinProgramTextureGatherOffset,
+/// MaxProgramTextureGatherOffset].
+fn offset6(x: u32) -> i64 {
+    i64::from(((x & 0x3F) as i32) << 26 >> 26)
 }
 
 /// Writes a SIMD4x2 response: one register, sample 0's R, G, B, A in
