@@ -994,6 +994,212 @@ fn a_triangle_through_a_gen7_vs_matches_the_host_coverage() {
 }
 
 // ---------------------------------------------------------------------
+// HiZ and fast clears as Mesa's Ivy Bridge drivers use them, in one
+// batch: a render-target fast clear of a Y-tiled MCS target, a depth
+// clear pass of a HiZ depth buffer, a depth-tested triangle, a depth
+// resolve and a render-target resolve. The model keeps both surfaces
+// resolved, so what the batch leaves is what the hardware's resolves
+// leave: the clear colour and depth where the triangle is not.
+
+const DEPTHBUF: u64 = 0xA0_0000;
+const HIZ: u64 = 0xA1_0000;
+const MCS: u64 = 0xA2_0000;
+
+/// Byte offset of pixel (x, y) in a Y-tiled surface of one tile's width
+/// (128 bytes a row): 16-byte columns of 32 rows (003 lines 7382-7476).
+fn y_tiled(x: u32, y: u32) -> u64 {
+    let xb = u64::from(4 * x);
+    (xb / 16) * 512 + u64::from(y) * 16 + xb % 16
+}
+
+#[test]
+fn fast_clears_and_hiz_passes_leave_the_resolved_surfaces() {
+    use baregpu_hal::gen7::structs::{DepthStencilState, RenderSurfaceState};
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    const PS_KSP: u32 = 0x1000;
+    ram.put(KERNELS + u64::from(PS_KSP), &solid_ps([0.0, 1.0, 0.0, 1.0]));
+    ram.put(RT, &[0x11; 4096]);
+    ram.put(DEPTHBUF, &[0x22; 4096]);
+    let mut b = raster_commands(&ram, PS_KSP);
+    // The target again, Y tiled with an MCS and the clear colour (R, G, B,
+    // A) = (1, 0, 1, 1).
+    pack_at(
+        &ram,
+        SURFACES + 0x40,
+        &RenderSurfaceState {
+            surface_type: 1,
+            surface_format: 0x0C0,
+            surface_base_address: RT,
+            width: W - 1,
+            height: H - 1,
+            surface_pitch: 127,
+            tiled_surface: true,
+            tile_walk: 1,
+            surface_vertical_alignment: 1,
+            mcs_enable: true,
+            mcs_base_address: MCS,
+            red_clear_color: 1,
+            blue_clear_color: 1,
+            alpha_clear_color: 1,
+            ..Default::default()
+        },
+    );
+    // A D32_FLOAT depth buffer with HiZ; the clear value 0.75.
+    push(
+        &mut b,
+        &Cmd3dstateDepthBuffer {
+            surface_type: 1,
+            depth_write_enable: true,
+            hierarchical_depth_buffer_enable: true,
+            surface_format: 1,
+            surface_pitch: 127,
+            surface_base_address: DEPTHBUF,
+            width: W - 1,
+            height: H - 1,
+            ..Default::default()
+        },
+    );
+    push(
+        &mut b,
+        &Cmd3dstateHierDepthBuffer {
+            surface_pitch: 127,
+            surface_base_address: HIZ,
+            ..Default::default()
+        },
+    );
+    push(&mut b, &Cmd3dstateStencilBuffer::default());
+    push(
+        &mut b,
+        &Cmd3dstateClearParams {
+            depth_clear_value: 0.75f32.to_bits(),
+            depth_clear_value_valid: true,
+        },
+    );
+    // Depth-stencil states: writes only, LESS with writes, NEVER with
+    // writes (the depth resolve's).
+    let ds = [(false, 0), (true, 2), (true, 1)];
+    for (k, &(test, func)) in ds.iter().enumerate() {
+        pack_at(
+            &ram,
+            DYNAMIC + 0x400 + 0x40 * k as u64,
+            &DepthStencilState {
+                depth_test_enable: test,
+                depth_test_function: func,
+                depth_buffer_write_enable: true,
+                ..Default::default()
+            },
+        );
+    }
+    let pass = |b: &mut Vec<u32>, ds: usize, dispatch: bool, wm: Cmd3dstateWm, ps: (bool, bool)| {
+        push(
+            b,
+            &Cmd3dstateDepthStencilStatePointers {
+                pointer_to_depth_stencil_state: 0x400 + 0x40 * ds as u32,
+                must_be_one: true,
+            },
+        );
+        push(
+            b,
+            &Cmd3dstateWm {
+                statistics_enable: true,
+                thread_dispatch_enable: dispatch,
+                ..wm
+            },
+        );
+        push(
+            b,
+            &Cmd3dstatePs {
+                kernel_start_pointer_0: PS_KSP,
+                binding_table_entry_count: 1,
+                maximum_number_of_threads: 40,
+                pixel_dispatch_enable_16: true,
+                dispatch_grf_start_register_for_constant_setup_data_0: 2,
+                render_target_fast_clear_enable: ps.0,
+                render_target_resolve_enable: ps.1,
+                ..Default::default()
+            },
+        );
+    };
+    let draw = |b: &mut Vec<u32>, first: u32| {
+        push(
+            b,
+            &Cmd3dprimitive {
+                primitive_topology_type: 0x04,
+                vertex_count_per_instance: 3,
+                start_vertex_location: first,
+                instance_count: 1,
+                ..Cmd3dprimitive::default()
+            },
+        );
+    };
+    // Fast clear: the scaled-down rectangle's pixel (0, 0) stands for a
+    // 64 x 64 block, the whole 16 x 16 target.
+    pass(&mut b, 0, true, Cmd3dstateWm::default(), (true, false));
+    draw(&mut b, 0);
+    // Depth clear over the whole buffer, no pixel shader.
+    let clear = Cmd3dstateWm {
+        depth_buffer_clear: true,
+        ..Default::default()
+    };
+    pass(&mut b, 0, false, clear, (false, false));
+    draw(&mut b, 3);
+    // The triangle, depth 0 against 0.75: LESS passes.
+    pass(&mut b, 1, true, Cmd3dstateWm::default(), (false, false));
+    draw(&mut b, 6);
+    // Depth resolve (test NEVER, writes on), then the render-target
+    // resolve: vs_batch's own draw of all nine vertices.
+    let resolve = Cmd3dstateWm {
+        depth_buffer_resolve_enable: true,
+        ..Default::default()
+    };
+    pass(&mut b, 2, false, resolve, (false, false));
+    draw(&mut b, 3);
+    pass(&mut b, 0, true, Cmd3dstateWm::default(), (false, true));
+    let tri = [[2.5, 1.5], [14.5, 1.5], [2.5, 13.5]];
+    let vertices = [
+        [0.0, 0.0],
+        [2.0, 0.0],
+        [0.0, 2.0],
+        [0.0, 0.0],
+        [40.0, 0.0],
+        [0.0, 40.0],
+        tri[0],
+        tri[1],
+        tri[2],
+    ];
+    let consts = [
+        2.0 / W as f32,
+        -2.0 / H as f32,
+        0.0,
+        0.0,
+        -1.0,
+        1.0,
+        0.0,
+        1.0,
+    ];
+    let batch = vs_batch(&ram, &vertices, consts, false, 0x04, &b);
+    submit(&gpu, &ram, &batch, 40);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    for y in 0..H {
+        for x in 0..W {
+            let inside = covered(tri, x as f32 + 0.5, y as f32 + 0.5);
+            // B8G8R8A8: the triangle green, the clear colour magenta.
+            let want = if inside {
+                [0, 255, 0, 255]
+            } else {
+                [255, 0, 255, 255]
+            };
+            let got = ram.dw(RT + y_tiled(x, y)).to_le_bytes();
+            assert_eq!(got, want, "colour at ({x}, {y})");
+            let z = f32::from_bits(ram.dw(DEPTHBUF + y_tiled(x, y)));
+            assert_eq!(z, if inside { 0.0 } else { 0.75 }, "depth at ({x}, {y})");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------
 // Ivy Bridge GS threads and stream output. The GS kernels are this
 // project's Gen7 assembly in the shape of Mesa's vec4 GS back end
 // (elk_vec4_gs_visitor.cpp): each vertex written with an interleaved
