@@ -835,6 +835,7 @@ mod tests {
             depth: [0.0; 32],
             front_facing: true,
             aa_alpha: None,
+            samples: None,
         }
     }
 
@@ -889,6 +890,7 @@ mod tests {
                 depth: [0.0; 32],
                 front_facing: true,
                 aa_alpha: None,
+                samples: None,
             },
         }
     }

@@ -733,7 +733,7 @@ fn gen7_refusals_are_named() {
     let (vs, objs) = scene();
     // A change to a drawable state, and the error it must bring.
     type Case = (fn(&mut Rig7), DrawError);
-    let cases: [Case; 9] = [
+    let cases: [Case; 10] = [
         (
             |r| r.wm.early_depth_stencil_control = 2,
             DrawError::Unmodelled("3DSTATE_WM Early Depth/Stencil Control other than EDSC_NORMAL"),
@@ -763,13 +763,20 @@ fn gen7_refusals_are_named() {
                     ..Default::default()
                 })
             },
-            DrawError::Unmodelled("multisampled rasterisation (more than one sample)"),
+            DrawError::Unmodelled(
+                "per-sample pixel shader dispatch (MSDISPMODE_PERSAMPLE with more than one sample)",
+            ),
         ),
         (
             |r| r.wm.multisample_rasterization_mode = 2,
-            DrawError::Unmodelled(
-                "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",
-            ),
+            DrawError::Invalid("3DSTATE_SF and 3DSTATE_WM Multisample Rasterization Modes differ"),
+        ),
+        (
+            |r| {
+                r.wm.multisample_rasterization_mode = 1;
+                r.sf.multisample_rasterization_mode = 1;
+            },
+            DrawError::Invalid("MSRASTMODE_xxx_PATTERN with one sample (UNDEFINED)"),
         ),
         (
             |r| r.wm.depth_buffer_resolve_enable = true,
