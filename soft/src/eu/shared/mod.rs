@@ -25,6 +25,7 @@ mod dataport;
 pub mod math_msg;
 pub mod memo;
 pub mod memory;
+pub mod multisample;
 mod payload;
 pub mod pixel;
 pub mod sampler;
@@ -43,7 +44,7 @@ pub use dataport::atomic;
 pub(crate) use dataport::render_target;
 pub use memo::{DecodeMemo, Memos, SurfaceMemo};
 pub use memory::{FlatMemory, GeneralState, GfxMemory, MemFault, Scratch};
-pub use pixel::{DispatchFlags, Fixed, PixelBackend, PixelDispatch, RtWrite};
+pub use pixel::{DispatchFlags, Fixed, PixelBackend, PixelDispatch, RtWrite, SampleDispatch};
 pub use surface::{
     BindingTable, Bit6Swizzle, Surface, SurfaceError, SurfaceKind, SurfaceList, Surfaces, Tiling,
 };

@@ -10,6 +10,8 @@
 //! thread's pixels beyond its payload; the thread carries it so that its
 //! render-target writes reach the right pixels with the rasteriser's depth.
 
+use alloc::boxed::Box;
+
 use crate::eu::send::SendError;
 
 use super::memory::GfxMemory;
@@ -42,6 +44,22 @@ pub struct PixelDispatch {
     /// 0-255), bypassed data the windower hands the render cache with the
     /// pixels (003 lines 84957-84960); `None` for other objects.
     pub aa_alpha: Option<[u8; 32]>,
+    /// Multisampled rasterisation (more than one sample a pixel): each
+    /// slot's covered samples and their depths; `None` with one sample.
+    pub samples: Option<Box<SampleDispatch>>,
+}
+
+/// What the windower hands the output merger about each slot's samples
+/// (the multisample coverage mask is bypassed data, 003 lines
+/// 84957-84960).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleDispatch {
+    /// Samples a pixel: 4 or 8.
+    pub count: u8,
+    /// Bit `s`: sample `s` is covered (and enabled by the sample mask).
+    pub coverage: [u8; 32],
+    /// Source depth of each sample, evaluated at the sample's position.
+    pub depth: [[f32; 8]; 32],
 }
 
 /// One render-target write message, decoded by the data port (003 lines

@@ -929,6 +929,7 @@ mod tests {
             depth: [0.0; 32],
             front_facing: true,
             aa_alpha: None,
+            samples: None,
         }
     }
 
@@ -983,6 +984,7 @@ mod tests {
                 depth: [0.0; 32],
                 front_facing: true,
                 aa_alpha: None,
+                samples: None,
             },
         }
     }

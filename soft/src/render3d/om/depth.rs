@@ -39,6 +39,7 @@
 //! compares the source depth converted to its integer (clamped to [0, 1],
 //! rounded to nearest), a float buffer the floats.
 
+use crate::eu::shared::multisample::{MsLayout, sample_location};
 use crate::eu::shared::surface::{MipLayout, MipLevel, Surface, Tiling, format as surface_format};
 use crate::eu::shared::{GfxMemory, MemFault};
 use crate::render3d::types::DrawError;
@@ -176,6 +177,9 @@ pub(super) struct DepthBuffer {
     /// DEPTH_STENCIL_STATE's enable.
     pub depth_write: bool,
     pub stencil_write: bool,
+    /// Samples a pixel, inherited from 3DSTATE_MULTISAMPLE (003 lines
+    /// 41668-41672).
+    pub samples: u8,
 }
 
 /// A separate W-tiled S8_UINT stencil buffer: its base and W tiles per row.
@@ -254,6 +258,7 @@ impl DepthBuffer {
             offset: at.offset,
             depth_write: true,
             stencil_write: true,
+            samples: 1,
         })
     }
 
@@ -263,33 +268,40 @@ impl DepthBuffer {
         self.format.has_stencil() || self.stencil.is_some()
     }
 
-    /// The depth-buffer pixel of render-target pixel (x, y), or `None`
-    /// outside the buffer.
-    fn pixel(&self, x: u32, y: u32) -> Option<(u64, u64)> {
+    /// Where sample `s` of the depth-buffer pixel of render-target pixel
+    /// (x, y) is stored, or `None` outside the buffer. The buffer's size
+    /// is in pixels; its samples are interleaved on both generations
+    /// (Mesa src/intel/isl/isl_gfx6.c and isl_gfx7.c choose
+    /// ISL_MSAA_LAYOUT_INTERLEAVED for depth and stencil; see
+    /// `multisample`).
+    fn pixel(&self, x: u32, y: u32, s: u8) -> Option<(u64, u64)> {
         let dx = i64::from(x) + i64::from(self.offset.0);
         let dy = i64::from(y) + i64::from(self.offset.1);
         let l = &self.level;
         if dx < 0 || dy < 0 || dx >= i64::from(l.width) || dy >= i64::from(l.height) {
             return None;
         }
-        Some((dx as u64, dy as u64))
+        let (sx, sy, _) =
+            sample_location(MsLayout::Interleaved, self.samples, dx as u32, dy as u32, s);
+        Some((u64::from(sx), u64::from(sy)))
     }
 
-    /// Graphics address of the depth pixel of render-target pixel (x, y).
-    fn address(&self, x: u32, y: u32) -> Option<u64> {
-        let (dx, dy) = self.pixel(x, y)?;
+    /// Graphics address of sample `s` of the depth pixel of render-target
+    /// pixel (x, y).
+    fn address(&self, x: u32, y: u32, s: u8) -> Option<u64> {
+        let (dx, dy) = self.pixel(x, y, s)?;
         let (lx, ly) = (dx + u64::from(self.level.x), dy + u64::from(self.level.y));
         Some(self.surface.address(lx * self.format.bytes(), ly))
     }
 
     /// Graphics address of the separate stencil byte of (x, y):
     /// TiledOffsetW (003 lines 7450-7460).
-    fn stencil_address(&self, x: u32, y: u32) -> Option<u64> {
+    fn stencil_address(&self, x: u32, y: u32, s: u8) -> Option<u64> {
         let StencilBuffer {
             base,
             tiles_per_row: pitch,
         } = self.stencil?;
-        let (x, y) = self.pixel(x, y)?;
+        let (x, y) = self.pixel(x, y, s)?;
         let (xo, yo) = (x % 64, y % 64);
         let off = pitch * 4096 * (y / 64)
             + 4096 * (x / 64)
@@ -312,11 +324,10 @@ impl DepthBuffer {
     pub fn read(
         &self,
         memory: &mut dyn GfxMemory,
-        x: u32,
-        y: u32,
+        (x, y, s): (u32, u32, u8),
         need_depth: bool,
     ) -> Result<Option<DepthPixel>, MemFault> {
-        let Some(at) = self.address(x, y) else {
+        let Some(at) = self.address(x, y, s) else {
             return Ok(None);
         };
         let mut b = [0u8; 8];
@@ -343,10 +354,10 @@ impl DepthBuffer {
                 stencil: 0,
             },
         };
-        if let Some(at) = self.stencil_address(x, y) {
-            let mut s = [0u8];
-            memory.read(at, &mut s)?;
-            p.stencil = s[0];
+        if let Some(at) = self.stencil_address(x, y, s) {
+            let mut b = [0u8];
+            memory.read(at, &mut b)?;
+            p.stencil = b[0];
         }
         Ok(Some(p))
     }
@@ -356,17 +367,16 @@ impl DepthBuffer {
     pub fn write(
         &self,
         memory: &mut dyn GfxMemory,
-        x: u32,
-        y: u32,
+        (x, y, s): (u32, u32, u8),
         p: DepthPixel,
         depth: bool,
         stencil: bool,
     ) -> Result<(), MemFault> {
-        let Some(at) = self.address(x, y) else {
+        let Some(at) = self.address(x, y, s) else {
             return Ok(());
         };
-        if stencil && let Some(s) = self.stencil_address(x, y) {
-            memory.write(s, &[p.stencil])?;
+        if stencil && let Some(sa) = self.stencil_address(x, y, s) {
+            memory.write(sa, &[p.stencil])?;
         }
         if !(depth || stencil && self.format.has_stencil()) {
             return Ok(());

@@ -25,8 +25,9 @@ use baregpu_hal::gen7::structs::RenderSurfaceState;
 
 use super::depth::{DepthBuffer, DepthFormat, DepthPass, Placement, StencilBuffer};
 use super::fast_clear::RtPass;
-use super::{OmState, RtFields, unpack};
+use super::{OmState, RtFields, sample_count, unpack};
 use crate::eu::shared::DispatchFlags;
+use crate::eu::shared::multisample::MsLayout;
 use crate::eu::shared::surface::MipLayout;
 use crate::render3d::types::{DrawEnv, DrawError, Packets};
 
@@ -34,23 +35,22 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
     let packets = env.packets;
     let dynamic = env.bases.dynamic;
     let at = |offset: u32| Some(dynamic.wrapping_add(u64::from(offset)));
-    if let Some(ms) =
-        unpack::<Cmd3dstateMultisample>(packets, "3DSTATE_MULTISAMPLE does not decode")?
-        && ms.number_of_multisamples != 0
-    {
-        return Err(DrawError::Unmodelled("multisampling (4X, 8X)"));
-    }
     // A pointer command never sent leaves its pointer at its reset value,
     // 0: the state is read at Dynamic State Base Address itself. Linux's
     // Gen7 copy sends no DEPTH_STENCIL_STATE or COLOR_CALC_STATE pointer
     // (intel-gpu-tools lib/rendercopy_gen7.c gen7_render_copyfunc) and
     // relies on what lies there leaving the tests off.
+    unpack::<Cmd3dstateMultisample>(packets, "3DSTATE_MULTISAMPLE does not decode")?;
+    let samples =
+        crate::render3d::raster::multisample(packets.get(Cmd3dstateMultisample::NAME), true)?
+            .samples;
     let mut s = OmState {
         blend_at: at(0),
         depth_stencil_at: at(0),
         color_calc_at: at(0),
         cc_viewport_at: at(0),
         depth: depth_buffer(packets)?,
+        samples,
         ..OmState::default()
     };
     if let Some(wm) = unpack::<Cmd3dstateWm>(packets, "3DSTATE_WM does not decode")? {
@@ -217,7 +217,16 @@ pub(super) fn rt_fields(dw: &[u32]) -> Result<RtFields, &'static str> {
     let s = RenderSurfaceState::unpack(dw)
         .map_err(|_| "render target RENDER_SURFACE_STATE does not decode")?;
     Ok(RtFields {
-        multisampled: s.number_of_multisamples != 0,
+        samples: sample_count(s.number_of_multisamples)?,
+        // Multisampled Surface Storage Format: MSFMT_MSS (0) keeps each
+        // sample in an array slice, MSFMT_DEPTH_STENCIL (1) interleaves
+        // them (Mesa src/intel/genxml/gen7.xml RENDER_SURFACE_STATE; isl
+        // isl_encode_multisample_layout).
+        layout: if s.multisampled_surface_storage_format == 1 {
+            MsLayout::Interleaved
+        } else {
+            MsLayout::Array
+        },
         min_array: s.minimum_array_element,
         lod: s.mip_count_lod,
         offset_or_rotation: s.x_offset != 0 || s.y_offset != 0 || s.render_target_rotation != 0,

@@ -61,6 +61,7 @@ use baregpu_hal::{Generation, Packet};
 use baregpu_isa::IsaGen;
 
 use crate::eu::send::SendError;
+use crate::eu::shared::multisample::{MsLayout, sample_location};
 use crate::eu::shared::render_target::{Class, RtFormat, pixel_xy, render_surface};
 use crate::eu::shared::surface::{MipLevel, Surface};
 use crate::eu::shared::{DispatchFlags, GfxMemory, PixelBackend, PixelDispatch, RtWrite};
@@ -87,6 +88,9 @@ struct RenderTarget {
     /// of its surface state (R, G, B, A: one or zero), for fast clears.
     mcs: bool,
     clear_colour: [bool; 4],
+    /// Samples a pixel and where they are stored.
+    samples: u8,
+    layout: MsLayout,
 }
 
 /// The output merger's state as one generation's commands give it
@@ -115,12 +119,16 @@ struct OmState {
     /// 3DSTATE_CLEAR_PARAMS Depth Clear Value when Depth Clear Value Valid
     /// is set (raw, in the depth buffer's format).
     clear_value: Option<u32>,
+    /// 3DSTATE_MULTISAMPLE Number of Multisamples, as a count.
+    samples: u8,
 }
 
 /// What the merger checks in a render target's SURFACE_STATE beyond the
 /// surface itself, from either generation's layout.
 struct RtFields {
-    multisampled: bool,
+    /// Number of Multisamples as a count (1, 4, 8) and the storage layout.
+    samples: u8,
+    layout: MsLayout,
     min_array: u32,
     /// MIP Count / LOD: the level rendered into.
     lod: u32,
@@ -129,6 +137,18 @@ struct RtFields {
     mcs: bool,
     /// Gen7 Red/Green/Blue/Alpha Clear Color (false on Gen6).
     clear_colour: [bool; 4],
+}
+
+/// SURFACE_STATE Number of Multisamples (log2) as a count: 1X and 4X on
+/// both generations, 8X on Gen7 (its encoding is reserved on Gen6, whose
+/// 3DSTATE_MULTISAMPLE cannot match it).
+fn sample_count(code: u32) -> Result<u8, &'static str> {
+    match code {
+        0 => Ok(1),
+        2 => Ok(4),
+        3 => Ok(8),
+        _ => Err("render target SURFACE_STATE: reserved Number of Multisamples"),
+    }
 }
 
 /// The last `P` the draw's state holds, decoded.
@@ -166,6 +186,7 @@ pub(crate) struct OutputMerger {
     /// the first lit pixel's ("the interpolated depth of an arbitrary
     /// pixel of the primitive", 003 lines 43429-43431).
     clear_depth: Option<Depth>,
+    samples: u8,
 }
 
 fn draw_to_send(e: DrawError) -> SendError {
@@ -203,7 +224,10 @@ impl OutputMerger {
             .color_calc_at
             .map(|at| state::color_calc(env.memory, at))
             .transpose()?;
-        let depth = s.depth;
+        let mut depth = s.depth;
+        if let Some(d) = &mut depth {
+            d.samples = s.samples;
+        }
         if let Some(ds) = &ds {
             let has_stencil = depth.is_some_and(|d| d.has_stencil());
             // The writes that can happen: on Gen7 only those the depth
@@ -262,6 +286,7 @@ impl OutputMerger {
             rt_pass: s.rt_pass,
             count_samples: s.count_samples,
             clear_depth,
+            samples: s.samples.max(1),
         })
     }
 
@@ -280,13 +305,15 @@ impl OutputMerger {
             .blend_at
             .ok_or(bad("render-target write: no BLEND_STATE was loaded"))?;
         let b = state::blend(memory, at, index & 7).map_err(draw_to_send)?;
-        if b.alphatocoverage_enable || b.alphatocoverage_dither_enable {
+        if (b.alphatocoverage_enable || b.alphatocoverage_dither_enable) && self.samples == 1 {
             // "When NumSamples = 1, AlphaToCoverage and AlphaTo Coverage
             // Dither both must be disabled" (003 lines 44755-44756).
             return Err(bad("BLEND_STATE: alpha-to-coverage with 1X sampling"));
         }
-        if b.alphatoone_enable {
-            return Err(bad("BLEND_STATE: alpha-to-one is not modelled"));
+        if b.alphatocoverage_enable && b.alphatocoverage_dither_enable {
+            return Err(bad(
+                "BLEND_STATE: alpha-to-coverage dithering is not modelled (the manual gives no dither)",
+            ));
         }
         if b.color_dither_enable {
             return Err(bad("BLEND_STATE: colour dithering is not modelled"));
@@ -334,8 +361,33 @@ impl OutputMerger {
         let t = match render_surface(&surface, false)? {
             None => None,
             Some(format) => {
-                if fields.multisampled {
-                    return Err(bad("multisampled render targets are not modelled"));
+                if fields.samples != self.samples {
+                    // "This field in 3DSTATE_MULTISAMPLE must match the
+                    // corresponding field in SURFACE_STATE for each render
+                    // target" (003 lines 41668-41670).
+                    return Err(bad(
+                        "render target Number of Multisamples differs from 3DSTATE_MULTISAMPLE's",
+                    ));
+                }
+                if fields.samples > 1 && fields.mcs {
+                    // Compressed multisampling (Mesa's CMS): the MCS says
+                    // which samples share a colour; not modelled.
+                    return Err(bad(
+                        "compressed multisampled render targets (MCS with more than one sample) are not modelled",
+                    ));
+                }
+                if fields.samples > 1 && fields.lod != 0 {
+                    return Err(bad(
+                        "multisampled render targets have one level (LOD 0; Mesa isl refuses more)",
+                    ));
+                }
+                if fields.samples > 1
+                    && fields.layout == MsLayout::Array
+                    && surface.qpitch().is_none()
+                {
+                    return Err(bad(
+                        "MSFMT_MSS render target whose sample slices this model cannot place",
+                    ));
                 }
                 if fields.min_array != 0 {
                     return Err(bad(
@@ -356,6 +408,8 @@ impl OutputMerger {
                     level,
                     mcs: fields.mcs,
                     clear_colour: fields.clear_colour,
+                    samples: fields.samples,
+                    layout: fields.layout,
                 })
             }
         };
@@ -369,8 +423,7 @@ impl OutputMerger {
     fn depth_stencil(
         &mut self,
         memory: &mut dyn GfxMemory,
-        x: u32,
-        y: u32,
+        at: (u32, u32, u8),
         z: Option<f32>,
         back: bool,
         viewport: u8,
@@ -391,7 +444,7 @@ impl OutputMerger {
             return Ok((true, None));
         };
         let Some(old) = buffer
-            .read(memory, x, y, depth_on || depth_write)
+            .read(memory, at, depth_on || depth_write)
             .map_err(fault)?
         else {
             return Err(bad(
@@ -495,8 +548,7 @@ impl OutputMerger {
         memory: &mut dyn GfxMemory,
         t: &RenderTarget,
         b: &BlendState,
-        x: u32,
-        y: u32,
+        (x, y, sample): (u32, u32, u8),
         src: [u32; 4],
         src1: Option<[u32; 4]>,
     ) -> Result<(), SendError> {
@@ -506,7 +558,14 @@ impl OutputMerger {
         if x >= l.width || y >= l.height {
             return Ok(());
         }
-        let (x, y) = (x + l.x, y + l.y);
+        let (sx, sy, slice) = sample_location(t.layout, t.samples, x, y, sample);
+        let l = if slice == 0 {
+            *l
+        } else {
+            s.slice(0, slice)
+                .ok_or(bad("render target: a sample slice this model cannot place"))?
+        };
+        let (x, y) = (sx + l.x, sy + l.y);
         let f = &t.format;
         let enable = u8::from(!b.write_disable_red)
             | u8::from(!b.write_disable_green) << 1
@@ -655,48 +714,78 @@ impl PixelBackend for OutputMerger {
                 "anti-aliased lines drawn into an integer render target (3DSTATE_SF forbids it)",
             ));
         }
+        if b.alphatoone_enable && w.color1.is_some() {
+            // "If Dual Source Blending is enabled, this bit must be
+            // disabled" (003 lines 46062-46064).
+            return Err(bad("BLEND_STATE: alpha-to-one with a dual-source write"));
+        }
+        let count = self.samples;
+        let ms = dispatch.and_then(|d| d.samples.as_deref());
         for slot in (0..w.slots.min(16)).filter(|s| w.mask >> s & 1 != 0) {
-            // A 1X pixel is its sample 0 (003 lines 85420-85422).
-            if w.omask.is_some_and(|m| m[slot] & 1 == 0) {
+            let ds = w.dispatch_slot + slot;
+            // The samples the rasteriser covered (all of a pixel without
+            // a dispatch), then the oMask's: bit s for sample s, a 1X
+            // pixel being its sample 0 (003 lines 85420-85422).
+            let mut cover = ms.map_or(all_samples(count), |m| {
+                m.coverage.get(ds).copied().unwrap_or(0)
+            });
+            if let Some(m) = w.omask {
+                cover &= m[slot] as u8;
+            }
+            if cover == 0 {
                 continue;
             }
             let mut colour = w.color[slot];
             let mut src0_alpha = w.src0_alpha.map(|a| a[slot]);
-            if let Some(coverage) = aa.and_then(|a| a.get(w.dispatch_slot + slot).copied()) {
+            if let Some(coverage) = aa.and_then(|a| a.get(ds).copied()) {
                 colour[3] = aa_attenuate(colour[3], coverage);
                 src0_alpha = src0_alpha.map(|a| aa_attenuate(a, coverage));
             }
+            let alpha = src0_alpha.unwrap_or(colour[3]);
             if b.alpha_test_enable {
                 let cc = self
                     .color_calc
                     .ok_or(bad("alpha test without COLOR_CALC_STATE"))?;
-                let alpha = src0_alpha.unwrap_or(colour[3]);
                 if !alpha_test(&b, &cc, alpha) {
                     continue;
                 }
             }
+            if b.alphatocoverage_enable {
+                cover &= alpha_to_coverage(alpha, count)?;
+            }
+            if b.alphatoone_enable {
+                // Source 0 alpha becomes 1.0 after alpha-to-coverage used
+                // it (003 lines 46046-46050).
+                colour[3] = 1.0f32.to_bits();
+            }
             let (x, y) = pixel_xy(w.corners[slot / 4], slot);
-            let z = match w.depth {
-                Some(d) => Some(d[slot]),
-                None => dispatch.and_then(|d| d.depth.get(w.dispatch_slot + slot).copied()),
-            };
-            let (pass, update) =
-                self.depth_stencil(memory, x, y, z, w.back_facing, w.viewport_index)?;
-            if w.last {
-                if let (Some((p, dz, ds)), Some(buffer)) = (update, self.depth)
-                    && (dz || ds)
-                {
-                    buffer.write(memory, x, y, p, dz, ds).map_err(fault)?;
+            for sample in (0..count).filter(|s| cover >> s & 1 != 0) {
+                // The shader's depth is the pixel's; the rasteriser's is
+                // per sample, at the sample's position.
+                let z = match (w.depth, ms) {
+                    (Some(d), _) => Some(d[slot]),
+                    (None, Some(m)) => m.depth.get(ds).map(|d| d[usize::from(sample)]),
+                    (None, None) => dispatch.and_then(|d| d.depth.get(ds).copied()),
+                };
+                let at = (x, y, sample);
+                let (pass, update) =
+                    self.depth_stencil(memory, at, z, w.back_facing, w.viewport_index)?;
+                if w.last {
+                    if let (Some((p, dz, dst)), Some(buffer)) = (update, self.depth)
+                        && (dz || dst)
+                    {
+                        buffer.write(memory, at, p, dz, dst).map_err(fault)?;
+                    }
+                    if pass {
+                        self.passed += 1;
+                    }
                 }
-                if pass {
-                    self.passed += 1;
+                if !pass {
+                    continue;
                 }
-            }
-            if !pass {
-                continue;
-            }
-            if let Some(t) = &target {
-                self.store_colour(memory, t, &b, x, y, colour, w.color1.map(|c| c[slot]))?;
+                if let Some(t) = &target {
+                    self.store_colour(memory, t, &b, at, colour, w.color1.map(|c| c[slot]))?;
+                }
             }
         }
         Ok(())
@@ -711,17 +800,25 @@ impl PixelBackend for OutputMerger {
             return Ok(());
         }
         let slots = usize::from(dispatch.simd).min(32);
+        let count = self.samples;
+        let ms = dispatch.samples.as_deref();
         for slot in (0..slots).filter(|s| dispatch.mask >> s & 1 != 0) {
             let (x, y) = pixel_xy(dispatch.corners[slot / 4], slot);
-            let z = Some(dispatch.depth[slot]);
-            let (pass, update) = self.depth_stencil(memory, x, y, z, !dispatch.front_facing, 0)?;
-            if let (Some((p, dz, ds)), Some(buffer)) = (update, self.depth)
-                && (dz || ds)
-            {
-                buffer.write(memory, x, y, p, dz, ds).map_err(fault)?;
-            }
-            if pass {
-                self.passed += 1;
+            let cover = ms.map_or(all_samples(count), |m| m.coverage[slot]);
+            for sample in (0..count).filter(|s| cover >> s & 1 != 0) {
+                let z =
+                    Some(ms.map_or(dispatch.depth[slot], |m| m.depth[slot][usize::from(sample)]));
+                let at = (x, y, sample);
+                let (pass, update) =
+                    self.depth_stencil(memory, at, z, !dispatch.front_facing, 0)?;
+                if let (Some((p, dz, ds)), Some(buffer)) = (update, self.depth)
+                    && (dz || ds)
+                {
+                    buffer.write(memory, at, p, dz, ds).map_err(fault)?;
+                }
+                if pass {
+                    self.passed += 1;
+                }
             }
         }
         Ok(())
@@ -747,6 +844,30 @@ impl PixelBackend for OutputMerger {
 /// the coverage plays no part there.
 pub(crate) fn aa_attenuate(alpha: u32, c: u8) -> u32 {
     (f32::from_bits(alpha) * (f32::from(c) / 255.0)).to_bits()
+}
+
+/// Bits for every sample of a pixel.
+fn all_samples(count: u8) -> u8 {
+    ((1u16 << count.min(8)) - 1) as u8
+}
+
+/// The alpha-to-coverage mask of a source-0 alpha (003 lines 46026-46034):
+/// "Value of 0 disables all samples and value of 1 enables all samples",
+/// a NaN none (003 line 44752); between them the mask only "monotonically
+/// increases the number of enabled" samples, which leaves the mask of
+/// each value open: refused rather than guessed. Alphas below 0 and above
+/// 1 are taken as 0 and 1 (FLOAT32, 003 lines 44758-44759).
+fn alpha_to_coverage(alpha: u32, count: u8) -> Result<u8, SendError> {
+    let a = f32::from_bits(alpha);
+    if a.is_nan() || a <= 0.0 {
+        Ok(0)
+    } else if a >= 1.0 {
+        Ok(all_samples(count))
+    } else {
+        Err(bad(
+            "alpha-to-coverage of an alpha between 0 and 1 (the manual does not give the mask)",
+        ))
+    }
 }
 
 /// Whether blending reads source 1.

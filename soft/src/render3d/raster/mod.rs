@@ -46,6 +46,8 @@ mod state;
 mod stipple;
 mod windower;
 
+pub(crate) use state::multisample;
+
 #[cfg(test)]
 mod tests;
 
@@ -127,11 +129,7 @@ pub(crate) fn rasterize_carried(
         return Ok((Vec::new(), stats));
     }
     let st = RasterState::decode(env)?;
-    if st.sf.ms_raster_mode != 0 || st.wm.ms_raster_mode != 0 {
-        return Err(DrawError::Unmodelled(
-            "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",
-        ));
-    }
+    multisampling(&st, objects)?;
     let mut win = Windower::new(&st, env.bases.instruction);
     let mut threads = Vec::new();
     let grid = state::sample_grid(&st);
@@ -232,4 +230,49 @@ pub(crate) fn rasterize_carried(
             .sum();
     }
     Ok((threads, stats))
+}
+
+/// What this model rasterises of multisampling (003 lines 41590-41960):
+/// the modes that are defined for the sample count, per-pixel dispatch,
+/// lines only where they keep their legacy rasterisation.
+fn multisampling(st: &RasterState, objects: &[Object]) -> Result<(), DrawError> {
+    let mode = st.wm.ms_raster_mode;
+    if st.sf.ms_raster_mode != mode {
+        return Err(DrawError::Invalid(
+            "3DSTATE_SF and 3DSTATE_WM Multisample Rasterization Modes differ",
+        ));
+    }
+    let samples = st.ms.samples;
+    if samples == 1 && matches!(mode, 1 | 3) {
+        // "Setting Multisample Rasterization Mode to MSRASTMODE_xxx_PATTERN
+        // when Number of Multisamples == NUMSAMPLES_1 is UNDEFINED" (003
+        // lines 42040-42042).
+        return Err(DrawError::Invalid(
+            "MSRASTMODE_xxx_PATTERN with one sample (UNDEFINED)",
+        ));
+    }
+    if mode >= 2 && objects.iter().any(|o| o.kind == ObjectKind::Line) {
+        return Err(DrawError::Unmodelled(
+            "multisampled line rasterisation (MSRASTMODE_ON_xx draws lines as Line Width rectangles)",
+        ));
+    }
+    if !st.wm.dispatch || samples == 1 {
+        return Ok(());
+    }
+    if !st.wm.ms_per_pixel {
+        return Err(DrawError::Unmodelled(
+            "per-sample pixel shader dispatch (MSDISPMODE_PERSAMPLE with more than one sample)",
+        ));
+    }
+    // Per-pixel dispatch evaluates "pixel" values at the pixel location;
+    // centroid and sample locations differ from it only when the samples
+    // are at their programmed offsets.
+    if matches!(mode, 1 | 3)
+        && (st.wm.barycentric_modes & 0b11_0110 != 0 || matches!(st.wm.position_offset, 2 | 3))
+    {
+        return Err(DrawError::Unmodelled(
+            "centroid or sample barycentrics and position offsets with pattern multisampling",
+        ));
+    }
+    Ok(())
 }

@@ -99,6 +99,9 @@ pub(crate) struct SetupObject {
     pub stippled_line: Option<((i64, i64), (i64, i64))>,
     /// An anti-aliased line: the coverage the windower computes per pixel.
     pub aa: Option<AaLine>,
+    /// A line (multisampling rasterises lines at the pixel location in
+    /// MSRASTMODE_OFF_PATTERN).
+    pub line: bool,
 }
 
 /// What setup knows of an object beyond its vertices.
@@ -498,6 +501,7 @@ pub(crate) fn setup(
         topology,
         stippled_line: None,
         aa: None,
+        line: info.kind == ObjectKind::Line,
     };
     let bf_topology = matches!(
         topology,

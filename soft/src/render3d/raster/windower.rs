@@ -14,6 +14,7 @@
 //! ver >= 6 up to Gen11, brw/elk emit_frontfacing_interpolation; the
 //! subspan corners and masks of R1 come from the same shared setup).
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::aa::AaLine;
@@ -21,7 +22,7 @@ use super::coverage::Shape;
 use super::setup::SetupObject;
 use super::state::{RasterState, Wm, sample_grid};
 use crate::eu::send::SendError;
-use crate::eu::shared::{PixelBackend, PixelDispatch};
+use crate::eu::shared::{PixelBackend, PixelDispatch, SampleDispatch};
 use crate::render3d::types::{DrawEnv, DrawError, PixelThread};
 
 /// FFID of the windower (003 Table 3-1, lines 786-817).
@@ -37,6 +38,9 @@ pub(crate) struct Subspan {
     pub x: i32,
     pub y: i32,
     pub lit: u8,
+    /// Per pixel (same order) the samples covered and enabled by the
+    /// sample mask: bit 0 alone with one sample.
+    pub cover: [u8; 4],
 }
 
 impl Subspan {
@@ -63,10 +67,17 @@ pub(crate) fn subspans(
     obj: &SetupObject,
 ) -> Vec<Subspan> {
     let mut out = Vec::new();
-    if st.sample_mask & 1 == 0 || obj.shapes.is_empty() {
+    let all = (1u32 << st.ms.samples) - 1;
+    let enabled = (st.sample_mask & all) as u8;
+    if enabled == 0 || obj.shapes.is_empty() {
         return out;
     }
     let (one, off) = sample_grid(st);
+    // The sample positions in subpixel units from the pixel's corner:
+    // the programmed offsets in the PATTERN modes (not for lines in
+    // OFF_PATTERN), else every sample at the pixel location (003 lines
+    // 41597-41680).
+    let positions = sample_positions(st, obj);
     let r = &st.rect;
     let (mut x0, mut y0, mut x1, mut y1) = (r.xmin, r.ymin, r.xmax, r.ymax);
     if let Some([sx0, sy0, sx1, sy1]) = scissor {
@@ -77,14 +88,20 @@ pub(crate) fn subspans(
         y1 = y1.min(sy1 + r.origin_y);
     }
     let mut bb = [i64::MAX, i64::MAX, i64::MIN, i64::MIN];
+    let offs: Vec<i64> = match &positions {
+        Some(p) => alloc::vec![0, p.iter().flat_map(|&(x, y)| [x, y]).max().unwrap_or(0)],
+        None => alloc::vec![off],
+    };
     for s in &obj.shapes {
-        let b = s.pixel_bbox(one, off);
-        bb = [
-            bb[0].min(b[0]),
-            bb[1].min(b[1]),
-            bb[2].max(b[2]),
-            bb[3].max(b[3]),
-        ];
+        for &o in &offs {
+            let b = s.pixel_bbox(one, o);
+            bb = [
+                bb[0].min(b[0]),
+                bb[1].min(b[1]),
+                bb[2].max(b[2]),
+                bb[3].max(b[3]),
+            ];
+        }
     }
     let x0 = i64::from(x0).max(bb[0]);
     let y0 = i64::from(y0).max(bb[1]);
@@ -98,25 +115,36 @@ pub(crate) fn subspans(
     } else {
         None
     };
-    let covered = |px: i64, py: i64| {
+    let at = |px: i64, py: i64, sx: i64, sy: i64| {
+        obj.shapes.iter().any(|s: &Shape| s.covers(px, py, sx, sy))
+    };
+    // The samples of pixel (px, py) covered, before the sample mask.
+    let covered = |px: i64, py: i64| -> u8 {
         if px < x0 || px > x1 || py < y0 || py > y1 {
-            return false;
+            return 0;
         }
         if let Some(p) = stipple
             && !stipple_lit(p, px as i32, py as i32)
         {
-            return false;
+            return 0;
         }
-        let (sx, sy) = (px * one + off, py * one + off);
-        obj.shapes.iter().any(|s: &Shape| s.covers(px, py, sx, sy))
+        match &positions {
+            Some(p) => p.iter().enumerate().fold(0u8, |m, (k, &(ox, oy))| {
+                m | u8::from(at(px, py, px * one + ox, py * one + oy)) << k
+            }),
+            None if at(px, py, px * one + off, py * one + off) => all as u8,
+            None => 0,
+        }
     };
     let mut y = y0 & !1;
     while y <= y1 {
         let mut x = x0 & !1;
         while x <= x1 {
             let mut lit = 0u8;
+            let mut cover = [0u8; 4];
             for p in 0..4 {
-                if covered(x + (p & 1), y + (p >> 1)) {
+                cover[p] = covered(x + (p as i64 & 1), y + (p as i64 >> 1)) & enabled;
+                if cover[p] != 0 {
                     lit |= 1 << p;
                 }
             }
@@ -125,6 +153,7 @@ pub(crate) fn subspans(
                     x: x as i32,
                     y: y as i32,
                     lit,
+                    cover,
                 });
             }
             x += 2;
@@ -132,6 +161,28 @@ pub(crate) fn subspans(
         y += 2;
     }
     out
+}
+
+/// The programmed sample positions (subpixel units from the pixel's upper
+/// left corner) when `obj` is rasterised per sample: more than one sample
+/// and MSRASTMODE_ON_PATTERN, or OFF_PATTERN for objects other than lines
+/// (003 lines 41597-41680); `None`: all samples at the pixel location.
+fn sample_positions(st: &RasterState, obj: &SetupObject) -> Option<Vec<(i64, i64)>> {
+    let pattern = match st.wm.ms_raster_mode {
+        3 => true,
+        1 => !obj.line,
+        _ => false,
+    };
+    if st.ms.samples <= 1 || !pattern {
+        return None;
+    }
+    let (one, _) = sample_grid(st);
+    Some(
+        st.ms.offsets[..usize::from(st.ms.samples)]
+            .iter()
+            .map(|&(x, y)| (i64::from(x) * one / 16, i64::from(y) * one / 16))
+            .collect(),
+    )
 }
 
 /// The dispatch widths 3DSTATE_WM enables with the kernel each uses
@@ -238,14 +289,50 @@ fn slots(st: &RasterState, obj: &SetupObject, spans: &[Subspan]) -> Slots {
             };
             s.linear[slot] = [lin[1] as f32, lin[2] as f32];
             s.persp[slot] = [(wgt[1] / sum) as f32, (wgt[2] / sum) as f32];
-            let z = f64::from(p.z[0])
-                + l[1] * f64::from(p.z[1] - p.z[0])
-                + l[2] * f64::from(p.z[2] - p.z[0]);
-            s.depth[slot] = z as f32 + obj.depth_bias;
+            s.depth[slot] = depth_at(obj, px, py);
             s.w[slot] = (1.0 / sum) as f32;
         }
     }
     s
+}
+
+/// The object's source depth at (`x`, `y`) pixels.
+fn depth_at(obj: &SetupObject, x: f64, y: f64) -> f32 {
+    let p = &obj.plane;
+    let l = p.lambda(x, y);
+    let z =
+        f64::from(p.z[0]) + l[1] * f64::from(p.z[1] - p.z[0]) + l[2] * f64::from(p.z[2] - p.z[0]);
+    z as f32 + obj.depth_bias
+}
+
+/// Each slot's samples for the output merger: coverage and the depth at
+/// each sample's position (the pixel location when all samples are
+/// there).
+fn sample_dispatch(st: &RasterState, obj: &SetupObject, spans: &[Subspan]) -> SampleDispatch {
+    let (one, off) = sample_grid(st);
+    let positions = sample_positions(st, obj);
+    let mut d = SampleDispatch {
+        count: st.ms.samples,
+        coverage: [0; 32],
+        depth: [[0.0; 8]; 32],
+    };
+    for (k, ss) in spans.iter().enumerate().take(8) {
+        for q in 0..4 {
+            let slot = 4 * k + q;
+            d.coverage[slot] = ss.cover[q];
+            let px = f64::from(ss.x + (q as i32 & 1));
+            let py = f64::from(ss.y + (q as i32 >> 1));
+            for s in 0..usize::from(st.ms.samples).min(8) {
+                let (ox, oy) = positions.as_ref().map_or((off, off), |p| p[s]);
+                d.depth[slot][s] = depth_at(
+                    obj,
+                    px + ox as f64 / one as f64,
+                    py + oy as f64 / one as f64,
+                );
+            }
+        }
+    }
+    d
 }
 
 fn put(regs: &mut Vec<u8>, dw: [u32; 8]) {
@@ -370,7 +457,7 @@ impl<'s> Windower<'s> {
                 // Gen7: a dword per pixel with its covered samples, after
                 // the position offsets (Mesa elk_fs_thread_payload.cpp
                 // setup_fs_payload_gfx6, "MSAA input coverage mask", ver >=
-                // 7): bit 0, the one sample; helpers have none.
+                // 7): bit s for sample s; helpers have none.
                 for g in 0..per / 8 {
                     let at = base + 8 * g;
                     put(
@@ -379,7 +466,7 @@ impl<'s> Windower<'s> {
                             let slot = at + i;
                             spans
                                 .get(slot / 4)
-                                .map_or(0, |ss| u32::from(ss.lit >> (slot % 4) & 1))
+                                .map_or(0, |ss| u32::from(ss.cover[slot % 4]))
                         }),
                     );
                 }
@@ -426,6 +513,7 @@ impl<'s> Windower<'s> {
             depth: s.depth,
             front_facing: !obj.back_facing,
             aa_alpha: obj.aa.as_ref().map(|aa| aa_alpha(st, aa, spans)),
+            samples: (st.ms.samples > 1).then(|| Box::new(sample_dispatch(st, obj, spans))),
         }
     }
 

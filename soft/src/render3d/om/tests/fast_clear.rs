@@ -146,3 +146,27 @@ fn fast_clears_without_an_mcs_or_a_tiled_target_are_refused() {
         assert_eq!(f.rt_bytes(0, 0), pattern(0, 0));
     }
 }
+
+#[test]
+fn compressed_multisampled_targets_are_refused() {
+    use baregpu_hal::gen7::commands::Cmd3dstateMultisample;
+    // 4X everywhere (3DSTATE_MULTISAMPLE code 2, SURFACE_STATE DW4 bit 4
+    // set: Number of Multisamples 2) with MCS Enable: Mesa's CMS.
+    let mut f = target(RGBA8, 2, true, [0; 4], false, false);
+    set(
+        &mut f,
+        &Cmd3dstateMultisample {
+            number_of_multisamples: 2,
+            ..Default::default()
+        },
+    );
+    let at = SURFACES + 0x40 + 16;
+    let v = f.mem.dword(at);
+    assert!(f.mem.set_dword(at, v | 1 << 4));
+    let mut om = f.om().unwrap();
+    let e = f.run(&mut om, &write8(|_| [1.0; 4])).unwrap_err();
+    assert!(
+        matches!(e, crate::eu::send::SendError::Bad(s) if s.contains("compressed multisampled")),
+        "{e:?}"
+    );
+}

@@ -274,6 +274,7 @@ pub(super) fn dispatch() -> PixelDispatch {
         depth: [0.5; 32],
         front_facing: true,
         aa_alpha: None,
+        samples: None,
     }
 }
 

@@ -10,12 +10,13 @@ use crate::eu::send::SendError;
 #[test]
 fn draw_state_beyond_the_model_is_refused_by_new() {
     let mut f = Fixture::new(0x0C7, 4);
+    // 2X is reserved on Gen6.
     let ms = Cmd3dstateMultisample {
-        number_of_multisamples: 2,
+        number_of_multisamples: 1,
         ..Default::default()
     };
     f.packets.set(Cmd3dstateMultisample::NAME, &pack(&ms));
-    assert!(matches!(f.om(), Err(DrawError::Unmodelled(s)) if s.contains("multisampling")));
+    assert!(matches!(f.om(), Err(DrawError::Invalid(s)) if s.contains("reserved")));
 
     // A linear depth buffer does not exist on Gen6 (003 lines 42620-42622).
     let mut f = Fixture::new(0x0C7, 4);
@@ -73,15 +74,6 @@ fn blend_state_beyond_the_model_is_refused_by_the_write() {
                 ..on
             },
             "alpha-to-coverage",
-        ),
-        (
-            0x0C7,
-            4,
-            BlendState {
-                alphatoone_enable: true,
-                ..on
-            },
-            "alpha-to-one",
         ),
         (
             0x0C7,
@@ -153,13 +145,18 @@ fn blend_state_beyond_the_model_is_refused_by_the_write() {
 }
 
 #[test]
-fn a_multisampled_render_target_is_refused() {
+fn a_render_target_whose_sample_count_differs_is_refused() {
     let mut f = Fixture::new(0x0C7, 4);
     // SURFACE_STATE dword 4 bits 6:4 Number of Multisamples (003 SURFACE_STATE).
     let at = SURFACES + 0x40 + 16;
     let dw = f.mem.dword(at);
     assert!(f.mem.set_dword(at, dw | 2 << 4));
-    refused(&mut f, BlendState::default(), "multisampled");
+    // 4X against 3DSTATE_MULTISAMPLE's 1X: they must match.
+    refused(
+        &mut f,
+        BlendState::default(),
+        "Number of Multisamples differs",
+    );
 }
 
 #[test]

@@ -20,7 +20,7 @@ use baregpu_hal::packet::Packet;
 
 use super::{
     Clip, Cull, DrawRect, RasterState, Sf, Viewports, Wm, aa_width, attr_controls, clip_mode, cr0,
-    cull, fill, line_stipple, packet, push_constants, read_dwords, required, single_sample,
+    cull, fill, get, line_stipple, multisample, packet, push_constants, read_dwords, required,
     stipple, subpixel_bits, ufixed, wrap_shortest,
 };
 use crate::render3d::types::{DrawEnv, DrawError};
@@ -203,6 +203,7 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         input_coverage_mask: w.pixel_shader_uses_input_coverage_mask,
         position_offset: p.position_xy_offset_select,
         barycentric_modes: w.barycentric_interpolation_mode,
+        ms_per_pixel: w.multisample_dispatch_mode == 1,
         point_upper_right: w.point_rasterization_rule == 1,
         ms_raster_mode: w.multisample_rasterization_mode,
         legacy_diamond_lines: w.legacy_diamond_line_rasterization,
@@ -224,10 +225,11 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
 
     let ms: Cmd3dstateMultisample =
         packet(env, "3DSTATE_MULTISAMPLE does not decode")?.unwrap_or_default();
-    single_sample(ms.number_of_multisamples)?;
-    // As on SNB: without 3DSTATE_SAMPLE_MASK the one sample is enabled.
+    let multi = multisample(get(env, Cmd3dstateMultisample::NAME), true)?;
+    // Without 3DSTATE_SAMPLE_MASK every sample is enabled (a model choice:
+    // the reset value is not given).
     let sample_mask = packet::<Cmd3dstateSampleMask>(env, "3DSTATE_SAMPLE_MASK does not decode")?
-        .map_or(1, |m| m.sample_mask);
+        .map_or(0xff, |m| m.sample_mask);
     let stipple = stipple(env, wm.polygon_stipple)?;
     // 3DSTATE_WM DW1 bit 3 enables it; the command keeps SNB's pattern and
     // repeat count fields (Mesa gen7.xml).
@@ -285,6 +287,7 @@ pub(super) fn raster_state(env: &DrawEnv<'_>) -> Result<RasterState, DrawError> 
         wm,
         rect,
         ul_corner: ms.pixel_location == 1,
+        ms: multi,
         sample_mask,
         stipple,
         line_stipple,

@@ -170,6 +170,9 @@ pub(crate) struct Wm {
     pub input_coverage_mask: bool,
     pub position_offset: u32,
     pub barycentric_modes: u32,
+    /// Multisample Dispatch Mode MSDISPMODE_PERPIXEL (0 is PERSAMPLE, also
+    /// the normal 1X setting).
+    pub ms_per_pixel: bool,
     /// RASTRULE_UPPER_RIGHT.
     pub point_upper_right: bool,
     pub ms_raster_mode: u32,
@@ -210,6 +213,7 @@ pub(crate) struct RasterState {
     /// 3DSTATE_MULTISAMPLE Pixel Location UL_CORNER (samples at the pixel
     /// corner instead of its centre).
     pub ul_corner: bool,
+    pub ms: Multisample,
     pub sample_mask: u32,
     pub stipple: Option<([u32; 32], u32, u32)>,
     /// 3DSTATE_LINE_STIPPLE when 3DSTATE_WM Line Stipple Enable is set.
@@ -345,14 +349,45 @@ fn cr0(alt: bool, spf: bool, illegal: bool, mask_stack: bool, software: bool) ->
     ]
 }
 
-/// 3DSTATE_MULTISAMPLE: one sample only; Pixel Location UL_CORNER.
-fn single_sample(number_of_multisamples: u32) -> Result<(), DrawError> {
-    if number_of_multisamples != 0 {
-        return Err(DrawError::Unmodelled(
-            "multisampled rasterisation (more than one sample)",
-        ));
+/// 3DSTATE_MULTISAMPLE as the raster stages use it (003 lines 41937-42163;
+/// Gen7's adds 8X and the offsets of samples 4-7 in DW3, Mesa
+/// src/intel/genxml/gen7.xml 3DSTATE_MULTISAMPLE).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Multisample {
+    /// Samples per pixel: 1, 4 or (Gen7) 8.
+    pub samples: u8,
+    /// Sample `k`'s X and Y offset from the pixel's upper-left corner in
+    /// 16ths (U0.4): DW2 holds samples 0-3, DW3 samples 4-7, a byte each,
+    /// X in the high nibble.
+    pub offsets: [(u8, u8); 8],
+}
+
+/// Decodes 3DSTATE_MULTISAMPLE's raw dwords (`None`: not sent, one
+/// sample). Number of Multisamples is log2 of the count: 0 and 2 on SNB,
+/// 3 (8X) on IVB too; the others are reserved.
+pub(crate) fn multisample(raw: Option<&[u32]>, eight: bool) -> Result<Multisample, DrawError> {
+    let Some(dw) = raw else {
+        return Ok(Multisample {
+            samples: 1,
+            ..Default::default()
+        });
+    };
+    let samples = match (dw.get(1).copied().unwrap_or(0) >> 1 & 7, eight) {
+        (0, _) => 1,
+        (2, _) => 4,
+        (3, true) => 8,
+        _ => {
+            return Err(DrawError::Invalid(
+                "3DSTATE_MULTISAMPLE: reserved Number of Multisamples",
+            ));
+        }
+    };
+    let mut offsets = [(0u8, 0u8); 8];
+    for (k, o) in offsets.iter_mut().enumerate() {
+        let b = dw.get(2 + k / 4).copied().unwrap_or(0) >> (8 * (k % 4));
+        *o = ((b >> 4 & 0xf) as u8, (b & 0xf) as u8);
     }
-    Ok(())
+    Ok(Multisample { samples, offsets })
 }
 
 /// The polygon stipple pattern and offset when 3DSTATE_WM enables it.

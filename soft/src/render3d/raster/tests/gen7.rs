@@ -733,7 +733,7 @@ fn gen7_refusals_are_named() {
     let (vs, objs) = scene();
     // A change to a drawable state, and the error it must bring.
     type Case = (fn(&mut Rig7), DrawError);
-    let cases: [Case; 7] = [
+    let cases: [Case; 8] = [
         (
             |r| r.wm.early_depth_stencil_control = 2,
             DrawError::Unmodelled("3DSTATE_WM Early Depth/Stencil Control other than EDSC_NORMAL"),
@@ -759,13 +759,20 @@ fn gen7_refusals_are_named() {
                     ..Default::default()
                 })
             },
-            DrawError::Unmodelled("multisampled rasterisation (more than one sample)"),
+            DrawError::Unmodelled(
+                "per-sample pixel shader dispatch (MSDISPMODE_PERSAMPLE with more than one sample)",
+            ),
         ),
         (
             |r| r.wm.multisample_rasterization_mode = 2,
-            DrawError::Unmodelled(
-                "multisample rasterisation modes other than MSRASTMODE_OFF_PIXEL",
-            ),
+            DrawError::Invalid("3DSTATE_SF and 3DSTATE_WM Multisample Rasterization Modes differ"),
+        ),
+        (
+            |r| {
+                r.wm.multisample_rasterization_mode = 1;
+                r.sf.multisample_rasterization_mode = 1;
+            },
+            DrawError::Invalid("MSRASTMODE_xxx_PATTERN with one sample (UNDEFINED)"),
         ),
         (
             |r| r.sbe.number_of_sf_output_attributes = 33,
@@ -1011,4 +1018,74 @@ fn gen7_line_stipple_decodes_and_draws_as_on_gen6() {
     assert_eq!(p6, p7);
     // The stipple kept some of the 39 pixels, not all.
     assert!(!p7.is_empty() && p7.len() < 39, "{}", p7.len());
+}
+
+/// Ivy Bridge 8X: each sample's coverage at its programmed offset (DW3
+/// holding samples 4-7) against the host's top-left rule, and the input
+/// coverage mask in the payload carrying each pixel's covered samples.
+#[test]
+fn gen7_8x_pattern_coverage_reaches_the_payload() {
+    // Ordered by distance from the centre, as the programming note asks.
+    let offs: [(u8, u8); 8] = [
+        (9, 9),
+        (7, 5),
+        (12, 7),
+        (3, 10),
+        (5, 13),
+        (10, 2),
+        (1, 4),
+        (14, 14),
+    ];
+    let o = |k: usize| (u32::from(offs[k].0), u32::from(offs[k].1));
+    let mut rig = Rig7::new();
+    rig.set(&Cmd3dstateMultisample {
+        number_of_multisamples: 3,
+        sample0_x_offset: o(0).0,
+        sample0_y_offset: o(0).1,
+        sample1_x_offset: o(1).0,
+        sample1_y_offset: o(1).1,
+        sample2_x_offset: o(2).0,
+        sample2_y_offset: o(2).1,
+        sample3_x_offset: o(3).0,
+        sample3_y_offset: o(3).1,
+        sample4_x_offset: o(4).0,
+        sample4_y_offset: o(4).1,
+        sample5_x_offset: o(5).0,
+        sample5_y_offset: o(5).1,
+        sample6_x_offset: o(6).0,
+        sample6_y_offset: o(6).1,
+        sample7_x_offset: o(7).0,
+        sample7_y_offset: o(7).1,
+        ..Default::default()
+    });
+    rig.sf.multisample_rasterization_mode = 3;
+    rig.wm.multisample_rasterization_mode = 3;
+    rig.wm.multisample_dispatch_mode = 1;
+    rig.wm.pixel_shader_uses_input_coverage_mask = true;
+    // R0, R1, four barycentric registers, two of coverage: setup at r8.
+    rig.ps.dispatch_grf_start_register_for_constant_setup_data_0 = 8;
+    let t = rig
+        .run(&super::msaa::tri_vues(), &[tri([0, 1, 2], 0x04, 0)])
+        .unwrap();
+    let partial = super::msaa::check(&t, &offs, 0xff);
+    assert!(partial > 40, "{partial}");
+    for th in &t {
+        let s = th.pixels.samples.as_ref().unwrap();
+        assert_eq!(s.count, 8);
+        for slot in 0..16 {
+            let want = if th.pixels.mask >> slot & 1 != 0 {
+                u32::from(s.coverage[slot])
+            } else {
+                0
+            };
+            assert_eq!(reg_dw(&th.payload, 6 + slot / 8, slot % 8), want);
+        }
+    }
+    // Mode OFF_PATTERN draws triangles the same way.
+    rig.sf.multisample_rasterization_mode = 1;
+    rig.wm.multisample_rasterization_mode = 1;
+    let again = rig
+        .run(&super::msaa::tri_vues(), &[tri([0, 1, 2], 0x04, 0)])
+        .unwrap();
+    assert_eq!(again, t);
 }

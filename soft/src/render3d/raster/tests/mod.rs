@@ -8,6 +8,7 @@ mod coverage;
 mod draw;
 mod gen7;
 mod lines;
+mod msaa;
 mod setup;
 mod windower;
 

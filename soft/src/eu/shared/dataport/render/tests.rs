@@ -89,6 +89,7 @@ fn dispatch() -> PixelDispatch {
         depth: core::array::from_fn(|s| s as f32 / 64.0),
         front_facing: false,
         aa_alpha: None,
+        samples: None,
     }
 }
 
