@@ -1188,6 +1188,17 @@ fn draw_through_gs(
     gs_src: &str,
     expect: &[[[f32; 2]; 3]],
 ) -> Ram {
+    draw_through_gs_with(tris, gs, gs_src, expect, &|_| {})
+}
+
+/// [`draw_through_gs`] after `prepare` wrote to memory.
+fn draw_through_gs_with(
+    tris: &[[[f32; 2]; 3]],
+    gs: Vec<u32>,
+    gs_src: &str,
+    expect: &[[[f32; 2]; 3]],
+    prepare: &dyn Fn(&Ram),
+) -> Ram {
     let ram = Ram::new();
     let (gpu, render) = gpu(&ram);
     const PS_KSP: u32 = 0x1000;
@@ -1198,6 +1209,7 @@ fn draw_through_gs(
     let mut extra = raster_commands(&ram, PS_KSP);
     extra.extend(gs);
     let batch = vs_batch(&ram, &vertices, IDENTITY, true, 0x04, &extra);
+    prepare(&ram);
     submit(&gpu, &ram, &batch, 40);
     assert_eq!(gpu.unmodelled(render), None);
     assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
@@ -1255,33 +1267,57 @@ fn a_gen7_gs_passing_triangles_through_draws_them() {
 }
 
 /// A DUAL_OBJECT GS (two triangles in one thread, one per SIMD4x2 half)
-/// that emits each triangle and a copy moved right: four triangles.
+/// that emits each triangle and a copy moved right by its push constant
+/// (3DSTATE_CONSTANT_GS, in r2 before the vertices): four triangles.
 #[test]
 fn a_dual_object_gen7_gs_emits_two_triangles_per_input() {
-    let dx = 0.5;
+    const GS_CONSTANTS: u32 = 0x300;
+    let dx = 0.5f32;
     let mut src = GS_HEADER.to_string();
     for copy in 0..2 {
         for v in 0..3 {
-            // DUAL_OBJECT: vertex v's attributes in r(2 + 2v) and
-            // r(3 + 2v), object 0 low, object 1 high.
+            // DUAL_OBJECT: vertex v's attributes in r(3 + 2v) and
+            // r(4 + 2v), object 0 low, object 1 high.
             src += &format!(
                 "mov (8|M0) r113.0<1>:ud r{}.0<8;8,1>:ud\n\
                  mov (8|M0) r114.0<1>:ud r{}.0<8;8,1>:ud\n",
-                2 + 2 * v,
-                3 + 2 * v
+                3 + 2 * v,
+                4 + 2 * v
             );
             if copy == 1 {
-                src += &shift_x(dx);
+                src += "add (1|M0) r114.0<1>:f r114.0<0;1,0>:f r2.0<0;1,0>:f {NoMask}\n\
+                        add (1|M0) r114.4<1>:f r114.4<0;1,0>:f r2.0<0;1,0>:f {NoMask}\n";
             }
             src += &gs_emit(3 * copy + v, 0);
         }
     }
     src += &gs_end(6, 6);
-    let ram = draw_through_gs(
+    let mut gs = Vec::new();
+    push(
+        &mut gs,
+        &Cmd3dstatePushConstantAllocGs {
+            constant_buffer_offset: 2,
+            constant_buffer_size: 1,
+        },
+    );
+    push(
+        &mut gs,
+        &Cmd3dstateConstantGs {
+            constant_buffer_0_read_length: 1,
+            pointer_to_constant_buffer_0: u64::from(GS_CONSTANTS),
+            ..Cmd3dstateConstantGs::default()
+        },
+    );
+    gs.extend(gs_state(2, 1, 0x04, 0));
+    let mut consts = [0u32; 8];
+    consts[0] = dx.to_bits();
+    let prepare = |ram: &Ram| ram.put_dw(DYNAMIC + u64::from(GS_CONSTANTS), &consts);
+    let ram = draw_through_gs_with(
         &[TRI_A, TRI_B],
-        gs_state(2, 1, 0x04, 0),
+        gs,
         &src,
         &[TRI_A, TRI_B, shifted(TRI_A, dx), shifted(TRI_B, dx)],
+        &prepare,
     );
     assert_eq!(
         [ram.dw(COUNTS + 0x40), ram.dw(COUNTS + 0x44)],
