@@ -1566,3 +1566,86 @@ fn dual_instance_threads_see_their_instance_numbers() {
     assert_eq!(got, [0, 1, 2, 0xEEEE_EEEE]);
     assert_eq!(gpu.read32(GS_INVOCATION_COUNT), 3);
 }
+
+/// A POINTLIST GS with stream IDs in its control data header (GSCTL_SID,
+/// two bits per vertex): vertex 0 to stream 0, 1 and 2 to stream 1; each
+/// stream has its own SO_DECLs and buffer and counts in its own
+/// registers.
+#[test]
+fn stream_ids_send_gs_vertices_to_their_streams() {
+    let mut src = GS_HEADER.to_string();
+    src += "mov (8|M0) r113.0<1>:ud 0x0:ud {NoMask}\n\
+            mov (1|M0) r113.0<1>:ud 0x14:ud {NoMask}\n\
+            send (8|M0) null:ud r112 urb.write_oword(offset=0, interleave) mlen=2 rlen=0 hdr\n";
+    for v in 0..3 {
+        src += &single_copy(v);
+        src += &gs_emit(v, 1);
+    }
+    src += &gs_end(3, 0);
+    let mut gs = gs_state(0, 1, 0x01, 1);
+    // The GS packet (the last one pushed) with Control Data Format
+    // GSCTL_SID.
+    let at = gs.len() - 7;
+    let mut p = Cmd3dstateGs::unpack(&gs[at..]).unwrap();
+    p.control_data_format = 1;
+    p.pack(&mut gs[at..]).unwrap();
+    let mut so = Vec::new();
+    for k in 0..2u32 {
+        let base = SO0 + 0x1000 * u64::from(k);
+        push(
+            &mut so,
+            &Cmd3dstateSoBuffer {
+                so_buffer_index: k,
+                surface_pitch: 8,
+                surface_base_address: base,
+                surface_end_address: base + 0x100,
+                ..Default::default()
+            },
+        );
+    }
+    push(
+        &mut so,
+        &Cmd3dstateSoDeclList {
+            stream_to_buffer_selects_0: 1,
+            stream_to_buffer_selects_1: 2,
+            num_entries_0: 1,
+            num_entries_1: 1,
+            so_decl_entry: vec![Cmd3dstateSoDeclListSoDeclEntry {
+                stream_0_output_buffer_slot: 0,
+                stream_0_register_index: 1,
+                stream_0_component_mask: 0b0011,
+                stream_1_output_buffer_slot: 1,
+                stream_1_register_index: 1,
+                stream_1_component_mask: 0b0011,
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+    );
+    push(
+        &mut so,
+        &Cmd3dstateStreamout {
+            so_function_enable: true,
+            rendering_disable: true,
+            so_statistics_enable: true,
+            so_buffer_enable_0: true,
+            so_buffer_enable_1: true,
+            ..Default::default()
+        },
+    );
+    let (ram, gpu) = stream_out(&TRI_A, 0x04, (gs, &src), so, [0, 0]);
+    assert_eq!(f32s(&ram, SO0, 2), TRI_A[0].to_vec());
+    assert_eq!(ram.dw(SO0 + 8), 0xEEEE_EEEE, "stream 0 has one point");
+    assert_eq!(f32s(&ram, SO1, 4), [TRI_A[1], TRI_A[2]].concat());
+    assert_eq!(
+        [
+            gpu.read32(SO_WRITE_OFFSET0),
+            gpu.read32(SO_WRITE_OFFSET0 + 4)
+        ],
+        [8, 16]
+    );
+    let per_stream = |reg: u32| [gpu.read32(reg), gpu.read32(reg + 8)];
+    assert_eq!(per_stream(SO_NUM_PRIMS_WRITTEN0), [1, 2]);
+    assert_eq!(per_stream(SO_PRIM_STORAGE_NEEDED0), [1, 2]);
+    assert_eq!(gpu.read32(GS_PRIMITIVES_COUNT), 3);
+}
