@@ -422,6 +422,7 @@ impl Gs7Run {
         let Some(gs) = state(packets, rendering)? else {
             return Ok(None);
         };
+        super::gen7::check_gs_constants(packets)?;
         let per_thread = if gs.dispatch_mode == DUAL_OBJECT
             || (gs.dispatch_mode == DUAL_INSTANCE && gs.instance_control > 0)
         {
