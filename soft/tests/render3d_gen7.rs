@@ -1394,6 +1394,17 @@ fn draw_through_gs(
     gs_src: &str,
     expect: &[[[f32; 2]; 3]],
 ) -> Ram {
+    draw_through_gs_with(tris, gs, gs_src, expect, &|_| {})
+}
+
+/// [`draw_through_gs`] after `prepare` wrote to memory.
+fn draw_through_gs_with(
+    tris: &[[[f32; 2]; 3]],
+    gs: Vec<u32>,
+    gs_src: &str,
+    expect: &[[[f32; 2]; 3]],
+    prepare: &dyn Fn(&Ram),
+) -> Ram {
     let ram = Ram::new();
     let (gpu, render) = gpu(&ram);
     const PS_KSP: u32 = 0x1000;
@@ -1404,6 +1415,7 @@ fn draw_through_gs(
     let mut extra = raster_commands(&ram, PS_KSP);
     extra.extend(gs);
     let batch = vs_batch(&ram, &vertices, IDENTITY, true, 0x04, &extra);
+    prepare(&ram);
     submit(&gpu, &ram, &batch, 40);
     assert_eq!(gpu.unmodelled(render), None);
     assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
@@ -1461,33 +1473,57 @@ fn a_gen7_gs_passing_triangles_through_draws_them() {
 }
 
 /// A DUAL_OBJECT GS (two triangles in one thread, one per SIMD4x2 half)
-/// that emits each triangle and a copy moved right: four triangles.
+/// that emits each triangle and a copy moved right by its push constant
+/// (3DSTATE_CONSTANT_GS, in r2 before the vertices): four triangles.
 #[test]
 fn a_dual_object_gen7_gs_emits_two_triangles_per_input() {
-    let dx = 0.5;
+    const GS_CONSTANTS: u32 = 0x300;
+    let dx = 0.5f32;
     let mut src = GS_HEADER.to_string();
     for copy in 0..2 {
         for v in 0..3 {
-            // DUAL_OBJECT: vertex v's attributes in r(2 + 2v) and
-            // r(3 + 2v), object 0 low, object 1 high.
+            // DUAL_OBJECT: vertex v's attributes in r(3 + 2v) and
+            // r(4 + 2v), object 0 low, object 1 high.
             src += &format!(
                 "mov (8|M0) r113.0<1>:ud r{}.0<8;8,1>:ud\n\
                  mov (8|M0) r114.0<1>:ud r{}.0<8;8,1>:ud\n",
-                2 + 2 * v,
-                3 + 2 * v
+                3 + 2 * v,
+                4 + 2 * v
             );
             if copy == 1 {
-                src += &shift_x(dx);
+                src += "add (1|M0) r114.0<1>:f r114.0<0;1,0>:f r2.0<0;1,0>:f {NoMask}\n\
+                        add (1|M0) r114.4<1>:f r114.4<0;1,0>:f r2.0<0;1,0>:f {NoMask}\n";
             }
             src += &gs_emit(3 * copy + v, 0);
         }
     }
     src += &gs_end(6, 6);
-    let ram = draw_through_gs(
+    let mut gs = Vec::new();
+    push(
+        &mut gs,
+        &Cmd3dstatePushConstantAllocGs {
+            constant_buffer_offset: 2,
+            constant_buffer_size: 1,
+        },
+    );
+    push(
+        &mut gs,
+        &Cmd3dstateConstantGs {
+            constant_buffer_0_read_length: 1,
+            pointer_to_constant_buffer_0: u64::from(GS_CONSTANTS),
+            ..Cmd3dstateConstantGs::default()
+        },
+    );
+    gs.extend(gs_state(2, 1, 0x04, 0));
+    let mut consts = [0u32; 8];
+    consts[0] = dx.to_bits();
+    let prepare = |ram: &Ram| ram.put_dw(DYNAMIC + u64::from(GS_CONSTANTS), &consts);
+    let ram = draw_through_gs_with(
         &[TRI_A, TRI_B],
-        gs_state(2, 1, 0x04, 0),
+        gs,
         &src,
         &[TRI_A, TRI_B, shifted(TRI_A, dx), shifted(TRI_B, dx)],
+        &prepare,
     );
     assert_eq!(
         [ram.dw(COUNTS + 0x40), ram.dw(COUNTS + 0x44)],
@@ -1735,4 +1771,87 @@ fn dual_instance_threads_see_their_instance_numbers() {
     let got: Vec<u32> = (0..4).map(|i| ram.dw(SO0 + 4 * i)).collect();
     assert_eq!(got, [0, 1, 2, 0xEEEE_EEEE]);
     assert_eq!(gpu.read32(GS_INVOCATION_COUNT), 3);
+}
+
+/// A POINTLIST GS with stream IDs in its control data header (GSCTL_SID,
+/// two bits per vertex): vertex 0 to stream 0, 1 and 2 to stream 1; each
+/// stream has its own SO_DECLs and buffer and counts in its own
+/// registers.
+#[test]
+fn stream_ids_send_gs_vertices_to_their_streams() {
+    let mut src = GS_HEADER.to_string();
+    src += "mov (8|M0) r113.0<1>:ud 0x0:ud {NoMask}\n\
+            mov (1|M0) r113.0<1>:ud 0x14:ud {NoMask}\n\
+            send (8|M0) null:ud r112 urb.write_oword(offset=0, interleave) mlen=2 rlen=0 hdr\n";
+    for v in 0..3 {
+        src += &single_copy(v);
+        src += &gs_emit(v, 1);
+    }
+    src += &gs_end(3, 0);
+    let mut gs = gs_state(0, 1, 0x01, 1);
+    // The GS packet (the last one pushed) with Control Data Format
+    // GSCTL_SID.
+    let at = gs.len() - 7;
+    let mut p = Cmd3dstateGs::unpack(&gs[at..]).unwrap();
+    p.control_data_format = 1;
+    p.pack(&mut gs[at..]).unwrap();
+    let mut so = Vec::new();
+    for k in 0..2u32 {
+        let base = SO0 + 0x1000 * u64::from(k);
+        push(
+            &mut so,
+            &Cmd3dstateSoBuffer {
+                so_buffer_index: k,
+                surface_pitch: 8,
+                surface_base_address: base,
+                surface_end_address: base + 0x100,
+                ..Default::default()
+            },
+        );
+    }
+    push(
+        &mut so,
+        &Cmd3dstateSoDeclList {
+            stream_to_buffer_selects_0: 1,
+            stream_to_buffer_selects_1: 2,
+            num_entries_0: 1,
+            num_entries_1: 1,
+            so_decl_entry: vec![Cmd3dstateSoDeclListSoDeclEntry {
+                stream_0_output_buffer_slot: 0,
+                stream_0_register_index: 1,
+                stream_0_component_mask: 0b0011,
+                stream_1_output_buffer_slot: 1,
+                stream_1_register_index: 1,
+                stream_1_component_mask: 0b0011,
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+    );
+    push(
+        &mut so,
+        &Cmd3dstateStreamout {
+            so_function_enable: true,
+            rendering_disable: true,
+            so_statistics_enable: true,
+            so_buffer_enable_0: true,
+            so_buffer_enable_1: true,
+            ..Default::default()
+        },
+    );
+    let (ram, gpu) = stream_out(&TRI_A, 0x04, (gs, &src), so, [0, 0]);
+    assert_eq!(f32s(&ram, SO0, 2), TRI_A[0].to_vec());
+    assert_eq!(ram.dw(SO0 + 8), 0xEEEE_EEEE, "stream 0 has one point");
+    assert_eq!(f32s(&ram, SO1, 4), [TRI_A[1], TRI_A[2]].concat());
+    assert_eq!(
+        [
+            gpu.read32(SO_WRITE_OFFSET0),
+            gpu.read32(SO_WRITE_OFFSET0 + 4)
+        ],
+        [8, 16]
+    );
+    let per_stream = |reg: u32| [gpu.read32(reg), gpu.read32(reg + 8)];
+    assert_eq!(per_stream(SO_NUM_PRIMS_WRITTEN0), [1, 2]);
+    assert_eq!(per_stream(SO_PRIM_STORAGE_NEEDED0), [1, 2]);
+    assert_eq!(gpu.read32(GS_PRIMITIVES_COUNT), 3);
 }

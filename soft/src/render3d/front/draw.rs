@@ -217,7 +217,6 @@ impl Front {
         let prim = if generation == Generation::Gen7 {
             super::gen7::refuse_unmodelled_stages(&self.packets)?;
             super::gen7::check_vs_constants(&self.packets)?;
-            super::gen7::check_gs_constants(&self.packets)?;
             super::gen7::primitive(dw)?
         } else {
             Cmd3dprimitive::unpack(dw)

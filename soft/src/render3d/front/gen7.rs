@@ -12,7 +12,8 @@
 //!   sets it whenever it loads addresses: i965 genX_state_upload.c
 //!   `genX(emit_vertex_buffer_state)`).
 //! - 3DSTATE_URB_VS sizes the VS entries in 512-bit units (minus one); the
-//!   HS, DS and GS entries are kept (their stages are disabled).
+//!   GS's are `gs7`'s, the HS and DS entries are kept (their stages are
+//!   disabled).
 //! - 3DSTATE_CONSTANT_*: four read lengths in 256-bit units, a buffer
 //!   valid when its length is not 0; buffer 0 Dynamic State relative as on
 //!   SNB (i965 genX_state_upload.c `upload_constant_state`: before Gen9

@@ -100,6 +100,13 @@ pub(super) fn state(packets: &Packets, rendering: bool) -> Result<Option<Cmd3dst
             "3DSTATE_GS Include Vertex Handles (pulled GS inputs)",
         ));
     }
+    // What a non-zero increment does to GS_INVOCATION_COUNT is not public
+    // here (crocus leaves it 0): refused rather than guessed.
+    if gs.gs_invocations_increment_value != 0 {
+        return Err(DrawError::Unmodelled(
+            "3DSTATE_GS GS Invocations Increment Value",
+        ));
+    }
     if gs.maximum_number_of_threads >= MAX_THREADS {
         return Err(DrawError::Invalid(
             "GS Maximum Number of Threads above IVB GT1's 36",
@@ -415,6 +422,7 @@ impl Gs7Run {
         let Some(gs) = state(packets, rendering)? else {
             return Ok(None);
         };
+        super::gen7::check_gs_constants(packets)?;
         let per_thread = if gs.dispatch_mode == DUAL_OBJECT
             || (gs.dispatch_mode == DUAL_INSTANCE && gs.instance_control > 0)
         {
@@ -690,6 +698,52 @@ mod tests {
             edges: 0,
             primitive_id: id,
         }
+    }
+
+    fn packets(gs: &Cmd3dstateGs, urb: u32) -> Packets {
+        let mut p = Packets::default();
+        let mut dw = alloc::vec![0u32; gs.dwords()];
+        gs.pack(&mut dw).unwrap();
+        p.set("3DSTATE_GS", &dw);
+        p.set("3DSTATE_URB_GS", &[0x7833_0000, urb]);
+        p
+    }
+
+    #[test]
+    fn state_refuses_what_it_cannot_model_and_checks_the_rules() {
+        let ok = Cmd3dstateGs {
+            output_topology: u32::from(TRILIST),
+            ..gs(DUAL_OBJECT)
+        };
+        assert!(Gs7Run::new(&packets(&ok, 8), 0, true).unwrap().is_some());
+        let handles = Cmd3dstateGs {
+            include_vertex_handles: true,
+            ..ok
+        };
+        assert!(matches!(
+            Gs7Run::new(&packets(&handles, 8), 0, true),
+            Err(DrawError::Unmodelled(_))
+        ));
+        let instanced = Cmd3dstateGs {
+            instance_control: 1,
+            ..ok
+        };
+        assert!(Gs7Run::new(&packets(&instanced, 8), 0, true).is_err());
+        // A 16-byte vertex only with rendering disabled.
+        let small = Cmd3dstateGs {
+            output_vertex_size: 0,
+            ..ok
+        };
+        assert!(Gs7Run::new(&packets(&small, 8), 0, true).is_err());
+        assert!(Gs7Run::new(&packets(&small, 8), 0, false).is_ok());
+        // URB_GS: 12 entries under 9 units is not a multiple of 8; one
+        // entry is less than a DUAL_OBJECT thread holds.
+        assert!(Gs7Run::new(&packets(&ok, 12), 0, true).is_err());
+        assert!(Gs7Run::new(&packets(&ok, 8 << 16 | 1), 0, true).is_err());
+        let g = Gs7Run::new(&packets(&ok, 8 << 16 | 2), 0, true)
+            .unwrap()
+            .unwrap();
+        assert_eq!(g.rows(), 2 * 18);
     }
 
     #[test]
