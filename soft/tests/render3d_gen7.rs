@@ -1012,20 +1012,21 @@ fn y_tiled(x: u32, y: u32) -> u64 {
     (xb / 16) * 512 + u64::from(y) * 16 + xb % 16
 }
 
-#[test]
-fn fast_clears_and_hiz_passes_leave_the_resolved_surfaces() {
+/// The triangle the HiZ scene draws, in pixels.
+const AUX_TRI: [[f32; 2]; 3] = [[2.5, 1.5], [14.5, 1.5], [2.5, 13.5]];
+
+/// Memory and the batch of the HiZ and fast-clear scene (see below).
+fn aux_scene(ram: &Ram) -> Vec<u32> {
     use baregpu_hal::gen7::structs::{DepthStencilState, RenderSurfaceState};
-    let ram = Ram::new();
-    let (gpu, render) = gpu(&ram);
     const PS_KSP: u32 = 0x1000;
     ram.put(KERNELS + u64::from(PS_KSP), &solid_ps([0.0, 1.0, 0.0, 1.0]));
     ram.put(RT, &[0x11; 4096]);
     ram.put(DEPTHBUF, &[0x22; 4096]);
-    let mut b = raster_commands(&ram, PS_KSP);
+    let mut b = raster_commands(ram, PS_KSP);
     // The target again, Y tiled with an MCS and the clear colour (R, G, B,
     // A) = (1, 0, 1, 1).
     pack_at(
-        &ram,
+        ram,
         SURFACES + 0x40,
         &RenderSurfaceState {
             surface_type: 1,
@@ -1081,7 +1082,7 @@ fn fast_clears_and_hiz_passes_leave_the_resolved_surfaces() {
     let ds = [(false, 0), (true, 2), (true, 1)];
     for (k, &(test, func)) in ds.iter().enumerate() {
         pack_at(
-            &ram,
+            ram,
             DYNAMIC + 0x400 + 0x40 * k as u64,
             &DepthStencilState {
                 depth_test_enable: test,
@@ -1156,7 +1157,7 @@ fn fast_clears_and_hiz_passes_leave_the_resolved_surfaces() {
     pass(&mut b, 2, false, resolve, (false, false));
     draw(&mut b, 3);
     pass(&mut b, 0, true, Cmd3dstateWm::default(), (false, true));
-    let tri = [[2.5, 1.5], [14.5, 1.5], [2.5, 13.5]];
+    let tri = AUX_TRI;
     let vertices = [
         [0.0, 0.0],
         [2.0, 0.0],
@@ -1178,7 +1179,15 @@ fn fast_clears_and_hiz_passes_leave_the_resolved_surfaces() {
         0.0,
         1.0,
     ];
-    let batch = vs_batch(&ram, &vertices, consts, false, 0x04, &b);
+    vs_batch(ram, &vertices, consts, false, 0x04, &b)
+}
+
+#[test]
+fn fast_clears_and_hiz_passes_leave_the_resolved_surfaces() {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let tri = AUX_TRI;
+    let batch = aux_scene(&ram);
     submit(&gpu, &ram, &batch, 40);
     assert_eq!(gpu.unmodelled(render), None);
     assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
@@ -1196,6 +1205,59 @@ fn fast_clears_and_hiz_passes_leave_the_resolved_surfaces() {
             let z = f32::from_bits(ram.dw(DEPTHBUF + y_tiled(x, y)));
             assert_eq!(z, if inside { 0.0 } else { 0.75 }, "depth at ({x}, {y})");
         }
+    }
+}
+
+/// A small xorshift generator for the mutation test.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Real Ivy Bridge 3D batches with a few bits of their commands or of the
+/// state they point at changed at random: whatever the change, the model
+/// finishes, refuses or stops within its budget, never panics, and keeps
+/// answering MMIO. The seeds are the igt-style copy and the HiZ and
+/// fast-clear scene.
+#[test]
+fn mutated_gen7_3d_batches_never_panic() {
+    let mut rng = Rng(0x3D_5EED);
+    for round in 0..160 {
+        let ram = Ram::new();
+        let (gpu, render) = gpu(&ram);
+        let mut batch = if round % 2 == 0 {
+            rendercopy(&ram, (3, 2), (10, 7), (12, 5))
+        } else {
+            aux_scene(&ram)
+        };
+        for _ in 0..1 + rng.next() % 4 {
+            let k = (rng.next() % batch.len() as u64) as usize;
+            batch[k] ^= 1 << (rng.next() % 32);
+            if rng.next() % 3 == 0 {
+                batch[k] = rng.next() as u32;
+            }
+        }
+        // The state the batch points at: dynamic state, surface state.
+        for _ in 0..rng.next() % 3 {
+            let area = if rng.next() % 2 == 0 {
+                DYNAMIC
+            } else {
+                SURFACES
+            };
+            let at = area + 4 * (rng.next() % 0x200);
+            let v = ram.dw(at) ^ 1 << (rng.next() % 32);
+            ram.put_dw(at, &[v]);
+        }
+        submit(&gpu, &ram, &batch, 4);
+        // Still a device: its registers answer.
+        let _ = gpu.unmodelled(render);
+        let _ = gpu.read32(0x2348);
     }
 }
 
