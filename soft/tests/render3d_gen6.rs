@@ -1002,7 +1002,7 @@ fn mutated_gen6_3d_batches_never_panic() {
         for _ in 0..1 + rng.next() % 4 {
             let k = (rng.next() % batch.len() as u64) as usize;
             batch[k] ^= 1 << (rng.next() % 32);
-            if rng.next() % 3 == 0 {
+            if rng.next().is_multiple_of(3) {
                 batch[k] = rng.next() as u32;
             }
         }

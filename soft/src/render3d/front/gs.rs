@@ -153,6 +153,39 @@ pub(super) struct GsObject {
     pub primitive_id: u32,
 }
 
+/// The objects of the fetched primitives (instance, vertices), in order,
+/// appended to `out`, PrimitiveID counting from 0 in each instance; the
+/// answer is IA_PRIMITIVES_COUNT's share the VF's object count leaves out
+/// (the QUADSTRIP and LINELOOP objects only the GS makes). Shared by the
+/// Gen6 and Gen7 GS stages.
+pub(super) fn all_objects(
+    topology: u8,
+    primitives: &[(u32, Vec<u32>)],
+    reorder: bool,
+    discard_adjacency: bool,
+    out: &mut Vec<GsObject>,
+) -> Result<u64, DrawError> {
+    let mut instance = None;
+    let mut id = 0;
+    let mut vf_only = 0;
+    for (i, v) in primitives {
+        if instance != Some(*i) {
+            instance = Some(*i);
+            id = 0;
+        }
+        let before = out.len();
+        objects(topology, v, reorder, discard_adjacency, id, out)?;
+        let made = out.len() - before;
+        id += made as u32;
+        vf_only += match topology {
+            QUADSTRIP => made as u64,
+            LINELOOP => made.saturating_sub(1) as u64,
+            _ => 0,
+        };
+    }
+    Ok(vf_only)
+}
+
 /// The objects of one primitive (between cuts and instance ends) as the
 /// GS hands them to threads (003 lines 34395-34560). `first_id` is the
 /// PrimitiveID of its first object (PrimitiveID counts objects from 0 in
@@ -534,30 +567,13 @@ impl GsRun {
         topology: u8,
         primitives: &[(u32, Vec<u32>)],
     ) -> Result<(), DrawError> {
-        let mut instance = None;
-        let mut id = 0;
-        for (i, v) in primitives {
-            if instance != Some(*i) {
-                instance = Some(*i);
-                id = 0;
-            }
-            let before = self.objects.len();
-            objects(
-                topology,
-                v,
-                self.gs.reorder_enable,
-                self.gs.discard_adjacency,
-                id,
-                &mut self.objects,
-            )?;
-            let made = self.objects.len() - before;
-            id += made as u32;
-            self.vf_only += match topology {
-                QUADSTRIP => made as u64,
-                LINELOOP => made.saturating_sub(1) as u64,
-                _ => 0,
-            };
-        }
+        self.vf_only += all_objects(
+            topology,
+            primitives,
+            self.gs.reorder_enable,
+            self.gs.discard_adjacency,
+            &mut self.objects,
+        )?;
         Ok(())
     }
 

@@ -49,7 +49,7 @@ use baregpu_hal::gen7::commands::{Cmd3dstateGs, Cmd3dstateUrbGs};
 use baregpu_isa::IsaGen;
 
 use super::assemble::{self, prim::*};
-use super::gs::{FFID_GS, GsObject, objects, valid_output};
+use super::gs::{FFID_GS, GsObject, all_objects, valid_output};
 use super::thread::{Stop, general};
 use crate::eu::array::{Bindings, EuArray, ProgramCache, ThreadStart};
 use crate::eu::shared::sampler::SamplerSource;
@@ -458,30 +458,13 @@ impl Gs7Run {
         topology: u8,
         primitives: &[(u32, Vec<u32>)],
     ) -> Result<(), DrawError> {
-        let mut instance = None;
-        let mut id = 0;
-        for (i, v) in primitives {
-            if instance != Some(*i) {
-                instance = Some(*i);
-                id = 0;
-            }
-            let before = self.objects.len();
-            objects(
-                topology,
-                v,
-                self.gs.reorder_enable,
-                self.gs.discard_adjacency,
-                id,
-                &mut self.objects,
-            )?;
-            let made = self.objects.len() - before;
-            id += made as u32;
-            self.vf_only += match topology {
-                QUADSTRIP => made as u64,
-                LINELOOP => made.saturating_sub(1) as u64,
-                _ => 0,
-            };
-        }
+        self.vf_only += all_objects(
+            topology,
+            primitives,
+            self.gs.reorder_enable,
+            self.gs.discard_adjacency,
+            &mut self.objects,
+        )?;
         self.threads = threads(
             self.gs.dispatch_mode,
             self.objects.len(),
