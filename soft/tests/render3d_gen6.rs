@@ -1007,7 +1007,7 @@ fn mutated_gen6_3d_batches_never_panic() {
             }
         }
         for _ in 0..rng.next() % 3 {
-            let area = if rng.next() % 2 == 0 {
+            let area = if rng.next().is_multiple_of(2) {
                 DYNAMIC
             } else {
                 SURFACES

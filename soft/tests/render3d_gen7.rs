@@ -1245,7 +1245,7 @@ fn mutated_gen7_3d_batches_never_panic() {
         }
         // The state the batch points at: dynamic state, surface state.
         for _ in 0..rng.next() % 3 {
-            let area = if rng.next() % 2 == 0 {
+            let area = if rng.next().is_multiple_of(2) {
                 DYNAMIC
             } else {
                 SURFACES
