@@ -32,10 +32,19 @@
 //! writes the clear value with the stencil as the state says, a resolve
 //! with HiZ on changes nothing.
 //!
+//! Colour dithering (BLEND_STATE Color Dither Enable, with its X and Y
+//! Dither Offsets) adds the 4x4 dither matrix's value at the pixel below
+//! each UNORM channel's least significant bit before truncating (003 lines
+//! 45147-45213; `RtFormat::encode_dithered`); Mesa's GL drivers enable it
+//! whenever GL_DITHER is on, its default [ext: mesa
+//! src/gallium/drivers/crocus/crocus_state.c, BLEND_STATE_ENTRY
+//! ColorDitherEnable from the blend state's dither].
+//!
 //! Refused (a draw error from `new`, a send error from a write), never
 //! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
 //! multisampled render targets), alpha-to-coverage (forbidden with 1X,
-//! 003 lines 44755-44756) and alpha-to-one, dithering, render targets
+//! 003 lines 44755-44756) and alpha-to-one, colour dithering with a logic
+//! op or with blending while the round-disable function is on, render targets
 //! other than 2D (arrays, 3D, cube,
 //! buffers) and their X/Y offsets and rotation, depth buffer arrays, depth
 //! or stencil enabled without a buffer that has them (UNDEFINED, 003 lines
@@ -62,7 +71,7 @@ use baregpu_isa::IsaGen;
 
 use crate::eu::send::SendError;
 use crate::eu::shared::multisample::{MsLayout, sample_location};
-use crate::eu::shared::render_target::{Class, RtFormat, pixel_xy, render_surface};
+use crate::eu::shared::render_target::{Class, RtFormat, dither, pixel_xy, render_surface};
 use crate::eu::shared::surface::{MipLevel, Surface};
 use crate::eu::shared::{DispatchFlags, GfxMemory, PixelBackend, PixelDispatch, RtWrite};
 use crate::render3d::types::{DrawEnv, DrawError, Packets};
@@ -315,8 +324,26 @@ impl OutputMerger {
                 "BLEND_STATE: alpha-to-coverage dithering is not modelled (the manual gives no dither)",
             ));
         }
-        if b.color_dither_enable {
-            return Err(bad("BLEND_STATE: colour dithering is not modelled"));
+        // Colour dithering is modelled (`store_colour`) but for two cases
+        // the manual leaves open: with a logic op (it does not say whether
+        // the dithered or the undithered colour is combined), and with
+        // blending while COLOR_CALC_STATE's round-disable function is on:
+        // "dithering is cancelled based on the data used by blend to avoid
+        // drift" (003 lines 45385-45389), with no rule for when.
+        if b.color_dither_enable && b.logic_op_enable {
+            return Err(bad(
+                "BLEND_STATE: colour dithering with a logic op is not modelled",
+            ));
+        }
+        if b.color_dither_enable
+            && b.color_buffer_blend_enable
+            && !self
+                .color_calc
+                .is_some_and(|c| c.round_disable_function_disable)
+        {
+            return Err(bad(
+                "BLEND_STATE: colour dithering with blending while the round-disable function is on (the manual gives no rule)",
+            ));
         }
         if b.color_buffer_blend_enable && b.logic_op_enable {
             return Err(bad(
@@ -558,6 +585,10 @@ impl OutputMerger {
         if x >= l.width || y >= l.height {
             return Ok(());
         }
+        // The pixel's dither value, from its screen coordinates.
+        let dither = b
+            .color_dither_enable
+            .then(|| dither(x, y, b.x_dither_offset, b.y_dither_offset));
         let (sx, sy, slice) = sample_location(t.layout, t.samples, x, y, sample);
         let l = if slice == 0 {
             *l
@@ -625,12 +656,20 @@ impl OutputMerger {
             if b.post_blend_color_clamp_enable {
                 out = blend::clamp4(out, range);
             }
-            f.encode(out.map(f32::to_bits))
+            encode(f, out.map(f32::to_bits), dither)
         } else {
-            f.encode(clamp_src(b, f, src))
+            encode(f, clamp_src(b, f, src), dither)
         };
         f.write_fields(&mut px[..bpp], fields, enable);
         memory.write(at, &px[..bpp]).map_err(fault)
+    }
+}
+
+/// A colour as the target stores it, dithered with `dither` when given.
+fn encode(f: &RtFormat, rgba: [u32; 4], dither: Option<u32>) -> [u32; 4] {
+    match dither {
+        Some(d) => f.encode_dithered(rgba, d),
+        None => f.encode(rgba),
     }
 }
 

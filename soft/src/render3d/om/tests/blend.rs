@@ -446,3 +446,101 @@ fn srgb_targets_blend_in_linear_space() {
     }
     assert!(compared > 24);
 }
+
+/// The dither matrix as the manual prints it (003 lines 45195-45209; the
+/// dropped digit of its last row restored: every value 0-15 once), rows
+/// by y, columns by x.
+const DITHER: [[u32; 4]; 4] = [[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]];
+
+#[test]
+fn dithering_adds_the_matrix_below_the_channels_lsb() {
+    use baregpu_hal::gen6::structs::ColorCalcState;
+    // B5G6R5 (5, 6, 5 bits) and B8G8R8A8: every channel between two codes,
+    // dithered at each pixel of the 4 x 2 block of `write8`, with offsets.
+    for (format, bpp, bits) in [(0x100u32, 2u64, [5u32, 6, 5, 0]), (0x0C0, 4, [8, 8, 8, 8])] {
+        for (xo, yo) in [(0u32, 0u32), (3, 1)] {
+            for blending in [false, true] {
+                let mut f = Fixture::new(format, bpp);
+                f.blend(
+                    0,
+                    &BlendState {
+                        color_dither_enable: true,
+                        x_dither_offset: xo,
+                        y_dither_offset: yo,
+                        // ONE / ZERO: blending that leaves the source.
+                        color_buffer_blend_enable: blending,
+                        source_blend_factor: 0x01,
+                        destination_blend_factor: 0x11,
+                        source_alpha_blend_factor: 0x01,
+                        destination_alpha_blend_factor: 0x11,
+                        ..Default::default()
+                    },
+                );
+                f.color_calc(&ColorCalcState {
+                    round_disable_function_disable: true,
+                    ..Default::default()
+                });
+                f.depth_stencil(&Default::default());
+                let rgba = [0.3f32, 0.55, 0.81, 0.47];
+                let mut om = f.om().unwrap();
+                f.run(&mut om, &write8(|_| rgba)).unwrap();
+                for s in 0..8 {
+                    let (x, y) = xy8(s);
+                    let d = DITHER[((y as u32 + yo) & 3) as usize][((x as u32 + xo) & 3) as usize];
+                    // Red, green, blue (and alpha): floor(v * max * 16) + d,
+                    // over 16.
+                    let want: Vec<u64> = (0..4)
+                        .map(|c| {
+                            let b = bits[c];
+                            if b == 0 {
+                                return 0;
+                            }
+                            let max = ((1u64 << b) - 1) as f64;
+                            ((f64::from(rgba[c]) * max * 16.0).floor() as u64 + u64::from(d)) >> 4
+                        })
+                        .collect();
+                    let px = f.rt_bytes(x, y);
+                    let word = px.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
+                    let got = if bpp == 2 {
+                        // B5G6R5: blue 4:0, green 10:5, red 15:11.
+                        vec![word >> 11 & 31, word >> 5 & 63, word & 31, 0]
+                    } else {
+                        // B8G8R8A8: blue byte 0, green 1, red 2, alpha 3.
+                        vec![word >> 16 & 255, word >> 8 & 255, word & 255, word >> 24]
+                    };
+                    assert_eq!(
+                        got, want,
+                        "format {format:#x} offsets ({xo}, {yo}) blending {blending} pixel ({x}, {y})"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_dither_value_of_8_encodes_as_without_dithering() {
+    use crate::eu::shared::render_target::RtFormat;
+    // The dither values spread the codes around the rounded one: with d = 8
+    // the truncated sum is round-to-nearest, ties up, for every UNORM
+    // width and sRGB.
+    let mut rng = Rng(77);
+    for code in [0x0C0u32, 0x0C1, 0x100, 0x102, 0x104, 0x0D1, 0x0C2] {
+        let f = RtFormat::of(code).unwrap();
+        for k in 0..2000 {
+            let v: [u32; 4] = core::array::from_fn(|c| {
+                match (k + c) % 5 {
+                    0 => 0.5f32,
+                    1 => (rng.next() as u32 % 256) as f32 / 255.0,
+                    _ => rng.float(-0.1, 1.1),
+                }
+                .to_bits()
+            });
+            assert_eq!(
+                f.encode_dithered(v, 8),
+                f.encode(v),
+                "format {code:#x} {v:x?}"
+            );
+        }
+    }
+}

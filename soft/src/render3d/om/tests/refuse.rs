@@ -78,8 +78,11 @@ fn blend_state_beyond_the_model_is_refused_by_the_write() {
         (
             0x0C7,
             4,
+            // Dithering with blending and the round-disable function on
+            // (COLOR_CALC_STATE zero): the manual gives no rule.
             BlendState {
                 color_dither_enable: true,
+                color_buffer_blend_enable: true,
                 ..on
             },
             "dither",

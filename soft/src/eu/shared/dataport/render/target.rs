@@ -196,6 +196,37 @@ impl RtFormat {
         f
     }
 
+    /// [`encode`](Self::encode) with colour dithering (003 lines
+    /// 45147-45163): a UNORM channel is taken with four bits below its
+    /// least significant one, the dither value `d` (0-15, [`dither`]) is
+    /// added there and the sum truncated to the channel's bits. Those four
+    /// bits are the value's own, truncated (a model choice: the manual
+    /// shows the bits but not how they are formed); then a `d` of 8 is the
+    /// undithered rounding to nearest. Other classes have no truncated
+    /// bits and encode as without dithering.
+    pub fn encode_dithered(&self, rgba: [u32; 4], d: u32) -> [u32; 4] {
+        if self.class != Class::Unorm {
+            return self.encode(rgba);
+        }
+        let mut f = [0u32; 4];
+        for (ch, out) in f.iter_mut().enumerate() {
+            let bits = self.bits(ch);
+            if bits == 0 {
+                continue;
+            }
+            let mut v = f32::from_bits(rgba[ch]);
+            if self.srgb && ch < 3 {
+                v = srgb_encode(v);
+            }
+            // NaN stores 0, as without dithering.
+            let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+            let max = (1u64 << bits) - 1;
+            let fixed = (f64::from(v) * max as f64 * 16.0) as u64;
+            *out = ((fixed + u64::from(d & 15)) >> 4).min(max) as u32;
+        }
+        f
+    }
+
     /// The colour a stored pixel holds, as the shader would send it:
     /// floats for UNORM, SNORM and FLOAT (sRGB decoded), integers for
     /// UINT and SINT. Channels the format lacks read 0, alpha 1 (003 lines
@@ -305,6 +336,18 @@ fn snorm(f: f32, bits: u32) -> u32 {
 }
 
 /// The sRGB encoding of a linear value in [0, 1].
+/// The dither value of render-target pixel (x, y) with BLEND_STATE's X
+/// and Y Dither Offsets: the two low bits of the offset coordinates pick a
+/// column (x) and a row (y) of the 4x4 Dither Constant matrix (003 lines
+/// 45154-45160, the matrix in Figure 8-1, lines 45195-45209). The text
+/// prints the last row as "3 7 13 5"; the matrix holds each of 0-15 once
+/// (the ordered-dither pattern), so its first entry is 15, a digit the
+/// text dropped.
+pub(crate) fn dither(x: u32, y: u32, x_offset: u32, y_offset: u32) -> u32 {
+    const MATRIX: [[u32; 4]; 4] = [[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]];
+    MATRIX[(y.wrapping_add(y_offset) & 3) as usize][(x.wrapping_add(x_offset) & 3) as usize]
+}
+
 fn srgb_encode(x: f32) -> f32 {
     if x.is_nan() {
         return 0.0;
