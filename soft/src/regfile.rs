@@ -144,6 +144,30 @@ impl RegFile {
         self.slot_mut(offset).value = value;
     }
 
+    /// A value loaded by a context restore: a masked register takes the bits
+    /// its write enables select (the image holds masked writes), any other
+    /// register the value as it is, whatever its software access.
+    pub fn restore(&mut self, offset: u32, value: u32) {
+        let slot = self.slot_mut(offset);
+        slot.value = match slot.access {
+            Access::Masked => {
+                let mask = value >> 16;
+                (slot.value & !mask) | (value & mask & 0xffff)
+            }
+            _ => value,
+        };
+    }
+
+    /// The value a context save writes: a masked register with every write
+    /// enable set, so that restoring it gives back the same bits.
+    pub fn saved_value(&self, offset: u32) -> u32 {
+        match self.slot(offset) {
+            Some(s) if s.access == Access::Masked => 0xffff_0000 | (s.value & 0xffff),
+            Some(s) => s.value,
+            None => 0,
+        }
+    }
+
     /// Hardware-side read of the raw value.
     pub fn get(&self, offset: u32) -> u32 {
         self.slot(offset).map_or(0, |s| s.value)

@@ -1,0 +1,635 @@
+//! The Gen12.5 (DG2) software GPU through its public interface: the BAR and
+//! its 64-bit GGTT, execlist submission of hand-built logical ring contexts on
+//! the render, blitter and compute engines, the context status buffer and the
+//! interrupt tree, MI commands through the GGTT, the four-level PPGTT and local
+//! memory, and the errors the engine reports (page faults, unknown and refused
+//! commands).
+//!
+//! The context images follow the register-state layout of Linux i915
+//! (gt/intel_lrc_reg.h: CTX_RING_HEAD at dword 5, CTX_RING_TAIL 7,
+//! CTX_RING_START 9, CTX_RING_CTL 11, the second MI_LOAD_REGISTER_IMM header
+//! at 0x21 with CTX_PDP0_UDW/LDW values at 0x31/0x33), built here by hand.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use baregpu_hal::{BusError, ConfigSpace, Generation, MemoryBus, Mmio};
+use baregpu_soft::SoftGpu;
+
+/// Sparse system memory: any address below 1 TiB, zero until written.
+#[derive(Default)]
+struct Ram(Mutex<BTreeMap<u64, Box<[u8; 4096]>>>);
+
+const RAM_LIMIT: u64 = 1 << 40;
+
+impl MemoryBus for Ram {
+    fn read(&self, phys: u64, buf: &mut [u8]) -> Result<(), BusError> {
+        if phys + buf.len() as u64 > RAM_LIMIT {
+            return Err(BusError { phys });
+        }
+        let pages = self.0.lock().unwrap();
+        for (k, b) in buf.iter_mut().enumerate() {
+            let at = phys + k as u64;
+            *b = pages
+                .get(&(at >> 12))
+                .map_or(0, |p| p[(at & 0xfff) as usize]);
+        }
+        Ok(())
+    }
+    fn write(&self, phys: u64, data: &[u8]) -> Result<(), BusError> {
+        if phys + data.len() as u64 > RAM_LIMIT {
+            return Err(BusError { phys });
+        }
+        let mut pages = self.0.lock().unwrap();
+        for (k, b) in data.iter().enumerate() {
+            let at = phys + k as u64;
+            pages.entry(at >> 12).or_insert_with(|| Box::new([0; 4096]))[(at & 0xfff) as usize] =
+                *b;
+        }
+        Ok(())
+    }
+}
+
+fn tables() -> &'static baregpu_hal::reflect::GenTables {
+    Generation::Gen12_5.tables()
+}
+
+/// A register's offset by its name in the gen12.5 tables (engine-relative
+/// for engine registers).
+fn reg(name: &str) -> u32 {
+    tables()
+        .register(name)
+        .unwrap_or_else(|| panic!("no {name}"))
+        .offset
+}
+
+fn base(engine: &str) -> u32 {
+    tables().engine_base(engine).unwrap()
+}
+
+const GGTT: u32 = 8 << 20;
+
+/// MI headers (hal gen12.5 mi.toml): opcode in 28:23, DWord Length = total - 2.
+const fn mi(opcode: u32, total_dwords: u32) -> u32 {
+    (opcode << 23) | (total_dwords.saturating_sub(2))
+}
+const MI_NOOP: u32 = 0;
+const MI_USER_INTERRUPT: u32 = 0x02 << 23;
+const MI_BATCH_BUFFER_END: u32 = 0x0a << 23;
+/// MI_STORE_DATA_IMM with Use Global GTT (bit 22), one data dword.
+const SDI_GGTT: u32 = mi(0x20, 4) | 1 << 22;
+const SDI_PPGTT: u32 = mi(0x20, 4);
+/// MI_BATCH_BUFFER_START, bit 8 the PPGTT; bit 22 a second-level batch.
+const BB_START: u32 = mi(0x31, 3);
+const BB_PPGTT: u32 = 1 << 8;
+const BB_SECOND_LEVEL: u32 = 1 << 22;
+/// MI_LOAD_REGISTER_IMM header with Add CS MMIO Start Offset (bit 19), as i915
+/// writes context images on Gen11+.
+const fn lri(pairs: u32) -> u32 {
+    (0x22 << 23) | 1 << 19 | (2 * pairs - 1)
+}
+/// MI_CONDITIONAL_BATCH_BUFFER_END, GGTT, compare operation 4 (continue while equal).
+const CBBE_EQUAL: u32 = mi(0x36, 4) | 1 << 22 | 4 << 12;
+/// MI_MATH (refused by the model), one ALU dword.
+const MI_MATH: u32 = (0x1a << 23) | 1;
+
+/// Descriptor bits (Xe xe_lrc.c): valid, legacy 64-bit addressing, privilege;
+/// the software context ID in 54:39 (xe_execlist.c XEHP_SW_CTX_ID).
+fn descriptor(lrca: u64, id: u32) -> u64 {
+    lrca | 1 | 3 << 3 | 1 << 8 | u64::from(id) << 39
+}
+
+/// CSB layout (i915 intel_execlists_submission.c, Xe_HP): "to" ID in low
+/// 25:10, "away" ID in high 25:10, new queue in high bit 1.
+fn csb(to: u32, away: u32, new_queue: bool) -> (u32, u32) {
+    (to << 10, away << 10 | u32::from(new_queue) << 1)
+}
+const IDLE: u32 = 0xffff;
+
+struct Dg2 {
+    ram: &'static Ram,
+    gpu: SoftGpu<&'static Ram>,
+    /// Next free physical page and GGTT page.
+    next_phys: u64,
+    next_gfx: u64,
+}
+
+impl Dg2 {
+    fn new() -> Self {
+        let ram: &'static Ram = Box::leak(Box::default());
+        let gpu = SoftGpu::new(Generation::Gen12_5, ram).expect("DG2 model");
+        Self {
+            ram,
+            gpu,
+            next_phys: 0x1_0000_0000,
+            next_gfx: 0x10_0000,
+        }
+    }
+
+    fn ggtt_map(&self, gfx: u64, pte: u64) {
+        let at = GGTT + (gfx >> 12) as u32 * 8;
+        self.gpu.write32(at, pte as u32);
+        self.gpu.write32(at + 4, (pte >> 32) as u32);
+    }
+
+    /// A fresh system page, mapped in the GGTT: (graphics, physical).
+    fn page(&mut self) -> (u64, u64) {
+        let (gfx, phys) = (self.next_gfx, self.next_phys);
+        self.next_gfx += 0x1000;
+        self.next_phys += 0x1000;
+        self.ggtt_map(gfx, phys | 1);
+        (gfx, phys)
+    }
+
+    fn phys_page(&mut self) -> u64 {
+        let p = self.next_phys;
+        self.next_phys += 0x1000;
+        p
+    }
+
+    fn write(&self, phys: u64, dwords: &[u32]) {
+        for (k, d) in dwords.iter().enumerate() {
+            self.ram.write_u32(phys + 4 * k as u64, *d).unwrap();
+        }
+    }
+
+    fn read(&self, phys: u64) -> u32 {
+        self.ram.read_u32(phys).unwrap()
+    }
+
+    fn write64(&self, phys: u64, v: u64) {
+        self.write(phys, &[v as u32, (v >> 32) as u32]);
+    }
+}
+
+/// A hand-built logical ring context: its image (status page + register
+/// state) and a one-page ring, on `engine`.
+struct Ctx {
+    lrca: u64,
+    state_phys: u64,
+    pphwsp_phys: u64,
+    ring_gfx: u64,
+    ring_phys: u64,
+    tail: u32,
+    id: u32,
+}
+
+impl Ctx {
+    fn new(g: &mut Dg2, engine: &'static str, id: u32, pml4: u64) -> Self {
+        let (lrca, pphwsp_phys) = g.page();
+        let (_, state_phys) = g.page();
+        let (ring_gfx, ring_phys) = g.page();
+        let b = base(engine);
+        let mut state = vec![0u32; 0x40];
+        // First list: CONTEXT_CONTROL, RING_HEAD, RING_TAIL, RING_START, RING_CTL
+        // at the positions of intel_lrc_reg.h, then BB_ADDR_UDW and BB_ADDR.
+        state[1] = lri(7);
+        let ring = [
+            (0x244, 0xffff_0000),
+            (reg("RING_HEAD"), 0),
+            (reg("RING_TAIL"), 0),
+            (reg("RING_START"), ring_gfx as u32),
+            // One page, Ring Valid (RING_CTL_SIZE(4096) | RING_VALID).
+            (reg("RING_CTL"), 1),
+            (reg("RING_BBADDR_UDW"), 0),
+            (reg("RING_BBADDR"), 0),
+        ];
+        for (k, (r, v)) in ring.iter().enumerate() {
+            state[2 + 2 * k] = b + r;
+            state[3 + 2 * k] = *v;
+        }
+        // Second list at 0x21: CTX_TIMESTAMP, then PDP3..PDP0 upper/lower; PDP0
+        // holds the PML4 (ASSIGN_CTX_PML4).
+        state[0x21] = lri(9);
+        state[0x22] = b + reg("RING_CTX_TIMESTAMP");
+        for n in 0..4u32 {
+            let k = 0x24 + 4 * (3 - n) as usize;
+            state[k] = b + 0x270 + 8 * n + 4;
+            state[k + 2] = b + 0x270 + 8 * n;
+        }
+        state[0x31] = (pml4 >> 32) as u32;
+        state[0x33] = pml4 as u32;
+        g.write(state_phys, &state);
+        assert_eq!(state[5], 0, "CTX_RING_HEAD");
+        Self {
+            lrca,
+            state_phys,
+            pphwsp_phys,
+            ring_gfx,
+            ring_phys,
+            tail: 0,
+            id,
+        }
+    }
+
+    /// Appends commands to the ring (padding to a qword) and sets the image's tail.
+    fn emit(&mut self, g: &Dg2, dwords: &[u32]) {
+        let mut all = dwords.to_vec();
+        if all.len() % 2 == 1 {
+            all.push(MI_NOOP);
+        }
+        g.write(self.ring_phys + u64::from(self.tail), &all);
+        self.tail += 4 * all.len() as u32;
+        g.write(self.state_phys + 7 * 4, &[self.tail]);
+    }
+
+    fn desc(&self) -> u64 {
+        descriptor(self.lrca, self.id)
+    }
+}
+
+/// Sets the engine's status page, then submits up to two contexts.
+fn submit(g: &Dg2, engine: &str, hwsp_gfx: u64, contexts: &[&Ctx]) {
+    let b = base(engine);
+    g.gpu.write32(b + reg("RING_HWS_PGA"), hwsp_gfx as u32);
+    // Execlists: GEN11_GFX_DISABLE_LEGACY_MODE (masked), as Xe's __start_lrc.
+    g.gpu
+        .write32(b + reg("RING_MODE_GEN7"), (1 << 3) << 16 | 1 << 3);
+    let sq = b + reg("RING_EXECLIST_SQ_CONTENTS");
+    for k in 0..2u32 {
+        let d = contexts.get(k as usize).map_or(0, |c| c.desc());
+        g.gpu.write32(sq + 8 * k, d as u32);
+        g.gpu.write32(sq + 8 * k + 4, (d >> 32) as u32);
+    }
+    g.gpu.write32(b + reg("RING_EXECLIST_CONTROL"), 1);
+}
+
+/// The CSB entries written so far, read from the status page (entry 0 first).
+fn csb_entries(g: &Dg2, hwsp_phys: u64, n: usize) -> Vec<(u32, u32)> {
+    (0..n)
+        .map(|k| {
+            let at = hwsp_phys + 4 * (0x10 + 2 * k as u64);
+            (g.read(at), g.read(at + 4))
+        })
+        .collect()
+}
+
+/// Enables every engine interrupt bit the model raises (user 0, error 3,
+/// notify 4, context switch 8) and both master enables, as i915's
+/// gen11_gt_irq_postinstall and dg1_irq_postinstall do.
+fn enable_interrupts(g: &Dg2) {
+    let irqs = 1 | 1 << 3 | 1 << 4 | 1 << 8;
+    for r in [
+        "GEN11_RENDER_COPY_INTR_ENABLE",
+        "GEN11_VCS_VECS_INTR_ENABLE",
+        "GEN12_CCS_RSVD_INTR_ENABLE",
+    ] {
+        g.gpu.write32(reg(r), irqs << 16 | irqs);
+    }
+    for r in [
+        "GEN11_RCS0_RSVD_INTR_MASK",
+        "GEN11_BCS_RSVD_INTR_MASK",
+        "GEN12_CCS0_CCS1_INTR_MASK",
+    ] {
+        g.gpu.write32(reg(r), !(irqs << 16 | irqs));
+    }
+    for e in ["render", "blitter", "compute"] {
+        g.gpu.write32(base(e) + reg("RING_IMR"), !irqs);
+    }
+    g.gpu.write32(reg("GEN11_GFX_MSTR_IRQ"), 1 << 31);
+    g.gpu.write32(reg("DG1_MSTR_TILE_INTR"), 1 << 31);
+}
+
+/// Takes engine interrupts the way i915's gen11_gt_irq_handler does: the
+/// bank's pending bits, each one's identity through the selector, the bank
+/// cleared. Returns (DW0 bit, identity) pairs.
+fn take_interrupts(g: &Dg2) -> Vec<(u32, u32)> {
+    let dw0 = g.gpu.read32(reg("GEN11_GT_INTR_DW0"));
+    let mut out = vec![];
+    for bit in (0..32).filter(|b| dw0 >> b & 1 == 1) {
+        g.gpu.write32(reg("GEN11_IIR_REG_SELECTOR0"), 1 << bit);
+        let ident = g.gpu.read32(reg("GEN11_INTR_IDENTITY_REG0"));
+        g.gpu.write32(reg("GEN11_INTR_IDENTITY_REG0"), ident);
+        out.push((bit, ident));
+    }
+    g.gpu.write32(reg("GEN11_GT_INTR_DW0"), dw0);
+    out
+}
+
+#[test]
+fn dg2_is_created_with_a_16_mib_bar_and_64_bit_ggtt_entries() {
+    let g = Dg2::new();
+    assert_eq!(g.gpu.bar_size(), 16 << 20);
+    assert_eq!(g.gpu.config_read32(0), 0x56a0_8086);
+    // GMCH_CTRL GGMS (bits 7:6) = 3: 8 MiB of entries.
+    assert_eq!(g.gpu.config_read32(0x50) >> 6 & 3, 3);
+    assert_eq!(g.gpu.local_memory_size(), 256 << 20);
+    // A PTE at GGTT + 8 * page reads back whole, both halves.
+    g.ggtt_map(0x5000, 0x12_3456_7003);
+    assert_eq!(g.gpu.read32(GGTT + 5 * 8), 0x3456_7003);
+    assert_eq!(g.gpu.read32(GGTT + 5 * 8 + 4), 0x12);
+    // Other generations have no local memory.
+    let older = SoftGpu::new(Generation::Gen7, g.ram).unwrap();
+    assert_eq!(older.local_memory_size(), 0);
+}
+
+/// On each of RCS, BCS and CCS: a context whose ring stores a dword through
+/// the GGTT and raises a user interrupt; the CSB shows the context starting
+/// and completing, the interrupt tree the engine's vector, and the image the
+/// saved RING_HEAD.
+#[test]
+fn a_submitted_context_runs_its_ring_and_reports_in_the_csb() {
+    for (engine, class, dw_bit) in [("render", 0, 0), ("blitter", 3, 15), ("compute", 5, 4)] {
+        let mut g = Dg2::new();
+        enable_interrupts(&g);
+        let (hwsp_gfx, hwsp_phys) = g.page();
+        let (dst_gfx, dst_phys) = g.page();
+        let mut ctx = Ctx::new(&mut g, engine, 7, 0);
+        ctx.emit(
+            &g,
+            &[
+                SDI_GGTT,
+                dst_gfx as u32 + 8,
+                (dst_gfx >> 32) as u32,
+                0xc0ff_ee00 | class,
+                MI_USER_INTERRUPT,
+            ],
+        );
+        submit(&g, engine, hwsp_gfx, &[&ctx]);
+        g.gpu.run(100);
+        assert_eq!(g.read(dst_phys + 8), 0xc0ff_ee00 | class, "{engine}");
+        assert_eq!(
+            csb_entries(&g, hwsp_phys, 2),
+            vec![csb(7, IDLE, true), csb(IDLE, 7, false)],
+            "{engine}"
+        );
+        let b = base(engine);
+        // Write pointer 1 (entry 1 last written) in the register and the status page.
+        assert_eq!(g.gpu.read32(b + reg("RING_CONTEXT_STATUS_PTR")) & 0xf, 1);
+        assert_eq!(g.read(hwsp_phys + 4 * 0x2f), 1);
+        // The save wrote RING_HEAD (= the tail) at CTX_RING_HEAD.
+        assert_eq!(g.read(ctx.state_phys + 5 * 4), ctx.tail, "{engine}");
+        // The interrupt: both masters, the engine's DW0 bit, its identity.
+        assert!(g.gpu.intx_asserted(), "{engine}");
+        assert_eq!(g.gpu.read32(reg("GEN11_GFX_MSTR_IRQ")), 1 << 31 | 1);
+        let taken = take_interrupts(&g);
+        assert_eq!(
+            taken,
+            vec![(dw_bit, 1 << 31 | class << 16 | 1 << 8 | 1)],
+            "{engine}: context switch and user interrupt"
+        );
+        assert!(!g.gpu.intx_asserted(), "{engine}: acknowledged");
+    }
+}
+
+/// Two elements: the second runs when the first completes (CSB: start,
+/// switch, idle), each saved with its own head.
+#[test]
+fn the_second_element_runs_after_the_first() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, hwsp_phys) = g.page();
+    let (dst_gfx, dst_phys) = g.page();
+    let mut a = Ctx::new(&mut g, "render", 1, 0);
+    let mut b = Ctx::new(&mut g, "render", 2, 0);
+    a.emit(&g, &[SDI_GGTT, dst_gfx as u32, 0, 0xa]);
+    b.emit(
+        &g,
+        &[SDI_GGTT, dst_gfx as u32 + 4, 0, 0xb, MI_NOOP, MI_NOOP],
+    );
+    submit(&g, "render", hwsp_gfx, &[&a, &b]);
+    g.gpu.run(100);
+    assert_eq!((g.read(dst_phys), g.read(dst_phys + 4)), (0xa, 0xb));
+    assert_eq!(
+        csb_entries(&g, hwsp_phys, 3),
+        vec![csb(1, IDLE, true), csb(2, 1, false), csb(IDLE, 2, false)]
+    );
+    assert_eq!(g.read(a.state_phys + 5 * 4), a.tail);
+    assert_eq!(g.read(b.state_phys + 5 * 4), b.tail);
+}
+
+/// A context waiting in a batch on a memory dword (MI_CONDITIONAL_BATCH_BUFFER_END
+/// in a loop) is submitted again with more commands: a lite restore (CSB to =
+/// away = the context, new queue). When the dword changes the batch ends and
+/// the ring goes on to the new tail.
+#[test]
+fn resubmitting_the_running_context_is_a_lite_restore() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, hwsp_phys) = g.page();
+    let (flag_gfx, flag_phys) = g.page();
+    let (loop_gfx, loop_phys) = g.page();
+    // Loop: continue while the flag equals 0, then start over.
+    g.write(
+        loop_phys,
+        &[
+            CBBE_EQUAL,
+            0,
+            flag_gfx as u32,
+            0,
+            BB_START,
+            loop_gfx as u32,
+            0,
+            MI_BATCH_BUFFER_END,
+        ],
+    );
+    let mut ctx = Ctx::new(&mut g, "render", 5, 0);
+    ctx.emit(&g, &[BB_START, loop_gfx as u32, 0]);
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(50);
+    assert_eq!(csb_entries(&g, hwsp_phys, 1), vec![csb(5, IDLE, true)]);
+    // More work behind the loop, submitted again.
+    ctx.emit(&g, &[SDI_GGTT, flag_gfx as u32 + 4, 0, 0x1234]);
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(50);
+    assert_eq!(csb_entries(&g, hwsp_phys, 2)[1], csb(5, 5, true));
+    assert_eq!(g.read(flag_phys + 4), 0, "still looping");
+    g.write(flag_phys, &[1]);
+    g.gpu.run(50);
+    assert_eq!(g.read(flag_phys + 4), 0x1234, "the resampled tail ran");
+    assert_eq!(csb_entries(&g, hwsp_phys, 3)[2], csb(IDLE, 5, false));
+}
+
+/// Builds a four-level PPGTT in system memory mapping `va` to `phys`.
+fn map_ppgtt(g: &mut Dg2, pml4: u64, va: u64, phys: u64) {
+    let mut table = pml4;
+    for level in 0..3 {
+        let index = (va >> (39 - 9 * level)) & 0x1ff;
+        let at = table + 8 * index;
+        let entry = g.read(at) as u64 | (g.read(at + 4) as u64) << 32;
+        table = if entry & 1 == 1 {
+            entry & 0x3fff_ffff_f000
+        } else {
+            let next = g.phys_page();
+            g.write64(at, next | 3);
+            next
+        };
+    }
+    g.write64(table + 8 * ((va >> 12) & 0x1ff), phys | 3);
+}
+
+/// A PPGTT batch at a 48-bit address chains to a second one, which starts a
+/// second-level batch; stores through the PPGTT land where the context's
+/// page tables say, and the first batch carries on after the second level.
+#[test]
+fn ppgtt_batches_chain_and_store_at_48_bit_addresses() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let pml4 = g.phys_page();
+    let va = |n: u64| 0x7f12_3450_0000 + n * 0x20_1000;
+    let pages: Vec<u64> = (0..4).map(|_| g.phys_page()).collect();
+    for (n, p) in pages.iter().enumerate() {
+        map_ppgtt(&mut g, pml4, va(n as u64), *p);
+    }
+    let lo = |a: u64| a as u32;
+    let hi = |a: u64| (a >> 32) as u32;
+    let data = va(3);
+    // Batch 0: a store, then chain (bit 22 clear) to batch 1.
+    g.write(
+        pages[0],
+        &[
+            SDI_PPGTT,
+            lo(data),
+            hi(data),
+            0x11,
+            BB_START | BB_PPGTT,
+            lo(va(1)),
+            hi(va(1)),
+        ],
+    );
+    // Batch 1: second-level batch 2, then a store after it returns, then end.
+    g.write(
+        pages[1],
+        &[
+            BB_START | BB_PPGTT | BB_SECOND_LEVEL,
+            lo(va(2)),
+            hi(va(2)),
+            SDI_PPGTT,
+            lo(data + 8),
+            hi(data + 8),
+            0x33,
+            MI_BATCH_BUFFER_END,
+        ],
+    );
+    // Batch 2: a store; its Use Global GTT bit is ignored in a PPGTT batch.
+    g.write(
+        pages[2],
+        &[
+            SDI_GGTT,
+            lo(data + 4),
+            hi(data + 4),
+            0x22,
+            MI_BATCH_BUFFER_END,
+        ],
+    );
+    let mut ctx = Ctx::new(&mut g, "blitter", 9, pml4);
+    ctx.emit(&g, &[BB_START | BB_PPGTT, lo(va(0)), hi(va(0))]);
+    submit(&g, "blitter", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    let got: Vec<u32> = (0..3).map(|k| g.read(pages[3] + 4 * k)).collect();
+    assert_eq!(got, vec![0x11, 0x22, 0x33]);
+    assert_eq!(g.gpu.stats().batches, 3);
+    assert_eq!(g.gpu.stats().errors, 0);
+    // The last batch started is reported in RING_BBADDR / _UDW.
+    let b = base("blitter");
+    assert_eq!(g.gpu.read32(b + reg("RING_BBADDR")), lo(va(2)));
+    assert_eq!(g.gpu.read32(b + reg("RING_BBADDR_UDW")), hi(va(2)));
+}
+
+/// A store to an unmapped PPGTT address stops the engine with a page fault:
+/// the fault registers as i915 reads them, EIR's page-table bit, the CS error
+/// interrupt; the context does not complete. A GDRST of the engine's domain
+/// clears it.
+#[test]
+fn an_unmapped_ppgtt_address_is_a_reported_fault() {
+    let mut g = Dg2::new();
+    enable_interrupts(&g);
+    let (hwsp_gfx, hwsp_phys) = g.page();
+    let pml4 = g.phys_page();
+    let mapped = g.phys_page();
+    map_ppgtt(&mut g, pml4, 0x4000_0000, mapped);
+    let bad = 0xabcd_e000_1000u64;
+    let mut ctx = Ctx::new(&mut g, "compute", 3, pml4);
+    ctx.emit(
+        &g,
+        &[
+            SDI_PPGTT,
+            0x4000_0000,
+            0,
+            1,
+            SDI_PPGTT,
+            bad as u32,
+            (bad >> 32) as u32,
+            2,
+        ],
+    );
+    submit(&g, "compute", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    assert_eq!(g.read(mapped), 1, "the mapped store ran");
+    let b = base("compute");
+    assert_eq!(g.gpu.read32(b + reg("RING_EIR")), 1 << 4);
+    let fault = g.gpu.read32(reg("GEN12_RING_FAULT_REG"));
+    assert_eq!(fault & 1, 1, "valid");
+    assert_eq!(fault >> 11 & 1, 0, "PPGTT");
+    assert_eq!(fault >> 12 & 7, 5, "the compute class");
+    assert_eq!(
+        g.gpu.read32(reg("GEN12_FAULT_TLB_DATA0")),
+        (bad >> 12) as u32
+    );
+    let data1 = g.gpu.read32(reg("GEN12_FAULT_TLB_DATA1"));
+    assert_eq!((data1 & 0xf, data1 >> 4 & 1), ((bad >> 44) as u32, 0));
+    // Only the start: the context never completed.
+    assert_eq!(csb_entries(&g, hwsp_phys, 2)[1], (0, 0));
+    let taken = take_interrupts(&g);
+    assert_eq!(taken, vec![(4, 1 << 31 | 5 << 16 | 1 << 8 | 1 << 3)]);
+    // Reset of the render domain (which holds CCS): the engine is clean again.
+    g.gpu.write32(b + reg("RING_RESET_CTL"), 1 << 16 | 1);
+    assert_eq!(
+        g.gpu.read32(b + reg("RING_RESET_CTL")) & 2,
+        2,
+        "ready to reset"
+    );
+    g.gpu.write32(reg("GEN6_GDRST"), 1 << 1);
+    assert_eq!(g.gpu.read32(reg("GEN6_GDRST")), 0, "reset done");
+    assert_eq!(g.gpu.read32(b + reg("RING_EIR")), 0);
+    assert_eq!(g.gpu.stats().resets, 2, "render and compute");
+}
+
+/// An unknown header is an instruction error with the header in IPEHR; a
+/// known command the model does not execute is refused by name.
+#[test]
+fn unknown_and_unmodelled_commands_stop_the_engine_visibly() {
+    for (cmd, name) in [(0x1f80_0000u32, None), (MI_MATH, Some("MI_MATH"))] {
+        let mut g = Dg2::new();
+        let (hwsp_gfx, _) = g.page();
+        let (dst_gfx, dst_phys) = g.page();
+        let mut ctx = Ctx::new(&mut g, "render", 4, 0);
+        ctx.emit(&g, &[cmd, 0, SDI_GGTT, dst_gfx as u32, 0, 5]);
+        submit(&g, "render", hwsp_gfx, &[&ctx]);
+        g.gpu.run(100);
+        let b = base("render");
+        assert_eq!(g.gpu.read32(b + reg("RING_EIR")), 1, "{cmd:#x}");
+        assert_eq!(g.gpu.read32(b + reg("RING_IPEHR")), cmd);
+        assert_eq!(g.gpu.unmodelled(0), name);
+        let shown = g.gpu.read32(b + baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND);
+        assert_eq!(shown, if name.is_some() { cmd } else { 0 });
+        assert_eq!(g.read(dst_phys), 0, "nothing after it ran");
+        // ACTHD points at the command (ring start + 0).
+        assert_eq!(g.gpu.read32(b + reg("RING_ACTHD")), ctx.ring_gfx as u32);
+    }
+}
+
+/// GGTT entries with the local-memory bit reach device memory: a store lands
+/// there and reads back through BAR2; the per-process status page of
+/// MI_STORE_DATA_INDEX is page 0 of the context image.
+#[test]
+fn local_memory_and_the_per_process_status_page() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    // GGTT page 0x80_0000 -> local memory 0x30000 (bit 1, GEN12_GGTT_PTE_LM).
+    g.ggtt_map(0x80_0000, 0x3_0000 | 1 << 1 | 1);
+    let mut ctx = Ctx::new(&mut g, "render", 6, 0);
+    // MI_STORE_DATA_INDEX (opcode 0x21), per-process (bit 21), offset 0x100.
+    let sdi_index = mi(0x21, 3) | 1 << 21;
+    ctx.emit(
+        &g,
+        &[SDI_GGTT, 0x80_0010, 0, 0x600d, sdi_index, 0x100, 0x77],
+    );
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    let mut b = [0u8; 4];
+    assert!(g.gpu.read_local(0x3_0010, &mut b));
+    assert_eq!(u32::from_le_bytes(b), 0x600d);
+    assert_eq!(g.read(ctx.pphwsp_phys + 0x100), 0x77);
+    assert!(g.gpu.write_local(0x3_0020, &[1, 2, 3, 4]));
+    assert!(!g.gpu.read_local(256 << 20, &mut b), "past the end");
+    assert_eq!(g.gpu.stats().errors, 0);
+}
