@@ -633,3 +633,105 @@ fn local_memory_and_the_per_process_status_page() {
     assert!(!g.gpu.read_local(256 << 20, &mut b), "past the end");
     assert_eq!(g.gpu.stats().errors, 0);
 }
+
+/// MI_SEMAPHORE_WAIT in polling mode holds the engine (RING_CTL's semaphore
+/// wait bit set, nothing after it runs) until the dword passes the compare.
+#[test]
+fn a_polling_semaphore_wait_holds_the_engine_until_memory_passes() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, hwsp_phys) = g.page();
+    let (sem_gfx, sem_phys) = g.page();
+    // GGTT (22), polling (15), SAD_EQUAL_SDD (4 << 12), five dwords.
+    let wait = mi(0x1c, 5) | 1 << 22 | 1 << 15 | 4 << 12;
+    let mut ctx = Ctx::new(&mut g, "render", 8, 0);
+    ctx.emit(
+        &g,
+        &[
+            wait,
+            3,
+            sem_gfx as u32,
+            0,
+            0,
+            SDI_GGTT,
+            sem_gfx as u32 + 4,
+            0,
+            0x5e,
+        ],
+    );
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    let ctl = base("render") + reg("RING_CTL");
+    assert_ne!(g.gpu.read32(ctl) & 1 << 10, 0, "waiting");
+    assert_eq!(g.read(sem_phys + 4), 0);
+    g.write(sem_phys, &[2]);
+    g.gpu.run(100);
+    assert_eq!(g.read(sem_phys + 4), 0, "2 is not 3");
+    g.write(sem_phys, &[3]);
+    g.gpu.run(100);
+    assert_eq!(g.read(sem_phys + 4), 0x5e);
+    assert_eq!(g.gpu.read32(ctl) & 1 << 10, 0);
+    assert_eq!(csb_entries(&g, hwsp_phys, 2)[1], csb(IDLE, 8, false));
+}
+
+/// MI_ATOMIC with inline operands: ADD on local memory returning the old
+/// value to CS_GPR4 (stored out with MI_STORE_REGISTER_MEM), a qword INC on
+/// system memory; an ADD towards system memory is refused (the hardware has
+/// only MOVE, INC and DEC there).
+#[test]
+fn mi_atomic_adds_and_increments_where_the_hardware_allows() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let (sys_gfx, sys_phys) = g.page();
+    g.ggtt_map(0x90_0000, 0x4_0000 | 1 << 1 | 1);
+    assert!(g.gpu.write_local(0x4_0000, &10u32.to_le_bytes()));
+    g.write(sys_phys, &[0xffff_ffff, 0]);
+    // GGTT (22), inline data (18), return data (16), opcode in 15:8; eleven dwords.
+    let atomic =
+        |size: u32, op: u32| mi(0x2f, 11) | 1 << 22 | size << 19 | 1 << 18 | 1 << 16 | op << 8;
+    let add = atomic(0, 0x07);
+    let inc8 = atomic(1, 0x25);
+    let gpr4 = base("render") + reg("GEN8_RING_CS_GPR") + 8 * 4;
+    let srm = mi(0x24, 4) | 1 << 22;
+    let mut ctx = Ctx::new(&mut g, "render", 10, 0);
+    #[rustfmt::skip]
+    ctx.emit(&g, &[
+        add, 0x90_0000, 0, 5, 0, 0, 0, 0, 0, 0, 0,
+        srm, gpr4, sys_gfx as u32 + 16, 0,
+        inc8, sys_gfx as u32, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        add, sys_gfx as u32 + 8, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+    ]);
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    let mut b = [0u8; 4];
+    assert!(g.gpu.read_local(0x4_0000, &mut b));
+    assert_eq!(u32::from_le_bytes(b), 15);
+    assert_eq!(g.read(sys_phys + 16), 10, "the old value came back in GPR4");
+    assert_eq!(
+        (g.read(sys_phys), g.read(sys_phys + 4)),
+        (0, 1),
+        "qword INC"
+    );
+    assert_eq!(
+        g.gpu.unmodelled(0),
+        Some("MI_ATOMIC arithmetic on system memory")
+    );
+    assert_eq!(g.read(sys_phys + 8), 0);
+}
+
+/// Without execlists (RING_MODE Disable Legacy Mode clear) a RING_TAIL write
+/// that would start a valid ring is ring-buffer submission, which the model
+/// refuses visibly.
+#[test]
+fn ring_buffer_submission_is_refused() {
+    let g = Dg2::new();
+    let b = base("blitter");
+    g.gpu.write32(b + reg("RING_CTL"), 1);
+    g.gpu.write32(b + reg("RING_TAIL"), 0);
+    assert_eq!(g.gpu.unmodelled(1), None, "an empty ring starts nothing");
+    g.gpu.write32(b + reg("RING_TAIL"), 0x40);
+    assert_eq!(
+        g.gpu.unmodelled(1),
+        Some("ring buffer submission (RING_MODE Disable Legacy Mode clear)")
+    );
+    assert_eq!(g.gpu.read32(b + reg("RING_EIR")), 1);
+}

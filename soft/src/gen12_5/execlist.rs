@@ -346,8 +346,11 @@ impl<B: MemoryBus> Device<B> {
                 continue;
             }
             n += 1;
-            if let Err(h) = self.step(i) {
-                self.halt(i, h);
+            match self.step(i) {
+                Ok(true) => {}
+                // Waiting on a semaphore: try again on the next run.
+                Ok(false) => break,
+                Err(h) => self.halt(i, h),
             }
         }
     }

@@ -12,15 +12,22 @@
 //! MI_LOAD_REGISTER_REG, MI_USER_INTERRUPT, MI_FLUSH_DW and PIPE_CONTROL
 //! post-sync writes (immediate data, timestamp) and notify, MI_COPY_MEM_MEM,
 //! MI_CONDITIONAL_BATCH_BUFFER_END (the compare operations, not the
-//! semaphore-register or mask modes). MI_ARB_CHECK and MI_ARB_ON_OFF have no
-//! effect: the model never preempts in the middle of a ring.
+//! semaphore-register or mask modes), MI_SEMAPHORE_WAIT in polling mode
+//! (memory or register; the engine waits with RING_CTL bit 10 set),
+//! MI_ATOMIC on dwords and qwords (the integer operations). MI_ARB_CHECK and
+//! MI_ARB_ON_OFF have no effect: the model never preempts in the middle of a
+//! ring.
 //!
 //! Refused (the engine stops with an instruction error naming the command,
 //! `SOFT_UNMODELLED_COMMAND` showing its header): every other command of the
-//! tables (MI_MATH, MI_ATOMIC, MI_SEMAPHORE_WAIT, MI_SET_PREDICATE, the 3D,
-//! compute and video commands ...), and forms of the executed ones the model
-//! does not do (predication, nested batches, MMIO remapping, PS depth count,
-//! an LRI post-sync). A header no table knows is an instruction error.
+//! tables (MI_MATH, whose ALU semantics no source in hand states,
+//! MI_SET_PREDICATE, MI_SEMAPHORE_SIGNAL, MI_UPDATE_GTT, the 3D, compute and
+//! video commands ...), and forms of the executed ones the model does not do
+//! (predication, nested batches, MMIO remapping, PS depth count, an LRI
+//! post-sync, a semaphore wait in signal mode that does not pass, MI_ATOMIC
+//! octword, float and compare-write operations, or arithmetic towards system
+//! memory, which the hardware lacks). A header no table knows is an
+//! instruction error.
 
 use alloc::vec::Vec;
 
@@ -49,6 +56,8 @@ pub enum Op {
     PipeControl,
     CopyMemMem,
     ConditionalBatchEnd,
+    SemaphoreWait,
+    Atomic,
     NoEffect,
 }
 
@@ -68,6 +77,8 @@ fn op_of(name: &str) -> Option<Op> {
         "PIPE_CONTROL" => Op::PipeControl,
         "MI_COPY_MEM_MEM" => Op::CopyMemMem,
         "MI_CONDITIONAL_BATCH_BUFFER_END" => Op::ConditionalBatchEnd,
+        "MI_SEMAPHORE_WAIT" => Op::SemaphoreWait,
+        "MI_ATOMIC" => Op::Atomic,
         // Arbitration points: no preemption inside a ring in the model.
         "MI_ARB_CHECK" | "MI_ARB_ON_OFF" => Op::NoEffect,
         _ => return None,
@@ -101,6 +112,24 @@ fn required(op: Op) -> &'static [F] {
             F::CompareAddress,
             F::CompareOperation,
             F::UseGlobalGtt,
+        ],
+        Op::SemaphoreWait => &[
+            F::SemaphoreDataDword,
+            F::SemaphoreAddress,
+            F::CompareOperation,
+            F::WaitMode,
+            F::RegisterPollMode,
+            F::UseGlobalGtt,
+        ],
+        Op::Atomic => &[
+            F::MemoryAddress,
+            F::AtomicOpcode,
+            F::DataSize,
+            F::InlineData,
+            F::ReturnDataControl,
+            F::UseGlobalGtt,
+            F::Operand1DataDword0,
+            F::Operand1DataDword1,
         ],
         Op::BatchEnd | Op::LoadRegisterImm | Op::UserInterrupt | Op::NoEffect => &[],
     }
@@ -164,6 +193,8 @@ impl CommandSet {
 const MAX_COMMAND: usize = 258;
 /// Graphics addresses are 48 bits (canonical upper bits ignored).
 const VA_MASK: u64 = 0xffff_ffff_ffff;
+/// RING_CTL bit 10: the ring waits on a semaphore (hal RING_CTL semaphore_wait).
+const SEMAPHORE_WAIT: u32 = 1 << 10;
 /// MI_MODE bit 12: nested batch buffers (TGL_NESTED_BB_EN).
 const NESTED_BB_ENABLE: u32 = 1 << 12;
 
@@ -189,8 +220,9 @@ impl<B: MemoryBus> Device<B> {
             .map_err(|f| Halt::of(f, 0))
     }
 
-    /// Fetches, decodes and executes one command of engine `i`.
-    pub(super) fn step(&mut self, i: usize) -> Result<(), Halt> {
+    /// Fetches, decodes and executes one command of engine `i`; `Ok(false)`:
+    /// the engine waits at the command (a semaphore that has not passed).
+    pub(super) fn step(&mut self, i: usize) -> Result<bool, Halt> {
         let base = self.engines[i].base;
         let batch = self.state[i].batch;
         let start = self.regs.get(base + self.er.start);
@@ -206,7 +238,7 @@ impl<B: MemoryBus> Device<B> {
         result
     }
 
-    fn decode_and_execute(&mut self, i: usize, set: &CommandSet, dw0: u32) -> Result<(), Halt> {
+    fn decode_and_execute(&mut self, i: usize, set: &CommandSet, dw0: u32) -> Result<bool, Halt> {
         let (cmd, op) = match set.identify(self.tables, dw0) {
             None => return Err(Halt::InstructionError { dw0 }),
             Some(Err(info)) => {
@@ -223,10 +255,17 @@ impl<B: MemoryBus> Device<B> {
         for k in 1..len.min(MAX_COMMAND) {
             dw.push(self.fetch(i, k as u32)?);
         }
+        // RING_CTL bit 10 (RING_WAIT_SEMAPHORE) shows a waiting engine.
+        let ctl = self.engines[i].base + self.er.ctl;
+        if op == Op::SemaphoreWait && !self.semaphore_passes(i, cmd, &dw)? {
+            self.regs.set(ctl, self.regs.get(ctl) | SEMAPHORE_WAIT);
+            return Ok(false);
+        }
+        self.regs.set(ctl, self.regs.get(ctl) & !SEMAPHORE_WAIT);
         self.advance(i, len as u32);
         self.stats.commands += 1;
         self.timestamp += 1;
-        self.execute(i, cmd, op, &dw)
+        self.execute(i, cmd, op, &dw).map(|()| true)
     }
 
     /// Moves the stream past a command of `len` dwords.
@@ -386,6 +425,126 @@ impl<B: MemoryBus> Device<B> {
                 self.write(i, dst, f(F::DestinationMemoryAddress).unwrap_or(0), value)?;
             }
             Op::ConditionalBatchEnd => self.conditional_end(i, c, dw)?,
+            // The wait was decided before the command advanced.
+            Op::SemaphoreWait => {}
+            Op::Atomic => self.atomic(i, c, dw)?,
+        }
+        Ok(())
+    }
+
+    /// MI_SEMAPHORE_WAIT (manual 004 lines 28332-28433): the semaphore
+    /// (the dword at the address, or with Register Poll Mode the register
+    /// whose offset is in bits 22:2) compared with the data. In polling mode
+    /// the engine retries until it passes; signal mode, which switches the
+    /// context out to wait for MI_SEMAPHORE_SIGNAL, is refused when the
+    /// compare fails.
+    fn semaphore_passes(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<bool, Halt> {
+        let f = |x: F| field(c, dw, x);
+        let addr = f(F::SemaphoreAddress).unwrap_or(0);
+        let sad = if f(F::RegisterPollMode) == Some(1) {
+            self.read_register(addr as u32 & 0x7f_fffc)
+        } else {
+            let space = self.space(i, f(F::UseGlobalGtt));
+            self.read(i, space, addr)?
+        };
+        let data = f(F::SemaphoreDataDword).unwrap_or(0) as u32;
+        match compare(f(F::CompareOperation), sad, data) {
+            None => Err(self.refuse(dw, "a reserved compare operation")),
+            Some(true) => Ok(true),
+            Some(false) if f(F::WaitMode) == Some(1) => Ok(false),
+            Some(false) => Err(self.refuse(dw, "MI_SEMAPHORE_WAIT signal mode")),
+        }
+    }
+
+    /// MI_ATOMIC (manual 004 lines 26535-26699) on a dword or qword: the
+    /// operands inline (Operand1 in DW3/DW5) or in CS_GPR0 (Operand1); the
+    /// value before the operation returned to CS_GPR4 with Return Data
+    /// Control. Towards system memory only MOVE, INC and DEC exist (the
+    /// programming note); octwords, float and compare-write operations and
+    /// the post-sync form are refused.
+    fn atomic(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
+        let f = |x: F| field(c, dw, x);
+        if f(F::PostSyncOperation) == Some(1) {
+            return Err(self.refuse(dw, "MI_ATOMIC as a post-sync operation"));
+        }
+        let opcode = f(F::AtomicOpcode).unwrap_or(0) as u32;
+        let qword = match (f(F::DataSize), opcode & !0x20) {
+            (_, op) if !(0x1..=0xd).contains(&op) || op == 0x9 => {
+                return Err(self.refuse(dw, "MI_ATOMIC float, compare-write or reserved operation"));
+            }
+            (Some(0), _) if opcode & 0x20 == 0 => false,
+            (Some(1), _) if opcode & 0x20 != 0 => true,
+            _ => return Err(self.refuse(dw, "MI_ATOMIC data size other than its opcode's")),
+        };
+        let op = opcode & !0x20;
+        // MOVE (4), INC (5), DEC (6) are the system-memory atomics.
+        let addr = f(F::MemoryAddress).unwrap_or(0) & VA_MASK;
+        let space = self.space(i, f(F::UseGlobalGtt));
+        let at = self
+            .memory(i)
+            .translate(space, addr)
+            .map_err(|e| Halt::of(e, dw[0]))?;
+        if matches!(at, super::memory::Location::System(_)) && !(4..=6).contains(&op) {
+            return Err(self.refuse(dw, "MI_ATOMIC arithmetic on system memory"));
+        }
+        let gpr = self.engines[i].base + self.er.gpr;
+        let gpr_read = |d: &Self, n: u32| {
+            u64::from(d.regs.get(gpr + 8 * n)) | u64::from(d.regs.get(gpr + 8 * n + 4)) << 32
+        };
+        let operand = if f(F::InlineData) == Some(1) {
+            f(F::Operand1DataDword0).unwrap_or(0) | f(F::Operand1DataDword1).unwrap_or(0) << 32
+        } else {
+            gpr_read(self, 0)
+        };
+        let mask = if qword { u64::MAX } else { 0xffff_ffff };
+        let operand = operand & mask;
+        let mut old = u64::from(self.read(i, space, addr)?);
+        if qword {
+            old |= u64::from(self.read(i, space, addr + 4)?) << 32;
+        }
+        let signed = |v: u64| {
+            if qword {
+                v as i64
+            } else {
+                i64::from(v as u32 as i32)
+            }
+        };
+        let new = match op {
+            0x1 => old & operand,
+            0x2 => old | operand,
+            0x3 => old ^ operand,
+            0x4 => operand,
+            0x5 => old.wrapping_add(1),
+            0x6 => old.wrapping_sub(1),
+            0x7 => old.wrapping_add(operand),
+            0x8 => old.wrapping_sub(operand),
+            0xa => {
+                if signed(old) >= signed(operand) {
+                    old
+                } else {
+                    operand
+                }
+            }
+            0xb => {
+                if signed(old) <= signed(operand) {
+                    old
+                } else {
+                    operand
+                }
+            }
+            0xc => old.max(operand),
+            _ => old.min(operand),
+        } & mask;
+        self.write(i, space, addr, new as u32)?;
+        if qword {
+            self.write(i, space, addr + 4, (new >> 32) as u32)?;
+        }
+        if f(F::ReturnDataControl) == Some(1) {
+            // A dword return updates the lower dword of CS_GPR4 only.
+            self.regs.set(gpr + 8 * 4, old as u32);
+            if qword {
+                self.regs.set(gpr + 8 * 4 + 4, (old >> 32) as u32);
+            }
         }
         Ok(())
     }
@@ -495,14 +654,8 @@ impl<B: MemoryBus> Device<B> {
         let data = f(F::CompareDataDword).unwrap_or(0) as u32;
         let space = self.space(i, f(F::UseGlobalGtt));
         let mad = self.read(i, space, f(F::CompareAddress).unwrap_or(0))?;
-        let go_on = match f(F::CompareOperation) {
-            Some(0) => mad > data,
-            Some(1) => mad >= data,
-            Some(2) => mad < data,
-            Some(3) => mad <= data,
-            Some(4) => mad == data,
-            Some(5) => mad != data,
-            _ => return Err(self.refuse(dw, "a reserved compare operation")),
+        let Some(go_on) = compare(f(F::CompareOperation), mad, data) else {
+            return Err(self.refuse(dw, "a reserved compare operation"));
         };
         if !go_on && self.state[i].batch.is_some() {
             let s = &mut self.state[i];
@@ -515,6 +668,21 @@ impl<B: MemoryBus> Device<B> {
         }
         Ok(())
     }
+}
+
+/// The compare of MI_SEMAPHORE_WAIT and MI_CONDITIONAL_BATCH_BUFFER_END
+/// (operations 0-5: greater, greater or equal, less, less or equal, equal,
+/// not equal, the fetched value on the left); `None` for a reserved one.
+fn compare(op: Option<u64>, fetched: u32, data: u32) -> Option<bool> {
+    Some(match op? {
+        0 => fetched > data,
+        1 => fetched >= data,
+        2 => fetched < data,
+        3 => fetched <= data,
+        4 => fetched == data,
+        5 => fetched != data,
+        _ => return None,
+    })
 }
 
 /// Bytes of a ring from RING_CTL bits 20:12 (pages minus one).

@@ -60,6 +60,9 @@ const DEVICE_ID: u32 = 0x56a0;
 const GMCH_CTRL: usize = 0x50 / 4;
 const GGMS_8MIB: u32 = 3 << 6;
 
+/// RING_MODE bit 3: execlist submission (hal RING_MODE_GEN7 gfx_disable_legacy_mode).
+const DISABLE_LEGACY_MODE: u32 = 1 << 3;
+
 /// Commands an engine runs when the driver submits to it, and per MMIO read.
 const RUN_ON_SUBMIT: u32 = 4096;
 const RUN_ON_POLL: u32 = 256;
@@ -404,6 +407,18 @@ impl<B: MemoryBus> Device<B> {
         if let Some((i, rel)) = self.engine_at(offset) {
             match rel {
                 baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return,
+                // A tail beyond the head of a valid ring outside execlist
+                // mode is ring-buffer submission: not modelled.
+                r if r == self.er.tail && self.legacy_submission(i, value) => {
+                    self.regs.write(offset, value);
+                    return self.halt(
+                        i,
+                        execlist::Halt::Unmodelled {
+                            dw0: 0,
+                            name: "ring buffer submission (RING_MODE Disable Legacy Mode clear)",
+                        },
+                    );
+                }
                 r if r == self.er.execlist_control => {
                     // EL_CTRL_LOAD: submit the queue's contents.
                     if value & 1 != 0 {
@@ -416,6 +431,17 @@ impl<B: MemoryBus> Device<B> {
             }
         }
         self.regs.write(offset, value);
+    }
+
+    /// Whether writing `tail` to engine `i`'s RING_TAIL would start its ring
+    /// in legacy mode: RING_MODE bit 3 (GEN11_GFX_DISABLE_LEGACY_MODE) clear,
+    /// the ring valid, the tail away from the head.
+    fn legacy_submission(&self, i: usize, tail: u32) -> bool {
+        let base = self.engines[i].base;
+        let execlists = self.regs.get(base + self.er.ring_mode) & DISABLE_LEGACY_MODE != 0;
+        let valid = self.regs.get(base + self.er.ctl) & 1 == 1;
+        let head = self.regs.get(base + self.er.head) & 0x001f_fffc;
+        !execlists && valid && tail & 0x001f_fff8 != head
     }
 
     /// GEN6_GDRST: bit 0 resets every engine, the others their domain.

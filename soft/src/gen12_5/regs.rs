@@ -31,8 +31,11 @@ pub struct EngineRegs {
     pub execlist_status_hi: u32,
     pub timestamp: u32,
     pub csb_ptr: u32,
+    pub ring_mode: u32,
     pub sq_contents: u32,
     pub execlist_control: u32,
+    /// CS_GPR0, the first of 16 64-bit general purpose registers.
+    pub gpr: u32,
 }
 
 /// GT-level offsets (absolute).
@@ -79,8 +82,10 @@ impl EngineRegs {
             execlist_status_hi: o("RING_EXECLIST_STATUS_HI")?,
             timestamp: o("RING_TIMESTAMP")?,
             csb_ptr: o("RING_CONTEXT_STATUS_PTR")?,
+            ring_mode: o("RING_MODE_GEN7")?,
             sq_contents: o("RING_EXECLIST_SQ_CONTENTS")?,
             execlist_control: o("RING_EXECLIST_CONTROL")?,
+            gpr: o("GEN8_RING_CS_GPR")?,
         })
     }
 }
