@@ -24,6 +24,13 @@
 //! MMIO, within a budget, so a looping batch or kernel is a hang the driver
 //! must detect, never a frozen host.
 //!
+//! Gen12.5 (DG2) is a model of its own (`gen12_5`), since the way work
+//! reaches the engines differs: execlist submission of logical ring
+//! contexts with their status buffer, the Gen11 interrupt tree, a 64-bit
+//! GGTT, four-level PPGTTs and local memory behind BAR2; it executes the MI
+//! commands listed in `gen12_5/mi.rs` and refuses the rest by name, and has
+//! no display, EU array or 3D/compute pipeline yet.
+//!
 //! Modules, each importing only those below it (no import cycles):
 //! - `device`: the device the driver sees (MMIO dispatch, interrupts,
 //!   reset, forcewake, configuration space), holding the units;
@@ -41,7 +48,9 @@
 //!   the register file;
 //! - `irq`: the interrupt blocks of the description (ISR, IIR, the line that
 //!   the device sends as MSI or shows as INTx);
-//! - [`eu`]: EU threads, the shared functions and the EU array.
+//! - [`eu`]: EU threads, the shared functions and the EU array;
+//! - `gen12_5`: the Gen12.5 device (beside `device`, using `command`,
+//!   `regfile` and the memory bus of `mem`).
 #![cfg_attr(not(test), no_std)]
 
 extern crate alloc;

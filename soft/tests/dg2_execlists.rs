@@ -735,3 +735,41 @@ fn ring_buffer_submission_is_refused() {
     );
     assert_eq!(g.gpu.read32(b + reg("RING_EIR")), 1);
 }
+
+/// A PDE with the page-size bit maps a 2 MiB page (GEN8_PDE_PS_2M); one with
+/// GEN12_PDE_64K (64 KiB page tables) is refused by name.
+#[test]
+fn two_mib_ppgtt_pages_map_and_64_kib_tables_are_refused() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let pml4 = g.phys_page();
+    let (pdp, pd) = (g.phys_page(), g.phys_page());
+    let va = 0x0000_0080_4000_0000u64; // PML4 index 1, PDP index 1, PD index 0
+    g.write64(pml4 + 8, pdp | 3);
+    g.write64(pdp + 8, pd | 3);
+    let big = 0x2_0000_0000u64; // 2 MiB aligned
+    g.write64(pd, big | 1 << 7 | 3);
+    // PD entry 1: a 64 KiB page table.
+    let pt = g.phys_page();
+    g.write64(pd + 8, pt | 1 << 6 | 3);
+    let mut ctx = Ctx::new(&mut g, "render", 11, pml4);
+    let at = va + 0x1f_f000 + 0x10;
+    let in_64k = va + 0x20_0000;
+    ctx.emit(
+        &g,
+        &[
+            SDI_PPGTT,
+            at as u32,
+            (at >> 32) as u32,
+            0x2222,
+            SDI_PPGTT,
+            in_64k as u32,
+            (in_64k >> 32) as u32,
+            1,
+        ],
+    );
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    assert_eq!(g.read(big + 0x1f_f010), 0x2222);
+    assert_eq!(g.gpu.unmodelled(0), Some("64 KiB PPGTT page tables"));
+}
