@@ -90,8 +90,8 @@ const fn lri(pairs: u32) -> u32 {
 }
 /// MI_CONDITIONAL_BATCH_BUFFER_END, GGTT, compare operation 4 (continue while equal).
 const CBBE_EQUAL: u32 = mi(0x36, 4) | 1 << 22 | 4 << 12;
-/// MI_MATH (refused by the model), one ALU dword.
-const MI_MATH: u32 = (0x1a << 23) | 1;
+/// MI_SEMAPHORE_SIGNAL (refused by the model), two dwords.
+const MI_SEMAPHORE_SIGNAL: u32 = 0x1b << 23;
 
 /// Descriptor bits (Xe xe_lrc.c): valid, legacy 64-bit addressing, privilege;
 /// the software context ID in 54:39 (xe_execlist.c XEHP_SW_CTX_ID).
@@ -587,7 +587,10 @@ fn an_unmapped_ppgtt_address_is_a_reported_fault() {
 /// known command the model does not execute is refused by name.
 #[test]
 fn unknown_and_unmodelled_commands_stop_the_engine_visibly() {
-    for (cmd, name) in [(0x1f80_0000u32, None), (MI_MATH, Some("MI_MATH"))] {
+    for (cmd, name) in [
+        (0x1f80_0000u32, None),
+        (MI_SEMAPHORE_SIGNAL, Some("MI_SEMAPHORE_SIGNAL")),
+    ] {
         let mut g = Dg2::new();
         let (hwsp_gfx, _) = g.page();
         let (dst_gfx, dst_phys) = g.page();
@@ -772,4 +775,47 @@ fn two_mib_ppgtt_pages_map_and_64_kib_tables_are_refused() {
     g.gpu.run(100);
     assert_eq!(g.read(big + 0x1f_f010), 0x2222);
     assert_eq!(g.gpu.unmodelled(0), Some("64 KiB PPGTT page tables"));
+}
+
+/// MI_MATH on the CS GPRs: a subtraction with its borrow, a shift, stored out
+/// with MI_STORE_REGISTER_MEM (64-bit results as two dwords).
+#[test]
+fn mi_math_computes_on_the_general_purpose_registers() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let (out_gfx, out_phys) = g.page();
+    let gpr = |n: u32| base("compute") + reg("GEN8_RING_CS_GPR") + 8 * n;
+    let alu = |op: u32, a: u32, b: u32| op << 20 | a << 10 | b;
+    let (load, sub, shl, store) = (0x080, 0x101, 0x105, 0x180);
+    let (srca, srcb, accu, cf) = (0x20, 0x21, 0x31, 0x33);
+    let srm = |reg: u32, at: u64| [mi(0x24, 4) | 1 << 22, reg, at as u32, 0];
+    let mut ring = vec![
+        lri(3) & !(1 << 19),
+        gpr(0),
+        7,
+        gpr(1),
+        9,
+        gpr(4),
+        4,
+        mi(0x1a, 9),
+        alu(load, srca, 0),
+        alu(load, srcb, 1),
+        alu(sub, 0, 0),
+        alu(store, 2, accu),
+        alu(store, 3, cf),
+        alu(load, srcb, 4),
+        alu(shl, 0, 0),
+        alu(store, 5, accu),
+        MI_NOOP,
+    ];
+    for (k, r) in [gpr(2), gpr(2) + 4, gpr(3), gpr(5)].iter().enumerate() {
+        ring.extend(srm(*r, out_gfx + 4 * k as u64));
+    }
+    let mut ctx = Ctx::new(&mut g, "compute", 12, 0);
+    ctx.emit(&g, &ring);
+    submit(&g, "compute", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    let got: Vec<u32> = (0..4).map(|k| g.read(out_phys + 4 * k)).collect();
+    assert_eq!(got, vec![0xffff_fffe, 0xffff_ffff, 0xffff_ffff, 0x70]);
+    assert_eq!(g.gpu.stats().errors, 0);
 }

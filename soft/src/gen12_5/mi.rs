@@ -14,14 +14,14 @@
 //! MI_CONDITIONAL_BATCH_BUFFER_END (the compare operations, not the
 //! semaphore-register or mask modes), MI_SEMAPHORE_WAIT in polling mode
 //! (memory or register; the engine waits with RING_CTL bit 10 set),
-//! MI_ATOMIC on dwords and qwords (the integer operations). MI_ARB_CHECK and
+//! MI_ATOMIC on dwords and qwords (the integer operations), MI_MATH (the ALU
+//! on CS_GPR0-15, semantics as Mesa's mi_builder.h uses them). MI_ARB_CHECK and
 //! MI_ARB_ON_OFF have no effect: the model never preempts in the middle of a
 //! ring.
 //!
 //! Refused (the engine stops with an instruction error naming the command,
 //! `SOFT_UNMODELLED_COMMAND` showing its header): every other command of the
-//! tables (MI_MATH, whose ALU semantics no source in hand states,
-//! MI_SET_PREDICATE, MI_SEMAPHORE_SIGNAL, MI_UPDATE_GTT, the 3D, compute and
+//! tables (MI_SET_PREDICATE, MI_SEMAPHORE_SIGNAL, MI_UPDATE_GTT, the 3D, compute and
 //! video commands ...), and forms of the executed ones the model does not do
 //! (predication, nested batches, MMIO remapping, PS depth count, an LRI
 //! post-sync, a semaphore wait in signal mode that does not pass, MI_ATOMIC
@@ -58,6 +58,7 @@ pub enum Op {
     ConditionalBatchEnd,
     SemaphoreWait,
     Atomic,
+    Math,
     NoEffect,
 }
 
@@ -79,6 +80,7 @@ fn op_of(name: &str) -> Option<Op> {
         "MI_CONDITIONAL_BATCH_BUFFER_END" => Op::ConditionalBatchEnd,
         "MI_SEMAPHORE_WAIT" => Op::SemaphoreWait,
         "MI_ATOMIC" => Op::Atomic,
+        "MI_MATH" => Op::Math,
         // Arbitration points: no preemption inside a ring in the model.
         "MI_ARB_CHECK" | "MI_ARB_ON_OFF" => Op::NoEffect,
         _ => return None,
@@ -131,7 +133,7 @@ fn required(op: Op) -> &'static [F] {
             F::Operand1DataDword0,
             F::Operand1DataDword1,
         ],
-        Op::BatchEnd | Op::LoadRegisterImm | Op::UserInterrupt | Op::NoEffect => &[],
+        Op::BatchEnd | Op::LoadRegisterImm | Op::UserInterrupt | Op::Math | Op::NoEffect => &[],
     }
 }
 
@@ -428,6 +430,7 @@ impl<B: MemoryBus> Device<B> {
             // The wait was decided before the command advanced.
             Op::SemaphoreWait => {}
             Op::Atomic => self.atomic(i, c, dw)?,
+            Op::Math => self.math(i, dw)?,
         }
         Ok(())
     }
@@ -544,6 +547,78 @@ impl<B: MemoryBus> Device<B> {
             self.regs.set(gpr + 8 * 4, old as u32);
             if qword {
                 self.regs.set(gpr + 8 * 4 + 4, (old >> 32) as u32);
+            }
+        }
+        Ok(())
+    }
+
+    /// MI_MATH: each ALU dword (hal gen12.5 structs.toml
+    /// MI_MATH_ALU_INSTRUCTION: opcode 31:20, operand 1 19:10, operand 2
+    /// 9:0) on the engine's 64-bit CS_GPR0-15 and the ALU's SRCA, SRCB,
+    /// ACCU and flags. The semantics are those Mesa's mi_builder.h relies on
+    /// (its constant folding computes what the ALU would): LOAD/LOADINV put a
+    /// register (or its inverse) in SRCA or SRCB, LOAD0 and LOAD1 zero and all
+    /// ones; ADD and SUB set ACCU, CF (carry, or borrow: SRCA < SRCB) and ZF
+    /// (ACCU zero); AND, OR, XOR (ZF; CF cleared, the model's choice: no
+    /// source says); SHL, SHR, SAR by SRCB, a power of two up
+    /// to 32 ("we only have power-of-two shifts"); STORE/STOREINV write ACCU,
+    /// SRCA, SRCB or a flag (all ones when set) or its inverse to a
+    /// register. Indirect loads and stores are refused.
+    fn math(&mut self, i: usize, dw: &[u32]) -> Result<(), Halt> {
+        let gpr = self.engines[i].base + self.er.gpr;
+        let mut alu = Alu::default();
+        for &word in &dw[1..] {
+            let (opcode, op1, op2) = (word >> 20, (word >> 10) & 0x3ff, word & 0x3ff);
+            let reg = |regs: &crate::regfile::RegFile, n: u32| -> Option<u64> {
+                (n < 16).then(|| {
+                    u64::from(regs.get(gpr + 8 * n)) | u64::from(regs.get(gpr + 8 * n + 4)) << 32
+                })
+            };
+            let (a, b) = (alu.a, alu.b);
+            let ok = match opcode {
+                // NOOP, FENCE_RD, FENCE_WR: the model has no pipeline to fence.
+                0x000..=0x002 => true,
+                0x080 => reg(&self.regs, op2).is_some_and(|v| alu.load(op1, v)),
+                0x480 => reg(&self.regs, op2).is_some_and(|v| alu.load(op1, !v)),
+                0x081 => alu.load(op1, 0),
+                0x481 => alu.load(op1, u64::MAX),
+                0x100 => {
+                    let (r, carry) = a.overflowing_add(b);
+                    alu.result(r, carry);
+                    true
+                }
+                0x101 => {
+                    let (r, borrow) = a.overflowing_sub(b);
+                    alu.result(r, borrow);
+                    true
+                }
+                0x102 => alu.result(a & b, false),
+                0x103 => alu.result(a | b, false),
+                0x104 => alu.result(a ^ b, false),
+                0x105..=0x107 if b == 0 || b.is_power_of_two() && b <= 32 => {
+                    alu.accu = match opcode {
+                        0x105 => a << b,
+                        0x106 => a >> b,
+                        _ => ((a as i64) >> b) as u64,
+                    };
+                    true
+                }
+                0x180 | 0x580 => match (alu.source(op2).or_else(|| reg(&self.regs, op2)), op1 < 16)
+                {
+                    (Some(v), true) => {
+                        let v = if opcode == 0x580 { !v } else { v };
+                        self.regs.set(gpr + 8 * op1, v as u32);
+                        self.regs.set(gpr + 8 * op1 + 4, (v >> 32) as u32);
+                        true
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !ok {
+                return Err(
+                    self.refuse(dw, "an MI_MATH ALU instruction the model does not execute")
+                );
             }
         }
         Ok(())
@@ -667,6 +742,48 @@ impl<B: MemoryBus> Device<B> {
             };
         }
         Ok(())
+    }
+}
+
+/// The MI_MATH ALU's registers (operand codes of hal gen12.5 structs.toml
+/// MI_MATH_ALU_INSTRUCTION: SRCA 0x20, SRCB 0x21, ACCU 0x31, ZF 0x32, CF 0x33).
+#[derive(Default)]
+struct Alu {
+    a: u64,
+    b: u64,
+    accu: u64,
+    zf: bool,
+    cf: bool,
+}
+
+impl Alu {
+    /// LOAD into SRCA or SRCB; `false` for another destination.
+    fn load(&mut self, dst: u32, value: u64) -> bool {
+        match dst {
+            0x20 => self.a = value,
+            0x21 => self.b = value,
+            _ => return false,
+        }
+        true
+    }
+
+    /// An arithmetic or logic result: ACCU, the carry and zero flags.
+    fn result(&mut self, accu: u64, carry: bool) -> bool {
+        (self.accu, self.cf, self.zf) = (accu, carry, accu == 0);
+        true
+    }
+
+    /// An ALU register as a STORE source (a set flag reads as all ones).
+    fn source(&self, n: u32) -> Option<u64> {
+        let flag = |f: bool| if f { u64::MAX } else { 0 };
+        match n {
+            0x20 => Some(self.a),
+            0x21 => Some(self.b),
+            0x31 => Some(self.accu),
+            0x32 => Some(flag(self.zf)),
+            0x33 => Some(flag(self.cf)),
+            _ => None,
+        }
     }
 }
 
