@@ -819,3 +819,45 @@ fn mi_math_computes_on_the_general_purpose_registers() {
     assert_eq!(got, vec![0xffff_fffe, 0xffff_ffff, 0xffff_ffff, 0x70]);
     assert_eq!(g.gpu.stats().errors, 0);
 }
+
+/// Page tables and pages in local memory: PPGTT entries with bit 11
+/// (GEN12_PPGTT_PTE_LM, Xe XE_PPGTT_PTE_DM) point into device memory, for the
+/// levels below the root as for the page.
+#[test]
+fn ppgtt_levels_and_pages_in_local_memory() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let pml4 = g.phys_page();
+    let lm = 1u64 << 11;
+    let (pdp, pd, pt, page) = (0x1_0000u64, 0x1_1000u64, 0x1_2000u64, 0x5_0000u64);
+    let put = |at: u64, v: u64| assert!(g.gpu.write_local(at, &v.to_le_bytes()));
+    g.write64(pml4, pdp | lm | 3);
+    put(pdp, pd | lm | 3);
+    put(pd + 8 * 2, pt | lm | 3);
+    put(pt + 8 * 5, page | lm | 3);
+    let va = 2u64 << 21 | 5 << 12 | 0x40;
+    let mut ctx = Ctx::new(&mut g, "blitter", 13, pml4);
+    ctx.emit(&g, &[SDI_PPGTT, va as u32, 0, 0x10ca1]);
+    submit(&g, "blitter", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    let mut b = [0u8; 4];
+    assert!(g.gpu.read_local(page + 0x40, &mut b));
+    assert_eq!(u32::from_le_bytes(b), 0x10ca1);
+    assert_eq!(g.gpu.stats().errors, 0);
+}
+
+/// Forcewake: the acknowledge follows the masked request (render and GT domains).
+#[test]
+fn forcewake_requests_are_acknowledged() {
+    let g = Dg2::new();
+    for (req, ack) in [
+        ("FORCEWAKE_RENDER_GEN9", "FORCEWAKE_ACK_RENDER_GEN9"),
+        ("FORCEWAKE_GT_GEN9", "FORCEWAKE_ACK_GT_GEN9"),
+    ] {
+        assert_eq!(g.gpu.read32(reg(ack)) & 1, 0);
+        g.gpu.write32(reg(req), 1 << 16 | 1);
+        assert_eq!(g.gpu.read32(reg(ack)) & 1, 1, "{req}");
+        g.gpu.write32(reg(req), 1 << 16);
+        assert_eq!(g.gpu.read32(reg(ack)) & 1, 0, "{req} released");
+    }
+}
