@@ -861,3 +861,38 @@ fn forcewake_requests_are_acknowledged() {
         assert_eq!(g.gpu.read32(reg(ack)) & 1, 0, "{req} released");
     }
 }
+
+/// MI_PREDICATE sets MI_PREDICATE_RESULT from the sources; a predicated
+/// MI_STORE_REGISTER_MEM runs only while it is set. MI_SET_PREDICATE on a
+/// clear result drops what follows (a store, and a command the model would
+/// otherwise refuse) until the next MI_SET_PREDICATE.
+#[test]
+fn predication_drops_commands() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let (out_gfx, out_phys) = g.page();
+    let b = base("render");
+    let (src0, src1) = (b + 0x400, b + 0x408);
+    let lri_abs = |pairs: u32| lri(pairs) & !(1 << 19);
+    // LOAD (7:6 = 2), SET (4:3 = 0), SRCS_EQUAL (1:0 = 2).
+    let predicate = 0x0c << 23 | 2 << 6 | 2;
+    // MI_STORE_REGISTER_MEM of SRC0, predicated on MI_PREDICATE_RESULT (bit 21).
+    let srm_if = |at: u64| [mi(0x24, 4) | 1 << 22 | 1 << 21, src0, at as u32, 0];
+    let set_predicate = |v: u32| 0x01 << 23 | v;
+    let mut ring = vec![lri_abs(2), src0, 5, src1, 5, predicate];
+    ring.extend(srm_if(out_gfx));
+    ring.extend([lri_abs(1), src1, 6, predicate]);
+    ring.extend(srm_if(out_gfx + 4));
+    // MI_PREDICATE_RESULT is now clear: NOOP on result clear (3).
+    ring.extend([set_predicate(3), SDI_GGTT, out_gfx as u32 + 8, 0, 0xbad]);
+    ring.extend([MI_SEMAPHORE_SIGNAL, 0, set_predicate(0)]);
+    ring.extend([SDI_GGTT, out_gfx as u32 + 12, 0, 0x600d]);
+    let mut ctx = Ctx::new(&mut g, "render", 14, 0);
+    ctx.emit(&g, &ring);
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    let got: Vec<u32> = (0..4).map(|k| g.read(out_phys + 4 * k)).collect();
+    assert_eq!(got, vec![5, 0, 0, 0x600d]);
+    assert_eq!(g.gpu.read32(b + 0x418) & 1, 0, "MI_PREDICATE_RESULT");
+    assert_eq!(g.gpu.stats().errors, 0);
+}

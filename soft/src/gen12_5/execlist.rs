@@ -130,6 +130,8 @@ pub struct EngineState {
     pub halted: Option<Halt>,
     /// Header of the command refused as not modelled (`SOFT_UNMODELLED_COMMAND`).
     pub unmodelled: u32,
+    /// MI_SET_PREDICATE's status: commands are dropped while it is set.
+    pub set_predicate: bool,
 }
 
 impl<B: MemoryBus> Device<B> {

@@ -15,19 +15,20 @@
 //! semaphore-register or mask modes), MI_SEMAPHORE_WAIT in polling mode
 //! (memory or register; the engine waits with RING_CTL bit 10 set),
 //! MI_ATOMIC on dwords and qwords (the integer operations), MI_MATH (the ALU
-//! on CS_GPR0-15, semantics as Mesa's mi_builder.h uses them). MI_ARB_CHECK and
-//! MI_ARB_ON_OFF have no effect: the model never preempts in the middle of a
-//! ring.
+//! on CS_GPR0-15, semantics as Mesa's mi_builder.h uses them), MI_PREDICATE
+//! and MI_SET_PREDICATE with the commands they drop (`predicated_out`).
+//! MI_ARB_CHECK and MI_ARB_ON_OFF have no effect: the model never preempts in
+//! the middle of a ring.
 //!
 //! Refused (the engine stops with an instruction error naming the command,
 //! `SOFT_UNMODELLED_COMMAND` showing its header): every other command of the
-//! tables (MI_SET_PREDICATE, MI_SEMAPHORE_SIGNAL, MI_UPDATE_GTT, the 3D, compute and
-//! video commands ...), and forms of the executed ones the model does not do
-//! (predication, nested batches, MMIO remapping, PS depth count, an LRI
-//! post-sync, a semaphore wait in signal mode that does not pass, MI_ATOMIC
-//! octword, float and compare-write operations, or arithmetic towards system
-//! memory, which the hardware lacks). A header no table knows is an
-//! instruction error.
+//! tables (MI_SEMAPHORE_SIGNAL, MI_UPDATE_GTT, the 3D, compute and video
+//! commands ...) unless predication drops it, and forms of the executed ones
+//! the model does not do (MI_SET_PREDICATE on WPARID, End Context, nested
+//! batches, MMIO remapping, PS depth count, an LRI post-sync, a semaphore
+//! wait in signal mode that does not pass, MI_ATOMIC octword, float and
+//! compare-write operations, or arithmetic towards system memory, which the
+//! hardware lacks). A header no table knows is an instruction error.
 
 use alloc::vec::Vec;
 
@@ -59,6 +60,8 @@ pub enum Op {
     SemaphoreWait,
     Atomic,
     Math,
+    SetPredicate,
+    Predicate,
     NoEffect,
 }
 
@@ -81,6 +84,8 @@ fn op_of(name: &str) -> Option<Op> {
         "MI_SEMAPHORE_WAIT" => Op::SemaphoreWait,
         "MI_ATOMIC" => Op::Atomic,
         "MI_MATH" => Op::Math,
+        "MI_SET_PREDICATE" => Op::SetPredicate,
+        "MI_PREDICATE" => Op::Predicate,
         // Arbitration points: no preemption inside a ring in the model.
         "MI_ARB_CHECK" | "MI_ARB_ON_OFF" => Op::NoEffect,
         _ => return None,
@@ -133,6 +138,8 @@ fn required(op: Op) -> &'static [F] {
             F::Operand1DataDword0,
             F::Operand1DataDword1,
         ],
+        Op::SetPredicate => &[F::PredicateEnable, F::PredicateEnableWparid],
+        Op::Predicate => &[F::LoadOperation, F::CombineOperation, F::CompareOperation],
         Op::BatchEnd | Op::LoadRegisterImm | Op::UserInterrupt | Op::Math | Op::NoEffect => &[],
     }
 }
@@ -195,6 +202,15 @@ impl CommandSet {
 const MAX_COMMAND: usize = 258;
 /// Graphics addresses are 48 bits (canonical upper bits ignored).
 const VA_MASK: u64 = 0xffff_ffff_ffff;
+/// The predicate registers, engine-relative (Linux i915 i915_reg.h
+/// MI_PREDICATE_SRC0 0x2400, SRC1 0x2408, DATA 0x2410, RESULT 0x2418,
+/// MI_PREDICATE_RESULT_2 0x23bc on the render engine; Mesa's mi_builder.h
+/// reaches the 0x2000-0x27ff range of the other engines CS-relative).
+const PREDICATE_SRC0: u32 = 0x400;
+const PREDICATE_SRC1: u32 = 0x408;
+const PREDICATE_DATA: u32 = 0x410;
+const PREDICATE_RESULT: u32 = 0x418;
+const PREDICATE_RESULT_2: u32 = 0x3bc;
 /// RING_CTL bit 10: the ring waits on a semaphore (hal RING_CTL semaphore_wait).
 const SEMAPHORE_WAIT: u32 = 1 << 10;
 /// MI_MODE bit 12: nested batch buffers (TGL_NESTED_BB_EN).
@@ -243,6 +259,11 @@ impl<B: MemoryBus> Device<B> {
     fn decode_and_execute(&mut self, i: usize, set: &CommandSet, dw0: u32) -> Result<bool, Halt> {
         let (cmd, op) = match set.identify(self.tables, dw0) {
             None => return Err(Halt::InstructionError { dw0 }),
+            // A command MI_SET_PREDICATE drops is skipped, modelled or not.
+            Some(Err(info)) if self.state[i].set_predicate => {
+                self.advance(i, info.length_from_header(dw0).max(1) as u32);
+                return Ok(true);
+            }
             Some(Err(info)) => {
                 return Err(Halt::Unmodelled {
                     dw0,
@@ -338,8 +359,8 @@ impl<B: MemoryBus> Device<B> {
         if f(F::MmioRemapEnable) == Some(1) {
             return Err(self.refuse(dw, "MMIO remapping (MMIO Remap Enable)"));
         }
-        if f(F::PredicateEnable) == Some(1) || f(F::PredicationEnable) == Some(1) {
-            return Err(self.refuse(dw, "predicated commands"));
+        if self.predicated_out(i, c, op, dw) {
+            return Ok(());
         }
         match op {
             Op::NoEffect => {}
@@ -351,6 +372,9 @@ impl<B: MemoryBus> Device<B> {
             }
             Op::BatchStart => self.batch_start(i, c, dw)?,
             Op::BatchEnd => {
+                if f(F::EndContext) == Some(1) {
+                    return Err(self.refuse(dw, "MI_BATCH_BUFFER_END End Context"));
+                }
                 let s = &mut self.state[i];
                 s.batch = s.parent.take();
             }
@@ -431,6 +455,8 @@ impl<B: MemoryBus> Device<B> {
             Op::SemaphoreWait => {}
             Op::Atomic => self.atomic(i, c, dw)?,
             Op::Math => self.math(i, dw)?,
+            Op::SetPredicate => self.set_predicate(i, c, dw)?,
+            Op::Predicate => self.predicate(i, c, dw)?,
         }
         Ok(())
     }
@@ -549,6 +575,96 @@ impl<B: MemoryBus> Device<B> {
                 self.regs.set(gpr + 8 * 4 + 4, (old >> 32) as u32);
             }
         }
+        Ok(())
+    }
+
+    /// Whether predication drops the command. MI_SET_PREDICATE's status
+    /// (MI_SET_PREDICATE_RESULT bit 0) drops every command after it but the
+    /// next MI_SET_PREDICATE (manual 004 lines 28501-28554); the batch
+    /// commands and MI_MATH are dropped only when their Predication Enable
+    /// (bit 15) asks for it (lines 26700-26830, 27940-27962). MI_STORE_REGISTER_MEM's
+    /// Predicate Enable drops it when MI_PREDICATE_RESULT bit 0 is clear
+    /// (lines 28672-28749).
+    fn predicated_out(&self, i: usize, c: &Cmd, op: Op, dw: &[u32]) -> bool {
+        let f = |x: F| field(c, dw, x);
+        let status = self.state[i].set_predicate;
+        let bit15 = f(F::PredicationEnable).or(f(F::PredicateEnable)) == Some(1);
+        let dropped = match op {
+            Op::SetPredicate => false,
+            Op::BatchStart | Op::BatchEnd | Op::ConditionalBatchEnd | Op::Math => status && bit15,
+            _ => status,
+        };
+        let base = self.engines[i].base;
+        dropped
+            || op == Op::StoreRegisterMem
+                && f(F::PredicateEnable) == Some(1)
+                && self.regs.get(base + PREDICATE_RESULT) & 1 == 0
+    }
+
+    /// MI_SET_PREDICATE: the status from MI_PREDICATE_RESULT(_2) (values 3
+    /// and 4 on the render and compute engines only), or always (Fh). The
+    /// WPARID condition needs registers the model lacks: refused.
+    fn set_predicate(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
+        let f = |x: F| field(c, dw, x);
+        if f(F::PredicateEnableWparid).is_some_and(|v| v != 0) {
+            return Err(self.refuse(dw, "MI_SET_PREDICATE on WPARID"));
+        }
+        let base = self.engines[i].base;
+        let result = self.regs.get(base + PREDICATE_RESULT) & 1 == 1;
+        let result2 = self.regs.get(base + PREDICATE_RESULT_2) & 1 == 1;
+        let render_like = matches!(
+            self.engines[i].class,
+            super::RENDER_CLASS | super::COMPUTE_CLASS
+        );
+        self.state[i].set_predicate = match f(F::PredicateEnable) {
+            Some(0) => false,
+            Some(1) => !result2,
+            Some(2) => result2,
+            Some(3) if render_like => !result,
+            Some(4) if render_like => result,
+            Some(0xf) => true,
+            _ => return Err(self.refuse(dw, "a reserved MI_SET_PREDICATE condition")),
+        };
+        Ok(())
+    }
+
+    /// MI_PREDICATE (manual 004 lines 28041-28088): compare the 64-bit
+    /// MI_PREDICATE_SRC0 and SRC1 (TRUE, FALSE, SRCS_EQUAL loading their
+    /// difference into MI_PREDICATE_DATA, DELTAS_EQUAL comparing it), combine
+    /// with MI_PREDICATE_RESULT (SET, AND, OR, XOR), then keep, load or load
+    /// inverted.
+    fn predicate(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
+        let f = |x: F| field(c, dw, x);
+        let base = self.engines[i].base;
+        let r64 = |d: &Self, at: u32| {
+            u64::from(d.regs.get(base + at)) | u64::from(d.regs.get(base + at + 4)) << 32
+        };
+        let delta = r64(self, PREDICATE_SRC0).wrapping_sub(r64(self, PREDICATE_SRC1));
+        let compare = match f(F::CompareOperation) {
+            Some(0) => true,
+            Some(1) => false,
+            Some(2) => {
+                self.regs.set(base + PREDICATE_DATA, delta as u32);
+                self.regs
+                    .set(base + PREDICATE_DATA + 4, (delta >> 32) as u32);
+                delta == 0
+            }
+            _ => delta == r64(self, PREDICATE_DATA),
+        };
+        let current = self.regs.get(base + PREDICATE_RESULT) & 1 == 1;
+        let combined = match f(F::CombineOperation) {
+            Some(0) => compare,
+            Some(1) => compare && current,
+            Some(2) => compare || current,
+            _ => compare ^ current,
+        };
+        let result = match f(F::LoadOperation) {
+            Some(0) => current,
+            Some(2) => combined,
+            Some(3) => !combined,
+            _ => return Err(self.refuse(dw, "a reserved MI_PREDICATE load operation")),
+        };
+        self.regs.set(base + PREDICATE_RESULT, u32::from(result));
         Ok(())
     }
 
