@@ -896,3 +896,57 @@ fn predication_drops_commands() {
     assert_eq!(g.gpu.read32(b + 0x418) & 1, 0, "MI_PREDICATE_RESULT");
     assert_eq!(g.gpu.stats().errors, 0);
 }
+
+/// Post-sync writes and register moves: MI_FLUSH_DW (qword immediate,
+/// notify interrupt) on the blitter; PIPE_CONTROL (immediate qword, then
+/// the timestamp) on render; MI_LOAD_REGISTER_MEM, MI_LOAD_REGISTER_REG and
+/// MI_COPY_MEM_MEM.
+#[test]
+fn post_sync_writes_and_register_moves() {
+    let mut g = Dg2::new();
+    enable_interrupts(&g);
+    let (hwsp_gfx, _) = g.page();
+    let (out_gfx, out_phys) = g.page();
+    // MI_FLUSH_DW: write immediate data (15:14 = 1), notify (8), GGTT address (DW1 bit 2).
+    let flush = mi(0x26, 5) | 1 << 14 | 1 << 8;
+    let mut blt = Ctx::new(&mut g, "blitter", 15, 0);
+    blt.emit(&g, &[flush, out_gfx as u32 | 1 << 2, 0, 0x1111, 0x2222]);
+    submit(&g, "blitter", hwsp_gfx, &[&blt]);
+    g.gpu.run(100);
+    assert_eq!((g.read(out_phys), g.read(out_phys + 4)), (0x1111, 0x2222));
+    let taken = take_interrupts(&g);
+    assert_eq!(taken, vec![(15, 1 << 31 | 3 << 16 | 1 << 8 | 1 << 4)]);
+
+    let (hwsp2_gfx, _) = g.page();
+    // PIPE_CONTROL (3D type 3, subtype 3, opcode 2): DW1 GGTT (24), post-sync 15:14.
+    let pipe_control = 3 << 29 | 3 << 27 | 2 << 24 | 4;
+    let gpr = |n: u32| base("render") + reg("GEN8_RING_CS_GPR") + 8 * n;
+    let lrm = mi(0x29, 4) | 1 << 22;
+    let lrr = mi(0x2a, 3);
+    let copy = mi(0x2e, 5) | 1 << 22 | 1 << 21;
+    let mut rcs = Ctx::new(&mut g, "render", 16, 0);
+    #[rustfmt::skip]
+    rcs.emit(&g, &[
+        pipe_control, 1 << 24 | 1 << 14, out_gfx as u32 + 8, 0, 0x3333, 0x4444,
+        pipe_control, 1 << 24 | 3 << 14, out_gfx as u32 + 16, 0, 0, 0,
+        lrm, gpr(0), out_gfx as u32 + 8, 0,
+        lrr, gpr(0), gpr(1),
+        mi(0x24, 4) | 1 << 22, gpr(1), out_gfx as u32 + 24, 0,
+        copy, out_gfx as u32 + 28, 0, out_gfx as u32 + 12, 0,
+    ]);
+    submit(&g, "render", hwsp2_gfx, &[&rcs]);
+    g.gpu.run(100);
+    assert_eq!(
+        (g.read(out_phys + 8), g.read(out_phys + 12)),
+        (0x3333, 0x4444)
+    );
+    let timestamp = u64::from(g.read(out_phys + 16)) | u64::from(g.read(out_phys + 20)) << 32;
+    assert!(timestamp >= 3, "commands executed so far: {timestamp}");
+    assert_eq!(
+        g.read(out_phys + 24),
+        0x3333,
+        "memory -> GPR0 -> GPR1 -> memory"
+    );
+    assert_eq!(g.read(out_phys + 28), 0x4444, "MI_COPY_MEM_MEM");
+    assert_eq!(g.gpu.stats().errors, 0);
+}
