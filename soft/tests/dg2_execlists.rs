@@ -950,3 +950,56 @@ fn post_sync_writes_and_register_moves() {
     assert_eq!(g.read(out_phys + 28), 0x4444, "MI_COPY_MEM_MEM");
     assert_eq!(g.gpu.stats().errors, 0);
 }
+
+/// Random rings, batches and context images never panic the model: every
+/// outcome is an executed command, a wait, or a reported engine error.
+#[test]
+fn random_streams_and_images_are_device_input_not_panics() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for round in 0..300 {
+        let mut g = Dg2::new();
+        let (hwsp_gfx, _) = g.page();
+        let engine = ["render", "blitter", "compute"][round % 3];
+        let pml4 = g.phys_page();
+        // A few random page-table entries, some pointing at real pages.
+        for k in 0..8 {
+            let v = next();
+            let e = if k % 2 == 0 {
+                g.next_phys + (v & 0xf000) | 3
+            } else {
+                v
+            };
+            g.write64(pml4 + 8 * (v % 512), e);
+        }
+        let mut ctx = Ctx::new(&mut g, engine, round as u32, pml4);
+        // MI-typed headers (bits 31:29 = 0) most of the time, anything otherwise.
+        let dwords: Vec<u32> = (0..1000)
+            .map(|k| {
+                let v = next() as u32;
+                if k % 3 == 0 { v & 0x1fff_ffff } else { v }
+            })
+            .collect();
+        ctx.emit(&g, &dwords);
+        if round % 4 == 3 {
+            // A garbled register-state page too.
+            let junk: Vec<u32> = (0..1024).map(|_| next() as u32).collect();
+            g.write(ctx.state_phys, &junk);
+        }
+        submit(&g, engine, hwsp_gfx, &[&ctx]);
+        g.gpu.run(2000);
+        // Commands ran, an error stopped the engine, or (an image without a
+        // valid ring) the context completed at once, with CSB events.
+        let s = g.gpu.stats();
+        let csb_ptr = g.gpu.read32(base(engine) + reg("RING_CONTEXT_STATUS_PTR")) & 0xf;
+        assert!(
+            s.commands + s.errors > 0 || csb_ptr != 11,
+            "round {round}: nothing happened"
+        );
+    }
+}

@@ -198,8 +198,9 @@ impl CommandSet {
     }
 }
 
-/// Longest command read (MI_LOAD_REGISTER_IMM: 8-bit DWord Length + 2).
-const MAX_COMMAND: usize = 258;
+/// Longest command the model reads: MI_STORE_DATA_IMM's 10-bit DWord
+/// Length plus its bias. Anything longer is refused, never cut short.
+const MAX_COMMAND: usize = 1025;
 /// Graphics addresses are 48 bits (canonical upper bits ignored).
 const VA_MASK: u64 = 0xffff_ffff_ffff;
 /// The predicate registers, engine-relative (Linux i915 i915_reg.h
@@ -273,9 +274,15 @@ impl<B: MemoryBus> Device<B> {
             Some(Ok((c, op))) => (c, *op),
         };
         let len = cmd.length_from_header(dw0).max(1);
-        let mut dw = Vec::with_capacity(len.min(MAX_COMMAND));
+        if len > MAX_COMMAND {
+            return Err(Halt::Unmodelled {
+                dw0,
+                name: "a command longer than the model reads",
+            });
+        }
+        let mut dw = Vec::with_capacity(len);
         dw.push(dw0);
-        for k in 1..len.min(MAX_COMMAND) {
+        for k in 1..len {
             dw.push(self.fetch(i, k as u32)?);
         }
         // RING_CTL bit 10 (RING_WAIT_SEMAPHORE) shows a waiting engine.
@@ -383,7 +390,7 @@ impl<B: MemoryBus> Device<B> {
                 let addr = f(F::Address).unwrap_or(0);
                 // Every data dword from DW3 on (DWord Length 2: one, 3: a QWord ...).
                 for (k, v) in dw.iter().skip(3).enumerate() {
-                    self.write(i, space, addr + 4 * k as u64, *v)?;
+                    self.write(i, space, addr.wrapping_add(4 * k as u64), *v)?;
                 }
             }
             Op::StoreDataIndex => {
@@ -396,7 +403,7 @@ impl<B: MemoryBus> Device<B> {
                 };
                 let addr = page + scale * f(F::Offset).unwrap_or(0);
                 for (k, v) in dw.iter().skip(2).enumerate() {
-                    self.write(i, Space::Ggtt, addr + 4 * k as u64, *v)?;
+                    self.write(i, Space::Ggtt, addr.wrapping_add(4 * k as u64), *v)?;
                 }
             }
             Op::LoadRegisterImm => {
@@ -529,7 +536,7 @@ impl<B: MemoryBus> Device<B> {
         let operand = operand & mask;
         let mut old = u64::from(self.read(i, space, addr)?);
         if qword {
-            old |= u64::from(self.read(i, space, addr + 4)?) << 32;
+            old |= u64::from(self.read(i, space, addr.wrapping_add(4))?) << 32;
         }
         let signed = |v: u64| {
             if qword {
@@ -566,7 +573,7 @@ impl<B: MemoryBus> Device<B> {
         } & mask;
         self.write(i, space, addr, new as u32)?;
         if qword {
-            self.write(i, space, addr + 4, (new >> 32) as u32)?;
+            self.write(i, space, addr.wrapping_add(4), (new >> 32) as u32)?;
         }
         if f(F::ReturnDataControl) == Some(1) {
             // A dword return updates the lower dword of CS_GPR4 only.
@@ -816,13 +823,13 @@ impl<B: MemoryBus> Device<B> {
                 };
                 self.write(i, space, addr, low.unwrap_or(0) as u32)?;
                 if let Some(h) = high {
-                    self.write(i, space, addr + 4, h as u32)?;
+                    self.write(i, space, addr.wrapping_add(4), h as u32)?;
                 }
             }
             Some(3) => {
                 let t = self.timestamp;
                 self.write(i, space, addr, t as u32)?;
-                self.write(i, space, addr + 4, (t >> 32) as u32)?;
+                self.write(i, space, addr.wrapping_add(4), (t >> 32) as u32)?;
             }
             Some(2) => return Err(self.refuse(dw, "PIPE_CONTROL Write PS Depth Count")),
             _ => {}
