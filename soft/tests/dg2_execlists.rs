@@ -971,7 +971,7 @@ fn random_streams_and_images_are_device_input_not_panics() {
         for k in 0..8 {
             let v = next();
             let e = if k % 2 == 0 {
-                g.next_phys + (v & 0xf000) | 3
+                (g.next_phys + (v & 0xf000)) | 3
             } else {
                 v
             };
