@@ -213,6 +213,25 @@ mod tests {
         assert_eq!(r.read(0x2520), 0x800);
     }
 
+    /// A context restore applies a masked register's write enables and sets
+    /// any other register whatever its software access; a save writes a
+    /// masked register back with every enable, so restoring it is exact.
+    #[test]
+    fn restore_and_save_round_trip_masked_and_read_only_registers() {
+        let mut r = RegFile::new(&baregpu_hal::gen6::TABLES);
+        // GFX_MODE (masked): only bit 9 enabled in the image.
+        r.restore(0x2520, (1 << 9 << 16) | (1 << 9) | 0x1);
+        assert_eq!(r.read(0x2520), 0xa00);
+        assert_eq!(r.saved_value(0x2520), 0xffff_0a00);
+        let saved = r.saved_value(0x2520);
+        r.reset_range(0x2000..0x3000);
+        r.restore(0x2520, saved);
+        assert_eq!(r.read(0x2520), 0xa00);
+        // A read-only register (ACTHD, 0x2074) takes the restored value.
+        r.restore(0x2074, 0x1234);
+        assert_eq!((r.read(0x2074), r.saved_value(0x2074)), (0x1234, 0x1234));
+    }
+
     /// Registers nobody listed hold what is written and reset to 0, in the pages,
     /// beyond them and at unaligned offsets alike; a reset touches only its range.
     #[test]
