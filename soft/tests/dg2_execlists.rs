@@ -238,8 +238,17 @@ impl Ctx {
     }
 }
 
-/// Sets the engine's status page, then submits up to two contexts.
+/// Sets the engine's status page, then submits up to two contexts (on a
+/// compute engine after enabling the CCS engines, as Xe's __start_lrc does).
 fn submit(g: &Dg2, engine: &str, hwsp_gfx: u64, contexts: &[&Ctx]) {
+    if engine == "compute" {
+        g.gpu.write32(reg("GEN12_RCU_MODE"), 1 << 16 | 1);
+    }
+    load(g, engine, hwsp_gfx, contexts);
+}
+
+/// The submission itself: status page, execlist mode, queue, load.
+fn load(g: &Dg2, engine: &str, hwsp_gfx: u64, contexts: &[&Ctx]) {
     let b = base(engine);
     g.gpu.write32(b + reg("RING_HWS_PGA"), hwsp_gfx as u32);
     // Execlists: GEN11_GFX_DISABLE_LEGACY_MODE (masked), as Xe's __start_lrc.
@@ -1002,4 +1011,23 @@ fn random_streams_and_images_are_device_input_not_panics() {
             "round {round}: nothing happened"
         );
     }
+}
+
+/// Without GEN12_RCU_MODE CCS_ENABLE the compute engine does not take a
+/// submission (nothing runs, no CSB event); once enabled it does.
+#[test]
+fn the_compute_engine_needs_ccs_enable() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, hwsp_phys) = g.page();
+    let (dst_gfx, dst_phys) = g.page();
+    let mut ctx = Ctx::new(&mut g, "compute", 17, 0);
+    ctx.emit(&g, &[SDI_GGTT, dst_gfx as u32, 0, 0xcc5]);
+    load(&g, "compute", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    assert_eq!(g.read(dst_phys), 0);
+    assert_eq!(csb_entries(&g, hwsp_phys, 1), vec![(0, 0)]);
+    submit(&g, "compute", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    assert_eq!(g.read(dst_phys), 0xcc5);
+    assert_eq!(csb_entries(&g, hwsp_phys, 1), vec![csb(17, IDLE, true)]);
 }

@@ -41,6 +41,8 @@ use super::Device;
 use super::memory::{Fault, Memory, Space};
 use baregpu_hal::MemoryBus;
 
+/// GEN12_RCU_MODE bit 0, GEN12_RCU_MODE_CCS_ENABLE.
+const CCS_ENABLE: u32 = 1 << 0;
 /// Entries of the context status buffer (GEN11_CSB_ENTRIES).
 pub const CSB_ENTRIES: u32 = 12;
 /// Dword of the status page holding entry 0, and the write-pointer mirror.
@@ -164,6 +166,15 @@ impl<B: MemoryBus> Device<B> {
         };
         let second = elements.next();
         if self.state[i].halted.is_some() {
+            return;
+        }
+        // The compute engines run only with GEN12_RCU_MODE CCS_ENABLE set
+        // (hal registers.toml; Xe's __start_lrc sets it before a compute
+        // submission): otherwise the load is not taken, a hang for the driver
+        // to detect.
+        if self.engines[i].class == super::COMPUTE_CLASS
+            && self.regs.get(self.gt.rcu_mode) & CCS_ENABLE == 0
+        {
             return;
         }
         // Addressing mode 4:3: only the legacy 64-bit (four-level PPGTT) context.

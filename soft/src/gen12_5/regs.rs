@@ -45,6 +45,7 @@ pub struct GtRegs {
     pub fault: u32,
     pub fault_data0: u32,
     pub fault_data1: u32,
+    pub rcu_mode: u32,
     pub irq: IrqRegs,
     /// Forcewake request registers (masked) and their acknowledges.
     pub forcewake: [(u32, u32); 2],
@@ -98,6 +99,7 @@ impl GtRegs {
             fault: o("GEN12_RING_FAULT_REG")?,
             fault_data0: o("GEN12_FAULT_TLB_DATA0")?,
             fault_data1: o("GEN12_FAULT_TLB_DATA1")?,
+            rcu_mode: o("GEN12_RCU_MODE")?,
             irq: IrqRegs {
                 tile: o("DG1_MSTR_TILE_INTR")?,
                 master: o("GEN11_GFX_MSTR_IRQ")?,
