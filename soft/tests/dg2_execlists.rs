@@ -579,7 +579,12 @@ fn an_unmapped_ppgtt_address_is_a_reported_fault() {
     assert_eq!(csb_entries(&g, hwsp_phys, 2)[1], (0, 0));
     let taken = take_interrupts(&g);
     assert_eq!(taken, vec![(4, 1 << 31 | 5 << 16 | 1 << 8 | 1 << 3)]);
-    // Reset of the render domain (which holds CCS): the engine is clean again.
+    // i915's reset order: stop the ring (MODE_IDLE follows STOP_RING), ask for
+    // the reset, then the render domain (which holds CCS): the engine is clean.
+    let mi_mode = b + reg("RING_MI_MODE");
+    assert_eq!(g.gpu.read32(mi_mode) & 1 << 9, 0);
+    g.gpu.write32(mi_mode, 1 << 24 | 1 << 8);
+    assert_eq!(g.gpu.read32(mi_mode) & 3 << 8, 3 << 8, "stopped and idle");
     g.gpu.write32(b + reg("RING_RESET_CTL"), 1 << 16 | 1);
     assert_eq!(
         g.gpu.read32(b + reg("RING_RESET_CTL")) & 2,
@@ -1030,4 +1035,22 @@ fn the_compute_engine_needs_ccs_enable() {
     g.gpu.run(100);
     assert_eq!(g.read(dst_phys), 0xcc5);
     assert_eq!(csb_entries(&g, hwsp_phys, 1), vec![csb(17, IDLE, true)]);
+}
+
+/// A ring stopped with RING_MI_MODE STOP_RING executes nothing until started again.
+#[test]
+fn a_stopped_ring_waits() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let (dst_gfx, dst_phys) = g.page();
+    let mi_mode = base("blitter") + reg("RING_MI_MODE");
+    g.gpu.write32(mi_mode, 1 << 24 | 1 << 8);
+    let mut ctx = Ctx::new(&mut g, "blitter", 18, 0);
+    ctx.emit(&g, &[SDI_GGTT, dst_gfx as u32, 0, 0x57]);
+    submit(&g, "blitter", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    assert_eq!(g.read(dst_phys), 0);
+    g.gpu.write32(mi_mode, 1 << 24);
+    g.gpu.run(100);
+    assert_eq!(g.read(dst_phys), 0x57);
 }

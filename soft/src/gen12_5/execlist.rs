@@ -347,6 +347,11 @@ impl<B: MemoryBus> Device<B> {
 
     /// Runs engine `i` for at most `budget` commands.
     pub(super) fn run_engine(&mut self, i: usize, budget: u32) {
+        // A stopped ring (RING_MI_MODE STOP_RING) executes nothing.
+        let mi_mode = self.engines[i].base + self.er.mi_mode;
+        if self.regs.get(mi_mode) & super::STOP_RING != 0 {
+            return;
+        }
         let mut n = 0;
         while n < budget && self.state[i].halted.is_none() && self.state[i].active.is_some() {
             let e = &self.state[i];

@@ -60,6 +60,8 @@ const DEVICE_ID: u32 = 0x56a0;
 const GMCH_CTRL: usize = 0x50 / 4;
 const GGMS_8MIB: u32 = 3 << 6;
 
+/// RING_MI_MODE bit 8 STOP_RING (bit 9 MODE_IDLE reads back when stopped).
+const STOP_RING: u32 = 1 << 8;
 /// RING_MODE bit 3: execlist submission (hal RING_MODE_GEN7 gfx_disable_legacy_mode).
 const DISABLE_LEGACY_MODE: u32 = 1 << 3;
 
@@ -374,6 +376,13 @@ impl<B: MemoryBus> Device<B> {
                     return v | (v & 1) << 1;
                 }
                 baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND => return self.state[i].unmodelled,
+                // STOP_RING takes effect between two commands, which is where
+                // the model always is: MODE_IDLE follows it (i915
+                // intel_engine_cs.c __intel_engine_stop_cs waits for it).
+                r if r == er.mi_mode => {
+                    let v = self.regs.read(offset);
+                    return v | (v & STOP_RING) << 1;
+                }
                 _ => {}
             }
         }
