@@ -48,8 +48,8 @@ pub const CSB_ENTRIES: u32 = 12;
 /// Dword of the status page holding entry 0, and the write-pointer mirror.
 const CSB_HWSP_DWORD: u64 = 0x10;
 const CSB_WRITE_DWORD: u64 = 0x2f;
-/// RING_CONTEXT_STATUS_BUF_LO(base, n) = base + 0x370 + 8 n (i915
-/// gt/intel_engine_regs.h; not in the hal tables yet).
+/// RING_CONTEXT_STATUS_BUF_LO/HI(base, n) = base + 0x370 + 8 n (+ 4) (Linux
+/// i915's execlist registers; not in the hal tables yet).
 const CSB_MMIO: u32 = 0x370;
 /// GEN8_RING_PDP_LDW/UDW(base, n) = base + 0x270 + 8 n (+ 4): PDP0 holds
 /// the PML4 of a 48-bit context (i915 gt/intel_engine_regs.h,
