@@ -64,8 +64,8 @@ pub const CONTEXT_SWITCH_BIT: u32 = 8;
 pub const ERROR_BIT: u32 = 3;
 pub const USER_BIT: u32 = 0;
 pub const NOTIFY_BIT: u32 = 4;
-/// RING_EIR bits as i915 names them for every generation (i915_reg.h
-/// I915_ERROR_INSTRUCTION, I915_ERROR_PAGE_TABLE).
+/// RING_EIR bits as Linux i915 names them for every generation:
+/// I915_ERROR_INSTRUCTION, I915_ERROR_PAGE_TABLE.
 const EIR_INSTRUCTION: u32 = 1 << 0;
 const EIR_PAGE_TABLE: u32 = 1 << 4;
 /// MI_LOAD_REGISTER_IMM and MI_NOOP headers: opcode 0x22 and 0 in 28:23

@@ -203,7 +203,7 @@ impl CommandSet {
 const MAX_COMMAND: usize = 1025;
 /// Graphics addresses are 48 bits (canonical upper bits ignored).
 const VA_MASK: u64 = 0xffff_ffff_ffff;
-/// The predicate registers, engine-relative (Linux i915 i915_reg.h
+/// The predicate registers, engine-relative (Linux i915
 /// MI_PREDICATE_SRC0 0x2400, SRC1 0x2408, DATA 0x2410, RESULT 0x2418,
 /// MI_PREDICATE_RESULT_2 0x23bc on the render engine; Mesa's mi_builder.h
 /// reaches the 0x2000-0x27ff range of the other engines CS-relative).
