@@ -1054,3 +1054,27 @@ fn a_stopped_ring_waits() {
     g.gpu.run(100);
     assert_eq!(g.read(dst_phys), 0x57);
 }
+
+/// A ring whose commands run past its end continue at its start: a store
+/// split across the wrap, then one after it; RING_HEAD's wrap count counts it.
+#[test]
+fn commands_wrap_around_the_ring() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let (dst_gfx, dst_phys) = g.page();
+    let mut ctx = Ctx::new(&mut g, "render", 19, 0);
+    // Head and tail start 8 bytes before the end of the one-page ring.
+    let start = 4096 - 8;
+    g.write(ctx.state_phys + 5 * 4, &[start]);
+    ctx.tail = start;
+    let (a, b) = ([SDI_GGTT, dst_gfx as u32], [0, 0xa1]);
+    g.write(ctx.ring_phys + u64::from(start), &a);
+    g.write(ctx.ring_phys, &b);
+    g.write(ctx.ring_phys + 8, &[SDI_GGTT, dst_gfx as u32 + 4, 0, 0xb2]);
+    g.write(ctx.state_phys + 7 * 4, &[24]);
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    assert_eq!((g.read(dst_phys), g.read(dst_phys + 4)), (0xa1, 0xb2));
+    // Saved head: offset 24, wrap count 1 (bits 31:21).
+    assert_eq!(g.read(ctx.state_phys + 5 * 4), 1 << 21 | 24);
+}
