@@ -16,7 +16,8 @@
 //! (memory or register; the engine waits with RING_CTL bit 10 set),
 //! MI_ATOMIC on dwords and qwords (the integer operations), MI_MATH (the ALU
 //! on CS_GPR0-15, semantics as Mesa's mi_builder.h uses them), MI_PREDICATE
-//! and MI_SET_PREDICATE with the commands they drop (`predicated_out`).
+//! and MI_SET_PREDICATE with the commands they drop (those two in
+//! `predicate`, MI_ATOMIC and MI_MATH in `arith`).
 //! MI_ARB_CHECK and MI_ARB_ON_OFF have no effect: the model never preempts in
 //! the middle of a ring.
 //!
@@ -202,16 +203,7 @@ impl CommandSet {
 /// Length plus its bias. Anything longer is refused, never cut short.
 const MAX_COMMAND: usize = 1025;
 /// Graphics addresses are 48 bits (canonical upper bits ignored).
-const VA_MASK: u64 = 0xffff_ffff_ffff;
-/// The predicate registers, engine-relative (Linux i915
-/// MI_PREDICATE_SRC0 0x2400, SRC1 0x2408, DATA 0x2410, RESULT 0x2418,
-/// MI_PREDICATE_RESULT_2 0x23bc on the render engine; Mesa's mi_builder.h
-/// reaches the 0x2000-0x27ff range of the other engines CS-relative).
-const PREDICATE_SRC0: u32 = 0x400;
-const PREDICATE_SRC1: u32 = 0x408;
-const PREDICATE_DATA: u32 = 0x410;
-const PREDICATE_RESULT: u32 = 0x418;
-const PREDICATE_RESULT_2: u32 = 0x3bc;
+pub(super) const VA_MASK: u64 = 0xffff_ffff_ffff;
 /// RING_CTL bit 10: the ring waits on a semaphore (hal RING_CTL semaphore_wait).
 const SEMAPHORE_WAIT: u32 = 1 << 10;
 /// MI_MODE bit 12: nested batch buffers (TGL_NESTED_BB_EN).
@@ -320,7 +312,7 @@ impl<B: MemoryBus> Device<B> {
     /// The space of a command's memory access: a PPGTT batch reaches only
     /// the PPGTT (its Use Global GTT bits are ignored, as for the older
     /// generations' non-secure batches); elsewhere the bit decides.
-    fn space(&self, i: usize, global_bit: Option<u64>) -> Space {
+    pub(super) fn space(&self, i: usize, global_bit: Option<u64>) -> Space {
         match self.state[i].batch {
             Some(Batch {
                 space: Space::Ppgtt,
@@ -331,17 +323,23 @@ impl<B: MemoryBus> Device<B> {
         }
     }
 
-    fn refuse(&self, dw: &[u32], name: &'static str) -> Halt {
+    pub(super) fn refuse(&self, dw: &[u32], name: &'static str) -> Halt {
         Halt::Unmodelled { dw0: dw[0], name }
     }
 
-    fn write(&mut self, i: usize, space: Space, gfx: u64, value: u32) -> Result<(), Halt> {
+    pub(super) fn write(
+        &mut self,
+        i: usize,
+        space: Space,
+        gfx: u64,
+        value: u32,
+    ) -> Result<(), Halt> {
         self.memory(i)
             .write_u32(space, gfx & VA_MASK, value)
             .map_err(|f| Halt::of(f, 0))
     }
 
-    fn read(&mut self, i: usize, space: Space, gfx: u64) -> Result<u32, Halt> {
+    pub(super) fn read(&mut self, i: usize, space: Space, gfx: u64) -> Result<u32, Halt> {
         self.memory(i)
             .read_u32(space, gfx & VA_MASK)
             .map_err(|f| Halt::of(f, 0))
@@ -492,261 +490,6 @@ impl<B: MemoryBus> Device<B> {
         }
     }
 
-    /// MI_ATOMIC (manual 004 lines 26535-26699) on a dword or qword: the
-    /// operands inline (Operand1 in DW3/DW5) or in CS_GPR0 (Operand1); the
-    /// value before the operation returned to CS_GPR4 with Return Data
-    /// Control. Towards system memory only MOVE, INC and DEC exist (the
-    /// programming note); octwords, float and compare-write operations and
-    /// the post-sync form are refused.
-    fn atomic(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
-        let f = |x: F| field(c, dw, x);
-        if f(F::PostSyncOperation) == Some(1) {
-            return Err(self.refuse(dw, "MI_ATOMIC as a post-sync operation"));
-        }
-        let opcode = f(F::AtomicOpcode).unwrap_or(0) as u32;
-        let qword = match (f(F::DataSize), opcode & !0x20) {
-            (_, op) if !(0x1..=0xd).contains(&op) || op == 0x9 => {
-                return Err(self.refuse(dw, "MI_ATOMIC float, compare-write or reserved operation"));
-            }
-            (Some(0), _) if opcode & 0x20 == 0 => false,
-            (Some(1), _) if opcode & 0x20 != 0 => true,
-            _ => return Err(self.refuse(dw, "MI_ATOMIC data size other than its opcode's")),
-        };
-        let op = opcode & !0x20;
-        // MOVE (4), INC (5), DEC (6) are the system-memory atomics.
-        let addr = f(F::MemoryAddress).unwrap_or(0) & VA_MASK;
-        let space = self.space(i, f(F::UseGlobalGtt));
-        let at = self
-            .memory(i)
-            .translate(space, addr)
-            .map_err(|e| Halt::of(e, dw[0]))?;
-        if matches!(at, super::memory::Location::System(_)) && !(4..=6).contains(&op) {
-            return Err(self.refuse(dw, "MI_ATOMIC arithmetic on system memory"));
-        }
-        let gpr = self.engines[i].base + self.er.gpr;
-        let gpr_read = |d: &Self, n: u32| {
-            u64::from(d.regs.get(gpr + 8 * n)) | u64::from(d.regs.get(gpr + 8 * n + 4)) << 32
-        };
-        let operand = if f(F::InlineData) == Some(1) {
-            f(F::Operand1DataDword0).unwrap_or(0) | f(F::Operand1DataDword1).unwrap_or(0) << 32
-        } else {
-            gpr_read(self, 0)
-        };
-        let mask = if qword { u64::MAX } else { 0xffff_ffff };
-        let operand = operand & mask;
-        let mut old = u64::from(self.read(i, space, addr)?);
-        if qword {
-            old |= u64::from(self.read(i, space, addr.wrapping_add(4))?) << 32;
-        }
-        let signed = |v: u64| {
-            if qword {
-                v as i64
-            } else {
-                i64::from(v as u32 as i32)
-            }
-        };
-        let new = match op {
-            0x1 => old & operand,
-            0x2 => old | operand,
-            0x3 => old ^ operand,
-            0x4 => operand,
-            0x5 => old.wrapping_add(1),
-            0x6 => old.wrapping_sub(1),
-            0x7 => old.wrapping_add(operand),
-            0x8 => old.wrapping_sub(operand),
-            0xa => {
-                if signed(old) >= signed(operand) {
-                    old
-                } else {
-                    operand
-                }
-            }
-            0xb => {
-                if signed(old) <= signed(operand) {
-                    old
-                } else {
-                    operand
-                }
-            }
-            0xc => old.max(operand),
-            _ => old.min(operand),
-        } & mask;
-        self.write(i, space, addr, new as u32)?;
-        if qword {
-            self.write(i, space, addr.wrapping_add(4), (new >> 32) as u32)?;
-        }
-        if f(F::ReturnDataControl) == Some(1) {
-            // A dword return updates the lower dword of CS_GPR4 only.
-            self.regs.set(gpr + 8 * 4, old as u32);
-            if qword {
-                self.regs.set(gpr + 8 * 4 + 4, (old >> 32) as u32);
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether predication drops the command. MI_SET_PREDICATE's status
-    /// (MI_SET_PREDICATE_RESULT bit 0) drops every command after it but the
-    /// next MI_SET_PREDICATE (manual 004 lines 28501-28554); the batch
-    /// commands and MI_MATH are dropped only when their Predication Enable
-    /// (bit 15) asks for it (lines 26700-26830, 27940-27962). MI_STORE_REGISTER_MEM's
-    /// Predicate Enable drops it when MI_PREDICATE_RESULT bit 0 is clear
-    /// (lines 28672-28749).
-    fn predicated_out(&self, i: usize, c: &Cmd, op: Op, dw: &[u32]) -> bool {
-        let f = |x: F| field(c, dw, x);
-        let status = self.state[i].set_predicate;
-        let bit15 = f(F::PredicationEnable).or(f(F::PredicateEnable)) == Some(1);
-        let dropped = match op {
-            Op::SetPredicate => false,
-            Op::BatchStart | Op::BatchEnd | Op::ConditionalBatchEnd | Op::Math => status && bit15,
-            _ => status,
-        };
-        let base = self.engines[i].base;
-        dropped
-            || op == Op::StoreRegisterMem
-                && f(F::PredicateEnable) == Some(1)
-                && self.regs.get(base + PREDICATE_RESULT) & 1 == 0
-    }
-
-    /// MI_SET_PREDICATE: the status from MI_PREDICATE_RESULT(_2) (values 3
-    /// and 4 on the render and compute engines only), or always (Fh). The
-    /// WPARID condition needs registers the model lacks: refused.
-    fn set_predicate(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
-        let f = |x: F| field(c, dw, x);
-        if f(F::PredicateEnableWparid).is_some_and(|v| v != 0) {
-            return Err(self.refuse(dw, "MI_SET_PREDICATE on WPARID"));
-        }
-        let base = self.engines[i].base;
-        let result = self.regs.get(base + PREDICATE_RESULT) & 1 == 1;
-        let result2 = self.regs.get(base + PREDICATE_RESULT_2) & 1 == 1;
-        let render_like = matches!(
-            self.engines[i].class,
-            super::RENDER_CLASS | super::COMPUTE_CLASS
-        );
-        self.state[i].set_predicate = match f(F::PredicateEnable) {
-            Some(0) => false,
-            Some(1) => !result2,
-            Some(2) => result2,
-            Some(3) if render_like => !result,
-            Some(4) if render_like => result,
-            Some(0xf) => true,
-            _ => return Err(self.refuse(dw, "a reserved MI_SET_PREDICATE condition")),
-        };
-        Ok(())
-    }
-
-    /// MI_PREDICATE (manual 004 lines 28041-28088): compare the 64-bit
-    /// MI_PREDICATE_SRC0 and SRC1 (TRUE, FALSE, SRCS_EQUAL loading their
-    /// difference into MI_PREDICATE_DATA, DELTAS_EQUAL comparing it), combine
-    /// with MI_PREDICATE_RESULT (SET, AND, OR, XOR), then keep, load or load
-    /// inverted.
-    fn predicate(&mut self, i: usize, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
-        let f = |x: F| field(c, dw, x);
-        let base = self.engines[i].base;
-        let r64 = |d: &Self, at: u32| {
-            u64::from(d.regs.get(base + at)) | u64::from(d.regs.get(base + at + 4)) << 32
-        };
-        let delta = r64(self, PREDICATE_SRC0).wrapping_sub(r64(self, PREDICATE_SRC1));
-        let compare = match f(F::CompareOperation) {
-            Some(0) => true,
-            Some(1) => false,
-            Some(2) => {
-                self.regs.set(base + PREDICATE_DATA, delta as u32);
-                self.regs
-                    .set(base + PREDICATE_DATA + 4, (delta >> 32) as u32);
-                delta == 0
-            }
-            _ => delta == r64(self, PREDICATE_DATA),
-        };
-        let current = self.regs.get(base + PREDICATE_RESULT) & 1 == 1;
-        let combined = match f(F::CombineOperation) {
-            Some(0) => compare,
-            Some(1) => compare && current,
-            Some(2) => compare || current,
-            _ => compare ^ current,
-        };
-        let result = match f(F::LoadOperation) {
-            Some(0) => current,
-            Some(2) => combined,
-            Some(3) => !combined,
-            _ => return Err(self.refuse(dw, "a reserved MI_PREDICATE load operation")),
-        };
-        self.regs.set(base + PREDICATE_RESULT, u32::from(result));
-        Ok(())
-    }
-
-    /// MI_MATH: each ALU dword (hal gen12.5 structs.toml
-    /// MI_MATH_ALU_INSTRUCTION: opcode 31:20, operand 1 19:10, operand 2
-    /// 9:0) on the engine's 64-bit CS_GPR0-15 and the ALU's SRCA, SRCB,
-    /// ACCU and flags. The semantics are those Mesa's mi_builder.h relies on
-    /// (its constant folding computes what the ALU would): LOAD/LOADINV put a
-    /// register (or its inverse) in SRCA or SRCB, LOAD0 and LOAD1 zero and all
-    /// ones; ADD and SUB set ACCU, CF (carry, or borrow: SRCA < SRCB) and ZF
-    /// (ACCU zero); AND, OR, XOR (ZF; CF cleared, the model's choice: no
-    /// source says); SHL, SHR, SAR by SRCB, a power of two up
-    /// to 32 ("we only have power-of-two shifts"); STORE/STOREINV write ACCU,
-    /// SRCA, SRCB or a flag (all ones when set) or its inverse to a
-    /// register. Indirect loads and stores are refused.
-    fn math(&mut self, i: usize, dw: &[u32]) -> Result<(), Halt> {
-        let gpr = self.engines[i].base + self.er.gpr;
-        let mut alu = Alu::default();
-        for &word in &dw[1..] {
-            let (opcode, op1, op2) = (word >> 20, (word >> 10) & 0x3ff, word & 0x3ff);
-            let reg = |regs: &crate::regfile::RegFile, n: u32| -> Option<u64> {
-                (n < 16).then(|| {
-                    u64::from(regs.get(gpr + 8 * n)) | u64::from(regs.get(gpr + 8 * n + 4)) << 32
-                })
-            };
-            let (a, b) = (alu.a, alu.b);
-            let ok = match opcode {
-                // NOOP, FENCE_RD, FENCE_WR: the model has no pipeline to fence.
-                0x000..=0x002 => true,
-                0x080 => reg(&self.regs, op2).is_some_and(|v| alu.load(op1, v)),
-                0x480 => reg(&self.regs, op2).is_some_and(|v| alu.load(op1, !v)),
-                0x081 => alu.load(op1, 0),
-                0x481 => alu.load(op1, u64::MAX),
-                0x100 => {
-                    let (r, carry) = a.overflowing_add(b);
-                    alu.result(r, carry);
-                    true
-                }
-                0x101 => {
-                    let (r, borrow) = a.overflowing_sub(b);
-                    alu.result(r, borrow);
-                    true
-                }
-                0x102 => alu.result(a & b, false),
-                0x103 => alu.result(a | b, false),
-                0x104 => alu.result(a ^ b, false),
-                0x105..=0x107 if b == 0 || b.is_power_of_two() && b <= 32 => {
-                    alu.accu = match opcode {
-                        0x105 => a << b,
-                        0x106 => a >> b,
-                        _ => ((a as i64) >> b) as u64,
-                    };
-                    true
-                }
-                0x180 | 0x580 => match (alu.source(op2).or_else(|| reg(&self.regs, op2)), op1 < 16)
-                {
-                    (Some(v), true) => {
-                        let v = if opcode == 0x580 { !v } else { v };
-                        self.regs.set(gpr + 8 * op1, v as u32);
-                        self.regs.set(gpr + 8 * op1 + 4, (v >> 32) as u32);
-                        true
-                    }
-                    _ => false,
-                },
-                _ => false,
-            };
-            if !ok {
-                return Err(
-                    self.refuse(dw, "an MI_MATH ALU instruction the model does not execute")
-                );
-            }
-        }
-        Ok(())
-    }
-
     /// The engine's status page (RING_HWS_PGA), or the running context's
     /// per-process one (page 0 of its image).
     fn status_page(&self, i: usize, per_process: bool) -> u64 {
@@ -865,48 +608,6 @@ impl<B: MemoryBus> Device<B> {
             };
         }
         Ok(())
-    }
-}
-
-/// The MI_MATH ALU's registers (operand codes of hal gen12.5 structs.toml
-/// MI_MATH_ALU_INSTRUCTION: SRCA 0x20, SRCB 0x21, ACCU 0x31, ZF 0x32, CF 0x33).
-#[derive(Default)]
-struct Alu {
-    a: u64,
-    b: u64,
-    accu: u64,
-    zf: bool,
-    cf: bool,
-}
-
-impl Alu {
-    /// LOAD into SRCA or SRCB; `false` for another destination.
-    fn load(&mut self, dst: u32, value: u64) -> bool {
-        match dst {
-            0x20 => self.a = value,
-            0x21 => self.b = value,
-            _ => return false,
-        }
-        true
-    }
-
-    /// An arithmetic or logic result: ACCU, the carry and zero flags.
-    fn result(&mut self, accu: u64, carry: bool) -> bool {
-        (self.accu, self.cf, self.zf) = (accu, carry, accu == 0);
-        true
-    }
-
-    /// An ALU register as a STORE source (a set flag reads as all ones).
-    fn source(&self, n: u32) -> Option<u64> {
-        let flag = |f: bool| if f { u64::MAX } else { 0 };
-        match n {
-            0x20 => Some(self.a),
-            0x21 => Some(self.b),
-            0x31 => Some(self.accu),
-            0x32 => Some(flag(self.zf)),
-            0x33 => Some(flag(self.cf)),
-            _ => None,
-        }
     }
 }
 

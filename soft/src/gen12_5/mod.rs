@@ -23,10 +23,12 @@
 //! the legacy ring-buffer mode (a RING_TAIL write only stores), MSI, the
 //! display, the 3D/compute pipelines and the EU array.
 
+mod arith;
 mod execlist;
 mod irq;
 pub(crate) mod memory;
 mod mi;
+mod predicate;
 mod regs;
 
 use alloc::vec::Vec;
