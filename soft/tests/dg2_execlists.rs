@@ -1078,3 +1078,24 @@ fn commands_wrap_around_the_ring() {
     // Saved head: offset 24, wrap count 1 (bits 31:21).
     assert_eq!(g.read(ctx.state_phys + 5 * 4), 1 << 21 | 24);
 }
+
+/// A context image whose BB_PER_CTX_PTR is valid asks for a workaround batch
+/// on restore, which the model does not run: refused by name, not ignored.
+#[test]
+fn workaround_batches_in_an_image_are_refused() {
+    let mut g = Dg2::new();
+    let (hwsp_gfx, _) = g.page();
+    let mut ctx = Ctx::new(&mut g, "render", 20, 0);
+    ctx.emit(&g, &[MI_NOOP, MI_NOOP]);
+    // Replace the BB_ADDR pair (dwords 14/15) by RING_BB_PER_CTX_PTR, valid.
+    g.write(
+        ctx.state_phys + 14 * 4,
+        &[base("render") + 0x1c0, 0x4000 | 1],
+    );
+    submit(&g, "render", hwsp_gfx, &[&ctx]);
+    g.gpu.run(100);
+    assert_eq!(
+        g.gpu.unmodelled(0),
+        Some("a context's workaround batches (BB_PER_CTX_PTR, INDIRECT_CTX)")
+    );
+}

@@ -56,6 +56,14 @@ const CSB_MMIO: u32 = 0x370;
 /// intel_lrc_reg.h ASSIGN_CTX_PML4).
 pub const PDP0_LDW: u32 = 0x270;
 pub const PDP0_UDW: u32 = 0x274;
+/// The per-context and indirect-context workaround batches a restore runs
+/// (i915 RING_BB_PER_CTX_PTR base + 0x1c0 with PER_CTX_BB_VALID bit 0,
+/// RING_INDIRECT_CTX base + 0x1c4 with the size in cachelines in 5:0; the
+/// image slots CTX_BB_PER_CTX_PTR and CTX_RCS_INDIRECT_CTX of intel_lrc_reg.h).
+const BB_PER_CTX_PTR: u32 = 0x1c0;
+const PER_CTX_BB_VALID: u32 = 1 << 0;
+const INDIRECT_CTX: u32 = 0x1c4;
+const INDIRECT_CTX_SIZE: u32 = 0x3f;
 /// The idle context ID of Xe_HP CSB entries (XEHP_IDLE_CTX_ID).
 const IDLE_ID: u32 = 0xffff;
 /// GT_CONTEXT_SWITCH_INTERRUPT, GT_CS_MASTER_ERROR_INTERRUPT, GT_RENDER_USER_INTERRUPT,
@@ -271,9 +279,28 @@ impl<B: MemoryBus> Device<B> {
         Ok(())
     }
 
-    /// Loads a context's registers from its image (only RING_TAIL on a lite restore).
+    /// Loads a context's registers from its image (only RING_TAIL on a lite
+    /// restore). A context with workaround batches to run on restore is
+    /// refused: the model does not execute them.
     fn restore(&mut self, i: usize, ctx: Context, lite: bool) -> Result<(), Halt> {
-        let tail = self.engines[i].base + self.er.tail;
+        let base = self.engines[i].base;
+        let tail = base + self.er.tail;
+        // Cleared first: an image that does not list them has none.
+        self.regs.set(base + BB_PER_CTX_PTR, 0);
+        self.regs.set(base + INDIRECT_CTX, 0);
+        self.restore_pairs(i, ctx, lite, tail)?;
+        let per_ctx = self.regs.get(base + BB_PER_CTX_PTR) & PER_CTX_BB_VALID != 0;
+        let indirect = self.regs.get(base + INDIRECT_CTX) & INDIRECT_CTX_SIZE != 0;
+        if !lite && (per_ctx || indirect) {
+            return Err(Halt::Unmodelled {
+                dw0: 0,
+                name: "a context's workaround batches (BB_PER_CTX_PTR, INDIRECT_CTX)",
+            });
+        }
+        Ok(())
+    }
+
+    fn restore_pairs(&mut self, i: usize, ctx: Context, lite: bool, tail: u32) -> Result<(), Halt> {
         self.image_pairs(i, ctx, |d, slot, reg| {
             if lite && reg != tail {
                 return Ok(());
