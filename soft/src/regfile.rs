@@ -144,6 +144,30 @@ impl RegFile {
         self.slot_mut(offset).value = value;
     }
 
+    /// A value loaded by a context restore: a masked register takes the bits
+    /// its write enables select (the image holds masked writes), any other
+    /// register the value as it is, whatever its software access.
+    pub fn restore(&mut self, offset: u32, value: u32) {
+        let slot = self.slot_mut(offset);
+        slot.value = match slot.access {
+            Access::Masked => {
+                let mask = value >> 16;
+                (slot.value & !mask) | (value & mask & 0xffff)
+            }
+            _ => value,
+        };
+    }
+
+    /// The value a context save writes: a masked register with every write
+    /// enable set, so that restoring it gives back the same bits.
+    pub fn saved_value(&self, offset: u32) -> u32 {
+        match self.slot(offset) {
+            Some(s) if s.access == Access::Masked => 0xffff_0000 | (s.value & 0xffff),
+            Some(s) => s.value,
+            None => 0,
+        }
+    }
+
     /// Hardware-side read of the raw value.
     pub fn get(&self, offset: u32) -> u32 {
         self.slot(offset).map_or(0, |s| s.value)
@@ -187,6 +211,25 @@ mod tests {
         assert_eq!(r.read(0x2520), 0x800);
         r.reset_range(0x2000..0x3000);
         assert_eq!(r.read(0x2520), 0x800);
+    }
+
+    /// A context restore applies a masked register's write enables and sets
+    /// any other register whatever its software access; a save writes a
+    /// masked register back with every enable, so restoring it is exact.
+    #[test]
+    fn restore_and_save_round_trip_masked_and_read_only_registers() {
+        let mut r = RegFile::new(&baregpu_hal::gen6::TABLES);
+        // GFX_MODE (masked): only bit 9 enabled in the image.
+        r.restore(0x2520, (1 << 9 << 16) | (1 << 9) | 0x1);
+        assert_eq!(r.read(0x2520), 0xa00);
+        assert_eq!(r.saved_value(0x2520), 0xffff_0a00);
+        let saved = r.saved_value(0x2520);
+        r.reset_range(0x2000..0x3000);
+        r.restore(0x2520, saved);
+        assert_eq!(r.read(0x2520), 0xa00);
+        // A read-only register (ACTHD, 0x2074) takes the restored value.
+        r.restore(0x2074, 0x1234);
+        assert_eq!((r.read(0x2074), r.saved_value(0x2074)), (0x1234, 0x1234));
     }
 
     /// Registers nobody listed hold what is written and reset to 0, in the pages,
