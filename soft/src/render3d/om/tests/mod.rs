@@ -9,6 +9,7 @@ mod blend;
 mod depth;
 mod gen7;
 mod message;
+mod msaa;
 mod refuse;
 
 use alloc::vec::Vec;
