@@ -28,7 +28,7 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
     let mut s = OmState::default();
     unpack::<Cmd3dstateMultisample>(packets, "3DSTATE_MULTISAMPLE does not decode")?;
     // The sample count of every render target and of the depth buffer
-    // (003 lines 41668-41672).
+    // (003 lines 41663-41666).
     s.samples =
         crate::render3d::raster::multisample(packets.get(Cmd3dstateMultisample::NAME), false)?
             .samples;

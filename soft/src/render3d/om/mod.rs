@@ -27,10 +27,20 @@
 //! Last Render Target (003 lines 84949-84953), so every target of a pixel
 //! sees the same test.
 //!
+//! Multisampling (3DSTATE_MULTISAMPLE 4X, and 8X on Gen7): each pixel's
+//! samples are those the windower covered (`SampleDispatch`), less the
+//! oMask's and alpha-to-coverage's; each is depth/stencil tested with its
+//! own source depth and written at its own place (`multisample`: the
+//! render target interleaved, or on Gen7 MSFMT_MSS in array slices; the
+//! depth and stencil buffers interleaved); samples are counted.
+//! Alpha-to-one sets source-0 alpha to 1.0 after alpha-to-coverage used it.
+//!
 //! Refused (a draw error from `new`, a send error from a write), never
-//! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
-//! multisampled render targets), alpha-to-coverage (forbidden with 1X,
-//! 003 lines 44755-44756) and alpha-to-one, dithering, depth-buffer clear
+//! drawn wrongly: render targets whose sample count differs from
+//! 3DSTATE_MULTISAMPLE's, MCS (compressed multisampling and fast clears),
+//! alpha-to-coverage with 1X (forbidden, 003 lines 44755-44756), dithered
+//! or of an alpha strictly between 0 and 1 (the manual gives no mask),
+//! alpha-to-one with dual source, dithering, depth-buffer clear
 //! and resolve passes, render targets other than 2D (arrays, 3D, cube,
 //! buffers) and their X/Y offsets and rotation, depth buffer arrays, depth
 //! or stencil enabled without a buffer that has them (UNDEFINED, 003 lines
@@ -320,7 +330,7 @@ impl OutputMerger {
                 if fields.samples != self.samples {
                     // "This field in 3DSTATE_MULTISAMPLE must match the
                     // corresponding field in SURFACE_STATE for each render
-                    // target" (003 lines 41668-41670).
+                    // target" (003 lines 41664-41665).
                     return Err(bad(
                         "render target Number of Multisamples differs from 3DSTATE_MULTISAMPLE's",
                     ));
@@ -642,7 +652,7 @@ impl PixelBackend for OutputMerger {
         }
         if b.alphatoone_enable && w.color1.is_some() {
             // "If Dual Source Blending is enabled, this bit must be
-            // disabled" (003 lines 46062-46064).
+            // disabled" (003 line 46055).
             return Err(bad("BLEND_STATE: alpha-to-one with a dual-source write"));
         }
         let count = self.samples;
@@ -681,7 +691,7 @@ impl PixelBackend for OutputMerger {
             }
             if b.alphatoone_enable {
                 // Source 0 alpha becomes 1.0 after alpha-to-coverage used
-                // it (003 lines 46046-46050).
+                // it (003 lines 46050-46051).
                 colour[3] = 1.0f32.to_bits();
             }
             let (x, y) = pixel_xy(w.corners[slot / 4], slot);
@@ -774,12 +784,12 @@ fn all_samples(count: u8) -> u8 {
     ((1u16 << count.min(8)) - 1) as u8
 }
 
-/// The alpha-to-coverage mask of a source-0 alpha (003 lines 46026-46034):
+/// The alpha-to-coverage mask of a source-0 alpha (003 lines 46026-46036):
 /// "Value of 0 disables all samples and value of 1 enables all samples",
-/// a NaN none (003 line 44752); between them the mask only "monotonically
+/// a NaN none (003 line 44753); between them the mask only "monotonically
 /// increases the number of enabled" samples, which leaves the mask of
 /// each value open: refused rather than guessed. Alphas below 0 and above
-/// 1 are taken as 0 and 1 (FLOAT32, 003 lines 44758-44759).
+/// 1 are taken as 0 and 1 (a model choice; FLOAT32, 003 lines 44758-44759).
 fn alpha_to_coverage(alpha: u32, count: u8) -> Result<u8, SendError> {
     let a = f32::from_bits(alpha);
     if a.is_nan() || a <= 0.0 {

@@ -854,7 +854,7 @@ fn gen7_8x_targets_store_samples_in_slices_or_interleaved() {
         let w = write8(|s| [s as f32 / 8.0, 1.0, 0.0, 1.0]);
         let mut om = f.om().unwrap();
         om.render_target(&mut f.mem, Some(&d), &w).unwrap();
-        for slot in 0..8 {
+        for (slot, &c) in cover.iter().enumerate() {
             let (x, y) = xy8(slot);
             for s in 0..8u64 {
                 let (cx, cy) = if storage == 0 {
@@ -862,7 +862,7 @@ fn gen7_8x_targets_store_samples_in_slices_or_interleaved() {
                 } else {
                     ims8(x, y, s)
                 };
-                let on = cover[slot] >> s & 1 != 0;
+                let on = c >> s & 1 != 0;
                 let want = if on {
                     alloc::vec![unorm(slot as f64 / 8.0, 255.0) as u8, 255, 0, 255]
                 } else {

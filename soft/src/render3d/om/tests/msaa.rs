@@ -61,7 +61,7 @@ fn depth_f(f: &Fixture, x: u64, y: u64) -> f32 {
 
 #[test]
 fn covered_samples_pass_their_own_depth_test_and_land_interleaved() {
-    let mut rng = Rng(0x5eed_4_4_4_4);
+    let mut rng = Rng(0x5eed_4444);
     for round in 0..10 {
         let mut f = fixture4();
         f.depth_stencil(&DepthStencilState {
