@@ -116,27 +116,12 @@ struct OmState {
 /// What the merger checks in a render target's SURFACE_STATE beyond the
 /// surface itself, from either generation's layout.
 struct RtFields {
-    /// Number of Multisamples as a count (1, 4, 8) and the storage layout.
-    samples: u8,
-    layout: MsLayout,
     min_array: u32,
     /// MIP Count / LOD: the level rendered into.
     lod: u32,
     offset_or_rotation: bool,
     /// Gen7 MCS Enable (multisample control surface, fast clears).
     mcs: bool,
-}
-
-/// SURFACE_STATE Number of Multisamples (log2) as a count: 1X and 4X on
-/// both generations, 8X on Gen7 (its encoding is reserved on Gen6, whose
-/// 3DSTATE_MULTISAMPLE cannot match it).
-fn sample_count(code: u32) -> Result<u8, &'static str> {
-    match code {
-        0 => Ok(1),
-        2 => Ok(4),
-        3 => Ok(8),
-        _ => Err("render target SURFACE_STATE: reserved Number of Multisamples"),
-    }
 }
 
 /// The last `P` the draw's state holds, decoded.
@@ -322,12 +307,14 @@ impl OutputMerger {
             let dw = state::dwords::<8>(memory, at).map_err(fault)?;
             (dw.to_vec(), gen7::rt_fields(&dw).map_err(bad)?)
         };
-        let surface = Surface::from_surface_state(self.platform, &dw)
-            .map_err(|_| bad("render target SURFACE_STATE: reserved surface type"))?;
+        let surface = Surface::from_surface_state(self.platform, &dw).map_err(|e| match e {
+            crate::eu::shared::surface::SurfaceError::BadState(s) => bad(s),
+            _ => bad("render target SURFACE_STATE does not decode"),
+        })?;
         let t = match render_surface(&surface, false)? {
             None => None,
             Some(format) => {
-                if fields.samples != self.samples {
+                if surface.samples != self.samples {
                     // "This field in 3DSTATE_MULTISAMPLE must match the
                     // corresponding field in SURFACE_STATE for each render
                     // target" (003 lines 41664-41665).
@@ -335,13 +322,13 @@ impl OutputMerger {
                         "render target Number of Multisamples differs from 3DSTATE_MULTISAMPLE's",
                     ));
                 }
-                if fields.samples > 1 && fields.lod != 0 {
+                if surface.samples > 1 && fields.lod != 0 {
                     return Err(bad(
                         "multisampled render targets have one level (LOD 0; Mesa isl refuses more)",
                     ));
                 }
-                if fields.samples > 1
-                    && fields.layout == MsLayout::Array
+                if surface.samples > 1
+                    && surface.ms_layout == MsLayout::Array
                     && surface.qpitch().is_none()
                 {
                     return Err(bad(
@@ -370,8 +357,8 @@ impl OutputMerger {
                     surface,
                     format,
                     level,
-                    samples: fields.samples,
-                    layout: fields.layout,
+                    samples: surface.samples,
+                    layout: surface.ms_layout,
                 })
             }
         };

@@ -164,6 +164,13 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     m.need(h, rlen)?;
     let args = gather(m, h, per, lanes, &prm)?;
     let surface = env.surface(s.bti)?;
+    if surface.samples > 1 {
+        // Read as one sample they would answer wrongly (Gen6's sample
+        // resolves them, Mesa brw_blorp_blit.cpp).
+        return Err(bad(
+            "sampler: multisampled surfaces (ld2dms, ld_mcs, Gen6's resolving sample) are not modelled",
+        ));
+    }
     let ce = if simd4x2 {
         // "If any of the high 4 bits are asserted, that sample is valid.
         // If any of the low 4 bits are asserted, that sample is valid" (003
