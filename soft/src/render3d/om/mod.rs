@@ -699,6 +699,10 @@ impl PixelBackend for OutputMerger {
                     {
                         buffer.write(memory, at, p, dz, dst).map_err(fault)?;
                     }
+                    // Per sample: the manual counts "pixels" (003 lines
+                    // 13303-13306) without multisampling in view; GL's
+                    // SAMPLES_PASSED counts samples and Mesa reads it from
+                    // this register unscaled (a model choice).
                     if pass {
                         self.passed += 1;
                     }

@@ -225,3 +225,43 @@ fn a_1x_target_under_4x_state_is_invalid() {
         matches!(e, crate::eu::send::SendError::Bad(s) if s.contains("Number of Multisamples"))
     );
 }
+
+#[test]
+fn depth_only_pixels_test_and_write_each_covered_sample() {
+    let mut f = fixture4();
+    f.depth_stencil(&DepthStencilState {
+        depth_test_enable: true,
+        depth_test_function: 2, // LESS
+        depth_buffer_write_enable: true,
+        ..Default::default()
+    });
+    // Stored depth 0.5 everywhere; sample s of slot k at (k + s) / 20.
+    for y in 0..16 {
+        for x in 0..32 {
+            let at = f.depth_at(x, y);
+            f.mem.put(at, &0.5f32.to_le_bytes());
+        }
+    }
+    let cover = |slot: usize| (slot * 7 % 16) as u8;
+    let z = |slot: usize, s: usize| (slot + s) as f32 / 20.0;
+    let mut d = ms_dispatch(cover, z);
+    d.mask = 0xff;
+    let mut om = f.om().unwrap();
+    om.depth_stencil_only(&mut f.mem, &d).unwrap();
+    let mut passed = 0;
+    for slot in 0..8 {
+        // dispatch(): subspans at x 0, 2, 4, 6 (slot / 4 picks one).
+        let (x, y) = (
+            2 * (slot / 4) as u64 + (slot % 2) as u64,
+            (slot % 4 / 2) as u64,
+        );
+        for s in 0..4 {
+            let (sx, sy) = ims4(x, y, s as u64);
+            let pass = cover(slot) >> s & 1 != 0 && z(slot, s) < 0.5;
+            passed += usize::from(pass);
+            let want = if pass { z(slot, s) } else { 0.5 };
+            assert_eq!(depth_f(&f, sx, sy), want, "slot {slot} sample {s}");
+        }
+    }
+    assert_eq!(om.samples_passed(), passed as u64);
+}
