@@ -280,6 +280,15 @@ fn multisampling(st: &RasterState, objects: &[Object]) -> Result<(), DrawError> 
             "per-sample pixel shader dispatch (MSDISPMODE_PERSAMPLE with more than one sample)",
         ));
     }
+    // Table 22's B, D, E and F combinations (any SIMD16 or SIMD32) are
+    // "not valid on [DevSNB] if 4x PERPIXEL mode with pixel shader
+    // computed depth" (003 lines 43548-43556).
+    let snb = matches!(st.viewports, state::Viewports::Gen6 { .. });
+    if snb && st.wm.computed_depth && (st.wm.enable16 || st.wm.enable32) {
+        return Err(DrawError::Invalid(
+            "SNB 4X per-pixel dispatch with PS computed depth allows SIMD8 only (Table 22)",
+        ));
+    }
     // Per-pixel dispatch evaluates "pixel" values at the pixel location;
     // centroid and sample locations differ from it only when the samples
     // are at their programmed offsets.
