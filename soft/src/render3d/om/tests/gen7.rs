@@ -888,3 +888,76 @@ fn gen7_8x_targets_store_samples_in_slices_or_interleaved() {
         }
     }
 }
+
+/// 4X separate stencil: each covered sample's byte, at its interleaved
+/// place in the W-tiled buffer, goes through the stencil test and
+/// operation on its own (INCR on pass); uncovered samples keep theirs.
+#[test]
+fn gen7_4x_stencil_updates_each_covered_sample() {
+    let mut f = fixture(RGBA8, 4);
+    surface(&mut f, RGBA8, 2);
+    let at = SURFACES + 0x40;
+    let dw: Vec<u32> = (0..8).map(|i| f.mem.dword(at + 4 * i)).collect();
+    let mut ss = RenderSurfaceState::unpack(&dw).unwrap();
+    ss.number_of_multisamples = 2;
+    f.set_dw(at, &pack(&ss));
+    set(
+        &mut f,
+        &Cmd3dstateMultisample {
+            number_of_multisamples: 2,
+            ..Default::default()
+        },
+    );
+    depth7(&mut f, 1, false, true, true);
+    f.depth_stencil(&DepthStencilState {
+        stencil_test_enable: true,
+        stencil_test_function: 5,      // GREATER: reference > stored
+        stencil_pass_depth_pass_op: 3, // INCRSAT
+        stencil_buffer_write_enable: true,
+        stencil_test_mask: 0xff,
+        stencil_write_mask: 0xff,
+        ..Default::default()
+    });
+    f.color_calc(&ColorCalcState {
+        stencil_reference_value: 100,
+        ..Default::default()
+    });
+    // Stored stencil: sample s of slot k holds 90 + 5 ((k + s) mod 4).
+    let old = |slot: usize, s: usize| 90 + ((slot + s) % 4) as u8 * 5;
+    for slot in 0..8 {
+        let (x, y) = xy8(slot);
+        for s in 0..4 {
+            let (sx, sy) = super::msaa::ims4(x, y, s as u64);
+            assert!(f.mem.put(w_at(sx, sy), &[old(slot, s)]));
+        }
+    }
+    let cover = |slot: usize| (0b1011u8).rotate_left(slot as u32) & 0xf;
+    let d = PixelDispatch {
+        samples: Some(alloc::boxed::Box::new(crate::eu::shared::SampleDispatch {
+            count: 4,
+            coverage: core::array::from_fn(cover),
+            depth: [[0.5; 8]; 32],
+        })),
+        ..dispatch()
+    };
+    let mut om = f.om().unwrap();
+    om.render_target(&mut f.mem, Some(&d), &write8(|_| [1.0; 4]))
+        .unwrap();
+    for slot in 0..8 {
+        let (x, y) = xy8(slot);
+        for s in 0..4 {
+            let (sx, sy) = super::msaa::ims4(x, y, s as u64);
+            let o = old(slot, s);
+            let want = if cover(slot) >> s & 1 != 0 && 100 > o {
+                o + 1
+            } else {
+                o
+            };
+            assert_eq!(
+                f.mem.get(w_at(sx, sy), 1).unwrap()[0],
+                want,
+                "slot {slot} sample {s}"
+            );
+        }
+    }
+}
