@@ -12,6 +12,8 @@
 mod filter;
 #[path = "eu_sampler/mips.rs"]
 mod mips;
+#[path = "eu_sampler/multisample.rs"]
+mod multisample;
 #[path = "eu_sampler/queries.rs"]
 mod queries;
 #[path = "eu_sampler/rig.rs"]

@@ -198,6 +198,10 @@ struct Scene {
     /// Lines drawn anti-aliased, 3 pixels wide, blended SRC_ALPHA /
     /// INV_SRC_ALPHA over the target.
     aa: bool,
+    /// 4X with Mesa's standard positions (MSRASTMODE_ON_PATTERN,
+    /// per-pixel dispatch) into an interleaved target twice as wide and
+    /// high.
+    msaa: bool,
 }
 
 /// Memory and the batch for `scene`.
@@ -291,7 +295,8 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             surface_base_address: RT,
             width: W - 1,
             height: H - 1,
-            surface_pitch: PITCH - 1,
+            surface_pitch: if scene.msaa { 2 * PITCH } else { PITCH } - 1,
+            number_of_multisamples: if scene.msaa { 2 } else { 0 },
             ..SurfaceState::default()
         },
     );
@@ -327,8 +332,33 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             statistics_enable: true,
         },
     );
-    push(&mut b, &Cmd3dstateMultisample::default());
-    push(&mut b, &Cmd3dstateSampleMask { sample_mask: 1 });
+    push(
+        &mut b,
+        &if scene.msaa {
+            // Mesa's 4X positions (i965 brw_multisample_state.h,
+            // 0xae2ae662).
+            Cmd3dstateMultisample {
+                number_of_multisamples: 2,
+                sample0_x_offset: 6,
+                sample0_y_offset: 2,
+                sample1_x_offset: 14,
+                sample1_y_offset: 6,
+                sample2_x_offset: 2,
+                sample2_y_offset: 10,
+                sample3_x_offset: 10,
+                sample3_y_offset: 14,
+                ..Cmd3dstateMultisample::default()
+            }
+        } else {
+            Cmd3dstateMultisample::default()
+        },
+    );
+    push(
+        &mut b,
+        &Cmd3dstateSampleMask {
+            sample_mask: if scene.msaa { 0xf } else { 1 },
+        },
+    );
     push(
         &mut b,
         &Cmd3dstateUrb {
@@ -421,6 +451,7 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             aa_line_distance_mode: 1,                  // AALINEDISTANCE_TRUE
             line_width: 3 << 7,                        // U3.7
             line_end_cap_antialiasing_region_width: 1, // 1.0
+            multisample_rasterization_mode: if scene.msaa { 3 } else { 0 },
             ..Cmd3dstateSf::default()
         },
     );
@@ -436,6 +467,8 @@ fn setup(ram: &Ram, scene: &Scene) -> Vec<u32> {
             statistics_enable: true,
             line_antialiasing_region_width: 1,         // 1.0
             line_end_cap_antialiasing_region_width: 0, // 0.5
+            multisample_rasterization_mode: if scene.msaa { 3 } else { 0 },
+            multisample_dispatch_mode: u32::from(scene.msaa), // PERPIXEL
             ..Cmd3dstateWm::default()
         },
     );
@@ -591,6 +624,7 @@ fn draw_triangle(vs: bool) {
         colour: [1.0, 0.0, 0.2, 1.0],
         indices: None,
         aa: false,
+        msaa: false,
     };
     // Background: a colour the triangle does not use.
     ram.put(RT, &[0x11; (W * H * 4) as usize]);
@@ -668,6 +702,7 @@ fn an_indexed_strip_with_a_cut_covers_each_pixel_once() {
         colour: [0.0, 1.0, 0.0, 1.0],
         indices: Some((vec![0, 1, 2, 3, 0xFFFF, 4, 5, 6], 1)),
         aa: false,
+        msaa: false,
     };
     ram.put(RT, &[0x11; (W * H * 4) as usize]);
     let batch = setup(&ram, &scene);
@@ -718,6 +753,7 @@ fn a_draw_longer_than_a_run_resumes_at_its_3dprimitive() {
         colour: [1.0, 0.0, 0.2, 1.0],
         indices: None,
         aa: false,
+        msaa: false,
     };
     ram.put(RT, &[0x11; (W * H * 4) as usize]);
     let batch = setup(&ram, &scene);
@@ -771,6 +807,7 @@ fn vs_threads_run_for_a_draw_without_objects() {
         colour: [0.0; 4],
         indices: None,
         aa: false,
+        msaa: false,
     };
     let batch = setup(&ram, &scene);
     submit(&gpu, &ram, &batch, 4);
@@ -799,6 +836,7 @@ fn a_gs_without_urb_entries_stops_the_draw() {
         colour: [0.0; 4],
         indices: None,
         aa: false,
+        msaa: false,
     };
     let batch = setup(&ram, &scene);
     submit(&gpu, &ram, &batch, 4);
@@ -818,6 +856,7 @@ fn a_looping_vs_is_a_hang_not_a_frozen_host() {
         colour: [0.0; 4],
         indices: None,
         aa: false,
+        msaa: false,
     };
     let batch = setup(&ram, &scene);
     // A VS that jumps to itself forever.
@@ -876,6 +915,7 @@ fn an_anti_aliased_line_blends_by_its_coverage() {
         colour,
         indices: None,
         aa: true,
+        msaa: false,
     };
     // B8G8R8A8 background.
     let bg = [0x20u8, 0x40, 0x60, 0x80];
@@ -959,7 +999,7 @@ impl Rng {
 }
 
 /// Sandy Bridge 3D batches of this file's scenes (a triangle through the
-/// VS, an indexed strip with a cut, an anti-aliased line) with a few bits
+/// VS, 1X or 4X, an indexed strip with a cut, an anti-aliased line) with a few bits
 /// of their commands or of the state they point at changed at random:
 /// whatever the change, the model finishes, refuses or stops within its
 /// budget, never panics, and keeps answering MMIO.
@@ -978,6 +1018,7 @@ fn mutated_gen6_3d_batches_never_panic() {
                 colour: [1.0, 0.0, 0.2, 1.0],
                 indices: None,
                 aa: false,
+                msaa: round % 2 == 1,
             },
             1 => Scene {
                 vertices: vec![[0.0, 0.0], [3.0, 2.0], [3.0, 9.0], [11.0, 2.0], [11.0, 9.0]],
@@ -987,6 +1028,7 @@ fn mutated_gen6_3d_batches_never_panic() {
                 colour: [0.0, 1.0, 0.0, 1.0],
                 indices: Some((vec![0, 1, 2, 0xFFFF, 3], 1)),
                 aa: false,
+                msaa: false,
             },
             _ => Scene {
                 vertices: vec![[2.3, 4.2], [13.6, 10.7]],
@@ -996,6 +1038,7 @@ fn mutated_gen6_3d_batches_never_panic() {
                 colour: [1.0, 0.5, 0.0, 0.9],
                 indices: None,
                 aa: true,
+                msaa: false,
             },
         };
         let mut batch = setup(&ram, &scene);
@@ -1020,4 +1063,65 @@ fn mutated_gen6_3d_batches_never_panic() {
         let _ = gpu.unmodelled(render);
         let _ = gpu.read32(0x2348);
     }
+}
+
+/// A triangle drawn 4X through a real VS and PS: each sample of the
+/// interleaved target (003 lines 41590-42163; layout Mesa
+/// brw_blorp_blit.cpp encode_msaa) holds the colour exactly when the
+/// host's top-left rule covers it at its programmed offset, and the depth
+/// count counts covered samples.
+#[test]
+fn a_4x_triangle_writes_the_covered_samples_interleaved() {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let tri = [[2.5, 1.5], [14.5, 1.5], [2.5, 13.5]];
+    let scene = Scene {
+        vertices: tri.to_vec(),
+        topology: 4,
+        vs: true,
+        gs: false,
+        colour: [1.0, 0.0, 0.2, 1.0],
+        indices: None,
+        aa: false,
+        msaa: true,
+    };
+    ram.put(RT, &[0x11; (4 * W * H * 4) as usize]);
+    let batch = setup(&ram, &scene);
+    submit(&gpu, &ram, &batch, 20);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    let offsets = [(6u32, 2u32), (14, 6), (2, 10), (10, 14)];
+    let (mut covered_samples, mut partial) = (0u64, 0);
+    for y in 0..H {
+        for x in 0..W {
+            let mut n = 0;
+            for (s, &(ox, oy)) in offsets.iter().enumerate() {
+                let s = s as u32;
+                let inside = covered(
+                    tri,
+                    x as f32 + ox as f32 / 16.0,
+                    y as f32 + oy as f32 / 16.0,
+                );
+                // The 2x2 pixel block as a 4x4 block of 2x2 quadrants,
+                // quadrant (s % 2, s / 2) holding sample s.
+                let sx = 4 * (x / 2) + 2 * (s % 2) + x % 2;
+                let sy = 4 * (y / 2) + 2 * (s / 2) + y % 2;
+                let got = ram.bytes(RT + u64::from(sy * 2 * PITCH + sx * 4), 4);
+                let want = if inside {
+                    n += 1;
+                    vec![51, 0, 255, 255]
+                } else {
+                    vec![0x11; 4]
+                };
+                assert_eq!(got, want, "pixel ({x}, {y}) sample {s}");
+            }
+            covered_samples += n;
+            partial += usize::from(n != 0 && n != 4);
+        }
+    }
+    assert!(partial > 8, "{partial}");
+    assert_eq!(
+        u64::from(ram.dw(DEPTH_COUNT)) | u64::from(ram.dw(DEPTH_COUNT + 4)) << 32,
+        covered_samples
+    );
 }

@@ -787,9 +787,23 @@ fn solid_ps(rgba: [f32; 4]) -> Vec<u8> {
     baregpu_isa::text::asm::assemble(IsaGen::Gen7, &src).unwrap_or_else(|e| panic!("{e:?}\n{src}"))
 }
 
+/// 8X sample offsets in 16ths, ordered by distance from the centre.
+const OFFSETS_8X: [(u32, u32); 8] = [
+    (9, 9),
+    (7, 5),
+    (12, 7),
+    (3, 10),
+    (5, 13),
+    (10, 2),
+    (1, 4),
+    (14, 14),
+];
+
 /// The raster and output state of the triangle draw, as commands; the
-/// indirect state written to memory.
-fn raster_commands(ram: &Ram, ps_ksp: u32) -> Vec<u32> {
+/// indirect state written to memory. With `ms8`: 8X, MSRASTMODE_ON_PATTERN
+/// at [`OFFSETS_8X`], per-pixel dispatch, and an MSFMT_MSS target (its
+/// samples in array slices H rows apart, ARYSPC_LOD0 with VALIGN_2).
+fn raster_commands(ram: &Ram, ps_ksp: u32, ms8: bool) -> Vec<u32> {
     use baregpu_hal::gen7::structs::{BlendState, CcViewport, RenderSurfaceState, SfClipViewport};
     pack_at(
         ram,
@@ -837,12 +851,46 @@ fn raster_commands(ram: &Ram, ps_ksp: u32) -> Vec<u32> {
             width: W - 1,
             height: H - 1,
             surface_pitch: W * 4 - 1,
+            number_of_multisamples: if ms8 { 3 } else { 0 },
+            surface_array_spacing: u32::from(ms8),
             ..Default::default()
         },
     );
     let mut b = Vec::new();
-    push(&mut b, &Cmd3dstateMultisample::default());
-    push(&mut b, &Cmd3dstateSampleMask { sample_mask: 1 });
+    let o = |k: usize| OFFSETS_8X[k];
+    push(
+        &mut b,
+        &if ms8 {
+            Cmd3dstateMultisample {
+                number_of_multisamples: 3,
+                sample0_x_offset: o(0).0,
+                sample0_y_offset: o(0).1,
+                sample1_x_offset: o(1).0,
+                sample1_y_offset: o(1).1,
+                sample2_x_offset: o(2).0,
+                sample2_y_offset: o(2).1,
+                sample3_x_offset: o(3).0,
+                sample3_y_offset: o(3).1,
+                sample4_x_offset: o(4).0,
+                sample4_y_offset: o(4).1,
+                sample5_x_offset: o(5).0,
+                sample5_y_offset: o(5).1,
+                sample6_x_offset: o(6).0,
+                sample6_y_offset: o(6).1,
+                sample7_x_offset: o(7).0,
+                sample7_y_offset: o(7).1,
+                ..Default::default()
+            }
+        } else {
+            Cmd3dstateMultisample::default()
+        },
+    );
+    push(
+        &mut b,
+        &Cmd3dstateSampleMask {
+            sample_mask: if ms8 { 0xff } else { 1 },
+        },
+    );
     push(
         &mut b,
         &Cmd3dstateClip {
@@ -868,6 +916,7 @@ fn raster_commands(ram: &Ram, ps_ksp: u32) -> Vec<u32> {
             viewport_transform_enable: true,
             statistics_enable: true,
             cull_mode: 1,
+            multisample_rasterization_mode: if ms8 { 3 } else { 0 },
             ..Default::default()
         },
     );
@@ -884,6 +933,8 @@ fn raster_commands(ram: &Ram, ps_ksp: u32) -> Vec<u32> {
         &Cmd3dstateWm {
             statistics_enable: true,
             thread_dispatch_enable: true,
+            multisample_rasterization_mode: if ms8 { 3 } else { 0 },
+            multisample_dispatch_mode: u32::from(ms8), // PERPIXEL
             ..Default::default()
         },
     );
@@ -965,7 +1016,7 @@ fn a_triangle_through_a_gen7_vs_matches_the_host_coverage() {
         0.0,
         1.0,
     ];
-    let raster = raster_commands(&ram, PS_KSP);
+    let raster = raster_commands(&ram, PS_KSP, false);
     let batch = vs_batch(&ram, &tri, consts, false, 0x04, &raster);
     submit(&gpu, &ram, &batch, 20);
     assert_eq!(gpu.unmodelled(render), None);
@@ -1022,7 +1073,7 @@ fn aux_scene(ram: &Ram) -> Vec<u32> {
     ram.put(KERNELS + u64::from(PS_KSP), &solid_ps([0.0, 1.0, 0.0, 1.0]));
     ram.put(RT, &[0x11; 4096]);
     ram.put(DEPTHBUF, &[0x22; 4096]);
-    let mut b = raster_commands(ram, PS_KSP);
+    let mut b = raster_commands(ram, PS_KSP, false);
     // The target again, Y tiled with an MCS and the clear colour (R, G, B,
     // A) = (1, 0, 1, 1).
     pack_at(
@@ -1474,7 +1525,7 @@ fn draw_through_gs_with(
     ram.put(KERNELS + u64::from(GS_KSP), &gs_asm(gs_src));
     ram.put(RT, &[0x11; (W * H * 4) as usize]);
     let vertices: Vec<[f32; 2]> = tris.iter().flatten().copied().collect();
-    let mut extra = raster_commands(&ram, PS_KSP);
+    let mut extra = raster_commands(&ram, PS_KSP, false);
     extra.extend(gs);
     let batch = vs_batch(&ram, &vertices, IDENTITY, true, 0x04, &extra);
     prepare(&ram);
@@ -1916,4 +1967,56 @@ fn stream_ids_send_gs_vertices_to_their_streams() {
     assert_eq!(per_stream(SO_NUM_PRIMS_WRITTEN0), [1, 2]);
     assert_eq!(per_stream(SO_PRIM_STORAGE_NEEDED0), [1, 2]);
     assert_eq!(gpu.read32(GS_PRIMITIVES_COUNT), 3);
+}
+
+/// The same triangle 8X into an MSFMT_MSS target: sample s of each pixel,
+/// in array slice s (H rows further), holds the colour exactly when the
+/// host's top-left rule covers the sample at its programmed offset (003
+/// lines 41590-42163; layout Mesa src/intel/isl ISL_MSAA_LAYOUT_ARRAY).
+#[test]
+fn an_8x_triangle_fills_the_covered_samples_of_each_slice() {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    const PS_KSP: u32 = 0x1000;
+    ram.put(KERNELS + u64::from(PS_KSP), &solid_ps([1.0, 0.0, 0.2, 1.0]));
+    ram.put(RT, &[0x11; (8 * W * H * 4) as usize]);
+    let tri = [[2.5, 1.5], [14.5, 1.5], [2.5, 13.5]];
+    let consts = [
+        2.0 / W as f32,
+        -2.0 / H as f32,
+        0.0,
+        0.0,
+        -1.0,
+        1.0,
+        0.0,
+        1.0,
+    ];
+    let raster = raster_commands(&ram, PS_KSP, true);
+    let batch = vs_batch(&ram, &tri, consts, false, 0x04, &raster);
+    submit(&gpu, &ram, &batch, 20);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    let mut partial = 0;
+    for y in 0..H {
+        for x in 0..W {
+            let mut n = 0;
+            for (s, &(ox, oy)) in OFFSETS_8X.iter().enumerate() {
+                let at = RT + u64::from(4 * ((y + s as u32 * H) * W + x));
+                let inside = covered(
+                    tri,
+                    x as f32 + ox as f32 / 16.0,
+                    y as f32 + oy as f32 / 16.0,
+                );
+                let want = if inside {
+                    n += 1;
+                    u32::from_le_bytes([51, 0, 255, 255])
+                } else {
+                    0x1111_1111
+                };
+                assert_eq!(ram.dw(at), want, "pixel ({x}, {y}) sample {s}");
+            }
+            partial += usize::from(n != 0 && n != 8);
+        }
+    }
+    assert!(partial > 8, "{partial}");
 }

@@ -34,6 +34,7 @@ use baregpu_isa::IsaGen;
 use alloc::vec::Vec;
 
 use super::memory::{GfxMemory, MemFault};
+use super::multisample::MsLayout;
 
 /// SURFACE_STATE Surface Type (000 lines 3080-3090; 003 lines 75460-75490).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,11 +134,10 @@ pub struct Surface {
     /// Cube Map Corner Mode CUBE_AVERAGE (else CUBE_REPLICATE, 003 lines
     /// 75681-75700).
     pub cube_average: bool,
-    /// Number of Multisamples as a count: 1, 4, or on Gen7 also 8; 0 for a
-    /// reserved code (003 lines 76257-76275; [ext: mesa gen7.xml
-    /// RENDER_SURFACE_STATE DW4 5:3, MULTISAMPLECOUNT_8 = 3]). Gen4/G45
-    /// have no field: 1.
-    pub samples: u32,
+    /// Number of Multisamples as a count (1, 4, or on Gen7 8) and where
+    /// the samples are stored (`multisample`).
+    pub samples: u8,
+    pub ms_layout: MsLayout,
     /// Multisample Position Palette Index (003 lines 76286-76292; Gen7 DW4
     /// 2:0 [ext: mesa gen7.xml]).
     pub sample_palette: u32,
@@ -209,6 +209,7 @@ impl Surface {
             cube_average: false,
             samples: 1,
             sample_palette: 0,
+            ms_layout: MsLayout::Interleaved,
         }
     }
 
@@ -284,11 +285,10 @@ impl Surface {
                     spacing: ArraySpacing::Full { extra: 11 },
                     cube_faces: s.cube_face_enables as u8,
                     cube_average: s.cube_map_corner_mode == 1,
-                    samples: match s.number_of_multisamples {
-                        0 => 1,
-                        2 => 4,
-                        _ => 0,
-                    },
+                    // Every Gen6 multisampled surface interleaves its
+                    // samples (Mesa src/intel/isl/isl_gfx6.c
+                    // isl_gfx6_choose_msaa_layout).
+                    samples_code: s.number_of_multisamples,
                     sample_palette: s.multisample_position_palette_index,
                     ..raw_of!(&s)
                 }
@@ -312,15 +312,20 @@ impl Surface {
                         ArraySpacing::Full { extra: 12 }
                     },
                     cube_faces: s.cube_face_enables as u8,
-                    samples: match s.number_of_multisamples {
-                        0 => 1,
-                        2 => 4,
-                        3 => 8,
-                        _ => 0,
-                    },
                     sample_palette: s.multisample_position_palette_index,
                     // The hal's gen7 table has no Cube Map Corner Mode:
                     // CUBE_REPLICATE.
+                    samples_code: s.number_of_multisamples,
+                    // Multisampled Surface Storage Format: MSFMT_MSS (0)
+                    // keeps each sample in an array slice,
+                    // MSFMT_DEPTH_STENCIL (1) interleaves them (Mesa
+                    // src/intel/genxml/gen7.xml RENDER_SURFACE_STATE; isl
+                    // isl_encode_multisample_layout).
+                    ms_layout: if s.multisampled_surface_storage_format == 1 {
+                        MsLayout::Interleaved
+                    } else {
+                        MsLayout::Array
+                    },
                     ..raw_of!(&s)
                 }
             }
@@ -516,7 +521,9 @@ struct RawState {
     spacing: ArraySpacing,
     cube_faces: u8,
     cube_average: bool,
-    samples: u32,
+    /// Number of Multisamples (log2; 0 where the generation has none).
+    samples_code: u32,
+    ms_layout: MsLayout,
     sample_palette: u32,
 }
 
@@ -544,7 +551,8 @@ macro_rules! raw_of {
             spacing: ArraySpacing::Unmodelled,
             cube_faces: 0,
             cube_average: false,
-            samples: 1,
+            samples_code: 0,
+            ms_layout: MsLayout::Interleaved,
             sample_palette: 0,
         }
     }};
@@ -588,6 +596,14 @@ impl RawState {
                 self.depth.saturating_add(1),
             )
         };
+        // log2 of the count: 1X, 4X, and 8X (Gen7; reserved on Gen6, 003
+        // SURFACE_STATE); 2X and 16X are later generations'.
+        let samples = match (self.samples_code, p >= IsaGen::Gen7) {
+            (0, _) => 1,
+            (2, _) => 4,
+            (3, true) => 8,
+            _ => return Err(SurfaceError::BadState("reserved Number of Multisamples")),
+        };
         Ok(Surface {
             kind,
             base: self.base,
@@ -615,7 +631,8 @@ impl RawState {
             array_spacing: self.spacing,
             cube_faces: self.cube_faces,
             cube_average: self.cube_average,
-            samples: self.samples,
+            samples,
+            ms_layout: self.ms_layout,
             sample_palette: self.sample_palette,
         })
     }
@@ -871,6 +888,36 @@ pub mod format {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Number of Multisamples: SNB DW4 6:4 (003 SURFACE_STATE), IVB DW4
+    /// 5:3 with Multisampled Surface Storage Format in bit 6 (Mesa
+    /// gen7.xml); 8X is reserved on SNB.
+    #[test]
+    fn sample_counts_and_layouts_decode() {
+        let mut dw = [0u32; 6];
+        dw[0] = 1 << 29;
+        assert_eq!(
+            Surface::from_surface_state(IsaGen::Gen6, &dw)
+                .unwrap()
+                .samples,
+            1
+        );
+        dw[4] = 2 << 4;
+        let s = Surface::from_surface_state(IsaGen::Gen6, &dw).unwrap();
+        assert_eq!((s.samples, s.ms_layout), (4, MsLayout::Interleaved));
+        dw[4] = 3 << 4;
+        assert!(Surface::from_surface_state(IsaGen::Gen6, &dw).is_err());
+        let mut dw = [0u32; 8];
+        dw[0] = 1 << 29;
+        dw[4] = 3 << 3;
+        let s = Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap();
+        assert_eq!((s.samples, s.ms_layout), (8, MsLayout::Array));
+        dw[4] = 1 << 6 | 2 << 3;
+        let s = Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap();
+        assert_eq!((s.samples, s.ms_layout), (4, MsLayout::Interleaved));
+        dw[4] = 1 << 3;
+        assert!(Surface::from_surface_state(IsaGen::Gen7, &dw).is_err());
+    }
 
     /// Gen6 DW0 9 corner mode, 5:0 face enables; DW4 27:17 Minimum Array
     /// Element (003 lines 75681-75803, 76203). Gen7 DW0 10 array spacing,

@@ -178,7 +178,7 @@ pub(super) struct DepthBuffer {
     pub depth_write: bool,
     pub stencil_write: bool,
     /// Samples a pixel, inherited from 3DSTATE_MULTISAMPLE (003 lines
-    /// 41668-41672).
+    /// 41663-41666).
     pub samples: u8,
 }
 

@@ -17,9 +17,8 @@ use baregpu_hal::gen6::commands::{
 use baregpu_hal::gen6::structs::SurfaceState;
 
 use super::depth::{DepthBuffer, DepthFormat, DepthPass, Placement, StencilBuffer};
-use super::{OmState, RtFields, sample_count, unpack};
+use super::{OmState, RtFields, unpack};
 use crate::eu::shared::DispatchFlags;
-use crate::eu::shared::multisample::MsLayout;
 use crate::eu::shared::surface::MipLayout;
 use crate::render3d::types::{DrawEnv, DrawError, Packets};
 
@@ -33,7 +32,7 @@ pub(super) fn om_state(env: &DrawEnv<'_>) -> Result<OmState, DrawError> {
     };
     unpack::<Cmd3dstateMultisample>(packets, "3DSTATE_MULTISAMPLE does not decode")?;
     // The sample count of every render target and of the depth buffer
-    // (003 lines 41668-41672).
+    // (003 lines 41663-41666).
     s.samples =
         crate::render3d::raster::multisample(packets.get(Cmd3dstateMultisample::NAME), false)?
             .samples;
@@ -187,10 +186,6 @@ fn depth_buffer(packets: &Packets) -> Result<Option<DepthBuffer>, DrawError> {
 pub(super) fn rt_fields(dw: &[u32]) -> Result<RtFields, &'static str> {
     let s = SurfaceState::unpack(dw).map_err(|_| "render target SURFACE_STATE does not decode")?;
     Ok(RtFields {
-        samples: sample_count(s.number_of_multisamples)?,
-        // Every Gen6 multisampled surface interleaves its samples (Mesa
-        // src/intel/isl/isl_gfx6.c isl_gfx6_choose_msaa_layout).
-        layout: MsLayout::Interleaved,
         min_array: s.minimum_array_element,
         lod: s.mip_count_lod,
         offset_or_rotation: s.x_offset != 0 || s.y_offset != 0 || s.render_target_rotation != 0,

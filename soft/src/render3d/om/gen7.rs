@@ -25,9 +25,8 @@ use baregpu_hal::gen7::structs::RenderSurfaceState;
 
 use super::depth::{DepthBuffer, DepthFormat, DepthPass, Placement, StencilBuffer};
 use super::fast_clear::RtPass;
-use super::{OmState, RtFields, sample_count, unpack};
+use super::{OmState, RtFields, unpack};
 use crate::eu::shared::DispatchFlags;
-use crate::eu::shared::multisample::MsLayout;
 use crate::eu::shared::surface::MipLayout;
 use crate::render3d::types::{DrawEnv, DrawError, Packets};
 
@@ -217,16 +216,6 @@ pub(super) fn rt_fields(dw: &[u32]) -> Result<RtFields, &'static str> {
     let s = RenderSurfaceState::unpack(dw)
         .map_err(|_| "render target RENDER_SURFACE_STATE does not decode")?;
     Ok(RtFields {
-        samples: sample_count(s.number_of_multisamples)?,
-        // Multisampled Surface Storage Format: MSFMT_MSS (0) keeps each
-        // sample in an array slice, MSFMT_DEPTH_STENCIL (1) interleaves
-        // them (Mesa src/intel/genxml/gen7.xml RENDER_SURFACE_STATE; isl
-        // isl_encode_multisample_layout).
-        layout: if s.multisampled_surface_storage_format == 1 {
-            MsLayout::Interleaved
-        } else {
-            MsLayout::Array
-        },
         min_array: s.minimum_array_element,
         lod: s.mip_count_lod,
         offset_or_rotation: s.x_offset != 0 || s.y_offset != 0 || s.render_target_rotation != 0,

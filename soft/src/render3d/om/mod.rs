@@ -27,10 +27,19 @@
 //! Last Render Target (003 lines 84949-84953), so every target of a pixel
 //! sees the same test.
 //!
+//! Multisampling (3DSTATE_MULTISAMPLE 4X, and 8X on Gen7): each pixel's
+//! samples are those the windower covered (`SampleDispatch`), less the
+//! oMask's and alpha-to-coverage's; each is depth/stencil tested with its
+//! own source depth and written at its own place (`multisample`: the
+//! render target interleaved, or on Gen7 MSFMT_MSS in array slices; the
+//! depth and stencil buffers interleaved); samples are counted.
+//! Alpha-to-one sets source-0 alpha to 1.0 after alpha-to-coverage used it.
+//!
 //! The depth buffer clear and resolve passes of 3DSTATE_WM keep the depth
 //! buffer as it would be without HiZ ([`depth::DepthPass`]): a clear
 //! writes the clear value with the stencil as the state says, a resolve
-//! with HiZ on changes nothing.
+//! with HiZ on changes nothing. Gen7 render-target fast clears and
+//! resolves on single-sampled MCS targets alike (`fast_clear`).
 //!
 //! Colour dithering (BLEND_STATE Color Dither Enable, with its X and Y
 //! Dither Offsets) adds the 4x4 dither matrix's value at the pixel below
@@ -41,11 +50,13 @@
 //! ColorDitherEnable from the blend state's dither].
 //!
 //! Refused (a draw error from `new`, a send error from a write), never
-//! drawn wrongly: multisampling (3DSTATE_MULTISAMPLE beyond 1X, or
-//! multisampled render targets), alpha-to-coverage (forbidden with 1X,
-//! 003 lines 44755-44756) and alpha-to-one, colour dithering with a logic
-//! op or with blending while the round-disable function is on, render targets
-//! other than 2D (arrays, 3D, cube,
+//! drawn wrongly: render targets whose sample count differs from
+//! 3DSTATE_MULTISAMPLE's, MCS on a multisampled target (compressed
+//! multisampling), alpha-to-coverage with 1X (forbidden, 003 lines
+//! 44755-44756), dithered or of an alpha strictly between 0 and 1 (the
+//! manual gives no mask), alpha-to-one with dual source, colour dithering
+//! with a logic op or with blending while the round-disable function is
+//! on, render targets other than 2D (arrays, 3D, cube,
 //! buffers) and their X/Y offsets and rotation, depth buffer arrays, depth
 //! or stencil enabled without a buffer that has them (UNDEFINED, 003 lines
 //! 44842-44844, 44887, 45320-45330), blending of integer targets and logic
@@ -135,9 +146,6 @@ struct OmState {
 /// What the merger checks in a render target's SURFACE_STATE beyond the
 /// surface itself, from either generation's layout.
 struct RtFields {
-    /// Number of Multisamples as a count (1, 4, 8) and the storage layout.
-    samples: u8,
-    layout: MsLayout,
     min_array: u32,
     /// MIP Count / LOD: the level rendered into.
     lod: u32,
@@ -146,18 +154,6 @@ struct RtFields {
     mcs: bool,
     /// Gen7 Red/Green/Blue/Alpha Clear Color (false on Gen6).
     clear_colour: [bool; 4],
-}
-
-/// SURFACE_STATE Number of Multisamples (log2) as a count: 1X and 4X on
-/// both generations, 8X on Gen7 (its encoding is reserved on Gen6, whose
-/// 3DSTATE_MULTISAMPLE cannot match it).
-fn sample_count(code: u32) -> Result<u8, &'static str> {
-    match code {
-        0 => Ok(1),
-        2 => Ok(4),
-        3 => Ok(8),
-        _ => Err("render target SURFACE_STATE: reserved Number of Multisamples"),
-    }
 }
 
 /// The last `P` the draw's state holds, decoded.
@@ -383,33 +379,35 @@ impl OutputMerger {
             let dw = state::dwords::<8>(memory, at).map_err(fault)?;
             (dw.to_vec(), gen7::rt_fields(&dw).map_err(bad)?)
         };
-        let surface = Surface::from_surface_state(self.platform, &dw)
-            .map_err(|_| bad("render target SURFACE_STATE: reserved surface type"))?;
+        let surface = Surface::from_surface_state(self.platform, &dw).map_err(|e| match e {
+            crate::eu::shared::surface::SurfaceError::BadState(s) => bad(s),
+            _ => bad("render target SURFACE_STATE does not decode"),
+        })?;
         let t = match render_surface(&surface, false)? {
             None => None,
             Some(format) => {
-                if fields.samples != self.samples {
+                if surface.samples != self.samples {
                     // "This field in 3DSTATE_MULTISAMPLE must match the
                     // corresponding field in SURFACE_STATE for each render
-                    // target" (003 lines 41668-41670).
+                    // target" (003 lines 41664-41665).
                     return Err(bad(
                         "render target Number of Multisamples differs from 3DSTATE_MULTISAMPLE's",
                     ));
                 }
-                if fields.samples > 1 && fields.mcs {
+                if surface.samples > 1 && fields.mcs {
                     // Compressed multisampling (Mesa's CMS): the MCS says
                     // which samples share a colour; not modelled.
                     return Err(bad(
                         "compressed multisampled render targets (MCS with more than one sample) are not modelled",
                     ));
                 }
-                if fields.samples > 1 && fields.lod != 0 {
+                if surface.samples > 1 && fields.lod != 0 {
                     return Err(bad(
                         "multisampled render targets have one level (LOD 0; Mesa isl refuses more)",
                     ));
                 }
-                if fields.samples > 1
-                    && fields.layout == MsLayout::Array
+                if surface.samples > 1
+                    && surface.ms_layout == MsLayout::Array
                     && surface.qpitch().is_none()
                 {
                     return Err(bad(
@@ -435,8 +433,8 @@ impl OutputMerger {
                     level,
                     mcs: fields.mcs,
                     clear_colour: fields.clear_colour,
-                    samples: fields.samples,
-                    layout: fields.layout,
+                    samples: surface.samples,
+                    layout: surface.ms_layout,
                 })
             }
         };
@@ -755,7 +753,7 @@ impl PixelBackend for OutputMerger {
         }
         if b.alphatoone_enable && w.color1.is_some() {
             // "If Dual Source Blending is enabled, this bit must be
-            // disabled" (003 lines 46062-46064).
+            // disabled" (003 line 46055).
             return Err(bad("BLEND_STATE: alpha-to-one with a dual-source write"));
         }
         let count = self.samples;
@@ -794,7 +792,7 @@ impl PixelBackend for OutputMerger {
             }
             if b.alphatoone_enable {
                 // Source 0 alpha becomes 1.0 after alpha-to-coverage used
-                // it (003 lines 46046-46050).
+                // it (003 lines 46050-46051).
                 colour[3] = 1.0f32.to_bits();
             }
             let (x, y) = pixel_xy(w.corners[slot / 4], slot);
@@ -815,6 +813,10 @@ impl PixelBackend for OutputMerger {
                     {
                         buffer.write(memory, at, p, dz, dst).map_err(fault)?;
                     }
+                    // Per sample: the manual counts "pixels" (003 lines
+                    // 13303-13306) without multisampling in view; GL's
+                    // SAMPLES_PASSED counts samples and Mesa reads it from
+                    // this register unscaled (a model choice).
                     if pass {
                         self.passed += 1;
                     }
@@ -890,12 +892,12 @@ fn all_samples(count: u8) -> u8 {
     ((1u16 << count.min(8)) - 1) as u8
 }
 
-/// The alpha-to-coverage mask of a source-0 alpha (003 lines 46026-46034):
+/// The alpha-to-coverage mask of a source-0 alpha (003 lines 46026-46036):
 /// "Value of 0 disables all samples and value of 1 enables all samples",
-/// a NaN none (003 line 44752); between them the mask only "monotonically
+/// a NaN none (003 line 44753); between them the mask only "monotonically
 /// increases the number of enabled" samples, which leaves the mask of
 /// each value open: refused rather than guessed. Alphas below 0 and above
-/// 1 are taken as 0 and 1 (FLOAT32, 003 lines 44758-44759).
+/// 1 are taken as 0 and 1 (a model choice; FLOAT32, 003 lines 44758-44759).
 fn alpha_to_coverage(alpha: u32, count: u8) -> Result<u8, SendError> {
     let a = f32::from_bits(alpha);
     if a.is_nan() || a <= 0.0 {

@@ -7,8 +7,18 @@
 //! Line stipple is [`stipple`]'s, anti-aliased lines [`aa`]'s (their
 //! coverage rides with the pixels to the output merger).
 //!
-//! Refused (`DrawError::Unmodelled`): multisampling (more than one sample
-//! and the MSRASTMODE_ON modes), 3DSTATE_AA_LINE_PARAMS' improved coverage,
+//! Multisampling (4X, and 8X on Gen7; 003 lines 41590-42163): in the
+//! PATTERN modes each sample is covered by the top-left rule at its
+//! 3DSTATE_MULTISAMPLE offset (lines in OFF_PATTERN, and everything in
+//! the PIXEL modes, at the pixel location), less the sample mask's; the
+//! PS runs once per pixel (MSDISPMODE_PERPIXEL) with the covered samples
+//! in the Gen7 input coverage mask, and the output merger gets each
+//! sample's coverage and depth.
+//!
+//! Refused (`DrawError::Unmodelled`): per-sample PS dispatch, lines in
+//! the MSRASTMODE_ON modes (rectangles of Line Width), centroid or sample
+//! barycentrics and position offsets with the PATTERN modes (the centroid
+//! rule is not modelled), 3DSTATE_AA_LINE_PARAMS' improved coverage,
 //! anti-aliased or stippled wireframe edges, a LINESTRIP_CONT that opens
 //! a draw with line stipple on and no counter carried in (none since the
 //! engine's reset, see [`rasterize_carried`]),
@@ -22,7 +32,7 @@
 //! Gen7 fields read but without effect here: Sampler Count and Binding
 //! Table Entry Count (prefetch hints), Maximum Number of Threads, Kill
 //! Pixel, Dual Source Blend (the output merger's), Position ZW
-//! Interpolation Mode and Multisample Dispatch Mode (one sample), the
+//! Interpolation Mode, the
 //! CLIP's provoking-vertex and sub-pixel copies (the SF's are used). An
 //! early cull equal to the SF's drops what setup would cull, so the
 //! pixels are the same, but CL_PRIMITIVES still counts those objects.
@@ -246,7 +256,7 @@ fn multisampling(st: &RasterState, objects: &[Object]) -> Result<(), DrawError> 
     if samples == 1 && matches!(mode, 1 | 3) {
         // "Setting Multisample Rasterization Mode to MSRASTMODE_xxx_PATTERN
         // when Number of Multisamples == NUMSAMPLES_1 is UNDEFINED" (003
-        // lines 42040-42042).
+        // lines 42044-42046).
         return Err(DrawError::Invalid(
             "MSRASTMODE_xxx_PATTERN with one sample (UNDEFINED)",
         ));
@@ -262,6 +272,15 @@ fn multisampling(st: &RasterState, objects: &[Object]) -> Result<(), DrawError> 
     if !st.wm.ms_per_pixel {
         return Err(DrawError::Unmodelled(
             "per-sample pixel shader dispatch (MSDISPMODE_PERSAMPLE with more than one sample)",
+        ));
+    }
+    // Table 22's B, D, E and F combinations (any SIMD16 or SIMD32) are
+    // "not valid on [DevSNB] if 4x PERPIXEL mode with pixel shader
+    // computed depth" (003 lines 43548-43556).
+    let snb = matches!(st.viewports, state::Viewports::Gen6 { .. });
+    if snb && st.wm.computed_depth && (st.wm.enable16 || st.wm.enable32) {
+        return Err(DrawError::Invalid(
+            "SNB 4X per-pixel dispatch with PS computed depth allows SIMD8 only (Table 22)",
         ));
     }
     // Per-pixel dispatch evaluates "pixel" values at the pixel location;

@@ -142,9 +142,9 @@ pub(crate) fn subspans(
         while x <= x1 {
             let mut lit = 0u8;
             let mut cover = [0u8; 4];
-            for p in 0..4 {
-                cover[p] = covered(x + (p as i64 & 1), y + (p as i64 >> 1)) & enabled;
-                if cover[p] != 0 {
+            for (p, c) in cover.iter_mut().enumerate() {
+                *c = covered(x + (p as i64 & 1), y + (p as i64 >> 1)) & enabled;
+                if *c != 0 {
                     lit |= 1 << p;
                 }
             }

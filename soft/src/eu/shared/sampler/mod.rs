@@ -193,6 +193,14 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     m.need(h, rlen)?;
     let args = gather(m, h, per, lanes, &prm)?;
     let surface = env.surface(s.bti)?;
+    // resinfo and sampleinfo read the surface state only; the others read
+    // as one sample would answer wrongly (Gen6's sample resolves them, Mesa
+    // brw_blorp_blit.cpp).
+    if surface.samples > 1 && !matches!(s.op, SamplerOp::Resinfo | SamplerOp::SampleInfo) {
+        return Err(bad(
+            "sampler: multisampled surfaces (ld2dms, ld_mcs, Gen6's resolving sample) are not modelled",
+        ));
+    }
     let ce = if simd4x2 {
         // "If any of the high 4 bits are asserted, that sample is valid.
         // If any of the low 4 bits are asserted, that sample is valid" (003
@@ -259,13 +267,9 @@ fn sampleinfo(
     if surface.kind == SurfaceKind::Null && p >= IsaGen::Gen7 {
         return Ok(out);
     }
-    if surface.samples == 0 {
-        return Err(bad(
-            "sampleinfo: SURFACE_STATE Number of Multisamples is a reserved code",
-        ));
-    }
+    // A reserved Number of Multisamples fails the surface's decoding.
     let info = [
-        surface.samples,
+        u32::from(surface.samples),
         0,
         0,
         surface.sample_palette.saturating_add(1),

@@ -835,3 +835,174 @@ fn depth_word_of(code: u32, z: f64) -> f64 {
         _ => f64::from(unorm(z, 65535.0)),
     }
 }
+
+/// Sample `s` of pixel (x, y) in an 8X interleaved surface: the 2x2
+/// pixel block is an 8x4 block of samples; sample bit 0 picks the odd
+/// column pair, bit 1 the lower row pair, bit 2 the right half (Mesa
+/// brw_blorp_blit.cpp, encode_msaa for 8X).
+fn ims8(x: u64, y: u64, s: u64) -> (u64, u64) {
+    (
+        8 * (x / 2) + 4 * (s / 4) + 2 * (s % 2) + x % 2,
+        4 * (y / 2) + 2 * (s / 2 % 2) + y % 2,
+    )
+}
+
+/// Ivy Bridge 8X: MSFMT_MSS keeps sample s in array slice s (QPitch rows
+/// apart: h0 with ARYSPC_LOD0, h0 + h1 + 12 j with ARYSPC_FULL, j = 2
+/// here), MSFMT_DEPTH_STENCIL interleaves; the depth buffer's samples are
+/// interleaved either way.
+#[test]
+fn gen7_8x_targets_store_samples_in_slices_or_interleaved() {
+    let mut rng = Rng(0x8888_1234_abcd_0001);
+    for (storage, spacing, qpitch) in [(0u32, 1u32, 8u64), (0, 0, 8 + 4 + 12 * 2), (1, 0, 0)] {
+        let mut f = fixture(RGBA8, 4);
+        surface(&mut f, RGBA8, 2);
+        let at = SURFACES + 0x40;
+        let dw: Vec<u32> = (0..8).map(|i| f.mem.dword(at + 4 * i)).collect();
+        let mut ss = RenderSurfaceState::unpack(&dw).unwrap();
+        ss.number_of_multisamples = 3;
+        ss.multisampled_surface_storage_format = storage;
+        ss.surface_array_spacing = spacing;
+        f.set_dw(at, &pack(&ss));
+        set(
+            &mut f,
+            &Cmd3dstateMultisample {
+                number_of_multisamples: 3,
+                ..Default::default()
+            },
+        );
+        // An 8X D32_FLOAT depth buffer, 64 samples (256 bytes) a row.
+        depth7(&mut f, 1, true, true, false);
+        let mut p =
+            Cmd3dstateDepthBuffer::unpack(f.packets.get(Cmd3dstateDepthBuffer::NAME).unwrap())
+                .unwrap();
+        p.surface_pitch = 255;
+        set(&mut f, &p);
+        f.dpitch = 256;
+        f.depth_stencil(&DepthStencilState {
+            depth_test_enable: true,
+            depth_test_function: 0, // ALWAYS
+            depth_buffer_write_enable: true,
+            ..Default::default()
+        });
+        let cover: Vec<u8> = (0..8).map(|_| rng.next() as u8).collect();
+        let d = PixelDispatch {
+            samples: Some(alloc::boxed::Box::new(crate::eu::shared::SampleDispatch {
+                count: 8,
+                coverage: core::array::from_fn(|s| cover[s % 8]),
+                depth: core::array::from_fn(|slot| {
+                    core::array::from_fn(|s| (slot * 8 + s) as f32 / 64.0)
+                }),
+            })),
+            ..dispatch()
+        };
+        let w = write8(|s| [s as f32 / 8.0, 1.0, 0.0, 1.0]);
+        let mut om = f.om().unwrap();
+        om.render_target(&mut f.mem, Some(&d), &w).unwrap();
+        for (slot, &c) in cover.iter().enumerate() {
+            let (x, y) = xy8(slot);
+            for s in 0..8u64 {
+                let (cx, cy) = if storage == 0 {
+                    (x, y + s * qpitch)
+                } else {
+                    ims8(x, y, s)
+                };
+                let on = c >> s & 1 != 0;
+                let want = if on {
+                    alloc::vec![unorm(slot as f64 / 8.0, 255.0) as u8, 255, 0, 255]
+                } else {
+                    alloc::vec![0; 4]
+                };
+                assert_eq!(
+                    f.rt_bytes(cx, cy),
+                    want,
+                    "storage {storage} slot {slot} sample {s}"
+                );
+                let (dx, dy) = ims8(x, y, s);
+                let want_z = if on {
+                    (slot * 8 + s as usize) as f64 / 64.0
+                } else {
+                    0.0
+                };
+                assert_eq!(
+                    depth_word(&f, 1, dx, dy),
+                    want_z,
+                    "depth slot {slot} sample {s}"
+                );
+            }
+        }
+    }
+}
+
+/// 4X separate stencil: each covered sample's byte, at its interleaved
+/// place in the W-tiled buffer, goes through the stencil test and
+/// operation on its own (INCR on pass); uncovered samples keep theirs.
+#[test]
+fn gen7_4x_stencil_updates_each_covered_sample() {
+    let mut f = fixture(RGBA8, 4);
+    surface(&mut f, RGBA8, 2);
+    let at = SURFACES + 0x40;
+    let dw: Vec<u32> = (0..8).map(|i| f.mem.dword(at + 4 * i)).collect();
+    let mut ss = RenderSurfaceState::unpack(&dw).unwrap();
+    ss.number_of_multisamples = 2;
+    f.set_dw(at, &pack(&ss));
+    set(
+        &mut f,
+        &Cmd3dstateMultisample {
+            number_of_multisamples: 2,
+            ..Default::default()
+        },
+    );
+    depth7(&mut f, 1, false, true, true);
+    f.depth_stencil(&DepthStencilState {
+        stencil_test_enable: true,
+        stencil_test_function: 5,      // GREATER: reference > stored
+        stencil_pass_depth_pass_op: 3, // INCRSAT
+        stencil_buffer_write_enable: true,
+        stencil_test_mask: 0xff,
+        stencil_write_mask: 0xff,
+        ..Default::default()
+    });
+    f.color_calc(&ColorCalcState {
+        stencil_reference_value: 100,
+        ..Default::default()
+    });
+    // Stored stencil: sample s of slot k holds 90 + 5 ((k + s) mod 4).
+    let old = |slot: usize, s: usize| 90 + ((slot + s) % 4) as u8 * 5;
+    for slot in 0..8 {
+        let (x, y) = xy8(slot);
+        for s in 0..4 {
+            let (sx, sy) = super::msaa::ims4(x, y, s as u64);
+            assert!(f.mem.put(w_at(sx, sy), &[old(slot, s)]));
+        }
+    }
+    let cover = |slot: usize| (0b1011u8).rotate_left(slot as u32) & 0xf;
+    let d = PixelDispatch {
+        samples: Some(alloc::boxed::Box::new(crate::eu::shared::SampleDispatch {
+            count: 4,
+            coverage: core::array::from_fn(cover),
+            depth: [[0.5; 8]; 32],
+        })),
+        ..dispatch()
+    };
+    let mut om = f.om().unwrap();
+    om.render_target(&mut f.mem, Some(&d), &write8(|_| [1.0; 4]))
+        .unwrap();
+    for slot in 0..8 {
+        let (x, y) = xy8(slot);
+        for s in 0..4 {
+            let (sx, sy) = super::msaa::ims4(x, y, s as u64);
+            let o = old(slot, s);
+            let want = if cover(slot) >> s & 1 != 0 && 100 > o {
+                o + 1
+            } else {
+                o
+            };
+            assert_eq!(
+                f.mem.get(w_at(sx, sy), 1).unwrap()[0],
+                want,
+                "slot {slot} sample {s}"
+            );
+        }
+    }
+}

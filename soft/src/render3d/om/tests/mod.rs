@@ -11,6 +11,7 @@ mod fast_clear;
 mod gen7;
 mod hiz;
 mod message;
+mod msaa;
 mod refuse;
 
 use alloc::vec::Vec;

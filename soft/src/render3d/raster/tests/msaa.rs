@@ -200,6 +200,16 @@ fn multisampling_refusals_are_named() {
             "per-sample pixel shader dispatch (MSDISPMODE_PERSAMPLE with more than one sample)"
         )
     );
+    // SNB: 4X per-pixel with computed depth dispatches SIMD8 only.
+    let mut rig = rig4(3);
+    rig.wm.pixel_shader_computed_depth = true;
+    assert!(matches!(
+        rig.run(&vs, &one_tri(), &mut Recorder::default()),
+        Err(DrawError::Invalid(s)) if s.contains("SIMD8 only")
+    ));
+    rig.wm.pixel_dispatch_enable_16 = false;
+    rig.wm.pixel_dispatch_enable_8 = true;
+    assert!(rig.run(&vs, &one_tri(), &mut Recorder::default()).is_ok());
     // Centroid barycentrics with the samples at their offsets.
     let mut rig = rig4(3);
     rig.wm.barycentric_interpolation_mode = 0b10;

@@ -503,6 +503,13 @@ impl Target {
             return Err(bad("render-target write cannot be stateless"));
         }
         let s = env.surface(bti)?;
+        if s.samples > 1 {
+            // Without the 3D pipeline there is no sample coverage: the
+            // output merger (render3d) writes multisampled targets.
+            return Err(bad(
+                "render-target write to a multisampled surface outside the 3D pipeline",
+            ));
+        }
         Ok(render_surface(&s, replicated)?.map(|format| Target { surface: s, format }))
     }
 

@@ -536,3 +536,26 @@ fn the_simd8_image_write_stores_each_enabled_pixel_at_its_own_xy() {
     env.pixels = Some(&mut rec);
     assert!(handle(&mut env, &mut t, &req).is_err());
 }
+
+#[test]
+fn direct_writes_to_a_multisampled_surface_are_refused() {
+    use crate::eu::shared::surface::{Surface, Tiling, format};
+    let req = request("rc.rt_write(bti=0, mode=simd8_image) mlen=6 rlen=0 hdr");
+    let mut t = Thread::new(P);
+    t.set_grf_ud(BASE, 0, 0xff);
+    let mut mem = FlatMemory::new(0, 0x1000);
+    let mut list = SurfaceList::new();
+    list.bind(
+        0,
+        Surface {
+            samples: 4,
+            ..Surface::two_d(0x800, format::R32G32B32A32_UINT, 8, 4, 128, Tiling::Linear)
+        },
+    );
+    let mut env = MessageEnv::new(&mut mem, SurfaceSource::List(&mut list));
+    assert!(matches!(
+        handle(&mut env, &mut t, &req),
+        Err(SendError::Bad(s)) if s.contains("multisampled")
+    ));
+    assert!((0x800..0x1000).all(|a| mem.dword(a & !3) == 0));
+}
