@@ -68,6 +68,7 @@ mod bits;
 mod dataport;
 mod error;
 mod gateway;
+pub mod lsc;
 mod math;
 mod sampler;
 mod spawner;
