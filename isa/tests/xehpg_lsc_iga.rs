@@ -6,7 +6,9 @@
 //! encoded by us into sends and printed by us. iga64 assembles our text:
 //! the bits must equal ours. iga64 disassembles them: its send comment
 //! (`wr:M+N, rd:R; symbol`) must equal the one `baregpu disasm` writes, and
-//! its symbol must parse back (ours) to the message we encoded. A second
+//! its symbol must parse back (ours) to the message we encoded, and its
+//! `-Xprint-ldst` form (`load.ugm.d32x4.a64 (16|M0) r10:8 [r20:4]`) must
+//! assemble (ours) to its bits. A second
 //! pass throws random descriptor bits at both: what we decode must read
 //! the same in iga64, and what we refuse is counted.
 
@@ -14,7 +16,7 @@ mod common;
 
 use baregpu_isa::inst::*;
 use baregpu_isa::message::lsc::{self, *};
-use baregpu_isa::xehpg::{codec, print::print};
+use baregpu_isa::xehpg::{codec, parse::parse, print::print};
 use common::{Rng, ensure_oracles, iga, iga_assemble, scratch};
 use std::fs;
 
@@ -186,6 +188,22 @@ fn iga_comments(bytes: &[u8], dir: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
+/// iga64's `-Xprint-ldst` lines, one per instruction, comments dropped.
+fn iga_ldst(dir: &std::path::Path) -> Vec<String> {
+    let bin = dir.join("lsc.bin");
+    let r = iga(&["-p=12p71", "-d", "-Xprint-ldst", bin.to_str().unwrap()]);
+    assert!(
+        r.status.success(),
+        "iga64 -d: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    String::from_utf8_lossy(&r.stdout)
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim().to_string())
+        .filter(|l| !(l.is_empty() || l.ends_with(':')))
+        .collect()
+}
+
 struct Case {
     inst: Instruction,
     msg: Option<LscMsg>,
@@ -193,15 +211,19 @@ struct Case {
 }
 
 /// Assembles the cases' text with iga64 (bits must equal ours) and
-/// disassembles (comments must equal ours). Returns (compared, refused by
-/// us, rejected by iga64).
-fn run(cases: &[Case], dir: &std::path::Path) -> (usize, usize, Vec<String>) {
+/// disassembles (comments must equal ours; its load/store lines must read
+/// back to its bits). Returns (compared, refused by us, rejected by iga64,
+/// load/store lines read).
+fn run(cases: &[Case], dir: &std::path::Path) -> (usize, usize, Vec<String>, usize) {
     let lines: Vec<String> = cases.iter().map(|c| print(&c.inst, None)).collect();
     let (kept, bytes, rejected) = iga_assemble("12p71", &lines, dir);
     let comments = iga_comments(&bytes, dir);
     assert_eq!(comments.len(), kept.len(), "one comment per send");
+    let ldst = iga_ldst(dir);
+    assert_eq!(ldst.len(), kept.len(), "one ldst line per send");
     let mut compared = 0;
     let mut refused = 0;
+    let mut ldst_read = 0;
     for (n, &k) in kept.iter().enumerate() {
         let c = &cases[k];
         let ours = baregpu_isa::codec::to_dwords(codec::encode(&c.inst).unwrap());
@@ -218,6 +240,26 @@ fn run(cases: &[Case], dir: &std::path::Path) -> (usize, usize, Vec<String>) {
             refused += 1;
             continue;
         };
+        // iga64's load/store form of what we decode reads back (ours) to
+        // iga64's bits, except
+        // where that form drops a field: a store's response, a load's
+        // second payload.
+        let SendDesc::Imm { desc: d, .. } = s.desc else {
+            unreachable!()
+        };
+        let lossy = (ldst[n].starts_with("store") && d.rlen != 0)
+            || (ldst[n].starts_with("load") && c.len1 != 0);
+        if !ldst[n].starts_with("send") && !lossy {
+            let inst = parse(&ldst[n], 0).unwrap_or_else(|e| panic!("`{}`: {e}", ldst[n]));
+            let bits = baregpu_isa::codec::to_dwords(codec::encode(&inst).unwrap());
+            assert_eq!(
+                bits.to_vec(),
+                theirs,
+                "our reading of iga64's `{}`",
+                ldst[n]
+            );
+            ldst_read += 1;
+        }
         if let Some(m) = c.msg {
             assert_eq!(msg, m, "decode of `{}`", lines[k]);
         }
@@ -247,7 +289,7 @@ fn run(cases: &[Case], dir: &std::path::Path) -> (usize, usize, Vec<String>) {
         }
         compared += 1;
     }
-    (compared, refused, rejected)
+    (compared, refused, rejected, ldst_read)
 }
 
 #[test]
@@ -256,6 +298,7 @@ fn lsc_descriptors_against_iga64() {
     let dir = scratch("xehpg-lsc-iga");
     let mut rng = Rng::new(0x15C);
     let mut compared = 0;
+    let mut ldst = 0;
     let mut rej_all = Vec::new();
     let mut ops = std::collections::BTreeSet::new();
     for _ in 0..5 {
@@ -283,7 +326,8 @@ fn lsc_descriptors_against_iga64() {
                 }
             })
             .collect();
-        let (c, refused, r) = run(&cases, &dir);
+        let (c, refused, r, l) = run(&cases, &dir);
+        ldst += l;
         assert_eq!(refused, 0, "generated messages decode");
         compared += c;
         rej_all.extend(r);
@@ -304,6 +348,8 @@ fn lsc_descriptors_against_iga64() {
         rej_all.len()
     );
     assert_eq!(ops.len(), 24, "every operation and the fence generated");
+    eprintln!("gen12.5 lsc: {ldst} lines of iga64's load/store syntax read to iga64's bits");
+    assert!(ldst >= 5_000, "only {ldst} load/store lines read");
     assert!(compared >= 9_500, "only {compared} compared");
 }
 
@@ -339,7 +385,7 @@ fn lsc_random_descriptors_against_iga64() {
                 }
             })
             .collect();
-        let (c, r, _) = run(&cases, &dir);
+        let (c, r, _, _) = run(&cases, &dir);
         compared += c;
         refused += r;
     }
