@@ -394,3 +394,59 @@ fn lsc_random_descriptors_against_iga64() {
     );
     assert!(compared >= 1_800, "only {compared} compared");
 }
+
+/// Gateway sends (every subfunction, now and then a reserved bit): where
+/// `disasm` comments one, iga64's comment is the same; what it leaves
+/// uncommented has an undefined subfunction or a reserved bit set. The
+/// comments are read from our disassembler's own output.
+#[test]
+fn gateway_comments_against_iga64() {
+    ensure_oracles();
+    let dir = scratch("xehpg-gw-iga");
+    let mut rng = Rng::new(0x6A7E);
+    let mut bytes = Vec::new();
+    let mut descs = Vec::new();
+    for _ in 0..400 {
+        let mut d = rng.below(8) as u32;
+        if rng.chance(5) {
+            d |= 1 << rng.pick(&[3u32, 4, 12, 15, 16, 18, 29, 31]);
+        }
+        let (mut inst, _) = send(&mut rng, Sfid::Gateway, d, LscExDesc::Imm(0), true);
+        if let Body::Send(s) = &mut inst.body {
+            s.eot = d & 7 == 0 && rng.chance(2);
+            s.src1 = Some(Src::Reg(codec::send_reg(RegFile::Arf, 0)));
+            s.ex_desc = Some(ExDesc::Imm(0));
+        }
+        bytes.extend_from_slice(&codec::encode(&inst).unwrap().to_le_bytes());
+        descs.push(d);
+    }
+    let ours = baregpu_isa::text::disassemble_with(
+        baregpu_isa::generation::IsaGen::Gen12_5,
+        &bytes,
+        baregpu_isa::text::DisasmOptions {
+            offsets: false,
+            labels: false,
+            messages: true,
+        },
+    )
+    .unwrap();
+    let theirs = iga_comments(&bytes, &dir);
+    let (mut same, mut refused) = (0, 0);
+    for ((line, theirs), d) in ours.lines().zip(&theirs).zip(&descs) {
+        match line.split_once("// ") {
+            Some((_, c)) => {
+                assert_eq!(c, theirs, "{line}");
+                same += 1;
+            }
+            None => {
+                assert!(
+                    d & 7 == 5 || d & 7 == 7 || d & !7 != 0,
+                    "{line} uncommented"
+                );
+                refused += 1;
+            }
+        }
+    }
+    eprintln!("gen12.5 gateway: {same} comments identical to iga64's, {refused} left uncommented");
+    assert!(same > 200, "only {same} compared");
+}

@@ -74,6 +74,7 @@ mod sampler;
 mod spawner;
 mod text;
 mod urb;
+pub mod xe_gateway;
 
 use alloc::string::{String, ToString};
 use core::fmt;

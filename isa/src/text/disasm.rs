@@ -259,6 +259,19 @@ fn xe_message_comment(inst: &Instruction) -> Option<String> {
     let Body::Send(s) = &inst.body else {
         return None;
     };
+    if s.sfid == Some(crate::inst::Sfid::Gateway)
+        && let SendDesc::Imm { desc, .. } = &s.desc
+        && let Some(crate::inst::ExDesc::Imm(ex)) = s.ex_desc
+    {
+        let g = crate::message::xe_gateway::decode(desc.function | u32::from(desc.header) << 19);
+        return Some(alloc::format!(
+            "wr:{}+{}, rd:{}; {}",
+            desc.mlen,
+            (ex >> 6) & 0x1F,
+            desc.rlen,
+            g.ok()?
+        ));
+    }
     let (msg, src1_len) = crate::message::lsc::of_send(s)?;
     let SendDesc::Imm { desc, .. } = &s.desc else {
         return None;
