@@ -10,7 +10,8 @@
 //! `-Xprint-ldst` form (`load.ugm.d32x4.a64 (16|M0) r10:8 [r20:4]`) must
 //! assemble (ours) to its bits. A second
 //! pass throws random descriptor bits at both: what we decode must read
-//! the same in iga64, and what we refuse is counted.
+//! the same in iga64, and what we refuse is counted. Gateway and URB sends
+//! go through our disassembler, whose comments must equal iga64's.
 
 mod common;
 
@@ -395,30 +396,26 @@ fn lsc_random_descriptors_against_iga64() {
     assert!(compared >= 1_800, "only {compared} compared");
 }
 
-/// Gateway sends (every subfunction, now and then a reserved bit): where
-/// `disasm` comments one, iga64's comment is the same; what it leaves
-/// uncommented has an undefined subfunction or a reserved bit set. The
-/// comments are read from our disassembler's own output.
-#[test]
-fn gateway_comments_against_iga64() {
-    ensure_oracles();
-    let dir = scratch("xehpg-gw-iga");
-    let mut rng = Rng::new(0x6A7E);
+/// Sends of a legacy function through our encoder and disassembler:
+/// where `disasm` comments one, iga64's comment is the same; `refusable`
+/// says which descriptors we may leave uncommented (undefined codes,
+/// reserved bits). Returns (identical, uncommented).
+fn legacy_comments(
+    sfid: Sfid,
+    descs: &[u32],
+    refusable: impl Fn(u32) -> bool,
+    dir: &std::path::Path,
+    rng: &mut Rng,
+) -> (usize, usize) {
     let mut bytes = Vec::new();
-    let mut descs = Vec::new();
-    for _ in 0..400 {
-        let mut d = rng.below(8) as u32;
-        if rng.chance(5) {
-            d |= 1 << rng.pick(&[3u32, 4, 12, 15, 16, 18, 29, 31]);
-        }
-        let (mut inst, _) = send(&mut rng, Sfid::Gateway, d, LscExDesc::Imm(0), true);
+    for &d in descs {
+        let (mut inst, _) = send(rng, sfid, d, LscExDesc::Imm(0), sfid == Sfid::Gateway);
         if let Body::Send(s) = &mut inst.body {
-            s.eot = d & 7 == 0 && rng.chance(2);
+            s.eot = sfid == Sfid::Gateway && d & 7 == 0 && rng.chance(2);
             s.src1 = Some(Src::Reg(codec::send_reg(RegFile::Arf, 0)));
             s.ex_desc = Some(ExDesc::Imm(0));
         }
         bytes.extend_from_slice(&codec::encode(&inst).unwrap().to_le_bytes());
-        descs.push(d);
     }
     let ours = baregpu_isa::text::disassemble_with(
         baregpu_isa::generation::IsaGen::Gen12_5,
@@ -430,23 +427,69 @@ fn gateway_comments_against_iga64() {
         },
     )
     .unwrap();
-    let theirs = iga_comments(&bytes, &dir);
+    let theirs = iga_comments(&bytes, dir);
+    assert_eq!(theirs.len(), descs.len());
     let (mut same, mut refused) = (0, 0);
-    for ((line, theirs), d) in ours.lines().zip(&theirs).zip(&descs) {
+    for ((line, theirs), d) in ours.lines().zip(&theirs).zip(descs) {
         match line.split_once("// ") {
             Some((_, c)) => {
                 assert_eq!(c, theirs, "{line}");
                 same += 1;
             }
             None => {
-                assert!(
-                    d & 7 == 5 || d & 7 == 7 || d & !7 != 0,
-                    "{line} uncommented"
-                );
+                assert!(refusable(*d), "{line} uncommented");
                 refused += 1;
             }
         }
     }
+    (same, refused)
+}
+
+/// Gateway sends: every subfunction, now and then a reserved bit.
+#[test]
+fn gateway_comments_against_iga64() {
+    ensure_oracles();
+    let dir = scratch("xehpg-gw-iga");
+    let mut rng = Rng::new(0x6A7E);
+    let descs: Vec<u32> = (0..400)
+        .map(|_| {
+            let mut d = rng.below(8) as u32;
+            if rng.chance(5) {
+                d |= 1 << rng.pick(&[3u32, 4, 12, 15, 16, 18, 29, 31]);
+            }
+            d
+        })
+        .collect();
+    let refusable = |d: u32| d & 7 == 5 || d & 7 == 7 || d & !7 != 0;
+    let (same, refused) = legacy_comments(Sfid::Gateway, &descs, refusable, &dir, &mut rng);
     eprintln!("gen12.5 gateway: {same} comments identical to iga64's, {refused} left uncommented");
+    assert!(same > 200, "only {same} compared");
+}
+
+/// URB sends: opcodes 4-10, random offsets, mask, per-slot and header
+/// bits, now and then a reserved bit.
+#[test]
+fn urb_comments_against_iga64() {
+    ensure_oracles();
+    let dir = scratch("xehpg-urb-iga");
+    let mut rng = Rng::new(0x0E7B);
+    let descs: Vec<u32> = (0..400)
+        .map(|_| {
+            let op = rng.pick(&[4u32, 6, 7, 7, 7, 8, 8, 9, 10]);
+            let mut d = op;
+            if op != 9 || rng.chance(4) {
+                d |= (rng.next() as u32) & 0xA_FFF0;
+            }
+            if rng.chance(6) {
+                d |= 1 << rng.pick(&[16u32, 18, 29]);
+            }
+            d
+        })
+        .collect();
+    let refusable = |d: u32| {
+        !(7..=9).contains(&(d & 0xF)) || d & 0x2005_0000 != 0 || (d & 0xF == 9 && d & !0xF != 0)
+    };
+    let (same, refused) = legacy_comments(Sfid::Urb, &descs, refusable, &dir, &mut rng);
+    eprintln!("gen12.5 urb: {same} comments identical to iga64's, {refused} left uncommented");
     assert!(same > 200, "only {same} compared");
 }

@@ -75,6 +75,7 @@ mod spawner;
 mod text;
 mod urb;
 pub mod xe_gateway;
+pub mod xe_urb;
 
 use alloc::string::{String, ToString};
 use core::fmt;

@@ -3,7 +3,7 @@
 //! targets on request.
 
 use alloc::collections::BTreeSet;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
@@ -259,17 +259,26 @@ fn xe_message_comment(inst: &Instruction) -> Option<String> {
     let Body::Send(s) = &inst.body else {
         return None;
     };
-    if s.sfid == Some(crate::inst::Sfid::Gateway)
-        && let SendDesc::Imm { desc, .. } = &s.desc
-        && let Some(crate::inst::ExDesc::Imm(ex)) = s.ex_desc
+    // The legacy functions: iga64's description, `h` after the message
+    // length when the header bit is set.
+    if let (
+        Some(sfid @ (crate::inst::Sfid::Gateway | crate::inst::Sfid::Urb)),
+        SendDesc::Imm { desc, .. },
+        Some(crate::inst::ExDesc::Imm(ex)),
+    ) = (s.sfid, &s.desc, s.ex_desc)
     {
-        let g = crate::message::xe_gateway::decode(desc.function | u32::from(desc.header) << 19);
+        let word = desc.function | u32::from(desc.header) << 19;
+        let text = if sfid == crate::inst::Sfid::Gateway {
+            crate::message::xe_gateway::decode(word).ok()?.to_string()
+        } else {
+            crate::message::xe_urb::decode(word).ok()?.to_string()
+        };
         return Some(alloc::format!(
-            "wr:{}+{}, rd:{}; {}",
+            "wr:{}{}+{}, rd:{}; {text}",
             desc.mlen,
+            if desc.header { "h" } else { "" },
             (ex >> 6) & 0x1F,
             desc.rlen,
-            g.ok()?
         ));
     }
     let (msg, src1_len) = crate::message::lsc::of_send(s)?;
