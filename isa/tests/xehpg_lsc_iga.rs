@@ -168,6 +168,19 @@ fn send(rng: &mut Rng, sfid: Sfid, desc: u32, ex: LscExDesc, simd1: bool) -> (In
 /// iga64's comment per instruction: `wr:M+N, rd:R; symbol`, without the
 /// payload notes it adds after a further `;` (TGM's `; u`).
 fn iga_comments(bytes: &[u8], dir: &std::path::Path) -> Vec<String> {
+    iga_full_comments(bytes, dir)
+        .into_iter()
+        .map(|c| {
+            let mut parts = c.splitn(3, "; ");
+            let head = parts.next().unwrap_or("");
+            let sym = parts.next().unwrap_or("");
+            format!("{head}; {sym}")
+        })
+        .collect()
+}
+
+/// iga64's whole comment per instruction.
+fn iga_full_comments(bytes: &[u8], dir: &std::path::Path) -> Vec<String> {
     let bin = dir.join("lsc.bin");
     fs::write(&bin, bytes).unwrap();
     let r = iga(&["-p=12p71", "-d", bin.to_str().unwrap()]);
@@ -179,13 +192,7 @@ fn iga_comments(bytes: &[u8], dir: &std::path::Path) -> Vec<String> {
     String::from_utf8_lossy(&r.stdout)
         .lines()
         .filter(|l| l.contains("send"))
-        .map(|l| {
-            let c = l.split_once("//").map_or("", |(_, c)| c.trim());
-            let mut parts = c.splitn(3, "; ");
-            let head = parts.next().unwrap_or("");
-            let sym = parts.next().unwrap_or("");
-            format!("{head}; {sym}")
-        })
+        .map(|l| l.split_once("//").map_or("", |(_, c)| c.trim()).to_string())
         .collect()
 }
 
@@ -427,7 +434,7 @@ fn legacy_comments(
         },
     )
     .unwrap();
-    let theirs = iga_comments(&bytes, dir);
+    let theirs = iga_full_comments(&bytes, dir);
     assert_eq!(theirs.len(), descs.len());
     let (mut same, mut refused) = (0, 0);
     for ((line, theirs), d) in ours.lines().zip(&theirs).zip(descs) {
@@ -492,4 +499,36 @@ fn urb_comments_against_iga64() {
     let (same, refused) = legacy_comments(Sfid::Urb, &descs, refusable, &dir, &mut rng);
     eprintln!("gen12.5 urb: {same} comments identical to iga64's, {refused} left uncommented");
     assert!(same > 200, "only {same} compared");
+}
+
+/// Render target writes: every subtype, surface and flag, now and then
+/// another render-cache message type or a reserved bit.
+#[test]
+fn render_target_comments_against_iga64() {
+    ensure_oracles();
+    let dir = scratch("xehpg-rt-iga");
+    let mut rng = Rng::new(0x4713);
+    let descs: Vec<u32> = (0..600)
+        .map(|_| {
+            let ty = if rng.chance(8) {
+                rng.below(16) as u32
+            } else {
+                0xC
+            };
+            let mut d = (rng.next() as u32) & 0x4008_3FFF | ty << 14;
+            d &= !(0x7 << 8);
+            let subtypes = if rng.chance(8) { 8 } else { 5 };
+            d |= (rng.below(subtypes) as u32) << 8;
+            if rng.chance(8) {
+                d |= 1 << rng.pick(&[29u32, 31]);
+            }
+            d
+        })
+        .collect();
+    let refusable = |d: u32| (d >> 14) & 0xF != 0xC || (d >> 8) & 7 > 4 || d & 0xA000_0000 != 0;
+    let (same, refused) = legacy_comments(Sfid::DpRenderCache, &descs, refusable, &dir, &mut rng);
+    eprintln!(
+        "gen12.5 render target: {same} comments identical to iga64's, {refused} left uncommented"
+    );
+    assert!(same > 300, "only {same} compared");
 }

@@ -261,17 +261,18 @@ fn xe_message_comment(inst: &Instruction) -> Option<String> {
     };
     // The legacy functions: iga64's description, `h` after the message
     // length when the header bit is set.
+    use crate::inst::Sfid;
     if let (
-        Some(sfid @ (crate::inst::Sfid::Gateway | crate::inst::Sfid::Urb)),
+        Some(sfid @ (Sfid::Gateway | Sfid::Urb | Sfid::DpRenderCache)),
         SendDesc::Imm { desc, .. },
         Some(crate::inst::ExDesc::Imm(ex)),
     ) = (s.sfid, &s.desc, s.ex_desc)
     {
         let word = desc.function | u32::from(desc.header) << 19;
-        let text = if sfid == crate::inst::Sfid::Gateway {
-            crate::message::xe_gateway::decode(word).ok()?.to_string()
-        } else {
-            crate::message::xe_urb::decode(word).ok()?.to_string()
+        let text = match sfid {
+            Sfid::Gateway => crate::message::xe_gateway::decode(word).ok()?.to_string(),
+            Sfid::Urb => crate::message::xe_urb::decode(word).ok()?.to_string(),
+            _ => crate::message::xe_rt::decode(word).ok()?.to_string(),
         };
         return Some(alloc::format!(
             "wr:{}{}+{}, rd:{}; {text}",
