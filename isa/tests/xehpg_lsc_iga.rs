@@ -532,3 +532,28 @@ fn render_target_comments_against_iga64() {
     );
     assert!(same > 300, "only {same} compared");
 }
+
+/// Sampler messages: every type and SIMD mode (3 and 7, SIMD32/64 and
+/// undefined, are refused), random surfaces, samplers and flag bits, now
+/// and then bit 31.
+#[test]
+fn sampler_comments_against_iga64() {
+    ensure_oracles();
+    let dir = scratch("xehpg-smpl-iga");
+    let mut rng = Rng::new(0x5A3B);
+    let descs: Vec<u32> = (0..800)
+        .map(|_| {
+            let mut d = (rng.next() as u32) & 0x600F_FFFF;
+            if rng.chance(10) {
+                d |= 1 << 31;
+            }
+            d
+        })
+        .collect();
+    let undefined = [13u32, 14, 15, 19, 21, 27];
+    let refusable =
+        |d: u32| (d >> 17) & 3 == 3 || undefined.contains(&((d >> 12) & 0x1F)) || d & 1 << 31 != 0;
+    let (same, refused) = legacy_comments(Sfid::Sampler, &descs, refusable, &dir, &mut rng);
+    eprintln!("gen12.5 sampler: {same} comments identical to iga64's, {refused} left uncommented");
+    assert!(same > 400, "only {same} compared");
+}
