@@ -117,3 +117,24 @@ fn send_rules() {
     assert_eq!(found(st), vec![(Rule::XeSendLength, Severity::Error)]);
     assert_eq!(found(&st.replace("r30:1", "r30:2")), vec![]);
 }
+
+#[test]
+fn region_rules() {
+    let ok = "add (8|M0) r10.0<1>:f r20.0<8;8,1>:f r30.0<0;1,0>:f\n";
+    assert_eq!(found(ok), vec![]);
+    let vs = "add (8|M0) r10.0<1>:f r20.0<4;8,1>:f r30.0<0;1,0>:f\n";
+    assert_eq!(found(vs), vec![(Rule::VertStrideMismatch, Severity::Error)]);
+    let wide = "add (4|M0) r10.0<1>:f r20.0<8;8,1>:f r30.0<0;1,0>:f\n";
+    assert!(found(wide).contains(&(Rule::WidthAboveExecSize, Severity::Error)));
+    let zero = "add (8|M0) r10.0<1>:f r20.0<0;4,0>:f r30.0<0;1,0>:f\n";
+    assert_eq!(found(zero), vec![(Rule::ZeroStridesWidth, Severity::Error)]);
+    // 16 qwords a register apart each: four registers.
+    let span = "mov (16|M0) r10.0<1>:uq r20.0<1;1,0>:uq\n";
+    assert!(found(span).contains(&(Rule::SourceSpan, Severity::Error)));
+    // iga64 accepts a scalar written <1;1,0>; Mesa does not: a warning.
+    let scalar = "mov (1|M0) r88.0<1>:d r49.0<1;1,0>:d\n";
+    assert_eq!(
+        found(scalar),
+        vec![(Rule::ScalarStrides, Severity::Warning)]
+    );
+}

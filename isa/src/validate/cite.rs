@@ -238,7 +238,7 @@ impl Rule {
             (WaitBackToBack, _) => "003 line 101301",
             (TwoRowAfterBranch, _) => "000 line 8484",
             (NoRulesForGeneration, _) => {
-                "Xe-HPG region, type and operand rules not written yet (issue 17)"
+                "Xe-HPG type, operand and three-source rules not written yet (issue 17)"
             }
         }
     }

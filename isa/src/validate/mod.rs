@@ -86,8 +86,8 @@ impl fmt::Display for Violation {
 /// from the instruction alone.
 pub fn validate(p: IsaGen, inst: &Instruction) -> Vec<Violation> {
     if p.is_xe() {
-        // Only the send rules so far: the region, type and operand rules
-        // below are Gen4-Gen7.5's.
+        // The send rules and the general region rules so far (xe.rs): the
+        // type and operand rules below are Gen4-Gen7.5's.
         let mut c = Check::new(p, inst);
         xe::check(&mut c);
         return c.out;
@@ -236,7 +236,7 @@ fn validate_around(
         c.warn(
             Rule::NoRulesForGeneration,
             None,
-            "only the send and SWSB rules are checked on gen12.5; the region, type and operand rules are not written yet",
+            "gen12.5 checks the send, general region and SWSB rules; the type, operand and three-source rules are not written yet",
         );
         out.extend(c.out.into_iter().map(|v| (0, v)));
         out.sort_by_key(|(offset, _)| *offset);

@@ -13,7 +13,7 @@
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
-    /// Gen12.5 has only the send and SWSB rules so far: said once per
+    /// Gen12.5 has only the send, general region and SWSB rules so far: said once per
     /// kernel (a warning) so that no findings do not read as a clean bill.
     NoRulesForGeneration,
     // ---- Gen12.5 (xe.rs) ----
