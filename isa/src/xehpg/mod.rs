@@ -5,8 +5,9 @@
 //! exact decode/encode, `print.rs` the IGA-syntax text as `iga64 -p=12p71`
 //! writes it, `parse.rs` reads that text back. Compaction is
 //! `crate::compact::xehpg`; `ldst.rs` reads iga64's load/store syntax for
-//! LSC sends (their typed descriptors are `crate::message::lsc`). Not yet:
-//! smov (iga64 -p=12p71 has none) and a validator.
+//! LSC sends (their typed descriptors are `crate::message::lsc`); the
+//! Gen12.5 validator rules are `crate::validate::xe`. Not yet: smov
+//! (iga64 -p=12p71 has none).
 
 pub mod codec;
 pub mod ldst;
