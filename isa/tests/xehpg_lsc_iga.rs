@@ -501,8 +501,8 @@ fn urb_comments_against_iga64() {
     assert!(same > 200, "only {same} compared");
 }
 
-/// Render target writes: every subtype, surface and flag, now and then
-/// another render-cache message type or a reserved bit.
+/// Render target writes and reads: every subtype, surface and flag, now
+/// and then another render-cache message type or a reserved bit.
 #[test]
 fn render_target_comments_against_iga64() {
     ensure_oracles();
@@ -510,25 +510,38 @@ fn render_target_comments_against_iga64() {
     let mut rng = Rng::new(0x4713);
     let descs: Vec<u32> = (0..600)
         .map(|_| {
-            let ty = if rng.chance(8) {
-                rng.below(16) as u32
-            } else {
-                0xC
+            let ty = match rng.below(8) {
+                0 => rng.below(16) as u32,
+                1 | 2 => 0xD,
+                _ => 0xC,
             };
             let mut d = (rng.next() as u32) & 0x4008_3FFF | ty << 14;
             d &= !(0x7 << 8);
             let subtypes = if rng.chance(8) { 8 } else { 5 };
             d |= (rng.below(subtypes) as u32) << 8;
+            if ty == 0xD && !rng.chance(4) {
+                d &= !0xA004_1600;
+            }
             if rng.chance(8) {
                 d |= 1 << rng.pick(&[29u32, 31]);
             }
             d
         })
         .collect();
-    let refusable = |d: u32| (d >> 14) & 0xF != 0xC || (d >> 8) & 7 > 4 || d & 0xA000_0000 != 0;
+    let refusable = |d: u32| match (d >> 14) & 0xF {
+        0xC => (d >> 8) & 7 > 4 || d & 0xA000_0000 != 0,
+        0xD => d & 0xA004_1600 != 0,
+        _ => true,
+    };
+    // Every read we do not refuse must have been commented like iga64.
+    let reads = descs
+        .iter()
+        .filter(|&&d| (d >> 14) & 0xF == 0xD && !refusable(d))
+        .count();
+    assert!(reads > 80, "only {reads} reads");
     let (same, refused) = legacy_comments(Sfid::DpRenderCache, &descs, refusable, &dir, &mut rng);
     eprintln!(
-        "gen12.5 render target: {same} comments identical to iga64's, {refused} left uncommented"
+        "gen12.5 render target: {same} comments identical to iga64's ({reads} reads), {refused} left uncommented"
     );
     assert!(same > 300, "only {same} compared");
 }

@@ -1,5 +1,8 @@
-//! Gen12.5 (Xe-HPG, DG2) render-target writes to the render cache (SFID
-//! `rc`), the message a pixel shader ends with.
+//! Gen12.5 (Xe-HPG, DG2) render-target writes and reads on the render
+//! cache (SFID `rc`): the message a pixel shader ends with, and the read
+//! of the target's colour (004 MSD_RTR SIMD8 lines 34069-34116: index
+//! 7:0, subtype 8 (SIMD8 when set), slot group 11, per-sample 13, type
+//! 0Dh, header 19, half precision 30; 10:9, 12, 18, 29, 31 MBZ).
 //!
 //! Descriptor (004 MSD_RTW SIMD8 lines 34117-34141 and the SIMD16, REP16,
 //! LO8DS, HI8DS and half-precision variants, TOC lines 273-277, 304, 313,
@@ -50,9 +53,68 @@ pub struct RtWrite {
     pub half_precision: bool,
 }
 
-/// The render target write of `desc` (bits 28:20, the lengths, ignored).
-pub fn decode(desc: u32) -> Result<RtWrite, MessageError> {
+/// A render target read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RtRead {
+    pub bti: u8,
+    /// SIMD8 (bit 8 set) rather than SIMD16.
+    pub simd8: bool,
+    pub slot_group_high: bool,
+    pub per_sample: bool,
+    pub header: bool,
+    pub half_precision: bool,
+}
+
+/// Message type of a render target read (bits 17:14).
+const RT_READ: u32 = 0xD;
+
+/// A typed render-cache message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RenderCache {
+    Write(RtWrite),
+    Read(RtRead),
+}
+
+impl RenderCache {
+    /// The descriptor's function and header bits (lengths zero).
+    pub fn encode(&self) -> u32 {
+        match self {
+            RenderCache::Write(w) => w.encode(),
+            RenderCache::Read(r) => {
+                u32::from(r.bti)
+                    | u32::from(r.simd8) << 8
+                    | u32::from(r.slot_group_high) << 11
+                    | u32::from(r.per_sample) << 13
+                    | RT_READ << 14
+                    | u32::from(r.header) << 19
+                    | u32::from(r.half_precision) << 30
+            }
+        }
+    }
+}
+
+/// The render-cache message of `desc` (bits 28:20, the lengths, ignored).
+pub fn decode(desc: u32) -> Result<RenderCache, MessageError> {
     let desc = desc & !0x1FF0_0000;
+    if (desc >> 14) & 0xF == RT_READ {
+        let stray = desc & (1 << 31 | 1 << 29 | 1 << 18 | 1 << 12 | 3 << 9);
+        if stray != 0 {
+            return Err(MessageError::StrayBits { bits: stray });
+        }
+        let bit = |b: u32| desc & 1 << b != 0;
+        return Ok(RenderCache::Read(RtRead {
+            bti: desc as u8,
+            simd8: bit(8),
+            slot_group_high: bit(11),
+            per_sample: bit(13),
+            header: bit(19),
+            half_precision: bit(30),
+        }));
+    }
+    decode_write(desc).map(RenderCache::Write)
+}
+
+fn decode_write(desc: u32) -> Result<RtWrite, MessageError> {
     let stray = desc & (1 << 31 | 1 << 29);
     if stray != 0 {
         return Err(MessageError::StrayBits { bits: stray });
@@ -60,7 +122,7 @@ pub fn decode(desc: u32) -> Result<RtWrite, MessageError> {
     let ty = (desc >> 14) & 0xF;
     if ty != RT_WRITE {
         return Err(MessageError::Reserved {
-            field: "render cache message type (only render target write is typed)",
+            field: "render cache message type (render target write and read are typed)",
             hi: 17,
             lo: 14,
             value: ty,
@@ -135,6 +197,31 @@ impl fmt::Display for RtWrite {
     }
 }
 
+/// iga64's description.
+impl fmt::Display for RtRead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = if self.half_precision { "half" } else { "full" };
+        let simd = if self.simd8 { "SIMD8" } else { "SIMD16" };
+        write!(f, "{p}-precision render target read {simd}")?;
+        if self.per_sample {
+            f.write_str(" with Per-Sample Pixel PS outputs enable")?;
+        }
+        if self.slot_group_high {
+            f.write_str(" slot group high")?;
+        }
+        write!(f, " to surface {}", self.bti)
+    }
+}
+
+impl fmt::Display for RenderCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RenderCache::Write(w) => w.fmt(f),
+            RenderCache::Read(r) => r.fmt(f),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,7 +238,8 @@ mod tests {
                 }
             }
         }
-        // 256 surfaces x 5 subtypes x 2^7 flag bits (11, 12, 13, 18, 19, 30)
-        assert_eq!(ok, 256 * 5 * 64);
+        // writes: 256 surfaces x 5 subtypes x flag bits 11, 12, 13, 18, 19,
+        // 30; reads: 256 x flag bits 8, 11, 13, 19, 30
+        assert_eq!(ok, 256 * 5 * 64 + 256 * 32);
     }
 }
