@@ -187,3 +187,66 @@ fn validate_reports_errors_and_fails_only_on_them() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--gen dg2`: the assembler reads iga64's load/store syntax, `disasm`
+/// comments the send as iga64 does, and `validate` reports the send and
+/// SWSB rules (an error fails it; the missing rule families are one
+/// warning).
+#[test]
+fn dg2_messages_and_validate() {
+    let dir = std::env::temp_dir().join(format!("baregpu-cli-dg2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |name: &str, source: &str| {
+        let (src, bin) = (
+            dir.join(format!("{name}.asm")),
+            dir.join(format!("{name}.bin")),
+        );
+        std::fs::write(&src, source).unwrap();
+        let out = baregpu(&[
+            "asm",
+            "--gen",
+            "dg2",
+            src.to_str().unwrap(),
+            "-o",
+            bin.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dis = baregpu(&["disasm", "--gen", "dg2", bin.to_str().unwrap()]);
+        assert!(dis.status.success());
+        let val = baregpu(&["validate", "--gen", "dg2", bin.to_str().unwrap()]);
+        (
+            String::from_utf8_lossy(&dis.stdout).into_owned(),
+            val.status.success(),
+            String::from_utf8_lossy(&val.stdout).into_owned(),
+        )
+    };
+    let good = "load.ugm.d32x4.a64 (16|M0) r10:8 [r20:4] {$1}\n\
+                add (16|M0) r30.0<1>:f r10.0<1;1,0>:f r12.0<1;1,0>:f {$1.dst}\n";
+    let (dis, ok, val) = run("good", good);
+    assert!(
+        dis.contains("send.ugm (16|M0) r10 r20 null:0 0x0 0x08803580 {$1} // wr:4+0, rd:8; load.ugm.d32x4.a64"),
+        "{dis}"
+    );
+    assert!(ok, "{val}");
+    assert!(
+        val.contains("2 instructions: 0 errors, 1 warnings"),
+        "{val}"
+    );
+    assert!(val.contains("NoRulesForGeneration"), "{val}");
+    // No wait on the token, and an address payload of 2 where 4 are needed.
+    let bad = "send.ugm (16|M0) r10 r20 null:0 0x0 0x04803580 {$1}\n\
+               add (16|M0) r30.0<1>:f r10.0<1;1,0>:f r12.0<1;1,0>:f\n";
+    let (_, ok, val) = run("bad", bad);
+    assert!(!ok, "{val}");
+    assert!(val.contains("XeSendLength"), "{val}");
+    assert!(val.contains("XeTokenDependency"), "{val}");
+    assert!(
+        val.contains("2 instructions: 1 errors, 2 warnings"),
+        "{val}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -77,8 +77,9 @@ pub fn decode_at(platform: IsaGen, bytes: &[u8], offset: usize) -> Result<Entry,
         })
     };
     let (dw0, dw1) = dword(0).zip(dword(1)).ok_or(truncated(8))?;
-    let cmpt = tables::for_platform(platform).fields.cmpt;
-    let compacted = cmpt.is_some() && compact::is_compact(dw0);
+    // Gen12.5's compaction lives in `compact::xehpg`, not in the tables.
+    let cmpt = platform.is_xe() || tables::for_platform(platform).fields.cmpt.is_some();
+    let compacted = cmpt && compact::is_compact(dw0);
     let dwords = if compacted {
         compact::uncompact(platform, [dw0, dw1]).map_err(|e| err(KernelErrorKind::Compact(e)))?
     } else {

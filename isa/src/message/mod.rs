@@ -14,6 +14,10 @@
 //! port, Gen7.5 DC1 media block and atomic counters) decode to
 //! [`Message::Other`] holding the raw bits.
 //!
+//! Gen12.5 (Xe-HPG) messages have their own modules: [`lsc`] (UGM, UGML,
+//! SLM, TGM, typed together with the extended descriptor), [`xe_gateway`],
+//! [`xe_urb`], [`xe_rt`] and [`xe_sampler`]; [`decode`] and the rest of this module are Gen4-Gen7.5.
+//!
 //! Sources: Gen4/G45 from 000 (the Gen4 PRM Vol 4), Gen6 from 003 (the
 //! SNB PRM); the thread spawner of every generation from 003 (000 has no
 //! spawner chapter). Gen7/Gen7.5 facts come from Mesa and are marked
@@ -68,11 +72,16 @@ mod bits;
 mod dataport;
 mod error;
 mod gateway;
+pub mod lsc;
 mod math;
 mod sampler;
 mod spawner;
 mod text;
 mod urb;
+pub mod xe_gateway;
+pub mod xe_rt;
+pub mod xe_sampler;
+pub mod xe_urb;
 
 use alloc::string::{String, ToString};
 use core::fmt;
@@ -280,7 +289,9 @@ pub fn decode(p: IsaGen, sfid: Sfid, desc: &MsgDesc) -> Result<Message, MessageE
         | Sfid::DpDataCache
         | Sfid::DpDataCache1 => dataport::decode(p, sfid, fc)?,
         Sfid::Vme | Sfid::PixelInterpolator | Sfid::Cre => Message::Other { sfid, function: fc },
-        // Gen12.5 LSC and ray-tracing functions: not typed yet.
+        // Gen12.5: the LSC messages need the extended descriptor, so they
+        // are typed by `lsc` (and the gateway and URB by `xe_gateway`,
+        // `xe_urb`); ray tracing is not typed.
         Sfid::Ugm | Sfid::Ugml | Sfid::Tgm | Sfid::Slm | Sfid::Btd | Sfid::Rta => {
             Message::Other { sfid, function: fc }
         }

@@ -3,7 +3,7 @@
 //! targets on request.
 
 use alloc::collections::BTreeSet;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
@@ -226,6 +226,11 @@ fn xe_disassemble_to(
             pc,
             d.compacted.is_some(),
         ));
+        if opts.messages
+            && let Some(m) = xe_message_comment(&d.inst)
+        {
+            let _ = write!(line, " // {m}");
+        }
         line.push('\n');
         out.write_str(&line).map_err(|_| write_failed(d.at))?;
     }
@@ -245,6 +250,52 @@ fn message_comment(p: IsaGen, inst: &Instruction) -> Option<String> {
         }) => crate::message::print_symbolic(p, *sfid, desc).ok(),
         _ => None,
     }
+}
+
+/// Gen12.5: an LSC send's message as iga64 comments it (`wr:2+0, rd:4;
+/// load.ugm.d32x4.a64`), when the descriptor is immediate and decodes and
+/// the second payload's length is in the instruction.
+fn xe_message_comment(inst: &Instruction) -> Option<String> {
+    let Body::Send(s) = &inst.body else {
+        return None;
+    };
+    // The legacy functions: iga64's description, `h` after the message
+    // length when the header bit is set.
+    use crate::inst::Sfid;
+    if let (
+        Some(sfid @ (Sfid::Gateway | Sfid::Urb | Sfid::DpRenderCache | Sfid::Sampler)),
+        SendDesc::Imm { desc, .. },
+        Some(crate::inst::ExDesc::Imm(ex)),
+    ) = (s.sfid, &s.desc, s.ex_desc)
+    {
+        let word = desc.function | u32::from(desc.header) << 19;
+        let text = match sfid {
+            Sfid::Gateway => crate::message::xe_gateway::decode(word).ok()?.to_string(),
+            Sfid::Urb => crate::message::xe_urb::decode(word).ok()?.to_string(),
+            Sfid::Sampler => crate::message::xe_sampler::decode(word).ok()?.to_string(),
+            _ => crate::message::xe_rt::decode(word).ok()?.to_string(),
+        };
+        return Some(alloc::format!(
+            "wr:{}{}+{}, rd:{}; {text}",
+            desc.mlen,
+            if desc.header { "h" } else { "" },
+            (ex >> 6) & 0x1F,
+            desc.rlen,
+        ));
+    }
+    let (msg, src1_len) = crate::message::lsc::of_send(s)?;
+    let SendDesc::Imm { desc, .. } = &s.desc else {
+        return None;
+    };
+    // A null second payload has length 0 whether or not the send says so.
+    let null_src1 = matches!(s.src1, Some(crate::inst::Src::Reg(r)) if r.file == crate::inst::RegFile::Arf && matches!(r.addr, crate::inst::Addr::Direct { nr: 0, .. }));
+    let src1_len = src1_len.or(null_src1.then_some(0))?;
+    Some(crate::message::lsc::comment(
+        &msg.ok()?,
+        desc.mlen,
+        src1_len,
+        desc.rlen,
+    ))
 }
 
 /// Decodes the instruction at byte `at`, expanding a compact one.

@@ -17,7 +17,7 @@ fn gen_of(p: IsaGen) -> Gen {
     match p {
         IsaGen::Gen4 | IsaGen::G45 => Gen::G4,
         IsaGen::Gen6 => Gen::G6,
-        // Never reached: `validate` refuses Gen12.5 before any rule runs.
+        // Gen12.5 runs only the xe.rs rules, cited without a generation.
         IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => Gen::G7,
     }
 }
@@ -29,6 +29,15 @@ impl Rule {
         use Rule::*;
         let g = gen_of(p);
         match (self, g) {
+            (XeSendDescriptor, _) => "004 lines 19506-19586, 15406-15469, 10451-10478, 15127-15162",
+            (XeSendLength, _) => "004 lines 7003-7014, 10451-10478, 15127-15162",
+            (XeLscShape, _) => "004 lines 19506-19586",
+            (XeTokenDependency, _) => {
+                "[ext: Mesa brw_scoreboard.cpp: out-of-order dependencies wait on their SBID]"
+            }
+            (XeDistanceDependency, _) => {
+                "[ext: Mesa brw_scoreboard.cpp: in-order dependencies wait by register distance]"
+            }
             (ExecSizeLimit, G4) => "000 lines 8439, 8490-8498",
             (ExecSizeLimit, G6) => "003 lines 91714, 91810-91816; 001 line 633",
             (ExecSizeLimit, G7) => "001 line 633; 003 lines 91714-91716",
@@ -228,7 +237,9 @@ impl Rule {
             (WaitBackToBack, G4) => "000 line 13605",
             (WaitBackToBack, _) => "003 line 101301",
             (TwoRowAfterBranch, _) => "000 line 8484",
-            (NoRulesForGeneration, _) => "no Xe-HPG rules written yet (issue 17)",
+            (NoRulesForGeneration, _) => {
+                "Xe-HPG type, operand and three-source rules not written yet (issue 17)"
+            }
         }
     }
 }

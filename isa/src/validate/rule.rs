@@ -13,9 +13,30 @@
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
-    /// The generation has no rules here yet (Gen12.5): reported instead of
-    /// an empty, falsely clean result.
+    /// Gen12.5 has only the send, general region and SWSB rules so far: said once per
+    /// kernel (a warning) so that no findings do not read as a clean bill.
     NoRulesForGeneration,
+    // ---- Gen12.5 (xe.rs) ----
+    /// An LSC or gateway send whose immediate descriptor has a reserved
+    /// code or a must-be-zero bit set for its SFID (004 DP_LOAD lines
+    /// 19506-19586, DP_FENCE 15406-15469, MSD_BARRIER 10451-10478, MSD_EOT
+    /// 15127-15162).
+    XeSendDescriptor,
+    /// Message, response and second-payload lengths against the LSC
+    /// descriptor (004 lines 7003-7014: src0 = roundup(addr_size * simd /
+    /// grf), dest = roundup(data_size * vector * simd / grf)) and the
+    /// gateway's one register (004 lines 10451-10478, 15127-15162).
+    XeSendLength,
+    /// LSC shapes: transposed at SIMD1, 8/16-bit data with vector 1, the
+    /// non-transposed vector limits (004 DP_LOAD lines 19506-19586).
+    XeLscShape,
+    /// A register of an out-of-order instruction (send, math, dpas) used
+    /// before waiting on its SBID token ([ext: Mesa brw_scoreboard.cpp]).
+    XeTokenDependency,
+    /// A register written by one of the last seven in-order instructions
+    /// read without a register-distance wait reaching it ([ext: Mesa
+    /// brw_scoreboard.cpp]).
+    XeDistanceDependency,
     // ---- Region parameters (region.rs) ----
     /// ExecSize at most the limit of the widest operand type: Gen4 8 (dword)
     /// or 16 (word/byte), twice that compressed (000 lines 8439, 8490-8498);

@@ -18,7 +18,7 @@ use crate::inst::{
     Send, SendDesc, Src, Swsb, Sync, SyncFn, ThreadCtrl, ThreeSrc, TokenMode, Type, WRITEMASK_XYZW,
 };
 
-type R<T> = Result<T, String>;
+pub(super) type R<T> = Result<T, String>;
 
 const TYPES: [Type; 15] = [
     Type::Ud,
@@ -101,7 +101,7 @@ fn cond_of(s: &str) -> R<CondMod> {
 }
 
 /// A register name: `r12.3` (sub-register in elements of `t`) or an ARF.
-fn reg(s: &str, t: Type) -> R<(RegFile, u8, u8)> {
+pub(super) fn reg(s: &str, t: Type) -> R<(RegFile, u8, u8)> {
     let size = t.size();
     let split = |s: &str| -> R<(u8, u8)> {
         match s.split_once('.') {
@@ -315,7 +315,7 @@ fn dst(s: &str) -> R<(Dst, bool)> {
 
 /// The SWSB options; a combined one's meaning follows from the opcode
 /// (see `Swsb::Both`), so `$n` and `$n.dst` read alike there.
-fn swsb(s: &str) -> R<Option<Swsb>> {
+pub(super) fn swsb(s: &str) -> R<Option<Swsb>> {
     let dist = |d: &str| d.parse::<u8>().map_err(|_| format!("bad SWSB {s}"));
     if let Some((a, b)) = s.split_once(',') {
         let (_, d) = a.split_once('@').ok_or_else(|| format!("bad SWSB {s}"))?;
@@ -353,6 +353,23 @@ fn swsb(s: &str) -> R<Option<Swsb>> {
         pipe,
         dist: dist(d)?,
     }))
+}
+
+/// `(N|Mx)` (the opening parenthesis gone or not): size and group.
+pub(super) fn exec_group(e: &str) -> R<(u8, GroupCtrl)> {
+    let e = e.trim_start_matches('(').trim_end_matches(')');
+    let (n, m) = e
+        .split_once("|M")
+        .ok_or_else(|| format!("bad execution size ({e})"))?;
+    let n = n.parse().map_err(|_| format!("bad execution size {n}"))?;
+    let m: u8 = m.parse().map_err(|_| format!("bad channel offset M{m}"))?;
+    Ok((
+        n,
+        GroupCtrl::Quarter {
+            qtr: m / 8,
+            nib: m % 8 == 4,
+        },
+    ))
 }
 
 /// Parses one instruction line (no label definitions, no comments).
@@ -394,6 +411,9 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         }
         t = next(&mut k)?;
     }
+    if super::ldst::is_ldst(t) {
+        return super::ldst::parse_ldst(inst, &toks[k - 1..]);
+    }
     let (mn, sub) = t.split_once('.').map_or((t, None), |(a, b)| (a, Some(b)));
     let op = Opcode::from_mnemonic(mn).ok_or_else(|| format!("unknown mnemonic {mn}"))?;
     let form = OPCODES
@@ -407,16 +427,7 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         .and_then(|t| t.strip_prefix('('))
         .filter(|t| t.contains('|'))
     {
-        let e = e.trim_end_matches(')');
-        let (n, m) = e
-            .split_once("|M")
-            .ok_or_else(|| format!("bad execution size ({e})"))?;
-        inst.exec_size = n.parse().map_err(|_| format!("bad execution size {n}"))?;
-        let m: u8 = m.parse().map_err(|_| format!("bad channel offset M{m}"))?;
-        inst.group = GroupCtrl::Quarter {
-            qtr: m / 8,
-            nib: m % 8 == 4,
-        };
+        (inst.exec_size, inst.group) = exec_group(e)?;
         k += 1;
     }
     let mut early_out = false;
