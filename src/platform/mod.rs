@@ -11,11 +11,13 @@
 
 pub mod bus;
 pub mod dma;
+pub mod local;
 #[cfg(any(test, feature = "host"))]
 pub mod host;
 
 pub use bus::PlatformBus;
 pub use dma::{Dma, DmaRegion, OutOfBounds};
+pub use local::{LocalMemory, MappedLocalBar, NoLocalMemory};
 
 use core::fmt;
 use core::ptr::NonNull;
