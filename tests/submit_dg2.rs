@@ -8,9 +8,7 @@ use baregpu::hal::gen12_5::commands::*;
 use baregpu::platform::host::HostPlatform;
 use baregpu::platform::{LocalMemory, PlatformBus};
 use baregpu::submit::HangReason;
-use baregpu::submit::execlist::{
-    CONTEXT_SWITCH_INTERRUPT, ExeclistGpu, Placement, USER_INTERRUPT,
-};
+use baregpu::submit::execlist::{CONTEXT_SWITCH_INTERRUPT, ExeclistGpu, Placement, USER_INTERRUPT};
 use baregpu::{EngineId, GpuError};
 use baregpu_soft::SoftGpu;
 
@@ -60,8 +58,10 @@ fn stores_on_every_engine_reach_system_and_local_memory() {
         let sys = gpu.map_buffer(4096, Placement::System).unwrap();
         let lmem = gpu.map_buffer(8192, Placement::Local).unwrap();
         let mut b = gpu.new_batch(4096).unwrap();
-        b.push(&sdi(sys.gfx().0 + 8, true, 0xc0de_0000 | k as u32)).unwrap();
-        b.push(&sdi(lmem.gfx().0 + 4100, true, 0x10ca_1000 | k as u32)).unwrap();
+        b.push(&sdi(sys.gfx().0 + 8, true, 0xc0de_0000 | k as u32))
+            .unwrap();
+        b.push(&sdi(lmem.gfx().0 + 4100, true, 0x10ca_1000 | k as u32))
+            .unwrap();
         let f = gpu.submit(e, b).unwrap();
         gpu.wait(f, SECOND).unwrap();
         assert_eq!(sys.read_u32(2), Some(0xc0de_0000 | k as u32), "{name}");
@@ -70,7 +70,8 @@ fn stores_on_every_engine_reach_system_and_local_memory() {
         // Local memory: the store went to the device, not to any DMA page.
         let mut raw = [0u8; 4];
         let found = (0..bar.local_size() / 4096).any(|pg| {
-            bar.read_local(pg * 4096 + 4100, &mut raw) && u32::from_le_bytes(raw) == 0x10ca_1000 | k as u32
+            bar.read_local(pg * 4096 + 4100, &mut raw)
+                && u32::from_le_bytes(raw) == 0x10ca_1000 | k as u32
         });
         assert!(found, "{name}: the value is in local memory");
     }
@@ -84,7 +85,8 @@ fn a_chain_of_1000_batches() {
     let mut last = None;
     for n in 0..1000u32 {
         let mut b = gpu.new_batch(4096).unwrap();
-        b.push(&sdi(out.gfx().0 + 4 * u64::from(n % 1024), true, n * n)).unwrap();
+        b.push(&sdi(out.gfx().0 + 4 * u64::from(n % 1024), true, n * n))
+            .unwrap();
         last = Some(gpu.submit(e, b).unwrap());
     }
     gpu.wait(last.unwrap(), 10 * SECOND).unwrap();
@@ -105,10 +107,11 @@ fn sustained_submission_wraps_the_ring_with_no_lost_or_repeated_work() {
         for n in 0..3000u32 {
             let mut b = gpu.new_batch(4096).unwrap();
             // Each batch logs its number and increments a counter in local memory (MI_ATOMIC).
-            b.push(&sdi(log.gfx().0 + 4 * u64::from(n), true, n + 1)).unwrap();
+            b.push(&sdi(log.gfx().0 + 4 * u64::from(n), true, n + 1))
+                .unwrap();
             b.push(&MiAtomic {
                 memory_address: counter.gfx().0,
-                atomic_opcode: 0x07, // ATOMIC_4B_INCREMENT (Mesa genxml MI_ATOMIC_OP_INC)
+                atomic_opcode: MiAtomic::ATOMIC_OPCODE_ATOMIC_INC,
                 data_size: 0,
                 use_global_gtt: true,
                 ..Default::default()
@@ -126,7 +129,11 @@ fn sustained_submission_wraps_the_ring_with_no_lost_or_repeated_work() {
         for n in 0..3000u32 {
             assert_eq!(log.read_u32(u64::from(n)), Some(n + 1), "{name} batch {n}");
         }
-        assert_eq!(counter.read_u32(0), Some(3000), "{name}: each batch ran once");
+        assert_eq!(
+            counter.read_u32(0),
+            Some(3000),
+            "{name}: each batch ran once"
+        );
     }
 }
 
@@ -144,12 +151,19 @@ fn interrupts_and_context_status_events() {
         assert_eq!(got.len(), 1, "{name}: {got:?}");
         assert_eq!(got[0].0, e);
         assert_ne!(got[0].1 & USER_INTERRUPT, 0, "{name}: user interrupt");
-        assert_ne!(got[0].1 & CONTEXT_SWITCH_INTERRUPT, 0, "{name}: context switch");
+        assert_ne!(
+            got[0].1 & CONTEXT_SWITCH_INTERRUPT,
+            0,
+            "{name}: context switch"
+        );
         assert!(!gpu.interrupt_pending(), "{name}: acknowledged");
         let id = gpu.context_sw_id(None, e);
         let ev = gpu.csb_events(e);
         assert_eq!(ev.len(), 2, "{name}: {ev:?}");
-        assert_eq!((ev[0].to, ev[0].away, ev[0].new_queue), (Some(id), None, true));
+        assert_eq!(
+            (ev[0].to, ev[0].away, ev[0].new_queue),
+            (Some(id), None, true)
+        );
         assert_eq!((ev[1].to, ev[1].away), (None, Some(id)));
     }
 }
@@ -173,7 +187,11 @@ fn an_unknown_command_is_reported_decoded_and_later_work_runs() {
     assert_eq!(state.ipehr, 0x3f << 23);
     assert!(state.commands.contains("MI_STORE_DATA_IMM"), "{state}");
     assert_eq!(out.read_u32(0), Some(1));
-    assert_eq!(out.read_u32(1), Some(0), "nothing after the bad command ran");
+    assert_eq!(
+        out.read_u32(1),
+        Some(0),
+        "nothing after the bad command ran"
+    );
     let mut good = gpu.new_batch(4096).unwrap();
     good.push(&sdi(out.gfx().0 + 8, true, 3)).unwrap();
     let f = gpu.submit(e, good).unwrap();
@@ -264,16 +282,26 @@ fn two_contexts_cannot_see_each_others_memory() {
     }
     assert_eq!(buf_a.read_u32(0), Some(0xaaaa));
     assert_eq!(buf_b.read_u32(0), Some(0xbbbb));
-    // An address only A maps faults in B.
-    let only_a = gpu.map_in_context(a, 4096, Placement::System).unwrap();
+    // An address only A maps (the last page of 16, beyond anything B has
+    // mapped) faults in B.
+    let only_a = gpu.map_in_context(a, 16 * 4096, Placement::System).unwrap();
+    let last_page = only_a.gfx().0 + 15 * 4096;
     let mut batch = gpu.new_context_batch(b, 4096).unwrap();
-    batch.push(&sdi(only_a.gfx().0, false, 0xbad)).unwrap();
+    assert!(batch.gfx().0 < last_page);
+    batch.push(&sdi(last_page, false, 0xbad)).unwrap();
     let f = gpu.submit(e, batch).unwrap();
-    assert!(matches!(gpu.wait(f, SECOND), Err(GpuError::Hang(_))));
-    assert_eq!(only_a.read_u32(0), Some(0));
+    let Err(GpuError::Hang(state)) = gpu.wait(f, SECOND) else {
+        panic!("B's store through A's address must fault");
+    };
+    assert_eq!(state.fault.map(|f| f.address), Some(last_page));
+    assert_eq!(only_a.read_u32(15 * 1024), Some(0));
     // The CSB names both contexts.
     let ids: Vec<_> = gpu.csb_events(e).iter().filter_map(|ev| ev.to).collect();
-    assert!(ids.contains(&gpu.context_sw_id(Some(a), e)) && ids.contains(&gpu.context_sw_id(Some(b), e)), "{ids:?}");
+    assert!(
+        ids.contains(&gpu.context_sw_id(Some(a), e))
+            && ids.contains(&gpu.context_sw_id(Some(b), e)),
+        "{ids:?}"
+    );
     gpu.destroy_context(a).unwrap();
     assert_eq!(gpu.destroy_context(a), Err(GpuError::NoContext(a)));
 }

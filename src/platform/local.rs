@@ -77,7 +77,12 @@ impl LocalMemory for MappedLocalBar {
         }
         for (k, b) in data.iter().enumerate() {
             // SAFETY: as in `read_local`.
-            unsafe { self.base.as_ptr().add(offset as usize + k).write_volatile(*b) };
+            unsafe {
+                self.base
+                    .as_ptr()
+                    .add(offset as usize + k)
+                    .write_volatile(*b)
+            };
         }
         true
     }

@@ -11,9 +11,9 @@
 
 pub mod bus;
 pub mod dma;
-pub mod local;
 #[cfg(any(test, feature = "host"))]
 pub mod host;
+pub mod local;
 
 pub use bus::PlatformBus;
 pub use dma::{Dma, DmaRegion, OutOfBounds};

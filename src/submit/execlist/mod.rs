@@ -319,9 +319,7 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
                 .engine_base(spec.name)
                 .ok_or(GpuError::BringUp(spec.name))?;
             let hwsp = Dma::new(platform, PAGE as usize, PAGE as usize)?;
-            let hwsp_gfx = gpu
-                .ggtt
-                .map(device, Backing::System(hwsp.phys()), 1)?;
+            let hwsp_gfx = gpu.ggtt.map(device, Backing::System(hwsp.phys()), 1)?;
             gpu.engines.push(Engine {
                 spec,
                 base,
@@ -504,11 +502,16 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
     }
 
     /// Memory of `bytes` (whole pages) in `placement`.
-    fn memory(&mut self, bytes: u64, placement: Placement) -> Result<(Memory<'a>, Backing), GpuError> {
+    fn memory(
+        &mut self,
+        bytes: u64,
+        placement: Placement,
+    ) -> Result<(Memory<'a>, Backing), GpuError> {
         let pages = bytes.max(1).div_ceil(PAGE);
         match placement {
             Placement::System => {
-                let size = usize::try_from(pages * PAGE).map_err(|_| PlatformError::InvalidRequest)?;
+                let size =
+                    usize::try_from(pages * PAGE).map_err(|_| PlatformError::InvalidRequest)?;
                 let d = Dma::new(self.platform, size, PAGE as usize)?;
                 let b = Backing::System(d.phys());
                 Ok((Memory::System(d), b))
@@ -605,14 +608,20 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
     pub fn new_batch(&mut self, bytes: usize) -> Result<Batch<'a>, GpuError> {
         let size = bytes.max(PAGE as usize).next_multiple_of(PAGE as usize);
         let memory = Dma::new(self.platform, size, PAGE as usize)?;
-        let gfx = self
-            .ggtt
-            .map(self.device, Backing::System(memory.phys()), size as u64 / PAGE)?;
+        let gfx = self.ggtt.map(
+            self.device,
+            Backing::System(memory.phys()),
+            size as u64 / PAGE,
+        )?;
         Ok(self.batch_of(memory, gfx, None))
     }
 
     /// A batch mapped in `ctx`'s PPGTT, run in that context (a non-privileged PPGTT batch).
-    pub fn new_context_batch(&mut self, ctx: ContextId, bytes: usize) -> Result<Batch<'a>, GpuError> {
+    pub fn new_context_batch(
+        &mut self,
+        ctx: ContextId,
+        bytes: usize,
+    ) -> Result<Batch<'a>, GpuError> {
         let size = bytes.max(PAGE as usize).next_multiple_of(PAGE as usize);
         let memory = Dma::new(self.platform, size, PAGE as usize)?;
         let platform = self.platform;
@@ -635,14 +644,22 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         if !exists {
             let image = Dma::new(self.platform, 2 * PAGE as usize, PAGE as usize)?;
             let ring = Dma::new(self.platform, RING_BYTES as usize, PAGE as usize)?;
-            let lrca = self.ggtt.map(self.device, Backing::System(image.phys()), 2)?;
+            let lrca = self
+                .ggtt
+                .map(self.device, Backing::System(image.phys()), 2)?;
             let ring_gfx = self.ggtt.map(
                 self.device,
                 Backing::System(ring.phys()),
                 u64::from(RING_BYTES) / PAGE,
             )?;
             let pml4 = self.contexts[slot].as_ref().map_or(0, |c| c.ppgtt.pml4().0);
-            let state = lrc::state(&self.er, self.engines[i].base, ring_gfx.0 as u32, RING_BYTES, pml4);
+            let state = lrc::state(
+                &self.er,
+                self.engines[i].base,
+                ring_gfx.0 as u32,
+                RING_BYTES,
+                pml4,
+            );
             for (k, d) in state.iter().enumerate() {
                 let _ = image.write_u32(1024 + k, *d);
             }
@@ -689,7 +706,9 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
     /// The context status events seen on `engine` so far, oldest first.
     pub fn csb_events(&mut self, engine: EngineId) -> Vec<CsbEvent> {
         if engine.0 < self.engines.len() {
-            let _ = self.mmio().read32(self.engines[engine.0].base + self.er.eir);
+            let _ = self
+                .mmio()
+                .read32(self.engines[engine.0].base + self.er.eir);
             self.process_csb(engine.0);
             return self.engines[engine.0].events.clone();
         }
@@ -739,9 +758,20 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         let _ = self.mmio().read32(self.engines[i].base + self.er.eir);
         self.process_csb(i);
         if let Some(other) = self.engines[i].running.filter(|&s| s != slot)
-            && let Some(last) = self.engines[i].inflight.iter().rev().find(|r| r.slot == other).map(|r| r.seqno)
+            && let Some(last) = self.engines[i]
+                .inflight
+                .iter()
+                .rev()
+                .find(|r| r.slot == other)
+                .map(|r| r.seqno)
         {
-            self.wait(Fence { engine, seqno: last }, RING_SPACE_US)?;
+            self.wait(
+                Fence {
+                    engine,
+                    seqno: last,
+                },
+                RING_SPACE_US,
+            )?;
         }
         let e = &mut self.engines[i];
         let seqno = e.next_seqno;
@@ -799,7 +829,11 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         let start = self.platform.now_ns();
         loop {
             let tail = self.lrc(slot, i)?.tail;
-            let need = if tail + bytes > RING_BYTES { RING_BYTES - tail + bytes } else { bytes };
+            let need = if tail + bytes > RING_BYTES {
+                RING_BYTES - tail + bytes
+            } else {
+                bytes
+            };
             if self.ring_free(i, slot, tail) >= need {
                 break;
             }
@@ -815,7 +849,9 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         let mut tail = lrc.tail;
         if tail + bytes > RING_BYTES {
             while tail < RING_BYTES {
-                let _ = lrc.ring.write_u32(tail as usize / 4, c::MiNoop::HEADER_VALUE);
+                let _ = lrc
+                    .ring
+                    .write_u32(tail as usize / 4, c::MiNoop::HEADER_VALUE);
                 tail += 4;
             }
             tail = 0;
@@ -854,7 +890,11 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
 
     fn retire(&mut self, i: usize) {
         let done = self.completed(EngineId(i));
-        while self.engines[i].inflight.front().is_some_and(|r| passed(done, r.seqno)) {
+        while self.engines[i]
+            .inflight
+            .front()
+            .is_some_and(|r| passed(done, r.seqno))
+        {
             if let Some(r) = self.engines[i].inflight.pop_front() {
                 self.retire_request(r);
             }
@@ -937,7 +977,12 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         mmio.write32(base + er.mi_mode, masked_on(STOP_RING));
         let _ = self.wait_register(base + er.mi_mode, MODE_IDLE, MODE_IDLE, REGISTER_WAIT_US);
         mmio.write32(base + er.reset_ctl, masked_on(REQUEST_RESET));
-        let _ = self.wait_register(base + er.reset_ctl, READY_TO_RESET, READY_TO_RESET, REGISTER_WAIT_US);
+        let _ = self.wait_register(
+            base + er.reset_ctl,
+            READY_TO_RESET,
+            READY_TO_RESET,
+            REGISTER_WAIT_US,
+        );
         let bit = 1 << self.engines[i].spec.reset_bit;
         mmio.write32(self.gt.gdrst, bit);
         let _ = self.wait_register(self.gt.gdrst, bit, 0, REGISTER_WAIT_US);
@@ -958,7 +1003,11 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
             let dropped: Vec<Request<'a>> = e.inflight.drain(..).collect();
             for r in dropped {
                 // Every ring of the engine starts again at its tail: what it held is gone.
-                if let Some(Some(l)) = self.contexts.get_mut(r.slot).map(|c| c.as_mut().and_then(|c| c.lrcs[k].as_mut())) {
+                if let Some(Some(l)) = self
+                    .contexts
+                    .get_mut(r.slot)
+                    .map(|c| c.as_mut().and_then(|c| c.lrcs[k].as_mut()))
+                {
                     let _ = l.image.write_u32(1024 + lrc::CTX_RING_HEAD, l.tail);
                     l.head = l.tail;
                     let _ = l.image.write_u32(1024 + lrc::CTX_RING_TAIL, l.tail);
@@ -1003,7 +1052,11 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
             }
         });
         let mut commands = String::new();
-        if let Some(req) = e.inflight.iter().find(|q| q.batch.gfx().0 <= bb && bb < q.batch.gfx().0 + q.batch.region.size as u64) {
+        if let Some(req) = e
+            .inflight
+            .iter()
+            .find(|q| q.batch.gfx().0 <= bb && bb < q.batch.gfx().0 + q.batch.region.size as u64)
+        {
             let start = req.batch.gfx().0;
             for cmd in baregpu_hal::decode::decode(tables, e.spec.name, req.batch.contents())
                 .stop_at_batch_end()
@@ -1086,7 +1139,8 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
 
     /// Whether the PCI function shows an interrupt (the status register's bit).
     pub fn interrupt_pending(&self) -> bool {
-        self.device.config_read32(baregpu_hal::pci::COMMAND) & baregpu_hal::pci::STATUS_INTERRUPT != 0
+        self.device.config_read32(baregpu_hal::pci::COMMAND) & baregpu_hal::pci::STATUS_INTERRUPT
+            != 0
     }
 
     /// Physical address of an engine's status page (for tools).
@@ -1100,7 +1154,8 @@ impl<P: Platform> Drop for ExeclistGpu<'_, P> {
         // Stop every engine first: no engine reads a context image, ring,
         // batch or page table after this, and their memory goes back to the platform.
         for e in &self.engines {
-            self.device.write32(e.base + self.er.mi_mode, masked_on(STOP_RING));
+            self.device
+                .write32(e.base + self.er.mi_mode, masked_on(STOP_RING));
         }
         self.device.write32(self.gt.master_irq, 0);
         for (req, _) in self.gt.forcewake {
