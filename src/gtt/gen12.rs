@@ -70,7 +70,7 @@ impl Ggtt64 {
         let entries = (1u64 << (20 + ggms)) / 8;
         Ok(Self {
             entries,
-            free: PageRanges::new(GGTT_FIRST_PAGE, entries - GGTT_FIRST_PAGE),
+            free: PageRanges::new(GGTT_FIRST_PAGE, entries),
         })
     }
 
@@ -121,9 +121,9 @@ impl Ggtt64 {
 
 /// Entries per table at every level (i915 gt/gen8_ppgtt.c: 512 8-byte entries).
 const ENTRIES: u64 = 512;
-/// The part of the 48-bit space handed out: 64 GiB from 1 MiB.
-const PPGTT_FIRST_PAGE: u64 = 256;
-const PPGTT_PAGES: u64 = (64 << 30) / PAGE;
+/// The 48-bit space but page 0 (never mapped, so that a null address faults).
+const PPGTT_FIRST_PAGE: u64 = 1;
+const PPGTT_PAGES: u64 = (1 << 48) / PAGE;
 
 /// A four-level PPGTT (PML4, PDP, PD, PT; VA bits 47:39, 38:30, 29:21,
 /// 20:12: i915 gt/gen8_ppgtt.c gen8_pd_index), its tables in system memory.
@@ -205,6 +205,19 @@ impl<'a> Ppgtt4<'a> {
             return Err(GttError::BadRegion);
         }
         let first = self.free.allocate(pages)?;
+        self.free.release(first, pages);
+        self.map_pages(platform, backing, first, pages)
+    }
+
+    /// Takes pages `first..first + pages` and points them at `backing`.
+    fn map_pages(
+        &mut self,
+        platform: &'a dyn Platform,
+        backing: Backing,
+        first: u64,
+        pages: u64,
+    ) -> Result<GfxAddr, GttError> {
+        self.free.take(first, pages)?;
         for k in 0..pages {
             // i915 gen8_pte_encode / gen12_pte_encode: PRESENT | RW, LM for local memory.
             let pte = match backing.page(k) {
@@ -218,6 +231,25 @@ impl<'a> Ppgtt4<'a> {
             }
         }
         Ok(GfxAddr(first * PAGE))
+    }
+
+    /// Maps `pages` pages starting at `backing` at exactly `gfx`: an error
+    /// when unaligned, in use (page 0 always is) or beyond the 48-bit space.
+    pub fn map_at(
+        &mut self,
+        platform: &'a dyn Platform,
+        backing: Backing,
+        gfx: GfxAddr,
+        pages: u64,
+    ) -> Result<GfxAddr, GttError> {
+        if pages == 0 {
+            return Err(GttError::BadRegion);
+        }
+        if !gfx.0.is_multiple_of(PAGE) {
+            return Err(GttError::Unaligned(gfx));
+        }
+        let first = gfx.0 / PAGE;
+        self.map_pages(platform, backing, first, pages)
     }
 
     /// Clears the entries of a mapping and gives its range back (the tables stay).

@@ -574,6 +574,73 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         })
     }
 
+    /// A buffer of `bytes` in `placement`, mapped in `ctx`'s PPGTT at
+    /// exactly `gfx`: an error when unaligned, in use (page 0 always is) or
+    /// beyond the 48-bit space.
+    pub fn map_in_context_at(
+        &mut self,
+        ctx: ContextId,
+        gfx: GfxAddr,
+        bytes: u64,
+        placement: Placement,
+    ) -> Result<Buffer<'a>, GpuError> {
+        self.ppgtt(ctx)?;
+        let (memory, backing) = self.memory(bytes, placement)?;
+        let pages = bytes.max(1).div_ceil(PAGE);
+        let platform = self.platform;
+        let mapped = self.ppgtt(ctx)?.map_at(platform, backing, gfx, pages);
+        let buffer = Buffer {
+            gfx,
+            bytes: pages * PAGE,
+            memory,
+            context: Some(ctx),
+        };
+        match mapped {
+            Ok(_) => Ok(buffer),
+            Err(e) => {
+                if let Memory::Local { offset, .. } = buffer.memory {
+                    self.local_free.release(offset / PAGE, pages);
+                }
+                Err(e.into())
+            }
+        }
+    }
+
+    /// A batch the caller placed in a system-memory buffer of a context (or
+    /// the GGTT): the engine starts at `start` inside it; the driver submits
+    /// it as it is (no MI_BATCH_BUFFER_END added) and never unmaps it; an
+    /// error report decodes at most `decode_bytes`. `None` when `start` is
+    /// not a dword of the buffer or the buffer is in local memory.
+    ///
+    /// # Safety
+    /// `buffer` must stay alive and mapped until the batch's fence
+    /// completes, the engine is reset, or the `ExeclistGpu` is dropped.
+    pub unsafe fn placed_batch(
+        &self,
+        buffer: &Buffer<'_>,
+        start: GfxAddr,
+        decode_bytes: usize,
+    ) -> Option<Batch<'a>> {
+        let offset = usize::try_from(start.0.checked_sub(buffer.gfx.0)?).ok()?;
+        if !offset.is_multiple_of(4) {
+            return None;
+        }
+        let Memory::System(d) = &buffer.memory else {
+            return None;
+        };
+        let view = d.region().tail(offset)?;
+        Some(Batch {
+            region: view,
+            memory: None,
+            gfx: start,
+            ggtt_mapping: None,
+            context: buffer.context,
+            len: decode_bytes.min(view.size) / 4,
+            batch_end: c::MiBatchBufferEnd::HEADER_VALUE,
+            noop: c::MiNoop::HEADER_VALUE,
+        })
+    }
+
     /// Gives a buffer's graphics range (and local memory) back. Call it once
     /// no submitted work uses the buffer.
     pub fn free_buffer(&mut self, buffer: Buffer<'a>) {
@@ -865,7 +932,8 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         let desc = lrc::descriptor(lrc.lrca.0, lrc.sw_id);
         let ring_end = lrc.tail;
         let ring = lrc.ring_gfx;
-        let ggtt = ggtt_batch.then(|| (batch.gfx(), batch.region.size as u64 / PAGE));
+        let ggtt =
+            (ggtt_batch && !batch.placed()).then(|| (batch.gfx(), batch.region.size as u64 / PAGE));
         self.engines[i].inflight.push_back(Request {
             seqno,
             ring_end,
