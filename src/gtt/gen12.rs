@@ -273,3 +273,64 @@ impl<'a> Ppgtt4<'a> {
         self.free.release(gfx.0 / PAGE, pages);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::host::HostPlatform;
+
+    /// The walk a GPU does (i915 gen8_pd_index), over physical memory.
+    fn walk(p: &HostPlatform, pml4: PhysAddr, va: u64) -> Option<u64> {
+        let mut table = pml4.0;
+        for shift in [39u32, 30, 21, 12] {
+            let at = table + ((va >> shift) & 511) * 8;
+            let ptr = p.phys_to_virt(PhysAddr(at))?;
+            // SAFETY: a live table page of the platform; 8-byte aligned entry.
+            let entry = unsafe { ptr.as_ptr().cast::<u64>().read_volatile() };
+            if entry & PRESENT == 0 {
+                return None;
+            }
+            table = entry & ADDRESS;
+            if shift == 12 {
+                return Some(entry);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn four_level_entries_cross_table_boundaries_and_carry_the_local_bit() {
+        let p = HostPlatform::new();
+        let mut pt = Ppgtt4::new(&p).unwrap();
+        // Three pages across a PML4 entry's boundary (2^39).
+        let at = GfxAddr((1 << 39) - PAGE);
+        let got = pt.map_at(&p, Backing::Local(0x20_0000), at, 3).unwrap();
+        assert_eq!(got, at);
+        for k in 0..3 {
+            let e = walk(&p, pt.pml4(), at.0 + k * PAGE).expect("mapped");
+            assert_eq!(e & ADDRESS, 0x20_0000 + k * PAGE);
+            assert_eq!(
+                e & (PPGTT_LOCAL | PRESENT | PPGTT_RW),
+                PPGTT_LOCAL | PRESENT | PPGTT_RW
+            );
+        }
+        let sys = pt
+            .map(&p, Backing::System(PhysAddr(0x5000_0000)), 1)
+            .unwrap();
+        let e = walk(&p, pt.pml4(), sys.0).unwrap();
+        assert_eq!(e & (ADDRESS | PPGTT_LOCAL), 0x5000_0000);
+        // Taken ranges and page 0 are refused; unmapping clears the entries.
+        assert!(matches!(
+            pt.map_at(&p, Backing::Local(0), at, 1),
+            Err(GttError::Occupied { .. })
+        ));
+        assert!(pt.map_at(&p, Backing::Local(0), GfxAddr(0), 1).is_err());
+        assert!(matches!(
+            pt.map_at(&p, Backing::Local(0), GfxAddr(0x1800), 1),
+            Err(GttError::Unaligned(_))
+        ));
+        pt.unmap(at, 3);
+        assert_eq!(walk(&p, pt.pml4(), at.0), None);
+        assert!(pt.map_at(&p, Backing::Local(0), at, 3).is_ok());
+    }
+}

@@ -103,3 +103,50 @@ pub fn state(
 pub fn descriptor(lrca: u64, sw_id: u32) -> u64 {
     (lrca & 0xffff_f000) | 1 | 3 << 3 | 1 << 8 | u64::from(sw_id & 0xffff) << 39
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn regs() -> EngineRegs {
+        EngineRegs::resolve(baregpu_hal::Generation::Gen12_5.tables()).unwrap()
+    }
+
+    /// The values land in intel_lrc_reg.h's slots, each after its register's offset.
+    #[test]
+    fn the_image_puts_each_value_in_its_intel_lrc_reg_slot() {
+        let r = regs();
+        let base = 0x2000;
+        let s = state(&r, base, 0x12_3000, 16 << 10, 0x0000_0042_1234_5000);
+        assert_eq!(s[0], 0, "MI_NOOP");
+        assert_eq!(s[1] >> 23, 0x22, "MI_LOAD_REGISTER_IMM");
+        assert_eq!(s[1] & 0xff, 25, "13 pairs");
+        for (slot, reg) in [
+            (CTX_RING_HEAD, r.head),
+            (CTX_RING_TAIL, r.tail),
+            (CTX_RING_START, r.start),
+            (CTX_RING_CTL, r.ctl),
+            (0x11, r.bb_state),
+            (CTX_PDP0_UDW, 0x274),
+            (CTX_PDP0_LDW, 0x270),
+        ] {
+            assert_eq!(s[slot - 1], base + reg, "slot {slot:#x}");
+        }
+        assert_eq!(s[CTX_RING_START], 0x12_3000);
+        assert_eq!(
+            s[CTX_RING_CTL],
+            (12 << 10) | 1,
+            "RING_CTL_SIZE(16 KiB) | RING_VALID"
+        );
+        assert_eq!((s[CTX_PDP0_UDW], s[CTX_PDP0_LDW]), (0x42, 0x1234_5000));
+        assert_eq!(s[0x21] & 0xff, 17, "the second list: 9 pairs");
+        assert!(s[0x1c..0x21].iter().all(|&d| d == 0), "five MI_NOOPs");
+    }
+
+    #[test]
+    fn the_descriptor_has_valid_legacy_64_bit_privilege_and_the_id() {
+        let d = descriptor(0x7_5000, 9);
+        assert_eq!(d & 0xffff_ffff, 0x7_5000 | 1 | 3 << 3 | 1 << 8);
+        assert_eq!(d >> 39, 9);
+    }
+}
