@@ -7,6 +7,7 @@ pub mod gen12;
 pub mod ggtt;
 pub mod ppgtt;
 pub(crate) mod ranges;
+pub mod tile4;
 pub mod tiling;
 
 pub use addr::{GfxAddr, PAGE};
