@@ -313,3 +313,47 @@ fn engine_ids_are_the_tables_names() {
     assert_eq!(names, ENGINES);
     assert_eq!(gpu.engine_named("render"), Some(EngineId(0)));
 }
+
+/// Submissions alternating between two contexts on one engine, with no
+/// waits between them: each context's stores land in its own buffer, in
+/// order, and every fence completes (the driver lets one context's work
+/// finish before the other's runs).
+#[test]
+fn alternating_contexts_on_one_engine_all_complete() {
+    setup!(p, soft, bar, gpu);
+    let e = gpu.engine_named("compute").unwrap();
+    let ctxs = [gpu.create_context().unwrap(), gpu.create_context().unwrap()];
+    let bufs = [
+        gpu.map_in_context(ctxs[0], 4096, Placement::System)
+            .unwrap(),
+        gpu.map_in_context(ctxs[1], 4096, Placement::Local).unwrap(),
+    ];
+    let mut fences = Vec::new();
+    for n in 0..40u32 {
+        let k = (n % 2) as usize;
+        let mut b = gpu.new_context_batch(ctxs[k], 4096).unwrap();
+        b.push(&sdi(
+            bufs[k].gfx().0 + 4 * u64::from(n / 2),
+            false,
+            100 * k as u32 + n,
+        ))
+        .unwrap();
+        fences.push(gpu.submit(e, b).unwrap());
+    }
+    for f in &fences {
+        gpu.wait(*f, SECOND).unwrap();
+    }
+    for n in 0..40u32 {
+        let k = (n % 2) as usize;
+        assert_eq!(
+            bufs[k].read_u32(u64::from(n / 2)),
+            Some(100 * k as u32 + n),
+            "submission {n}"
+        );
+    }
+    let switches = gpu.csb_events(e).iter().filter(|ev| ev.new_queue).count();
+    assert!(
+        switches >= 40,
+        "each submission reached the engine: {switches}"
+    );
+}

@@ -766,7 +766,8 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
             let high = e.hwsp.read_u32(at + 1).unwrap_or(0);
             let ev = CsbEvent::decode(low, high);
             e.events.push(ev);
-            e.running = ev.to.map(|id| id as usize - 1);
+            // Software IDs are slot + 1; an ID the driver never gave is no slot of its own.
+            e.running = ev.to.and_then(|id| (id as usize).checked_sub(1));
         }
     }
 
@@ -804,7 +805,8 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
             .and_then(Option::as_ref)
             .and_then(|c| c.lrcs[i].as_ref())
             .map_or(tail, |l| l.head);
-        (head + RING_BYTES - tail - 64) % RING_BYTES
+        // `tail` and `head` are below RING_BYTES: no underflow.
+        (head + 2 * RING_BYTES - tail - 64) % RING_BYTES
     }
 
     /// Submits a batch to `engine`; returns its fence. A batch of a context
@@ -831,14 +833,16 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
                 .rev()
                 .find(|r| r.slot == other)
                 .map(|r| r.seqno)
-        {
-            self.wait(
+            && let Err(e) = self.wait(
                 Fence {
                     engine,
                     seqno: last,
                 },
                 RING_SPACE_US,
-            )?;
+            )
+        {
+            self.release_batch(&batch);
+            return Err(e);
         }
         let e = &mut self.engines[i];
         let seqno = e.next_seqno;
@@ -906,6 +910,7 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
             }
             if self.platform.now_ns().saturating_sub(start) > RING_SPACE_US * 1000 {
                 let (done, want) = (self.completed(engine), seqno);
+                self.release_batch(&batch);
                 return Err(self.hang(i, HangReason::Timeout, done, want));
             }
             let _ = self.mmio().read32(self.engines[i].base + self.er.eir);
@@ -965,6 +970,23 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         {
             if let Some(r) = self.engines[i].inflight.pop_front() {
                 self.retire_request(r);
+            }
+        }
+    }
+
+    /// Gives back the graphics range of a batch that will not run (a placed
+    /// batch's range is the caller's).
+    fn release_batch(&mut self, batch: &Batch<'a>) {
+        if batch.placed() {
+            return;
+        }
+        let pages = batch.region.size as u64 / PAGE;
+        match batch.context {
+            None => self.ggtt.unmap(self.device, batch.gfx(), pages),
+            Some(ctx) => {
+                if let Ok(p) = self.ppgtt(ctx) {
+                    p.unmap(batch.gfx(), pages);
+                }
             }
         }
     }
