@@ -356,4 +356,20 @@ fn alternating_contexts_on_one_engine_all_complete() {
         switches >= 40,
         "each submission reached the engine: {switches}"
     );
+    // The engine's last context (the second) has switched out to idle; it
+    // is destroyed, and later work runs.
+    let last_id = gpu.context_sw_id(Some(ctxs[1]), e);
+    let last = *gpu.csb_events(e).last().unwrap();
+    assert_eq!((last.to, last.away), (None, Some(last_id)));
+    gpu.destroy_context(ctxs[1]).unwrap();
+    assert_eq!(
+        gpu.destroy_context(ctxs[1]),
+        Err(GpuError::NoContext(ctxs[1]))
+    );
+    let out = gpu.map_buffer(4096, Placement::Local).unwrap();
+    let mut b = gpu.new_batch(4096).unwrap();
+    b.push(&sdi(out.gfx().0, true, 77)).unwrap();
+    let f = gpu.submit(e, b).unwrap();
+    gpu.wait(f, SECOND).unwrap();
+    assert_eq!(out.read_u32(0), Some(77));
 }

@@ -465,13 +465,7 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
                     RING_SPACE_US,
                 )?;
             }
-            self.process_csb(i);
-            if self.engines[i].running == Some(ctx.0) {
-                // Idle but still the engine's last context: its image stays
-                // readable by the engine until another context runs. Switch
-                // to the kernel context by an empty submission.
-                self.switch_to_kernel(i)?;
-            }
+            self.switched_out(i, ctx.0)?;
         }
         let Some(mut c) = self.contexts[ctx.0].take() else {
             return Err(GpuError::NoContext(ctx));
@@ -484,10 +478,26 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         Ok(())
     }
 
-    fn switch_to_kernel(&mut self, i: usize) -> Result<(), GpuError> {
-        let batch = self.new_batch(PAGE as usize)?;
-        let fence = self.submit(EngineId(i), batch)?;
-        self.wait(fence, RING_SPACE_US)
+    /// Waits until engine `i` has reported switching away from `slot` (the
+    /// CSB event that follows the context's last seqno write: the engine
+    /// has saved the image and reads it no more). A context that stays on
+    /// is a hang: the engine is reset.
+    fn switched_out(&mut self, i: usize, slot: usize) -> Result<(), GpuError> {
+        let start = self.platform.now_ns();
+        let eir = self.engines[i].base + self.er.eir;
+        loop {
+            let _ = self.mmio().read32(eir);
+            self.process_csb(i);
+            if self.engines[i].running != Some(slot) {
+                return Ok(());
+            }
+            if self.platform.now_ns().saturating_sub(start) > RING_SPACE_US * 1000 {
+                let e = &self.engines[i];
+                let (done, want) = (self.completed(EngineId(i)), e.next_seqno.wrapping_sub(1));
+                return Err(self.hang(i, HangReason::Timeout, done, want));
+            }
+            self.platform.delay_us(POLL_US);
+        }
     }
 
     fn ppgtt(&mut self, ctx: ContextId) -> Result<&mut Ppgtt4<'a>, GpuError> {
