@@ -506,12 +506,14 @@ fn bad_arguments_are_named() {
             &[
                 "--gen",
                 "gen12.5",
+                "--engine",
+                "video",
                 "--batch",
                 "0x1000",
                 "--mem",
                 "0x1000=zero:4",
             ],
-            "not yet",
+            "no video engine",
         ),
         (
             &[
