@@ -26,9 +26,10 @@ use std::fmt::Write as _;
 use baregpu::gtt::PAGE;
 use baregpu::gtt::ggtt::GgttLayout;
 use baregpu::gtt::{GfxAddr, ppgtt};
-use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
+use baregpu::platform::{LocalMemory, PlatformBus};
 use baregpu::submit::engines;
+use baregpu::submit::execlist::{ExeclistGpu, Placement};
 use baregpu::{Dma, Generation, Gpu};
 use baregpu_soft::SoftGpu;
 
@@ -36,7 +37,7 @@ use crate::picture::{self, PngDump};
 use crate::run::{number, read, wall_ns};
 
 pub const USAGE: &str =
-    "  baregpu replay --gen <gen4|g45|gen6|gen7> [--engine <render|blitter|video|compute>] [--ppgtt]
+    "  baregpu replay --gen <gen4|g45|gen6|gen7|gen12.5> [--engine <render|blitter|video|compute>] [--ppgtt]
                  --mem <addr>=<file> | --mem <addr>=zero:<bytes>   (repeatable)
                  --batch <addr> [--dump <addr>:<bytes>=<file>]... [--timeout-ms <ms>]
                  [--png <addr>:<w>x<h>:<format>[:pitch=<bytes>][:linear|:x|:y]=<file>]...
@@ -51,7 +52,9 @@ pub const USAGE: &str =
       outside the objects; page 0 is never mapped. A hang (--timeout-ms,
       wall-clock, default 10000), a fault or a refused command prints the
       decoded error state and exits with status 1. Engines: render (also runs
-      the blitter commands on gen4/g45), video (g45 on), blitter (gen6 on).
+      the blitter commands on gen4/g45), video (g45 on), blitter (gen6 on),
+      compute (gen12.5). On gen12.5 the addresses are always PPGTT addresses
+      of a new context (below 4 GiB), run through execlists.
       --png writes the surface at <addr> as a PNG picture (formats b8g8r8a8,
       b8g8r8x8, r8g8b8a8, r8, r32f, d16, d24s8, d32f; the pitch defaults to
       the smallest valid one for the tiling).";
@@ -121,21 +124,26 @@ struct Options {
     timeout_ms: u64,
 }
 
-/// The generation, with a clear answer for the ones without a software GPU.
+/// The generation (Gen12.5 too: its execlist backend).
 fn generation(name: &str) -> Result<Generation, String> {
     if Generation::from_name(name) == Some(Generation::Gen12_5) {
-        return Err(format!(
-            "--gen {name}: not yet: the software GPU does not model Gen12.5 (DG2) yet"
-        ));
+        return Ok(Generation::Gen12_5);
     }
     crate::run::generation(name).map(|(g, _)| g)
 }
 
+/// Gen12.5's engines in the execlist backend.
+const GEN12_5_ENGINES: [&str; 3] = ["render", "blitter", "compute"];
+
 /// The engine named `name` on `generation`, or why there is none.
 fn engine(generation: Generation, name: &str) -> Result<&'static str, String> {
-    let names: Vec<&'static str> = engines::profile(generation)
-        .map(|p| p.engines.iter().map(|e| e.name).collect())
-        .unwrap_or_default();
+    let names: Vec<&'static str> = if generation == Generation::Gen12_5 {
+        GEN12_5_ENGINES.to_vec()
+    } else {
+        engines::profile(generation)
+            .map(|p| p.engines.iter().map(|e| e.name).collect())
+            .unwrap_or_default()
+    };
     if let Some(&n) = names.iter().find(|&&n| n == name) {
         return Ok(n);
     }
@@ -249,6 +257,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         return Err(format!("at least one --mem is required\nusage:\n{USAGE}"));
     }
     let batch = batch.ok_or_else(|| format!("--batch is required\nusage:\n{USAGE}"))?;
+    // Gen12.5 runs every batch in a context: its addresses are PPGTT ones.
+    let ppgtt = ppgtt || generation == Generation::Gen12_5;
     let o = Options {
         generation,
         engine,
@@ -267,7 +277,10 @@ impl Options {
     /// The address space's size: the GGTT, or a PPGTT's 512 page tables of
     /// 4 MiB each (`baregpu::gtt::ppgtt`).
     fn space(&self) -> (u64, &'static str) {
-        if self.ppgtt {
+        if self.generation == Generation::Gen12_5 {
+            // The objects' addresses are read as 32-bit ones (`address`).
+            (1 << 32, "PPGTT")
+        } else if self.ppgtt {
             (ppgtt::PDES * (4 << 20), "PPGTT")
         } else {
             let entries = GgttLayout::of(self.generation).map_or(0, |l| l.entries as u64);
@@ -378,8 +391,102 @@ pub fn run(args: &[String]) -> Result<ReplayOutput, String> {
         .with_firmware_mode(None);
     // The objects outlive the `Gpu` (dropped inside `replay`, which stops
     // its rings) on every path: the placed batch runs out of one of them.
+    if o.generation == Generation::Gen12_5 {
+        return replay_gen12_5(&o, &platform, &soft);
+    }
     let mut objects = Vec::new();
     replay(&o, &platform, &soft, &mut objects)
+}
+
+/// The software GPU's local memory behind the driver's BAR2 seam.
+struct Bar2<'s, 'p>(&'s SoftGpu<PlatformBus<'p, HostPlatform>>);
+
+impl LocalMemory for Bar2<'_, '_> {
+    fn local_size(&self) -> u64 {
+        self.0.local_memory_size()
+    }
+    fn read_local(&self, offset: u64, buf: &mut [u8]) -> bool {
+        self.0.read_local(offset, buf)
+    }
+    fn write_local(&self, offset: u64, data: &[u8]) -> bool {
+        self.0.write_local(offset, data)
+    }
+}
+
+/// Gen12.5: the objects in system memory at their addresses in a new
+/// context's PPGTT, the batch run in that context through the execlist backend.
+fn replay_gen12_5(
+    o: &Options,
+    platform: &HostPlatform,
+    soft: &SoftGpu<PlatformBus<'_, HostPlatform>>,
+) -> Result<ReplayOutput, String> {
+    let bar = Bar2(soft);
+    let mut gpu =
+        ExeclistGpu::new(platform, soft, &bar).map_err(|e| format!("GPU bring-up: {e}"))?;
+    let engine = gpu
+        .engine_named(o.engine)
+        .ok_or_else(|| format!("the driver has no {} engine", o.engine))?;
+    let ctx = gpu.create_context().map_err(|e| format!("context: {e}"))?;
+    let mut objects = Vec::new();
+    for m in &o.mems {
+        let object = gpu
+            .map_in_context_at(ctx, GfxAddr(m.gfx), m.mapped(), Placement::System)
+            .map_err(|e| format!("--mem {}: {e}", m.what()))?;
+        if let Contents::File { bytes, .. } = &m.contents
+            && !object.write(0, bytes)
+        {
+            return Err(format!("--mem {}: does not fit its object", m.what()));
+        }
+        objects.push(object);
+    }
+    let i = o
+        .object_at(o.batch)
+        .ok_or_else(|| format!("--batch {:#x}: no object holds it", o.batch))?;
+    let m = &o.mems[i];
+    let decode_bytes = m.len().saturating_sub(o.batch - m.gfx) as usize;
+    // SAFETY: `objects` lives until this function returns, and every path
+    // from the submission on passes through the wait, after which the engine
+    // is done with the batch (its fence completed, or the engine was reset).
+    let batch = unsafe { gpu.placed_batch(&objects[i], GfxAddr(o.batch), decode_bytes) }
+        .ok_or_else(|| format!("--batch {:#x}: not a dword of its object", o.batch))?;
+    let fence = gpu
+        .submit(engine, batch)
+        .map_err(|e| format!("submission failed: {e}"))?;
+    gpu.wait(fence, o.timeout_ms.saturating_mul(1000))
+        .map_err(|e| format!("the batch at {:#x} failed: {e}", o.batch))?;
+    let mut summary = String::new();
+    let _ = writeln!(
+        summary,
+        "the batch at {:#x} completed on the {} engine of the {} software GPU (PPGTT context, execlists)",
+        o.batch, o.engine, o.generation
+    );
+    let read = |d: &Dump| -> Result<Vec<u8>, String> {
+        let mut out = Vec::with_capacity(d.bytes as usize);
+        for (i, offset, n) in o.dump_pieces(d)? {
+            let mut piece = vec![0; n as usize];
+            if !objects[i].read(offset, &mut piece) {
+                return Err(format!("--dump {:#x}: outside its object", d.gfx));
+            }
+            out.extend_from_slice(&piece);
+        }
+        Ok(out)
+    };
+    for d in &o.dumps {
+        let out = read(d)?;
+        std::fs::write(&d.file, &out).map_err(|e| format!("{}: {e}", d.file))?;
+        let _ = writeln!(summary, "{} bytes at {:#x} to {}", out.len(), d.gfx, d.file);
+    }
+    for p in &o.pngs {
+        let raw = read(&png_region(p))?;
+        let png = picture::encode(&p.shape, &raw).map_err(|e| format!("--png {}: {e}", p.file))?;
+        std::fs::write(&p.file, &png).map_err(|e| format!("{}: {e}", p.file))?;
+        let _ = writeln!(
+            summary,
+            "the {}x{} surface at {:#x} to {}",
+            p.shape.width, p.shape.height, p.gfx, p.file
+        );
+    }
+    Ok(ReplayOutput { summary })
 }
 
 /// Brings the GPU up, places the objects, runs the batch and writes the
@@ -574,7 +681,13 @@ mod tests {
 
     #[test]
     fn generations_engines_and_ppgtt() {
-        assert!(err("--gen gen12.5 --batch 0x1000 --mem 0x1000=zero:4").contains("not yet"));
+        let o = parse(&args(
+            "--gen gen12.5 --engine compute --batch 0x1000 --mem 0x1000=zero:4",
+        ))
+        .unwrap();
+        assert!(o.ppgtt, "Gen12.5 addresses are PPGTT ones");
+        let e = err("--gen gen12.5 --engine video --batch 0x1000 --mem 0x1000=zero:4");
+        assert!(e.contains("no video engine"), "{e}");
         assert!(err("--gen hsw --batch 0x1000 --mem 0x1000=zero:4").contains("no software GPU"));
         let e = err("--gen gen4 --engine blitter --batch 0x1000 --mem 0x1000=zero:4");
         assert!(e.contains("render ring"), "{e}");

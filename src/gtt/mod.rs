@@ -3,9 +3,11 @@
 mod addr;
 mod error;
 pub mod fence;
+pub mod gen12;
 pub mod ggtt;
 pub mod ppgtt;
-mod ranges;
+pub(crate) mod ranges;
+pub mod tile4;
 pub mod tiling;
 
 pub use addr::{GfxAddr, PAGE};

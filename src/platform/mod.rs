@@ -13,9 +13,11 @@ pub mod bus;
 pub mod dma;
 #[cfg(any(test, feature = "host"))]
 pub mod host;
+pub mod local;
 
 pub use bus::PlatformBus;
 pub use dma::{Dma, DmaRegion, OutOfBounds};
+pub use local::{LocalMemory, MappedLocalBar, NoLocalMemory};
 
 use core::fmt;
 use core::ptr::NonNull;

@@ -36,6 +36,17 @@ pub struct ErrorState {
     /// (its `SOFT_UNMODELLED_COMMAND` register): table name, or the header
     /// when the tables do not name it.
     pub unmodelled: Option<Unmodelled>,
+    /// The page fault the GPU recorded (Gen12.5: GEN12_RING_FAULT_REG valid).
+    pub fault: Option<FaultRecord>,
+}
+
+/// A recorded page fault: the fault register, the faulting address, and
+/// whether it went through the GGTT (else a PPGTT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultRecord {
+    pub register: u32,
+    pub address: u64,
+    pub ggtt: bool,
 }
 
 /// A command the device reported as not modelled.
@@ -108,6 +119,7 @@ impl ErrorState {
             waited_for,
             commands,
             unmodelled,
+            fault: None,
         }
     }
 }
@@ -135,6 +147,15 @@ impl fmt::Display for ErrorState {
                 "  {} (header {:#010x}) is not modelled by the software GPU",
                 u.name.unwrap_or("the command"),
                 u.header
+            )?;
+        }
+        if let Some(fault) = self.fault {
+            writeln!(
+                f,
+                "  page fault at {:#x} through the {} (fault register {:#010x})",
+                fault.address,
+                if fault.ggtt { "GGTT" } else { "PPGTT" },
+                fault.register
             )?;
         }
         if !self.commands.is_empty() {

@@ -13,6 +13,8 @@
 pub mod batch;
 pub mod engines;
 pub mod error;
+#[cfg(feature = "gen12_5")]
+pub mod execlist;
 mod forcewake;
 mod packets;
 
@@ -25,7 +27,7 @@ use baregpu_hal::{DeviceIo, Generation, Mmio, device};
 
 pub use batch::{Batch, BatchError};
 pub use engines::EngineInfo;
-pub use error::{ErrorState, HangReason, Unmodelled};
+pub use error::{ErrorState, FaultRecord, HangReason, Unmodelled};
 pub use forcewake::ForcewakeTimeout;
 
 use crate::bringup::{self, BringUpReport};
