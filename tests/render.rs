@@ -73,6 +73,8 @@ fn record_on(
             instance_count: 1,
             base_vertex: 0,
             vs: None,
+            gs: None,
+            stream_output: None,
             ps: PixelShader {
                 simd8: None,
                 simd16: Some(PixelKernel {

@@ -714,6 +714,10 @@ pub struct Draw<'a> {
     /// Added to every index of an indexed draw.
     pub base_vertex: i32,
     pub vs: Option<VertexShader<'a>>,
+    /// An optional geometry shader after the vertex shader.
+    pub gs: Option<GeometryShader<'a>>,
+    /// Optional stream output of the last vertex stage.
+    pub stream_output: Option<StreamOutput<'a>>,
     pub ps: PixelShader<'a>,
     /// Attributes after the position that setup hands the pixel shader.
     pub attributes: u32,
@@ -728,4 +732,135 @@ pub struct Draw<'a> {
     /// 1 and up (0 is the render target).
     pub textures: &'a [(u32, Resource<'a>)],
     pub samplers: &'a [(u32, Sampler)],
+}
+
+/// How Ivy Bridge hands objects to GS threads (3DSTATE_GS Dispatch Mode
+/// [ext: Mesa genxml gen7.xml 3DSTATE_GS DW5 12:11]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GsDispatch {
+    /// One object instance a thread, channels 0-3.
+    Single,
+    /// Two instances of one object a thread.
+    DualInstance,
+    /// Two objects a thread (one instance only).
+    DualObject,
+}
+
+impl GsDispatch {
+    pub const fn code(self) -> u32 {
+        match self {
+            GsDispatch::Single => 0,
+            GsDispatch::DualInstance => 1,
+            GsDispatch::DualObject => 2,
+        }
+    }
+}
+
+/// A geometry shader: an EU kernel run once per object (primitive) with
+/// the object's vertices in its payload, writing the vertices it emits.
+///
+/// On Sandy Bridge the kernel asks the GS unit for URB handles (FF_SYNC),
+/// writes one output vertex per URB entry with the primitive type and
+/// start/end flags in its message header, and ends with a URB write that
+/// reports the primitives it streamed out (003 lines 34620-34900); it
+/// receives R0, R1 with the streamed-vertex-buffer indices when stream
+/// output is on, then from the dispatch start the push constants and the
+/// vertices. On Ivy Bridge the kernel writes its own URB entry: a
+/// control-data header of `control_data_header` 256-bit units, then each
+/// vertex at `output_slots` 128-bit slots apart, and ends with a URB write
+/// carrying the vertex count [ext: Mesa elk_vec4_gs_visitor.cpp]; it
+/// receives R0, R1 with the PrimitiveID when asked, then the constants
+/// and the vertices.
+#[derive(Clone, Copy, Debug)]
+pub struct GeometryShader<'k> {
+    pub kernel: &'k Kernel<'k>,
+    /// First GRF of the vertex data; the push constants arrive in the
+    /// registers just before it (as for [`VertexShader::grf_start`]).
+    pub grf_start: u32,
+    /// 256-bit rows of each input vertex delivered (URB Entry Read Length,
+    /// from the start of the vertex).
+    pub input_rows: u32,
+    /// 128-bit slots of one output vertex: header, position, attributes
+    /// (what setup and stream output read).
+    pub output_slots: u32,
+    /// Most vertices one invocation emits (Ivy Bridge sizes the URB
+    /// entry for them; Sandy Bridge takes one entry per vertex).
+    pub max_vertices: u32,
+    /// What the emitted vertices make (Ivy Bridge's Output Topology; on
+    /// Sandy Bridge the kernel names it in each URB write).
+    pub output_topology: Topology,
+    /// Ivy Bridge: 256-bit units of control data (cut or stream bits)
+    /// before the vertices; 0 for none.
+    pub control_data_header: u32,
+    /// Ivy Bridge dispatch mode.
+    pub dispatch: GsDispatch,
+    /// Ivy Bridge: invocations per object (1-32).
+    pub instances: u32,
+    /// Ivy Bridge: PrimitiveID in R1.
+    pub include_primitive_id: bool,
+    /// Push constants, whole 32-byte registers.
+    pub constants: &'k [u8],
+}
+
+impl GeometryShader<'_> {
+    /// Dispatch GRF Start Register for URB Data: the push constants from
+    /// it, then the vertices (003 lines 34760-34800; [ext: Mesa
+    /// gfx6_gs_visitor.cpp setup_payload, vec4 setup_uniforms]). `low` is
+    /// the first register after R0 and the optional R1.
+    pub(crate) fn dispatch_start(&self, low: u32) -> Result<u32, ComputeError> {
+        let constant_regs = self.constants.len().div_ceil(32) as u32;
+        match self.grf_start.checked_sub(constant_regs) {
+            Some(start) if start >= low && start <= 15 => Ok(start),
+            _ => Err(ComputeError::Invalid(
+                "the geometry shader's grf_start leaves no room for its payload header and push constants (or exceeds the 4-bit dispatch start)",
+            )),
+        }
+    }
+}
+
+/// One buffer stream output writes.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamBuffer<'b> {
+    pub buffer: &'b Buffer<'b>,
+    /// Bytes between consecutive vertices (a multiple of 4).
+    pub pitch: u32,
+    /// Byte offset of the first vertex written (a multiple of 4; on Sandy
+    /// Bridge a multiple of `pitch`, as it becomes a vertex index).
+    pub offset: u32,
+}
+
+/// One SO_DECL: what stream output writes of a vertex into a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamDecl {
+    /// Index into [`StreamOutput::buffers`].
+    pub buffer: u32,
+    /// The 128-bit slot of the output vertex (0 the header, 1 the
+    /// position, ...).
+    pub slot: u32,
+    /// Components written, bit 0 x .. bit 3 w; contiguous. With `hole`,
+    /// the buffer skips that many dwords instead.
+    pub mask: u8,
+    pub hole: bool,
+}
+
+/// Stream output (transform feedback) of a draw's last vertex stage.
+///
+/// Ivy Bridge writes the decls itself (3DSTATE_SO_DECL_LIST, SO_BUFFER,
+/// the SO_WRITE_OFFSET registers). Sandy Bridge has no such unit: its GS
+/// kernel writes the vertices with SVB write messages (the kernel is the
+/// caller's); the driver binds each decl as a buffer surface at GS
+/// binding-table entry k (decl k, its components at their offset in the
+/// vertex) [ext: Mesa i965 gen6_sol.c brw_update_sol_surface], and loads
+/// streamed vertex buffer index 0 with the first buffer's start vertex and
+/// its capacity (3DSTATE_GS_SVB_INDEX, 003 lines 33600-33668).
+#[derive(Clone, Copy, Debug)]
+pub struct StreamOutput<'a> {
+    /// Up to four buffers on Ivy Bridge; on Sandy Bridge the decls' one.
+    pub buffers: &'a [StreamBuffer<'a>],
+    pub decls: &'a [StreamDecl],
+    /// Whether the primitives are also rasterised.
+    pub rendering: bool,
+    /// Where the primitives written (SO_NUM_PRIMS_WRITTEN, 64 bits) are
+    /// stored after the draw, and at which byte offset (a multiple of 8).
+    pub count: Option<(&'a Buffer<'a>, u32)>,
 }

@@ -27,6 +27,14 @@ use crate::compute::state::{Cmds, StateArea, binding_table};
 /// max_wm_threads 40].
 const VS_THREADS: u32 = 24;
 const WM_THREADS: u32 = 40;
+/// GS threads on GT1: 21 with rendering ("conservative; 24 if rendering
+/// disabled") [ext: Mesa intel_device_info.c snb_gt1 max_gs_threads]; the
+/// field allows 0-27 with Rendering Enabled, 0-59 without (003 lines
+/// 33975-33990).
+const GS_THREADS_RENDERING: u32 = 21;
+const GS_THREADS_STREAMING: u32 = 24;
+/// GS URB entries: 0-256 in multiples of 4 (003 lines 27318-27345).
+const GS_MAX_ENTRIES: u32 = 256;
 /// URB bytes the VS entries may use: GT1's whole 32 KiB URB, as no GS
 /// shares it [ext: Mesa src/intel/dev/intel_device_info.c snb_gt1
 /// .urb.size = 32 (KiB); Mesa gen6_urb.c halves it only for a GS]; at most
@@ -36,6 +44,7 @@ const VS_MAX_ENTRIES: u32 = 128;
 /// Push-constant registers a stage reads: VS 32, PS 64 (3DSTATE_CONSTANT_*
 /// read lengths, notes §4.2).
 const VS_CONSTANT_ROWS: u64 = 32;
+const GS_CONSTANT_ROWS: u64 = 32;
 const PS_CONSTANT_ROWS: u64 = 64;
 
 pub(super) fn record(
@@ -79,6 +88,11 @@ pub(super) fn record(
         d.vs.map_or(&[][..], |v| v.constants),
         VS_CONSTANT_ROWS,
     )?;
+    let gs_constants = push_constants(
+        area,
+        d.gs.map_or(&[][..], |g| g.constants),
+        GS_CONSTANT_ROWS,
+    )?;
     let ps_constants = push_constants(area, d.ps.constants, PS_CONSTANT_ROWS)?;
     // The quadword the flush workaround writes.
     let scratch_qw = base + area.alloc(8, 8) as u64;
@@ -121,7 +135,7 @@ pub(super) fn record(
     cmds.push(&c::Cmd3dstateMultisample::default())?;
     // One sample, enabled (0 would mask every pixel; 003 lines 42047-42049).
     cmds.push(&c::Cmd3dstateSampleMask { sample_mask: 1 })?;
-    cmds.push(&urb(plan)?)?;
+    cmds.push(&urb(d, plan)?)?;
     cmds.push(&c::Cmd3dstateViewportStatePointers {
         clip_viewport_state_change: true,
         sf_viewport_state_change: true,
@@ -171,9 +185,14 @@ pub(super) fn record(
         ..Default::default()
     })?;
     cmds.push(&vs(d, plan)?)?;
-    cmds.push(&c::Cmd3dstateConstantGs::default())?;
-    // No geometry shader: the GS passes objects through (GS Enable 0).
-    cmds.push(&c::Cmd3dstateGs::default())?;
+    cmds.push(&c::Cmd3dstateConstantGs {
+        buffer_0_valid: gs_constants.is_some(),
+        pointer_to_gs_constant_buffer_0: gs_constants.map_or(0, |(at, _)| at),
+        gs_constant_buffer_0_read_length: gs_constants.map_or(0, |(_, rows)| rows - 1),
+        ..Default::default()
+    })?;
+    // Without a geometry shader the GS passes objects through (GS Enable 0).
+    cmds.push(&gs(d, plan)?)?;
     cmds.push(&clip())?;
     cmds.push(&sf(d)?)?;
     cmds.push(&c::Cmd3dstateConstantPs {
@@ -258,24 +277,82 @@ fn viewports(d: &Draw<'_>, area: &mut StateArea) -> Result<Viewports, ComputeErr
 super::shared::output_state!(gen6);
 
 /// 3DSTATE_URB: VS entries of the vertex URB entry's size, at least 24 and
-/// a multiple of 4 even with the VS off; no GS entries (003 lines
-/// 27230-27350, notes pitfall 13).
-fn urb(plan: &Plan) -> Result<c::Cmd3dstateUrb, ComputeError> {
+/// a multiple of 4 even with the VS off (003 lines 27230-27350, notes
+/// pitfall 13); with a geometry shader the URB is halved between the VS's
+/// and the GS's entries, each count a multiple of 4 [ext: Mesa i965
+/// gen6_urb.c gen6_upload_urb].
+fn urb(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateUrb, ComputeError> {
     // Entry size in 1024-bit (8-slot) units.
     let units = plan.vue_slots.div_ceil(8).max(1);
-    let entries = (VS_URB_BYTES / (units * 128)).min(VS_MAX_ENTRIES) / 4 * 4;
+    let vs_bytes = if d.gs.is_some() {
+        VS_URB_BYTES / 2
+    } else {
+        VS_URB_BYTES
+    };
+    let entries = (vs_bytes / (units * 128)).min(VS_MAX_ENTRIES) / 4 * 4;
     if entries < 24 {
         return Err(ComputeError::OutOfRange {
             what: "vertex URB entry slots",
             value: plan.vue_slots as u64,
-            max: (VS_URB_BYTES / (24 * 128) * 8) as u64,
+            max: (vs_bytes / (24 * 128) * 8) as u64,
         });
     }
+    let (gs_units, gs_entries) = match &d.gs {
+        // One output vertex an entry (the kernel allocates one a vertex).
+        Some(g) => {
+            let u = g.output_slots.div_ceil(8).max(1);
+            (
+                u,
+                (VS_URB_BYTES / 2 / (u * 128)).min(GS_MAX_ENTRIES) / 4 * 4,
+            )
+        }
+        None => (1, 0),
+    };
     Ok(c::Cmd3dstateUrb {
         vs_urb_entry_allocation_size: units - 1,
         vs_number_of_urb_entries: entries,
-        gs_number_of_urb_entries: 0,
-        gs_urb_entry_allocation_size: 0,
+        gs_number_of_urb_entries: gs_entries,
+        gs_urb_entry_allocation_size: gs_units - 1,
+    })
+}
+
+/// 3DSTATE_GS (003 lines 33669-34165): disabled without a geometry shader;
+/// else the kernel, its payload (R1 the streamed-vertex-buffer indices
+/// with stream output, then the constants and the vertices from the
+/// dispatch start), its thread count, and whether its vertices go on to
+/// be rasterised. Trailing reorder as Mesa sets it [ext: Mesa
+/// genX_state_upload.c genX(upload_gs_state) ReorderMode = TRAILING].
+fn gs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateGs, ComputeError> {
+    let Some(g) = &d.gs else {
+        return Ok(c::Cmd3dstateGs::default());
+    };
+    if g.kernel.scratch.is_some() {
+        return Err(ComputeError::Unsupported {
+            generation: baregpu_hal::Generation::Gen6,
+            what: "scratch space in a 3D shader",
+        });
+    }
+    let streaming = d.stream_output.is_some();
+    let rendering = d.stream_output.is_none_or(|so| so.rendering);
+    let threads = if rendering {
+        GS_THREADS_RENDERING
+    } else {
+        GS_THREADS_STREAMING
+    };
+    Ok(c::Cmd3dstateGs {
+        kernel_start_pointer: (g.kernel.gfx.0 - plan.heap.0) as u32,
+        binding_table_entry_count: plan.gs_surfaces.len() as u32,
+        vertex_urb_entry_read_length: g.input_rows,
+        vertex_urb_entry_read_offset: 0,
+        dispatch_grf_start_register_for_urb_data: g.dispatch_start(1 + streaming as u32)?,
+        maximum_number_of_threads: threads - 1,
+        gs_statistics_enable: true,
+        so_statistics_enable: true,
+        rendering_enabled: rendering,
+        reorder_enable: true,
+        svbi_payload_enable: streaming,
+        gs_enable: true,
+        ..Default::default()
     })
 }
 

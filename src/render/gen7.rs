@@ -31,6 +31,12 @@ use crate::compute::state::{Cmds, StateArea, binding_table};
 /// max_vs_threads, max_wm_threads].
 const VS_THREADS: u32 = 36;
 const PS_THREADS: u32 = 48;
+/// GS threads on GT1 [ext: Mesa intel_device_info.c ivb_gt1
+/// max_gs_threads 36].
+const GS_THREADS: u32 = 36;
+/// GS URB entries on GT1 [ext: Mesa intel_device_info.c ivb_gt1
+/// urb.max_entries GEOMETRY 192].
+const GS_MAX_ENTRIES: u32 = 192;
 /// Push-constant space: 16 KiB on Ivy Bridge, split evenly between the
 /// VS and the PS when no other stage runs [ext: Mesa intel_device_info.c
 /// GFX7_FEATURES max_constant_urb_size_kb = 16; Mesa i965 gen7_urb.c
@@ -111,6 +117,11 @@ pub(super) fn record(
         d.vs.map_or(&[][..], |v| v.constants),
         MAX_CONSTANT_ROWS,
     )?;
+    let gs_constants = push_constants(
+        area,
+        d.gs.map_or(&[][..], |g| g.constants),
+        MAX_CONSTANT_ROWS,
+    )?;
     let ps_constants = push_constants(area, d.ps.constants, MAX_CONSTANT_ROWS)?;
     // The quadword the post-sync writes of the workarounds land in.
     let scratch_qw = base + area.alloc(8, 8) as u64;
@@ -154,7 +165,7 @@ pub(super) fn record(
     // One sample at the pixel centre, enabled.
     cmds.push(&c::Cmd3dstateMultisample::default())?;
     cmds.push(&c::Cmd3dstateSampleMask { sample_mask: 1 })?;
-    urb(plan, cmds)?;
+    urb(d, plan, cmds)?;
     // The VS workaround flush before the VS state: a depth stall with a
     // post-sync write [ext: Mesa i965 gen7_emit_vs_workaround_flush].
     cmds.push(&c::PipeControl {
@@ -169,11 +180,16 @@ pub(super) fn record(
         ..Default::default()
     })?;
     cmds.push(&vs(d, plan)?)?;
-    // Tessellation and geometry stages off, stream output off.
+    // Tessellation off; the geometry shader when the draw has one.
     cmds.push(&c::Cmd3dstateHs::default())?;
     cmds.push(&c::Cmd3dstateTe::default())?;
     cmds.push(&c::Cmd3dstateDs::default())?;
-    cmds.push(&c::Cmd3dstateGs::default())?;
+    cmds.push(&c::Cmd3dstateConstantGs {
+        constant_buffer_0_read_length: gs_constants.map_or(0, |(_, rows)| rows),
+        pointer_to_constant_buffer_0: gs_constants.map_or(0, |(at, _)| at as u64),
+        ..Default::default()
+    })?;
+    cmds.push(&gs(d, plan)?)?;
     cmds.push(&c::Cmd3dstateStreamout::default())?;
     cmds.push(&clip(d))?;
     cmds.push(&sf(d))?;
@@ -216,6 +232,9 @@ pub(super) fn record(
     cmds.push(&c::Cmd3dstateBindingTablePointersVs {
         pointer_to_vs_binding_table: table,
     })?;
+    cmds.push(&c::Cmd3dstateBindingTablePointersGs {
+        pointer_to_gs_binding_table: table,
+    })?;
     cmds.push(&c::Cmd3dstateBindingTablePointersPs {
         pointer_to_ps_binding_table: table,
     })?;
@@ -255,49 +274,114 @@ pub(super) fn record(
     })
 }
 
-/// Push-constant space (VS then PS, 8 KiB each) and the VS URB entries
-/// after it; HS, DS and GS get no entries, starting where the VS's end.
-fn urb(plan: &Plan, cmds: &mut Cmds) -> Result<(), ComputeError> {
-    let half = PUSH_CONSTANT_KB / 2;
+/// Push-constant space split evenly between the active stages (VS, the
+/// GS with one, PS; the PS takes the remainder), then the VS's and GS's
+/// URB entries after it in 8 KiB chunks, partitioned as Mesa does: each
+/// stage its minimum, the rest in proportion to what each could still use
+/// [ext: Mesa i965 gen7_urb.c gen7_allocate_push_constants and
+/// gen7_upload_urb, now intel_urb_config.c intel_get_urb_config]. HS and
+/// DS get no entries, starting where the GS's end.
+fn urb(d: &Draw<'_>, plan: &Plan, cmds: &mut Cmds) -> Result<(), ComputeError> {
+    let stages = 2 + d.gs.is_some() as u32;
+    let per_stage = PUSH_CONSTANT_KB / stages;
+    let gs_kb = if d.gs.is_some() { per_stage } else { 0 };
     cmds.push(&c::Cmd3dstatePushConstantAllocVs {
         constant_buffer_offset: 0,
-        constant_buffer_size: half,
+        constant_buffer_size: per_stage,
+    })?;
+    cmds.push(&c::Cmd3dstatePushConstantAllocGs {
+        constant_buffer_offset: per_stage,
+        constant_buffer_size: gs_kb,
     })?;
     cmds.push(&c::Cmd3dstatePushConstantAllocPs {
-        constant_buffer_offset: half,
-        constant_buffer_size: half,
+        constant_buffer_offset: per_stage + gs_kb,
+        constant_buffer_size: PUSH_CONSTANT_KB - per_stage - gs_kb,
     })?;
-    // Entry size in 64-byte rows (four 128-bit slots each).
-    let rows = plan.vue_slots.div_ceil(4).max(1);
-    let mut entries = (VS_URB_BYTES / (rows * 64)).min(VS_MAX_ENTRIES);
-    if rows < 9 {
-        entries = entries / 8 * 8;
-    }
-    if entries < VS_MIN_ENTRIES {
+    // Entry sizes in 64-byte rows (four 128-bit slots each).
+    let vs_rows = plan.vue_slots.div_ceil(4).max(1);
+    let gs_rows = d.gs.map(|g| gs_entry_rows(&g));
+    let p = super::shared::gen7_urb_partition(
+        PUSH_CONSTANT_KB / 8,
+        (PUSH_CONSTANT_KB << 10) + VS_URB_BYTES,
+        (vs_rows, VS_MIN_ENTRIES, VS_MAX_ENTRIES),
+        gs_rows.map(|r| (r, 2, GS_MAX_ENTRIES)),
+    );
+    if p.vs_entries < VS_MIN_ENTRIES {
         return Err(ComputeError::OutOfRange {
             what: "vertex URB entry slots",
             value: plan.vue_slots as u64,
             max: (VS_URB_BYTES / (VS_MIN_ENTRIES * 64) * 4) as u64,
         });
     }
-    // Starting addresses in 8 KiB units: the VS after the constants.
+    // A DUAL_OBJECT or DUAL_INSTANCE thread holds two entries [ext: Mesa
+    // intel_urb_config.c "we need room for at least 2 URB entries"].
+    if let Some(rows) = gs_rows
+        && p.gs_entries < 2
+    {
+        return Err(ComputeError::OutOfRange {
+            what: "geometry shader URB entry rows (control data and max_vertices vertices)",
+            value: rows as u64,
+            max: (VS_URB_BYTES / 2 / 8 / 64) as u64,
+        });
+    }
     let vs_start = PUSH_CONSTANT_KB / 8;
-    let after_vs = vs_start + VS_URB_BYTES / (8 << 10);
+    let gs_start = vs_start + p.vs_chunks;
+    let after = gs_start + p.gs_chunks;
     cmds.push(&c::Cmd3dstateUrbVs {
         vs_urb_starting_address: vs_start,
-        vs_urb_entry_allocation_size: rows - 1,
-        vs_number_of_urb_entries: entries,
+        vs_urb_entry_allocation_size: vs_rows - 1,
+        vs_number_of_urb_entries: p.vs_entries,
     })?;
     cmds.push(&c::Cmd3dstateUrbHs {
-        hs_urb_starting_address: after_vs,
+        hs_urb_starting_address: after,
         ..Default::default()
     })?;
     cmds.push(&c::Cmd3dstateUrbDs {
-        ds_urb_starting_address: after_vs,
+        ds_urb_starting_address: after,
         ..Default::default()
     })?;
     cmds.push(&c::Cmd3dstateUrbGs {
-        gs_urb_starting_address: after_vs,
+        gs_urb_starting_address: gs_start,
+        gs_urb_entry_allocation_size: gs_rows.map_or(0, |r| r - 1),
+        gs_number_of_urb_entries: p.gs_entries,
+    })
+}
+
+/// 64-byte rows of a GS URB entry: the control data header (32-byte
+/// units), then `max_vertices` vertices of `output_slots` 16-byte slots
+/// [ext: Mesa elk_compile_gs output_size_bytes, rounded to 64 bytes].
+fn gs_entry_rows(g: &super::desc::GeometryShader<'_>) -> u32 {
+    let bytes = g.control_data_header * 32 + g.max_vertices * g.output_slots * 16;
+    bytes.div_ceil(64).max(1)
+}
+
+/// 3DSTATE_GS: disabled without a geometry shader; else its kernel,
+/// payload, output vertex size and topology, control data, instances and
+/// dispatch mode, trailing reorder [ext: Mesa genxml gen7.xml 3DSTATE_GS;
+/// genX_state_upload.c genX(upload_gs_state): OutputVertexSize in 16-byte
+/// units less one, ReorderMode TRAILING, Statistics on].
+fn gs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateGs, ComputeError> {
+    let Some(g) = &d.gs else {
+        return Ok(c::Cmd3dstateGs::default());
+    };
+    no_scratch(g.kernel)?;
+    Ok(c::Cmd3dstateGs {
+        kernel_start_pointer: (g.kernel.gfx.0 - plan.heap.0) as u32,
+        binding_table_entry_count: plan.bt_entries.min(255),
+        output_vertex_size: g.output_slots - 1,
+        output_topology: g.output_topology.code(),
+        vertex_urb_entry_read_length: g.input_rows,
+        vertex_urb_entry_read_offset: 0,
+        dispatch_grf_start_register_for_urb_data: g
+            .dispatch_start(1 + g.include_primitive_id as u32)?,
+        maximum_number_of_threads: GS_THREADS - 1,
+        control_data_header_size: g.control_data_header,
+        instance_control: g.instances - 1,
+        dispatch_mode: g.dispatch.code(),
+        gs_statistics_enable: true,
+        include_primitive_id: g.include_primitive_id,
+        reorder_enable: true,
+        gs_enable: true,
         ..Default::default()
     })
 }

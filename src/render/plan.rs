@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use baregpu_hal::Generation;
 
-use super::desc::{Component, Draw, VertexElement, VertexFormat};
+use super::desc::{Component, Draw, GsDispatch, Topology, VertexElement, VertexFormat};
 use crate::compute::error::check_max;
 use crate::compute::sampler::{SamplerDesc, plan_samplers};
 use crate::compute::surface::{MAX_SURFACE_SIDE, SurfaceDesc, SurfaceKind};
@@ -44,11 +44,17 @@ pub(crate) struct Plan {
     /// Binding table: 0 the render target, then the textures.
     pub surfaces: Vec<(u32, SurfaceDesc)>,
     pub bt_entries: u32,
+    /// Sandy Bridge stream output: the GS's binding table, one buffer
+    /// surface per SO decl.
+    pub gs_surfaces: Vec<(u32, SurfaceDesc)>,
     pub samplers: Vec<(u32, SamplerDesc)>,
     pub elements: Vec<Element>,
     /// 128-bit slots of the vertex URB entry (VF's output without a vertex
     /// shader, the shader's outputs with one).
     pub vue_slots: u32,
+    /// 128-bit slots of a vertex that setup and stream output read: the
+    /// geometry shader's output vertex with one, else `vue_slots`.
+    pub out_slots: u32,
     /// Instruction Base Address and its upper bound: the heap every kernel
     /// of the draw is in.
     pub heap: (u64, u64),
@@ -168,8 +174,12 @@ pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, Compute
         vue_slots as u64,
         MAX_VUE_SLOTS as u64,
     )?;
+    let out_slots = match &d.gs {
+        None => vue_slots,
+        Some(_) => check_gs(generation, d, vue_slots)?,
+    };
     // Header, position, then the attributes setup reads.
-    if vue_slots < 2 + d.attributes {
+    if out_slots < 2 + d.attributes {
         return Err(ComputeError::Invalid(
             "the vertex has fewer slots than header, position and attributes",
         ));
@@ -202,9 +212,11 @@ pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, Compute
     Ok(Plan {
         surfaces,
         bt_entries,
+        gs_surfaces: Vec::new(),
         samplers,
         elements,
         vue_slots,
+        out_slots,
         heap,
     })
 }
@@ -237,6 +249,9 @@ fn shared_heap(d: &Draw<'_>) -> Result<(u64, u64), ComputeError> {
     if let Some(vs) = &d.vs {
         kernels.push(vs.kernel);
     }
+    if let Some(gs) = &d.gs {
+        kernels.push(gs.kernel);
+    }
     kernels.extend(d.ps.simd8.iter().map(|k| k.kernel));
     kernels.extend(d.ps.simd16.iter().map(|k| k.kernel));
     let first = kernels[0];
@@ -250,4 +265,98 @@ fn shared_heap(d: &Draw<'_>) -> Result<(u64, u64), ComputeError> {
         ));
     }
     Ok(heap)
+}
+
+/// Most GS output slots: Sandy Bridge's GS URB entry, 5 units of 8 slots
+/// (3DSTATE_URB GS URB Entry Allocation Size 0-4, 003 lines 27318-27345);
+/// Ivy Bridge's Output Vertex Size, whose "effective maximum" is 62
+/// 16-byte units (3DSTATE_GS DW4 28:23 holds the count less one) [ext:
+/// Mesa elk_vec4_gs_visitor.cpp elk_compile_gs, quoting the IVB PRM].
+const GEN6_GS_MAX_SLOTS: u32 = 5 * 8;
+const GEN7_GS_MAX_SLOTS: u32 = 62;
+
+/// The geometry shader's own rules; its output vertex's slots.
+fn check_gs(generation: Generation, d: &Draw<'_>, vue_slots: u32) -> Result<u32, ComputeError> {
+    let Some(gs) = &d.gs else {
+        return Ok(vue_slots);
+    };
+    if !gs.constants.len().is_multiple_of(32) {
+        return Err(ComputeError::Invalid(
+            "push constants are whole 32-byte registers",
+        ));
+    }
+    // Read Length 0 is UNDEFINED; it reads whole rows of the VS's entry
+    // (003 lines 34012-34030; 6 bits).
+    if gs.input_rows == 0 || gs.input_rows > vue_slots.div_ceil(2) {
+        return Err(ComputeError::Invalid(
+            "the geometry shader reads no rows or more than the vertex has",
+        ));
+    }
+    if gs.output_slots < 2 || gs.max_vertices == 0 {
+        return Err(ComputeError::Invalid(
+            "a geometry shader's vertex has a header and a position, and it emits one or more",
+        ));
+    }
+    // What setup takes after the GS (Ivy Bridge's Output Topology; Sandy
+    // Bridge's kernel names the type per vertex, checked by the GS unit).
+    if !matches!(
+        gs.output_topology,
+        Topology::PointList
+            | Topology::LineList
+            | Topology::LineStrip
+            | Topology::TriangleList
+            | Topology::TriangleStrip
+    ) {
+        return Err(ComputeError::Invalid(
+            "a geometry shader emits points, lines or triangles (lists or strips)",
+        ));
+    }
+    let rendering = d.stream_output.is_none_or(|so| so.rendering);
+    match generation {
+        Generation::Gen6 => {
+            check_max(
+                "geometry shader output slots",
+                gs.output_slots as u64,
+                GEN6_GS_MAX_SLOTS as u64,
+            )?;
+            gs.dispatch_start(if d.stream_output.is_some() { 2 } else { 1 })?;
+        }
+        _ => {
+            check_max(
+                "geometry shader output slots",
+                gs.output_slots as u64,
+                GEN7_GS_MAX_SLOTS as u64,
+            )?;
+            // "If rendering is enabled (as per SOL state) the vertex size
+            // must be programmed as a multiple of 32B units" [ext: Mesa
+            // elk_compile_gs quoting the IVB PRM vol 2 part 1 7.2.1.1].
+            if rendering && !gs.output_slots.is_multiple_of(2) {
+                return Err(ComputeError::Invalid(
+                    "with rendering on, the geometry shader's vertex is whole 32-byte pairs of slots",
+                ));
+            }
+            // Instance Control holds the count less one (5 bits); "If
+            // InstanceCount>1, DUAL_OBJECT mode is invalid" [ext: Mesa
+            // elk_vec4_gs_visitor.cpp, quoting the IVB PRM].
+            if gs.instances == 0 || gs.instances > 32 {
+                return Err(ComputeError::OutOfRange {
+                    what: "geometry shader instances",
+                    value: gs.instances as u64,
+                    max: 32,
+                });
+            }
+            if gs.dispatch == GsDispatch::DualObject && gs.instances > 1 {
+                return Err(ComputeError::Invalid(
+                    "DUAL_OBJECT geometry shader dispatch with more than one instance",
+                ));
+            }
+            check_max(
+                "geometry shader control data header",
+                gs.control_data_header as u64,
+                15,
+            )?;
+            gs.dispatch_start(if gs.include_primitive_id { 2 } else { 1 })?;
+        }
+    }
+    Ok(gs.output_slots)
 }

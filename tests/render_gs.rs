@@ -1,0 +1,501 @@
+//! Geometry shaders, stream output and multisampling through the driver's
+//! 3D API on Sandy Bridge and Ivy Bridge, run on the software GPU and
+//! checked against host references written here: the coverage of each
+//! triangle by the top-left rule at pixel centres (independently of the
+//! model), the vertices a stream-output buffer must hold, and primitive
+//! counts from the inputs.
+
+use baregpu::compute::{Format, KernelDesc, Swizzle, Tiling};
+use baregpu::hal::Generation;
+use baregpu::render::*;
+use baregpu_isa::{IsaGen, message};
+
+mod compute_common;
+use baregpu::platform::PlatformBus;
+use baregpu::platform::host::HostPlatform;
+use baregpu_soft::SoftGpu;
+use compute_common::HostGpu;
+
+/// Runs `f` with a GPU of `generation` on the software GPU; `f` returns
+/// whether its work completed, and a failure reports what the EUs and the
+/// 3D unit said.
+fn with_gpu(g: Generation, f: impl FnOnce(&mut HostGpu<'_>) -> bool) {
+    let p = HostPlatform::new();
+    let soft = SoftGpu::new(g, PlatformBus::new(&p)).expect("software GPU");
+    let mut gpu = baregpu::Gpu::new(&p, &soft, g).expect("GPU bring-up");
+    let done = f(&mut gpu);
+    assert!(
+        done,
+        "{g:?}: the draw did not complete; EUs: {:?}; unmodelled: {:?}",
+        soft.eu_report(),
+        soft.unmodelled(0)
+    );
+}
+
+const W: u32 = 32;
+const H: u32 = 32;
+const GENERATIONS: [Generation; 2] = [Generation::Gen6, Generation::Gen7];
+/// What the target is cleared to, and the colour the pixel shader writes
+/// (B8G8R8A8 bytes of RGBA (1, 0, 0.2, 1)).
+const CLEAR: [u8; 4] = [0x11; 4];
+const DRAWN: [u8; 4] = [51, 0, 255, 255];
+
+fn isa_gen(g: Generation) -> IsaGen {
+    match g {
+        Generation::Gen6 => IsaGen::Gen6,
+        _ => IsaGen::Gen7,
+    }
+}
+
+fn assemble(g: Generation, text: &str) -> Vec<u8> {
+    baregpu_isa::text::asm::assemble(isa_gen(g), text).unwrap_or_else(|e| panic!("{e:?}\n{text}"))
+}
+
+/// A message descriptor from its symbolic form (Sandy Bridge sends with
+/// an explicit SFID).
+fn desc(text: &str) -> String {
+    let (_, d) = message::parse_symbolic(IsaGen::Gen6, text).unwrap();
+    let v =
+        u32::from(d.mlen) << 25 | u32::from(d.rlen) << 20 | u32::from(d.header) << 19 | d.function;
+    format!("{v:#x}")
+}
+
+/// The SIMD16 pixel shader writing RGBA (1, 0, 0.2, 1).
+fn solid_ps(g: Generation) -> Vec<u8> {
+    let c = [1.0f32, 0.0, 0.2, 1.0].map(f32::to_bits);
+    let text = match g {
+        // With the header (R0, R1) as the Gen6 render-target write takes.
+        Generation::Gen6 => format!(
+            "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+             mov (8|M0) m2.0<1>:ud r1.0<8;8,1>:ud {{NoMask}}\n\
+             mov (16|M0) m3.0<1>:f {:#x}:f\n\
+             mov (16|M0) m5.0<1>:f {:#x}:f\n\
+             mov (16|M0) m7.0<1>:f {:#x}:f\n\
+             mov (16|M0) m9.0<1>:f {:#x}:f\n\
+             send (16|M0) null:uw m1 0x5 {} {{EOT}}\n",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            desc("rc.rt_write(bti=0, mode=simd16, last) mlen=10 rlen=0 hdr")
+        ),
+        _ => format!(
+            "mov (16|M0) r114<1>:f {:#x}:f\n\
+             mov (16|M0) r116<1>:f {:#x}:f\n\
+             mov (16|M0) r118<1>:f {:#x}:f\n\
+             mov (16|M0) r120<1>:f {:#x}:f\n\
+             send (16|M0) null:ud r114 rc.rt_write(bti=0, mode=simd16, last) mlen=8 rlen=0 {{EOT}}\n",
+            c[0], c[1], c[2], c[3]
+        ),
+    };
+    assemble(g, &text)
+}
+
+/// Sandy Bridge GS kernel text: FF_SYNC reporting `prims` primitives,
+/// then one URB write per `(register, M0.2 flags)` output vertex (each
+/// completing its handle and allocating the next, as Mesa's Gen6 GS does),
+/// then the EOT write. `body` runs first.
+fn gen6_gs(body: &str, prims: u32, out: &[(u32, u32)]) -> String {
+    let mut s = String::from(body);
+    s += &format!(
+        "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+         mov (1|M0) m1.0<1>:ud 0x0:ud {{NoMask}}\n\
+         mov (1|M0) m1.1<1>:ud {prims:#x}:ud {{NoMask}}\n\
+         send (8|M0) r10.0<1>:ud m1 0x6 {} {{NoMask}}\n\
+         mov (1|M0) r11.0<1>:ud r10.0<0;1,0>:ud {{NoMask}}\n",
+        desc("urb.ff_sync(offset=0, swizzle=none) mlen=1 rlen=1 hdr")
+    );
+    for (reg, flags) in out {
+        s += &format!(
+            "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+             mov (1|M0) m1.0<1>:ud r11.0<0;1,0>:ud {{NoMask}}\n\
+             mov (1|M0) m1.2<1>:ud {flags:#x}:ud {{NoMask}}\n\
+             mov (8|M0) m2.0<1>:ud r{reg}.0<8;8,1>:ud {{NoMask}}\n\
+             send (8|M0) r11.0<1>:ud m1 0x6 {} {{NoMask}}\n",
+            desc("urb.write(offset=0, swizzle=none, alloc, used, complete) mlen=2 rlen=1 hdr")
+        );
+    }
+    s += &format!(
+        "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+         mov (1|M0) m1.0<1>:ud r11.0<0;1,0>:ud {{NoMask}}\n\
+         mov (1|M0) m1.2<1>:ud 0x0:ud {{NoMask}}\n\
+         send (8|M0) null:ud m1 0x6 {} {{EOT}}\n",
+        desc("urb.write(offset=0, swizzle=none, complete) mlen=1 rlen=0 hdr")
+    );
+    s
+}
+
+/// 3DPRIM_TRILIST in M0.2's primitive type (bits 6:2) and its start and
+/// end flags (003 lines 34620-34700).
+const TRI: u32 = 0x04 << 2;
+const START: u32 = 2;
+const END: u32 = 1;
+
+/// A GS that emits its triangle and a copy moved right by its push
+/// constant (dword 0 of the register before the vertices, NDC): on Sandy
+/// Bridge the vertices are r2-r4 (one 256-bit row each: header, position)
+/// and the constant r1; on Ivy Bridge (SINGLE dispatch) the same, each
+/// row holding the header then the position.
+fn duplicating_gs(g: Generation) -> Vec<u8> {
+    let text = match g {
+        Generation::Gen6 => {
+            let body = "mov (8|M0) r20.0<1>:ud r2.0<8;8,1>:ud {NoMask}\n\
+                        mov (8|M0) r21.0<1>:ud r3.0<8;8,1>:ud {NoMask}\n\
+                        mov (8|M0) r22.0<1>:ud r4.0<8;8,1>:ud {NoMask}\n\
+                        add (1|M0) r20.4<1>:f r2.4<0;1,0>:f r1.0<0;1,0>:f {NoMask}\n\
+                        add (1|M0) r21.4<1>:f r3.4<0;1,0>:f r1.0<0;1,0>:f {NoMask}\n\
+                        add (1|M0) r22.4<1>:f r4.4<0;1,0>:f r1.0<0;1,0>:f {NoMask}\n";
+            gen6_gs(
+                body,
+                2,
+                &[
+                    (2, TRI | START),
+                    (3, TRI),
+                    (4, TRI | END),
+                    (20, TRI | START),
+                    (21, TRI),
+                    (22, TRI | END),
+                ],
+            )
+        }
+        _ => {
+            // The URB write header (R0, channel masks on) in r112; vertex
+            // n's two slots in r113, r114 [the model's Gen7 GS tests].
+            let mut s = String::from(
+                "mov (8|M0) r112.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n\
+                 or (1|M0) r112.5<1>:ud r0.5<0;1,0>:ud 0xff00:ud {NoMask}\n",
+            );
+            for copy in 0..2 {
+                for v in 0..3u32 {
+                    s += &format!(
+                        "mov (4|M0) r113.0<1>:ud r{r}.0<4;4,1>:ud\n\
+                         mov (4|M0) r114.0<1>:ud r{r}.4<4;4,1>:ud\n",
+                        r = 2 + v
+                    );
+                    if copy == 1 {
+                        s += "add (1|M0) r114.0<1>:f r114.0<0;1,0>:f r1.0<0;1,0>:f {NoMask}\n";
+                    }
+                    s += &format!(
+                        "mov (2|M0) r112.3<1>:ud {n:#x}:ud {{NoMask}}\n\
+                         send (8|M0) null:ud r112 urb.write_hword(offset=0, interleave, per_slot) mlen=3 rlen=0 hdr\n",
+                        n = 3 * copy + v
+                    );
+                }
+            }
+            s += "mov (8|M0) r120.0<1>:ud r0.0<8;8,1>:ud {NoMask}\n\
+                  mov (1|M0) r120.2<1>:ud 0x6:ud {NoMask}\n\
+                  send (8|M0) null:ud r120 urb.write_hword(offset=0, interleave) mlen=1 rlen=0 hdr {EOT}\n";
+            s
+        }
+    };
+    assemble(g, &text)
+}
+
+/// The host reference: whether a triangle (pixels, y down) covers the
+/// point, centres inside or on a top or left edge (the D3D rule the
+/// manual's rasteriser follows).
+fn covers(t: [[f64; 2]; 3], px: f64, py: f64) -> bool {
+    let area =
+        (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[1][1] - t[0][1]) * (t[2][0] - t[0][0]);
+    if area == 0.0 {
+        return false;
+    }
+    let t = if area > 0.0 { t } else { [t[0], t[2], t[1]] };
+    (0..3).all(|i| {
+        let (a, b) = (t[i], t[(i + 1) % 3]);
+        let e = (b[0] - a[0]) * (py - a[1]) - (b[1] - a[1]) * (px - a[0]);
+        e > 0.0 || (e == 0.0 && ((a[1] == b[1] && b[0] > a[0]) || b[1] < a[1]))
+    })
+}
+
+/// Pixels (y down) of an NDC point in the W x H viewport.
+fn to_pixels(p: [f32; 2]) -> [f64; 2] {
+    [
+        (p[0] as f64 + 1.0) * W as f64 / 2.0,
+        (1.0 - p[1] as f64) * H as f64 / 2.0,
+    ]
+}
+
+/// The picture the host expects: `tris` (NDC) drawn in [`DRAWN`].
+fn reference(tris: &[[[f32; 2]; 3]]) -> Vec<[u8; 4]> {
+    let px: Vec<[[f64; 2]; 3]> = tris.iter().map(|t| t.map(to_pixels)).collect();
+    let mut out = Vec::new();
+    for y in 0..H {
+        for x in 0..W {
+            let hit = px
+                .iter()
+                .any(|t| covers(*t, x as f64 + 0.5, y as f64 + 0.5));
+            out.push(if hit { DRAWN } else { CLEAR });
+        }
+    }
+    out
+}
+
+/// Vertex bytes: each NDC point as (x, y, 0, 1).
+fn vertex_bytes(tris: &[[[f32; 2]; 3]]) -> Vec<u8> {
+    tris.iter()
+        .flatten()
+        .flat_map(|[x, y]| [*x, *y, 0.0, 1.0])
+        .flat_map(f32::to_le_bytes)
+        .collect()
+}
+
+/// The GS description for the duplicating kernels.
+fn gs_desc<'k>(
+    g: Generation,
+    kernel: &'k baregpu::compute::Kernel<'k>,
+    constants: &'k [u8],
+) -> GeometryShader<'k> {
+    GeometryShader {
+        kernel,
+        grf_start: 2,
+        input_rows: 1,
+        output_slots: 2,
+        max_vertices: 6,
+        output_topology: Topology::TriangleList,
+        control_data_header: 0,
+        dispatch: GsDispatch::Single,
+        instances: 1,
+        include_primitive_id: false,
+        constants: if g == Generation::Gen6 || !constants.is_empty() {
+            constants
+        } else {
+            &[]
+        },
+    }
+}
+
+/// A draw of `tris` (NDC) without a vertex shader, through the GS given,
+/// into a cleared W x H target; the picture.
+fn draw(g: Generation, tris: &[[[f32; 2]; 3]], gs_dx: Option<f32>) -> Vec<[u8; 4]> {
+    let mut out = Vec::new();
+    with_gpu(g, |gpu| {
+        let mut r = Renderer::new(gpu).unwrap();
+        let target = r
+            .compute()
+            .create_surface_2d(gpu, W, H, Format::B8G8R8A8Unorm, Tiling::Linear)
+            .unwrap();
+        target
+            .write_pixels(Swizzle::None, &CLEAR.repeat((W * H) as usize))
+            .unwrap();
+        let vb = r.compute().upload_buffer(gpu, &vertex_bytes(tris)).unwrap();
+        let ps_bin = solid_ps(g);
+        let ps = r
+            .compute_mut()
+            .load_kernel(gpu, &KernelDesc::new(&ps_bin))
+            .unwrap();
+        let gs_bin = duplicating_gs(g);
+        let gsk = r
+            .compute_mut()
+            .load_kernel(gpu, &KernelDesc::new(&gs_bin))
+            .unwrap();
+        let mut constants = [0u8; 32];
+        constants[..4].copy_from_slice(&gs_dx.unwrap_or(0.0).to_le_bytes());
+        let buffers = [VertexBuffer {
+            buffer: &vb,
+            pitch: 16,
+            step: Step::PerVertex,
+        }];
+        let elements = [VertexElement::new(0, 0, VertexFormat::R32G32B32A32Float)];
+        let d = Draw {
+            target: &target,
+            depth: None,
+            vertex_buffers: &buffers,
+            elements: &elements,
+            index: None,
+            topology: Topology::TriangleList,
+            first_vertex: 0,
+            vertex_count: 3 * tris.len() as u32,
+            first_instance: 0,
+            instance_count: 1,
+            base_vertex: 0,
+            vs: None,
+            gs: gs_dx.map(|_| gs_desc(g, &gsk, &constants)),
+            stream_output: None,
+            ps: solid_pixels(&ps),
+            attributes: 0,
+            flat: 0,
+            viewport: viewport(),
+            raster: Raster::default(),
+            blend: Blend::default(),
+            depth_stencil: DepthStencil::default(),
+            textures: &[],
+            samplers: &[],
+        };
+        let fence = r.draw(gpu, &d).unwrap();
+        if gpu.wait(fence, 60_000_000).is_err() {
+            return false;
+        }
+        let mut px = vec![0u8; (W * H * 4) as usize];
+        target.read_pixels(Swizzle::None, &mut px).unwrap();
+        out = px.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
+        true
+    });
+    out
+}
+
+fn solid_pixels<'k>(ps: &'k baregpu::compute::Kernel<'k>) -> PixelShader<'k> {
+    PixelShader {
+        simd8: None,
+        simd16: Some(PixelKernel {
+            kernel: ps,
+            // After R0, R1 and the perspective barycentrics (r2-r5).
+            grf_start: 6,
+        }),
+        barycentrics: Barycentrics::PERSPECTIVE_PIXEL,
+        uses_source_depth: false,
+        uses_source_w: false,
+        kills_pixels: false,
+        computes_depth: false,
+        constants: &[],
+    }
+}
+
+fn viewport() -> Viewport {
+    Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: W as f32,
+        height: H as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    }
+}
+
+fn assert_picture(got: &[[u8; 4]], want: &[[u8; 4]], what: &str) {
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g, w, "{what}: pixel ({}, {})", k as u32 % W, k as u32 / W);
+    }
+}
+
+/// NDC of a point given in pixels: quarter pixels over 16 are exact in
+/// f32, so the host and the GPU see the same vertices (ties on edges go
+/// by the top-left rule in both).
+const fn ndc(x: f32, y: f32) -> [f32; 2] {
+    [x / (W as f32 / 2.0) - 1.0, 1.0 - y / (H as f32 / 2.0)]
+}
+
+const TRI_A: [[f32; 2]; 3] = [ndc(3.25, 3.25), ndc(14.75, 2.5), ndc(3.5, 15.25)];
+const TRI_B: [[f32; 2]; 3] = [ndc(6.25, 18.5), ndc(17.5, 21.25), ndc(8.25, 30.75)];
+
+fn shifted(t: [[f32; 2]; 3], dx: f32) -> [[f32; 2]; 3] {
+    t.map(|[x, y]| [x + dx, y])
+}
+
+/// A GS that emits each triangle and a copy moved right by its push
+/// constant draws four triangles from two: the host coverage of all four,
+/// on both generations.
+#[test]
+fn a_gs_duplicating_triangles_draws_both_copies() {
+    let dx = 0.75;
+    let want = reference(&[TRI_A, TRI_B, shifted(TRI_A, dx), shifted(TRI_B, dx)]);
+    assert_ne!(want, reference(&[TRI_A, TRI_B]), "the copies add pixels");
+    for g in GENERATIONS {
+        // Without the GS only the inputs are drawn.
+        let plain = draw(g, &[TRI_A, TRI_B], None);
+        assert_picture(
+            &plain,
+            &reference(&[TRI_A, TRI_B]),
+            &format!("{g:?} without"),
+        );
+        let got = draw(g, &[TRI_A, TRI_B], Some(dx));
+        assert_picture(&got, &want, &format!("{g:?} with the GS"));
+    }
+}
+
+/// A geometry shader's description is checked before anything is built:
+/// Ivy Bridge's DUAL_OBJECT with instances, an odd vertex size while
+/// rendering, no room for R0 before the constants.
+#[test]
+fn bad_geometry_shaders_are_refused_before_submission() {
+    for g in GENERATIONS {
+        with_gpu(g, |gpu| {
+            let mut r = Renderer::new(gpu).unwrap();
+            let target = r
+                .compute()
+                .create_surface_2d(gpu, W, H, Format::B8G8R8A8Unorm, Tiling::Linear)
+                .unwrap();
+            let vb = r
+                .compute()
+                .upload_buffer(gpu, &vertex_bytes(&[TRI_A]))
+                .unwrap();
+            let ps_bin = solid_ps(g);
+            let ps = r
+                .compute_mut()
+                .load_kernel(gpu, &KernelDesc::new(&ps_bin))
+                .unwrap();
+            let gs_bin = duplicating_gs(g);
+            let gsk = r
+                .compute_mut()
+                .load_kernel(gpu, &KernelDesc::new(&gs_bin))
+                .unwrap();
+            let constants = [0u8; 32];
+            let buffers = [VertexBuffer {
+                buffer: &vb,
+                pitch: 16,
+                step: Step::PerVertex,
+            }];
+            let elements = [VertexElement::new(0, 0, VertexFormat::R32G32B32A32Float)];
+            let good = gs_desc(g, &gsk, &constants);
+            let mut bad = vec![
+                // The constants take r1: grf_start 1 leaves R0 no room.
+                GeometryShader {
+                    grf_start: 1,
+                    ..good
+                },
+                GeometryShader {
+                    input_rows: 0,
+                    ..good
+                },
+                GeometryShader {
+                    output_topology: Topology::QuadList,
+                    ..good
+                },
+            ];
+            if g == Generation::Gen7 {
+                bad.push(GeometryShader {
+                    dispatch: GsDispatch::DualObject,
+                    instances: 2,
+                    ..good
+                });
+                bad.push(GeometryShader {
+                    output_slots: 3,
+                    ..good
+                });
+                bad.push(GeometryShader {
+                    instances: 0,
+                    ..good
+                });
+            }
+            for gs in bad {
+                let d = Draw {
+                    target: &target,
+                    depth: None,
+                    vertex_buffers: &buffers,
+                    elements: &elements,
+                    index: None,
+                    topology: Topology::TriangleList,
+                    first_vertex: 0,
+                    vertex_count: 3,
+                    first_instance: 0,
+                    instance_count: 1,
+                    base_vertex: 0,
+                    vs: None,
+                    gs: Some(gs),
+                    stream_output: None,
+                    ps: solid_pixels(&ps),
+                    attributes: 0,
+                    flat: 0,
+                    viewport: viewport(),
+                    raster: Raster::default(),
+                    blend: Blend::default(),
+                    depth_stencil: DepthStencil::default(),
+                    textures: &[],
+                    samplers: &[],
+                };
+                assert!(r.record(gpu, &d).is_err(), "{g:?}: {gs:?} accepted");
+            }
+            true
+        });
+    }
+}
