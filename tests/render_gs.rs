@@ -499,3 +499,345 @@ fn bad_geometry_shaders_are_refused_before_submission() {
         });
     }
 }
+
+/// Sandy Bridge's stream-output GS: FF_SYNC asking for 3 SO vertices and
+/// 1 SO primitive (M0.0) returns SVBI 0 in r10.1; each vertex's position
+/// (r2-r4 after R1's SVBIs, dwords 4-7) is written with an SVB write
+/// through binding-table entry 0 at that index plus k; the thread ends
+/// without a URB handle (rendering disabled), reporting 1 primitive
+/// written in M0.2[26:16] (003 lines 34620-34900).
+fn svb_gs() -> Vec<u8> {
+    let mut s = format!(
+        "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+         mov (1|M0) m1.0<1>:ud 0x30001:ud {{NoMask}}\n\
+         mov (1|M0) m1.1<1>:ud 0x0:ud {{NoMask}}\n\
+         send (8|M0) r10.0<1>:ud m1 0x6 {} {{NoMask}}\n",
+        desc("urb.ff_sync(offset=0, swizzle=none) mlen=1 rlen=1 hdr")
+    );
+    for k in 0..3 {
+        s += &format!(
+            "mov (4|M0) m2.0<1>:ud r{}.4<4;4,1>:ud {{NoMask}}\n\
+             add (1|M0) m2.5<1>:ud r10.1<0;1,0>:ud {k:#x}:ud {{NoMask}}\n\
+             send (8|M0) r12.0<1>:ud m2 0x5 {} {{NoMask}}\n\
+             mov (8|M0) r12.0<1>:ud r12.0<8;8,1>:ud {{NoMask}}\n",
+            2 + k,
+            desc("rc.svb_write(bti=0, commit) mlen=1 rlen=1 hdr"),
+        );
+    }
+    s += &format!(
+        "mov (8|M0) m1.0<1>:ud r0.0<8;8,1>:ud {{NoMask}}\n\
+         mov (1|M0) m1.2<1>:ud 0x10000:ud {{NoMask}}\n\
+         send (8|M0) null:ud m1 0x6 {} {{EOT}}\n",
+        desc("urb.write(offset=0, swizzle=none) mlen=1 rlen=0 hdr")
+    );
+    assemble(Generation::Gen6, &s)
+}
+
+/// Which GS a stream-output draw runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Gs {
+    None,
+    /// [`duplicating_gs`] moving the copy by dx.
+    Duplicating(f32),
+    /// [`svb_gs`] (Sandy Bridge).
+    Svb,
+}
+
+/// What a stream-output draw left: the picture, each buffer's bytes, and
+/// SO_NUM_PRIMS_WRITTEN before and after the draw.
+struct Streamed {
+    picture: Vec<[u8; 4]>,
+    buffers: Vec<Vec<f32>>,
+    counts: [u64; 2],
+}
+
+/// Draws `tris` with the GS `gs` and stream output into buffers of
+/// `(bytes, pitch, offset)`, with `decls`; the buffers start as NaN-free
+/// 0.5s so that untouched dwords are seen.
+fn stream(
+    g: Generation,
+    tris: &[[[f32; 2]; 3]],
+    gs: Gs,
+    buffers: &[(usize, u32, u32)],
+    decls: &[StreamDecl],
+    rendering: bool,
+) -> Streamed {
+    let mut out = None;
+    with_gpu(g, |gpu| {
+        let mut r = Renderer::new(gpu).unwrap();
+        let target = r
+            .compute()
+            .create_surface_2d(gpu, W, H, Format::B8G8R8A8Unorm, Tiling::Linear)
+            .unwrap();
+        target
+            .write_pixels(Swizzle::None, &CLEAR.repeat((W * H) as usize))
+            .unwrap();
+        let vb = r.compute().upload_buffer(gpu, &vertex_bytes(tris)).unwrap();
+        let ps_bin = solid_ps(g);
+        let ps = r
+            .compute_mut()
+            .load_kernel(gpu, &KernelDesc::new(&ps_bin))
+            .unwrap();
+        let gs_bin = match gs {
+            Gs::Svb => svb_gs(),
+            _ => duplicating_gs(g),
+        };
+        let gsk = r
+            .compute_mut()
+            .load_kernel(gpu, &KernelDesc::new(&gs_bin))
+            .unwrap();
+        let mut constants = [0u8; 32];
+        if let Gs::Duplicating(dx) = gs {
+            constants[..4].copy_from_slice(&dx.to_le_bytes());
+        }
+        let so_mem: Vec<_> = buffers
+            .iter()
+            .map(|&(bytes, _, _)| {
+                let fill: Vec<u8> = (0..bytes / 4).flat_map(|_| 0.5f32.to_le_bytes()).collect();
+                r.compute().upload_buffer(gpu, &fill).unwrap()
+            })
+            .collect();
+        let so_buffers: Vec<StreamBuffer<'_>> = so_mem
+            .iter()
+            .zip(buffers)
+            .map(|(b, &(_, pitch, offset))| StreamBuffer {
+                buffer: b,
+                pitch,
+                offset,
+            })
+            .collect();
+        let count = r.compute().upload_buffer(gpu, &[0xee; 16]).unwrap();
+        let vbs = [VertexBuffer {
+            buffer: &vb,
+            pitch: 16,
+            step: Step::PerVertex,
+        }];
+        let elements = [VertexElement::new(0, 0, VertexFormat::R32G32B32A32Float)];
+        let gs_desc = match gs {
+            Gs::None => None,
+            // SVB writes only: R1 holds the SVBIs, the vertices from r2.
+            Gs::Svb => Some(GeometryShader {
+                grf_start: 2,
+                ..gs_desc(g, &gsk, &[])
+            }),
+            Gs::Duplicating(_) => Some(gs_desc(g, &gsk, &constants)),
+        };
+        let d = Draw {
+            target: &target,
+            depth: None,
+            vertex_buffers: &vbs,
+            elements: &elements,
+            index: None,
+            topology: Topology::TriangleList,
+            first_vertex: 0,
+            vertex_count: 3 * tris.len() as u32,
+            first_instance: 0,
+            instance_count: 1,
+            base_vertex: 0,
+            vs: None,
+            gs: gs_desc,
+            stream_output: Some(StreamOutput {
+                buffers: &so_buffers,
+                decls,
+                rendering,
+                count: Some((&count, 0)),
+            }),
+            ps: solid_pixels(&ps),
+            attributes: 0,
+            flat: 0,
+            viewport: viewport(),
+            raster: Raster::default(),
+            blend: Blend::default(),
+            depth_stencil: DepthStencil::default(),
+            textures: &[],
+            samplers: &[],
+        };
+        let fence = r.draw(gpu, &d).unwrap();
+        if gpu.wait(fence, 60_000_000).is_err() {
+            return false;
+        }
+        let mut px = vec![0u8; (W * H * 4) as usize];
+        target.read_pixels(Swizzle::None, &mut px).unwrap();
+        let mut c = [0u8; 16];
+        count.read(0, &mut c).unwrap();
+        out = Some(Streamed {
+            picture: px.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect(),
+            buffers: so_mem
+                .iter()
+                .map(|b| {
+                    let mut bytes = vec![0u8; b.size()];
+                    b.read(0, &mut bytes).unwrap();
+                    bytes
+                        .chunks(4)
+                        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                        .collect()
+                })
+                .collect(),
+            counts: [
+                u64::from_le_bytes(c[..8].try_into().unwrap()),
+                u64::from_le_bytes(c[8..].try_into().unwrap()),
+            ],
+        });
+        true
+    });
+    out.unwrap()
+}
+
+/// The host's expectation of a buffer: `fill` everywhere, then from
+/// dword `first` each vertex's `take(vertex)` dwords `pitch` dwords apart.
+fn expected_buffer(
+    dwords: usize,
+    first: usize,
+    pitch: usize,
+    vertices: &[[f32; 2]],
+    take: impl Fn([f32; 2]) -> Vec<f32>,
+) -> Vec<f32> {
+    let mut out = vec![0.5; dwords];
+    for (k, v) in vertices.iter().enumerate() {
+        for (c, x) in take(*v).into_iter().enumerate() {
+            out[first + k * pitch + c] = x;
+        }
+    }
+    out
+}
+
+/// Ivy Bridge, no GS: the VF's vertices (header, position) into two
+/// buffers, the whole position into buffer 0 (16-byte vertices from byte
+/// 32) and x, y with a one-dword hole before them into buffer 1 (12-byte
+/// vertices from 0), rendering disabled: nothing drawn, six vertices in
+/// each, two primitives counted.
+#[test]
+fn gen7_stream_output_writes_both_buffers_without_rendering() {
+    let decls = [
+        StreamDecl {
+            buffer: 0,
+            slot: 1,
+            mask: 0xf,
+            hole: false,
+        },
+        StreamDecl {
+            buffer: 1,
+            slot: 0,
+            mask: 0x1,
+            hole: true,
+        },
+        StreamDecl {
+            buffer: 1,
+            slot: 1,
+            mask: 0x3,
+            hole: false,
+        },
+    ];
+    let s = stream(
+        Generation::Gen7,
+        &[TRI_A, TRI_B],
+        Gs::None,
+        &[(256, 16, 32), (128, 12, 0)],
+        &decls,
+        false,
+    );
+    assert!(s.picture.iter().all(|p| *p == CLEAR), "rendering disabled");
+    let verts: Vec<[f32; 2]> = [TRI_A, TRI_B].iter().flatten().copied().collect();
+    assert_eq!(
+        s.buffers[0],
+        expected_buffer(64, 8, 4, &verts, |[x, y]| vec![x, y, 0.0, 1.0])
+    );
+    // The hole keeps what was there.
+    assert_eq!(
+        s.buffers[1],
+        expected_buffer(32, 0, 3, &verts, |[x, y]| vec![0.5, x, y])
+    );
+    assert_eq!(s.counts[1] - s.counts[0], 2, "primitives written");
+}
+
+/// A full buffer: room for four vertices, so the first triangle only
+/// (a primitive is written whole or not at all), and one counted.
+#[test]
+fn gen7_stream_output_stops_at_the_buffer_end() {
+    let decls = [StreamDecl {
+        buffer: 0,
+        slot: 1,
+        mask: 0xf,
+        hole: false,
+    }];
+    let s = stream(
+        Generation::Gen7,
+        &[TRI_A, TRI_B],
+        Gs::None,
+        &[(64, 16, 0)],
+        &decls,
+        false,
+    );
+    let verts: Vec<[f32; 2]> = TRI_A.to_vec();
+    assert_eq!(
+        s.buffers[0],
+        expected_buffer(16, 0, 4, &verts, |[x, y]| vec![x, y, 0.0, 1.0])
+    );
+    assert_eq!(s.counts[1] - s.counts[0], 1);
+}
+
+/// Ivy Bridge with the duplicating GS and rendering on: the picture of
+/// four triangles and the GS's twelve vertices in the buffer, in order
+/// (each input's triangle, then its copy).
+#[test]
+fn gen7_stream_output_of_a_gs_while_rendering() {
+    let dx = 0.75;
+    let decls = [StreamDecl {
+        buffer: 0,
+        slot: 1,
+        mask: 0x3,
+        hole: false,
+    }];
+    let s = stream(
+        Generation::Gen7,
+        &[TRI_A, TRI_B],
+        Gs::Duplicating(dx),
+        &[(256, 8, 0)],
+        &decls,
+        true,
+    );
+    assert_picture(
+        &s.picture,
+        &reference(&[TRI_A, TRI_B, shifted(TRI_A, dx), shifted(TRI_B, dx)]),
+        "rendered while streaming",
+    );
+    let verts: Vec<[f32; 2]> = [TRI_A, shifted(TRI_A, dx), TRI_B, shifted(TRI_B, dx)]
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    assert_eq!(
+        s.buffers[0],
+        expected_buffer(64, 0, 2, &verts, |[x, y]| vec![x, y])
+    );
+    assert_eq!(s.counts[1] - s.counts[0], 4);
+}
+
+/// Sandy Bridge: the caller's GS writes each position through the decl's
+/// buffer surface at SVBI 0, which the driver starts at the buffer
+/// offset's vertex (16-byte vertices from byte 48: index 3); rendering
+/// disabled; the two primitives the threads report are counted.
+#[test]
+fn gen6_stream_output_through_svb_writes() {
+    let decls = [StreamDecl {
+        buffer: 0,
+        slot: 1,
+        mask: 0xf,
+        hole: false,
+    }];
+    let s = stream(
+        Generation::Gen6,
+        &[TRI_A, TRI_B],
+        Gs::Svb,
+        &[(256, 16, 48)],
+        &decls,
+        false,
+    );
+    assert!(s.picture.iter().all(|p| *p == CLEAR), "rendering disabled");
+    let verts: Vec<[f32; 2]> = [TRI_A, TRI_B].iter().flatten().copied().collect();
+    assert_eq!(
+        s.buffers[0],
+        expected_buffer(64, 12, 4, &verts, |[x, y]| vec![x, y, 0.0, 1.0])
+    );
+    assert_eq!(s.counts[1] - s.counts[0], 2);
+}

@@ -63,6 +63,19 @@ pub(super) fn record(
         32,
         |area, at, desc| area.put(at, &surface_state(desc)),
     )?;
+    // The GS's table: the stream-output decls' buffer surfaces.
+    let gs_table = if plan.gs_surfaces.is_empty() {
+        0
+    } else {
+        binding_table(
+            &plan.gs_surfaces,
+            plan.gs_surfaces.len() as u32,
+            area,
+            32,
+            32,
+            |area, at, desc| area.put(at, &surface_state(desc)),
+        )?
+    };
     let samplers = sampler_table(&plan.samplers, area, GEN6_BORDER_BYTES, gen6_sampler_entry)?;
     let viewports = viewports(d, area)?;
     let scissor = match d.raster.scissor {
@@ -159,7 +172,7 @@ pub(super) fn record(
         gs_binding_table_change: true,
         ps_binding_table_change: true,
         pointer_to_vs_binding_table: table,
-        pointer_to_gs_binding_table: 0,
+        pointer_to_gs_binding_table: gs_table,
         pointer_to_ps_binding_table: table,
     })?;
     if let Some(t) = samplers {
@@ -191,6 +204,20 @@ pub(super) fn record(
         gs_constant_buffer_0_read_length: gs_constants.map_or(0, |(_, rows)| rows - 1),
         ..Default::default()
     })?;
+    if d.stream_output.is_some() {
+        // Index 0 starts at the first vertex and stops at the buffers'
+        // capacity; "if a buffer is not enabled then the MaxSVBI must be
+        // set to 0xFFFFFFFF" (003 lines 33600-33668).
+        for k in 0..4 {
+            let (index, max) = if k == 0 { plan.svbi } else { (0, u32::MAX) };
+            cmds.push(&c::Cmd3dstateGsSvbIndex {
+                index_number: k,
+                streamed_vertex_buffer_index: index,
+                maximum_index: max,
+                ..Default::default()
+            })?;
+        }
+    }
     // Without a geometry shader the GS passes objects through (GS Enable 0).
     cmds.push(&gs(d, plan)?)?;
     cmds.push(&clip())?;
@@ -212,6 +239,10 @@ pub(super) fn record(
         ..Default::default()
     })?;
     vertex_input(d, plan, cmds)?;
+    let count = d.stream_output.and_then(|so| so.count);
+    if let Some((buffer, at)) = count {
+        store_prims_written(cmds, buffer.gfx().0 + at as u64)?;
+    }
     cmds.push(&c::Cmd3dprimitive {
         vertex_access_type: d.index.is_some() as u32,
         primitive_topology_type: d.topology.code(),
@@ -224,7 +255,27 @@ pub(super) fn record(
     })?;
     // The pixels out of the render cache (and the depth cache) before the
     // fence: the same workaround-guarded flush as compute's.
-    write_cache_flush(cmds, scratch_qw)
+    write_cache_flush(cmds, scratch_qw)?;
+    // After the stall: the count once the draw's primitives are written.
+    if let Some((buffer, at)) = count {
+        store_prims_written(cmds, buffer.gfx().0 + at as u64 + 8)?;
+    }
+    Ok(())
+}
+
+/// SO_NUM_PRIMS_WRITTEN (2288h, 64 bits; 003 lines 13350-13378) stored
+/// at `at` with two MI_STORE_REGISTER_MEMs (003 lines 16150-16288), low
+/// dword first.
+fn store_prims_written(cmds: &mut Cmds, at: u64) -> Result<(), ComputeError> {
+    let reg = baregpu_hal::gen6::regs::SO_NUM_PRIMS_WRITTEN.offset();
+    for half in 0..2 {
+        cmds.push(&c::MiStoreRegisterMem {
+            use_global_gtt: true,
+            register_address: reg + 4 * half,
+            memory_address: at + 4 * half as u64,
+        })?;
+    }
+    Ok(())
 }
 
 struct Viewports {

@@ -190,7 +190,7 @@ pub(super) fn record(
         ..Default::default()
     })?;
     cmds.push(&gs(d, plan)?)?;
-    cmds.push(&c::Cmd3dstateStreamout::default())?;
+    stream_output(d, cmds)?;
     cmds.push(&clip(d))?;
     cmds.push(&sf(d))?;
     cmds.push(&sbe(d))?;
@@ -254,6 +254,10 @@ pub(super) fn record(
         ..Default::default()
     })?;
     vertex_input(d, plan, cmds)?;
+    let count = d.stream_output.and_then(|so| so.count);
+    if let Some((buffer, at)) = count {
+        store_prims_written(cmds, buffer.gfx().0 + at as u64)?;
+    }
     cmds.push(&c::Cmd3dprimitive {
         vertex_access_type: d.index.is_some() as u32,
         primitive_topology_type: d.topology.code(),
@@ -270,6 +274,101 @@ pub(super) fn record(
         render_target_cache_flush_enable: true,
         depth_cache_flush_enable: true,
         dc_flush_enable: true,
+        ..Default::default()
+    })?;
+    // After the stall: the count once the draw's primitives are written.
+    if let Some((buffer, at)) = count {
+        store_prims_written(cmds, buffer.gfx().0 + at as u64 + 8)?;
+    }
+    Ok(())
+}
+
+/// Stream 0's SO_NUM_PRIMS_WRITTEN (5200h, 64 bits) [ext: Linux i915_reg.h
+/// GEN7_SO_NUM_PRIMS_WRITTEN(n)] stored at `at` with two
+/// MI_STORE_REGISTER_MEMs, low dword first.
+fn store_prims_written(cmds: &mut Cmds, at: u64) -> Result<(), ComputeError> {
+    let reg = baregpu_hal::gen7::regs::SO_NUM_PRIMS_WRITTEN
+        .at(0)
+        .map_or(0x5200, |r| r.offset());
+    for half in 0..2 {
+        cmds.push(&c::MiStoreRegisterMem {
+            use_global_gtt: true,
+            register_address: reg + 4 * half,
+            memory_address: at + 4 * half as u64,
+        })?;
+    }
+    Ok(())
+}
+
+/// Stream output off, or the buffers, stream 0's decls and the SOL unit's
+/// state, and each buffer's write offset loaded into SO_WRITE_OFFSETn
+/// with MI_LOAD_REGISTER_IMM [ext: Mesa i965 gen7_sol_state.c
+/// upload_3dstate_so_buffers (end address start + size),
+/// upload_3dstate_so_decl_list, upload_3dstate_streamout (read offset 0,
+/// read length the rows less one); Linux i915_reg.h
+/// GEN7_SO_WRITE_OFFSET(n)]. Reorder LEADING keeps a strip's provoking
+/// vertex first, as setup's VERTEX_0 provoking vertex has it.
+fn stream_output(d: &Draw<'_>, cmds: &mut Cmds) -> Result<(), ComputeError> {
+    let Some(so) = &d.stream_output else {
+        return cmds.push(&c::Cmd3dstateStreamout::default());
+    };
+    let mut offsets = alloc::vec::Vec::new();
+    for (k, b) in so.buffers.iter().enumerate() {
+        let start = b.buffer.gfx().0;
+        cmds.push(&c::Cmd3dstateSoBuffer {
+            so_buffer_index: k as u32,
+            surface_pitch: b.pitch,
+            surface_base_address: start,
+            surface_end_address: start + b.buffer.size() as u64,
+            ..Default::default()
+        })?;
+        let reg = baregpu_hal::gen7::regs::SO_WRITE_OFFSET
+            .at(k as u32)
+            .map_or(0x5280 + 4 * k as u32, |r| r.offset());
+        offsets.push(c::MiLoadRegisterImmRegisters {
+            register_offset: reg,
+            data_dword: b.offset,
+        });
+    }
+    cmds.push(&c::MiLoadRegisterImm {
+        byte_write_disables: 0,
+        registers: offsets,
+    })?;
+    let selects = so.decls.iter().fold(0u32, |m, e| m | 1 << e.buffer);
+    let max_slot = so
+        .decls
+        .iter()
+        .filter(|e| !e.hole)
+        .map(|e| e.slot)
+        .max()
+        .unwrap_or(0);
+    cmds.push(&c::Cmd3dstateSoDeclList {
+        stream_to_buffer_selects_0: selects,
+        num_entries_0: so.decls.len() as u32,
+        so_decl_entry: so
+            .decls
+            .iter()
+            .map(|e| c::Cmd3dstateSoDeclListSoDeclEntry {
+                stream_0_output_buffer_slot: e.buffer,
+                stream_0_hole_flag: e.hole,
+                stream_0_register_index: if e.hole { 0 } else { e.slot },
+                stream_0_component_mask: e.mask as u32,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    })?;
+    cmds.push(&c::Cmd3dstateStreamout {
+        so_function_enable: true,
+        rendering_disable: !so.rendering,
+        reorder_mode: c::Cmd3dstateStreamout::REORDER_MODE_LEADING,
+        so_statistics_enable: true,
+        so_buffer_enable_0: selects & 1 != 0,
+        so_buffer_enable_1: selects & 2 != 0,
+        so_buffer_enable_2: selects & 4 != 0,
+        so_buffer_enable_3: selects & 8 != 0,
+        stream_0_vertex_read_offset: 0,
+        stream_0_vertex_read_length: (max_slot + 1).div_ceil(2) - 1,
         ..Default::default()
     })
 }

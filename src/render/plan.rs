@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use baregpu_hal::Generation;
 
-use super::desc::{Component, Draw, GsDispatch, Topology, VertexElement, VertexFormat};
+use super::desc::{Component, Draw, GsDispatch, StreamDecl, Topology, VertexElement, VertexFormat};
 use crate::compute::error::check_max;
 use crate::compute::sampler::{SamplerDesc, plan_samplers};
 use crate::compute::surface::{MAX_SURFACE_SIDE, SurfaceDesc, SurfaceKind};
@@ -47,14 +47,14 @@ pub(crate) struct Plan {
     /// Sandy Bridge stream output: the GS's binding table, one buffer
     /// surface per SO decl.
     pub gs_surfaces: Vec<(u32, SurfaceDesc)>,
+    /// Sandy Bridge stream output: streamed vertex buffer index 0's start
+    /// and Maximum Index.
+    pub svbi: (u32, u32),
     pub samplers: Vec<(u32, SamplerDesc)>,
     pub elements: Vec<Element>,
     /// 128-bit slots of the vertex URB entry (VF's output without a vertex
     /// shader, the shader's outputs with one).
     pub vue_slots: u32,
-    /// 128-bit slots of a vertex that setup and stream output read: the
-    /// geometry shader's output vertex with one, else `vue_slots`.
-    pub out_slots: u32,
     /// Instruction Base Address and its upper bound: the heap every kernel
     /// of the draw is in.
     pub heap: (u64, u64),
@@ -209,14 +209,15 @@ pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, Compute
         ));
     }
     let heap = shared_heap(d)?;
+    let (gs_surfaces, svbi) = check_stream_output(generation, d, out_slots)?;
     Ok(Plan {
         surfaces,
         bt_entries,
-        gs_surfaces: Vec::new(),
+        gs_surfaces,
+        svbi,
         samplers,
         elements,
         vue_slots,
-        out_slots,
         heap,
     })
 }
@@ -359,4 +360,153 @@ fn check_gs(generation: Generation, d: &Draw<'_>, vue_slots: u32) -> Result<u32,
         }
     }
     Ok(gs.output_slots)
+}
+
+/// Stream-output buffers: four on Ivy Bridge (3DSTATE_SO_BUFFER Index
+/// 30:29), SO_DECL entries per stream (Num Entries, 8 bits; Mesa fills at
+/// most 128) [ext: Mesa genxml gen7.xml]; the pitch field's 12 bits.
+pub const MAX_SO_BUFFERS: usize = 4;
+const MAX_SO_DECLS: usize = 128;
+const MAX_SO_PITCH: u32 = 4095;
+
+/// Dwords a decl takes in its buffer's vertex (its mask's width).
+pub(crate) fn decl_dwords(decl: &StreamDecl) -> u32 {
+    decl.mask.count_ones()
+}
+
+/// Checks the draw's stream output against `out_slots`, the vertex it
+/// reads; on Sandy Bridge also the GS binding table of the decls and the
+/// SVBI 0 start and maximum.
+#[allow(clippy::type_complexity)]
+fn check_stream_output(
+    generation: Generation,
+    d: &Draw<'_>,
+    out_slots: u32,
+) -> Result<(Vec<(u32, SurfaceDesc)>, (u32, u32)), ComputeError> {
+    let Some(so) = &d.stream_output else {
+        return Ok((Vec::new(), (0, 0)));
+    };
+    if so.buffers.is_empty() || so.decls.is_empty() {
+        return Err(ComputeError::Invalid(
+            "stream output needs a buffer and a decl",
+        ));
+    }
+    check_max(
+        "stream-output buffers",
+        so.buffers.len() as u64,
+        MAX_SO_BUFFERS as u64,
+    )?;
+    check_max(
+        "stream-output decls",
+        so.decls.len() as u64,
+        MAX_SO_DECLS as u64,
+    )?;
+    if let Some((b, at)) = so.count
+        && (!at.is_multiple_of(8) || at as usize + 16 > b.size())
+    {
+        return Err(ComputeError::Invalid(
+            "the primitive count needs two aligned quadwords inside its buffer",
+        ));
+    }
+    for b in so.buffers {
+        check_max("stream-output pitch", b.pitch as u64, MAX_SO_PITCH as u64)?;
+        if b.pitch == 0 || !b.pitch.is_multiple_of(4) || !b.offset.is_multiple_of(4) {
+            return Err(ComputeError::Invalid(
+                "stream-output pitch and offset are non-zero whole dwords",
+            ));
+        }
+        if b.offset as usize > b.buffer.size() {
+            return Err(ComputeError::Invalid(
+                "stream-output offset past the buffer's end",
+            ));
+        }
+    }
+    let mut used = [0u32; MAX_SO_BUFFERS];
+    for decl in so.decls {
+        let b = so
+            .buffers
+            .get(decl.buffer as usize)
+            .ok_or(ComputeError::Invalid(
+                "a stream-output decl of a buffer the draw lacks",
+            ))?;
+        // A contiguous run of components (Mesa emits x, xy, xyz, ... from
+        // a start component).
+        let m = decl.mask as u32;
+        if m == 0 || m > 0xf || (m >> m.trailing_zeros()) & ((m >> m.trailing_zeros()) + 1) != 0 {
+            return Err(ComputeError::Invalid(
+                "a stream-output decl's mask is a contiguous run of x, y, z, w",
+            ));
+        }
+        if !decl.hole && decl.slot >= out_slots {
+            return Err(ComputeError::Invalid(
+                "a stream-output decl reads past the vertex",
+            ));
+        }
+        used[decl.buffer as usize] += decl_dwords(decl);
+        if used[decl.buffer as usize] * 4 > b.pitch {
+            return Err(ComputeError::Invalid(
+                "stream-output decls exceed their buffer's pitch",
+            ));
+        }
+    }
+    if generation != Generation::Gen6 {
+        return Ok((Vec::new(), (0, 0)));
+    }
+    // Sandy Bridge: the GS kernel writes through SVB write messages.
+    if d.gs.is_none() {
+        return Err(ComputeError::Invalid(
+            "Sandy Bridge stream output needs a geometry shader that writes the vertices (SVB writes)",
+        ));
+    }
+    // One index for every buffer: the first vertex written and the
+    // vertices every buffer holds [ext: Mesa i965 gen6_sol.c
+    // brw_gs_svb_index: Maximum Index the smallest capacity].
+    let first = so.buffers[0].offset / so.buffers[0].pitch;
+    let mut max = u32::MAX;
+    for b in so.buffers {
+        if b.offset != first * b.pitch {
+            return Err(ComputeError::Invalid(
+                "Sandy Bridge stream-output buffers start at one vertex index (offset = index * pitch)",
+            ));
+        }
+        max = max.min((b.buffer.size() / b.pitch as usize).min(u32::MAX as usize) as u32);
+    }
+    let mut surfaces = Vec::new();
+    let mut at = [0u32; MAX_SO_BUFFERS];
+    for decl in so.decls {
+        let k = decl.buffer as usize;
+        let b = so.buffers[k];
+        let dwords = decl_dwords(decl);
+        if !decl.hole {
+            // R32..R32G32B32A32_FLOAT by component count (003 lines
+            // 76425-76549), as Mesa binds each varying [ext: Mesa i965
+            // gen6_sol.c brw_update_sol_surface].
+            let format = match dwords {
+                1 => VertexFormat::R32Float,
+                2 => VertexFormat::R32G32Float,
+                3 => VertexFormat::R32G32B32Float,
+                _ => VertexFormat::R32G32B32A32Float,
+            }
+            .code();
+            let entries = max;
+            check_max(
+                "stream-output vertices",
+                entries as u64,
+                crate::compute::surface::MAX_BUFFER_ENTRIES,
+            )?;
+            surfaces.push((
+                surfaces.len() as u32,
+                SurfaceDesc {
+                    base: b.buffer.gfx().0 + at[k] as u64 * 4,
+                    format,
+                    kind: SurfaceKind::Buffer {
+                        entries,
+                        stride: b.pitch,
+                    },
+                },
+            ));
+        }
+        at[k] += dwords;
+    }
+    Ok((surfaces, (first, max)))
 }
