@@ -329,6 +329,7 @@ fn ivy_bridge_draws_follow_linuxs_sequence() {
                 "3DSTATE_MULTISAMPLE",
                 "3DSTATE_SAMPLE_MASK",
                 "3DSTATE_PUSH_CONSTANT_ALLOC_VS",
+                "3DSTATE_PUSH_CONSTANT_ALLOC_GS",
                 "3DSTATE_PUSH_CONSTANT_ALLOC_PS",
                 "3DSTATE_URB_VS",
                 "3DSTATE_URB_HS",

@@ -549,6 +549,8 @@ struct Streamed {
     picture: Vec<[u8; 4]>,
     buffers: Vec<Vec<f32>>,
     counts: [u64; 2],
+    /// The driver's reading of the two.
+    written: u64,
 }
 
 /// Draws `tris` with the GS `gs` and stream output into buffers of
@@ -677,6 +679,7 @@ fn stream(
                 u64::from_le_bytes(c[..8].try_into().unwrap()),
                 u64::from_le_bytes(c[8..].try_into().unwrap()),
             ],
+            written: StreamOutput::primitives_written(&count, 0).unwrap(),
         });
         true
     });
@@ -748,6 +751,7 @@ fn gen7_stream_output_writes_both_buffers_without_rendering() {
         expected_buffer(32, 0, 3, &verts, |[x, y]| vec![0.5, x, y])
     );
     assert_eq!(s.counts[1] - s.counts[0], 2, "primitives written");
+    assert_eq!(s.written, 2);
 }
 
 /// A full buffer: room for four vertices, so the first triangle only

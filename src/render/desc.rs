@@ -860,7 +860,21 @@ pub struct StreamOutput<'a> {
     pub decls: &'a [StreamDecl],
     /// Whether the primitives are also rasterised.
     pub rendering: bool,
-    /// Where the primitives written (SO_NUM_PRIMS_WRITTEN, 64 bits) are
-    /// stored after the draw, and at which byte offset (a multiple of 8).
+    /// Where the primitives-written counter (SO_NUM_PRIMS_WRITTEN, 64
+    /// bits, cumulative) is stored: before the draw at the byte offset (a
+    /// multiple of 8), after it 8 bytes on; the draw's primitives are the
+    /// difference ([`StreamOutput::primitives_written`]).
     pub count: Option<(&'a Buffer<'a>, u32)>,
+}
+
+impl StreamOutput<'_> {
+    /// The primitives a completed draw wrote: the counter after it less
+    /// the counter before, from the quadwords at `offset` of `buffer`.
+    pub fn primitives_written(buffer: &Buffer<'_>, offset: u32) -> Result<u64, ComputeError> {
+        let mut b = [0u8; 16];
+        buffer.read(offset as usize, &mut b)?;
+        let before = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        let after = u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+        Ok(after.wrapping_sub(before))
+    }
 }

@@ -184,11 +184,13 @@ pub(super) fn record(
     cmds.push(&c::Cmd3dstateHs::default())?;
     cmds.push(&c::Cmd3dstateTe::default())?;
     cmds.push(&c::Cmd3dstateDs::default())?;
-    cmds.push(&c::Cmd3dstateConstantGs {
-        constant_buffer_0_read_length: gs_constants.map_or(0, |(_, rows)| rows),
-        pointer_to_constant_buffer_0: gs_constants.map_or(0, |(at, _)| at as u64),
-        ..Default::default()
-    })?;
+    if d.gs.is_some() {
+        cmds.push(&c::Cmd3dstateConstantGs {
+            constant_buffer_0_read_length: gs_constants.map_or(0, |(_, rows)| rows),
+            pointer_to_constant_buffer_0: gs_constants.map_or(0, |(at, _)| at as u64),
+            ..Default::default()
+        })?;
+    }
     cmds.push(&gs(d, plan)?)?;
     stream_output(d, cmds)?;
     cmds.push(&clip(d))?;
@@ -232,9 +234,11 @@ pub(super) fn record(
     cmds.push(&c::Cmd3dstateBindingTablePointersVs {
         pointer_to_vs_binding_table: table,
     })?;
-    cmds.push(&c::Cmd3dstateBindingTablePointersGs {
-        pointer_to_gs_binding_table: table,
-    })?;
+    if d.gs.is_some() {
+        cmds.push(&c::Cmd3dstateBindingTablePointersGs {
+            pointer_to_gs_binding_table: table,
+        })?;
+    }
     cmds.push(&c::Cmd3dstateBindingTablePointersPs {
         pointer_to_ps_binding_table: table,
     })?;
@@ -388,6 +392,8 @@ fn urb(d: &Draw<'_>, plan: &Plan, cmds: &mut Cmds) -> Result<(), ComputeError> {
         constant_buffer_offset: 0,
         constant_buffer_size: per_stage,
     })?;
+    // Always sent (empty without a GS, as Mesa sends it): the state
+    // outlives the batch, and an earlier draw's GS space would overlap.
     cmds.push(&c::Cmd3dstatePushConstantAllocGs {
         constant_buffer_offset: per_stage,
         constant_buffer_size: gs_kb,
