@@ -360,6 +360,9 @@ pub struct Raster {
     pub fill_back: Fill,
     /// Pixels outside are discarded.
     pub scissor: Option<Rect>,
+    /// Multisampled rendering into a target laid out for it
+    /// ([`Samples::target_size`]); `None`: one sample at the pixel centre.
+    pub multisample: Option<Multisample>,
 }
 
 impl Default for Raster {
@@ -370,6 +373,7 @@ impl Default for Raster {
             fill_front: Fill::Solid,
             fill_back: Fill::Solid,
             scissor: None,
+            multisample: None,
         }
     }
 }
@@ -877,4 +881,155 @@ impl StreamOutput<'_> {
         let after = u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
         Ok(after.wrapping_sub(before))
     }
+}
+
+/// Samples per pixel of a multisampled draw: 4X on Sandy Bridge (003
+/// 3DSTATE_MULTISAMPLE NUMSAMPLES_4), 4X or 8X on Ivy Bridge [ext: Mesa
+/// genxml gen7.xml 3DSTATE_MULTISAMPLE].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Samples {
+    X4,
+    X8,
+}
+
+impl Samples {
+    pub const fn count(self) -> u32 {
+        match self {
+            Samples::X4 => 4,
+            Samples::X8 => 8,
+        }
+    }
+
+    /// The standard sample positions in 1/16 pixel from the pixel's
+    /// upper-left corner, sample 0 first: the Vulkan standard locations
+    /// Mesa programs on both generations [ext: Mesa
+    /// src/intel/common/intel_sample_positions.c, 4x (0.375, 0.125),
+    /// (0.875, 0.375), (0.125, 0.625), (0.625, 0.875); 8x (0.5625,
+    /// 0.3125), (0.4375, 0.6875), (0.8125, 0.5625), (0.3125, 0.1875),
+    /// (0.1875, 0.8125), (0.0625, 0.4375), (0.6875, 0.9375), (0.9375,
+    /// 0.0625)].
+    pub const fn positions(self) -> &'static [(u32, u32)] {
+        match self {
+            Samples::X4 => &[(6, 2), (14, 6), (2, 10), (10, 14)],
+            Samples::X8 => &[
+                (9, 5),
+                (7, 11),
+                (13, 9),
+                (5, 3),
+                (3, 13),
+                (1, 7),
+                (11, 15),
+                (15, 1),
+            ],
+        }
+    }
+
+    /// The size of the 2D surface that holds a `width` x `height` target
+    /// of these samples. Sandy Bridge interleaves them (IMS): 4X doubles
+    /// both sides, each 2x2 pixel block stored as 4x4 samples. Ivy Bridge
+    /// keeps colour samples in array slices (MSFMT_MSS), sample `s` at
+    /// rows `s * height`, `height` a multiple of 4 so that the slices are
+    /// QPitch apart with either vertical alignment [ext: Mesa
+    /// brw_blorp_blit.cpp encode_msaa comment; isl
+    /// ISL_MSAA_LAYOUT_INTERLEAVED / ISL_MSAA_LAYOUT_ARRAY].
+    pub fn target_size(
+        self,
+        generation: baregpu_hal::Generation,
+        width: u32,
+        height: u32,
+    ) -> Result<(u32, u32), ComputeError> {
+        match (generation, self) {
+            (baregpu_hal::Generation::Gen6, Samples::X4) => Ok((width * 2, height * 2)),
+            (baregpu_hal::Generation::Gen7, _) if height.is_multiple_of(4) => {
+                Ok((width, height * self.count()))
+            }
+            (baregpu_hal::Generation::Gen7, _) => Err(ComputeError::Invalid(
+                "an Ivy Bridge multisampled target's height is a multiple of 4",
+            )),
+            _ => Err(ComputeError::Invalid(
+                "multisampling: 4X on Sandy Bridge, 4X or 8X on Ivy Bridge",
+            )),
+        }
+    }
+
+    /// The target's pixel size for the surface that holds it.
+    pub(crate) fn logical_size(
+        self,
+        generation: baregpu_hal::Generation,
+        width: u32,
+        height: u32,
+    ) -> Result<(u32, u32), ComputeError> {
+        let size = match generation {
+            baregpu_hal::Generation::Gen6 => (width / 2, height / 2),
+            _ => (width, height / self.count()),
+        };
+        if size.0 == 0
+            || size.1 == 0
+            || self.target_size(generation, size.0, size.1)? != (width, height)
+        {
+            return Err(ComputeError::Invalid(
+                "the render target is not laid out for its samples (Samples::target_size)",
+            ));
+        }
+        Ok(size)
+    }
+
+    /// Where sample `s` of pixel (`x`, `y`) lies in the surface that holds
+    /// a target of `height` pixel rows (the layouts of
+    /// [`Samples::target_size`]).
+    pub fn location(
+        self,
+        generation: baregpu_hal::Generation,
+        height: u32,
+        x: u32,
+        y: u32,
+        s: u32,
+    ) -> (u32, u32) {
+        match generation {
+            // Sample bits 0 and 1 go into bit 1 of X and Y.
+            baregpu_hal::Generation::Gen6 => (
+                (x & !1) << 1 | (s & 1) << 1 | (x & 1),
+                (y & !1) << 1 | (s & 2) | (y & 1),
+            ),
+            _ => (x, y + s * height),
+        }
+    }
+
+    /// The CPU resolve of a B8G8R8A8 or R8G8B8A8 target: each pixel's
+    /// channels averaged over its samples (rounded), `width` x `height`
+    /// 4-byte pixels. Call only after the draws completed.
+    pub fn resolve(
+        self,
+        generation: baregpu_hal::Generation,
+        target: &Surface<'_>,
+    ) -> Result<alloc::vec::Vec<u8>, ComputeError> {
+        let (pw, ph) = (target.width(), target.height());
+        let (w, h) = self.logical_size(generation, pw, ph)?;
+        let mut raw = alloc::vec![0u8; (pw * ph * 4) as usize];
+        target.read_pixels(crate::compute::Swizzle::None, &mut raw)?;
+        let n = self.count();
+        let mut out = alloc::vec![0u8; (w * h * 4) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                for c in 0..4 {
+                    let sum: u32 = (0..n)
+                        .map(|s| {
+                            let (sx, sy) = self.location(generation, h, x, y, s);
+                            u32::from(raw[((sy * pw + sx) * 4 + c) as usize])
+                        })
+                        .sum();
+                    out[((y * w + x) * 4 + c) as usize] = ((sum + n / 2) / n) as u8;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Multisampled rendering: the sample count (standard positions) and
+/// which samples are written (3DSTATE_SAMPLE_MASK, bit per sample).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Multisample {
+    pub samples: Samples,
+    pub mask: u32,
 }

@@ -55,13 +55,24 @@ pub(super) fn record(
     cmds: &mut Cmds,
 ) -> Result<(), ComputeError> {
     // --- state ---
+    let target = plan.surfaces[0].1;
+    let ms = d.raster.multisample;
     let table = binding_table(
         &plan.surfaces,
         plan.bt_entries,
         area,
         32,
         32,
-        |area, at, desc| area.put(at, &surface_state(desc)),
+        |area, at, desc| {
+            let mut st = surface_state(desc);
+            // The target's samples, interleaved (003 SURFACE_STATE Number
+            // of Multisamples, DW4 6:4).
+            if ms.is_some() && *desc == target {
+                st.number_of_multisamples =
+                    s::SurfaceState::NUMBER_OF_MULTISAMPLES_MULTISAMPLECOUNT_4;
+            }
+            area.put(at, &st)
+        },
     )?;
     // The GS's table: the stream-output decls' buffer surfaces.
     let gs_table = if plan.gs_surfaces.is_empty() {
@@ -145,9 +156,12 @@ pub(super) fn record(
         depth_cache_flush_enable: true,
         ..Default::default()
     })?;
-    cmds.push(&c::Cmd3dstateMultisample::default())?;
-    // One sample, enabled (0 would mask every pixel; 003 lines 42047-42049).
-    cmds.push(&c::Cmd3dstateSampleMask { sample_mask: 1 })?;
+    cmds.push(&multisample(d))?;
+    // One sample, enabled (0 would mask every pixel; 003 lines 42047-42049),
+    // or the draw's mask of its samples.
+    cmds.push(&c::Cmd3dstateSampleMask {
+        sample_mask: ms.map_or(1, |m| m.mask),
+    })?;
     cmds.push(&urb(d, plan)?)?;
     cmds.push(&c::Cmd3dstateViewportStatePointers {
         clip_viewport_state_change: true,
@@ -231,7 +245,7 @@ pub(super) fn record(
     cmds.push(&wm(d, plan, samplers.map_or(0, |t| t.count))?)?;
     cmds.push(&depth_buffer(d))?;
     cmds.push(&c::Cmd3dstateClearParams::default())?;
-    let (w, h) = (d.target.width(), d.target.height());
+    let (w, h) = plan.target_size;
     // Inclusive bounds, origin 0 (003 lines 37627-37800; Ymin 0 is even).
     cmds.push(&c::Cmd3dstateDrawingRectangle {
         clipped_drawing_rectangle_x_max: w - 1,
@@ -433,6 +447,30 @@ fn vs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateVs, ComputeError> {
     })
 }
 
+/// 3DSTATE_MULTISAMPLE (003 lines 41937-42163): one sample at the pixel
+/// centre, or four at the standard positions (offsets from the pixel's
+/// upper-left corner), the pixel location at the centre as Mesa programs
+/// it [ext: Mesa crocus_state.c 3DSTATE_MULTISAMPLE PixelLocation CENTER].
+fn multisample(d: &Draw<'_>) -> c::Cmd3dstateMultisample {
+    type M = c::Cmd3dstateMultisample;
+    let Some(ms) = d.raster.multisample else {
+        return M::default();
+    };
+    let p = ms.samples.positions();
+    M {
+        pixel_location: M::PIXEL_LOCATION_PIXLOC_CENTER,
+        number_of_multisamples: M::NUMBER_OF_MULTISAMPLES_NUMSAMPLES_4,
+        sample0_x_offset: p[0].0,
+        sample0_y_offset: p[0].1,
+        sample1_x_offset: p[1].0,
+        sample1_y_offset: p[1].1,
+        sample2_x_offset: p[2].0,
+        sample2_y_offset: p[2].1,
+        sample3_x_offset: p[3].0,
+        sample3_y_offset: p[3].1,
+    }
+}
+
 /// 3DSTATE_CLIP (003 lines 35477-35909): normal clipping against the view
 /// volume with the guard band of the CLIP_VIEWPORT, D3D depth range
 /// (near plane at z = 0; the field's table has the two API modes swapped,
@@ -481,6 +519,13 @@ fn sf(d: &Draw<'_>) -> Result<c::Cmd3dstateSf, ComputeError> {
         // Line width 1.0 in U3.7 (unused by triangles).
         line_width: 1 << 7,
         constant_interpolation_enable: d.flat,
+        // Multisampled: rasterise against the sample pattern (both units
+        // must agree; 003 lines 38229-39430, 39736-40779).
+        multisample_rasterization_mode: if r.multisample.is_some() {
+            c::Cmd3dstateSf::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_ON_PATTERN
+        } else {
+            c::Cmd3dstateSf::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_OFF_PIXEL
+        },
         ..Default::default()
     })
 }
@@ -514,6 +559,19 @@ fn wm(d: &Draw<'_>, plan: &Plan, sampler_count: u32) -> Result<c::Cmd3dstateWm, 
         pixel_dispatch_enable_16: ps.simd16.is_some(),
         number_of_sf_output_attributes: d.attributes,
         barycentric_interpolation_mode: ps.barycentrics.0,
+        // The pattern, with one pixel-shader invocation per pixel whose
+        // colour goes to its covered samples [ext: Mesa gen6_wm_state:
+        // MSDISPMODE_PERPIXEL unless per-sample shading].
+        multisample_rasterization_mode: if d.raster.multisample.is_some() {
+            c::Cmd3dstateWm::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_ON_PATTERN
+        } else {
+            c::Cmd3dstateWm::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_OFF_PIXEL
+        },
+        multisample_dispatch_mode: if d.raster.multisample.is_some() {
+            c::Cmd3dstateWm::MULTISAMPLE_DISPATCH_MODE_MSDISPMODE_PERPIXEL
+        } else {
+            c::Cmd3dstateWm::MULTISAMPLE_DISPATCH_MODE_MSDISPMODE_PERSAMPLE
+        },
         ..Default::default()
     };
     match (ps.simd8, ps.simd16) {

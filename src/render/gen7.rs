@@ -63,13 +63,37 @@ pub(super) fn record(
     cmds: &mut Cmds,
 ) -> Result<(), ComputeError> {
     // --- state ---
+    let target = plan.surfaces[0].1;
+    let ms = d.raster.multisample;
     let table = binding_table(
         &plan.surfaces,
         plan.bt_entries,
         area,
         32,
         32,
-        |area, at, desc| area.put(at, &surface_state(desc)),
+        |area, at, desc| {
+            let mut st = surface_state(desc);
+            // The target's samples in array slices (MSFMT_MSS), one
+            // level's height apart (ARYSPC_LOD0: the slices' QPitch is
+            // LOD 0's aligned height) [ext: Mesa genxml gen7.xml
+            // RENDER_SURFACE_STATE; isl_surface_state.c
+            // isl_encode_multisample_layout, and ARYSPC_LOD0 for
+            // ISL_ARRAY_PITCH_SPAN_COMPACT, which isl chooses for a
+            // single-level surface].
+            if let Some(m) = ms
+                && *desc == target
+            {
+                type R = s::RenderSurfaceState;
+                st.number_of_multisamples = match m.samples {
+                    super::desc::Samples::X4 => R::NUMBER_OF_MULTISAMPLES_MULTISAMPLECOUNT_4,
+                    super::desc::Samples::X8 => R::NUMBER_OF_MULTISAMPLES_MULTISAMPLECOUNT_8,
+                };
+                st.multisampled_surface_storage_format =
+                    R::MULTISAMPLED_SURFACE_STORAGE_FORMAT_MSFMT_MSS;
+                st.surface_array_spacing = R::SURFACE_ARRAY_SPACING_ARYSPC_LOD0;
+            }
+            area.put(at, &st)
+        },
     )?;
     let samplers = sampler_table(&plan.samplers, area, 16, gen7_sampler_entry)?;
     let v = d.viewport;
@@ -162,9 +186,11 @@ pub(super) fn record(
         instruction_access_upper_bound_modify_enable: true,
         ..Default::default()
     })?;
-    // One sample at the pixel centre, enabled.
-    cmds.push(&c::Cmd3dstateMultisample::default())?;
-    cmds.push(&c::Cmd3dstateSampleMask { sample_mask: 1 })?;
+    // One sample at the pixel centre, enabled; or the draw's samples.
+    cmds.push(&multisample(d))?;
+    cmds.push(&c::Cmd3dstateSampleMask {
+        sample_mask: ms.map_or(1, |m| m.mask),
+    })?;
     urb(d, plan, cmds)?;
     // The VS workaround flush before the VS state: a depth stall with a
     // post-sync write [ext: Mesa i965 gen7_emit_vs_workaround_flush].
@@ -251,7 +277,7 @@ pub(super) fn record(
         })?;
     }
     depth_buffer(d, cmds)?;
-    let (w, h) = (d.target.width(), d.target.height());
+    let (w, h) = plan.target_size;
     cmds.push(&c::Cmd3dstateDrawingRectangle {
         clipped_drawing_rectangle_x_max: w - 1,
         clipped_drawing_rectangle_y_max: h - 1,
@@ -510,6 +536,43 @@ fn vs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateVs, ComputeError> {
     })
 }
 
+/// 3DSTATE_MULTISAMPLE: one sample at the pixel centre, or the standard
+/// positions (offsets from the pixel's upper-left corner) with the pixel
+/// location at the centre, as Mesa programs them [ext: Mesa genxml
+/// gen7.xml 3DSTATE_MULTISAMPLE; crocus_state.c 3DSTATE_MULTISAMPLE
+/// PixelLocation CENTER, INTEL_SAMPLE_POS_*X].
+fn multisample(d: &Draw<'_>) -> c::Cmd3dstateMultisample {
+    type M = c::Cmd3dstateMultisample;
+    let Some(ms) = d.raster.multisample else {
+        return M::default();
+    };
+    let p = ms.samples.positions();
+    let at = |k: usize| p.get(k).copied().unwrap_or((0, 0));
+    M {
+        pixel_location: M::PIXEL_LOCATION_PIXLOC_CENTER,
+        number_of_multisamples: match ms.samples {
+            super::desc::Samples::X4 => M::NUMBER_OF_MULTISAMPLES_NUMSAMPLES_4,
+            super::desc::Samples::X8 => M::NUMBER_OF_MULTISAMPLES_NUMSAMPLES_8,
+        },
+        sample0_x_offset: at(0).0,
+        sample0_y_offset: at(0).1,
+        sample1_x_offset: at(1).0,
+        sample1_y_offset: at(1).1,
+        sample2_x_offset: at(2).0,
+        sample2_y_offset: at(2).1,
+        sample3_x_offset: at(3).0,
+        sample3_y_offset: at(3).1,
+        sample4_x_offset: at(4).0,
+        sample4_y_offset: at(4).1,
+        sample5_x_offset: at(5).0,
+        sample5_y_offset: at(5).1,
+        sample6_x_offset: at(6).0,
+        sample6_y_offset: at(6).1,
+        sample7_x_offset: at(7).0,
+        sample7_y_offset: at(7).1,
+    }
+}
+
 fn no_scratch(k: &crate::compute::Kernel<'_>) -> Result<(), ComputeError> {
     if k.scratch.is_some() {
         return Err(ComputeError::Unsupported {
@@ -564,6 +627,8 @@ fn sf(d: &Draw<'_>) -> c::Cmd3dstateSf {
         backface_fill_mode: fill(r.fill_back),
         scissor_rectangle_enable: r.scissor.is_some(),
         line_width: 1 << 7,
+        // MSRASTMODE_ON_PATTERN (3) multisampled, as 3DSTATE_WM's.
+        multisample_rasterization_mode: if r.multisample.is_some() { 3 } else { 0 },
         ..Default::default()
     }
 }
@@ -590,6 +655,19 @@ fn wm(d: &Draw<'_>) -> c::Cmd3dstateWm {
         pixel_shader_uses_source_depth: ps.uses_source_depth,
         pixel_shader_uses_source_w: ps.uses_source_w,
         barycentric_interpolation_mode: ps.barycentrics.0,
+        // The pattern, one pixel-shader invocation per pixel [ext: Mesa
+        // gen7_wm_state.c upload_wm_state: MSRASTMODE_ON_PATTERN and
+        // MSDISPMODE_PERPIXEL unless per-sample shading].
+        multisample_rasterization_mode: if d.raster.multisample.is_some() {
+            c::Cmd3dstateWm::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_ON_PATTERN
+        } else {
+            c::Cmd3dstateWm::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_OFF_PIXEL
+        },
+        multisample_dispatch_mode: if d.raster.multisample.is_some() {
+            c::Cmd3dstateWm::MULTISAMPLE_DISPATCH_MODE_MSDISPMODE_PERPIXEL
+        } else {
+            c::Cmd3dstateWm::MULTISAMPLE_DISPATCH_MODE_MSDISPMODE_PERSAMPLE
+        },
         ..Default::default()
     }
 }

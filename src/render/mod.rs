@@ -20,6 +20,10 @@
 //! field before anything is submitted; errors are [`ComputeError`]s (the
 //! compute path's, as both build batches the same way).
 //!
+//! A draw may add a geometry shader, stream output (Ivy Bridge's SOL
+//! unit, or Sandy Bridge's GS SVB writes) and multisampling
+//! (`Raster::multisample`, resolved on the CPU by `Samples::resolve`).
+//!
 //! Files: `desc` (the draw's parts), `plan` (checks and the generation-
 //! neutral plan), `gen6` (Sandy Bridge's packets in the manual's order),
 //! `gen7` (Ivy Bridge's, in Linux's order), `shared` (what both build alike).

@@ -58,6 +58,9 @@ pub(crate) struct Plan {
     /// Instruction Base Address and its upper bound: the heap every kernel
     /// of the draw is in.
     pub heap: (u64, u64),
+    /// The target's size in pixels (the surface's, or its samples' pixel
+    /// size when multisampled).
+    pub target_size: (u32, u32),
 }
 
 pub(crate) fn check_side(width: u32, height: u32) -> Result<(), ComputeError> {
@@ -116,6 +119,28 @@ pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, Compute
         return Err(ComputeError::Invalid("the render target is a buffer"));
     }
     let bt_entries = surfaces.last().map_or(1, |(b, _)| b + 1);
+    // A multisampled target's SURFACE_STATE is of its pixels; its samples
+    // are laid out by `Samples::target_size`.
+    let mut target_size = (target.width(), target.height());
+    if let Some(ms) = d.raster.multisample {
+        target_size = ms
+            .samples
+            .logical_size(generation, target.width(), target.height())?;
+        if ms.mask == 0 || ms.mask >> ms.samples.count() != 0 {
+            return Err(ComputeError::Invalid(
+                "the sample mask names no sample or one the target lacks",
+            ));
+        }
+        if d.depth.is_some() {
+            return Err(ComputeError::Unsupported {
+                generation,
+                what: "a depth buffer with a multisampled target (no multisampled depth buffers yet)",
+            });
+        }
+        if let SurfaceKind::Image2d { width, height, .. } = &mut surfaces[0].1.kind {
+            (*width, *height) = target_size;
+        }
+    }
     let samplers = plan_samplers(generation, d.samplers, &[])?;
 
     // Vertex input.
@@ -219,6 +244,7 @@ pub(crate) fn plan(generation: Generation, d: &Draw<'_>) -> Result<Plan, Compute
         elements,
         vue_slots,
         heap,
+        target_size,
     })
 }
 
