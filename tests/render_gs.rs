@@ -14,7 +14,7 @@ mod compute_common;
 use baregpu::platform::PlatformBus;
 use baregpu::platform::host::HostPlatform;
 use baregpu_soft::SoftGpu;
-use compute_common::HostGpu;
+use compute_common::{HostGpu, commands, one};
 
 /// Runs `f` with a GPU of `generation` on the software GPU; `f` returns
 /// whether its work completed, and a failure reports what the EUs and the
@@ -988,5 +988,112 @@ fn multisampled_edges_resolve_to_the_host_coverage() {
         assert!(want.iter().any(|p| *p != DRAWN && *p != CLEAR));
         let got = draw_multisampled(g, &tris, samples, mask);
         assert_picture(&got, &want, &format!("{g:?} {samples:?} mask {mask:#x}"));
+    }
+}
+
+/// The URB split with the duplicating GS (2-slot vertices in and out, at
+/// most 6 vertices out), worked by hand from Mesa's rules. Sandy Bridge
+/// (gen6_urb.c): each stage half of GT1's 32 KiB in 1024-bit units, 128
+/// entries each. Ivy Bridge (gen7_urb.c) over the driver's 48 KiB (six
+/// 8 KiB chunks, two for the push constants): VS 64-byte entries, minimum
+/// 32 (1 chunk), could use 512 (3 more); GS 192-byte entries, minimum 8
+/// (1 chunk), could use 192 (4 more); the 2 chunks left go round(3 * 2 /
+/// 7) = 1 to the VS and 1 to the GS: 256 VS entries from chunk 2, 80 GS
+/// entries (85 rounded down to 8) from chunk 4; push constants 5, 5 and 6
+/// KiB.
+#[test]
+fn the_urb_is_split_between_vs_and_gs_as_mesa_splits_it() {
+    for g in GENERATIONS {
+        with_gpu(g, |gpu| {
+            let mut r = Renderer::new(gpu).unwrap();
+            let target = r
+                .compute()
+                .create_surface_2d(gpu, W, H, Format::B8G8R8A8Unorm, Tiling::Linear)
+                .unwrap();
+            let vb = r
+                .compute()
+                .upload_buffer(gpu, &vertex_bytes(&[TRI_A]))
+                .unwrap();
+            let ps_bin = solid_ps(g);
+            let ps = r
+                .compute_mut()
+                .load_kernel(gpu, &KernelDesc::new(&ps_bin))
+                .unwrap();
+            let gs_bin = duplicating_gs(g);
+            let gsk = r
+                .compute_mut()
+                .load_kernel(gpu, &KernelDesc::new(&gs_bin))
+                .unwrap();
+            let constants = [0u8; 32];
+            let buffers = [VertexBuffer {
+                buffer: &vb,
+                pitch: 16,
+                step: Step::PerVertex,
+            }];
+            let elements = [VertexElement::new(0, 0, VertexFormat::R32G32B32A32Float)];
+            let d = Draw {
+                target: &target,
+                depth: None,
+                vertex_buffers: &buffers,
+                elements: &elements,
+                index: None,
+                topology: Topology::TriangleList,
+                first_vertex: 0,
+                vertex_count: 3,
+                first_instance: 0,
+                instance_count: 1,
+                base_vertex: 0,
+                vs: None,
+                gs: Some(gs_desc(g, &gsk, &constants)),
+                stream_output: None,
+                ps: solid_pixels(&ps),
+                attributes: 0,
+                flat: 0,
+                viewport: viewport(),
+                raster: Raster::default(),
+                blend: Blend::default(),
+                depth_stencil: DepthStencil::default(),
+                textures: &[],
+                samplers: &[],
+            };
+            let batch = r.record(gpu, &d).unwrap();
+            let cmds = commands(g, &batch);
+            let field = |name: &str, f: &str| one(&cmds, name).get(f);
+            if g == Generation::Gen6 {
+                assert_eq!(field("3DSTATE_URB", "vs_number_of_urb_entries"), 128);
+                assert_eq!(field("3DSTATE_URB", "vs_urb_entry_allocation_size"), 0);
+                assert_eq!(field("3DSTATE_URB", "gs_number_of_urb_entries"), 128);
+                assert_eq!(field("3DSTATE_URB", "gs_urb_entry_allocation_size"), 0);
+                assert_eq!(
+                    field("3DSTATE_GS", "dispatch_grf_start_register_for_urb_data"),
+                    1
+                );
+            } else {
+                let vs = ("3DSTATE_URB_VS", "vs_");
+                let gs = ("3DSTATE_URB_GS", "gs_");
+                let urb = |(name, p): (&str, &str), f: &str| field(name, &format!("{p}{f}"));
+                assert_eq!(urb(vs, "urb_starting_address"), 2);
+                assert_eq!(urb(vs, "number_of_urb_entries"), 256);
+                assert_eq!(urb(vs, "urb_entry_allocation_size"), 0);
+                assert_eq!(urb(gs, "urb_starting_address"), 4);
+                assert_eq!(urb(gs, "number_of_urb_entries"), 80);
+                assert_eq!(urb(gs, "urb_entry_allocation_size"), 2);
+                assert_eq!(field("3DSTATE_URB_HS", "hs_urb_starting_address"), 6);
+                let alloc = |n: &str| {
+                    let name = format!("3DSTATE_PUSH_CONSTANT_ALLOC_{n}");
+                    (
+                        field(&name, "constant_buffer_offset"),
+                        field(&name, "constant_buffer_size"),
+                    )
+                };
+                assert_eq!(
+                    [alloc("VS"), alloc("GS"), alloc("PS")],
+                    [(0, 5), (5, 5), (10, 6)]
+                );
+                assert_eq!(field("3DSTATE_GS", "output_vertex_size"), 1);
+                assert_eq!(field("3DSTATE_GS", "output_topology"), 4);
+            }
+            true
+        });
     }
 }
