@@ -66,10 +66,14 @@ pub(super) fn record(
         |area, at, desc| {
             let mut st = surface_state(desc);
             // The target's samples, interleaved (003 SURFACE_STATE Number
-            // of Multisamples, DW4 6:4).
+            // of Multisamples, DW4 6:4, lines 76257-76290), with the
+            // [DevSNB] erratum's Vertical Line Stride Offset of one for a
+            // multisampled surface (lines 75632-75642; the stride stays 0,
+            // so no line is skipped).
             if ms.is_some() && *desc == target {
                 st.number_of_multisamples =
                     s::SurfaceState::NUMBER_OF_MULTISAMPLES_MULTISAMPLECOUNT_4;
+                st.vertical_line_stride_offset = 1;
             }
             area.put(at, &st)
         },
