@@ -177,6 +177,8 @@ fn main() {
         instance_count: 1,
         base_vertex: 0,
         vs: None,
+        gs: None,
+        stream_output: None,
         ps: PixelShader {
             simd8: None,
             simd16: Some(PixelKernel {

@@ -466,6 +466,8 @@ impl<'a> Cube<'a> {
                 outputs: 4,
                 constants: &constants,
             }),
+            gs: None,
+            stream_output: None,
             ps: PixelShader {
                 simd8: None,
                 simd16: Some(PixelKernel {

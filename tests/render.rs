@@ -73,6 +73,8 @@ fn record_on(
             instance_count: 1,
             base_vertex: 0,
             vs: None,
+            gs: None,
+            stream_output: None,
             ps: PixelShader {
                 simd8: None,
                 simd16: Some(PixelKernel {
@@ -327,6 +329,7 @@ fn ivy_bridge_draws_follow_linuxs_sequence() {
                 "3DSTATE_MULTISAMPLE",
                 "3DSTATE_SAMPLE_MASK",
                 "3DSTATE_PUSH_CONSTANT_ALLOC_VS",
+                "3DSTATE_PUSH_CONSTANT_ALLOC_GS",
                 "3DSTATE_PUSH_CONSTANT_ALLOC_PS",
                 "3DSTATE_URB_VS",
                 "3DSTATE_URB_HS",

@@ -172,6 +172,8 @@ fn draw(
                 outputs: 3,
                 constants: &[],
             }),
+            gs: None,
+            stream_output: None,
             ps: PixelShader {
                 simd8: None,
                 simd16: Some(PixelKernel {

@@ -360,6 +360,9 @@ pub struct Raster {
     pub fill_back: Fill,
     /// Pixels outside are discarded.
     pub scissor: Option<Rect>,
+    /// Multisampled rendering into a target laid out for it
+    /// ([`Samples::target_size`]); `None`: one sample at the pixel centre.
+    pub multisample: Option<Multisample>,
 }
 
 impl Default for Raster {
@@ -370,6 +373,7 @@ impl Default for Raster {
             fill_front: Fill::Solid,
             fill_back: Fill::Solid,
             scissor: None,
+            multisample: None,
         }
     }
 }
@@ -714,6 +718,10 @@ pub struct Draw<'a> {
     /// Added to every index of an indexed draw.
     pub base_vertex: i32,
     pub vs: Option<VertexShader<'a>>,
+    /// An optional geometry shader after the vertex shader.
+    pub gs: Option<GeometryShader<'a>>,
+    /// Optional stream output of the last vertex stage.
+    pub stream_output: Option<StreamOutput<'a>>,
     pub ps: PixelShader<'a>,
     /// Attributes after the position that setup hands the pixel shader.
     pub attributes: u32,
@@ -728,4 +736,300 @@ pub struct Draw<'a> {
     /// 1 and up (0 is the render target).
     pub textures: &'a [(u32, Resource<'a>)],
     pub samplers: &'a [(u32, Sampler)],
+}
+
+/// How Ivy Bridge hands objects to GS threads (3DSTATE_GS Dispatch Mode
+/// [ext: Mesa genxml gen7.xml 3DSTATE_GS DW5 12:11]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GsDispatch {
+    /// One object instance a thread, channels 0-3.
+    Single,
+    /// Two instances of one object a thread.
+    DualInstance,
+    /// Two objects a thread (one instance only).
+    DualObject,
+}
+
+impl GsDispatch {
+    pub const fn code(self) -> u32 {
+        match self {
+            GsDispatch::Single => 0,
+            GsDispatch::DualInstance => 1,
+            GsDispatch::DualObject => 2,
+        }
+    }
+}
+
+/// A geometry shader: an EU kernel run once per object (primitive) with
+/// the object's vertices in its payload, writing the vertices it emits.
+///
+/// On Sandy Bridge the kernel asks the GS unit for URB handles (FF_SYNC),
+/// writes one output vertex per URB entry with the primitive type and
+/// start/end flags in its message header, and ends with a URB write that
+/// reports the primitives it streamed out (003 lines 34620-34900); it
+/// receives R0, R1 with the streamed-vertex-buffer indices when stream
+/// output is on, then from the dispatch start the push constants and the
+/// vertices. On Ivy Bridge the kernel writes its own URB entry: a
+/// control-data header of `control_data_header` 256-bit units, then each
+/// vertex at `output_slots` 128-bit slots apart, and ends with a URB write
+/// carrying the vertex count [ext: Mesa elk_vec4_gs_visitor.cpp]; it
+/// receives R0, R1 with the PrimitiveID when asked, then the constants
+/// and the vertices.
+#[derive(Clone, Copy, Debug)]
+pub struct GeometryShader<'k> {
+    pub kernel: &'k Kernel<'k>,
+    /// First GRF of the vertex data; the push constants arrive in the
+    /// registers just before it (as for [`VertexShader::grf_start`]).
+    pub grf_start: u32,
+    /// 256-bit rows of each input vertex delivered (URB Entry Read Length,
+    /// from the start of the vertex).
+    pub input_rows: u32,
+    /// 128-bit slots of one output vertex: header, position, attributes
+    /// (what setup and stream output read).
+    pub output_slots: u32,
+    /// Most vertices one invocation emits (Ivy Bridge sizes the URB
+    /// entry for them; Sandy Bridge takes one entry per vertex).
+    pub max_vertices: u32,
+    /// What the emitted vertices make (Ivy Bridge's Output Topology; on
+    /// Sandy Bridge the kernel names it in each URB write).
+    pub output_topology: Topology,
+    /// Ivy Bridge: 256-bit units of control data (cut or stream bits)
+    /// before the vertices; 0 for none.
+    pub control_data_header: u32,
+    /// Ivy Bridge dispatch mode.
+    pub dispatch: GsDispatch,
+    /// Ivy Bridge: invocations per object (1-32).
+    pub instances: u32,
+    /// Ivy Bridge: PrimitiveID in R1.
+    pub include_primitive_id: bool,
+    /// Push constants, whole 32-byte registers.
+    pub constants: &'k [u8],
+}
+
+impl GeometryShader<'_> {
+    /// Dispatch GRF Start Register for URB Data: the push constants from
+    /// it, then the vertices (003 lines 34760-34800; [ext: Mesa
+    /// gfx6_gs_visitor.cpp setup_payload, vec4 setup_uniforms]). `low` is
+    /// the first register after R0 and the optional R1.
+    pub(crate) fn dispatch_start(&self, low: u32) -> Result<u32, ComputeError> {
+        let constant_regs = self.constants.len().div_ceil(32) as u32;
+        match self.grf_start.checked_sub(constant_regs) {
+            Some(start) if start >= low && start <= 15 => Ok(start),
+            _ => Err(ComputeError::Invalid(
+                "the geometry shader's grf_start leaves no room for its payload header and push constants (or exceeds the 4-bit dispatch start)",
+            )),
+        }
+    }
+}
+
+/// One buffer stream output writes.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamBuffer<'b> {
+    pub buffer: &'b Buffer<'b>,
+    /// Bytes between consecutive vertices (a multiple of 4).
+    pub pitch: u32,
+    /// Byte offset of the first vertex written (a multiple of 4; on Sandy
+    /// Bridge a multiple of `pitch`, as it becomes a vertex index).
+    pub offset: u32,
+}
+
+/// One SO_DECL: what stream output writes of a vertex into a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamDecl {
+    /// Index into [`StreamOutput::buffers`].
+    pub buffer: u32,
+    /// The 128-bit slot of the output vertex (0 the header, 1 the
+    /// position, ...).
+    pub slot: u32,
+    /// Components written, bit 0 x .. bit 3 w; contiguous. With `hole`,
+    /// the buffer skips that many dwords instead.
+    pub mask: u8,
+    pub hole: bool,
+}
+
+/// Stream output (transform feedback) of a draw's last vertex stage.
+///
+/// Ivy Bridge writes the decls itself (3DSTATE_SO_DECL_LIST, SO_BUFFER,
+/// the SO_WRITE_OFFSET registers). Sandy Bridge has no such unit: its GS
+/// kernel writes the vertices with SVB write messages (the kernel is the
+/// caller's); the driver binds each decl as a buffer surface at GS
+/// binding-table entry k (decl k, its components at their offset in the
+/// vertex) [ext: Mesa i965 gen6_sol.c brw_update_sol_surface], and loads
+/// streamed vertex buffer index 0 with the first buffer's start vertex and
+/// its capacity (3DSTATE_GS_SVB_INDEX, 003 lines 33600-33668).
+#[derive(Clone, Copy, Debug)]
+pub struct StreamOutput<'a> {
+    /// Up to four buffers on Ivy Bridge; on Sandy Bridge the decls' one.
+    pub buffers: &'a [StreamBuffer<'a>],
+    pub decls: &'a [StreamDecl],
+    /// Whether the primitives are also rasterised.
+    pub rendering: bool,
+    /// Where the primitives-written counter (SO_NUM_PRIMS_WRITTEN, 64
+    /// bits, cumulative) is stored: before the draw at the byte offset (a
+    /// multiple of 8), after it 8 bytes on; the draw's primitives are the
+    /// difference ([`StreamOutput::primitives_written`]).
+    pub count: Option<(&'a Buffer<'a>, u32)>,
+}
+
+impl StreamOutput<'_> {
+    /// The primitives a completed draw wrote: the counter after it less
+    /// the counter before, from the quadwords at `offset` of `buffer`.
+    pub fn primitives_written(buffer: &Buffer<'_>, offset: u32) -> Result<u64, ComputeError> {
+        let mut b = [0u8; 16];
+        buffer.read(offset as usize, &mut b)?;
+        let before = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        let after = u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+        Ok(after.wrapping_sub(before))
+    }
+}
+
+/// Samples per pixel of a multisampled draw: 4X on Sandy Bridge (003
+/// 3DSTATE_MULTISAMPLE NUMSAMPLES_4), 4X or 8X on Ivy Bridge [ext: Mesa
+/// genxml gen7.xml 3DSTATE_MULTISAMPLE].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Samples {
+    X4,
+    X8,
+}
+
+impl Samples {
+    pub const fn count(self) -> u32 {
+        match self {
+            Samples::X4 => 4,
+            Samples::X8 => 8,
+        }
+    }
+
+    /// The standard sample positions in 1/16 pixel from the pixel's
+    /// upper-left corner, sample 0 first: the Vulkan standard locations
+    /// Mesa programs on both generations [ext: Mesa
+    /// src/intel/common/intel_sample_positions.c, 4x (0.375, 0.125),
+    /// (0.875, 0.375), (0.125, 0.625), (0.625, 0.875); 8x (0.5625,
+    /// 0.3125), (0.4375, 0.6875), (0.8125, 0.5625), (0.3125, 0.1875),
+    /// (0.1875, 0.8125), (0.0625, 0.4375), (0.6875, 0.9375), (0.9375,
+    /// 0.0625)].
+    pub const fn positions(self) -> &'static [(u32, u32)] {
+        match self {
+            Samples::X4 => &[(6, 2), (14, 6), (2, 10), (10, 14)],
+            Samples::X8 => &[
+                (9, 5),
+                (7, 11),
+                (13, 9),
+                (5, 3),
+                (3, 13),
+                (1, 7),
+                (11, 15),
+                (15, 1),
+            ],
+        }
+    }
+
+    /// The size of the 2D surface that holds a `width` x `height` target
+    /// of these samples. Sandy Bridge interleaves them (IMS): 4X doubles
+    /// both sides, each 2x2 pixel block stored as 4x4 samples. Ivy Bridge
+    /// keeps colour samples in array slices (MSFMT_MSS), sample `s` at
+    /// rows `s * height`, `height` a multiple of 4 so that the slices are
+    /// QPitch apart with either vertical alignment [ext: Mesa
+    /// brw_blorp_blit.cpp encode_msaa comment; isl
+    /// ISL_MSAA_LAYOUT_INTERLEAVED / ISL_MSAA_LAYOUT_ARRAY].
+    pub fn target_size(
+        self,
+        generation: baregpu_hal::Generation,
+        width: u32,
+        height: u32,
+    ) -> Result<(u32, u32), ComputeError> {
+        match (generation, self) {
+            (baregpu_hal::Generation::Gen6, Samples::X4) => Ok((width * 2, height * 2)),
+            (baregpu_hal::Generation::Gen7, _) if height.is_multiple_of(4) => {
+                Ok((width, height * self.count()))
+            }
+            (baregpu_hal::Generation::Gen7, _) => Err(ComputeError::Invalid(
+                "an Ivy Bridge multisampled target's height is a multiple of 4",
+            )),
+            _ => Err(ComputeError::Invalid(
+                "multisampling: 4X on Sandy Bridge, 4X or 8X on Ivy Bridge",
+            )),
+        }
+    }
+
+    /// The target's pixel size for the surface that holds it.
+    pub(crate) fn logical_size(
+        self,
+        generation: baregpu_hal::Generation,
+        width: u32,
+        height: u32,
+    ) -> Result<(u32, u32), ComputeError> {
+        let size = match generation {
+            baregpu_hal::Generation::Gen6 => (width / 2, height / 2),
+            _ => (width, height / self.count()),
+        };
+        if size.0 == 0
+            || size.1 == 0
+            || self.target_size(generation, size.0, size.1)? != (width, height)
+        {
+            return Err(ComputeError::Invalid(
+                "the render target is not laid out for its samples (Samples::target_size)",
+            ));
+        }
+        Ok(size)
+    }
+
+    /// Where sample `s` of pixel (`x`, `y`) lies in the surface that holds
+    /// a target of `height` pixel rows (the layouts of
+    /// [`Samples::target_size`]).
+    pub fn location(
+        self,
+        generation: baregpu_hal::Generation,
+        height: u32,
+        x: u32,
+        y: u32,
+        s: u32,
+    ) -> (u32, u32) {
+        match generation {
+            // Sample bits 0 and 1 go into bit 1 of X and Y.
+            baregpu_hal::Generation::Gen6 => (
+                (x & !1) << 1 | (s & 1) << 1 | (x & 1),
+                (y & !1) << 1 | (s & 2) | (y & 1),
+            ),
+            _ => (x, y + s * height),
+        }
+    }
+
+    /// The CPU resolve of a B8G8R8A8 or R8G8B8A8 target: each pixel's
+    /// channels averaged over its samples (rounded), `width` x `height`
+    /// 4-byte pixels. Call only after the draws completed.
+    pub fn resolve(
+        self,
+        generation: baregpu_hal::Generation,
+        target: &Surface<'_>,
+    ) -> Result<alloc::vec::Vec<u8>, ComputeError> {
+        let (pw, ph) = (target.width(), target.height());
+        let (w, h) = self.logical_size(generation, pw, ph)?;
+        let mut raw = alloc::vec![0u8; (pw * ph * 4) as usize];
+        target.read_pixels(crate::compute::Swizzle::None, &mut raw)?;
+        let n = self.count();
+        let mut out = alloc::vec![0u8; (w * h * 4) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                for c in 0..4 {
+                    let sum: u32 = (0..n)
+                        .map(|s| {
+                            let (sx, sy) = self.location(generation, h, x, y, s);
+                            u32::from(raw[((sy * pw + sx) * 4 + c) as usize])
+                        })
+                        .sum();
+                    out[((y * w + x) * 4 + c) as usize] = ((sum + n / 2) / n) as u8;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Multisampled rendering: the sample count (standard positions) and
+/// which samples are written (3DSTATE_SAMPLE_MASK, bit per sample).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Multisample {
+    pub samples: Samples,
+    pub mask: u32,
 }

@@ -27,6 +27,14 @@ use crate::compute::state::{Cmds, StateArea, binding_table};
 /// max_wm_threads 40].
 const VS_THREADS: u32 = 24;
 const WM_THREADS: u32 = 40;
+/// GS threads on GT1: 21 with rendering ("conservative; 24 if rendering
+/// disabled") [ext: Mesa intel_device_info.c snb_gt1 max_gs_threads]; the
+/// field allows 0-27 with Rendering Enabled, 0-59 without (003 lines
+/// 33975-33990).
+const GS_THREADS_RENDERING: u32 = 21;
+const GS_THREADS_STREAMING: u32 = 24;
+/// GS URB entries: 0-256 in multiples of 4 (003 lines 27318-27345).
+const GS_MAX_ENTRIES: u32 = 256;
 /// URB bytes the VS entries may use: GT1's whole 32 KiB URB, as no GS
 /// shares it [ext: Mesa src/intel/dev/intel_device_info.c snb_gt1
 /// .urb.size = 32 (KiB); Mesa gen6_urb.c halves it only for a GS]; at most
@@ -36,6 +44,7 @@ const VS_MAX_ENTRIES: u32 = 128;
 /// Push-constant registers a stage reads: VS 32, PS 64 (3DSTATE_CONSTANT_*
 /// read lengths, notes §4.2).
 const VS_CONSTANT_ROWS: u64 = 32;
+const GS_CONSTANT_ROWS: u64 = 32;
 const PS_CONSTANT_ROWS: u64 = 64;
 
 pub(super) fn record(
@@ -46,14 +55,42 @@ pub(super) fn record(
     cmds: &mut Cmds,
 ) -> Result<(), ComputeError> {
     // --- state ---
+    let target = plan.surfaces[0].1;
+    let ms = d.raster.multisample;
     let table = binding_table(
         &plan.surfaces,
         plan.bt_entries,
         area,
         32,
         32,
-        |area, at, desc| area.put(at, &surface_state(desc)),
+        |area, at, desc| {
+            let mut st = surface_state(desc);
+            // The target's samples, interleaved (003 SURFACE_STATE Number
+            // of Multisamples, DW4 6:4, lines 76257-76290), with the
+            // [DevSNB] erratum's Vertical Line Stride Offset of one for a
+            // multisampled surface (lines 75632-75642; the stride stays 0,
+            // so no line is skipped).
+            if ms.is_some() && *desc == target {
+                st.number_of_multisamples =
+                    s::SurfaceState::NUMBER_OF_MULTISAMPLES_MULTISAMPLECOUNT_4;
+                st.vertical_line_stride_offset = 1;
+            }
+            area.put(at, &st)
+        },
     )?;
+    // The GS's table: the stream-output decls' buffer surfaces.
+    let gs_table = if plan.gs_surfaces.is_empty() {
+        0
+    } else {
+        binding_table(
+            &plan.gs_surfaces,
+            plan.gs_surfaces.len() as u32,
+            area,
+            32,
+            32,
+            |area, at, desc| area.put(at, &surface_state(desc)),
+        )?
+    };
     let samplers = sampler_table(&plan.samplers, area, GEN6_BORDER_BYTES, gen6_sampler_entry)?;
     let viewports = viewports(d, area)?;
     let scissor = match d.raster.scissor {
@@ -78,6 +115,11 @@ pub(super) fn record(
         area,
         d.vs.map_or(&[][..], |v| v.constants),
         VS_CONSTANT_ROWS,
+    )?;
+    let gs_constants = push_constants(
+        area,
+        d.gs.map_or(&[][..], |g| g.constants),
+        GS_CONSTANT_ROWS,
     )?;
     let ps_constants = push_constants(area, d.ps.constants, PS_CONSTANT_ROWS)?;
     // The quadword the flush workaround writes.
@@ -118,10 +160,13 @@ pub(super) fn record(
         depth_cache_flush_enable: true,
         ..Default::default()
     })?;
-    cmds.push(&c::Cmd3dstateMultisample::default())?;
-    // One sample, enabled (0 would mask every pixel; 003 lines 42047-42049).
-    cmds.push(&c::Cmd3dstateSampleMask { sample_mask: 1 })?;
-    cmds.push(&urb(plan)?)?;
+    cmds.push(&multisample(d))?;
+    // One sample, enabled (0 would mask every pixel; 003 lines 42047-42049),
+    // or the draw's mask of its samples.
+    cmds.push(&c::Cmd3dstateSampleMask {
+        sample_mask: ms.map_or(1, |m| m.mask),
+    })?;
+    cmds.push(&urb(d, plan)?)?;
     cmds.push(&c::Cmd3dstateViewportStatePointers {
         clip_viewport_state_change: true,
         sf_viewport_state_change: true,
@@ -145,7 +190,7 @@ pub(super) fn record(
         gs_binding_table_change: true,
         ps_binding_table_change: true,
         pointer_to_vs_binding_table: table,
-        pointer_to_gs_binding_table: 0,
+        pointer_to_gs_binding_table: gs_table,
         pointer_to_ps_binding_table: table,
     })?;
     if let Some(t) = samplers {
@@ -171,9 +216,28 @@ pub(super) fn record(
         ..Default::default()
     })?;
     cmds.push(&vs(d, plan)?)?;
-    cmds.push(&c::Cmd3dstateConstantGs::default())?;
-    // No geometry shader: the GS passes objects through (GS Enable 0).
-    cmds.push(&c::Cmd3dstateGs::default())?;
+    cmds.push(&c::Cmd3dstateConstantGs {
+        buffer_0_valid: gs_constants.is_some(),
+        pointer_to_gs_constant_buffer_0: gs_constants.map_or(0, |(at, _)| at),
+        gs_constant_buffer_0_read_length: gs_constants.map_or(0, |(_, rows)| rows - 1),
+        ..Default::default()
+    })?;
+    if d.stream_output.is_some() {
+        // Index 0 starts at the first vertex and stops at the buffers'
+        // capacity; "if a buffer is not enabled then the MaxSVBI must be
+        // set to 0xFFFFFFFF" (003 lines 33600-33668).
+        for k in 0..4 {
+            let (index, max) = if k == 0 { plan.svbi } else { (0, u32::MAX) };
+            cmds.push(&c::Cmd3dstateGsSvbIndex {
+                index_number: k,
+                streamed_vertex_buffer_index: index,
+                maximum_index: max,
+                ..Default::default()
+            })?;
+        }
+    }
+    // Without a geometry shader the GS passes objects through (GS Enable 0).
+    cmds.push(&gs(d, plan)?)?;
     cmds.push(&clip())?;
     cmds.push(&sf(d)?)?;
     cmds.push(&c::Cmd3dstateConstantPs {
@@ -185,7 +249,7 @@ pub(super) fn record(
     cmds.push(&wm(d, plan, samplers.map_or(0, |t| t.count))?)?;
     cmds.push(&depth_buffer(d))?;
     cmds.push(&c::Cmd3dstateClearParams::default())?;
-    let (w, h) = (d.target.width(), d.target.height());
+    let (w, h) = plan.target_size;
     // Inclusive bounds, origin 0 (003 lines 37627-37800; Ymin 0 is even).
     cmds.push(&c::Cmd3dstateDrawingRectangle {
         clipped_drawing_rectangle_x_max: w - 1,
@@ -193,6 +257,10 @@ pub(super) fn record(
         ..Default::default()
     })?;
     vertex_input(d, plan, cmds)?;
+    let count = d.stream_output.and_then(|so| so.count);
+    if let Some((buffer, at)) = count {
+        store_prims_written(cmds, buffer.gfx().0 + at as u64)?;
+    }
     cmds.push(&c::Cmd3dprimitive {
         vertex_access_type: d.index.is_some() as u32,
         primitive_topology_type: d.topology.code(),
@@ -205,7 +273,27 @@ pub(super) fn record(
     })?;
     // The pixels out of the render cache (and the depth cache) before the
     // fence: the same workaround-guarded flush as compute's.
-    write_cache_flush(cmds, scratch_qw)
+    write_cache_flush(cmds, scratch_qw)?;
+    // After the stall: the count once the draw's primitives are written.
+    if let Some((buffer, at)) = count {
+        store_prims_written(cmds, buffer.gfx().0 + at as u64 + 8)?;
+    }
+    Ok(())
+}
+
+/// SO_NUM_PRIMS_WRITTEN (2288h, 64 bits; 003 lines 13350-13378) stored
+/// at `at` with two MI_STORE_REGISTER_MEMs (003 lines 16150-16288), low
+/// dword first.
+fn store_prims_written(cmds: &mut Cmds, at: u64) -> Result<(), ComputeError> {
+    let reg = baregpu_hal::gen6::regs::SO_NUM_PRIMS_WRITTEN.offset();
+    for half in 0..2 {
+        cmds.push(&c::MiStoreRegisterMem {
+            use_global_gtt: true,
+            register_address: reg + 4 * half,
+            memory_address: at + 4 * half as u64,
+        })?;
+    }
+    Ok(())
 }
 
 struct Viewports {
@@ -258,24 +346,82 @@ fn viewports(d: &Draw<'_>, area: &mut StateArea) -> Result<Viewports, ComputeErr
 super::shared::output_state!(gen6);
 
 /// 3DSTATE_URB: VS entries of the vertex URB entry's size, at least 24 and
-/// a multiple of 4 even with the VS off; no GS entries (003 lines
-/// 27230-27350, notes pitfall 13).
-fn urb(plan: &Plan) -> Result<c::Cmd3dstateUrb, ComputeError> {
+/// a multiple of 4 even with the VS off (003 lines 27230-27350, notes
+/// pitfall 13); with a geometry shader the URB is halved between the VS's
+/// and the GS's entries, each count a multiple of 4 [ext: Mesa i965
+/// gen6_urb.c gen6_upload_urb].
+fn urb(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateUrb, ComputeError> {
     // Entry size in 1024-bit (8-slot) units.
     let units = plan.vue_slots.div_ceil(8).max(1);
-    let entries = (VS_URB_BYTES / (units * 128)).min(VS_MAX_ENTRIES) / 4 * 4;
+    let vs_bytes = if d.gs.is_some() {
+        VS_URB_BYTES / 2
+    } else {
+        VS_URB_BYTES
+    };
+    let entries = (vs_bytes / (units * 128)).min(VS_MAX_ENTRIES) / 4 * 4;
     if entries < 24 {
         return Err(ComputeError::OutOfRange {
             what: "vertex URB entry slots",
             value: plan.vue_slots as u64,
-            max: (VS_URB_BYTES / (24 * 128) * 8) as u64,
+            max: (vs_bytes / (24 * 128) * 8) as u64,
         });
     }
+    let (gs_units, gs_entries) = match &d.gs {
+        // One output vertex an entry (the kernel allocates one a vertex).
+        Some(g) => {
+            let u = g.output_slots.div_ceil(8).max(1);
+            (
+                u,
+                (VS_URB_BYTES / 2 / (u * 128)).min(GS_MAX_ENTRIES) / 4 * 4,
+            )
+        }
+        None => (1, 0),
+    };
     Ok(c::Cmd3dstateUrb {
         vs_urb_entry_allocation_size: units - 1,
         vs_number_of_urb_entries: entries,
-        gs_number_of_urb_entries: 0,
-        gs_urb_entry_allocation_size: 0,
+        gs_number_of_urb_entries: gs_entries,
+        gs_urb_entry_allocation_size: gs_units - 1,
+    })
+}
+
+/// 3DSTATE_GS (003 lines 33669-34165): disabled without a geometry shader;
+/// else the kernel, its payload (R1 the streamed-vertex-buffer indices
+/// with stream output, then the constants and the vertices from the
+/// dispatch start), its thread count, and whether its vertices go on to
+/// be rasterised. Trailing reorder as Mesa sets it [ext: Mesa
+/// genX_state_upload.c genX(upload_gs_state) ReorderMode = TRAILING].
+fn gs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateGs, ComputeError> {
+    let Some(g) = &d.gs else {
+        return Ok(c::Cmd3dstateGs::default());
+    };
+    if g.kernel.scratch.is_some() {
+        return Err(ComputeError::Unsupported {
+            generation: baregpu_hal::Generation::Gen6,
+            what: "scratch space in a 3D shader",
+        });
+    }
+    let streaming = d.stream_output.is_some();
+    let rendering = d.stream_output.is_none_or(|so| so.rendering);
+    let threads = if rendering {
+        GS_THREADS_RENDERING
+    } else {
+        GS_THREADS_STREAMING
+    };
+    Ok(c::Cmd3dstateGs {
+        kernel_start_pointer: (g.kernel.gfx.0 - plan.heap.0) as u32,
+        binding_table_entry_count: plan.gs_surfaces.len() as u32,
+        vertex_urb_entry_read_length: g.input_rows,
+        vertex_urb_entry_read_offset: 0,
+        dispatch_grf_start_register_for_urb_data: g.dispatch_start(1 + streaming as u32)?,
+        maximum_number_of_threads: threads - 1,
+        gs_statistics_enable: true,
+        so_statistics_enable: true,
+        rendering_enabled: rendering,
+        reorder_enable: true,
+        svbi_payload_enable: streaming,
+        gs_enable: true,
+        ..Default::default()
     })
 }
 
@@ -303,6 +449,30 @@ fn vs(d: &Draw<'_>, plan: &Plan) -> Result<c::Cmd3dstateVs, ComputeError> {
         vs_function_enable: true,
         ..Default::default()
     })
+}
+
+/// 3DSTATE_MULTISAMPLE (003 lines 41937-42163): one sample at the pixel
+/// centre, or four at the standard positions (offsets from the pixel's
+/// upper-left corner), the pixel location at the centre as Mesa programs
+/// it [ext: Mesa crocus_state.c 3DSTATE_MULTISAMPLE PixelLocation CENTER].
+fn multisample(d: &Draw<'_>) -> c::Cmd3dstateMultisample {
+    type M = c::Cmd3dstateMultisample;
+    let Some(ms) = d.raster.multisample else {
+        return M::default();
+    };
+    let p = ms.samples.positions();
+    M {
+        pixel_location: M::PIXEL_LOCATION_PIXLOC_CENTER,
+        number_of_multisamples: M::NUMBER_OF_MULTISAMPLES_NUMSAMPLES_4,
+        sample0_x_offset: p[0].0,
+        sample0_y_offset: p[0].1,
+        sample1_x_offset: p[1].0,
+        sample1_y_offset: p[1].1,
+        sample2_x_offset: p[2].0,
+        sample2_y_offset: p[2].1,
+        sample3_x_offset: p[3].0,
+        sample3_y_offset: p[3].1,
+    }
 }
 
 /// 3DSTATE_CLIP (003 lines 35477-35909): normal clipping against the view
@@ -353,6 +523,13 @@ fn sf(d: &Draw<'_>) -> Result<c::Cmd3dstateSf, ComputeError> {
         // Line width 1.0 in U3.7 (unused by triangles).
         line_width: 1 << 7,
         constant_interpolation_enable: d.flat,
+        // Multisampled: rasterise against the sample pattern (both units
+        // must agree; 003 lines 38229-39430, 39736-40779).
+        multisample_rasterization_mode: if r.multisample.is_some() {
+            c::Cmd3dstateSf::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_ON_PATTERN
+        } else {
+            c::Cmd3dstateSf::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_OFF_PIXEL
+        },
         ..Default::default()
     })
 }
@@ -386,6 +563,19 @@ fn wm(d: &Draw<'_>, plan: &Plan, sampler_count: u32) -> Result<c::Cmd3dstateWm, 
         pixel_dispatch_enable_16: ps.simd16.is_some(),
         number_of_sf_output_attributes: d.attributes,
         barycentric_interpolation_mode: ps.barycentrics.0,
+        // The pattern, with one pixel-shader invocation per pixel whose
+        // colour goes to its covered samples [ext: Mesa gen6_wm_state:
+        // MSDISPMODE_PERPIXEL unless per-sample shading].
+        multisample_rasterization_mode: if d.raster.multisample.is_some() {
+            c::Cmd3dstateWm::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_ON_PATTERN
+        } else {
+            c::Cmd3dstateWm::MULTISAMPLE_RASTERIZATION_MODE_MSRASTMODE_OFF_PIXEL
+        },
+        multisample_dispatch_mode: if d.raster.multisample.is_some() {
+            c::Cmd3dstateWm::MULTISAMPLE_DISPATCH_MODE_MSDISPMODE_PERPIXEL
+        } else {
+            c::Cmd3dstateWm::MULTISAMPLE_DISPATCH_MODE_MSDISPMODE_PERSAMPLE
+        },
         ..Default::default()
     };
     match (ps.simd8, ps.simd16) {

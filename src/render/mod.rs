@@ -14,11 +14,14 @@
 //!
 //! Sandy Bridge (Gen6) and Ivy Bridge (Gen7) are programmed; other
 //! generations are refused with [`ComputeError::Unsupported`]. The software
-//! GPU draws Sandy Bridge batches today; its Ivy Bridge 3D pipeline is
-//! still to come, so an Ivy Bridge draw there stops with the command it
-//! does not model. Every value is checked against its
+//! GPU draws both generations' batches; what it does not model stops the
+//! draw with the feature named. Every value is checked against its
 //! field before anything is submitted; errors are [`ComputeError`]s (the
 //! compute path's, as both build batches the same way).
+//!
+//! A draw may add a geometry shader, stream output (Ivy Bridge's SOL
+//! unit, or Sandy Bridge's GS SVB writes) and multisampling
+//! (`Raster::multisample`, resolved on the CPU by `Samples::resolve`).
 //!
 //! Files: `desc` (the draw's parts), `plan` (checks and the generation-
 //! neutral plan), `gen6` (Sandy Bridge's packets in the manual's order),

@@ -42,6 +42,65 @@ pub(super) fn scissor_bounds(r: Rect) -> [u32; 4] {
     ]
 }
 
+/// Ivy Bridge's URB split between the VS and the GS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct UrbPartition {
+    pub vs_entries: u32,
+    pub vs_chunks: u32,
+    pub gs_entries: u32,
+    pub gs_chunks: u32,
+}
+
+/// Mesa's Gen7 URB partition over `urb_bytes` in 8 KiB chunks, the first
+/// `constant_chunks` the push constants': each stage (entry rows of 64
+/// bytes, minimum and maximum entries) gets the chunks its minimum needs,
+/// the remaining chunks go in proportion to what each stage could still
+/// use (the VS's share rounded, the GS the rest), then the entry counts
+/// are clamped and rounded down to 8 when an entry is under 9 rows [ext:
+/// Mesa i965 gen7_urb.c gen7_upload_urb, intel_urb_config.c].
+pub(super) fn gen7_urb_partition(
+    constant_chunks: u32,
+    urb_bytes: u32,
+    vs: (u32, u32, u32),
+    gs: Option<(u32, u32, u32)>,
+) -> UrbPartition {
+    const CHUNK: u32 = 8 << 10;
+    let granularity = |rows: u32| if rows < 9 { 8 } else { 1 };
+    let chunks_for = |rows: u32, entries: u32| (entries * rows * 64).div_ceil(CHUNK);
+    let (vs_rows, vs_min, vs_max) = vs;
+    let mut vs_chunks = chunks_for(vs_rows, vs_min);
+    let vs_wants = chunks_for(vs_rows, vs_max) - vs_chunks;
+    let (mut gs_chunks, gs_wants) = match gs {
+        Some((rows, min, max)) => {
+            let least = chunks_for(rows, min.max(granularity(rows)));
+            (least, chunks_for(rows, max) - least)
+        }
+        None => (0, 0),
+    };
+    let total = urb_bytes / CHUNK;
+    let remaining = total.saturating_sub(constant_chunks + vs_chunks + gs_chunks);
+    let wants = vs_wants + gs_wants;
+    if remaining > 0 && wants > 0 {
+        let used = remaining.min(wants);
+        // round(vs_wants * used / wants) in integers.
+        let vs_more = (2 * vs_wants * used + wants) / (2 * wants);
+        vs_chunks += vs_more;
+        if gs.is_some() {
+            gs_chunks += used - vs_more;
+        }
+    }
+    let entries = |chunks: u32, (rows, _, max): (u32, u32, u32)| {
+        let n = (chunks * CHUNK / (rows * 64)).min(max);
+        n / granularity(rows) * granularity(rows)
+    };
+    UrbPartition {
+        vs_entries: entries(vs_chunks, vs),
+        vs_chunks,
+        gs_entries: gs.map_or(0, |g| entries(gs_chunks, g)),
+        gs_chunks: if gs.is_some() { gs_chunks } else { 0 },
+    }
+}
+
 /// `fn output_state(d, area) -> (blend, depth_stencil, cc)` for the
 /// generation `$gen`: BLEND_STATE (entry 0), DEPTH_STENCIL_STATE and
 /// COLOR_CALC_STATE, each 64-byte aligned (003 lines 45353-46460).
