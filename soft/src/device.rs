@@ -654,6 +654,15 @@ impl<B: MemoryBus> Device<B> {
         }
     }
 
+    /// The rule of the manual a draw on engine `i` broke, when it stopped
+    /// the engine.
+    pub(crate) fn invalid(&self, i: usize) -> Option<&'static str> {
+        match self.cs.engines.get(i)?.halted {
+            Some(cs::Halt::Invalid { why, .. }) => Some(why),
+            _ => None,
+        }
+    }
+
     pub(crate) fn eu_stats(&self) -> EuStats {
         self.media
             .as_ref()

@@ -249,6 +249,13 @@ impl<B: MemoryBus> SoftGpu<B> {
         }
     }
 
+    /// The rule of the manual a draw on engine `index` broke when it
+    /// stopped the engine (the driver sees an instruction error with the
+    /// command in IPEHR; this is the model's reason, for the host).
+    pub fn invalid(&self, index: usize) -> Option<&'static str> {
+        self.device.lock().legacy()?.invalid(index)
+    }
+
     /// EU array counters.
     pub fn eu_stats(&self) -> eu::array::EuStats {
         self.device

@@ -1259,6 +1259,43 @@ fn fast_clears_and_hiz_passes_leave_the_resolved_surfaces() {
     }
 }
 
+/// A draw whose state breaks a rule of the manual stops the engine with an
+/// instruction error, and the model keeps the rule for the host.
+#[test]
+fn an_invalid_draw_names_the_rule_it_breaks() {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    const PS_KSP: u32 = 0x1000;
+    ram.put(KERNELS + u64::from(PS_KSP), &solid_ps([1.0; 4]));
+    let mut b = raster_commands(&ram, PS_KSP, false);
+    // Depth buffer clear and resolve at once (003 lines 40034-40036).
+    push(
+        &mut b,
+        &Cmd3dstateWm {
+            statistics_enable: true,
+            depth_buffer_clear: true,
+            depth_buffer_resolve_enable: true,
+            ..Default::default()
+        },
+    );
+    let consts = [
+        2.0 / W as f32,
+        -2.0 / H as f32,
+        0.0,
+        0.0,
+        -1.0,
+        1.0,
+        0.0,
+        1.0,
+    ];
+    let batch = vs_batch(&ram, &AUX_TRI, consts, false, 0x04, &b);
+    submit(&gpu, &ram, &batch, 20);
+    assert_ne!(ram.dw(FENCE), 0x600D, "the draw must not complete");
+    assert_eq!(gpu.unmodelled(render), None);
+    let why = gpu.invalid(render).expect("the rule is kept");
+    assert!(why.contains("more than one of depth buffer clear"), "{why}");
+}
+
 /// A small xorshift generator for the mutation test.
 struct Rng(u64);
 

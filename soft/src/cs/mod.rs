@@ -50,6 +50,9 @@ pub enum Halt {
     /// `SOFT_UNMODELLED_COMMAND` register. `name`: the command's, or for a
     /// draw the missing feature.
     Unmodelled { dw0: u32, name: &'static str },
+    /// A draw whose state breaks a rule of the manual (`why`): reported as
+    /// an instruction error, the rule kept for the host.
+    Invalid { dw0: u32, why: &'static str },
 }
 
 impl From<Fault> for Halt {
@@ -401,11 +404,15 @@ impl<B: MemoryBus> Parts<'_, B> {
     /// record, and the error interrupt unless masked.
     pub(crate) fn halt(&mut self, i: usize, halt: Halt) {
         let dw0 = match halt {
-            Halt::InstructionError { dw0 } | Halt::Unmodelled { dw0, .. } => dw0,
+            Halt::InstructionError { dw0 }
+            | Halt::Unmodelled { dw0, .. }
+            | Halt::Invalid { dw0, .. } => dw0,
             Halt::PageFault { .. } => 0,
         };
         let eir_bit = match halt {
-            Halt::InstructionError { .. } | Halt::Unmodelled { .. } => 1 << 0,
+            Halt::InstructionError { .. } | Halt::Unmodelled { .. } | Halt::Invalid { .. } => {
+                1 << 0
+            }
             Halt::PageFault { .. } => 1 << self.layout.page_fault_eir_bit,
         };
         if let Halt::Unmodelled { dw0, .. } = halt {

@@ -305,5 +305,9 @@ fn halt_of(e: MediaError, dw: &[u32], space: Space) -> Halt {
         MediaError::Command | MediaError::Thread => Halt::InstructionError {
             dw0: dw.first().copied().unwrap_or(0),
         },
+        MediaError::Invalid(why) => Halt::Invalid {
+            dw0: dw.first().copied().unwrap_or(0),
+            why,
+        },
     }
 }

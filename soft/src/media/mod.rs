@@ -184,6 +184,10 @@ pub(crate) enum MediaError {
     /// a payload that does not fit, a feature the model lacks): the engine
     /// reports it like an unknown command.
     Command,
+    /// As `Command`, for a draw whose state breaks a rule of the manual,
+    /// with the rule: the engine reports it like an unknown command and
+    /// the model keeps the reason for the host (`SoftGpu::invalid`).
+    Invalid(&'static str),
     /// An EU thread stopped on an error the array detects when it happens
     /// (an instruction or operand it cannot execute, a message its shared
     /// function refuses, a run past the kernel's end). See

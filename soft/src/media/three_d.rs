@@ -15,7 +15,7 @@ impl From<DrawError> for MediaError {
     fn from(e: DrawError) -> MediaError {
         match e {
             DrawError::Fault(f) => MediaError::Fault(f),
-            DrawError::Invalid(_) => MediaError::Command,
+            DrawError::Invalid(why) => MediaError::Invalid(why),
             DrawError::Unmodelled(what) => MediaError::Unmodelled(what),
         }
     }
