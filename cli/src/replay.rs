@@ -623,6 +623,30 @@ fn read_dump(o: &Options, objects: &[Dma<'_>], d: &Dump) -> Result<Vec<u8>, Stri
     Ok(out)
 }
 
+/// What the software GPU says of the engines it stopped on a refusal: the
+/// feature a draw needs that it does not model, or the rule of the manual
+/// the draw's state breaks (the driver's error state shows the command;
+/// these name the reason).
+fn refusals<B: baregpu::hal::MemoryBus>(soft: &SoftGpu<B>, generation: Generation) -> String {
+    let names: Vec<&str> = baregpu_soft::layout::Layout::of(generation)
+        .map(|l| l.device.engines.iter().map(|e| e.name).collect())
+        .unwrap_or_default();
+    let mut out = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if let Some(what) = soft.unmodelled(i) {
+            out.push_str(&format!(
+                "\nsoftware GPU: the {name} engine stopped: not modelled: {what}"
+            ));
+        }
+        if let Some(why) = soft.invalid(i) {
+            out.push_str(&format!(
+                "\nsoftware GPU: the {name} engine stopped: invalid state: {why}"
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -708,28 +732,4 @@ mod tests {
         let e = err("--gen gen6 --ppgtt --batch 0x1000 --mem 0x7ffff000=zero:8192");
         assert!(e.contains("beyond the gen6 PPGTT"), "{e}");
     }
-}
-
-/// What the software GPU says of the engines it stopped on a refusal: the
-/// feature a draw needs that it does not model, or the rule of the manual
-/// the draw's state breaks (the driver's error state shows the command;
-/// these name the reason).
-fn refusals<B: baregpu::hal::MemoryBus>(soft: &SoftGpu<B>, generation: Generation) -> String {
-    let names: Vec<&str> = baregpu_soft::layout::Layout::of(generation)
-        .map(|l| l.device.engines.iter().map(|e| e.name).collect())
-        .unwrap_or_default();
-    let mut out = String::new();
-    for (i, name) in names.iter().enumerate() {
-        if let Some(what) = soft.unmodelled(i) {
-            out.push_str(&format!(
-                "\nsoftware GPU: the {name} engine stopped: not modelled: {what}"
-            ));
-        }
-        if let Some(why) = soft.invalid(i) {
-            out.push_str(&format!(
-                "\nsoftware GPU: the {name} engine stopped: invalid state: {why}"
-            ));
-        }
-    }
-    out
 }
