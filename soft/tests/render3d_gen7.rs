@@ -1879,10 +1879,12 @@ fn lri(b: &mut Vec<u32>, pairs: &[(u32, u32)]) {
         &MiLoadRegisterImm {
             registers: pairs
                 .iter()
-                .map(|&(register_offset, data_dword)| MiLoadRegisterImmRegisters {
-                    register_offset,
-                    data_dword,
-                })
+                .map(
+                    |&(register_offset, data_dword)| MiLoadRegisterImmRegisters {
+                        register_offset,
+                        data_dword,
+                    },
+                )
                 .collect(),
             ..Default::default()
         },
@@ -2139,4 +2141,142 @@ fn an_indirect_draw_takes_its_counts_from_the_3dprim_registers() {
     ram.put_dw(PARAMS, &[count, instances, first, base_instance]);
     let (_, _, counts) = counted_draw(&ram, &extra, 0);
     assert_eq!(counts, [5, 5]);
+}
+
+/// GPGPU_DISPATCHDIMX/Y/Z (Linux i915_reg.h GEN7_GPGPU_DISPATCHDIM*).
+const DISPATCH_DIM: u32 = 0x2500;
+
+/// glDispatchComputeIndirect as i965 sends it on Gen7 (brw_compute.c
+/// `prepare_indirect_gpgpu_walker`): the group counts loaded into the
+/// GPGPU_DISPATCHDIM registers and, one by one, into SRC0 for MI_PREDICATE
+/// (predicate = x == 0 || y == 0 || z == 0, then inverted), and a
+/// GPGPU_WALKER with Indirect Parameter and Predicate Enable whose own
+/// dimensions are ignored. `force_false` appends an MI_PREDICATE LOAD SET
+/// FALSE. Returns the threads dispatched and MI_PREDICATE_RESULT.
+fn indirect_dispatch(dims: [u32; 3], force_false: bool) -> (u64, u32) {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let src = "mov (8|M0) r112.0<1>:ud r0.0<8;8,1>:ud\n\
+               send (8|M0) null:ud r112 0x27 0x02000010 {EOT}\n";
+    ram.put(
+        KERNELS,
+        &baregpu_isa::text::asm::assemble(IsaGen::Gen7, src).unwrap(),
+    );
+    ram.put_dw(PARAMS, &dims);
+    pack_at(
+        &ram,
+        DYNAMIC + 0x400,
+        &baregpu_hal::gen7::structs::InterfaceDescriptorData {
+            kernel_start_pointer: 0,
+            number_of_threads_in_gpgpu_thread_group: 1,
+            ..Default::default()
+        },
+    );
+    let mut b = Vec::new();
+    push(
+        &mut b,
+        &PipelineSelect {
+            pipeline_selection: PipelineSelect::PIPELINE_SELECTION_GPGPU,
+        },
+    );
+    push(
+        &mut b,
+        &StateBaseAddress {
+            general_state_base_address_modify_enable: true,
+            surface_state_base_address: SURFACES,
+            surface_state_base_address_modify_enable: true,
+            dynamic_state_base_address: DYNAMIC,
+            dynamic_state_base_address_modify_enable: true,
+            indirect_object_base_address_modify_enable: true,
+            instruction_base_address: KERNELS,
+            instruction_base_address_modify_enable: true,
+            ..StateBaseAddress::default()
+        },
+    );
+    push(
+        &mut b,
+        &MediaVfeState {
+            maximum_number_of_threads: 15,
+            gpgpu_mode: true,
+            reset_gateway_timer: true,
+            bypass_gateway_control: true,
+            ..Default::default()
+        },
+    );
+    push(
+        &mut b,
+        &MediaInterfaceDescriptorLoad {
+            interface_descriptor_total_length: 32,
+            interface_descriptor_data_start_address: 0x400,
+        },
+    );
+    let lrm = |b: &mut Vec<u32>, reg: u32, k: u64| {
+        push(
+            b,
+            &MiLoadRegisterMem {
+                use_global_gtt: true,
+                register_address: reg,
+                memory_address: PARAMS + 4 * k,
+                ..Default::default()
+            },
+        )
+    };
+    for k in 0..3 {
+        lrm(&mut b, DISPATCH_DIM + 4 * k as u32, k);
+    }
+    lri(
+        &mut b,
+        &[(PRED_SRC0 + 4, 0), (PRED_SRC1, 0), (PRED_SRC1 + 4, 0)],
+    );
+    for k in 0..3 {
+        lrm(&mut b, PRED_SRC0, k);
+        // LOAD, SET for x then OR, SRCS_EQUAL.
+        b.extend(mi_predicate(2, if k == 0 { 0 } else { 2 }, 2));
+    }
+    // LOADINV, OR, FALSE: predicate = !predicate.
+    b.extend(mi_predicate(3, 2, 1));
+    if force_false {
+        b.extend(mi_predicate(2, 0, 1));
+    }
+    push(
+        &mut b,
+        &GpgpuWalker {
+            indirect_parameter_enable: true,
+            predicate_enable: true,
+            simd_size: 1,
+            thread_group_id_x_dimension: 7,
+            thread_group_id_y_dimension: 7,
+            thread_group_id_z_dimension: 7,
+            right_execution_mask: 0xffff,
+            bottom_execution_mask: 0xffff_ffff,
+            ..Default::default()
+        },
+    );
+    push(&mut b, &MediaStateFlush::default());
+    push(
+        &mut b,
+        &PipeControl {
+            command_streamer_stall_enable: true,
+            post_sync_operation: 1,
+            address: FENCE,
+            use_global_gtt: true,
+            immediate_data_low: 0x600D,
+            ..PipeControl::default()
+        },
+    );
+    push(&mut b, &MiBatchBufferEnd {});
+    submit(&gpu, &ram, &b, 8);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    (gpu.eu_stats().dispatched, gpu.read32(PRED_RESULT))
+}
+
+/// The indirect dispatch runs x * y * z one-thread groups (the registers'
+/// counts, not the command's 7 x 7 x 7); a zero count clears the predicate
+/// and the walker is dropped; a predicate forced false drops it too.
+#[test]
+fn an_indirect_predicated_gpgpu_walker_follows_the_dispatch_registers() {
+    assert_eq!(indirect_dispatch([2, 3, 1], false), (6, 1));
+    assert_eq!(indirect_dispatch([4, 0, 2], false), (0, 0));
+    assert_eq!(indirect_dispatch([2, 3, 1], true), (0, 0));
 }
