@@ -643,7 +643,12 @@ mod tests {
 
     #[test]
     fn the_gen7_3dprimitive_has_its_topology_in_dw1() {
-        let p = primitive(&[0x7B00_0005, 1 << 8 | 0x05, 6, 2, 3, 1, (-5i32) as u32]).unwrap();
+        let regs = [9, 8, 7, 6, (-4i32) as u32];
+        let p = primitive(
+            &[0x7B00_0005, 1 << 8 | 0x05, 6, 2, 3, 1, (-5i32) as u32],
+            &regs,
+        )
+        .unwrap();
         assert_eq!(
             (
                 p.vertex_access_type,
@@ -657,15 +662,30 @@ mod tests {
             (1, 5, 6, 2, 3, 1, -5)
         );
         // The SNB place of the topology (DW0 14:10) means nothing here.
-        let p = primitive(&[0x7B00_0005 | 0x04 << 10, 0x0F, 3, 0, 1, 0, 0]).unwrap();
+        let p = primitive(&[0x7B00_0005 | 0x04 << 10, 0x0F, 3, 0, 1, 0, 0], &regs).unwrap();
         assert_eq!((p.vertex_access_type, p.primitive_topology_type), (0, 0x0F));
+        assert_eq!(
+            p.vertex_count_per_instance, 3,
+            "bit 12 is not the indirect enable"
+        );
+        // Indirect Parameter Enable (DW0 bit 10): DW2-6 come from the
+        // 3DPRIM_* registers, the topology and access type still from DW1.
+        let p = primitive(&[0x7B00_0405, 1 << 8 | 0x04, 3, 0, 1, 0, 0], &regs).unwrap();
+        assert_eq!(
+            (
+                p.vertex_access_type,
+                p.primitive_topology_type,
+                p.vertex_count_per_instance,
+                p.start_vertex_location,
+                p.instance_count,
+                p.start_instance_location,
+                p.base_vertex_location
+            ),
+            (1, 4, 9, 8, 7, 6, -4)
+        );
         assert!(matches!(
-            primitive(&[0x7B00_0405, 0x04, 3, 0, 1, 0, 0]),
-            Err(DrawError::Unmodelled(_))
-        ));
-        assert!(matches!(
-            primitive(&[0x7B00_0005, 1 << 9 | 0x04, 3, 0, 1, 0, 0]),
-            Err(DrawError::Unmodelled(_))
+            primitive(&[0x7B00_0005, 1 << 9 | 0x04, 3, 0, 1, 0, 0], &regs),
+            Err(DrawError::Unmodelled("3DPRIMITIVE End Offset Enable"))
         ));
     }
 
