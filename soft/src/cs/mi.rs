@@ -10,7 +10,10 @@
 //! pending on a plane hold the engine; conditions that do not exist pass),
 //! MI_UPDATE_GTT (GGTT entries), MI_LOAD_REGISTER_MEM,
 //! MI_SET_CONTEXT (save and restore of the modelled registers),
-//! MI_DISPLAY_FLIP (queued on the display, `crate::display`), and the
+//! MI_DISPLAY_FLIP (queued on the display, `crate::display`), Ivy
+//! Bridge's MI_PREDICATE (the predicate state bit in MI_PREDICATE_RESULT)
+//! and MI_TOPOLOGY_FILTER, which drop predicated-off or filtered
+//! 3DPRIMITIVE and GPGPU_WALKER commands (`Parts::dropped`), and the
 //! blitter commands of `crate::blit`. Memory accesses go through the GGTT
 //! or, for PPGTT batches and PPGTT-addressed commands, the engine's
 //! two-level PPGTT. The media/GPGPU commands (PIPELINE_SELECT,
