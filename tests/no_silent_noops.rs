@@ -39,6 +39,11 @@ const EXECUTED: &[(&str, &str)] = &[
     ("MI_SET_CONTEXT", "tests/submit.rs"),
     ("MI_REPORT_PERF_COUNT", "this file"),
     ("MI_DISPLAY_FLIP", "tests/display.rs"),
+    (
+        "MI_PREDICATE",
+        "soft/tests/render3d_gen7.rs (truth tables, predicated draws)",
+    ),
+    ("MI_TOPOLOGY_FILTER", "soft/tests/render3d_gen7.rs"),
     ("COLOR_BLT", "tests/blit.rs"),
     ("SRC_COPY_BLT", "tests/blit.rs"),
     ("XY_SETUP_BLT", "tests/blit.rs"),
@@ -77,7 +82,10 @@ const EXECUTED: &[(&str, &str)] = &[
     ("MEDIA_STATE_FLUSH", "tests/compute_*"),
     ("MEDIA_OBJECT", "tests/compute_media.rs"),
     ("MEDIA_OBJECT_WALKER", "tests/compute_media.rs"),
-    ("GPGPU_WALKER", "tests/compute_gpgpu.rs"),
+    (
+        "GPGPU_WALKER",
+        "tests/compute_gpgpu.rs; indirect and predicated: soft/tests/render3d_gen7.rs",
+    ),
     ("MEDIA_STATE_POINTERS", "tests/compute_* (Gen4/G45)"),
     ("URB_FENCE", "tests/compute_* (Gen4/G45)"),
     ("CS_URB_STATE", "tests/compute_* (Gen4/G45)"),

@@ -2057,3 +2057,428 @@ fn an_8x_triangle_fills_the_covered_samples_of_each_slice() {
     }
     assert!(partial > 8, "{partial}");
 }
+
+// --- Predication, the topology filter and indirect draws (MI_PREDICATE,
+// MI_TOPOLOGY_FILTER, 3DPRIMITIVE Predicate / Indirect Parameter Enable) ---
+
+/// MI_PREDICATE's registers and the indirect draw registers (Linux
+/// i915_reg.h MI_PREDICATE_SRC0/SRC1/DATA/RESULT, GEN7_3DPRIM_*).
+const PRED_SRC0: u32 = 0x2400;
+const PRED_SRC1: u32 = 0x2408;
+const PRED_DATA: u32 = 0x2410;
+const PRED_RESULT: u32 = 0x2418;
+const PRIM_START_VERTEX: u32 = 0x2430;
+const PRIM_VERTEX_COUNT: u32 = 0x2434;
+const PRIM_INSTANCE_COUNT: u32 = 0x2438;
+const PRIM_START_INSTANCE: u32 = 0x243C;
+const PRIM_BASE_VERTEX: u32 = 0x2440;
+/// Where the tests keep indirect parameters and read registers back.
+const PARAMS: u64 = 0x80_0400;
+
+fn lri(b: &mut Vec<u32>, pairs: &[(u32, u32)]) {
+    push(
+        b,
+        &MiLoadRegisterImm {
+            registers: pairs
+                .iter()
+                .map(
+                    |&(register_offset, data_dword)| MiLoadRegisterImmRegisters {
+                        register_offset,
+                        data_dword,
+                    },
+                )
+                .collect(),
+            ..Default::default()
+        },
+    );
+}
+
+fn srm(b: &mut Vec<u32>, reg: u32, at: u64) {
+    push(
+        b,
+        &MiStoreRegisterMem {
+            use_global_gtt: true,
+            register_address: reg,
+            memory_address: at,
+        },
+    );
+}
+
+/// The batch's 3DPRIMITIVE (the Gen7 header, 7 dwords) with `flags` or-ed
+/// into its DW0.
+fn flag_the_draw(batch: &mut [u32], flags: u32) {
+    let at = batch
+        .iter()
+        .position(|&d| d == 0x7B00_0005)
+        .expect("a Gen7 3DPRIMITIVE");
+    batch[at] |= flags;
+}
+
+const PREDICATE_ENABLE: u32 = 1 << 8;
+const INDIRECT_PARAMETER_ENABLE: u32 = 1 << 10;
+
+/// Runs the five-vertex TRILIST_ADJ draw of `a_gen7_vs_draw_runs_and_counts`
+/// with `extra` before it and `flags` in its DW0; returns IA_VERTICES_COUNT
+/// and VS_INVOCATION_COUNT after the fence.
+fn counted_draw(ram: &Ram, extra: &[u32], flags: u32) -> (SoftGpu<Ram>, usize, [u32; 2]) {
+    let (gpu, render) = gpu(ram);
+    let vertices: Vec<[f32; 2]> = (0..5).map(|k| [k as f32, 0.0]).collect();
+    let mut batch = vs_batch(ram, &vertices, IDENTITY, true, 0x0B, extra);
+    flag_the_draw(&mut batch, flags);
+    submit(&gpu, ram, &batch, 4);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    let counts = [ram.dw(COUNTS), ram.dw(COUNTS + 16)];
+    (gpu, render, counts)
+}
+
+/// MI_PREDICATE header: Load, Combine and Compare Operation (Mesa gen7.xml
+/// MI_PREDICATE: opcode 0x0C, bits 7:6, 4:3, 1:0).
+fn mi_predicate(load: u32, combine: u32, compare: u32) -> Vec<u32> {
+    let mut b = Vec::new();
+    push(
+        &mut b,
+        &MiPredicate {
+            load_operation: load,
+            combine_operation: combine,
+            compare_operation: compare,
+        },
+    );
+    b
+}
+
+/// Every Load (KEEP, LOAD, LOADINV), Combine (SET, AND, OR, XOR) and
+/// Compare (TRUE, FALSE, SRCS_EQUAL, DELTAS_EQUAL) operation, from both
+/// predicate states, with equal and unequal 64-bit sources and a
+/// PredicateData that matches the delta or not: the predicate bit and
+/// MI_PREDICATE_DATA read back with MI_STORE_REGISTER_MEM are the host's
+/// reading of the operation tables (004 lines 28041-28087).
+#[test]
+fn mi_predicate_follows_its_truth_tables() {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let mut b = Vec::new();
+    let mut expected = Vec::new();
+    let sources: [(u64, u64); 3] = [
+        (0x1_0000_0005, 0x1_0000_0005),
+        (0x1_0000_0007, 0x0_0000_0005),
+        (3, 0x2_0000_0003),
+    ];
+    let datas = [0x1_0000_0002u64, 7];
+    let mut at = PARAMS;
+    for load in [0u32, 2, 3] {
+        for combine in 0..4u32 {
+            for compare in 0..4u32 {
+                for state in [false, true] {
+                    for &(s0, s1) in &sources {
+                        for &data in &datas {
+                            lri(
+                                &mut b,
+                                &[
+                                    (PRED_SRC0, s0 as u32),
+                                    (PRED_SRC0 + 4, (s0 >> 32) as u32),
+                                    (PRED_SRC1, s1 as u32),
+                                    (PRED_SRC1 + 4, (s1 >> 32) as u32),
+                                    (PRED_DATA, data as u32),
+                                    (PRED_DATA + 4, (data >> 32) as u32),
+                                    (PRED_RESULT, state as u32),
+                                ],
+                            );
+                            b.extend(mi_predicate(load, combine, compare));
+                            srm(&mut b, PRED_RESULT, at);
+                            srm(&mut b, PRED_DATA, at + 4);
+                            srm(&mut b, PRED_DATA + 4, at + 8);
+                            // The host's reading of the tables.
+                            let delta = s0.wrapping_sub(s1);
+                            let (out, new_data) = match compare {
+                                0 => (true, data),
+                                1 => (false, data),
+                                2 => (s0 == s1, delta),
+                                _ => (delta == data, data),
+                            };
+                            let combined = match combine {
+                                0 => out,
+                                1 => out && state,
+                                2 => out || state,
+                                _ => out != state,
+                            };
+                            let bit = match load {
+                                0 => state,
+                                2 => combined,
+                                _ => !combined,
+                            };
+                            expected.push((at, bit, new_data, (load, combine, compare, state)));
+                            at += 12;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    push(
+        &mut b,
+        &PipeControl {
+            command_streamer_stall_enable: true,
+            post_sync_operation: 1,
+            address: FENCE,
+            use_global_gtt: true,
+            immediate_data_low: 0x600D,
+            ..PipeControl::default()
+        },
+    );
+    push(&mut b, &MiBatchBufferEnd {});
+    submit(&gpu, &ram, &b, 20);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D);
+    assert_eq!(expected.len(), 3 * 4 * 4 * 2 * 3 * 2);
+    for (at, bit, data, case) in expected {
+        assert_eq!(ram.dw(at), bit as u32, "predicate bit, case {case:?}");
+        let got = u64::from(ram.dw(at + 4)) | u64::from(ram.dw(at + 8)) << 32;
+        assert_eq!(got, data, "MI_PREDICATE_DATA, case {case:?}");
+    }
+}
+
+/// i965's conditional rendering on Gen7 (brw_conditional_render.c: the
+/// query result in SRC0, 0 in SRC1, LOADINV | SET | SRCS_EQUAL): a
+/// predicated draw with a zero result is dropped (nothing counted, the
+/// batch goes on), with a non-zero one it runs; without Predicate Enable
+/// the predicate does not matter.
+#[test]
+fn a_predicated_draw_runs_only_when_the_predicate_is_set() {
+    for (query, flags, drawn) in [
+        (0u32, PREDICATE_ENABLE, false),
+        (42, PREDICATE_ENABLE, true),
+        (0, 0, true),
+    ] {
+        let ram = Ram::new();
+        ram.put_dw(PARAMS, &[query, 0]);
+        let mut extra = Vec::new();
+        lri(&mut extra, &[(PRED_SRC1, 0), (PRED_SRC1 + 4, 0)]);
+        for (k, reg) in [PRED_SRC0, PRED_SRC0 + 4].into_iter().enumerate() {
+            push(
+                &mut extra,
+                &MiLoadRegisterMem {
+                    use_global_gtt: true,
+                    register_address: reg,
+                    memory_address: PARAMS + 4 * k as u64,
+                    ..Default::default()
+                },
+            );
+        }
+        extra.extend(mi_predicate(3, 0, 2));
+        let (gpu, _, counts) = counted_draw(&ram, &extra, flags);
+        let n = if drawn { 5 } else { 0 };
+        assert_eq!(counts, [n, n], "query {query}, flags {flags:#x}");
+        assert_eq!(gpu.read32(PRED_RESULT), u32::from(query != 0));
+    }
+}
+
+/// MI_TOPOLOGY_FILTER: a TRILIST_ADJ draw is dropped under a TRILIST
+/// filter, drawn under its own topology and with the filter off (0).
+#[test]
+fn the_topology_filter_drops_other_topologies() {
+    for (filter, drawn) in [(0x04u32, false), (0x0B, true), (0, true)] {
+        let ram = Ram::new();
+        let mut extra = Vec::new();
+        push(
+            &mut extra,
+            &MiTopologyFilter {
+                topology_filter_value: filter,
+            },
+        );
+        let (_, _, counts) = counted_draw(&ram, &extra, 0);
+        let n = if drawn { 5 } else { 0 };
+        assert_eq!(counts, [n, n], "filter {filter:#x}");
+    }
+}
+
+/// glDrawArraysIndirect as i965 and crocus send it on Gen7: the draw
+/// parameters loaded into the 3DPRIM_* registers with
+/// MI_LOAD_REGISTER_MEM (base vertex with MI_LOAD_REGISTER_IMM), the
+/// 3DPRIMITIVE's own counts ignored. The registers read back with
+/// MI_STORE_REGISTER_MEM, and the statistics count what the host computes
+/// from the memory's parameters (count x instances).
+#[test]
+fn an_indirect_draw_takes_its_counts_from_the_3dprim_registers() {
+    let ram = Ram::new();
+    // DrawArraysIndirectCommand: count, instanceCount, first, baseInstance.
+    let (count, instances, first, base_instance) = (3u32, 2u32, 1u32, 0u32);
+    ram.put_dw(PARAMS, &[count, instances, first, base_instance]);
+    let mut extra = Vec::new();
+    for (reg, k) in [
+        (PRIM_VERTEX_COUNT, 0u64),
+        (PRIM_INSTANCE_COUNT, 1),
+        (PRIM_START_VERTEX, 2),
+        (PRIM_START_INSTANCE, 3),
+    ] {
+        push(
+            &mut extra,
+            &MiLoadRegisterMem {
+                use_global_gtt: true,
+                register_address: reg,
+                memory_address: PARAMS + 4 * k,
+                ..Default::default()
+            },
+        );
+    }
+    lri(&mut extra, &[(PRIM_BASE_VERTEX, 0)]);
+    for (k, reg) in [
+        PRIM_VERTEX_COUNT,
+        PRIM_INSTANCE_COUNT,
+        PRIM_START_VERTEX,
+        PRIM_START_INSTANCE,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        srm(&mut extra, reg, PARAMS + 0x40 + 4 * k as u64);
+    }
+    let (_, _, counts) = counted_draw(&ram, &extra, INDIRECT_PARAMETER_ENABLE);
+    let back: Vec<u32> = (0..4).map(|k| ram.dw(PARAMS + 0x40 + 4 * k)).collect();
+    assert_eq!(back, [count, instances, first, base_instance]);
+    assert_eq!(counts[0], count * instances, "IA_VERTICES_COUNT");
+    assert_eq!(counts[1], count * instances, "VS_INVOCATION_COUNT");
+    // The same draw without the enable counts the command's five.
+    let ram = Ram::new();
+    ram.put_dw(PARAMS, &[count, instances, first, base_instance]);
+    let (_, _, counts) = counted_draw(&ram, &extra, 0);
+    assert_eq!(counts, [5, 5]);
+}
+
+/// GPGPU_DISPATCHDIMX/Y/Z (Linux i915_reg.h GEN7_GPGPU_DISPATCHDIM*).
+const DISPATCH_DIM: u32 = 0x2500;
+
+/// glDispatchComputeIndirect as i965 sends it on Gen7 (brw_compute.c
+/// `prepare_indirect_gpgpu_walker`): the group counts loaded into the
+/// GPGPU_DISPATCHDIM registers and, one by one, into SRC0 for MI_PREDICATE
+/// (predicate = x == 0 || y == 0 || z == 0, then inverted), and a
+/// GPGPU_WALKER with Indirect Parameter and Predicate Enable whose own
+/// dimensions are ignored. `force_false` appends an MI_PREDICATE LOAD SET
+/// FALSE. Returns the threads dispatched and MI_PREDICATE_RESULT.
+fn indirect_dispatch(dims: [u32; 3], force_false: bool) -> (u64, u32) {
+    let ram = Ram::new();
+    let (gpu, render) = gpu(&ram);
+    let src = "mov (8|M0) r112.0<1>:ud r0.0<8;8,1>:ud\n\
+               send (8|M0) null:ud r112 0x27 0x02000010 {EOT}\n";
+    ram.put(
+        KERNELS,
+        &baregpu_isa::text::asm::assemble(IsaGen::Gen7, src).unwrap(),
+    );
+    ram.put_dw(PARAMS, &dims);
+    pack_at(
+        &ram,
+        DYNAMIC + 0x400,
+        &baregpu_hal::gen7::structs::InterfaceDescriptorData {
+            kernel_start_pointer: 0,
+            number_of_threads_in_gpgpu_thread_group: 1,
+            ..Default::default()
+        },
+    );
+    let mut b = Vec::new();
+    push(
+        &mut b,
+        &PipelineSelect {
+            pipeline_selection: PipelineSelect::PIPELINE_SELECTION_GPGPU,
+        },
+    );
+    push(
+        &mut b,
+        &StateBaseAddress {
+            general_state_base_address_modify_enable: true,
+            surface_state_base_address: SURFACES,
+            surface_state_base_address_modify_enable: true,
+            dynamic_state_base_address: DYNAMIC,
+            dynamic_state_base_address_modify_enable: true,
+            indirect_object_base_address_modify_enable: true,
+            instruction_base_address: KERNELS,
+            instruction_base_address_modify_enable: true,
+            ..StateBaseAddress::default()
+        },
+    );
+    push(
+        &mut b,
+        &MediaVfeState {
+            maximum_number_of_threads: 15,
+            gpgpu_mode: true,
+            reset_gateway_timer: true,
+            bypass_gateway_control: true,
+            ..Default::default()
+        },
+    );
+    push(
+        &mut b,
+        &MediaInterfaceDescriptorLoad {
+            interface_descriptor_total_length: 32,
+            interface_descriptor_data_start_address: 0x400,
+        },
+    );
+    let lrm = |b: &mut Vec<u32>, reg: u32, k: u64| {
+        push(
+            b,
+            &MiLoadRegisterMem {
+                use_global_gtt: true,
+                register_address: reg,
+                memory_address: PARAMS + 4 * k,
+                ..Default::default()
+            },
+        )
+    };
+    for k in 0..3 {
+        lrm(&mut b, DISPATCH_DIM + 4 * k as u32, k);
+    }
+    lri(
+        &mut b,
+        &[(PRED_SRC0 + 4, 0), (PRED_SRC1, 0), (PRED_SRC1 + 4, 0)],
+    );
+    for k in 0..3 {
+        lrm(&mut b, PRED_SRC0, k);
+        // LOAD, SET for x then OR, SRCS_EQUAL.
+        b.extend(mi_predicate(2, if k == 0 { 0 } else { 2 }, 2));
+    }
+    // LOADINV, OR, FALSE: predicate = !predicate.
+    b.extend(mi_predicate(3, 2, 1));
+    if force_false {
+        b.extend(mi_predicate(2, 0, 1));
+    }
+    push(
+        &mut b,
+        &GpgpuWalker {
+            indirect_parameter_enable: true,
+            predicate_enable: true,
+            simd_size: 1,
+            thread_group_id_x_dimension: 7,
+            thread_group_id_y_dimension: 7,
+            thread_group_id_z_dimension: 7,
+            right_execution_mask: 0xffff,
+            bottom_execution_mask: 0xffff_ffff,
+            ..Default::default()
+        },
+    );
+    push(&mut b, &MediaStateFlush::default());
+    push(
+        &mut b,
+        &PipeControl {
+            command_streamer_stall_enable: true,
+            post_sync_operation: 1,
+            address: FENCE,
+            use_global_gtt: true,
+            immediate_data_low: 0x600D,
+            ..PipeControl::default()
+        },
+    );
+    push(&mut b, &MiBatchBufferEnd {});
+    submit(&gpu, &ram, &b, 8);
+    assert_eq!(gpu.unmodelled(render), None);
+    assert_eq!(ram.dw(FENCE), 0x600D, "{:?}", gpu.eu_report());
+    (gpu.eu_stats().dispatched, gpu.read32(PRED_RESULT))
+}
+
+/// The indirect dispatch runs x * y * z one-thread groups (the registers'
+/// counts, not the command's 7 x 7 x 7); a zero count clears the predicate
+/// and the walker is dropped; a predicate forced false drops it too.
+#[test]
+fn an_indirect_predicated_gpgpu_walker_follows_the_dispatch_registers() {
+    assert_eq!(indirect_dispatch([2, 3, 1], false), (6, 1));
+    assert_eq!(indirect_dispatch([4, 0, 2], false), (0, 0));
+    assert_eq!(indirect_dispatch([2, 3, 1], true), (0, 0));
+}

@@ -10,7 +10,10 @@
 //! pending on a plane hold the engine; conditions that do not exist pass),
 //! MI_UPDATE_GTT (GGTT entries), MI_LOAD_REGISTER_MEM,
 //! MI_SET_CONTEXT (save and restore of the modelled registers),
-//! MI_DISPLAY_FLIP (queued on the display, `crate::display`), and the
+//! MI_DISPLAY_FLIP (queued on the display, `crate::display`), Ivy
+//! Bridge's MI_PREDICATE (the predicate state bit in MI_PREDICATE_RESULT)
+//! and MI_TOPOLOGY_FILTER, which drop predicated-off or filtered
+//! 3DPRIMITIVE and GPGPU_WALKER commands (`Parts::dropped`), and the
 //! blitter commands of `crate::blit`. Memory accesses go through the GGTT
 //! or, for PPGTT batches and PPGTT-addressed commands, the engine's
 //! two-level PPGTT. The media/GPGPU commands (PIPELINE_SELECT,
@@ -106,6 +109,12 @@ const CONTEXT_REGISTERS: [u32; 4] = [
     render_relative(gen6::CACHE_MODE_1.offset()),
     gen6::PP_DIR_BASE.relative_offset(),
 ];
+
+/// MI_PREDICATE's registers (hal/tables/gen7/registers.toml).
+const MI_PREDICATE_SRC0: u32 = baregpu_hal::gen7::regs::MI_PREDICATE_SRC0.offset();
+const MI_PREDICATE_SRC1: u32 = baregpu_hal::gen7::regs::MI_PREDICATE_SRC1.offset();
+const MI_PREDICATE_DATA: u32 = baregpu_hal::gen7::regs::MI_PREDICATE_DATA.offset();
+const MI_PREDICATE_RESULT: u32 = baregpu_hal::gen7::regs::MI_PREDICATE_RESULT.offset();
 
 /// Dwords of the MI_REPORT_PERF_COUNT report (256 bytes, A45_B8_C8).
 const PERF_REPORT_DWORDS: u64 = 64;
@@ -341,6 +350,11 @@ impl<B: MemoryBus> Parts<'_, B> {
             Op::Media(m) => self.media_execute(i, c, m, dw)?,
             Op::ReportPerfCount => self.report_perf_count(i, c, dw)?,
             Op::DisplayFlip => self.display_flip(c, dw)?,
+            Op::Predicate => self.predicate(c, dw)?,
+            Op::TopologyFilter => {
+                self.engines[i].topology_filter =
+                    field(c, dw, F::TopologyFilterValue).unwrap_or(0) as u32;
+            }
             Op::NoEffect => {}
             Op::Unmodelled => return Err(self.refuse(c, dw)),
         }
@@ -399,6 +413,77 @@ impl<B: MemoryBus> Parts<'_, B> {
         let asynchronous = field(c, dw, F::FlipType) == Some(1);
         display.queue_flip(pipe, base, pitch, tiled, asynchronous);
         Ok(())
+    }
+
+    /// MI_PREDICATE (004 lines 28041-28087, the same command as Mesa
+    /// gen7.xml's): the compare operation's result (TRUE, FALSE,
+    /// SRC0 == SRC1 loading SRC0 - SRC1 into MI_PREDICATE_DATA, or
+    /// SRC0 - SRC1 == MI_PREDICATE_DATA), combined with the predicate state
+    /// bit (SET, AND, OR, XOR), then loaded into it as is or inverted, or
+    /// the bit kept. The state bit is MI_PREDICATE_RESULT bit 0 (004 lines
+    /// 28688, 30550). The reserved load operation 1 is an invalid command.
+    fn predicate(&mut self, c: &Cmd, dw: &[u32]) -> Result<(), Halt> {
+        let load = field(c, dw, F::LoadOperation).unwrap_or(0);
+        let combine = field(c, dw, F::CombineOperation).unwrap_or(0);
+        let compare = field(c, dw, F::CompareOperation).unwrap_or(0);
+        if load == 1 {
+            return Err(Halt::InstructionError {
+                dw0: dw.first().copied().unwrap_or(0),
+            });
+        }
+        let src0 = self.read_u64(MI_PREDICATE_SRC0);
+        let src1 = self.read_u64(MI_PREDICATE_SRC1);
+        let delta = src0.wrapping_sub(src1);
+        let result = match compare {
+            0 => true,
+            1 => false,
+            2 => {
+                self.regs.set(MI_PREDICATE_DATA, delta as u32);
+                self.regs.set(MI_PREDICATE_DATA + 4, (delta >> 32) as u32);
+                src0 == src1
+            }
+            _ => delta == self.read_u64(MI_PREDICATE_DATA),
+        };
+        let state = self.regs.get(MI_PREDICATE_RESULT) & 1 == 1;
+        let combined = match combine {
+            0 => result,
+            1 => result & state,
+            2 => result | state,
+            _ => result ^ state,
+        };
+        let bit = match load {
+            2 => combined,
+            3 => !combined,
+            _ => state,
+        };
+        self.regs.set(MI_PREDICATE_RESULT, bit as u32);
+        Ok(())
+    }
+
+    /// Whether the command streamer drops command `c` (Gen7): a
+    /// 3DPRIMITIVE or GPGPU_WALKER with Predicate Enable while the predicate
+    /// state bit is 0 ("ignored only if PredicateEnable is set and the
+    /// Predicate state bit is 0", 004 lines 617, 669), and a 3DPRIMITIVE
+    /// whose topology the MI_TOPOLOGY_FILTER does not let through (004 line
+    /// 28827). Checked only when the command starts: a draw or walk under
+    /// way is not dropped half done.
+    pub(super) fn dropped(&self, i: usize, c: &Cmd, op: Op, dw: &[u32]) -> bool {
+        let dispatch = matches!(
+            op,
+            Op::Media(crate::media::MediaOp::Primitive | crate::media::MediaOp::GpgpuWalker)
+        );
+        if !dispatch || self.media.as_deref().is_some_and(|m| m.mid_dispatch()) {
+            return false;
+        }
+        if field(c, dw, F::PredicateEnable) == Some(1)
+            && self.regs.get(MI_PREDICATE_RESULT) & 1 == 0
+        {
+            return true;
+        }
+        let filter = self.engines[i].topology_filter;
+        op == Op::Media(crate::media::MediaOp::Primitive)
+            && filter != 0
+            && field(c, dw, F::PrimitiveTopologyType).is_some_and(|t| t as u32 != filter)
     }
 
     /// Refuses a command the model does not execute.

@@ -92,6 +92,10 @@ pub struct EngineState {
     pub event_frame: Option<u32>,
     /// The blitter's shared setup and clip state (blitter engine only).
     pub blit: Blitter,
+    /// MI_TOPOLOGY_FILTER's value (Gen7 render): a non-zero 3DPRIM_*
+    /// topology every 3DPRIMITIVE must have or be discarded (004 line
+    /// 28827); 0, no filter.
+    pub topology_filter: u32,
 }
 
 impl EngineState {
@@ -246,13 +250,21 @@ fn step<H: Host>(h: &mut H, i: usize, table: &CommandTable) -> Result<bool, Halt
             }
         }
     }
+    // A dispatch the predicate or the topology filter drops does nothing,
+    // not even wait for earlier threads.
+    let dropped = p.dropped(i, info, op, &buf);
     // EU threads: a dispatch command starts them, any other command waits
     // until they have finished (`media`); the head stays meanwhile.
     let media = match op {
+        _ if dropped => None,
         Op::Media(m) => Some(m),
         _ => None,
     };
-    match p.media_gate(i, info, media, &buf) {
+    let gate = match dropped {
+        true => Ok(true),
+        false => p.media_gate(i, info, media, &buf),
+    };
+    match gate {
         Ok(true) => {}
         Ok(false) => {
             *p.scratch = buf;
@@ -315,7 +327,10 @@ fn step<H: Host>(h: &mut H, i: usize, table: &CommandTable) -> Result<bool, Halt
     }
     p.stats.commands += 1;
     *p.timestamp += 1;
-    let result = mi::execute(h, i, info, op, &buf);
+    let result = match dropped {
+        true => Ok(()),
+        false => mi::execute(h, i, info, op, &buf),
+    };
     *h.parts().scratch = buf;
     result.map(|()| true)
 }

@@ -38,6 +38,10 @@ pub(crate) enum Op {
     ReportPerfCount,
     /// MI_DISPLAY_FLIP: queued on the display (`crate::display`).
     DisplayFlip,
+    /// MI_PREDICATE (Gen7): the predicate state bit (`mi::predicate`).
+    Predicate,
+    /// MI_TOPOLOGY_FILTER (Gen7): the topology 3DPRIMITIVE must have.
+    TopologyFilter,
     /// A command whose effect the model has nothing to apply to ([`NO_EFFECT`]).
     NoEffect,
     /// Known, not modelled: refused with [`super::Halt::Unmodelled`].
@@ -71,11 +75,10 @@ const NO_EFFECT: [(&str, &str); 6] = [
     ("STATE_SIP", "no exceptions reach a system routine"),
 ];
 // Refused on purpose (not in NO_EFFECT): STATE_PREFETCH would be harmless (a
-// state-cache hint) but names state the model would not check; MI_PREDICATE (Gen7) sets the
-// predicate of 3DPRIMITIVE and GPGPU_WALKER, whose predication the model
-// refuses; MI_LOAD_SCAN_LINES_INCL needs scan-line counting the display model
-// does not do;
-// MI_TOPOLOGY_FILTER and MI_URB_CLEAR serve the 3D pipeline.
+// state-cache hint) but names state the model would not check;
+// MI_LOAD_SCAN_LINES_INCL needs scan-line counting the display model does
+// not do; MI_URB_CLEAR serves URB handling the model does not keep between
+// draws.
 
 fn op_of(name: &'static str) -> Op {
     if let Some(b) = BlitOp::of(name) {
@@ -104,6 +107,8 @@ fn op_of(name: &'static str) -> Op {
         "MI_SET_CONTEXT" => Op::SetContext,
         "MI_REPORT_PERF_COUNT" => Op::ReportPerfCount,
         "MI_DISPLAY_FLIP" => Op::DisplayFlip,
+        "MI_PREDICATE" => Op::Predicate,
+        "MI_TOPOLOGY_FILTER" => Op::TopologyFilter,
         _ if NO_EFFECT.iter().any(|(n, _)| *n == name) => Op::NoEffect,
         _ => Op::Unmodelled,
     }
@@ -161,6 +166,8 @@ fn required(op: Op) -> &'static [F] {
             F::DisplayBufferPitch,
             F::TileParameter,
         ],
+        Op::Predicate => &[F::LoadOperation, F::CombineOperation, F::CompareOperation],
+        Op::TopologyFilter => &[F::TopologyFilterValue],
         Op::Blit(b) => b.required(),
         Op::Media(m) => m.required(),
         Op::BatchEnd

@@ -41,6 +41,33 @@ pub(super) const GEN7_SO_NUM_PRIMS_WRITTEN: u32 = 0x5200;
 pub(super) const GEN7_SO_PRIM_STORAGE_NEEDED: u32 = 0x5240;
 pub(super) const GEN7_SO_WRITE_OFFSET: u32 = 0x5280;
 
+/// The 3DPRIMITIVE parameters an indirect draw reads, in the order of its
+/// DW2-6: 3DPRIM_VERTEX_COUNT, _START_VERTEX, _INSTANCE_COUNT,
+/// _START_INSTANCE, _BASE_VERTEX (004 line 733; Linux i915_reg.h
+/// GEN7_3DPRIM_*, hal/tables/gen7/registers.toml).
+const PRIM_INDIRECT: [u32; 5] = {
+    use baregpu_hal::gen7::regs as r;
+    [
+        r::_3DPRIM_VERTEX_COUNT.offset(),
+        r::_3DPRIM_START_VERTEX.offset(),
+        r::_3DPRIM_INSTANCE_COUNT.offset(),
+        r::_3DPRIM_START_INSTANCE.offset(),
+        r::_3DPRIM_BASE_VERTEX.offset(),
+    ]
+};
+
+/// GPGPU_DISPATCHDIMX/Y/Z: an indirect GPGPU_WALKER's thread group
+/// dimensions (Mesa i965 brw_compute.c `prepare_indirect_gpgpu_walker`
+/// loads them instead of the command's X/Y/Z Dimension).
+const DISPATCH_DIMS: [u32; 3] = {
+    use baregpu_hal::gen7::regs as r;
+    [
+        r::GPGPU_DISPATCHDIMX.offset(),
+        r::GPGPU_DISPATCHDIMY.offset(),
+        r::GPGPU_DISPATCHDIMZ.offset(),
+    ]
+};
+
 impl<B: MemoryBus> Parts<'_, B> {
     /// Executes one blitter command on engine `i`.
     pub(super) fn blit(&mut self, i: usize, c: &Cmd, op: BlitOp, dw: &[u32]) -> Result<(), Halt> {
@@ -146,6 +173,10 @@ impl<B: MemoryBus> Parts<'_, B> {
             for (k, o) in media.front.so_write_offsets.iter_mut().enumerate() {
                 *o = self.regs.get(GEN7_SO_WRITE_OFFSET + 4 * k as u32) & !3;
             }
+            // What Indirect Parameter Enable reads instead of the command's
+            // dwords (3DPRIMITIVE, GPGPU_WALKER).
+            media.front.indirect = PRIM_INDIRECT.map(|r| self.regs.get(r));
+            media.dispatch_dims = DISPATCH_DIMS.map(|r| self.regs.get(r));
         }
         let clock = media.array.clock();
         let result = {

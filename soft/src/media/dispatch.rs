@@ -216,16 +216,15 @@ impl Media {
 
     /// GPGPU_WALKER [ext: Mesa gen7.xml]: SIMD size 8/16/32, thread counts
     /// per group minus one, group IDs, right and bottom execution masks.
-    /// Indirect parameters and predication are not modelled.
+    /// With Indirect Parameter Enable the X/Y/Z dimensions are the
+    /// GPGPU_DISPATCHDIM registers' (`dispatch_dims`). Predication is the
+    /// command streamer's (`cs::mi`, a dropped walker never gets here).
     fn parse_gpgpu(
         &mut self,
         cmd: &mut dyn GfxMemory,
         c: &Cmd,
         dw: &[u32],
     ) -> Result<Walk, MediaError> {
-        if get(c, dw, F::IndirectParameterEnable) == 1 || get(c, dw, F::PredicateEnable) == 1 {
-            return Err(MediaError::Command);
-        }
         let ido = get(c, dw, F::InterfaceDescriptorOffset) as u32;
         let desc = self.descriptor(cmd, ido)?;
         let simd = match get(c, dw, F::SimdSize) {
@@ -244,11 +243,14 @@ impl Media {
             get(c, dw, F::ThreadGroupIdStartingY) as u32,
             get(c, dw, F::ThreadGroupIdStartingZ) as u32,
         ];
-        let end = [
-            get(c, dw, F::ThreadGroupIdXDimension) as u32,
-            get(c, dw, F::ThreadGroupIdYDimension) as u32,
-            get(c, dw, F::ThreadGroupIdZDimension) as u32,
-        ];
+        let end = match get(c, dw, F::IndirectParameterEnable) {
+            1 => self.dispatch_dims,
+            _ => [
+                get(c, dw, F::ThreadGroupIdXDimension) as u32,
+                get(c, dw, F::ThreadGroupIdYDimension) as u32,
+                get(c, dw, F::ThreadGroupIdZDimension) as u32,
+            ],
+        };
         Ok(Walk::Gpgpu {
             desc,
             ido: ido as u8,

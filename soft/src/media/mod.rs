@@ -247,6 +247,9 @@ pub(crate) struct Media {
     pub descriptors: Vec<u32>,
     /// The walker being executed.
     walk: Option<dispatch::Walk>,
+    /// GPGPU_DISPATCHDIMX/Y/Z as the command streamer last loaded them
+    /// (Gen7), for GPGPU_WALKER's Indirect Parameter Enable.
+    pub dispatch_dims: [u32; 3],
     /// EU instructions the current run may still execute.
     pub allowance: u64,
     /// The address space of the resident threads.
@@ -277,6 +280,7 @@ impl Media {
             curbe: Vec::new(),
             descriptors: Vec::new(),
             walk: None,
+            dispatch_dims: [0; 3],
             allowance: 0,
             thread_space: Space::Ggtt,
             urb_handles: 0,
@@ -307,6 +311,12 @@ impl Media {
         self.allowance = 0;
         self.thread_space = Space::Ggtt;
         self.front.reset();
+    }
+
+    /// Whether a dispatch command is under way: a walker or a draw the
+    /// engine comes back to (its command is the current one).
+    pub fn mid_dispatch(&self) -> bool {
+        self.walk.is_some() || self.front.busy()
     }
 
     /// Whether threads are resident or a walker is unfinished.

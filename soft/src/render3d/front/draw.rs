@@ -101,6 +101,10 @@ pub(crate) struct Front {
     /// Ivy Bridge's SO_WRITE_OFFSET0-3: the command streamer loads them
     /// from its registers before each draw step and stores them after.
     pub so_write_offsets: [u32; 4],
+    /// Ivy Bridge's 3DPRIM_VERTEX_COUNT, _START_VERTEX, _INSTANCE_COUNT,
+    /// _START_INSTANCE and _BASE_VERTEX, loaded by the command streamer
+    /// before each draw step: an indirect 3DPRIMITIVE's parameters.
+    pub indirect: [u32; 5],
     gs_thread_id: u32,
     /// The SF's Line Stipple Counter, carried from draw to draw (`None`:
     /// unknown until a draw starts a line or 3DSTATE_LINE_STIPPLE loads
@@ -217,7 +221,7 @@ impl Front {
         let prim = if generation == Generation::Gen7 {
             super::gen7::refuse_unmodelled_stages(&self.packets)?;
             super::gen7::check_vs_constants(&self.packets)?;
-            super::gen7::primitive(dw)?
+            super::gen7::primitive(dw, &self.indirect)?
         } else {
             Cmd3dprimitive::unpack(dw)
                 .map_err(|_| DrawError::Invalid("3DPRIMITIVE does not decode"))?

@@ -60,6 +60,60 @@ const STORE_1_FP: u32 = 3;
 const STORE_1_INT: u32 = 4;
 const STORE_VID: u32 = 5;
 const STORE_IID: u32 = 6;
+/// VFCOMP_STORE_PID (notes seed-003 §5.1, 003 lines 29801-29821).
+const STORE_PID: u32 = 7;
+
+/// The S and R parameters of PrimitiveInfoGeneration per topology (003
+/// lines 31700-31774): PrimitiveID skips S vertices of a primitive, then
+/// grows by one every R + 1 vertices. None for TRISTRIP_ADJ, whose extra
+/// increment when a primitive ends is garbled in the text (003 lines
+/// 31322-31330), and LINESTRIP_CONT_BF, which the table omits.
+fn pid_steps(topology: u8) -> Option<(u32, u32)> {
+    use super::assemble::prim::*;
+    Some(match topology {
+        POINTLIST | POINTLIST_BF => (1, 0),
+        LINELIST => (1, 1),
+        LINELIST_ADJ => (1, 3),
+        LINESTRIP | LINESTRIP_BF | LINESTRIP_CONT | LINELOOP => (2, 0),
+        LINESTRIP_ADJ => (3, 0),
+        TRILIST | RECTLIST => (1, 2),
+        TRILIST_ADJ => (1, 5),
+        TRISTRIP | TRISTRIP_REVERSE | TRIFAN | TRIFAN_NOSTIPPLE | POLYGON => (3, 0),
+        QUADLIST => (1, 3),
+        QUADSTRIP => (3, 1),
+        _ => return None,
+    })
+}
+
+/// The VF's PrimitiveID counters (003 lines 31669-31706): PrimitiveID and
+/// PIDCounterS/R reset at each instance's start, the counters alone at a
+/// cut (003 lines 31318-31320).
+#[derive(Default)]
+struct PidCounter {
+    s: u32,
+    r: u32,
+    pid: u32,
+}
+
+impl PidCounter {
+    /// The PrimitiveID of the next vertex.
+    fn next(&mut self, (s, r): (u32, u32)) -> u32 {
+        if self.s < s {
+            self.s += 1;
+        } else if self.r < r {
+            self.r += 1;
+        } else {
+            self.pid = self.pid.wrapping_add(1);
+            self.r = 0;
+        }
+        self.pid
+    }
+
+    fn cut(&mut self) {
+        self.s = 0;
+        self.r = 0;
+    }
+}
 
 /// Runs the VF for `prim` with the state in `packets` (in the layouts of
 /// `generation`; `prim` in the SNB form, `super::gen7::primitive`); every
@@ -109,9 +163,22 @@ pub(crate) fn fetch(
             "cut index with a topology that has none",
         ));
     }
+    // PrimitiveID only matters when an element stores it.
+    let steps = pid_steps(topology);
+    if steps.is_none()
+        && elements
+            .iter()
+            .any(|e| controls(&e.ve).contains(&STORE_PID))
+    {
+        return Err(DrawError::Unmodelled(
+            "VFCOMP_STORE_PID with TRISTRIP_ADJ or LINESTRIP_CONT_BF",
+        ));
+    }
+    let steps = steps.unwrap_or((0, 0));
     let mut out = Fetched::default();
     for instance in 0..prim.instance_count {
         let mut strip: Vec<u32> = Vec::new();
+        let mut pid = PidCounter::default();
         for n in 0..prim.vertex_count_per_instance {
             let at = u64::from(prim.start_vertex_location) + u64::from(n);
             let (vid, vindex) = match &index {
@@ -121,6 +188,7 @@ pub(crate) fn fetch(
                     if ib.cut && v == ib.cut_value() {
                         assemble::objects(topology, &strip, &mut out.objects)?;
                         out.primitives.push((instance, core::mem::take(&mut strip)));
+                        pid.cut();
                         continue;
                     }
                     (v, i64::from(v) + i64::from(prim.base_vertex_location))
@@ -131,7 +199,7 @@ pub(crate) fn fetch(
                 &elements,
                 &buffers,
                 prim,
-                (vindex, vid, instance),
+                (vindex, vid, instance, pid.next(steps)),
                 vue_dwords,
             )?;
             out.ia_vertices += 1;
@@ -174,9 +242,6 @@ fn elements(packets: &Packets, generation: Generation) -> Result<Vec<Element>, D
                 return Err(DrawError::Unmodelled("vertex element edge flags"));
             }
             let controls = controls(ve);
-            if controls.contains(&7) {
-                return Err(DrawError::Unmodelled("VFCOMP_STORE_PID"));
-            }
             let fmt = if controls.contains(&STORE_SRC) {
                 Some(
                     format::of(ve.source_element_format).ok_or(DrawError::Invalid(
@@ -263,13 +328,13 @@ impl IndexBuffer {
     }
 }
 
-/// One vertex's VUE: `(VertexIndex, VertexID, InstanceID)`.
+/// One vertex's VUE: `(VertexIndex, VertexID, InstanceID, PrimitiveID)`.
 fn vertex(
     mem: &mut dyn GfxMemory,
     elements: &[Element],
     buffers: &[Cmd3dstateVertexBuffersVertexBufferState],
     prim: &Cmd3dprimitive,
-    (vindex, vid, iid): (i64, u32, u32),
+    (vindex, vid, iid, pid): (i64, u32, u32, u32),
     vue_dwords: usize,
 ) -> Result<Vec<u32>, DrawError> {
     let mut vue = vec![0u32; vue_dwords];
@@ -314,7 +379,8 @@ fn vertex(
                 STORE_1_INT => 1,
                 STORE_VID => vid,
                 STORE_IID => iid,
-                _ => return Err(DrawError::Unmodelled("VFCOMP_STORE_PID")),
+                STORE_PID => pid,
+                _ => return Err(DrawError::Invalid("reserved vertex component control")),
             };
             vue[4 * i + c] = v;
         }
@@ -534,6 +600,58 @@ mod tests {
         assert_eq!(got, [10, 10, 20, 20, 30]);
     }
 
+    /// VFCOMP_STORE_PID stores the PrimitiveID sequences of the S/R table
+    /// (003 lines 31711-31774, the "PrimitiveID Outputs" column), restarted
+    /// at each instance; a cut restarts the counters, not the ID.
+    #[test]
+    fn the_primitive_id_follows_the_s_r_table() {
+        let p = packets(
+            &[ve(0, 0, 0, [STORE_PID, STORE_IID, NOSTORE, NOSTORE])],
+            &[[4, VB as u32, VB as u32 + 0xff, 0]],
+        );
+        let mut m = memory();
+        let ids = |topology: u32, count: u32, instances: u32| -> Vec<[u32; 2]> {
+            let f = fetch(
+                Generation::Gen6,
+                &p,
+                &mut memory(),
+                &prim(topology, false, count, 0, instances),
+                8,
+            )
+            .unwrap();
+            f.vertices.iter().map(|v| [v[0], v[1]]).collect()
+        };
+        let table: [(u32, &[u32]); 8] = [
+            (0x01, &[0, 1, 2, 3]),
+            (0x02, &[0, 0, 1, 1, 2, 2]),
+            (0x09, &[0, 0, 0, 0, 1, 1, 1, 1]),
+            (0x03, &[0, 0, 1, 2, 3]),
+            (0x0A, &[0, 0, 0, 1, 2]),
+            (0x04, &[0, 0, 0, 1, 1, 1, 2]),
+            (0x0B, &[0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2]),
+            (0x05, &[0, 0, 0, 1, 2, 3]),
+        ];
+        for (topology, expected) in table {
+            let n = expected.len() as u32;
+            let got = ids(topology, n, 2);
+            let want: Vec<[u32; 2]> = (0..2)
+                .flat_map(|i| expected.iter().map(move |&pid| [pid, i]))
+                .collect();
+            assert_eq!(got, want, "topology {topology:#x}");
+        }
+        // LINESTRIP cut after two vertices: the counters restart, the ID
+        // goes on (0, 0 | 0, 1, 2 with S = 2 skipping two again).
+        let mut p = p.clone();
+        for (k, v) in [0u16, 1, 0xFFFF, 2, 3, 4].iter().enumerate() {
+            m.write(IB + 2 * k as u64, &v.to_le_bytes()).unwrap();
+        }
+        // 3DSTATE_INDEX_BUFFER: cut index enable, 16-bit indices.
+        p.set("3DSTATE_INDEX_BUFFER", &[0x780A_0501, IB as u32, 0]);
+        let f = fetch(Generation::Gen6, &p, &mut m, &prim(0x03, true, 6, 0, 1), 8).unwrap();
+        let got: Vec<u32> = f.vertices.iter().map(|v| v[0]).collect();
+        assert_eq!(got, [0, 0, 0, 0, 1]);
+    }
+
     #[test]
     fn refusals_name_what_is_missing() {
         let mut m = memory();
@@ -546,12 +664,14 @@ mod tests {
             Err(DrawError::Invalid(_))
         ));
         let p = packets(
-            &[ve(0, 0, 0, [STORE_SRC, STORE_SRC, STORE_SRC, 7])],
+            &[ve(0, 0, 0, [STORE_PID, NOSTORE, NOSTORE, NOSTORE])],
             &[[4, VB as u32, VB as u32 + 0xff, 0]],
         );
         assert_eq!(
-            fetch(Generation::Gen6, &p, &mut m, &prim(1, false, 1, 0, 1), 8),
-            Err(DrawError::Unmodelled("VFCOMP_STORE_PID"))
+            fetch(Generation::Gen6, &p, &mut m, &prim(0x0C, false, 6, 0, 1), 8),
+            Err(DrawError::Unmodelled(
+                "VFCOMP_STORE_PID with TRISTRIP_ADJ or LINESTRIP_CONT_BF"
+            ))
         );
         let p = packets(&[ve(0, 0, 0, SRC4)], &[[4, VB as u32, VB as u32 + 0xff, 0]]);
         assert!(matches!(

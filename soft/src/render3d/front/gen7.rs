@@ -4,8 +4,9 @@
 //! or refuses on top.
 //!
 //! - 3DPRIMITIVE: the topology and access type move to DW1 and the
-//!   indirect, predicate and end-offset enables appear (refused as not
-//!   modelled); the counts follow in DW2-6.
+//!   indirect, predicate and end-offset enables appear (indirect draws read
+//!   the 3DPRIM_* registers, predication is the command streamer's, the
+//!   end offset is refused); the counts follow in DW2-6.
 //! - VERTEX_ELEMENT_STATE: as on SNB with an 11:0 Source Element Offset;
 //!   VERTEX_BUFFER_STATE: as on SNB with Address Modify Enable (bit 14):
 //!   taken by its name, clear, the buffer keeps the addresses it had (Mesa
@@ -66,30 +67,40 @@ fn kept<P: Packet + Default>(
     packets.get(name).map(|dw| decode(dw, what)).transpose()
 }
 
-/// 3DPRIMITIVE in the SNB form the vertex fetch reads.
-pub(crate) fn primitive(dw: &[u32]) -> Result<g6::Cmd3dprimitive, DrawError> {
+/// 3DPRIMITIVE in the SNB form the vertex fetch reads. With Indirect
+/// Parameter Enable the counts of DW2-6 are replaced by the 3DPRIM_*
+/// registers (`indirect`, in DW2-6 order: 004 line 733; Mesa i965 and
+/// crocus load them with MI_LOAD_REGISTER_MEM for glDraw*Indirect).
+/// Predicate Enable is the command streamer's (`cs::mi`: a draw it drops
+/// never gets here). End Offset Enable is refused: its vertex count comes
+/// from how much of VB0 lies before 3DPRIM_END_OFFSET (004 lines
+/// 752-754), and no manual or driver here says from where that offset
+/// counts.
+pub(crate) fn primitive(dw: &[u32], indirect: &[u32; 5]) -> Result<g6::Cmd3dprimitive, DrawError> {
     let p: Cmd3dprimitive = decode(dw, "3DPRIMITIVE does not decode")?;
-    if p.indirect_parameter_enable {
-        return Err(DrawError::Unmodelled(
-            "3DPRIMITIVE Indirect Parameter Enable (the 3DPRIM_* registers)",
-        ));
-    }
-    if p.predicate_enable {
-        return Err(DrawError::Unmodelled("3DPRIMITIVE Predicate Enable"));
-    }
     if p.end_offset_enable {
         return Err(DrawError::Unmodelled("3DPRIMITIVE End Offset Enable"));
     }
+    let [count, start, instances, start_instance, base] = match p.indirect_parameter_enable {
+        true => *indirect,
+        false => [
+            p.vertex_count_per_instance,
+            p.start_vertex_location,
+            p.instance_count,
+            p.start_instance_location,
+            p.base_vertex_location as u32,
+        ],
+    };
     Ok(g6::Cmd3dprimitive {
         vertex_access_type: p.vertex_access_type,
         primitive_topology_type: p.primitive_topology_type,
         // The SNB GS stream-output count has no IVB counterpart.
         internal_vertex_count: false,
-        vertex_count_per_instance: p.vertex_count_per_instance,
-        start_vertex_location: p.start_vertex_location,
-        instance_count: p.instance_count,
-        start_instance_location: p.start_instance_location,
-        base_vertex_location: p.base_vertex_location,
+        vertex_count_per_instance: count,
+        start_vertex_location: start,
+        instance_count: instances,
+        start_instance_location: start_instance,
+        base_vertex_location: base as i32,
     })
 }
 
@@ -632,7 +643,12 @@ mod tests {
 
     #[test]
     fn the_gen7_3dprimitive_has_its_topology_in_dw1() {
-        let p = primitive(&[0x7B00_0005, 1 << 8 | 0x05, 6, 2, 3, 1, (-5i32) as u32]).unwrap();
+        let regs = [9, 8, 7, 6, (-4i32) as u32];
+        let p = primitive(
+            &[0x7B00_0005, 1 << 8 | 0x05, 6, 2, 3, 1, (-5i32) as u32],
+            &regs,
+        )
+        .unwrap();
         assert_eq!(
             (
                 p.vertex_access_type,
@@ -646,15 +662,30 @@ mod tests {
             (1, 5, 6, 2, 3, 1, -5)
         );
         // The SNB place of the topology (DW0 14:10) means nothing here.
-        let p = primitive(&[0x7B00_0005 | 0x04 << 10, 0x0F, 3, 0, 1, 0, 0]).unwrap();
+        let p = primitive(&[0x7B00_0005 | 0x04 << 10, 0x0F, 3, 0, 1, 0, 0], &regs).unwrap();
         assert_eq!((p.vertex_access_type, p.primitive_topology_type), (0, 0x0F));
+        assert_eq!(
+            p.vertex_count_per_instance, 3,
+            "bit 12 is not the indirect enable"
+        );
+        // Indirect Parameter Enable (DW0 bit 10): DW2-6 come from the
+        // 3DPRIM_* registers, the topology and access type still from DW1.
+        let p = primitive(&[0x7B00_0405, 1 << 8 | 0x04, 3, 0, 1, 0, 0], &regs).unwrap();
+        assert_eq!(
+            (
+                p.vertex_access_type,
+                p.primitive_topology_type,
+                p.vertex_count_per_instance,
+                p.start_vertex_location,
+                p.instance_count,
+                p.start_instance_location,
+                p.base_vertex_location
+            ),
+            (1, 4, 9, 8, 7, 6, -4)
+        );
         assert!(matches!(
-            primitive(&[0x7B00_0405, 0x04, 3, 0, 1, 0, 0]),
-            Err(DrawError::Unmodelled(_))
-        ));
-        assert!(matches!(
-            primitive(&[0x7B00_0005, 1 << 9 | 0x04, 3, 0, 1, 0, 0]),
-            Err(DrawError::Unmodelled(_))
+            primitive(&[0x7B00_0005, 1 << 9 | 0x04, 3, 0, 1, 0, 0], &regs),
+            Err(DrawError::Unmodelled("3DPRIMITIVE End Offset Enable"))
         ));
     }
 
