@@ -92,6 +92,7 @@
 mod cube;
 mod filter;
 mod lod;
+mod multisample;
 mod params;
 pub mod state;
 mod texel;
@@ -140,6 +141,8 @@ struct Args {
     gradients: [[u32; 16]; 6],
     /// gather4_po's offu and offv.
     offsets: [[u32; 16]; 2],
+    /// The sample index (the multisample loads).
+    si: [u32; 16],
 }
 
 pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Result<(), SendError> {
@@ -193,14 +196,7 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     m.need(h, rlen)?;
     let args = gather(m, h, per, lanes, &prm)?;
     let surface = env.surface(s.bti)?;
-    // resinfo and sampleinfo read the surface state only; the others read
-    // as one sample would answer wrongly (Gen6's sample resolves them, Mesa
-    // brw_blorp_blit.cpp).
-    if surface.samples > 1 && !matches!(s.op, SamplerOp::Resinfo | SamplerOp::SampleInfo) {
-        return Err(bad(
-            "sampler: multisampled surfaces (ld2dms, ld_mcs, Gen6's resolving sample) are not modelled",
-        ));
-    }
+    let ms_load = multisample::serves(p, s.op, &surface)?;
     let ce = if simd4x2 {
         // "If any of the high 4 bits are asserted, that sample is valid.
         // If any of the low 4 bits are asserted, that sample is valid" (003
@@ -213,6 +209,7 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     let texels = match s.op {
         SamplerOp::Resinfo => resinfo(p, s, &surface, &args, ce),
         SamplerOp::SampleInfo => sampleinfo(p, &surface, lanes, ce)?,
+        _ if ms_load => multisample::load(env, s.op, &surface, &args, header, ce)?,
         SamplerOp::Ld => ld(env, &surface, &args, header, ce)?,
         SamplerOp::Lod => lod_query(env, p, s, &surface, &args, header, ce)?,
         _ => sample(env, p, s, &surface, &args, header, ce)?,
@@ -379,6 +376,7 @@ fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<A
             one(rg[1])?,
         ],
         offsets: [one(off[0])?, one(off[1])?],
+        si: one(prm.si)?,
     })
 }
 
