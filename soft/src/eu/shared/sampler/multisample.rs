@@ -115,9 +115,9 @@ pub(super) fn load(
         (0, 0)
     };
     let f = Format::of(surface, BorderMode::Dx10Ogl)?;
-    let level0 = surface
-        .level(0)
-        .ok_or(bad("sampler: level 0 of a multisampled surface cannot be placed"))?;
+    let level0 = surface.level(0).ok_or(bad(
+        "sampler: level 0 of a multisampled surface cannot be placed",
+    ))?;
     let last = surface.samples - 1;
     for (c, t) in out.iter_mut().enumerate().take(a.lanes) {
         if ce >> c & 1 == 0 {
