@@ -115,6 +115,19 @@ fn ld2dms_reads_every_sample_of_4x_interleaved_and_8x_array_surfaces() {
         for s in 0..8 {
             check(&mut gpu, &load(Op::Ld2dms, s), s);
         }
+        // SIMD8: one register a parameter, pixels (0..4, 0..2).
+        let msg = Msg {
+            simd16: false,
+            ..load(Op::Ld2dms, 5)
+        };
+        let got = ok(&mut gpu, &msg);
+        for (c, t) in got.iter().enumerate().take(8) {
+            assert_eq!(
+                t,
+                &[value(c as u32 % 4, c as u32 / 4, 5), 0, 0, 1],
+                "SIMD8 lane {c}"
+            );
+        }
         // Outside the surface: zero (alpha one).
         let msg = Msg {
             u: [4; 16],

@@ -35,8 +35,8 @@
 //! sample_l [ext: mesa src/intel/compiler/brw_nir.c
 //! `lower_txd_cube_map`]), MAPFILTER_MONO, ChromaKey (so
 //! sample+killpix kills no pixel), anisotropic filtering where the manual
-//! does not turn it into linear (see below), the multisample loads,
-//! SIMD32/64 messages, YUV formats. Messages that do not exist are
+//! does not turn it into linear (see below), ld_mcs and MCS
+//! compression, SIMD32/64 messages, YUV formats. Messages that do not exist are
 //! refused when the descriptor decodes (module
 //! `baregpu_isa::message::sampler`): `lod` and `sampleinfo` on Gen4/G45
 //! (000 lines 3999-4025 list neither), sample+killpix on Gen7 (no Gen7
@@ -54,6 +54,11 @@
 //! erratum of the same line): so done; elsewhere it is refused, since
 //! bilinear would answer what the hardware does not. `sample_lz` has no
 //! Gen4-Gen7.5 message type.
+//!
+//! Multisampled surfaces (`multisample`): Gen7 ld2dms and ld2dss and
+//! Gen6 ld with its sample index read one sample; resinfo and sampleinfo
+//! read the surface state; ld_mcs, compressed (MCS) surfaces and the
+//! other messages are refused there.
 //!
 //! With no [`SamplerSource`] in the [`MessageEnv`], the sample messages
 //! use [`Sampling`] instead of SAMPLER_STATE (and `sample_c`, which needs

@@ -49,6 +49,8 @@ pub(super) fn serves(p: IsaGen, op: SamplerOp, surface: &Surface) -> Result<bool
         O::LdMcs => Err(bad(
             "ld_mcs: not modelled (no public source here says what it returns without an MCS)",
         )),
+        // A null surface reads zeros, as for ld.
+        O::Ld2dms | O::Ld2dss if surface.kind == SurfaceKind::Null => Ok(true),
         O::Ld2dms | O::Ld2dss => {
             if surface.kind != SurfaceKind::D2 {
                 return Err(bad(
@@ -90,6 +92,9 @@ pub(super) fn load(
     ce: u32,
 ) -> Result<[[u32; 4]; 16], SendError> {
     let mut out = [[0u32; 4]; 16];
+    if surface.kind == SurfaceKind::Null {
+        return Ok(out);
+    }
     if surface.kind != SurfaceKind::D2 {
         return Err(bad(
             "sampler: a multisampled surface must be SURFTYPE_2D (003 lines 79644-79645)",
