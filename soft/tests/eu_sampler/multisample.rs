@@ -173,4 +173,14 @@ fn multisampled_surfaces_refuse_what_is_not_modelled() {
     refused(&mut gpu, &load(Op::Ld, 0), "multisampled");
     let mut gpu = new_gpu(p, &tex);
     refused(&mut gpu, &load(Op::Ld2dms, 0), "single-sampled");
+    // A 1D multisampled surface (SURFTYPE_1D, DW0 31:29 = 0): ld2dms wants
+    // SURFTYPE_2D (003 lines 79644-79645).
+    let mut dw = ms_state(p, &tex, 2, false, false);
+    dw[0] &= !(7 << 29);
+    let mut gpu = new_gpu_state(p, &dw);
+    refused(&mut gpu, &load(Op::Ld2dms, 0), "SURFTYPE_2D");
+    // SURFTYPE_NULL (7) reads zeros.
+    dw[0] |= 7 << 29;
+    let mut gpu = new_gpu_state(p, &dw);
+    assert_eq!(ok(&mut gpu, &load(Op::Ld2dms, 0))[0], [0; 4]);
 }
