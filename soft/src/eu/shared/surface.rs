@@ -925,6 +925,12 @@ mod tests {
         dw[4] = 1 << 6 | 2 << 3;
         let s = Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap();
         assert_eq!((s.samples, s.ms_layout), (4, MsLayout::Interleaved));
+        assert!(!s.mcs);
+        // DW6 bit 0 MCS Enable, read on multisampled surfaces only.
+        dw[6] = 1;
+        assert!(Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap().mcs);
+        dw[4] = 0;
+        assert!(!Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap().mcs);
         dw[4] = 1 << 3;
         assert!(Surface::from_surface_state(IsaGen::Gen7, &dw).is_err());
     }
