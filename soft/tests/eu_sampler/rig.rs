@@ -320,6 +320,10 @@ pub enum Op {
     SampleKillpix,
     /// Gen7.5 only.
     SampleDC,
+    /// Gen7 multisample loads.
+    Ld2dms,
+    Ld2dss,
+    LdMcs,
 }
 
 /// One message: operation, SIMD width, sampler index, optional header
@@ -343,6 +347,10 @@ pub struct Msg {
     pub ret: &'static str,
     /// The thread's dispatch mask (the send's channel enables).
     pub dispatch: u32,
+    /// The sample index (ld2dms, ld2dss; Gen6 ld sends it when `Some`).
+    pub si: Option<[u32; 16]>,
+    /// ld2dms's MCS value.
+    pub mcs: [u32; 16],
 }
 
 impl Msg {
@@ -360,6 +368,8 @@ impl Msg {
             gradients: [[0; 16]; 4],
             ret: "f32",
             dispatch: u32::MAX,
+            si: None,
+            mcs: [0; 16],
         }
     }
 
@@ -377,7 +387,15 @@ impl Msg {
     fn params(&self, p: IsaGen) -> Vec<[u32; 16]> {
         let (u, v, l, r, z) = (self.u, self.v, self.lod, self.reference, [0u32; 16]);
         let [dudx, dvdx, dudy, dvdy] = self.gradients;
+        let si = self.si.unwrap_or(z);
         match (p, self.op) {
+            // Gen6 ld: u v r lod si (003 line 79380); Gen7 ld2dms si mcs
+            // u v, ld2dss si u v, ld_mcs u v [ext: mesa
+            // elk_lower_logical_sends.cpp, TXF_CMS/TXF_UMS/TXF_MCS].
+            (IsaGen::Gen6, Op::Ld) if self.si.is_some() => vec![u, v, z, l, si],
+            (_, Op::Ld2dms) => vec![si, self.mcs, u, v],
+            (_, Op::Ld2dss) => vec![si, u, v],
+            (_, Op::LdMcs) => vec![u, v],
             (IsaGen::Gen4 | IsaGen::G45, Op::SampleD) => vec![u, v, dudx, dvdx, dudy, dvdy],
             (IsaGen::Gen6, Op::SampleD) => vec![u, v, z, z, dudx, dudy, dvdx, dvdy],
             (_, Op::SampleD) => vec![u, dudx, dudy, v, dvdx, dvdy],
@@ -410,6 +428,9 @@ impl Msg {
             Op::SampleInfo => "sampleinfo",
             Op::SampleKillpix => "sample_killpix",
             Op::SampleDC => "sample_d_c",
+            Op::Ld2dms => "ld2dms",
+            Op::Ld2dss => "ld2dss",
+            Op::LdMcs => "ld_mcs",
         }
     }
 }

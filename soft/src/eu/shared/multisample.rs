@@ -1,6 +1,6 @@
 //! Where the samples of a multisampled surface are stored: one place for
-//! the output merger's render-target and depth writes and, later, the
-//! sampler's multisample loads.
+//! the output merger's render-target and depth writes and the
+//! sampler's multisample loads (`sampler::multisample`).
 //!
 //! Two layouts (Mesa src/mesa/drivers/dri/i965/brw_blorp_blit.cpp, the
 //! encode_msaa comment of brw_blorp_blit_program; Mesa src/intel/isl

@@ -138,6 +138,11 @@ pub struct Surface {
     /// the samples are stored (`multisample`).
     pub samples: u8,
     pub ms_layout: MsLayout,
+    /// Gen7 MCS Enable (RENDER_SURFACE_STATE DW6 bit 0 [ext: mesa
+    /// gen7.xml], read for multisampled surfaces only: single-sampled ones
+    /// may overlay DW6 with the append counter or a UV plane): the
+    /// samples are compressed through the MCS (not modelled).
+    pub mcs: bool,
     /// Multisample Position Palette Index (003 lines 76286-76292; Gen7 DW4
     /// 2:0 [ext: mesa gen7.xml]).
     pub sample_palette: u32,
@@ -210,6 +215,7 @@ impl Surface {
             samples: 1,
             sample_palette: 0,
             ms_layout: MsLayout::Interleaved,
+            mcs: false,
         }
     }
 
@@ -326,6 +332,7 @@ impl Surface {
                     } else {
                         MsLayout::Array
                     },
+                    mcs: s.mcs_enable,
                     ..raw_of!(&s)
                 }
             }
@@ -524,6 +531,7 @@ struct RawState {
     /// Number of Multisamples (log2; 0 where the generation has none).
     samples_code: u32,
     ms_layout: MsLayout,
+    mcs: bool,
     sample_palette: u32,
 }
 
@@ -553,6 +561,7 @@ macro_rules! raw_of {
             cube_average: false,
             samples_code: 0,
             ms_layout: MsLayout::Interleaved,
+            mcs: false,
             sample_palette: 0,
         }
     }};
@@ -633,6 +642,7 @@ impl RawState {
             cube_average: self.cube_average,
             samples,
             ms_layout: self.ms_layout,
+            mcs: self.mcs && samples > 1,
             sample_palette: self.sample_palette,
         })
     }
@@ -915,6 +925,12 @@ mod tests {
         dw[4] = 1 << 6 | 2 << 3;
         let s = Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap();
         assert_eq!((s.samples, s.ms_layout), (4, MsLayout::Interleaved));
+        assert!(!s.mcs);
+        // DW6 bit 0 MCS Enable, read on multisampled surfaces only.
+        dw[6] = 1;
+        assert!(Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap().mcs);
+        dw[4] = 0;
+        assert!(!Surface::from_surface_state(IsaGen::Gen7, &dw).unwrap().mcs);
         dw[4] = 1 << 3;
         assert!(Surface::from_surface_state(IsaGen::Gen7, &dw).is_err());
     }

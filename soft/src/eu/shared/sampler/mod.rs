@@ -35,8 +35,8 @@
 //! sample_l [ext: mesa src/intel/compiler/brw_nir.c
 //! `lower_txd_cube_map`]), MAPFILTER_MONO, ChromaKey (so
 //! sample+killpix kills no pixel), anisotropic filtering where the manual
-//! does not turn it into linear (see below), the multisample loads,
-//! SIMD32/64 messages, YUV formats. Messages that do not exist are
+//! does not turn it into linear (see below), ld_mcs and MCS
+//! compression, SIMD32/64 messages, YUV formats. Messages that do not exist are
 //! refused when the descriptor decodes (module
 //! `baregpu_isa::message::sampler`): `lod` and `sampleinfo` on Gen4/G45
 //! (000 lines 3999-4025 list neither), sample+killpix on Gen7 (no Gen7
@@ -54,6 +54,11 @@
 //! erratum of the same line): so done; elsewhere it is refused, since
 //! bilinear would answer what the hardware does not. `sample_lz` has no
 //! Gen4-Gen7.5 message type.
+//!
+//! Multisampled surfaces (`multisample`): Gen7 ld2dms and ld2dss and
+//! Gen6 ld with its sample index read one sample; resinfo and sampleinfo
+//! read the surface state; ld_mcs, compressed (MCS) surfaces and the
+//! other messages are refused there.
 //!
 //! With no [`SamplerSource`] in the [`MessageEnv`], the sample messages
 //! use [`Sampling`] instead of SAMPLER_STATE (and `sample_c`, which needs
@@ -92,6 +97,7 @@
 mod cube;
 mod filter;
 mod lod;
+mod multisample;
 mod params;
 pub mod state;
 mod texel;
@@ -140,6 +146,8 @@ struct Args {
     gradients: [[u32; 16]; 6],
     /// gather4_po's offu and offv.
     offsets: [[u32; 16]; 2],
+    /// The sample index (the multisample loads).
+    si: [u32; 16],
 }
 
 pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Result<(), SendError> {
@@ -193,14 +201,7 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     m.need(h, rlen)?;
     let args = gather(m, h, per, lanes, &prm)?;
     let surface = env.surface(s.bti)?;
-    // resinfo and sampleinfo read the surface state only; the others read
-    // as one sample would answer wrongly (Gen6's sample resolves them, Mesa
-    // brw_blorp_blit.cpp).
-    if surface.samples > 1 && !matches!(s.op, SamplerOp::Resinfo | SamplerOp::SampleInfo) {
-        return Err(bad(
-            "sampler: multisampled surfaces (ld2dms, ld_mcs, Gen6's resolving sample) are not modelled",
-        ));
-    }
+    let ms_load = multisample::serves(p, s.op, &surface)?;
     let ce = if simd4x2 {
         // "If any of the high 4 bits are asserted, that sample is valid.
         // If any of the low 4 bits are asserted, that sample is valid" (003
@@ -213,6 +214,7 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     let texels = match s.op {
         SamplerOp::Resinfo => resinfo(p, s, &surface, &args, ce),
         SamplerOp::SampleInfo => sampleinfo(p, &surface, lanes, ce)?,
+        _ if ms_load => multisample::load(env, s.op, &surface, &args, header, ce)?,
         SamplerOp::Ld => ld(env, &surface, &args, header, ce)?,
         SamplerOp::Lod => lod_query(env, p, s, &surface, &args, header, ce)?,
         _ => sample(env, p, s, &surface, &args, header, ce)?,
@@ -379,6 +381,7 @@ fn gather(m: &Msg, h: usize, per: usize, lanes: usize, prm: &Params) -> Result<A
             one(rg[1])?,
         ],
         offsets: [one(off[0])?, one(off[1])?],
+        si: one(prm.si)?,
     })
 }
 

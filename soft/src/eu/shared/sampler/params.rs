@@ -32,6 +32,14 @@
 //!   alone, as sample does; sampleinfo has no parameter ("Sampleinfo
 //!   message - takes no parameters, but mlen = 0 is illegal", [ext: mesa
 //!   src/intel/compiler/brw_vec4_nir.cpp], so it is sent with a header).
+//!   The multisample loads [ext: mesa
+//!   src/intel/compiler/elk/elk_lower_logical_sends.cpp, case
+//!   ELK_SHADER_OPCODE_TXF_CMS/TXF_UMS/TXF_MCS: the sample index (not
+//!   ld_mcs), the MCS value (ld2dms only), then the coordinates, "no
+//!   offsetting for this message"]: ld2dms si mcs u v r; ld2dss si u v r;
+//!   ld_mcs u v r.
+//! - Gen6 ld adds the sample index after lod: u v r lod si (003 line
+//!   79380).
 //! - Gen7/7.5 SIMD4x2 keeps the Gen6 order: Mesa's vec4 back end, which
 //!   sends every Gen7 SIMD4x2 sampler message, writes the coordinates to
 //!   parameters 0-3, the reference or lod to 4 (lod 5 after a
@@ -65,6 +73,8 @@ pub(super) struct Params {
     pub rgrad: Option<[usize; 2]>,
     /// offu, offv (gather4_po).
     pub offsets: Option<[usize; 2]>,
+    /// The sample index (Gen6 ld, Gen7 ld2dms and ld2dss).
+    pub si: Option<usize>,
 }
 
 /// Coordinates u, v, r, ai at `base`, `base + 1`, ...
@@ -79,6 +89,7 @@ const fn coords(base: usize) -> Params {
         gradients: None,
         rgrad: None,
         offsets: None,
+        si: None,
     }
 }
 
@@ -201,6 +212,18 @@ pub(super) fn params(
                 ..with(coords(0), Some(1), None)
             },
             O::Resinfo => with(uv(0, 0), Some(0), None),
+            // The sample index, the MCS value (parameter 1, ignored
+            // without MCS Enable, module `multisample`), then the integer
+            // coordinates; no lod (level 0).
+            O::Ld2dms => Params {
+                si: Some(0),
+                ..uv_r(2)
+            },
+            O::Ld2dss => Params {
+                si: Some(0),
+                ..uv_r(1)
+            },
+            O::LdMcs => uv_r(0),
             _ => return None,
         },
     })
@@ -224,17 +247,29 @@ fn gen6_order(op: SamplerOp) -> Option<Params> {
             rgrad: Some([8, 9]),
             ..coords(0)
         },
-        O::Ld => with(
-            Params {
-                ai: None,
-                ..coords(0)
-            },
-            Some(3),
-            None,
-        ),
+        // si: the sample index (003 line 79380).
+        O::Ld => Params {
+            si: Some(4),
+            ..with(
+                Params {
+                    ai: None,
+                    ..coords(0)
+                },
+                Some(3),
+                None,
+            )
+        },
         O::Resinfo => with(uv(0, 0), Some(0), None),
         _ => return None,
     })
+}
+
+/// u, v and r at `base`, `base + 1`, `base + 2`.
+const fn uv_r(base: usize) -> Params {
+    Params {
+        r: Some(base + 2),
+        ..uv(base, base + 1)
+    }
 }
 
 /// u and v only (resinfo and sampleinfo read neither: their lod, if any,
@@ -250,5 +285,6 @@ const fn uv(u: usize, v: usize) -> Params {
         gradients: None,
         rgrad: None,
         offsets: None,
+        si: None,
     }
 }
