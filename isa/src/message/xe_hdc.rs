@@ -1,0 +1,341 @@
+//! Gen12.5 (Xe-HPG, DG2) legacy data-port (HDC) messages on the second
+//! data-cache port (SFID `dc1`, Mesa `HSW_SFID_DATAPORT_DATA_CACHE_1`):
+//! the untyped surface read and write (binding table or stateless) and
+//! their A64 forms, and the A64 scattered (gathering) read and write of
+//! bytes, dwords and qwords. DG2 kernels built before LSC still send them.
+//!
+//! Descriptors (lengths 28:20 stay outside):
+//! - untyped surface read, type 01h (004 MSD1R_US lines 35516-35561) and
+//!   write, 09h (MSD1W_US lines 35586-35630): binding table index 7:0,
+//!   channel mask 11:8 (MDC_CMASK: a set bit leaves the channel out), SIMD
+//!   mode 13:12 (MDC_SM3: 0 SIMD4x2, 1 SIMD16, 2 SIMD8, 3 reserved; Mesa
+//!   `brw_eu.h` `brw_dp_untyped_surface_rw_desc`), header 19, packed
+//!   address payload 29, packed data payload 30, 31 MBZ;
+//! - A64 untyped surface read, 11h (004 MSD1R_A64_US lines 5697-5730) and
+//!   write, 19h (MSD1W_A64_US lines 5762-5795): the same 13:8 and surface
+//!   7:0 (MDC_STATELESS), but the header is forbidden (MDC_MHF) and 31:29
+//!   MBZ;
+//! - A64 scattered read, 10h, and write, 1Ah (004 MSD1R_A64_BS lines
+//!   5064-5091, MSD1W_A64_BS 5092-5130, the dword 5131-5200 and qword
+//!   5542-5610 forms): surface 7:0, subtype 9:8 (0 byte, 1 dword, 2 qword;
+//!   3 undefined), data elements 11:10 (MDC_A64_DS: 1, 2, 4 or 8, Mesa
+//!   `brw_mdc_a64_ds`), SIMD mode 12 (MDC_SM2: SIMD16 when set), the
+//!   read's invalidate-after-read 13 (the write's 13 is reserved); header
+//!   forbidden, 31:29 MBZ.
+//!
+//! Message type codes: Mesa `brw_eu_defines.h`
+//! `HSW_DATAPORT_DC_PORT1_UNTYPED_SURFACE_READ`/`_WRITE`,
+//! `GFX8_DATAPORT_DC_PORT1_A64_UNTYPED_SURFACE_READ`/`_WRITE`,
+//! `GFX9_DATAPORT_DC_PORT1_A64_SCATTERED_READ`,
+//! `GFX8_DATAPORT_DC_PORT1_A64_SCATTERED_WRITE`. The text is the
+//! description `iga64 -p=12p71` writes in its send comment (`untyped
+//! surface read with xy`, `a64 byte gathering read 16b`), which leaves out
+//! the surface, the SIMD mode and the packing; the typed value keeps them.
+//! Other `dc1` types (atomics, typed, media block) and the `dc0` port are
+//! not typed here.
+
+use core::fmt;
+
+use super::MessageError;
+
+/// Message types (bits 18:14).
+const UNTYPED_READ: u32 = 0x01;
+const UNTYPED_WRITE: u32 = 0x09;
+const A64_SCATTERED_READ: u32 = 0x10;
+const A64_UNTYPED_READ: u32 = 0x11;
+const A64_UNTYPED_WRITE: u32 = 0x19;
+const A64_SCATTERED_WRITE: u32 = 0x1A;
+
+/// MDC_SM3, the untyped surface SIMD mode (bits 13:12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UntypedSimd {
+    Simd4x2,
+    Simd16,
+    Simd8,
+}
+
+/// An untyped surface read or write (the channel mask is of the channels
+/// *present*, bit 0 for x; the descriptor holds its complement).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Untyped {
+    pub write: bool,
+    /// A64 stateless addresses (types 11h/19h) rather than a surface.
+    pub a64: bool,
+    pub bti: u8,
+    /// Channels present, x in bit 0.
+    pub channels: u8,
+    pub simd: UntypedSimd,
+    /// Header present (not for A64).
+    pub header: bool,
+    /// 16-bit addresses (bit 29, not for A64).
+    pub packed_address: bool,
+    /// 16-bit data (bit 30, not for A64).
+    pub packed_data: bool,
+}
+
+/// The A64 scattered element (bits 9:8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterElem {
+    Byte,
+    Dword,
+    Qword,
+}
+
+/// An A64 scattered read or write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct A64Scattered {
+    pub write: bool,
+    pub bti: u8,
+    pub elem: ScatterElem,
+    /// Data elements per slot: 1, 2, 4 or 8 (bytes for the byte subtype).
+    pub elements: u8,
+    pub simd16: bool,
+    /// Invalidate the L3 lines after the read (reads only).
+    pub invalidate_after_read: bool,
+}
+
+/// A typed `dc1` message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dc1 {
+    Untyped(Untyped),
+    A64Scattered(A64Scattered),
+}
+
+fn stray(desc: u32, bits: u32) -> Result<(), MessageError> {
+    if desc & bits != 0 {
+        Err(MessageError::StrayBits { bits: desc & bits })
+    } else {
+        Ok(())
+    }
+}
+
+/// The `dc1` message of `desc` (bits 28:20, the lengths, ignored).
+pub fn decode_dc1(desc: u32) -> Result<Dc1, MessageError> {
+    let desc = desc & !0x1FF0_0000;
+    let ty = (desc >> 14) & 0x1F;
+    let bit = |b: u32| desc & 1 << b != 0;
+    match ty {
+        UNTYPED_READ | UNTYPED_WRITE | A64_UNTYPED_READ | A64_UNTYPED_WRITE => {
+            let a64 = ty & 0x10 != 0;
+            stray(desc, if a64 { 0xE008_0000 } else { 1 << 31 })?;
+            let simd = match (desc >> 12) & 3 {
+                0 => UntypedSimd::Simd4x2,
+                1 => UntypedSimd::Simd16,
+                2 => UntypedSimd::Simd8,
+                v => {
+                    return Err(MessageError::Reserved {
+                        field: "untyped surface SIMD mode",
+                        hi: 13,
+                        lo: 12,
+                        value: v,
+                    });
+                }
+            };
+            Ok(Dc1::Untyped(Untyped {
+                write: ty & 8 != 0,
+                a64,
+                bti: desc as u8,
+                channels: !(desc >> 8) as u8 & 0xF,
+                simd,
+                header: bit(19),
+                packed_address: bit(29),
+                packed_data: bit(30),
+            }))
+        }
+        A64_SCATTERED_READ | A64_SCATTERED_WRITE => {
+            let write = ty == A64_SCATTERED_WRITE;
+            stray(desc, 0xE008_0000 | u32::from(write) << 13)?;
+            let elem = match (desc >> 8) & 3 {
+                0 => ScatterElem::Byte,
+                1 => ScatterElem::Dword,
+                2 => ScatterElem::Qword,
+                v => {
+                    return Err(MessageError::Reserved {
+                        field: "A64 scattered message subtype",
+                        hi: 9,
+                        lo: 8,
+                        value: v,
+                    });
+                }
+            };
+            Ok(Dc1::A64Scattered(A64Scattered {
+                write,
+                bti: desc as u8,
+                elem,
+                elements: 1 << ((desc >> 10) & 3),
+                simd16: bit(12),
+                invalidate_after_read: bit(13),
+            }))
+        }
+        v => Err(MessageError::Reserved {
+            field: "dc1 message type (untyped surface and A64 scattered are typed)",
+            hi: 18,
+            lo: 14,
+            value: v,
+        }),
+    }
+}
+
+impl Dc1 {
+    /// The descriptor's function and header bits (lengths zero); refuses
+    /// fields that do not fit or that the message does not have.
+    pub fn encode(&self) -> Result<u32, MessageError> {
+        let d = match self {
+            Dc1::Untyped(u) => {
+                if u.channels > 0xF {
+                    return Err(MessageError::OutOfRange {
+                        field: "untyped surface channels",
+                        value: u.channels.into(),
+                    });
+                }
+                let ty = match (u.a64, u.write) {
+                    (false, false) => UNTYPED_READ,
+                    (false, true) => UNTYPED_WRITE,
+                    (true, false) => A64_UNTYPED_READ,
+                    (true, true) => A64_UNTYPED_WRITE,
+                };
+                let simd = match u.simd {
+                    UntypedSimd::Simd4x2 => 0,
+                    UntypedSimd::Simd16 => 1,
+                    UntypedSimd::Simd8 => 2,
+                };
+                u32::from(u.bti)
+                    | u32::from(!u.channels & 0xF) << 8
+                    | simd << 12
+                    | ty << 14
+                    | u32::from(u.header) << 19
+                    | u32::from(u.packed_address) << 29
+                    | u32::from(u.packed_data) << 30
+            }
+            Dc1::A64Scattered(s) => {
+                let elements = match s.elements {
+                    1 => 0,
+                    2 => 1,
+                    4 => 2,
+                    8 => 3,
+                    v => {
+                        return Err(MessageError::OutOfRange {
+                            field: "A64 scattered data elements (1, 2, 4 or 8)",
+                            value: v.into(),
+                        });
+                    }
+                };
+                let elem = match s.elem {
+                    ScatterElem::Byte => 0,
+                    ScatterElem::Dword => 1,
+                    ScatterElem::Qword => 2,
+                };
+                let ty = if s.write {
+                    A64_SCATTERED_WRITE
+                } else {
+                    A64_SCATTERED_READ
+                };
+                u32::from(s.bti)
+                    | elem << 8
+                    | elements << 10
+                    | u32::from(s.simd16) << 12
+                    | u32::from(s.invalidate_after_read) << 13
+                    | ty << 14
+            }
+        };
+        // The fields a message lacks (an A64 header or packing, a write's
+        // invalidate) come back refused.
+        match decode_dc1(d) {
+            Ok(back) if back == *self => Ok(d),
+            _ => Err(MessageError::OutOfRange {
+                field: "dc1 fields the message does not have",
+                value: d,
+            }),
+        }
+    }
+}
+
+/// iga64's description.
+impl fmt::Display for Dc1 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dc1::Untyped(u) => {
+                let a64 = if u.a64 { "a64 " } else { "" };
+                let rw = if u.write { "write" } else { "read" };
+                write!(f, "{a64}untyped surface {rw} with ")?;
+                for (i, c) in ['x', 'y', 'z', 'w'].into_iter().enumerate() {
+                    if u.channels & 1 << i != 0 {
+                        write!(f, "{c}")?;
+                    }
+                }
+                Ok(())
+            }
+            Dc1::A64Scattered(s) => {
+                let elem = match s.elem {
+                    ScatterElem::Byte => "byte",
+                    ScatterElem::Dword => "dword",
+                    ScatterElem::Qword => "qword",
+                };
+                let rw = if s.write {
+                    "scattering write"
+                } else {
+                    "gathering read"
+                };
+                write!(f, "a64 {elem} {rw}")?;
+                // iga64 names the byte counts but the eight-byte one.
+                if s.elem == ScatterElem::Byte && s.elements < 8 {
+                    write!(f, " {}b", 8 * s.elements)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_function_word_round_trips() {
+        let mut ok = 0;
+        for low in 0..(1u32 << 20) {
+            for high in [0u32, 1 << 29, 1 << 30, 1 << 31] {
+                let d = low | high;
+                if let Ok(m) = decode_dc1(d) {
+                    assert_eq!(m.encode(), Ok(d), "{d:#x}");
+                    ok += 1;
+                }
+            }
+        }
+        // untyped: 2 surface types x 256 surfaces x 16 masks x 3 SIMD
+        // modes x header x (none, bit 29, bit 30 of the loop's high bits),
+        // 2 A64 types without them; scattered: 256 x 3 subtypes x 4 counts
+        // x SIMD, reads x bit 13
+        let untyped = 256 * 16 * 3;
+        let scattered = 256 * 3 * 4 * 2;
+        assert_eq!(ok, 2 * untyped * 2 * 3 + 2 * untyped + scattered * 3);
+        // an A64 header, a reserved SIMD mode and subtype are refused
+        assert!(decode_dc1(0x8_0000 | A64_UNTYPED_READ << 14).is_err());
+        assert!(decode_dc1(0x3000 | UNTYPED_READ << 14).is_err());
+        assert!(decode_dc1(0x300 | A64_SCATTERED_READ << 14).is_err());
+    }
+
+    #[test]
+    fn mesa_descriptors_read() {
+        // brw_dp_untyped_surface_rw_desc(16, 2 channels, read) on BTI 3
+        let m = decode_dc1(0x3 | 0xC << 8 | 1 << 12 | 1 << 14).unwrap();
+        assert_eq!(m.to_string(), "untyped surface read with xy");
+        assert_eq!(
+            m,
+            Dc1::Untyped(Untyped {
+                write: false,
+                a64: false,
+                bti: 3,
+                channels: 3,
+                simd: UntypedSimd::Simd16,
+                header: false,
+                packed_address: false,
+                packed_data: false,
+            })
+        );
+        // a64 byte scattered write of 4 bytes, SIMD16, stateless 253
+        let m = decode_dc1(253 | 2 << 10 | 1 << 12 | 0x1A << 14).unwrap();
+        assert_eq!(m.to_string(), "a64 byte scattering write 32b");
+    }
+}
