@@ -31,8 +31,20 @@
 //! description `iga64 -p=12p71` writes in its send comment (`untyped
 //! surface read with xy`, `a64 byte gathering read 16b`), which leaves out
 //! the surface, the SIMD mode and the packing; the typed value keeps them.
-//! Other `dc1` types (atomics, typed, media block) and the `dc0` port are
-//! not typed here.
+//! Other `dc1` types (atomics, typed, media block) are not typed here.
+//!
+//! On the first port (SFID `dc0`, Mesa `GFX7_SFID_DATAPORT_DATA_CACHE`),
+//! the OWord block read, type 00h (004 MSD0R_OWB lines 30431-30463), the
+//! OWord aligned block read, 01h (MSD0R_OWAB lines 30361-30395) and the
+//! OWord block write, 08h (MSD0W_OWB lines 30465-30497): surface 7:0,
+//! OWord count 10:8 (MDC_DB_OW, Mesa `BRW_DATAPORT_OWORD_BLOCK_*`: 0 one
+//! low, 1 one high, 2, 4, 8 and, `GFX12_DATAPORT_OWORD_BLOCK_16_OWORDS`,
+//! 5 for 16; 6 and 7 undefined), 12:11 MBZ, subtype 13 (0 OWord; the
+//! HWord subtype of type 01h is not typed), legacy bit 18 zero, header 19
+//! required (MDC_MHR), 31:29 MBZ. Mesa's `brw_eu_defines.h` calls 01h
+//! `GFX7_DATAPORT_DC_UNALIGNED_OWORD_BLOCK_READ`; the DG2 manual and iga64
+//! call it aligned, and the name here follows them. The aligned write,
+//! 09h (MSD0W_OWAB), is left out: iga64 calls every 09h an HWord write.
 
 use core::fmt;
 
@@ -287,6 +299,132 @@ impl fmt::Display for Dc1 {
     }
 }
 
+/// The OWord count of a block message (bits 10:8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OwordCount {
+    OneLow,
+    OneHigh,
+    Two,
+    Four,
+    Eight,
+    Sixteen,
+}
+
+const OWORD_COUNTS: [(OwordCount, &str); 6] = [
+    (OwordCount::OneLow, "x1"),
+    (OwordCount::OneHigh, "x1H"),
+    (OwordCount::Two, "x2"),
+    (OwordCount::Four, "x4"),
+    (OwordCount::Eight, "x8"),
+    (OwordCount::Sixteen, "x16"),
+];
+
+/// An OWord block read or write on `dc0` (the header is always present).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OwordBlock {
+    pub write: bool,
+    /// The aligned read (type 01h); writes are never aligned here.
+    pub aligned: bool,
+    pub bti: u8,
+    pub count: OwordCount,
+}
+
+/// A typed `dc0` message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dc0 {
+    Block(OwordBlock),
+}
+
+/// The `dc0` message of `desc` (bits 28:20, the lengths, ignored).
+pub fn decode_dc0(desc: u32) -> Result<Dc0, MessageError> {
+    let desc = desc & !0x1FF0_0000;
+    let ty = (desc >> 14) & 0x1F;
+    let (write, aligned) = match ty {
+        0x00 => (false, false),
+        0x01 => (false, true),
+        0x08 => (true, false),
+        v => {
+            return Err(MessageError::Reserved {
+                field: "dc0 message type (OWord block read and write are typed)",
+                hi: 18,
+                lo: 14,
+                value: v,
+            });
+        }
+    };
+    if desc & 1 << 13 != 0 {
+        return Err(MessageError::Reserved {
+            field: "block message subtype (HWord is not typed)",
+            hi: 13,
+            lo: 13,
+            value: 1,
+        });
+    }
+    stray(desc, 0xE000_1800)?;
+    if desc & 1 << 19 == 0 {
+        return Err(MessageError::Reserved {
+            field: "header present (a block message requires its header)",
+            hi: 19,
+            lo: 19,
+            value: 0,
+        });
+    }
+    let code = (desc >> 8) & 7;
+    let count = OWORD_COUNTS
+        .get(code as usize)
+        .ok_or(MessageError::Reserved {
+            field: "OWord block count",
+            hi: 10,
+            lo: 8,
+            value: code,
+        })?
+        .0;
+    Ok(Dc0::Block(OwordBlock {
+        write,
+        aligned,
+        bti: desc as u8,
+        count,
+    }))
+}
+
+impl Dc0 {
+    /// The descriptor's function and header bits (lengths zero); refuses
+    /// an aligned write.
+    pub fn encode(&self) -> Result<u32, MessageError> {
+        let Dc0::Block(b) = self;
+        let ty = match (b.write, b.aligned) {
+            (false, false) => 0x00,
+            (false, true) => 0x01,
+            (true, false) => 0x08,
+            (true, true) => {
+                return Err(MessageError::OutOfRange {
+                    field: "OWord aligned block write (not typed)",
+                    value: 0x09,
+                });
+            }
+        };
+        let code = OWORD_COUNTS
+            .iter()
+            .position(|c| c.0 == b.count)
+            .unwrap_or(0) as u32;
+        Ok(u32::from(b.bti) | code << 8 | ty << 14 | 1 << 19)
+    }
+}
+
+/// iga64's description.
+impl fmt::Display for Dc0 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Dc0::Block(b) = self;
+        let aligned = if b.aligned { " aligned" } else { "" };
+        let rw = if b.write { "write" } else { "read" };
+        let count = OWORD_COUNTS
+            .iter()
+            .find(|c| c.0 == b.count)
+            .map_or("", |c| c.1);
+        write!(f, "oword{aligned} block {rw} {count}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +452,22 @@ mod tests {
         assert!(decode_dc1(0x8_0000 | A64_UNTYPED_READ << 14).is_err());
         assert!(decode_dc1(0x3000 | UNTYPED_READ << 14).is_err());
         assert!(decode_dc1(0x300 | A64_SCATTERED_READ << 14).is_err());
+    }
+
+    #[test]
+    fn every_dc0_function_word_round_trips() {
+        let mut ok = 0;
+        for low in 0..(1u32 << 20) {
+            for high in [0u32, 1 << 29, 1 << 30, 1 << 31] {
+                let d = low | high;
+                if let Ok(m) = decode_dc0(d) {
+                    assert_eq!(m.encode(), Ok(d), "{d:#x}");
+                    ok += 1;
+                }
+            }
+        }
+        // 3 types x 256 surfaces x 6 counts, header set
+        assert_eq!(ok, 3 * 256 * 6);
     }
 
     #[test]
