@@ -28,6 +28,19 @@ fn gen_msg(rng: &mut Rng) -> Dc1 {
     } else {
         rng.below(256) as u8
     };
+    if rng.chance(4) {
+        let a64 = rng.chance(2);
+        return Dc1::Atomic(UntypedAtomic {
+            a64,
+            bti,
+            op: rng.below(16) as u8,
+            bit12: rng.chance(2),
+            returns: rng.chance(2),
+            header: !a64 && rng.chance(3),
+            packed_address: !a64 && rng.chance(4),
+            packed_data: !a64 && rng.chance(4),
+        });
+    }
     if rng.chance(2) {
         let a64 = rng.chance(2);
         Dc1::Untyped(Untyped {
@@ -193,12 +206,14 @@ fn hdc_messages_against_iga64() {
         kinds.len()
     );
     assert_eq!(kept.len(), msgs.len());
-    // 4 untyped kinds x 16 masks, scattered: 2 x (byte 4 + dword + qword)
-    assert_eq!(kinds.len(), 4 * 16 + 2 * 6, "{kinds:#?}");
+    // 4 untyped kinds x 16 masks, scattered: 2 x (byte 4 + dword + qword),
+    // atomics: 16 ops x (int32, a64 int32, a64 int64)
+    assert_eq!(kinds.len(), 4 * 16 + 2 * 6 + 3 * 16, "{kinds:#?}");
 }
 
 /// Descriptors we may leave uncommented, by the manual: a message type
-/// not typed here, SIMD mode 3 (untyped), subtype 3 (scattered), bit 31,
+/// not typed here, SIMD mode 3 (untyped surface), subtype 3 (scattered),
+/// bit 31,
 /// and for the A64 messages the header and bits 30:29, for the scattered
 /// write bit 13.
 fn refusable(d: u32) -> bool {
@@ -208,6 +223,7 @@ fn refusable(d: u32) -> bool {
     d & 1 << 31 != 0
         || match ty {
             0x01 | 0x09 | 0x11 | 0x19 => (d >> 12) & 3 == 3 || a64_stray,
+            0x02 | 0x12 => a64_stray,
             0x10 => (d >> 8) & 3 == 3 || a64_stray,
             0x1A => (d >> 8) & 3 == 3 || a64_stray || d & 1 << 13 != 0,
             _ => true,
@@ -224,7 +240,7 @@ fn hdc_random_descriptors_against_iga64() {
             let ty = if rng.chance(4) {
                 rng.below(32) as u32
             } else {
-                rng.pick(&[0x01u32, 0x09, 0x10, 0x11, 0x19, 0x1A])
+                rng.pick(&[0x01u32, 0x02, 0x09, 0x10, 0x11, 0x12, 0x19, 0x1A])
             };
             let mut d = (rng.next() as u32 & 0x3FFF) | ty << 14;
             if rng.chance(8) {

@@ -31,7 +31,17 @@
 //! description `iga64 -p=12p71` writes in its send comment (`untyped
 //! surface read with xy`, `a64 byte gathering read 16b`), which leaves out
 //! the surface, the SIMD mode and the packing; the typed value keeps them.
-//! Other `dc1` types (atomics, typed, media block) are not typed here.
+//! - untyped atomic integer operation, 02h (004 MSD1R_DWAI lines
+//!   14787-14860): surface 7:0, operation 11:8 (MDC_AOP, Mesa `BRW_AOP_*`:
+//!   1 AND ... 15 PREDEC; 0 is iga64's `64b integer compare and swap`),
+//!   SIMD mode 12 (SIMD8 when set, Mesa `brw_dp_untyped_atomic_desc`),
+//!   return data 13, header 19, packing 29 and 30, 31 MBZ; and its A64
+//!   form, 12h (MSD1R_A64_DWAI lines 5274-5345, MSD1R_A64_QWAI 5609-5680):
+//!   the same 11:8 and 13, data width 12 (64-bit integers when set), no
+//!   header, 31:29 MBZ (Mesa `GFX8_DATAPORT_DC_PORT1_A64_UNTYPED_ATOMIC_OP`).
+//!
+//! Other `dc1` types (word and float atomics, typed, media block) are not
+//! typed here.
 //!
 //! On the first port (SFID `dc0`, Mesa `GFX7_SFID_DATAPORT_DATA_CACHE`),
 //! the OWord block read, type 00h (004 MSD0R_OWB lines 30431-30463), the
@@ -57,6 +67,8 @@ const A64_SCATTERED_READ: u32 = 0x10;
 const A64_UNTYPED_READ: u32 = 0x11;
 const A64_UNTYPED_WRITE: u32 = 0x19;
 const A64_SCATTERED_WRITE: u32 = 0x1A;
+const UNTYPED_ATOMIC: u32 = 0x02;
+const A64_UNTYPED_ATOMIC: u32 = 0x12;
 
 /// MDC_SM3, the untyped surface SIMD mode (bits 13:12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,11 +118,48 @@ pub struct A64Scattered {
     pub invalidate_after_read: bool,
 }
 
+/// The integer atomic operations (MDC_AOP, bits 11:8) with iga64's names.
+pub const ATOMIC_OPS: [&str; 16] = [
+    "64b integer compare and swap",
+    "logical AND",
+    "logical OR",
+    "logical XOR",
+    "store",
+    "integer increment",
+    "integer decrement",
+    "integer add",
+    "integer subtract",
+    "commuted integer subtract",
+    "signed-integer max",
+    "signed-integer min",
+    "unsigned-integer max",
+    "unsigned-integer min",
+    "integer compare and swap",
+    "integer pre-decrement (returns pre-decrement value)",
+];
+
+/// An untyped integer atomic (dword; with `a64`, dword or qword).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UntypedAtomic {
+    pub a64: bool,
+    pub bti: u8,
+    /// MDC_AOP code, an index into [`ATOMIC_OPS`].
+    pub op: u8,
+    /// Bit 12: SIMD8 (surface form) or 64-bit data (A64 form).
+    pub bit12: bool,
+    pub returns: bool,
+    /// Header present (not for A64).
+    pub header: bool,
+    pub packed_address: bool,
+    pub packed_data: bool,
+}
+
 /// A typed `dc1` message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dc1 {
     Untyped(Untyped),
     A64Scattered(A64Scattered),
+    Atomic(UntypedAtomic),
 }
 
 fn stray(desc: u32, bits: u32) -> Result<(), MessageError> {
@@ -179,8 +228,22 @@ pub fn decode_dc1(desc: u32) -> Result<Dc1, MessageError> {
                 invalidate_after_read: bit(13),
             }))
         }
+        UNTYPED_ATOMIC | A64_UNTYPED_ATOMIC => {
+            let a64 = ty == A64_UNTYPED_ATOMIC;
+            stray(desc, if a64 { 0xE008_0000 } else { 1 << 31 })?;
+            Ok(Dc1::Atomic(UntypedAtomic {
+                a64,
+                bti: desc as u8,
+                op: ((desc >> 8) & 0xF) as u8,
+                bit12: bit(12),
+                returns: bit(13),
+                header: bit(19),
+                packed_address: bit(29),
+                packed_data: bit(30),
+            }))
+        }
         v => Err(MessageError::Reserved {
-            field: "dc1 message type (untyped surface and A64 scattered are typed)",
+            field: "dc1 message type (untyped surface and atomic, A64 scattered are typed)",
             hi: 18,
             lo: 14,
             value: v,
@@ -249,6 +312,27 @@ impl Dc1 {
                     | u32::from(s.invalidate_after_read) << 13
                     | ty << 14
             }
+            Dc1::Atomic(a) => {
+                if a.op > 0xF {
+                    return Err(MessageError::OutOfRange {
+                        field: "atomic operation",
+                        value: a.op.into(),
+                    });
+                }
+                let ty = if a.a64 {
+                    A64_UNTYPED_ATOMIC
+                } else {
+                    UNTYPED_ATOMIC
+                };
+                u32::from(a.bti)
+                    | u32::from(a.op) << 8
+                    | u32::from(a.bit12) << 12
+                    | u32::from(a.returns) << 13
+                    | ty << 14
+                    | u32::from(a.header) << 19
+                    | u32::from(a.packed_address) << 29
+                    | u32::from(a.packed_data) << 30
+            }
         };
         // The fields a message lacks (an A64 header or packing, a write's
         // invalidate) come back refused.
@@ -294,6 +378,12 @@ impl fmt::Display for Dc1 {
                     write!(f, " {}b", 8 * s.elements)?;
                 }
                 Ok(())
+            }
+            Dc1::Atomic(a) => {
+                let a64 = if a.a64 { " a64" } else { "" };
+                let width = if a.a64 && a.bit12 { 64 } else { 32 };
+                let op = ATOMIC_OPS[usize::from(a.op & 0xF)];
+                write!(f, "untyped{a64} atomic int{width} {op}")
             }
         }
     }
@@ -447,7 +537,13 @@ mod tests {
         // x SIMD, reads x bit 13
         let untyped = 256 * 16 * 3;
         let scattered = 256 * 3 * 4 * 2;
-        assert_eq!(ok, 2 * untyped * 2 * 3 + 2 * untyped + scattered * 3);
+        // atomics: 256 x 16 ops x bit 12 x return, the surface form also
+        // x header x (none, 29, 30)
+        let atomic = 256 * 16 * 4;
+        assert_eq!(
+            ok,
+            2 * untyped * 2 * 3 + 2 * untyped + scattered * 3 + atomic * 2 * 3 + atomic
+        );
         // an A64 header, a reserved SIMD mode and subtype are refused
         assert!(decode_dc1(0x8_0000 | A64_UNTYPED_READ << 14).is_err());
         assert!(decode_dc1(0x3000 | UNTYPED_READ << 14).is_err());
