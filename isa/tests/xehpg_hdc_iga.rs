@@ -282,10 +282,11 @@ fn hdc_random_descriptors_against_iga64() {
     assert!(same > 1_200, "only {same} compared");
 }
 
-/// OWord block reads (plain and aligned) and writes on `dc0`: every
-/// count, random surfaces, through iga64's assembler and disassembler.
+/// OWord block reads (plain and aligned) and writes, dword and byte
+/// scattered reads and writes on `dc0`: every field, random surfaces,
+/// through iga64's assembler and disassembler.
 #[test]
-fn oword_block_against_iga64() {
+fn dc0_against_iga64() {
     ensure_oracles();
     let dir = scratch("xehpg-hdc-owb");
     let mut rng = Rng::new(0x4DC0);
@@ -297,9 +298,23 @@ fn oword_block_against_iga64() {
         OwordCount::Eight,
         OwordCount::Sixteen,
     ];
-    let msgs: Vec<Dc0> = (0..600)
+    let msgs: Vec<Dc0> = (0..1_200)
         .map(|_| {
             let write = rng.chance(3);
+            if rng.chance(2) {
+                let dword = rng.chance(2);
+                return Dc0::Scattered(Scattered {
+                    write,
+                    dword,
+                    bti: rng.below(256) as u8,
+                    bytes: if dword { 1 } else { rng.pick(&[1, 2, 4]) },
+                    simd16: rng.chance(2),
+                    invalidate_after_read: dword && !write && rng.chance(3),
+                    header: rng.chance(3),
+                    packed_address: rng.chance(4),
+                    packed_data: rng.chance(4),
+                });
+            }
             Dc0::Block(OwordBlock {
                 write,
                 aligned: !write && rng.chance(2),
@@ -335,21 +350,27 @@ fn oword_block_against_iga64() {
         );
         kinds.insert(theirs[n].split_once("; ").unwrap().1.to_string());
     }
-    // 3 messages x 6 counts
-    assert_eq!(kinds.len(), 18, "{kinds:#?}");
+    // blocks: 3 messages x 6 counts; scattered: 2 x (dword + 3 bytes)
+    assert_eq!(kinds.len(), 18 + 8, "{kinds:#?}");
 
-    // Random bits: types 0-31 (mostly 0, 1, 8), counts 0-7, the subtype,
-    // MBZ and header bits.
+    // Random bits: types 0-31 (mostly the typed ones), every control
+    // bit, the MBZ and header bits.
     let descs: Vec<u32> = (0..1_500)
         .map(|_| {
             let ty = if rng.chance(4) {
                 rng.below(32) as u32
             } else {
-                rng.pick(&[0u32, 1, 8])
+                rng.pick(&[0u32, 1, 8, 3, 4, 11, 12])
             };
             let mut d = (rng.next() as u32 & 0x7FF) | ty << 14 | 1 << 19;
+            if [3, 11].contains(&ty) {
+                d = d & !0x1C00 | 1 << 9;
+            }
             if rng.chance(6) {
-                d |= 1 << rng.pick(&[11u32, 12, 13, 29, 30, 31]);
+                d |= 1 << rng.pick(&[9u32, 11, 12, 13, 29, 30, 31]);
+            }
+            if rng.chance(12) {
+                d &= !(1 << 9);
             }
             if rng.chance(8) {
                 d &= !(1 << 19);
@@ -375,24 +396,30 @@ fn oword_block_against_iga64() {
                 same += 1;
             }
             None => {
-                // by the manual: another type, a reserved count, the
-                // HWord subtype, MBZ bits, no header
-                let ty = (d >> 14) & 0x1F;
-                assert!(
-                    ![0, 1, 8].contains(&ty)
-                        || (d >> 8) & 7 > 5
-                        || d & 0xE000_3800 != 0
-                        || d & 1 << 19 == 0,
-                    "{d:#x} uncommented: `{}`",
-                    print(i, None)
-                );
+                assert!(dc0_refusable(d), "{d:#x} uncommented: `{}`", print(i, None));
                 refused += 1;
             }
         }
     }
     eprintln!(
-        "gen12.5 hdc dc0: {} block messages identical both ways; {same} random descriptors read the same as iga64, {refused} refused by us",
+        "gen12.5 hdc dc0: {} block and scattered messages identical both ways; {same} random descriptors read the same as iga64, {refused} refused by us",
         msgs.len()
     );
     assert!(same > 500, "only {same} compared");
+}
+
+/// `dc0` descriptors we may leave uncommented, by the manual: another
+/// type; for blocks a count 6-7, the HWord subtype, MBZ 12:11 and 31:29,
+/// no header; for scattered messages bit 31, the reserved bits, the
+/// legacy SIMD bit clear (dwords), a byte count code 3.
+fn dc0_refusable(d: u32) -> bool {
+    let ty = (d >> 14) & 0x1F;
+    let bit = |b: u32| d & 1 << b != 0;
+    match ty {
+        0 | 1 | 8 => (d >> 8) & 7 > 5 || d & 0xE000_3800 != 0 || !bit(19),
+        3 => bit(31) || d & 0x1C00 != 0 || !bit(9),
+        11 => bit(31) || d & 0x3C00 != 0 || !bit(9),
+        4 | 12 => bit(31) || d & 0x3200 != 0 || (d >> 10) & 3 == 3,
+        _ => true,
+    }
 }

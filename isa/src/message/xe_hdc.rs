@@ -53,7 +53,16 @@
 //! HWord subtype of type 01h is not typed), legacy bit 18 zero, header 19
 //! required (MDC_MHR), 31:29 MBZ. Mesa's `brw_eu_defines.h` calls 01h
 //! `GFX7_DATAPORT_DC_UNALIGNED_OWORD_BLOCK_READ`; the DG2 manual and iga64
-//! call it aligned, and the name here follows them. The aligned write,
+//! call it aligned, and the name here follows them. And the dword
+//! scattered read, 03h (004 MSD0R_DWS lines 14510-14557), and write, 0Bh
+//! (MSD0W_DWS 14558-14602): surface 7:0, SIMD16 8, legacy SIMD mode 9
+//! (must be set), the read's invalidate-after-read 13, the rest of 13:10
+//! reserved; the byte scattered read, 04h (MSD0R_BS lines 11752-11801),
+//! and write, 0Ch (MSD0W_BS 11802-11850): surface 7:0, SIMD16 8, bytes
+//! per slot 11:10 (MDC_DS, Mesa `GFX7_BYTE_SCATTERED_DATA_ELEMENT_*`: 1, 2,
+//! 4; 3 undefined), 9 and 13:12 reserved; both with header 19, packing 29
+//! and 30, 31 MBZ (Mesa `brw_dp_dword_scattered_rw_desc`,
+//! `brw_dp_byte_scattered_rw_desc`). The aligned write,
 //! 09h (MSD0W_OWAB), is left out: iga64 calls every 09h an HWord write.
 
 use core::fmt;
@@ -419,10 +428,70 @@ pub struct OwordBlock {
     pub count: OwordCount,
 }
 
+/// A dword or byte scattered read or write on `dc0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Scattered {
+    pub write: bool,
+    /// Dword (types 03h/0Bh) rather than byte (04h/0Ch) elements.
+    pub dword: bool,
+    pub bti: u8,
+    /// Bytes per slot of a byte message: 1, 2 or 4 (1 for dwords).
+    pub bytes: u8,
+    pub simd16: bool,
+    /// Dword reads only.
+    pub invalidate_after_read: bool,
+    pub header: bool,
+    pub packed_address: bool,
+    pub packed_data: bool,
+}
+
 /// A typed `dc0` message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dc0 {
     Block(OwordBlock),
+    Scattered(Scattered),
+}
+
+fn decode_scattered(desc: u32, ty: u32) -> Result<Dc0, MessageError> {
+    let dword = ty & 7 == 3;
+    let write = ty & 8 != 0;
+    let bit = |b: u32| desc & 1 << b != 0;
+    let bytes = if dword {
+        stray(desc, 1 << 31 | 0x1C00 | u32::from(write) << 13)?;
+        if !bit(9) {
+            return Err(MessageError::Reserved {
+                field: "legacy SIMD mode (must be set)",
+                hi: 9,
+                lo: 9,
+                value: 0,
+            });
+        }
+        1
+    } else {
+        stray(desc, 1 << 31 | 0x3200)?;
+        match (desc >> 10) & 3 {
+            3 => {
+                return Err(MessageError::Reserved {
+                    field: "byte scattered data elements",
+                    hi: 11,
+                    lo: 10,
+                    value: 3,
+                });
+            }
+            v => 1 << v,
+        }
+    };
+    Ok(Dc0::Scattered(Scattered {
+        write,
+        dword,
+        bti: desc as u8,
+        bytes,
+        simd16: bit(8),
+        invalidate_after_read: bit(13),
+        header: bit(19),
+        packed_address: bit(29),
+        packed_data: bit(30),
+    }))
 }
 
 /// The `dc0` message of `desc` (bits 28:20, the lengths, ignored).
@@ -433,9 +502,10 @@ pub fn decode_dc0(desc: u32) -> Result<Dc0, MessageError> {
         0x00 => (false, false),
         0x01 => (false, true),
         0x08 => (true, false),
+        0x03 | 0x04 | 0x0B | 0x0C => return decode_scattered(desc, ty),
         v => {
             return Err(MessageError::Reserved {
-                field: "dc0 message type (OWord block read and write are typed)",
+                field: "dc0 message type (OWord block, dword and byte scattered are typed)",
                 hi: 18,
                 lo: 14,
                 value: v,
@@ -481,7 +551,10 @@ impl Dc0 {
     /// The descriptor's function and header bits (lengths zero); refuses
     /// an aligned write.
     pub fn encode(&self) -> Result<u32, MessageError> {
-        let Dc0::Block(b) = self;
+        let b = match self {
+            Dc0::Block(b) => b,
+            Dc0::Scattered(s) => return s.encode(),
+        };
         let ty = match (b.write, b.aligned) {
             (false, false) => 0x00,
             (false, true) => 0x01,
@@ -501,10 +574,63 @@ impl Dc0 {
     }
 }
 
+impl Scattered {
+    fn encode(&self) -> Result<u32, MessageError> {
+        let elements = match (self.dword, self.bytes) {
+            (true, 1) | (false, 1) => 0,
+            (false, 2) => 1,
+            (false, 4) => 2,
+            (_, v) => {
+                return Err(MessageError::OutOfRange {
+                    field: "scattered bytes per slot (1, 2 or 4 for bytes, 1 for dwords)",
+                    value: v.into(),
+                });
+            }
+        };
+        let ty = match (self.dword, self.write) {
+            (true, false) => 0x03,
+            (false, false) => 0x04,
+            (true, true) => 0x0B,
+            (false, true) => 0x0C,
+        };
+        let d = u32::from(self.bti)
+            | u32::from(self.simd16) << 8
+            | u32::from(self.dword) << 9
+            | elements << 10
+            | u32::from(self.invalidate_after_read) << 13
+            | ty << 14
+            | u32::from(self.header) << 19
+            | u32::from(self.packed_address) << 29
+            | u32::from(self.packed_data) << 30;
+        match decode_dc0(d) {
+            Ok(Dc0::Scattered(back)) if back == *self => Ok(d),
+            _ => Err(MessageError::OutOfRange {
+                field: "scattered fields the message does not have",
+                value: d,
+            }),
+        }
+    }
+}
+
 /// iga64's description.
 impl fmt::Display for Dc0 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Dc0::Block(b) = self;
+        let b = match self {
+            Dc0::Block(b) => b,
+            Dc0::Scattered(s) => {
+                let elem = if s.dword { "dword" } else { "byte" };
+                let rw = if s.write {
+                    "scattering write"
+                } else {
+                    "gathering read"
+                };
+                write!(f, "{elem} {rw}")?;
+                if !s.dword {
+                    write!(f, " {}b", 8 * s.bytes)?;
+                }
+                return Ok(());
+            }
+        };
         let aligned = if b.aligned { " aligned" } else { "" };
         let rw = if b.write { "write" } else { "read" };
         let count = OWORD_COUNTS
@@ -562,8 +688,11 @@ mod tests {
                 }
             }
         }
-        // 3 types x 256 surfaces x 6 counts, header set
-        assert_eq!(ok, 3 * 256 * 6);
+        // blocks: 3 types x 256 surfaces x 6 counts, header set;
+        // scattered: 256 x SIMD x header x (none, 29, 30), x 3 byte counts
+        // for the byte messages, x invalidate for the dword read
+        let scattered = 256 * 2 * 2 * 3;
+        assert_eq!(ok, 3 * 256 * 6 + scattered * (3 + 3 + 2 + 1));
     }
 
     #[test]
