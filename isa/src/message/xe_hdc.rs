@@ -1,8 +1,10 @@
-//! Gen12.5 (Xe-HPG, DG2) legacy data-port (HDC) messages on the second
+//! Gen12.5 (Xe-HPG, DG2) legacy data-port (HDC) messages. On the second
 //! data-cache port (SFID `dc1`, Mesa `HSW_SFID_DATAPORT_DATA_CACHE_1`):
 //! the untyped surface read and write (binding table or stateless) and
-//! their A64 forms, and the A64 scattered (gathering) read and write of
-//! bytes, dwords and qwords. DG2 kernels built before LSC still send them.
+//! their A64 forms, the untyped integer atomics, and the A64 scattered
+//! (gathering) read and write of bytes, dwords and qwords; on the first
+//! (`dc0`, below) the OWord block and the dword and byte scattered
+//! messages. DG2 kernels built before LSC still send them.
 //!
 //! Descriptors (lengths 28:20 stay outside):
 //! - untyped surface read, type 01h (004 MSD1R_US lines 35516-35561) and
