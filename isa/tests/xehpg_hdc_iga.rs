@@ -28,6 +28,13 @@ fn gen_msg(rng: &mut Rng) -> Dc1 {
     } else {
         rng.below(256) as u8
     };
+    if rng.chance(8) {
+        return Dc1::MediaBlock(MediaBlock {
+            write: rng.chance(2),
+            bti,
+            vlso: rng.below(8) as u8,
+        });
+    }
     if rng.chance(4) {
         let a64 = rng.chance(2);
         return Dc1::Atomic(UntypedAtomic {
@@ -207,8 +214,9 @@ fn hdc_messages_against_iga64() {
     );
     assert_eq!(kept.len(), msgs.len());
     // 4 untyped kinds x 16 masks, scattered: 2 x (byte 4 + dword + qword),
-    // atomics: 16 ops x (int32, a64 int32, a64 int64)
-    assert_eq!(kinds.len(), 4 * 16 + 2 * 6 + 3 * 16, "{kinds:#?}");
+    // atomics: 16 ops x (int32, a64 int32, a64 int64); media block: 2 x
+    // iga64's 5 texts
+    assert_eq!(kinds.len(), 4 * 16 + 2 * 6 + 3 * 16 + 2 * 5, "{kinds:#?}");
 }
 
 /// Descriptors we may leave uncommented, by the manual: a message type
@@ -224,6 +232,7 @@ fn refusable(d: u32) -> bool {
         || match ty {
             0x01 | 0x09 | 0x11 | 0x19 => (d >> 12) & 3 == 3 || a64_stray,
             0x02 | 0x12 => a64_stray,
+            0x04 | 0x0A => d & 0xE000_3800 != 0 || d & 1 << 19 == 0,
             0x10 => (d >> 8) & 3 == 3 || a64_stray,
             0x1A => (d >> 8) & 3 == 3 || a64_stray || d & 1 << 13 != 0,
             _ => true,
@@ -240,7 +249,9 @@ fn hdc_random_descriptors_against_iga64() {
             let ty = if rng.chance(4) {
                 rng.below(32) as u32
             } else {
-                rng.pick(&[0x01u32, 0x02, 0x09, 0x10, 0x11, 0x12, 0x19, 0x1A])
+                rng.pick(&[
+                    0x01u32, 0x02, 0x04, 0x09, 0x0A, 0x10, 0x11, 0x12, 0x19, 0x1A,
+                ])
             };
             let mut d = (rng.next() as u32 & 0x3FFF) | ty << 14;
             if rng.chance(8) {

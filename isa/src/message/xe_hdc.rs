@@ -42,8 +42,13 @@
 //!   the same 11:8 and 13, data width 12 (64-bit integers when set), no
 //!   header, 31:29 MBZ (Mesa `GFX8_DATAPORT_DC_PORT1_A64_UNTYPED_ATOMIC_OP`).
 //!
-//! Other `dc1` types (word and float atomics, typed, media block) are not
-//! typed here.
+//! - media block read, 04h, and write, 0Ah (004 MSD1R_MB lines
+//!   20368-20391, MSD1W_MB 20392-20415): surface 7:0, vertical line stride
+//!   override 10:8 (MDC_VLSO, whose table 004 does not print: kept as its
+//!   code, described by iga64's words), 13:11 MBZ, header 19 required,
+//!   31:29 MBZ (Mesa `HSW_DATAPORT_DC_PORT1_MEDIA_BLOCK_READ`/`_WRITE`).
+//!
+//! Other `dc1` types (word and float atomics, typed) are not typed here.
 //!
 //! On the first port (SFID `dc0`, Mesa `GFX7_SFID_DATAPORT_DATA_CACHE`),
 //! the OWord block read, type 00h (004 MSD0R_OWB lines 30431-30463), the
@@ -79,6 +84,8 @@ const A64_UNTYPED_READ: u32 = 0x11;
 const A64_UNTYPED_WRITE: u32 = 0x19;
 const A64_SCATTERED_WRITE: u32 = 0x1A;
 const UNTYPED_ATOMIC: u32 = 0x02;
+const MEDIA_BLOCK_READ: u32 = 0x04;
+const MEDIA_BLOCK_WRITE: u32 = 0x0A;
 const A64_UNTYPED_ATOMIC: u32 = 0x12;
 
 /// MDC_SM3, the untyped surface SIMD mode (bits 13:12).
@@ -165,12 +172,35 @@ pub struct UntypedAtomic {
     pub packed_data: bool,
 }
 
+/// A media block read or write (the header is always present).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MediaBlock {
+    pub write: bool,
+    pub bti: u8,
+    /// The MDC_VLSO code, bits 10:8.
+    pub vlso: u8,
+}
+
+/// iga64's words for the MDC_VLSO codes, its spacing kept (bits 9:8
+/// choose the words, bit 10 alone adds the bare phrase).
+const VLSO_TEXT: [&str; 8] = [
+    "",
+    " with vertical line stride  and skip",
+    " with vertical line stride override and offset",
+    " with vertical line stride override,skip, and offset",
+    " with vertical line stride ",
+    " with vertical line stride  and skip",
+    " with vertical line stride override and offset",
+    " with vertical line stride override,skip, and offset",
+];
+
 /// A typed `dc1` message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dc1 {
     Untyped(Untyped),
     A64Scattered(A64Scattered),
     Atomic(UntypedAtomic),
+    MediaBlock(MediaBlock),
 }
 
 fn stray(desc: u32, bits: u32) -> Result<(), MessageError> {
@@ -253,8 +283,24 @@ pub fn decode_dc1(desc: u32) -> Result<Dc1, MessageError> {
                 packed_data: bit(30),
             }))
         }
+        MEDIA_BLOCK_READ | MEDIA_BLOCK_WRITE => {
+            stray(desc, 0xE000_3800)?;
+            if !bit(19) {
+                return Err(MessageError::Reserved {
+                    field: "header present (a media block message requires its header)",
+                    hi: 19,
+                    lo: 19,
+                    value: 0,
+                });
+            }
+            Ok(Dc1::MediaBlock(MediaBlock {
+                write: ty == MEDIA_BLOCK_WRITE,
+                bti: desc as u8,
+                vlso: ((desc >> 8) & 7) as u8,
+            }))
+        }
         v => Err(MessageError::Reserved {
-            field: "dc1 message type (untyped surface and atomic, A64 scattered are typed)",
+            field: "dc1 message type (untyped surface and atomic, A64 scattered, media block are typed)",
             hi: 18,
             lo: 14,
             value: v,
@@ -344,6 +390,20 @@ impl Dc1 {
                     | u32::from(a.packed_address) << 29
                     | u32::from(a.packed_data) << 30
             }
+            Dc1::MediaBlock(m) => {
+                if m.vlso > 7 {
+                    return Err(MessageError::OutOfRange {
+                        field: "vertical line stride override",
+                        value: m.vlso.into(),
+                    });
+                }
+                let ty = if m.write {
+                    MEDIA_BLOCK_WRITE
+                } else {
+                    MEDIA_BLOCK_READ
+                };
+                u32::from(m.bti) | u32::from(m.vlso) << 8 | ty << 14 | 1 << 19
+            }
         };
         // The fields a message lacks (an A64 header or packing, a write's
         // invalidate) come back refused.
@@ -395,6 +455,11 @@ impl fmt::Display for Dc1 {
                 let width = if a.a64 && a.bit12 { 64 } else { 32 };
                 let op = ATOMIC_OPS[usize::from(a.op & 0xF)];
                 write!(f, "untyped{a64} atomic int{width} {op}")
+            }
+            Dc1::MediaBlock(m) => {
+                let rw = if m.write { "write" } else { "read" };
+                let vlso = VLSO_TEXT[usize::from(m.vlso & 7)];
+                write!(f, "media block {rw}{vlso}")
             }
         }
     }
@@ -668,9 +733,11 @@ mod tests {
         // atomics: 256 x 16 ops x bit 12 x return, the surface form also
         // x header x (none, 29, 30)
         let atomic = 256 * 16 * 4;
+        // media blocks: 2 x 256 x 8 codes, header set
+        let media = 2 * 256 * 8;
         assert_eq!(
             ok,
-            2 * untyped * 2 * 3 + 2 * untyped + scattered * 3 + atomic * 2 * 3 + atomic
+            2 * untyped * 2 * 3 + 2 * untyped + scattered * 3 + atomic * 2 * 3 + atomic + media
         );
         // an A64 header, a reserved SIMD mode and subtype are refused
         assert!(decode_dc1(0x8_0000 | A64_UNTYPED_READ << 14).is_err());
