@@ -20,6 +20,15 @@ use baregpu_isa::xehpg::{codec, print::print};
 use common::{Rng, ensure_oracles, iga, iga_assemble, scratch};
 use std::fs;
 
+const OWORD_COUNTS: [OwordCount; 6] = [
+    OwordCount::OneLow,
+    OwordCount::OneHigh,
+    OwordCount::Two,
+    OwordCount::Four,
+    OwordCount::Eight,
+    OwordCount::Sixteen,
+];
+
 const Q: GroupCtrl = GroupCtrl::Quarter { qtr: 0, nib: false };
 
 fn gen_msg(rng: &mut Rng) -> Dc1 {
@@ -28,6 +37,16 @@ fn gen_msg(rng: &mut Rng) -> Dc1 {
     } else {
         rng.below(256) as u8
     };
+    if rng.chance(8) {
+        let write = rng.chance(2);
+        return Dc1::A64Block(A64Block {
+            write,
+            aligned: rng.chance(2),
+            bti,
+            count: rng.pick(&OWORD_COUNTS),
+            invalidate_after_read: !write && rng.chance(3),
+        });
+    }
     if rng.chance(8) {
         return Dc1::MediaBlock(MediaBlock {
             write: rng.chance(2),
@@ -215,8 +234,12 @@ fn hdc_messages_against_iga64() {
     assert_eq!(kept.len(), msgs.len());
     // 4 untyped kinds x 16 masks, scattered: 2 x (byte 4 + dword + qword),
     // atomics: 16 ops x (int32, a64 int32, a64 int64); media block: 2 x
-    // iga64's 5 texts
-    assert_eq!(kinds.len(), 4 * 16 + 2 * 6 + 3 * 16 + 2 * 5, "{kinds:#?}");
+    // iga64's 5 texts; A64 blocks: 2 x 2 subtypes x 6 counts
+    assert_eq!(
+        kinds.len(),
+        4 * 16 + 2 * 6 + 3 * 16 + 2 * 5 + 2 * 2 * 6,
+        "{kinds:#?}"
+    );
 }
 
 /// Descriptors we may leave uncommented, by the manual: a message type
@@ -233,6 +256,13 @@ fn refusable(d: u32) -> bool {
             0x01 | 0x09 | 0x11 | 0x19 => (d >> 12) & 3 == 3 || a64_stray,
             0x02 | 0x12 => a64_stray,
             0x04 | 0x0A => d & 0xE000_3800 != 0 || d & 1 << 19 == 0,
+            0x14 | 0x15 => {
+                d & 0xE000_0000 != 0
+                    || d & 1 << 19 == 0
+                    || (d >> 11) & 3 > 1
+                    || (d >> 8) & 7 > 5
+                    || (ty == 0x15 && d & 1 << 13 != 0)
+            }
             0x10 => (d >> 8) & 3 == 3 || a64_stray,
             0x1A => (d >> 8) & 3 == 3 || a64_stray || d & 1 << 13 != 0,
             _ => true,
@@ -301,14 +331,7 @@ fn dc0_against_iga64() {
     ensure_oracles();
     let dir = scratch("xehpg-hdc-owb");
     let mut rng = Rng::new(0x4DC0);
-    let counts = [
-        OwordCount::OneLow,
-        OwordCount::OneHigh,
-        OwordCount::Two,
-        OwordCount::Four,
-        OwordCount::Eight,
-        OwordCount::Sixteen,
-    ];
+    let counts = OWORD_COUNTS;
     let msgs: Vec<Dc0> = (0..1_200)
         .map(|_| {
             let write = rng.chance(3);

@@ -48,6 +48,19 @@
 //!   code, described by iga64's words), 13:11 MBZ, header 19 required,
 //!   31:29 MBZ (Mesa `HSW_DATAPORT_DC_PORT1_MEDIA_BLOCK_READ`/`_WRITE`).
 //!
+//! - A64 OWord block read, 14h, and write, 15h (004 MSD1R_A64_OWB lines
+//!   5457-5482, MSD1W_A64_OWB 5483-5510, MSD1R_A64_OWAB 5399-5429,
+//!   MSD1W_A64_OWAB 5430-5456): surface 7:0, OWord count 10:8 (as `dc0`'s
+//!   block messages), subtype 12:11 (0 OWord, 1 aligned OWord; the HWord
+//!   subtype 3, MSD1R_A64_HWB lines 5346-5371, is not typed and 2 is
+//!   undefined), the read's invalidate-after-read 13 (the write's 13 is
+//!   reserved; the aligned read's row is garbled in 004 and taken as the
+//!   plain read's), header 19 required, 31:29 MBZ (Mesa
+//!   `GFX9_DATAPORT_DC_PORT1_A64_OWORD_BLOCK_READ`/`_WRITE`; Mesa's
+//!   `brw_dp_a64_oword_block_rw_desc` sets subtype 1 for an address *not*
+//!   16-byte aligned, while 004 and iga64 call 1 the aligned one: the names
+//!   here follow 004).
+//!
 //! Other `dc1` types (word and float atomics, typed) are not typed here.
 //!
 //! On the first port (SFID `dc0`, Mesa `GFX7_SFID_DATAPORT_DATA_CACHE`),
@@ -86,6 +99,8 @@ const A64_SCATTERED_WRITE: u32 = 0x1A;
 const UNTYPED_ATOMIC: u32 = 0x02;
 const MEDIA_BLOCK_READ: u32 = 0x04;
 const MEDIA_BLOCK_WRITE: u32 = 0x0A;
+const A64_BLOCK_READ: u32 = 0x14;
+const A64_BLOCK_WRITE: u32 = 0x15;
 const A64_UNTYPED_ATOMIC: u32 = 0x12;
 
 /// MDC_SM3, the untyped surface SIMD mode (bits 13:12).
@@ -194,6 +209,18 @@ const VLSO_TEXT: [&str; 8] = [
     " with vertical line stride override,skip, and offset",
 ];
 
+/// An A64 OWord block read or write (the header is always present).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct A64Block {
+    pub write: bool,
+    /// Subtype 1, the aligned OWord block.
+    pub aligned: bool,
+    pub bti: u8,
+    pub count: OwordCount,
+    /// Reads only.
+    pub invalidate_after_read: bool,
+}
+
 /// A typed `dc1` message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dc1 {
@@ -201,6 +228,7 @@ pub enum Dc1 {
     A64Scattered(A64Scattered),
     Atomic(UntypedAtomic),
     MediaBlock(MediaBlock),
+    A64Block(A64Block),
 }
 
 fn stray(desc: u32, bits: u32) -> Result<(), MessageError> {
@@ -299,8 +327,46 @@ pub fn decode_dc1(desc: u32) -> Result<Dc1, MessageError> {
                 vlso: ((desc >> 8) & 7) as u8,
             }))
         }
+        A64_BLOCK_READ | A64_BLOCK_WRITE => {
+            let write = ty == A64_BLOCK_WRITE;
+            stray(desc, 0xE000_0000 | u32::from(write) << 13)?;
+            if !bit(19) {
+                return Err(MessageError::Reserved {
+                    field: "header present (an A64 block message requires its header)",
+                    hi: 19,
+                    lo: 19,
+                    value: 0,
+                });
+            }
+            let sub = (desc >> 11) & 3;
+            if sub > 1 {
+                return Err(MessageError::Reserved {
+                    field: "A64 block message subtype (OWord and aligned OWord are typed)",
+                    hi: 12,
+                    lo: 11,
+                    value: sub,
+                });
+            }
+            let code = (desc >> 8) & 7;
+            let count = OWORD_COUNTS
+                .get(code as usize)
+                .ok_or(MessageError::Reserved {
+                    field: "OWord block count",
+                    hi: 10,
+                    lo: 8,
+                    value: code,
+                })?
+                .0;
+            Ok(Dc1::A64Block(A64Block {
+                write,
+                aligned: sub == 1,
+                bti: desc as u8,
+                count,
+                invalidate_after_read: bit(13),
+            }))
+        }
         v => Err(MessageError::Reserved {
-            field: "dc1 message type (untyped surface and atomic, A64 scattered, media block are typed)",
+            field: "dc1 message type (untyped surface and atomic, A64 scattered and block, media block are typed)",
             hi: 18,
             lo: 14,
             value: v,
@@ -404,6 +470,23 @@ impl Dc1 {
                 };
                 u32::from(m.bti) | u32::from(m.vlso) << 8 | ty << 14 | 1 << 19
             }
+            Dc1::A64Block(b) => {
+                let code = OWORD_COUNTS
+                    .iter()
+                    .position(|c| c.0 == b.count)
+                    .unwrap_or(0) as u32;
+                let ty = if b.write {
+                    A64_BLOCK_WRITE
+                } else {
+                    A64_BLOCK_READ
+                };
+                u32::from(b.bti)
+                    | code << 8
+                    | u32::from(b.aligned) << 11
+                    | u32::from(b.invalidate_after_read) << 13
+                    | ty << 14
+                    | 1 << 19
+            }
         };
         // The fields a message lacks (an A64 header or packing, a write's
         // invalidate) come back refused.
@@ -455,6 +538,15 @@ impl fmt::Display for Dc1 {
                 let width = if a.a64 && a.bit12 { 64 } else { 32 };
                 let op = ATOMIC_OPS[usize::from(a.op & 0xF)];
                 write!(f, "untyped{a64} atomic int{width} {op}")
+            }
+            Dc1::A64Block(b) => {
+                let al = if b.aligned { "aligned" } else { "unaligned" };
+                let rw = if b.write { "write" } else { "read" };
+                let count = OWORD_COUNTS
+                    .iter()
+                    .find(|c| c.0 == b.count)
+                    .map_or("", |c| c.1);
+                write!(f, "a64 {al} oword block {rw} {count}")
             }
             Dc1::MediaBlock(m) => {
                 let rw = if m.write { "write" } else { "read" };
@@ -735,9 +827,17 @@ mod tests {
         let atomic = 256 * 16 * 4;
         // media blocks: 2 x 256 x 8 codes, header set
         let media = 2 * 256 * 8;
+        // A64 blocks: 256 x 6 counts x 2 subtypes, reads x invalidate
+        let a64_block = 256 * 6 * 2 * 3;
         assert_eq!(
             ok,
-            2 * untyped * 2 * 3 + 2 * untyped + scattered * 3 + atomic * 2 * 3 + atomic + media
+            2 * untyped * 2 * 3
+                + 2 * untyped
+                + scattered * 3
+                + atomic * 2 * 3
+                + atomic
+                + media
+                + a64_block
         );
         // an A64 header, a reserved SIMD mode and subtype are refused
         assert!(decode_dc1(0x8_0000 | A64_UNTYPED_READ << 14).is_err());
