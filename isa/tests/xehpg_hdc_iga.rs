@@ -38,6 +38,20 @@ fn gen_msg(rng: &mut Rng) -> Dc1 {
         rng.below(256) as u8
     };
     if rng.chance(8) {
+        let a64 = rng.chance(2);
+        return Dc1::FloatAtomic(FloatAtomic {
+            a64,
+            bti,
+            op: 1 + rng.below(7) as u8,
+            wide: rng.chance(2),
+            simd_bit: rng.chance(2),
+            returns: rng.chance(2),
+            header: !a64 && rng.chance(3),
+            packed_address: !a64 && rng.chance(4),
+            packed_data: !a64 && rng.chance(4),
+        });
+    }
+    if rng.chance(8) {
         let write = rng.chance(2);
         return Dc1::A64Block(A64Block {
             write,
@@ -234,10 +248,11 @@ fn hdc_messages_against_iga64() {
     assert_eq!(kept.len(), msgs.len());
     // 4 untyped kinds x 16 masks, scattered: 2 x (byte 4 + dword + qword),
     // atomics: 16 ops x (int32, a64 int32, a64 int64); media block: 2 x
-    // iga64's 5 texts; A64 blocks: 2 x 2 subtypes x 6 counts
+    // iga64's 5 texts; A64 blocks: 2 x 2 subtypes x 6 counts; float
+    // atomics: 2 x 7 ops x return
     assert_eq!(
         kinds.len(),
-        4 * 16 + 2 * 6 + 3 * 16 + 2 * 5 + 2 * 2 * 6,
+        4 * 16 + 2 * 6 + 3 * 16 + 2 * 5 + 2 * 2 * 6 + 2 * 7 * 2,
         "{kinds:#?}"
     );
 }
@@ -255,6 +270,7 @@ fn refusable(d: u32) -> bool {
         || match ty {
             0x01 | 0x09 | 0x11 | 0x19 => (d >> 12) & 3 == 3 || a64_stray,
             0x02 | 0x12 => a64_stray,
+            0x1B | 0x1D => a64_stray || (d >> 8) & 7 == 0,
             0x04 | 0x0A => d & 0xE000_3800 != 0 || d & 1 << 19 == 0,
             0x14 | 0x15 => {
                 d & 0xE000_0000 != 0

@@ -61,7 +61,16 @@
 //!   16-byte aligned, while 004 and iga64 call 1 the aligned one: the names
 //!   here follow 004).
 //!
-//! Other `dc1` types (word and float atomics, typed) are not typed here.
+//! - untyped atomic float operation, 1Bh (004 MSD1R_DWAF lines
+//!   14691-14760), and its A64 form, 1Dh (MSD1R_A64_DWAF lines 5199-5260):
+//!   surface 7:0, operation 10:8 (MDC_FOP, Mesa `BRW_AOP_FMAX` 1, `FMIN` 2,
+//!   `FCMPWR` 3, `FADD` 4; 5-7 named by iga64; 0 undefined), data width 11,
+//!   SIMD mode 12, return data 13; the surface form with header 19 and
+//!   packing 29, 30 (31 MBZ), the A64 form without (31:29 MBZ; Mesa
+//!   `GFX9_DATAPORT_DC_PORT1_UNTYPED_ATOMIC_FLOAT_OP`, `..._A64_...`).
+//!
+//! Other `dc1` types (word and half-float atomics, typed) are not typed
+//! here.
 //!
 //! On the first port (SFID `dc0`, Mesa `GFX7_SFID_DATAPORT_DATA_CACHE`),
 //! the OWord block read, type 00h (004 MSD0R_OWB lines 30431-30463), the
@@ -101,6 +110,8 @@ const MEDIA_BLOCK_READ: u32 = 0x04;
 const MEDIA_BLOCK_WRITE: u32 = 0x0A;
 const A64_BLOCK_READ: u32 = 0x14;
 const A64_BLOCK_WRITE: u32 = 0x15;
+const FLOAT_ATOMIC: u32 = 0x1B;
+const A64_FLOAT_ATOMIC: u32 = 0x1D;
 const A64_UNTYPED_ATOMIC: u32 = 0x12;
 
 /// MDC_SM3, the untyped surface SIMD mode (bits 13:12).
@@ -221,9 +232,40 @@ pub struct A64Block {
     pub invalidate_after_read: bool,
 }
 
+/// The float atomic operations (MDC_FOP, bits 10:8, code 1 first) with
+/// iga64's names (its spacing kept).
+pub const FLOAT_OPS: [&str; 7] = [
+    "max (32b)",
+    "min (32b)",
+    "fp-compare and swap  (32b)",
+    "add (32b)",
+    "subtract (32b)",
+    "64b add (64b)",
+    "64b subtract (64b)",
+];
+
+/// An untyped float atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatAtomic {
+    pub a64: bool,
+    pub bti: u8,
+    /// MDC_FOP code 1-7.
+    pub op: u8,
+    /// Data width bit 11.
+    pub wide: bool,
+    /// SIMD mode bit 12.
+    pub simd_bit: bool,
+    pub returns: bool,
+    /// Header present (not for A64).
+    pub header: bool,
+    pub packed_address: bool,
+    pub packed_data: bool,
+}
+
 /// A typed `dc1` message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dc1 {
+    FloatAtomic(FloatAtomic),
     Untyped(Untyped),
     A64Scattered(A64Scattered),
     Atomic(UntypedAtomic),
@@ -325,6 +367,30 @@ pub fn decode_dc1(desc: u32) -> Result<Dc1, MessageError> {
                 write: ty == MEDIA_BLOCK_WRITE,
                 bti: desc as u8,
                 vlso: ((desc >> 8) & 7) as u8,
+            }))
+        }
+        FLOAT_ATOMIC | A64_FLOAT_ATOMIC => {
+            let a64 = ty == A64_FLOAT_ATOMIC;
+            stray(desc, if a64 { 0xE008_0000 } else { 1 << 31 })?;
+            let op = ((desc >> 8) & 7) as u8;
+            if op == 0 {
+                return Err(MessageError::Reserved {
+                    field: "float atomic operation",
+                    hi: 10,
+                    lo: 8,
+                    value: 0,
+                });
+            }
+            Ok(Dc1::FloatAtomic(FloatAtomic {
+                a64,
+                bti: desc as u8,
+                op,
+                wide: bit(11),
+                simd_bit: bit(12),
+                returns: bit(13),
+                header: bit(19),
+                packed_address: bit(29),
+                packed_data: bit(30),
             }))
         }
         A64_BLOCK_READ | A64_BLOCK_WRITE => {
@@ -470,6 +536,28 @@ impl Dc1 {
                 };
                 u32::from(m.bti) | u32::from(m.vlso) << 8 | ty << 14 | 1 << 19
             }
+            Dc1::FloatAtomic(a) => {
+                if !(1..=7).contains(&a.op) {
+                    return Err(MessageError::OutOfRange {
+                        field: "float atomic operation (1-7)",
+                        value: a.op.into(),
+                    });
+                }
+                let ty = if a.a64 {
+                    A64_FLOAT_ATOMIC
+                } else {
+                    FLOAT_ATOMIC
+                };
+                u32::from(a.bti)
+                    | u32::from(a.op) << 8
+                    | u32::from(a.wide) << 11
+                    | u32::from(a.simd_bit) << 12
+                    | u32::from(a.returns) << 13
+                    | ty << 14
+                    | u32::from(a.header) << 19
+                    | u32::from(a.packed_address) << 29
+                    | u32::from(a.packed_data) << 30
+            }
             Dc1::A64Block(b) => {
                 let code = OWORD_COUNTS
                     .iter()
@@ -538,6 +626,12 @@ impl fmt::Display for Dc1 {
                 let width = if a.a64 && a.bit12 { 64 } else { 32 };
                 let op = ATOMIC_OPS[usize::from(a.op & 0xF)];
                 write!(f, "untyped{a64} atomic int{width} {op}")
+            }
+            Dc1::FloatAtomic(a) => {
+                let a64 = if a.a64 { "a64 " } else { "" };
+                let op = FLOAT_OPS[usize::from(a.op.clamp(1, 7) - 1)];
+                let ret = if a.returns { " with return" } else { "" };
+                write!(f, "{a64}float atomic {op}{ret}")
             }
             Dc1::A64Block(b) => {
                 let al = if b.aligned { "aligned" } else { "unaligned" };
@@ -829,6 +923,9 @@ mod tests {
         let media = 2 * 256 * 8;
         // A64 blocks: 256 x 6 counts x 2 subtypes, reads x invalidate
         let a64_block = 256 * 6 * 2 * 3;
+        // float atomics: 256 x 7 ops x bits 11, 12, 13; the surface form
+        // also x header x (none, 29, 30)
+        let float_atomic = 256 * 7 * 8;
         assert_eq!(
             ok,
             2 * untyped * 2 * 3
@@ -838,6 +935,8 @@ mod tests {
                 + atomic
                 + media
                 + a64_block
+                + float_atomic * 2 * 3
+                + float_atomic
         );
         // an A64 header, a reserved SIMD mode and subtype are refused
         assert!(decode_dc1(0x8_0000 | A64_UNTYPED_READ << 14).is_err());
