@@ -1,10 +1,10 @@
 //! Gen12.5 (Xe-HPG, DG2) legacy data-port (HDC) messages. On the second
 //! data-cache port (SFID `dc1`, Mesa `HSW_SFID_DATAPORT_DATA_CACHE_1`):
 //! the untyped surface read and write (binding table or stateless) and
-//! their A64 forms, the untyped integer atomics, and the A64 scattered
-//! (gathering) read and write of bytes, dwords and qwords; on the first
-//! (`dc0`, below) the OWord block and the dword and byte scattered
-//! messages. DG2 kernels built before LSC still send them.
+//! their A64 forms, the untyped integer and float atomics, the A64
+//! scattered (gathering) read and write of bytes, dwords and qwords, the
+//! A64 OWord block and the media block; on the first (`dc0`, below) the
+//! OWord block and the dword and byte scattered messages. DG2 kernels built before LSC still send them.
 //!
 //! Descriptors (lengths 28:20 stay outside):
 //! - untyped surface read, type 01h (004 MSD1R_US lines 35516-35561) and
@@ -23,31 +23,20 @@
 //!   3 undefined), data elements 11:10 (MDC_A64_DS: 1, 2, 4 or 8, Mesa
 //!   `brw_mdc_a64_ds`), SIMD mode 12 (MDC_SM2: SIMD16 when set), the
 //!   read's invalidate-after-read 13 (the write's 13 is reserved); header
-//!   forbidden, 31:29 MBZ.
-//!
-//! Message type codes: Mesa `brw_eu_defines.h`
-//! `HSW_DATAPORT_DC_PORT1_UNTYPED_SURFACE_READ`/`_WRITE`,
-//! `GFX8_DATAPORT_DC_PORT1_A64_UNTYPED_SURFACE_READ`/`_WRITE`,
-//! `GFX9_DATAPORT_DC_PORT1_A64_SCATTERED_READ`,
-//! `GFX8_DATAPORT_DC_PORT1_A64_SCATTERED_WRITE`. The text is the
-//! description `iga64 -p=12p71` writes in its send comment (`untyped
-//! surface read with xy`, `a64 byte gathering read 16b`), which leaves out
-//! the surface, the SIMD mode and the packing; the typed value keeps them.
+//!   forbidden, 31:29 MBZ;
 //! - untyped atomic integer operation, 02h (004 MSD1R_DWAI lines
-//!   14787-14860): surface 7:0, operation 11:8 (MDC_AOP, Mesa `BRW_AOP_*`:
+//!   14787-14827): surface 7:0, operation 11:8 (MDC_AOP, Mesa `BRW_AOP_*`:
 //!   1 AND ... 15 PREDEC; 0 is iga64's `64b integer compare and swap`),
 //!   SIMD mode 12 (SIMD8 when set, Mesa `brw_dp_untyped_atomic_desc`),
 //!   return data 13, header 19, packing 29 and 30, 31 MBZ; and its A64
-//!   form, 12h (MSD1R_A64_DWAI lines 5274-5345, MSD1R_A64_QWAI 5609-5680):
+//!   form, 12h (MSD1R_A64_DWAI lines 5274-5307, MSD1R_A64_QWAI 5609-5643):
 //!   the same 11:8 and 13, data width 12 (64-bit integers when set), no
-//!   header, 31:29 MBZ (Mesa `GFX8_DATAPORT_DC_PORT1_A64_UNTYPED_ATOMIC_OP`).
-//!
+//!   header, 31:29 MBZ (Mesa `GFX8_DATAPORT_DC_PORT1_A64_UNTYPED_ATOMIC_OP`);
 //! - media block read, 04h, and write, 0Ah (004 MSD1R_MB lines
 //!   20368-20391, MSD1W_MB 20392-20415): surface 7:0, vertical line stride
 //!   override 10:8 (MDC_VLSO, whose table 004 does not print: kept as its
 //!   code, described by iga64's words), 13:11 MBZ, header 19 required,
-//!   31:29 MBZ (Mesa `HSW_DATAPORT_DC_PORT1_MEDIA_BLOCK_READ`/`_WRITE`).
-//!
+//!   31:29 MBZ (Mesa `HSW_DATAPORT_DC_PORT1_MEDIA_BLOCK_READ`/`_WRITE`);
 //! - A64 OWord block read, 14h, and write, 15h (004 MSD1R_A64_OWB lines
 //!   5457-5482, MSD1W_A64_OWB 5483-5510, MSD1R_A64_OWAB 5399-5429,
 //!   MSD1W_A64_OWAB 5430-5456): surface 7:0, OWord count 10:8 (as `dc0`'s
@@ -59,18 +48,26 @@
 //!   `GFX9_DATAPORT_DC_PORT1_A64_OWORD_BLOCK_READ`/`_WRITE`; Mesa's
 //!   `brw_dp_a64_oword_block_rw_desc` sets subtype 1 for an address *not*
 //!   16-byte aligned, while 004 and iga64 call 1 the aligned one: the names
-//!   here follow 004).
-//!
+//!   here follow 004);
 //! - untyped atomic float operation, 1Bh (004 MSD1R_DWAF lines
-//!   14691-14760), and its A64 form, 1Dh (MSD1R_A64_DWAF lines 5199-5260):
+//!   14691-14738), and its A64 form, 1Dh (MSD1R_A64_DWAF lines 5199-5234):
 //!   surface 7:0, operation 10:8 (MDC_FOP, Mesa `BRW_AOP_FMAX` 1, `FMIN` 2,
 //!   `FCMPWR` 3, `FADD` 4; 5-7 named by iga64; 0 undefined), data width 11,
 //!   SIMD mode 12, return data 13; the surface form with header 19 and
 //!   packing 29, 30 (31 MBZ), the A64 form without (31:29 MBZ; Mesa
 //!   `GFX9_DATAPORT_DC_PORT1_UNTYPED_ATOMIC_FLOAT_OP`, `..._A64_...`).
 //!
+//!
 //! Other `dc1` types (word and half-float atomics, typed) are not typed
-//! here.
+//! here. Message type codes: Mesa `brw_eu_defines.h`
+//! `HSW_DATAPORT_DC_PORT1_UNTYPED_SURFACE_READ`/`_WRITE`,
+//! `GFX8_DATAPORT_DC_PORT1_A64_UNTYPED_SURFACE_READ`/`_WRITE`,
+//! `GFX9_DATAPORT_DC_PORT1_A64_SCATTERED_READ`,
+//! `GFX8_DATAPORT_DC_PORT1_A64_SCATTERED_WRITE` and those named above.
+//! The text is the description `iga64 -p=12p71` writes in its send
+//! comment (`untyped surface read with xy`, `a64 byte gathering read
+//! 16b`), which leaves out the surface, the SIMD mode and the packing; the
+//! typed value keeps them.
 //!
 //! On the first port (SFID `dc0`, Mesa `GFX7_SFID_DATAPORT_DATA_CACHE`),
 //! the OWord block read, type 00h (004 MSD0R_OWB lines 30431-30463), the
