@@ -16,7 +16,8 @@
 //!
 //! Gen12.5 (Xe-HPG) messages have their own modules: [`lsc`] (UGM, UGML,
 //! SLM, TGM, typed together with the extended descriptor), [`xe_gateway`],
-//! [`xe_urb`], [`xe_rt`] and [`xe_sampler`]; [`decode`] and the rest of this module are Gen4-Gen7.5.
+//! [`xe_urb`], [`xe_rt`], [`xe_sampler`] and [`xe_hdc`] (the legacy data
+//! cache ports, dc0 and dc1); [`decode`] and the rest of this module are Gen4-Gen7.5.
 //!
 //! Sources: Gen4/G45 from 000 (the Gen4 PRM Vol 4), Gen6 from 003 (the
 //! SNB PRM); the thread spawner of every generation from 003 (000 has no
@@ -79,6 +80,7 @@ mod spawner;
 mod text;
 mod urb;
 pub mod xe_gateway;
+pub mod xe_hdc;
 pub mod xe_rt;
 pub mod xe_sampler;
 pub mod xe_urb;

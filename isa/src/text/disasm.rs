@@ -263,7 +263,14 @@ fn xe_message_comment(inst: &Instruction) -> Option<String> {
     // length when the header bit is set.
     use crate::inst::Sfid;
     if let (
-        Some(sfid @ (Sfid::Gateway | Sfid::Urb | Sfid::DpRenderCache | Sfid::Sampler)),
+        Some(
+            sfid @ (Sfid::Gateway
+            | Sfid::Urb
+            | Sfid::DpRenderCache
+            | Sfid::Sampler
+            | Sfid::DpDataCache
+            | Sfid::DpDataCache1),
+        ),
         SendDesc::Imm { desc, .. },
         Some(crate::inst::ExDesc::Imm(ex)),
     ) = (s.sfid, &s.desc, s.ex_desc)
@@ -273,6 +280,8 @@ fn xe_message_comment(inst: &Instruction) -> Option<String> {
             Sfid::Gateway => crate::message::xe_gateway::decode(word).ok()?.to_string(),
             Sfid::Urb => crate::message::xe_urb::decode(word).ok()?.to_string(),
             Sfid::Sampler => crate::message::xe_sampler::decode(word).ok()?.to_string(),
+            Sfid::DpDataCache => crate::message::xe_hdc::decode_dc0(word).ok()?.to_string(),
+            Sfid::DpDataCache1 => crate::message::xe_hdc::decode_dc1(word).ok()?.to_string(),
             _ => crate::message::xe_rt::decode(word).ok()?.to_string(),
         };
         return Some(alloc::format!(
