@@ -328,7 +328,7 @@ pub enum BtiRef {
 
 /// Address type (bits 30:29; Mesa `enum lsc_addr_surface_type`) with its
 /// part of the extended descriptor (Mesa `lsc_bti_ex_desc`, `lsc_bss_ex_desc`;
-/// IGA `MessageDecoderLSC.cpp` reads ExDesc[31:11] for BSS/SS on XeHPG).
+/// IGA `MessageDecoderLSC.cpp` reads ExDesc bits 31:11 for BSS/SS on XeHPG).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Surface {
     /// Stateless: the address is the virtual address.
