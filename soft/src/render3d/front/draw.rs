@@ -27,7 +27,7 @@ use super::gs::{self, GsRun};
 use super::gs7::{self, Gs7Run};
 use super::sol::Sol;
 use super::state;
-use super::thread::{Stop, general};
+use super::thread::{Stop, general, instruction_limit, payload_bytes};
 use super::vs::{self, UrbLayout, VsPayload, VsState};
 use crate::eu::array::{Bindings, EuArray, EuFailure, ProgramCache, ThreadStart};
 use crate::eu::shared::sampler::SamplerSource;
@@ -515,10 +515,7 @@ impl Front {
             .get("PCB_VS")
             .map(<[u32]>::to_vec)
             .unwrap_or_default();
-        let limit = match bases.instruction_bound {
-            0 => u64::MAX,
-            b => b,
-        };
+        let limit = instruction_limit(bases);
         let kernel = bases.instruction.wrapping_add(u64::from(vs.kernel));
         while d.next < d.fetched.vertices.len() && d.vs_running.len() < max {
             let n = per_thread.min(d.fetched.vertices.len() - d.next);
@@ -564,11 +561,7 @@ impl Front {
                 constants: &constants,
                 vertices: inputs,
             })?;
-            let payload: Vec<u8> = r0
-                .iter()
-                .chain(rest.iter())
-                .flat_map(|w| w.to_le_bytes())
-                .collect();
+            let payload = payload_bytes(&r0, &rest);
             let program = cache.get(platform, kernel, limit, mem)?;
             let start = ThreadStart {
                 program,
@@ -691,10 +684,7 @@ impl Front {
                 .map_err(|_| DrawError::Invalid("3DSTATE_WM does not decode"))?;
             wm.maximum_number_of_threads as usize + 1
         };
-        let limit = match bases.instruction_bound {
-            0 => u64::MAX,
-            b => b,
-        };
+        let limit = instruction_limit(bases);
         // A thread starts when none running and none earlier still
         // waiting shares a lit subspan with it; later threads elsewhere
         // may pass a waiting one (the scoreboard orders pixels, not

@@ -26,7 +26,7 @@ use baregpu_hal::gen6::commands::{Cmd3dstateGs, Cmd3dstateGsSvbIndex, Cmd3dstate
 use baregpu_isa::IsaGen;
 
 use super::assemble::{self, prim::*};
-use super::thread::{Stop, general};
+use super::thread::{Stop, general, instruction_limit, payload_bytes};
 use crate::eu::array::{Bindings, EuArray, ProgramCache, ThreadStart};
 use crate::eu::shared::sampler::SamplerSource;
 use crate::eu::shared::{BindingTable, GfxMemory, GsSnoop, Scratch, Urb};
@@ -646,15 +646,8 @@ impl GsRun {
             *d.thread_id,
             0,
         ];
-        let payload: Vec<u8> = r0
-            .iter()
-            .chain(rest.iter())
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        let limit = match d.bases.instruction_bound {
-            0 => u64::MAX,
-            b => b,
-        };
+        let payload = payload_bytes(&r0, &rest);
+        let limit = instruction_limit(d.bases);
         let kernel = d
             .bases
             .instruction

@@ -50,7 +50,7 @@ use baregpu_isa::IsaGen;
 
 use super::assemble::{self, prim::*};
 use super::gs::{FFID_GS, GsObject, all_objects, valid_output};
-use super::thread::{Stop, general};
+use super::thread::{Stop, general, instruction_limit, payload_bytes};
 use crate::eu::array::{Bindings, EuArray, ProgramCache, ThreadStart};
 use crate::eu::shared::sampler::SamplerSource;
 use crate::eu::shared::{BindingTable, GfxMemory, Gs7Snoop, Scratch, Urb};
@@ -591,15 +591,8 @@ impl Gs7Run {
             *d.thread_id,
             0,
         ];
-        let payload: Vec<u8> = r0
-            .iter()
-            .chain(rest.iter())
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        let limit = match d.bases.instruction_bound {
-            0 => u64::MAX,
-            b => b,
-        };
+        let payload = payload_bytes(&r0, &rest);
+        let limit = instruction_limit(d.bases);
         let kernel = d
             .bases
             .instruction

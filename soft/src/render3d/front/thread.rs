@@ -40,3 +40,20 @@ pub(super) fn general(bases: &Bases) -> GeneralState {
         },
     }
 }
+
+/// The Instruction Access Upper Bound the draw's kernels are read under
+/// (0: none).
+pub(super) fn instruction_limit(bases: &Bases) -> u64 {
+    match bases.instruction_bound {
+        0 => u64::MAX,
+        b => b,
+    }
+}
+
+/// A thread's payload as bytes: R0, then the registers after it.
+pub(super) fn payload_bytes(r0: &[u32; 8], rest: &[u32]) -> alloc::vec::Vec<u8> {
+    r0.iter()
+        .chain(rest.iter())
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
+}
