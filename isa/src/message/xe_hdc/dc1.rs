@@ -1005,8 +1005,13 @@ mod tests {
         let m = decode_dc1(1 | 2 << 12 | 0xD << 14).unwrap();
         assert_eq!(
             m.to_string(),
-            "typed surface write (high slot group) with xyzw; u"
+            "typed surface write (high slot group) with xyzw"
         );
+        assert_eq!(
+            m.describe(3, 8),
+            "typed surface write (high slot group) with xyzw; u,v,r"
+        );
+        assert_eq!(m.describe(5, 8), m.to_string());
         // brw_dp_a64_untyped_atomic_float_desc(8, 16, FADD, true)
         let m = decode_dc1(253 | 4 << 8 | 1 << 13 | 0x1E << 14).unwrap();
         assert_eq!(
