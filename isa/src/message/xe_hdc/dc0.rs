@@ -11,7 +11,7 @@
 //!   the DG2 manual and iga64 call it aligned, and the name here follows
 //!   them;
 //! - HWord aligned block read, 01h, and write, 09h, with subtype 13 set
-//!   (004 MSD0R_HWAB lines 18804-18837, MSD0W_HWAB 18838-18871): the same
+//!   (004 MSD0R_HWAB lines 18804-18837, MSD0W_HWAB 18838-18869): the same
 //!   but an HWord count 10:8 (MDC_DB_HW, see the parent module);
 //! - dword scattered read, 03h (004 MSD0R_DWS lines 14510-14557), and
 //!   write, 0Bh (MSD0W_DWS 14558-14602): surface 7:0, SIMD16 8, legacy SIMD
@@ -23,14 +23,14 @@
 //!   13:12 reserved; both with header 19, packing 29 and 30, 31 MBZ (Mesa
 //!   `brw_dp_dword_scattered_rw_desc`, `brw_dp_byte_scattered_rw_desc`);
 //! - scratch block read and write (004 MSD0R_SB lines 32833-32875, MSD0W_SB
-//!   32876-32910; Mesa `GFX7_DATAPORT_SCRATCH_READ`/`_WRITE`): bit 18 set
+//!   32876-32907; Mesa `GFX7_DATAPORT_SCRATCH_READ`/`_WRITE`): bit 18 set
 //!   (the scratch form: 17:14 are no message type), operation 17 (0 read,
 //!   1 write), the read's invalidate-after-read 15 with 16 and 14 MBZ (the
 //!   write's 16:14 reserved), registers 13:12 (MDC_DB_HW, 1, 2, 4 or 8;
 //!   Mesa `GFX7_DATAPORT_SCRATCH_NUM_REGS_SHIFT`), offset 11:0 in HWords
 //!   (32 bytes) from the header's buffer address, header 19 required,
 //!   31:29 MBZ;
-//! - memory fence, 07h (004 MSD_MEMFENCE lines 20436-20490; Mesa
+//! - memory fence, 07h (004 MSD_MEMFENCE lines 20436-20484; Mesa
 //!   `HSW_DATAPORT_DC_PORT0_MEMORY_FENCE`): surface 7:0 (0 global memory,
 //!   FEh shared local memory; others undefined), L1 flush 8, L3 flush
 //!   12:9 (8 r/w data, 4 constant, 2 texture, 1 instructions; one at a

@@ -20,7 +20,7 @@
 //!   forbidden, 31:29 MBZ;
 //! - untyped atomic integer operation, 02h (004 MSD1R_DWAI lines
 //!   14787-14827), and its word form, 03h (MSD1R_WAI lines 36846-36891,
-//!   MSD1W_WAI 36892-36940): surface 7:0, operation 11:8 (MDC_AOP, Mesa
+//!   MSD1W_WAI 36892-36929): surface 7:0, operation 11:8 (MDC_AOP, Mesa
 //!   `BRW_AOP_*`: 1 AND ... 15 PREDEC; 0 is iga64's `64b integer compare
 //!   and swap`), SIMD mode 12 (SIMD8 when set, Mesa
 //!   `brw_dp_untyped_atomic_desc`), return data 13, header 19, packing 29
