@@ -281,7 +281,9 @@ fn xe_message_comment(inst: &Instruction) -> Option<String> {
             Sfid::Urb => crate::message::xe_urb::decode(word).ok()?.to_string(),
             Sfid::Sampler => crate::message::xe_sampler::decode(word).ok()?.to_string(),
             Sfid::DpDataCache => crate::message::xe_hdc::decode_dc0(word).ok()?.to_string(),
-            Sfid::DpDataCache1 => crate::message::xe_hdc::decode_dc1(word).ok()?.to_string(),
+            Sfid::DpDataCache1 => crate::message::xe_hdc::decode_dc1(word)
+                .ok()?
+                .describe(desc.mlen, inst.exec_size),
             _ => crate::message::xe_rt::decode(word).ok()?.to_string(),
         };
         return Some(alloc::format!(
