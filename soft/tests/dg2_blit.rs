@@ -644,7 +644,8 @@ fn fast_color_fills_every_depth_and_layout() {
 /// header shown and the destination untouched.
 #[test]
 fn unmodelled_fields_are_refused_by_name() {
-    let mutations: Vec<(&str, Box<dyn Fn(&mut Vec<u32>)>, &str)> = vec![
+    type Mutation = (&'static str, Box<dyn Fn(&mut Vec<u32>)>, &'static str);
+    let mutations: Vec<Mutation> = vec![
         ("block", Box::new(|c| c[1] |= 1 << 29), "compression"),
         ("block", Box::new(|c| c[8] |= 5 << 18), "auxiliary surface"),
         ("block", Box::new(|c| c[0] |= 1 << 12), "resolves"),

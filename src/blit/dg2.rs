@@ -110,7 +110,7 @@ impl Surface {
                 multiple_of: multiple,
             });
         }
-        if (aligned || self.layout != Layout::Linear) && self.gfx.0 % 64 != 0 {
+        if (aligned || self.layout != Layout::Linear) && !self.gfx.0.is_multiple_of(64) {
             return Err(BlitError::Base(self.gfx));
         }
         Ok(match self.layout {

@@ -263,7 +263,7 @@ fn surface(
         }
         _ => {}
     }
-    if aligned && base % 64 != 0 {
+    if aligned && !base.is_multiple_of(64) {
         return Err("a surface base address that is not 64-byte aligned");
     }
     Ok(Surface {
@@ -331,7 +331,7 @@ fn fast_copy(f: &impl Fn(F) -> u64) -> Result<Option<Blit>, Refused> {
         return Ok(None);
     };
     // "The starting pixel ... should be on an OWord boundary" (both operands).
-    if (x * cpp as u64) % 16 != 0 || (sx * cpp as u64) % 16 != 0 {
+    if !(x * cpp as u64).is_multiple_of(16) || !(sx * cpp as u64).is_multiple_of(16) {
         return Err("XY_FAST_COPY_BLT start pixel not on an OWord boundary");
     }
     Ok(Some(Blit {

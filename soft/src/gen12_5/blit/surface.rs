@@ -15,9 +15,9 @@ pub struct Surface {
 }
 
 impl Surface {
-    /// Byte offset of byte column `xb` of row `y` from the base: `y * pitch
-    /// + xb` when linear; the tile `(y / height) * (pitch / width) + xb /
-    /// width` times the tile size plus the offset inside the tile when tiled.
+    /// Byte offset of byte column `xb` of row `y` from the base: `y * pitch +
+    /// xb` when linear; when tiled, tile number `(y / height) * (pitch /
+    /// width) + xb / width` times the tile size, plus the offset inside it.
     pub fn offset(&self, xb: u64, y: u64) -> u64 {
         match self.layout {
             None => y * self.pitch + xb,
