@@ -753,9 +753,12 @@ fn mutated_blit_batches_never_panic() {
         let mut g = Dg2::new();
         let a = surface(&mut g, Tiling::Tile4, 4, 64, 32, round % 2 == 0, 1);
         let b = surface(&mut g, Tiling::Tile64, 2, 64, 64, round % 3 == 0, 2);
-        let mut c = match round % 3 {
+        let l = surface(&mut g, Tiling::Linear, 4, 64, 32, round % 4 == 0, 3);
+        let mut c = match round % 5 {
             0 => block_copy(&a, &b, (1, 1), (2, 2), (20, 20), (0, 0), (0, 0)),
             1 => fast_copy(&a, &a, (0, 0), (4, 1), (30, 9)),
+            2 => xy_color(&l, (1, 2), (30, 20), 0x5a, 3, 0x1234_5678),
+            3 => xy_src_copy(&l, &l, (0, 0), (2, 3), (40, 20), 0x88),
             _ => fast_color(&b, (3, 3), (40, 17), (1, 1), [7, 8, 9, 10]),
         };
         for _ in 0..1 + next() % 4 {
@@ -768,5 +771,111 @@ fn mutated_blit_batches_never_panic() {
         }
         g.run(&c);
         let _ = g.gpu.unmodelled(BLITTER);
+    }
+}
+
+/// XY_COLOR_BLT (opcode 0x50, 7 DWords) and XY_SRC_COPY_BLT (0x53, 10
+/// DWords): the SNB layout with 64-bit bases; depth 25:24, ROP 23:16, pitch
+/// in bytes for linear surfaces, the 32 bpp byte mask in DW0 21:20.
+fn xy_color(
+    dst: &Surf,
+    d: (usize, usize),
+    wh: (usize, usize),
+    rop: u32,
+    mask: u32,
+    color: u32,
+) -> Vec<u32> {
+    let depth = match dst.cpp {
+        1 => 0,
+        2 => 1,
+        _ => 3,
+    };
+    vec![
+        2 << 29 | 0x50 << 22 | mask << 20 | 5,
+        depth << 24 | rop << 16 | dst.pitch as u32,
+        xy(d.0, d.1),
+        xy(d.0 + wh.0, d.1 + wh.1),
+        lo(dst.buf.va),
+        hi(dst.buf.va),
+        color,
+    ]
+}
+
+fn xy_src_copy(
+    src: &Surf,
+    dst: &Surf,
+    s: (usize, usize),
+    d: (usize, usize),
+    wh: (usize, usize),
+    rop: u32,
+) -> Vec<u32> {
+    let depth = match dst.cpp {
+        1 => 0,
+        2 => 1,
+        _ => 3,
+    };
+    vec![
+        2 << 29 | 0x53 << 22 | 3 << 20 | 8,
+        depth << 24 | rop << 16 | dst.pitch as u32,
+        xy(d.0, d.1),
+        xy(d.0 + wh.0, d.1 + wh.1),
+        lo(dst.buf.va),
+        hi(dst.buf.va),
+        xy(s.0, s.1),
+        src.pitch as u32,
+        lo(src.buf.va),
+        hi(src.buf.va),
+    ]
+}
+
+/// The legacy blits DG2 keeps, on linear surfaces: a 32 bpp fill that writes
+/// only the RGB bytes, a 16 bpp copy with ROP 0x66 (source XOR destination),
+/// and the tiled and clipped forms refused by name.
+#[test]
+fn legacy_color_and_source_copy_blits_on_linear_surfaces() {
+    let mut g = Dg2::new();
+    let dst = surface(&mut g, Tiling::Linear, 4, 50, 20, true, 0x31);
+    let mut want = g.read_buf(&dst.buf);
+    let (d, wh, color) = ((3, 2), (41, 13), 0xa1b2_c3d4u32);
+    for y in d.1..d.1 + wh.1 {
+        for x in d.0..d.0 + wh.0 {
+            let at = y * dst.pitch + 4 * x;
+            want[at..at + 3].copy_from_slice(&color.to_le_bytes()[..3]);
+        }
+    }
+    // Byte mask 01b: RGB only, the alpha bytes keep their values.
+    g.run(&xy_color(&dst, d, wh, 0xf0, 1, color));
+    assert_eq!(g.errors(), 0);
+    assert!(g.read_buf(&dst.buf) == want, "XY_COLOR_BLT");
+
+    let src = surface(&mut g, Tiling::Linear, 2, 60, 30, false, 0x52);
+    let dst = surface(&mut g, Tiling::Linear, 2, 60, 30, true, 0x93);
+    let (from, mut want) = (g.read_buf(&src.buf), g.read_buf(&dst.buf));
+    let (s, d, wh) = ((5, 1), (9, 4), (37, 21));
+    for y in 0..wh.1 {
+        for xb in 0..2 * wh.0 {
+            let to = (d.1 + y) * dst.pitch + 2 * d.0 + xb;
+            want[to] ^= from[(s.1 + y) * src.pitch + 2 * s.0 + xb];
+        }
+    }
+    g.run(&xy_src_copy(&src, &dst, s, d, wh, 0x66));
+    assert_eq!(g.errors(), 0);
+    assert!(g.read_buf(&dst.buf) == want, "XY_SRC_COPY_BLT");
+
+    for (mutate, name) in [
+        (1 << 11, "tiled legacy"),
+        (1 << 15, "tiled legacy"),
+        (0, "clipping"),
+    ] {
+        let mut g = Dg2::new();
+        let s = surface(&mut g, Tiling::Linear, 4, 16, 4, false, 1);
+        let mut c = xy_src_copy(&s, &s, (0, 0), (0, 2), (4, 2), 0xcc);
+        c[0] |= mutate;
+        if mutate == 0 {
+            c[1] |= 1 << 30;
+        }
+        g.run(&c);
+        let got = g.gpu.unmodelled(BLITTER);
+        assert!(got.is_some_and(|n| n.contains(name)), "{name}: {got:?}");
     }
 }

@@ -18,8 +18,8 @@
 //! on CS_GPR0-15, semantics as Mesa's mi_builder.h uses them), MI_PREDICATE
 //! and MI_SET_PREDICATE with the commands they drop (those two in
 //! `predicate`, MI_ATOMIC and MI_MATH in `arith`).
-//! The blitter engine's XY_FAST_COPY_BLT, XY_BLOCK_COPY_BLT and
-//! XY_FAST_COLOR_BLT are executed in `super::blit`.
+//! The blitter engine's XY_FAST_COPY_BLT, XY_BLOCK_COPY_BLT, XY_FAST_COLOR_BLT,
+//! XY_COLOR_BLT and XY_SRC_COPY_BLT are executed in `super::blit`.
 //! MI_ARB_CHECK and MI_ARB_ON_OFF have no effect: the model never preempts in
 //! the middle of a ring.
 //!

@@ -19,6 +19,9 @@ pub enum Kind {
     FastCopy,
     BlockCopy,
     FastColor,
+    /// The legacy XY_COLOR_BLT and XY_SRC_COPY_BLT (`super::legacy`).
+    Color,
+    SrcCopy,
 }
 
 /// One rectangle: `width` x `height` pixels of `cpp` bytes at (`x`, `y`) of
@@ -34,6 +37,18 @@ pub struct Blit {
     pub cpp: usize,
     /// The fill colour, little-endian, first `cpp` bytes used.
     pub fill: [u8; 16],
+    /// The legacy blits' raster operation and byte mask (`None`: a plain
+    /// copy or fill).
+    pub raster: Option<Raster>,
+}
+
+/// A legacy blit's per-byte operation: the ROP3 code, the solid pattern
+/// (little-endian bytes of one pixel) and which bytes of a pixel are written.
+#[derive(Clone, Copy, Debug)]
+pub struct Raster {
+    pub rop: u8,
+    pub pattern: [u8; 4],
+    pub writes: [bool; 4],
 }
 
 /// A refusal names what the model does not do.
@@ -137,6 +152,7 @@ pub fn required(kind: Kind) -> &'static [F] {
             F::DestinationX2,
             F::DestinationY2,
         ],
+        Kind::Color | Kind::SrcCopy => super::legacy::required(kind),
         Kind::FastColor => &[
             F::ColorDepth,
             F::SpecialModeOfOperation,
@@ -170,11 +186,13 @@ fn length(kind: Kind) -> (usize, Refused) {
             "XY_BLOCK_COPY_BLT shorter than DG2's 22 DWords (the Gen12 form)",
         ),
         Kind::FastColor => (16, "XY_FAST_COLOR_BLT shorter than DG2's 16 DWords"),
+        Kind::Color => (7, "XY_COLOR_BLT shorter than DG2's 7 DWords"),
+        Kind::SrcCopy => (10, "XY_SRC_COPY_BLT shorter than DG2's 10 DWords"),
     }
 }
 
 /// A 16-bit signed coordinate.
-fn s16(v: u64) -> i64 {
+pub(super) fn s16(v: u64) -> i64 {
     v as u16 as i16 as i64
 }
 
@@ -189,6 +207,7 @@ pub fn decode(c: &Cmd, kind: Kind, dw: &[u32]) -> Result<Option<Blit>, Refused> 
         Kind::FastCopy => fast_copy(&f),
         Kind::BlockCopy => block_copy(&f),
         Kind::FastColor => fast_color(&f),
+        Kind::Color | Kind::SrcCopy => super::legacy::decode(&f, kind),
     }
 }
 
@@ -275,7 +294,7 @@ fn surface(
 
 /// The destination rectangle and source corner in pixels: `None` when
 /// empty; negative coordinates are refused (no clipping on these blits).
-fn rect(f: &impl Fn(F) -> u64, source: bool) -> Result<Option<[u64; 6]>, Refused> {
+pub(super) fn rect(f: &impl Fn(F) -> u64, source: bool) -> Result<Option<[u64; 6]>, Refused> {
     let (x1, y1, x2, y2) = (
         s16(f(F::DestinationX1)),
         s16(f(F::DestinationY1)),
@@ -343,6 +362,7 @@ fn fast_copy(f: &impl Fn(F) -> u64) -> Result<Option<Blit>, Refused> {
         height,
         cpp,
         fill: [0; 16],
+        raster: None,
     }))
 }
 
@@ -422,6 +442,7 @@ fn block_copy(f: &impl Fn(F) -> u64) -> Result<Option<Blit>, Refused> {
         height,
         cpp,
         fill: [0; 16],
+        raster: None,
     }))
 }
 
@@ -451,5 +472,6 @@ fn fast_color(f: &impl Fn(F) -> u64) -> Result<Option<Blit>, Refused> {
         height,
         cpp,
         fill,
+        raster: None,
     }))
 }

@@ -25,10 +25,13 @@
 //!   bases against the pages' rules, the Gen12 (short) block copy. MOCS,
 //!   control-surface types and compression formats have no effect without
 //!   compression and are not read; neither are the MBZ fields.
-//! * The legacy XY_* blits DG2 keeps (XY_COLOR_BLT, XY_SRC_COPY_BLT, ...)
-//!   are not executed: they stop the engine as unmodelled commands.
+//! * The legacy XY_COLOR_BLT and XY_SRC_COPY_BLT run on linear surfaces
+//!   (`legacy`); the other legacy XY_* blits of DG2's tables (pattern,
+//!   monochrome, text, full and chroma blits) stop the engine as unmodelled
+//!   commands.
 
 mod decode;
+mod legacy;
 mod surface;
 
 use alloc::vec;
@@ -51,6 +54,8 @@ pub fn of(name: &str) -> Option<Kind> {
         "XY_FAST_COPY_BLT" => Kind::FastCopy,
         "XY_BLOCK_COPY_BLT" => Kind::BlockCopy,
         "XY_FAST_COLOR_BLT" => Kind::FastColor,
+        "XY_COLOR_BLT" => Kind::Color,
+        "XY_SRC_COPY_BLT" => Kind::SrcCopy,
         _ => return None,
     })
 }
@@ -73,6 +78,8 @@ impl<B: MemoryBus> Device<B> {
 fn run<B: MemoryBus>(mem: &mut Memory<'_, B>, space: Space, b: &Blit) -> Result<(), Fault> {
     let cpp = b.cpp as u64;
     let mut line = vec![0u8; (b.width * cpp) as usize];
+    // The legacy blits combine source, pattern and destination per byte.
+    let mut dest = vec![0u8; if b.raster.is_some() { line.len() } else { 0 }];
     if b.src.is_none() {
         for px in line.chunks_exact_mut(b.cpp) {
             px.copy_from_slice(&b.fill[..b.cpp]);
@@ -84,7 +91,21 @@ fn run<B: MemoryBus>(mem: &mut Memory<'_, B>, space: Space, b: &Blit) -> Result<
         if let Some((src, sx, sy)) = b.src {
             read_line(mem, space, &src, sx * cpp, sy + r, &mut line)?;
         }
-        write_line(mem, space, &b.dst, b.x * cpp, b.y + r, &line)?;
+        let out = match b.raster {
+            None => &line,
+            Some(ras) => {
+                read_line(mem, space, &b.dst, b.x * cpp, b.y + r, &mut dest)?;
+                for (k, d) in dest.iter_mut().enumerate() {
+                    let byte = k % b.cpp;
+                    if ras.writes[byte] {
+                        let s = if b.src.is_some() { line[k] } else { 0 };
+                        *d = crate::blit::rop3(ras.rop, ras.pattern[byte], s, *d);
+                    }
+                }
+                &dest
+            }
+        };
+        write_line(mem, space, &b.dst, b.x * cpp, b.y + r, out)?;
     }
     Ok(())
 }
