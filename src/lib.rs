@@ -10,6 +10,7 @@ extern crate alloc;
 #[macro_use]
 mod log;
 
+pub mod blit;
 pub mod bringup;
 pub mod compute;
 pub mod display;

@@ -23,6 +23,7 @@ pub mod packet;
 pub mod pci;
 pub mod reflect;
 pub mod reg;
+pub mod tiling;
 
 pub use bus::{BusError, MemoryBus};
 pub use config::{ConfigSpace, DeviceIo, SplitDevice};

@@ -8,6 +8,8 @@ pub mod ggtt;
 pub mod ppgtt;
 pub(crate) mod ranges;
 pub mod tile4;
+pub mod tile64;
+mod tiled_copy;
 pub mod tiling;
 
 pub use addr::{GfxAddr, PAGE};

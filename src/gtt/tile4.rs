@@ -7,17 +7,20 @@
 //! `v4 v3 u6 v2 u5 u4 v1 v0 u3 u2 u1 u0` (Mesa src/intel/isl/tests/
 //! isl_tilememcpy_tiled_unittest.cpp, linear_to_tile4_swizzle; isl.c
 //! isl_tiling_get_info gives ISL_TILING_4 its 128 B x 32 rows): 16-byte runs,
-//! four rows of them make a 64-byte block, blocks go in Y-major pairs.
-//! Tile64 (64 KiB tiles whose shape depends on the format) is not here yet.
+//! four rows of them make a 64-byte block, blocks go in Y-major pairs. The
+//! layout itself is `baregpu_hal::tiling::TILE_4`, shared with the software
+//! GPU's blitter; Tile64 is in `super::tile64`.
 
 use core::fmt;
 
+use super::tiled_copy::{self, CopyError};
+use baregpu_hal::tiling::TILE_4;
+
 /// Tile width in bytes and height in rows.
-pub const TILE4_WIDTH: usize = 128;
-pub const TILE4_HEIGHT: usize = 32;
+pub const TILE4_WIDTH: usize = TILE_4.width();
+pub const TILE4_HEIGHT: usize = TILE_4.height();
+#[cfg(test)]
 const TILE_BYTES: usize = TILE4_WIDTH * TILE4_HEIGHT;
-/// Bytes that stay contiguous along a row (u3..u0).
-const RUN: usize = 16;
 
 /// Why a Tile4 copy was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,69 +55,22 @@ impl fmt::Display for Tile4Error {
 /// Byte offset of byte column `x` of row `y` in a Tile4 surface of `pitch`
 /// bytes (a multiple of 128).
 pub const fn tile4_offset(pitch: usize, x: usize, y: usize) -> usize {
-    let tile = (y / TILE4_HEIGHT) * (pitch / TILE4_WIDTH) + x / TILE4_WIDTH;
-    let (u, v) = (x % TILE4_WIDTH, y % TILE4_HEIGHT);
-    let inside = (u & 0xf)
-        | (v & 0x3) << 4
-        | ((u >> 4) & 0x3) << 6
-        | ((v >> 2) & 0x1) << 8
-        | ((u >> 6) & 0x1) << 9
-        | ((v >> 3) & 0x3) << 10;
-    tile * TILE_BYTES + inside
+    TILE_4.offset(pitch, x, y)
 }
 
 /// Bytes a Tile4 surface of `pitch` and `height` rows takes (whole tile rows).
 pub const fn tile4_size(pitch: usize, height: usize) -> usize {
-    height.div_ceil(TILE4_HEIGHT) * TILE4_HEIGHT * pitch
+    tiled_copy::size(TILE_4, pitch, height)
 }
 
-fn check(
-    surface_pitch: usize,
-    surface_len: usize,
-    linear_pitch: usize,
-    linear_len: usize,
-    width: usize,
-    height: usize,
-) -> Result<(), Tile4Error> {
-    if surface_pitch == 0 || !surface_pitch.is_multiple_of(TILE4_WIDTH) {
-        return Err(Tile4Error::InvalidPitch(surface_pitch));
-    }
-    for pitch in [surface_pitch, linear_pitch] {
-        if width > pitch {
-            return Err(Tile4Error::WidthExceedsPitch { width, pitch });
-        }
-    }
-    if width == 0 || height == 0 {
-        return Ok(());
-    }
-    let needed = tile4_size(surface_pitch, height);
-    if surface_len < needed {
-        return Err(Tile4Error::BufferTooSmall {
-            needed,
-            len: surface_len,
-        });
-    }
-    let needed = (height - 1)
-        .checked_mul(linear_pitch)
-        .and_then(|n| n.checked_add(width))
-        .unwrap_or(usize::MAX);
-    if linear_len < needed {
-        return Err(Tile4Error::BufferTooSmall {
-            needed,
-            len: linear_len,
-        });
-    }
-    Ok(())
-}
-
-/// Calls `f(surface offset, linear x, y, bytes)` for each run of the rectangle.
-fn runs(pitch: usize, width: usize, height: usize, mut f: impl FnMut(usize, usize, usize, usize)) {
-    for y in 0..height {
-        let mut x = 0;
-        while x < width {
-            let len = (RUN - x % RUN).min(width - x);
-            f(tile4_offset(pitch, x, y), x, y, len);
-            x += len;
+impl From<CopyError> for Tile4Error {
+    fn from(e: CopyError) -> Self {
+        match e {
+            CopyError::InvalidPitch(p) => Tile4Error::InvalidPitch(p),
+            CopyError::WidthExceedsPitch { width, pitch } => {
+                Tile4Error::WidthExceedsPitch { width, pitch }
+            }
+            CopyError::BufferTooSmall { needed, len } => Tile4Error::BufferTooSmall { needed, len },
         }
     }
 }
@@ -129,8 +85,16 @@ pub fn linear_to_tile4(
     width: usize,
     height: usize,
 ) -> Result<(), Tile4Error> {
-    check(dst_pitch, dst.len(), src_pitch, src.len(), width, height)?;
-    runs(dst_pitch, width, height, |at, x, y, len| {
+    tiled_copy::check(
+        TILE_4,
+        dst_pitch,
+        dst.len(),
+        src_pitch,
+        src.len(),
+        width,
+        height,
+    )?;
+    tiled_copy::runs(TILE_4, dst_pitch, width, height, |at, x, y, len| {
         let from = y * src_pitch + x;
         dst[at..at + len].copy_from_slice(&src[from..from + len]);
     });
@@ -147,8 +111,16 @@ pub fn tile4_to_linear(
     width: usize,
     height: usize,
 ) -> Result<(), Tile4Error> {
-    check(src_pitch, src.len(), dst_pitch, dst.len(), width, height)?;
-    runs(src_pitch, width, height, |at, x, y, len| {
+    tiled_copy::check(
+        TILE_4,
+        src_pitch,
+        src.len(),
+        dst_pitch,
+        dst.len(),
+        width,
+        height,
+    )?;
+    tiled_copy::runs(TILE_4, src_pitch, width, height, |at, x, y, len| {
         let to = y * dst_pitch + x;
         dst[to..to + len].copy_from_slice(&src[at..at + len]);
     });

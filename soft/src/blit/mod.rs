@@ -413,7 +413,7 @@ impl Raster {
 
 /// The ternary raster operation on 8 bits: result bit = code bit number
 /// `P*4 + S*2 + D` (so 0xF0 = pattern, 0xCC = source, 0xAA = destination).
-fn rop3(code: u8, p: u8, s: u8, d: u8) -> u8 {
+pub(crate) fn rop3(code: u8, p: u8, s: u8, d: u8) -> u8 {
     match code {
         0xf0 => p,
         0xcc => s,

@@ -267,10 +267,16 @@ impl<B: MemoryBus> Memory<'_, B> {
     }
 
     pub fn write_u32(&mut self, space: Space, gfx: u64, value: u32) -> Result<(), Fault> {
+        self.write(space, gfx, &value.to_le_bytes())
+    }
+
+    /// Writes `data` at `gfx` through one translation: the caller keeps
+    /// `data` inside one 4 KiB page.
+    pub fn write(&mut self, space: Space, gfx: u64, data: &[u8]) -> Result<(), Fault> {
         let at = self.translate(space, gfx)?;
         let ok = match at {
-            Location::System(phys) => self.bus.write_u32(phys, value).is_ok(),
-            Location::Local(off) => self.local.write(off, &value.to_le_bytes()),
+            Location::System(phys) => self.bus.write(phys, data).is_ok(),
+            Location::Local(off) => self.local.write(off, data),
         };
         if ok {
             Ok(())

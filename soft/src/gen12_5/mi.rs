@@ -18,6 +18,8 @@
 //! on CS_GPR0-15, semantics as Mesa's mi_builder.h uses them), MI_PREDICATE
 //! and MI_SET_PREDICATE with the commands they drop (those two in
 //! `predicate`, MI_ATOMIC and MI_MATH in `arith`).
+//! The blitter engine's XY_FAST_COPY_BLT, XY_BLOCK_COPY_BLT, XY_FAST_COLOR_BLT,
+//! XY_COLOR_BLT and XY_SRC_COPY_BLT are executed in `super::blit`.
 //! MI_ARB_CHECK and MI_ARB_ON_OFF have no effect: the model never preempts in
 //! the middle of a ring.
 //!
@@ -64,6 +66,8 @@ pub enum Op {
     SetPredicate,
     Predicate,
     NoEffect,
+    /// A blitter command (`super::blit`).
+    Blit(super::blit::Kind),
 }
 
 fn op_of(name: &str) -> Option<Op> {
@@ -89,7 +93,7 @@ fn op_of(name: &str) -> Option<Op> {
         "MI_PREDICATE" => Op::Predicate,
         // Arbitration points: no preemption inside a ring in the model.
         "MI_ARB_CHECK" | "MI_ARB_ON_OFF" => Op::NoEffect,
-        _ => return None,
+        _ => return super::blit::of(name).map(Op::Blit),
     })
 }
 
@@ -141,6 +145,7 @@ fn required(op: Op) -> &'static [F] {
         ],
         Op::SetPredicate => &[F::PredicateEnable, F::PredicateEnableWparid],
         Op::Predicate => &[F::LoadOperation, F::CombineOperation, F::CompareOperation],
+        Op::Blit(kind) => super::blit::required(kind),
         Op::BatchEnd | Op::LoadRegisterImm | Op::UserInterrupt | Op::Math | Op::NoEffect => &[],
     }
 }
@@ -462,6 +467,7 @@ impl<B: MemoryBus> Device<B> {
             Op::Math => self.math(i, dw)?,
             Op::SetPredicate => self.set_predicate(i, c, dw)?,
             Op::Predicate => self.predicate(i, c, dw)?,
+            Op::Blit(kind) => self.blit(i, c, kind, dw)?,
         }
         Ok(())
     }

@@ -13,7 +13,8 @@
 //! - the engines RCS0, BCS0, CCS0, VCS0 and VECS0 at the bases of the tables
 //!   (hal gen12.5 generation.toml), each taking contexts through its
 //!   execlist submit queue ([`execlist`]) and executing the MI commands of
-//!   [`mi`] from its ring and batches; the video engines run MI commands only;
+//!   [`mi`] from its ring and batches, the blitter engine also the blits of
+//!   [`blit`]; the video engines run MI commands only;
 //! - engine errors (RING_EIR/ESR/IPEHR/IPEIR/ACTHD/BBADDR, the CS error
 //!   interrupt), page faults (GEN12_RING_FAULT_REG and the fault TLB data
 //!   registers), engine reset through GEN6_GDRST (with the RING_RESET_CTL
@@ -24,6 +25,7 @@
 //! display, the 3D/compute pipelines and the EU array.
 
 mod arith;
+mod blit;
 mod execlist;
 mod irq;
 pub(crate) mod memory;
