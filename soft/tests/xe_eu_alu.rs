@@ -67,3 +67,173 @@ send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}
         assert_eq!(f32::from_bits(h.grf_ud(18, i)), 0.5);
     }
 }
+
+/// Two-source integer opcodes over d/ud/w/uw, every channel against the
+/// host.
+#[test]
+fn two_source_integer_ops_match_the_host() {
+    let mut rng = Rng(0x5eed_0001);
+    type F = fn(i64, i64, u32) -> i64;
+    let ops: [(&str, F); 9] = [
+        ("add", |a, b, _| a + b),
+        ("and", |a, b, _| a & b),
+        ("or", |a, b, _| a | b),
+        ("xor", |a, b, _| a ^ b),
+        ("avg", |a, b, _| (a + b + 1) >> 1),
+        ("shl", |a, b, bits| a << (b as u32 & (bits - 1))),
+        ("shr", |a, b, bits| {
+            let m = if bits == 32 { 0xFFFF_FFFF } else { 0xFFFF };
+            (a as u64 & m) as i64 >> (b as u32 & (bits - 1))
+        }),
+        ("asr", |a, b, bits| a >> (b as u32 & (bits - 1))),
+        ("mul", |a, b, _| a * b),
+    ];
+    for ty in ["d", "ud", "w", "uw"] {
+        let (size, signed) = match ty {
+            "d" => (4, true),
+            "ud" => (4, false),
+            "w" => (2, true),
+            _ => (2, false),
+        };
+        for (name, f) in ops {
+            // DG2 has no 32x32 multiply: mul d/ud takes a word src1.
+            let t1 = if name == "mul" && size == 4 {
+                if signed { "w" } else { "uw" }
+            } else {
+                ty
+            };
+            let n = 32 / size;
+            let src = format!(
+                "{name} ({n}|M0) r10.0<1>:{ty} r2.0<1;1,0>:{ty} r3.0<1;1,0>:{t1}\n"
+            );
+            let regs = randoms(&mut rng, |r| r.next());
+            let h = run(&src, &regs);
+            for c in 0..n as usize {
+                let get = |reg: usize, sz: usize, sg: bool| -> i64 {
+                    let d = regs[reg][c * sz / 4];
+                    let v = if sz == 4 { d as u64 } else { (d >> (16 * (c % 2))) as u64 & 0xFFFF };
+                    match (sz, sg) {
+                        (4, true) => v as u32 as i32 as i64,
+                        (4, false) => v as u32 as i64,
+                        (_, true) => v as u16 as i16 as i64,
+                        _ => v as u16 as i64,
+                    }
+                };
+                let a = get(0, size, signed);
+                let (s1, sg1) = if t1 == ty { (size, signed) } else { (2, signed) };
+                let b = get(1, s1, sg1);
+                let want = f(a, b, (size * 8) as u32) as u64;
+                let got = if size == 4 {
+                    h.grf_ud(10, c) as u64
+                } else {
+                    (h.grf_ud(10, c / 2) >> (16 * (c % 2))) as u64 & 0xFFFF
+                };
+                let mask = if size == 4 { 0xFFFF_FFFF } else { 0xFFFF };
+                assert_eq!(got, want & mask, "{src} channel {c}: {a} {b}");
+            }
+        }
+    }
+}
+
+/// The 32x32 integer multiply DG2 lacks is refused by name.
+#[test]
+fn dword_by_dword_mul_is_refused() {
+    let mut h = XeHarness::new();
+    h.load_asm("mul (8|M0) r10.0<1>:d r2.0<1;1,0>:d r3.0<1;1,0>:d\n").unwrap();
+    let e = h.run(10).unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::BadOperand(w) if w.contains("32x32")), "{e}");
+    // 64-bit types: DG2 has no 64-bit ALU.
+    h.load_asm("add (8|M0) r10.0<1>:q r2.0<1;1,0>:q r4.0<1;1,0>:q\n").unwrap();
+    let e = h.run(10).unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::Unsupported(_)), "{e}");
+    h.load_asm("mov (8|M0) r10.0<1>:df r2.0<1;1,0>:f\n").unwrap();
+    assert!(matches!(h.run(10).unwrap_err().kind, ErrorKind::Unsupported(_)));
+}
+
+/// Three-source and bit opcodes on dwords.
+#[test]
+fn xe_three_source_and_bit_ops_match_the_host() {
+    let mut rng = Rng(0x5eed_0002);
+    type F = fn(u32, u32, u32) -> u32;
+    let ops: [(&str, &str, F); 12] = [
+        ("add3", "d", |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+        ("bfn.0xCA", "ud", |a, b, c| (a & !c) | (b & c)),
+        ("bfn.0x96", "ud", |a, b, c| a ^ b ^ c),
+        ("bfn.0x80", "ud", |a, b, c| a & b & c),
+        ("bfn.0x01", "ud", |a, b, c| !(a | b | c)),
+        ("dp4a", "d", |a, b, c| {
+            let mut s = a as i32;
+            for k in 0..4 {
+                s = s.wrapping_add(((b >> (8 * k)) as i8 as i32) * ((c >> (8 * k)) as i8 as i32));
+            }
+            s as u32
+        }),
+        ("dp4a", "ud", |a, b, c| {
+            let mut s = a;
+            for k in 0..4 {
+                s = s.wrapping_add(((b >> (8 * k)) & 0xFF) * ((c >> (8 * k)) & 0xFF));
+            }
+            s
+        }),
+        ("bfe", "ud", |w, o, v| {
+            let (w, o) = (w & 31, o & 31);
+            if w == 0 { 0 } else if w + o < 32 { (v << (32 - w - o)) >> (32 - w) } else { v >> o }
+        }),
+        ("bfe", "d", |w, o, v| {
+            let (w, o) = (w & 31, o & 31);
+            if w == 0 { 0 } else if w + o < 32 { (((v << (32 - w - o)) as i32) >> (32 - w)) as u32 } else { ((v as i32) >> o) as u32 }
+        }),
+        ("bfi2", "ud", |m, a, b| (m & a) | (!m & b)),
+        ("mad", "d", |a, b, c| a.wrapping_add(b.wrapping_mul(c))),
+        ("mad", "ud", |a, b, c| a.wrapping_add(b.wrapping_mul(c))),
+    ];
+    for (name, ty, f) in ops {
+        // mad's word src2 (no 32x32 multiply on DG2).
+        let t2 = if name == "mad" { if ty == "d" { "w" } else { "uw" } } else { ty };
+        let st = if t2 == ty { 1 } else { 2 };
+        let src = format!(
+            "{name} (8|M0) r10.0<1>:{ty} r2.0<1;0>:{ty} r3.0<1;0>:{ty} r4.0<{st}>:{t2}\n"
+        );
+        let regs = randoms(&mut rng, |r| r.next());
+        let h = run(&src, &regs);
+        for c in 0..8 {
+            // src2 <2> of a word type: word 2c of r4.
+            let s2 = if t2 == ty {
+                regs[2][c]
+            } else {
+                let w = (regs[2][c] & 0xFFFF) as u16;
+                if t2 == "w" { w as i16 as i32 as u32 } else { w as u32 }
+            };
+            assert_eq!(h.grf_ud(10, c), f(regs[0][c], regs[1][c], s2), "{src} ch {c}");
+        }
+    }
+    let one: [(&str, &str, fn(u32) -> u32); 6] = [
+        ("bfrev", "ud", |a| a.reverse_bits()),
+        ("cbit", "ud", |a| a.count_ones()),
+        ("fbl", "ud", |a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+        ("fbh", "ud", |a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
+        ("fbh", "d", |a| {
+            let x = if (a as i32) < 0 { !a } else { a };
+            if x == 0 { u32::MAX } else { x.leading_zeros() }
+        }),
+        ("lzd", "ud", |a| a.leading_zeros()),
+    ];
+    for (name, ty, f) in one {
+        let src = format!("{name} (8|M0) r10.0<1>:ud r2.0<1;1,0>:{ty}\n");
+        let mut regs = randoms(&mut rng, |r| r.next() >> (r.next() % 32));
+        regs[0][0] = 0;
+        regs[0][1] = u32::MAX;
+        let h = run(&src, &regs);
+        for c in 0..8 {
+            assert_eq!(h.grf_ud(10, c), f(regs[0][c]), "{src} ch {c} {:#x}", regs[0][c]);
+        }
+    }
+    // bfi1: width, offset.
+    let src = "bfi1 (8|M0) r10.0<1>:ud r2.0<1;1,0>:ud r3.0<1;1,0>:ud\n";
+    let regs = randoms(&mut rng, |r| r.next() % 40);
+    let h = run(src, &regs);
+    for c in 0..8 {
+        let (w, o) = (regs[0][c] & 31, regs[1][c] & 31);
+        assert_eq!(h.grf_ud(10, c), (((1u64 << w) - 1) as u32).wrapping_shl(o), "bfi1 ch {c}");
+    }
+}

@@ -163,12 +163,13 @@ pub fn exec(
     };
     let exec = usize::from(inst.exec_size).clamp(1, MAX_CH);
     let n = source_count(op, math_fn);
+    let three = matches!(inst.body, Body::ThreeSrc(_) | Body::Bfn(_));
     let mut plans: [Option<Plan>; 3] = [None, None, None];
     for (i, s) in srcs.iter().enumerate().take(n) {
         let Some(s) = s else {
             return Err(ErrorKind::BadOperand("missing source"));
         };
-        plans[i] = Some(operand::src(t, s, exec, touched)?);
+        plans[i] = Some(operand::src(t, s, exec, three, touched)?);
     }
     let types: alloc::vec::Vec<Type> = plans.iter().flatten().map(Plan::ty).collect();
     let float = types.iter().any(|t| t.is_float()) && !logic(op) || float_only(op);

@@ -267,6 +267,6 @@ fn reg_dword(t: &Thread, s: &Src, i: usize, touched: &mut Touched) -> Result<u32
         };
     }
     r.ty = baregpu_isa::inst::Type::Ud;
-    let p = operand::src(t, &Src::Reg(r), 1, touched)?;
+    let p = operand::src(t, &Src::Reg(r), 1, false, touched)?;
     Ok(p.raw(t, 0) as u32)
 }

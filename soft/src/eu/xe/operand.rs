@@ -204,20 +204,48 @@ fn start(
     }
 }
 
-/// Plans a source of `exec` channels (`scalar_dpas`-style implied regions
-/// are the caller's business).
-pub fn src(t: &Thread, s: &Src, exec: usize, touched: &mut Touched) -> Result<Plan, ErrorKind> {
+/// Plans a source of `exec` channels. `three`: a three-source operand,
+/// whose region is `<V;H>` (src0, src1) or `<H>` (src2) with the width
+/// implied: V/H, one when H is 0, the whole row when V is 0 (Mesa
+/// brw_eu_emit.c brw_alu3 gfx12 region encoding; the decoder stores
+/// width 1 and V 0 for src2).
+pub fn src(
+    t: &Thread,
+    s: &Src,
+    exec: usize,
+    three: bool,
+    touched: &mut Touched,
+) -> Result<Plan, ErrorKind> {
     match s {
         Src::Imm(i) => Ok(imm_plan(i.ty, i.bits, exec)),
         Src::Vacant(_) => Err(ErrorKind::BadOperand("missing source")),
-        Src::Reg(r) => reg_src(t, r, exec, touched),
+        Src::Reg(r) => reg_src(t, r, exec, three, touched),
     }
 }
 
-fn reg_src(t: &Thread, r: &RegSrc, exec: usize, touched: &mut Touched) -> Result<Plan, ErrorKind> {
+fn reg_src(
+    t: &Thread,
+    r: &RegSrc,
+    exec: usize,
+    three: bool,
+    touched: &mut Touched,
+) -> Result<Plan, ErrorKind> {
     let size = usize::from(r.ty.size());
     let mut off = [0u32; MAX_CH];
     let (vs, w, hs, per_row) = match r.region {
+        Region::Align1 {
+            vstride, hstride, ..
+        } if three => {
+            let (v, h) = (usize::from(vstride), usize::from(hstride));
+            let w = if h == 0 {
+                1
+            } else if v == 0 {
+                MAX_CH
+            } else {
+                (v / h).max(1)
+            };
+            (v, w, h, false)
+        }
         Region::Align1 {
             vstride,
             width,
