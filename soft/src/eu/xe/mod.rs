@@ -171,7 +171,14 @@ impl XeThread {
         let pred = self
             .pmask(inst, first, exec)
             .map_err(|e| EuError::new(ip, e))?;
-        let fc = value::FloatCtl::from_cr0(self.thread.load32(CR0_BASE));
+        let mut fc = value::FloatCtl::from_cr0(self.thread.load32(CR0_BASE));
+        if inst.opcode == Opcode::Mov {
+            // Moves and conversions keep denormals (004 mov, lines
+            // 29179-29190; conversions do not flush, as on Gen7: 001 line
+            // 1329).
+            fc.keep32 = true;
+            fc.keep16 = true;
+        }
         let mut touched = operand::Touched::default();
         let at = flow::At {
             ip,
