@@ -2,6 +2,8 @@
 //! syntax, random seeded inputs, every result checked against a host
 //! computation.
 
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
 use baregpu_soft::eu::ErrorKind;
 use baregpu_soft::eu::run::Step;
 use baregpu_soft::eu::xe::XeHarness;
@@ -106,7 +108,7 @@ fn two_source_integer_ops_match_the_host() {
             let src = format!("{name} ({n}|M0) r10.0<1>:{ty} r2.0<1;1,0>:{ty} r3.0<1;1,0>:{t1}\n");
             let regs = randoms(&mut rng, |r| r.next());
             let h = run(&src, &regs);
-            for c in 0..n as usize {
+            for c in 0..n {
                 let get = |reg: usize, sz: usize, sg: bool| -> i64 {
                     let d = regs[reg][c * sz / 4];
                     let v = if sz == 4 {
@@ -402,7 +404,7 @@ fn float_ops_match_the_host() {
 fn cmp_flags_predication_and_saturation() {
     let mut rng = Rng(0x5eed_0004);
     for _ in 0..8 {
-        let regs = randoms(&mut rng, |r| (r.next() % 200) as u32);
+        let regs = randoms(&mut rng, |r| r.next() % 200);
         let src = "cmp (16|M0) (lt)f1.0 r10.0<1>:ud r2.0<1;1,0>:ud r4.0<1;1,0>:ud
 (f1.0) mov (16|M0) r12.0<1>:ud r4.0<1;1,0>:ud
 (~f1.0) add (16|M0) r12.0<1>:d r2.0<1;1,0>:d -r4.0<1;1,0>:d

@@ -3,6 +3,8 @@
 //! divergent channels, each channel checked against a host simulation of
 //! the same structured program.
 
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
 use baregpu_soft::eu::run::Step;
 use baregpu_soft::eu::xe::XeHarness;
 

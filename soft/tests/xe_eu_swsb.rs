@@ -3,6 +3,8 @@
 //! register; the same kernel with the dependency annotated runs; with the
 //! check off the kernel runs as hardware would.
 
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
 use baregpu_soft::eu::run::Step;
 use baregpu_soft::eu::send::{SendError, SendRequest, SharedFunctions};
 use baregpu_soft::eu::thread::Thread;

@@ -191,7 +191,7 @@ pub fn exec(
     let mut flags = t.load32(flag_off);
     let flag_first = usize::from(inst.flag.subreg & 1) * 16 + first;
     let mut results = [(0u64, false); MAX_CH];
-    for c in 0..exec {
+    for (c, slot) in results.iter_mut().enumerate().take(exec) {
         if en >> c & 1 == 0 {
             continue;
         }
@@ -232,11 +232,11 @@ pub fn exec(
                 Res::Int(if v { -1 } else { 0 })
             }
             Opcode::Add => match (float, rd(0), rd(1)) {
-                (true, a, b) => float2(a, b, prec, fc, |x, y| add_exact(x, y)),
+                (true, a, b) => float2(a, b, prec, fc, add_exact),
                 (false, a, b) => Res::Int(a.i().wrapping_add(b.i())),
             },
             Opcode::Mul => match (float, rd(0), rd(1)) {
-                (true, a, b) => float2(a, b, prec, fc, |x, y| mul_exact(x, y)),
+                (true, a, b) => float2(a, b, prec, fc, mul_exact),
                 (false, a, b) => {
                     // DG2 has no 32x32 integer multiply (Mesa
                     // intel_device_info XEHP_FEATURES
@@ -255,7 +255,7 @@ pub fn exec(
                 // The high 32 bits of the 64-bit product (the pair Mesa
                 // emits, `mul acc0 src0 src1:uw` then `mach`, yields it).
                 let (a, b) = (rd(0).i(), rd(1).i());
-                Res::Int((i128::from(a) * i128::from(b) >> 32) as i64)
+                Res::Int(((i128::from(a) * i128::from(b)) >> 32) as i64)
             }
             Opcode::Mad => {
                 // dst = src0 + src1 * src2 (004 mad; three-source order).
@@ -421,7 +421,7 @@ pub fn exec(
             _ => return Err(ErrorKind::Unimplemented(op)),
         };
         let (raw, sig) = value::store(res, dst.ty, inst.saturate, fc);
-        results[c] = (raw, true);
+        *slot = (raw, true);
         if writes_flag {
             let v = flag_val.unwrap_or_else(|| value::cond(inst.cond_mod, sig));
             let b = (flag_first + c) % 32;
@@ -432,11 +432,11 @@ pub fn exec(
     // destination).
     if let Some(off) = dsts {
         let size = usize::from(dst.ty.size());
-        for c in 0..exec {
-            if results[c].1 {
-                t.store(off[c] as usize, size, results[c].0);
+        for (c, &(raw, written)) in results.iter().enumerate().take(exec) {
+            if written {
+                t.store(off[c] as usize, size, raw);
                 if inst.acc_wr_ctrl {
-                    t.store(ACC_BASE + c * size, size, results[c].0);
+                    t.store(ACC_BASE + c * size, size, raw);
                 }
             }
         }

@@ -191,8 +191,7 @@ pub fn store(r: Res, ty: Type, sat: bool, fc: &FloatCtl) -> (u64, Signals) {
                     Prec::F32 => f64::from(round_f32(hi, lo, fc.mode)),
                     Prec::F16 => f64::from(f16_to_f32(round_f16(hi, lo, fc.mode))),
                 };
-                let (bits, of) = float_to_int(v, ty);
-                if sat || !of { (bits, of) } else { (bits, of) }
+                float_to_int(v, ty)
             }
         },
     };
