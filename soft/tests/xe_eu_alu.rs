@@ -595,3 +595,112 @@ fn random_words_never_panic() {
     }
     assert!(ran > 0, "some random words decode");
 }
+
+/// dpas (ExecSize 8, depth 8): integer bytes and HF/BF against the
+/// layout of 004 lines 13756-14070 computed on the host (see
+/// `soft/src/eu/xe/dpas.rs`).
+#[test]
+fn dpas_integer_and_half_precision() {
+    let mut rng = Rng(0x5eed_0009);
+    let table = hf_table();
+    for (src, float) in [
+        ("dpas.8x4 (8|M0) r40:d r30:d r10:b r20:ub", 0),
+        ("dpas.8x3 (8|M0) r40:ud r30:ud r10:ub r20:ub", 0),
+        ("dpas.8x2 (8|M0) r40:f r30:f r10:hf r20:hf", 1),
+        ("dpas.8x4 (8|M0) r40:f r30:f r10:bf r20:bf", 2),
+    ] {
+        let rep: usize = src[7..8].parse().unwrap();
+        let mut h = XeHarness::new();
+        h.load_asm(&format!("{src} {{$0}}\nsync.allwr null\n"))
+            .unwrap();
+        let mut r1 = [[0u32; 8]; 8];
+        let mut r2 = [[0u32; 8]; 8];
+        let mut r0 = [[0u32; 8]; 8];
+        let el = |rng: &mut Rng| -> u32 {
+            match float {
+                0 => rng.next(),
+                1 => {
+                    let x = rng.float() / 2f32.powi(16) * (rng.next() % 2 + 1) as f32;
+                    let a = host_f16(f64::from(x.clamp(-15.0, 15.0)), &table);
+                    let b = host_f16(
+                        f64::from((rng.float() / 2f32.powi(17)).clamp(-15.0, 15.0)),
+                        &table,
+                    );
+                    u32::from(a) | u32::from(b) << 16
+                }
+                _ => {
+                    let a = (rng.float() / 2f32.powi(16)).to_bits() >> 16;
+                    let b = (rng.float() / 2f32.powi(16)).to_bits() >> 16;
+                    a | b << 16
+                }
+            }
+        };
+        for k in 0..8 {
+            for n in 0..8 {
+                r1[k][n] = el(&mut rng);
+                r2[k][n] = el(&mut rng);
+                r0[k][n] = if float > 0 {
+                    (rng.float() / 65536.0).to_bits()
+                } else {
+                    rng.next()
+                };
+                h.set_grf_ud(10 + k as u8, n, r1[k][n]);
+                h.set_grf_ud(20 + k as u8, n, r2[k][n]);
+                h.set_grf_ud(30 + k as u8, n, r0[k][n]);
+            }
+        }
+        assert_eq!(h.run(10).unwrap(), Step::EndOfKernel, "{src}");
+        for r in 0..rep {
+            for n in 0..8 {
+                let want = if float == 0 {
+                    let signed1 = src.contains("r10:b");
+                    let mut acc = r0[r][n];
+                    for k in 0..8 {
+                        for i in 0..4 {
+                            let a = (r1[k][n] >> (8 * i)) as u8;
+                            let a = if signed1 { a as i8 as i32 } else { a as i32 };
+                            let b = ((r2[r][k] >> (8 * i)) & 0xFF) as i32;
+                            acc = acc.wrapping_add((a * b) as u32);
+                        }
+                    }
+                    acc
+                } else {
+                    let half = |v: u32, i: u32| -> f64 {
+                        let x = (v >> (16 * i)) as u16;
+                        // HF denormals flush in the default denorm mode, BF
+                        // ones always (004 line 13891).
+                        if x & 0x7C00 == 0 && (float == 1 || x & 0x7F80 == 0) {
+                            0.0
+                        } else if float == 1 {
+                            hf_to_f64(x)
+                        } else {
+                            f64::from(f32::from_bits(u32::from(x) << 16))
+                        }
+                    };
+                    let mut acc = f64::from(f32::from_bits(r0[r][n]));
+                    for k in 0..8 {
+                        let (a, b) = (r1[k][n], r2[r][k]);
+                        // Exact at these magnitudes; each stage rounds to F.
+                        acc = f64::from(
+                            (acc + half(a, 0) * half(b, 0) + half(a, 1) * half(b, 1)) as f32,
+                        );
+                    }
+                    (acc as f32).to_bits()
+                };
+                assert_eq!(h.grf_ud(40 + r as u8, n), want, "{src} row {r} ch {n}");
+            }
+        }
+        // Rows past the repeat count are untouched.
+        assert_eq!(h.grf_ud(40 + rep as u8, 0), 0);
+    }
+    // What 004 does not allow or the model does not have is refused.
+    for bad in [
+        "dpas.4x1 (8|M0) r40:d r30:d r10:b r20:b",
+        "dpas.8x1 (8|M0) r40:d r30:d r10:u4 r20:b",
+        "dpas.8x1 (8|M0) r40:f r30:f r10:hf r20:bf",
+    ] {
+        let mut h = XeHarness::new();
+        h.load_asm(&format!("{bad}\n")).unwrap();
+        assert!(h.run(10).is_err(), "{bad}");
+    }
+}

@@ -9,7 +9,8 @@
 //! - `operand`: regions, indirect addressing, ARF numbering, the GRF
 //!   registers each instruction touched;
 //! - `value`: F/HF/BF and integer conversions, rounding to a destination;
-//! - `alu`: the generic ALU, the Xe additions and `math`;
+//! - `alu`: the generic ALU, the Xe additions and `math`; `dpas`: the
+//!   systolic dot product;
 //! - `flow`: per-channel IPs, JIP/UIP branches, calls;
 //! - [`swsb`]: the software-scoreboard check;
 //! - [`harness`]: one thread, messages to a caller's shared functions.
@@ -20,6 +21,7 @@
 //! in 004); kernels cannot select it.
 
 mod alu;
+mod dpas;
 mod flow;
 pub mod harness;
 mod operand;
@@ -254,7 +256,10 @@ impl XeThread {
                     })?;
                     end = req.eot;
                 }
-                Body::Dpas(_) => return Err(ErrorKind::Unimplemented(inst.opcode)),
+                Body::Dpas(d) if inst.opcode == Opcode::Dpas => {
+                    dpas::exec(&mut self.thread, d, exec, &fc, &mut touched)?;
+                    flow::fall_rest(&mut self.thread, &at);
+                }
                 _ => return Err(ErrorKind::Unimplemented(inst.opcode)),
             }
             Ok(())

@@ -56,13 +56,9 @@ fn types(inst: &Instruction) -> Vec<Type> {
 fn refusal(inst: &Instruction) -> Option<ErrorKind> {
     match inst.opcode {
         Opcode::Illegal => return Some(ErrorKind::IllegalOpcode),
-        Opcode::Madm
-        | Opcode::Dpas
-        | Opcode::Dpasw
-        | Opcode::Mac
-        | Opcode::Smov
-        | Opcode::Brd
-        | Opcode::Brc => return Some(ErrorKind::Unimplemented(inst.opcode)),
+        Opcode::Madm | Opcode::Dpasw | Opcode::Mac | Opcode::Smov | Opcode::Brd | Opcode::Brc => {
+            return Some(ErrorKind::Unimplemented(inst.opcode));
+        }
         _ => {}
     }
     if let Body::Math(m) = &inst.body {
