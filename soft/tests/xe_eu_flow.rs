@@ -197,3 +197,50 @@ mov (16|M0) r12.0<1>:ud 0x2:ud
     assert_eq!(h.run(100).unwrap(), Step::EndOfKernel);
     assert_eq!(h.thread.thread.executed(), 4, "cmp, if, endif, mov");
 }
+
+/// brc sends the predicated channels to UIP and the others through the
+/// block; brd sends the predicated channels to JIP and the thread follows
+/// them when any went, leaving the others behind (004 lines 11339-11523).
+#[test]
+fn branch_converging_and_diverging() {
+    let src = "
+cmp (8|M0) (gt)f0.0 null<1>:ud r2.0<1;1,0>:ud 0x5:ud
+(f0.0) brc (8|M0) LU LU
+mov (8|M0) r10.0<1>:ud 0x1:ud
+LU:
+mov (8|M0) r11.0<1>:ud 0x2:ud
+(f0.0) brd (8|M0) LB
+mov (8|M0) r12.0<1>:ud 0x3:ud
+LB:
+mov (8|M0) r13.0<1>:ud 0x4:ud
+";
+    let mut rng = Rng(0xf10f_0002);
+    for _ in 0..10 {
+        let mut h = XeHarness::new();
+        h.load_asm(&resolve(src)).unwrap();
+        h.thread.thread.set_dispatch_mask(0xFF);
+        let x: Vec<u32> = (0..8).map(|_| rng.next() % 10).collect();
+        for (c, v) in x.iter().enumerate() {
+            h.set_grf_ud(2, c, *v);
+        }
+        assert_eq!(h.run(100).unwrap(), Step::EndOfKernel);
+        let any = x.iter().any(|v| *v > 5);
+        for (c, v) in x.iter().enumerate() {
+            let taken = *v > 5;
+            assert_eq!(h.grf_ud(10, c), u32::from(!taken), "brc block ch {c}");
+            assert_eq!(h.grf_ud(11, c), 2, "after brc ch {c}");
+            // With any channel branched away, the thread went with it:
+            // the others wait at the mov that never runs again.
+            let (r12, r13) = match (any, taken) {
+                (false, _) => (3, 4),
+                (true, true) => (0, 4),
+                (true, false) => (0, 0),
+            };
+            assert_eq!(
+                (h.grf_ud(12, c), h.grf_ud(13, c)),
+                (r12, r13),
+                "brd ch {c} {x:?}"
+            );
+        }
+    }
+}

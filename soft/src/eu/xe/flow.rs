@@ -4,7 +4,8 @@
 //! channels and the thread jumps when no channel is left at the next
 //! instruction. JIP and UIP are byte offsets from the branch, "added to
 //! IP pre-increment" (004 if, lines 18870-18990). Pseudocode pages in
-//! 004: break 11590, call 11847, else 14870, goto 15956, halt 16261, if
+//! 004: brc 11339, brd 11475, break 11590, call 11847, else 14870, goto
+//! 15956, halt 16261, if
 //! 18870, join 19026, while 36453.
 //!
 //! Unlike `eu/flow/gen6.rs`, which keeps only the channels sent away, the
@@ -132,6 +133,30 @@ pub fn exec(
             }
             fall_rest(t, at);
             next_or(t, at, jip)
+        }
+        Opcode::Brc => {
+            // 004 lines 11339-11385: enabled channels go to UIP; the
+            // thread jumps to JIP when none goes on.
+            if !matches!(inst.body, Body::Branch(_)) {
+                return Err(ErrorKind::BadOperand(
+                    "brc with a register target is not modelled",
+                ));
+            }
+            park(t, at, here & pred, uip);
+            fall_rest(t, at);
+            next_or(t, at, jip)
+        }
+        Opcode::Brd => {
+            // 004 lines 11475-11523: enabled channels go to JIP; the
+            // thread jumps there when any channel is there.
+            let to = match &inst.body {
+                Body::Alu(a) => rel(at.ip, reg_dword(t, &a.src0, 0, touched)? as i32),
+                _ => jip,
+            };
+            park(t, at, here & pred, to);
+            fall_rest(t, at);
+            let any = (0..32).any(|ch| at.live >> ch & 1 != 0 && t.pcip[ch] == to);
+            if any { to } else { at.next_ip }
         }
         Opcode::While => {
             let mut broken = 0u32;

@@ -56,7 +56,7 @@ fn types(inst: &Instruction) -> Vec<Type> {
 fn refusal(inst: &Instruction) -> Option<ErrorKind> {
     match inst.opcode {
         Opcode::Illegal => return Some(ErrorKind::IllegalOpcode),
-        Opcode::Madm | Opcode::Dpasw | Opcode::Mac | Opcode::Smov | Opcode::Brd | Opcode::Brc => {
+        Opcode::Madm | Opcode::Dpasw | Opcode::Mac | Opcode::Smov => {
             return Some(ErrorKind::Unimplemented(inst.opcode));
         }
         _ => {}
