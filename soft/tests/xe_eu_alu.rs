@@ -704,3 +704,61 @@ fn dpas_integer_and_half_precision() {
         assert!(h.run(10).is_err(), "{bad}");
     }
 }
+
+/// A line of each form the tests above run assembles with
+/// `iga64 -p=12p71` to our bits. Skipped (with a note) without iga64.
+#[test]
+fn test_forms_match_iga64() {
+    let lines = [
+        "add (16|M0) r10.0<1>:uw r2.0<1;1,0>:uw r3.0<1;1,0>:uw",
+        "mul (8|M0) r10.0<1>:d r2.0<1;1,0>:d r3.0<1;1,0>:w",
+        "add3 (8|M0) r10.0<1>:d r2.0<1;0>:d r3.0<1;0>:d r4.0<1>:d",
+        "bfn.0xCA (8|M0) r10.0<1>:ud r2.0<1;0>:ud r3.0<1;0>:ud r4.0<1>:ud",
+        "dp4a (8|M0) r10.0<1>:d r2.0<1;0>:d r3.0<1;0>:d r4.0<1>:d",
+        "bfe (8|M0) r10.0<1>:ud r2.0<1;0>:ud r3.0<1;0>:ud r4.0<1>:ud",
+        "mad (8|M0) r10.0<1>:d r2.0<1;0>:d r3.0<1;0>:d r4.0<2>:w",
+        "mad (16|M0) r12.0<1>:hf r2.0<1;0>:hf r3.0<1;0>:hf r4.0<1>:hf",
+        "csel (8|M0) (lt)f0.0 r14.0<1>:f r2.0<1;0>:f r3.0<1;0>:f r4.0<1>:f",
+        "sel (8|M0) (ge)f0.0 r10.0<1>:f r2.0<1;1,0>:f r3.0<1;1,0>:f",
+        "cmp (16|M0) (lt)f1.0 r10.0<1>:ud r2.0<1;1,0>:ud r4.0<1;1,0>:ud",
+        "(~f1.0) add (16|M0) r12.0<1>:d r2.0<1;1,0>:d -r4.0<1;1,0>:d",
+        "add (16|M0) (sat)r14.0<1>:uw r2.0<1;1,0>:uw 0xFFF0:uw",
+        "mov (8|M0) r10.0<1>:ud r2.1<4;2,2>:ud",
+        "mov (8|M0) r11.0<1>:bf r2.0<1;1,0>:f",
+        "math.inv (8|M0) r10.0<1>:f r2.0<1;1,0>:f {$0}",
+        "sync.allwr null",
+        "or (1|M0) cr0.0<1>:ud cr0.0<0;1,0>:ud 0x400:ud",
+        "dpas.8x4 (8|M0) r40:d r30:d r10:b r20:ub {$0}",
+        "dpas.8x2 (8|M0) r40:f r30:f r10:hf r20:hf",
+        "add (8|M0) r11.0<1>:d r10.0<1;1,0>:d r2.0<1;1,0>:d {I@1}",
+        "mov (8|M0) r13.0<1>:f r12.0<1;1,0>:f {$2.dst}",
+        "send.ugm (8|M0) r20 r2 null:0 0x0 0x02100000 {$4}",
+        "send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}",
+    ];
+    let dir = std::env::temp_dir().join(format!("baregpu-xe-alu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, out) = (dir.join("k.asm"), dir.join("k.bin"));
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&src, &text).unwrap();
+    let Ok(r) = std::process::Command::new("iga64")
+        .args(["-p=12p71", "-a"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output()
+    else {
+        eprintln!("iga64 not found: skipping the oracle comparison");
+        return;
+    };
+    assert!(
+        r.status.success(),
+        "iga64: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let theirs = std::fs::read(&out).unwrap();
+    let ours = baregpu_isa::text::assemble(baregpu_isa::IsaGen::Gen12_5, &text).unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    for (i, (a, b)) in ours.chunks(16).zip(theirs.chunks(16)).enumerate() {
+        assert_eq!(a, b, "{}", lines[i]);
+    }
+}
