@@ -762,3 +762,25 @@ fn test_forms_match_iga64() {
         assert_eq!(a, b, "{}", lines[i]);
     }
 }
+
+/// A raw move copies bits (a NaN payload, an F denormal under the
+/// default flush mode); a converting or modified move does not.
+#[test]
+fn raw_moves_copy_bits() {
+    let mut regs = [[0u32; 8]; 4];
+    regs[0][0] = 0x7F80_1234;
+    regs[0][1] = 0x0000_0001;
+    let h = run(
+        "mov (2|M0) r10.0<1>:f r2.0<1;1,0>:f
+mov (2|M0) r11.0<1>:f -r2.0<1;1,0>:f
+add (2|M0) r12.0<1>:f r2.0<1;1,0>:f 0x0:f\n",
+        &regs,
+    );
+    assert_eq!(h.grf_ud(10, 0), 0x7F80_1234);
+    assert_eq!(h.grf_ud(10, 1), 1);
+    // The negated NaN is a NaN; the negated denormal is kept by the mov
+    // (004 line 29189) and flushed by the add.
+    assert!(f32::from_bits(h.grf_ud(11, 0)).is_nan());
+    assert_eq!(h.grf_ud(11, 1), 0x8000_0001);
+    assert_eq!(h.grf_ud(12, 1), 0);
+}

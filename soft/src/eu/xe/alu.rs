@@ -185,6 +185,11 @@ pub fn exec(
     };
     let dsts = operand::dst(t, &dst, exec, touched)?;
     let logic_op = logic(op);
+    let raw_move = op == Opcode::Mov
+        && !inst.saturate
+        && plans[0]
+            .as_ref()
+            .is_some_and(|p| p.ty() == dst.ty && p.mods() == (false, false));
     // Flags of cmp/cmpn and of cond mods; sel and csel compare instead.
     let writes_flag = inst.cond_mod != CondMod::None && !matches!(op, Opcode::Sel | Opcode::Csel);
     let flag_off = FLAG_BASE + usize::from(inst.flag.reg & 1) * REG_BYTES;
@@ -202,6 +207,21 @@ pub fn exec(
             }
         };
         let mut flag_val: Option<bool> = None;
+        // A raw move (004 mov, line 29177: same types, no source modifier,
+        // no saturation) copies the bits: NaN payloads and denormals stay.
+        if raw_move {
+            if let Some(p) = &plans[0] {
+                let bits = p.raw(t, c);
+                *slot = (bits, true);
+                if writes_flag {
+                    let sig = value::signals(bits, dst.ty, false);
+                    let b = (flag_first + c) % 32;
+                    let v = value::cond(inst.cond_mod, sig);
+                    flags = (flags & !(1 << b)) | (u32::from(v) << b);
+                }
+                continue;
+            }
+        }
         let res = match op {
             Opcode::Mov => match rd(0) {
                 V::F(x) => fres(x, 0.0, prec),
