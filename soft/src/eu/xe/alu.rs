@@ -209,18 +209,16 @@ pub fn exec(
         let mut flag_val: Option<bool> = None;
         // A raw move (004 mov, line 29177: same types, no source modifier,
         // no saturation) copies the bits: NaN payloads and denormals stay.
-        if raw_move {
-            if let Some(p) = &plans[0] {
-                let bits = p.raw(t, c);
-                *slot = (bits, true);
-                if writes_flag {
-                    let sig = value::signals(bits, dst.ty, false);
-                    let b = (flag_first + c) % 32;
-                    let v = value::cond(inst.cond_mod, sig);
-                    flags = (flags & !(1 << b)) | (u32::from(v) << b);
-                }
-                continue;
+        if raw_move && let Some(p) = &plans[0] {
+            let bits = p.raw(t, c);
+            *slot = (bits, true);
+            if writes_flag {
+                let sig = value::signals(bits, dst.ty, false);
+                let b = (flag_first + c) % 32;
+                let v = value::cond(inst.cond_mod, sig);
+                flags = (flags & !(1 << b)) | (u32::from(v) << b);
             }
+            continue;
         }
         let res = match op {
             Opcode::Mov => match rd(0) {
