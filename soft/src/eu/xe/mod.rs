@@ -15,10 +15,12 @@
 //! - [`swsb`]: the software-scoreboard check;
 //! - [`harness`]: one thread, messages to a caller's shared functions.
 //!
-//! 128 GRFs: DG2 has no 256-register mode (Mesa selects large GRF only on
-//! Xe-HPC and Xe2, `devinfo->ver >= 20 || verx10 == 125 && has ...`; the
-//! DG2 COMPUTE_WALKER's interface descriptor has no register-count field
-//! in 004); kernels cannot select it.
+//! 128 GRFs, as Mesa compiles every DG2 kernel. A 256-register mode is
+//! Xe-HPC's and Xe2's (Intel compute-runtime GrfConfig::LargeGrfNumber,
+//! read back from a control register on those parts); on DG2, Linux i915
+//! sets ROW_CHICKEN2 GEN12_ENABLE_LARGE_GRF_MODE only as a workaround on
+//! G11 A0 steppings (Wa_14013392000), and 004 shows no field by which a
+//! kernel selects it. It is not modelled: r128+ does not decode.
 
 mod alu;
 mod dpas;
