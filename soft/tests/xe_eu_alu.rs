@@ -784,3 +784,16 @@ add (2|M0) r12.0<1>:f r2.0<1;1,0>:f 0x0:f\n",
     assert_eq!(h.grf_ud(11, 1), 0x8000_0001);
     assert_eq!(h.grf_ud(12, 1), 0);
 }
+
+/// r128 and above do not exist in the 128-register file: an error, not a
+/// read of another register.
+#[test]
+fn registers_past_r127_are_refused() {
+    let mut h = XeHarness::new();
+    h.load_asm("mov (8|M0) r10.0<1>:ud r130.0<1;1,0>:ud\n")
+        .unwrap();
+    assert!(matches!(
+        h.run(10).unwrap_err().kind,
+        ErrorKind::BadOperand(_)
+    ));
+}

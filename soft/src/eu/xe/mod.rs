@@ -20,7 +20,8 @@
 //! read back from a control register on those parts); on DG2, Linux i915
 //! sets ROW_CHICKEN2 GEN12_ENABLE_LARGE_GRF_MODE only as a workaround on
 //! G11 A0 steppings (Wa_14013392000), and 004 shows no field by which a
-//! kernel selects it. It is not modelled: r128+ does not decode.
+//! kernel selects it. It is not modelled: an operand in r128 and above is
+//! an operand error when it runs.
 
 mod alu;
 mod dpas;
