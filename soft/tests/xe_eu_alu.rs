@@ -830,7 +830,7 @@ send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}
         for r in 0..128 {
             h.set_grf_ud(r, 0, rng.next());
         }
-        h.thread.check_swsb = rng.next() % 2 == 0;
+        h.thread.check_swsb = rng.next() & 1 == 0;
         let _ = h.run(200);
     }
     assert!(decoded > 20_000 * 5, "most mutants decode ({decoded})");
