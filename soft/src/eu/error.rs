@@ -39,6 +39,12 @@ pub enum ErrorKind {
     MaskStack,
     /// The per-call instruction budget ran out: an endless kernel is a hang.
     Budget,
+    /// An instruction or type this GPU lacks (the text names it).
+    Unsupported(&'static str),
+    /// Xe-HPG: a register read or overwritten before the software
+    /// scoreboard orders it (`xe::swsb`; the text names the instruction
+    /// and the register).
+    Swsb(alloc::string::String),
 }
 
 /// An error and the IP of the instruction that raised it.
@@ -71,6 +77,8 @@ impl fmt::Display for EuError {
             ErrorKind::Math(why) => write!(f, "math error: {why}"),
             ErrorKind::MaskStack => f.write_str("mask stack overflow or underflow"),
             ErrorKind::Budget => f.write_str("instruction budget exhausted (hang)"),
+            ErrorKind::Unsupported(why) => write!(f, "not supported: {why}"),
+            ErrorKind::Swsb(what) => f.write_str(what),
         }
     }
 }

@@ -21,6 +21,8 @@
 //! - [`send`]: the seam to the shared functions ([`SharedFunctions`]);
 //!   `message`: the `send` instruction's handler that builds the request;
 //! - [`harness`]: a direct harness with an instruction trace;
+//! - [`xe`]: Xe-HPG (Gen12.5) threads: their own predecode and step over
+//!   the same thread state and shared-function seam, with the SWSB check;
 //! - `math`: the extended-math unit (Gen4/G45 message, Gen6+ `math`
 //!   instruction), pure functions on raw bits.
 //!
@@ -43,6 +45,7 @@ pub mod run;
 pub mod send;
 pub mod shared;
 pub mod thread;
+pub mod xe;
 
 pub use alu::wide_lanes;
 pub use error::{ErrorKind, EuError};

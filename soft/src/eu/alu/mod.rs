@@ -9,7 +9,7 @@
 
 mod arith;
 mod bits;
-mod compare;
+pub(crate) mod compare;
 mod conv;
 mod dot;
 mod fast;

@@ -94,7 +94,7 @@ pub fn max_exec_size(platform: IsaGen, func: MathFn) -> u8 {
                 16
             }
         }
-        // Gen12.5 is not modelled (its code does not predecode).
+        // Gen12.5 code runs in `eu::xe`, which does not use this table.
         IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => {
             if is_int_div(func) {
                 8

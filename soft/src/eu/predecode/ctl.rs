@@ -104,7 +104,7 @@ pub fn build(p: IsaGen, inst: &Instruction, dom: Dom, sec_half: bool, raw: bool)
         IsaGen::Gen4 | IsaGen::G45 | IsaGen::Gen6 => (0, first % 16, 16, subreg * 16),
         // Two 32-bit flag registers split in halves, quarters or eighths by
         // QtrCtrl/NibCtrl (001 lines 2862-2864).
-        // Gen12.5 never gets here: its code does not predecode.
+        // Gen12.5 never gets here: its code runs in `eu::xe`.
         IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => {
             (inst.flag.reg & 1, subreg * 16 + first, 32, 0)
         }

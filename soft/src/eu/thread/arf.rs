@@ -56,7 +56,7 @@ impl Thread {
         self.fp.rounding = match p {
             IsaGen::Gen4 | IsaGen::G45 => Rounding::TowardZero,
             IsaGen::Gen6 => Rounding::NearestEven,
-            // Gen12.5 threads are not modelled (their code does not decode).
+            // Gen12.5 threads run in `eu::xe`, which reads cr0 itself.
             IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => match (c >> 4) & 3 {
                 0 => Rounding::NearestEven,
                 1 => Rounding::Up,
