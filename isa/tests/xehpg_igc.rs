@@ -12,7 +12,11 @@
 //!     with a count each, so none can grow silently;
 //!   - our assembler reads our disassembly back to the same bytes (the
 //!     `{Compacted}` marks compacting where the compiler did), and so does
-//!     iga64's.
+//!     iga64's;
+//!   - without the marks, our compacting assembler (`baregpu asm --compact`)
+//!     writes exactly what `iga64 -Xautocompact` writes for the same text
+//!     (IGC itself leaves some compactable instructions native: counted in
+//!     the summary).
 //!
 //! Like the iga64 tests, this one never skips: `isa/ensure-oracles.sh`
 //! installs ocloc (Debian intel-opencl-icd) and iga64 when they are missing
@@ -328,6 +332,10 @@ struct Tally {
     opcodes: BTreeMap<String, usize>,
     sfids: BTreeMap<String, usize>,
     classes: BTreeMap<&'static str, usize>,
+    /// Sections our compacting assembler writes exactly as IGC did.
+    autocompact_same: usize,
+    /// Instructions IGC left native that have a compact form, by opcode.
+    native_compactable: BTreeMap<String, usize>,
     failures: Vec<String>,
 }
 
@@ -459,6 +467,56 @@ fn check_section(name: &str, bytes: &[u8], dir: &Path, t: &mut Tally) {
         ),
         Err(e) => fail(t, format!("our text does not reassemble: {e}")),
     }
+    // Without the marks, our compacting assembler (`baregpu asm --compact`)
+    // chooses the same instructions to compact as IGC did.
+    let unmarked = ours
+        .replace("{Compacted}", "")
+        .replace("{Compacted,", "{")
+        .replace(",Compacted}", "}")
+        .replace(",Compacted,", ",");
+    let ours_compact = match text::assemble_with(P, &unmarked, text::AsmOptions { compact: true }) {
+        Ok(b) => b,
+        Err(e) => {
+            return fail(
+                t,
+                format!("our text without marks does not assemble compacted: {e}"),
+            );
+        }
+    };
+    if ours_compact == bytes {
+        t.autocompact_same += 1;
+    }
+    // IGC leaves some compactable instructions native (its choice); iga64
+    // -Xautocompact compacts exactly what we do.
+    let src = dir.join("unmarked.asm");
+    let out = dir.join("unmarked.bin");
+    std::fs::write(&src, &unmarked).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let r = iga(&[
+        "-p=12p71",
+        "-a",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-Wnone",
+        "-Xautocompact",
+    ]);
+    match std::fs::read(&out) {
+        Ok(b) if r.status.success() && b == ours_compact => {}
+        _ => fail(
+            t,
+            "iga64 -Xautocompact compacts our unmarked text differently from our --compact".into(),
+        ),
+    }
+    for e in entries.iter().filter(|e| !e.compacted) {
+        let native = xehpg::encode(&e.inst).map(to_dwords);
+        if let Ok(n) = native
+            && compact::compact(P, n).is_some()
+        {
+            let k = format!("{:?}", e.inst.opcode);
+            *t.native_compactable.entry(k).or_default() += 1;
+        }
+    }
     // So does iga64.
     let src = dir.join("ours.asm");
     let out = dir.join("ours.bin");
@@ -544,6 +602,10 @@ fn igc_corpus_round_trips() {
         sfids.join(", ")
     );
     eprintln!("difference classes: {:?}", t.classes);
+    eprintln!(
+        "compaction: {} of {} sections reassemble unmarked with --compact to IGC's bytes; native words IGC left that have a compact form: {:?}",
+        t.autocompact_same, t.sections, t.native_compactable
+    );
     for r in &refused {
         eprintln!("refused: {r}");
     }
