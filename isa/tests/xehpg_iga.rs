@@ -17,7 +17,6 @@ use common::xehpg::*;
 use common::{Rng, ensure_oracles, iga, scratch};
 use std::fs;
 
-
 /// iga64's disassembly, one normalised line per instruction (labels and
 /// comments dropped, runs of blanks collapsed).
 fn disassemble(bytes: &[u8], dir: &std::path::Path) -> Vec<String> {
@@ -297,7 +296,6 @@ fn compare_compaction(
     );
     COMPACTED.lock().unwrap().extend(compacted);
 }
-
 
 #[test]
 fn xehpg_against_iga64() {

@@ -797,7 +797,6 @@ pub fn generate(rng: &mut Rng) -> Instruction {
     }
 }
 
-
 /// Instructions shaped like the rows of the compaction tables (the common
 /// execution sizes, f/d/ud types, `<1;1,0>`/`<0;1,0>` regions, small
 /// immediates, three-source f/ud forms), so that many do compact; the
