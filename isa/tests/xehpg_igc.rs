@@ -332,6 +332,9 @@ struct Tally {
     opcodes: BTreeMap<String, usize>,
     sfids: BTreeMap<String, usize>,
     classes: BTreeMap<&'static str, usize>,
+    /// Findings of our validator by severity and rule, with one example each.
+    validator: BTreeMap<String, usize>,
+    validator_examples: BTreeMap<String, String>,
     /// Sections our compacting assembler writes exactly as IGC did.
     autocompact_same: usize,
     /// Instructions IGC left native that have a compact form, by opcode.
@@ -411,6 +414,15 @@ fn check_section(name: &str, bytes: &[u8], dir: &Path, t: &mut Tally) {
                 fail(t, format!("{at:#x}: {native:08x?} re-encodes as {ours:x?}"));
             }
         }
+    }
+    // What our validator (validate/xe.rs, owned elsewhere) says of real
+    // compiler output: reported in the summary, not asserted here.
+    for (_, v) in baregpu_isa::validate::validate_entries(P, &entries, bytes.len()) {
+        let key = format!("{:?} {:?}", v.severity, v.rule);
+        *t.validator.entry(key).or_default() += 1;
+        t.validator_examples
+            .entry(format!("{:?}", v.rule))
+            .or_insert_with(|| format!("{name}: {v}"));
     }
     // Our disassembly against iga64's.
     let opts = DisasmOptions {
@@ -602,6 +614,10 @@ fn igc_corpus_round_trips() {
         sfids.join(", ")
     );
     eprintln!("difference classes: {:?}", t.classes);
+    eprintln!("our validator on IGC's output: {:?}", t.validator);
+    for e in t.validator_examples.values() {
+        eprintln!("  e.g. {e}");
+    }
     eprintln!(
         "compaction: {} of {} sections reassemble unmarked with --compact to IGC's bytes; native words IGC left that have a compact form: {:?}",
         t.autocompact_same, t.sections, t.native_compactable
