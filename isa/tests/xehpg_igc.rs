@@ -596,6 +596,8 @@ fn igc_corpus_round_trips() {
     if keep.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
+    // XEHPG_IGC_FAILURES=<file>: every failure written there (the assertion
+    // message shows the first 60).
     if let Ok(f) = std::env::var("XEHPG_IGC_FAILURES") {
         std::fs::write(f, t.failures.join("\n")).unwrap();
     }
