@@ -991,8 +991,25 @@ impl<'a> Parts<'a> {
 }
 
 /// The comment iga64 writes after an LSC send: `wr:M+N, rd:R; symbol`
-/// (message length, second payload length, response length).
+/// (message length, second payload length, response length). iga64 writes
+/// a fence without our `.range`/`.lsc` words (bits 15 and 18; IGC's
+/// `fence.ugm.none.local` sends set bit 18, tests/xehpg_igc.rs).
 pub fn comment(msg: &LscMsg, mlen: u8, src1_len: u8, rlen: u8) -> String {
+    let plain;
+    let msg = match msg.kind {
+        LscKind::Fence(f) => {
+            plain = LscMsg {
+                kind: LscKind::Fence(Fence {
+                    flush_range: false,
+                    route_to_lsc: false,
+                    ..f
+                }),
+                ..*msg
+            };
+            &plain
+        }
+        _ => msg,
+    };
     format!("wr:{mlen}+{src1_len}, rd:{rlen}; {msg}")
 }
 

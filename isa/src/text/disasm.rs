@@ -259,6 +259,15 @@ fn xe_message_comment(inst: &Instruction) -> Option<String> {
     let Body::Send(s) = &inst.body else {
         return None;
     };
+    // A register descriptor: iga64 names the bits it takes the lengths
+    // from (`wr:a0.0[28:25]+2, rd:a0.0[24:20]`, iga64 -p=12p71 on IGC's
+    // sampler and data-port sends, tests/xehpg_igc.rs).
+    if let (SendDesc::Reg(_), Some(crate::inst::ExDesc::Imm(ex))) = (&s.desc, s.ex_desc) {
+        return Some(alloc::format!(
+            "wr:a0.0[28:25]+{}, rd:a0.0[24:20]",
+            (ex >> 6) & 0x1F
+        ));
+    }
     // The legacy functions: iga64's description, `h` after the message
     // length when the header bit is set.
     use crate::inst::Sfid;

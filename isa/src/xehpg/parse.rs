@@ -137,6 +137,13 @@ pub(super) fn reg(s: &str, t: Type) -> R<(RegFile, u8, u8)> {
             if rest.is_empty() {
                 return Ok((RegFile::Arf, base, 0));
             }
+            // `null.8`: null with a sub-register (see print.rs).
+            if base == 0
+                && let Some(sub) = rest.strip_prefix('.')
+            {
+                let sub = sub.parse::<u8>().map_err(|_| format!("bad register {s}"))?;
+                return Ok((RegFile::Arf, 0, sub * size));
+            }
             if rest.starts_with(|c: char| c.is_ascii_digit()) {
                 let (n, sub) = split(rest)?;
                 return Ok((RegFile::Arf, base | (n & 0xF), sub));
@@ -151,11 +158,16 @@ fn half_bits(v: f64) -> R<u64> {
     let f = v as f32;
     let b = f.to_bits();
     let sign = (b >> 16) & 0x8000;
+    if f.is_infinite() {
+        return Ok(u64::from(sign | 0x7C00));
+    }
+    // Subnormal halves: multiples of 2^-24 below 2^-14.
+    let scaled = f64::from(f.abs()) * 16_777_216.0;
+    if scaled < 1024.0 && scaled == f64::from(scaled as u32) {
+        return Ok(u64::from(sign | scaled as u32));
+    }
     let exp = ((b >> 23) & 0xFF) as i32 - 127 + 15;
     let man = b & 0x7F_FFFF;
-    if f == 0.0 {
-        return Ok(u64::from(sign));
-    }
     if !(1..31).contains(&exp) || man & 0x1FFF != 0 {
         return Err(format!("{v} is not an exact half float"));
     }
@@ -170,6 +182,38 @@ fn float(s: &str) -> R<f64> {
     }
 }
 
+/// `[-]qnan(0x..)` / `[-]snan(0x..)`: a NaN of `width` bits with that
+/// payload below the quiet bit [IGA `Frontend/Floats.cpp`: the syntax
+/// `'-'? ('snan'|'qnan') '(' HEXLIT ')'`; an snan's payload is not 0].
+fn nan_bits(s: &str, width: u32) -> Option<R<u64>> {
+    let (sign, rest) = match s.strip_prefix('-') {
+        Some(r) => (1u64 << (width - 1), r),
+        None => (0, s),
+    };
+    let (quiet, payload) = if let Some(p) = rest.strip_prefix("qnan(") {
+        (true, p)
+    } else {
+        (false, rest.strip_prefix("snan(")?)
+    };
+    let man_bits = match width {
+        16 => 10,
+        32 => 23,
+        _ => 52,
+    };
+    let q = 1u64 << (man_bits - 1);
+    let payload = payload
+        .strip_suffix(')')
+        .and_then(|p| p.strip_prefix("0x"))
+        .and_then(|p| u64::from_str_radix(p, 16).ok());
+    Some(match payload {
+        Some(p) if p < q && (quiet || p != 0) => {
+            let exp = (u64::MAX >> (64 - width)) >> 1 & !((1u64 << man_bits) - 1);
+            Ok(sign | exp | if quiet { q } else { 0 } | p)
+        }
+        _ => Err(format!("bad NaN {s}")),
+    })
+}
+
 /// `value:type`; `three` keeps 16-bit immediates unreplicated.
 fn imm(s: &str, three: bool) -> R<Imm> {
     let (v, t) = s
@@ -178,7 +222,22 @@ fn imm(s: &str, three: bool) -> R<Imm> {
     let t = ty(t)?;
     // iga64 writes some floats as their bits (`0x3F800001:f`).
     let float_bits = t.is_float() && v.starts_with("0x");
+    let width = match t {
+        Type::Hf => 16,
+        Type::Df => 64,
+        _ => 32,
+    };
+    let nan = if t.is_float() {
+        nan_bits(v, width).transpose()?
+    } else {
+        None
+    };
     let bits = match t {
+        _ if nan.is_some() && t == Type::Hf => {
+            let h = nan.unwrap_or(0);
+            if three { h } else { h | h << 16 }
+        }
+        _ if nan.is_some() => nan.unwrap_or(0),
         _ if float_bits && t == Type::Hf => {
             let h = num(v)? as u64 & 0xFFFF;
             if three { h } else { h | h << 16 }
@@ -228,7 +287,10 @@ fn addr(s: &str, t: Type) -> R<(RegFile, Addr)> {
 /// A source: modifiers, register, region, type; or an immediate.
 fn src(s: &str, three: Option<bool>) -> R<Src> {
     let (negate, rest) = match s.strip_prefix('-').or_else(|| s.strip_prefix('~')) {
-        Some(r) if r.starts_with(|c: char| !c.is_ascii_digit()) && !r.starts_with("inf") => {
+        Some(r)
+            if r.starts_with(|c: char| !c.is_ascii_digit())
+                && !["inf", "qnan(", "snan("].iter().any(|p| r.starts_with(p)) =>
+        {
             (true, r)
         }
         _ => (false, s),
@@ -431,10 +493,13 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         k += 1;
     }
     let mut early_out = false;
-    if let Some(c) = toks
-        .get(k)
-        .filter(|t| t.starts_with('(') && !t.starts_with("(sat)") && !t.starts_with("(abs)"))
-    {
+    if let Some(c) = toks.get(k).filter(|t| {
+        t.starts_with('(')
+            && !t.starts_with("(sat)")
+            && !t.starts_with("(abs)")
+            && !t.starts_with("($")
+            && **t != "()"
+    }) {
         let (c, f) = c[1..]
             .split_once(')')
             .ok_or_else(|| format!("bad condition {c}"))?;
@@ -479,7 +544,12 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             .ok_or_else(|| format!("{mn}: missing operand {i}"))
     };
     inst.body = match form {
-        Form::Bare => inst.body,
+        // nop, illegal: the opcode and SWSB alone, as the decoder reads them.
+        Form::Bare => Body::Alu(Alu {
+            dst: null_dst(),
+            src0: ABSENT,
+            src1: ABSENT,
+        }),
         Form::One | Form::Two => {
             let (d, sat) = dst(op_at(0)?)?;
             inst.saturate = sat;
@@ -580,10 +650,25 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             .into_iter()
             .find(|f| Some(sync_name(*f)) == sub)
             .ok_or_else(|| format!("unknown sync function {sub:?}"))?;
-            Body::Sync(Sync {
-                function: f,
-                src0: src(op_at(0)?, None)?,
-            })
+            let s0 = op_at(0)?;
+            let src0 = match s0.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
+                // allrd/allwr's SBID set [IGA `Frontend/KernelParser.cpp`,
+                // ParseSyncSrc0Op: `($11,$2,$7)` is the mask, `()` empty].
+                Some(set) if matches!(f, SyncFn::AllRd | SyncFn::AllWr) => {
+                    let mut bits = 0u64;
+                    for id in set.split(',').filter(|x| !x.is_empty()) {
+                        let n = id
+                            .strip_prefix('$')
+                            .and_then(|n| n.parse::<u32>().ok())
+                            .filter(|&n| n < 32)
+                            .ok_or_else(|| format!("bad SBID {id} in {s0}"))?;
+                        bits |= 1 << n;
+                    }
+                    Src::Imm(Imm { ty: Type::Ud, bits })
+                }
+                _ => src(s0, None)?,
+            };
+            Body::Sync(Sync { function: f, src0 })
         }
         Form::Send => {
             let sfid = SFIDS
@@ -775,6 +860,11 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
             })
         }
         Form::JipUip | Form::Jip => {
+            match sub {
+                Some("b") => inst.acc_wr_ctrl = true,
+                None => {}
+                Some(x) => return Err(format!("{mn}.{x}: unknown branch control")),
+            }
             let target = |s: &str| -> R<i32> {
                 let v = match s.strip_prefix('L') {
                     Some(l) => num(l)? - pc,

@@ -123,20 +123,94 @@ fn arf_name(nr: u8) -> (String, bool) {
     }
 }
 
-/// A float as IGA writes it: shortest round-trip digits, `.0` on integral
-/// values, `inf`, `qnan(0x..)`.
-fn float_text(v: f64, mantissa_nan: u64, is_nan: bool) -> String {
-    if is_nan {
-        return format!("qnan(0x{mantissa_nan:X})");
+/// A float immediate as iga64 writes it [IGA `Frontend/Floats.cpp`,
+/// `FormatFloat`]: `inf`/`-inf`; a NaN as `[-]qnan(0x..)`/`[-]snan(0x..)`
+/// with the mantissa bits below the quiet bit; otherwise C++'s default
+/// stream format (`%g`, 6 significant digits; `.0` added when it has no
+/// `.` or exponent) if that text parses back (as a double, then narrowed
+/// to the operand's type) to the same value, else `%e` (7 digits) on the
+/// same condition, else the bits in hex. `bits` are the value's bits,
+/// `width` 16, 32 or 64; a half is formatted through its f32 value and
+/// checked at f32 precision, as IGA does.
+fn float_text(bits: u64, width: u32) -> String {
+    let (man_bits, exp_bits) = match width {
+        16 => (10, 5),
+        32 => (23, 8),
+        _ => (52, 11),
+    };
+    let sign = bits >> (width - 1) & 1 != 0;
+    let exp = bits >> man_bits & ((1 << exp_bits) - 1);
+    let man = bits & ((1u64 << man_bits) - 1);
+    let minus = if sign { "-" } else { "" };
+    if exp == (1 << exp_bits) - 1 {
+        if man == 0 {
+            return format!("{minus}inf");
+        }
+        let quiet = 1u64 << (man_bits - 1);
+        let kind = if man & quiet != 0 { "qnan" } else { "snan" };
+        return format!("{minus}{kind}(0x{:X})", man & (quiet - 1));
     }
-    if v.is_infinite() {
-        return if v < 0.0 { "-inf".into() } else { "inf".into() };
+    let v = match width {
+        16 => half_to_f64(bits as u16),
+        32 => f64::from(f32::from_bits(bits as u32)),
+        _ => f64::from_bits(bits),
+    };
+    // The check is `(T)strtod(text) == x` with T = float for f and hf.
+    let reparses = |t: &str| match t.parse::<f64>() {
+        Ok(y) if width == 64 => y == v,
+        Ok(y) => y as f32 == v as f32,
+        Err(_) => false,
+    };
+    let g = c_general(v);
+    if reparses(&g) {
+        return if g.contains(['.', 'e']) {
+            g
+        } else {
+            format!("{g}.0")
+        };
     }
-    let s = format!("{v}");
-    if s.contains('.') || s.contains('e') {
-        s
+    let e = c_scientific(v, 6);
+    if reparses(&e) {
+        return e;
+    }
+    format!("0x{:X}", bits & (u64::MAX >> (64 - width)))
+}
+
+/// C's `%.{digits}e`: the mantissa and an exponent of at least two digits
+/// with its sign (Rust's `{:e}` writes `e-5`, C `e-05`).
+fn c_scientific(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    let sign = if e < 0 { '-' } else { '+' };
+    format!("{m}e{sign}{:02}", e.unsigned_abs())
+}
+
+/// C's `%g` (precision 6): `%e` with 5 fraction digits when the exponent
+/// is below -4 or at least 6, else `%f` with 5 - exponent fraction digits;
+/// trailing zeros (and a trailing `.`) removed [ISO C 7.21.6.1].
+fn c_general(v: f64) -> String {
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let e = c_scientific(v, 5);
+    let x: i32 = e
+        .split_once('e')
+        .and_then(|(_, x)| x.parse().ok())
+        .unwrap_or(0);
+    let trim = |m: &str| -> String {
+        if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.').into()
+        } else {
+            m.into()
+        }
+    };
+    if (-4..6).contains(&x) {
+        let frac = (5 - x) as usize;
+        trim(&format!("{v:.frac$}"))
     } else {
-        format!("{s}.0")
+        let (m, x) = e.split_once('e').unwrap_or((&e, ""));
+        format!("{}e{x}", trim(m))
     }
 }
 
@@ -160,31 +234,9 @@ fn imm_text(i: &Imm) -> String {
     let b = i.bits;
     let v = match i.ty {
         Type::V | Type::Uv | Type::Vf => format!("0x{:X}", b as u32),
-        Type::F => {
-            let f = f32::from_bits(b as u32);
-            // f32 Display gives its own shortest digits.
-            if f.is_nan() {
-                format!("qnan(0x{:X})", b as u32 & 0x3F_FFFF)
-            } else if f.is_infinite() {
-                float_text(f64::from(f), 0, false)
-            } else {
-                let s = format!("{f}");
-                if s.contains('.') || s.contains('e') {
-                    s
-                } else {
-                    format!("{s}.0")
-                }
-            }
-        }
-        Type::Df => {
-            let f = f64::from_bits(b);
-            float_text(f, b & 0x7_FFFF_FFFF_FFFF, f.is_nan())
-        }
-        Type::Hf => {
-            let h = b as u16;
-            let nan = h & 0x7C00 == 0x7C00 && h & 0x3FF != 0;
-            float_text(half_to_f64(h), u64::from(h & 0x1FF), nan)
-        }
+        Type::F => float_text(b & 0xFFFF_FFFF, 32),
+        Type::Df => float_text(b, 64),
+        Type::Hf => float_text(b & 0xFFFF, 16),
         Type::W => format!("{}", b as u16 as i16),
         Type::B => format!("{}", b as u8 as i8),
         Type::D => format!("{}", b as u32 as i32),
@@ -246,6 +298,10 @@ impl Printer<'_> {
             Body::Dpas(d) => {
                 let _ = write!(self.out, ".{}x{}", d.depth, d.repeat);
             }
+            // BranchCtrl is the mnemonic's `.b` [IGA `Frontend/Formatter.cpp`,
+            // formatOpMnemonicExecInfo; iga64 -p=12p71 refuses a
+            // `{BranchCtrl}` option].
+            Body::Branch(_) if i.acc_wr_ctrl => self.out.push_str(".b"),
             _ => {}
         }
         let bare = matches!(i.opcode, Opcode::Nop | Opcode::Illegal);
@@ -347,6 +403,19 @@ impl Printer<'_> {
                     }
                 }
             }
+            // allrd/allwr's immediate is a set of SBIDs, written as one
+            // [IGA `Frontend/Formatter.cpp`, formatSyncAllSrc0: `($1,$3)`,
+            // `()` when empty].
+            Body::Sync(s) if matches!(s.function, SyncFn::AllRd | SyncFn::AllWr) => match &s.src0 {
+                Src::Imm(imm) => {
+                    let set: alloc::vec::Vec<String> = (0..32)
+                        .filter(|k| imm.bits >> k & 1 != 0)
+                        .map(|k| format!("${k}"))
+                        .collect();
+                    let _ = write!(self.out, " ({})", set.join(","));
+                }
+                other => self.src_plain(other),
+            },
             Body::Sync(s) => match &s.src0 {
                 Src::Imm(imm) => {
                     let _ = write!(self.out, " {}", imm_text(imm));
@@ -436,12 +505,8 @@ impl Printer<'_> {
     fn options(&mut self) {
         let i = self.inst;
         let mut opts: alloc::vec::Vec<String> = alloc::vec::Vec::new();
-        if i.acc_wr_ctrl {
-            opts.push(if matches!(i.body, Body::Branch(_)) {
-                "BranchCtrl".into()
-            } else {
-                "AccWrEn".into()
-            });
+        if i.acc_wr_ctrl && !matches!(i.body, Body::Branch(_)) {
+            opts.push("AccWrEn".into());
         }
         if i.thread_ctrl == crate::inst::ThreadCtrl::Atomic {
             opts.push("Atomic".into());
@@ -495,7 +560,9 @@ impl Printer<'_> {
             _ => {
                 let (name, has_sub) = arf_name(nr);
                 self.out.push_str(&name);
-                if has_sub {
+                // iga64 -p=12p71 writes null's sub-register when it is not
+                // 0 (`cmp (8|M0) (lt)f0.0 null.8<1>:hf ...` from IGC).
+                if has_sub || (nr == 0 && sub != 0) {
                     let _ = write!(self.out, ".{sub}");
                 }
             }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 mod g4a;
+pub mod xehpg;
 
 use baregpu_isa::IsaGen;
 use baregpu_isa::codec::{decode, encode};
