@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 
 use super::alu::{self, ClauseState, Consts, Ctx};
 use super::fetch;
+use super::texture::{self, Extra, Lookup};
 use super::{EmuError, Memory, Options};
 use crate::cf::{CfAlu, CfAluOp, CfExport, CfInst, CfOp, CfWord, ExportOp, ExportWord1};
 use crate::mem::{DsRead, DsWrite, MemInst};
@@ -52,6 +53,9 @@ pub struct Wave {
     lp: LoopRegs,
     depth: u32,
     killed: u64,
+    /// Each thread's gradients from the last SET_GRADIENTS_H/V or KEEP_GRADIENTS (the _G
+    /// sample forms use them) and its SET_CUBEMAP_INDEX value.
+    tex_state: Vec<Extra>,
     /// Subentries per stack entry: 8 for 16- and 32-wide parts, 4 for 48 and 64 (table 3.5).
     per_entry: u32,
 }
@@ -87,6 +91,7 @@ impl Wave {
             depth: 0,
             killed: 0,
             per_entry: if n <= 32 { 8 } else { 4 },
+            tex_state: vec![Extra::default(); n],
         }
     }
 
@@ -664,17 +669,15 @@ impl Wave {
                         return Err(EmuError::Budget { steps: opts.budget });
                     }
                     *steps += 1;
-                    // Only level 0 is modelled, so no LOD is computed and the gradient
-                    // instructions that only feed it (SET_GRADIENTS_H/V, KEEP_GRADIENTS) change
-                    // nothing; SAMPLE_G* samples as SAMPLE* does.
-                    if matches!(x.op, 10..=12) {
-                        continue;
-                    }
                     if matches!(x.op, 7 | 8) {
                         self.gradients(x, pass, opts);
                         continue;
                     }
-                    if !matches!(x.op, 3 | 4 | 16..=31) {
+                    if matches!(x.op, 10..=12 | 14) {
+                        self.set_tex_state(x, pass, opts);
+                        continue;
+                    }
+                    if !matches!(x.op, 3..=6 | 16..=31) {
                         return Err(EmuError::Unsupported {
                             pc,
                             what: crate::fetch::tex_op_name(x.op).unwrap_or("TEX"),
@@ -691,26 +694,44 @@ impl Wave {
                                 x.resource_id
                             ))
                         })?;
-                    let sampler = opts
-                        .samplers
-                        .iter()
-                        .find(|s| s.0 == x.sampler_id)
-                        .map(|s| &s.1);
+                    let lk = Lookup {
+                        res: &res.0,
+                        sampler: opts
+                            .samplers
+                            .iter()
+                            .find(|s| s.0 == x.sampler_id)
+                            .map(|s| &s.1.0),
+                        border: opts
+                            .border_colors
+                            .iter()
+                            .find(|s| s.0 == x.sampler_id)
+                            .map(|s| s.1),
+                    };
+                    let coords: Vec<[u32; 4]> = (0..self.n)
+                        .map(|t| {
+                            let g = self.src_gpr(t, x.src_gpr, x.src_rel, opts);
+                            core::array::from_fn(|c| fetch::select(g, x.src_sel[c]).unwrap_or(0))
+                        })
+                        .collect();
                     for t in 0..self.n {
                         let whole = x.fetch_whole_quad && self.quad_active(t);
                         if !(pass[t] || whole) {
                             continue;
                         }
-                        let g = self.src_gpr(t, x.src_gpr, x.src_rel, opts);
-                        let mut coord = [0; 4];
-                        for c in 0..4 {
-                            coord[c] = fetch::select(g, x.src_sel[c]).unwrap_or(0);
+                        let coord = coords[t];
+                        // The _G forms use the stored gradients; the others the quad's.
+                        let mut extra = self.tex_state[t];
+                        if !matches!(x.op, 20..=23 | 28..=31) {
+                            (extra.grad_h, extra.grad_v) = quad_gradients(&coords, t);
                         }
-                        let val = if x.op == 4 {
-                            fetch::resinfo(&res)
-                        } else {
-                            fetch::texture(mem, &res, sampler, x, coord).map_err(res_err)?
-                        };
+                        let val = match x.op {
+                            3 => texture::load(mem, &lk, x, coord),
+                            4 => Ok(texture::resinfo(&res.0)),
+                            5 => Ok(texture::samples(&res.0)),
+                            6 => texture::comp_lod(&lk, x, coord, &extra),
+                            _ => texture::sample(mem, &lk, x, coord, &extra),
+                        }
+                        .map_err(res_err)?;
                         self.write_gpr(t, x.dst_gpr, x.dst_rel, val, x.dst_sel, opts);
                     }
                 }
@@ -896,6 +917,33 @@ impl Wave {
         }
     }
 
+    /// SET_GRADIENTS_H/V store the source's XYZ as the horizontal/vertical gradients,
+    /// KEEP_GRADIENTS the quad's gradients of its source (002 lines 7117-7119: "GetGradientsH/V
+    /// followed by SetGradientsH/V"; its destination is left alone), SET_CUBEMAP_INDEX the
+    /// source's Z ("Z set index for array of cubemaps", TEX_INST table).
+    fn set_tex_state(&mut self, x: &crate::fetch::TexInst, pass: &[bool], opts: &Options) {
+        let src: Vec<[u32; 4]> = (0..self.n)
+            .map(|t| {
+                let g = self.src_gpr(t, x.src_gpr, x.src_rel, opts);
+                core::array::from_fn(|c| fetch::select(g, x.src_sel[c]).unwrap_or(0))
+            })
+            .collect();
+        for t in 0..self.n {
+            let whole = x.fetch_whole_quad && self.quad_active(t);
+            if !(pass[t] || whole) {
+                continue;
+            }
+            let xyz = |v: [u32; 4]| core::array::from_fn(|c| f32::from_bits(v[c]));
+            let st = &mut self.tex_state[t];
+            match x.op {
+                10 => (st.grad_h, st.grad_v) = quad_gradients(&src, t),
+                11 => st.grad_h = xyz(src[t]),
+                12 => st.grad_v = xyz(src[t]),
+                _ => st.cube_index = f32::from_bits(src[t][2]),
+            }
+        }
+    }
+
     fn export(
         &mut self,
         e: &CfExport,
@@ -1001,4 +1049,16 @@ impl Wave {
         }
         Ok(())
     }
+}
+
+/// Thread `t`'s coordinate differences across its quad: right minus left (horizontal),
+/// bottom minus top (vertical); quads are threads 4k..4k+3 as top-left, top-right,
+/// bottom-left, bottom-right (the same rule as GET_GRADIENTS_H/V).
+fn quad_gradients(src: &[[u32; 4]], t: usize) -> ([f32; 3], [f32; 3]) {
+    let n = src.len();
+    let d = |step: usize| -> [f32; 3] {
+        let (lo, hi) = (t & !step, (t | step).min(n - 1));
+        core::array::from_fn(|c| f32::from_bits(src[hi][c]) - f32::from_bits(src[lo][c]))
+    };
+    (d(1), d(2))
 }

@@ -17,6 +17,7 @@ mod cf;
 mod fetch;
 mod float;
 mod ops;
+mod texture;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -92,6 +93,9 @@ pub struct Options {
     pub tex_resources: Vec<(u8, TexResource)>,
     /// Samplers by SAMPLER_ID (0-17).
     pub samplers: Vec<(u8, Sampler)>,
+    /// Border colours by SAMPLER_ID for BORDER_COLOR_TYPE 3 (TD_PS_SAMPLER0_BORDER_RED..ALPHA,
+    /// four floats per sampler: Mesa r600_state.c), as GPR dwords (X = red).
+    pub border_colors: Vec<(u8, [u32; 4])>,
     /// SX_MEMORY_EXPORT_BASE (Linux radeon r600d.h 0x9010): MEM_EXPORT's base, a GPU byte
     /// address (256-byte aligned: the manual appends six zero bits to a dword address, 2721).
     pub mem_export_base: Option<u64>,
@@ -136,6 +140,7 @@ impl Default for Options {
             vtx_resources: Vec::new(),
             tex_resources: Vec::new(),
             samplers: Vec::new(),
+            border_colors: Vec::new(),
             mem_export_base: None,
             export_base: [None; 3],
             stream_base: [None; 4],
