@@ -1,0 +1,496 @@
+//! Texture fetch on the emulator against host code written from the definitions: mip
+//! selection from gradients (SET_GRADIENTS_H/V, KEEP_GRADIENTS, the quad's differences), the
+//! _L/_LB/_LZ forms and the sampler's LOD fields, point and linear mip filters,
+//! GET_COMP_TEX_LOD, cube maps through Mesa's CUBE sequence, 3D and array textures, border
+//! colour types, the packed and plain formats Mesa r600 sets up, LD with levels and slices.
+//!
+//! Host rules: the LOD is log2 of the longer gradient in base-level texels (OpenGL 4.6
+//! 8.14.1), mip POINT takes level ceil(lod + 0.5) - 1, LINEAR blends floor(lod) and the next;
+//! the mip layout is the one `r700/README.md` documents (levels 1.. packed at MIP_ADDRESS,
+//! rows of the level width rounded up to 8 texels).
+
+mod emu_common;
+
+use baregpu_r700::alu::Src;
+use baregpu_r700::cf::CfAluOp;
+use baregpu_r700::emu::{self, Inputs, Options, Sampler, TexResource};
+use baregpu_r700::fetch::TexInst;
+use emu_common::*;
+
+const TEXBUF: u8 = 2;
+
+fn tex(op: u8, src: u8, dst: u8, src_sel: [u8; 4]) -> TexInst {
+    TexInst {
+        op,
+        bc_frac_mode: false,
+        fetch_whole_quad: false,
+        resource_id: 0,
+        src_gpr: src,
+        src_rel: false,
+        alt_const: false,
+        dst_gpr: dst,
+        dst_rel: false,
+        dst_sel: [0, 1, 2, 3],
+        lod_bias: 0,
+        coord_type: [true; 4],
+        offset: [0; 3],
+        sampler_id: 0,
+        src_sel,
+    }
+}
+
+/// Per-thread GPRs R1..R(rows) from `rows` vec4s per thread.
+fn inputs(per_thread: &[Vec<[f32; 4]>]) -> (Vec<u8>, u8) {
+    let rows = per_thread[0].len();
+    let mut buf = Vec::new();
+    for t in per_thread {
+        assert_eq!(t.len(), rows);
+        for v in t {
+            buf.extend(v.iter().flat_map(|f| f.to_le_bytes()));
+        }
+    }
+    (buf, rows as u8)
+}
+
+/// A mip chain of RGBA32F texels on the host, laid out as the README says.
+struct Chain {
+    w: u32,
+    h: u32,
+    slices: u32,
+    last: u32,
+    /// Byte offset of MIP_ADDRESS in the texture buffer (level 0 is at 0).
+    mip: usize,
+    data: Vec<u8>,
+}
+
+impl Chain {
+    fn size(&self, l: u32) -> (u32, u32, u32) {
+        let w = (self.w >> l).max(1);
+        let h = (self.h >> l).max(1);
+        let pitch = if l == 0 {
+            self.w.div_ceil(8) * 8
+        } else {
+            w.div_ceil(8) * 8
+        };
+        (w, h, pitch)
+    }
+
+    fn offset(&self, l: u32) -> usize {
+        if l == 0 {
+            return 0;
+        }
+        let mut at = self.mip;
+        for k in 1..l {
+            let (_, h, p) = self.size(k);
+            at += (p * h * self.slices) as usize * 16;
+        }
+        at
+    }
+
+    /// Fills every texel with `f(level, slice, x, y)`.
+    fn new(
+        w: u32,
+        h: u32,
+        slices: u32,
+        last: u32,
+        f: impl Fn(u32, u32, u32, u32) -> [f32; 4],
+    ) -> Self {
+        let pitch0 = w.div_ceil(8) * 8;
+        let mip = ((pitch0 * h * slices * 16) as usize).div_ceil(256) * 256;
+        let mut c = Chain {
+            w,
+            h,
+            slices,
+            last,
+            mip,
+            data: Vec::new(),
+        };
+        let end = c.offset(last + 1);
+        c.data = vec![0; end.max(mip)];
+        for l in 0..=last {
+            let (lw, lh, p) = c.size(l);
+            for s in 0..slices {
+                for y in 0..lh {
+                    for x in 0..lw {
+                        let at = c.offset(l) + (((s * lh + y) * p + x) * 16) as usize;
+                        let v = f(l, s, x, y);
+                        for k in 0..4 {
+                            c.data[at + 4 * k..at + 4 * k + 4].copy_from_slice(&v[k].to_le_bytes());
+                        }
+                    }
+                }
+            }
+        }
+        c
+    }
+
+    fn resource(&self, dim: u8) -> TexResource {
+        let pitch0 = self.w.div_ceil(8) * 8;
+        TexResource::linear(
+            dim,
+            emu::address(TEXBUF, 0),
+            [self.w, self.h],
+            pitch0,
+            35,
+            0,
+            false,
+        )
+        .with_depth(self.slices)
+        .with_mips(emu::address(TEXBUF, self.mip as u32), 0, self.last as u8)
+    }
+}
+
+/// Level texel: which level, x, y, slice it came from.
+fn id_texel(l: u32, s: u32, x: u32, y: u32) -> [f32; 4] {
+    [l as f32, x as f32, y as f32, s as f32]
+}
+
+/// Runs `items` over the per-thread inputs; returns each thread's exported R(first..).
+fn run(
+    items: Vec<C>,
+    per_thread: &[Vec<[f32; 4]>],
+    texture: &mut [u8],
+    params: usize,
+    opts: &mut Options,
+) -> Vec<Vec<[f32; 4]>> {
+    let (mut inp, rows) = inputs(per_thread);
+    opts.inputs = Some(Inputs {
+        address: emu::address(1, 0),
+        first: 1,
+        count: rows,
+    });
+    let bytes = build(items);
+    let (_, out) = run_params(
+        &bytes,
+        per_thread.len() as u32,
+        params,
+        opts,
+        &mut [&mut inp, texture],
+    )
+    .unwrap();
+    out.iter()
+        .map(|t| t.iter().map(|v| v.map(f32::from_bits)).collect())
+        .collect()
+}
+
+/// The host's point sample of level `l` at normalised (u, v) with clamp-to-last-texel.
+fn point(c: &Chain, l: u32, u: f32, v: f32) -> [f32; 4] {
+    let (w, h, _) = c.size(l);
+    let x = ((u * w as f32).floor() as i64).clamp(0, w as i64 - 1) as u32;
+    let y = ((v * h as f32).floor() as i64).clamp(0, h as i64 - 1) as u32;
+    id_texel(l, 0, x, y)
+}
+
+/// The host's mip selection and blend for a LOD already clamped to [0, last].
+fn mip_sample(c: &Chain, lod: f32, linear: bool, u: f32, v: f32) -> [f32; 4] {
+    if lod <= 0.0 {
+        return point(c, 0, u, v);
+    }
+    if !linear {
+        let l = ((lod + 0.5).ceil() - 1.0).max(0.0) as u32;
+        return point(c, l.min(c.last), u, v);
+    }
+    let lo = lod.floor();
+    let f = lod - lo;
+    let a = point(c, (lo as u32).min(c.last), u, v);
+    let b = point(c, (lo as u32 + 1).min(c.last), u, v);
+    core::array::from_fn(|k| a[k] * (1.0 - f) + b[k] * f)
+}
+
+fn close(got: [f32; 4], want: [f32; 4], what: &str) {
+    for k in 0..4 {
+        assert!(
+            (got[k] - want[k]).abs() <= 1e-4,
+            "{what}: got {got:?}, want {want:?}"
+        );
+    }
+}
+
+/// Gradients set with SET_GRADIENTS_H/V select each level of a 32x32 chain and the blends
+/// between them (SAMPLE_G), with the mip filter POINT and LINEAR.
+#[test]
+fn sample_g_selects_levels_from_set_gradients() {
+    let mut chain = Chain::new(32, 32, 1, 5, id_texel);
+    let mut cases = Vec::new();
+    for k in 0..7 {
+        for f in [1.0f32, 1.3, 1.5, 1.9] {
+            let g = (1u32 << k) as f32 * f / 32.0;
+            // Anisotropic: the longer gradient decides.
+            cases.push(([0.37f32, 0.61], [g, 0.0], [0.0, g * 0.5]));
+            cases.push(([0.9f32, 0.05], [g * 0.25, 0.0], [0.0, g]));
+        }
+    }
+    cases.push(([0.5, 0.5], [0.0, 0.0], [0.0, 0.0]));
+    let per: Vec<Vec<[f32; 4]>> = cases
+        .iter()
+        .map(|(c, h, v)| {
+            vec![
+                [c[0], c[1], 0.0, 0.0],
+                [h[0], h[1], 0.0, 0.0],
+                [v[0], v[1], 0.0, 0.0],
+            ]
+        })
+        .collect();
+    for linear in [false, true] {
+        let mut opts = Options {
+            tex_resources: vec![(0, chain.resource(1))],
+            samplers: vec![(
+                0,
+                Sampler::point(2)
+                    .with_mip_filter(if linear { 2 } else { 1 })
+                    .with_lod(0.0, 15.0, 0.0),
+            )],
+            ..Options::default()
+        };
+        let out = run(
+            vec![
+                C::Tex(vec![
+                    tex(11, 2, 5, [0, 1, 2, 3]),
+                    tex(12, 3, 5, [0, 1, 2, 3]),
+                    tex(20, 1, 5, [0, 1, 2, 3]),
+                ]),
+                export_params(5, 1),
+            ],
+            &per,
+            &mut chain.data,
+            1,
+            &mut opts,
+        );
+        for (t, (c, h, v)) in cases.iter().enumerate() {
+            let rho = (h[0] * 32.0)
+                .hypot(h[1] * 32.0)
+                .max((v[0] * 32.0).hypot(v[1] * 32.0));
+            let lod = rho.log2().clamp(0.0, 5.0);
+            let want = mip_sample(&chain, lod, linear, c[0], c[1]);
+            close(
+                out[t][0],
+                want,
+                &format!("case {t} lod {lod} linear {linear}"),
+            );
+        }
+    }
+}
+
+/// Quad coordinates `d` apart: plain SAMPLE takes its gradients from the quad.
+fn quad_cases(spacings: &[f32]) -> Vec<Vec<[f32; 4]>> {
+    let mut per = Vec::new();
+    for (q, &d) in spacings.iter().enumerate() {
+        let (u0, v0) = (0.1 + 0.03 * q as f32, 0.2 + 0.05 * q as f32);
+        for i in 0..4 {
+            let u = u0 + (i & 1) as f32 * d;
+            let v = v0 + (i >> 1) as f32 * d;
+            per.push(vec![[u, v, 0.0, 0.0]]);
+        }
+    }
+    per
+}
+
+#[test]
+fn implicit_gradients_from_the_quad_select_levels() {
+    let mut chain = Chain::new(32, 32, 1, 5, id_texel);
+    let spacings: Vec<f32> = [1.0f32, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0]
+        .iter()
+        .map(|s| s / 32.0)
+        .collect();
+    let per = quad_cases(&spacings);
+    let mut opts = Options {
+        tex_resources: vec![(0, chain.resource(1))],
+        samplers: vec![(
+            0,
+            Sampler::point(2)
+                .with_mip_filter(2)
+                .with_lod(0.0, 15.0, 0.0),
+        )],
+        ..Options::default()
+    };
+    let out = run(
+        vec![
+            C::Tex(vec![tex(16, 1, 5, [0, 1, 2, 3])]),
+            export_params(5, 1),
+        ],
+        &per,
+        &mut chain.data,
+        1,
+        &mut opts,
+    );
+    for (t, row) in per.iter().enumerate() {
+        let d = spacings[t / 4];
+        let lod = (d * 32.0).log2().clamp(0.0, 5.0);
+        let want = mip_sample(&chain, lod, true, row[0][0], row[0][1]);
+        close(out[t][0], want, &format!("thread {t} spacing {d}"));
+    }
+}
+
+/// KEEP_GRADIENTS stores the quad's gradients of its source; a later SAMPLE_G of another
+/// coordinate uses them.
+#[test]
+fn keep_gradients_feeds_sample_g() {
+    let mut chain = Chain::new(32, 32, 1, 5, id_texel);
+    let spacings = [4.0f32 / 32.0, 8.0 / 32.0];
+    let mut per = quad_cases(&spacings);
+    for (t, row) in per.iter_mut().enumerate() {
+        row.push([0.7 - 0.01 * t as f32, 0.3, 0.0, 0.0]);
+    }
+    let mut opts = Options {
+        tex_resources: vec![(0, chain.resource(1))],
+        samplers: vec![(
+            0,
+            Sampler::point(2)
+                .with_mip_filter(1)
+                .with_lod(0.0, 15.0, 0.0),
+        )],
+        ..Options::default()
+    };
+    let out = run(
+        vec![
+            C::Tex(vec![
+                tex(10, 1, 6, [0, 1, 2, 3]),
+                tex(20, 2, 5, [0, 1, 2, 3]),
+            ]),
+            export_params(5, 1),
+        ],
+        &per,
+        &mut chain.data,
+        1,
+        &mut opts,
+    );
+    for (t, row) in per.iter().enumerate() {
+        let lod = (spacings[t / 4] * 32.0).log2();
+        let want = mip_sample(&chain, lod, false, row[1][0], row[1][1]);
+        close(out[t][0], want, &format!("thread {t}"));
+    }
+}
+
+/// SAMPLE_L (LOD in W), SAMPLE_LB (instruction LOD_BIAS, W and the sampler's bias added to
+/// the quad's LOD), SAMPLE_LZ (level 0 of the view: BASE_LEVEL), GET_COMP_TEX_LOD (clamped
+/// and unclamped), GET_TEXTURE_RESINFO of the view.
+#[test]
+fn explicit_lod_bias_and_comp_lod() {
+    let mut chain = Chain::new(32, 32, 1, 5, id_texel);
+    let lods = [-1.0f32, 0.0, 0.25, 0.5, 0.75, 1.0, 2.6, 4.5, 9.0];
+    // Quad spacing 2 texels: computed LOD 1.
+    let d = 2.0 / 32.0;
+    let mut per = Vec::new();
+    for &l in &lods {
+        for i in 0..4 {
+            per.push(vec![[
+                0.3 + (i & 1) as f32 * d,
+                0.55 + (i >> 1) as f32 * d,
+                0.0,
+                l,
+            ]]);
+        }
+    }
+    // S3.4: -1.5 is -24.
+    let mut lb = tex(18, 1, 6, [0, 1, 2, 3]);
+    lb.lod_bias = (-24i8 as u8) & 0x7F;
+    let sampler_bias = 0.25;
+    let mut opts = Options {
+        tex_resources: vec![(0, chain.resource(1))],
+        samplers: vec![(
+            0,
+            Sampler::point(2)
+                .with_mip_filter(2)
+                .with_lod(0.0, 15.0, sampler_bias),
+        )],
+        ..Options::default()
+    };
+    let out = run(
+        vec![
+            C::Tex(vec![
+                tex(17, 1, 5, [0, 1, 2, 3]),
+                lb,
+                tex(19, 1, 7, [0, 1, 2, 3]),
+                tex(6, 1, 8, [0, 1, 2, 3]),
+                tex(4, 1, 9, [0, 1, 2, 3]),
+            ]),
+            export_params(5, 5),
+        ],
+        &per,
+        &mut chain.data,
+        5,
+        &mut opts,
+    );
+    for (t, row) in per.iter().enumerate() {
+        let [u, v, _, w] = row[0];
+        let what = format!("thread {t} w {w}");
+        close(
+            out[t][0],
+            mip_sample(&chain, w.clamp(0.0, 5.0), true, u, v),
+            &format!("SAMPLE_L {what}"),
+        );
+        let biased = 1.0 + sampler_bias - 1.5 + w;
+        close(
+            out[t][1],
+            mip_sample(&chain, biased.clamp(0.0, 5.0), true, u, v),
+            &format!("SAMPLE_LB {what}"),
+        );
+        close(
+            out[t][2],
+            point(&chain, 0, u, v),
+            &format!("SAMPLE_LZ {what}"),
+        );
+        let comp = 1.0 + sampler_bias;
+        close(
+            out[t][3],
+            [comp.clamp(0.0, 5.0), comp, 0.0, 0.0],
+            &format!("GET_COMP_TEX_LOD {what}"),
+        );
+        let info = out[t][4].map(f32::to_bits);
+        assert_eq!(info, [32, 32, 1, 6], "RESINFO");
+    }
+
+    // A view starting at level 2 (BASE_LEVEL), MAX_LOD 1: LZ reads level 2, large LODs stop
+    // at level 3, RESINFO counts the view's levels.
+    opts.tex_resources = vec![(
+        0,
+        chain
+            .resource(1)
+            .with_mips(emu::address(TEXBUF, chain.mip as u32), 2, 5),
+    )];
+    opts.samplers = vec![(
+        0,
+        Sampler::point(2).with_mip_filter(1).with_lod(0.0, 1.0, 0.0),
+    )];
+    let out = run(
+        vec![
+            C::Tex(vec![
+                tex(19, 1, 5, [0, 1, 2, 3]),
+                tex(17, 1, 6, [0, 1, 2, 3]),
+                tex(4, 1, 7, [0, 1, 2, 3]),
+                tex(6, 1, 8, [0, 1, 2, 3]),
+            ]),
+            export_params(5, 4),
+        ],
+        &per,
+        &mut chain.data,
+        4,
+        &mut opts,
+    );
+    for (t, row) in per.iter().enumerate() {
+        let [u, v, _, w] = row[0];
+        close(out[t][0], point(&chain, 2, u, v), "LZ at BASE_LEVEL 2");
+        let l = ((w.clamp(0.0, 1.0) + 0.5).ceil() - 1.0).max(0.0) as u32;
+        let want = if w > 0.0 {
+            point(&chain, 2 + l, u, v)
+        } else {
+            point(&chain, 2, u, v)
+        };
+        close(
+            out[t][1],
+            want,
+            &format!("SAMPLE_L w {w} from BASE_LEVEL 2"),
+        );
+        assert_eq!(
+            out[t][2].map(f32::to_bits)[3],
+            4,
+            "RESINFO levels of the view"
+        );
+        // The quad's LOD against the base level's 8 texels: log2(2/32 * 8) = -1.
+        close(
+            out[t][3],
+            [0.0, -1.0, 0.0, 0.0],
+            "GET_COMP_TEX_LOD at BASE_LEVEL 2",
+        );
+    }
+}
