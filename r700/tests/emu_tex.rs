@@ -494,3 +494,249 @@ fn explicit_lod_bias_and_comp_lod() {
         );
     }
 }
+
+/// The OpenGL cube-map table (OpenGL 4.6 table 8.19): face (+X -X +Y -Y +Z -Z = 0-5), s, t.
+fn gl_cube(d: [f32; 3]) -> (u32, f32, f32) {
+    let [x, y, z] = d;
+    let (face, sc, tc, ma) = if x.abs() >= y.abs() && x.abs() >= z.abs() {
+        if x > 0.0 {
+            (0, -z, -y, x)
+        } else {
+            (1, z, -y, x)
+        }
+    } else if y.abs() >= z.abs() {
+        if y > 0.0 { (2, x, z, y) } else { (3, x, -z, y) }
+    } else if z > 0.0 {
+        (4, x, -y, z)
+    } else {
+        (5, -x, -y, z)
+    };
+    (
+        face,
+        (sc / ma.abs() + 1.0) / 2.0,
+        (tc / ma.abs() + 1.0) / 2.0,
+    )
+}
+
+/// Directions along each major axis (and off it) through Mesa r600's cube sequence: CUBE,
+/// RECIP_IEEE of |2 major|, S and T times it plus 1.5, then SAMPLE of (S, T, face)
+/// (r600_shader.c tgsi_tex); the texel comes from the face the OpenGL table names.
+#[test]
+fn cube_faces_for_each_major_axis() {
+    let n = 8;
+    let mut chain = Chain::new(n, n, 6, 0, id_texel);
+    let mut dirs = Vec::new();
+    for axis in 0..3 {
+        for sign in [1.0f32, -1.0] {
+            for (a, b) in [(0.1f32, 0.2f32), (-0.7, 0.4), (0.55, -0.9), (-0.3, -0.05)] {
+                let mut d = [a, b, a * b + 0.1];
+                d[axis] = sign * 1.5;
+                dirs.push(d);
+            }
+        }
+    }
+    let per: Vec<Vec<[f32; 4]>> = dirs.iter().map(|d| vec![[d[0], d[1], d[2], 0.0]]).collect();
+    let src0 = [2u8, 2, 0, 1];
+    let src1 = [1u8, 0, 2, 2];
+    let cube = group(
+        (0..4)
+            .map(|c| op2(82, (4, c as u8), gpr(1, src0[c]), gpr(1, src1[c])))
+            .collect(),
+        vec![],
+    );
+    let rcp = group(
+        vec![op2(
+            102,
+            (4, 2),
+            Src {
+                abs: true,
+                ..gpr(4, 2)
+            },
+            gpr(4, 2),
+        )],
+        vec![],
+    );
+    let one_and_half = 1.5f32.to_bits();
+    let scale = group(
+        vec![
+            op3(16, (4, 0), gpr(4, 0), gpr(4, 2), lit(0)),
+            op3(16, (4, 1), gpr(4, 1), gpr(4, 2), lit(0)),
+        ],
+        vec![one_and_half],
+    );
+    let mut opts = Options {
+        tex_resources: vec![(0, chain.resource(3))],
+        samplers: vec![(0, Sampler::point(2))],
+        ..Options::default()
+    };
+    let out = run(
+        vec![
+            C::Alu(CfAluOp::Alu, vec![cube, rcp, scale]),
+            C::Tex(vec![tex(16, 4, 5, [1, 0, 3, 2])]),
+            export_params(5, 1),
+        ],
+        &per,
+        &mut chain.data,
+        1,
+        &mut opts,
+    );
+    for (t, d) in dirs.iter().enumerate() {
+        let (face, s, tt) = gl_cube(*d);
+        let x = ((s * n as f32).floor() as u32).min(n - 1);
+        let y = ((tt * n as f32).floor() as u32).min(n - 1);
+        close(
+            out[t][0],
+            id_texel(0, face, x, y),
+            &format!("direction {d:?}"),
+        );
+    }
+}
+
+/// A 3D texture whose texels hold their own (x, y, z): trilinear filtering (bilinear plus
+/// Z_FILTER LINEAR) returns the texel-space position minus a half inside the volume; Z_FILTER
+/// POINT returns the slice's z.
+#[test]
+fn three_d_linear_and_point_slices() {
+    let (w, h, d) = (8u32, 8, 4);
+    let mut chain = Chain::new(w, h, d, 0, |_, s, x, y| [x as f32, y as f32, s as f32, 1.0]);
+    let pts: Vec<[f32; 3]> = (0..24)
+        .map(|i| {
+            let i = i as f32;
+            [0.1 + 0.033 * i, 0.8 - 0.025 * i, 0.15 + 0.029 * i]
+        })
+        .collect();
+    let per: Vec<Vec<[f32; 4]>> = pts.iter().map(|p| vec![[p[0], p[1], p[2], 0.0]]).collect();
+    for zf in [2u8, 1] {
+        let mut opts = Options {
+            tex_resources: vec![(0, chain.resource(2))],
+            samplers: vec![(0, Sampler::bilinear(2).with_z_filter(zf))],
+            ..Options::default()
+        };
+        let out = run(
+            vec![
+                C::Tex(vec![tex(19, 1, 5, [0, 1, 2, 3])]),
+                export_params(5, 1),
+            ],
+            &per,
+            &mut chain.data,
+            1,
+            &mut opts,
+        );
+        for (t, p) in pts.iter().enumerate() {
+            // Clamp-to-last-texel keeps a linear ramp linear inside [0.5, n - 0.5].
+            let ramp = |c: f32, n: u32| (c * n as f32 - 0.5).clamp(0.0, n as f32 - 1.0);
+            let z = if zf == 2 {
+                ramp(p[2], d)
+            } else {
+                (p[2] * d as f32).floor().min(d as f32 - 1.0)
+            };
+            close(
+                out[t][0],
+                [ramp(p[0], w), ramp(p[1], h), z, 1.0],
+                &format!("{p:?} z filter {zf}"),
+            );
+        }
+    }
+}
+
+/// 2D and 1D arrays: the layer coordinate is rounded and clamped to BASE_ARRAY..LAST_ARRAY.
+#[test]
+fn array_layers_round_and_clamp() {
+    let mut chain = Chain::new(4, 4, 5, 0, id_texel);
+    let layers = [-1.0f32, 0.4, 0.6, 1.49, 1.5, 2.5, 3.49, 9.0];
+    let per: Vec<Vec<[f32; 4]>> = layers.iter().map(|&l| vec![[0.6, 0.3, l, l]]).collect();
+    let mut opts = Options {
+        tex_resources: vec![(0, chain.resource(5).with_array_range(1, 3))],
+        samplers: vec![(0, Sampler::point(2))],
+        ..Options::default()
+    };
+    let mut t2 = tex(19, 1, 5, [0, 1, 2, 3]);
+    t2.coord_type = [true, true, false, false];
+    let out = run(
+        vec![C::Tex(vec![t2]), export_params(5, 1)],
+        &per,
+        &mut chain.data,
+        1,
+        &mut opts,
+    );
+    for (t, &l) in layers.iter().enumerate() {
+        let slice = ((l + 0.5).floor().max(1.0) as u32).min(3);
+        close(
+            out[t][0],
+            id_texel(0, slice, 2, 1),
+            &format!("2D array layer {l}"),
+        );
+    }
+    // 1D array (DIM 4): the layer is Y; the 4x1 rows of the same storage.
+    let mut chain1 = Chain::new(4, 1, 5, 0, id_texel);
+    opts.tex_resources = vec![(0, chain1.resource(4).with_array_range(0, 4))];
+    let mut t1 = tex(19, 1, 5, [0, 3, 2, 3]);
+    t1.coord_type = [true, false, false, false];
+    let out = run(
+        vec![C::Tex(vec![t1]), export_params(5, 1)],
+        &per,
+        &mut chain1.data,
+        1,
+        &mut opts,
+    );
+    for (t, &l) in layers.iter().enumerate() {
+        let slice = ((l + 0.5).floor().max(0.0) as u32).min(4);
+        close(
+            out[t][0],
+            id_texel(0, slice, 2, 0),
+            &format!("1D array layer {l}"),
+        );
+    }
+}
+
+/// CLAMP_BORDER outside the texture reads the colour BORDER_COLOR_TYPE names: transparent
+/// black, opaque black, opaque white, or the sampler's border registers; inside, the texel.
+#[test]
+fn border_colour_per_type() {
+    let mut chain = Chain::new(4, 4, 1, 0, |_, _, x, y| {
+        [x as f32 + 0.5, y as f32, 7.0, 9.0]
+    });
+    let pts = [
+        [-0.1f32, 0.5],
+        [1.2, 0.5],
+        [0.5, -3.0],
+        [0.5, 1.01],
+        [0.6, 0.3],
+    ];
+    let per: Vec<Vec<[f32; 4]>> = pts.iter().map(|p| vec![[p[0], p[1], 0.0, 0.0]]).collect();
+    let register = [0.25f32, 0.5, 0.75, 0.125];
+    for kind in 0..4u8 {
+        let mut opts = Options {
+            tex_resources: vec![(0, chain.resource(1))],
+            samplers: vec![(0, Sampler::point(6).with_border(kind))],
+            border_colors: vec![(0, register.map(f32::to_bits))],
+            ..Options::default()
+        };
+        let out = run(
+            vec![
+                C::Tex(vec![tex(16, 1, 5, [0, 1, 2, 3])]),
+                export_params(5, 1),
+            ],
+            &per,
+            &mut chain.data,
+            1,
+            &mut opts,
+        );
+        let border = match kind {
+            0 => [0.0; 4],
+            1 => [0.0, 0.0, 0.0, 1.0],
+            2 => [1.0; 4],
+            _ => register,
+        };
+        for (t, p) in pts.iter().enumerate() {
+            let inside = (0.0..1.0).contains(&p[0]) && (0.0..1.0).contains(&p[1]);
+            let want = if inside {
+                let (x, y) = ((p[0] * 4.0).floor(), (p[1] * 4.0).floor());
+                [x + 0.5, y, 7.0, 9.0]
+            } else {
+                border
+            };
+            close(out[t][0], want, &format!("border type {kind} at {p:?}"));
+        }
+    }
+}
