@@ -740,3 +740,392 @@ fn border_colour_per_type() {
         }
     }
 }
+
+/// One format case: DATA_FORMAT, NUM_FORMAT, signed components, bytes per texel, a texel's
+/// bytes from raw components, and what the host expects.
+struct FormatCase {
+    name: &'static str,
+    fmt: u8,
+    num: u8,
+    signed: bool,
+    bytes: usize,
+    pack: fn([u32; 4]) -> Vec<u8>,
+    want: fn([u32; 4]) -> [u32; 4],
+}
+
+fn f(v: f32) -> u32 {
+    v.to_bits()
+}
+
+fn le(word: u64, n: usize) -> Vec<u8> {
+    word.to_le_bytes()[..n].to_vec()
+}
+
+fn half(h: u32) -> f32 {
+    // IEEE half: sign, 5-bit exponent (bias 15), 10-bit mantissa.
+    let (s, e, m) = ((h >> 15) & 1, (h >> 10) & 31, h & 1023);
+    let v = match e {
+        0 => m as f32 / 1024.0 * 2f32.powi(-14),
+        31 => {
+            if m == 0 {
+                f32::INFINITY
+            } else {
+                f32::NAN
+            }
+        }
+        _ => (1.0 + m as f32 / 1024.0) * 2f32.powi(e as i32 - 15),
+    };
+    if s == 1 { -v } else { v }
+}
+
+fn format_cases() -> Vec<FormatCase> {
+    vec![
+        FormatCase {
+            name: "5_6_5 UNORM",
+            fmt: 8,
+            num: 0,
+            signed: false,
+            bytes: 2,
+            pack: |r| le((r[0] & 31 | (r[1] & 63) << 5 | (r[2] & 31) << 11) as u64, 2),
+            want: |r| {
+                [
+                    f((r[0] & 31) as f32 / 31.0),
+                    f((r[1] & 63) as f32 / 63.0),
+                    f((r[2] & 31) as f32 / 31.0),
+                    f(1.0),
+                ]
+            },
+        },
+        FormatCase {
+            name: "1_5_5_5 UNORM",
+            fmt: 10,
+            num: 0,
+            signed: false,
+            bytes: 2,
+            pack: |r| {
+                le(
+                    (r[0] & 31 | (r[1] & 31) << 5 | (r[2] & 31) << 10 | (r[3] & 1) << 15) as u64,
+                    2,
+                )
+            },
+            want: |r| {
+                [
+                    f((r[0] & 31) as f32 / 31.0),
+                    f((r[1] & 31) as f32 / 31.0),
+                    f((r[2] & 31) as f32 / 31.0),
+                    f((r[3] & 1) as f32),
+                ]
+            },
+        },
+        FormatCase {
+            name: "4_4_4_4 UNORM",
+            fmt: 11,
+            num: 0,
+            signed: false,
+            bytes: 2,
+            pack: |r| {
+                le(
+                    (r[0] & 15 | (r[1] & 15) << 4 | (r[2] & 15) << 8 | (r[3] & 15) << 12) as u64,
+                    2,
+                )
+            },
+            want: |r| r.map(|c| f((c & 15) as f32 / 15.0)),
+        },
+        FormatCase {
+            name: "2_10_10_10 UNORM",
+            fmt: 25,
+            num: 0,
+            signed: false,
+            bytes: 4,
+            pack: |r| {
+                le(
+                    (r[0] & 1023 | (r[1] & 1023) << 10 | (r[2] & 1023) << 20 | (r[3] & 3) << 30)
+                        as u64,
+                    4,
+                )
+            },
+            want: |r| {
+                [
+                    f((r[0] & 1023) as f32 / 1023.0),
+                    f((r[1] & 1023) as f32 / 1023.0),
+                    f((r[2] & 1023) as f32 / 1023.0),
+                    f((r[3] & 3) as f32 / 3.0),
+                ]
+            },
+        },
+        FormatCase {
+            name: "10_10_10_2 INT",
+            fmt: 27,
+            num: 1,
+            signed: false,
+            bytes: 4,
+            pack: |r| {
+                le(
+                    (r[0] & 3 | (r[1] & 1023) << 2 | (r[2] & 1023) << 12 | (r[3] & 1023) << 22)
+                        as u64,
+                    4,
+                )
+            },
+            want: |r| [r[0] & 3, r[1] & 1023, r[2] & 1023, r[3] & 1023],
+        },
+        FormatCase {
+            name: "8_8_8_8 SNORM",
+            fmt: 26,
+            num: 0,
+            signed: true,
+            bytes: 4,
+            pack: |r| r.iter().map(|&c| c as u8).collect(),
+            want: |r| r.map(|c| f((c as u8 as i8 as f32 / 127.0).max(-1.0))),
+        },
+        FormatCase {
+            name: "8_8_8_8 SCALED",
+            fmt: 26,
+            num: 2,
+            signed: false,
+            bytes: 4,
+            pack: |r| r.iter().map(|&c| c as u8).collect(),
+            want: |r| r.map(|c| f((c & 255) as f32)),
+        },
+        FormatCase {
+            name: "8 UNORM",
+            fmt: 1,
+            num: 0,
+            signed: false,
+            bytes: 1,
+            pack: |r| vec![r[0] as u8],
+            want: |r| [f((r[0] & 255) as f32 / 255.0), 0, 0, f(1.0)],
+        },
+        FormatCase {
+            name: "8_8 SINT",
+            fmt: 7,
+            num: 1,
+            signed: true,
+            bytes: 2,
+            pack: |r| vec![r[0] as u8, r[1] as u8],
+            want: |r| {
+                [
+                    r[0] as u8 as i8 as i32 as u32,
+                    r[1] as u8 as i8 as i32 as u32,
+                    0,
+                    1,
+                ]
+            },
+        },
+        FormatCase {
+            name: "16_16 UNORM",
+            fmt: 15,
+            num: 0,
+            signed: false,
+            bytes: 4,
+            pack: |r| le((r[0] & 0xFFFF | (r[1] & 0xFFFF) << 16) as u64, 4),
+            want: |r| {
+                [
+                    f((r[0] & 0xFFFF) as f32 / 65535.0),
+                    f((r[1] & 0xFFFF) as f32 / 65535.0),
+                    0,
+                    f(1.0),
+                ]
+            },
+        },
+        FormatCase {
+            name: "16_16_16_16_FLOAT",
+            fmt: 32,
+            num: 0,
+            signed: false,
+            bytes: 8,
+            pack: |r| r.iter().flat_map(|&c| (c as u16).to_le_bytes()).collect(),
+            want: |r| r.map(|c| f(half(c & 0xFFFF))),
+        },
+        FormatCase {
+            name: "32 UINT",
+            fmt: 13,
+            num: 1,
+            signed: false,
+            bytes: 4,
+            pack: |r| r[0].to_le_bytes().to_vec(),
+            want: |r| [r[0], 0, 0, 1],
+        },
+        FormatCase {
+            name: "32_FLOAT",
+            fmt: 14,
+            num: 0,
+            signed: false,
+            bytes: 4,
+            pack: |r| r[0].to_le_bytes().to_vec(),
+            want: |r| [r[0], 0, 0, f(1.0)],
+        },
+        FormatCase {
+            name: "32_32 SINT",
+            fmt: 29,
+            num: 1,
+            signed: true,
+            bytes: 8,
+            pack: |r| r[..2].iter().flat_map(|c| c.to_le_bytes()).collect(),
+            want: |r| [r[0], r[1], 0, 1],
+        },
+        FormatCase {
+            name: "32_32_32_32 UINT",
+            fmt: 34,
+            num: 1,
+            signed: false,
+            bytes: 16,
+            pack: |r| r.iter().flat_map(|c| c.to_le_bytes()).collect(),
+            want: |r| r,
+        },
+    ]
+}
+
+/// LD of a 1D texture in each format against the host's decoding of the same bits.
+#[test]
+fn formats_decode_as_mesa_sets_them_up() {
+    let mut seed = 0x9E37_79B9u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let n = 16u32;
+    for case in format_cases() {
+        let raw: Vec<[u32; 4]> = (0..n).map(|_| core::array::from_fn(|_| next())).collect();
+        // Keep float halves finite so the comparison is by value.
+        let raw: Vec<[u32; 4]> = if case.fmt == 32 {
+            raw.iter()
+                .map(|r| r.map(|c| c & 0xFFFF & !0x4000))
+                .collect()
+        } else if case.fmt == 14 {
+            raw.iter().map(|r| r.map(|c| c & !0x4000_0000)).collect()
+        } else {
+            raw
+        };
+        let mut data: Vec<u8> = raw.iter().flat_map(|&r| (case.pack)(r)).collect();
+        assert_eq!(data.len(), n as usize * case.bytes, "{}", case.name);
+        data.resize(256, 0);
+        let per: Vec<Vec<[f32; 4]>> = (0..n)
+            .map(|x| vec![[f32::from_bits(x), 0.0, 0.0, 0.0]])
+            .collect();
+        let mut opts = Options {
+            tex_resources: vec![(
+                0,
+                TexResource::linear(
+                    0,
+                    emu::address(TEXBUF, 0),
+                    [n, 1],
+                    n,
+                    case.fmt,
+                    case.num,
+                    case.signed,
+                ),
+            )],
+            ..Options::default()
+        };
+        let (mut inp, rows) = inputs(&per);
+        opts.inputs = Some(Inputs {
+            address: emu::address(1, 0),
+            first: 1,
+            count: rows,
+        });
+        let bytes = build(vec![
+            C::Tex(vec![tex(3, 1, 5, [0, 1, 2, 3])]),
+            export_params(5, 1),
+        ]);
+        let (_, out) = run_params(&bytes, n, 1, &mut opts, &mut [&mut inp, &mut data]).unwrap();
+        for x in 0..n as usize {
+            let want = (case.want)(raw[x]);
+            let got = out[x][0];
+            for c in 0..4 {
+                let (g, w) = (f32::from_bits(got[c]), f32::from_bits(want[c]));
+                let same = got[c] == want[c] || (case.num != 1 && (g - w).abs() <= 1e-6);
+                assert!(
+                    same,
+                    "{} texel {x} comp {c}: got {got:08x?}, want {want:08x?}",
+                    case.name
+                );
+            }
+        }
+    }
+}
+
+/// LD with a level in W and a slice in Z on a 2D array with a mip chain; outside a level,
+/// a level past LAST_LEVEL or a slice past the array: zeros.
+#[test]
+fn ld_reads_levels_and_slices() {
+    let mut chain = Chain::new(16, 8, 3, 3, id_texel);
+    let mut per = Vec::new();
+    let mut want = Vec::new();
+    for l in 0..5u32 {
+        for s in 0..4u32 {
+            for (x, y) in [(0u32, 0u32), (1, 1), (3, 2), (7, 3), (15, 7)] {
+                let i = |v: u32| f32::from_bits(v);
+                per.push(vec![[i(x), i(y), i(s), i(l)]]);
+                let (w, h) = ((16 >> l).max(1), (8 >> l).max(1));
+                let inside = l <= 3 && s < 3 && x < w && y < h;
+                want.push(if inside {
+                    id_texel(l, s, x, y)
+                } else {
+                    [0.0; 4]
+                });
+            }
+        }
+    }
+    let mut opts = Options {
+        tex_resources: vec![(0, chain.resource(5))],
+        ..Options::default()
+    };
+    let out = run(
+        vec![
+            C::Tex(vec![tex(3, 1, 5, [0, 1, 2, 3])]),
+            export_params(5, 1),
+        ],
+        &per,
+        &mut chain.data,
+        1,
+        &mut opts,
+    );
+    for (t, w) in want.iter().enumerate() {
+        close(
+            out[t][0],
+            *w,
+            &format!("LD {:?}", per[t][0].map(f32::to_bits)),
+        );
+    }
+}
+
+/// GET_NUMBER_OF_SAMPLES: 1 for a single-sampled resource, 1 << LAST_LEVEL for 2D_MSAA
+/// (Linux radeon r600_cs.c); sampling a multisampled resource is refused by name.
+#[test]
+fn number_of_samples_and_msaa_refusal() {
+    let mut data = vec![0u8; 4096];
+    for (dim, last, want) in [(1u8, 0u8, 1u32), (6, 2, 4), (7, 3, 8)] {
+        let mut opts = Options {
+            tex_resources: vec![(
+                0,
+                TexResource::linear(dim, emu::address(TEXBUF, 0), [8, 4], 8, 35, 0, false)
+                    .with_mips(0, 0, last),
+            )],
+            ..Options::default()
+        };
+        let per = vec![vec![[0.0f32; 4]]; 4];
+        let out = run(
+            vec![
+                C::Tex(vec![tex(5, 1, 5, [0, 1, 2, 3])]),
+                export_params(5, 1),
+            ],
+            &per,
+            &mut data,
+            1,
+            &mut opts,
+        );
+        assert_eq!(out[0][0].map(f32::to_bits), [8, 4, 1, want], "dim {dim}");
+        if dim >= 6 {
+            opts.samplers = vec![(0, Sampler::point(2))];
+            let (mut inp, _) = inputs(&per);
+            let bytes = build(vec![
+                C::Tex(vec![tex(16, 1, 5, [0, 1, 2, 3])]),
+                export_params(5, 1),
+            ]);
+            let e = run_params(&bytes, 4, 1, &mut opts, &mut [&mut inp, &mut data]).unwrap_err();
+            assert!(format!("{e}").contains("multisampled"), "{e}");
+        }
+    }
+}
