@@ -4,8 +4,10 @@
 
 mod emu_common;
 
+use baregpu_r700::cf::CfInst;
 use baregpu_r700::emu::{self, EmuError, Inputs, Options};
 use baregpu_r700::mem::{DsRead, DsWrite, MemInst};
+use baregpu_r700::program::Program;
 use emu_common::*;
 
 /// Writes `src_gpr` with `sel` (7 = masked) at DST_INDEX `index`, DST_STRIDE `stride`.
@@ -194,4 +196,91 @@ fn refused() {
     };
     let e = run_params(&bytes, 4, 1, &mut opts, &mut []).unwrap_err();
     assert!(matches!(e, EmuError::Launch(_)), "{e}");
+}
+
+/// A work-group sum across four wavefronts: each thread writes id + 1 (SIMD_WAVE_REL), then
+/// eight halving steps read the partner's partial sum (LDS read clause), add it (ALU) and
+/// write it back (LDS write clause). Every CF instruction has BARRIER set, so each step's
+/// reads see every wavefront's previous writes; thread 0 holds the group's sum (two groups,
+/// each its own LDS). With the BARRIER bits cleared the wavefronts run one after the other
+/// and the first one reads partial sums the others have not written: the sum is wrong.
+#[test]
+fn cross_wavefront_reduction() {
+    let size = 256u32;
+    let mut items = vec![C::Alu(
+        baregpu_r700::cf::CfAluOp::Alu,
+        vec![group(vec![op2(52, (2, 0), gpr(0, 0), lit(0))], vec![1])],
+    )];
+    let write = MemInst::DsWrite(DsWrite {
+        src_gpr: 2,
+        src_rel_mode: 0,
+        src_sel: [0, 7, 7, 7],
+        dst_index: 0,
+        dst_stride: 4,
+        simd_wave_rel: true,
+        burst_count: 0,
+    });
+    items.push(C::Mem(vec![write]));
+    let mut half = size / 2;
+    while half > 0 {
+        // R3.z = local id + half; R3.x = its bank (& 3), R3.y = its dword (& !3: stride 4).
+        items.push(C::Alu(
+            baregpu_r700::cf::CfAluOp::Alu,
+            vec![
+                group(vec![op2(52, (3, 2), gpr(0, 1), lit(0))], vec![half]),
+                group(
+                    vec![
+                        op2(48, (3, 0), gpr(3, 2), lit(0)),
+                        op2(48, (3, 1), gpr(3, 2), lit(1)),
+                    ],
+                    vec![3, !3],
+                ),
+            ],
+        ));
+        items.push(C::Mem(vec![dsr(3, 0, 4, [true, false, false, false], 0)]));
+        items.push(C::Alu(
+            baregpu_r700::cf::CfAluOp::Alu,
+            vec![group(vec![op2(52, (2, 0), gpr(2, 0), gpr(4, 0))], vec![])],
+        ));
+        items.push(C::Mem(vec![write]));
+        half /= 2;
+    }
+    items.push(mem_export(2, 0, 0, true));
+    let bytes = build(items);
+    let mut no_barrier = Program::decode(&bytes).unwrap();
+    for i in no_barrier.cf.iter_mut() {
+        match i {
+            CfInst::Word(w) => w.barrier = false,
+            CfInst::Alu(a) => a.barrier = false,
+            CfInst::Export(e) => e.barrier = false,
+        }
+    }
+    for (prog, barrier) in [(bytes, true), (no_barrier.encode(), false)] {
+        let mut out = vec![0u8; 2 * size as usize * 4];
+        let opts = Options {
+            mem_export_base: Some(emu::address(0, 0)),
+            ..Options::default()
+        };
+        let r = emu::run(
+            &prog,
+            &mut [&mut out],
+            emu::Grid {
+                groups: [2, 1, 1],
+                group_size: [size, 1, 1],
+            },
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(r.wavefronts, 8);
+        let word = |t: usize| u32::from_le_bytes(out[4 * t..4 * t + 4].try_into().unwrap());
+        for g in 0..2u32 {
+            let want: u32 = (0..size).map(|t| g * size + t + 1).sum();
+            let got = word((g * size) as usize);
+            if barrier {
+                assert_eq!(got, want, "group {g} sum");
+            } else {
+                assert_ne!(got, want, "group {g} without barriers");
+            }
+        }
+    }
 }

@@ -56,6 +56,8 @@ pub struct Wave {
     /// Each thread's gradients from the last SET_GRADIENTS_H/V or KEEP_GRADIENTS (the _G
     /// sample forms use them) and its SET_CUBEMAP_INDEX value.
     tex_state: Vec<Extra>,
+    /// The next CF instruction (a wavefront stops at barriers and resumes here).
+    pc: u32,
     /// Subentries per stack entry: 8 for 16- and 32-wide parts, 4 for 48 and 64 (table 3.5).
     per_entry: u32,
 }
@@ -92,6 +94,7 @@ impl Wave {
             killed: 0,
             per_entry: if n <= 32 { 8 } else { 4 },
             tex_state: vec![Extra::default(); n],
+            pc: 0,
         }
     }
 
@@ -270,25 +273,30 @@ impl Wave {
         Ok((!self.invert(w, opts, &outer)).then_some(w.addr))
     }
 
-    /// Runs the CF program; returns the steps used.
+    /// Runs the CF program from where it stopped until it ends or, after at least one
+    /// instruction, reaches one with BARRIER set (the caller then runs the group's other
+    /// wavefronts up to theirs); returns the steps used and whether the program ended.
     pub fn run(
         &mut self,
         prog: &Program,
         opts: &Options,
         mem: &mut Memory,
         budget: u64,
-    ) -> Result<u64, EmuError> {
-        let mut pc: u32 = 0;
+    ) -> Result<(u64, bool), EmuError> {
         let mut steps: u64 = 0;
         loop {
-            if steps >= budget {
-                return Err(EmuError::Budget { steps: opts.budget });
-            }
-            steps += 1;
+            let pc = self.pc;
             let inst = *prog
                 .cf
                 .get(pc as usize)
                 .ok_or(EmuError::PcOutOfRange { pc })?;
+            if inst.barrier() && steps > 0 {
+                return Ok((steps, false));
+            }
+            if steps >= budget {
+                return Err(EmuError::Budget { steps: opts.budget });
+            }
+            steps += 1;
             let mut next = pc.wrapping_add(1);
             match &inst {
                 CfInst::Word(w) => {
@@ -300,9 +308,9 @@ impl Wave {
                 CfInst::Export(e) => self.export(e, pc, opts, mem)?,
             }
             if inst.end_of_program() {
-                return Ok(steps);
+                return Ok((steps, true));
             }
-            pc = next;
+            self.pc = next;
         }
     }
 

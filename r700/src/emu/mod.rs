@@ -379,6 +379,12 @@ pub fn run_program(
         // undefined; zero keeps runs repeatable).
         mem.lds.clear();
         mem.lds.resize(options.lds_size / 4, 0);
+        // Every wavefront of the group first, then run them in turns: each runs until it
+        // reaches a CF instruction with BARRIER set (or ends), so a BARRIER instruction
+        // starts only when every wavefront of the group has completed what precedes its own
+        // barrier (the project's reading of "all prior instructions must complete", 002
+        // lines 7710-7713: R700 has no separate group barrier).
+        let mut waves = Vec::new();
         let mut first = 0u64;
         while first < group_threads {
             let n = (group_threads - first).min(options.wave_size as u64) as usize;
@@ -419,12 +425,21 @@ pub fn run_program(
                     }
                 }
             }
-            let used = wave.run(prog, options, &mut mem, budget)?;
-            budget -= used;
-            report.steps += used;
-            report.killed += wave.killed();
-            report.wavefronts += 1;
+            waves.push(Some(wave));
             first += n as u64;
+        }
+        while waves.iter().any(Option::is_some) {
+            for slot in waves.iter_mut() {
+                let Some(wave) = slot else { continue };
+                let (used, ended) = wave.run(prog, options, &mut mem, budget)?;
+                budget -= used;
+                report.steps += used;
+                if ended {
+                    report.killed += wave.killed();
+                    report.wavefronts += 1;
+                    *slot = None;
+                }
+            }
         }
     }
     report.dropped_writes = mem.dropped;
