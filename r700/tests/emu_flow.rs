@@ -849,3 +849,55 @@ fn gradients_and_depth_compare() {
         assert_eq!(out[t][4], [fb(want); 4], "thread {t}: SAMPLE_C");
     }
 }
+
+/// VTX_SEMANTIC writes the GPR the semantic table gives for its SEMANTIC_ID; FETCH_TYPE adds
+/// SQ_VTX_BASE_VTX_LOC (vertex data), SQ_VTX_START_INST_LOC (instance data) or nothing to
+/// the index; an ID missing from the table is an error naming it.
+#[test]
+fn semantic_fetch_and_index_offsets() {
+    let entries = 200u32;
+    let mut buf: Vec<u8> = (0..entries)
+        .flat_map(|i| (0..4u32).map(move |c| i * 10 + c))
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let mut sem = vtx(0, 34, 1);
+    sem.op = 1;
+    sem.dst_or_semantic = 42;
+    let mut vertex = vtx(8, 34, 1);
+    vertex.fetch_type = 0;
+    let mut instance = vtx(9, 34, 1);
+    instance.fetch_type = 1;
+    let mut none = vtx(10, 34, 1);
+    none.fetch_type = 2;
+    let bytes = build(vec![
+        C::Vtx(vec![sem, vertex, instance, none]),
+        export_params(7, 4),
+    ]);
+    let mut opts = Options {
+        vtx_resources: vec![(
+            1,
+            VtxResource::buffer(emu::address(1, 0), buf.len() as u32, 16, 34, 1),
+        )],
+        semantic_table: vec![(3, 20), (42, 7)],
+        base_vertex: 5,
+        start_instance: 100,
+        ..Options::default()
+    };
+    let n = 16u32;
+    let (_, out) = run_params(&bytes, n, 4, &mut opts, &mut [&mut buf]).unwrap();
+    let row = |i: u32| [i * 10, i * 10 + 1, i * 10 + 2, i * 10 + 3];
+    for t in 0..n {
+        let o = &out[t as usize];
+        assert_eq!(
+            o[0],
+            row(t + 5),
+            "semantic 42 -> R7, vertex data (base vertex 5)"
+        );
+        assert_eq!(o[1], row(t + 5), "FETCH_TYPE vertex data");
+        assert_eq!(o[2], row(t + 100), "FETCH_TYPE instance data");
+        assert_eq!(o[3], row(t), "FETCH_TYPE no index offset");
+    }
+    opts.semantic_table = vec![(3, 20)];
+    let e = run_params(&bytes, n, 4, &mut opts, &mut [&mut buf]).unwrap_err();
+    assert!(format!("{e}").contains("semantic ID 42"), "{e}");
+}

@@ -636,12 +636,34 @@ impl Wave {
                         return Err(EmuError::Budget { steps: opts.budget });
                     }
                     *steps += 1;
-                    if v.op == 1 {
-                        return Err(EmuError::Unsupported {
-                            pc,
-                            what: "VTX_SEMANTIC (no semantic table is bound)",
-                        });
-                    }
+                    // VTX_SEMANTIC: SEMANTIC_ID is looked up in the host-written semantic
+                    // table for the destination GPR (002 lines 2091, 8296-8297); an ID the
+                    // table lacks is an error (the manual gives no rule for it).
+                    let (dst, dst_rel) = if v.op == 1 {
+                        let gpr = opts
+                            .semantic_table
+                            .iter()
+                            .find(|e| e.0 == v.dst_or_semantic)
+                            .map(|e| e.1)
+                            .ok_or_else(|| {
+                                res_err(alloc::format!(
+                                    "semantic ID {} is not in the semantic table",
+                                    v.dst_or_semantic
+                                ))
+                            })?;
+                        (gpr & 0x7F, false)
+                    } else {
+                        (v.dst_or_semantic & 0x7F, v.dst_or_semantic & 0x80 != 0)
+                    };
+                    // FETCH_TYPE picks the index offset added to the index (002 lines
+                    // 8263-8267): vertex data SQ_VTX_BASE_VTX_LOC, instance data
+                    // SQ_VTX_START_INST_LOC (r600d.h 0x3CFF0/0x3CFF4; Mesa r600_state_common.c
+                    // writes start_instance there), none for NO_INDEX_OFFSET.
+                    let index_offset = match v.fetch_type {
+                        0 => opts.base_vertex,
+                        1 => opts.start_instance,
+                        _ => 0,
+                    };
                     let res = opts
                         .vtx_resources
                         .iter()
@@ -658,16 +680,10 @@ impl Wave {
                         if !(pass[t] || whole) {
                             continue;
                         }
-                        let idx = self.src_gpr(t, v.src_gpr, v.src_rel, opts)[v.src_sel_x as usize];
+                        let idx = self.src_gpr(t, v.src_gpr, v.src_rel, opts)[v.src_sel_x as usize]
+                            .wrapping_add(index_offset);
                         let val = fetch::vertex(mem, &res, v, idx).map_err(res_err)?;
-                        self.write_gpr(
-                            t,
-                            v.dst_or_semantic & 0x7F,
-                            v.dst_or_semantic & 0x80 != 0,
-                            val,
-                            v.dst_sel,
-                            opts,
-                        );
+                        self.write_gpr(t, dst, dst_rel, val, v.dst_sel, opts);
                     }
                 }
             }

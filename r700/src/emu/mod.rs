@@ -89,6 +89,13 @@ pub struct Options {
     pub bool_consts: u32,
     /// Vertex-fetch constants by BUFFER_ID.
     pub vtx_resources: Vec<(u8, VtxResource)>,
+    /// The semantic table VTX_SEMANTIC looks its SEMANTIC_ID up in: (semantic ID, GPR) pairs
+    /// (the project's own form of the host-written table, 002 lines 8296-8297).
+    pub semantic_table: Vec<(u8, u8)>,
+    /// SQ_VTX_BASE_VTX_LOC and SQ_VTX_START_INST_LOC (r600d.h): the index offsets
+    /// FETCH_TYPE VERTEX_DATA and INSTANCE_DATA add to a vertex fetch's index.
+    pub base_vertex: u32,
+    pub start_instance: u32,
     /// Texture resources by RESOURCE_ID.
     pub tex_resources: Vec<(u8, TexResource)>,
     /// Samplers by SAMPLER_ID (0-17).
@@ -138,6 +145,9 @@ impl Default for Options {
             loop_consts: [0; 32],
             bool_consts: 0,
             vtx_resources: Vec::new(),
+            semantic_table: Vec::new(),
+            base_vertex: 0,
+            start_instance: 0,
             tex_resources: Vec::new(),
             samplers: Vec::new(),
             border_colors: Vec::new(),
