@@ -222,9 +222,6 @@ pub fn group(
         if matches!(i.index_mode, 5 | 6) && (i.dst_rel || i.srcs().any(|s| s.rel)) {
             return Err(ctx.bad("INDEX_MODE GLOBAL (shared GPRs) is not emulated"));
         }
-        if op2(i) == Some(96) {
-            return Err(ctx.bad("MOVA_GPR_INT has no definition in the manual"));
-        }
     }
     let kinds: Vec<Kind> = g
         .insts
