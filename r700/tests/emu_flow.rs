@@ -901,3 +901,69 @@ fn semantic_fetch_and_index_offsets() {
     let e = run_params(&bytes, n, 4, &mut opts, &mut [&mut buf]).unwrap_err();
     assert!(format!("{e}").contains("semantic ID 42"), "{e}");
 }
+
+/// EMIT_VERTEX, CUT_VERTEX and EMIT_CUT_VERTEX append 1, 2, 3 to each passing thread's GS
+/// event list (the launch's `gs_events`); odd threads alone take the CUT inside an if.
+#[test]
+fn gs_emit_and_cut_events() {
+    // The AND and the compare must be in separate groups (the compare reads R5.x).
+    let and = group(vec![op2(48, (5, 0), gpr(0, 0), lit(0))], vec![1, 0]);
+    let cmp = group(
+        vec![pred_set(69, gpr(5, 0), lit(0), true, true)],
+        vec![0, 0],
+    );
+    let mut eop = word(CfOp::Nop);
+    eop.end_of_program = true;
+    let bytes = build(vec![
+        w(CfOp::EmitVertex, 0, 0),
+        w(CfOp::EmitVertex, 0, 0),
+        C::Alu(CfAluOp::AluPushBefore, vec![and, cmp]),
+        w(CfOp::CutVertex, 0, 0),
+        w(CfOp::Pop, 0, 1),
+        w(CfOp::EmitCutVertex, 0, 0),
+        C::W(eop),
+    ]);
+    let n = 10u32;
+    let stride = (emu::GS_EVENTS as usize + 1) * 4;
+    let mut events = vec![0u8; n as usize * stride];
+    let opts = Options {
+        gs_events: Some(emu::address(0, 0)),
+        ..Options::default()
+    };
+    let r = emu::run(
+        &bytes,
+        &mut [&mut events],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [n, 1, 1],
+        },
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.dropped_writes, 0);
+    let word = |t: usize, k: usize| {
+        let at = t * stride + 4 * k;
+        u32::from_le_bytes(events[at..at + 4].try_into().unwrap())
+    };
+    for t in 0..n as usize {
+        let want: Vec<u32> = if t % 2 == 1 {
+            vec![1, 1, 2, 3]
+        } else {
+            vec![1, 1, 3]
+        };
+        let got: Vec<u32> = (0..word(t, 0) as usize).map(|k| word(t, 1 + k)).collect();
+        assert_eq!(got, want, "thread {t}");
+    }
+    // Without a list the events are dropped and counted.
+    let r = emu::run(
+        &bytes,
+        &mut [&mut events],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [n, 1, 1],
+        },
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(r.dropped_writes, 3 * n as u64 + n as u64 / 2);
+}

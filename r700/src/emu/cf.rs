@@ -56,6 +56,8 @@ pub struct Wave {
     /// Each thread's gradients from the last SET_GRADIENTS_H/V or KEEP_GRADIENTS (the _G
     /// sample forms use them) and its SET_CUBEMAP_INDEX value.
     tex_state: Vec<Extra>,
+    /// GS events (EMIT/CUT) each thread has issued.
+    gs_events: Vec<u64>,
     /// The next CF instruction (a wavefront stops at barriers and resumes here).
     pc: u32,
     /// Subentries per stack entry: 8 for 16- and 32-wide parts, 4 for 48 and 64 (table 3.5).
@@ -95,6 +97,7 @@ impl Wave {
             per_entry: if n <= 32 { 8 } else { 4 },
             tex_state: vec![Extra::default(); n],
             pc: 0,
+            gs_events: vec![0; n],
         }
     }
 
@@ -489,10 +492,32 @@ impl Wave {
             // `Options::inputs`): CALL_FS calls an empty one and goes on (ours).
             CfOp::CallFs => None,
             CfOp::EmitVertex | CfOp::EmitCutVertex | CfOp::CutVertex => {
-                return Err(EmuError::Unsupported {
-                    pc,
-                    what: "geometry-shader emit/cut",
-                });
+                // What VGT sees (002 lines 954-960, 2436-2510): per passing thread, an event
+                // appended to its GS event list (the project's own stand-in for VGT, see
+                // `super::GS_EVENTS`): 1 EMIT_VERTEX, 2 CUT_VERTEX, 3 EMIT_CUT_VERTEX.
+                let code = match w.op {
+                    CfOp::EmitVertex => 1,
+                    CfOp::CutVertex => 2,
+                    _ => 3,
+                };
+                let p = pass(self);
+                for t in 0..self.real {
+                    if !p[t] {
+                        continue;
+                    }
+                    let k = self.gs_events[t];
+                    self.gs_events[t] = k + 1;
+                    match opts.gs_events {
+                        Some(base) if k < super::GS_EVENTS => {
+                            let list =
+                                base.wrapping_add(self.gid[t] as u64 * (super::GS_EVENTS + 1) * 4);
+                            mem.write_u32(list.wrapping_add((1 + k) * 4), code);
+                            mem.write_u32(list, (k + 1) as u32);
+                        }
+                        _ => mem.dropped += 1,
+                    }
+                }
+                None
             }
         })
     }

@@ -42,6 +42,10 @@ pub const fn address(index: u8, offset: u32) -> u64 {
     (index as u64) << BUFFER_SHIFT | offset as u64
 }
 
+/// GS events each thread's list holds (the project's own limit; later ones are dropped and
+/// counted in [`Report::dropped_writes`]).
+pub const GS_EVENTS: u64 = 255;
+
 /// How many threads run: `groups` thread groups of `group_size` threads, each group split
 /// into wavefronts of [`Options::wave_size`] threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,6 +117,11 @@ pub struct Options {
     pub scratch_base: Option<u64>,
     pub reduction_base: Option<u64>,
     pub ring_base: Option<u64>,
+    /// Where EMIT_VERTEX / CUT_VERTEX / EMIT_CUT_VERTEX are recorded (the project's stand-in
+    /// for VGT's vertex counting and strip cuts): thread `t` owns `GS_EVENTS + 1` dwords at
+    /// `gs_events + t * (GS_EVENTS + 1) * 4`, the count of its events, then each event (1 emit,
+    /// 2 cut, 3 emit and cut). The vertex data itself goes out by MEM_RING before each emit.
+    pub gs_events: Option<u64>,
     /// Per-thread inputs (what SPI would load for a PS, ours): thread `t`'s GPRs
     /// `first..first+count` from `address + (t * count + k) * 16`, after R0-R2, so they
     /// may replace them.
@@ -157,6 +166,7 @@ impl Default for Options {
             scratch_base: None,
             reduction_base: None,
             ring_base: None,
+            gs_events: None,
             inputs: None,
             lds_size: 16 * 1024,
         }
