@@ -4,9 +4,10 @@
 
 mod emu_common;
 
-use baregpu_r700::cf::{CfAluOp, CfOp};
+use baregpu_r700::cf::{CfAluOp, CfExport, CfOp, ExportOp, ExportWord1};
 use baregpu_r700::emu::{self, EmuError, Grid, Options, Sampler, TexResource, VtxResource};
 use baregpu_r700::fetch::{TexInst, VtxInst};
+use baregpu_r700::mem::{MemInst, MemRead};
 use emu_common::*;
 
 fn fb(v: f32) -> u32 {
@@ -966,4 +967,186 @@ fn gs_emit_and_cut_events() {
     )
     .unwrap();
     assert_eq!(r.dropped_writes, 3 * n as u64 + n as u64 / 2);
+}
+
+fn mem_rd(
+    mem_op: u8,
+    src_gpr: u8,
+    dst_gpr: u8,
+    array_base: u16,
+    array_size: u16,
+    indexed: bool,
+) -> MemInst {
+    MemInst::Read(MemRead {
+        elem_size: 3,
+        fetch_whole_quad: false,
+        mem_op,
+        uncached: true,
+        indexed,
+        src_gpr,
+        src_rel: false,
+        src_sel_x: 0,
+        burst_count: 0,
+        dst_gpr,
+        dst_rel: false,
+        dst_sel: [0, 1, 2, 3],
+        data_format: 34,
+        num_format_all: 1,
+        format_comp_all: false,
+        srf_mode_all: false,
+        array_base,
+        endian_swap: 0,
+        mega_fetch: true,
+        array_size,
+    })
+}
+
+fn scratch(kind: u8, gpr: u8, index: u8, array_base: u16, array_size: u16, eop: bool) -> C {
+    C::E(CfExport {
+        array_base,
+        kind,
+        rw_gpr: gpr,
+        rw_rel: false,
+        index_gpr: index,
+        elem_size: 3,
+        word1: ExportWord1::Buf {
+            array_size,
+            comp_mask: 0xF,
+        },
+        burst_count: 0,
+        end_of_program: eop,
+        valid_pixel_mode: false,
+        op: ExportOp::MemScratch,
+        whole_quad_mode: false,
+        barrier: true,
+    })
+}
+
+/// Mesa's spill pattern on a scratch item: MEM_SCRATCH WRITE / WRITE_IND, read back by MEM_RD
+/// RD_SCRATCH (direct, and indexed with the index clamped to ARRAY_SIZE - 1) and by a CF
+/// READ; a scatter MEM_RD reads another thread's MEM_EXPORT dwords; reduction reads are
+/// refused by name.
+#[test]
+fn memory_reads_return_what_was_written() {
+    let n = 8u32;
+    // R2 = (t, t + 100, t * 3, 7); R3.x = 2 (the index); R4.x = 9 (clamped to 3 - 1 = 2)
+    // for scratch, R4.x = the next thread's scatter dword address for the scatter read.
+    let items = vec![
+        C::Alu(
+            CfAluOp::Alu,
+            vec![
+                group(
+                    vec![
+                        op2(25, (2, 0), gpr(0, 0), gpr(0, 0)),
+                        op2(52, (2, 1), gpr(0, 0), lit(0)),
+                        op2(52, (2, 2), gpr(0, 0), gpr(0, 0)),
+                        op2(25, (2, 3), lit(1), gpr(0, 0)),
+                    ],
+                    vec![100, 7],
+                ),
+                group(
+                    vec![
+                        op2(52, (2, 2), gpr(2, 2), gpr(0, 0)),
+                        op2(25, (3, 0), lit(0), gpr(0, 0)),
+                        op2(25, (4, 0), lit(1), gpr(0, 0)),
+                    ],
+                    vec![2, 9],
+                ),
+            ],
+        ),
+        scratch(0, 2, 0, 5, 0, false),
+        scratch(1, 2, 3, 10, 3, false),
+        C::MemRd(vec![
+            mem_rd(0, 3, 5, 5, 0, false),
+            mem_rd(0, 3, 6, 10, 3, true),
+            mem_rd(0, 4, 7, 10, 3, true),
+        ]),
+        scratch(2, 8, 0, 5, 0, false),
+        export_params(5, 4),
+    ];
+    let bytes = build(items);
+    let mut scratch_buf = vec![0u8; (n * 64 * 4) as usize];
+    let mut opts = Options {
+        scratch_base: Some(emu::address(1, 0)),
+        scratch_item: Some(64),
+        ..Options::default()
+    };
+    let (_, out) = run_params(&bytes, n, 4, &mut opts, &mut [&mut scratch_buf]).unwrap();
+    for t in 0..n {
+        let want = [t, t + 100, t * 3, 7];
+        let o = &out[t as usize];
+        assert_eq!(o[0], want, "thread {t}: MEM_RD of the direct write");
+        assert_eq!(o[1], want, "thread {t}: MEM_RD indexed");
+        assert_eq!(
+            o[2], want,
+            "thread {t}: index 9 clamped to ARRAY_SIZE - 1 = 2"
+        );
+        assert_eq!(o[3], want, "thread {t}: CF READ of the direct write");
+    }
+    // The host's view of thread 3's item: element 5 and element 10 + 2.
+    let word = |t: usize, e: usize, c: usize| {
+        let at = (t * 64 + e * 4 + c) * 4;
+        u32::from_le_bytes(scratch_buf[at..at + 4].try_into().unwrap())
+    };
+    assert_eq!([word(3, 5, 0), word(3, 12, 1)], [3, 103]);
+
+    // Scatter: MEM_EXPORT writes R2 at dword 4t, MEM_RD scatter reads dword 4 * (t + 1).
+    let bytes = build(vec![
+        C::Alu(
+            CfAluOp::Alu,
+            vec![
+                group(
+                    vec![
+                        op2(25, (2, 0), gpr(0, 0), gpr(0, 0)),
+                        op2(52, (2, 1), gpr(0, 0), lit(0)),
+                        op2(25, (2, 2), gpr(0, 3), gpr(0, 0)),
+                        op2(25, (2, 3), gpr(0, 3), gpr(0, 0)),
+                    ],
+                    vec![50, 0],
+                ),
+                group(
+                    vec![
+                        op2(52, (3, 0), gpr(0, 0), gpr(0, 0)),
+                        op2(52, (4, 0), gpr(0, 0), lit(0)),
+                    ],
+                    vec![1, 0],
+                ),
+                group(
+                    vec![
+                        op2(52, (3, 0), gpr(3, 0), gpr(3, 0)),
+                        op2(52, (4, 0), gpr(4, 0), gpr(4, 0)),
+                    ],
+                    vec![],
+                ),
+                group(vec![op2(52, (4, 0), gpr(4, 0), gpr(4, 0))], vec![]),
+            ],
+        ),
+        mem_export(2, 3, 3, false),
+        C::MemRd(vec![mem_rd(2, 4, 5, 0, 0, false)]),
+        export_params(5, 1),
+    ]);
+    let mut buf = vec![0u8; 4096];
+    let mut opts = Options {
+        mem_export_base: Some(emu::address(1, 0)),
+        ..Options::default()
+    };
+    let (_, out) = run_params(&bytes, n, 1, &mut opts, &mut [&mut buf]).unwrap();
+    for t in 0..n {
+        let next = t + 1;
+        let want = if next < n {
+            [next, next + 50, 0, 0]
+        } else {
+            [0; 4]
+        };
+        assert_eq!(
+            out[t as usize][0], want,
+            "thread {t}: scatter read of thread {next}"
+        );
+    }
+    let bytes = build(vec![
+        C::MemRd(vec![mem_rd(1, 0, 5, 0, 0, false)]),
+        export_params(5, 1),
+    ]);
+    let e = run_params(&bytes, n, 1, &mut opts, &mut [&mut buf]).unwrap_err();
+    assert!(format!("{e}").contains("reduction"), "{e}");
 }

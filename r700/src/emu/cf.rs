@@ -794,19 +794,92 @@ impl Wave {
                     match m {
                         MemInst::DsWrite(d) => self.lds_write(d, pc, pass, opts, mem)?,
                         MemInst::DsRead(d) => self.lds_read(d, pc, pass, opts, mem)?,
-                        // Chapter 7 gives the scatter address (002 lines 2205-2210) but not
-                        // which buffer base it is relative to, its units, nor how
-                        // DATA_FORMAT/NUM_FORMAT convert the read, so it is not guessed.
-                        MemInst::Read(_) => {
-                            return Err(EmuError::Unsupported {
-                                pc,
-                                what: "MEM_RD memory reads (buffer base and units not defined)",
-                            });
-                        }
+                        MemInst::Read(r) => self.mem_read(r, pc, pass, opts, mem)?,
                     }
                 }
             }
             _ => return Err(EmuError::PcOutOfRange { pc: w.addr }),
+        }
+        Ok(())
+    }
+
+    /// MEM_RD (002 chapter 7, lines 2159-2218). Scatter reads address the MEM_EXPORT buffer
+    /// with MEM_EXPORT's own equation, in dwords: ARRAY_BASE + SRC_GPR + burst * (ELEM_SIZE + 1)
+    /// (2205-2207; the write side is 2697-2733). Scratch reads read what MEM_SCRATCH wrote:
+    /// element ARRAY_BASE + burst + INDEXED * clamp(SRC_GPR, 0, ARRAY_SIZE - 1) of
+    /// ELEM_SIZE + 1 dwords in the thread's scratch item (Mesa r600_shader.c spills with
+    /// MEM_SCRATCH writes and reads them back with READ_SCRATCH, which r600_asm.c
+    /// r700_bytecode_fetch_mem_build encodes as MEM_RD RD_SCRATCH with the same ARRAY_BASE and
+    /// the address register as SRC_GPR). The element converts through DATA_FORMAT,
+    /// NUM_FORMAT_ALL, FORMAT_COMP_ALL and ENDIAN_SWAP as a vertex fetch does (MEM_RD_WORD1 is
+    /// VTX_WORD1's layout). Reduction reads need WavefrontID and ReductionBufferStride, which
+    /// no public source sets for R700: refused.
+    fn mem_read(
+        &mut self,
+        r: &crate::mem::MemRead,
+        pc: u32,
+        pass: &[bool],
+        opts: &Options,
+        mem: &mut Memory,
+    ) -> Result<(), EmuError> {
+        let base = match r.mem_op {
+            0 => match (opts.scratch_base, opts.scratch_item) {
+                (Some(b), Some(_)) => b,
+                _ => {
+                    return Err(EmuError::Resource {
+                        pc,
+                        why: "MEM_RD scratch read without scratch_base and scratch_item".into(),
+                    });
+                }
+            },
+            2 => opts.mem_export_base.ok_or_else(|| EmuError::Resource {
+                pc,
+                why: "MEM_RD scatter read without mem_export_base".into(),
+            })?,
+            _ => {
+                return Err(EmuError::Unsupported {
+                    pc,
+                    what: "MEM_RD reduction reads (WavefrontID and ReductionBufferStride are not public)",
+                });
+            }
+        };
+        let format = fetch::Format::new(r.data_format, r.num_format_all, [r.format_comp_all; 4])
+            .ok_or_else(|| EmuError::Resource {
+                pc,
+                why: alloc::format!("MEM_RD data format {} is not emulated", r.data_format),
+            })?;
+        let es = r.elem_size as u64 + 1;
+        for t in 0..self.n {
+            let whole = r.fetch_whole_quad && self.quad_active(t);
+            if !(pass[t] || whole) || t >= self.real {
+                continue;
+            }
+            let src = self.src_gpr(t, r.src_gpr, r.src_rel, opts)[r.src_sel_x as usize];
+            for step in 0..=r.burst_count as u64 {
+                let addr = if r.mem_op == 2 {
+                    let off = (r.array_base as u64)
+                        .wrapping_add(src as u64)
+                        .wrapping_add(step * es);
+                    Some(base.wrapping_add(off.wrapping_mul(4)))
+                } else {
+                    let item = opts.scratch_item.unwrap_or(0) as u64;
+                    let index = if r.indexed {
+                        (src as i32).clamp(0, (r.array_size as i32 - 1).max(0)) as u64
+                    } else {
+                        0
+                    };
+                    let off = (r.array_base as u64 + step + index) * es;
+                    (off + format.bytes().div_ceil(4) as u64 <= item)
+                        .then(|| base.wrapping_add((self.gid[t] as u64 * item + off) * 4))
+                };
+                let v = match addr {
+                    Some(a) => format.read(mem, a, r.endian_swap),
+                    // Past the thread's scratch item: zeros (ours).
+                    None => format.convert([0; 4]),
+                };
+                let dst = r.dst_gpr.wrapping_add(step as u8) & 0x7F;
+                self.write_gpr(t, dst, r.dst_rel, v, r.dst_sel, opts);
+            }
         }
         Ok(())
     }
@@ -1036,23 +1109,27 @@ impl Wave {
                             comp_mask,
                         },
                     ) => {
-                        if e.kind >= 2 {
+                        let read = e.kind >= 2;
+                        let scratch_item = opts.scratch_item.filter(|_| op == ExportOp::MemScratch);
+                        if read && op != ExportOp::MemExport && scratch_item.is_none() {
                             return Err(EmuError::Unsupported {
                                 pc,
-                                what: "memory reads through CF (TYPE READ/READ_IND)",
+                                what: "CF memory reads other than MEM_EXPORT and MEM_SCRATCH with a scratch item size",
                             });
                         }
                         let es = e.elem_size as u64 + 1;
-                        let index = if e.kind == 1 {
+                        // TYPE WRITE_IND and READ_IND (1, 3) add INDEX_GPR.x (002 lines 896-903).
+                        let indexed = e.kind & 1 == 1;
+                        let index = if indexed {
                             self.src_gpr(t, e.index_gpr, false, opts)[0] as u64
                         } else {
                             0
                         };
+                        let mut got = [0u32; 4];
                         for c in 0..es {
-                            if comp_mask >> c & 1 == 0 {
+                            if !read && comp_mask >> c & 1 == 0 {
                                 continue;
                             }
-                            let v = g[c as usize];
                             let addr = if op == ExportOp::MemExport {
                                 // Dword address = base + INDEX_GPR.x + ARRAY_BASE + burst * elemsize
                                 // (2697-2733); ARRAY_SIZE "unused", read as a bound when non-zero.
@@ -1061,6 +1138,22 @@ impl Wave {
                                     None
                                 } else {
                                     opts.mem_export_base.map(|b| b.wrapping_add(off * 4))
+                                }
+                            } else if let Some(item) = scratch_item {
+                                // With a scratch item size (SQ_*TMP_RING_ITEMSIZE's stand-in) every
+                                // thread owns `item` dwords; first_mem as below, the ARRAY_SIZE
+                                // clamp for indexed accesses only ("an array size for indexed
+                                // operations", 002 line 890; Mesa r600_shader.c gives direct spill
+                                // accesses ARRAY_SIZE 0).
+                                let first = (e.array_base as u64 + index) * es;
+                                let off = first + n as u64 * es + c;
+                                let limit = (e.array_base as u64 + array_size as u64) * es;
+                                if (indexed && off >= limit) || off >= item as u64 {
+                                    None
+                                } else {
+                                    opts.scratch_base.map(|b| {
+                                        b.wrapping_add((self.gid[t] as u64 * item as u64 + off) * 4)
+                                    })
                                 }
                             } else {
                                 // first_mem = (ARRAY_BASE + use_index * INDEX) * (ELEM_SIZE + 1),
@@ -1086,10 +1179,22 @@ impl Wave {
                                     })
                                 }
                             };
-                            match addr {
-                                Some(a) => mem.write_u32(a, v),
-                                None => mem.dropped += 1,
+                            match (read, addr) {
+                                // A read outside the buffer or past the clamp reads 0 (ours).
+                                (true, a) => {
+                                    got[c as usize] = a.and_then(|a| mem.read_u32(a)).unwrap_or(0)
+                                }
+                                (false, Some(a)) => mem.write_u32(a, g[c as usize]),
+                                (false, None) => mem.dropped += 1,
                             }
+                        }
+                        if read {
+                            // RW_GPR (+ burst) receives ELEM_SIZE + 1 dwords: "no element
+                            // mask for reads" (002 line 890).
+                            let sel =
+                                core::array::from_fn(|c| if (c as u64) < es { c as u8 } else { 7 });
+                            let dst = e.rw_gpr.wrapping_add(n as u8) & 0x7F;
+                            self.write_gpr(t, dst, e.rw_rel, got, sel, opts);
                         }
                     }
                     _ => {}

@@ -115,6 +115,11 @@ pub struct Options {
     /// MEM_STREAM0-3, MEM_SCRATCH, MEM_REDUCTION, MEM_RING buffers (ours, see [`run`]).
     pub stream_base: [Option<u64>; 4],
     pub scratch_base: Option<u64>,
+    /// Dwords of scratch per thread (the stand-in for SQ_*TMP_RING_ITEMSIZE, r600d.h). When
+    /// set, MEM_SCRATCH writes, CF scratch reads and MEM_RD scratch reads all address thread
+    /// `t`'s item at `scratch_base + t * scratch_item * 4`; unset, MEM_SCRATCH writes keep the
+    /// per-instruction items of `run` and scratch reads are refused.
+    pub scratch_item: Option<u32>,
     pub reduction_base: Option<u64>,
     pub ring_base: Option<u64>,
     /// Where EMIT_VERTEX / CUT_VERTEX / EMIT_CUT_VERTEX are recorded (the project's stand-in
@@ -164,6 +169,7 @@ impl Default for Options {
             export_base: [None; 3],
             stream_base: [None; 4],
             scratch_base: None,
+            scratch_item: None,
             reduction_base: None,
             ring_base: None,
             gs_events: None,
