@@ -1129,3 +1129,57 @@ fn number_of_samples_and_msaa_refusal() {
         }
     }
 }
+
+/// FETCH4 returns the X of the bilinear footprint's four texels in the gather order
+/// (i0, j1), (i1, j1), (i1, j0), (i0, j0); GET_LERP the horizontal and vertical weights.
+#[test]
+fn fetch4_and_get_lerp() {
+    let (w, h) = (4u32, 4u32);
+    let mut chain = Chain::new(w, h, 1, 0, |_, _, x, y| {
+        [(x + 10 * y) as f32, 0.0, 0.0, 0.0]
+    });
+    let pts = [
+        [0.3f32, 0.6],
+        [0.01, 0.99],
+        [0.5, 0.5],
+        [0.9, 0.12],
+        [0.62, 0.37],
+    ];
+    let per: Vec<Vec<[f32; 4]>> = pts.iter().map(|p| vec![[p[0], p[1], 0.0, 0.0]]).collect();
+    let mut opts = Options {
+        tex_resources: vec![(0, chain.resource(1))],
+        samplers: vec![(0, Sampler::bilinear(2))],
+        ..Options::default()
+    };
+    let out = run(
+        vec![
+            C::Tex(vec![
+                tex(15, 1, 5, [0, 1, 2, 3]),
+                tex(9, 1, 6, [0, 1, 2, 3]),
+            ]),
+            export_params(5, 2),
+        ],
+        &per,
+        &mut chain.data,
+        2,
+        &mut opts,
+    );
+    for (t, p) in pts.iter().enumerate() {
+        let (fu, fv) = (p[0] * w as f32 - 0.5, p[1] * h as f32 - 0.5);
+        let (i0, j0) = (fu.floor(), fv.floor());
+        let c = |i: f32, n: u32| (i as i64).clamp(0, n as i64 - 1) as f32;
+        let x = |i: f32, j: f32| c(i, w) + 10.0 * c(j, h);
+        let want = [
+            x(i0, j0 + 1.0),
+            x(i0 + 1.0, j0 + 1.0),
+            x(i0 + 1.0, j0),
+            x(i0, j0),
+        ];
+        close(out[t][0], want, &format!("FETCH4 at {p:?}"));
+        close(
+            out[t][1],
+            [fu - i0, fv - j0, 0.0, 0.0],
+            &format!("GET_LERP at {p:?}"),
+        );
+    }
+}

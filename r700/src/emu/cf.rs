@@ -726,7 +726,7 @@ impl Wave {
                         self.set_tex_state(x, pass, opts);
                         continue;
                     }
-                    if !matches!(x.op, 3..=6 | 16..=31) {
+                    if !matches!(x.op, 3..=6 | 9 | 15..=31) {
                         return Err(EmuError::Unsupported {
                             pc,
                             what: crate::fetch::tex_op_name(x.op).unwrap_or("TEX"),

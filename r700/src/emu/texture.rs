@@ -305,8 +305,10 @@ fn coords(s: &Surface, t: &TexInst, coord: [u32; 4], extra: &Extra) -> Coords {
     }
 }
 
-/// One level, filtered by `linear` per axis; border texels are the sampler's colour.
-fn filter_level(
+/// The texels around a coordinate on one level: corner `k` (bit `a` set: the second index
+/// on axis `a`) for the 2^axes corners, border corners the sampler's colour; and per axis
+/// the weight of the second index (0 where `linear` is off).
+fn footprint(
     mem: &Memory,
     s: &Surface,
     st: &SamplerState,
@@ -314,12 +316,11 @@ fn filter_level(
     level: u32,
     linear: [bool; 3],
     offset: [i64; 3],
-) -> Result<[f32; 4], String> {
+) -> Result<([[u32; 4]; 8], [f32; 3]), String> {
     let (w, h, _) = s.level_size(level);
     let d = if s.dim == DIM_3D { s.slices(level) } else { 1 };
     let size = [w, h, d];
     let axes = s.axes();
-    // Per axis: the two indices and the weight of the second (0 when point-sampled).
     let mut idx = [[0i64; 2]; 3];
     let mut weight = [0f32; 3];
     for a in 0..axes {
@@ -340,29 +341,51 @@ fn filter_level(
             idx[a] = [i, i];
         }
     }
-    let mut out = [0f32; 4];
-    let corners = 1usize << axes;
-    for k in 0..corners {
-        let mut wgt = 1.0f32;
+    let mut corners = [[0u32; 4]; 8];
+    for (k, corner) in corners.iter_mut().enumerate().take(1 << axes) {
         let mut at = [0u32; 3];
         let mut border = false;
         for a in 0..axes {
-            let hi = k >> a & 1;
-            wgt *= if hi == 1 { weight[a] } else { 1.0 - weight[a] };
-            match wrap(idx[a][hi], size[a] as i64, st.clamp[a])? {
+            match wrap(idx[a][k >> a & 1], size[a] as i64, st.clamp[a])? {
                 Some(i) => at[a] = i as u32,
                 None => border = true,
             }
         }
-        if wgt == 0.0 {
-            continue;
-        }
-        let texel = if border {
+        *corner = if border {
             st.border
         } else {
             let slice = if s.dim == DIM_3D { at[2] } else { cs.slice };
             s.texel(mem, level, at[0], at[1], slice)
         };
+    }
+    Ok((corners, weight))
+}
+
+/// One level, filtered by `linear` per axis (products of the axis weights, in f32).
+fn filter_level(
+    mem: &Memory,
+    s: &Surface,
+    st: &SamplerState,
+    cs: &Coords,
+    level: u32,
+    linear: [bool; 3],
+    offset: [i64; 3],
+) -> Result<[f32; 4], String> {
+    let (corners, weight) = footprint(mem, s, st, cs, level, linear, offset)?;
+    let axes = s.axes();
+    let mut out = [0f32; 4];
+    for (k, texel) in corners.iter().enumerate().take(1 << axes) {
+        let mut wgt = 1.0f32;
+        for a in 0..axes {
+            wgt *= if k >> a & 1 == 1 {
+                weight[a]
+            } else {
+                1.0 - weight[a]
+            };
+        }
+        if wgt == 0.0 {
+            continue;
+        }
         for c in 0..4 {
             out[c] += f32::from_bits(texel[c]) * wgt;
         }
@@ -381,7 +404,12 @@ pub struct Lod {
 /// and src.W (Mesa r600_shader.c tgsi_tex gives TXB's bias to SAMPLE_LB in W); then
 /// clamped to [MIN_LOD, MAX_LOD] and to the resource's levels.
 fn lod(s: &Surface, st: &SamplerState, t: &TexInst, coord: [u32; 4], extra: &Extra) -> Lod {
-    let kind = t.op & 3;
+    // SAMPLE* by their low bits; FETCH4 at LOD zero; GET_LERP as SAMPLE.
+    let kind = match t.op {
+        16..=31 => t.op & 3,
+        15 => 3,
+        _ => 0,
+    };
     let w = tame(f32::from_bits(coord[3]));
     let raw = match kind {
         3 => 0.0,
@@ -463,6 +491,19 @@ pub fn sample(
         let lo = (base + lo as u32).min(s.last_level);
         [(lo, 1.0 - frac), ((lo + 1).min(s.last_level), frac)]
     };
+    if t.op == 15 {
+        // FETCH4 ("Fetch4/Load4 for DX 10.1", TEX_INST table): the X of the four texels a
+        // bilinear fetch of the level would use, in the gather order of OpenGL 4.6 8.14.2 and
+        // D3D10.1 Gather: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+        let (c, _) = footprint(mem, &s, &st, &cs, levels[0].0, [true, true, false], offset)?;
+        return Ok(dst_sel(lk.res, [c[2][0], c[3][0], c[1][0], c[0][0]]));
+    }
+    if t.op == 9 {
+        // GET_LERP: "X = horizontal lerp, Y = vertical lerp, Z = volume slice, W = mipmap
+        // LERP" (TEX_INST table, 8517): the weights this lookup's filters use.
+        let (_, wt) = footprint(mem, &s, &st, &cs, levels[0].0, linear, offset)?;
+        return Ok([b(wt[0]), b(wt[1]), b(wt[2]), b(levels[1].1)]);
+    }
     let mut v = [0f32; 4];
     for (level, wgt) in levels {
         if wgt == 0.0 {
