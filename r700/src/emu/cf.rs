@@ -956,10 +956,13 @@ impl Wave {
         opts: &Options,
         mem: &mut Memory,
     ) -> Result<(), EmuError> {
+        // The manual gives these modes one line each ("a 16 bank dword butterfly read across
+        // the 512 bit output", "any single dword read", 002 lines 664-665): which dword or lane
+        // lands in which thread's channel is not public (Mesa and LLVM never emit R700 LDS).
         if d.mux_cntl != 0 {
             return Err(EmuError::Unsupported {
                 pc,
-                what: "LDS reads with DSR_MUX_FFT_PERMUTE or DSR_MUX_WORD_SELECT",
+                what: "LDS reads with DSR_MUX_FFT_PERMUTE or DSR_MUX_WORD_SELECT (no public lane/dword mapping)",
             });
         }
         let src_rel = Self::lds_rel(pc, d.src_rel_mode)?;
