@@ -114,8 +114,8 @@ impl Chain {
                     for x in 0..lw {
                         let at = c.offset(l) + (((s * lh + y) * p + x) * 16) as usize;
                         let v = f(l, s, x, y);
-                        for k in 0..4 {
-                            c.data[at + 4 * k..at + 4 * k + 4].copy_from_slice(&v[k].to_le_bytes());
+                        for (k, comp) in v.iter().enumerate() {
+                            c.data[at + 4 * k..at + 4 * k + 4].copy_from_slice(&comp.to_le_bytes());
                         }
                     }
                 }
