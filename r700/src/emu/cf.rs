@@ -561,6 +561,7 @@ impl Wave {
         let mut st = ClauseState::new(self.n, exec.clone());
         let mut ctx = Ctx {
             gpr: &mut self.gpr,
+            globals: &mut mem.globals,
             consts: &consts,
             clause: a.addr,
             group: 0,
@@ -884,16 +885,48 @@ impl Wave {
         Ok(())
     }
 
-    /// A GPR index with an LDS REL_MODE: 0 absolute, 1 plus the loop index; 2 (SIMD-global
-    /// GPRs, 002 lines 590-625) is not modelled.
-    fn lds_rel(pc: u32, mode: u8) -> Result<bool, EmuError> {
+    /// An LDS REL_MODE: 0 absolute, 1 plus the loop index, 2 REL_GLOBAL ("treat GPR address
+    /// as absolute, not thread-relative", 002 line 8852: the SIMD-global GPRs).
+    fn lds_rel(pc: u32, mode: u8) -> Result<u8, EmuError> {
         match mode {
-            0 => Ok(false),
-            1 => Ok(true),
+            0..=2 => Ok(mode),
             _ => Err(EmuError::Unsupported {
                 pc,
-                what: "LDS REL_GLOBAL (SIMD-global GPRs)",
+                what: "LDS REL_MODE 3 (reserved)",
             }),
+        }
+    }
+
+    /// Thread `t`'s GPR `g` under an LDS REL_MODE.
+    fn lds_src(&self, t: usize, g: u8, mode: u8, opts: &Options, mem: &Memory) -> [u32; 4] {
+        if mode == 2 {
+            alu::global_index(5, g, [0; 4], opts).map_or([0; 4], |i| mem.globals[t * 128 + i])
+        } else {
+            self.src_gpr(t, g, mode == 1, opts)
+        }
+    }
+
+    /// Writes thread `t`'s GPR `g` under an LDS REL_MODE through `sel`.
+    #[allow(clippy::too_many_arguments)]
+    fn lds_dst(
+        &mut self,
+        t: usize,
+        g: u8,
+        mode: u8,
+        v: [u32; 4],
+        sel: [u8; 4],
+        opts: &Options,
+        mem: &mut Memory,
+    ) {
+        if mode != 2 {
+            return self.write_gpr(t, g, mode == 1, v, sel, opts);
+        }
+        if let Some(i) = alu::global_index(5, g, [0; 4], opts) {
+            for c in 0..4 {
+                if let Some(x) = fetch::select(v, sel[c]) {
+                    mem.globals[t * 128 + i][c] = x;
+                }
+            }
         }
     }
 
@@ -917,7 +950,7 @@ impl Wave {
                 if !pass[t] || !self.valid[t] {
                     continue;
                 }
-                let g = self.src_gpr(t, d.src_gpr.wrapping_add(step as u8), rel, opts);
+                let g = self.lds_src(t, d.src_gpr.wrapping_add(step as u8), rel, opts, mem);
                 let id = if d.simd_wave_rel {
                     self.local[t]
                 } else {
@@ -978,7 +1011,7 @@ impl Wave {
         let first = (0..self.real).find(|&t| self.valid[t]);
         for step in 0..=d.burst_count as usize {
             let read = |s: &Self, t: usize, mem: &mut Memory| -> [u32; 4] {
-                let g = s.src_gpr(t, d.src_gpr, src_rel, opts);
+                let g = s.lds_src(t, d.src_gpr, src_rel, opts, mem);
                 let bank = fetch::select(g, d.src_sel[0]).unwrap_or(0) as usize;
                 let off = (fetch::select(g, d.src_sel[1]).unwrap_or(0) as usize)
                     .saturating_add(d.rd_offset as usize + 4 * step);
@@ -1002,7 +1035,7 @@ impl Wave {
                 let Some(f) = first else { continue };
                 let v = read(self, f, mem);
                 for t in 0..self.n {
-                    self.write_gpr(t, dst, dst_rel, v, sel, opts);
+                    self.lds_dst(t, dst, dst_rel, v, sel, opts, mem);
                 }
                 continue;
             }
@@ -1011,7 +1044,7 @@ impl Wave {
                 .collect();
             for (t, v) in vals.into_iter().enumerate() {
                 if let Some(v) = v {
-                    self.write_gpr(t, dst, dst_rel, v, sel, opts);
+                    self.lds_dst(t, dst, dst_rel, v, sel, opts, mem);
                 }
             }
         }

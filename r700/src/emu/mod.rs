@@ -131,6 +131,11 @@ pub struct Options {
     /// `first..first+count` from `address + (t * count + k) * 16`, after R0-R2, so they
     /// may replace them.
     pub inputs: Option<Inputs>,
+    /// SIMD-global GPRs (the shared pool of 002 lines 583-625; its count is the "state
+    /// register ... defining the number of registers reserved for global usage"): absolute
+    /// GPRs 0..global_gprs, one set per lane shared by every wavefront of the dispatch, zeroed
+    /// at its start. Reached by the ALU's INDEX_GLOBAL/INDEX_GLOBAL_AR_X and LDS REL_GLOBAL.
+    pub global_gprs: u8,
     /// Local data share bytes per thread group: four banks of equal size. R700 has 16 kB
     /// per SIMD, four banks of 256 16-byte entries (002 lines 629-631). A multiple of 16.
     pub lds_size: usize,
@@ -175,6 +180,7 @@ impl Default for Options {
             gs_events: None,
             inputs: None,
             lds_size: 16 * 1024,
+            global_gprs: 0,
         }
     }
 }
@@ -281,6 +287,8 @@ pub(crate) struct Memory<'a, 'b> {
     /// `b * len / 4 ..` (002 lines 629-631, 648-656).
     pub lds: Vec<u32>,
     pub lds_out_of_range: u64,
+    /// The SIMD-global GPRs, `lane * 128 + g` ([`Options::global_gprs`]).
+    pub globals: Vec<[u32; 4]>,
 }
 
 impl Memory<'_, '_> {
@@ -387,6 +395,7 @@ pub fn run_program(
         dropped: 0,
         lds: Vec::new(),
         lds_out_of_range: 0,
+        globals: alloc::vec![[0; 4]; 128 * options.wave_size],
     };
     let mut report = Report {
         threads: total,
