@@ -1183,3 +1183,64 @@ fn fetch4_and_get_lerp() {
         );
     }
 }
+
+/// MIN_LOD above the computed LOD still minifies (the clamped LOD decides), and on a
+/// one-level texture a large LOD selects the minification filter at level 0.
+#[test]
+fn min_lod_and_filter_choice() {
+    let mut chain = Chain::new(32, 32, 1, 5, id_texel);
+    let per = quad_cases(&[1.0 / 32.0]);
+    let mut opts = Options {
+        tex_resources: vec![(0, chain.resource(1))],
+        samplers: vec![(
+            0,
+            Sampler::point(2)
+                .with_mip_filter(2)
+                .with_lod(1.5, 15.0, 0.0),
+        )],
+        ..Options::default()
+    };
+    let out = run(
+        vec![
+            C::Tex(vec![tex(16, 1, 5, [0, 1, 2, 3])]),
+            export_params(5, 1),
+        ],
+        &per,
+        &mut chain.data,
+        1,
+        &mut opts,
+    );
+    for (t, row) in per.iter().enumerate() {
+        let want = mip_sample(&chain, 1.5, true, row[0][0], row[0][1]);
+        close(out[t][0], want, &format!("MIN_LOD 1.5, thread {t}"));
+    }
+    // One level; MAG point, MIN bilinear (XY_MIN_FILTER [14:12]); the quad spans 8 texels.
+    let mut one = Chain::new(8, 8, 1, 0, |_, _, x, y| [x as f32, y as f32, 0.0, 0.0]);
+    let per = quad_cases(&[1.0]);
+    let mut s = Sampler::point(2).with_lod(0.0, 15.0, 0.0);
+    s.0[0] |= 1 << 12;
+    opts.tex_resources = vec![(0, one.resource(1))];
+    opts.samplers = vec![(0, s)];
+    let out = run(
+        vec![
+            C::Tex(vec![tex(16, 1, 5, [0, 1, 2, 3])]),
+            export_params(5, 1),
+        ],
+        &per,
+        &mut one.data,
+        1,
+        &mut opts,
+    );
+    for (t, row) in per.iter().enumerate() {
+        let ramp = |c: f32| (c * 8.0 - 0.5).clamp(0.0, 7.0);
+        let (u, v) = (row[0][0], row[0][1]);
+        if !(0.0..1.0).contains(&u) || !(0.0..1.0).contains(&v) {
+            continue;
+        }
+        close(
+            out[t][0],
+            [ramp(u), ramp(v), 0.0, 0.0],
+            &format!("minified bilinear, thread {t}"),
+        );
+    }
+}

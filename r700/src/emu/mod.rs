@@ -2,8 +2,10 @@
 //! program with its branch/loop/call stack, ALU clauses (VLIW groups with all reads before
 //! any write, PV/PS forwarding, predicates, AR and the loop index, kcache and the constant
 //! file), vertex and texture fetch through resource descriptors, the local data share
-//! (LDS clauses), EXPORT and the MEM_* writes into memory. Sources: the R700 ISA manual (`002 lines A-B`), with Linux radeon
-//! and Mesa r600 cited where the manual leaves a layout to the driver.
+//! (LDS clauses, wavefronts of a group interleaved at BARRIER instructions), the SIMD-global
+//! GPRs, EXPORT, the MEM_* writes and the memory reads (MEM_RD, CF READ), GS emit/cut events.
+//! Sources: the R700 ISA manual (`002 lines A-B`), with Linux radeon and Mesa r600 cited where
+//! the manual leaves a layout to the driver.
 //!
 //! What the manual leaves to the command processor (register setup, descriptor layouts,
 //! the shader input layout) is defined here as the project's own launch interface:

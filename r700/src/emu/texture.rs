@@ -393,9 +393,11 @@ fn filter_level(
     Ok(out)
 }
 
-/// LOD state of one lookup: the computed LOD before clamping and after.
+/// LOD state of one lookup: the computed LOD, the same clamped to [MIN_LOD, MAX_LOD] (which
+/// decides magnification), and further to the view's levels (which selects them).
 pub struct Lod {
     pub unclamped: f32,
+    pub lambda: f32,
     pub clamped: f32,
 }
 
@@ -425,12 +427,11 @@ fn lod(s: &Surface, st: &SamplerState, t: &TexInst, coord: [u32; 4], extra: &Ext
     };
     let raw = if raw.is_nan() { 0.0 } else { raw };
     let top = (s.last_level - s.base_level) as f32;
-    let clamped = raw
-        .clamp(st.min_lod, st.max_lod.max(st.min_lod))
-        .clamp(0.0, top);
+    let lambda = raw.clamp(st.min_lod, st.max_lod.max(st.min_lod));
     Lod {
         unclamped: raw,
-        clamped,
+        lambda,
+        clamped: lambda.clamp(0.0, top),
     }
 }
 
@@ -466,10 +467,10 @@ pub fn sample(
     for a in 0..s.axes() {
         offset[a] = off(t.offset[a]);
     }
-    // Magnification at LOD <= 0 (OpenGL 4.6 8.14.1: no mip level change), else minification
+    // Magnification at a clamped LOD <= 0 (OpenGL 4.6 8.14.1-8.14.2), else minification
     // with the mip filter: NONE the base level, POINT the nearest level (ceil(lod + 0.5) - 1),
     // LINEAR the two around it.
-    let minify = l.unclamped > 0.0 && l.clamped > 0.0;
+    let minify = l.lambda > 0.0;
     let xy = if minify { st.min } else { st.mag };
     if xy > 1 {
         return Err(format!(
