@@ -472,6 +472,16 @@ impl CfInst {
         }
     }
 
+    /// The BARRIER bit ("all prior instructions must complete before this instruction
+    /// executes", 002 lines 7710-7713).
+    pub fn barrier(&self) -> bool {
+        match self {
+            CfInst::Word(w) => w.barrier,
+            CfInst::Alu(a) => a.barrier,
+            CfInst::Export(e) => e.barrier,
+        }
+    }
+
     /// Whether this instruction ends the CF program (ALU words have no EOP bit).
     pub fn end_of_program(&self) -> bool {
         match self {

@@ -589,8 +589,8 @@ fn two_phase_commit_pv_ps_and_trans_priority() {
     }
 }
 
-/// MOVA, MOVA_FLOOR and MOVA_INT into AR.x (002 lines 4473-4566: out of [-256, 255] is
-/// -256), observed through AR-relative cfile reads in the next group: c[0 + AR] and
+/// MOVA, MOVA_FLOOR, MOVA_INT and MOVA_GPR_INT (as MOVA_INT: Mesa sb loads AR with either)
+/// into AR.x (002 lines 4473-4566: out of [-256, 255] is -256), observed through AR-relative cfile reads in the next group: c[0 + AR] and
 /// c[255 + AR] with c[i].x = i, out of [0, 255] 0x7FFFFFFF.
 #[test]
 fn mova_variants_and_relative_addressing() {
@@ -631,7 +631,8 @@ fn mova_variants_and_relative_addressing() {
         .iter()
         .map(|f| (21u16, f.to_bits()))
         .chain(floats.iter().map(|f| (22, f.to_bits())))
-        .chain(ints.iter().map(|&i| (24, i as u32)));
+        .chain(ints.iter().map(|&i| (24, i as u32)))
+        .chain(ints.iter().map(|&i| (96, i as u32)));
     for (op, x) in cases {
         let mut mova = op2(op, (10, 0), lit(0), gpr(0, 0));
         if let AluForm::Op2 {

@@ -4,9 +4,10 @@
 
 mod emu_common;
 
-use baregpu_r700::cf::{CfAluOp, CfOp};
+use baregpu_r700::cf::{CfAluOp, CfExport, CfOp, ExportOp, ExportWord1};
 use baregpu_r700::emu::{self, EmuError, Grid, Options, Sampler, TexResource, VtxResource};
 use baregpu_r700::fetch::{TexInst, VtxInst};
+use baregpu_r700::mem::{MemInst, MemRead};
 use emu_common::*;
 
 fn fb(v: f32) -> u32 {
@@ -848,4 +849,304 @@ fn gradients_and_depth_compare() {
         let want = if reference < texels[t % 4] { 1.0 } else { 0.0 };
         assert_eq!(out[t][4], [fb(want); 4], "thread {t}: SAMPLE_C");
     }
+}
+
+/// VTX_SEMANTIC writes the GPR the semantic table gives for its SEMANTIC_ID; FETCH_TYPE adds
+/// SQ_VTX_BASE_VTX_LOC (vertex data), SQ_VTX_START_INST_LOC (instance data) or nothing to
+/// the index; an ID missing from the table is an error naming it.
+#[test]
+fn semantic_fetch_and_index_offsets() {
+    let entries = 200u32;
+    let mut buf: Vec<u8> = (0..entries)
+        .flat_map(|i| (0..4u32).map(move |c| i * 10 + c))
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let mut sem = vtx(0, 34, 1);
+    sem.op = 1;
+    sem.dst_or_semantic = 42;
+    let mut vertex = vtx(8, 34, 1);
+    vertex.fetch_type = 0;
+    let mut instance = vtx(9, 34, 1);
+    instance.fetch_type = 1;
+    let mut none = vtx(10, 34, 1);
+    none.fetch_type = 2;
+    let bytes = build(vec![
+        C::Vtx(vec![sem, vertex, instance, none]),
+        export_params(7, 4),
+    ]);
+    let mut opts = Options {
+        vtx_resources: vec![(
+            1,
+            VtxResource::buffer(emu::address(1, 0), buf.len() as u32, 16, 34, 1),
+        )],
+        semantic_table: vec![(3, 20), (42, 7)],
+        base_vertex: 5,
+        start_instance: 100,
+        ..Options::default()
+    };
+    let n = 16u32;
+    let (_, out) = run_params(&bytes, n, 4, &mut opts, &mut [&mut buf]).unwrap();
+    let row = |i: u32| [i * 10, i * 10 + 1, i * 10 + 2, i * 10 + 3];
+    for t in 0..n {
+        let o = &out[t as usize];
+        assert_eq!(
+            o[0],
+            row(t + 5),
+            "semantic 42 -> R7, vertex data (base vertex 5)"
+        );
+        assert_eq!(o[1], row(t + 5), "FETCH_TYPE vertex data");
+        assert_eq!(o[2], row(t + 100), "FETCH_TYPE instance data");
+        assert_eq!(o[3], row(t), "FETCH_TYPE no index offset");
+    }
+    opts.semantic_table = vec![(3, 20)];
+    let e = run_params(&bytes, n, 4, &mut opts, &mut [&mut buf]).unwrap_err();
+    assert!(format!("{e}").contains("semantic ID 42"), "{e}");
+}
+
+/// EMIT_VERTEX, CUT_VERTEX and EMIT_CUT_VERTEX append 1, 2, 3 to each passing thread's GS
+/// event list (the launch's `gs_events`); odd threads alone take the CUT inside an if.
+#[test]
+fn gs_emit_and_cut_events() {
+    // The AND and the compare must be in separate groups (the compare reads R5.x).
+    let and = group(vec![op2(48, (5, 0), gpr(0, 0), lit(0))], vec![1, 0]);
+    let cmp = group(
+        vec![pred_set(69, gpr(5, 0), lit(0), true, true)],
+        vec![0, 0],
+    );
+    let mut eop = word(CfOp::Nop);
+    eop.end_of_program = true;
+    let bytes = build(vec![
+        w(CfOp::EmitVertex, 0, 0),
+        w(CfOp::EmitVertex, 0, 0),
+        C::Alu(CfAluOp::AluPushBefore, vec![and, cmp]),
+        w(CfOp::CutVertex, 0, 0),
+        w(CfOp::Pop, 0, 1),
+        w(CfOp::EmitCutVertex, 0, 0),
+        C::W(eop),
+    ]);
+    let n = 10u32;
+    let stride = (emu::GS_EVENTS as usize + 1) * 4;
+    let mut events = vec![0u8; n as usize * stride];
+    let opts = Options {
+        gs_events: Some(emu::address(0, 0)),
+        ..Options::default()
+    };
+    let r = emu::run(
+        &bytes,
+        &mut [&mut events],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [n, 1, 1],
+        },
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.dropped_writes, 0);
+    let word = |t: usize, k: usize| {
+        let at = t * stride + 4 * k;
+        u32::from_le_bytes(events[at..at + 4].try_into().unwrap())
+    };
+    for t in 0..n as usize {
+        let want: Vec<u32> = if t % 2 == 1 {
+            vec![1, 1, 2, 3]
+        } else {
+            vec![1, 1, 3]
+        };
+        let got: Vec<u32> = (0..word(t, 0) as usize).map(|k| word(t, 1 + k)).collect();
+        assert_eq!(got, want, "thread {t}");
+    }
+    // Without a list the events are dropped and counted.
+    let r = emu::run(
+        &bytes,
+        &mut [&mut events],
+        Grid {
+            groups: [1, 1, 1],
+            group_size: [n, 1, 1],
+        },
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(r.dropped_writes, 3 * n as u64 + n as u64 / 2);
+}
+
+fn mem_rd(
+    mem_op: u8,
+    src_gpr: u8,
+    dst_gpr: u8,
+    array_base: u16,
+    array_size: u16,
+    indexed: bool,
+) -> MemInst {
+    MemInst::Read(MemRead {
+        elem_size: 3,
+        fetch_whole_quad: false,
+        mem_op,
+        uncached: true,
+        indexed,
+        src_gpr,
+        src_rel: false,
+        src_sel_x: 0,
+        burst_count: 0,
+        dst_gpr,
+        dst_rel: false,
+        dst_sel: [0, 1, 2, 3],
+        data_format: 34,
+        num_format_all: 1,
+        format_comp_all: false,
+        srf_mode_all: false,
+        array_base,
+        endian_swap: 0,
+        mega_fetch: true,
+        array_size,
+    })
+}
+
+fn scratch(kind: u8, gpr: u8, index: u8, array_base: u16, array_size: u16, eop: bool) -> C {
+    C::E(CfExport {
+        array_base,
+        kind,
+        rw_gpr: gpr,
+        rw_rel: false,
+        index_gpr: index,
+        elem_size: 3,
+        word1: ExportWord1::Buf {
+            array_size,
+            comp_mask: 0xF,
+        },
+        burst_count: 0,
+        end_of_program: eop,
+        valid_pixel_mode: false,
+        op: ExportOp::MemScratch,
+        whole_quad_mode: false,
+        barrier: true,
+    })
+}
+
+/// Mesa's spill pattern on a scratch item: MEM_SCRATCH WRITE / WRITE_IND, read back by MEM_RD
+/// RD_SCRATCH (direct, and indexed with the index clamped to ARRAY_SIZE - 1) and by a CF
+/// READ; a scatter MEM_RD reads another thread's MEM_EXPORT dwords; reduction reads are
+/// refused by name.
+#[test]
+fn memory_reads_return_what_was_written() {
+    let n = 8u32;
+    // R2 = (t, t + 100, t * 3, 7); R3.x = 2 (the index); R4.x = 9 (clamped to 3 - 1 = 2)
+    // for scratch, R4.x = the next thread's scatter dword address for the scatter read.
+    let items = vec![
+        C::Alu(
+            CfAluOp::Alu,
+            vec![
+                group(
+                    vec![
+                        op2(25, (2, 0), gpr(0, 0), gpr(0, 0)),
+                        op2(52, (2, 1), gpr(0, 0), lit(0)),
+                        op2(52, (2, 2), gpr(0, 0), gpr(0, 0)),
+                        op2(25, (2, 3), lit(1), gpr(0, 0)),
+                    ],
+                    vec![100, 7],
+                ),
+                group(
+                    vec![
+                        op2(52, (2, 2), gpr(2, 2), gpr(0, 0)),
+                        op2(25, (3, 0), lit(0), gpr(0, 0)),
+                        op2(25, (4, 0), lit(1), gpr(0, 0)),
+                    ],
+                    vec![2, 9],
+                ),
+            ],
+        ),
+        scratch(0, 2, 0, 5, 0, false),
+        scratch(1, 2, 3, 10, 3, false),
+        C::MemRd(vec![
+            mem_rd(0, 3, 5, 5, 0, false),
+            mem_rd(0, 3, 6, 10, 3, true),
+            mem_rd(0, 4, 7, 10, 3, true),
+        ]),
+        scratch(2, 8, 0, 5, 0, false),
+        export_params(5, 4),
+    ];
+    let bytes = build(items);
+    let mut scratch_buf = vec![0u8; (n * 64 * 4) as usize];
+    let mut opts = Options {
+        scratch_base: Some(emu::address(1, 0)),
+        scratch_item: Some(64),
+        ..Options::default()
+    };
+    let (_, out) = run_params(&bytes, n, 4, &mut opts, &mut [&mut scratch_buf]).unwrap();
+    for t in 0..n {
+        let want = [t, t + 100, t * 3, 7];
+        let o = &out[t as usize];
+        assert_eq!(o[0], want, "thread {t}: MEM_RD of the direct write");
+        assert_eq!(o[1], want, "thread {t}: MEM_RD indexed");
+        assert_eq!(
+            o[2], want,
+            "thread {t}: index 9 clamped to ARRAY_SIZE - 1 = 2"
+        );
+        assert_eq!(o[3], want, "thread {t}: CF READ of the direct write");
+    }
+    // The host's view of thread 3's item: element 5 and element 10 + 2.
+    let word = |t: usize, e: usize, c: usize| {
+        let at = (t * 64 + e * 4 + c) * 4;
+        u32::from_le_bytes(scratch_buf[at..at + 4].try_into().unwrap())
+    };
+    assert_eq!([word(3, 5, 0), word(3, 12, 1)], [3, 103]);
+
+    // Scatter: MEM_EXPORT writes R2 at dword 4t, MEM_RD scatter reads dword 4 * (t + 1).
+    let bytes = build(vec![
+        C::Alu(
+            CfAluOp::Alu,
+            vec![
+                group(
+                    vec![
+                        op2(25, (2, 0), gpr(0, 0), gpr(0, 0)),
+                        op2(52, (2, 1), gpr(0, 0), lit(0)),
+                        op2(25, (2, 2), gpr(0, 3), gpr(0, 0)),
+                        op2(25, (2, 3), gpr(0, 3), gpr(0, 0)),
+                    ],
+                    vec![50, 0],
+                ),
+                group(
+                    vec![
+                        op2(52, (3, 0), gpr(0, 0), gpr(0, 0)),
+                        op2(52, (4, 0), gpr(0, 0), lit(0)),
+                    ],
+                    vec![1, 0],
+                ),
+                group(
+                    vec![
+                        op2(52, (3, 0), gpr(3, 0), gpr(3, 0)),
+                        op2(52, (4, 0), gpr(4, 0), gpr(4, 0)),
+                    ],
+                    vec![],
+                ),
+                group(vec![op2(52, (4, 0), gpr(4, 0), gpr(4, 0))], vec![]),
+            ],
+        ),
+        mem_export(2, 3, 3, false),
+        C::MemRd(vec![mem_rd(2, 4, 5, 0, 0, false)]),
+        export_params(5, 1),
+    ]);
+    let mut buf = vec![0u8; 4096];
+    let mut opts = Options {
+        mem_export_base: Some(emu::address(1, 0)),
+        ..Options::default()
+    };
+    let (_, out) = run_params(&bytes, n, 1, &mut opts, &mut [&mut buf]).unwrap();
+    for t in 0..n {
+        let next = t + 1;
+        let want = if next < n {
+            [next, next + 50, 0, 0]
+        } else {
+            [0; 4]
+        };
+        assert_eq!(
+            out[t as usize][0], want,
+            "thread {t}: scatter read of thread {next}"
+        );
+    }
+    let bytes = build(vec![
+        C::MemRd(vec![mem_rd(1, 0, 5, 0, 0, false)]),
+        export_params(5, 1),
+    ]);
+    let e = run_params(&bytes, n, 1, &mut opts, &mut [&mut buf]).unwrap_err();
+    assert!(format!("{e}").contains("reduction"), "{e}");
 }

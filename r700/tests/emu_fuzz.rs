@@ -123,6 +123,13 @@ fn random_programs_stop_without_panicking() {
             ),
         )];
         opts.samplers = vec![(0, Sampler::point(r.below(8) as u8))];
+        opts.scratch_base = Some(emu::address(2, 0));
+        opts.scratch_item = (r.next() & 1 == 0).then(|| r.below(64));
+        opts.global_gprs = r.below(129) as u8;
+        opts.gs_events = Some(emu::address(2, 0));
+        opts.semantic_table = vec![(r.below(256) as u8, r.below(256) as u8)];
+        opts.base_vertex = r.next();
+        opts.start_instance = r.next();
         opts.mem_export_base = Some(emu::address(2, 0));
         opts.export_base = [Some(emu::address(0, 0)); 3];
         opts.stream_base = [Some(emu::address(2, 0)); 4];
@@ -247,4 +254,75 @@ fn extreme_bases_drop_writes() {
     )
     .unwrap();
     assert_eq!(r.dropped_writes, 8 * 4 * 2);
+}
+
+/// Random resource and sampler words (any dimension, levels, arrays, formats, filters,
+/// border types, LOD fields) under random TEX instructions and coordinates: a value or a
+/// named error, never a panic.
+#[test]
+fn random_texture_descriptors_never_panic() {
+    let mut r = Rng(0x5EED_0F7E_C7DE_5C00);
+    let mut outcomes = std::collections::BTreeMap::new();
+    for _ in 0..3000 {
+        let insts: Vec<TexInst> = (0..1 + r.below(4))
+            .map(|_| {
+                loop {
+                    if let Ok(mut t) = TexInst::decode([r.next(), r.next(), r.next(), 0]) {
+                        t.resource_id = 0;
+                        t.sampler_id = 0;
+                        t.src_gpr = 1;
+                        t.src_rel = false;
+                        t.dst_rel = false;
+                        break t;
+                    }
+                }
+            })
+            .collect();
+        let bytes = build(vec![C::Tex(insts), export_params(2, 1)]);
+        let mut words: [u32; 7] = core::array::from_fn(|_| r.next());
+        // Small sizes often, so texels land inside the buffer.
+        if r.next() & 1 == 0 {
+            words[0] &= !(0x1FFF << 19) | (r.below(16) << 19);
+            words[1] &= !0x3FF_FFFF | r.below(8) | r.below(8) << 13;
+            words[2] = (emu::address(1, 0) >> 8) as u32;
+            words[3] = (emu::address(1, 1024) >> 8) as u32;
+        }
+        words[6] = words[6] & 0x3FFF_FFFF | 2 << 30;
+        let mut opts = Options {
+            tex_resources: vec![(0, TexResource(words))],
+            samplers: vec![(0, Sampler([r.next(), r.next(), r.next()]))],
+            border_colors: vec![(0, [r.next(), r.next(), r.next(), r.next()])],
+            inputs: Some(emu::Inputs {
+                address: emu::address(2, 0),
+                first: 1,
+                count: 1,
+            }),
+            ..Options::default()
+        };
+        opts.export_base = [Some(emu::address(0, 0)); 3];
+        let mut out = vec![0u8; 16 * 64 * 16];
+        let mut tex: Vec<u8> = (0..4096).map(|_| r.next() as u8).collect();
+        let mut coords: Vec<u8> = (0..16 * 16).map(|_| r.next() as u8).collect();
+        let res = emu::run(
+            &bytes,
+            &mut [&mut out, &mut tex, &mut coords],
+            Grid {
+                groups: [1, 1, 1],
+                group_size: [16, 1, 1],
+            },
+            &opts,
+        );
+        let key = match &res {
+            Ok(_) => "ok",
+            Err(e) => {
+                assert!(!e.to_string().is_empty());
+                "error"
+            }
+        };
+        *outcomes.entry(key).or_insert(0) += 1;
+    }
+    assert!(
+        outcomes.len() == 2 && outcomes.values().all(|&n| n > 100),
+        "{outcomes:?}"
+    );
 }

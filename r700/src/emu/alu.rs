@@ -162,6 +162,8 @@ impl<'a> Consts<'a> {
 
 pub struct Ctx<'a, 'b> {
     pub gpr: &'a mut [[u32; 4]],
+    /// The SIMD-global GPRs, lane-major (`lane * 128 + g`), shared by every wavefront.
+    pub globals: &'a mut [[u32; 4]],
     pub consts: &'a Consts<'b>,
     pub clause: u32,
     pub group: usize,
@@ -219,12 +221,6 @@ pub fn group(
                 return Err(ctx.bad("a 2-slot double op not on both units of XY or ZW"));
             }
         }
-        if matches!(i.index_mode, 5 | 6) && (i.dst_rel || i.srcs().any(|s| s.rel)) {
-            return Err(ctx.bad("INDEX_MODE GLOBAL (shared GPRs) is not emulated"));
-        }
-        if op2(i) == Some(96) {
-            return Err(ctx.bad("MOVA_GPR_INT has no definition in the manual"));
-        }
     }
     let kinds: Vec<Kind> = g
         .insts
@@ -240,6 +236,7 @@ pub fn group(
             continue;
         }
         let gpr = &ctx.gpr[t * 128..t * 128 + 128];
+        let globals = &ctx.globals[t * 128..t * 128 + 128];
         // Phase 1: read every source of every slot.
         let mut on = [false; 5];
         let mut src = [[0u32; 3]; 5];
@@ -253,7 +250,7 @@ pub fn group(
                 continue;
             }
             for (s_i, s) in i.srcs().enumerate() {
-                let v = read_src(ctx.consts, st, t, gpr, i, &s, &g.literals);
+                let v = read_src(ctx.consts, st, t, (gpr, globals), i, &s, &g.literals);
                 let v = modifiers(v, &s);
                 src[k][s_i] = if kinds[k].float_in {
                     float::flush(v, opts.flush_denormals)
@@ -354,7 +351,11 @@ pub fn group(
                 AluForm::Op2 { write_mask, .. } => write_mask,
                 AluForm::Op3 { .. } => true,
             };
-            if write {
+            if write && i.dst_rel && matches!(i.index_mode, 5 | 6) {
+                if let Some(d) = global_index(i.index_mode, i.dst_gpr, st.ar[t], opts) {
+                    ctx.globals[t * 128 + d][i.dst_chan as usize] = l.value;
+                }
+            } else if write {
                 let offset = index_offset(i.index_mode, st.ar[t], ctx.consts.loop_index, true);
                 if let Some(d) = gpr_index(i.dst_gpr, i.dst_rel, offset, opts) {
                     if d >= 128 - opts.clause_temps as usize {
@@ -395,11 +396,23 @@ fn index_offset(mode: u8, ar: [i32; 4], al: i32, is_gpr: bool) -> i32 {
     }
 }
 
+/// INDEX_GLOBAL (5) and INDEX_GLOBAL_AR_X (6) on an operand with its REL bit: "treat GPR
+/// address as absolute, not thread-relative" (002 lines 7934-7935), plus AR.X for 6 (597);
+/// the bit picks global or wavefront-local per operand (593-595). Physically the globals
+/// come first (623): an absolute address past `Options::global_gprs` (into the clause
+/// temporaries or private GPRs) is not modelled, such reads give 0 and writes are dropped.
+pub fn global_index(mode: u8, base: u8, ar: [i32; 4], opts: &Options) -> Option<usize> {
+    let g = base as i64 + if mode == 6 { ar[0] as i64 } else { 0 };
+    (0..opts.global_gprs as i64)
+        .contains(&g)
+        .then_some(g as usize)
+}
+
 fn read_src(
     c: &Consts,
     st: &ClauseState,
     t: usize,
-    gpr: &[[u32; 4]],
+    (gpr, globals): (&[[u32; 4]], &[[u32; 4]]),
     i: &AluInst,
     s: &Src,
     literals: &[u32],
@@ -407,6 +420,9 @@ fn read_src(
     let opts = c.opts;
     let chan = s.chan as usize & 3;
     match s.sel {
+        0..=127 if s.rel && matches!(i.index_mode, 5 | 6) => {
+            global_index(i.index_mode, s.sel as u8, st.ar[t], opts).map_or(0, |g| globals[g][chan])
+        }
         0..=127 => {
             let off = index_offset(i.index_mode, st.ar[t], c.loop_index, true);
             // Out of range: GPR0 (002 lines 1340-1346).

@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 
 use super::alu::{self, ClauseState, Consts, Ctx};
 use super::fetch;
+use super::texture::{self, Extra, Lookup};
 use super::{EmuError, Memory, Options};
 use crate::cf::{CfAlu, CfAluOp, CfExport, CfInst, CfOp, CfWord, ExportOp, ExportWord1};
 use crate::mem::{DsRead, DsWrite, MemInst};
@@ -52,6 +53,13 @@ pub struct Wave {
     lp: LoopRegs,
     depth: u32,
     killed: u64,
+    /// Each thread's gradients from the last SET_GRADIENTS_H/V or KEEP_GRADIENTS (the _G
+    /// sample forms use them) and its SET_CUBEMAP_INDEX value.
+    tex_state: Vec<Extra>,
+    /// GS events (EMIT/CUT) each thread has issued.
+    gs_events: Vec<u64>,
+    /// The next CF instruction (a wavefront stops at barriers and resumes here).
+    pc: u32,
     /// Subentries per stack entry: 8 for 16- and 32-wide parts, 4 for 48 and 64 (table 3.5).
     per_entry: u32,
 }
@@ -87,6 +95,9 @@ impl Wave {
             depth: 0,
             killed: 0,
             per_entry: if n <= 32 { 8 } else { 4 },
+            tex_state: vec![Extra::default(); n],
+            pc: 0,
+            gs_events: vec![0; n],
         }
     }
 
@@ -265,25 +276,30 @@ impl Wave {
         Ok((!self.invert(w, opts, &outer)).then_some(w.addr))
     }
 
-    /// Runs the CF program; returns the steps used.
+    /// Runs the CF program from where it stopped until it ends or, after at least one
+    /// instruction, reaches one with BARRIER set (the caller then runs the group's other
+    /// wavefronts up to theirs); returns the steps used and whether the program ended.
     pub fn run(
         &mut self,
         prog: &Program,
         opts: &Options,
         mem: &mut Memory,
         budget: u64,
-    ) -> Result<u64, EmuError> {
-        let mut pc: u32 = 0;
+    ) -> Result<(u64, bool), EmuError> {
         let mut steps: u64 = 0;
         loop {
-            if steps >= budget {
-                return Err(EmuError::Budget { steps: opts.budget });
-            }
-            steps += 1;
+            let pc = self.pc;
             let inst = *prog
                 .cf
                 .get(pc as usize)
                 .ok_or(EmuError::PcOutOfRange { pc })?;
+            if inst.barrier() && steps > 0 {
+                return Ok((steps, false));
+            }
+            if steps >= budget {
+                return Err(EmuError::Budget { steps: opts.budget });
+            }
+            steps += 1;
             let mut next = pc.wrapping_add(1);
             match &inst {
                 CfInst::Word(w) => {
@@ -295,9 +311,9 @@ impl Wave {
                 CfInst::Export(e) => self.export(e, pc, opts, mem)?,
             }
             if inst.end_of_program() {
-                return Ok(steps);
+                return Ok((steps, true));
             }
-            pc = next;
+            self.pc = next;
         }
     }
 
@@ -476,10 +492,32 @@ impl Wave {
             // `Options::inputs`): CALL_FS calls an empty one and goes on (ours).
             CfOp::CallFs => None,
             CfOp::EmitVertex | CfOp::EmitCutVertex | CfOp::CutVertex => {
-                return Err(EmuError::Unsupported {
-                    pc,
-                    what: "geometry-shader emit/cut",
-                });
+                // What VGT sees (002 lines 954-960, 2436-2510): per passing thread, an event
+                // appended to its GS event list (the project's own stand-in for VGT, see
+                // `super::GS_EVENTS`): 1 EMIT_VERTEX, 2 CUT_VERTEX, 3 EMIT_CUT_VERTEX.
+                let code = match w.op {
+                    CfOp::EmitVertex => 1,
+                    CfOp::CutVertex => 2,
+                    _ => 3,
+                };
+                let p = pass(self);
+                for t in 0..self.real {
+                    if !p[t] {
+                        continue;
+                    }
+                    let k = self.gs_events[t];
+                    self.gs_events[t] = k + 1;
+                    match opts.gs_events {
+                        Some(base) if k < super::GS_EVENTS => {
+                            let list =
+                                base.wrapping_add(self.gid[t] as u64 * (super::GS_EVENTS + 1) * 4);
+                            mem.write_u32(list.wrapping_add((1 + k) * 4), code);
+                            mem.write_u32(list, (k + 1) as u32);
+                        }
+                        _ => mem.dropped += 1,
+                    }
+                }
+                None
             }
         })
     }
@@ -523,6 +561,7 @@ impl Wave {
         let mut st = ClauseState::new(self.n, exec.clone());
         let mut ctx = Ctx {
             gpr: &mut self.gpr,
+            globals: &mut mem.globals,
             consts: &consts,
             clause: a.addr,
             group: 0,
@@ -623,12 +662,34 @@ impl Wave {
                         return Err(EmuError::Budget { steps: opts.budget });
                     }
                     *steps += 1;
-                    if v.op == 1 {
-                        return Err(EmuError::Unsupported {
-                            pc,
-                            what: "VTX_SEMANTIC (no semantic table is bound)",
-                        });
-                    }
+                    // VTX_SEMANTIC: SEMANTIC_ID is looked up in the host-written semantic
+                    // table for the destination GPR (002 lines 2091, 8296-8297); an ID the
+                    // table lacks is an error (the manual gives no rule for it).
+                    let (dst, dst_rel) = if v.op == 1 {
+                        let gpr = opts
+                            .semantic_table
+                            .iter()
+                            .find(|e| e.0 == v.dst_or_semantic)
+                            .map(|e| e.1)
+                            .ok_or_else(|| {
+                                res_err(alloc::format!(
+                                    "semantic ID {} is not in the semantic table",
+                                    v.dst_or_semantic
+                                ))
+                            })?;
+                        (gpr & 0x7F, false)
+                    } else {
+                        (v.dst_or_semantic & 0x7F, v.dst_or_semantic & 0x80 != 0)
+                    };
+                    // FETCH_TYPE picks the index offset added to the index (002 lines
+                    // 8263-8267): vertex data SQ_VTX_BASE_VTX_LOC, instance data
+                    // SQ_VTX_START_INST_LOC (r600d.h 0x3CFF0/0x3CFF4; Mesa r600_state_common.c
+                    // writes start_instance there), none for NO_INDEX_OFFSET.
+                    let index_offset = match v.fetch_type {
+                        0 => opts.base_vertex,
+                        1 => opts.start_instance,
+                        _ => 0,
+                    };
                     let res = opts
                         .vtx_resources
                         .iter()
@@ -645,16 +706,10 @@ impl Wave {
                         if !(pass[t] || whole) {
                             continue;
                         }
-                        let idx = self.src_gpr(t, v.src_gpr, v.src_rel, opts)[v.src_sel_x as usize];
+                        let idx = self.src_gpr(t, v.src_gpr, v.src_rel, opts)[v.src_sel_x as usize]
+                            .wrapping_add(index_offset);
                         let val = fetch::vertex(mem, &res, v, idx).map_err(res_err)?;
-                        self.write_gpr(
-                            t,
-                            v.dst_or_semantic & 0x7F,
-                            v.dst_or_semantic & 0x80 != 0,
-                            val,
-                            v.dst_sel,
-                            opts,
-                        );
+                        self.write_gpr(t, dst, dst_rel, val, v.dst_sel, opts);
                     }
                 }
             }
@@ -664,17 +719,15 @@ impl Wave {
                         return Err(EmuError::Budget { steps: opts.budget });
                     }
                     *steps += 1;
-                    // Only level 0 is modelled, so no LOD is computed and the gradient
-                    // instructions that only feed it (SET_GRADIENTS_H/V, KEEP_GRADIENTS) change
-                    // nothing; SAMPLE_G* samples as SAMPLE* does.
-                    if matches!(x.op, 10..=12) {
-                        continue;
-                    }
                     if matches!(x.op, 7 | 8) {
                         self.gradients(x, pass, opts);
                         continue;
                     }
-                    if !matches!(x.op, 3 | 4 | 16..=31) {
+                    if matches!(x.op, 10..=12 | 14) {
+                        self.set_tex_state(x, pass, opts);
+                        continue;
+                    }
+                    if !matches!(x.op, 3..=6 | 9 | 15..=31) {
                         return Err(EmuError::Unsupported {
                             pc,
                             what: crate::fetch::tex_op_name(x.op).unwrap_or("TEX"),
@@ -691,26 +744,44 @@ impl Wave {
                                 x.resource_id
                             ))
                         })?;
-                    let sampler = opts
-                        .samplers
-                        .iter()
-                        .find(|s| s.0 == x.sampler_id)
-                        .map(|s| &s.1);
+                    let lk = Lookup {
+                        res: &res.0,
+                        sampler: opts
+                            .samplers
+                            .iter()
+                            .find(|s| s.0 == x.sampler_id)
+                            .map(|s| &s.1.0),
+                        border: opts
+                            .border_colors
+                            .iter()
+                            .find(|s| s.0 == x.sampler_id)
+                            .map(|s| s.1),
+                    };
+                    let coords: Vec<[u32; 4]> = (0..self.n)
+                        .map(|t| {
+                            let g = self.src_gpr(t, x.src_gpr, x.src_rel, opts);
+                            core::array::from_fn(|c| fetch::select(g, x.src_sel[c]).unwrap_or(0))
+                        })
+                        .collect();
                     for t in 0..self.n {
                         let whole = x.fetch_whole_quad && self.quad_active(t);
                         if !(pass[t] || whole) {
                             continue;
                         }
-                        let g = self.src_gpr(t, x.src_gpr, x.src_rel, opts);
-                        let mut coord = [0; 4];
-                        for c in 0..4 {
-                            coord[c] = fetch::select(g, x.src_sel[c]).unwrap_or(0);
+                        let coord = coords[t];
+                        // The _G forms use the stored gradients; the others the quad's.
+                        let mut extra = self.tex_state[t];
+                        if !matches!(x.op, 20..=23 | 28..=31) {
+                            (extra.grad_h, extra.grad_v) = quad_gradients(&coords, t);
                         }
-                        let val = if x.op == 4 {
-                            fetch::resinfo(&res)
-                        } else {
-                            fetch::texture(mem, &res, sampler, x, coord).map_err(res_err)?
-                        };
+                        let val = match x.op {
+                            3 => texture::load(mem, &lk, x, coord),
+                            4 => Ok(texture::resinfo(&res.0)),
+                            5 => Ok(texture::samples(&res.0)),
+                            6 => texture::comp_lod(&lk, x, coord, &extra),
+                            _ => texture::sample(mem, &lk, x, coord, &extra),
+                        }
+                        .map_err(res_err)?;
                         self.write_gpr(t, x.dst_gpr, x.dst_rel, val, x.dst_sel, opts);
                     }
                 }
@@ -724,15 +795,7 @@ impl Wave {
                     match m {
                         MemInst::DsWrite(d) => self.lds_write(d, pc, pass, opts, mem)?,
                         MemInst::DsRead(d) => self.lds_read(d, pc, pass, opts, mem)?,
-                        // Chapter 7 gives the scatter address (002 lines 2205-2210) but not
-                        // which buffer base it is relative to, its units, nor how
-                        // DATA_FORMAT/NUM_FORMAT convert the read, so it is not guessed.
-                        MemInst::Read(_) => {
-                            return Err(EmuError::Unsupported {
-                                pc,
-                                what: "MEM_RD memory reads (buffer base and units not defined)",
-                            });
-                        }
+                        MemInst::Read(r) => self.mem_read(r, pc, pass, opts, mem)?,
                     }
                 }
             }
@@ -741,16 +804,129 @@ impl Wave {
         Ok(())
     }
 
-    /// A GPR index with an LDS REL_MODE: 0 absolute, 1 plus the loop index; 2 (SIMD-global
-    /// GPRs, 002 lines 590-625) is not modelled.
-    fn lds_rel(pc: u32, mode: u8) -> Result<bool, EmuError> {
+    /// MEM_RD (002 chapter 7, lines 2159-2218). Scatter reads address the MEM_EXPORT buffer
+    /// with MEM_EXPORT's own equation, in dwords: ARRAY_BASE + SRC_GPR + burst * (ELEM_SIZE + 1)
+    /// (2205-2207; the write side is 2697-2733). Scratch reads read what MEM_SCRATCH wrote:
+    /// element ARRAY_BASE + burst + INDEXED * clamp(SRC_GPR, 0, ARRAY_SIZE - 1) of
+    /// ELEM_SIZE + 1 dwords in the thread's scratch item (Mesa r600_shader.c spills with
+    /// MEM_SCRATCH writes and reads them back with READ_SCRATCH, which r600_asm.c
+    /// r700_bytecode_fetch_mem_build encodes as MEM_RD RD_SCRATCH with the same ARRAY_BASE and
+    /// the address register as SRC_GPR). The element converts through DATA_FORMAT,
+    /// NUM_FORMAT_ALL, FORMAT_COMP_ALL and ENDIAN_SWAP as a vertex fetch does (MEM_RD_WORD1 is
+    /// VTX_WORD1's layout). Reduction reads need WavefrontID and ReductionBufferStride, which
+    /// no public source sets for R700: refused.
+    fn mem_read(
+        &mut self,
+        r: &crate::mem::MemRead,
+        pc: u32,
+        pass: &[bool],
+        opts: &Options,
+        mem: &mut Memory,
+    ) -> Result<(), EmuError> {
+        let base = match r.mem_op {
+            0 => match (opts.scratch_base, opts.scratch_item) {
+                (Some(b), Some(_)) => b,
+                _ => {
+                    return Err(EmuError::Resource {
+                        pc,
+                        why: "MEM_RD scratch read without scratch_base and scratch_item".into(),
+                    });
+                }
+            },
+            2 => opts.mem_export_base.ok_or_else(|| EmuError::Resource {
+                pc,
+                why: "MEM_RD scatter read without mem_export_base".into(),
+            })?,
+            _ => {
+                return Err(EmuError::Unsupported {
+                    pc,
+                    what: "MEM_RD reduction reads (WavefrontID and ReductionBufferStride are not public)",
+                });
+            }
+        };
+        let format = fetch::Format::new(r.data_format, r.num_format_all, [r.format_comp_all; 4])
+            .ok_or_else(|| EmuError::Resource {
+                pc,
+                why: alloc::format!("MEM_RD data format {} is not emulated", r.data_format),
+            })?;
+        let es = r.elem_size as u64 + 1;
+        for t in 0..self.n {
+            let whole = r.fetch_whole_quad && self.quad_active(t);
+            if !(pass[t] || whole) || t >= self.real {
+                continue;
+            }
+            let src = self.src_gpr(t, r.src_gpr, r.src_rel, opts)[r.src_sel_x as usize];
+            for step in 0..=r.burst_count as u64 {
+                let addr = if r.mem_op == 2 {
+                    let off = (r.array_base as u64)
+                        .wrapping_add(src as u64)
+                        .wrapping_add(step * es);
+                    Some(base.wrapping_add(off.wrapping_mul(4)))
+                } else {
+                    let item = opts.scratch_item.unwrap_or(0) as u64;
+                    let index = if r.indexed {
+                        (src as i32).clamp(0, (r.array_size as i32 - 1).max(0)) as u64
+                    } else {
+                        0
+                    };
+                    let off = (r.array_base as u64 + step + index) * es;
+                    (off + format.bytes().div_ceil(4) as u64 <= item)
+                        .then(|| base.wrapping_add((self.gid[t] as u64 * item + off) * 4))
+                };
+                let v = match addr {
+                    Some(a) => format.read(mem, a, r.endian_swap),
+                    // Past the thread's scratch item: zeros (ours).
+                    None => format.convert([0; 4]),
+                };
+                let dst = r.dst_gpr.wrapping_add(step as u8) & 0x7F;
+                self.write_gpr(t, dst, r.dst_rel, v, r.dst_sel, opts);
+            }
+        }
+        Ok(())
+    }
+
+    /// An LDS REL_MODE: 0 absolute, 1 plus the loop index, 2 REL_GLOBAL ("treat GPR address
+    /// as absolute, not thread-relative", 002 line 8852: the SIMD-global GPRs).
+    fn lds_rel(pc: u32, mode: u8) -> Result<u8, EmuError> {
         match mode {
-            0 => Ok(false),
-            1 => Ok(true),
+            0..=2 => Ok(mode),
             _ => Err(EmuError::Unsupported {
                 pc,
-                what: "LDS REL_GLOBAL (SIMD-global GPRs)",
+                what: "LDS REL_MODE 3 (reserved)",
             }),
+        }
+    }
+
+    /// Thread `t`'s GPR `g` under an LDS REL_MODE.
+    fn lds_src(&self, t: usize, g: u8, mode: u8, opts: &Options, mem: &Memory) -> [u32; 4] {
+        if mode == 2 {
+            alu::global_index(5, g, [0; 4], opts).map_or([0; 4], |i| mem.globals[t * 128 + i])
+        } else {
+            self.src_gpr(t, g, mode == 1, opts)
+        }
+    }
+
+    /// Writes thread `t`'s GPR `g` under an LDS REL_MODE through `sel`.
+    #[allow(clippy::too_many_arguments)]
+    fn lds_dst(
+        &mut self,
+        t: usize,
+        g: u8,
+        mode: u8,
+        v: [u32; 4],
+        sel: [u8; 4],
+        opts: &Options,
+        mem: &mut Memory,
+    ) {
+        if mode != 2 {
+            return self.write_gpr(t, g, mode == 1, v, sel, opts);
+        }
+        if let Some(i) = alu::global_index(5, g, [0; 4], opts) {
+            for c in 0..4 {
+                if let Some(x) = fetch::select(v, sel[c]) {
+                    mem.globals[t * 128 + i][c] = x;
+                }
+            }
         }
     }
 
@@ -774,7 +950,7 @@ impl Wave {
                 if !pass[t] || !self.valid[t] {
                     continue;
                 }
-                let g = self.src_gpr(t, d.src_gpr.wrapping_add(step as u8), rel, opts);
+                let g = self.lds_src(t, d.src_gpr.wrapping_add(step as u8), rel, opts, mem);
                 let id = if d.simd_wave_rel {
                     self.local[t]
                 } else {
@@ -813,10 +989,13 @@ impl Wave {
         opts: &Options,
         mem: &mut Memory,
     ) -> Result<(), EmuError> {
+        // The manual gives these modes one line each ("a 16 bank dword butterfly read across
+        // the 512 bit output", "any single dword read", 002 lines 664-665): which dword or lane
+        // lands in which thread's channel is not public (Mesa and LLVM never emit R700 LDS).
         if d.mux_cntl != 0 {
             return Err(EmuError::Unsupported {
                 pc,
-                what: "LDS reads with DSR_MUX_FFT_PERMUTE or DSR_MUX_WORD_SELECT",
+                what: "LDS reads with DSR_MUX_FFT_PERMUTE or DSR_MUX_WORD_SELECT (no public lane/dword mapping)",
             });
         }
         let src_rel = Self::lds_rel(pc, d.src_rel_mode)?;
@@ -832,7 +1011,7 @@ impl Wave {
         let first = (0..self.real).find(|&t| self.valid[t]);
         for step in 0..=d.burst_count as usize {
             let read = |s: &Self, t: usize, mem: &mut Memory| -> [u32; 4] {
-                let g = s.src_gpr(t, d.src_gpr, src_rel, opts);
+                let g = s.lds_src(t, d.src_gpr, src_rel, opts, mem);
                 let bank = fetch::select(g, d.src_sel[0]).unwrap_or(0) as usize;
                 let off = (fetch::select(g, d.src_sel[1]).unwrap_or(0) as usize)
                     .saturating_add(d.rd_offset as usize + 4 * step);
@@ -856,7 +1035,7 @@ impl Wave {
                 let Some(f) = first else { continue };
                 let v = read(self, f, mem);
                 for t in 0..self.n {
-                    self.write_gpr(t, dst, dst_rel, v, sel, opts);
+                    self.lds_dst(t, dst, dst_rel, v, sel, opts, mem);
                 }
                 continue;
             }
@@ -865,7 +1044,7 @@ impl Wave {
                 .collect();
             for (t, v) in vals.into_iter().enumerate() {
                 if let Some(v) = v {
-                    self.write_gpr(t, dst, dst_rel, v, sel, opts);
+                    self.lds_dst(t, dst, dst_rel, v, sel, opts, mem);
                 }
             }
         }
@@ -893,6 +1072,33 @@ impl Wave {
                 (f32::from_bits(src[hi][c]) - f32::from_bits(src[lo][c])).to_bits()
             });
             self.write_gpr(t, x.dst_gpr, x.dst_rel, d, x.dst_sel, opts);
+        }
+    }
+
+    /// SET_GRADIENTS_H/V store the source's XYZ as the horizontal/vertical gradients,
+    /// KEEP_GRADIENTS the quad's gradients of its source (002 lines 7117-7119: "GetGradientsH/V
+    /// followed by SetGradientsH/V"; its destination is left alone), SET_CUBEMAP_INDEX the
+    /// source's Z ("Z set index for array of cubemaps", TEX_INST table).
+    fn set_tex_state(&mut self, x: &crate::fetch::TexInst, pass: &[bool], opts: &Options) {
+        let src: Vec<[u32; 4]> = (0..self.n)
+            .map(|t| {
+                let g = self.src_gpr(t, x.src_gpr, x.src_rel, opts);
+                core::array::from_fn(|c| fetch::select(g, x.src_sel[c]).unwrap_or(0))
+            })
+            .collect();
+        for t in 0..self.n {
+            let whole = x.fetch_whole_quad && self.quad_active(t);
+            if !(pass[t] || whole) {
+                continue;
+            }
+            let xyz = |v: [u32; 4]| core::array::from_fn(|c| f32::from_bits(v[c]));
+            let st = &mut self.tex_state[t];
+            match x.op {
+                10 => (st.grad_h, st.grad_v) = quad_gradients(&src, t),
+                11 => st.grad_h = xyz(src[t]),
+                12 => st.grad_v = xyz(src[t]),
+                _ => st.cube_index = f32::from_bits(src[t][2]),
+            }
         }
     }
 
@@ -939,23 +1145,27 @@ impl Wave {
                             comp_mask,
                         },
                     ) => {
-                        if e.kind >= 2 {
+                        let read = e.kind >= 2;
+                        let scratch_item = opts.scratch_item.filter(|_| op == ExportOp::MemScratch);
+                        if read && op != ExportOp::MemExport && scratch_item.is_none() {
                             return Err(EmuError::Unsupported {
                                 pc,
-                                what: "memory reads through CF (TYPE READ/READ_IND)",
+                                what: "CF memory reads other than MEM_EXPORT and MEM_SCRATCH with a scratch item size",
                             });
                         }
                         let es = e.elem_size as u64 + 1;
-                        let index = if e.kind == 1 {
+                        // TYPE WRITE_IND and READ_IND (1, 3) add INDEX_GPR.x (002 lines 896-903).
+                        let indexed = e.kind & 1 == 1;
+                        let index = if indexed {
                             self.src_gpr(t, e.index_gpr, false, opts)[0] as u64
                         } else {
                             0
                         };
+                        let mut got = [0u32; 4];
                         for c in 0..es {
-                            if comp_mask >> c & 1 == 0 {
+                            if !read && comp_mask >> c & 1 == 0 {
                                 continue;
                             }
-                            let v = g[c as usize];
                             let addr = if op == ExportOp::MemExport {
                                 // Dword address = base + INDEX_GPR.x + ARRAY_BASE + burst * elemsize
                                 // (2697-2733); ARRAY_SIZE "unused", read as a bound when non-zero.
@@ -964,6 +1174,22 @@ impl Wave {
                                     None
                                 } else {
                                     opts.mem_export_base.map(|b| b.wrapping_add(off * 4))
+                                }
+                            } else if let Some(item) = scratch_item {
+                                // With a scratch item size (SQ_*TMP_RING_ITEMSIZE's stand-in) every
+                                // thread owns `item` dwords; first_mem as below, the ARRAY_SIZE
+                                // clamp for indexed accesses only ("an array size for indexed
+                                // operations", 002 line 890; Mesa r600_shader.c gives direct spill
+                                // accesses ARRAY_SIZE 0).
+                                let first = (e.array_base as u64 + index) * es;
+                                let off = first + n as u64 * es + c;
+                                let limit = (e.array_base as u64 + array_size as u64) * es;
+                                if (indexed && off >= limit) || off >= item as u64 {
+                                    None
+                                } else {
+                                    opts.scratch_base.map(|b| {
+                                        b.wrapping_add((self.gid[t] as u64 * item as u64 + off) * 4)
+                                    })
                                 }
                             } else {
                                 // first_mem = (ARRAY_BASE + use_index * INDEX) * (ELEM_SIZE + 1),
@@ -989,10 +1215,22 @@ impl Wave {
                                     })
                                 }
                             };
-                            match addr {
-                                Some(a) => mem.write_u32(a, v),
-                                None => mem.dropped += 1,
+                            match (read, addr) {
+                                // A read outside the buffer or past the clamp reads 0 (ours).
+                                (true, a) => {
+                                    got[c as usize] = a.and_then(|a| mem.read_u32(a)).unwrap_or(0)
+                                }
+                                (false, Some(a)) => mem.write_u32(a, g[c as usize]),
+                                (false, None) => mem.dropped += 1,
                             }
+                        }
+                        if read {
+                            // RW_GPR (+ burst) receives ELEM_SIZE + 1 dwords: "no element
+                            // mask for reads" (002 line 890).
+                            let sel =
+                                core::array::from_fn(|c| if (c as u64) < es { c as u8 } else { 7 });
+                            let dst = e.rw_gpr.wrapping_add(n as u8) & 0x7F;
+                            self.write_gpr(t, dst, e.rw_rel, got, sel, opts);
                         }
                     }
                     _ => {}
@@ -1001,4 +1239,16 @@ impl Wave {
         }
         Ok(())
     }
+}
+
+/// Thread `t`'s coordinate differences across its quad: right minus left (horizontal),
+/// bottom minus top (vertical); quads are threads 4k..4k+3 as top-left, top-right,
+/// bottom-left, bottom-right (the same rule as GET_GRADIENTS_H/V).
+fn quad_gradients(src: &[[u32; 4]], t: usize) -> ([f32; 3], [f32; 3]) {
+    let n = src.len();
+    let d = |step: usize| -> [f32; 3] {
+        let (lo, hi) = (t & !step, (t | step).min(n - 1));
+        core::array::from_fn(|c| f32::from_bits(src[hi][c]) - f32::from_bits(src[lo][c]))
+    };
+    (d(1), d(2))
 }

@@ -2,8 +2,10 @@
 //! program with its branch/loop/call stack, ALU clauses (VLIW groups with all reads before
 //! any write, PV/PS forwarding, predicates, AR and the loop index, kcache and the constant
 //! file), vertex and texture fetch through resource descriptors, the local data share
-//! (LDS clauses), EXPORT and the MEM_* writes into memory. Sources: the R700 ISA manual (`002 lines A-B`), with Linux radeon
-//! and Mesa r600 cited where the manual leaves a layout to the driver.
+//! (LDS clauses, wavefronts of a group interleaved at BARRIER instructions), the SIMD-global
+//! GPRs, EXPORT, the MEM_* writes and the memory reads (MEM_RD, CF READ), GS emit/cut events.
+//! Sources: the R700 ISA manual (`002 lines A-B`), with Linux radeon and Mesa r600 cited where
+//! the manual leaves a layout to the driver.
 //!
 //! What the manual leaves to the command processor (register setup, descriptor layouts,
 //! the shader input layout) is defined here as the project's own launch interface:
@@ -17,6 +19,7 @@ mod cf;
 mod fetch;
 mod float;
 mod ops;
+mod texture;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -40,6 +43,10 @@ pub const BUFFER_SHIFT: u32 = 32;
 pub const fn address(index: u8, offset: u32) -> u64 {
     (index as u64) << BUFFER_SHIFT | offset as u64
 }
+
+/// GS events each thread's list holds (the project's own limit; later ones are dropped and
+/// counted in [`Report::dropped_writes`]).
+pub const GS_EVENTS: u64 = 255;
 
 /// How many threads run: `groups` thread groups of `group_size` threads, each group split
 /// into wavefronts of [`Options::wave_size`] threads.
@@ -88,10 +95,20 @@ pub struct Options {
     pub bool_consts: u32,
     /// Vertex-fetch constants by BUFFER_ID.
     pub vtx_resources: Vec<(u8, VtxResource)>,
+    /// The semantic table VTX_SEMANTIC looks its SEMANTIC_ID up in: (semantic ID, GPR) pairs
+    /// (the project's own form of the host-written table, 002 lines 8296-8297).
+    pub semantic_table: Vec<(u8, u8)>,
+    /// SQ_VTX_BASE_VTX_LOC and SQ_VTX_START_INST_LOC (r600d.h): the index offsets
+    /// FETCH_TYPE VERTEX_DATA and INSTANCE_DATA add to a vertex fetch's index.
+    pub base_vertex: u32,
+    pub start_instance: u32,
     /// Texture resources by RESOURCE_ID.
     pub tex_resources: Vec<(u8, TexResource)>,
     /// Samplers by SAMPLER_ID (0-17).
     pub samplers: Vec<(u8, Sampler)>,
+    /// Border colours by SAMPLER_ID for BORDER_COLOR_TYPE 3 (TD_PS_SAMPLER0_BORDER_RED..ALPHA,
+    /// four floats per sampler: Mesa r600_state.c), as GPR dwords (X = red).
+    pub border_colors: Vec<(u8, [u32; 4])>,
     /// SX_MEMORY_EXPORT_BASE (Linux radeon r600d.h 0x9010): MEM_EXPORT's base, a GPU byte
     /// address (256-byte aligned: the manual appends six zero bits to a dword address, 2721).
     pub mem_export_base: Option<u64>,
@@ -100,12 +117,27 @@ pub struct Options {
     /// MEM_STREAM0-3, MEM_SCRATCH, MEM_REDUCTION, MEM_RING buffers (ours, see [`run`]).
     pub stream_base: [Option<u64>; 4],
     pub scratch_base: Option<u64>,
+    /// Dwords of scratch per thread (the stand-in for SQ_*TMP_RING_ITEMSIZE, r600d.h). When
+    /// set, MEM_SCRATCH writes, CF scratch reads and MEM_RD scratch reads all address thread
+    /// `t`'s item at `scratch_base + t * scratch_item * 4`; unset, MEM_SCRATCH writes keep the
+    /// per-instruction items of `run` and scratch reads are refused.
+    pub scratch_item: Option<u32>,
     pub reduction_base: Option<u64>,
     pub ring_base: Option<u64>,
+    /// Where EMIT_VERTEX / CUT_VERTEX / EMIT_CUT_VERTEX are recorded (the project's stand-in
+    /// for VGT's vertex counting and strip cuts): thread `t` owns `GS_EVENTS + 1` dwords at
+    /// `gs_events + t * (GS_EVENTS + 1) * 4`, the count of its events, then each event (1 emit,
+    /// 2 cut, 3 emit and cut). The vertex data itself goes out by MEM_RING before each emit.
+    pub gs_events: Option<u64>,
     /// Per-thread inputs (what SPI would load for a PS, ours): thread `t`'s GPRs
     /// `first..first+count` from `address + (t * count + k) * 16`, after R0-R2, so they
     /// may replace them.
     pub inputs: Option<Inputs>,
+    /// SIMD-global GPRs (the shared pool of 002 lines 583-625; its count is the "state
+    /// register ... defining the number of registers reserved for global usage"): absolute
+    /// GPRs 0..global_gprs, one set per lane shared by every wavefront of the dispatch, zeroed
+    /// at its start. Reached by the ALU's INDEX_GLOBAL/INDEX_GLOBAL_AR_X and LDS REL_GLOBAL.
+    pub global_gprs: u8,
     /// Local data share bytes per thread group: four banks of equal size. R700 has 16 kB
     /// per SIMD, four banks of 256 16-byte entries (002 lines 629-631). A multiple of 16.
     pub lds_size: usize,
@@ -134,16 +166,23 @@ impl Default for Options {
             loop_consts: [0; 32],
             bool_consts: 0,
             vtx_resources: Vec::new(),
+            semantic_table: Vec::new(),
+            base_vertex: 0,
+            start_instance: 0,
             tex_resources: Vec::new(),
             samplers: Vec::new(),
+            border_colors: Vec::new(),
             mem_export_base: None,
             export_base: [None; 3],
             stream_base: [None; 4],
             scratch_base: None,
+            scratch_item: None,
             reduction_base: None,
             ring_base: None,
+            gs_events: None,
             inputs: None,
             lds_size: 16 * 1024,
+            global_gprs: 0,
         }
     }
 }
@@ -250,6 +289,8 @@ pub(crate) struct Memory<'a, 'b> {
     /// `b * len / 4 ..` (002 lines 629-631, 648-656).
     pub lds: Vec<u32>,
     pub lds_out_of_range: u64,
+    /// The SIMD-global GPRs, `lane * 128 + g` ([`Options::global_gprs`]).
+    pub globals: Vec<[u32; 4]>,
 }
 
 impl Memory<'_, '_> {
@@ -356,6 +397,7 @@ pub fn run_program(
         dropped: 0,
         lds: Vec::new(),
         lds_out_of_range: 0,
+        globals: alloc::vec![[0; 4]; 128 * options.wave_size],
     };
     let mut report = Report {
         threads: total,
@@ -374,6 +416,12 @@ pub fn run_program(
         // undefined; zero keeps runs repeatable).
         mem.lds.clear();
         mem.lds.resize(options.lds_size / 4, 0);
+        // Every wavefront of the group first, then run them in turns: each runs until it
+        // reaches a CF instruction with BARRIER set (or ends), so a BARRIER instruction
+        // starts only when every wavefront of the group has completed what precedes its own
+        // barrier (the project's reading of "all prior instructions must complete", 002
+        // lines 7710-7713: R700 has no separate group barrier).
+        let mut waves = Vec::new();
         let mut first = 0u64;
         while first < group_threads {
             let n = (group_threads - first).min(options.wave_size as u64) as usize;
@@ -414,12 +462,21 @@ pub fn run_program(
                     }
                 }
             }
-            let used = wave.run(prog, options, &mut mem, budget)?;
-            budget -= used;
-            report.steps += used;
-            report.killed += wave.killed();
-            report.wavefronts += 1;
+            waves.push(Some(wave));
             first += n as u64;
+        }
+        while waves.iter().any(Option::is_some) {
+            for slot in waves.iter_mut() {
+                let Some(wave) = slot else { continue };
+                let (used, ended) = wave.run(prog, options, &mut mem, budget)?;
+                budget -= used;
+                report.steps += used;
+                if ended {
+                    report.killed += wave.killed();
+                    report.wavefronts += 1;
+                    *slot = None;
+                }
+            }
         }
     }
     report.dropped_writes = mem.dropped;

@@ -221,7 +221,12 @@ pub fn op2(op: u16, s: [u32; 3]) -> Option<Lane> {
                 ..Lane::default()
             }
         }
-        24 => {
+        // MOVA_GPR_INT (96): the manual lists the opcode (8078) without a page; Mesa's sb
+        // optimizer loads AR with it where it would use MOVA_INT (sb_sched.cpp
+        // create_ar_load, `uses_mova_gpr`) and folds its GPR result as a MOV of the source
+        // (sb_expr.cpp fold_alu_op1), so it is MOVA_INT here. Mesa's r600_isa.c lists it for
+        // R600 only.
+        24 | 96 => {
             // MOVA_INT: below -256 or above 255 gives -256, as MOVA (002 lines 4556-4566).
             let r = if (-256..=255).contains(&i) { i } else { -256 };
             Lane {

@@ -103,6 +103,8 @@ pub enum C {
     Vtx(Vec<VtxInst>),
     /// An LDS clause (MEM_DSW/MEM_DSR words), started by TEX (002 line 2221).
     Mem(Vec<MemInst>),
+    /// A memory-read clause (MEM_RD words), started by VTX (002 lines 2169-2171).
+    MemRd(Vec<MemInst>),
     E(CfExport),
 }
 
@@ -172,6 +174,15 @@ pub fn build(items: Vec<C>) -> Vec<u8> {
             C::Mem(m) => {
                 next += next % 2;
                 let mut w = word(CfOp::Tex);
+                w.addr = next;
+                w.count = m.len() as u8 - 1;
+                next += 2 * m.len() as u32;
+                clauses.insert(w.addr, Clause::Mem(m));
+                cf.push(CfInst::Word(w));
+            }
+            C::MemRd(m) => {
+                next += next % 2;
+                let mut w = word(CfOp::Vtx);
                 w.addr = next;
                 w.count = m.len() as u8 - 1;
                 next += 2 * m.len() as u32;
