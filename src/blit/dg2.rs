@@ -180,6 +180,11 @@ pub fn fast_copy(
         tile_y_type_for_source: src.layout == Layout::Tile4,
         tile_y_type_for_destination: dst.layout == Layout::Tile4,
         color_depth,
+        // The manual prints these bits reserved; igt fills them with its
+        // own memory-type code (lib/intel_blt.c), whose encoding is not
+        // published. Left 0, as the manual asks.
+        source_memory_type: false,
+        destination_memory_type: false,
         destination_pitch: field(dst)?,
         destination_x1: x1,
         destination_y1: y1,

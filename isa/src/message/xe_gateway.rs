@@ -8,6 +8,14 @@
 //! MBZ (the EOT's "Fence Data Ports" 15:12 are "Ignored" on DG2 and refused
 //! here like the MBZ bits). Lengths stay outside. The text is the
 //! description `iga64 -p=12p71` writes in its send comment.
+//!
+//! One deviation, from real compiler output: IGC ends every DG2 kernel with
+//! descriptor 0x02000010, an EOT with bit 4 set, which 004 prints as MBZ
+//! (MSD_EOT 5:4, line 15151). It is the Gen7-Gen11 thread-spawner EOT
+//! descriptor (bit 4 there selects the resource dereference), kept by IGC
+//! when EOT moved to the gateway; iga64 reads only bits 2:0 and calls it
+//! "end of thread", and these kernels run on DG2 cards. So it decodes, as
+//! its own variant so that the descriptor encodes back to its bits.
 
 use core::fmt;
 
@@ -18,6 +26,8 @@ use super::MessageError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum XeGateway {
     EndOfThread,
+    /// End of thread with bit 4 set, as IGC writes it (see the module text).
+    EndOfThreadSpawnerBit,
     SignalEvent,
     MonitorEvent,
     UnmonitorEvent,
@@ -25,8 +35,9 @@ pub enum XeGateway {
     WaitForEvent,
 }
 
-const CODES: [(XeGateway, u32, &str); 6] = [
+const CODES: [(XeGateway, u32, &str); 7] = [
     (XeGateway::EndOfThread, 0, "end of thread"),
+    (XeGateway::EndOfThreadSpawnerBit, 0x10, "end of thread"),
     (XeGateway::SignalEvent, 1, "signal event"),
     (XeGateway::MonitorEvent, 2, "monitor event"),
     (XeGateway::UnmonitorEvent, 3, "unmonitor event"),
@@ -35,8 +46,9 @@ const CODES: [(XeGateway, u32, &str); 6] = [
 ];
 
 impl XeGateway {
-    pub const ALL: [XeGateway; 6] = [
+    pub const ALL: [XeGateway; 7] = [
         XeGateway::EndOfThread,
+        XeGateway::EndOfThreadSpawnerBit,
         XeGateway::SignalEvent,
         XeGateway::MonitorEvent,
         XeGateway::UnmonitorEvent,
@@ -52,13 +64,15 @@ impl XeGateway {
 
 /// The gateway message of `desc` (bits 28:20, the lengths, ignored).
 pub fn decode(desc: u32) -> Result<XeGateway, MessageError> {
-    let stray = desc & !0x1FF0_0007;
+    // Bit 4 only with the EOT subfunction (IGC's descriptor).
+    let allowed = if desc & 7 == 0 { 0x1FF0_0017 } else { 0x1FF0_0007 };
+    let stray = desc & !allowed;
     if stray != 0 {
         return Err(MessageError::StrayBits { bits: stray });
     }
     CODES
         .iter()
-        .find(|c| c.1 == desc & 7)
+        .find(|c| c.1 == desc & 0x17)
         .map(|c| c.0)
         .ok_or(MessageError::Reserved {
             field: "gateway subfunction",
@@ -91,9 +105,12 @@ mod tests {
                 }
             }
         }
-        assert_eq!(ok, 6);
+        assert_eq!(ok, 7);
         assert_eq!(decode(0x0200_0004), Ok(XeGateway::Barrier));
+        assert_eq!(decode(0x0200_0010), Ok(XeGateway::EndOfThreadSpawnerBit));
+        assert_eq!(XeGateway::EndOfThreadSpawnerBit.to_string(), "end of thread");
         assert!(decode(0x0200_0014).is_err());
+        assert!(decode(0x0200_0020).is_err());
         assert!(decode(0x0200_0005).is_err());
     }
 }

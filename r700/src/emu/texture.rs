@@ -403,7 +403,8 @@ pub struct Lod {
 
 /// The LOD a SAMPLE form uses (002 lines 7395-7430, 8586): _LZ zero; _L src.W; the rest the
 /// gradients' LOD plus the sampler's LOD_BIAS, and for _LB the instruction's LOD_BIAS (S3.4)
-/// and src.W (Mesa r600_shader.c tgsi_tex gives TXB's bias to SAMPLE_LB in W); then
+/// and src.W (002 lines 7413-7419 name only the instruction's field; src.W is our reading
+/// of Mesa r600 mapping TGSI TXB, bias in W, to SAMPLE_LB, unconfirmed at a line); then
 /// clamped to [MIN_LOD, MAX_LOD] and to the resource's levels.
 fn lod(s: &Surface, st: &SamplerState, t: &TexInst, coord: [u32; 4], extra: &Extra) -> Lod {
     // SAMPLE* by their low bits; FETCH4 at LOD zero; GET_LERP as SAMPLE.
