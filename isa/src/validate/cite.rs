@@ -38,6 +38,11 @@ impl Rule {
             (XeDistanceDependency, _) => {
                 "[ext: Mesa brw_scoreboard.cpp: in-order dependencies wait by register distance]"
             }
+            (XeOpcodeTypes, _) => "004 type tables; [ext: Mesa intel_device_info.c]",
+            (XeModifier, _) => "004 instruction headers",
+            (XeRegisterNumber, _) => "004 line 33186",
+            (XeEotPayload, _) => "004 line 33186",
+            (XeDpas, _) => "004 lines 13857-13867, 14199-14209",
             (ExecSizeLimit, G4) => "000 lines 8439, 8490-8498",
             (ExecSizeLimit, G6) => "003 lines 91714, 91810-91816; 001 line 633",
             (ExecSizeLimit, G7) => "001 line 633; 003 lines 91714-91716",
@@ -237,9 +242,7 @@ impl Rule {
             (WaitBackToBack, G4) => "000 line 13605",
             (WaitBackToBack, _) => "003 line 101301",
             (TwoRowAfterBranch, _) => "000 line 8484",
-            (NoRulesForGeneration, _) => {
-                "Xe-HPG type, operand and three-source rules not written yet (issue 17)"
-            }
+            (NoRulesForGeneration, _) => "[ext: none: no rules for this generation]",
         }
     }
 }

@@ -13,8 +13,9 @@
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
-    /// Gen12.5 has only the send, general region and SWSB rules so far: said once per
-    /// kernel (a warning) so that no findings do not read as a clean bill.
+    /// A generation without rules of its own: said once per kernel (a
+    /// warning) so that no findings do not read as a clean bill. Unused
+    /// since Gen12.5 has its type, operand and three-source rules.
     NoRulesForGeneration,
     // ---- Gen12.5 (xe.rs) ----
     /// An LSC or gateway send whose immediate descriptor has a reserved
@@ -37,6 +38,19 @@ pub enum Rule {
     /// read without a register-distance wait reaching it ([ext: Mesa
     /// brw_scoreboard.cpp]).
     XeDistanceDependency,
+    /// Types per opcode from 004's type tables, and DG2's missing 64-bit
+    /// types ([ext: Mesa intel_device_info.c]); warnings (iga64 accepts).
+    XeOpcodeTypes,
+    /// Source modifier, saturation, condition modifier and predication
+    /// where the instruction's header in 004 says false.
+    XeModifier,
+    /// A GRF past r127 (DG2 has 128).
+    XeRegisterNumber,
+    /// An EOT send's payload outside r112-r127 (004 line 33186).
+    XeEotPayload,
+    /// dpas/dpasw: ExecSize 8, systolic depth 8, src1 at a register start
+    /// (004 lines 13857-13867, 14199-14209).
+    XeDpas,
     // ---- Region parameters (region.rs) ----
     /// ExecSize at most the limit of the widest operand type: Gen4 8 (dword)
     /// or 16 (word/byte), twice that compressed (000 lines 8439, 8490-8498);
