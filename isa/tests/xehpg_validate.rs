@@ -339,8 +339,9 @@ fn text_sections(elf: &[u8]) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// IGC's output is legal: none of our errors and no SWSB warning fires on
-/// it (a SWSB warning would mean the dependency model is wrong).
+/// IGC's output is legal: none of our errors fires on it, no SWSB warning
+/// (one would mean the dependency model is wrong) and no type, modifier or
+/// conversion warning either.
 #[test]
 fn igc_output_validates() {
     use std::process::Command;
@@ -399,10 +400,11 @@ fn igc_output_validates() {
             report.undecodable
         );
         instructions += report.entries.len();
+        // The one finding: the EOT descriptor's bit 4, which IGC sets and
+        // 004 marks MBZ (a warning).
         for (offset, v) in &report.found {
-            let swsb = matches!(v.rule, Rule::XeTokenDependency | Rule::XeDistanceDependency);
             assert!(
-                v.severity == Severity::Warning && !swsb,
+                (v.rule, v.severity) == (Rule::XeSendDescriptor, Severity::Warning),
                 "{kernel} at {offset:#x}: {v}"
             );
         }
@@ -411,4 +413,31 @@ fn igc_output_validates() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(checked >= 7, "only {checked} kernels in the zebin");
     eprintln!("IGC: {checked} kernels, {instructions} instructions validated");
+}
+
+#[test]
+fn conversion_rules() {
+    let w = vec![(Rule::XeConversion, Severity::Warning)];
+    // Packed bytes: only a raw mov.
+    assert_eq!(
+        found("add (8|M0) r10.0<1>:ub r2.0<1;1,0>:ub r3.0<1;1,0>:ub\n"),
+        w
+    );
+    assert_eq!(
+        found("add (8|M0) r10.0<2>:ub r2.0<1;1,0>:ub r3.0<1;1,0>:ub\n"),
+        vec![]
+    );
+    assert_eq!(found("mov (8|M0) r10.0<1>:ub r2.0<1;1,0>:b\n"), vec![]);
+    // A word destination of a dword execution type: stride 2, aligned.
+    assert_eq!(found("mov (8|M0) r10.0<1>:w r2.0<1;1,0>:d\n"), w);
+    assert_eq!(found("mov (8|M0) r10.0<2>:w r2.0<1;1,0>:d\n"), vec![]);
+    assert_eq!(found("mov (8|M0) r10.1<2>:w r2.0<1;1,0>:d\n"), w);
+    // Integer to HF: DWord-strided.
+    assert_eq!(found("mov (8|M0) r10.0<1>:hf r2.0<1;1,0>:d\n"), w);
+    assert_eq!(found("mov (8|M0) r10.0<2>:hf r2.0<1;1,0>:d\n"), vec![]);
+    // Mixed float may pack HF.
+    assert_eq!(
+        found("add (8|M0) r10.0<1>:hf r2.0<1;1,0>:f r4.0<1;1,0>:hf\n"),
+        vec![]
+    );
 }

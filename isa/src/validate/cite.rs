@@ -40,6 +40,9 @@ impl Rule {
             }
             (XeOpcodeTypes, _) => "004 type tables; [ext: Mesa intel_device_info.c]",
             (XeModifier, _) => "004 instruction headers",
+            (XeConversion, _) => {
+                "[ext: Mesa brw_eu_validate.c general_restrictions_based_on_operand_types]"
+            }
             (XeRegisterNumber, _) => "004 line 33186",
             (XeEotPayload, _) => "004 line 33186",
             (XeDpas, _) => "004 lines 13857-13867, 14199-14209",

@@ -44,6 +44,10 @@ pub enum Rule {
     /// Source modifier, saturation, condition modifier and predication
     /// where the instruction's header in 004 says false.
     XeModifier,
+    /// Destinations of conversions: packed bytes only for a raw mov, the
+    /// stride and alignment of the execution type, integer <-> HF DWord
+    /// strided ([ext: Mesa brw_eu_validate.c]); warnings (iga64 accepts).
+    XeConversion,
     /// A GRF past r127 (DG2 has 128).
     XeRegisterNumber,
     /// An EOT send's payload outside r112-r127 (004 line 33186).

@@ -1,8 +1,8 @@
 //! Gen12.5 (Xe-HPG, DG2) rules, one file per family: `send.rs` (the
 //! send rules that the typed LSC and gateway descriptors decide),
 //! `region.rs` (the general region rules of the one- and two-source
-//! forms), `types.rs` (types per opcode, 64-bit types, mixed floats, byte
-//! destinations), `operands.rs` (modifiers, saturation, condition
+//! forms), `types.rs` (types per opcode, 64-bit types), `conversions.rs`
+//! (destinations of conversions: packed bytes, strides, integer <-> HF), `operands.rs` (modifiers, saturation, condition
 //! modifiers and predication per opcode, register numbers, the EOT
 //! payload), `three_src.rs` (three-source, dpas and bfn operands) and
 //! `swsb.rs` (the software scoreboard's dataflow over a straight run).
@@ -12,6 +12,7 @@
 //! that iga64 accepts the breaking form of is a warning, as is everything
 //! the SWSB walk finds (it cannot prove a hazard).
 
+mod conversions;
 mod operands;
 mod region;
 mod send;
@@ -42,6 +43,7 @@ pub(super) fn check(c: &mut Check) {
         _ => {}
     }
     types::check(c);
+    conversions::check(c);
     operands::check(c);
     three_src::check(c);
 }
