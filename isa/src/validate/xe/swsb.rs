@@ -198,13 +198,14 @@ struct Pending {
     reads: Vec<Span>,
 }
 
-/// An in-order write still possibly in flight: its pipe and that pipe's
-/// instruction count before it.
+/// An in-order instruction still possibly in flight: its pipe, that
+/// pipe's instruction count before it, what it writes and reads.
 struct Ordered {
     pipe: InOrder,
     count: u32,
     at: usize,
     writes: Vec<Span>,
+    reads: Vec<Span>,
 }
 
 /// The kernel-level SWSB rules (see the module documentation).
@@ -324,19 +325,28 @@ pub(in crate::validate) fn check_kernel(
                 );
             }
         }
-        // Read after an in-order write, and a write after a write of
-        // another pipe (pipes complete out of order with each other; in
-        // one pipe writes land in order).
+        // Read after an in-order write, and a write after a write or a
+        // read of another pipe (the pipes run asynchronously to each
+        // other, Mesa brw_scoreboard.cpp `shadow`; in one pipe reads and
+        // writes land in order).
         for o in &ordered {
             let raw = touches(&reads, &o.writes);
-            let waw = pipe.is_some_and(|q| q != o.pipe) && touches(&writes, &o.writes);
-            if raw || waw {
+            let other = pipe.is_some_and(|q| q != o.pipe);
+            let waw = other && touches(&writes, &o.writes);
+            let war = other && touches(&writes, &o.reads);
+            if raw || waw || war {
                 let back = count[o.pipe.idx()] - o.count;
                 say(
                     Rule::XeDistanceDependency,
                     format!(
-                        "{} a register written by the {} pipe's instruction at {:#06x}, {back} back on that pipe, without a wait reaching it ({}@{} or A@{})",
-                        if raw { "reads" } else { "overwrites" },
+                        "{} the {} pipe's instruction at {:#06x}, {back} back on that pipe, without a wait reaching it ({}@{} or A@{})",
+                        if raw {
+                            "reads a register written by"
+                        } else if waw {
+                            "overwrites a register written by"
+                        } else {
+                            "overwrites a register read by"
+                        },
                         o.pipe.letter(),
                         o.at,
                         o.pipe.letter(),
@@ -357,12 +367,13 @@ pub(in crate::validate) fn check_kernel(
                 });
             }
         } else if let Some(q) = pipe {
-            if !writes.is_empty() {
+            if !writes.is_empty() || !reads.is_empty() {
                 ordered.push(Ordered {
                     pipe: q,
                     count: count[q.idx()],
                     at: e.offset,
                     writes,
+                    reads,
                 });
             }
             count[q.idx()] += 1;

@@ -10,7 +10,7 @@ use crate::validate::{Check, Operand, Rule, Severity};
 
 /// Integer-only (`*B,*W,*D` or narrower) and float-only (F, HF) opcodes,
 /// with the line of their types table in 004.
-const INTEGER: [(Opcode, u32); 20] = [
+const INTEGER: [(Opcode, u32); 21] = [
     (Opcode::Addc, 6341),
     (Opcode::Add3, 6171),
     (Opcode::Asr, 6522),
@@ -21,6 +21,7 @@ const INTEGER: [(Opcode, u32); 20] = [
     (Opcode::Bfrev, 11038),
     (Opcode::Bfn, 11211),
     (Opcode::Cbit, 13435),
+    (Opcode::Dp4a, 13626),
     (Opcode::Fbl, 15527),
     (Opcode::Fbh, 15730),
     (Opcode::And, 19759),
