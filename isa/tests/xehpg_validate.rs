@@ -267,7 +267,7 @@ fn type_rules() {
     );
     assert_eq!(found("frc (8|M0) r10.0<1>:f r2.0<1;1,0>:d\n"), vec![w]);
     assert_eq!(found("frc (8|M0) r10.0<1>:f r2.0<1;1,0>:f\n"), vec![]);
-    // No 64-bit arithmetic on DG2: two sources and the destination.
+    // No 64-bit arithmetic on DG2: the destination and src0.
     assert_eq!(
         found("add (4|M0) r10.0<1>:q r2.0<1;1,0>:q r4.0<1;1,0>:d\n"),
         vec![w, w]
