@@ -17,7 +17,7 @@ fn gen_of(p: IsaGen) -> Gen {
     match p {
         IsaGen::Gen4 | IsaGen::G45 => Gen::G4,
         IsaGen::Gen6 => Gen::G6,
-        // Gen12.5 runs only the xe.rs rules, cited without a generation.
+        // Gen12.5 runs only the xe/ rules, cited without a generation.
         IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => Gen::G7,
     }
 }

@@ -20,8 +20,9 @@
 //! flags, predicates), `opcode.rs` and `forms.rs` (the instruction
 //! reference's per-instruction restrictions), `compress.rs` (Gen4
 //! compression, Gen6+ channel groups), `send.rs`, `math.rs`,
-//! `three_src.rs` and `flow.rs` (branches and kernel-level rules). The rules
-//! and their citations are in `rule.rs` and `cite.rs`.
+//! `three_src.rs` and `flow.rs` (branches and kernel-level rules); Gen12.5
+//! has its own families in `xe/`. The rules and their citations are in
+//! `rule.rs` and `cite.rs`.
 
 mod acc;
 mod address;
@@ -86,8 +87,8 @@ impl fmt::Display for Violation {
 /// from the instruction alone.
 pub fn validate(p: IsaGen, inst: &Instruction) -> Vec<Violation> {
     if p.is_xe() {
-        // The send rules and the general region rules so far (xe.rs): the
-        // type and operand rules below are Gen4-Gen7.5's.
+        // Gen12.5 has its own rule families (xe/); the ones below are
+        // Gen4-Gen7.5's.
         let mut c = Check::new(p, inst);
         xe::check(&mut c);
         return c.out;

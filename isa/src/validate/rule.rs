@@ -17,7 +17,7 @@ pub enum Rule {
     /// warning) so that no findings do not read as a clean bill. Unused
     /// since Gen12.5 has its type, operand and three-source rules.
     NoRulesForGeneration,
-    // ---- Gen12.5 (xe.rs) ----
+    // ---- Gen12.5 (xe/) ----
     /// An LSC or gateway send whose immediate descriptor has a reserved
     /// code or a must-be-zero bit set for its SFID (004 DP_LOAD lines
     /// 19506-19586, DP_FENCE 15406-15469, MSD_BARRIER 10451-10478, MSD_EOT
