@@ -217,11 +217,11 @@ fn modifier_rules() {
     let w = (Rule::XeModifier, Severity::Warning);
     // Source modifiers where the header says none (iga64 refuses them too).
     assert_eq!(
-        found("addc (8|M0) r10.0<1>:ud -r2.0<1;1,0>:ud r3.0<1;1,0>:ud\n"),
+        found("addc (8|M0) r10.0<1>:ud -r2.0<1;1,0>:ud r3.0<1;1,0>:ud {AccWrEn}\n"),
         vec![e]
     );
     assert_eq!(
-        found("addc (8|M0) r10.0<1>:ud r2.0<1;1,0>:ud r3.0<1;1,0>:ud\n"),
+        found("addc (8|M0) r10.0<1>:ud r2.0<1;1,0>:ud r3.0<1;1,0>:ud {AccWrEn}\n"),
         vec![]
     );
     assert_eq!(
@@ -484,6 +484,41 @@ fn conversion_rules() {
     // Mixed float may pack HF.
     assert_eq!(
         found("add (8|M0) r10.0<1>:hf r2.0<1;1,0>:f r4.0<1;1,0>:hf\n"),
+        vec![]
+    );
+}
+
+#[test]
+fn accumulator_rules() {
+    let w = vec![(Rule::XeAccumulator, Severity::Warning)];
+    assert_eq!(found("bfrev (8|M0) r10.0<1>:ud acc0.0<1;1,0>:ud\n"), w);
+    assert_eq!(found("bfrev (8|M0) r10.0<1>:ud r2.0<1;1,0>:ud\n"), vec![]);
+    assert_eq!(
+        found("addc (8|M0) acc0.0<1>:ud r2.0<1;1,0>:ud r3.0<1;1,0>:ud {AccWrEn}\n"),
+        w
+    );
+    // addc without AccWrEn.
+    assert_eq!(
+        found("addc (8|M0) r10.0<1>:ud r2.0<1;1,0>:ud r3.0<1;1,0>:ud\n"),
+        w
+    );
+    assert_eq!(found("math.inv (8|M0) r10.0<1>:f acc0.0<1;1,0>:f\n"), w);
+    assert_eq!(found("math.inv (8|M0) r10.0<1>:f r2.0<1;1,0>:f\n"), vec![]);
+    assert_eq!(
+        found("and (8|M0) r10.0<1>:d -acc0.0<1;1,0>:d r3.0<1;1,0>:d\n"),
+        w
+    );
+    assert_eq!(
+        found("and (8|M0) r10.0<1>:d acc0.0<1;1,0>:d r3.0<1;1,0>:d\n"),
+        vec![]
+    );
+    // mul: integer sources from acc0 no, float ones yes.
+    assert_eq!(
+        found("mul (8|M0) r10.0<1>:d acc0.0<1;1,0>:d r3.0<1;1,0>:d\n"),
+        w
+    );
+    assert_eq!(
+        found("mul (8|M0) r10.0<1>:f acc0.0<1;1,0>:f r3.0<1;1,0>:f\n"),
         vec![]
     );
 }

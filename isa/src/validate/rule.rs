@@ -48,6 +48,10 @@ pub enum Rule {
     /// stride and alignment of the execution type, integer <-> HF DWord
     /// strided ([ext: Mesa brw_eu_validate.c]); warnings (iga64 accepts).
     XeConversion,
+    /// Accumulator uses each instruction's entry in 004 forbids (no
+    /// access for the bit-field instructions, only invm/rsqtm in math,
+    /// addc/subb's implicit destination and AccWrEn ...); warnings.
+    XeAccumulator,
     /// A GRF past r127 (DG2 has 128).
     XeRegisterNumber,
     /// An EOT send's payload outside r112-r127 (004 line 33186).

@@ -2,16 +2,18 @@
 //! send rules that the typed LSC and gateway descriptors decide),
 //! `region.rs` (the general region rules of the one- and two-source
 //! forms), `types.rs` (types per opcode, 64-bit types), `conversions.rs`
-//! (destinations of conversions: packed bytes, strides, integer <-> HF), `operands.rs` (modifiers, saturation, condition
-//! modifiers and predication per opcode, register numbers, the EOT
-//! payload), `three_src.rs` (three-source, dpas and bfn operands) and
-//! `swsb.rs` (the software scoreboard's dataflow over a straight run).
+//! (destinations of conversions: packed bytes, strides, integer <-> HF),
+//! `operands.rs` (modifiers, saturation, condition modifiers and
+//! predication per opcode, register numbers, the EOT payload), `acc.rs`
+//! (accumulator uses per instruction), `three_src.rs` (dpas's operands)
+//! and `swsb.rs` (the software scoreboard's dataflow over a straight run).
 //!
 //! Errors are the rules that both the manual (004, the Xe-HPG command
 //! reference) and `iga64 -p=12p71` hold; a rule of the manual or of Mesa
 //! that iga64 accepts the breaking form of is a warning, as is everything
 //! the SWSB walk finds (it cannot prove a hazard).
 
+mod acc;
 mod conversions;
 mod operands;
 mod region;
@@ -44,6 +46,7 @@ pub(super) fn check(c: &mut Check) {
     }
     types::check(c);
     conversions::check(c);
+    acc::check(c);
     operands::check(c);
     three_src::check(c);
 }
