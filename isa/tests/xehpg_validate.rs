@@ -189,6 +189,14 @@ fn pipes_are_told_apart() {
         ),
         vec![]
     );
+    // A send overwriting what an in-order instruction may not have read.
+    let send_war = "add (16|M0) r40.0<1>:f r10.0<1;1,0>:f r2.0<1;1,0>:f\n\
+                    send.ugm (16|M0) r10 r20 null:0 0x0 0x08803580 {$1}\n";
+    assert_eq!(
+        found(send_war),
+        vec![(Rule::XeDistanceDependency, Severity::Warning)]
+    );
+    assert_eq!(found(&send_war.replace("{$1}", "{A@1,$1}")), vec![]);
     // A send reusing token 1 waits for the send that held it.
     let reuse = format!("{LOAD}send.ugm (16|M0) null r10 r30:2 0x0 0x04000504 {{$1}}\n");
     assert_eq!(found(&reuse), vec![]);

@@ -326,12 +326,13 @@ pub(in crate::validate) fn check_kernel(
             }
         }
         // Read after an in-order write, and a write after a write or a
-        // read of another pipe (the pipes run asynchronously to each
-        // other, Mesa brw_scoreboard.cpp `shadow`; in one pipe reads and
-        // writes land in order).
+        // read of another pipe, out-of-order units included (the pipes run
+        // asynchronously to each other, Mesa brw_scoreboard.cpp `shadow`,
+        // `dependency_for_write`; in one pipe reads and writes land in
+        // order).
         for o in &ordered {
             let raw = touches(&reads, &o.writes);
-            let other = pipe.is_some_and(|q| q != o.pipe);
+            let other = pipe.map_or(out_of_order(i), |q| q != o.pipe);
             let waw = other && touches(&writes, &o.writes);
             let war = other && touches(&writes, &o.reads);
             if raw || waw || war {
