@@ -473,12 +473,9 @@ fn igc_output_validates() {
 fn conversion_rules() {
     let w = vec![(Rule::XeConversion, Severity::Warning)];
     // Packed bytes: only a raw mov.
+    assert_eq!(found("add (8|M0) r10.0<1>:ub r2.0<1;1,0>:ub 0x3:uw\n"), w);
     assert_eq!(
-        found("add (8|M0) r10.0<1>:ub r2.0<1;1,0>:ub r3.0<1;1,0>:ub\n"),
-        w
-    );
-    assert_eq!(
-        found("add (8|M0) r10.0<2>:ub r2.0<1;1,0>:ub r3.0<1;1,0>:ub\n"),
+        found("add (8|M0) r10.0<2>:ub r2.0<1;1,0>:ub 0x3:uw\n"),
         vec![]
     );
     assert_eq!(found("mov (8|M0) r10.0<1>:ub r2.0<1;1,0>:b\n"), vec![]);
@@ -529,4 +526,28 @@ fn accumulator_rules() {
         found("mul (8|M0) r10.0<1>:f acc0.0<1;1,0>:f r3.0<1;1,0>:f\n"),
         vec![]
     );
+}
+
+#[test]
+fn byte_source_and_send_payload_rules() {
+    let w = |r| vec![(r, Severity::Warning)];
+    // No byte regioning in src1 (Gfx11+); src0 may be bytes.
+    assert_eq!(
+        found("add (8|M0) r10.0<1>:w r2.0<1;1,0>:w r3.0<1;1,0>:b\n"),
+        w(Rule::XeByteSource)
+    );
+    assert_eq!(
+        found("add (8|M0) r10.0<1>:w r2.0<1;1,0>:b r3.0<1;1,0>:w\n"),
+        vec![]
+    );
+    // A split send's payloads overlap.
+    let st = "send.ugm (16|M0) null r20 r21:2 0x0 0x04000504 {$1}\n";
+    assert_eq!(found(st), w(Rule::XeSendPayload));
+    assert_eq!(found(&st.replace("r21:2", "r22:2")), vec![]);
+    // A response past r127, and one reaching r127 over its payload.
+    let ld = "send.ugm (16|M0) r126 r20 null:0 0x0 0x08803580 {$1}\n";
+    assert_eq!(found(ld), w(Rule::XeRegisterNumber));
+    let over = "send.ugm (16|M0) r120 r118 null:0 0x0 0x08803580 {$1}\n";
+    assert_eq!(found(over), w(Rule::XeSendPayload));
+    assert_eq!(found(&over.replace("r118", "r20")), vec![]);
 }

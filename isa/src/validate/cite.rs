@@ -44,6 +44,8 @@ impl Rule {
                 "[ext: Mesa brw_eu_validate.c general_restrictions_based_on_operand_types]"
             }
             (XeAccumulator, _) => "004 lines 6311-6313, 10500, 13596, 15177, 19735, 29372, 29625",
+            (XeByteSource, _) => "[ext: Mesa brw_eu_validate.c, Gfx11+]",
+            (XeSendPayload, _) => "[ext: Mesa brw_eu_validate.c send_restrictions]",
             (XeRegisterNumber, _) => "004 line 33186",
             (XeEotPayload, _) => "004 line 33186",
             (XeDpas, _) => "004 lines 13857-13867, 14199-14209",

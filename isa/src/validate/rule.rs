@@ -52,6 +52,13 @@ pub enum Rule {
     /// access for the bit-field instructions, only invm/rsqtm in math,
     /// addc/subb's implicit destination and AccWrEn ...); warnings.
     XeAccumulator,
+    /// A byte-typed src1 (src1/src2 of a three-source instruction but
+    /// dpas) ([ext: Mesa brw_eu_validate.c, Gfx11+]); a warning.
+    XeByteSource,
+    /// Send payloads: a split send's two payloads overlapping, a response
+    /// ending at r127 over its own payload ([ext: Mesa brw_eu_validate.c
+    /// send_restrictions]); warnings.
+    XeSendPayload,
     /// A GRF past r127 (DG2 has 128).
     XeRegisterNumber,
     /// An EOT send's payload outside r112-r127 (004 line 33186).

@@ -23,31 +23,31 @@ fn exec_of(t: Type) -> Type {
     }
 }
 
-/// Mesa `execution_type` for the one- and two-source forms.
+/// Mesa `execution_type` for the one- and two-source forms: a one-source
+/// HF runs as its destination, mixed F/HF as F, otherwise the wider of
+/// Q, D, W (in that order) before DF.
 fn execution_type(dst: Type, srcs: &[Type]) -> Type {
-    let e: alloc::vec::Vec<Type> = srcs.iter().map(|t| exec_of(*t)).collect();
-    match e.as_slice() {
+    let mixed = |a: Type, b: Type| matches!((a, b), (Type::F, Type::Hf) | (Type::Hf, Type::F));
+    match srcs {
         [] => dst,
-        [a] => *a,
-        [a, b] if a == b => *a,
-        [a, b] => {
-            let has = |t: Type| *a == t || *b == t;
-            if has(Type::Df) {
-                Type::Df
-            } else if has(Type::F) {
+        [a] if exec_of(*a) == Type::Hf => dst,
+        [a] => exec_of(*a),
+        [a, b, ..] => {
+            let (a, b) = (exec_of(*a), exec_of(*b));
+            if mixed(a, b) || mixed(a, dst) || mixed(b, dst) {
                 Type::F
-            } else if has(Type::Hf) {
-                // Mixed HF with an integer runs as HF; with F as F above.
-                Type::Hf
-            } else if has(Type::Q) {
+            } else if a == b {
+                a
+            } else if a == Type::Q || b == Type::Q {
                 Type::Q
-            } else if has(Type::D) {
+            } else if a == Type::D || b == Type::D {
                 Type::D
-            } else {
+            } else if a == Type::W || b == Type::W {
                 Type::W
+            } else {
+                Type::Df
             }
         }
-        _ => dst,
     }
 }
 

@@ -4,10 +4,10 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use super::GRF;
-use crate::inst::{ExDesc, Send, SendDesc, Sfid};
+use crate::inst::{Addr, ExDesc, RegFile, Send, SendDesc, Sfid, Src};
 use crate::message::lsc::{self, LscKind, Shape};
 use crate::message::xe_gateway;
-use crate::validate::{Check, Rule};
+use crate::validate::{Check, Operand, Rule, Severity};
 
 pub(super) fn send(c: &mut Check, s: &Send) {
     let SendDesc::Imm { desc, .. } = &s.desc else {
@@ -19,6 +19,7 @@ pub(super) fn send(c: &mut Check, s: &Send) {
         Some(ExDesc::Reg { src1_len, .. }) => src1_len.map(u32::from),
         None => None,
     };
+    payloads(c, s, u32::from(desc.mlen), u32::from(desc.rlen), len1);
     if s.sfid == Some(Sfid::Gateway) {
         match xe_gateway::decode(word) {
             // IGC's DG2 EOT sets bit 4, which 004 lines 15127-15162 mark
@@ -154,6 +155,77 @@ pub(super) fn send(c: &mut Check, s: &Send) {
             Rule::XeSendLength,
             None,
             format!("{msg} at SIMD{exec}: {}", wrong.join(", ")),
+        );
+    }
+}
+
+/// The register numbers and lengths of a send's runs: the payloads and
+/// the response. A split send's two payloads may not overlap, and a
+/// response reaching r127 may not overlap the payload ([ext: Mesa
+/// brw_eu_validate.c send_restrictions]); no run may go past r127 (DG2 has
+/// 128 GRFs, 004 line 33186). iga64 accepts all three: warnings.
+fn payloads(c: &mut Check, s: &Send, mlen: u32, rlen: u32, len1: Option<u32>) {
+    let nr = |src: &Src| match src {
+        Src::Reg(r) if r.file == RegFile::Grf => match r.addr {
+            Addr::Direct { nr, .. } => Some(u32::from(nr)),
+            Addr::Indirect { .. } => None,
+        },
+        _ => None,
+    };
+    let src0 = nr(&s.src0).map(|n| (n, mlen));
+    let src1 = s.src1.as_ref().and_then(nr).zip(len1);
+    let dst = match (s.dst.file, s.dst.addr) {
+        (RegFile::Grf, Addr::Direct { nr, .. }) => Some((u32::from(nr), rlen)),
+        _ => None,
+    };
+    let runs = [
+        (Operand::Src0, src0),
+        (Operand::Src1, src1),
+        (Operand::Dst, dst),
+    ];
+    for (at, run) in runs {
+        if let Some((n, len)) = run
+            && len > 0
+            && n + len > 128
+        {
+            c.push(
+                Rule::XeRegisterNumber,
+                Some(at),
+                Severity::Warning,
+                None,
+                format!("r{n} and {len} registers run past r127 (iga64 accepts it)"),
+            );
+        }
+    }
+    let overlap =
+        |(a, la): (u32, u32), (b, lb): (u32, u32)| la > 0 && lb > 0 && a < b + lb && b < a + la;
+    if let (Some(a), Some(b)) = (src0, src1)
+        && overlap(a, b)
+    {
+        c.push(
+            Rule::XeSendPayload,
+            Some(Operand::Src1),
+            Severity::Warning,
+            None,
+            format!(
+                "the payloads r{}:{} and r{}:{} overlap (iga64 accepts it)",
+                a.0, a.1, b.0, b.1
+            ),
+        );
+    }
+    if let (Some((d, rl)), Some((p, ml))) = (dst, src0)
+        && d + rl > 127
+        && p + ml > d
+        && rl > 0
+    {
+        c.push(
+            Rule::XeSendPayload,
+            Some(Operand::Dst),
+            Severity::Warning,
+            None,
+            format!(
+                "a response r{d}:{rl} reaching r127 over the payload r{p}:{ml} (iga64 accepts it)"
+            ),
         );
     }
 }

@@ -97,6 +97,24 @@ pub(super) fn check(c: &mut Check) {
             );
         }
     }
+    // Gen11+: no byte regioning for src1 (src1 and src2 of three-source
+    // instructions but dpas, whose bytes are packed dwords).
+    let byte_slots: &[Operand] = match &i.body {
+        Body::Alu(_) if !one_source(i.opcode) => &[Operand::Src1],
+        Body::ThreeSrc(_) | Body::Bfn(_) => &[Operand::Src1, Operand::Src2],
+        _ => &[],
+    };
+    for &(at, t) in &ops {
+        if byte_slots.contains(&at) && matches!(t, Type::B | Type::Ub) {
+            c.push(
+                Rule::XeByteSource,
+                Some(at),
+                Severity::Warning,
+                Some("[ext: Mesa brw_eu_validate.c general_restrictions_based_on_operand_types, Gfx11+]"),
+                format!(":{}: byte regioning is not supported in this source (iga64 accepts it)", t.name()),
+            );
+        }
+    }
     let table = |list: &[(Opcode, u32)]| list.iter().find(|e| e.0 == i.opcode).map(|e| e.1);
     if let Some(line) = table(&INTEGER) {
         for &(at, t) in &ops {
