@@ -551,3 +551,37 @@ fn byte_source_and_send_payload_rules() {
     assert_eq!(found(over), w(Rule::XeSendPayload));
     assert_eq!(found(&over.replace("r118", "r20")), vec![]);
 }
+
+#[test]
+fn mixed_float_vector_immediate_and_span_rules() {
+    let w = |r| vec![(r, Severity::Warning)];
+    // Mixed F/HF with an F destination: SIMD8 at most (mov excepted).
+    let add = "add (16|M0) r10.0<1>:f r2.0<1;1,0>:hf r4.0<1;1,0>:f\n";
+    assert_eq!(found(add), w(Rule::XeMixedFloat));
+    assert_eq!(found(&add.replace("(16|M0)", "(8|M0)")), vec![]);
+    assert_eq!(found("mov (16|M0) r10.0<1>:f r2.0<1;1,0>:hf\n"), vec![]);
+    // Packed HF output 16-byte aligned.
+    let hf = "add (8|M0) r10.2<1>:hf r2.0<1;1,0>:f r4.0<1;1,0>:f\n";
+    assert_eq!(found(hf), w(Rule::XeMixedFloat));
+    assert_eq!(found(&hf.replace("r10.2", "r10.8")), vec![]);
+    // Mixed-float math reads strided HF.
+    let math = "math.inv (8|M0) r10.0<1>:f r2.0<1;1,0>:hf\n";
+    assert_eq!(found(math), w(Rule::XeMixedFloat));
+    assert_eq!(found("math.inv (8|M0) r10.0<1>:f r2.0<16;8,2>:hf\n"), vec![]);
+    // Vector immediates: word-strided, 16-byte aligned destinations.
+    assert_eq!(
+        found("mov (8|M0) r10.0<1>:d 0x76543210:v\n"),
+        w(Rule::XeVectorImmediate)
+    );
+    assert_eq!(found("mov (8|M0) r10.0<1>:w 0x76543210:v\n"), vec![]);
+    assert_eq!(
+        found("mov (8|M0) r10.1<1>:w 0x76543210:v\n"),
+        w(Rule::XeVectorImmediate)
+    );
+    // A destination over more than two registers.
+    assert_eq!(
+        found("mov (16|M0) r10.0<2>:f r2.0<1;1,0>:f\n"),
+        w(Rule::XeDstSpan)
+    );
+    assert_eq!(found("mov (16|M0) r10.0<1>:f r2.0<1;1,0>:f\n"), vec![]);
+}

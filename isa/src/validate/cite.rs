@@ -46,6 +46,11 @@ impl Rule {
             (XeAccumulator, _) => "004 lines 6311-6313, 10500, 13596, 15177, 19735, 29372, 29625",
             (XeByteSource, _) => "[ext: Mesa brw_eu_validate.c, Gfx11+]",
             (XeSendPayload, _) => "[ext: Mesa brw_eu_validate.c send_restrictions]",
+            (XeMixedFloat, _) => {
+                "[ext: Mesa brw_eu_validate.c special_restrictions_for_mixed_float_mode]"
+            }
+            (XeVectorImmediate, _) => "[ext: Mesa brw_eu_validate.c vector_immediate_restrictions]",
+            (XeDstSpan, _) => "[ext: Mesa brw_eu_validate.c region_alignment_rules]",
             (XeRegisterNumber, _) => "004 line 33186",
             (XeEotPayload, _) => "004 line 33186",
             (XeDpas, _) => "004 lines 13857-13867, 14199-14209",

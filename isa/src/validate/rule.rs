@@ -59,6 +59,15 @@ pub enum Rule {
     /// ending at r127 over its own payload ([ext: Mesa brw_eu_validate.c
     /// send_restrictions]); warnings.
     XeSendPayload,
+    /// Mixed F/HF restrictions ([ext: Mesa brw_eu_validate.c
+    /// special_restrictions_for_mixed_float_mode]); warnings.
+    XeMixedFloat,
+    /// V/UV/VF immediates need a 16-byte aligned word- or dword-strided
+    /// destination ([ext: Mesa brw_eu_validate.c]); a warning.
+    XeVectorImmediate,
+    /// A destination spanning more than two registers ([ext: Mesa
+    /// brw_eu_validate.c region_alignment_rules]); a warning.
+    XeDstSpan,
     /// A GRF past r127 (DG2 has 128).
     XeRegisterNumber,
     /// An EOT send's payload outside r112-r127 (004 line 33186).

@@ -3,6 +3,7 @@
 //! `region.rs` (the general region rules of the one- and two-source
 //! forms), `types.rs` (types per opcode, 64-bit types), `conversions.rs`
 //! (destinations of conversions: packed bytes, strides, integer <-> HF),
+//! `mixed.rs` (mixed float, vector immediates, destination span),
 //! `operands.rs` (modifiers, saturation, condition modifiers and
 //! predication per opcode, register numbers, the EOT payload), `acc.rs`
 //! (accumulator uses per instruction), `three_src.rs` (dpas's operands)
@@ -15,6 +16,7 @@
 
 mod acc;
 mod conversions;
+mod mixed;
 mod operands;
 mod region;
 mod send;
@@ -47,6 +49,7 @@ pub(super) fn check(c: &mut Check) {
     types::check(c);
     conversions::check(c);
     acc::check(c);
+    mixed::check(c);
     operands::check(c);
     three_src::check(c);
 }

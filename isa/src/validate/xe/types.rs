@@ -152,6 +152,11 @@ pub(super) fn check(c: &mut Check) {
     }
 }
 
+/// How many sources a one- or two-source opcode reads.
+pub(super) fn sources(op: Opcode) -> usize {
+    if one_source(op) { 1 } else { 2 }
+}
+
 /// One-source opcodes (their src1 slot is not read).
 fn one_source(op: Opcode) -> bool {
     matches!(
