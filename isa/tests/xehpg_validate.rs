@@ -567,7 +567,10 @@ fn mixed_float_vector_immediate_and_span_rules() {
     // Mixed-float math reads strided HF.
     let math = "math.inv (8|M0) r10.0<1>:f r2.0<1;1,0>:hf\n";
     assert_eq!(found(math), w(Rule::XeMixedFloat));
-    assert_eq!(found("math.inv (8|M0) r10.0<1>:f r2.0<16;8,2>:hf\n"), vec![]);
+    assert_eq!(
+        found("math.inv (8|M0) r10.0<1>:f r2.0<16;8,2>:hf\n"),
+        vec![]
+    );
     // Vector immediates: word-strided, 16-byte aligned destinations.
     assert_eq!(
         found("mov (8|M0) r10.0<1>:d 0x76543210:v\n"),
