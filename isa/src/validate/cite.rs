@@ -253,7 +253,6 @@ impl Rule {
             (WaitBackToBack, G4) => "000 line 13605",
             (WaitBackToBack, _) => "003 line 101301",
             (TwoRowAfterBranch, _) => "000 line 8484",
-            (NoRulesForGeneration, _) => "[ext: none: no rules for this generation]",
         }
     }
 }

@@ -13,10 +13,6 @@
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
-    /// A generation without rules of its own: said once per kernel (a
-    /// warning) so that no findings do not read as a clean bill. Unused
-    /// since Gen12.5 has its type, operand and three-source rules.
-    NoRulesForGeneration,
     // ---- Gen12.5 (xe/) ----
     /// An LSC or gateway send whose immediate descriptor has a reserved
     /// code or a must-be-zero bit set for its SFID (004 DP_LOAD lines
