@@ -7,7 +7,7 @@ use std::io;
 
 use crate::output::{CliError, FmtWriter};
 
-const GENS: &str = "gen4, gen4.5 (g45), gen6 (snb), gen7 (ivb), gen7.5 (hsw), gen12.5 (xehpg, dg2: disasm, asm, and validate with the send, region and SWSB rules)";
+const GENS: &str = "gen4, gen4.5 (g45), gen6 (snb), gen7 (ivb), gen7.5 (hsw), gen12.5 (xehpg, dg2: disasm, asm, and validate with the send, region, type, operand, dpas and SWSB rules)";
 
 /// The usage lines of the two commands.
 pub const USAGE: &str =

@@ -17,7 +17,7 @@ fn gen_of(p: IsaGen) -> Gen {
     match p {
         IsaGen::Gen4 | IsaGen::G45 => Gen::G4,
         IsaGen::Gen6 => Gen::G6,
-        // Gen12.5 runs only the xe.rs rules, cited without a generation.
+        // Gen12.5 runs only the xe/ rules, cited without a generation.
         IsaGen::Gen7 | IsaGen::Gen75 | IsaGen::Gen12_5 => Gen::G7,
     }
 }
@@ -38,6 +38,22 @@ impl Rule {
             (XeDistanceDependency, _) => {
                 "[ext: Mesa brw_scoreboard.cpp: in-order dependencies wait by register distance]"
             }
+            (XeOpcodeTypes, _) => "004 type tables; [ext: Mesa intel_device_info.c]",
+            (XeModifier, _) => "004 instruction headers",
+            (XeConversion, _) => {
+                "[ext: Mesa brw_eu_validate.c general_restrictions_based_on_operand_types]"
+            }
+            (XeAccumulator, _) => "004 lines 6311-6313, 10500, 13596, 15177, 19735, 29372, 29625",
+            (XeByteSource, _) => "[ext: Mesa brw_eu_validate.c, Gfx11+]",
+            (XeSendPayload, _) => "[ext: Mesa brw_eu_validate.c send_restrictions]",
+            (XeMixedFloat, _) => {
+                "[ext: Mesa brw_eu_validate.c special_restrictions_for_mixed_float_mode]"
+            }
+            (XeVectorImmediate, _) => "[ext: Mesa brw_eu_validate.c vector_immediate_restrictions]",
+            (XeDstSpan, _) => "[ext: Mesa brw_eu_validate.c region_alignment_rules]",
+            (XeRegisterNumber, _) => "004 line 33186",
+            (XeEotPayload, _) => "004 line 33186",
+            (XeDpas, _) => "004 lines 13857-13867, 14199-14209",
             (ExecSizeLimit, G4) => "000 lines 8439, 8490-8498",
             (ExecSizeLimit, G6) => "003 lines 91714, 91810-91816; 001 line 633",
             (ExecSizeLimit, G7) => "001 line 633; 003 lines 91714-91716",
@@ -237,9 +253,6 @@ impl Rule {
             (WaitBackToBack, G4) => "000 line 13605",
             (WaitBackToBack, _) => "003 line 101301",
             (TwoRowAfterBranch, _) => "000 line 8484",
-            (NoRulesForGeneration, _) => {
-                "Xe-HPG type, operand and three-source rules not written yet (issue 17)"
-            }
         }
     }
 }

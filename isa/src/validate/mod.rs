@@ -20,8 +20,9 @@
 //! flags, predicates), `opcode.rs` and `forms.rs` (the instruction
 //! reference's per-instruction restrictions), `compress.rs` (Gen4
 //! compression, Gen6+ channel groups), `send.rs`, `math.rs`,
-//! `three_src.rs` and `flow.rs` (branches and kernel-level rules). The rules
-//! and their citations are in `rule.rs` and `cite.rs`.
+//! `three_src.rs` and `flow.rs` (branches and kernel-level rules); Gen12.5
+//! has its own families in `xe/`. The rules and their citations are in
+//! `rule.rs` and `cite.rs`.
 
 mod acc;
 mod address;
@@ -86,8 +87,8 @@ impl fmt::Display for Violation {
 /// from the instruction alone.
 pub fn validate(p: IsaGen, inst: &Instruction) -> Vec<Violation> {
     if p.is_xe() {
-        // The send rules and the general region rules so far (xe.rs): the
-        // type and operand rules below are Gen4-Gen7.5's.
+        // Gen12.5 has its own rule families (xe/); the ones below are
+        // Gen4-Gen7.5's.
         let mut c = Check::new(p, inst);
         xe::check(&mut c);
         return c.out;
@@ -229,16 +230,6 @@ fn validate_around(
             .chain(skipped.iter().map(|s| *s as i64))
             .collect();
         xe::check_kernel(p, entries, &targets, &mut out);
-        // Said once per kernel, so that a kernel without findings is not
-        // taken for one that passed every rule.
-        let first = entries.first().map_or(NOP, |e| e.inst);
-        let mut c = Check::new(p, &first);
-        c.warn(
-            Rule::NoRulesForGeneration,
-            None,
-            "gen12.5 checks the send, general region and SWSB rules; the type, operand and three-source rules are not written yet",
-        );
-        out.extend(c.out.into_iter().map(|v| (0, v)));
         out.sort_by_key(|(offset, _)| *offset);
         return out;
     }
@@ -246,17 +237,6 @@ fn validate_around(
     out.sort_by_key(|(offset, _)| *offset);
     out
 }
-
-/// Stands in for the instruction of a finding about a whole (empty) kernel.
-const NOP: Instruction = Instruction::new(
-    crate::inst::Opcode::Nop,
-    1,
-    crate::inst::GroupCtrl::Quarter { qtr: 0, nib: false },
-    crate::inst::Body::Sync(crate::inst::Sync {
-        function: crate::inst::SyncFn::Nop,
-        src0: crate::xehpg::codec::ABSENT,
-    }),
-);
 
 /// The state of one instruction's check: what it is and what was found.
 pub(crate) struct Check<'a> {

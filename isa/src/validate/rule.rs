@@ -13,10 +13,7 @@
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
-    /// Gen12.5 has only the send, general region and SWSB rules so far: said once per
-    /// kernel (a warning) so that no findings do not read as a clean bill.
-    NoRulesForGeneration,
-    // ---- Gen12.5 (xe.rs) ----
+    // ---- Gen12.5 (xe/) ----
     /// An LSC or gateway send whose immediate descriptor has a reserved
     /// code or a must-be-zero bit set for its SFID (004 DP_LOAD lines
     /// 19506-19586, DP_FENCE 15406-15469, MSD_BARRIER 10451-10478, MSD_EOT
@@ -37,6 +34,43 @@ pub enum Rule {
     /// read without a register-distance wait reaching it ([ext: Mesa
     /// brw_scoreboard.cpp]).
     XeDistanceDependency,
+    /// Types per opcode from 004's type tables, and DG2's missing 64-bit
+    /// types ([ext: Mesa intel_device_info.c]); warnings (iga64 accepts).
+    XeOpcodeTypes,
+    /// Source modifier, saturation, condition modifier and predication
+    /// where the instruction's header in 004 says false.
+    XeModifier,
+    /// Destinations of conversions: packed bytes only for a raw mov, the
+    /// stride and alignment of the execution type, integer <-> HF DWord
+    /// strided ([ext: Mesa brw_eu_validate.c]); warnings (iga64 accepts).
+    XeConversion,
+    /// Accumulator uses each instruction's entry in 004 forbids (no
+    /// access for the bit-field instructions, only invm/rsqtm in math,
+    /// addc/subb's implicit destination and AccWrEn ...); warnings.
+    XeAccumulator,
+    /// A byte-typed src1 (src1/src2 of a three-source instruction but
+    /// dpas) ([ext: Mesa brw_eu_validate.c, Gfx11+]); a warning.
+    XeByteSource,
+    /// Send payloads: a split send's two payloads overlapping, a response
+    /// ending at r127 over its own payload ([ext: Mesa brw_eu_validate.c
+    /// send_restrictions]); warnings.
+    XeSendPayload,
+    /// Mixed F/HF restrictions ([ext: Mesa brw_eu_validate.c
+    /// special_restrictions_for_mixed_float_mode]); warnings.
+    XeMixedFloat,
+    /// V/UV/VF immediates need a 16-byte aligned word- or dword-strided
+    /// destination ([ext: Mesa brw_eu_validate.c]); a warning.
+    XeVectorImmediate,
+    /// A destination spanning more than two registers ([ext: Mesa
+    /// brw_eu_validate.c region_alignment_rules]); a warning.
+    XeDstSpan,
+    /// A GRF past r127 (DG2 has 128).
+    XeRegisterNumber,
+    /// An EOT send's payload outside r112-r127 (004 line 33186).
+    XeEotPayload,
+    /// dpas/dpasw: ExecSize 8, systolic depth 8, src1 at a register start
+    /// (004 lines 13857-13867, 14199-14209).
+    XeDpas,
     // ---- Region parameters (region.rs) ----
     /// ExecSize at most the limit of the widest operand type: Gen4 8 (dword)
     /// or 16 (word/byte), twice that compressed (000 lines 8439, 8490-8498);
