@@ -326,7 +326,7 @@ macro_rules! submission_tests {
                 let soft = setup(&p);
                 let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
                 let (target, _map) = gpu.map_buffer(4096).unwrap();
-                let (entry, _) = gpu.ggtt().reserve(1).unwrap();
+                let (entry, _) = gpu.ggtt().unwrap().reserve(1).unwrap();
                 let pte = baregpu::gtt::ggtt::encode_pte(
                     $generation,
                     target.phys().0,

@@ -187,7 +187,7 @@ macro_rules! shared_submission_tests {
             // Unused entries point at the scratch page; make this one invalid, as a
             // stray PTE write would.
             let mmio = gpu.mmio();
-            gpu.ggtt().write_entry(mmio, 0x1fff_0000 / 4096, 0);
+            gpu.ggtt().unwrap().write_entry(mmio, 0x1fff_0000 / 4096, 0);
             let mut b = gpu.new_batch(4096).unwrap();
             b.push(&sdi(0x1fff_0000, 1)).unwrap();
             let f = gpu.submit(last, b).unwrap();
