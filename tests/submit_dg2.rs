@@ -11,6 +11,8 @@ use baregpu::submit::{CONTEXT_SWITCH_INTERRUPT, HangReason, Placement, USER_INTE
 use baregpu::{EngineId, Gpu, GpuError};
 use baregpu_soft::SoftGpu;
 
+mod support;
+
 /// The harness's BAR2: the model's local memory behind the driver's seam.
 struct Bar2<'a>(&'a SoftGpu<PlatformBus<'a, HostPlatform>>);
 
@@ -382,4 +384,36 @@ fn alternating_contexts_on_one_engine_all_complete() {
     let f = gpu.submit(e, b).unwrap();
     gpu.wait(f, SECOND).unwrap();
     assert_eq!(out.read_u32(0), Some(77));
+}
+
+/// The scenarios every generation shares (tests/support/mod.rs), through
+/// `Gpu::new` with no local memory, as the older generations run them.
+mod shared {
+    use super::*;
+    use baregpu::platform::host::HostPlatform;
+    use baregpu::submit::HangReason;
+    use support::words;
+
+    fn setup(p: &HostPlatform) -> SoftGpu<PlatformBus<'_, HostPlatform>> {
+        SoftGpu::new(Generation::Gen12_5, PlatformBus::new(p)).expect("DG2 model")
+    }
+
+    fn sdi(address: u64, data_dword0: u32) -> MiStoreDataImm {
+        MiStoreDataImm {
+            use_global_gtt: true,
+            address,
+            data_dword0,
+            ..Default::default()
+        }
+    }
+
+    fn batch_start(batch_buffer_start_address: u64) -> MiBatchBufferStart {
+        MiBatchBufferStart {
+            batch_buffer_start_address,
+            ..Default::default()
+        }
+    }
+
+    // EIR bit 4: the page-table error, as `a_store_to_an_unmapped_ppgtt_address_is_a_reported_fault` sees it.
+    shared_submission_tests!(Generation::Gen12_5, 4, false);
 }
