@@ -319,6 +319,45 @@ fn engine_ids_are_the_tables_names() {
     let names: Vec<_> = gpu.engines().map(|e| e.name).collect();
     assert_eq!(names, ENGINES);
     assert_eq!(gpu.engine_named("render"), Some(EngineId(0)));
+    assert_eq!(gpu.blit_engine(), gpu.engine_named("blitter"));
+    assert_eq!(gpu.generation(), Generation::Gen12_5);
+    // Each engine's bit in take_interrupts(): GEN11_GT_INTR_DW0's RCS0 0, BCS 15, CCS0 4.
+    let bits: Vec<_> = (0..3)
+        .map(|k| gpu.user_interrupt_bit(EngineId(k)))
+        .collect();
+    assert_eq!(bits, [Some(0), Some(15), Some(4)]);
+}
+
+/// Without its local-memory BAR a DG2 still runs everything in system
+/// memory, and says why a local buffer cannot be had.
+#[test]
+fn without_local_memory_local_buffers_are_refused_by_name() {
+    let p = HostPlatform::new();
+    let soft = SoftGpu::new(Generation::Gen12_5, PlatformBus::new(&p)).expect("DG2 model");
+    let mut gpu = Gpu::new(&p, &soft, Generation::Gen12_5).expect("bring-up");
+    assert!(matches!(
+        gpu.buffer(4096, Placement::Local),
+        Err(GpuError::NoLocalMemory)
+    ));
+    let ctx = gpu.create_context().unwrap();
+    assert!(matches!(
+        gpu.context_buffer(ctx, 4096, Placement::Local),
+        Err(GpuError::NoLocalMemory)
+    ));
+    assert_eq!(
+        gpu.map_buffer_at(baregpu::gtt::GfxAddr(0x10_0000), 4096)
+            .err(),
+        Some(GpuError::Unsupported(Generation::Gen12_5))
+    );
+    assert!(gpu.ggtt().is_err());
+    let (buf, map) = gpu.map_buffer(4096).unwrap();
+    let mut b = gpu.new_batch(4096).unwrap();
+    b.push(&sdi(map.gfx.0 + 12, true, 0x5a5a)).unwrap();
+    let e = gpu.engine_named("compute").unwrap();
+    let f = gpu.submit(e, b).unwrap();
+    gpu.wait(f, SECOND).unwrap();
+    assert_eq!(buf.to_u32s()[3], 0x5a5a);
+    gpu.unmap(map);
 }
 
 /// Submissions alternating between two contexts on one engine, with no

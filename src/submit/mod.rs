@@ -87,6 +87,9 @@ pub enum GpuError {
     NoEngine(EngineId),
     /// No such context.
     NoContext(ContextId),
+    /// A buffer in local memory on a GPU brought up without its local-memory
+    /// BAR ([`Gpu::new`] rather than [`Gpu::with_local_memory`]).
+    NoLocalMemory,
 }
 
 impl fmt::Display for GpuError {
@@ -106,6 +109,10 @@ impl fmt::Display for GpuError {
             ),
             GpuError::NoEngine(e) => write!(f, "no engine {}", e.0),
             GpuError::NoContext(c) => write!(f, "no context {}", c.0),
+            GpuError::NoLocalMemory => write!(
+                f,
+                "no local memory: the GPU was brought up without its local-memory BAR (Gpu::with_local_memory)"
+            ),
         }
     }
 }
@@ -334,7 +341,8 @@ impl<'a, P: Platform> Gpu<'a, P> {
     /// A buffer of `bytes` (whole pages) in `placement`, mapped in the GGTT.
     /// [`Placement::Local`] needs local memory (Gen12.5 brought up with
     /// [`Gpu::with_local_memory`]): [`GpuError::Unsupported`] on the older
-    /// generations, out of memory when the GPU has none behind the seam.
+    /// generations, [`GpuError::NoLocalMemory`] when the GPU has none
+    /// behind the seam.
     pub fn buffer(&mut self, bytes: u64, placement: Placement) -> Result<Buffer<'a>, GpuError> {
         on_backend!(&mut self.backend, b => b.buffer(bytes, placement))
     }

@@ -511,6 +511,9 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
                 Ok((Memory::System(d), b))
             }
             Placement::Local => {
+                if self.local.local_size() == 0 {
+                    return Err(GpuError::NoLocalMemory);
+                }
                 let first = self
                     .local_free
                     .allocate(pages)
