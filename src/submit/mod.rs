@@ -2,7 +2,7 @@
 //! the command streamers up and runs batches with seqno fences, hang
 //! detection with engine reset, and error capture, through one of two
 //! backends chosen by the generation's description at [`Gpu::new`]:
-//! rings (Gen4/G45, Gen6, Gen7: [`ring`]) or execlists with logical ring
+//! rings (Gen4/G45, Gen6, Gen7: `ring`) or execlists with logical ring
 //! contexts (Gen12.5: `execlist`). A caller writes the same code for all of
 //! them; what only one backend has (placement in local memory, context
 //! status events, destroying a context) answers [`GpuError::Unsupported`]
