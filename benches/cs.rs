@@ -274,6 +274,7 @@ fn ggtt(t: &mut Table) {
         let start = Instant::now();
         let m = gpu
             .ggtt()
+            .unwrap()
             .map(mmio, &region.region(), Caching::Llc)
             .unwrap();
         map_best = map_best.min(start.elapsed());
@@ -289,7 +290,7 @@ fn ggtt(t: &mut Table) {
             assert_eq!(Ok(last_pte), want, "the last PTE reached the device");
         }
         let start = Instant::now();
-        gpu.ggtt().unmap(mmio, m);
+        gpu.ggtt().unwrap().unmap(mmio, m);
         unmap_best = unmap_best.min(start.elapsed());
     }
 

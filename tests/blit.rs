@@ -456,7 +456,7 @@ macro_rules! blit_tests {
                     let mut unmapped = color_blt(&d, (0, 0, 8, 8), 0xf0, 3, 0);
                     unmapped.destination_base_address = 0x1f00_0000;
                     let mmio = gpu.mmio();
-                    gpu.ggtt().write_entry(mmio, 0x1f00_0000 / 4096, 0);
+                    gpu.ggtt().unwrap().write_entry(mmio, 0x1f00_0000 / 4096, 0);
                     assert_eq!(
                         expect_engine_error(run(gpu, |b| b.push(&unmapped).unwrap())) & $page_fault,
                         $page_fault

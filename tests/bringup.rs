@@ -166,7 +166,7 @@ fn the_firmwares_ggtt_ranges_are_kept_and_never_handed_out() {
             pte(base + (1 << 20) + 15 * 4096),
             "{g}"
         );
-        let scratch = gpu.bring_up().scratch.0;
+        let scratch = gpu.bring_up().scratch.expect("a scratch page").0;
         assert_eq!(
             decode_pte(g, soft.read32(alias(g) + 4 * 2000)),
             Some(scratch),
@@ -195,7 +195,7 @@ fn the_firmwares_ggtt_ranges_are_kept_and_never_handed_out() {
         };
         let mmio = gpu.mmio();
         assert_eq!(
-            gpu.ggtt().map(mmio, &in_stolen, Caching::Llc),
+            gpu.ggtt().unwrap().map(mmio, &in_stolen, Caching::Llc),
             Err(GttError::InStolen {
                 phys: base + (8 << 20)
             }),
@@ -211,7 +211,7 @@ fn a_scratch_page_is_behind_every_unused_entry() {
         // Headless: entry 0 holds no firmware console.
         let soft = soft(&p, g).with_firmware_mode(None);
         let mut gpu = Gpu::new(&p, &soft, g).unwrap();
-        let scratch = gpu.bring_up().scratch.0;
+        let scratch = gpu.bring_up().scratch.expect("a scratch page").0;
         let entries = gpu.bring_up().ggtt_entries;
         for index in [0, entries / 2, entries - 1] {
             let pte = soft.read32(alias(g) + 4 * index);

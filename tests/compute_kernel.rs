@@ -100,7 +100,7 @@ fn a_binary_that_does_not_decode_is_refused_with_its_offset_before_anything_is_a
     for g in GENERATIONS {
         with_gpu(g, |gpu, p| {
             let mut cx = Compute::new(gpu).unwrap();
-            let free = gpu.ggtt().free_pages();
+            let free = gpu.ggtt().unwrap().free_pages();
             let dma = p.dma_bytes_in_use();
             // Two good instructions (32 bytes), then opcode 0x7F, reserved on
             // every generation here (000 opcode table; notes seed-000 "0x7F reserved").
@@ -117,7 +117,11 @@ fn a_binary_that_does_not_decode_is_refused_with_its_offset_before_anything_is_a
                 Err(ComputeError::KernelDecode { offset, .. }) => assert_eq!(offset, 32, "{g}"),
                 other => panic!("{g}: {other:?}"),
             }
-            assert_eq!(gpu.ggtt().free_pages(), free, "{g}: no GTT space taken");
+            assert_eq!(
+                gpu.ggtt().unwrap().free_pages(),
+                free,
+                "{g}: no GTT space taken"
+            );
             assert_eq!(p.dma_bytes_in_use(), dma, "{g}: no memory taken");
         });
     }

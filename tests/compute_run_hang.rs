@@ -239,7 +239,9 @@ fn a_kernel_reading_through_an_invalid_gtt_entry_is_reported_as_a_page_fault() {
         with_soft(g, |gpu, soft| {
             // Unused entries point at the scratch page; this one is made invalid.
             let mmio = gpu.mmio();
-            gpu.ggtt().write_entry(mmio, u64::from(addr) / 4096, 0);
+            gpu.ggtt()
+                .unwrap()
+                .write_entry(mmio, u64::from(addr) / 4096, 0);
             let mut cx = Compute::new(gpu).unwrap();
             let bin = faulting_kernel(g, addr);
             let k = load(&mut cx, gpu, &bin, &[]);

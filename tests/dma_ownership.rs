@@ -82,10 +82,10 @@ fn completed_batches_and_dropped_buffers_give_their_memory_back() {
         assert_eq!(p.dma_bytes_in_use(), idle + 8192, "round {round}");
     }
     assert_eq!(buffer.read_u32(2), Ok(0x102), "the stores landed");
-    let free = gpu.ggtt().free_pages();
+    let free = gpu.ggtt().unwrap().free_pages();
     gpu.unmap(mapping);
     assert_eq!(
-        gpu.ggtt().free_pages(),
+        gpu.ggtt().unwrap().free_pages(),
         free + 2,
         "the GGTT range went back"
     );

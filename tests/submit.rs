@@ -326,7 +326,7 @@ macro_rules! submission_tests {
                 let soft = setup(&p);
                 let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
                 let (target, _map) = gpu.map_buffer(4096).unwrap();
-                let (entry, _) = gpu.ggtt().reserve(1).unwrap();
+                let (entry, _) = gpu.ggtt().unwrap().reserve(1).unwrap();
                 let pte = baregpu::gtt::ggtt::encode_pte(
                     $generation,
                     target.phys().0,
@@ -448,4 +448,59 @@ fn gen7_load_register_mem_round_trips_through_a_register() {
     gpu.wait(f, 1_000_000).unwrap();
     assert_eq!(words(&buf)[1], 0x5eed);
     assert_eq!(gpu.mmio().read32(0x2040), 0x5eed);
+}
+
+/// What only Gen12.5's execlists have answers `Unsupported` on the rings,
+/// and buffers in system memory work through the same calls as on DG2.
+#[test]
+fn gen7_refuses_the_execlist_only_operations_and_keeps_system_buffers() {
+    use baregpu::Generation::Gen7;
+    use baregpu::hal::gen7::commands::*;
+    use baregpu::submit::Placement;
+    let p = HostPlatform::new();
+    let soft = SoftGpu::new(Gen7, PlatformBus::new(&p)).unwrap();
+    let mut gpu = Gpu::new(&p, &soft, Gen7).unwrap();
+    let ctx = gpu.create_context().unwrap();
+    let unsupported = Some(GpuError::Unsupported(Gen7));
+    assert_eq!(gpu.destroy_context(ctx).err(), unsupported);
+    assert_eq!(
+        gpu.context_sw_id(Some(ctx), EngineId::RENDER).err(),
+        unsupported
+    );
+    assert_eq!(gpu.take_interrupt_vectors().err(), unsupported);
+    assert_eq!(gpu.csb_events(EngineId::RENDER).err(), unsupported);
+    assert!(matches!(
+        gpu.buffer(4096, Placement::Local),
+        Err(GpuError::Unsupported(Gen7))
+    ));
+    assert!(matches!(
+        gpu.context_buffer(ctx, 4096, Placement::Local),
+        Err(GpuError::Unsupported(Gen7))
+    ));
+    let out = gpu.buffer(4096, Placement::System).unwrap();
+    let in_ctx = gpu.context_buffer(ctx, 4096, Placement::System).unwrap();
+    let mut b = gpu.new_batch(4096).unwrap();
+    b.push(&MiStoreDataImm {
+        use_global_gtt: true,
+        address: out.gfx().0 + 8,
+        data_dword0: 0x600d,
+        data_dword1: None,
+    })
+    .unwrap();
+    let f = gpu.submit(EngineId::RENDER, b).unwrap();
+    gpu.wait(f, 1_000_000).unwrap();
+    let mut b = gpu.new_context_batch(ctx, 4096).unwrap();
+    b.push(&MiStoreDataImm {
+        use_global_gtt: false,
+        address: in_ctx.gfx().0,
+        data_dword0: 0xc7c7,
+        data_dword1: None,
+    })
+    .unwrap();
+    let f = gpu.submit(EngineId::RENDER, b).unwrap();
+    gpu.wait(f, 1_000_000).unwrap();
+    assert_eq!(out.read_u32(2), Some(0x600d));
+    assert_eq!(in_ctx.read_u32(0), Some(0xc7c7));
+    assert_eq!(out.placement(), Placement::System);
+    gpu.free_buffer(out);
 }

@@ -1,5 +1,5 @@
-//! Gen12.5 (DG2) submission through the driver's execlist backend on the
-//! software GPU: the acceptance scenarios of the older generations
+//! Gen12.5 (DG2) submission through `Gpu::new` (its execlist backend) on
+//! the software GPU: the acceptance scenarios of the older generations
 //! (tests/support/mod.rs) on RCS, BCS and CCS, with buffers in system and
 //! local memory, PPGTT contexts that cannot see each other, and the errors.
 
@@ -7,10 +7,11 @@ use baregpu::Generation;
 use baregpu::hal::gen12_5::commands::*;
 use baregpu::platform::host::HostPlatform;
 use baregpu::platform::{LocalMemory, PlatformBus};
-use baregpu::submit::HangReason;
-use baregpu::submit::execlist::{CONTEXT_SWITCH_INTERRUPT, ExeclistGpu, Placement, USER_INTERRUPT};
-use baregpu::{EngineId, GpuError};
+use baregpu::submit::{CONTEXT_SWITCH_INTERRUPT, HangReason, Placement, USER_INTERRUPT};
+use baregpu::{EngineId, Gpu, GpuError};
 use baregpu_soft::SoftGpu;
+
+mod support;
 
 /// The harness's BAR2: the model's local memory behind the driver's seam.
 struct Bar2<'a>(&'a SoftGpu<PlatformBus<'a, HostPlatform>>);
@@ -42,7 +43,8 @@ macro_rules! setup {
         let $soft = SoftGpu::new(Generation::Gen12_5, PlatformBus::new(&$p)).expect("DG2 model");
         let $bar = Bar2(&$soft);
         #[allow(unused_mut)]
-        let mut $gpu = ExeclistGpu::new(&$p, &$soft, &$bar).expect("bring-up");
+        let mut $gpu =
+            Gpu::with_local_memory(&$p, &$soft, Generation::Gen12_5, &$bar).expect("bring-up");
     };
 }
 
@@ -52,11 +54,11 @@ const SECOND: u64 = 1_000_000;
 #[test]
 fn stores_on_every_engine_reach_system_and_local_memory() {
     setup!(p, soft, bar, gpu);
-    assert_eq!(gpu.ggtt_entries(), (8 << 20) / 8);
+    assert_eq!(gpu.bring_up().ggtt_entries, (8 << 20) / 8);
     for (k, name) in ENGINES.iter().enumerate() {
         let e = gpu.engine_named(name).unwrap();
-        let sys = gpu.map_buffer(4096, Placement::System).unwrap();
-        let lmem = gpu.map_buffer(8192, Placement::Local).unwrap();
+        let sys = gpu.buffer(4096, Placement::System).unwrap();
+        let lmem = gpu.buffer(8192, Placement::Local).unwrap();
         let mut b = gpu.new_batch(4096).unwrap();
         b.push(&sdi(sys.gfx().0 + 8, true, 0xc0de_0000 | k as u32))
             .unwrap();
@@ -80,7 +82,7 @@ fn stores_on_every_engine_reach_system_and_local_memory() {
 #[test]
 fn a_chain_of_1000_batches() {
     setup!(p, soft, bar, gpu);
-    let out = gpu.map_buffer(4096, Placement::System).unwrap();
+    let out = gpu.buffer(4096, Placement::System).unwrap();
     let e = gpu.engine_named("render").unwrap();
     let mut last = None;
     for n in 0..1000u32 {
@@ -101,8 +103,8 @@ fn sustained_submission_wraps_the_ring_with_no_lost_or_repeated_work() {
     setup!(p, soft, bar, gpu);
     for name in ["blitter", "compute"] {
         let e = gpu.engine_named(name).unwrap();
-        let counter = gpu.map_buffer(4096, Placement::Local).unwrap();
-        let log = gpu.map_buffer(3000 * 4, Placement::System).unwrap();
+        let counter = gpu.buffer(4096, Placement::Local).unwrap();
+        let log = gpu.buffer(3000 * 4, Placement::System).unwrap();
         let mut fences = Vec::new();
         for n in 0..3000u32 {
             let mut b = gpu.new_batch(4096).unwrap();
@@ -140,14 +142,14 @@ fn sustained_submission_wraps_the_ring_with_no_lost_or_repeated_work() {
 #[test]
 fn interrupts_and_context_status_events() {
     setup!(p, soft, bar, gpu);
-    gpu.enable_interrupts();
+    gpu.enable_user_interrupts();
     for name in ENGINES {
         let e = gpu.engine_named(name).unwrap();
         let b = gpu.new_batch(4096).unwrap();
         let f = gpu.submit(e, b).unwrap();
         gpu.wait(f, SECOND).unwrap();
         assert!(gpu.interrupt_pending(), "{name}: the line is up");
-        let got = gpu.take_interrupts();
+        let got = gpu.take_interrupt_vectors().unwrap();
         assert_eq!(got.len(), 1, "{name}: {got:?}");
         assert_eq!(got[0].0, e);
         assert_ne!(got[0].1 & USER_INTERRUPT, 0, "{name}: user interrupt");
@@ -157,8 +159,8 @@ fn interrupts_and_context_status_events() {
             "{name}: context switch"
         );
         assert!(!gpu.interrupt_pending(), "{name}: acknowledged");
-        let id = gpu.context_sw_id(None, e);
-        let ev = gpu.csb_events(e);
+        let id = gpu.context_sw_id(None, e).unwrap();
+        let ev = gpu.csb_events(e).unwrap();
         assert_eq!(ev.len(), 2, "{name}: {ev:?}");
         assert_eq!(
             (ev[0].to, ev[0].away, ev[0].new_queue),
@@ -171,7 +173,7 @@ fn interrupts_and_context_status_events() {
 #[test]
 fn an_unknown_command_is_reported_decoded_and_later_work_runs() {
     setup!(p, soft, bar, gpu);
-    let out = gpu.map_buffer(4096, Placement::System).unwrap();
+    let out = gpu.buffer(4096, Placement::System).unwrap();
     let e = gpu.engine_named("render").unwrap();
     let mut bad = gpu.new_batch(4096).unwrap();
     bad.push(&sdi(out.gfx().0, true, 1)).unwrap();
@@ -202,7 +204,7 @@ fn an_unknown_command_is_reported_decoded_and_later_work_runs() {
 #[test]
 fn a_runaway_batch_is_a_hang_work_behind_it_is_lost_and_later_work_runs() {
     setup!(p, soft, bar, gpu);
-    let out = gpu.map_buffer(4096, Placement::System).unwrap();
+    let out = gpu.buffer(4096, Placement::System).unwrap();
     let e = gpu.engine_named("blitter").unwrap();
     let mut b = gpu.new_batch(4096).unwrap();
     let at = b.gfx().0;
@@ -231,7 +233,7 @@ fn a_runaway_batch_is_a_hang_work_behind_it_is_lost_and_later_work_runs() {
 }
 
 fn gpu_batch_storing<'a>(
-    gpu: &mut ExeclistGpu<'a, HostPlatform>,
+    gpu: &mut Gpu<'a, HostPlatform>,
     addr: u64,
     value: u32,
 ) -> baregpu::Batch<'a> {
@@ -256,7 +258,7 @@ fn a_store_to_an_unmapped_ppgtt_address_is_a_reported_fault() {
     assert!(!fault.ggtt);
     assert_eq!(state.eir & 1 << 4, 1 << 4, "page table error");
     // Later work in the same context runs.
-    let buf = gpu.map_in_context(ctx, 4096, Placement::Local).unwrap();
+    let buf = gpu.context_buffer(ctx, 4096, Placement::Local).unwrap();
     let mut b = gpu.new_context_batch(ctx, 4096).unwrap();
     b.push(&sdi(buf.gfx().0, false, 5)).unwrap();
     let f = gpu.submit(e, b).unwrap();
@@ -270,8 +272,8 @@ fn two_contexts_cannot_see_each_others_memory() {
     let e = gpu.engine_named("render").unwrap();
     let a = gpu.create_context().unwrap();
     let b = gpu.create_context().unwrap();
-    let buf_a = gpu.map_in_context(a, 4096, Placement::System).unwrap();
-    let buf_b = gpu.map_in_context(b, 4096, Placement::Local).unwrap();
+    let buf_a = gpu.context_buffer(a, 4096, Placement::System).unwrap();
+    let buf_b = gpu.context_buffer(b, 4096, Placement::Local).unwrap();
     // Each context's first buffer is at the same virtual address.
     assert_eq!(buf_a.gfx(), buf_b.gfx());
     for (ctx, v) in [(a, 0xaaaa), (b, 0xbbbb)] {
@@ -284,7 +286,7 @@ fn two_contexts_cannot_see_each_others_memory() {
     assert_eq!(buf_b.read_u32(0), Some(0xbbbb));
     // An address only A maps (the last page of 16, beyond anything B has
     // mapped) faults in B.
-    let only_a = gpu.map_in_context(a, 16 * 4096, Placement::System).unwrap();
+    let only_a = gpu.context_buffer(a, 16 * 4096, Placement::System).unwrap();
     let last_page = only_a.gfx().0 + 15 * 4096;
     let mut batch = gpu.new_context_batch(b, 4096).unwrap();
     assert!(batch.gfx().0 < last_page);
@@ -296,10 +298,15 @@ fn two_contexts_cannot_see_each_others_memory() {
     assert_eq!(state.fault.map(|f| f.address), Some(last_page));
     assert_eq!(only_a.read_u32(15 * 1024), Some(0));
     // The CSB names both contexts.
-    let ids: Vec<_> = gpu.csb_events(e).iter().filter_map(|ev| ev.to).collect();
+    let ids: Vec<_> = gpu
+        .csb_events(e)
+        .unwrap()
+        .iter()
+        .filter_map(|ev| ev.to)
+        .collect();
     assert!(
-        ids.contains(&gpu.context_sw_id(Some(a), e))
-            && ids.contains(&gpu.context_sw_id(Some(b), e)),
+        ids.contains(&gpu.context_sw_id(Some(a), e).unwrap())
+            && ids.contains(&gpu.context_sw_id(Some(b), e).unwrap()),
         "{ids:?}"
     );
     gpu.destroy_context(a).unwrap();
@@ -309,9 +316,48 @@ fn two_contexts_cannot_see_each_others_memory() {
 #[test]
 fn engine_ids_are_the_tables_names() {
     setup!(p, soft, bar, gpu);
-    let names: Vec<_> = gpu.engine_names().collect();
+    let names: Vec<_> = gpu.engines().map(|e| e.name).collect();
     assert_eq!(names, ENGINES);
     assert_eq!(gpu.engine_named("render"), Some(EngineId(0)));
+    assert_eq!(gpu.blit_engine(), gpu.engine_named("blitter"));
+    assert_eq!(gpu.generation(), Generation::Gen12_5);
+    // Each engine's bit in take_interrupts(): GEN11_GT_INTR_DW0's RCS0 0, BCS 15, CCS0 4.
+    let bits: Vec<_> = (0..3)
+        .map(|k| gpu.user_interrupt_bit(EngineId(k)))
+        .collect();
+    assert_eq!(bits, [Some(0), Some(15), Some(4)]);
+}
+
+/// Without its local-memory BAR a DG2 still runs everything in system
+/// memory, and says why a local buffer cannot be had.
+#[test]
+fn without_local_memory_local_buffers_are_refused_by_name() {
+    let p = HostPlatform::new();
+    let soft = SoftGpu::new(Generation::Gen12_5, PlatformBus::new(&p)).expect("DG2 model");
+    let mut gpu = Gpu::new(&p, &soft, Generation::Gen12_5).expect("bring-up");
+    assert!(matches!(
+        gpu.buffer(4096, Placement::Local),
+        Err(GpuError::NoLocalMemory)
+    ));
+    let ctx = gpu.create_context().unwrap();
+    assert!(matches!(
+        gpu.context_buffer(ctx, 4096, Placement::Local),
+        Err(GpuError::NoLocalMemory)
+    ));
+    assert_eq!(
+        gpu.map_buffer_at(baregpu::gtt::GfxAddr(0x10_0000), 4096)
+            .err(),
+        Some(GpuError::Unsupported(Generation::Gen12_5))
+    );
+    assert!(gpu.ggtt().is_err());
+    let (buf, map) = gpu.map_buffer(4096).unwrap();
+    let mut b = gpu.new_batch(4096).unwrap();
+    b.push(&sdi(map.gfx.0 + 12, true, 0x5a5a)).unwrap();
+    let e = gpu.engine_named("compute").unwrap();
+    let f = gpu.submit(e, b).unwrap();
+    gpu.wait(f, SECOND).unwrap();
+    assert_eq!(buf.to_u32s()[3], 0x5a5a);
+    gpu.unmap(map);
 }
 
 /// Submissions alternating between two contexts on one engine, with no
@@ -324,9 +370,9 @@ fn alternating_contexts_on_one_engine_all_complete() {
     let e = gpu.engine_named("compute").unwrap();
     let ctxs = [gpu.create_context().unwrap(), gpu.create_context().unwrap()];
     let bufs = [
-        gpu.map_in_context(ctxs[0], 4096, Placement::System)
+        gpu.context_buffer(ctxs[0], 4096, Placement::System)
             .unwrap(),
-        gpu.map_in_context(ctxs[1], 4096, Placement::Local).unwrap(),
+        gpu.context_buffer(ctxs[1], 4096, Placement::Local).unwrap(),
     ];
     let mut fences = Vec::new();
     for n in 0..40u32 {
@@ -351,25 +397,62 @@ fn alternating_contexts_on_one_engine_all_complete() {
             "submission {n}"
         );
     }
-    let switches = gpu.csb_events(e).iter().filter(|ev| ev.new_queue).count();
+    let switches = gpu
+        .csb_events(e)
+        .unwrap()
+        .iter()
+        .filter(|ev| ev.new_queue)
+        .count();
     assert!(
         switches >= 40,
         "each submission reached the engine: {switches}"
     );
     // The engine's last context (the second) has switched out to idle; it
     // is destroyed, and later work runs.
-    let last_id = gpu.context_sw_id(Some(ctxs[1]), e);
-    let last = *gpu.csb_events(e).last().unwrap();
+    let last_id = gpu.context_sw_id(Some(ctxs[1]), e).unwrap();
+    let last = *gpu.csb_events(e).unwrap().last().unwrap();
     assert_eq!((last.to, last.away), (None, Some(last_id)));
     gpu.destroy_context(ctxs[1]).unwrap();
     assert_eq!(
         gpu.destroy_context(ctxs[1]),
         Err(GpuError::NoContext(ctxs[1]))
     );
-    let out = gpu.map_buffer(4096, Placement::Local).unwrap();
+    let out = gpu.buffer(4096, Placement::Local).unwrap();
     let mut b = gpu.new_batch(4096).unwrap();
     b.push(&sdi(out.gfx().0, true, 77)).unwrap();
     let f = gpu.submit(e, b).unwrap();
     gpu.wait(f, SECOND).unwrap();
     assert_eq!(out.read_u32(0), Some(77));
+}
+
+/// The scenarios every generation shares (tests/support/mod.rs), through
+/// `Gpu::new` with no local memory, as the older generations run them.
+mod shared {
+    use super::*;
+    use baregpu::platform::host::HostPlatform;
+    use baregpu::submit::HangReason;
+    use support::words;
+
+    fn setup(p: &HostPlatform) -> SoftGpu<PlatformBus<'_, HostPlatform>> {
+        SoftGpu::new(Generation::Gen12_5, PlatformBus::new(p)).expect("DG2 model")
+    }
+
+    fn sdi(address: u64, data_dword0: u32) -> MiStoreDataImm {
+        MiStoreDataImm {
+            use_global_gtt: true,
+            address,
+            data_dword0,
+            ..Default::default()
+        }
+    }
+
+    fn batch_start(batch_buffer_start_address: u64) -> MiBatchBufferStart {
+        MiBatchBufferStart {
+            batch_buffer_start_address,
+            ..Default::default()
+        }
+    }
+
+    // EIR bit 4: the page-table error, as `a_store_to_an_unmapped_ppgtt_address_is_a_reported_fault` sees it.
+    shared_submission_tests!(Generation::Gen12_5, 4, false);
 }

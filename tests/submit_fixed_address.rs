@@ -61,20 +61,24 @@ fn fixed_ggtt_mappings_refuse_used_unaligned_and_out_of_range_addresses() {
             gpu.map_buffer_at(GfxAddr(0x10_0800), 4096).err(),
             Some(GpuError::Gtt(GttError::Unaligned(GfxAddr(0x10_0800))))
         );
-        let size = gpu.ggtt().layout().entries as u64 * 4096;
+        let size = gpu.ggtt().unwrap().layout().entries as u64 * 4096;
         assert!(matches!(
             gpu.map_buffer_at(GfxAddr(size - 4096), 8192),
             Err(GpuError::Gtt(GttError::OutOfRange { .. }))
         ));
         // The last page itself is mappable; a second mapping there is not.
-        let free = gpu.ggtt().free_pages();
+        let free = gpu.ggtt().unwrap().free_pages();
         let (region, m) = gpu.map_buffer_at(GfxAddr(size - 4096), 4096).unwrap();
         assert_eq!(m.gfx, GfxAddr(size - 4096));
         assert!(occupied(gpu.map_buffer_at(GfxAddr(size - 8192), 8192)));
         // No batch used it: unmapped, then its memory goes back.
         gpu.unmap(m);
         drop(region);
-        assert_eq!(gpu.ggtt().free_pages(), free, "{g}: the range went back");
+        assert_eq!(
+            gpu.ggtt().unwrap().free_pages(),
+            free,
+            "{g}: the range went back"
+        );
     }
 }
 
@@ -235,7 +239,11 @@ mod gtt_size {
             let soft = SoftGpu::new(generation, PlatformBus::new(&p)).unwrap();
             let described = baregpu::hal::device::of(generation).unwrap().gtt.entries;
             let mut gpu = Gpu::new(&p, &soft, generation).unwrap();
-            assert_eq!(gpu.ggtt().layout().entries, described, "{generation:?}");
+            assert_eq!(
+                gpu.ggtt().unwrap().layout().entries,
+                described,
+                "{generation:?}"
+            );
         }
     }
 
@@ -247,7 +255,7 @@ mod gtt_size {
         let word = soft.config_read32(0x50);
         soft.config_write32(0x50, (word & !(3 << 8)) | (1 << 8));
         let mut gpu = Gpu::new(&p, &soft, Generation::Gen6).unwrap();
-        assert_eq!(gpu.ggtt().layout().entries, 256 * 1024);
+        assert_eq!(gpu.ggtt().unwrap().layout().entries, 256 * 1024);
     }
 
     #[test]
@@ -276,7 +284,7 @@ mod gtt_size {
         let mut gpu = Gpu::new(&p, &soft, Generation::Gen4).unwrap();
         let gtt = baregpu::hal::device::of(Generation::Gen4).unwrap().gtt;
         assert_eq!(
-            gpu.ggtt().layout().entries,
+            gpu.ggtt().unwrap().layout().entries,
             (gtt.bar_size - gtt.alias_offset) / 4
         );
         assert!((gtt.bar_size - gtt.alias_offset) / 4 < 2048 * 256);

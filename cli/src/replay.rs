@@ -28,8 +28,8 @@ use baregpu::gtt::ggtt::GgttLayout;
 use baregpu::gtt::{GfxAddr, ppgtt};
 use baregpu::platform::host::HostPlatform;
 use baregpu::platform::{LocalMemory, PlatformBus};
+use baregpu::submit::Placement;
 use baregpu::submit::engines;
-use baregpu::submit::execlist::{ExeclistGpu, Placement};
 use baregpu::{Dma, Generation, Gpu};
 use baregpu_soft::SoftGpu;
 
@@ -421,8 +421,8 @@ fn replay_gen12_5(
     soft: &SoftGpu<PlatformBus<'_, HostPlatform>>,
 ) -> Result<ReplayOutput, String> {
     let bar = Bar2(soft);
-    let mut gpu =
-        ExeclistGpu::new(platform, soft, &bar).map_err(|e| format!("GPU bring-up: {e}"))?;
+    let mut gpu = Gpu::with_local_memory(platform, soft, o.generation, &bar)
+        .map_err(|e| format!("GPU bring-up: {e}"))?;
     let engine = gpu
         .engine_named(o.engine)
         .ok_or_else(|| format!("the driver has no {} engine", o.engine))?;
@@ -430,7 +430,7 @@ fn replay_gen12_5(
     let mut objects = Vec::new();
     for m in &o.mems {
         let object = gpu
-            .map_in_context_at(ctx, GfxAddr(m.gfx), m.mapped(), Placement::System)
+            .context_buffer_at(ctx, GfxAddr(m.gfx), m.mapped(), Placement::System)
             .map_err(|e| format!("--mem {}: {e}", m.what()))?;
         if let Contents::File { bytes, .. } = &m.contents
             && !object.write(0, bytes)
@@ -447,7 +447,7 @@ fn replay_gen12_5(
     // SAFETY: `objects` lives until this function returns, and every path
     // from the submission on passes through the wait, after which the engine
     // is done with the batch (its fence completed, or the engine was reset).
-    let batch = unsafe { gpu.placed_batch(&objects[i], GfxAddr(o.batch), decode_bytes) }
+    let batch = unsafe { gpu.placed_batch_in(&objects[i], GfxAddr(o.batch), decode_bytes) }
         .ok_or_else(|| format!("--batch {:#x}: not a dword of its object", o.batch))?;
     let fence = gpu
         .submit(engine, batch)

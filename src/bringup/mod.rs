@@ -35,8 +35,9 @@ pub struct BringUpReport {
     /// GGTT ranges the firmware had pointed into stolen memory (its console):
     /// kept as they are and never handed out.
     pub firmware_ranges: Vec<Mapping>,
-    /// The page behind every unused GGTT entry.
-    pub scratch: PhysAddr,
+    /// The page behind every unused GGTT entry (`None`: the driver keeps
+    /// none and leaves unused entries invalid, as on Gen12.5).
+    pub scratch: Option<PhysAddr>,
 }
 
 impl core::fmt::Display for BringUpReport {
@@ -46,13 +47,16 @@ impl core::fmt::Display for BringUpReport {
             "PCI command {:#06x} -> {:#06x} (memory space, bus master)",
             self.command_before, self.command_after
         )?;
-        writeln!(
+        write!(
             f,
-            "GGTT {} MiB ({} entries), scratch page at {:#x}",
+            "GGTT {} MiB ({} entries)",
             (u64::from(self.ggtt_entries) * 4096) >> 20,
             self.ggtt_entries,
-            self.scratch.0
         )?;
+        match self.scratch {
+            Some(s) => writeln!(f, ", scratch page at {:#x}", s.0)?,
+            None => writeln!(f, ", no scratch page")?,
+        }
         match self.stolen {
             Some(s) => write!(f, "stolen memory {} MiB at {:#x}", s.bytes >> 20, s.base.0)?,
             None => write!(f, "stolen memory: none reported")?,

@@ -184,7 +184,10 @@ impl<'a> Compute<'a> {
             // 965/G45: "Tiled surfaces can only be mapped to Main Memory"
             // (000 line 3282): uncached PTEs instead of snooped ones.
             let mmio = gpu.mmio();
-            match gpu.ggtt().map(mmio, &memory.region(), Caching::Uncached) {
+            let mapped = gpu
+                .ggtt()
+                .and_then(|g| Ok(g.map(mmio, &memory.region(), Caching::Uncached)?));
+            match mapped {
                 Ok(uncached) => {
                     gpu.unmap(mapping);
                     mapping = uncached;
@@ -192,7 +195,7 @@ impl<'a> Compute<'a> {
                 Err(e) => {
                     // The memory goes back as `memory` drops.
                     gpu.unmap(mapping);
-                    return Err(ComputeError::Gpu(e.into()));
+                    return Err(ComputeError::Gpu(e));
                 }
             }
         }

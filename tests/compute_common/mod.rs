@@ -70,7 +70,7 @@ pub fn endless_kernel(generation: Generation) -> Vec<u8> {
 /// 11:4 (003 lines 6875-6963).
 pub fn gfx_read(gpu: &mut HostGpu<'_>, p: &HostPlatform, addr: u64, len: usize) -> Vec<u8> {
     let generation = gpu.generation();
-    let alias = gpu.ggtt().layout().alias_offset;
+    let alias = gpu.ggtt().unwrap().layout().alias_offset;
     let mut out = Vec::with_capacity(len);
     let mut at = addr;
     while out.len() < len {
@@ -103,7 +103,7 @@ pub fn gfx_dwords(gpu: &mut HostGpu<'_>, p: &HostPlatform, addr: u64, n: usize) 
 
 /// The raw PTE of a GGTT address.
 pub fn pte(gpu: &mut HostGpu<'_>, addr: u64) -> u32 {
-    let alias = gpu.ggtt().layout().alias_offset;
+    let alias = gpu.ggtt().unwrap().layout().alias_offset;
     gpu.mmio().read32(alias + ((addr >> 12) * 4) as u32)
 }
 

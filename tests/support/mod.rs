@@ -11,10 +11,15 @@ pub fn words(buffer: &baregpu::Dma<'_>) -> Vec<u32> {
 }
 
 /// The generation-independent tests, expanded inside a generation's module.
-/// `$page_fault_bit`: the EIR bit of a page-table error.
+/// `$page_fault_bit`: the EIR bit of a page-table error; `$head_wraps`:
+/// whether the last engine's RING_HEAD counts the ring's wraps (one ring
+/// per engine, Gen4-Gen7; Gen12.5's rings are per context).
 #[macro_export]
 macro_rules! shared_submission_tests {
     ($generation:expr, $page_fault_bit:expr) => {
+        shared_submission_tests!($generation, $page_fault_bit, true);
+    };
+    ($generation:expr, $page_fault_bit:expr, $head_wraps:expr) => {
         #[test]
         fn every_engine_runs_work() {
             let p = HostPlatform::new();
@@ -75,7 +80,8 @@ macro_rules! shared_submission_tests {
             let (buf, map) = gpu.map_buffer(4 * 4096).unwrap();
             let mut last = None;
             // Each submission takes 32 ring bytes (Gen4/G45) or 48 (Gen6/Gen7): 4000 of
-            // them go round a 32 KiB ring at least three times.
+            // them go round a 32 KiB ring at least three times (Gen12.5: 48 or
+            // more bytes in a context's 16 KiB ring).
             for k in 0..4000u32 {
                 let mut b = gpu.new_batch(4096).unwrap();
                 // One store per slot, and a count of batches: a lost one leaves a 0, a repeated one
@@ -93,7 +99,7 @@ macro_rules! shared_submission_tests {
             assert_eq!(soft.stats().batches, 4000, "every batch ran exactly once");
             let head = gpu.mmio().read32(base + 0x34);
             assert!(
-                head >> 21 >= 3,
+                !$head_wraps || head >> 21 >= 3,
                 "HEAD's wrap count shows the ring wrapped: {head:#x}"
             );
         }
@@ -116,7 +122,11 @@ macro_rules! shared_submission_tests {
                 bits |= 1 << gpu.user_interrupt_bit(e).unwrap();
             }
             assert_eq!(gpu.take_interrupts(), bits);
-            assert_eq!(gpu.mmio().read32(0x20a4), 0, "IIR cleared by writing ones");
+            assert_eq!(
+                gpu.take_interrupts(),
+                0,
+                "acknowledged: nothing left pending"
+            );
         }
 
         #[test]
@@ -184,10 +194,13 @@ macro_rules! shared_submission_tests {
             let soft = setup(&p);
             let mut gpu = Gpu::new(&p, &soft, $generation).unwrap();
             let last = EngineId(gpu.engines().count() - 1);
-            // Unused entries point at the scratch page; make this one invalid, as a
-            // stray PTE write would.
+            // Where unused entries point at the scratch page (Gen4-Gen7), make
+            // this one invalid, as a stray PTE write would; Gen12.5's driver
+            // keeps no scratch page and leaves unused entries invalid.
             let mmio = gpu.mmio();
-            gpu.ggtt().write_entry(mmio, 0x1fff_0000 / 4096, 0);
+            if gpu.bring_up().scratch.is_some() {
+                gpu.ggtt().unwrap().write_entry(mmio, 0x1fff_0000 / 4096, 0);
+            }
             let mut b = gpu.new_batch(4096).unwrap();
             b.push(&sdi(0x1fff_0000, 1)).unwrap();
             let f = gpu.submit(last, b).unwrap();

@@ -23,11 +23,15 @@ use core::fmt::Write;
 use baregpu_hal::gen12_5::commands as c;
 use baregpu_hal::{DeviceIo, Generation, Mmio, Packet};
 
+use super::buffer::{Buffer, Memory, Placement};
+use super::engines::{ErrorRegs, RingRegs};
 use super::error::{ErrorState, FaultRecord, HangReason, Unmodelled};
-use super::{Batch, ContextId, EngineId, Fence, GpuError};
+use super::{Batch, ContextId, EngineId, EngineInfo, Fence, GpuError};
+use crate::bringup::BringUpReport;
 use crate::gtt::gen12::{Backing, Ggtt64, Ppgtt4};
-use crate::gtt::{GfxAddr, PAGE, ranges::PageRanges};
-use crate::platform::{Dma, LocalMemory, PhysAddr, Platform, PlatformError};
+use crate::gtt::{GfxAddr, Mapping, PAGE, ranges::PageRanges};
+use crate::irq::{InterruptMode, Signalled};
+use crate::platform::{Dma, LocalMemory, Platform, PlatformError};
 use regs::{EngineRegs, GtRegs};
 
 /// Status-page dwords: the context status buffer from 0x10 (12 entries of
@@ -77,14 +81,6 @@ const IRQ_BITS: u32 = (USER_INTERRUPT | ERROR_INTERRUPT | CONTEXT_SWITCH_INTERRU
 const MASTER_IRQ: u32 = 1 << 31;
 const DATA_VALID: u32 = 1 << 31;
 
-/// Where a buffer's pages are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placement {
-    System,
-    /// Device-local memory (VRAM).
-    Local,
-}
-
 /// An engine the backend drives: its name in the tables, its class
 /// (i915 gt/intel_engine_types.h), its GEN6_GDRST domain (GEN11_GRDOM_RENDER
 /// 1, which also resets the compute engines, GEN11_GRDOM_BLT 2), its bit of
@@ -97,6 +93,9 @@ struct EngineSpec {
     reset_bit: u32,
     dw0_bit: u32,
 }
+
+/// The copy engine class (i915 COPY_ENGINE_CLASS).
+const BLITTER_CLASS: u32 = 3;
 
 const ENGINES: [EngineSpec; 3] = [
     EngineSpec {
@@ -138,73 +137,6 @@ impl CsbEvent {
             away: id(high),
             new_queue: high & 2 != 0,
         }
-    }
-}
-
-/// A buffer the GPU reaches through the GGTT or a context's PPGTT.
-pub struct Buffer<'a> {
-    gfx: GfxAddr,
-    bytes: u64,
-    memory: Memory<'a>,
-    /// `None`: mapped in the GGTT; else the context.
-    context: Option<ContextId>,
-}
-
-enum Memory<'a> {
-    System(Dma<'a>),
-    Local {
-        offset: u64,
-        local: &'a dyn LocalMemory,
-    },
-}
-
-impl Buffer<'_> {
-    /// Its graphics address (GGTT, or in its context's PPGTT).
-    pub fn gfx(&self) -> GfxAddr {
-        self.gfx
-    }
-    pub fn placement(&self) -> Placement {
-        match self.memory {
-            Memory::System(_) => Placement::System,
-            Memory::Local { .. } => Placement::Local,
-        }
-    }
-    pub fn context(&self) -> Option<ContextId> {
-        self.context
-    }
-    pub fn len(&self) -> u64 {
-        self.bytes
-    }
-    pub fn is_empty(&self) -> bool {
-        self.bytes == 0
-    }
-    /// Reads bytes at `offset`; `false` outside the buffer.
-    pub fn read(&self, offset: u64, buf: &mut [u8]) -> bool {
-        if offset.saturating_add(buf.len() as u64) > self.bytes {
-            return false;
-        }
-        match &self.memory {
-            Memory::System(d) => d.read(offset as usize, buf).is_ok(),
-            Memory::Local { offset: o, local } => local.read_local(o + offset, buf),
-        }
-    }
-    /// Writes bytes at `offset`; `false` outside the buffer.
-    pub fn write(&self, offset: u64, data: &[u8]) -> bool {
-        if offset.saturating_add(data.len() as u64) > self.bytes {
-            return false;
-        }
-        match &self.memory {
-            Memory::System(d) => d.write(offset as usize, data).is_ok(),
-            Memory::Local { offset: o, local } => local.write_local(o + offset, data),
-        }
-    }
-    /// Dword `index`; `None` outside the buffer.
-    pub fn read_u32(&self, index: u64) -> Option<u32> {
-        let mut b = [0u8; 4];
-        self.read(index * 4, &mut b).then(|| u32::from_le_bytes(b))
-    }
-    pub fn write_u32(&self, index: u64, value: u32) -> bool {
-        self.write(index * 4, &value.to_le_bytes())
     }
 }
 
@@ -256,11 +188,14 @@ struct Engine<'a> {
     lost: Option<(u32, u32)>,
 }
 
-/// The Gen12.5 driver for one GPU: the same operations as [`crate::Gpu`]
-/// for the older generations, over execlists.
-pub struct ExeclistGpu<'a, P: Platform> {
+/// The execlist backend of [`crate::Gpu`] for one GPU.
+pub struct ExeclistBackend<'a, P: Platform> {
     platform: &'a P,
     device: &'a dyn DeviceIo,
+    generation: Generation,
+    bring_up: BringUpReport,
+    /// The engines as the driver's common API describes them.
+    infos: Vec<EngineInfo>,
     local: &'a dyn LocalMemory,
     er: EngineRegs,
     gt: GtRegs,
@@ -269,8 +204,12 @@ pub struct ExeclistGpu<'a, P: Platform> {
     engines: Vec<Engine<'a>>,
     /// Slot 0..engines: each engine's kernel context; then the driver's contexts.
     contexts: Vec<Option<Context<'a>>>,
-    /// Scratch page behind nothing: kept so that the GGTT's first pages are never ours.
+    /// The engines' interrupts are unmasked.
     interrupts: bool,
+    /// How interrupts reach the OS, once enabled.
+    irq: Option<InterruptMode>,
+    /// What the interrupt handler has found since the last [`Self::take_signalled`].
+    signalled: Signalled,
 }
 
 fn pack_err(_: baregpu_hal::PackError) -> GpuError {
@@ -281,26 +220,49 @@ fn passed(completed: u32, seqno: u32) -> bool {
     completed.wrapping_sub(seqno) as i32 >= 0
 }
 
-impl<'a, P: Platform> ExeclistGpu<'a, P> {
+impl<'a, P: Platform> ExeclistBackend<'a, P> {
+    /// Whether `generation` submits through execlists: its register tables
+    /// describe the execlist submit queue.
+    pub fn drives(generation: Generation) -> bool {
+        generation
+            .tables()
+            .register("RING_EXECLIST_SQ_CONTENTS")
+            .is_some()
+    }
+
     /// Brings a Gen12.5 GPU up: bus master, forcewake, the GGTT, the CCS
     /// engines enabled, and each engine in execlist mode with its status page.
     pub fn new(
         platform: &'a P,
         device: &'a dyn DeviceIo,
+        generation: Generation,
         local: &'a dyn LocalMemory,
     ) -> Result<Self, GpuError> {
-        let tables = Generation::Gen12_5.tables();
-        if tables.registers.is_empty() {
-            return Err(GpuError::Unsupported(Generation::Gen12_5));
+        let tables = generation.tables();
+        if !Self::drives(generation) {
+            return Err(GpuError::Unsupported(generation));
         }
         let er = EngineRegs::resolve(tables)?;
         let gt = GtRegs::resolve(tables)?;
-        crate::bringup::enable_device(device).map_err(GpuError::BringUp)?;
+        let (command_before, command_after) =
+            crate::bringup::enable_device(device).map_err(GpuError::BringUp)?;
         let ggtt = Ggtt64::read(device)?;
         let local_pages = local.local_size() / PAGE;
+        let bring_up = BringUpReport {
+            command_before,
+            command_after,
+            ggtt_entries: u32::try_from(ggtt.entries()).unwrap_or(u32::MAX),
+            // DG2's stolen memory is a part of local memory the driver does not use.
+            stolen: None,
+            firmware_ranges: Vec::new(),
+            scratch: None,
+        };
         let mut gpu = Self {
             platform,
             device,
+            generation,
+            bring_up,
+            infos: Vec::new(),
             local,
             er,
             gt,
@@ -309,6 +271,8 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
             engines: Vec::new(),
             contexts: Vec::new(),
             interrupts: false,
+            irq: None,
+            signalled: Signalled::default(),
         };
         gpu.forcewake()?;
         // The compute engines take work only with CCS_ENABLE (i915
@@ -320,6 +284,31 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
                 .ok_or(GpuError::BringUp(spec.name))?;
             let hwsp = Dma::new(platform, PAGE as usize, PAGE as usize)?;
             let hwsp_gfx = gpu.ggtt.map(device, Backing::System(hwsp.phys()), 1)?;
+            gpu.infos.push(EngineInfo {
+                name: spec.name,
+                base,
+                ring: RingRegs {
+                    tail: er.tail,
+                    head: er.head,
+                    start: er.start,
+                    ctl: er.ctl,
+                },
+                hws_pga: base + er.hws_pga,
+                errors: ErrorRegs {
+                    ipeir: base + er.ipeir,
+                    ipehr: base + er.ipehr,
+                    instdone: base + er.instdone,
+                    acthd: base + er.acthd,
+                    eir: base + er.eir,
+                    emr: base + er.emr,
+                    esr: base + er.esr,
+                    bb_addr: base + er.bbaddr,
+                },
+                imr: Some(base + er.imr),
+                user_interrupt_bit: spec.dw0_bit,
+                reset_bit: spec.reset_bit,
+                runs_blits: spec.class == BLITTER_CLASS,
+            });
             gpu.engines.push(Engine {
                 spec,
                 base,
@@ -347,24 +336,19 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
     }
 
     pub fn generation(&self) -> Generation {
-        Generation::Gen12_5
+        self.generation
     }
 
-    /// GGTT entries, as GMCH_CTRL gives them.
-    pub fn ggtt_entries(&self) -> u64 {
-        self.ggtt.entries()
+    pub fn device(&self) -> &'a dyn DeviceIo {
+        self.device
     }
 
-    /// The engine named `name` in the tables: "render", "blitter", "compute".
-    pub fn engine_named(&self, name: &str) -> Option<EngineId> {
-        self.engines
-            .iter()
-            .position(|e| e.spec.name == name)
-            .map(EngineId)
+    pub fn bring_up(&self) -> &BringUpReport {
+        &self.bring_up
     }
 
-    pub fn engine_names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.engines.iter().map(|e| e.spec.name)
+    pub fn engine_infos(&self) -> &[EngineInfo] {
+        &self.infos
     }
 
     /// Forcewake, render and GT domains: request FORCEWAKE_KERNEL (masked),
@@ -527,6 +511,9 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
                 Ok((Memory::System(d), b))
             }
             Placement::Local => {
+                if self.local.local_size() == 0 {
+                    return Err(GpuError::NoLocalMemory);
+                }
                 let first = self
                     .local_free
                     .allocate(pages)
@@ -552,10 +539,16 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
     }
 
     /// A buffer of `bytes` in `placement`, mapped in the GGTT (its local-memory pages with GEN12_GGTT_PTE_LM).
-    pub fn map_buffer(&mut self, bytes: u64, placement: Placement) -> Result<Buffer<'a>, GpuError> {
+    pub fn buffer(&mut self, bytes: u64, placement: Placement) -> Result<Buffer<'a>, GpuError> {
         let (memory, backing) = self.memory(bytes, placement)?;
         let pages = bytes.max(1).div_ceil(PAGE);
-        let gfx = self.ggtt.map(self.device, backing, pages)?;
+        let gfx = match self.ggtt.map(self.device, backing, pages) {
+            Ok(gfx) => gfx,
+            Err(e) => {
+                self.release_local(&memory, pages);
+                return Err(e.into());
+            }
+        };
         Ok(Buffer {
             gfx,
             bytes: pages * PAGE,
@@ -564,10 +557,13 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         })
     }
 
-    /// A buffer of `bytes` in `placement`, mapped in `ctx`'s PPGTT only.
-    pub fn map_in_context(
+    /// A buffer of `bytes` in `placement`, mapped in `ctx`'s PPGTT only: at
+    /// exactly `at` when given (an error when unaligned, in use (page 0
+    /// always is) or beyond the 48-bit space).
+    pub fn context_buffer(
         &mut self,
         ctx: ContextId,
+        at: Option<GfxAddr>,
         bytes: u64,
         placement: Placement,
     ) -> Result<Buffer<'a>, GpuError> {
@@ -575,76 +571,106 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         let (memory, backing) = self.memory(bytes, placement)?;
         let pages = bytes.max(1).div_ceil(PAGE);
         let platform = self.platform;
-        let gfx = self.ppgtt(ctx)?.map(platform, backing, pages)?;
-        Ok(Buffer {
-            gfx,
-            bytes: pages * PAGE,
-            memory,
-            context: Some(ctx),
-        })
-    }
-
-    /// A buffer of `bytes` in `placement`, mapped in `ctx`'s PPGTT at
-    /// exactly `gfx`: an error when unaligned, in use (page 0 always is) or
-    /// beyond the 48-bit space.
-    pub fn map_in_context_at(
-        &mut self,
-        ctx: ContextId,
-        gfx: GfxAddr,
-        bytes: u64,
-        placement: Placement,
-    ) -> Result<Buffer<'a>, GpuError> {
-        self.ppgtt(ctx)?;
-        let (memory, backing) = self.memory(bytes, placement)?;
-        let pages = bytes.max(1).div_ceil(PAGE);
-        let platform = self.platform;
-        let mapped = self.ppgtt(ctx)?.map_at(platform, backing, gfx, pages);
-        let buffer = Buffer {
-            gfx,
-            bytes: pages * PAGE,
-            memory,
-            context: Some(ctx),
+        let ppgtt = self.ppgtt(ctx)?;
+        let mapped = match at {
+            Some(gfx) => ppgtt.map_at(platform, backing, gfx, pages).map(|_| gfx),
+            None => ppgtt.map(platform, backing, pages),
         };
         match mapped {
-            Ok(_) => Ok(buffer),
+            Ok(gfx) => Ok(Buffer {
+                gfx,
+                bytes: pages * PAGE,
+                memory,
+                context: Some(ctx),
+            }),
             Err(e) => {
-                if let Memory::Local { offset, .. } = buffer.memory {
-                    self.local_free.release(offset / PAGE, pages);
-                }
+                self.release_local(&memory, pages);
                 Err(e.into())
             }
         }
     }
 
-    /// A batch the caller placed in a system-memory buffer of a context (or
-    /// the GGTT): the engine starts at `start` inside it; the driver submits
-    /// it as it is (no MI_BATCH_BUFFER_END added) and never unmaps it; an
-    /// error report decodes at most `decode_bytes`. `None` when `start` is
-    /// not a dword of the buffer or the buffer is in local memory.
+    /// Gives back the local memory of a buffer that could not be mapped.
+    fn release_local(&mut self, memory: &Memory<'a>, pages: u64) {
+        if let Memory::Local { offset, .. } = memory {
+            self.local_free.release(offset / PAGE, pages);
+        }
+    }
+
+    /// System memory mapped in the GGTT.
+    pub fn map_buffer(&mut self, bytes: usize) -> Result<(Dma<'a>, Mapping), GpuError> {
+        let buffer = self.buffer(bytes as u64, Placement::System)?;
+        let mapping = Mapping {
+            gfx: buffer.gfx,
+            pages: buffer.bytes / PAGE,
+        };
+        match buffer.memory {
+            Memory::System(d) => Ok((d, mapping)),
+            Memory::Local { .. } => Err(GpuError::BringUp("system memory came back local")),
+        }
+    }
+
+    /// Gives back a GGTT range from [`Self::map_buffer`].
+    pub fn unmap(&mut self, mapping: Mapping) {
+        self.ggtt.unmap(self.device, mapping.gfx, mapping.pages);
+    }
+
+    /// System memory mapped in `ctx`'s PPGTT (at `at` when given).
+    fn map_system_in_context(
+        &mut self,
+        ctx: ContextId,
+        at: Option<GfxAddr>,
+        bytes: usize,
+    ) -> Result<(Dma<'a>, GfxAddr), GpuError> {
+        let buffer = self.context_buffer(ctx, at, bytes as u64, Placement::System)?;
+        match buffer.memory {
+            Memory::System(d) => Ok((d, buffer.gfx)),
+            Memory::Local { .. } => Err(GpuError::BringUp("system memory came back local")),
+        }
+    }
+
+    pub fn map_in_context(
+        &mut self,
+        ctx: ContextId,
+        bytes: usize,
+    ) -> Result<(Dma<'a>, GfxAddr), GpuError> {
+        self.map_system_in_context(ctx, None, bytes)
+    }
+
+    pub fn map_in_context_at(
+        &mut self,
+        ctx: ContextId,
+        gfx: GfxAddr,
+        bytes: usize,
+    ) -> Result<(Dma<'a>, GfxAddr), GpuError> {
+        self.map_system_in_context(ctx, Some(gfx), bytes)
+    }
+
+    /// A batch the caller placed in system memory mapped at `region_gfx`
+    /// (GGTT, or `context`'s PPGTT): see [`crate::Gpu::placed_batch`].
     ///
     /// # Safety
-    /// `buffer` must stay alive and mapped until the batch's fence
-    /// completes, the engine is reset, or the `ExeclistGpu` is dropped.
+    /// `memory` must stay alive and mapped until the batch's fence
+    /// completes, the engine is reset, or the backend is dropped.
     pub unsafe fn placed_batch(
         &self,
-        buffer: &Buffer<'_>,
+        memory: &Dma<'_>,
+        region_gfx: GfxAddr,
         start: GfxAddr,
+        context: Option<ContextId>,
         decode_bytes: usize,
     ) -> Option<Batch<'a>> {
-        let offset = usize::try_from(start.0.checked_sub(buffer.gfx.0)?).ok()?;
+        let offset = usize::try_from(start.0.checked_sub(region_gfx.0)?).ok()?;
         if !offset.is_multiple_of(4) {
             return None;
         }
-        let Memory::System(d) = &buffer.memory else {
-            return None;
-        };
-        let view = d.region().tail(offset)?;
+        let view = memory.region().tail(offset)?;
         Some(Batch {
             region: view,
             memory: None,
             gfx: start,
             ggtt_mapping: None,
-            context: buffer.context,
+            context,
             len: decode_bytes.min(view.size) / 4,
             batch_end: c::MiBatchBufferEnd::HEADER_VALUE,
             noop: c::MiNoop::HEADER_VALUE,
@@ -782,15 +808,15 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
     }
 
     /// The context status events seen on `engine` so far, oldest first.
-    pub fn csb_events(&mut self, engine: EngineId) -> Vec<CsbEvent> {
-        if engine.0 < self.engines.len() {
-            let _ = self
-                .mmio()
-                .read32(self.engines[engine.0].base + self.er.eir);
-            self.process_csb(engine.0);
-            return self.engines[engine.0].events.clone();
-        }
-        Vec::new()
+    pub fn csb_events(&mut self, engine: EngineId) -> Result<Vec<CsbEvent>, GpuError> {
+        let base = self
+            .engines
+            .get(engine.0)
+            .ok_or(GpuError::NoEngine(engine))?
+            .base;
+        let _ = self.mmio().read32(base + self.er.eir);
+        self.process_csb(engine.0);
+        Ok(self.engines[engine.0].events.clone())
     }
 
     /// The software context ID a driver context has on the engines (what CSB events name).
@@ -858,7 +884,7 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         let seqno = e.next_seqno;
         e.next_seqno = e.next_seqno.wrapping_add(1).max(1);
         let seqno_gfx = e.hwsp_gfx.0 + 4 * SEQNO_DWORD as u64;
-        let render_like = e.spec.class != 3;
+        let render_like = e.spec.class != BLITTER_CLASS;
         batch.finish();
         let mut cmds = [0u32; 24];
         let mut n = 0;
@@ -1128,7 +1154,7 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         let ipehr = r(er.ipehr);
         let acthd = u64::from(r(er.acthd)) | u64::from(r(er.acthd_udw)) << 32;
         let bb = u64::from(r(er.bbaddr)) | u64::from(r(er.bbaddr_udw)) << 32;
-        let tables = Generation::Gen12_5.tables();
+        let tables = self.generation.tables();
         let unmodelled = if eir & 1 != 0 {
             let refused = r(baregpu_hal::mmio::SOFT_UNMODELLED_COMMAND);
             (refused != 0 && refused == ipehr).then(|| Unmodelled {
@@ -1191,8 +1217,8 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
     /// (i915 gt/intel_gt_irq.c gen11_gt_irq_postinstall: the class enables
     /// and the engines' masks, RING_IMR; i915_irq.c dg1_irq_postinstall:
     /// GEN11_GFX_MSTR_IRQ and DG1_MSTR_TILE_INTR master bits). The device
-    /// shows them on its interrupt line; [`ExeclistGpu::take_interrupts`] reads them.
-    pub fn enable_interrupts(&mut self) {
+    /// shows them on its interrupt line; [`Self::take_interrupt_vectors`] reads them.
+    pub fn enable_user_interrupts(&mut self) {
         let mmio = self.mmio();
         let gt = self.gt;
         mmio.write32(gt.render_copy_enable, IRQ_BITS << 16 | IRQ_BITS);
@@ -1209,12 +1235,31 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         mmio.write32(gt.tile_irq, MASTER_IRQ);
     }
 
+    /// [`Self::enable_user_interrupts`], with the PCI function pointed at
+    /// the OS first (MSI or INTx, [`crate::irq::configure`]). The waits
+    /// still poll the status page: the handler's work is acknowledging.
+    pub fn enable_interrupts(&mut self, mode: InterruptMode) -> Result<(), GpuError> {
+        crate::irq::configure(self.device, mode)?;
+        self.enable_user_interrupts();
+        self.irq = Some(mode);
+        Ok(())
+    }
+
+    pub fn interrupt_mode(&self) -> Option<InterruptMode> {
+        self.irq
+    }
+
     /// Reads and acknowledges pending engine interrupts as i915's
     /// gen11_gt_bank_handler does: GEN11_GT_INTR_DW0's bits, each engine's
     /// vector through GEN11_IIR_REG_SELECTOR0 and GEN11_INTR_IDENTITY_REG0
     /// (DATA_VALID, written back), then the bank cleared. Returns each
     /// signalling engine with its vector.
-    pub fn take_interrupts(&mut self) -> Vec<(EngineId, u16)> {
+    pub fn take_interrupt_vectors(&mut self) -> Vec<(EngineId, u16)> {
+        self.acknowledge().1
+    }
+
+    /// What [`Self::take_interrupt_vectors`] reads, with GEN11_GT_INTR_DW0 as it was.
+    fn acknowledge(&mut self) -> (u32, Vec<(EngineId, u16)>) {
         let mmio = self.mmio();
         let gt = self.gt;
         let dw = mmio.read32(gt.intr_dw0);
@@ -1234,22 +1279,42 @@ impl<'a, P: Platform> ExeclistGpu<'a, P> {
         if dw != 0 {
             mmio.write32(gt.intr_dw0, dw);
         }
-        out
+        (dw, out)
     }
 
-    /// Whether the PCI function shows an interrupt (the status register's bit).
-    pub fn interrupt_pending(&self) -> bool {
-        self.device.config_read32(baregpu_hal::pci::COMMAND) & baregpu_hal::pci::STATUS_INTERRUPT
-            != 0
+    /// The engines' GEN11_GT_INTR_DW0 bits whose user interrupt fired, acknowledged.
+    pub fn take_interrupts(&mut self) -> u32 {
+        let (_, vectors) = self.acknowledge();
+        vectors
+            .iter()
+            .filter(|(_, v)| v & USER_INTERRUPT != 0)
+            .fold(0, |bits, (e, _)| bits | 1 << self.engines[e.0].spec.dw0_bit)
     }
 
-    /// Physical address of an engine's status page (for tools).
-    pub fn status_page(&self, engine: EngineId) -> Option<PhysAddr> {
-        self.engines.get(engine.0).map(|e| e.hwsp.phys())
+    /// The OS's handler: acknowledges as [`Self::take_interrupt_vectors`]
+    /// does and records which engines signalled and which reported errors.
+    pub fn handle_interrupt(&mut self) -> Signalled {
+        let (dw, vectors) = self.acknowledge();
+        let mut s = Signalled::default();
+        s.iir[0] = dw;
+        for (e, v) in vectors {
+            if v & USER_INTERRUPT != 0 {
+                s.engines |= 1 << e.0;
+            }
+            if v & ERROR_INTERRUPT != 0 {
+                s.errors |= 1 << e.0;
+            }
+        }
+        self.signalled.merge(s);
+        s
+    }
+
+    pub fn take_signalled(&mut self) -> Signalled {
+        core::mem::take(&mut self.signalled)
     }
 }
 
-impl<P: Platform> Drop for ExeclistGpu<'_, P> {
+impl<P: Platform> Drop for ExeclistBackend<'_, P> {
     fn drop(&mut self) {
         // Stop every engine first: no engine reads a context image, ring,
         // batch or page table after this, and their memory goes back to the platform.
