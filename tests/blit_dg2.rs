@@ -1,12 +1,12 @@
 //! DG2 blits through the driver: `blit::dg2` builds XY_FAST_COPY_BLT,
-//! XY_BLOCK_COPY_BLT and XY_FAST_COLOR_BLT, `ExeclistGpu` runs them on the
+//! XY_BLOCK_COPY_BLT and XY_FAST_COLOR_BLT, `Gpu` (Gen12.5) runs them on the
 //! blitter engine of the software GPU in a PPGTT context, and the surfaces
 //! they write equal, byte for byte, what the CPU helpers `gtt::tile4` and
 //! `gtt::tile64` make of the same data (issue 18's acceptance: "Blits
 //! between linear and Tile4/Tile64 surfaces agree with the CPU helpers byte
 //! for byte"). Surfaces in system and local memory.
 
-use baregpu::ContextId;
+use baregpu::{ContextId, Gpu};
 use baregpu::Generation;
 use baregpu::blit::dg2::{self, BlitError, Layout, Rect, Surface};
 use baregpu::gtt::GfxAddr;
@@ -14,7 +14,7 @@ use baregpu::gtt::tile4::{linear_to_tile4, tile4_size, tile4_to_linear};
 use baregpu::gtt::tile64::{linear_to_tile64, tile64_extent, tile64_size, tile64_to_linear};
 use baregpu::platform::host::HostPlatform;
 use baregpu::platform::{LocalMemory, PlatformBus};
-use baregpu::submit::execlist::{Buffer, ExeclistGpu, Placement};
+use baregpu::submit::{Buffer, Placement};
 use baregpu_soft::SoftGpu;
 
 struct Bar2<'a>(&'a SoftGpu<PlatformBus<'a, HostPlatform>>);
@@ -36,7 +36,8 @@ macro_rules! setup {
         let $p = HostPlatform::new();
         let $soft = SoftGpu::new(Generation::Gen12_5, PlatformBus::new(&$p)).expect("DG2 model");
         let $bar = Bar2(&$soft);
-        let mut $gpu = ExeclistGpu::new(&$p, &$soft, &$bar).expect("bring-up");
+        let mut $gpu =
+            Gpu::with_local_memory(&$p, &$soft, Generation::Gen12_5, &$bar).expect("bring-up");
     };
 }
 
@@ -56,7 +57,7 @@ fn read_all(b: &Buffer<'_>, len: usize) -> Vec<u8> {
 }
 
 /// Runs one blit packet in `ctx` on the blitter and waits for it.
-fn run<P: baregpu::hal::Packet>(gpu: &mut ExeclistGpu<'_, HostPlatform>, ctx: ContextId, p: &P) {
+fn run<P: baregpu::hal::Packet>(gpu: &mut Gpu<'_, HostPlatform>, ctx: ContextId, p: &P) {
     let e = gpu.engine_named("blitter").unwrap();
     let mut batch = gpu.new_context_batch(ctx, 4096).unwrap();
     batch.push(p).unwrap();
@@ -102,13 +103,13 @@ fn fast_copies_agree_with_the_cpu_helpers() {
                 }
             };
             let lin = gpu
-                .map_in_context(ctx, lin_len as u64, place(local))
+                .context_buffer(ctx, lin_len as u64, place(local))
                 .unwrap();
             let til = gpu
-                .map_in_context(ctx, tiled_len as u64, place(!local))
+                .context_buffer(ctx, tiled_len as u64, place(!local))
                 .unwrap();
             let back = gpu
-                .map_in_context(ctx, lin_len as u64, Placement::System)
+                .context_buffer(ctx, lin_len as u64, Placement::System)
                 .unwrap();
             let src = pattern(lin_len, bpp as u32);
             let old = pattern(tiled_len, 0xa5);
@@ -170,10 +171,10 @@ fn block_copies_between_tile4_and_tile64_agree_with_the_cpu_helpers() {
         let (p4, p64) = (wb.div_ceil(128) * 128, wb.div_ceil(t64w) * t64w);
         let (n4, n64) = (tile4_size(p4, h), tile64_size(bpp, p64, h).unwrap());
         let a = gpu
-            .map_in_context(ctx, n4 as u64, Placement::Local)
+            .context_buffer(ctx, n4 as u64, Placement::Local)
             .unwrap();
         let b = gpu
-            .map_in_context(ctx, n64 as u64, Placement::System)
+            .context_buffer(ctx, n64 as u64, Placement::System)
             .unwrap();
         let (da, db) = (pattern(n4, 3), pattern(n64, 4));
         assert!(a.write(0, &da) && b.write(0, &db));
@@ -238,7 +239,7 @@ fn fills_agree_with_the_cpu_helpers() {
             _ => tile4_size(pitch, h),
         };
         let buf = gpu
-            .map_in_context(ctx, len as u64, Placement::Local)
+            .context_buffer(ctx, len as u64, Placement::Local)
             .unwrap();
         let old = pattern(len, 9);
         assert!(buf.write(0, &old));

@@ -121,6 +121,14 @@ impl Iterator for KernelIter<'_> {
         if self.failed || self.offset >= self.bytes.len() {
             return None;
         }
+        // Zero bytes after the last instruction, fewer than a native
+        // instruction, are alignment padding, not a truncated instruction:
+        // IGC pads DG2 kernels to 64 bytes, which leaves 8 zero bytes after a
+        // compacted last instruction; iga64 skips them with a warning.
+        let rest = &self.bytes[self.offset..];
+        if self.offset > 0 && rest.len() < 16 && rest.iter().all(|&b| b == 0) {
+            return None;
+        }
         let item = decode_at(self.platform, self.bytes, self.offset);
         match &item {
             Ok(e) => self.offset += e.size(),
@@ -190,7 +198,7 @@ mod tests {
         let p = IsaGen::Gen7;
         let a = to_dwords(encode(p, &add(1, 2)).unwrap());
         let mut bytes = bytes_of(&a);
-        bytes.extend_from_slice(&[0u8; 12]);
+        bytes.extend_from_slice(&[0xFFu8; 12]);
         let err = decode_kernel(p, &bytes).unwrap_err();
         assert_eq!(
             err,
@@ -212,6 +220,10 @@ mod tests {
                 kind: KernelErrorKind::Decode(DecodeError::UnknownOpcode { code: 0x7F })
             }
         );
+        // Fewer than 16 zero bytes after an instruction are padding.
+        let mut padded = bytes_of(&a);
+        padded.extend_from_slice(&[0u8; 8]);
+        assert_eq!(decode_kernel(p, &padded).map(|e| e.len()), Ok(1));
         // A compact three-source word has no expansion.
         let mut bad = bytes_of(&a);
         bad.extend_from_slice(&bytes_of(&[0x5B | 1 << 29, 0]));

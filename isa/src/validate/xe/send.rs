@@ -22,15 +22,6 @@ pub(super) fn send(c: &mut Check, s: &Send) {
     payloads(c, s, u32::from(desc.mlen), u32::from(desc.rlen), len1);
     if s.sfid == Some(Sfid::Gateway) {
         match xe_gateway::decode(word) {
-            // IGC's DG2 EOT sets bit 4, which 004 lines 15127-15162 mark
-            // MBZ (iga64 prints it as "end of thread"): a warning.
-            Err(e) if word & 7 == 0 && word & !0x1FF0_0007 & !0x30 == 0 => c.push(
-                Rule::XeSendDescriptor,
-                None,
-                crate::validate::Severity::Warning,
-                None,
-                format!("gateway descriptor: {e} (IGC sets bit 4 on its EOT)"),
-            ),
             Err(e) => c.error(
                 Rule::XeSendDescriptor,
                 None,
