@@ -75,9 +75,9 @@ use baregpu_hal::{ConfigSpace, Generation, MemoryBus, Mmio};
 use spin::Mutex;
 
 pub use cs::Stats;
-pub use gen12_5::ComputeFunctions;
 pub use display::FirmwareMode;
 pub use display::scanout::Picture;
+pub use gen12_5::ComputeFunctions;
 
 /// Why a software GPU cannot be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,7 +273,9 @@ impl<B: MemoryBus> SoftGpu<B> {
     pub fn compute_report(&self, index: usize) -> Option<alloc::string::String> {
         match &*self.device.lock() {
             Model::Legacy(_) => None,
-            Model::Gen12_5(d) => d.compute_report(index).map(alloc::string::ToString::to_string),
+            Model::Gen12_5(d) => d
+                .compute_report(index)
+                .map(alloc::string::ToString::to_string),
         }
     }
 

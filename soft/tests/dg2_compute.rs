@@ -29,7 +29,9 @@ impl MemoryBus for Ram {
         let pages = self.0.lock().unwrap();
         for (k, b) in buf.iter_mut().enumerate() {
             let at = phys + k as u64;
-            *b = pages.get(&(at >> 12)).map_or(0, |p| p[(at & 0xfff) as usize]);
+            *b = pages
+                .get(&(at >> 12))
+                .map_or(0, |p| p[(at & 0xfff) as usize]);
         }
         Ok(())
     }
@@ -82,7 +84,10 @@ fn pack(name: &str, set: &[(&str, u64)]) -> Vec<u32> {
         bits::put(&mut dw, f.start as u32, f.width(), v);
     }
     for (n, _) in set {
-        assert!(info.fields.iter().any(|f| f.name == *n), "{name} has no {n}");
+        assert!(
+            info.fields.iter().any(|f| f.name == *n),
+            "{name} has no {n}"
+        );
     }
     dw
 }
@@ -112,7 +117,10 @@ impl SharedFunctions for TestSf {
         let addr = u64::from(t.grf_ud(req.payload.reg, 0));
         let dword = |log: &mut Log, a: u64| -> Result<u32, SendError> {
             if slm {
-                let s = log.slm.get(a as usize..a as usize + 4).ok_or(SendError::Bad("SLM bound"))?;
+                let s = log
+                    .slm
+                    .get(a as usize..a as usize + 4)
+                    .ok_or(SendError::Bad("SLM bound"))?;
                 Ok(u32::from_le_bytes(s.try_into().unwrap()))
             } else {
                 Ok(log.mem.get(&a).copied().unwrap_or(0))
@@ -134,7 +142,10 @@ impl SharedFunctions for TestSf {
                 let a = addr + 32 * u64::from(r - 1) + 4 * d as u64;
                 let v = t.grf_ud(req.payload.reg + r, d);
                 if slm {
-                    let s = log.slm.get_mut(a as usize..a as usize + 4).ok_or(SendError::Bad("SLM bound"))?;
+                    let s = log
+                        .slm
+                        .get_mut(a as usize..a as usize + 4)
+                        .ok_or(SendError::Bad("SLM bound"))?;
                     s.copy_from_slice(&v.to_le_bytes());
                 } else {
                     log.mem.insert(a, v);
@@ -232,7 +243,10 @@ impl Dg2 {
             };
         }
         let leaf = page | 3;
-        self.w32(table + 8 * ((va >> 12) & 0x1ff), &[leaf as u32, (leaf >> 32) as u32]);
+        self.w32(
+            table + 8 * ((va >> 12) & 0x1ff),
+            &[leaf as u32, (leaf >> 32) as u32],
+        );
     }
 
     /// `bytes` at a new PPGTT address: (va, phys).
@@ -270,7 +284,10 @@ impl Dg2 {
         let (lrca, _) = self.ggtt_page();
         let (_, state) = self.ggtt_page();
         let (ring_gfx, ring) = self.ggtt_page();
-        self.w32(ring, &[BB_START_PPGTT, batch as u32, (batch >> 32) as u32, 0]);
+        self.w32(
+            ring,
+            &[BB_START_PPGTT, batch as u32, (batch >> 32) as u32, 0],
+        );
         let lri = |pairs: u32| (0x22 << 23) | 1 << 19 | (2 * pairs - 1);
         let mut s = vec![0u32; 0x40];
         s[1] = lri(5);
@@ -292,7 +309,8 @@ impl Dg2 {
         s[0x25] = self.pml4 as u32;
         self.w32(state, &s);
         self.gpu.write32(b + reg("RING_HWS_PGA"), hwsp as u32);
-        self.gpu.write32(b + reg("RING_MODE_GEN7"), (1 << 3) << 16 | 1 << 3);
+        self.gpu
+            .write32(b + reg("RING_MODE_GEN7"), (1 << 3) << 16 | 1 << 3);
         let desc = lrca | 1 | 3 << 3 | 1 << 8 | 7 << 39;
         if engine == COMPUTE {
             // GEN12_RCU_MODE CCS enable, as the driver sets it before a
@@ -320,7 +338,10 @@ impl Dg2 {
 /// The state commands before a walker: GPGPU selected, the instruction
 /// base, CFE_STATE.
 fn setup() -> Vec<u32> {
-    let mut v = pack("PIPELINE_SELECT", &[("mask_bits", 0x3), ("pipeline_selection", 2)]);
+    let mut v = pack(
+        "PIPELINE_SELECT",
+        &[("mask_bits", 0x3), ("pipeline_selection", 2)],
+    );
     v.extend(pack(
         "STATE_BASE_ADDRESS",
         &[
@@ -376,7 +397,11 @@ impl Walk {
     fn mask(&self) -> u64 {
         let lws = self.local.iter().product::<u32>();
         let left = lws - self.simd * (self.threads() - 1);
-        if left == 32 { u32::MAX as u64 } else { (1u64 << left) - 1 }
+        if left == 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << left) - 1
+        }
     }
 
     fn packet(&self) -> Vec<u32> {
@@ -413,8 +438,16 @@ impl Walk {
             f.push(("emit_inline_parameter", 1));
             for (k, v) in d.iter().enumerate() {
                 f.push((
-                    ["inline_data0", "inline_data1", "inline_data2", "inline_data3", "inline_data4",
-                        "inline_data5", "inline_data6", "inline_data7"][k],
+                    [
+                        "inline_data0",
+                        "inline_data1",
+                        "inline_data2",
+                        "inline_data3",
+                        "inline_data4",
+                        "inline_data5",
+                        "inline_data6",
+                        "inline_data7",
+                    ][k],
                     u64::from(*v),
                 ));
             }
@@ -427,7 +460,14 @@ impl Walk {
 /// A kernel that stores its first `regs` payload registers (r0 on) to
 /// `base` + 1 KiB * (the thread's index in the whole dispatch), computed
 /// from R0's group IDs and thread index, then ends.
-fn dump_kernel(base: u32, regs: u8, groups: [u32; 3], start: [u32; 3], threads: u32, simd: u32) -> Vec<u8> {
+fn dump_kernel(
+    base: u32,
+    regs: u8,
+    groups: [u32; 3],
+    start: [u32; 3],
+    threads: u32,
+    simd: u32,
+) -> Vec<u8> {
     let gx = groups[0] - start[0];
     let gy = groups[1] - start[1];
     let mut s = String::new();
@@ -435,11 +475,17 @@ fn dump_kernel(base: u32, regs: u8, groups: [u32; 3], start: [u32; 3], threads: 
     s += "and (1|M0) r30.0<1>:ud r0.2<0;1,0>:ud 0xff:ud\n";
     s += &format!("add (1|M0) r30.1<1>:d r0.7<0;1,0>:d -{}:d\n", start[2]);
     s += &format!("mul (1|M0) r30.1<1>:d r30.1<0;1,0>:d {gy}:w {{@1}}\n");
-    s += &format!("add (1|M0) r30.1<1>:d r30.1<0;1,0>:d r0.6<0;1,0>:d {{@1}}\n");
-    s += &format!("add (1|M0) r30.1<1>:d r30.1<0;1,0>:d -{}:d {{@1}}\n", start[1]);
+    s += "add (1|M0) r30.1<1>:d r30.1<0;1,0>:d r0.6<0;1,0>:d {@1}\n";
+    s += &format!(
+        "add (1|M0) r30.1<1>:d r30.1<0;1,0>:d -{}:d {{@1}}\n",
+        start[1]
+    );
     s += &format!("mul (1|M0) r30.1<1>:d r30.1<0;1,0>:d {gx}:w {{@1}}\n");
-    s += &format!("add (1|M0) r30.1<1>:d r30.1<0;1,0>:d r0.1<0;1,0>:d {{@1}}\n");
-    s += &format!("add (1|M0) r30.1<1>:d r30.1<0;1,0>:d -{}:d {{@1}}\n", start[0]);
+    s += "add (1|M0) r30.1<1>:d r30.1<0;1,0>:d r0.1<0;1,0>:d {@1}\n";
+    s += &format!(
+        "add (1|M0) r30.1<1>:d r30.1<0;1,0>:d -{}:d {{@1}}\n",
+        start[0]
+    );
     s += &format!("mul (1|M0) r30.1<1>:d r30.1<0;1,0>:d {threads}:w {{@1}}\n");
     s += "add (1|M0) r30.0<1>:d r30.0<0;1,0>:d r30.1<0;1,0>:d {@1}\n";
     s += "shl (1|M0) r30.0<1>:d r30.0<0;1,0>:d 10:d {@1}\n";
@@ -448,8 +494,10 @@ fn dump_kernel(base: u32, regs: u8, groups: [u32; 3], start: [u32; 3], threads: 
         s += &format!("mov (8|M0) r{}.0<1>:ud r{r}.0<1;1,0>:ud\n", 41 + r);
     }
     let desc = (u32::from(regs) + 1) << 25;
-    s += &format!("sync.nop null {{@1}}\nsend.ugm ({simd}|M0) null r40 null:0 0x0 {desc:#010x} {{$0}}\n");
-    s += "send.gtwy (1|M0) null r0 null:0 0x0 0x02000000 {EOT}\n";
+    s += &format!(
+        "sync.nop null {{@1}}\nsend.ugm ({simd}|M0) null r40 null:0 0x0 {desc:#010x} {{$0}}\n"
+    );
+    s += "send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n";
     asm(&s)
 }
 
@@ -484,7 +532,10 @@ fn check_payload(engine: usize, w: &Walk) {
     let ids = (w.emit.count_ones() * per_id) as u8;
     let regs = 1 + ids + u8::from(w.inline.is_some());
     let t = w.threads();
-    g.kernel(w.kernel, &dump_kernel(OUT, regs, w.groups, w.start, t, w.simd));
+    g.kernel(
+        w.kernel,
+        &dump_kernel(OUT, regs, w.groups, w.start, t, w.simd),
+    );
     let mut cmds = setup();
     cmds.extend(w.packet());
     g.run(engine, &cmds);
@@ -495,7 +546,7 @@ fn check_payload(engine: usize, w: &Walk) {
         for y in w.start[1]..w.groups[1] {
             for x in w.start[0]..w.groups[0] {
                 for th in 0..t {
-                    let at = u64::from(OUT) + 1024 * idx + 0; // r0 comes first
+                    let at = u64::from(OUT) + 1024 * idx;
                     let d = |r: u64, k: u64| log.mem.get(&(at + 32 * r + 4 * k)).copied();
                     assert_eq!(d(0, 1), Some(x), "group x of {idx}");
                     assert_eq!(d(0, 6), Some(y));
@@ -511,7 +562,11 @@ fn check_payload(engine: usize, w: &Walk) {
                             let reg = r + u64::from(lane / 16);
                             let dw = d(reg, u64::from(lane % 16 / 2)).unwrap();
                             let got = dw >> (16 * (lane % 2)) & 0xffff;
-                            assert_eq!(got, want, "simd{} walk {} dim {dim} thread {th} lane {lane}", w.simd, w.walk_order);
+                            assert_eq!(
+                                got, want,
+                                "simd{} walk {} dim {dim} thread {th} lane {lane}",
+                                w.simd, w.walk_order
+                            );
                         }
                         r += u64::from(per_id);
                     }
@@ -569,7 +624,10 @@ fn the_render_engine_runs_walkers_once_gpgpu_is_selected() {
     let mut cmds = setup()[1..].to_vec();
     cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
     g.run(RENDER, &cmds);
-    assert_eq!(g.gpu.unmodelled(RENDER), Some("COMPUTE_WALKER with the 3D pipeline selected"));
+    assert_eq!(
+        g.gpu.unmodelled(RENDER),
+        Some("COMPUTE_WALKER with the 3D pipeline selected")
+    );
 }
 
 #[test]
@@ -587,7 +645,11 @@ fn a_partial_group_runs_its_last_thread_with_the_execution_mask() {
         g.run(COMPUTE, &cmds);
         assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
         let log = g.log();
-        let full = if simd == 32 { u32::MAX } else { (1 << simd) - 1 };
+        let full = if simd == 32 {
+            u32::MAX
+        } else {
+            (1 << simd) - 1
+        };
         let lws = local.iter().product::<u32>();
         let last = (1u64 << (lws - simd * (t - 1))) as u32 - 1;
         let mut stores = log.stores.clone();
@@ -622,7 +684,7 @@ fn barrier_kernel(with_barrier: bool) -> Vec<u8> {
     s += &format!("add (1|M0) r62.0<1>:ud r40.0<0;1,0>:ud {OUT}:ud {{$0.src}}\n");
     s += "mov (8|M0) r63.0<1>:ud r61.0<1;1,0>:ud {$2.dst}\n";
     s += "sync.nop null {@1}\nsend.ugm (8|M0) null r62 null:0 0x0 0x04000000 {$3}\n";
-    s += "send.gtwy (1|M0) null r0 null:0 0x0 0x02000000 {EOT}\n";
+    s += "send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n";
     asm(&s)
 }
 
@@ -640,7 +702,9 @@ fn threads_of_a_group_share_slm_and_meet_at_the_barrier() {
         assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
         let log = g.log();
         assert_eq!(log.groups, vec![([0, 0, 0], 1024), ([1, 0, 0], 1024)]);
-        let got: Vec<u32> = (0..4).map(|t| log.mem[&(u64::from(OUT) + 32 * t)]).collect();
+        let got: Vec<u32> = (0..4)
+            .map(|t| log.mem[&(u64::from(OUT) + 32 * t)])
+            .collect();
         let neighbour: Vec<u32> = (0..4).map(|t| ((t + 1) % 4 + 1) * 0x111).collect();
         if with_barrier {
             assert_eq!(got, neighbour);
@@ -680,14 +744,17 @@ fn post_sync_writes_immediate_data_and_the_timestamp_after_the_walker() {
     ];
     cmds.extend(w.packet());
     let mut w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
-    w.extra = vec![("post_sync_operation", 3), ("post_sync_destination_address", va + 8)];
+    w.extra = vec![
+        ("post_sync_operation", 3),
+        ("post_sync_destination_address", va + 8),
+    ];
     cmds.extend(w.packet());
     g.run(COMPUTE, &cmds);
     assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
     assert_eq!(g.r64(phys), 0x0123_4567_89ab_cdef);
     // The timestamp counts commands: the second walker is the fifth.
     let ts = g.r64(phys + 8);
-    assert!(ts >= 5 && ts < 100, "{ts}");
+    assert!((5..100).contains(&ts), "{ts}");
     assert_eq!(g.log().stores.len(), 2);
 }
 
@@ -695,15 +762,28 @@ fn post_sync_writes_immediate_data_and_the_timestamp_after_the_walker() {
 fn an_endless_kernel_hangs_the_engine_at_the_walker() {
     let mut g = Dg2::new();
     g.gpu.set_compute_budget(20_000);
-    g.kernel(0, &asm("L0:\nadd (1|M0) r10.0<1>:d r10.0<0;1,0>:d 1:d {@1}\n(W) jmpi (1|M0) L0\n"));
+    g.kernel(
+        0,
+        &asm("L0:\nadd (1|M0) r10.0<1>:d r10.0<0;1,0>:d 1:d {@1}\n(W) jmpi (1|M0) L0\n"),
+    );
     let (va, phys) = g.buffer(&[0u8; 64]);
     let mut cmds = setup();
     let mut w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
-    w.extra = vec![("post_sync_operation", 1), ("post_sync_destination_address", va), ("post_sync_immediate_data", 7)];
+    w.extra = vec![
+        ("post_sync_operation", 1),
+        ("post_sync_destination_address", va),
+        ("post_sync_immediate_data", 7),
+    ];
     cmds.extend(w.packet());
     g.run(COMPUTE, &cmds);
     g.gpu.run(1000);
-    assert_eq!(g.errors(), 0, "{:?} {:?}", g.gpu.unmodelled(COMPUTE), g.gpu.compute_report(COMPUTE));
+    assert_eq!(
+        g.errors(),
+        0,
+        "{:?} {:?}",
+        g.gpu.unmodelled(COMPUTE),
+        g.gpu.compute_report(COMPUTE)
+    );
     let report = g.gpu.compute_report(COMPUTE).unwrap();
     assert!(report.contains("hang"), "{report}");
     // The walker never completed: no post-sync.
@@ -735,12 +815,36 @@ fn bad_kernel_pointers_and_undecodable_kernels_are_reported() {
 #[test]
 fn unmodelled_walker_and_state_fields_are_refused_by_name() {
     let cases: [(&str, u64, &str); 6] = [
-        ("partition_type", 1, "COMPUTE_WALKER workload partitioning (Workload Partition Enable, Partition Type)"),
-        ("tile_layout", 1, "COMPUTE_WALKER Tile Layout other than LINEAR"),
-        ("indirect_parameter_enable", 1, "COMPUTE_WALKER Indirect Parameter Enable"),
-        ("interface_descriptor_btd_mode", 1, "INTERFACE_DESCRIPTOR_DATA BTD Mode (bindless thread dispatch)"),
-        ("interface_descriptor_rounding_mode", 3, "INTERFACE_DESCRIPTOR_DATA Rounding Mode other than RTNE"),
-        ("interface_descriptor_number_of_barriers", 2, "INTERFACE_DESCRIPTOR_DATA Number of Barriers above one (named barriers)"),
+        (
+            "partition_type",
+            1,
+            "COMPUTE_WALKER workload partitioning (Workload Partition Enable, Partition Type)",
+        ),
+        (
+            "tile_layout",
+            1,
+            "COMPUTE_WALKER Tile Layout other than LINEAR",
+        ),
+        (
+            "indirect_parameter_enable",
+            1,
+            "COMPUTE_WALKER Indirect Parameter Enable",
+        ),
+        (
+            "interface_descriptor_btd_mode",
+            1,
+            "INTERFACE_DESCRIPTOR_DATA BTD Mode (bindless thread dispatch)",
+        ),
+        (
+            "interface_descriptor_rounding_mode",
+            3,
+            "INTERFACE_DESCRIPTOR_DATA Rounding Mode other than RTNE",
+        ),
+        (
+            "interface_descriptor_number_of_barriers",
+            2,
+            "INTERFACE_DESCRIPTOR_DATA Number of Barriers above one (named barriers)",
+        ),
     ];
     for (field, value, name) in cases {
         let mut g = Dg2::new();
@@ -754,13 +858,22 @@ fn unmodelled_walker_and_state_fields_are_refused_by_name() {
     }
     let mut g = Dg2::new();
     let mut cmds = setup();
-    cmds.extend(pack("STATE_COMPUTE_MODE", &[("mask", 1 << 15), ("large_grf_mode", 1)]));
+    cmds.extend(pack(
+        "STATE_COMPUTE_MODE",
+        &[("mask", 1 << 15), ("large_grf_mode", 1)],
+    ));
     g.run(COMPUTE, &cmds);
-    assert_eq!(g.gpu.unmodelled(COMPUTE), Some("STATE_COMPUTE_MODE Large GRF Mode"));
+    assert_eq!(
+        g.gpu.unmodelled(COMPUTE),
+        Some("STATE_COMPUTE_MODE Large GRF Mode")
+    );
     // A walker before CFE_STATE.
     let mut g = Dg2::new();
     g.run(COMPUTE, &Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
-    assert_eq!(g.gpu.unmodelled(COMPUTE), Some("COMPUTE_WALKER before CFE_STATE"));
+    assert_eq!(
+        g.gpu.unmodelled(COMPUTE),
+        Some("COMPUTE_WALKER before CFE_STATE")
+    );
 }
 
 #[test]

@@ -54,8 +54,13 @@ impl SharedFunctions for Router<'_> {
         if req.sfid != Some(Sfid::Gateway) {
             return self.sf.send(t, req);
         }
+        // EOT ends the thread whatever the function bits say: Mesa's
+        // compute terminate message carries the thread spawner's
+        // end-of-thread bit 4 (desc 0x02000010), which the gateway ignores.
+        if req.eot {
+            return Ok(());
+        }
         match xe_gateway::decode(req.desc) {
-            Ok(XeGateway::EndOfThread) if req.eot => Ok(()),
             Ok(XeGateway::Barrier) if !self.has_barrier => Err(SendError::Bad(
                 "barrier message in a walker whose Number of Barriers is 0",
             )),
@@ -94,7 +99,8 @@ pub fn run_group(
         .map(|t| {
             let mut x = XeThread::new();
             payload::load(&mut x.thread, w, group, t as u32);
-            x.thread.set_dispatch_mask(payload::dispatch_mask(w, t as u32));
+            x.thread
+                .set_dispatch_mask(payload::dispatch_mask(w, t as u32));
             x.set_ip(0);
             x
         })
@@ -106,8 +112,7 @@ pub fn run_group(
     loop {
         let mut ran = false;
         let mut live = 0;
-        for k in 0..n {
-            let x = &mut threads[k];
+        for (k, x) in threads.iter_mut().enumerate() {
             if x.thread.ended {
                 continue;
             }

@@ -175,7 +175,11 @@ impl<B: MemoryBus> Device<B> {
                     match f.get("pipeline_selection") {
                         2 => s.gpgpu = true,
                         0 => s.gpgpu = false,
-                        _ => return Err(self.refuse(dw, "PIPELINE_SELECT reserved pipeline (media)")),
+                        _ => {
+                            return Err(
+                                self.refuse(dw, "PIPELINE_SELECT reserved pipeline (media)")
+                            );
+                        }
                     }
                 }
             }
@@ -198,7 +202,9 @@ impl<B: MemoryBus> Device<B> {
             }
             Kind::CfeState => {
                 if f.get("cfe_subopcode_variant") != 0 {
-                    return Err(self.refuse(dw, "CFE_STATE CFE SubOpcode Variant other than STANDARD"));
+                    return Err(
+                        self.refuse(dw, "CFE_STATE CFE SubOpcode Variant other than STANDARD")
+                    );
                 }
                 s.max_threads = f.get("maximum_number_of_threads") as u32;
                 s.scratch_surface = f.get("scratch_space_buffer") as u32;
@@ -218,7 +224,12 @@ impl<B: MemoryBus> Device<B> {
 
     /// COMPUTE_WALKER on engine `i`, before the command advances:
     /// `Ok(false)` while the engine is hung at it.
-    pub(super) fn walk(&mut self, i: usize, info: &'static CommandInfo, dw: &[u32]) -> Result<bool, Halt> {
+    pub(super) fn walk(
+        &mut self,
+        i: usize,
+        info: &'static CommandInfo,
+        dw: &[u32],
+    ) -> Result<bool, Halt> {
         if self.state[i].compute.hung.is_some() {
             return Ok(false);
         }
@@ -238,7 +249,8 @@ impl<B: MemoryBus> Device<B> {
         self.kernels = cache;
         let prog = prog.map_err(|fault| Halt::of(fault, dw[0]))?;
         let Some(mut sf) = self.compute_sf.take() else {
-            self.state[i].compute.report = Some("COMPUTE_WALKER with no shared functions installed".to_string());
+            self.state[i].compute.report =
+                Some("COMPUTE_WALKER with no shared functions installed".to_string());
             return Err(Halt::Kernel { dw0: dw[0] });
         };
         let mut budget = self.compute_budget;

@@ -14,6 +14,9 @@ pub struct Base {
     pub size: u64,
 }
 
+/// A base, its address and Modify Enable names, its size's names.
+type BaseFields<'a> = (&'a mut Base, &'a str, &'a str, Option<(&'a str, &'a str)>);
+
 #[derive(Clone, Debug, Default)]
 pub struct State {
     /// PIPELINE_SELECT: GPGPU (2) selected. RCS starts in the 3D pipeline
@@ -47,7 +50,7 @@ impl State {
     /// STATE_BASE_ADDRESS: each base (and each size) changes only when its
     /// Modify Enable bit is set (004 STATE_BASE_ADDRESS).
     pub fn base_address(&mut self, f: &Fields<'_>) {
-        let pairs: [(&mut Base, &str, &str, Option<(&str, &str)>); 7] = [
+        let pairs: [BaseFields<'_>; 7] = [
             (
                 &mut self.general,
                 "general_state_base_address",

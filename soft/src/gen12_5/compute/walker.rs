@@ -95,7 +95,9 @@ pub fn decode(f: &Fields<'_>) -> Result<Walker, &'static str> {
         return Err("COMPUTE_WALKER Indirect Parameter Enable");
     }
     if f.set("workload_partition_enable") || f.get("partition_type") != 0 {
-        return Err("COMPUTE_WALKER workload partitioning (Workload Partition Enable, Partition Type)");
+        return Err(
+            "COMPUTE_WALKER workload partitioning (Workload Partition Enable, Partition Type)",
+        );
     }
     if f.get("tile_layout") != 0 {
         return Err("COMPUTE_WALKER Tile Layout other than LINEAR");
@@ -150,7 +152,9 @@ pub fn decode(f: &Fields<'_>) -> Result<Walker, &'static str> {
         // power of two, and that one walked last.
         let npot: u32 = (0..3).map(|d| u32::from(!local[d].is_power_of_two())).sum();
         if npot > 1 || (npot == 1 && local[walk[2]].is_power_of_two()) {
-            return Err("COMPUTE_WALKER Generate Local ID with a non-power-of-two local size not walked last");
+            return Err(
+                "COMPUTE_WALKER Generate Local ID with a non-power-of-two local size not walked last",
+            );
         }
     }
     let slm_bytes = match f.get("interface_descriptor_shared_local_memory_size") {
@@ -195,7 +199,11 @@ pub fn decode(f: &Fields<'_>) -> Result<Walker, &'static str> {
     // The last thread runs the channels left over from the full ones: a
     // mask that disagrees with the local size breaks 004's packing rule.
     let left = lws - simd * (threads - 1);
-    let packed = if left >= 32 { u32::MAX } else { (1 << left) - 1 };
+    let packed = if left >= 32 {
+        u32::MAX
+    } else {
+        (1 << left) - 1
+    };
     if last_mask != packed {
         return Err(
             "COMPUTE_WALKER Execution Mask other than the last thread's packed channels (004 DW5)",
