@@ -907,3 +907,35 @@ fn mutated_walker_batches_never_panic() {
     // Some mutations hit fields the walker ignores or tolerates.
     assert!(ran > 0);
 }
+
+#[test]
+fn a_hung_engine_is_freed_by_its_reset() {
+    let mut g = Dg2::new();
+    g.gpu.set_compute_budget(5_000);
+    g.kernel(0, &asm("L0:\n(W) jmpi (1|M0) L0\n"));
+    let mut cmds = setup();
+    cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    g.run(COMPUTE, &cmds);
+    assert!(g.gpu.compute_report(COMPUTE).unwrap().contains("hang"));
+    let commands = g.gpu.stats().commands;
+    g.gpu.run(1000);
+    // Still at the walker: no command after it ran.
+    assert_eq!(g.gpu.stats().commands, commands);
+    // GEN6_GDRST bit 1: the render domain, with the compute engines.
+    g.gpu.write32(reg("GEN6_GDRST"), 1 << 1);
+    assert_eq!(g.gpu.compute_report(COMPUTE), None);
+}
+
+#[test]
+fn a_kernel_rewritten_at_the_same_address_is_decoded_again() {
+    let mut g = Dg2::new();
+    let w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
+    for out in [OUT, 2 * OUT] {
+        g.kernel(0, &dump_kernel(out, 1, [1, 1, 1], [0; 3], 1, 8));
+        let mut cmds = setup();
+        cmds.extend(w.packet());
+        g.run(COMPUTE, &cmds);
+        assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+        assert!(g.log().mem.contains_key(&u64::from(out)), "{out:#x}");
+    }
+}
