@@ -939,3 +939,19 @@ fn a_kernel_rewritten_at_the_same_address_is_decoded_again() {
         assert!(g.log().mem.contains_key(&u64::from(out)), "{out:#x}");
     }
 }
+
+#[test]
+fn compute_state_belongs_to_the_context() {
+    let mut g = Dg2::new();
+    g.kernel(0, &dump_kernel(OUT, 1, [1, 1, 1], [0; 3], 1, 8));
+    let mut cmds = setup();
+    cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+    // A second context on the same engine has no CFE_STATE of its own.
+    g.run(COMPUTE, &Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    assert_eq!(
+        g.gpu.unmodelled(COMPUTE),
+        Some("COMPUTE_WALKER before CFE_STATE")
+    );
+}

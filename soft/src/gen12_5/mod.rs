@@ -231,6 +231,8 @@ pub struct Device<B: MemoryBus> {
     compute_sf: Option<alloc::boxed::Box<dyn ComputeFunctions>>,
     compute_budget: u64,
     kernels: compute::KernelCache,
+    /// Each context's compute state, by engine and LRCA.
+    pipelines: alloc::collections::BTreeMap<(usize, u64), compute::Pipeline>,
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -280,6 +282,7 @@ impl<B: MemoryBus> Device<B> {
             compute_sf: None,
             compute_budget: compute::DEFAULT_BUDGET,
             kernels: compute::KernelCache::default(),
+            pipelines: alloc::collections::BTreeMap::new(),
         };
         for i in 0..device.engines.len() {
             device.reset_engine(i);

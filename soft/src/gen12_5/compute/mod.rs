@@ -3,7 +3,8 @@
 //! EU threads (`crate::eu::xe`).
 //!
 //! Commands (hal/tables/gen12.5/compute.toml; fields read by name in
-//! `fields`, every name checked when the model is built):
+//! `fields`, every name checked when the model is built), their state kept
+//! per context (`state`):
 //! - PIPELINE_SELECT: on RCS the walker needs GPGPU selected (the 3D
 //!   pipeline is the reset selection); CCS has only compute. Mask Bits are
 //!   honoured for the selection; Systolic Mode and the power-gating bits
@@ -65,7 +66,7 @@ use baregpu_hal::MemoryBus;
 use baregpu_hal::reflect::CommandInfo;
 
 pub use kernel::KernelCache;
-pub use state::State;
+pub use state::{Pipeline, State};
 
 use super::Device;
 use super::execlist::Halt;
@@ -138,6 +139,12 @@ pub const DEFAULT_BUDGET: u64 = 1 << 22;
 const SELECTION_MASK: u64 = 0x3;
 
 impl<B: MemoryBus> Device<B> {
+    /// The compute state of the context running on engine `i`.
+    fn pipeline(&mut self, i: usize) -> &mut Pipeline {
+        let lrca = self.state[i].active.map_or(0, |c| c.lrca());
+        self.pipelines.entry((i, lrca)).or_default()
+    }
+
     /// Installs the shared functions compute threads' messages reach.
     pub fn set_compute_functions(&mut self, sf: alloc::boxed::Box<dyn ComputeFunctions>) {
         self.compute_sf = Some(sf);
@@ -168,7 +175,7 @@ impl<B: MemoryBus> Device<B> {
         dw: &[u32],
     ) -> Result<(), Halt> {
         let f = Fields { info, dw };
-        let s = &mut self.state[i].compute;
+        let s = self.pipeline(i);
         match kind {
             Kind::PipelineSelect => {
                 if f.get("mask_bits") & SELECTION_MASK == SELECTION_MASK {
@@ -235,8 +242,9 @@ impl<B: MemoryBus> Device<B> {
         }
         let f = Fields { info, dw };
         let w = walker::decode(&f).map_err(|name| self.refuse(dw, name))?;
-        let s = &self.state[i].compute;
-        if self.engines[i].class == super::RENDER_CLASS && !s.gpgpu {
+        let render = self.engines[i].class == super::RENDER_CLASS;
+        let s = self.pipeline(i);
+        if render && !s.gpgpu {
             return Err(self.refuse(dw, "COMPUTE_WALKER with the 3D pipeline selected"));
         }
         if !s.cfe_programmed {

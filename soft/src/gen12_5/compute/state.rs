@@ -1,6 +1,7 @@
-//! The non-pipelined state the compute commands set, kept per engine (the
-//! model does not save it into the logical ring context image; an engine
-//! reset clears it, as it clears the rest of `EngineState`).
+//! The non-pipelined state the compute commands set, kept per logical ring
+//! context (by engine and LRCA: hardware saves it with the context, so two
+//! contexts on one engine do not see each other's), and what an engine's
+//! last walker left (its hang or error report, cleared by an engine reset).
 
 use alloc::string::String;
 
@@ -18,7 +19,7 @@ pub struct Base {
 type BaseFields<'a> = (&'a mut Base, &'a str, &'a str, Option<(&'a str, &'a str)>);
 
 #[derive(Clone, Debug, Default)]
-pub struct State {
+pub struct Pipeline {
     /// PIPELINE_SELECT: GPGPU (2) selected. RCS starts in the 3D pipeline
     /// (004 PIPELINE_SELECT Pipeline Selection, 3D = 0 is the reset value);
     /// CCS has only the compute pipeline.
@@ -38,6 +39,11 @@ pub struct State {
     pub max_threads: u32,
     pub scratch_surface: u32,
     pub cfe_programmed: bool,
+}
+
+/// An engine's compute status.
+#[derive(Clone, Debug, Default)]
+pub struct State {
     /// An endless kernel: the engine stays at its COMPUTE_WALKER (what it is
     /// on hardware, for the driver's hang detection); the text says why.
     pub hung: Option<String>,
@@ -46,7 +52,7 @@ pub struct State {
     pub report: Option<String>,
 }
 
-impl State {
+impl Pipeline {
     /// STATE_BASE_ADDRESS: each base (and each size) changes only when its
     /// Modify Enable bit is set (004 STATE_BASE_ADDRESS).
     pub fn base_address(&mut self, f: &Fields<'_>) {
