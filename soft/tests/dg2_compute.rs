@@ -955,3 +955,38 @@ fn compute_state_belongs_to_the_context() {
         Some("COMPUTE_WALKER before CFE_STATE")
     );
 }
+
+#[test]
+fn without_shared_functions_gateway_only_kernels_run_and_other_sends_are_thread_errors() {
+    let mut g = Dg2::new();
+    assert!(g.gpu.take_compute_functions().is_some());
+    g.kernel(
+        0,
+        &asm("send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n"),
+    );
+    let (va, phys) = g.buffer(&[0u8; 64]);
+    let mut cmds = setup();
+    let mut w = Walk::new(16, [16, 2, 1], [2, 2, 1]);
+    w.extra = vec![
+        ("post_sync_operation", 1),
+        ("post_sync_destination_address", va),
+        ("post_sync_immediate_data", 0x5a5a),
+    ];
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+    assert_eq!(g.r64(phys), 0x5a5a);
+    let mut g = Dg2::new();
+    g.gpu.take_compute_functions();
+    g.kernel(0, &dump_kernel(OUT, 1, [1, 1, 1], [0; 3], 1, 8));
+    let mut cmds = setup();
+    cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 1);
+    assert!(
+        g.gpu
+            .compute_report(COMPUTE)
+            .unwrap()
+            .contains("thread error")
+    );
+}

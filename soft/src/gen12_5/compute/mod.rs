@@ -41,8 +41,8 @@
 //! there: an implementation that owns their state (the group's SLM from
 //! `begin_group`, the context's memory for UGM/A64 messages through the
 //! memory trait for GPU virtual addresses those functions define) and
-//! forwards `send` to them. Without one, any such send is a thread error
-//! (`SendError::Unhandled`). The end-of-thread and barrier messages to the
+//! forwards `send` to them. Without one, kernels that only use the gateway
+//! run, and any other send is a thread error (`SendError::Unhandled`). The end-of-thread and barrier messages to the
 //! gateway are routed here (`dispatch::Router`) and never reach it.
 //!
 //! Not modelled (refused by name): indirect parameters, workload
@@ -60,7 +60,6 @@ mod state;
 mod walker;
 
 use alloc::format;
-use alloc::string::ToString;
 
 use baregpu_hal::MemoryBus;
 use baregpu_hal::reflect::CommandInfo;
@@ -81,6 +80,32 @@ pub trait ComputeFunctions: SharedFunctions + Send {
     /// `slm_bytes` bytes of zeros (INTERFACE_DESCRIPTOR_DATA Shared Local
     /// Memory Size; 004 gives no initial contents, the model clears it).
     fn begin_group(&mut self, group: [u32; 3], slm_bytes: u32);
+
+    /// The model's stand-in when none is installed.
+    fn is_gateway_only(&self) -> bool {
+        false
+    }
+}
+
+/// No shared functions: every message but the gateway's is a thread error.
+struct GatewayOnly;
+
+impl SharedFunctions for GatewayOnly {
+    fn send(
+        &mut self,
+        _t: &mut crate::eu::thread::Thread,
+        _req: &crate::eu::send::SendRequest,
+    ) -> Result<(), crate::eu::send::SendError> {
+        Err(crate::eu::send::SendError::Unhandled)
+    }
+}
+
+impl ComputeFunctions for GatewayOnly {
+    fn begin_group(&mut self, _group: [u32; 3], _slm_bytes: u32) {}
+
+    fn is_gateway_only(&self) -> bool {
+        true
+    }
 }
 
 /// A compute command the model executes.
@@ -256,11 +281,11 @@ impl<B: MemoryBus> Device<B> {
         let prog = cache.get(&self.memory(i), space, kernel);
         self.kernels = cache;
         let prog = prog.map_err(|fault| Halt::of(fault, dw[0]))?;
-        let Some(mut sf) = self.compute_sf.take() else {
-            self.state[i].compute.report =
-                Some("COMPUTE_WALKER with no shared functions installed".to_string());
-            return Err(Halt::Kernel { dw0: dw[0] });
-        };
+        // Without installed shared functions only the gateway answers.
+        let mut sf = self
+            .compute_sf
+            .take()
+            .unwrap_or_else(|| alloc::boxed::Box::new(GatewayOnly));
         let mut budget = self.compute_budget;
         let mut result = Ok(());
         'groups: for z in w.start[2]..w.groups[2] {
@@ -273,7 +298,9 @@ impl<B: MemoryBus> Device<B> {
                 }
             }
         }
-        self.compute_sf = Some(sf);
+        if !sf.is_gateway_only() {
+            self.compute_sf = Some(sf);
+        }
         match result {
             Err(dispatch::Failure::Hang(why)) => {
                 self.state[i].compute.hung = Some(format!("COMPUTE_WALKER hang: {why}"));
