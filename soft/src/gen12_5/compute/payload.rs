@@ -85,3 +85,51 @@ pub fn dispatch_mask(w: &Walker, t: u32) -> u32 {
         (1 << w.simd) - 1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen12_5::compute::walker::PostSync;
+
+    fn walker(walk: [usize; 3], local: [u32; 3]) -> Walker {
+        Walker {
+            simd: 16,
+            emit_local: 7,
+            walk,
+            inline: None,
+            local,
+            last_mask: 0,
+            groups: [1; 3],
+            start: [0; 3],
+            kernel: 0,
+            threads_per_group: 2,
+            slm_bytes: 0,
+            barriers: 0,
+            post_sync: PostSync::None,
+            post_sync_address: 0,
+        }
+    }
+
+    #[test]
+    fn local_ids_cover_the_group_once_with_the_first_dimension_fastest() {
+        for walk in [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ] {
+            let w = walker(walk, [2, 4, 4]);
+            let mut seen = alloc::vec::Vec::new();
+            for n in 0..32 {
+                let id = local_id(&w, n / 16, n % 16);
+                assert!(!seen.contains(&id), "{walk:?} {id:?}");
+                seen.push(id);
+            }
+            // Lane 1 differs from lane 0 in the fastest dimension only.
+            let (a, b) = (local_id(&w, 0, 0), local_id(&w, 0, 1));
+            assert_eq!(b[walk[0]], a[walk[0]] + 1);
+        }
+    }
+}
