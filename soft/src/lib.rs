@@ -77,6 +77,7 @@ use spin::Mutex;
 pub use cs::Stats;
 pub use display::FirmwareMode;
 pub use display::scanout::Picture;
+pub use gen12_5::ComputeFunctions;
 
 /// Why a software GPU cannot be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,6 +238,45 @@ impl<B: MemoryBus> SoftGpu<B> {
     /// kept across engine resets.
     pub fn eu_report(&self) -> Option<eu::array::EuReport> {
         self.device.lock().legacy()?.eu_report()
+    }
+
+    /// Gen12.5: installs the shared functions the compute threads'
+    /// messages reach (see `gen12_5/compute/mod.rs`); `false` on the older
+    /// models, whose EU array has its own.
+    pub fn set_compute_functions(&self, sf: alloc::boxed::Box<dyn ComputeFunctions>) -> bool {
+        match &mut *self.device.lock() {
+            Model::Legacy(_) => false,
+            Model::Gen12_5(d) => {
+                d.set_compute_functions(sf);
+                true
+            }
+        }
+    }
+
+    /// Gen12.5: takes the installed compute shared functions back.
+    pub fn take_compute_functions(&self) -> Option<alloc::boxed::Box<dyn ComputeFunctions>> {
+        match &mut *self.device.lock() {
+            Model::Legacy(_) => None,
+            Model::Gen12_5(d) => d.take_compute_functions(),
+        }
+    }
+
+    /// Gen12.5: the instructions one COMPUTE_WALKER may run before the
+    /// engine counts as hung at it.
+    pub fn set_compute_budget(&self, budget: u64) {
+        if let Model::Gen12_5(d) = &mut *self.device.lock() {
+            d.set_compute_budget(budget);
+        }
+    }
+
+    /// Gen12.5: why engine `index`'s last walker hung or stopped it.
+    pub fn compute_report(&self, index: usize) -> Option<alloc::string::String> {
+        match &*self.device.lock() {
+            Model::Legacy(_) => None,
+            Model::Gen12_5(d) => d
+                .compute_report(index)
+                .map(alloc::string::ToString::to_string),
+        }
     }
 
     /// What engine `index` (the layout's order) was stopped on as not

@@ -92,6 +92,9 @@ pub enum Halt {
     PageFault { gfx_addr: u64, space: Space },
     /// A known command, or a form of one, the model does not execute.
     Unmodelled { dw0: u32, name: &'static str },
+    /// A compute thread error or undecodable kernel (the text in the
+    /// engine's compute state, `Device::compute_report`).
+    Kernel { dw0: u32 },
 }
 
 impl Halt {
@@ -142,6 +145,8 @@ pub struct EngineState {
     pub unmodelled: u32,
     /// MI_SET_PREDICATE's status: commands are dropped while it is set.
     pub set_predicate: bool,
+    /// The compute pipeline's state (`super::compute`).
+    pub compute: super::compute::State,
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -406,7 +411,9 @@ impl<B: MemoryBus> Device<B> {
         let base = self.engines[i].base;
         let er = self.er;
         let (dw0, eir) = match halt {
-            Halt::InstructionError { dw0 } | Halt::Unmodelled { dw0, .. } => (dw0, EIR_INSTRUCTION),
+            Halt::InstructionError { dw0 }
+            | Halt::Unmodelled { dw0, .. }
+            | Halt::Kernel { dw0 } => (dw0, EIR_INSTRUCTION),
             Halt::PageFault { .. } => (0, EIR_PAGE_TABLE),
         };
         if let Halt::Unmodelled { dw0, .. } = halt {

@@ -18,6 +18,9 @@
 //! on CS_GPR0-15, semantics as Mesa's mi_builder.h uses them), MI_PREDICATE
 //! and MI_SET_PREDICATE with the commands they drop (those two in
 //! `predicate`, MI_ATOMIC and MI_MATH in `arith`).
+//! The compute commands (PIPELINE_SELECT, STATE_BASE_ADDRESS,
+//! STATE_COMPUTE_MODE, CFE_STATE, 3DSTATE_BINDING_TABLE_POOL_ALLOC,
+//! COMPUTE_WALKER) on the render and compute engines in `super::compute`.
 //! The blitter engine's XY_FAST_COPY_BLT, XY_BLOCK_COPY_BLT, XY_FAST_COLOR_BLT,
 //! XY_COLOR_BLT and XY_SRC_COPY_BLT are executed in `super::blit`.
 //! MI_ARB_CHECK and MI_ARB_ON_OFF have no effect: the model never preempts in
@@ -68,6 +71,8 @@ pub enum Op {
     NoEffect,
     /// A blitter command (`super::blit`).
     Blit(super::blit::Kind),
+    /// A compute command (`super::compute`).
+    Compute(super::compute::Kind),
 }
 
 fn op_of(name: &str) -> Option<Op> {
@@ -93,7 +98,11 @@ fn op_of(name: &str) -> Option<Op> {
         "MI_PREDICATE" => Op::Predicate,
         // Arbitration points: no preemption inside a ring in the model.
         "MI_ARB_CHECK" | "MI_ARB_ON_OFF" => Op::NoEffect,
-        _ => return super::blit::of(name).map(Op::Blit),
+        _ => {
+            return super::blit::of(name)
+                .map(Op::Blit)
+                .or_else(|| super::compute::of(name).map(Op::Compute));
+        }
     })
 }
 
@@ -146,7 +155,12 @@ fn required(op: Op) -> &'static [F] {
         Op::SetPredicate => &[F::PredicateEnable, F::PredicateEnableWparid],
         Op::Predicate => &[F::LoadOperation, F::CombineOperation, F::CompareOperation],
         Op::Blit(kind) => super::blit::required(kind),
-        Op::BatchEnd | Op::LoadRegisterImm | Op::UserInterrupt | Op::Math | Op::NoEffect => &[],
+        Op::BatchEnd
+        | Op::LoadRegisterImm
+        | Op::UserInterrupt
+        | Op::Math
+        | Op::NoEffect
+        | Op::Compute(_) => &[],
     }
 }
 
@@ -175,6 +189,14 @@ impl CommandSet {
                 return Err(MissingField {
                     command: info.name,
                     field: f.name(),
+                });
+            }
+            if let Op::Compute(kind) = op
+                && let Some(field) = super::compute::missing(info, kind)
+            {
+                return Err(MissingField {
+                    command: info.name,
+                    field,
                 });
             }
             if op == Op::LoadRegisterImm && cmd.register_pair.is_none() {
@@ -289,6 +311,14 @@ impl<B: MemoryBus> Device<B> {
             return Ok(false);
         }
         self.regs.set(ctl, self.regs.get(ctl) & !SEMAPHORE_WAIT);
+        // A walker runs before the command advances: a hung one keeps the
+        // engine at it.
+        if op == Op::Compute(super::compute::Kind::Walker)
+            && !self.predicated_out(i, cmd, op, &dw)
+            && !self.walk(i, cmd.info, &dw)?
+        {
+            return Ok(false);
+        }
         self.advance(i, len as u32);
         self.stats.commands += 1;
         self.timestamp += 1;
@@ -468,6 +498,7 @@ impl<B: MemoryBus> Device<B> {
             Op::SetPredicate => self.set_predicate(i, c, dw)?,
             Op::Predicate => self.predicate(i, c, dw)?,
             Op::Blit(kind) => self.blit(i, c, kind, dw)?,
+            Op::Compute(kind) => self.compute(i, c.info, kind, dw)?,
         }
         Ok(())
     }

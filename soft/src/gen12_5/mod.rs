@@ -22,13 +22,15 @@
 //!
 //! Not modelled (refused or absent, see the report in `mi` and `execlist`):
 //! the legacy ring-buffer mode (a RING_TAIL write only stores), MSI, the
-//! display, the 3D/compute pipelines and the EU array.
+//! display, the 3D pipeline.
 
 mod arith;
 mod blit;
+mod compute;
 mod execlist;
 mod irq;
 pub(crate) mod memory;
+pub use compute::ComputeFunctions;
 mod mi;
 mod predicate;
 mod regs;
@@ -225,6 +227,12 @@ pub struct Device<B: MemoryBus> {
     timestamp: u64,
     stats: Stats,
     config: [u32; 64],
+    /// The shared functions compute threads reach, and the walkers' budget.
+    compute_sf: Option<alloc::boxed::Box<dyn ComputeFunctions>>,
+    compute_budget: u64,
+    kernels: compute::KernelCache,
+    /// Each context's compute state, by engine and LRCA.
+    pipelines: alloc::collections::BTreeMap<(usize, u64), compute::Pipeline>,
 }
 
 impl<B: MemoryBus> Device<B> {
@@ -271,6 +279,10 @@ impl<B: MemoryBus> Device<B> {
             timestamp: 0,
             stats: Stats::default(),
             config,
+            compute_sf: None,
+            compute_budget: compute::DEFAULT_BUDGET,
+            kernels: compute::KernelCache::default(),
+            pipelines: alloc::collections::BTreeMap::new(),
         };
         for i in 0..device.engines.len() {
             device.reset_engine(i);

@@ -1,0 +1,331 @@
+//! The DG2 compute pipeline: the compute commands on the render (RCS) and
+//! compute (CCS) engines, and COMPUTE_WALKER's thread groups run on Xe-HPG
+//! EU threads (`crate::eu::xe`).
+//!
+//! Commands (hal/tables/gen12.5/compute.toml; fields read by name in
+//! `fields`, every name checked when the model is built), their state kept
+//! per context (`state`):
+//! - PIPELINE_SELECT: on RCS the walker needs GPGPU selected (the 3D
+//!   pipeline is the reset selection); CCS has only compute. Mask Bits are
+//!   honoured for the selection; Systolic Mode and the power-gating bits
+//!   have no effect in the model.
+//! - STATE_BASE_ADDRESS: the bases and sizes under their Modify Enable bits,
+//!   the bindless surface and sampler bases included (`state`); stateless
+//!   compression is refused. STATE_SIP is not modelled (no System Routine).
+//! - STATE_COMPUTE_MODE: the masked DW1 bits are kept; Large GRF Mode is
+//!   refused (the Xe threads have 128 GRFs, see `crate::eu::xe`).
+//! - CFE_STATE: Maximum Number of Threads and the scratch surface are kept;
+//!   a walker before any CFE_STATE is refused.
+//! - 3DSTATE_BINDING_TABLE_POOL_ALLOC (render engine): the pool's base and
+//!   size are kept.
+//! - COMPUTE_WALKER (`walker`, `payload`, `dispatch`): the groups from the
+//!   starting IDs up to the dimensions, X fastest; each group's threads
+//!   with R0, the generated local IDs and the inline data; the last thread
+//!   with the Execution Mask; barriers through the gateway; shared local
+//!   memory sized by the interface descriptor; then the post-sync write.
+//!   The walker runs to completion inside the command (the engine does not
+//!   overlap walkers), within an instruction budget
+//!   ([`Device::set_compute_budget`]): a walker that exhausts it, or whose
+//!   threads wait at a barrier that cannot complete, hangs the engine at
+//!   the command (it never finishes, as on hardware). A thread error or an
+//!   undecodable kernel stops the engine with an Instruction Error (the
+//!   text in [`Device::compute_report`]); a kernel pointer with no
+//!   translation is the page fault it is.
+//! - PIPE_CONTROL is `mi`'s.
+//!
+//! **Where the shared functions plug in.** Every send that is not for the
+//! message gateway goes to the [`ComputeFunctions`] object installed with
+//! [`Device::set_compute_functions`] (a plain [`SharedFunctions`] plus
+//! `begin_group`, which gives each thread group its shared local memory).
+//! The LSC and HDC shared functions of `crate::eu::shared::xe` plug in
+//! there: an implementation that owns their state (the group's SLM from
+//! `begin_group`, the context's memory for UGM/A64 messages through the
+//! memory trait for GPU virtual addresses those functions define) and
+//! forwards `send` to them. Without one, kernels that only use the gateway
+//! run, and any other send is a thread error (`SendError::Unhandled`). The end-of-thread and barrier messages to the
+//! gateway are routed here (`dispatch::Router`) and never reach it.
+//!
+//! Not modelled (refused by name): indirect parameters, workload
+//! partitions, resumed walkers, tiled local IDs and a Message SIMD other
+//! than the SIMD Size, bindless thread dispatch, the ALTERNATE float mode
+//! and rounding modes other than RTNE, named barriers (more than one), SLM
+//! sizes beyond 64 KiB. Scratch space, the sampler and binding tables are
+//! kept but read by no modelled shared function yet.
+
+mod dispatch;
+mod fields;
+mod kernel;
+mod payload;
+mod state;
+mod walker;
+
+use alloc::format;
+
+use baregpu_hal::MemoryBus;
+use baregpu_hal::reflect::CommandInfo;
+
+pub use kernel::KernelCache;
+pub use state::{Pipeline, State};
+
+use super::Device;
+use super::execlist::Halt;
+use super::mi::VA_MASK;
+use crate::eu::send::SharedFunctions;
+use fields::Fields;
+use walker::PostSync;
+
+/// The shared functions compute threads reach.
+pub trait ComputeFunctions: SharedFunctions + Send {
+    /// A thread group of a walker starts: its shared local memory is
+    /// `slm_bytes` bytes of zeros (INTERFACE_DESCRIPTOR_DATA Shared Local
+    /// Memory Size; 004 gives no initial contents, the model clears it).
+    fn begin_group(&mut self, group: [u32; 3], slm_bytes: u32);
+
+    /// The model's stand-in when none is installed.
+    fn is_gateway_only(&self) -> bool {
+        false
+    }
+}
+
+/// No shared functions: every message but the gateway's is a thread error.
+struct GatewayOnly;
+
+impl SharedFunctions for GatewayOnly {
+    fn send(
+        &mut self,
+        _t: &mut crate::eu::thread::Thread,
+        _req: &crate::eu::send::SendRequest,
+    ) -> Result<(), crate::eu::send::SendError> {
+        Err(crate::eu::send::SendError::Unhandled)
+    }
+}
+
+impl ComputeFunctions for GatewayOnly {
+    fn begin_group(&mut self, _group: [u32; 3], _slm_bytes: u32) {}
+
+    fn is_gateway_only(&self) -> bool {
+        true
+    }
+}
+
+/// A compute command the model executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    PipelineSelect,
+    StateBaseAddress,
+    ComputeMode,
+    CfeState,
+    BindingTablePool,
+    Walker,
+}
+
+/// The compute command a table command name is, if the model executes it.
+pub fn of(name: &str) -> Option<Kind> {
+    Some(match name {
+        "PIPELINE_SELECT" => Kind::PipelineSelect,
+        "STATE_BASE_ADDRESS" => Kind::StateBaseAddress,
+        "STATE_COMPUTE_MODE" => Kind::ComputeMode,
+        "CFE_STATE" => Kind::CfeState,
+        "3DSTATE_BINDING_TABLE_POOL_ALLOC" => Kind::BindingTablePool,
+        "COMPUTE_WALKER" => Kind::Walker,
+        _ => return None,
+    })
+}
+
+/// The field names `kind` reads.
+fn names(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::PipelineSelect => &["mask_bits", "pipeline_selection"],
+        Kind::StateBaseAddress => state::BASE_ADDRESS_FIELDS,
+        Kind::ComputeMode => &["mask", "large_grf_mode"],
+        Kind::CfeState => &[
+            "cfe_subopcode_variant",
+            "scratch_space_buffer",
+            "maximum_number_of_threads",
+        ],
+        Kind::BindingTablePool => &[
+            "binding_table_pool_base_address",
+            "binding_table_pool_buffer_size",
+        ],
+        Kind::Walker => walker::WALKER_FIELDS,
+    }
+}
+
+/// The first field `kind` needs that `info` lacks.
+pub fn missing(info: &CommandInfo, kind: Kind) -> Option<&'static str> {
+    fields::check(info, names(kind))
+}
+
+/// Instructions one walker may run before it counts as a hang.
+pub const DEFAULT_BUDGET: u64 = 1 << 22;
+
+/// PIPELINE_SELECT Mask Bits: bits 9:8 enable the selection bits 1:0
+/// (004 PIPELINE_SELECT; Mesa genX_emit_pipeline_select sets MaskBits 3).
+const SELECTION_MASK: u64 = 0x3;
+
+impl<B: MemoryBus> Device<B> {
+    /// The compute state of the context running on engine `i`.
+    fn pipeline(&mut self, i: usize) -> &mut Pipeline {
+        let lrca = self.state[i].active.map_or(0, |c| c.lrca());
+        self.pipelines.entry((i, lrca)).or_default()
+    }
+
+    /// Installs the shared functions compute threads' messages reach.
+    pub fn set_compute_functions(&mut self, sf: alloc::boxed::Box<dyn ComputeFunctions>) {
+        self.compute_sf = Some(sf);
+    }
+
+    /// Takes the installed shared functions back (a test reads what they saw).
+    pub fn take_compute_functions(&mut self) -> Option<alloc::boxed::Box<dyn ComputeFunctions>> {
+        self.compute_sf.take()
+    }
+
+    /// The instruction budget of one walker (hang detection).
+    pub fn set_compute_budget(&mut self, budget: u64) {
+        self.compute_budget = budget.max(1);
+    }
+
+    /// Why engine `i`'s last walker hung or stopped it.
+    pub fn compute_report(&self, i: usize) -> Option<&str> {
+        let s = &self.state.get(i)?.compute;
+        s.hung.as_deref().or(s.report.as_deref())
+    }
+
+    /// A compute state command on engine `i` (after the command advanced).
+    pub(super) fn compute(
+        &mut self,
+        i: usize,
+        info: &'static CommandInfo,
+        kind: Kind,
+        dw: &[u32],
+    ) -> Result<(), Halt> {
+        let f = Fields { info, dw };
+        let s = self.pipeline(i);
+        match kind {
+            Kind::PipelineSelect => {
+                if f.get("mask_bits") & SELECTION_MASK == SELECTION_MASK {
+                    match f.get("pipeline_selection") {
+                        2 => s.gpgpu = true,
+                        0 => s.gpgpu = false,
+                        _ => {
+                            return Err(
+                                self.refuse(dw, "PIPELINE_SELECT reserved pipeline (media)")
+                            );
+                        }
+                    }
+                }
+            }
+            Kind::StateBaseAddress => {
+                if f.set("enable_memory_compression_for_all_stateless_accesses") {
+                    return Err(self.refuse(
+                        dw,
+                        "STATE_BASE_ADDRESS Enable Memory Compression For All Stateless Accesses",
+                    ));
+                }
+                s.base_address(&f);
+            }
+            Kind::ComputeMode => {
+                let dw1 = dw.get(1).copied().unwrap_or(0);
+                s.compute_mode(dw1);
+                if s.compute_mode & (1 << 15) != 0 {
+                    s.compute_mode &= !(1 << 15);
+                    return Err(self.refuse(dw, "STATE_COMPUTE_MODE Large GRF Mode"));
+                }
+            }
+            Kind::CfeState => {
+                if f.get("cfe_subopcode_variant") != 0 {
+                    return Err(
+                        self.refuse(dw, "CFE_STATE CFE SubOpcode Variant other than STANDARD")
+                    );
+                }
+                s.max_threads = f.get("maximum_number_of_threads") as u32;
+                s.scratch_surface = f.get("scratch_space_buffer") as u32;
+                s.cfe_programmed = true;
+            }
+            Kind::BindingTablePool => {
+                s.binding_table_pool = state::Base {
+                    address: f.get("binding_table_pool_base_address") & VA_MASK,
+                    size: f.get("binding_table_pool_buffer_size") * 4096,
+                };
+            }
+            // Run before the command advanced (`walk`).
+            Kind::Walker => {}
+        }
+        Ok(())
+    }
+
+    /// COMPUTE_WALKER on engine `i`, before the command advances:
+    /// `Ok(false)` while the engine is hung at it.
+    pub(super) fn walk(
+        &mut self,
+        i: usize,
+        info: &'static CommandInfo,
+        dw: &[u32],
+    ) -> Result<bool, Halt> {
+        if self.state[i].compute.hung.is_some() {
+            return Ok(false);
+        }
+        let f = Fields { info, dw };
+        let w = walker::decode(&f).map_err(|name| self.refuse(dw, name))?;
+        let render = self.engines[i].class == super::RENDER_CLASS;
+        let s = self.pipeline(i);
+        if render && !s.gpgpu {
+            return Err(self.refuse(dw, "COMPUTE_WALKER with the 3D pipeline selected"));
+        }
+        if !s.cfe_programmed {
+            return Err(self.refuse(dw, "COMPUTE_WALKER before CFE_STATE"));
+        }
+        let kernel = s.instruction.address.wrapping_add(w.kernel) & VA_MASK;
+        let space = self.space(i, None);
+        let mut cache = core::mem::take(&mut self.kernels);
+        let prog = cache.get(&self.memory(i), space, kernel);
+        self.kernels = cache;
+        let prog = prog.map_err(|fault| Halt::of(fault, dw[0]))?;
+        // Without installed shared functions only the gateway answers.
+        let mut sf = self
+            .compute_sf
+            .take()
+            .unwrap_or_else(|| alloc::boxed::Box::new(GatewayOnly));
+        let mut budget = self.compute_budget;
+        let mut result = Ok(());
+        'groups: for z in w.start[2]..w.groups[2] {
+            for y in w.start[1]..w.groups[1] {
+                for x in w.start[0]..w.groups[0] {
+                    result = dispatch::run_group(&w, &prog, [x, y, z], sf.as_mut(), &mut budget);
+                    if result.is_err() {
+                        break 'groups;
+                    }
+                }
+            }
+        }
+        if !sf.is_gateway_only() {
+            self.compute_sf = Some(sf);
+        }
+        match result {
+            Err(dispatch::Failure::Hang(why)) => {
+                self.state[i].compute.hung = Some(format!("COMPUTE_WALKER hang: {why}"));
+                return Ok(false);
+            }
+            Err(dispatch::Failure::Thread(why)) => {
+                self.state[i].compute.report = Some(format!("COMPUTE_WALKER thread error: {why}"));
+                return Err(Halt::Kernel { dw0: dw[0] });
+            }
+            Ok(()) => {}
+        }
+        // POSTSYNC_DATA: after every thread of the walker ended.
+        let dest = w.post_sync_address & VA_MASK;
+        match w.post_sync {
+            PostSync::None => {}
+            PostSync::Immediate(v) => {
+                self.write(i, space, dest, v as u32)?;
+                self.write(i, space, dest.wrapping_add(4), (v >> 32) as u32)?;
+            }
+            PostSync::Timestamp => {
+                let t = self.timestamp;
+                self.write(i, space, dest, t as u32)?;
+                self.write(i, space, dest.wrapping_add(4), (t >> 32) as u32)?;
+            }
+        }
+        Ok(true)
+    }
+}

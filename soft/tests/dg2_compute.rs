@@ -1,0 +1,992 @@
+//! The DG2 compute pipeline through the public interface: batches with
+//! PIPELINE_SELECT, STATE_BASE_ADDRESS, CFE_STATE and COMPUTE_WALKER on the
+//! compute (CCS) and render (RCS) engines through the execlist model, Xe-HPG
+//! kernels assembled from IGA text, and what each thread saw checked against
+//! a host computation of the payload 004 and Mesa describe.
+//!
+//! The shared functions here are test-only (`TestSf`): a "store" is any UGM
+//! or SLM send without a response whose first payload register's dword 0
+//! is a byte address and whose further payload registers are stored whole
+//! from there; a "load" (response length > 0) reads registers back. That
+//! is not an LSC message layout (the LSC functions are another module's);
+//! it lets the walker, the payload and the dispatch be tested for real.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use baregpu_hal::bits;
+use baregpu_hal::{BusError, Generation, MemoryBus, Mmio};
+use baregpu_isa::IsaGen;
+use baregpu_isa::inst::Sfid;
+use baregpu_soft::eu::{SendError, SendRequest, SharedFunctions, Thread};
+use baregpu_soft::{ComputeFunctions, SoftGpu};
+
+#[derive(Default)]
+struct Ram(Mutex<BTreeMap<u64, Box<[u8; 4096]>>>);
+
+impl MemoryBus for Ram {
+    fn read(&self, phys: u64, buf: &mut [u8]) -> Result<(), BusError> {
+        let pages = self.0.lock().unwrap();
+        for (k, b) in buf.iter_mut().enumerate() {
+            let at = phys + k as u64;
+            *b = pages
+                .get(&(at >> 12))
+                .map_or(0, |p| p[(at & 0xfff) as usize]);
+        }
+        Ok(())
+    }
+    fn write(&self, phys: u64, data: &[u8]) -> Result<(), BusError> {
+        let mut pages = self.0.lock().unwrap();
+        for (k, b) in data.iter().enumerate() {
+            let at = phys + k as u64;
+            pages.entry(at >> 12).or_insert_with(|| Box::new([0; 4096]))[(at & 0xfff) as usize] =
+                *b;
+        }
+        Ok(())
+    }
+}
+
+fn tables() -> &'static baregpu_hal::reflect::GenTables {
+    Generation::Gen12_5.tables()
+}
+
+fn reg(name: &str) -> u32 {
+    tables().register(name).unwrap().offset
+}
+
+const GGTT: u32 = 8 << 20;
+const MI_BATCH_BUFFER_END: u32 = 0x0a << 23;
+const BB_START_PPGTT: u32 = 0x31 << 23 | 1 | 1 << 8;
+const RENDER: usize = 0;
+const COMPUTE: usize = 2;
+
+/// A command of the gen12.5 tables with the named fields set (fixed fields
+/// and the length from the table).
+fn pack(name: &str, set: &[(&str, u64)]) -> Vec<u32> {
+    let info = tables().command(name).unwrap();
+    let len = info.length_from_header(0).max(
+        info.fields
+            .iter()
+            .map(|f| f.end as usize / 32 + 1)
+            .max()
+            .unwrap(),
+    );
+    let mut dw = vec![0u32; len];
+    for f in info.fields {
+        let v = match f.value {
+            Some(v) => v,
+            None if f.name == "dword_length" => (len - 2) as u64,
+            None => match set.iter().rfind(|(n, _)| *n == f.name) {
+                Some((_, v)) => v >> f.shift,
+                None => f.default.unwrap_or(0),
+            },
+        };
+        bits::put(&mut dw, f.start as u32, f.width(), v);
+    }
+    for (n, _) in set {
+        assert!(
+            info.fields.iter().any(|f| f.name == *n),
+            "{name} has no {n}"
+        );
+    }
+    dw
+}
+
+/// What the test shared functions saw.
+#[derive(Default)]
+struct Log {
+    /// Dwords stored through UGM, by byte address.
+    mem: BTreeMap<u64, u32>,
+    /// Per store: address and channel enables.
+    stores: Vec<(u64, u32)>,
+    groups: Vec<([u32; 3], u32)>,
+    slm: Vec<u8>,
+}
+
+#[derive(Clone, Default)]
+struct TestSf(Arc<Mutex<Log>>);
+
+impl SharedFunctions for TestSf {
+    fn send(&mut self, t: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
+        let slm = match req.sfid {
+            Some(Sfid::Ugm) => false,
+            Some(Sfid::Slm) => true,
+            _ => return Err(SendError::Unhandled),
+        };
+        let mut log = self.0.lock().unwrap();
+        let addr = u64::from(t.grf_ud(req.payload.reg, 0));
+        let dword = |log: &mut Log, a: u64| -> Result<u32, SendError> {
+            if slm {
+                let s = log
+                    .slm
+                    .get(a as usize..a as usize + 4)
+                    .ok_or(SendError::Bad("SLM bound"))?;
+                Ok(u32::from_le_bytes(s.try_into().unwrap()))
+            } else {
+                Ok(log.mem.get(&a).copied().unwrap_or(0))
+            }
+        };
+        if req.rlen > 0 {
+            let dst = req.dst.ok_or(SendError::Bad("load without destination"))?;
+            for r in 0..req.rlen {
+                for d in 0..8 {
+                    let v = dword(&mut log, addr + 32 * u64::from(r) + 4 * d as u64)?;
+                    t.set_grf_ud(dst + r, d, v);
+                }
+            }
+            return Ok(());
+        }
+        log.stores.push((addr, req.channels));
+        for r in 1..req.mlen {
+            for d in 0..8 {
+                let a = addr + 32 * u64::from(r - 1) + 4 * d as u64;
+                let v = t.grf_ud(req.payload.reg + r, d);
+                if slm {
+                    let s = log
+                        .slm
+                        .get_mut(a as usize..a as usize + 4)
+                        .ok_or(SendError::Bad("SLM bound"))?;
+                    s.copy_from_slice(&v.to_le_bytes());
+                } else {
+                    log.mem.insert(a, v);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ComputeFunctions for TestSf {
+    fn begin_group(&mut self, group: [u32; 3], slm_bytes: u32) {
+        let mut log = self.0.lock().unwrap();
+        log.groups.push((group, slm_bytes));
+        log.slm = vec![0; slm_bytes as usize];
+    }
+}
+
+fn asm(src: &str) -> Vec<u8> {
+    baregpu_isa::text::assemble(IsaGen::Gen12_5, src).unwrap_or_else(|e| panic!("{e:?}\n{src}"))
+}
+
+struct Dg2 {
+    ram: &'static Ram,
+    gpu: SoftGpu<&'static Ram>,
+    sf: TestSf,
+    next_phys: u64,
+    next_gfx: u64,
+    next_va: u64,
+    pml4: u64,
+}
+
+/// Where the kernels live: Instruction Base Address and the kernels' page.
+const INSTRUCTION_BASE: u64 = 0x4000_0000;
+
+impl Dg2 {
+    fn new() -> Self {
+        let ram: &'static Ram = Box::leak(Box::default());
+        let gpu = SoftGpu::new(Generation::Gen12_5, ram).expect("DG2 model");
+        let sf = TestSf::default();
+        assert!(gpu.set_compute_functions(Box::new(sf.clone())));
+        let mut g = Self {
+            ram,
+            gpu,
+            sf,
+            next_phys: 0x1_0000_0000,
+            next_gfx: 0x10_0000,
+            next_va: 0x7f00_0000_0000,
+            pml4: 0,
+        };
+        g.pml4 = g.phys(1);
+        g
+    }
+
+    fn phys(&mut self, pages: u64) -> u64 {
+        let p = self.next_phys;
+        self.next_phys += pages * 4096;
+        p
+    }
+
+    fn w32(&self, phys: u64, v: &[u32]) {
+        for (k, d) in v.iter().enumerate() {
+            self.ram.write_u32(phys + 4 * k as u64, *d).unwrap();
+        }
+    }
+
+    fn r32(&self, phys: u64) -> u32 {
+        self.ram.read_u32(phys).unwrap()
+    }
+
+    fn r64(&self, phys: u64) -> u64 {
+        u64::from(self.r32(phys)) | u64::from(self.r32(phys + 4)) << 32
+    }
+
+    fn ggtt_page(&mut self) -> (u64, u64) {
+        let (gfx, phys) = (self.next_gfx, self.phys(1));
+        self.next_gfx += 4096;
+        let at = GGTT + (gfx >> 12) as u32 * 8;
+        self.gpu.write32(at, phys as u32 | 1);
+        self.gpu.write32(at + 4, (phys >> 32) as u32);
+        (gfx, phys)
+    }
+
+    fn map(&mut self, va: u64, page: u64) {
+        let mut table = self.pml4;
+        for level in 0..3 {
+            let at = table + 8 * ((va >> (39 - 9 * level)) & 0x1ff);
+            let entry = self.r64(at);
+            table = if entry & 1 == 1 {
+                entry & 0x3fff_ffff_f000
+            } else {
+                let next = self.phys(1);
+                self.w32(at, &[next as u32 | 3, (next >> 32) as u32]);
+                next
+            };
+        }
+        let leaf = page | 3;
+        self.w32(
+            table + 8 * ((va >> 12) & 0x1ff),
+            &[leaf as u32, (leaf >> 32) as u32],
+        );
+    }
+
+    /// `bytes` at a new PPGTT address: (va, phys).
+    fn buffer(&mut self, bytes: &[u8]) -> (u64, u64) {
+        let pages = bytes.len().div_ceil(4096).max(1) as u64;
+        let va = self.next_va;
+        self.next_va += (pages + 1) * 4096;
+        let phys = self.phys(pages);
+        for p in 0..pages {
+            self.map(va + p * 4096, phys + p * 4096);
+        }
+        self.ram.write(phys, bytes).unwrap();
+        (va, phys)
+    }
+
+    /// A kernel at `offset` from the instruction base (mapped on first use).
+    fn kernel(&mut self, offset: u64, code: &[u8]) {
+        let page = INSTRUCTION_BASE + (offset & !0xfff);
+        let phys = self.phys(code.len().div_ceil(4096) as u64 + 1);
+        for p in 0..=(code.len() as u64 / 4096) {
+            self.map(page + p * 4096, phys + p * 4096);
+        }
+        self.ram.write(phys + (offset & 0xfff), code).unwrap();
+    }
+
+    /// Runs `cmds` as a PPGTT batch on engine `engine` in a fresh context.
+    fn run(&mut self, engine: usize, cmds: &[u32]) {
+        let name = ["render", "blitter", "compute"][engine];
+        let b = tables().engine_base(name).unwrap();
+        let mut words = cmds.to_vec();
+        words.push(MI_BATCH_BUFFER_END);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (batch, _) = self.buffer(&bytes);
+        let (hwsp, _) = self.ggtt_page();
+        let (lrca, _) = self.ggtt_page();
+        let (_, state) = self.ggtt_page();
+        let (ring_gfx, ring) = self.ggtt_page();
+        self.w32(
+            ring,
+            &[BB_START_PPGTT, batch as u32, (batch >> 32) as u32, 0],
+        );
+        let lri = |pairs: u32| (0x22 << 23) | 1 << 19 | (2 * pairs - 1);
+        let mut s = vec![0u32; 0x40];
+        s[1] = lri(5);
+        let regs = [
+            (0x244, 0xffff_0000),
+            (reg("RING_HEAD"), 0),
+            (reg("RING_TAIL"), 16),
+            (reg("RING_START"), ring_gfx as u32),
+            (reg("RING_CTL"), 1),
+        ];
+        for (k, (r, v)) in regs.iter().enumerate() {
+            s[2 + 2 * k] = b + r;
+            s[3 + 2 * k] = *v;
+        }
+        s[0x21] = lri(2);
+        s[0x22] = b + 0x274;
+        s[0x23] = (self.pml4 >> 32) as u32;
+        s[0x24] = b + 0x270;
+        s[0x25] = self.pml4 as u32;
+        self.w32(state, &s);
+        self.gpu.write32(b + reg("RING_HWS_PGA"), hwsp as u32);
+        self.gpu
+            .write32(b + reg("RING_MODE_GEN7"), (1 << 3) << 16 | 1 << 3);
+        let desc = lrca | 1 | 3 << 3 | 1 << 8 | 7 << 39;
+        if engine == COMPUTE {
+            // GEN12_RCU_MODE CCS enable, as the driver sets it before a
+            // compute submission.
+            self.gpu.write32(reg("GEN12_RCU_MODE"), 1 << 16 | 1);
+        }
+        let sq = b + reg("RING_EXECLIST_SQ_CONTENTS");
+        self.gpu.write32(sq, desc as u32);
+        self.gpu.write32(sq + 4, (desc >> 32) as u32);
+        self.gpu.write32(sq + 8, 0);
+        self.gpu.write32(sq + 12, 0);
+        self.gpu.write32(b + reg("RING_EXECLIST_CONTROL"), 1);
+        self.gpu.run(1000);
+    }
+
+    fn errors(&self) -> u64 {
+        self.gpu.stats().errors
+    }
+
+    fn log(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.sf.0.lock().unwrap()
+    }
+}
+
+/// The state commands before a walker: GPGPU selected, the instruction
+/// base, CFE_STATE.
+fn setup() -> Vec<u32> {
+    let mut v = pack(
+        "PIPELINE_SELECT",
+        &[("mask_bits", 0x3), ("pipeline_selection", 2)],
+    );
+    v.extend(pack(
+        "STATE_BASE_ADDRESS",
+        &[
+            ("instruction_base_address", INSTRUCTION_BASE),
+            ("instruction_base_address_modify_enable", 1),
+            ("instruction_buffer_size", 0x10_0000),
+            ("instruction_buffer_size_modify_enable", 1),
+        ],
+    ));
+    v.extend(pack("CFE_STATE", &[("maximum_number_of_threads", 64)]));
+    v
+}
+
+/// A walker's parameters.
+#[derive(Clone)]
+struct Walk {
+    simd: u32,
+    local: [u32; 3],
+    walk_order: u64,
+    emit: u64,
+    groups: [u32; 3],
+    start: [u32; 3],
+    inline: Option<[u32; 8]>,
+    kernel: u64,
+    slm: u64,
+    barriers: u64,
+    extra: Vec<(&'static str, u64)>,
+}
+
+impl Walk {
+    fn new(simd: u32, local: [u32; 3], groups: [u32; 3]) -> Self {
+        Walk {
+            simd,
+            local,
+            walk_order: 0,
+            emit: 7,
+            groups,
+            start: [0; 3],
+            inline: None,
+            kernel: 0,
+            slm: 0,
+            barriers: 0,
+            extra: Vec::new(),
+        }
+    }
+
+    fn threads(&self) -> u32 {
+        (self.local.iter().product::<u32>()).div_ceil(self.simd)
+    }
+
+    /// The last thread's packed channels (004 DW5), as Mesa computes it
+    /// (brw_cs_right_mask).
+    fn mask(&self) -> u64 {
+        let lws = self.local.iter().product::<u32>();
+        let left = lws - self.simd * (self.threads() - 1);
+        if left == 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << left) - 1
+        }
+    }
+
+    fn packet(&self) -> Vec<u32> {
+        let simd = match self.simd {
+            8 => 0,
+            16 => 1,
+            _ => 2,
+        };
+        let mut f: Vec<(&str, u64)> = vec![
+            ("simd_size", simd),
+            ("message_simd", simd),
+            ("generate_local_id", u64::from(self.emit != 0)),
+            ("emit_local", self.emit),
+            ("walk_order", self.walk_order),
+            ("execution_mask", self.mask()),
+            ("local_x_maximum", u64::from(self.local[0] - 1)),
+            ("local_y_maximum", u64::from(self.local[1] - 1)),
+            ("local_z_maximum", u64::from(self.local[2] - 1)),
+            ("thread_group_id_x_dimension", u64::from(self.groups[0])),
+            ("thread_group_id_y_dimension", u64::from(self.groups[1])),
+            ("thread_group_id_z_dimension", u64::from(self.groups[2])),
+            ("thread_group_id_starting_x", u64::from(self.start[0])),
+            ("thread_group_id_starting_y", u64::from(self.start[1])),
+            ("thread_group_id_starting_z", u64::from(self.start[2])),
+            ("interface_descriptor_kernel_start_pointer", self.kernel),
+            (
+                "interface_descriptor_number_of_threads_in_gpgpu_thread_group",
+                u64::from(self.threads()),
+            ),
+            ("interface_descriptor_shared_local_memory_size", self.slm),
+            ("interface_descriptor_number_of_barriers", self.barriers),
+        ];
+        if let Some(d) = self.inline {
+            f.push(("emit_inline_parameter", 1));
+            for (k, v) in d.iter().enumerate() {
+                f.push((
+                    [
+                        "inline_data0",
+                        "inline_data1",
+                        "inline_data2",
+                        "inline_data3",
+                        "inline_data4",
+                        "inline_data5",
+                        "inline_data6",
+                        "inline_data7",
+                    ][k],
+                    u64::from(*v),
+                ));
+            }
+        }
+        f.extend(self.extra.iter().cloned());
+        pack("COMPUTE_WALKER", &f)
+    }
+}
+
+/// A kernel that stores its first `regs` payload registers (r0 on) to
+/// `base` + 1 KiB * (the thread's index in the whole dispatch), computed
+/// from R0's group IDs and thread index, then ends.
+fn dump_kernel(
+    base: u32,
+    regs: u8,
+    groups: [u32; 3],
+    start: [u32; 3],
+    threads: u32,
+    simd: u32,
+) -> Vec<u8> {
+    let gx = groups[0] - start[0];
+    let gy = groups[1] - start[1];
+    let mut s = String::new();
+    // idx = (((z - sz) * gy + (y - sy)) * gx + (x - sx)) * threads + t
+    s += "and (1|M0) r30.0<1>:ud r0.2<0;1,0>:ud 0xff:ud\n";
+    s += &format!("add (1|M0) r30.1<1>:d r0.7<0;1,0>:d -{}:d\n", start[2]);
+    s += &format!("mul (1|M0) r30.1<1>:d r30.1<0;1,0>:d {gy}:w {{@1}}\n");
+    s += "add (1|M0) r30.1<1>:d r30.1<0;1,0>:d r0.6<0;1,0>:d {@1}\n";
+    s += &format!(
+        "add (1|M0) r30.1<1>:d r30.1<0;1,0>:d -{}:d {{@1}}\n",
+        start[1]
+    );
+    s += &format!("mul (1|M0) r30.1<1>:d r30.1<0;1,0>:d {gx}:w {{@1}}\n");
+    s += "add (1|M0) r30.1<1>:d r30.1<0;1,0>:d r0.1<0;1,0>:d {@1}\n";
+    s += &format!(
+        "add (1|M0) r30.1<1>:d r30.1<0;1,0>:d -{}:d {{@1}}\n",
+        start[0]
+    );
+    s += &format!("mul (1|M0) r30.1<1>:d r30.1<0;1,0>:d {threads}:w {{@1}}\n");
+    s += "add (1|M0) r30.0<1>:d r30.0<0;1,0>:d r30.1<0;1,0>:d {@1}\n";
+    s += "shl (1|M0) r30.0<1>:d r30.0<0;1,0>:d 10:d {@1}\n";
+    s += &format!("add (1|M0) r40.0<1>:d r30.0<0;1,0>:d {base}:d {{@1}}\n");
+    for r in 0..regs {
+        s += &format!("mov (8|M0) r{}.0<1>:ud r{r}.0<1;1,0>:ud\n", 41 + r);
+    }
+    let desc = (u32::from(regs) + 1) << 25;
+    s += &format!(
+        "sync.nop null {{@1}}\nsend.ugm ({simd}|M0) null r40 null:0 0x0 {desc:#010x} {{$0}}\n"
+    );
+    s += "send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n";
+    asm(&s)
+}
+
+/// Local ID of `lane` of thread `t`: the group's channels fully packed
+/// (004 DW5 Execution Mask text) in walk order, the first-named dimension
+/// fastest (004 Walk Order enum: WALK_012 .. WALK_210).
+fn host_local_id(w: &Walk, t: u32, lane: u32) -> [u32; 3] {
+    let order: [usize; 3] = match w.walk_order {
+        0 => [0, 1, 2],
+        1 => [0, 2, 1],
+        2 => [1, 0, 2],
+        3 => [1, 2, 0],
+        4 => [2, 0, 1],
+        _ => [2, 1, 0],
+    };
+    let mut n = t * w.simd + lane;
+    let mut id = [0; 3];
+    for d in order {
+        id[d] = n % w.local[d];
+        n /= w.local[d];
+    }
+    id
+}
+
+const OUT: u32 = 0x10_0000;
+
+/// Runs `w` with the dump kernel and checks every thread's R0, local IDs
+/// and inline data against the host.
+fn check_payload(engine: usize, w: &Walk) {
+    let mut g = Dg2::new();
+    let per_id = if w.simd == 32 { 2 } else { 1 };
+    let ids = (w.emit.count_ones() * per_id) as u8;
+    let regs = 1 + ids + u8::from(w.inline.is_some());
+    let t = w.threads();
+    g.kernel(
+        w.kernel,
+        &dump_kernel(OUT, regs, w.groups, w.start, t, w.simd),
+    );
+    let mut cmds = setup();
+    cmds.extend(w.packet());
+    g.run(engine, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(engine));
+    let log = g.log();
+    let mut idx = 0u64;
+    for z in w.start[2]..w.groups[2] {
+        for y in w.start[1]..w.groups[1] {
+            for x in w.start[0]..w.groups[0] {
+                for th in 0..t {
+                    let at = u64::from(OUT) + 1024 * idx;
+                    let d = |r: u64, k: u64| log.mem.get(&(at + 32 * r + 4 * k)).copied();
+                    assert_eq!(d(0, 1), Some(x), "group x of {idx}");
+                    assert_eq!(d(0, 6), Some(y));
+                    assert_eq!(d(0, 7), Some(z));
+                    assert_eq!(d(0, 2), Some(th | t << 24), "r0.2 of thread {th}");
+                    let mut r = 1u64;
+                    for dim in 0..3 {
+                        if w.emit >> dim & 1 == 0 {
+                            continue;
+                        }
+                        for lane in 0..w.simd {
+                            let want = host_local_id(w, th, lane)[dim];
+                            let reg = r + u64::from(lane / 16);
+                            let dw = d(reg, u64::from(lane % 16 / 2)).unwrap();
+                            let got = dw >> (16 * (lane % 2)) & 0xffff;
+                            assert_eq!(
+                                got, want,
+                                "simd{} walk {} dim {dim} thread {th} lane {lane}",
+                                w.simd, w.walk_order
+                            );
+                        }
+                        r += u64::from(per_id);
+                    }
+                    if let Some(inline) = w.inline {
+                        for (k, v) in inline.iter().enumerate() {
+                            assert_eq!(d(r, k as u64), Some(*v), "inline dword {k} in r{r}");
+                        }
+                    }
+                    idx += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(log.groups.len() as u64 * u64::from(t), idx);
+    drop(log);
+}
+
+#[test]
+fn every_thread_sees_its_group_ids_and_local_ids_for_each_simd_size_and_walk_order() {
+    for simd in [8, 16, 32] {
+        for walk_order in 0..6 {
+            let mut w = Walk::new(simd, [4, 4, 2], [2, 1, 2]);
+            w.walk_order = walk_order;
+            check_payload(COMPUTE, &w);
+        }
+    }
+}
+
+#[test]
+fn starting_ids_a_3d_grid_emit_x_only_and_inline_data_after_the_local_ids() {
+    let inline = [0x1111_0000, 1, 2, 3, 4, 5, 6, 0xdead_beef];
+    let mut w = Walk::new(16, [8, 2, 1], [3, 4, 2]);
+    w.start = [1, 2, 1];
+    w.emit = 1;
+    w.inline = Some(inline);
+    w.kernel = 0x2000;
+    check_payload(COMPUTE, &w);
+    // No local IDs: the inline data is R1 (004 Emit Inline Parameter).
+    let mut w = Walk::new(8, [8, 1, 1], [2, 1, 1]);
+    w.emit = 0;
+    w.inline = Some(inline);
+    check_payload(COMPUTE, &w);
+    // SIMD32: two registers per component, then the inline data.
+    let mut w = Walk::new(32, [16, 2, 2], [1, 1, 1]);
+    w.inline = Some(inline);
+    check_payload(COMPUTE, &w);
+}
+
+#[test]
+fn the_render_engine_runs_walkers_once_gpgpu_is_selected() {
+    check_payload(RENDER, &Walk::new(16, [4, 4, 1], [2, 2, 1]));
+    // Without PIPELINE_SELECT the render engine is in the 3D pipeline.
+    let mut g = Dg2::new();
+    g.kernel(0, &dump_kernel(OUT, 1, [1, 1, 1], [0; 3], 1, 8));
+    let mut cmds = setup()[1..].to_vec();
+    cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    g.run(RENDER, &cmds);
+    assert_eq!(
+        g.gpu.unmodelled(RENDER),
+        Some("COMPUTE_WALKER with the 3D pipeline selected")
+    );
+}
+
+#[test]
+fn a_partial_group_runs_its_last_thread_with_the_execution_mask() {
+    for (simd, local) in [(8, [5, 3, 1]), (16, [7, 3, 1]), (32, [9, 5, 1])] {
+        let mut g = Dg2::new();
+        // Local sizes that are not powers of two: no generated local IDs
+        // (004 forbids two such dimensions with Generate Local ID).
+        let mut w = Walk::new(simd, local, [2, 1, 1]);
+        w.emit = 0;
+        let t = w.threads();
+        g.kernel(0, &dump_kernel(OUT, 1, w.groups, w.start, t, simd));
+        let mut cmds = setup();
+        cmds.extend(w.packet());
+        g.run(COMPUTE, &cmds);
+        assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+        let log = g.log();
+        let full = if simd == 32 {
+            u32::MAX
+        } else {
+            (1 << simd) - 1
+        };
+        let lws = local.iter().product::<u32>();
+        let last = (1u64 << (lws - simd * (t - 1))) as u32 - 1;
+        let mut stores = log.stores.clone();
+        stores.sort();
+        assert_eq!(stores.len() as u32, 2 * t);
+        for (k, (_, channels)) in stores.iter().enumerate() {
+            let th = k as u32 % t;
+            let want = if th + 1 == t { last } else { full };
+            assert_eq!(*channels, want, "simd{simd} thread {th}");
+        }
+    }
+}
+
+/// Four SIMD8 threads: each stores to SLM, meets the others at the
+/// barrier, then reads its neighbour's SLM slot and stores it out.
+fn barrier_kernel(with_barrier: bool) -> Vec<u8> {
+    let mut s = String::new();
+    s += "and (1|M0) r30.0<1>:ud r0.2<0;1,0>:ud 0xff:ud\n";
+    s += "shl (1|M0) r40.0<1>:ud r30.0<0;1,0>:ud 5:ud {@1}\n";
+    s += "add (1|M0) r31.0<1>:ud r30.0<0;1,0>:ud 1:ud\n";
+    s += "mul (8|M0) r41.0<1>:ud r31.0<0;1,0>:ud 0x111:uw {@1}\n";
+    s += "sync.nop null {@1}\nsend.slm (8|M0) null r40 null:0 0x0 0x04000000 {$0}\n";
+    if with_barrier {
+        s += "mov (8|M0) r50.0<1>:ud r0.0<1;1,0>:ud\n";
+        s += "sync.nop null {@1}\nsend.gtwy (1|M0) null r50 null:0 0x0 0x02000004 {$1}\n";
+        s += "sync.bar null\n";
+    }
+    // The neighbour's slot: ((t + 1) % 4) * 32.
+    s += "and (1|M0) r32.0<1>:ud r31.0<0;1,0>:ud 3:ud\n";
+    s += "shl (1|M0) r60.0<1>:ud r32.0<0;1,0>:ud 5:ud {@1}\n";
+    s += "sync.nop null {@1}\nsend.slm (8|M0) r61 r60 null:0 0x0 0x02100000 {$2}\n";
+    s += &format!("add (1|M0) r62.0<1>:ud r40.0<0;1,0>:ud {OUT}:ud {{$0.src}}\n");
+    s += "mov (8|M0) r63.0<1>:ud r61.0<1;1,0>:ud {$2.dst}\n";
+    s += "sync.nop null {@1}\nsend.ugm (8|M0) null r62 null:0 0x0 0x04000000 {$3}\n";
+    s += "send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n";
+    asm(&s)
+}
+
+#[test]
+fn threads_of_a_group_share_slm_and_meet_at_the_barrier() {
+    for with_barrier in [true, false] {
+        let mut g = Dg2::new();
+        g.kernel(0, &barrier_kernel(with_barrier));
+        let mut w = Walk::new(8, [32, 1, 1], [2, 1, 1]);
+        w.slm = 1;
+        w.barriers = 1;
+        let mut cmds = setup();
+        cmds.extend(w.packet());
+        g.run(COMPUTE, &cmds);
+        assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+        let log = g.log();
+        assert_eq!(log.groups, vec![([0, 0, 0], 1024), ([1, 0, 0], 1024)]);
+        let got: Vec<u32> = (0..4)
+            .map(|t| log.mem[&(u64::from(OUT) + 32 * t)])
+            .collect();
+        let neighbour: Vec<u32> = (0..4).map(|t| ((t + 1) % 4 + 1) * 0x111).collect();
+        if with_barrier {
+            assert_eq!(got, neighbour);
+        } else {
+            // Without it the first threads run to their end before the
+            // others stored: they read zeros.
+            assert_ne!(got, neighbour);
+        }
+    }
+}
+
+#[test]
+fn a_barrier_message_needs_a_barrier_in_the_interface_descriptor() {
+    let mut g = Dg2::new();
+    g.kernel(0, &barrier_kernel(true));
+    let mut w = Walk::new(8, [32, 1, 1], [1, 1, 1]);
+    w.slm = 1;
+    let mut cmds = setup();
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 1);
+    let report = g.gpu.compute_report(COMPUTE).unwrap();
+    assert!(report.contains("Number of Barriers is 0"), "{report}");
+}
+
+#[test]
+fn post_sync_writes_immediate_data_and_the_timestamp_after_the_walker() {
+    let mut g = Dg2::new();
+    let (va, phys) = g.buffer(&[0u8; 64]);
+    g.kernel(0, &dump_kernel(OUT, 1, [1, 1, 1], [0; 3], 1, 8));
+    let mut cmds = setup();
+    let mut w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
+    w.extra = vec![
+        ("post_sync_operation", 1),
+        ("post_sync_destination_address", va),
+        ("post_sync_immediate_data", 0x0123_4567_89ab_cdef),
+    ];
+    cmds.extend(w.packet());
+    let mut w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
+    w.extra = vec![
+        ("post_sync_operation", 3),
+        ("post_sync_destination_address", va + 8),
+    ];
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+    assert_eq!(g.r64(phys), 0x0123_4567_89ab_cdef);
+    // The timestamp counts commands: the second walker is the fifth.
+    let ts = g.r64(phys + 8);
+    assert!((5..100).contains(&ts), "{ts}");
+    assert_eq!(g.log().stores.len(), 2);
+}
+
+#[test]
+fn an_endless_kernel_hangs_the_engine_at_the_walker() {
+    let mut g = Dg2::new();
+    g.gpu.set_compute_budget(20_000);
+    g.kernel(
+        0,
+        &asm("L0:\nadd (1|M0) r10.0<1>:d r10.0<0;1,0>:d 1:d {@1}\n(W) jmpi (1|M0) L0\n"),
+    );
+    let (va, phys) = g.buffer(&[0u8; 64]);
+    let mut cmds = setup();
+    let mut w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
+    w.extra = vec![
+        ("post_sync_operation", 1),
+        ("post_sync_destination_address", va),
+        ("post_sync_immediate_data", 7),
+    ];
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    g.gpu.run(1000);
+    assert_eq!(
+        g.errors(),
+        0,
+        "{:?} {:?}",
+        g.gpu.unmodelled(COMPUTE),
+        g.gpu.compute_report(COMPUTE)
+    );
+    let report = g.gpu.compute_report(COMPUTE).unwrap();
+    assert!(report.contains("hang"), "{report}");
+    // The walker never completed: no post-sync.
+    assert_eq!(g.r32(phys), 0);
+}
+
+#[test]
+fn bad_kernel_pointers_and_undecodable_kernels_are_reported() {
+    // No translation at the kernel: a page fault.
+    let mut g = Dg2::new();
+    let mut cmds = setup();
+    let mut w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
+    w.kernel = 0x80_0000;
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 1);
+    assert_eq!(g.gpu.compute_report(COMPUTE), None);
+    // Bytes that are no instruction: a thread error naming the decode.
+    let mut g = Dg2::new();
+    g.kernel(0, &[0xff; 64]);
+    let mut cmds = setup();
+    cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 1);
+    let report = g.gpu.compute_report(COMPUTE).unwrap();
+    assert!(report.contains("thread error"), "{report}");
+}
+
+#[test]
+fn unmodelled_walker_and_state_fields_are_refused_by_name() {
+    let cases: [(&str, u64, &str); 6] = [
+        (
+            "partition_type",
+            1,
+            "COMPUTE_WALKER workload partitioning (Workload Partition Enable, Partition Type)",
+        ),
+        (
+            "tile_layout",
+            1,
+            "COMPUTE_WALKER Tile Layout other than LINEAR",
+        ),
+        (
+            "indirect_parameter_enable",
+            1,
+            "COMPUTE_WALKER Indirect Parameter Enable",
+        ),
+        (
+            "interface_descriptor_btd_mode",
+            1,
+            "INTERFACE_DESCRIPTOR_DATA BTD Mode (bindless thread dispatch)",
+        ),
+        (
+            "interface_descriptor_rounding_mode",
+            3,
+            "INTERFACE_DESCRIPTOR_DATA Rounding Mode other than RTNE",
+        ),
+        (
+            "interface_descriptor_number_of_barriers",
+            2,
+            "INTERFACE_DESCRIPTOR_DATA Number of Barriers above one (named barriers)",
+        ),
+    ];
+    for (field, value, name) in cases {
+        let mut g = Dg2::new();
+        g.kernel(0, &dump_kernel(OUT, 1, [1, 1, 1], [0; 3], 1, 8));
+        let mut cmds = setup();
+        let mut w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
+        w.extra = vec![(field, value)];
+        cmds.extend(w.packet());
+        g.run(COMPUTE, &cmds);
+        assert_eq!(g.gpu.unmodelled(COMPUTE), Some(name), "{field}");
+    }
+    let mut g = Dg2::new();
+    let mut cmds = setup();
+    cmds.extend(pack(
+        "STATE_COMPUTE_MODE",
+        &[("mask", 1 << 15), ("large_grf_mode", 1)],
+    ));
+    g.run(COMPUTE, &cmds);
+    assert_eq!(
+        g.gpu.unmodelled(COMPUTE),
+        Some("STATE_COMPUTE_MODE Large GRF Mode")
+    );
+    // A walker before CFE_STATE.
+    let mut g = Dg2::new();
+    g.run(COMPUTE, &Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    assert_eq!(
+        g.gpu.unmodelled(COMPUTE),
+        Some("COMPUTE_WALKER before CFE_STATE")
+    );
+}
+
+#[test]
+fn mutated_walker_batches_never_panic() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let kernel = dump_kernel(OUT, 1, [1, 1, 1], [0; 3], 1, 8);
+    let good = Walk::new(8, [8, 1, 1], [1, 1, 1]).packet();
+    let mut ran = 0;
+    for _ in 0..60 {
+        let mut g = Dg2::new();
+        g.gpu.set_compute_budget(5_000);
+        g.kernel(0, &kernel);
+        let mut w = good.clone();
+        for _ in 0..1 + next() % 4 {
+            let bit = next() % (32 * (w.len() as u64 - 1)) + 32;
+            w[(bit / 32) as usize] ^= 1 << (bit % 32);
+        }
+        let mut cmds = setup();
+        cmds.extend(w);
+        g.run(COMPUTE, &cmds);
+        if g.errors() == 0 && g.gpu.compute_report(COMPUTE).is_none() {
+            ran += 1;
+        }
+    }
+    // Some mutations hit fields the walker ignores or tolerates.
+    assert!(ran > 0);
+}
+
+#[test]
+fn a_hung_engine_is_freed_by_its_reset() {
+    let mut g = Dg2::new();
+    g.gpu.set_compute_budget(5_000);
+    g.kernel(0, &asm("L0:\n(W) jmpi (1|M0) L0\n"));
+    let mut cmds = setup();
+    cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    g.run(COMPUTE, &cmds);
+    assert!(g.gpu.compute_report(COMPUTE).unwrap().contains("hang"));
+    let commands = g.gpu.stats().commands;
+    g.gpu.run(1000);
+    // Still at the walker: no command after it ran.
+    assert_eq!(g.gpu.stats().commands, commands);
+    // GEN6_GDRST bit 1: the render domain, with the compute engines.
+    g.gpu.write32(reg("GEN6_GDRST"), 1 << 1);
+    assert_eq!(g.gpu.compute_report(COMPUTE), None);
+}
+
+#[test]
+fn a_kernel_rewritten_at_the_same_address_is_decoded_again() {
+    let mut g = Dg2::new();
+    let w = Walk::new(8, [8, 1, 1], [1, 1, 1]);
+    for out in [OUT, 2 * OUT] {
+        g.kernel(0, &dump_kernel(out, 1, [1, 1, 1], [0; 3], 1, 8));
+        let mut cmds = setup();
+        cmds.extend(w.packet());
+        g.run(COMPUTE, &cmds);
+        assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+        assert!(g.log().mem.contains_key(&u64::from(out)), "{out:#x}");
+    }
+}
+
+#[test]
+fn compute_state_belongs_to_the_context() {
+    let mut g = Dg2::new();
+    g.kernel(0, &dump_kernel(OUT, 1, [1, 1, 1], [0; 3], 1, 8));
+    let mut cmds = setup();
+    cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+    // A second context on the same engine has no CFE_STATE of its own.
+    g.run(COMPUTE, &Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    assert_eq!(
+        g.gpu.unmodelled(COMPUTE),
+        Some("COMPUTE_WALKER before CFE_STATE")
+    );
+}
+
+#[test]
+fn without_shared_functions_gateway_only_kernels_run_and_other_sends_are_thread_errors() {
+    let mut g = Dg2::new();
+    assert!(g.gpu.take_compute_functions().is_some());
+    g.kernel(
+        0,
+        &asm("send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n"),
+    );
+    let (va, phys) = g.buffer(&[0u8; 64]);
+    let mut cmds = setup();
+    let mut w = Walk::new(16, [16, 2, 1], [2, 2, 1]);
+    w.extra = vec![
+        ("post_sync_operation", 1),
+        ("post_sync_destination_address", va),
+        ("post_sync_immediate_data", 0x5a5a),
+    ];
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+    assert_eq!(g.r64(phys), 0x5a5a);
+    let mut g = Dg2::new();
+    g.gpu.take_compute_functions();
+    g.kernel(0, &dump_kernel(OUT, 1, [1, 1, 1], [0; 3], 1, 8));
+    let mut cmds = setup();
+    cmds.extend(Walk::new(8, [8, 1, 1], [1, 1, 1]).packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 1);
+    assert!(
+        g.gpu
+            .compute_report(COMPUTE)
+            .unwrap()
+            .contains("thread error")
+    );
+}
