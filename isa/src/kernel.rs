@@ -198,7 +198,7 @@ mod tests {
         let p = IsaGen::Gen7;
         let a = to_dwords(encode(p, &add(1, 2)).unwrap());
         let mut bytes = bytes_of(&a);
-        bytes.extend_from_slice(&[0xFFu8; 12]);
+        bytes.extend_from_slice(&[0x01u8; 12]);
         let err = decode_kernel(p, &bytes).unwrap_err();
         assert_eq!(
             err,
