@@ -31,6 +31,7 @@ pub mod pixel;
 pub mod sampler;
 pub mod surface;
 pub mod urb;
+pub mod xe;
 
 use alloc::vec::Vec;
 

@@ -1,0 +1,76 @@
+//! The part of Gen12.5's RENDER_SURFACE_STATE the LSC and HDC messages
+//! read, and where a surface state comes from (binding table, surface state
+//! heap, bindless heap).
+//!
+//! Fields (hal/tables/gen12.5/structs.toml, RENDER_SURFACE_STATE, lines
+//! 62-125; Mesa gen125.xml): surface type DW0 31:29 (line 67),
+//! height DW2 29:16 and width DW2 13:0 (lines 91-92), depth DW3 31:21
+//! (line 93), surface base address DW8-9 (line 124). 2D surfaces (typed,
+//! TGM) are not modelled yet: refused by name. A buffer's size is `((depth << 21) | (height << 7) | width) + 1`
+//! bytes (the 27-bit entry count split over the three fields, as the
+//! structs.toml note on `width` says and Mesa isl_surface_state
+//! fill_buffer_surface_state writes for RAW buffers).
+
+use crate::eu::send::SendError;
+use crate::eu::shared::GfxMemory;
+
+/// SURFTYPE_* codes (structs.toml line 67).
+const SURFTYPE_BUFFER: u32 = 4;
+const SURFTYPE_NULL: u32 = 7;
+
+/// A decoded surface: a buffer (`size` bytes) or a 2D surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XeSurface {
+    /// SURFTYPE_NULL: reads 0, writes dropped.
+    Null,
+    Buffer {
+        base: u64,
+        size: u64,
+    },
+}
+
+/// Reads and decodes the 64-byte RENDER_SURFACE_STATE at `addr`.
+pub fn read(memory: &mut dyn GfxMemory, addr: u64) -> Result<XeSurface, SendError> {
+    let mut b = [0u8; 64];
+    memory
+        .read_state(addr, &mut b)
+        .map_err(|f| SendError::Fault {
+            addr: f.addr,
+            len: f.len,
+            write: false,
+        })?;
+    let dw = |i: usize| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+    decode(&core::array::from_fn(dw))
+}
+
+/// Decodes the sixteen dwords of a RENDER_SURFACE_STATE.
+pub fn decode(dw: &[u32; 16]) -> Result<XeSurface, SendError> {
+    let ty = dw[0] >> 29;
+    let base = u64::from(dw[8]) | u64::from(dw[9]) << 32;
+    // A buffer uses 6:0 of Width (structs.toml line 92 note).
+    let width = dw[2] & 0x7F;
+    let height = dw[2] >> 16 & 0x3FFF;
+    let depth = dw[3] >> 21;
+    match ty {
+        SURFTYPE_NULL => Ok(XeSurface::Null),
+        SURFTYPE_BUFFER => Ok(XeSurface::Buffer {
+            base,
+            size: u64::from(depth << 21 | height << 7 | width) + 1,
+        }),
+        _ => Err(SendError::Bad(
+            "RENDER_SURFACE_STATE: only SURFTYPE_BUFFER and SURFTYPE_NULL are modelled for LSC",
+        )),
+    }
+}
+
+/// The encoded dwords of a buffer surface (for tests and drivers).
+pub fn encode_buffer(base: u64, size: u64) -> [u32; 16] {
+    let n = size.saturating_sub(1) as u32;
+    let mut dw = [0u32; 16];
+    dw[0] = SURFTYPE_BUFFER << 29 | 0x1FF << 18;
+    dw[2] = (n >> 7 & 0x3FFF) << 16 | (n & 0x7F);
+    dw[3] = (n >> 21) << 21;
+    dw[8] = base as u32;
+    dw[9] = (base >> 32) as u32;
+    dw
+}
