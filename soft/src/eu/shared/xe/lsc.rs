@@ -80,7 +80,9 @@ fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, SendError> 
     if sfid == Sfid::Slm {
         return match s {
             Surface::Flat => Ok(Target::Slm),
-            _ => Err(bad("LSC: SLM messages must have a flat address type (004 DP_LOAD)")),
+            _ => Err(bad(
+                "LSC: SLM messages must have a flat address type (004 DP_LOAD)",
+            )),
         };
     }
     if sfid == Sfid::Tgm {
@@ -90,9 +92,10 @@ fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, SendError> 
         Surface::Flat => return Ok(Target::Flat(env.state.flat_base)),
         // ExDesc 31:6 is the byte offset of the surface state (bits 10:6
         // are the second payload's length in an immediate, zero here).
-        Surface::Ss(SurfRef::Offset(o)) => {
-            env.state.surface_state_base.wrapping_add(u64::from(o & !0x3F))
-        }
+        Surface::Ss(SurfRef::Offset(o)) => env
+            .state
+            .surface_state_base
+            .wrapping_add(u64::from(o & !0x3F)),
         Surface::Bss(SurfRef::Offset(o)) => env
             .state
             .bindless_surface_state_base
@@ -127,7 +130,10 @@ fn read(env: &mut XeEnv, tg: Target, off: u64, buf: &mut [u8]) -> Result<(), Sen
             .read(base.wrapping_add(off), buf)
             .map_err(|f| fault(f, false)),
         Target::Slm => {
-            let slm = env.slm.as_deref().ok_or(bad("LSC: no shared local memory"))?;
+            let slm = env
+                .slm
+                .as_deref()
+                .ok_or(bad("LSC: no shared local memory"))?;
             match off.checked_add(n).filter(|e| *e <= slm.len() as u64) {
                 Some(_) => buf.copy_from_slice(&slm[off as usize..(off + n) as usize]),
                 None => buf.fill(0),
@@ -252,7 +258,9 @@ fn check(a: &Access, sfid: Sfid, exec: usize) -> Result<(), SendError> {
         ));
     }
     if matches!(a.shape, Shape::Cmask(_)) && a.data != DataSize::D32 {
-        return Err(bad("LSC: load_quad/store_quad take d32 only (004 DP_LOAD_CMASK)"));
+        return Err(bad(
+            "LSC: load_quad/store_quad take d32 only (004 DP_LOAD_CMASK)",
+        ));
     }
     if transpose && exec != 1 {
         return Err(bad(
@@ -277,11 +285,21 @@ fn check(a: &Access, sfid: Sfid, exec: usize) -> Result<(), SendError> {
         }
     }
     if a.op.is_atomic() {
-        if !matches!(a.shape, Shape::Vector { len: 1, transpose: false }) {
-            return Err(bad("LSC: atomics are SIMT with vector size 1 (004 DP_ATOMIC_*)"));
+        if !matches!(
+            a.shape,
+            Shape::Vector {
+                len: 1,
+                transpose: false
+            }
+        ) {
+            return Err(bad(
+                "LSC: atomics are SIMT with vector size 1 (004 DP_ATOMIC_*)",
+            ));
         }
         if matches!(sfid, Sfid::Slm | Sfid::Tgm) && a.data == DataSize::D64 {
-            return Err(bad("LSC: 64-bit atomics are not allowed on SLM or TGM (004 DP_ATOMIC_*)"));
+            return Err(bad(
+                "LSC: 64-bit atomics are not allowed on SLM or TGM (004 DP_ATOMIC_*)",
+            ));
         }
         let float = matches!(
             a.op,
@@ -347,13 +365,16 @@ fn access(
     if base + usize::from(req.mlen) * REG_BYTES > GRF_REGS * REG_BYTES {
         return Err(bad("LSC: address payload runs past r127"));
     }
-    let addr = |t: &Thread, n: usize| -> Result<u64, SendError> {
-        reg_load(t, base + n * abytes, abytes)
-    };
+    let addr =
+        |t: &Thread, n: usize| -> Result<u64, SendError> { reg_load(t, base + n * abytes, abytes) };
     let dst = req.dst.map(|r| usize::from(r) * REG_BYTES);
     let src1 = req.extended.src1.map(|r| usize::from(r) * REG_BYTES);
     let enabled = |n: usize| req.channels >> n & 1 != 0;
-    let elem_step = if a.data == DataSize::D64 { 8 } else { mb as u64 };
+    let elem_step = if a.data == DataSize::D64 {
+        8
+    } else {
+        mb as u64
+    };
 
     if a.op.is_load() {
         if req.rlen == 0 {
@@ -381,7 +402,12 @@ fn access(
                     continue;
                 }
                 let mut b = [0u8; 8];
-                read(env, tg, off.wrapping_add(v as u64 * elem_step), &mut b[..mb])?;
+                read(
+                    env,
+                    tg,
+                    off.wrapping_add(v as u64 * elem_step),
+                    &mut b[..mb],
+                )?;
                 let val = widen(a.data, u64::from_le_bytes(b));
                 let at = if transpose {
                     dst + comp * rb
@@ -437,7 +463,9 @@ fn access(
     let operands = usize::from(a.op.atomic_operands());
     if operands > 0 {
         if src1.is_none() {
-            return Err(bad("LSC atomic: no second payload (src1) with the operands"));
+            return Err(bad(
+                "LSC atomic: no second payload (src1) with the operands",
+            ));
         }
         if usize::from(req.extended.src1_len) < operands * regs_for(exec * rb) {
             return Err(bad("LSC atomic: second payload shorter than the operands"));
