@@ -780,6 +780,9 @@ fn lsc_forms_match_iga64() {
         "store.ugm.d32.a32 (16|M0) ss[0xE000][r20:2] r50:2",
         "send.ugm (1|M0) r10 r0 null:0 0x0 0x0210071F",
         "send.gtwy (1|M0) null r0 null:0 0x0 0x02000004",
+        "store_quad.tgm.d32.xyzw.a32 (16|M0) bti[2][r20:4] r50:8",
+        "load_quad.tgm.d32.xyzw.a32 (16|M0) r40:8 bti[2][r20:4]",
+        "atomic_iadd.tgm.d32.a32 (16|M0) r40:2 bti[2][r20:4] r50:2",
     ];
     let dir = std::env::temp_dir().join(format!("baregpu-xe-lsc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -806,5 +809,188 @@ fn lsc_forms_match_iga64() {
     assert_eq!(ours.len(), theirs.len());
     for (i, (a, b)) in ours.chunks(16).zip(theirs.chunks(16)).enumerate() {
         assert_eq!(a, b, "{}", lines[i]);
+    }
+}
+
+/// Binds a 2D surface at binding-table entry `bti`.
+fn bind_image(u: &mut XeUnits, bti: u8, ss: u64, dw: [u32; 16]) {
+    u.state.surface_state_base = BASE;
+    u.state.binding_table = BASE + 0xF000;
+    for (i, d) in dw.iter().enumerate() {
+        u.memory.set_dword(BASE + ss + 4 * i as u64, *d);
+    }
+    u.memory
+        .set_dword(BASE + 0xF000 + 4 * u64::from(bti), ss as u32);
+}
+
+/// Byte offset of texel (x, y) of `bpp` bytes in a Tile4 or linear surface.
+fn texel_offset(tile4: bool, pitch: usize, bpp: usize, x: usize, y: usize) -> usize {
+    if tile4 {
+        // Tile4: 128 B x 32 rows of 4 KiB, rows of tiles `pitch / 128`
+        // wide; inside, `o o o o Y Y X Y X X Y Y X X X X` (gmmlib
+        // CpuSwizzleBlt.c INTEL_TILE_4), spelled out bit by bit here.
+        let (bx, y_) = (x * bpp, y);
+        let tile = (y_ / 32) * (pitch / 128) + bx / 128;
+        let (u, v) = (bx % 128, y_ % 32);
+        let off = (u & 0xF)
+            | (v & 0x3) << 4
+            | (u >> 4 & 0x3) << 6
+            | (v >> 2 & 1) << 8
+            | (u >> 6 & 1) << 9
+            | (v >> 3 & 0x3) << 10;
+        tile * 4096 + off
+    } else {
+        y * pitch + x * bpp
+    }
+}
+
+/// Typed stores and loads on a Tile4 R32_UINT surface and a linear
+/// R8G8B8A8_UNORM one: texels land where the tiling puts them, formats
+/// convert, missing channels read 0 and alpha 1, out-of-bounds
+/// coordinates read 0 and drop writes.
+#[test]
+fn typed_surfaces_linear_and_tile4() {
+    const R32_UINT: u32 = 0xD7;
+    const R8G8B8A8_UNORM: u32 = 0xC7;
+    let mut rng = Rng(0x7617);
+    for (fmt, tile4, bpp) in [
+        (R32_UINT, true, 4usize),
+        (R8G8B8A8_UNORM, false, 4),
+        (R32_UINT, false, 4),
+    ] {
+        let mut u = units(rng.next());
+        let (w, hgt, pitch) = (40u32, 40u32, 256u32);
+        let img = BASE + 0x4000;
+        bind_image(
+            &mut u,
+            2,
+            0xE000,
+            surface::encode_image(img, w, hgt, pitch, fmt, tile4),
+        );
+        // Sixteen distinct texels, lanes 3 and 9 out of bounds.
+        let mut coords: Vec<(u32, u32)> = Vec::new();
+        while coords.len() < 16 {
+            let c = (rng.next() as u32 % w, rng.next() as u32 % hgt);
+            if !coords.contains(&c) {
+                coords.push(c);
+            }
+        }
+        coords[3] = (w, 1);
+        coords[9] = (2, hgt + 5);
+        let set_coords = |h: &mut XeHarness| {
+            for (n, (x, y)) in coords.iter().enumerate() {
+                h.set_grf_ud(20 + n as u8 / 8, n % 8, *x);
+                h.set_grf_ud(22 + n as u8 / 8, n % 8, *y);
+            }
+        };
+        let inside = |n: usize| coords[n].0 < w && coords[n].1 < hgt;
+        let (chan, k) = if fmt == R32_UINT {
+            ("x", 1)
+        } else {
+            ("xyzw", 4)
+        };
+        let src = format!(
+            "store_quad.tgm.d32.{chan}.a32 (16|M0) bti[2][r20:4] r50:{}\n",
+            2 * k
+        );
+        let mut h = harness(&src);
+        set_coords(&mut h);
+        let mut vals = vec![[0u32; 4]; 16];
+        for n in 0..16 {
+            for c in 0..k {
+                vals[n][c] = if fmt == R32_UINT {
+                    rng.next() as u32
+                } else {
+                    // Floats in and around [0, 1].
+                    f32::to_bits((rng.next() % 1400) as f32 / 1000.0 - 0.2)
+                };
+                h.set_grf_ud(50 + (2 * c + n / 8) as u8, n % 8, vals[n][c]);
+            }
+        }
+        let mut want = u.memory.bytes.clone();
+        for n in 0..16 {
+            if !inside(n) {
+                continue;
+            }
+            let o = (img - BASE) as usize
+                + texel_offset(
+                    tile4,
+                    pitch as usize,
+                    bpp,
+                    coords[n].0 as usize,
+                    coords[n].1 as usize,
+                );
+            if fmt == R32_UINT {
+                want[o..o + 4].copy_from_slice(&vals[n][0].to_le_bytes());
+            } else {
+                for c in 0..4 {
+                    let f = f32::from_bits(vals[n][c]).clamp(0.0, 1.0);
+                    want[o + c] = (f64::from(f) * 255.0).round() as u8;
+                }
+            }
+        }
+        h.run_with(&mut u, 10)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert!(u.memory.bytes == want, "{src} tile4={tile4}");
+
+        let src = "load_quad.tgm.d32.xyzw.a32 (16|M0) r40:8 bti[2][r20:4]\n";
+        let mut h = harness(src);
+        set_coords(&mut h);
+        h.run_with(&mut u, 10).unwrap();
+        for n in 0..16 {
+            let got: Vec<u32> = (0..4)
+                .map(|c| h.grf_ud(40 + (2 * c + n / 8) as u8, n % 8))
+                .collect();
+            let wantv: [u32; 4] = if !inside(n) {
+                [0; 4]
+            } else {
+                let o = (img - BASE) as usize
+                    + texel_offset(
+                        tile4,
+                        pitch as usize,
+                        bpp,
+                        coords[n].0 as usize,
+                        coords[n].1 as usize,
+                    );
+                if fmt == R32_UINT {
+                    [le(&u.memory.bytes[o..o + 4]) as u32, 0, 0, 1]
+                } else {
+                    core::array::from_fn(|c| (f32::from(u.memory.bytes[o + c]) / 255.0).to_bits())
+                }
+            };
+            assert_eq!(got, wantv, "lane {n} at {:?} tile4={tile4}", coords[n]);
+        }
+    }
+}
+
+/// A typed atomic add with four lanes on each texel, in channel order.
+#[test]
+fn typed_atomics_on_tile4() {
+    let mut u = units(8);
+    let img = BASE + 0x4000;
+    bind_image(
+        &mut u,
+        2,
+        0xE000,
+        surface::encode_image(img, 64, 64, 256, 0xD7, true),
+    );
+    let mut h = harness("atomic_iadd.tgm.d32.a32 (16|M0) r40:2 bti[2][r20:4] r50:2\n");
+    let texels = [(1u32, 1u32), (33, 2), (5, 40), (63, 63)];
+    let mut want = u.memory.bytes.clone();
+    let mut olds = [0u32; 16];
+    for n in 0..16 {
+        let (x, y) = texels[n % 4];
+        h.set_grf_ud(20 + n as u8 / 8, n % 8, x);
+        h.set_grf_ud(22 + n as u8 / 8, n % 8, y);
+        h.set_grf_ud(50 + n as u8 / 8, n % 8, 1000 + n as u32);
+        let o = (img - BASE) as usize + texel_offset(true, 256, 4, x as usize, y as usize);
+        let old = le(&want[o..o + 4]) as u32;
+        olds[n] = old;
+        want[o..o + 4].copy_from_slice(&old.wrapping_add(1000 + n as u32).to_le_bytes());
+    }
+    h.run_with(&mut u, 10).unwrap();
+    assert!(u.memory.bytes == want);
+    for n in 0..16 {
+        assert_eq!(h.grf_ud(40 + n as u8 / 8, n % 8), olds[n], "lane {n}");
     }
 }

@@ -21,7 +21,7 @@
 //! cites each field; the handlers cite the payload layouts.
 
 mod access;
-mod dataport;
+pub(crate) mod dataport;
 pub mod math_msg;
 pub mod memo;
 pub mod memory;

@@ -51,6 +51,8 @@ enum Target {
     Buffer { base: u64, size: u64 },
     /// SURFTYPE_NULL.
     Null,
+    /// A 2D surface (TGM only).
+    Image(XeSurface),
 }
 
 /// Serves one LSC message to `sfid`.
@@ -85,10 +87,12 @@ fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, SendError> 
             )),
         };
     }
-    if sfid == Sfid::Tgm {
-        return Err(bad("LSC: typed (TGM) messages are not modelled yet"));
-    }
     let state_at = match s {
+        Surface::Flat if sfid == Sfid::Tgm => {
+            return Err(bad(
+                "LSC: typed (TGM) messages need a surface, not a flat address",
+            ));
+        }
         Surface::Flat => return Ok(Target::Flat(env.state.flat_base)),
         // ExDesc 31:6 is the byte offset of the surface state (bits 10:6
         // are the second payload's length in an immediate, zero here).
@@ -117,8 +121,26 @@ fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, SendError> 
     };
     Ok(match surface::read(env.memory, state_at)? {
         XeSurface::Null => Target::Null,
+        XeSurface::Buffer { .. } if sfid == Sfid::Tgm => {
+            return Err(bad(
+                "LSC: typed (TGM) message on a buffer surface (2D surfaces only here)",
+            ));
+        }
         XeSurface::Buffer { base, size } => Target::Buffer { base, size },
+        img @ XeSurface::Image { .. } if sfid == Sfid::Tgm => Target::Image(img),
+        XeSurface::Image { .. } => {
+            return Err(bad(
+                "LSC: stateful UGM messages are only allowed on SURFTYPE_BUFFER (004 DP_LOAD Address Type)",
+            ));
+        }
     })
+}
+
+fn tg_image(t: Target) -> Option<XeSurface> {
+    match t {
+        Target::Image(s) => Some(s),
+        _ => None,
+    }
 }
 
 /// Reads `buf.len()` bytes at `off` of the target.
@@ -149,7 +171,7 @@ fn read(env: &mut XeEnv, tg: Target, off: u64, buf: &mut [u8]) -> Result<(), Sen
                 .read(base.wrapping_add(off), buf)
                 .map_err(|f| fault(f, false))
         }
-        Target::Null => {
+        Target::Null | Target::Image(_) => {
             buf.fill(0);
             Ok(())
         }
@@ -182,7 +204,7 @@ fn write(env: &mut XeEnv, tg: Target, off: u64, data: &[u8]) -> Result<(), SendE
                 .write(base.wrapping_add(off), data)
                 .map_err(|f| fault(f, true))
         }
-        Target::Null => Ok(()),
+        Target::Null | Target::Image(_) => Ok(()),
     }
 }
 
@@ -221,7 +243,7 @@ fn mask(bytes: usize) -> u64 {
     }
 }
 
-fn reg_load(t: &Thread, at: usize, n: usize) -> Result<u64, SendError> {
+pub(super) fn reg_load(t: &Thread, at: usize, n: usize) -> Result<u64, SendError> {
     let g = t.grf();
     let b = g
         .get(at..at + n)
@@ -231,7 +253,7 @@ fn reg_load(t: &Thread, at: usize, n: usize) -> Result<u64, SendError> {
     Ok(u64::from_le_bytes(v))
 }
 
-fn reg_store(t: &mut Thread, at: usize, n: usize, v: u64) -> Result<(), SendError> {
+pub(super) fn reg_store(t: &mut Thread, at: usize, n: usize, v: u64) -> Result<(), SendError> {
     let g = t.grf_mut();
     let b = g
         .get_mut(at..at + n)
@@ -240,7 +262,7 @@ fn reg_store(t: &mut Thread, at: usize, n: usize, v: u64) -> Result<(), SendErro
     Ok(())
 }
 
-fn regs_for(bytes: usize) -> usize {
+pub(super) fn regs_for(bytes: usize) -> usize {
     bytes.div_ceil(REG_BYTES).max(1)
 }
 
@@ -309,6 +331,11 @@ fn check(a: &Access, sfid: Sfid, exec: usize) -> Result<(), SendError> {
                 | LscOp::AtomicFmax
                 | LscOp::AtomicFcmpxchg
         );
+        if float && sfid == Sfid::Tgm {
+            return Err(bad(
+                "LSC: floating point atomics are not supported on TGM (004 DP_ATOMIC_FMAX)",
+            ));
+        }
         if float && a.data == DataSize::D16U32 {
             return Err(bad("LSC: half-float (d16u32) atomics are not modelled yet"));
         }
@@ -322,6 +349,9 @@ fn check(a: &Access, sfid: Sfid, exec: usize) -> Result<(), SendError> {
                 "LSC: atomic data size not d16u32, d32 or d64 (float atomics: d32)",
             ));
         }
+    }
+    if sfid == Sfid::Tgm && a.addr_size != AddrSize::A32 {
+        return Err(bad("LSC: typed (TGM) coordinates are A32"));
     }
     if a.addr_size == AddrSize::A16 && !matches!(sfid, Sfid::Slm) && a.surface == Surface::Flat {
         return Err(bad("LSC: A16 flat addresses only on SLM"));
@@ -339,6 +369,9 @@ fn access(
     let exec = usize::from(req.exec_size).clamp(1, 32);
     check(a, sfid, exec)?;
     let tg = target(env, sfid, a.surface)?;
+    if sfid == Sfid::Tgm {
+        return super::tgm::access(env, t, req, a, tg_image(tg));
+    }
     let (vlen, transpose, cmask) = match a.shape {
         Shape::Vector { len, transpose } => (usize::from(len), transpose, 0xFu8),
         Shape::Cmask(m) => (m.count_ones() as usize, false, m),

@@ -1,5 +1,6 @@
 //! The shared functions of Gen12.5 (Xe-HPG, DG2) threads: LSC messages on
-//! UGM/UGML and SLM ([`lsc`]), the gateway's barrier and end of thread.
+//! UGM/UGML and SLM ([`lsc`]) and TGM (`tgm`: typed 2D surfaces, linear
+//! and Tile4), the gateway's barrier and end of thread.
 //!
 //! Public API (what a compute walker wires):
 //! - memory is the [`GfxMemory`] trait the older generations use: on DG2
@@ -21,13 +22,15 @@
 //!   ends when the send is taken (`XeThread::step`), counted in
 //!   [`Gateway::ended`].
 //!
-//! Not modelled yet (refused by name): TGM (typed surfaces, Tile4),
-//! half-float atomics, the legacy HDC messages (dc0/dc1), the gateway's
-//! event messages.
+//! Not modelled yet (refused by name): half-float atomics, TGM surfaces
+//! other than 2D linear/Tile4 and formats outside the older typed
+//! messages' table (no 16-bit float formats), the legacy HDC messages
+//! (dc0/dc1), the gateway's event messages.
 
 mod atomic;
 pub mod lsc;
 pub mod surface;
+mod tgm;
 
 use alloc::vec::Vec;
 

@@ -5,8 +5,9 @@
 //! Fields (hal/tables/gen12.5/structs.toml, RENDER_SURFACE_STATE, lines
 //! 62-125; Mesa gen125.xml): surface type DW0 31:29 (line 67),
 //! height DW2 29:16 and width DW2 13:0 (lines 91-92), depth DW3 31:21
-//! (line 93), surface base address DW8-9 (line 124). 2D surfaces (typed,
-//! TGM) are not modelled yet: refused by name. A buffer's size is `((depth << 21) | (height << 7) | width) + 1`
+//! (line 93), surface base address DW8-9 (line 124); for 2D surfaces also
+//! the format DW0 26:18 (line 69), the tile mode DW0 13:12 (line 72) and
+//! the pitch DW3 17:0 (line 95). A buffer's size is `((depth << 21) | (height << 7) | width) + 1`
 //! bytes (the 27-bit entry count split over the three fields, as the
 //! structs.toml note on `width` says and Mesa isl_surface_state
 //! fill_buffer_surface_state writes for RAW buffers).
@@ -15,6 +16,7 @@ use crate::eu::send::SendError;
 use crate::eu::shared::GfxMemory;
 
 /// SURFTYPE_* codes (structs.toml line 67).
+const SURFTYPE_2D: u32 = 1;
 const SURFTYPE_BUFFER: u32 = 4;
 const SURFTYPE_NULL: u32 = 7;
 
@@ -26,6 +28,16 @@ pub enum XeSurface {
     Buffer {
         base: u64,
         size: u64,
+    },
+    /// A 2D surface of `format` (the format code, DW0 26:18), linear or
+    /// Tile4 (DW0 13:12: 0 and 3), `pitch` bytes a row (DW3 17:0 + 1).
+    Image {
+        base: u64,
+        width: u32,
+        height: u32,
+        pitch: u32,
+        format: u32,
+        tile4: bool,
     },
 }
 
@@ -57,8 +69,33 @@ pub fn decode(dw: &[u32; 16]) -> Result<XeSurface, SendError> {
             base,
             size: u64::from(depth << 21 | height << 7 | width) + 1,
         }),
+        SURFTYPE_2D => {
+            let tile4 = match dw[0] >> 12 & 3 {
+                0 => false,
+                3 => true,
+                _ => {
+                    return Err(SendError::Bad(
+                        "RENDER_SURFACE_STATE: Tile64 and X-major tile modes are not modelled",
+                    ));
+                }
+            };
+            let pitch = (dw[3] & 0x3_FFFF) + 1;
+            if tile4 && pitch % 128 != 0 {
+                return Err(SendError::Bad(
+                    "RENDER_SURFACE_STATE: a Tile4 pitch must be a multiple of 128 bytes",
+                ));
+            }
+            Ok(XeSurface::Image {
+                base,
+                width: (dw[2] & 0x3FFF) + 1,
+                height: height + 1,
+                pitch,
+                format: dw[0] >> 18 & 0x1FF,
+                tile4,
+            })
+        }
         _ => Err(SendError::Bad(
-            "RENDER_SURFACE_STATE: only SURFTYPE_BUFFER and SURFTYPE_NULL are modelled for LSC",
+            "RENDER_SURFACE_STATE: only SURFTYPE_BUFFER, SURFTYPE_2D and SURFTYPE_NULL are modelled for LSC",
         )),
     }
 }
@@ -70,6 +107,24 @@ pub fn encode_buffer(base: u64, size: u64) -> [u32; 16] {
     dw[0] = SURFTYPE_BUFFER << 29 | 0x1FF << 18;
     dw[2] = (n >> 7 & 0x3FFF) << 16 | (n & 0x7F);
     dw[3] = (n >> 21) << 21;
+    dw[8] = base as u32;
+    dw[9] = (base >> 32) as u32;
+    dw
+}
+
+/// The encoded dwords of a 2D surface (for tests and drivers).
+pub fn encode_image(
+    base: u64,
+    width: u32,
+    height: u32,
+    pitch: u32,
+    format: u32,
+    tile4: bool,
+) -> [u32; 16] {
+    let mut dw = [0u32; 16];
+    dw[0] = SURFTYPE_2D << 29 | (format & 0x1FF) << 18 | if tile4 { 3 << 12 } else { 0 };
+    dw[2] = (height.saturating_sub(1) & 0x3FFF) << 16 | (width.saturating_sub(1) & 0x3FFF);
+    dw[3] = pitch.saturating_sub(1) & 0x3_FFFF;
     dw[8] = base as u32;
     dw[9] = (base >> 32) as u32;
     dw
