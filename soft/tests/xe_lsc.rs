@@ -430,7 +430,7 @@ fn float_operand(r: &mut Rng) -> u64 {
         0x3F80_0000,
     ];
     let v = r.next();
-    if v % 3 == 0 {
+    if v.is_multiple_of(3) {
         u64::from(special[(v >> 8) as usize % special.len()])
     } else {
         u64::from(f32::to_bits(((v >> 16) as u16) as f32 / 64.0 - 512.0))
@@ -713,7 +713,7 @@ fn malformed_descriptors_refused_random_never_panic() {
         let sfid =
             [Sfid::Ugm, Sfid::Ugml, Sfid::Slm, Sfid::Tgm, Sfid::Gateway][r.next() as usize % 5];
         let desc = r.next() as u32;
-        let ex = if r.next() % 2 == 0 {
+        let ex = if r.next().is_multiple_of(2) {
             r.next() as u32
         } else {
             0

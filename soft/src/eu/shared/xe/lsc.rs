@@ -12,8 +12,8 @@
 //! (2, 4 or 8 bytes each, 004 "src0_length = roundup(addr_size *
 //! simd_size / grf_size)"); data is component-major: component `v` of every
 //! lane, then the next component, each component starting on a register
-//! (004 dest_length; Mesa `lsc_msg_desc` rlen = vector * DIV_ROUND_UP(exec
-//! * bytes, REG_SIZE)); a lane takes `DataSize::reg_bytes` bytes (Mesa
+//! (004 dest_length; Mesa `lsc_msg_desc` rlen = vector times
+//! DIV_ROUND_UP(exec times bytes, REG_SIZE)); a lane takes `DataSize::reg_bytes` bytes (Mesa
 //! `lsc_data_size_bytes`: d8 1, d16 2, d8u32/d16u32/d16u32h 4, d64 8).
 //! Transposed, lane 0's address reaches `vect_size` consecutive elements,
 //! packed in the registers. Disabled lanes neither access memory nor have

@@ -80,7 +80,7 @@ pub fn decode(dw: &[u32; 16]) -> Result<XeSurface, SendError> {
                 }
             };
             let pitch = (dw[3] & 0x3_FFFF) + 1;
-            if tile4 && pitch % 128 != 0 {
+            if tile4 && !pitch.is_multiple_of(128) {
                 return Err(SendError::Bad(
                     "RENDER_SURFACE_STATE: a Tile4 pitch must be a multiple of 128 bytes",
                 ));

@@ -113,9 +113,9 @@ pub(super) fn access(
                     None => [0; 4],
                 };
                 let mut comp = 0;
-                for c in 0..4 {
+                for (c, v) in rgba.iter().enumerate() {
                     if mask >> c & 1 != 0 {
-                        reg_store(t, d + comp * stride + n * 4, 4, u64::from(rgba[c]))?;
+                        reg_store(t, d + comp * stride + n * 4, 4, u64::from(*v))?;
                         comp += 1;
                     }
                 }
