@@ -787,6 +787,40 @@ fn lsc_forms_match_iga64() {
         // iga64 does not (an isa/src/xehpg/ldst.rs difference; the length
         // is 0 either way).
     ];
+    use baregpu_isa::message::xe_hdc::{A64Scattered, Dc1, ScatterElem, Untyped, UntypedSimd};
+    let untyped = Dc1::Untyped(Untyped {
+        write: false,
+        a64: true,
+        bti: 0xFF,
+        channels: 0b0101,
+        simd: UntypedSimd::Simd16,
+        header: false,
+        packed_address: false,
+        packed_data: false,
+    });
+    let scattered = Dc1::A64Scattered(A64Scattered {
+        write: true,
+        bti: 0xFF,
+        elem: ScatterElem::Qword,
+        elements: 2,
+        simd16: false,
+        invalidate_after_read: false,
+    });
+    let dc1 = [
+        format!(
+            "send.dc1 (16|M0) r40 r20 null:0 0x0 0x{:08x}",
+            untyped.encode().unwrap() | 4 << 25 | 4 << 20
+        ),
+        format!(
+            "send.dc1 (8|M0) null r20 r50:4 0x0 0x{:08x}",
+            scattered.encode().unwrap() | 2 << 25
+        ),
+    ];
+    let lines: Vec<&str> = lines
+        .iter()
+        .copied()
+        .chain(dc1.iter().map(|l| l.as_str()))
+        .collect();
     let dir = std::env::temp_dir().join(format!("baregpu-xe-lsc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (src, out) = (dir.join("k.asm"), dir.join("k.bin"));
@@ -1016,5 +1050,134 @@ fn extended_descriptor_from_a0() {
             u.memory.dword(buf + offs[n]),
             "lane {n}"
         );
+    }
+}
+
+/// The legacy dc1 messages: A64 and BTI untyped surface read/write with a
+/// channel mask, A64 scattered bytes, dwords and qwords; against the host.
+#[test]
+fn legacy_dc1_untyped_and_scattered() {
+    use baregpu_isa::message::xe_hdc::{A64Scattered, Dc1, ScatterElem, Untyped, UntypedSimd};
+    let mut rng = Rng(0xDC1);
+    // (message, lanes, address bytes, register bytes per element, memory
+    // bytes per element, memory places of the elements)
+    let mut cases: Vec<(Dc1, usize, usize, usize, usize, Vec<usize>)> = Vec::new();
+    for write in [false, true] {
+        for (a64, bti) in [(true, 0xFF), (false, 3)] {
+            for channels in [0b0001u8, 0b0101, 0b1111] {
+                let u = Untyped {
+                    write,
+                    a64,
+                    bti,
+                    channels,
+                    simd: UntypedSimd::Simd16,
+                    header: false,
+                    packed_address: false,
+                    packed_data: false,
+                };
+                let places = (0..4).filter(|c| channels >> c & 1 != 0).collect();
+                cases.push((Dc1::Untyped(u), 16, if a64 { 8 } else { 4 }, 4, 4, places));
+            }
+        }
+        for (elem, elements, rb, mb) in [
+            (ScatterElem::Byte, 1u8, 4usize, 1usize),
+            (ScatterElem::Byte, 2, 4, 2),
+            (ScatterElem::Byte, 4, 4, 4),
+            (ScatterElem::Dword, 2, 4, 4),
+            (ScatterElem::Dword, 4, 4, 4),
+            (ScatterElem::Qword, 2, 8, 8),
+        ] {
+            let s = A64Scattered {
+                write,
+                bti: 0xFF,
+                elem,
+                elements,
+                simd16: false,
+                invalidate_after_read: false,
+            };
+            let places = if elem == ScatterElem::Byte {
+                vec![0]
+            } else {
+                (0..usize::from(elements)).collect()
+            };
+            cases.push((Dc1::A64Scattered(s), 8, 8, rb, mb, places));
+        }
+    }
+    for (msg, lanes, ab, rb, mb, places) in cases {
+        let mut u = units(rng.next());
+        // Buffer lanes on slots 13-15 lie wholly past its end.
+        let (buf, size) = (BASE + 0x4000, 0x200 + 32 * 13u64);
+        bind_buffer(&mut u, 3, 0xE000, buf, size);
+        let a64 = ab == 8;
+        let comp_regs = regs(lanes * rb);
+        let dlen = places.len() * comp_regs;
+        let alen = regs(lanes * ab);
+        let write = matches!(
+            msg,
+            Dc1::Untyped(Untyped { write: true, .. })
+                | Dc1::A64Scattered(A64Scattered { write: true, .. })
+        );
+        let function = msg.encode().unwrap();
+        let src = if write {
+            format!(
+                "send.dc1 ({lanes}|M0) null r20 r50:{dlen} 0x0 0x{:08x}\n",
+                function | (alen as u32) << 25
+            )
+        } else {
+            format!(
+                "send.dc1 ({lanes}|M0) r40 r20 null:0 0x0 0x{:08x}\n",
+                function | (alen as u32) << 25 | (dlen as u32) << 20
+            )
+        };
+        let mut h = harness(&src);
+        // Lane n reaches 32-byte slot s(n).
+        let slots: Vec<u64> = (0..lanes as u64)
+            .map(|n| (n * 5 + 3) % lanes as u64)
+            .collect();
+        let offs: Vec<u64> = slots
+            .iter()
+            .map(|s| 32 * s + if a64 { 0 } else { 0x200 })
+            .collect();
+        let addrs: Vec<u64> = offs
+            .iter()
+            .map(|o| if a64 { BASE + 0x100 + o } else { *o })
+            .collect();
+        set_addrs(&mut h, a64, &addrs);
+        for r in 50..50 + dlen as u8 {
+            for i in 0..8 {
+                h.set_grf_ud(r, i, rng.next() as u32);
+            }
+        }
+        let mem_of = |n: usize| -> Option<usize> {
+            if a64 {
+                Some((addrs[n] - BASE) as usize)
+            } else {
+                (offs[n] < size).then(|| (buf - BASE + offs[n]) as usize)
+            }
+        };
+        let mut want = u.memory.bytes.clone();
+        if write {
+            for n in 0..lanes {
+                let Some(o) = mem_of(n) else { continue };
+                for (c, p) in places.iter().enumerate() {
+                    let v = bytes(&h, 50, c * comp_regs * 32 + n * rb, mb);
+                    want[o + p * mb..o + p * mb + mb].copy_from_slice(&v);
+                }
+            }
+        }
+        h.run_with(&mut u, 10)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        if write {
+            assert!(u.memory.bytes == want, "{msg:?}");
+        } else {
+            for n in 0..lanes {
+                for (c, p) in places.iter().enumerate() {
+                    let got = le(&bytes(&h, 40, c * comp_regs * 32 + n * rb, rb));
+                    let wantv =
+                        mem_of(n).map_or(0, |o| le(&u.memory.bytes[o + p * mb..o + p * mb + mb]));
+                    assert_eq!(got, wantv, "{msg:?} lane {n} element {c}");
+                }
+            }
+        }
     }
 }

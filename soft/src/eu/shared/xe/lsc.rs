@@ -42,7 +42,7 @@ use crate::eu::thread::layout::{GRF_REGS, REG_BYTES};
 
 /// Where an LSC access's offsets land.
 #[derive(Clone, Copy, Debug)]
-enum Target {
+pub(super) enum Target {
     /// A virtual address: base + offset, faults are errors.
     Flat(u64),
     /// The group's shared local memory.
@@ -78,7 +78,7 @@ pub fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), 
 }
 
 /// The target of an access's surface.
-fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, SendError> {
+pub(super) fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, SendError> {
     if sfid == Sfid::Slm {
         return match s {
             Surface::Flat => Ok(Target::Slm),
@@ -144,7 +144,7 @@ fn tg_image(t: Target) -> Option<XeSurface> {
 }
 
 /// Reads `buf.len()` bytes at `off` of the target.
-fn read(env: &mut XeEnv, tg: Target, off: u64, buf: &mut [u8]) -> Result<(), SendError> {
+pub(super) fn read(env: &mut XeEnv, tg: Target, off: u64, buf: &mut [u8]) -> Result<(), SendError> {
     let n = buf.len() as u64;
     match tg {
         Target::Flat(base) => env
@@ -179,7 +179,7 @@ fn read(env: &mut XeEnv, tg: Target, off: u64, buf: &mut [u8]) -> Result<(), Sen
 }
 
 /// Writes `data` at `off` of the target (dropped out of bounds).
-fn write(env: &mut XeEnv, tg: Target, off: u64, data: &[u8]) -> Result<(), SendError> {
+pub(super) fn write(env: &mut XeEnv, tg: Target, off: u64, data: &[u8]) -> Result<(), SendError> {
     let n = data.len() as u64;
     match tg {
         Target::Flat(base) => env

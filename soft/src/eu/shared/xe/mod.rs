@@ -1,6 +1,7 @@
 //! The shared functions of Gen12.5 (Xe-HPG, DG2) threads: LSC messages on
 //! UGM/UGML and SLM ([`lsc`]) and TGM (`tgm`: typed 2D surfaces, linear
-//! and Tile4), the gateway's barrier and end of thread.
+//! and Tile4), some legacy dc1 messages ([`hdc`]: untyped surface
+//! read/write, A64 scattered), the gateway's barrier and end of thread.
 //!
 //! Public API (what a compute walker wires):
 //! - memory is the [`GfxMemory`] trait the older generations use: on DG2
@@ -24,10 +25,12 @@
 //!
 //! Not modelled yet (refused by name): half-float atomics, TGM surfaces
 //! other than 2D linear/Tile4 and formats outside the older typed
-//! messages' table (no 16-bit float formats), the legacy HDC messages
-//! (dc0/dc1), the gateway's event messages.
+//! messages' table (no 16-bit float formats), the HDC block, media block,
+//! typed and atomic messages and dc0 (see [`hdc`]), the gateway's event
+//! messages.
 
 mod atomic;
+pub mod hdc;
 pub mod lsc;
 pub mod surface;
 mod tgm;
@@ -96,9 +99,7 @@ pub fn serve(env: &mut XeEnv, thread: &mut Thread, req: &SendRequest) -> Result<
         Sfid::Ugm | Sfid::Ugml | Sfid::Slm | Sfid::Tgm => lsc::handle(env, thread, req),
         Sfid::Gateway => gateway(env, req),
         Sfid::Null => Ok(()),
-        Sfid::DpDataCache | Sfid::DpDataCache1 => Err(bad(
-            "legacy HDC data-port messages (dc0/dc1) are not modelled on Gen12.5 yet",
-        )),
+        Sfid::DpDataCache | Sfid::DpDataCache1 => hdc::handle(env, thread, req),
         _ => Err(SendError::Unhandled),
     }
 }

@@ -1,0 +1,152 @@
+//! The legacy data-port (HDC) messages DG2 kernels from older compilers
+//! still send, on the second data-cache port (dc1): untyped surface read and
+//! write, A64 or through a binding-table index (types 01h/09h, 11h/19h), and
+//! the A64 scattered byte, dword and qword read and write (10h/1Ah). Typed
+//! by `baregpu_isa::message::xe_hdc` (004's MSD tables, cited there).
+//!
+//! Layouts (the Gen8+ forms Mesa builds for Gen12, `brw_lower_logical_sends`
+//! lower_a64_logical_send and lower_surface_logical_send; split sends, so
+//! the addresses are the first payload and write data the second): one
+//! address per lane, packed (8 bytes for A64, 4 for a surface offset),
+//! after a header register when the descriptor has one; data component-
+//! major, each component a register run of the SIMD lanes' dwords (qwords
+//! for the qword scattered form); the byte scattered form keeps each lane's
+//! 1, 2 or 4 bytes in the low bytes of its dword. Lanes off in the execution
+//! mask are left alone. Binding-table index 255 is the stateless model
+//! (addresses from `XeState::flat_base`), 254 SLM; others are buffers with
+//! the LSC out-of-bounds rules.
+//!
+//! Not modelled yet (refused by name): OWord and HWord blocks, media block,
+//! typed and atomic messages, the packed (16-bit) forms, SIMD4x2, and dc0.
+
+use baregpu_isa::inst::Sfid;
+use baregpu_isa::message::lsc::{BtiRef, Surface};
+use baregpu_isa::message::xe_hdc::{Dc1, ScatterElem, UntypedSimd, decode_dc1};
+
+use super::lsc::{Target, read, reg_load, reg_store, regs_for, target, write};
+use super::{XeEnv, bad};
+use crate::eu::send::{SendError, SendRequest};
+use crate::eu::thread::Thread;
+use crate::eu::thread::layout::REG_BYTES;
+
+pub fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
+    if req.sfid != Some(Sfid::DpDataCache1) {
+        return Err(bad(
+            "legacy HDC dc0 messages are not modelled on Gen12.5 yet",
+        ));
+    }
+    let m = decode_dc1(req.desc).map_err(|_| {
+        bad("dc1 descriptor does not decode (reserved type, code or bit; see baregpu_isa::message::xe_hdc)")
+    })?;
+    // (lanes, address bytes, header, element bytes in registers, element
+    // bytes in memory, components, write, target)
+    let (lanes, abytes, header, rb, mb, comps, wr, tg) = match m {
+        Dc1::Untyped(u) => {
+            if u.packed_address || u.packed_data {
+                return Err(bad(
+                    "dc1 untyped: packed (16-bit) payloads are not modelled",
+                ));
+            }
+            let lanes = match u.simd {
+                UntypedSimd::Simd8 => 8,
+                UntypedSimd::Simd16 => 16,
+                UntypedSimd::Simd4x2 => {
+                    return Err(bad("dc1 untyped: SIMD4x2 is not modelled"));
+                }
+            };
+            let comps = u.channels & 0xF;
+            let tg = if u.a64 {
+                Target::Flat(0)
+            } else {
+                bti_target(env, u.bti)?
+            };
+            let abytes = if u.a64 { 8 } else { 4 };
+            // The channels present, x first: packed in the registers, at
+            // their own dword in memory.
+            (lanes, abytes, u.header, 4, 4, comps, u.write, tg)
+        }
+        Dc1::A64Scattered(s) => {
+            let lanes = if s.simd16 { 16 } else { 8 };
+            let n = usize::from(s.elements);
+            match s.elem {
+                ScatterElem::Byte if n <= 4 => {
+                    (lanes, 8, false, 4, n, 1u8, s.write, Target::Flat(0))
+                }
+                // (the component mask below: one component)
+                ScatterElem::Byte => {
+                    return Err(bad("dc1 A64 byte scattered: more than 4 bytes a lane"));
+                }
+                ScatterElem::Dword => (lanes, 8, false, 4, 4, mask_of(n), s.write, Target::Flat(0)),
+                ScatterElem::Qword => (lanes, 8, false, 8, 8, mask_of(n), s.write, Target::Flat(0)),
+            }
+        }
+        _ => {
+            return Err(bad(
+                "dc1: only untyped surface read/write and A64 scattered are modelled on Gen12.5",
+            ));
+        }
+    };
+    let hdr = usize::from(header);
+    if usize::from(req.mlen) < hdr + regs_for(lanes * abytes) {
+        return Err(bad("dc1: message length shorter than the addresses"));
+    }
+    let stride = regs_for(lanes * rb) * REG_BYTES;
+    let abase = (usize::from(req.payload.reg) + hdr) * REG_BYTES;
+    let byte_form = rb == 4 && mb < 4;
+    let count = comps.count_ones() as usize;
+    for n in 0..lanes {
+        if req.channels >> n & 1 == 0 {
+            continue;
+        }
+        let addr = reg_load(t, abase + n * abytes, abytes)?;
+        // `ch` the element's place in memory, `c` its register component.
+        let present = (0..8usize).filter(|ch| comps >> ch & 1 != 0);
+        for (c, ch) in present.enumerate() {
+            let off = addr.wrapping_add((ch * mb) as u64);
+            if wr {
+                let s = req
+                    .extended
+                    .src1
+                    .ok_or(bad("dc1 write: no second payload (src1) with the data"))?;
+                if usize::from(req.extended.src1_len) * REG_BYTES < count * stride {
+                    return Err(bad("dc1 write: second payload shorter than the data"));
+                }
+                let v = reg_load(t, usize::from(s) * REG_BYTES + c * stride + n * rb, rb)?;
+                let len = if byte_form { mb } else { rb };
+                write(env, tg, off, &v.to_le_bytes()[..len])?;
+            } else {
+                if req.rlen == 0 {
+                    continue;
+                }
+                if usize::from(req.rlen) * REG_BYTES < count * stride {
+                    return Err(bad("dc1 read: response length shorter than the data"));
+                }
+                let d = req.dst.ok_or(bad("dc1 read: null destination"))?;
+                let mut b = [0u8; 8];
+                let len = if byte_form { mb } else { rb };
+                read(env, tg, off, &mut b[..len])?;
+                reg_store(
+                    t,
+                    usize::from(d) * REG_BYTES + c * stride + n * rb,
+                    rb,
+                    u64::from_le_bytes(b),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Binding-table index 255: stateless; 254: SLM; else a buffer.
+fn bti_target(env: &mut XeEnv, bti: u8) -> Result<Target, SendError> {
+    match bti {
+        255 => Ok(Target::Flat(env.state.flat_base)),
+        254 => target(env, Sfid::Slm, Surface::Flat),
+        i => target(env, Sfid::Ugm, Surface::Bti(BtiRef::Index(i))),
+    }
+}
+
+/// The components 0..n as a mask (n up to 8).
+fn mask_of(n: usize) -> u8 {
+    ((1u16 << n.min(8)) - 1) as u8
+}
