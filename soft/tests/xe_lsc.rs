@@ -806,7 +806,18 @@ fn lsc_forms_match_iga64() {
         simd16: false,
         invalidate_after_read: false,
     });
+    let block = Dc1::A64Block(baregpu_isa::message::xe_hdc::A64Block {
+        write: false,
+        aligned: false,
+        bti: 0xFF,
+        count: baregpu_isa::message::xe_hdc::OwordCount::Four,
+        invalidate_after_read: false,
+    });
     let dc1 = [
+        format!(
+            "send.dc1 (8|M0) r40 r20 null:0 0x0 0x{:08x}",
+            block.encode().unwrap() | 1 << 25 | 2 << 20
+        ),
         format!(
             "send.dc1 (16|M0) r40 r20 null:0 0x0 0x{:08x}",
             untyped.encode().unwrap() | 4 << 25 | 4 << 20
@@ -1177,6 +1188,68 @@ fn legacy_dc1_untyped_and_scattered() {
                         mem_of(n).map_or(0, |o| le(&u.memory.bytes[o + p * mb..o + p * mb + mb]));
                     assert_eq!(got, wantv, "{msg:?} lane {n} element {c}");
                 }
+            }
+        }
+    }
+}
+
+/// A64 OWord block reads and writes of every count: the bytes at the
+/// header's address, packed two OWords to a register (x1H in the upper
+/// half).
+#[test]
+fn legacy_a64_oword_blocks() {
+    use baregpu_isa::message::xe_hdc::{A64Block, Dc1, OwordCount};
+    let mut rng = Rng(0x0B10C);
+    for (count, n, skip) in [
+        (OwordCount::OneLow, 1usize, 0usize),
+        (OwordCount::OneHigh, 1, 16),
+        (OwordCount::Two, 2, 0),
+        (OwordCount::Four, 4, 0),
+        (OwordCount::Eight, 8, 0),
+        (OwordCount::Sixteen, 16, 0),
+    ] {
+        let regs = (n * 16 + skip).div_ceil(32) as u32;
+        let off = 16 * (1 + rng.next() % 200);
+        for write in [false, true] {
+            let mut u = units(rng.next());
+            let d = Dc1::A64Block(A64Block {
+                write,
+                aligned: false,
+                bti: 0xFF,
+                count,
+                invalidate_after_read: false,
+            })
+            .encode()
+            .unwrap();
+            let src = if write {
+                format!(
+                    "send.dc1 (8|M0) null r20 r50:{regs} 0x0 0x{:08x}\n",
+                    d | 1 << 25
+                )
+            } else {
+                format!(
+                    "send.dc1 (8|M0) r40 r20 null:0 0x0 0x{:08x}\n",
+                    d | 1 << 25 | regs << 20
+                )
+            };
+            let mut h = harness(&src);
+            set_bytes(&mut h, 20, 0, &(BASE + off).to_le_bytes());
+            let data: Vec<u8> = (0..n * 16).map(|_| rng.next() as u8).collect();
+            set_bytes(&mut h, 50, skip, &data);
+            let o = off as usize;
+            let mut want = u.memory.bytes.clone();
+            if write {
+                want[o..o + n * 16].copy_from_slice(&data);
+            }
+            h.run_with(&mut u, 10)
+                .unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert!(u.memory.bytes == want, "{src}");
+            if !write {
+                assert_eq!(
+                    bytes(&h, 40, skip, n * 16),
+                    u.memory.bytes[o..o + n * 16],
+                    "{src}"
+                );
             }
         }
     }

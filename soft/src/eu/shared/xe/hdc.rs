@@ -16,12 +16,19 @@
 //! (addresses from `XeState::flat_base`), 254 SLM; others are buffers with
 //! the LSC out-of-bounds rules.
 //!
-//! Not modelled yet (refused by name): OWord and HWord blocks, media block,
+//! A64 OWord block read and write (14h/15h): the header register holds
+//! the 64-bit byte address in its first qword (Mesa brw_fs_nir.cpp
+//! `emit_a64_oword_block_header`); the OWords are packed in the response
+//! or the second payload, two to a 32-byte register, a single high OWord
+//! (`x1H`) in a register's upper half. A block moves whole, whatever the
+//! execution mask (Mesa sends them with NoMask).
+//!
+//! Not modelled yet (refused by name): dc0 OWord and HWord blocks, media block,
 //! typed and atomic messages, the packed (16-bit) forms, SIMD4x2, and dc0.
 
 use baregpu_isa::inst::Sfid;
 use baregpu_isa::message::lsc::{BtiRef, Surface};
-use baregpu_isa::message::xe_hdc::{Dc1, ScatterElem, UntypedSimd, decode_dc1};
+use baregpu_isa::message::xe_hdc::{Dc1, OwordCount, ScatterElem, UntypedSimd, decode_dc1};
 
 use super::lsc::{Target, read, reg_load, reg_store, regs_for, target, write};
 use super::{XeEnv, bad};
@@ -80,9 +87,10 @@ pub fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), 
                 ScatterElem::Qword => (lanes, 8, false, 8, 8, mask_of(n), s.write, Target::Flat(0)),
             }
         }
+        Dc1::A64Block(b) => return a64_block(env, t, req, b.write, b.count),
         _ => {
             return Err(bad(
-                "dc1: only untyped surface read/write and A64 scattered are modelled on Gen12.5",
+                "dc1: only untyped surface read/write, A64 scattered and A64 OWord block are modelled on Gen12.5",
             ));
         }
     };
@@ -149,4 +157,68 @@ fn bti_target(env: &mut XeEnv, bti: u8) -> Result<Target, SendError> {
 /// The components 0..n as a mask (n up to 8).
 fn mask_of(n: usize) -> u8 {
     ((1u16 << n.min(8)) - 1) as u8
+}
+
+/// An A64 OWord block read or write.
+fn a64_block(
+    env: &mut XeEnv,
+    t: &mut Thread,
+    req: &SendRequest,
+    write_block: bool,
+    count: OwordCount,
+) -> Result<(), SendError> {
+    let (n, high) = match count {
+        OwordCount::OneLow => (1usize, false),
+        OwordCount::OneHigh => (1, true),
+        OwordCount::Two => (2, false),
+        OwordCount::Four => (4, false),
+        OwordCount::Eight => (8, false),
+        OwordCount::Sixteen => (16, false),
+    };
+    if req.mlen < 1 {
+        return Err(bad("dc1 A64 OWord block: no header register"));
+    }
+    let hdr = usize::from(req.payload.reg) * REG_BYTES;
+    let addr = reg_load(t, hdr, 8)?;
+    let skip = if high { 16 } else { 0 };
+    let regs = (n * 16 + skip).div_ceil(REG_BYTES);
+    let mut data = [0u8; 256];
+    let data = &mut data[..n * 16];
+    if write_block {
+        let s = req
+            .extended
+            .src1
+            .ok_or(bad("dc1 A64 OWord block write: no second payload (src1)"))?;
+        if usize::from(req.extended.src1_len) < regs {
+            return Err(bad(
+                "dc1 A64 OWord block write: second payload shorter than the block",
+            ));
+        }
+        let at = usize::from(s) * REG_BYTES + skip;
+        let g = t.grf();
+        data.copy_from_slice(
+            g.get(at..at + n * 16)
+                .ok_or(bad("dc1 A64 OWord block write: payload runs past r127"))?,
+        );
+        write(env, Target::Flat(0), addr, data)
+    } else {
+        if req.rlen == 0 {
+            return Ok(());
+        }
+        if usize::from(req.rlen) < regs {
+            return Err(bad(
+                "dc1 A64 OWord block read: response shorter than the block",
+            ));
+        }
+        let d = req
+            .dst
+            .ok_or(bad("dc1 A64 OWord block read: null destination"))?;
+        read(env, Target::Flat(0), addr, data)?;
+        let at = usize::from(d) * REG_BYTES + skip;
+        let g = t.grf_mut();
+        g.get_mut(at..at + n * 16)
+            .ok_or(bad("dc1 A64 OWord block read: response runs past r127"))?
+            .copy_from_slice(data);
+        Ok(())
+    }
 }

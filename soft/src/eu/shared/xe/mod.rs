@@ -1,7 +1,8 @@
 //! The shared functions of Gen12.5 (Xe-HPG, DG2) threads: LSC messages on
 //! UGM/UGML and SLM ([`lsc`]) and TGM (`tgm`: typed 2D surfaces, linear
 //! and Tile4), some legacy dc1 messages ([`hdc`]: untyped surface
-//! read/write, A64 scattered), the gateway's barrier and end of thread.
+//! read/write, A64 scattered, A64 OWord block), the gateway's barrier and
+//! end of thread.
 //!
 //! Public API (what a compute walker wires):
 //! - memory is the [`GfxMemory`] trait the older generations use: on DG2
@@ -19,15 +20,18 @@
 //!   in [`Gateway::barrier_signals`]) and then waits at `sync.bar`
 //!   (`XeThread::at_barrier`). The walker releases a group when every
 //!   thread of it has signalled and waits (`XeThread::signal_barrier` on
-//!   each, then [`Gateway::barrier_signals`] back to 0). EOT: the thread
+//!   each, then [`Gateway::barrier_signals`] back to 0). The walker steps
+//!   one thread at a time, so a rise of the count after a step is that
+//!   thread's signal (with several groups in flight, it keeps the count
+//!   per group itself). EOT: the thread
 //!   ends when the send is taken (`XeThread::step`), counted in
 //!   [`Gateway::ended`].
 //!
 //! Not modelled yet (refused by name): half-float atomics, TGM surfaces
 //! other than 2D linear/Tile4 and formats outside the older typed
-//! messages' table (no 16-bit float formats), the HDC block, media block,
-//! typed and atomic messages and dc0 (see [`hdc`]), the gateway's event
-//! messages.
+//! messages' table (no 16-bit float formats), dc0, HWord blocks, media
+//! block, the HDC typed and atomic messages (see [`hdc`]), the gateway's
+//! event messages.
 
 mod atomic;
 pub mod hdc;
