@@ -813,7 +813,16 @@ fn lsc_forms_match_iga64() {
         count: baregpu_isa::message::xe_hdc::OwordCount::Four,
         invalidate_after_read: false,
     });
+    let media = Dc1::MediaBlock(baregpu_isa::message::xe_hdc::MediaBlock {
+        write: true,
+        bti: 2,
+        vlso: 0,
+    });
     let dc1 = [
+        format!(
+            "send.dc1 (8|M0) null r20 r50:2 0x0 0x{:08x}",
+            media.encode().unwrap() | 1 << 25
+        ),
         format!(
             "send.dc1 (8|M0) r40 r20 null:0 0x0 0x{:08x}",
             block.encode().unwrap() | 1 << 25 | 2 << 20
@@ -1250,6 +1259,102 @@ fn legacy_a64_oword_blocks() {
                     u.memory.bytes[o..o + n * 16],
                     "{src}"
                 );
+            }
+        }
+    }
+}
+
+/// Media block reads and writes on a Tile4 and a linear R32_UINT surface:
+/// rows a power-of-two pitch apart, reads outside clamped to the edge
+/// dword, writes outside dropped.
+#[test]
+fn legacy_media_blocks() {
+    use baregpu_isa::message::xe_hdc::{Dc1, MediaBlock};
+    let mut rng = Rng(0x3ED1A);
+    for tile4 in [true, false] {
+        let (w, hgt, pitch) = (16u32, 40u32, 128usize);
+        let img = BASE + 0x4000;
+        // (x in bytes, y, width in bytes, rows): inside, and across the
+        // left and bottom edges.
+        for (x, y, bw, rows) in [
+            (8i32, 2i32, 16usize, 4usize),
+            (-4, 37, 12, 6),
+            (56, -2, 16, 3),
+        ] {
+            for write in [false, true] {
+                let mut u = units(rng.next());
+                bind_image(
+                    &mut u,
+                    2,
+                    0xE000,
+                    surface::encode_image(img, w, hgt, pitch as u32, 0xD7, tile4),
+                );
+                let rp = bw.next_power_of_two();
+                let regs = (rp * rows).div_ceil(32) as u32;
+                let d = Dc1::MediaBlock(MediaBlock {
+                    write,
+                    bti: 2,
+                    vlso: 0,
+                })
+                .encode()
+                .unwrap();
+                let src = if write {
+                    format!(
+                        "send.dc1 (8|M0) null r20 r50:{regs} 0x0 0x{:08x}\n",
+                        d | 1 << 25
+                    )
+                } else {
+                    format!(
+                        "send.dc1 (8|M0) r40 r20 null:0 0x0 0x{:08x}\n",
+                        d | 1 << 25 | regs << 20
+                    )
+                };
+                let mut h = harness(&src);
+                h.set_grf_ud(20, 0, x as u32);
+                h.set_grf_ud(20, 1, y as u32);
+                h.set_grf_ud(20, 2, ((rows as u32 - 1) << 16) | (bw as u32 - 1));
+                for r in 50..58 {
+                    for i in 0..8 {
+                        h.set_grf_ud(r, i, rng.next() as u32);
+                    }
+                }
+                let at = |bx: i64, by: i64| -> usize {
+                    (img - BASE) as usize + texel_offset(tile4, pitch, 1, bx as usize, by as usize)
+                };
+                let mut want = u.memory.bytes.clone();
+                if write {
+                    for r in 0..rows {
+                        for c in 0..bw {
+                            let (bx, by) = (i64::from(x) + c as i64, i64::from(y) + r as i64);
+                            if bx >= 0 && by >= 0 && bx < 4 * i64::from(w) && by < i64::from(hgt) {
+                                want[at(bx, by)] = bytes(&h, 50, r * rp + c, 1)[0];
+                            }
+                        }
+                    }
+                }
+                h.run_with(&mut u, 10)
+                    .unwrap_or_else(|e| panic!("{src}: {e}"));
+                assert!(u.memory.bytes == want, "{src} tile4={tile4} ({x},{y})");
+                if !write {
+                    for r in 0..rows {
+                        for c in 0..bw {
+                            let (bx, by) = (i64::from(x) + c as i64, i64::from(y) + r as i64);
+                            let cy = by.clamp(0, i64::from(hgt) - 1);
+                            let cx = if bx < 0 {
+                                bx.rem_euclid(4)
+                            } else if bx >= 4 * i64::from(w) {
+                                4 * i64::from(w) - 4 + bx.rem_euclid(4)
+                            } else {
+                                bx
+                            };
+                            assert_eq!(
+                                bytes(&h, 40, r * rp + c, 1)[0],
+                                u.memory.bytes[at(cx, cy)],
+                                "tile4={tile4} block ({x},{y}) row {r} byte {c}"
+                            );
+                        }
+                    }
+                }
             }
         }
     }

@@ -23,7 +23,16 @@
 //! (`x1H`) in a register's upper half. A block moves whole, whatever the
 //! execution mask (Mesa sends them with NoMask).
 //!
-//! Not modelled yet (refused by name): dc0 OWord and HWord blocks, media block,
+//! Media block read and write (04h/0Ah) on 2D linear and Tile4 surfaces:
+//! the header and data layout of the older generations' media block (000
+//! lines 4748-4799, 003 lines 84003-84436; see `dataport::media`): M0.0 X
+//! in bytes and M0.1 Y in rows (signed), M0.2 21:16 height - 1 and 4:0
+//! width - 1, rows a power-of-two pitch apart in the data registers (the
+//! second payload for a write); out-of-bounds reads clamp to the nearest
+//! edge element (bytes, words or dwords by the format's size), writes
+//! outside are dropped. The vertical line stride override is refused.
+//!
+//! Not modelled yet (refused by name): dc0 OWord and HWord blocks,
 //! typed and atomic messages, the packed (16-bit) forms, SIMD4x2, and dc0.
 
 use baregpu_isa::inst::Sfid;
@@ -31,8 +40,10 @@ use baregpu_isa::message::lsc::{BtiRef, Surface};
 use baregpu_isa::message::xe_hdc::{Dc1, OwordCount, ScatterElem, UntypedSimd, decode_dc1};
 
 use super::lsc::{Target, read, reg_load, reg_store, regs_for, target, write};
+use super::surface::{self as xsurface, XeSurface};
 use super::{XeEnv, bad};
 use crate::eu::send::{SendError, SendRequest};
+use crate::eu::shared::dataport::typed::format::Layout;
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::REG_BYTES;
 
@@ -88,6 +99,7 @@ pub fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), 
             }
         }
         Dc1::A64Block(b) => return a64_block(env, t, req, b.write, b.count),
+        Dc1::MediaBlock(m) => return media_block(env, t, req, m.write, m.bti, m.vlso),
         _ => {
             return Err(bad(
                 "dc1: only untyped surface read/write, A64 scattered and A64 OWord block are modelled on Gen12.5",
@@ -221,4 +233,119 @@ fn a64_block(
             .copy_from_slice(data);
         Ok(())
     }
+}
+
+/// A media block read or write on the 2D surface at `bti`.
+fn media_block(
+    env: &mut XeEnv,
+    t: &mut Thread,
+    req: &SendRequest,
+    write_block: bool,
+    bti: u8,
+    vlso: u8,
+) -> Result<(), SendError> {
+    if vlso != 0 {
+        return Err(bad(
+            "dc1 media block: the vertical line stride override is not modelled",
+        ));
+    }
+    if req.mlen < 1 {
+        return Err(bad("dc1 media block: no header register"));
+    }
+    let at = env.state.binding_table.wrapping_add(u64::from(bti) * 4);
+    let mut e = [0u8; 4];
+    env.memory
+        .read_state(at, &mut e)
+        .map_err(|f| super::fault(f, false))?;
+    let ss = env
+        .state
+        .surface_state_base
+        .wrapping_add(u64::from(u32::from_le_bytes(e) & !0x3F));
+    let XeSurface::Image {
+        base,
+        width,
+        height,
+        pitch,
+        format,
+        tile4,
+    } = xsurface::read(env.memory, ss)?
+    else {
+        return Err(bad("dc1 media block: the surface is not 2D"));
+    };
+    let elem = Layout::of(format)?.bytes;
+    if !matches!(elem, 1 | 2 | 4) {
+        return Err(bad(
+            "dc1 media block: formats above 32 bits a pixel are not modelled",
+        ));
+    }
+    let hdr = usize::from(req.payload.reg) * REG_BYTES;
+    let x = i64::from(reg_load(t, hdr, 4)? as u32 as i32);
+    let y = i64::from(reg_load(t, hdr + 4, 4)? as u32 as i32);
+    let m2 = reg_load(t, hdr + 8, 4)? as u32;
+    let rows = ((m2 >> 16) & 0x3F) as usize + 1;
+    let cols = (m2 & 0x1F) as usize + 1;
+    let rpitch = cols.next_power_of_two();
+    let regs = (rpitch * rows).div_ceil(REG_BYTES);
+    if regs > 8 {
+        return Err(bad(
+            "dc1 media block: taller than its width allows (8 registers)",
+        ));
+    }
+    let row_bytes = i64::from(width) * elem as i64;
+    let addr_of = |bx: i64, by: i64| -> u64 {
+        let off = if tile4 {
+            baregpu_hal::tiling::TILE_4.offset(pitch as usize, bx as usize, by as usize) as u64
+        } else {
+            by as u64 * u64::from(pitch) + bx as u64
+        };
+        base.wrapping_add(off)
+    };
+    let data_reg = if write_block {
+        if usize::from(req.extended.src1_len) < regs {
+            return Err(bad(
+                "dc1 media block write: second payload shorter than the block",
+            ));
+        }
+        req.extended
+            .src1
+            .ok_or(bad("dc1 media block write: no second payload (src1)"))?
+    } else {
+        if req.rlen == 0 {
+            return Ok(());
+        }
+        if usize::from(req.rlen) < regs {
+            return Err(bad("dc1 media block read: response shorter than the block"));
+        }
+        req.dst
+            .ok_or(bad("dc1 media block read: null destination"))?
+    };
+    let data = usize::from(data_reg) * REG_BYTES;
+    for r in 0..rows {
+        for c in 0..cols {
+            let (bx, by) = (x + c as i64, y + r as i64);
+            let reg_at = data + r * rpitch + c;
+            if write_block {
+                if bx < 0 || by < 0 || bx >= row_bytes || by >= i64::from(height) {
+                    continue;
+                }
+                let v = reg_load(t, reg_at, 1)? as u8;
+                write(env, Target::Flat(0), addr_of(bx, by), &[v])?;
+            } else {
+                // Clamp to the nearest edge element, keeping the byte's
+                // place inside the element.
+                let cy = by.clamp(0, i64::from(height) - 1);
+                let cx = if bx < 0 {
+                    bx.rem_euclid(elem as i64)
+                } else if bx >= row_bytes {
+                    row_bytes - elem as i64 + bx.rem_euclid(elem as i64)
+                } else {
+                    bx
+                };
+                let mut b = [0u8; 1];
+                read(env, Target::Flat(0), addr_of(cx, cy), &mut b)?;
+                reg_store(t, reg_at, 1, u64::from(b[0]))?;
+            }
+        }
+    }
+    Ok(())
 }
