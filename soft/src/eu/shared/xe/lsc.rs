@@ -47,7 +47,11 @@ pub(super) enum Target {
     Flat(u64),
     /// The group's shared local memory.
     Slm,
-    /// A buffer: offsets at or past `size` read 0 and drop writes.
+    /// A buffer: an element reaching past `size` reads 0 and its write is
+    /// dropped. 004 has no bounds text; this is the rule the data port of
+    /// the older generations states for every buffer message (000 lines
+    /// 4561, 4627, 4826; 003 lines 83680, 83899, 84489), taken here for
+    /// DG2's buffers as well.
     Buffer { base: u64, size: u64 },
     /// SURFTYPE_NULL.
     Null,
