@@ -129,3 +129,44 @@ pub fn encode_image(
     dw[9] = (base >> 32) as u32;
     dw
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A buffer's size spreads over Width 6:0, Height and Depth: sizes that
+    /// use each field decode back, and the fields sit where structs.toml
+    /// puts them.
+    #[test]
+    fn buffer_sizes_over_width_height_depth() {
+        for size in [
+            1u64,
+            100,
+            128,
+            0x3A0,
+            1 << 21,
+            (1 << 21) + 0x1234,
+            0x8000_0000,
+            1 << 32,
+        ] {
+            let dw = encode_buffer(0x1_0000_1000, size);
+            assert_eq!(
+                decode(&dw),
+                Ok(XeSurface::Buffer {
+                    base: 0x1_0000_1000,
+                    size
+                }),
+                "{size:#x}"
+            );
+            let n = (size - 1) as u32;
+            assert_eq!(dw[2] & 0x7F, n & 0x7F);
+            assert_eq!(dw[2] >> 16 & 0x3FFF, n >> 7 & 0x3FFF);
+            assert_eq!(dw[3] >> 21, n >> 21);
+        }
+        let mut dw = encode_buffer(0, 16);
+        dw[0] = 2 << 29; // SURFTYPE_3D
+        assert!(matches!(decode(&dw), Err(SendError::Bad(w)) if w.contains("SURFTYPE_BUFFER")));
+        dw[0] = 1 << 29 | 1 << 12; // 2D, Tile64
+        assert!(matches!(decode(&dw), Err(SendError::Bad(w)) if w.contains("Tile64")));
+    }
+}
