@@ -47,7 +47,7 @@ use crate::eu::shared::dataport::typed::format::Layout;
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::REG_BYTES;
 
-pub fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
+pub(super) fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
     if req.sfid != Some(Sfid::DpDataCache1) {
         return Err(bad(
             "legacy HDC dc0 messages are not modelled on Gen12.5 yet",

@@ -60,7 +60,7 @@ pub(super) enum Target {
 }
 
 /// Serves one LSC message to `sfid`.
-pub fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
+pub(super) fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
     let sfid = req.sfid.ok_or(bad("reserved shared function ID"))?;
     // The extended descriptor as read (an a0 value was read when the send
     // ran), without the second payload's length in 10:6.

@@ -1,6 +1,6 @@
 //! The shared functions of Gen12.5 (Xe-HPG, DG2) threads: LSC messages on
-//! UGM/UGML and SLM ([`lsc`]) and TGM (`tgm`: typed 2D surfaces, linear
-//! and Tile4), some legacy dc1 messages ([`hdc`]: untyped surface
+//! UGM/UGML and SLM (`lsc`) and TGM (`tgm`: typed 2D surfaces, linear
+//! and Tile4), some legacy dc1 messages (`hdc`: untyped surface
 //! read/write, A64 scattered, A64 OWord block, media block), the gateway's
 //! barrier and end of thread.
 //!
@@ -30,12 +30,12 @@
 //! Not modelled yet (refused by name): half-float atomics, TGM surfaces
 //! other than 2D linear/Tile4 and formats outside the older typed
 //! messages' table (no 16-bit float formats), dc0, HWord blocks, the HDC
-//! typed and atomic messages (see [`hdc`]), the gateway's
+//! typed and atomic messages (see `hdc`), the gateway's
 //! event messages.
 
 mod atomic;
-pub mod hdc;
-pub mod lsc;
+mod hdc;
+mod lsc;
 pub mod surface;
 mod tgm;
 
