@@ -32,6 +32,9 @@ pub enum ErrorKind {
     UnhandledSend,
     /// The shared function refused the message.
     SharedFunction(&'static str),
+    /// The memory refused a message's access (Gen12.5 shared functions:
+    /// an unmapped page of the thread's address space).
+    MemoryFault { addr: u64, len: usize, write: bool },
     /// The extended-math unit refused the operands.
     Math(&'static str),
     /// The mask stack over- or underflowed (Gen4/G45 exception, 000 lines
@@ -74,6 +77,11 @@ impl fmt::Display for EuError {
             ErrorKind::IllegalOpcode => f.write_str("illegal opcode"),
             ErrorKind::UnhandledSend => f.write_str("send with no shared-function handler"),
             ErrorKind::SharedFunction(why) => write!(f, "shared function error: {why}"),
+            ErrorKind::MemoryFault { addr, len, write } => write!(
+                f,
+                "memory fault: {} of {len} bytes at {addr:#x}",
+                if *write { "write" } else { "read" }
+            ),
             ErrorKind::Math(why) => write!(f, "math error: {why}"),
             ErrorKind::MaskStack => f.write_str("mask stack overflow or underflow"),
             ErrorKind::Budget => f.write_str("instruction budget exhausted (hang)"),

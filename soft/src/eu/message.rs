@@ -148,6 +148,7 @@ pub(crate) fn exec(t: &mut Thread, op: &Op) -> Result<Next, ErrorKind> {
         channels,
         eot: s.eot,
         conditional: op.inst.opcode == baregpu_isa::inst::Opcode::Sendc,
+        extended: crate::eu::send::ExtendedSend::NONE,
     })))
 }
 

@@ -248,6 +248,9 @@ impl Thread {
                         match e {
                             SendError::Unhandled => ErrorKind::UnhandledSend,
                             SendError::Bad(w) => ErrorKind::SharedFunction(w),
+                            SendError::Fault { addr, len, write } => {
+                                ErrorKind::MemoryFault { addr, len, write }
+                            }
                         },
                     )
                 })?;

@@ -52,6 +52,40 @@ pub struct SendRequest {
     pub eot: bool,
     /// `sendc`: wait for thread dependencies first.
     pub conditional: bool,
+    /// Gen12.5 split sends: the extended descriptor and the second
+    /// payload ([`ExtendedSend::NONE`] before Gen12.5, where the
+    /// extended descriptor of a Gen7 send is folded into `function`).
+    pub extended: ExtendedSend,
+}
+
+/// What a Gen12.5 (Xe-HPG) send carries besides the 32-bit descriptor: the
+/// extended descriptor (an immediate or the a0 subregister the send names,
+/// read when it runs) and the second payload, src1, with its length
+/// (`ex_mlen`, bits 10:6 of an immediate extended descriptor or the
+/// instruction's own field with an a0 one; Mesa `brw_inst.h`
+/// send_ex_desc/send_src1_len).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExtendedSend {
+    /// The extended descriptor's value with bits 10:6 (the length) kept as
+    /// read; the shared function ignores them.
+    pub desc: u32,
+    /// Whether the extended descriptor came from a0 (`a0.N`), which
+    /// LSC reads as a surface state offset or binding-table index.
+    pub from_a0: bool,
+    /// First GRF of the second payload (`None`: a null src1).
+    pub src1: Option<u8>,
+    /// Its length in registers.
+    pub src1_len: u8,
+}
+
+impl ExtendedSend {
+    /// No extended descriptor and no second payload.
+    pub const NONE: ExtendedSend = ExtendedSend {
+        desc: 0,
+        from_a0: false,
+        src1: None,
+        src1_len: 0,
+    };
 }
 
 /// Why a shared function refused a message.
@@ -61,6 +95,10 @@ pub enum SendError {
     Unhandled,
     /// The message is malformed; the text says how.
     Bad(&'static str),
+    /// The memory refused an access (Gen12.5 shared functions: an
+    /// unmapped PPGTT page); the first address of the access and whether
+    /// it wrote.
+    Fault { addr: u64, len: usize, write: bool },
 }
 
 /// The shared functions a thread's messages reach. The implementation may

@@ -106,6 +106,7 @@ impl Rig {
             channels,
             eot: false,
             conditional: false,
+            extended: baregpu_soft::eu::send::ExtendedSend::NONE,
         };
         self.units.serve(&mut self.thread, &req)
     }

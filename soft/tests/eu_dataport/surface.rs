@@ -173,6 +173,7 @@ fn surface_state_in_memory_serves_messages() {
         channels: 0xFF,
         eot: false,
         conditional: false,
+        extended: baregpu_soft::eu::send::ExtendedSend::NONE,
     };
     let memory: &mut dyn GfxMemory = &mut mem;
     let mut env = MessageEnv::new(

@@ -21,7 +21,7 @@
 //! cites each field; the handlers cite the payload layouts.
 
 mod access;
-mod dataport;
+pub(crate) mod dataport;
 pub mod math_msg;
 pub mod memo;
 pub mod memory;
@@ -31,6 +31,7 @@ pub mod pixel;
 pub mod sampler;
 pub mod surface;
 pub mod urb;
+pub mod xe;
 
 use alloc::vec::Vec;
 

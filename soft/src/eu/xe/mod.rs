@@ -38,7 +38,7 @@ use baregpu_isa::inst::{Body, CondMod, ExDesc, Opcode, PredCtrl, SendDesc, SyncF
 
 use crate::eu::error::{ErrorKind, EuError};
 use crate::eu::run::Step;
-use crate::eu::send::{Payload, SendError, SendRequest, SharedFunctions};
+use crate::eu::send::{ExtendedSend, Payload, SendError, SendRequest, SharedFunctions};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::{CR0_BASE, FLAG_BASE, IP_BASE, REG_BYTES, TM_BASE};
 
@@ -256,6 +256,9 @@ impl XeThread {
                     sf.send(&mut self.thread, &req).map_err(|e| match e {
                         SendError::Unhandled => ErrorKind::UnhandledSend,
                         SendError::Bad(w) => ErrorKind::SharedFunction(w),
+                        SendError::Fault { addr, len, write } => {
+                            ErrorKind::MemoryFault { addr, len, write }
+                        }
                     })?;
                     end = req.eot;
                 }
@@ -343,19 +346,27 @@ fn send_request(
         _ => return Err(ErrorKind::BadOperand("send payload")),
     };
     touched.read_regs(payload_reg, mlen);
-    let ex_len = match s.ex_desc {
-        Some(ExDesc::Imm(v)) => ((v >> 6) & 0x1F) as u8,
-        Some(ExDesc::Reg {
-            src1_len: Some(l), ..
-        }) => l,
-        Some(ExDesc::Reg { subnr, .. }) => ((t.a0(usize::from(subnr) / 2) >> 6) & 0x1F) as u8,
-        None => 0,
+    // The extended descriptor: an immediate, or the dword a0.N (IGA
+    // numbers a0.0-a0.7 in dwords; Mesa brw_inst.h
+    // send_ex_desc_ia_subreg_nr, set from the byte offset >> 2). Its bits
+    // 10:6 give the second payload's length unless ExBSO moves the length
+    // into the instruction.
+    let a0_dword = |n: u8| t.load32(crate::eu::thread::layout::A0_BASE + usize::from(n & 7) * 4);
+    let (ex_desc, from_a0, ex_len) = match s.ex_desc {
+        Some(ExDesc::Imm(v)) => (v, false, ((v >> 6) & 0x1F) as u8),
+        Some(ExDesc::Reg { subnr, src1_len }) => {
+            let v = a0_dword(subnr);
+            (v, true, src1_len.unwrap_or(((v >> 6) & 0x1F) as u8))
+        }
+        None => (0, false, 0),
     };
+    let mut src1 = None;
     if let Some(baregpu_isa::inst::Src::Reg(r)) = &s.src1
         && let baregpu_isa::inst::Addr::Direct { nr, .. } = r.addr
         && r.file == baregpu_isa::inst::RegFile::Grf
     {
         touched.read_regs(nr, ex_len);
+        src1 = Some(nr);
     }
     let dst = if operand::is_null(s.dst.file, &s.dst.addr) {
         None
@@ -387,6 +398,12 @@ fn send_request(
         channels,
         eot: s.eot,
         conditional: inst.opcode == Opcode::Sendc,
+        extended: ExtendedSend {
+            desc: ex_desc,
+            from_a0,
+            src1,
+            src1_len: if src1.is_some() { ex_len } else { 0 },
+        },
     })
 }
 

@@ -540,6 +540,9 @@ impl<'s> Windower<'s> {
                     .depth_stencil_only(env.memory, &d)
                     .map_err(|e| match e {
                         SendError::Bad(why) => DrawError::Invalid(why),
+                        SendError::Fault { .. } => {
+                            DrawError::Invalid("memory fault in the depth/stencil-only path")
+                        }
                         SendError::Unhandled => {
                             DrawError::Invalid("the output merger has no depth/stencil-only path")
                         }

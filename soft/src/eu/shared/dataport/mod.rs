@@ -20,7 +20,7 @@ mod render;
 pub(crate) use render::target as render_target;
 mod scattered;
 mod scratch;
-mod typed;
+pub(crate) mod typed;
 mod untyped;
 
 use baregpu_isa::IsaGen;

@@ -694,6 +694,7 @@ fn a_gen7_render_target_write_from_a_thread_reaches_the_merger() {
         channels: 0xFFFF,
         eot: false,
         conditional: false,
+        extended: crate::eu::send::ExtendedSend::NONE,
     };
     let mut t = Thread::new(IsaGen::Gen7);
     for s in 0..16usize {

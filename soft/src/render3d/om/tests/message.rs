@@ -66,6 +66,7 @@ fn a_headerless_simd16_write_reaches_the_dispatch_pixels_through_the_merger() {
         channels: 0xFFFF,
         eot: false,
         conditional: false,
+        extended: crate::eu::send::ExtendedSend::NONE,
     };
     let mut t = Thread::new(IsaGen::Gen6);
     // R = slot / 16, G = 1, B = 0, A = 1 (registers R lo, R hi, G, G, ...).

@@ -42,6 +42,7 @@ fn request(text: &str) -> SendRequest {
         channels: 0xFFFF,
         eot: false,
         conditional: false,
+        extended: crate::eu::send::ExtendedSend::NONE,
     }
 }
 

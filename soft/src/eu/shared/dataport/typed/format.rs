@@ -111,7 +111,7 @@ pub(super) fn atomic_ok(fmt: u32) -> Result<(), SendError> {
 
 /// How one format's channels sit in a texel.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Layout {
+pub(crate) struct Layout {
     /// Bytes per texel.
     pub bytes: usize,
     channels: usize,

@@ -42,7 +42,7 @@
 //! Files: `texel` (coordinates to addresses, bounds), `format` (which
 //! formats each generation takes, conversions).
 
-mod format;
+pub(crate) mod format;
 mod texel;
 
 use baregpu_isa::IsaGen;

@@ -35,6 +35,7 @@ fn request(text: &str, payload: u8, dst: Option<u8>, channels: u32) -> SendReque
         channels,
         eot: false,
         conditional: false,
+        extended: crate::eu::send::ExtendedSend::NONE,
     }
 }
 
