@@ -95,6 +95,16 @@ pub fn decode_at(platform: IsaGen, bytes: &[u8], offset: usize) -> Result<Entry,
     })
 }
 
+/// Whether the bytes from `at` (an instruction boundary) are alignment
+/// padding rather than a truncated instruction: zeros, fewer than a native
+/// instruction, after at least one instruction. IGC pads DG2 kernels to 64
+/// bytes, which leaves 8 zero bytes after a compacted last instruction;
+/// iga64 skips them with a warning ("unexpected padding at end of kernel").
+pub fn is_padding(bytes: &[u8], at: usize) -> bool {
+    let rest = bytes.get(at..).unwrap_or(&[]);
+    at > 0 && !rest.is_empty() && rest.len() < 16 && rest.iter().all(|&b| b == 0)
+}
+
 /// Iterator over the instructions of a kernel; stops after the first error.
 pub struct KernelIter<'a> {
     platform: IsaGen,
@@ -121,12 +131,7 @@ impl Iterator for KernelIter<'_> {
         if self.failed || self.offset >= self.bytes.len() {
             return None;
         }
-        // Zero bytes after the last instruction, fewer than a native
-        // instruction, are alignment padding, not a truncated instruction:
-        // IGC pads DG2 kernels to 64 bytes, which leaves 8 zero bytes after a
-        // compacted last instruction; iga64 skips them with a warning.
-        let rest = &self.bytes[self.offset..];
-        if self.offset > 0 && rest.len() < 16 && rest.iter().all(|&b| b == 0) {
+        if is_padding(self.bytes, self.offset) {
             return None;
         }
         let item = decode_at(self.platform, self.bytes, self.offset);

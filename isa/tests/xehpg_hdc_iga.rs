@@ -281,6 +281,7 @@ fn gen_dc0(rng: &mut Rng) -> Dc0 {
             regs: rng.pick(&[1, 2, 4, 8]),
             offset: rng.below(4096) as u16,
             invalidate_after_read: !write && rng.chance(3),
+            write_bit16: write && rng.chance(2),
         }),
         4 => {
             let slm = rng.chance(4);
@@ -382,7 +383,7 @@ fn dc0_against_iga64() {
 /// types, MBZ 12:11 and 31:29, no header; for scattered messages bit 31,
 /// the reserved bits, the legacy SIMD bit clear (dwords), a byte count
 /// code 3; for scratch 31:29, no header, the read's 16 and 14 and the
-/// write's 16:14; for fences 31:29, commit clear, a surface other than 0
+/// write's 15:14 (its 16 is IGC's); for fences 31:29, commit clear, a surface other than 0
 /// and FEh, flush bits on SLM, an L3 flush code other than one cache, L1
 /// with L3.
 fn dc0_refusable(d: u32) -> bool {
@@ -390,7 +391,8 @@ fn dc0_refusable(d: u32) -> bool {
     let bit = |b: u32| d & 1 << b != 0;
     let count = (d >> 8) & 7;
     if ty & 0x10 != 0 {
-        let reserved = if bit(17) { 0x1C000 } else { 0x14000 };
+        // A write's bit 16 is IGC's (`Scratch::write_bit16`), not refused.
+        let reserved = if bit(17) { 0xC000 } else { 0x14000 };
         return d & 0xE000_0000 != 0 || !bit(19) || d & reserved != 0;
     }
     match ty {

@@ -95,6 +95,13 @@ pub struct Scratch {
     pub offset: u16,
     /// Reads only.
     pub invalidate_after_read: bool,
+    /// Writes only: bit 16, which 004 prints reserved (MSD0W_SB 16:14) but
+    /// IGC sets on every DG2 scratch write (descriptors 0x020F0xxx in its
+    /// spill code); iga64 names the message the same either way. It is the
+    /// bit the Gen7-Gen11 scratch messages give the channel mode (Mesa
+    /// `brw_inst.h` scratch fields), kept so that IGC's sends decode and
+    /// encode back to their bits.
+    pub write_bit16: bool,
 }
 
 /// The L3 flush of a global memory fence (bits 12:9, one cache at a time).
@@ -180,13 +187,15 @@ fn decode_scattered(desc: u32, ty: u32) -> Result<Dc0, MessageError> {
 
 fn decode_scratch(desc: u32) -> Result<Dc0, MessageError> {
     let write = desc & 1 << 17 != 0;
-    stray(desc, 0xE000_0000 | if write { 0x1_C000 } else { 0x1_4000 })?;
+    // A write's bit 16: see `Scratch::write_bit16`.
+    stray(desc, 0xE000_0000 | if write { 0x0_C000 } else { 0x1_4000 })?;
     header_required(desc, "header present (a scratch block requires its header)")?;
     Ok(Dc0::Scratch(Scratch {
         write,
         regs: 1 << ((desc >> 12) & 3),
         offset: (desc & 0xFFF) as u16,
         invalidate_after_read: desc & 1 << 15 != 0,
+        write_bit16: write && desc & 1 << 16 != 0,
     }))
 }
 
@@ -340,6 +349,7 @@ impl Dc0 {
                 u32::from(s.offset)
                     | regs << 12
                     | u32::from(s.invalidate_after_read) << 15
+                    | u32::from(s.write && s.write_bit16) << 16
                     | u32::from(s.write) << 17
                     | 1 << 18
                     | 1 << 19
@@ -500,6 +510,7 @@ mod tests {
                 regs: 2,
                 offset: 5,
                 invalidate_after_read: false,
+                write_bit16: false,
             })
         );
         // HSW_DATAPORT_DC_PORT0_MEMORY_FENCE, commit, global, no flush

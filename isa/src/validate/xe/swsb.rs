@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use super::{GRF, Span, dst_span, overlaps, src_span};
 use crate::generation::IsaGen;
 use crate::inst::{
-    Addr, Body, ExDesc, Instruction, Opcode, Pipe, RegFile, SendDesc, Src, Swsb, SyncFn, TokenMode,
+    Addr, Body, ExDesc, Instruction, Opcode, Pipe, RegFile, SendDesc, Sfid, Src, Swsb, SyncFn, TokenMode,
     Type,
 };
 use crate::kernel::Entry;
@@ -190,10 +190,20 @@ fn exec_pipe(i: &Instruction) -> Option<InOrder> {
     }
 }
 
+/// The shared function of a send or sendc.
+fn send_sfid(i: &Instruction) -> Option<Sfid> {
+    match &i.body {
+        Body::Send(s) => s.sfid,
+        _ => None,
+    }
+}
+
 /// A token in flight: what its instruction writes and still reads.
 struct Pending {
     at: usize,
     math: bool,
+    /// The shared function of a send.
+    sfid: Option<Sfid>,
     writes: Vec<Span>,
     reads: Vec<Span>,
 }
@@ -263,12 +273,36 @@ pub(in crate::validate) fn check_kernel(
         // DG2 output reads a send's result under a later send of the
         // same token).
         if let Some(n) = waited_dst.or(if out_of_order(i) { set } else { None }) {
+            // A send that has completed was issued after every earlier send
+            // to its shared function, whose payloads are read by then (the
+            // same ordering IGC relies on above): their sources are free.
+            if let Some(done) = &tokens[usize::from(n)]
+                && let Some(f) = done.sfid
+            {
+                let at = done.at;
+                for t in tokens.iter_mut().flatten() {
+                    if t.sfid == Some(f) && t.at < at {
+                        t.reads.clear();
+                    }
+                }
+            }
             tokens[usize::from(n)] = None;
         }
         if let Some(n) = waited_src
             && let Some(t) = &mut tokens[usize::from(n)]
         {
             t.reads.clear();
+            // Sends read their payloads in issue order per shared function
+            // (as above): the earlier ones' sources are free too (IGC's
+            // sampler code waits on the last sample's `$n.src` only).
+            if let Some(f) = t.sfid {
+                let at = t.at;
+                for t in tokens.iter_mut().flatten() {
+                    if t.sfid == Some(f) && t.at < at {
+                        t.reads.clear();
+                    }
+                }
+            }
         }
         if let Body::Sync(s) = &i.body {
             match s.function {
@@ -312,10 +346,16 @@ pub(in crate::validate) fn check_kernel(
                         t.at
                     ),
                 );
-            } else if touches(&writes, &t.reads) && !(t.math && i.opcode == Opcode::Math) {
+            } else if touches(&writes, &t.reads)
+                && !(t.math && i.opcode == Opcode::Math)
+                && !(t.sfid.is_some() && t.sfid == send_sfid(i))
+            {
                 // Math after math reads its sources in order: IGC's DG2
                 // output overwrites an earlier math's source without
-                // `$n.src`.
+                // `$n.src`. So do sends to one shared function: IGC lets a
+                // send's response land on the previous same-SFID send's
+                // payload without `$n.src` (its -O0 atomics, a dc1 gather
+                // right after a dc1 atomic reading the same registers).
                 say(
                     Rule::XeTokenDependency,
                     format!(
@@ -363,6 +403,7 @@ pub(in crate::validate) fn check_kernel(
                 tokens[usize::from(n)] = Some(Pending {
                     at: e.offset,
                     math: i.opcode == Opcode::Math,
+                    sfid: send_sfid(i),
                     writes,
                     reads,
                 });
