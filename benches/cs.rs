@@ -1,8 +1,10 @@
 //! The software GPU and the CPU-side helpers, measured on this machine in one run:
 //!
 //! 1. command-streamer throughput (MI commands per second) against decoding the
-//!    same dwords with the hal decoder and against one plain store per command;
-//! 2. submit-to-seqno-visible latency (median and p99);
+//!    same dwords with the hal decoder and against one plain store per command,
+//!    on Gen6 (rings) and on Gen12.5 (DG2: execlists, the kernel context's
+//!    GGTT batch);
+//! 2. submit-to-seqno-visible latency (median and p99), on both;
 //! 3. GGTT map and unmap of 1 GiB (262144 PTE writes each way) through the
 //!    software GPU's MMIO against plain u32 stores into a Vec;
 //! 4. tiled copies (X and Y, with and without bit-6 swizzling) against
@@ -29,6 +31,36 @@ use baregpu::{Dma, EngineId, Generation, Gpu};
 use baregpu_soft::SoftGpu;
 
 const GENERATION: Generation = Generation::Gen6;
+
+/// What sections 1 and 2 need per generation: its packets differ.
+struct Subject {
+    generation: Generation,
+    /// A plain read-write register for MI_LOAD_REGISTER_IMM.
+    lri_register: u32,
+    /// The throughput batch for a target buffer's GGTT address.
+    mix: fn(u64) -> Vec<u32>,
+    /// One MI_STORE_DATA_IMM of `value` to a GGTT address.
+    sdi: fn(u64, u32) -> Vec<u32>,
+}
+
+const SUBJECTS: [Subject; 2] = [
+    Subject {
+        generation: Generation::Gen6,
+        lri_register: LRI_REGISTER,
+        mix: command_mix,
+        sdi: sdi_gen6,
+    },
+    Subject {
+        generation: Generation::Gen12_5,
+        lri_register: DG2_LRI_REGISTER,
+        mix: command_mix_dg2,
+        sdi: sdi_dg2,
+    },
+];
+
+/// Render GPR0 (low dword; i915 `GEN8_RING_CS_GPR(RENDER_RING_BASE, 0)`):
+/// a plain register on DG2, as PMIMR is on Sandy Bridge.
+const DG2_LRI_REGISTER: u32 = 0x2600;
 /// Commands in the throughput batch.
 const COMMANDS: usize = 100_000;
 /// Dwords of the SDI target buffer (64 KiB).
@@ -84,6 +116,61 @@ impl Table {
     }
 }
 
+fn sdi_gen6(address: u64, value: u32) -> Vec<u32> {
+    let mut buf = [0u32; 8];
+    let sdi = MiStoreDataImm {
+        use_global_gtt: true,
+        address,
+        data_dword0: value,
+        data_dword1: None,
+    };
+    let n = sdi.pack(&mut buf).unwrap();
+    buf[..n].to_vec()
+}
+
+fn sdi_dg2(address: u64, value: u32) -> Vec<u32> {
+    use baregpu::hal::gen12_5::commands::MiStoreDataImm;
+    let mut buf = [0u32; 8];
+    let sdi = MiStoreDataImm {
+        use_global_gtt: true,
+        store_qword: false,
+        workload_partition_id_offset_enable: false,
+        address,
+        core_mode_enable: false,
+        data_dword0: value,
+        data_dword1: None,
+    };
+    let n = sdi.pack(&mut buf).unwrap();
+    buf[..n].to_vec()
+}
+
+/// Gen12.5's throughput batch: the same rounds as `command_mix` in its packets.
+fn command_mix_dg2(target: u64) -> Vec<u32> {
+    use baregpu::hal::gen12_5::commands::{MiLoadRegisterImm, MiLoadRegisterImmRegisters, MiNoop};
+    let mut out = Vec::with_capacity(COMMANDS / 4 * 10);
+    let mut buf = [0u32; 8];
+    for k in 0..COMMANDS / 4 {
+        let v = k as u32;
+        out.extend(sdi_dg2(target + 4 * (k % TARGET_DWORDS) as u64, v));
+        let lri = MiLoadRegisterImm {
+            add_cs_mmio_start_offset: false,
+            mmio_remap_enable: false,
+            byte_write_disables: 0,
+            registers: vec![MiLoadRegisterImmRegisters {
+                register_offset: DG2_LRI_REGISTER,
+                data_dword: v,
+            }],
+        };
+        let n = MiNoop::default().pack(&mut buf).unwrap();
+        out.extend_from_slice(&buf[..n]);
+        let n = lri.pack(&mut buf).unwrap();
+        out.extend_from_slice(&buf[..n]);
+        let n = MiNoop::default().pack(&mut buf).unwrap();
+        out.extend_from_slice(&buf[..n]);
+    }
+    out
+}
+
 /// The throughput batch: rounds of MI_STORE_DATA_IMM, MI_NOOP,
 /// MI_LOAD_REGISTER_IMM, MI_NOOP (4 commands, 9 dwords).
 fn command_mix(target: u64) -> Vec<u32> {
@@ -116,12 +203,13 @@ fn command_mix(target: u64) -> Vec<u32> {
     out
 }
 
-fn throughput(t: &mut Table) {
+fn throughput(t: &mut Table, subject: &Subject) {
+    let generation = subject.generation;
     let p = HostPlatform::new();
-    let soft = SoftGpu::new(GENERATION, PlatformBus::new(&p)).expect("software GPU");
-    let mut gpu = Gpu::new(&p, &soft, GENERATION).expect("bring-up");
+    let soft = SoftGpu::new(generation, PlatformBus::new(&p)).expect("software GPU");
+    let mut gpu = Gpu::new(&p, &soft, generation).expect("bring-up");
     let (target, target_map) = gpu.map_buffer(TARGET_DWORDS * 4).unwrap();
-    let dwords = command_mix(target_map.gfx.0);
+    let dwords = (subject.mix)(target_map.gfx.0);
 
     let mut run_once = |check: bool| -> (Duration, u64) {
         // Building the batch is not part of the measurement.
@@ -138,7 +226,7 @@ fn throughput(t: &mut Table) {
             let last = (COMMANDS / 4 - 1) as u32;
             let landed = target.read_u32(last as usize % TARGET_DWORDS).unwrap();
             assert_eq!(landed, last, "SDI landed");
-            assert_eq!(gpu.mmio().read32(LRI_REGISTER), last, "LRI landed");
+            assert_eq!(gpu.mmio().read32(subject.lri_register), last, "LRI landed");
         }
         (took, executed)
     };
@@ -152,7 +240,7 @@ fn throughput(t: &mut Table) {
     }
 
     // Baseline A: the hal decoder over the same dwords.
-    let tables = GENERATION.tables();
+    let tables = generation.tables();
     let decoded = decode(tables, "render", &dwords)
         .filter(|d| d.command.is_some() && d.problem.is_none())
         .count();
@@ -179,7 +267,7 @@ fn throughput(t: &mut Table) {
 
     let rate = |d: Duration| COMMANDS as f64 / d.as_secs_f64();
     t.section(&format!(
-        "1. command streamer: {COMMANDS} MI commands (SDI, NOOP, LRI, NOOP), {} dwords, best of 5",
+        "1. command streamer, {generation}: {COMMANDS} MI commands (SDI, NOOP, LRI, NOOP), {} dwords, best of 5",
         dwords.len()
     ));
     t.row(
@@ -208,22 +296,18 @@ fn throughput(t: &mut Table) {
     );
 }
 
-fn latency(t: &mut Table) {
+fn latency(t: &mut Table, subject: &Subject) {
+    let generation = subject.generation;
     let p = HostPlatform::new();
-    let soft = SoftGpu::new(GENERATION, PlatformBus::new(&p)).expect("software GPU");
-    let mut gpu = Gpu::new(&p, &soft, GENERATION).expect("bring-up");
+    let soft = SoftGpu::new(generation, PlatformBus::new(&p)).expect("software GPU");
+    let mut gpu = Gpu::new(&p, &soft, generation).expect("bring-up");
     let (_buf, map) = gpu.map_buffer(4096).unwrap();
     let mut samples = Vec::with_capacity(SUBMISSIONS);
     let mut polls = 0u64;
     for k in 0..SUBMISSIONS + 1000 {
         let mut b = gpu.new_batch(4096).unwrap();
-        b.push(&MiStoreDataImm {
-            use_global_gtt: true,
-            address: map.gfx.0 + 4 * (k % 1024) as u64,
-            data_dword0: k as u32,
-            data_dword1: None,
-        })
-        .unwrap();
+        b.push_dwords(&(subject.sdi)(map.gfx.0 + 4 * (k % 1024) as u64, k as u32))
+            .unwrap();
         let start = Instant::now();
         let f = gpu.submit(EngineId::RENDER, b).unwrap();
         let mut n = 1;
@@ -241,7 +325,7 @@ fn latency(t: &mut Table) {
     samples.sort();
     let pct = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
     t.section(&format!(
-        "2. submit -> poll sees seqno, 1-SDI batch, {SUBMISSIONS} submissions (after 1000 warm-up)"
+        "2. submit -> poll sees seqno, {generation}, 1-SDI batch, {SUBMISSIONS} submissions (after 1000 warm-up)"
     ));
     t.row(
         "median",
@@ -452,9 +536,15 @@ fn tiled_copies(t: &mut Table) {
 
 fn main() {
     let mut t = Table { rows: Vec::new() };
-    throughput(&mut t);
-    if !profiling() {
-        latency(&mut t);
+    for subject in &SUBJECTS {
+        // The profiling run looks at the Gen6 command streamer alone.
+        if profiling() && subject.generation != GENERATION {
+            continue;
+        }
+        throughput(&mut t, subject);
+        if !profiling() {
+            latency(&mut t, subject);
+        }
     }
     if !profiling() {
         ggtt(&mut t);
@@ -462,6 +552,8 @@ fn main() {
     if !profiling() {
         tiled_copies(&mut t);
     }
-    println!("baregpu software GPU and CPU helpers ({GENERATION:?}, this machine):");
+    println!(
+        "baregpu software GPU and CPU helpers (sections 3-4 on {GENERATION:?}, this machine):"
+    );
     t.print();
 }

@@ -96,13 +96,15 @@ pub fn decode_at(platform: IsaGen, bytes: &[u8], offset: usize) -> Result<Entry,
 }
 
 /// Whether the bytes from `at` (an instruction boundary) are alignment
-/// padding rather than a truncated instruction: zeros, fewer than a native
-/// instruction, after at least one instruction. IGC pads DG2 kernels to 64
-/// bytes, which leaves 8 zero bytes after a compacted last instruction;
-/// iga64 skips them with a warning ("unexpected padding at end of kernel").
-pub fn is_padding(bytes: &[u8], at: usize) -> bool {
+/// padding rather than a truncated instruction: the 8 zero bytes that
+/// round code ending in a compacted instruction up to 16 bytes. IGC pads DG2
+/// kernels to 64 bytes, which leaves exactly that after a compacted last
+/// instruction; iga64 skips them with a warning ("unexpected padding at end
+/// of kernel"). Code is a multiple of 8 bytes, so no other short tail is
+/// padding, and the 965 (no compaction) has none.
+pub fn is_padding(platform: IsaGen, bytes: &[u8], at: usize) -> bool {
     let rest = bytes.get(at..).unwrap_or(&[]);
-    at > 0 && !rest.is_empty() && rest.len() < 16 && rest.iter().all(|&b| b == 0)
+    platform != IsaGen::Gen4 && at > 0 && rest.len() == 8 && rest.iter().all(|&b| b == 0)
 }
 
 /// Iterator over the instructions of a kernel; stops after the first error.
@@ -131,7 +133,7 @@ impl Iterator for KernelIter<'_> {
         if self.failed || self.offset >= self.bytes.len() {
             return None;
         }
-        if is_padding(self.bytes, self.offset) {
+        if is_padding(self.platform, self.bytes, self.offset) {
             return None;
         }
         let item = decode_at(self.platform, self.bytes, self.offset);
@@ -225,10 +227,12 @@ mod tests {
                 kind: KernelErrorKind::Decode(DecodeError::UnknownOpcode { code: 0x7F })
             }
         );
-        // Fewer than 16 zero bytes after an instruction are padding.
+        // 8 zero bytes after an instruction are padding; 12 are not.
         let mut padded = bytes_of(&a);
         padded.extend_from_slice(&[0u8; 8]);
         assert_eq!(decode_kernel(p, &padded).map(|e| e.len()), Ok(1));
+        padded.extend_from_slice(&[0u8; 4]);
+        assert!(decode_kernel(p, &padded).is_err());
         // A compact three-source word has no expansion.
         let mut bad = bytes_of(&a);
         bad.extend_from_slice(&bytes_of(&[0x5B | 1 << 29, 0]));

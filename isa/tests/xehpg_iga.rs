@@ -754,6 +754,20 @@ fn xehpg_through_public_api() {
         Ok(bytes.clone())
     );
     assert!(baregpu_isa::text::assemble(IsaGen::Gen12_5, "mov (8|M0) r1.0<1>:f r2:zz").is_err());
+    // A suffix the form does not read is an error, not dropped: saturation
+    // is `(sat)` before the destination.
+    let sat = baregpu_isa::text::assemble(
+        IsaGen::Gen12_5,
+        "add.sat (8|M0) r1.0<1>:f r2.0<1;1,0>:f r3.0<1;1,0>:f",
+    );
+    assert!(sat.is_err(), "{sat:?}");
+    let sat = baregpu_isa::text::assemble(
+        IsaGen::Gen12_5,
+        "add (8|M0) (sat)r1.0<1>:f r2.0<1;1,0>:f r3.0<1;1,0>:f",
+    )
+    .expect("(sat) assembles");
+    let inst = baregpu_isa::kernel::decode_kernel(IsaGen::Gen12_5, &sat).unwrap();
+    assert!(inst[0].inst.saturate);
     assert!(
         baregpu_isa::text::assemble(IsaGen::Gen12_5, "smov (8|M0) r1.0<1>:f r2.0<1;1,0>:f")
             .is_err()

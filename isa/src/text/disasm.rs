@@ -101,7 +101,7 @@ pub fn disassemble_to(
     let labels = first_pass(p, bytes, opts.labels)?;
     let mut at = 0;
     let mut line = String::new();
-    while at < bytes.len() && !crate::kernel::is_padding(bytes, at) {
+    while at < bytes.len() && !crate::kernel::is_padding(p, bytes, at) {
         let d = decode_at(p, bytes, at)?;
         line.clear();
         write_line(p, &d, &labels, opts, &mut line);
@@ -193,7 +193,7 @@ fn xe_disassemble_to(
     let mut decoded = Vec::new();
     let mut labels = BTreeSet::new();
     let mut at = 0;
-    while at < bytes.len() && !crate::kernel::is_padding(bytes, at) {
+    while at < bytes.len() && !crate::kernel::is_padding(p, bytes, at) {
         let d = decode_at(p, bytes, at)?;
         if let Body::Branch(b) = &d.inst.body {
             let here = d.at as i64;
@@ -364,7 +364,7 @@ fn first_pass(p: IsaGen, bytes: &[u8], labels: bool) -> Result<BTreeSet<i64>, Di
     };
     let mut aimed = BTreeSet::new();
     let mut at = 0;
-    while at < bytes.len() && !crate::kernel::is_padding(bytes, at) {
+    while at < bytes.len() && !crate::kernel::is_padding(p, bytes, at) {
         let d = decode_at(p, bytes, at)?;
         if labels {
             starts[at / 8 / 64] |= 1 << (at / 8 % 64);

@@ -483,6 +483,25 @@ pub fn parse(line: &str, pc: i64) -> R<Instruction> {
         .find(|(_, o, _)| *o == op)
         .map(|&(_, _, f)| f)
         .ok_or_else(|| format!("{mn} does not exist on gen12.5"))?;
+    // Only these forms read a suffix; anything else after a dot would be
+    // dropped silently (`add.sat`: IGA writes saturation as `(sat)` before
+    // the destination, and iga64 refuses the suffix too).
+    if let Some(x) = sub
+        && !matches!(
+            form,
+            Form::Math
+                | Form::Sync
+                | Form::Send
+                | Form::JipUip
+                | Form::Jip
+                | Form::Bfn
+                | Form::Dpas
+        )
+    {
+        return Err(format!(
+            "{mn}.{x}: {mn} takes no suffix (saturation is `(sat)` before the destination)"
+        ));
+    }
     inst.opcode = op;
     if let Some(e) = toks
         .get(k)

@@ -4,8 +4,8 @@
 use baregpu_hal::MemoryBus;
 
 use super::Device;
-use super::execlist::Halt;
-use super::mi::VA_MASK;
+use super::halt::Halt;
+use super::memory::VA_MASK;
 use crate::command::{Cmd, F, field};
 
 impl<B: MemoryBus> Device<B> {

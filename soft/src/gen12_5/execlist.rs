@@ -38,7 +38,7 @@
 //! running context submitted again: its RING_TAIL resampled from the image).
 
 use super::Device;
-use super::memory::{Fault, Memory, Space};
+use super::memory::{Memory, Space};
 use baregpu_hal::MemoryBus;
 
 /// GEN12_RCU_MODE bit 0, GEN12_RCU_MODE_CCS_ENABLE.
@@ -83,28 +83,7 @@ const MI_OPCODE_SHIFT: u32 = 23;
 const LRI_OPCODE: u32 = 0x22;
 const LRI_CS_MMIO: u32 = 1 << 19;
 
-/// Why an engine stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Halt {
-    /// A header the engine's command tables do not know.
-    InstructionError { dw0: u32 },
-    /// An access through a missing translation or to missing memory.
-    PageFault { gfx_addr: u64, space: Space },
-    /// A known command, or a form of one, the model does not execute.
-    Unmodelled { dw0: u32, name: &'static str },
-    /// A compute thread error or undecodable kernel (the text in the
-    /// engine's compute state, `Device::compute_report`).
-    Kernel { dw0: u32 },
-}
-
-impl Halt {
-    pub fn of(fault: Fault, dw0: u32) -> Halt {
-        match fault {
-            Fault::NotPresent { gfx_addr, space } => Halt::PageFault { gfx_addr, space },
-            Fault::Unmodelled(name) => Halt::Unmodelled { dw0, name },
-        }
-    }
-}
+pub use super::halt::Halt;
 
 /// A submitted context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

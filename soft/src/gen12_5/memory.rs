@@ -14,6 +14,9 @@ use baregpu_hal::MemoryBus;
 
 use crate::mem::bus::DeviceBus;
 
+/// Graphics addresses are 48 bits (canonical upper bits ignored).
+pub(super) const VA_MASK: u64 = 0xffff_ffff_ffff;
+
 const PAGE: u64 = 4096;
 
 /// Entry bits shared by the GGTT and the PPGTT levels (Linux i915

@@ -42,8 +42,10 @@ use baregpu_hal::MemoryBus;
 use baregpu_hal::reflect::{CommandInfo, GenTables};
 
 use super::Device;
-use super::execlist::{Batch, Halt, NOTIFY_BIT, USER_BIT, position};
+use super::execlist::{Batch, NOTIFY_BIT, USER_BIT, position};
+use super::halt::Halt;
 use super::memory::Space;
+use super::memory::VA_MASK;
 use crate::command::{Cmd, F, field};
 
 /// What the model does with a command.
@@ -229,8 +231,6 @@ impl CommandSet {
 /// Longest command the model reads: MI_STORE_DATA_IMM's 10-bit DWord
 /// Length plus its bias. Anything longer is refused, never cut short.
 const MAX_COMMAND: usize = 1025;
-/// Graphics addresses are 48 bits (canonical upper bits ignored).
-pub(super) const VA_MASK: u64 = 0xffff_ffff_ffff;
 /// RING_CTL bit 10: the ring waits on a semaphore (hal RING_CTL semaphore_wait).
 const SEMAPHORE_WAIT: u32 = 1 << 10;
 /// MI_MODE bit 12: nested batch buffers (TGL_NESTED_BB_EN).

@@ -28,6 +28,7 @@ mod arith;
 mod blit;
 mod compute;
 mod execlist;
+mod halt;
 mod irq;
 pub(crate) mod memory;
 pub use compute::ComputeFunctions;

@@ -5,7 +5,7 @@
 use baregpu_hal::MemoryBus;
 
 use super::Device;
-use super::execlist::Halt;
+use super::halt::Halt;
 use super::mi::Op;
 use crate::command::{Cmd, F, field};
 

@@ -487,10 +487,10 @@ mod tests {
         // 2 x 256 x 8 counts; scattered: 256 x SIMD x header x (none, 29,
         // 30), x 3 byte counts for the byte messages, x invalidate for the
         // dword read; scratch: 4 counts x 4096 offsets, reads x
-        // invalidate; fences: header x (global: no flush, L1, 4 L3
+        // invalidate, writes x IGC's bit 16; fences: header x (global: no flush, L1, 4 L3
         // flushes; SLM)
         let scattered = 256 * 2 * 2 * 3;
-        let scratch = 4 * 4096 * 3;
+        let scratch = 4 * 4096 * 4;
         let fence = 2 * (6 + 1);
         assert_eq!(
             ok,

@@ -9,7 +9,7 @@
 
 use baregpu_hal::tiling::{TILE_4, TILE_X, TileLayout, tile64};
 
-use super::super::mi::VA_MASK;
+use super::super::memory::VA_MASK;
 use super::surface::Surface;
 use crate::command::{Cmd, F, field};
 
@@ -19,7 +19,7 @@ pub enum Kind {
     FastCopy,
     BlockCopy,
     FastColor,
-    /// The legacy XY_COLOR_BLT and XY_SRC_COPY_BLT (`super::legacy`).
+    /// The legacy XY_COLOR_BLT and XY_SRC_COPY_BLT (in the legacy module).
     Color,
     SrcCopy,
 }
@@ -152,7 +152,8 @@ pub fn required(kind: Kind) -> &'static [F] {
             F::DestinationX2,
             F::DestinationY2,
         ],
-        Kind::Color | Kind::SrcCopy => super::legacy::required(kind),
+        // The legacy blits' fields are the legacy module's (see `required` in this folder's mod.rs).
+        Kind::Color | Kind::SrcCopy => &[],
         Kind::FastColor => &[
             F::ColorDepth,
             F::SpecialModeOfOperation,
@@ -196,19 +197,29 @@ pub(super) fn s16(v: u64) -> i64 {
     v as u16 as i16 as i64
 }
 
-/// Decodes one blit: `Ok(None)` for an empty rectangle (nothing happens).
-pub fn decode(c: &Cmd, kind: Kind, dw: &[u32]) -> Result<Option<Blit>, Refused> {
+/// Decodes one of the three DG2 blits (the legacy ones are `legacy`'s, given
+/// the same field reader: see `super::decode`): `Ok(None)` for an empty
+/// rectangle (nothing happens).
+pub fn decode(f: &impl Fn(F) -> u64, kind: Kind) -> Result<Option<Blit>, Refused> {
+    match kind {
+        Kind::FastCopy => fast_copy(f),
+        Kind::BlockCopy => block_copy(f),
+        Kind::FastColor => fast_color(f),
+        Kind::Color | Kind::SrcCopy => Err("a legacy blit decoded as a DG2 one"),
+    }
+}
+
+/// The command's fields, once its length is checked.
+pub fn fields<'a>(
+    c: &'a Cmd,
+    kind: Kind,
+    dw: &'a [u32],
+) -> Result<impl Fn(F) -> u64 + 'a, Refused> {
     let (min, short) = length(kind);
     if dw.len() < min {
         return Err(short);
     }
-    let f = |x: F| field(c, dw, x).unwrap_or(0);
-    match kind {
-        Kind::FastCopy => fast_copy(&f),
-        Kind::BlockCopy => block_copy(&f),
-        Kind::FastColor => fast_color(&f),
-        Kind::Color | Kind::SrcCopy => super::legacy::decode(&f, kind),
-    }
+    Ok(move |x: F| field(c, dw, x).unwrap_or(0))
 }
 
 /// XY_FAST_COPY_BLT colour depth: 0 8 bpp, 1 16 bpp (565), 3 32 bpp, 4 64

@@ -12,7 +12,7 @@
 //! pitches and coordinates, and ROPs that read an operand the command lacks
 //! (a source in a fill, a pattern in a copy).
 
-use super::super::mi::VA_MASK;
+use super::super::memory::VA_MASK;
 use super::decode::{Blit, Kind, Raster, Refused, rect, s16};
 use super::surface::Surface;
 use crate::command::F;

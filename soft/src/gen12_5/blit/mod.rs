@@ -38,13 +38,13 @@ use alloc::vec;
 
 use baregpu_hal::MemoryBus;
 
-pub use decode::{Kind, required};
+pub use decode::Kind;
 
 use super::Device;
-use super::execlist::Halt;
+use super::halt::Halt;
+use super::memory::VA_MASK;
 use super::memory::{Fault, Memory, Space};
-use super::mi::VA_MASK;
-use crate::command::Cmd;
+use crate::command::{Cmd, F};
 use decode::Blit;
 use surface::Surface;
 
@@ -60,10 +60,28 @@ pub fn of(name: &str) -> Option<Kind> {
     })
 }
 
+/// The fields a blit must have in the tables.
+pub fn required(kind: Kind) -> &'static [F] {
+    match kind {
+        Kind::Color | Kind::SrcCopy => legacy::required(kind),
+        _ => decode::required(kind),
+    }
+}
+
+/// Decodes one blit, the legacy ones by `legacy`: `Ok(None)` for an empty
+/// rectangle.
+fn decode(c: &Cmd, kind: Kind, dw: &[u32]) -> Result<Option<Blit>, decode::Refused> {
+    let f = decode::fields(c, kind, dw)?;
+    match kind {
+        Kind::Color | Kind::SrcCopy => legacy::decode(&f, kind),
+        _ => decode::decode(&f, kind),
+    }
+}
+
 impl<B: MemoryBus> Device<B> {
     /// Executes one blit on engine `i`.
     pub(super) fn blit(&mut self, i: usize, c: &Cmd, kind: Kind, dw: &[u32]) -> Result<(), Halt> {
-        let blit = match decode::decode(c, kind, dw) {
+        let blit = match decode(c, kind, dw) {
             Err(name) => return Err(self.refuse(dw, name)),
             Ok(None) => return Ok(()),
             Ok(Some(b)) => b,

@@ -13,8 +13,8 @@ use alloc::vec::Vec;
 
 use baregpu_hal::MemoryBus;
 
+use super::super::memory::VA_MASK;
 use super::super::memory::{Fault, Memory, Space};
-use super::super::mi::VA_MASK;
 use crate::eu::xe::XeProgram;
 
 /// Most bytes of one kernel the model reads (a branch beyond them is an

@@ -68,8 +68,8 @@ pub use kernel::KernelCache;
 pub use state::{Pipeline, State};
 
 use super::Device;
-use super::execlist::Halt;
-use super::mi::VA_MASK;
+use super::halt::Halt;
+use super::memory::VA_MASK;
 use crate::eu::send::SharedFunctions;
 use fields::Fields;
 use walker::PostSync;

@@ -114,7 +114,7 @@ impl Pipeline {
         ];
         for (base, addr, modify, size) in pairs {
             if f.set(modify) {
-                base.address = f.get(addr) & super::super::mi::VA_MASK;
+                base.address = f.get(addr) & super::super::memory::VA_MASK;
                 if let Some((s, m)) = size
                     && f.set(m)
                 {

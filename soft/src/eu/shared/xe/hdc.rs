@@ -39,7 +39,8 @@ use baregpu_isa::inst::Sfid;
 use baregpu_isa::message::lsc::{BtiRef, Surface};
 use baregpu_isa::message::xe_hdc::{Dc1, OwordCount, ScatterElem, UntypedSimd, decode_dc1};
 
-use super::lsc::{Target, read, reg_load, reg_store, regs_for, target, write};
+use super::lsc::{Target, read, target, write};
+use super::payload::{reg_load, reg_store, regs_for};
 use super::surface::{self as xsurface, XeSurface};
 use super::{XeEnv, bad};
 use crate::eu::send::{SendError, SendRequest};

@@ -34,6 +34,7 @@ use baregpu_isa::message::lsc::{
     Surface,
 };
 
+use super::payload::{reg_load, reg_store, regs_for};
 use super::surface::{self, XeSurface};
 use super::{XeEnv, bad, fault};
 use crate::eu::send::{SendError, SendRequest};
@@ -245,29 +246,6 @@ fn mask(bytes: usize) -> u64 {
     } else {
         (1u64 << (bytes * 8)) - 1
     }
-}
-
-pub(super) fn reg_load(t: &Thread, at: usize, n: usize) -> Result<u64, SendError> {
-    let g = t.grf();
-    let b = g
-        .get(at..at + n)
-        .ok_or(bad("LSC: payload runs past r127"))?;
-    let mut v = [0u8; 8];
-    v[..n].copy_from_slice(b);
-    Ok(u64::from_le_bytes(v))
-}
-
-pub(super) fn reg_store(t: &mut Thread, at: usize, n: usize, v: u64) -> Result<(), SendError> {
-    let g = t.grf_mut();
-    let b = g
-        .get_mut(at..at + n)
-        .ok_or(bad("LSC: response runs past r127"))?;
-    b.copy_from_slice(&v.to_le_bytes()[..n]);
-    Ok(())
-}
-
-pub(super) fn regs_for(bytes: usize) -> usize {
-    bytes.div_ceil(REG_BYTES).max(1)
 }
 
 /// Checks the shape rules 004 states for `a` on `sfid` at this execution

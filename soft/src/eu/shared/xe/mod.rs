@@ -36,6 +36,7 @@
 mod atomic;
 mod hdc;
 mod lsc;
+mod payload;
 pub mod surface;
 mod tgm;
 

@@ -18,7 +18,7 @@
 use baregpu_hal::tiling::TILE_4;
 use baregpu_isa::message::lsc::{Access, DataSize, Shape};
 
-use super::lsc::{reg_load, reg_store, regs_for};
+use super::payload::{reg_load, reg_store, regs_for};
 use super::surface::XeSurface;
 use super::{XeEnv, bad, fault};
 use crate::eu::send::{SendError, SendRequest};

@@ -1,0 +1,27 @@
+//! Why an engine stopped: shared by the command executors (`mi`, `blit`,
+//! `compute`) and the execlist engine that reports it, below all of them.
+
+use super::memory::{Fault, Space};
+
+/// Why an engine stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// A header the engine's command tables do not know.
+    InstructionError { dw0: u32 },
+    /// An access through a missing translation or to missing memory.
+    PageFault { gfx_addr: u64, space: Space },
+    /// A known command, or a form of one, the model does not execute.
+    Unmodelled { dw0: u32, name: &'static str },
+    /// A compute thread error or undecodable kernel (the text in the
+    /// engine's compute state, `Device::compute_report`).
+    Kernel { dw0: u32 },
+}
+
+impl Halt {
+    pub fn of(fault: Fault, dw0: u32) -> Halt {
+        match fault {
+            Fault::NotPresent { gfx_addr, space } => Halt::PageFault { gfx_addr, space },
+            Fault::Unmodelled(name) => Halt::Unmodelled { dw0, name },
+        }
+    }
+}
