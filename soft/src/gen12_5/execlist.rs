@@ -37,6 +37,8 @@
 //! next element or idle, away from the finished one), a lite restore (the
 //! running context submitted again: its RING_TAIL resampled from the image).
 
+use alloc::vec::Vec;
+
 use super::Device;
 use super::memory::{Memory, Space};
 use baregpu_hal::MemoryBus;
@@ -84,6 +86,13 @@ const LRI_OPCODE: u32 = 0x22;
 const LRI_CS_MMIO: u32 = 1 << 19;
 
 pub use super::halt::Halt;
+
+/// A context's register state page and where its LRI list's values sit.
+struct StateImage {
+    page: Vec<u32>,
+    /// (dword index of a value slot, its register).
+    pairs: Vec<(usize, u32)>,
+}
 
 /// A submitted context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,24 +227,23 @@ impl<B: MemoryBus> Device<B> {
         self.regs.set(at, id);
     }
 
-    /// Walks the register state page's MI_LOAD_REGISTER_IMM list, calling
-    /// `f` with each pair's value slot (graphics address) and register.
-    fn image_pairs(
-        &mut self,
-        i: usize,
-        ctx: Context,
-        mut f: impl FnMut(&mut Self, u64, u32) -> Result<(), Halt>,
-    ) -> Result<(), Halt> {
+    /// The register state page, read at once (one GGTT page: the context
+    /// is page aligned), and its MI_LOAD_REGISTER_IMM list as (dword index
+    /// of each value slot, register).
+    fn image_pairs(&mut self, i: usize, ctx: Context) -> Result<StateImage, Halt> {
         let base = self.engines[i].base;
-        let page = ctx.state_page();
-        let read = |d: &mut Self, at: u64| {
-            d.memory(i)
-                .read_u32(Space::Ggtt, at)
-                .map_err(|e| Halt::of(e, 0))
-        };
-        let mut k = 0u64;
+        let mut bytes = [0u8; 4096];
+        self.memory(i)
+            .read(Space::Ggtt, ctx.state_page(), &mut bytes)
+            .map_err(|e| Halt::of(e, 0))?;
+        let page: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let mut pairs = Vec::new();
+        let mut k = 0usize;
         while k < 1024 {
-            let header = read(self, page + 4 * k)?;
+            let header = page[k];
             if header == 0 {
                 k += 1;
                 continue;
@@ -244,23 +252,23 @@ impl<B: MemoryBus> Device<B> {
                 break;
             }
             // DWord Length = 2 x pairs - 1 (hal mi.toml MI_LOAD_REGISTER_IMM).
-            let pairs = u64::from((header & 0xff) + 1) / 2;
-            for p in 0..pairs {
-                let slot = page + 4 * (k + 1 + 2 * p);
-                if slot + 4 >= page + 4096 {
+            let n = ((header & 0xff) + 1) as usize / 2;
+            for p in 0..n {
+                let slot = k + 1 + 2 * p;
+                if slot + 1 >= 1024 {
                     break;
                 }
-                let raw = read(self, slot)? & 0x7f_fffc;
+                let raw = page[slot] & 0x7f_fffc;
                 let reg = if header & LRI_CS_MMIO != 0 {
                     base + (raw & 0xfff)
                 } else {
                     raw
                 };
-                f(self, slot + 4, reg)?;
+                pairs.push((slot + 1, reg));
             }
-            k += 1 + 2 * pairs;
+            k += 1 + 2 * n;
         }
-        Ok(())
+        Ok(StateImage { page, pairs })
     }
 
     /// Loads a context's registers from its image (only RING_TAIL on a lite
@@ -285,27 +293,25 @@ impl<B: MemoryBus> Device<B> {
     }
 
     fn restore_pairs(&mut self, i: usize, ctx: Context, lite: bool, tail: u32) -> Result<(), Halt> {
-        self.image_pairs(i, ctx, |d, slot, reg| {
-            if lite && reg != tail {
-                return Ok(());
+        let image = self.image_pairs(i, ctx)?;
+        for &(slot, reg) in &image.pairs {
+            if !lite || reg == tail {
+                self.regs.restore(reg, image.page[slot]);
             }
-            let value = d
-                .memory(i)
-                .read_u32(Space::Ggtt, slot)
-                .map_err(|e| Halt::of(e, 0))?;
-            d.regs.restore(reg, value);
-            Ok(())
-        })
+        }
+        Ok(())
     }
 
     /// Writes the registers the image lists back into it.
     fn save(&mut self, i: usize, ctx: Context) -> Result<(), Halt> {
-        self.image_pairs(i, ctx, |d, slot, reg| {
-            let value = d.regs.saved_value(reg);
-            d.memory(i)
-                .write_u32(Space::Ggtt, slot, value)
-                .map_err(|e| Halt::of(e, 0))
-        })
+        let mut image = self.image_pairs(i, ctx)?;
+        for &(slot, reg) in &image.pairs {
+            image.page[slot] = self.regs.saved_value(reg);
+        }
+        let bytes: Vec<u8> = image.page.iter().flat_map(|d| d.to_le_bytes()).collect();
+        self.memory(i)
+            .write(Space::Ggtt, ctx.state_page(), &bytes)
+            .map_err(|e| Halt::of(e, 0))
     }
 
     /// Writes a CSB entry and raises the context-switch interrupt.

@@ -214,7 +214,6 @@ fn engines(t: &GenTables, er: &EngineRegs) -> Result<Vec<Engine12>, &'static str
 }
 
 pub struct Device<B: MemoryBus> {
-    tables: &'static GenTables,
     regs: RegFile,
     ggtt: Ggtt,
     local: LocalMemory,
@@ -266,7 +265,6 @@ impl<B: MemoryBus> Device<B> {
         config[2] = 0x0380_0000;
         config[GMCH_CTRL] = GGMS_8MIB;
         let mut device = Self {
-            tables,
             regs: RegFile::new(tables),
             ggtt: Ggtt::new(GGTT_ENTRIES),
             local: LocalMemory::new(LOCAL_MEMORY_BYTES),
