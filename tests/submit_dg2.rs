@@ -51,6 +51,26 @@ macro_rules! setup {
 const ENGINES: [&str; 3] = ["render", "blitter", "compute"];
 const SECOND: u64 = 1_000_000;
 
+/// A card whose firmware has not trained local memory (GU_CNTL LMEM_INIT
+/// clear) is refused at bring-up, naming the register, before anything is
+/// mapped; with the bit set the same model comes up.
+#[test]
+fn untrained_local_memory_is_refused_at_bring_up() {
+    use baregpu::hal::Mmio;
+    let p = HostPlatform::new();
+    let soft = SoftGpu::new(Generation::Gen12_5, PlatformBus::new(&p)).expect("DG2 model");
+    let bar = Bar2(&soft);
+    assert_eq!(soft.read32(0x10_1010) & 1 << 7, 1 << 7, "the model's memory is trained");
+    soft.write32(0x10_1010, 0);
+    match Gpu::with_local_memory(&p, &soft, Generation::Gen12_5, &bar) {
+        Err(GpuError::BringUp(why)) => assert!(why.contains("GU_CNTL"), "{why}"),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("brought up with untrained local memory"),
+    }
+    soft.write32(0x10_1010, 1 << 7);
+    Gpu::with_local_memory(&p, &soft, Generation::Gen12_5, &bar).expect("bring-up");
+}
+
 #[test]
 fn stores_on_every_engine_reach_system_and_local_memory() {
     setup!(p, soft, bar, gpu);

@@ -65,6 +65,11 @@ const DEVICE_ID: u32 = 0x56a0;
 /// GMCH_CTRL (configuration word 0x50) bits 7:6 GGMS: 3 = 8 MiB of entries
 /// (i915 gt/intel_ggtt.c gen8_get_total_gtt_size, BDW_GMCH_GGMS_SHIFT 6).
 const GMCH_CTRL: usize = 0x50 / 4;
+/// GU_CNTL with LMEM_INIT (bit 7) set: the model's local memory is ready at
+/// power-on, as a card's is once its firmware has trained it (Linux
+/// i915_reg.h `GU_CNTL` 0x101010, `LMEM_INIT`; the driver checks it).
+const GU_CNTL: u32 = 0x10_1010;
+const GU_CNTL_LMEM_INIT: u32 = 1 << 7;
 const GGMS_8MIB: u32 = 3 << 6;
 
 /// RING_MI_MODE bit 8 STOP_RING (bit 9 MODE_IDLE reads back when stopped).
@@ -283,6 +288,7 @@ impl<B: MemoryBus> Device<B> {
             kernels: compute::KernelCache::default(),
             pipelines: alloc::collections::BTreeMap::new(),
         };
+        device.regs.set(GU_CNTL, GU_CNTL_LMEM_INIT);
         for i in 0..device.engines.len() {
             device.reset_engine(i);
         }

@@ -38,6 +38,10 @@ use regs::{EngineRegs, GtRegs};
 /// two dwords) and its write pointer at 0x2f (i915 intel_engine.h
 /// I915_HWS_CSB_BUF0_INDEX, INTEL_HWS_CSB_WRITE_INDEX, GEN11_CSB_ENTRIES);
 /// the seqno at 0x40 (I915_GEM_HWS_SEQNO).
+/// GU_CNTL and its LMEM_INIT bit, set once the boot firmware has trained
+/// local memory (Linux i915_reg.h `GU_CNTL` 0x101010, `LMEM_INIT` bit 7).
+const GU_CNTL: u32 = 0x10_1010;
+const GU_CNTL_LMEM_INIT: u32 = 1 << 7;
 const CSB_DWORD: usize = 0x10;
 const CSB_WRITE_DWORD: usize = 0x2f;
 const CSB_ENTRIES: u32 = 12;
@@ -246,6 +250,15 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
         let gt = GtRegs::resolve(tables)?;
         let (command_before, command_after) =
             crate::bringup::enable_device(device).map_err(GpuError::BringUp)?;
+        // The card's own firmware trains local memory; until it has, the GT
+        // stays powered down and nothing below would answer (i915
+        // intel_uncore.c intel_uncore_init_mmio and xe xe_mmio.c refuse the
+        // device the same way).
+        if device.read32(GU_CNTL) & GU_CNTL_LMEM_INIT == 0 {
+            return Err(GpuError::BringUp(
+                "local memory not initialised by the card's firmware (GU_CNTL 0x101010 LMEM_INIT clear)",
+            ));
+        }
         let ggtt = Ggtt64::read(device)?;
         let local_pages = local.local_size() / PAGE;
         let bring_up = BringUpReport {
