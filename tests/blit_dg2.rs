@@ -6,7 +6,6 @@
 //! between linear and Tile4/Tile64 surfaces agree with the CPU helpers byte
 //! for byte"). Surfaces in system and local memory.
 
-use baregpu::{ContextId, Gpu};
 use baregpu::Generation;
 use baregpu::blit::dg2::{self, BlitError, Layout, Rect, Surface};
 use baregpu::gtt::GfxAddr;
@@ -15,6 +14,7 @@ use baregpu::gtt::tile64::{linear_to_tile64, tile64_extent, tile64_size, tile64_
 use baregpu::platform::host::HostPlatform;
 use baregpu::platform::{LocalMemory, PlatformBus};
 use baregpu::submit::{Buffer, Placement};
+use baregpu::{ContextId, Gpu};
 use baregpu_soft::SoftGpu;
 
 struct Bar2<'a>(&'a SoftGpu<PlatformBus<'a, HostPlatform>>);

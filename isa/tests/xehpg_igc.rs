@@ -601,7 +601,10 @@ fn igc_corpus_round_trips() {
     // three `:ub` conversions Mesa's rule flags in IGC's -O0 symbol-table
     // stub (iga64 accepts them; the rule is Mesa's, not 004's).
     let expected: BTreeMap<String, usize> = [("Warning XeConversion".to_string(), 3)].into();
-    assert_eq!(t.validator, expected, "our validator's findings on IGC's output changed");
+    assert_eq!(
+        t.validator, expected,
+        "our validator's findings on IGC's output changed"
+    );
     eprintln!(
         "compaction: {} of {} sections reassemble unmarked with --compact to IGC's bytes; native words IGC left that have a compact form: {:?}",
         t.autocompact_same, t.sections, t.native_compactable

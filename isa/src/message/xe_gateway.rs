@@ -65,7 +65,11 @@ impl XeGateway {
 /// The gateway message of `desc` (bits 28:20, the lengths, ignored).
 pub fn decode(desc: u32) -> Result<XeGateway, MessageError> {
     // Bit 4 only with the EOT subfunction (IGC's descriptor).
-    let allowed = if desc & 7 == 0 { 0x1FF0_0017 } else { 0x1FF0_0007 };
+    let allowed = if desc & 7 == 0 {
+        0x1FF0_0017
+    } else {
+        0x1FF0_0007
+    };
     let stray = desc & !allowed;
     if stray != 0 {
         return Err(MessageError::StrayBits { bits: stray });
@@ -108,7 +112,10 @@ mod tests {
         assert_eq!(ok, 7);
         assert_eq!(decode(0x0200_0004), Ok(XeGateway::Barrier));
         assert_eq!(decode(0x0200_0010), Ok(XeGateway::EndOfThreadSpawnerBit));
-        assert_eq!(XeGateway::EndOfThreadSpawnerBit.to_string(), "end of thread");
+        assert_eq!(
+            XeGateway::EndOfThreadSpawnerBit.to_string(),
+            "end of thread"
+        );
         assert!(decode(0x0200_0014).is_err());
         assert!(decode(0x0200_0020).is_err());
         assert!(decode(0x0200_0005).is_err());

@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 use super::{GRF, Span, dst_span, overlaps, src_span};
 use crate::generation::IsaGen;
 use crate::inst::{
-    Addr, Body, ExDesc, Instruction, Opcode, Pipe, RegFile, SendDesc, Sfid, Src, Swsb, SyncFn, TokenMode,
-    Type,
+    Addr, Body, ExDesc, Instruction, Opcode, Pipe, RegFile, SendDesc, Sfid, Src, Swsb, SyncFn,
+    TokenMode, Type,
 };
 use crate::kernel::Entry;
 use crate::validate::{Check, Rule, Severity, Violation};

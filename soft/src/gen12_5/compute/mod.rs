@@ -54,6 +54,7 @@
 
 mod dispatch;
 mod fields;
+mod functions;
 mod kernel;
 mod payload;
 mod state;
@@ -75,37 +76,11 @@ use fields::Fields;
 use walker::PostSync;
 
 /// The shared functions compute threads reach.
-pub trait ComputeFunctions: SharedFunctions + Send {
+pub trait ComputeFunctions: SharedFunctions {
     /// A thread group of a walker starts: its shared local memory is
     /// `slm_bytes` bytes of zeros (INTERFACE_DESCRIPTOR_DATA Shared Local
     /// Memory Size; 004 gives no initial contents, the model clears it).
     fn begin_group(&mut self, group: [u32; 3], slm_bytes: u32);
-
-    /// The model's stand-in when none is installed.
-    fn is_gateway_only(&self) -> bool {
-        false
-    }
-}
-
-/// No shared functions: every message but the gateway's is a thread error.
-struct GatewayOnly;
-
-impl SharedFunctions for GatewayOnly {
-    fn send(
-        &mut self,
-        _t: &mut crate::eu::thread::Thread,
-        _req: &crate::eu::send::SendRequest,
-    ) -> Result<(), crate::eu::send::SendError> {
-        Err(crate::eu::send::SendError::Unhandled)
-    }
-}
-
-impl ComputeFunctions for GatewayOnly {
-    fn begin_group(&mut self, _group: [u32; 3], _slm_bytes: u32) {}
-
-    fn is_gateway_only(&self) -> bool {
-        true
-    }
 }
 
 /// A compute command the model executes.
@@ -171,12 +146,14 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// Installs the shared functions compute threads' messages reach.
-    pub fn set_compute_functions(&mut self, sf: alloc::boxed::Box<dyn ComputeFunctions>) {
+    pub fn set_compute_functions(&mut self, sf: alloc::boxed::Box<dyn ComputeFunctions + Send>) {
         self.compute_sf = Some(sf);
     }
 
     /// Takes the installed shared functions back (a test reads what they saw).
-    pub fn take_compute_functions(&mut self) -> Option<alloc::boxed::Box<dyn ComputeFunctions>> {
+    pub fn take_compute_functions(
+        &mut self,
+    ) -> Option<alloc::boxed::Box<dyn ComputeFunctions + Send>> {
         self.compute_sf.take()
     }
 
@@ -276,30 +253,38 @@ impl<B: MemoryBus> Device<B> {
             return Err(self.refuse(dw, "COMPUTE_WALKER before CFE_STATE"));
         }
         let kernel = s.instruction.address.wrapping_add(w.kernel) & VA_MASK;
+        let state = xe_state(s, &w);
         let space = self.space(i, None);
         let mut cache = core::mem::take(&mut self.kernels);
         let prog = cache.get(&self.memory(i), space, kernel);
         self.kernels = cache;
         let prog = prog.map_err(|fault| Halt::of(fault, dw[0]))?;
-        // Without installed shared functions only the gateway answers.
-        let mut sf = self
-            .compute_sf
-            .take()
-            .unwrap_or_else(|| alloc::boxed::Box::new(GatewayOnly));
         let mut budget = self.compute_budget;
-        let mut result = Ok(());
-        'groups: for z in w.start[2]..w.groups[2] {
-            for y in w.start[1]..w.groups[1] {
-                for x in w.start[0]..w.groups[0] {
-                    result = dispatch::run_group(&w, &prog, [x, y, z], sf.as_mut(), &mut budget);
-                    if result.is_err() {
-                        break 'groups;
-                    }
-                }
-            }
-        }
-        if !sf.is_gateway_only() {
+        let mut fault = None;
+        // The installed shared functions if any (a host's override), else
+        // the Xe-HPG ones over the context's memory.
+        let result = if let Some(mut sf) = self.compute_sf.take() {
+            let result = walk_groups(&w, &prog, sf.as_mut(), &mut budget);
             self.compute_sf = Some(sf);
+            result
+        } else {
+            let mut memory = self.memory(i);
+            let mut sf = functions::XeFunctions::new(
+                functions::SpaceMemory {
+                    memory: &mut memory,
+                    space,
+                    fault: None,
+                },
+                state,
+            );
+            let result = walk_groups(&w, &prog, &mut sf, &mut budget);
+            fault = sf.memory.fault;
+            result
+        };
+        // A message's access that did not translate: the page fault, as a
+        // command's own access reports it.
+        if let (Err(dispatch::Failure::Thread(_)), Some(f)) = (&result, fault) {
+            return Err(Halt::of(f, dw[0]));
         }
         match result {
             Err(dispatch::Failure::Hang(why)) => {
@@ -327,5 +312,43 @@ impl<B: MemoryBus> Device<B> {
             }
         }
         Ok(true)
+    }
+}
+
+/// Runs every group of `w`, Walk Order aside: groups are independent, so
+/// the order they run in shows only through atomics and hangs.
+fn walk_groups(
+    w: &walker::Walker,
+    prog: &crate::eu::xe::XeProgram,
+    sf: &mut dyn ComputeFunctions,
+    budget: &mut u64,
+) -> Result<(), dispatch::Failure> {
+    for z in w.start[2]..w.groups[2] {
+        for y in w.start[1]..w.groups[1] {
+            for x in w.start[0]..w.groups[0] {
+                dispatch::run_group(w, prog, [x, y, z], sf, budget)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bases the LSC and dc1 messages find surfaces from.
+fn xe_state(s: &Pipeline, w: &walker::Walker) -> crate::eu::shared::xe::XeState {
+    // With a binding table pool allocated, binding table pointers are
+    // offsets in it, else from Surface State Base (Mesa iris_state.c and
+    // anv emit 3DSTATE_BINDING_TABLE_POOL_ALLOC and give the interface
+    // descriptor pool-relative pointers on Gfx11+).
+    let tables = if s.binding_table_pool.size != 0 {
+        s.binding_table_pool.address
+    } else {
+        s.surface.address
+    };
+    crate::eu::shared::xe::XeState {
+        surface_state_base: s.surface.address,
+        bindless_surface_state_base: s.bindless_surface.address,
+        binding_table: tables.wrapping_add(w.binding_table) & VA_MASK,
+        // A64 flat addresses are the virtual addresses themselves.
+        flat_base: 0,
     }
 }
