@@ -1289,3 +1289,44 @@ fn lsc_store_to_an_unmapped_address_is_a_page_fault() {
     assert_eq!(read_u32s(&g, pout, 1024), want);
     assert_eq!(g.r32(phys), 0);
 }
+
+/// A 256-byte block load across a page boundary whose two virtual pages
+/// are mapped to physical pages in the other order: each page translates
+/// on its own.
+#[test]
+fn lsc_block_load_across_pages_mapped_out_of_order() {
+    let mut g = xe_dg2();
+    let mut src = String::new();
+    for (dst, from) in [
+        ("r20.0", "r2.0"),
+        ("r20.1", "r2.1"),
+        ("r24.0", "r2.2"),
+        ("r24.1", "r2.3"),
+    ] {
+        src += &format!("mov (1|M0) {dst}<1>:ud {from}<0;1,0>:ud\n");
+    }
+    src += "sync.nop null {A@1}\n";
+    src += "load.ugm.d32x64t.a64 (1|M0) r40:8 [r20:1] {$0}\n";
+    src += "sync.nop null {$0.dst}\n";
+    src += "store.ugm.d32x64t.a64 (1|M0) [r24:1] r40:8 {$1}\n";
+    src += EOT;
+    g.kernel(0, &xe_kernel("block", &src));
+    let va = g.next_va;
+    g.next_va += 3 * 4096;
+    let p = g.phys(2);
+    g.map(va, p + 4096);
+    g.map(va + 4096, p);
+    // Virtual bytes va + k hold k / 4 as dwords.
+    let words = |from: u32, n: u32| -> Vec<u32> { (from..from + n).collect() };
+    g.w32(p + 4096, &words(0, 1024));
+    g.w32(p, &words(1024, 1024));
+    let (out, pout) = g.buffer(&[0; 256]);
+    let mut w = Walk::new(8, [1, 1, 1], [1, 1, 1]);
+    w.emit = 1;
+    w.inline = Some(inline_qwords(&[va + 4096 - 128, out]));
+    let mut cmds = setup();
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+    assert_eq!(read_u32s(&g, pout, 64), words(1024 - 32, 64));
+}

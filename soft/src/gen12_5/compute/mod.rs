@@ -33,24 +33,30 @@
 //!   translation is the page fault it is.
 //! - PIPE_CONTROL is `mi`'s.
 //!
-//! **Where the shared functions plug in.** Every send that is not for the
-//! message gateway goes to the [`ComputeFunctions`] object installed with
-//! [`Device::set_compute_functions`] (a plain [`SharedFunctions`] plus
-//! `begin_group`, which gives each thread group its shared local memory).
-//! The LSC and HDC shared functions of `crate::eu::shared::xe` plug in
-//! there: an implementation that owns their state (the group's SLM from
-//! `begin_group`, the context's memory for UGM/A64 messages through the
-//! memory trait for GPU virtual addresses those functions define) and
-//! forwards `send` to them. Without one, kernels that only use the gateway
-//! run, and any other send is a thread error (`SendError::Unhandled`). The end-of-thread and barrier messages to the
-//! gateway are routed here (`dispatch::Router`) and never reach it.
+//! **The shared functions.** Every send that is not for the message
+//! gateway goes to the Xe-HPG shared functions of `crate::eu::shared::xe`
+//! (`functions`): LSC on UGM/SLM/TGM and the legacy dc1 messages, over
+//! the context's PPGTT (the space the kernel is read through) with each
+//! page translated on its own; surfaces found from STATE_BASE_ADDRESS's
+//! Surface State and Bindless Surface State bases and the interface
+//! descriptor's Binding Table Pointer; SLM the group's, zeroed when the
+//! group starts. A message's access that does not translate stops the
+//! engine with the page fault it is (fault registers as for a command's
+//! own access). A host may install other functions instead
+//! ([`Device::set_compute_functions`]: a [`SharedFunctions`] plus
+//! `begin_group`, which gives each thread group its shared local memory);
+//! the tests do, to see the walker alone. The end-of-thread and barrier
+//! messages to the gateway are routed here (`dispatch::Router`) and never
+//! reach either.
 //!
 //! Not modelled (refused by name): indirect parameters, workload
 //! partitions, resumed walkers, tiled local IDs and a Message SIMD other
 //! than the SIMD Size, bindless thread dispatch, the ALTERNATE float mode
 //! and rounding modes other than RTNE, named barriers (more than one), SLM
-//! sizes beyond 64 KiB. Scratch space, the sampler and binding tables are
-//! kept but read by no modelled shared function yet.
+//! sizes beyond 64 KiB. Flat A32 LSC addresses are taken as virtual
+//! addresses (General State Base, `XeState::flat_base`, is not added).
+//! Scratch space and the sampler are kept but read by no modelled shared
+//! function yet.
 
 mod dispatch;
 mod fields;
@@ -335,19 +341,14 @@ fn walk_groups(
 
 /// The bases the LSC and dc1 messages find surfaces from.
 fn xe_state(s: &Pipeline, w: &walker::Walker) -> crate::eu::shared::xe::XeState {
-    // With a binding table pool allocated, binding table pointers are
-    // offsets in it, else from Surface State Base (Mesa iris_state.c and
-    // anv emit 3DSTATE_BINDING_TABLE_POOL_ALLOC and give the interface
-    // descriptor pool-relative pointers on Gfx11+).
-    let tables = if s.binding_table_pool.size != 0 {
-        s.binding_table_pool.address
-    } else {
-        s.surface.address
-    };
+    // The interface descriptor's Binding Table Pointer is an offset from
+    // Surface State Base Address (hal gen12.5 compute.toml, from 004's
+    // INTERFACE_DESCRIPTOR_DATA; notes/seed-004-dg2-commands.md 3.5); the
+    // 3D side's binding table pool is not consulted.
     crate::eu::shared::xe::XeState {
         surface_state_base: s.surface.address,
         bindless_surface_state_base: s.bindless_surface.address,
-        binding_table: tables.wrapping_add(w.binding_table) & VA_MASK,
+        binding_table: s.surface.address.wrapping_add(w.binding_table) & VA_MASK,
         // A64 flat addresses are the virtual addresses themselves.
         flat_base: 0,
     }
