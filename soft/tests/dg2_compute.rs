@@ -1290,11 +1290,20 @@ fn lsc_store_to_an_unmapped_address_is_a_page_fault() {
     assert_eq!(g.r32(phys), 0);
 }
 
-/// A 256-byte block load across a page boundary whose two virtual pages
-/// are mapped to physical pages in the other order: each page translates
-/// on its own.
+/// Block loads across a page boundary whose two virtual pages are mapped
+/// to physical pages in the other order: an LSC transposed load (256
+/// bytes) and a dc1 A64 OWord block read (64 bytes, which the function
+/// reads whole: the memory translates each page on its own).
 #[test]
-fn lsc_block_load_across_pages_mapped_out_of_order() {
+fn block_loads_across_pages_mapped_out_of_order() {
+    use baregpu_isa::message::xe_hdc::{A64Block, Dc1, OwordCount};
+    let block = Dc1::A64Block(A64Block {
+        write: false,
+        aligned: false,
+        bti: 0xFF,
+        count: OwordCount::Four,
+        invalidate_after_read: false,
+    });
     let mut g = xe_dg2();
     let mut src = String::new();
     for (dst, from) in [
@@ -1302,13 +1311,23 @@ fn lsc_block_load_across_pages_mapped_out_of_order() {
         ("r20.1", "r2.1"),
         ("r24.0", "r2.2"),
         ("r24.1", "r2.3"),
+        ("r22.0", "r2.4"),
+        ("r22.1", "r2.5"),
+        ("r26.0", "r2.6"),
+        ("r26.1", "r2.7"),
     ] {
         src += &format!("mov (1|M0) {dst}<1>:ud {from}<0;1,0>:ud\n");
     }
     src += "sync.nop null {A@1}\n";
     src += "load.ugm.d32x64t.a64 (1|M0) r40:8 [r20:1] {$0}\n";
+    src += &format!(
+        "send.dc1 (8|M0) r60 r22 null:0 0x0 0x{:08x} {{$2}}\n",
+        block.encode().unwrap() | 1 << 25 | 2 << 20
+    );
     src += "sync.nop null {$0.dst}\n";
     src += "store.ugm.d32x64t.a64 (1|M0) [r24:1] r40:8 {$1}\n";
+    src += "sync.nop null {$2.dst}\n";
+    src += "store.ugm.d32x16t.a64 (1|M0) [r26:1] r60:2 {$3}\n";
     src += EOT;
     g.kernel(0, &xe_kernel("block", &src));
     let va = g.next_va;
@@ -1320,13 +1339,19 @@ fn lsc_block_load_across_pages_mapped_out_of_order() {
     let words = |from: u32, n: u32| -> Vec<u32> { (from..from + n).collect() };
     g.w32(p + 4096, &words(0, 1024));
     g.w32(p, &words(1024, 1024));
-    let (out, pout) = g.buffer(&[0; 256]);
+    let (out, pout) = g.buffer(&[0; 512]);
     let mut w = Walk::new(8, [1, 1, 1], [1, 1, 1]);
     w.emit = 1;
-    w.inline = Some(inline_qwords(&[va + 4096 - 128, out]));
+    w.inline = Some(inline_qwords(&[
+        va + 4096 - 128,
+        out,
+        va + 4096 - 32,
+        out + 256,
+    ]));
     let mut cmds = setup();
     cmds.extend(w.packet());
     g.run(COMPUTE, &cmds);
     assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
     assert_eq!(read_u32s(&g, pout, 64), words(1024 - 32, 64));
+    assert_eq!(read_u32s(&g, pout + 256, 16), words(1024 - 8, 16));
 }
