@@ -243,7 +243,10 @@ impl<B: MemoryBus> SoftGpu<B> {
     /// Gen12.5: installs the shared functions the compute threads'
     /// messages reach (see `gen12_5/compute/mod.rs`); `false` on the older
     /// models, whose EU array has its own.
-    pub fn set_compute_functions(&self, sf: alloc::boxed::Box<dyn ComputeFunctions>) -> bool {
+    pub fn set_compute_functions(
+        &self,
+        sf: alloc::boxed::Box<dyn ComputeFunctions + Send>,
+    ) -> bool {
         match &mut *self.device.lock() {
             Model::Legacy(_) => false,
             Model::Gen12_5(d) => {
@@ -254,7 +257,7 @@ impl<B: MemoryBus> SoftGpu<B> {
     }
 
     /// Gen12.5: takes the installed compute shared functions back.
-    pub fn take_compute_functions(&self) -> Option<alloc::boxed::Box<dyn ComputeFunctions>> {
+    pub fn take_compute_functions(&self) -> Option<alloc::boxed::Box<dyn ComputeFunctions + Send>> {
         match &mut *self.device.lock() {
             Model::Legacy(_) => None,
             Model::Gen12_5(d) => d.take_compute_functions(),

@@ -233,7 +233,7 @@ pub struct Device<B: MemoryBus> {
     stats: Stats,
     config: [u32; 64],
     /// The shared functions compute threads reach, and the walkers' budget.
-    compute_sf: Option<alloc::boxed::Box<dyn ComputeFunctions>>,
+    compute_sf: Option<alloc::boxed::Box<dyn ComputeFunctions + Send>>,
     compute_budget: u64,
     kernels: compute::KernelCache,
     /// Each context's compute state, by engine and LRCA.

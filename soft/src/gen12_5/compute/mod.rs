@@ -33,27 +33,34 @@
 //!   translation is the page fault it is.
 //! - PIPE_CONTROL is `mi`'s.
 //!
-//! **Where the shared functions plug in.** Every send that is not for the
-//! message gateway goes to the [`ComputeFunctions`] object installed with
-//! [`Device::set_compute_functions`] (a plain [`SharedFunctions`] plus
-//! `begin_group`, which gives each thread group its shared local memory).
-//! The LSC and HDC shared functions of `crate::eu::shared::xe` plug in
-//! there: an implementation that owns their state (the group's SLM from
-//! `begin_group`, the context's memory for UGM/A64 messages through the
-//! memory trait for GPU virtual addresses those functions define) and
-//! forwards `send` to them. Without one, kernels that only use the gateway
-//! run, and any other send is a thread error (`SendError::Unhandled`). The end-of-thread and barrier messages to the
-//! gateway are routed here (`dispatch::Router`) and never reach it.
+//! **The shared functions.** Every send that is not for the message
+//! gateway goes to the Xe-HPG shared functions of `crate::eu::shared::xe`
+//! (`functions`): LSC on UGM/SLM/TGM and the legacy dc1 messages, over
+//! the context's PPGTT (the space the kernel is read through) with each
+//! page translated on its own; surfaces found from STATE_BASE_ADDRESS's
+//! Surface State and Bindless Surface State bases and the interface
+//! descriptor's Binding Table Pointer; SLM the group's, zeroed when the
+//! group starts. A message's access that does not translate stops the
+//! engine with the page fault it is (fault registers as for a command's
+//! own access). A host may install other functions instead
+//! ([`Device::set_compute_functions`]: a [`SharedFunctions`] plus
+//! `begin_group`, which gives each thread group its shared local memory);
+//! the tests do, to see the walker alone. The end-of-thread and barrier
+//! messages to the gateway are routed here (`dispatch::Router`) and never
+//! reach either.
 //!
 //! Not modelled (refused by name): indirect parameters, workload
 //! partitions, resumed walkers, tiled local IDs and a Message SIMD other
 //! than the SIMD Size, bindless thread dispatch, the ALTERNATE float mode
 //! and rounding modes other than RTNE, named barriers (more than one), SLM
-//! sizes beyond 64 KiB. Scratch space, the sampler and binding tables are
-//! kept but read by no modelled shared function yet.
+//! sizes beyond 64 KiB. Flat A32 LSC addresses are taken as virtual
+//! addresses (General State Base, `XeState::flat_base`, is not added).
+//! Scratch space and the sampler are kept but read by no modelled shared
+//! function yet.
 
 mod dispatch;
 mod fields;
+mod functions;
 mod kernel;
 mod payload;
 mod state;
@@ -75,37 +82,11 @@ use fields::Fields;
 use walker::PostSync;
 
 /// The shared functions compute threads reach.
-pub trait ComputeFunctions: SharedFunctions + Send {
+pub trait ComputeFunctions: SharedFunctions {
     /// A thread group of a walker starts: its shared local memory is
     /// `slm_bytes` bytes of zeros (INTERFACE_DESCRIPTOR_DATA Shared Local
     /// Memory Size; 004 gives no initial contents, the model clears it).
     fn begin_group(&mut self, group: [u32; 3], slm_bytes: u32);
-
-    /// The model's stand-in when none is installed.
-    fn is_gateway_only(&self) -> bool {
-        false
-    }
-}
-
-/// No shared functions: every message but the gateway's is a thread error.
-struct GatewayOnly;
-
-impl SharedFunctions for GatewayOnly {
-    fn send(
-        &mut self,
-        _t: &mut crate::eu::thread::Thread,
-        _req: &crate::eu::send::SendRequest,
-    ) -> Result<(), crate::eu::send::SendError> {
-        Err(crate::eu::send::SendError::Unhandled)
-    }
-}
-
-impl ComputeFunctions for GatewayOnly {
-    fn begin_group(&mut self, _group: [u32; 3], _slm_bytes: u32) {}
-
-    fn is_gateway_only(&self) -> bool {
-        true
-    }
 }
 
 /// A compute command the model executes.
@@ -171,12 +152,14 @@ impl<B: MemoryBus> Device<B> {
     }
 
     /// Installs the shared functions compute threads' messages reach.
-    pub fn set_compute_functions(&mut self, sf: alloc::boxed::Box<dyn ComputeFunctions>) {
+    pub fn set_compute_functions(&mut self, sf: alloc::boxed::Box<dyn ComputeFunctions + Send>) {
         self.compute_sf = Some(sf);
     }
 
     /// Takes the installed shared functions back (a test reads what they saw).
-    pub fn take_compute_functions(&mut self) -> Option<alloc::boxed::Box<dyn ComputeFunctions>> {
+    pub fn take_compute_functions(
+        &mut self,
+    ) -> Option<alloc::boxed::Box<dyn ComputeFunctions + Send>> {
         self.compute_sf.take()
     }
 
@@ -276,30 +259,38 @@ impl<B: MemoryBus> Device<B> {
             return Err(self.refuse(dw, "COMPUTE_WALKER before CFE_STATE"));
         }
         let kernel = s.instruction.address.wrapping_add(w.kernel) & VA_MASK;
+        let state = xe_state(s, &w);
         let space = self.space(i, None);
         let mut cache = core::mem::take(&mut self.kernels);
         let prog = cache.get(&self.memory(i), space, kernel);
         self.kernels = cache;
         let prog = prog.map_err(|fault| Halt::of(fault, dw[0]))?;
-        // Without installed shared functions only the gateway answers.
-        let mut sf = self
-            .compute_sf
-            .take()
-            .unwrap_or_else(|| alloc::boxed::Box::new(GatewayOnly));
         let mut budget = self.compute_budget;
-        let mut result = Ok(());
-        'groups: for z in w.start[2]..w.groups[2] {
-            for y in w.start[1]..w.groups[1] {
-                for x in w.start[0]..w.groups[0] {
-                    result = dispatch::run_group(&w, &prog, [x, y, z], sf.as_mut(), &mut budget);
-                    if result.is_err() {
-                        break 'groups;
-                    }
-                }
-            }
-        }
-        if !sf.is_gateway_only() {
+        let mut fault = None;
+        // The installed shared functions if any (a host's override), else
+        // the Xe-HPG ones over the context's memory.
+        let result = if let Some(mut sf) = self.compute_sf.take() {
+            let result = walk_groups(&w, &prog, sf.as_mut(), &mut budget);
             self.compute_sf = Some(sf);
+            result
+        } else {
+            let mut memory = self.memory(i);
+            let mut sf = functions::XeFunctions::new(
+                functions::SpaceMemory {
+                    memory: &mut memory,
+                    space,
+                    fault: None,
+                },
+                state,
+            );
+            let result = walk_groups(&w, &prog, &mut sf, &mut budget);
+            fault = sf.memory.fault;
+            result
+        };
+        // A message's access that did not translate: the page fault, as a
+        // command's own access reports it.
+        if let (Err(dispatch::Failure::Thread(_)), Some(f)) = (&result, fault) {
+            return Err(Halt::of(f, dw[0]));
         }
         match result {
             Err(dispatch::Failure::Hang(why)) => {
@@ -327,5 +318,38 @@ impl<B: MemoryBus> Device<B> {
             }
         }
         Ok(true)
+    }
+}
+
+/// Runs every group of `w`, Walk Order aside: groups are independent, so
+/// the order they run in shows only through atomics and hangs.
+fn walk_groups(
+    w: &walker::Walker,
+    prog: &crate::eu::xe::XeProgram,
+    sf: &mut dyn ComputeFunctions,
+    budget: &mut u64,
+) -> Result<(), dispatch::Failure> {
+    for z in w.start[2]..w.groups[2] {
+        for y in w.start[1]..w.groups[1] {
+            for x in w.start[0]..w.groups[0] {
+                dispatch::run_group(w, prog, [x, y, z], sf, budget)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bases the LSC and dc1 messages find surfaces from.
+fn xe_state(s: &Pipeline, w: &walker::Walker) -> crate::eu::shared::xe::XeState {
+    // The interface descriptor's Binding Table Pointer is an offset from
+    // Surface State Base Address (hal gen12.5 compute.toml, from 004's
+    // INTERFACE_DESCRIPTOR_DATA; notes/seed-004-dg2-commands.md 3.5); the
+    // 3D side's binding table pool is not consulted.
+    crate::eu::shared::xe::XeState {
+        surface_state_base: s.surface.address,
+        bindless_surface_state_base: s.bindless_surface.address,
+        binding_table: s.surface.address.wrapping_add(w.binding_table) & VA_MASK,
+        // A64 flat addresses are the virtual addresses themselves.
+        flat_base: 0,
     }
 }

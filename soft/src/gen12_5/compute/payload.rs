@@ -102,6 +102,7 @@ mod tests {
             groups: [1; 3],
             start: [0; 3],
             kernel: 0,
+            binding_table: 0,
             threads_per_group: 2,
             slm_bytes: 0,
             barriers: 0,

@@ -32,6 +32,8 @@ pub struct Walker {
     /// Offset from Instruction Base Address. (Indirect Data Start Address
     /// and Length are not read: `payload` says why.)
     pub kernel: u64,
+    /// Binding Table Pointer (an offset, see `super::xe_state`).
+    pub binding_table: u64,
     pub threads_per_group: u32,
     pub slm_bytes: u32,
     pub barriers: u32,
@@ -63,6 +65,7 @@ pub const WALKER_FIELDS: &[&str] = &[
     "thread_group_id_starting_y",
     "thread_group_id_starting_z",
     "interface_descriptor_kernel_start_pointer",
+    "interface_descriptor_binding_table_pointer",
     "interface_descriptor_floating_point_mode",
     "interface_descriptor_rounding_mode",
     "interface_descriptor_btd_mode",
@@ -223,6 +226,7 @@ pub fn decode(f: &Fields<'_>) -> Result<Walker, &'static str> {
             f.get("thread_group_id_starting_z") as u32,
         ],
         kernel: f.get("interface_descriptor_kernel_start_pointer"),
+        binding_table: f.get("interface_descriptor_binding_table_pointer"),
         threads_per_group: threads,
         slm_bytes,
         barriers,
