@@ -60,7 +60,11 @@ fn untrained_local_memory_is_refused_at_bring_up() {
     let p = HostPlatform::new();
     let soft = SoftGpu::new(Generation::Gen12_5, PlatformBus::new(&p)).expect("DG2 model");
     let bar = Bar2(&soft);
-    assert_eq!(soft.read32(0x10_1010) & 1 << 7, 1 << 7, "the model's memory is trained");
+    assert_eq!(
+        soft.read32(0x10_1010) & 1 << 7,
+        1 << 7,
+        "the model's memory is trained"
+    );
     soft.write32(0x10_1010, 0);
     match Gpu::with_local_memory(&p, &soft, Generation::Gen12_5, &bar) {
         Err(GpuError::BringUp(why)) => assert!(why.contains("GU_CNTL"), "{why}"),
