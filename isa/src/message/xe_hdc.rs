@@ -1,9 +1,9 @@
 //! Gen12.5 (Xe-HPG, DG2) legacy data-port (HDC) messages, one module per
-//! data-cache port: [`dc1`] (SFID `dc1`, Mesa
+//! data-cache port: `dc1.rs` (SFID `dc1`, Mesa
 //! `HSW_SFID_DATAPORT_DATA_CACHE_1`: untyped and typed surfaces, the
 //! integer, word, float and half-float atomics, typed atomics and atomic
 //! counters, the A64 scattered, OWord and HWord block messages, media
-//! block) and [`dc0`] (SFID `dc0`, Mesa `GFX7_SFID_DATAPORT_DATA_CACHE`:
+//! block) and `dc0.rs` (SFID `dc0`, Mesa `GFX7_SFID_DATAPORT_DATA_CACHE`:
 //! OWord and HWord blocks, dword and byte scattered, scratch blocks, the
 //! memory fence). DG2 kernels built before LSC still send them.
 //!
