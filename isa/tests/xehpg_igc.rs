@@ -285,14 +285,10 @@ fn lines(text: &str) -> Vec<(String, String)> {
 /// Why our line may differ from iga64's: every class of difference the
 /// corpus shows, named, with its reason. Only the send comments differ (the
 /// instruction text is equal everywhere); anything else is a failure.
-fn classify(ours: &(String, String), theirs: &(String, String)) -> Option<&'static str> {
-    if ours.0 != theirs.0 || !ours.1.is_empty() {
-        return None;
-    }
+fn classify(_ours: &(String, String), _theirs: &(String, String)) -> Option<&'static str> {
     // No class is left: the scratch blocks, typed surface writes and IGC's
     // EOT descriptor, the three this corpus found, are decoded now
     // (`message::xe_hdc`, `message::xe_gateway`). A new difference fails.
-    let _ = theirs;
     None
 }
 
