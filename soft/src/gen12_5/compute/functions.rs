@@ -13,8 +13,8 @@ use alloc::vec::Vec;
 
 use baregpu_hal::MemoryBus;
 
-use super::super::memory::{Fault, Memory, Space};
 use super::super::memory::VA_MASK;
+use super::super::memory::{Fault, Memory, Space};
 use super::ComputeFunctions;
 use crate::eu::send::{SendError, SendRequest, SharedFunctions};
 use crate::eu::shared::xe::{self, Gateway, XeEnv, XeState};
