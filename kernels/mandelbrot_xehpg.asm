@@ -17,6 +17,14 @@
 // Dependencies: every instruction that reads a register written by an
 // in-order instruction still in flight waits on all pipes ({A@1}); the flag
 // a cmp writes is waited for the same way.
+//
+// Unlike the Gen7 kernel, a channel leaves the loop once |z| > 3: for
+// |c| < 6 (the demo's view has |c| < 2.6), |z * z + c| >= |z|^2 - |c| >
+// 9 - 6 = 3, so |z| stays above 3 (until it overflows to infinity or NaN,
+// which compare false as well) and the point never counts again; its count
+// is the one the full loop gives, and the thread ends when all its channels
+// have escaped. The iteration counter is one for the thread, counted with
+// every channel's loop ({NoMask}).
 
 // The pixel's column: group X * 16 + local X.
 shl (1|M0) r3.0<1>:ud r0.1<0;1,0>:ud 0x4:ud
@@ -33,8 +41,9 @@ mov (16|M0) r12.0<1>:f 0x0:f
 mov (16|M0) r14.0<1>:f 0x0:f
 mov (16|M0) r16.0<1>:d 0x0:d
 mov (1|M0) r18.0<1>:d 0x0:d
-// The loop's label is its byte offset (the form IGA prints, and the one
-// our Xe-HPG assembler reads): 12 uncompacted instructions of 16 bytes.
+// Labels are byte offsets (the form IGA prints, and the one our Xe-HPG
+// assembler reads), every instruction uncompacted (16 bytes): the loop at
+// 192 (12 instructions in), its while at 416.
 L192:
 mul (16|M0) r20.0<1>:f r12.0<1;1,0>:f r12.0<1;1,0>:f {A@1}
 mul (16|M0) r22.0<1>:f r14.0<1;1,0>:f r14.0<1;1,0>:f
@@ -42,14 +51,18 @@ add (16|M0) r24.0<1>:f r20.0<1;1,0>:f r22.0<1;1,0>:f {A@1}
 // Points still inside count one more iteration (a NaN compares false).
 cmp (16|M0) (le)f0.0 null<1>:f r24.0<1;1,0>:f 0x40800000:f {A@1}
 (f0.0) add (16|M0) r16.0<1>:d r16.0<1;1,0>:d 0x1:d {A@1}
+// Escaped for good (|z|^2 > 9): the channel leaves the loop.
+cmp (16|M0) (gt)f1.0 null<1>:f r24.0<1;1,0>:f 0x41100000:f
+(f1.0) break (16|M0) L416 L416 {A@1}
 // z = z * z + c
 mul (16|M0) r26.0<1>:f r12.0<1;1,0>:f r14.0<1;1,0>:f
 add (16|M0) r26.0<1>:f r26.0<1;1,0>:f r26.0<1;1,0>:f {A@1}
 add (16|M0) r14.0<1>:f r26.0<1;1,0>:f r10.0<0;1,0>:f {A@1}
 add (16|M0) r12.0<1>:f r20.0<1;1,0>:f -r22.0<1;1,0>:f
 add (16|M0) r12.0<1>:f r12.0<1;1,0>:f r8.0<1;1,0>:f {A@1}
-add (1|M0) r18.0<1>:d r18.0<0;1,0>:d 0x1:d
+(W) add (1|M0) r18.0<1>:d r18.0<0;1,0>:d 0x1:d
 cmp (16|M0) (lt)f0.1 null<1>:d r18.0<0;1,0>:d r2.4<0;1,0>:d {A@1}
+L416:
 (f0.1) while (16|M0) L192 {A@1}
 // The byte offset of each pixel: row * pitch + column * 4.
 mul (1|M0) r28.0<1>:ud r0.6<0;1,0>:ud r2.14<0;1,0>:uw

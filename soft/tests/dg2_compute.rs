@@ -1370,8 +1370,9 @@ mod mandelbrot_reference;
 /// picture, whose padding stays untouched.
 #[test]
 fn mandelbrot_kernel_matches_the_host_reference() {
+    // The demo's picture (boot/src/bin/demo/dg2.rs).
     const W: u32 = 128;
-    const H: u32 = 64;
+    const H: u32 = 96;
     const LIMIT: u32 = 48;
     const PITCH: u32 = W * 4 + 64;
     let (x0, y0, dx, dy) = (-2.2f32, -1.2f32, 3.0 / W as f32, 2.4 / H as f32);

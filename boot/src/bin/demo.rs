@@ -7,7 +7,10 @@
 //! picture, and a Mandelbrot set computed by an EU kernel on the software
 //! GPU's EU array, shown on the serial console and on the screen (the
 //! firmware framebuffer, or QEMU's standard VGA); then a textured, lit,
-//! depth-tested cube spinning through frames drawn by the 3D pipeline.
+//! depth-tested cube spinning through frames drawn by the 3D pipeline. On
+//! the software GPU, a second one modelling DG2 (Gen12.5) runs the same
+//! work after it: a Tile4 blitter picture, and the Mandelbrot set by an
+//! Xe-HPG kernel under COMPUTE_WALKER.
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
 extern crate alloc;
@@ -24,6 +27,8 @@ use baregpu_soft::SoftGpu;
 
 #[path = "demo/cube.rs"]
 mod cube;
+#[path = "demo/dg2.rs"]
+mod dg2;
 // Shared with tests/cube.rs, which uses its maths beyond what the demo does.
 #[allow(dead_code)]
 #[path = "../../../kernels/cube_scene.rs"]
@@ -49,6 +54,8 @@ fn words(buffer: &baregpu::Dma<'_>) -> alloc::vec::Vec<u32> {
 
 /// Pixel rows at the top of the screen kept for the Mandelbrot picture.
 const PICTURE_HEIGHT: usize = 192;
+/// The Mandelbrot picture's width on the screen (Gen7 computes every pixel).
+const MANDELBROT_WIDTH: u32 = 256;
 
 fn demo(info: &'static BootInfo) -> ! {
     // The picture goes above the console text on the screen.
@@ -74,10 +81,10 @@ fn demo(info: &'static BootInfo) -> ! {
             Err(reason) => {
                 println!("hardware GPU: {}", reason);
                 println!("falling back to the software GPU");
-                run_software_gpu(&platform)
+                run_software_gpus(&platform)
             }
         },
-        Backend::Software => run_software_gpu(&platform),
+        Backend::Software => run_software_gpus(&platform),
     };
     match outcome {
         Ok(()) => {
@@ -115,8 +122,9 @@ fn run_hardware(
     enable_msi(&mut gpu);
     let counts = run_work(&mut gpu).map_err(|e| alloc::format!("{e}"))?;
     // The picture on the monitor, through the GPU's own primary plane (the
-    // flips' blits are Gen6/Gen7 packets; the picture exists on Gen7).
+    // flips' blits are Gen6/Gen7 packets; the 256 x 192 picture is Gen7's).
     if let Some(counts) = counts
+        && gpu.generation() == Generation::Gen7
         && let Err(e) = scanout::show(
             &mut gpu,
             None,
@@ -148,19 +156,35 @@ fn enable_msi<P: Platform>(gpu: &mut Gpu<'_, P>) {
             "interrupts: MSI to {:#x}, vector {:#x}; waits return when it arrives",
             address, data
         ),
+        // The error's own text starts with "interrupts: ".
+        Err(e @ GpuError::Interrupts(_)) => println!("{}; the driver polls", e),
         Err(e) => println!("interrupts: {}; the driver polls", e),
     }
 }
 
 /// What bring-up found, one line each.
 fn print_bring_up<P: Platform>(gpu: &Gpu<'_, P>) {
-    println!("bring-up: forcewake, GGTT, status page and 32 KiB ring on each engine");
+    match gpu.generation() {
+        Generation::Gen12_5 => println!(
+            "bring-up: forcewake, GGTT, execlists with a kernel context and its status page on each engine"
+        ),
+        _ => println!("bring-up: forcewake, GGTT, status page and 32 KiB ring on each engine"),
+    }
     for line in alloc::format!("{}", gpu.bring_up()).lines() {
         println!("  {}", line);
     }
 }
 
-fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
+/// The demo on a software GPU modelling Ivy Bridge, then on one modelling
+/// DG2.
+fn run_software_gpus(platform: &BootPlatform) -> Result<(), ComputeError> {
+    let gen7 = run_software_gpu(platform)?;
+    dg2::run(platform, gen7.as_deref())
+}
+
+/// The demo on the software GPU modelling Ivy Bridge; the Mandelbrot's
+/// iteration counts when it ran.
+fn run_software_gpu(platform: &BootPlatform) -> Result<Option<alloc::vec::Vec<u32>>, ComputeError> {
     println!();
     println!(
         "software GPU: {} ({}) device model",
@@ -176,12 +200,12 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
     enable_msi(&mut gpu);
     let counts = run_work(&mut gpu)?;
     // The picture again, through the modelled display's primary plane.
-    if let Some(counts) = counts
+    if let Some(counts) = &counts
         && let Err(e) = scanout::show(
             &mut gpu,
             Some(&soft),
             &running,
-            &counts,
+            counts,
             256,
             PICTURE_HEIGHT as u32,
         )
@@ -198,7 +222,7 @@ fn run_software_gpu(platform: &BootPlatform) -> Result<(), ComputeError> {
         "interrupts: {} MSIs arrived through the IDT",
         baregpu_boot::interrupts::count()
     );
-    Ok(())
+    Ok(counts)
 }
 
 /// The spinning cube through the 3D pipeline. When the model of the demo's
@@ -325,29 +349,61 @@ fn run_work<P: Platform>(
         "  after the reset the render engine completed seqno {}",
         gpu.completed(EngineId::RENDER)
     );
-    // The blits and the EU kernel are written for Ivy Bridge (the blits' encoding
-    // is also Sandy Bridge's).
+    // The blits are Gen6/Gen7 XY_* commands, or DG2's fast colour and copy
+    // blits; the EU kernels are Ivy Bridge's and DG2's.
     match g {
         Generation::Gen6 | Generation::Gen7 => draw_picture(gpu)?,
+        Generation::Gen12_5 => {
+            let bytes = dg2::draw_picture(gpu, &PICTURE_RECTS, PICTURE_W, PICTURE_H)?;
+            print_picture(&bytes, 128);
+        }
         _ => println!(
-            "  (the blitter picture is written for Gen6/Gen7: skipped on {})",
+            "  (the blitter picture is written for Gen6, Gen7 and DG2: skipped on {})",
             g
         ),
     }
     match g {
-        Generation::Gen7 => draw_mandelbrot(gpu).map(Some),
+        Generation::Gen7 | Generation::Gen12_5 => draw_mandelbrot(gpu).map(Some),
         _ => {
-            println!("  (the Mandelbrot kernel is Gen7 code: skipped on {})", g);
+            println!(
+                "  (the Mandelbrot kernels are Gen7 and DG2 code: skipped on {})",
+                g
+            );
             Ok(None)
         }
+    }
+}
+
+/// The blitter picture: its size and its rectangles (x1, y1, x2, y2, colour
+/// index) over the background.
+const PICTURE_W: u32 = 72;
+const PICTURE_H: u32 = 20;
+const PICTURE_RECTS: [(u32, u32, u32, u32, u32); 6] = [
+    (0, 0, PICTURE_W, PICTURE_H, 1),
+    (2, 1, 30, 11, 2),
+    (18, 6, 50, 18, 3),
+    (40, 2, 70, 9, 4),
+    (56, 11, 68, 19, 5),
+    (6, 13, 14, 18, 6),
+];
+
+/// The blitter picture's 8-bit pixels (`pitch` bytes a row) as characters.
+fn print_picture(bytes: &[u8], pitch: usize) {
+    const GLYPHS: &[u8] = b" .#o*+@";
+    for y in 0..PICTURE_H as usize {
+        let row: alloc::string::String = bytes[y * pitch..y * pitch + PICTURE_W as usize]
+            .iter()
+            .map(|&v| GLYPHS.get(v as usize).copied().unwrap_or(b'?') as char)
+            .collect();
+        println!("    |{}|", row);
     }
 }
 
 /// The blitter draws rectangles into an X-tiled 8-bit surface, copies it to
 /// a linear one, and the CPU prints the linear copy as characters.
 fn draw_picture<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), GpuError> {
-    const W: i32 = 72;
-    const H: i32 = 20;
+    const W: i32 = PICTURE_W as i32;
+    const H: i32 = PICTURE_H as i32;
     // X tiles are 512 bytes by 8 rows: one tile wide, three tiles high.
     const TILED_PITCH: i32 = 512;
     let (_tiled, tiled_map) = gpu.map_buffer(512 * 24)?;
@@ -357,15 +413,8 @@ fn draw_picture<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), GpuError> {
     let err = |_| GpuError::BringUp("blit batch");
     // Background, then overlapping rectangles (8 bpp: colour depth 0, PATCOPY 0xF0;
     // a tiled pitch is given in dwords).
-    let rects: [(i32, i32, i32, i32, u32); 6] = [
-        (0, 0, W, H, 1),
-        (2, 1, 30, 11, 2),
-        (18, 6, 50, 18, 3),
-        (40, 2, 70, 9, 4),
-        (56, 11, 68, 19, 5),
-        (6, 13, 14, 18, 6),
-    ];
-    for (x1, y1, x2, y2, colour) in rects {
+    for (x1, y1, x2, y2, colour) in PICTURE_RECTS {
+        let [x1, y1, x2, y2] = [x1, y1, x2, y2].map(|v| v as i32);
         b.push(&XyColorBlt {
             tiling_enable: true,
             color_depth: 0,
@@ -401,55 +450,78 @@ fn draw_picture<P: Platform>(gpu: &mut Gpu<'_, P>) -> Result<(), GpuError> {
         "  the blitter drew this into an X-tiled surface and copied it back to linear memory:"
     );
     // The blitter finished writing the linear buffer.
-    let bytes = linear.to_vec();
-    const GLYPHS: &[u8] = b" .#o*+@";
-    for y in 0..H as usize {
-        let row: alloc::string::String = bytes[y * 128..y * 128 + W as usize]
-            .iter()
-            .map(|&v| GLYPHS.get(v as usize).copied().unwrap_or(b'?') as char)
-            .collect();
-        println!("    |{}|", row);
-    }
+    print_picture(&linear.to_vec(), 128);
     Ok(())
 }
 
-/// The Mandelbrot set computed by the EU kernel: a 256 x 192 picture, shown
-/// at the top of the screen when there is one, and sampled down to
-/// characters on the console.
+/// The Mandelbrot set computed by an EU kernel, shown at the top of the
+/// screen when there is one (256 x 192), and sampled down to characters on
+/// the console. Gen7's kernel computes 256 x 192 pixels; DG2's, interpreted
+/// more slowly by the model, 128 x 96 of the same view (pixel (x, y) is
+/// Gen7's (2x, 2y) exactly: the steps differ by a power of two), each drawn
+/// as 2 x 2 pixels.
 fn draw_mandelbrot<P: Platform>(
     gpu: &mut Gpu<'_, P>,
 ) -> Result<alloc::vec::Vec<u32>, ComputeError> {
-    const W: u32 = 256;
-    const H: u32 = PICTURE_HEIGHT as u32;
+    const SCREEN_W: u32 = MANDELBROT_WIDTH;
+    const SCREEN_H: u32 = PICTURE_HEIGHT as u32;
     let start = baregpu_boot::clock::now_us();
-    let counts = mandelbrot::render(gpu, W, H)?;
-    println!(
-        "  the EU array ran the Mandelbrot kernel (kernels/mandelbrot_gen7.asm, GPGPU_WALKER over {} \
-         groups of one SIMD8 thread, Y-tiled R32_UINT surface) in {} ms:",
-        W / 8 * H,
-        (baregpu_boot::clock::now_us() - start) / 1000
-    );
+    let dg2 = gpu.generation() == Generation::Gen12_5;
+    let (w, h) = if dg2 {
+        (SCREEN_W / 2, SCREEN_H / 2)
+    } else {
+        (SCREEN_W, SCREEN_H)
+    };
+    let counts = if dg2 {
+        dg2::mandelbrot(gpu, w, h, mandelbrot::VIEW, mandelbrot::LIMIT)?
+    } else {
+        mandelbrot::render(gpu, w, h)?
+    };
+    let ms = (baregpu_boot::clock::now_us() - start) / 1000;
+    if dg2 {
+        println!(
+            "  the EU array ran the Mandelbrot kernel (kernels/mandelbrot_xehpg.asm, COMPUTE_WALKER over {} \
+             groups of one SIMD16 thread, LSC stores to a linear buffer, {}x{}) in {} ms:",
+            w / 16 * h,
+            w,
+            h,
+            ms
+        );
+    } else {
+        println!(
+            "  the EU array ran the Mandelbrot kernel (kernels/mandelbrot_gen7.asm, GPGPU_WALKER over {} \
+             groups of one SIMD8 thread, Y-tiled R32_UINT surface) in {} ms:",
+            w / 8 * h,
+            ms
+        );
+    }
+    // 64 characters by 24 rows whatever the size.
     const SHADES: &[u8] = b" .:-=+*#%@";
-    for y in (0..H).step_by(8) {
-        let row: alloc::string::String = (0..W)
-            .step_by(4)
+    for y in (0..h).step_by((h / 24) as usize) {
+        let row: alloc::string::String = (0..w)
+            .step_by((w / 64) as usize)
             .map(|x| {
-                let c = counts[(y * W + x) as usize].min(mandelbrot::LIMIT);
+                let c = counts[(y * w + x) as usize].min(mandelbrot::LIMIT);
                 SHADES[(c * (SHADES.len() as u32 - 1) / mandelbrot::LIMIT) as usize] as char
             })
             .collect();
         println!("    |{}|", row);
     }
+    let scale = (SCREEN_W / w) as usize;
     let drawn = baregpu_boot::screen::draw(|screen| {
-        for y in 0..H as usize {
-            for x in 0..W as usize {
-                screen.put(x, y, mandelbrot::colour(counts[y * W as usize + x]));
+        for y in 0..SCREEN_H as usize {
+            for x in 0..SCREEN_W as usize {
+                let count = counts[y / scale * w as usize + x / scale];
+                screen.put(x, y, mandelbrot::colour(count));
             }
         }
     });
     match drawn {
         Some(()) => {
-            println!("  and drew it on the screen ({}x{}, top left)", W, H);
+            println!(
+                "  and drew it on the screen ({}x{}, top left)",
+                SCREEN_W, SCREEN_H
+            );
             // Leave it up for a moment: with a display (or a screendump,
             // qemu/screenshot.sh) the picture is seen before QEMU exits.
             baregpu_boot::clock::delay_us(1_500_000);

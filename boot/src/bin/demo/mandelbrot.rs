@@ -18,8 +18,11 @@ const SOURCE: &str = include_str!("../../../../kernels/mandelbrot_gen7.asm");
 /// Iterations per point.
 pub const LIMIT: u32 = 48;
 
+/// The view: x0, y0 (the point of pixel (0, 0)), its width and height.
+pub const VIEW: [f32; 4] = [-2.2, -1.2, 3.0, 2.4];
+
 /// The iteration counts of a `width` x `height` view (`width` a multiple of
-/// 8) of x in [-2.2, 0.8], y in [-1.2, 1.2].
+/// 8) of x in [-2.2, 0.8], y in [-1.2, 1.2] ([`VIEW`]).
 pub fn render<P: baregpu::Platform>(
     gpu: &mut Gpu<'_, P>,
     width: u32,
@@ -39,7 +42,7 @@ pub fn render<P: baregpu::Platform>(
         },
     )?;
     // CURBE (r1): x0, y0, dx, dy, iteration limit.
-    let (x0, y0, w, h) = (-2.2f32, -1.2f32, 3.0f32, 2.4f32);
+    let [x0, y0, w, h] = VIEW;
     let mut curbe = [0u8; 32];
     for (i, v) in [x0, y0, w / width as f32, h / height as f32]
         .iter()
