@@ -1381,7 +1381,7 @@ fn mandelbrot_kernel_matches_the_host_reference() {
     g.kernel(0, &xe_kernel("mandelbrot", src));
     let bytes = (PITCH * H) as usize;
     // Half the buffer below the boundary, half above.
-    g.next_va = 0x7f01_0000_0000 - (bytes as u64 / 2 & !0xfff);
+    g.next_va = 0x7f01_0000_0000 - ((bytes as u64 / 2) & !0xfff);
     let (va, phys) = g.buffer(&vec![0xee; bytes]);
     assert!(va >> 32 != (va + bytes as u64 - 1) >> 32);
     let mut w = Walk::new(16, [16, 1, 1], [W / 16, H, 1]);

@@ -201,7 +201,7 @@ pub fn mandelbrot<P: Platform>(
 ) -> Result<Vec<u32>, ComputeError> {
     let binary = text::assemble(IsaGen::Gen12_5, SOURCE)
         .map_err(|_| ComputeError::Invalid("the Xe-HPG Mandelbrot kernel does not assemble"))?;
-    if width % 16 != 0 || width == 0 || height == 0 {
+    if !width.is_multiple_of(16) || width == 0 || height == 0 {
         return Err(ComputeError::Invalid(
             "the picture is not whole SIMD16 threads",
         ));
