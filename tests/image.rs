@@ -80,10 +80,38 @@ fn check(firmware: &str, passed: bool, output: &str) {
         "the 3D pipeline drew 24 frames of 192x192",
         "demo finished",
         "interrupts: MSI to 0xfee",
+        // The DG2 model after the Gen7 one.
+        "software GPU: gen12.5 (DG2) device model",
+        "compute  seqno 1: memory holds 0xc0de0002",
+        "the blitter filled a Tile4 surface in local memory and copied it to linear memory \
+         (the CPU's Tile4 helper agrees with it)",
+        "(kernels/mandelbrot_xehpg.asm, COMPUTE_WALKER over 768 groups of one SIMD16 thread",
+        "the same iteration counts as the Gen7 kernel's at all 12288 of these pixels",
+        "software GPU (DG2) totals: ",
     ] {
         assert!(
             output.contains(line),
             "{firmware}: missing {line:?} in:\n{output}"
+        );
+    }
+    let dg2_totals = output
+        .lines()
+        .find(|l| l.starts_with("software GPU (DG2) totals: "))
+        .unwrap_or_default();
+    assert!(
+        dg2_totals.contains(", 0 errors, "),
+        "{firmware}: {dg2_totals}"
+    );
+    // The submission work ran on both software GPUs.
+    for line in [
+        "chain of 64 batches wrote squares: [0, 1, 4, 9, 16, 25, 36, 49] ... [3600, 3721, 3844, 3969]",
+        "runaway batch: hang detected after 20 ms, engine reset; error state:",
+        "after the reset the render engine completed seqno 4",
+    ] {
+        assert_eq!(
+            output.matches(line).count(),
+            2,
+            "{firmware}: {line:?} not once per GPU in:\n{output}"
         );
     }
     // The software GPU's MSIs reached the kernel's IDT through the local APIC.
