@@ -192,6 +192,9 @@ pub fn draw_picture<P: Platform>(
 /// of 16) of the Mandelbrot picture: kernels/mandelbrot_xehpg.asm assembled
 /// here, one COMPUTE_WALKER on the compute engine over groups of one SIMD16
 /// thread, the parameters and the output's address in the inline data.
+///
+/// TODO: through `baregpu::compute::Compute` once it dispatches on
+/// Gen12.5 (COMPUTE_WALKER); until then the batch is built here.
 pub fn mandelbrot<P: Platform>(
     gpu: &mut Gpu<'_, P>,
     width: u32,
