@@ -19,11 +19,11 @@
 // a cmp writes is waited for the same way.
 //
 // Unlike the Gen7 kernel, a channel leaves the loop once |z| > 3: for
-// |c| < 6 (the demo's view has |c| < 2.6), |z * z + c| >= |z|^2 - |c| >
-// 9 - 6 = 3, so |z| stays above 3 (until it overflows to infinity or NaN,
-// which compare false as well) and the point never counts again; its count
-// is the one the full loop gives, and the thread ends when all its channels
-// have escaped. The iteration counter is one for the thread, counted with
+// |c| <= 5 (the demo's view has |c| < 2.6), |z * z + c| >= |z|^2 - |c| >
+// 9 - 5 = 4, far above 3 for any rounding, so |z| stays above 3 (until it
+// overflows to infinity or NaN, which compare false as well) and the point
+// never counts again; its count is the one the full loop gives, and the
+// thread ends when all its channels have escaped. The iteration counter is one for the thread, counted with
 // every channel's loop ({NoMask}).
 
 // The pixel's column: group X * 16 + local X.
