@@ -14,11 +14,11 @@ use baregpu::compute::{
     Compute, ComputeError, Dispatch, Format, KernelDesc, LocalIds, Resource, Simd, Threads,
 };
 use baregpu::gtt::tile4;
+use baregpu::isa::IsaGen;
 use baregpu::platform::host::HostPlatform;
 use baregpu::platform::{LocalMemory, PlatformBus};
 use baregpu::submit::{HangReason, Placement};
 use baregpu::{Gpu, GpuError};
-use baregpu::isa::IsaGen;
 use baregpu_soft::SoftGpu;
 
 /// The harness's BAR2: the model's local memory behind the driver's seam.
@@ -106,7 +106,9 @@ fn global_addresses(lws: u32, inline_reg: u32, bufs: &[(u32, u32)]) -> String {
 }
 
 fn qwords(q: &[u64]) -> Vec<u32> {
-    q.iter().flat_map(|v| [*v as u32, (*v >> 32) as u32]).collect()
+    q.iter()
+        .flat_map(|v| [*v as u32, (*v >> 32) as u32])
+        .collect()
 }
 
 fn no_4gib_crossing(gfx: u64, bytes: usize) {
@@ -446,7 +448,9 @@ fn an_endless_kernel_is_a_hang_detected_and_reset() {
         + EOT;
     let endless = kernel("endless", &src);
     let mut cx = Compute::new(&mut gpu).unwrap();
-    let k = cx.load_kernel(&mut gpu, &KernelDesc::new(&endless)).unwrap();
+    let k = cx
+        .load_kernel(&mut gpu, &KernelDesc::new(&endless))
+        .unwrap();
     let walk = |inline: &'static [u32]| Dispatch {
         threads: Threads::Compute {
             groups: [1, 1, 1],
@@ -642,7 +646,14 @@ fn bad_binaries_and_requests_are_refused_before_submission() {
     ] {
         assert!(cx.record(&mut gpu, &k, &bad(threads)).is_err());
     }
-    assert!(cx
-        .create_surface_2d(&mut gpu, 64, 64, Format::R32Uint, baregpu::compute::Tiling::Y)
-        .is_err());
+    assert!(
+        cx.create_surface_2d(
+            &mut gpu,
+            64,
+            64,
+            Format::R32Uint,
+            baregpu::compute::Tiling::Y
+        )
+        .is_err()
+    );
 }

@@ -29,6 +29,7 @@
 //!   address of the data its walker names as indirect data);
 //! - the indirect data (at most 32 KiB) stays in memory, 64-byte aligned,
 //!   for the kernel to load (004 COMPUTE_WALKER Indirect Data Start Address).
+//!
 //! Bound buffers and surfaces are reached through the binding table (LSC
 //! `bti[n]` messages); `surface2d:...:tile4` makes a Tile4 surface.
 //!
@@ -390,14 +391,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
     };
     let inline_max = if indirect.is_empty() { 32 } else { 24 };
     let inline = match inline_file {
-        Some(path) => read(&path, inline_max, "inline data file (with --indirect, 24 bytes)")?
-            .chunks(4)
-            .map(|c| {
-                let mut w = [0u8; 4];
-                w[..c.len()].copy_from_slice(c);
-                u32::from_le_bytes(w)
-            })
-            .collect(),
+        Some(path) => read(
+            &path,
+            inline_max,
+            "inline data file (with --indirect, 24 bytes)",
+        )?
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect(),
         None => Vec::new(),
     };
     let media = match dispatch.as_deref() {

@@ -64,7 +64,10 @@ impl fmt::Display for ComputeError {
                 write!(f, "kernel does not decode at byte {offset:#x}: {error}")
             }
             ComputeError::KernelInvalid { offset, why } => {
-                write!(f, "kernel instruction at byte {offset:#x} is invalid: {why}")
+                write!(
+                    f,
+                    "kernel instruction at byte {offset:#x} is invalid: {why}"
+                )
             }
             ComputeError::EmptyKernel => f.write_str("the kernel is empty"),
             ComputeError::NoEndOfThread => {

@@ -158,6 +158,7 @@ pub struct Kernel<'a> {
     pub(crate) barriers: bool,
     pub(crate) slm_bytes: u32,
     pub(crate) single_program_flow: bool,
+    #[cfg_attr(not(feature = "gen12_5"), allow(dead_code))]
     pub(crate) local_ids: LocalIds,
     /// Owned: the scratch memory goes back to the platform with the kernel.
     pub(crate) scratch: Option<Scratch<'a>>,
@@ -320,7 +321,10 @@ fn validate_xe(
         what: "compute",
     })?;
     let found = validate_entries(platform, entries, desc.binary.len());
-    if let Some((offset, v)) = found.into_iter().find(|(_, v)| v.severity == Severity::Error) {
+    if let Some((offset, v)) = found
+        .into_iter()
+        .find(|(_, v)| v.severity == Severity::Error)
+    {
         return Err(ComputeError::KernelInvalid {
             offset,
             why: alloc::string::ToString::to_string(&v),

@@ -229,7 +229,11 @@ impl<'a> Compute<'a> {
         {
             // 965/G45: "Tiled surfaces can only be mapped to Main Memory"
             // (000 line 3282): uncached PTEs instead of snooped ones.
-            if let Backing::Ggtt { memory: dma, mapping } = memory {
+            if let Backing::Ggtt {
+                memory: dma,
+                mapping,
+            } = memory
+            {
                 let mmio = gpu.mmio();
                 let mapped = gpu
                     .ggtt()

@@ -7,8 +7,8 @@ use alloc::vec;
 use baregpu_hal::Generation;
 
 use super::error::{ComputeError, check_max};
-use super::mip::MipChain;
 use super::memory::Backing;
+use super::mip::MipChain;
 use crate::gtt::tiling::{self, Swizzle, Tiling};
 use crate::gtt::{GfxAddr, tile4};
 use crate::submit::Placement;

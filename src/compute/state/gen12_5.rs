@@ -84,7 +84,10 @@ const CFE_MAX_THREADS: u32 = 4096;
 
 /// Checks a Gen12.5 kernel's needs (called by `kernel::validate` after the
 /// binary decoded and passed the ISA rules).
-pub(crate) fn check_kernel(generation: Generation, desc: &KernelDesc<'_>) -> Result<(), ComputeError> {
+pub(crate) fn check_kernel(
+    generation: Generation,
+    desc: &KernelDesc<'_>,
+) -> Result<(), ComputeError> {
     let unsupported = |what| ComputeError::Unsupported { generation, what };
     if desc.curbe_bytes != 0 {
         return Err(unsupported(
