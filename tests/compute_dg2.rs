@@ -657,3 +657,34 @@ fn bad_binaries_and_requests_are_refused_before_submission() {
         .is_err()
     );
 }
+
+/// The compute self-test (`baregpu::compute::selftest`) on DG2: fill from
+/// constants, vector add of 1 Mi elements, the group reduction with a
+/// barrier and shared local memory, and the picture in linear and Tile4
+/// surfaces, each checked by the self-test against the CPU, at the sizes
+/// of the acceptance tests (`Params::FULL`); buffers in system memory,
+/// then in local memory.
+#[test]
+fn the_self_test_scenarios_pass_on_dg2() {
+    use baregpu::compute::selftest::{self, Params, Scenario};
+    setup!(p, soft, bar, gpu);
+    let _ = &bar;
+    let params = Params::FULL;
+    for placement in [Placement::System, Placement::Local] {
+        let mut cx = Compute::new(&mut gpu).unwrap();
+        cx.set_placement(placement).unwrap();
+        for s in Scenario::ALL {
+            assert!(s.runs_on(Generation::Gen12_5));
+            let r = selftest::run(&mut gpu, &mut cx, s, &params)
+                .unwrap_or_else(|e| panic!("{placement:?} {s}: {e}\n{:?}", soft.compute_report(2)));
+            let (dispatches, checked) = match s {
+                Scenario::Fill => (1, u64::from(params.width * params.height)),
+                Scenario::VectorAdd => (1, params.elements as u64),
+                Scenario::Reduce => (1, u64::from(params.groups)),
+                Scenario::Tiled => (2, 2 * u64::from(params.width * params.height)),
+            };
+            assert_eq!((r.dispatches, r.checked), (dispatches, checked), "{s}");
+        }
+        cx.destroy(&mut gpu);
+    }
+}
