@@ -172,6 +172,9 @@ pub(super) fn tiled<'a, P: Platform>(
     Ok(())
 }
 
+/// Where byte column x of row y is, for a pitch.
+type ByteOffset = fn(usize, usize, usize) -> usize;
+
 /// The memory of a zeroed linear or Tile4 surface after the picture was
 /// written, as the CPU helpers lay it out; the first difference named by
 /// its pixel, or as a padding byte.
@@ -186,7 +189,7 @@ fn check_picture(
     let picture: Vec<u8> = (0..height)
         .flat_map(|y| (0..width).flat_map(move |x| pixel(x, y).to_le_bytes()))
         .collect();
-    let (case, want, offset): (&'static str, Vec<u8>, fn(usize, usize, usize) -> usize) = if tile4 {
+    let (case, want, offset): (&'static str, Vec<u8>, ByteOffset) = if tile4 {
         let mut want = vec![0u8; tile4_size(pitch, height as usize)];
         linear_to_tile4(&mut want, pitch, &picture, row, row, height as usize)
             .map_err(|_| Failure::BadParams("the Tile4 layout does not hold the picture"))?;
