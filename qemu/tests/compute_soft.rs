@@ -68,11 +68,11 @@ fn scenarios(
             exit_qemu(ExitCode::Failed);
         }
     };
-    if g == Generation::Gen12_5 {
-        if let Err(e) = cx.set_placement(Placement::Local) {
-            println!("[FAIL] {g}: local memory: {e}");
-            exit_qemu(ExitCode::Failed);
-        }
+    if g == Generation::Gen12_5
+        && let Err(e) = cx.set_placement(Placement::Local)
+    {
+        println!("[FAIL] {g}: local memory: {e}");
+        exit_qemu(ExitCode::Failed);
     }
     let mut failures = 0;
     for s in Scenario::ALL {
