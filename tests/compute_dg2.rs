@@ -590,8 +590,8 @@ fn a_missing_swsb_dependency_is_reported_with_the_instruction_and_register() {
 
 /// Binaries are refused before anything is submitted: bytes that do not
 /// decode as Xe-HPG instructions (with the offset), a kernel that never
-/// ends its threads, and the older generations' features DG2 does not
-/// have here.
+/// ends its threads, one that breaks an ISA rule (the validator's error),
+/// and the older generations' features DG2 does not have here.
 #[test]
 fn bad_binaries_and_requests_are_refused_before_submission() {
     setup!(p, soft, bar, gpu);
@@ -610,6 +610,18 @@ fn bad_binaries_and_requests_are_refused_before_submission() {
         cx.load_kernel(&mut gpu, &KernelDesc::new(&no_eot)),
         Err(ComputeError::NoEndOfThread)
     ));
+    // A gateway message of two registers: it decodes, the validator refuses it.
+    let long_eot = kernel(
+        "longeot",
+        "send.gtwy (1|M0) null r0 null:0 0x0 0x04000010 {EOT}\n",
+    );
+    match cx.load_kernel(&mut gpu, &KernelDesc::new(&long_eot)) {
+        Err(ComputeError::KernelInvalid { offset, why }) => {
+            assert_eq!(offset, 0);
+            assert!(why.contains("gateway"), "{why}");
+        }
+        other => panic!("an invalid send must be refused: {other:?}"),
+    }
     assert!(matches!(
         cx.load_kernel(
             &mut gpu,
