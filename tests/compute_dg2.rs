@@ -700,3 +700,158 @@ fn the_self_test_scenarios_pass_on_dg2() {
         cx.destroy(&mut gpu);
     }
 }
+
+/// A field of a decoded command, as the hal's tables place it (addresses
+/// and offsets with their stored low bits restored).
+fn field(info: &baregpu::hal::reflect::CommandInfo, dw: &[u32], name: &str) -> u64 {
+    let f = info
+        .fields
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("{} has no {name}", info.name));
+    let width = u32::from(f.end - f.start) + 1;
+    baregpu::hal::bits::get(dw, u32::from(f.start), width) << f.shift
+}
+
+/// The recorded batch, decoded with the hal's tables: the command sequence
+/// of `state/gen12_5.rs`, and the walker pointing at what the dispatch
+/// asked for: the indirect data at General State Base + Indirect Data Start
+/// Address, whose address is inline qword 0 with the user's inline data
+/// after it; the binding table entry's RENDER_SURFACE_STATE at the buffer;
+/// the local size, threads and mask; the walk order that puts the
+/// non-power-of-two side last.
+#[test]
+fn the_recorded_batch_holds_the_walker_and_its_state() {
+    setup!(p, soft, bar, gpu);
+    let _ = (&bar, &soft);
+    let mut cx = Compute::new(&mut gpu).unwrap();
+    let k = cx
+        .load_kernel(
+            &mut gpu,
+            &KernelDesc {
+                bindings: &[2],
+                slm_bytes: 3000,
+                barriers: true,
+                ..KernelDesc::new(&kernel("eot", EOT))
+            },
+        )
+        .unwrap();
+    let buf = cx.create_buffer(&mut gpu, 4096).unwrap();
+    let indirect: Vec<u8> = (0..100u8).collect();
+    let batch = cx
+        .record(
+            &mut gpu,
+            &k,
+            &Dispatch {
+                threads: Threads::Compute {
+                    groups: [5, 6, 7],
+                    group_size: [3, 4, 2],
+                    inline: &[0x11, 0x22, 0x33],
+                    indirect: &indirect,
+                },
+                curbe: &[],
+                bindings: &[(2, Resource::Buffer(&buf))],
+                samplers: &[],
+            },
+        )
+        .unwrap();
+    let dw = batch.contents();
+    let tables = Generation::Gen12_5.tables();
+    let cmds: Vec<_> = baregpu::hal::decode::decode(tables, "compute", dw)
+        .stop_at_batch_end()
+        .collect();
+    let names: Vec<&str> = cmds
+        .iter()
+        .map(|c| c.command.map_or("?", |i| i.name))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "PIPE_CONTROL",
+            "PIPELINE_SELECT",
+            "STATE_COMPUTE_MODE",
+            "STATE_BASE_ADDRESS",
+            "PIPE_CONTROL",
+            "CFE_STATE",
+            "COMPUTE_WALKER",
+            "PIPE_CONTROL",
+            "MI_BATCH_BUFFER_END"
+        ]
+    );
+    let get = |name: &str, f: &str| {
+        let c = cmds
+            .iter()
+            .find(|c| c.command.is_some_and(|i| i.name == name))
+            .unwrap();
+        field(c.command.unwrap(), c.dwords, f)
+    };
+    let general = get("STATE_BASE_ADDRESS", "general_state_base_address");
+    let surface = get("STATE_BASE_ADDRESS", "surface_state_base_address");
+    assert_eq!(
+        get("STATE_BASE_ADDRESS", "instruction_base_address")
+            + get(
+                "COMPUTE_WALKER",
+                "interface_descriptor_kernel_start_pointer"
+            ),
+        k.gfx().0
+    );
+    // The state area is in the batch: byte offsets from the batch's start.
+    let at = |gfx: u64| (gfx - batch.gfx().0) as usize;
+    let byte = |off: usize| (dw[off / 4] >> (8 * (off % 4))) as u8;
+    let ind = general + get("COMPUTE_WALKER", "indirect_data_start_address");
+    assert_eq!(get("COMPUTE_WALKER", "indirect_data_length"), 100);
+    assert_eq!(ind % 64, 0);
+    assert!((0..100).all(|i| byte(at(ind) + i) == i as u8));
+    let inline: Vec<u64> = (0..8)
+        .map(|i| get("COMPUTE_WALKER", &format!("inline_data{i}")))
+        .collect();
+    assert_eq!(inline[0] | inline[1] << 32, ind);
+    assert_eq!(inline[2..], [0x11, 0x22, 0x33, 0, 0, 0]);
+    assert_eq!(get("COMPUTE_WALKER", "emit_inline_parameter"), 1);
+    // Binding table entry 2 -> RENDER_SURFACE_STATE of the buffer.
+    let table = surface
+        + get(
+            "COMPUTE_WALKER",
+            "interface_descriptor_binding_table_pointer",
+        );
+    let entry = dw[at(table) / 4 + 2] as u64;
+    let rss = at(surface + entry) / 4;
+    assert_eq!(dw[rss] >> 29, 4, "SURFTYPE_BUFFER");
+    assert_eq!(
+        u64::from(dw[rss + 8]) | u64::from(dw[rss + 9]) << 32,
+        buf.gfx().0
+    );
+    // 3 x 4 x 2 = 24 invocations: two SIMD16 threads, 8 channels in the last.
+    for (f, v) in [
+        ("local_x_maximum", 2),
+        ("local_y_maximum", 3),
+        ("local_z_maximum", 1),
+        ("thread_group_id_x_dimension", 5),
+        ("thread_group_id_y_dimension", 6),
+        ("thread_group_id_z_dimension", 7),
+        (
+            "interface_descriptor_number_of_threads_in_gpgpu_thread_group",
+            2,
+        ),
+        ("execution_mask", 0xff),
+        ("simd_size", 1),
+        ("message_simd", 1),
+        ("generate_local_id", 1),
+        ("emit_local", 7),
+        // X (3) is not a power of two: walked last, WALK_120.
+        ("walk_order", 3),
+        // 3000 bytes of SLM: the 4 KiB encoding.
+        ("interface_descriptor_shared_local_memory_size", 3),
+        ("interface_descriptor_number_of_barriers", 1),
+    ] {
+        assert_eq!(get("COMPUTE_WALKER", f), v, "{f}");
+    }
+    // PIPELINE_SELECT GPGPU with both mask bits.
+    assert_eq!(
+        (
+            get("PIPELINE_SELECT", "mask_bits"),
+            get("PIPELINE_SELECT", "pipeline_selection")
+        ),
+        (3, 2)
+    );
+}
