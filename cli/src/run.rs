@@ -641,7 +641,24 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         samplers: &o.samplers,
     };
     let fence = cx.dispatch(&mut gpu, &kernel, &dispatch).map_err(failed)?;
+    // DG2: the model's account of a walker that hung or stopped the engine
+    // (a thread error such as a missing SWSB dependency, naming the
+    // instruction and register) is read while the engine still holds it,
+    // before the wait's reset clears it.
+    let mut walker_report = None;
+    if xe {
+        let deadline = wall_ns().saturating_add(o.timeout_ms.saturating_mul(1_000_000));
+        while !gpu.poll(fence) && wall_ns() < deadline {
+            walker_report = soft.compute_report(cx.engine().0);
+            if walker_report.is_some() {
+                break;
+            }
+        }
+    }
     if let Err(e) = gpu.wait(fence, o.timeout_ms.saturating_mul(1000)) {
+        if let Some(r) = walker_report {
+            return Err(format!("the dispatch failed: {e}\ncompute engine: {r}"));
+        }
         // The driver's error state, then what the EU array saw (the software
         // GPU's own report: which thread stopped where).
         let eu = soft

@@ -137,3 +137,34 @@ fn inline_data_past_what_the_walker_carries_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("gen12.5"), "{err}");
 }
+
+/// A kernel that reads a register one instruction after writing it, with no
+/// SWSB wait: the run fails with the model's report naming the instruction
+/// and the register (read before the driver resets the engine).
+#[test]
+fn a_missing_swsb_dependency_is_reported_by_instruction_and_register() {
+    let dir = scratch("swsb");
+    let k = dir.join("racy.asm");
+    std::fs::write(
+        &k,
+        "mov (8|M0) r11.0<1>:ud 0x5:ud\n\
+         add (8|M0) r12.0<1>:ud r11.0<1;1,0>:ud 1:ud\n\
+         send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n",
+    )
+    .unwrap();
+    let o = baregpu(&[
+        "run",
+        "--gen",
+        "gen12.5",
+        "--kernel",
+        k.to_str().unwrap(),
+        "--simd",
+        "16",
+        "--grid",
+        "1",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("SWSB") && err.contains("reads r11"), "{err}");
+    assert!(err.contains("add (8|M0) r12.0"), "{err}");
+}
