@@ -336,8 +336,7 @@ fn preferred_slm_code(bytes: u32) -> u32 {
 /// RENDER_SURFACE_STATE of a buffer (RAW or typed SURFTYPE_BUFFER, the
 /// entry count over Width 6:0, Height 20:7, Depth 31:21 as the model and
 /// Mesa isl buffer_fill_state_s split it) or a 2D surface (linear or
-/// Tile4, pitch - 1; SURFTYPE_2D's alignments are left at 0, which a
-/// single-level surface never uses).
+/// Tile4, pitch - 1).
 fn surface_state(d: &SurfaceDesc) -> s::RenderSurfaceState {
     type S = s::RenderSurfaceState;
     let mut st = S {
@@ -362,6 +361,10 @@ fn surface_state(d: &SurfaceDesc) -> s::RenderSurfaceState {
             ..
         } => {
             st.surface_type = S::SURFACE_TYPE_SURFTYPE_2D;
+            // VALIGN_4: the smallest valid encoding (0 is reserved, hal
+            // structs.toml); a single-level, single-slice surface has no
+            // second image to align, so the choice does not move a texel.
+            st.surface_vertical_alignment = S::SURFACE_VERTICAL_ALIGNMENT_VALIGN_4;
             st.width = width - 1;
             st.height = height - 1;
             st.surface_pitch = pitch - 1;
