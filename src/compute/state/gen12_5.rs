@@ -100,7 +100,7 @@ pub(crate) fn check_kernel(
     if !desc.samplers.is_empty() {
         return Err(unsupported("samplers on Gen12.5 (not programmed yet)"));
     }
-    // 128 GRFs: Large GRF Mode is off (STATE_COMPUTE_MODE above).
+    // 128 GRFs: `record` writes Large GRF Mode off (STATE_COMPUTE_MODE).
     if desc.grf_registers != 128 {
         return Err(ComputeError::Invalid(
             "Gen12.5 threads have 128 GRF registers (Large GRF Mode is not used)",
