@@ -10,7 +10,28 @@
 //!             [--out <bti>=<file>]... [--png <bti>=<file>]... [--slm <bytes>] [--barriers]
 //!             [--timeout-ms <ms>]
 //!             [--sampler <index>=<nearest|linear>[,<wrap|mirror|clamp|border|mirror-once>]]...
+//!             [--inline <file>] [--indirect <file>] [--local-ids none|x|xy|xyz]   (gen12.5)
 //! ```
+//!
+//! On gen12.5 (DG2) the kernel runs through COMPUTE_WALKER on the compute
+//! engine, in the driver's compute context (`baregpu::compute`'s
+//! `state/gen12_5.rs` documents the batch). `--group x,y,z` is then the
+//! group's size in invocations (COMPUTE_WALKER's local size, at most 1024;
+//! default one thread's lanes in X), `--grid` the groups. The thread payload:
+//! - R0: r0.1, r0.6, r0.7 the group's X, Y, Z IDs; r0.2 bits 7:0 the
+//!   thread's index in its group, bits 31:24 the threads in the group;
+//! - from R1 the local IDs (`--local-ids`, default xyz): per component one
+//!   register of 16-bit IDs (two at SIMD32), X, then Y, then Z;
+//! - then the inline data register: `--inline`'s bytes (at most 32, zero
+//!   padded to dwords); with `--indirect` the indirect data's 64-bit GPU
+//!   address is inline qword 0 and `--inline` (at most 24 bytes) follows
+//!   from dword 2 (Mesa anv's convention: its inline data begins with the
+//!   address of the data its walker names as indirect data);
+//! - the indirect data (at most 32 KiB) stays in memory, 64-byte aligned,
+//!   for the kernel to load (004 COMPUTE_WALKER Indirect Data Start Address).
+//!
+//! Bound buffers and surfaces are reached through the binding table (LSC
+//! `bti[n]` messages); `surface2d:...:tile4` makes a Tile4 surface.
 //!
 //! Extensions beyond the issue's syntax: a kernel file ending in `.asm` is
 //! assembled first; `--slm` and `--barriers` fill the Ivy Bridge interface
@@ -22,8 +43,8 @@
 use std::fmt::Write as _;
 
 use baregpu::compute::{
-    AddressMode, Compute, ComputeError, Dispatch, Filter, Format, KernelDesc, MAX_BUFFER_BYTES,
-    Resource, Sampler, Simd, Threads, max_curbe_bytes,
+    AddressMode, Compute, ComputeError, Dispatch, Filter, Format, KernelDesc, LocalIds,
+    MAX_BUFFER_BYTES, Resource, Sampler, Simd, Threads, max_curbe_bytes,
 };
 use baregpu::gtt::tiling::{Swizzle, Tiling};
 use baregpu::platform::PlatformBus;
@@ -35,7 +56,7 @@ use baregpu_soft::SoftGpu;
 use crate::picture::PixelFormat;
 
 pub const USAGE: &str =
-    "  baregpu run --gen <gen4|g45|gen6|gen7> --kernel <file> --simd <8|16|32> --grid <x,y,z>
+    "  baregpu run --gen <gen4|g45|gen6|gen7|gen12.5> --kernel <file> --simd <8|16|32> --grid <x,y,z>
               [--group <x,y,z>] [--curbe <file>] [--dispatch gpgpu|media] [--media-objects <file>]
               [--bind <bti>=buffer:<file> | <bti>=buffer:zero:<bytes>
                     | <bti>=surface2d:<w>x<h>:<format>[:linear|:x|:y][:<file>]]...
@@ -50,7 +71,15 @@ pub const USAGE: &str =
       R8_UNORM R8_UINT R32_UINT R32_FLOAT R8G8B8A8_UNORM B8G8R8A8_UNORM.
       --out writes a buffer's bytes, or a surface's pixels row by row; --png
       writes a surface as a PNG picture.
-      --sampler binds SAMPLER_STATE entry <index> (0-15) for sample messages.";
+      --sampler binds SAMPLER_STATE entry <index> (0-15) for sample messages.
+      gen12.5 (DG2): COMPUTE_WALKER; --group is the group size in invocations
+      (at most 1024), [--inline <file>] (up to 32 bytes) the walker's inline
+      data, [--indirect <file>] (up to 32 KiB) indirect data whose GPU
+      address takes inline qword 0 (--inline then follows, up to 24 bytes),
+      [--local-ids none|x|xy|xyz] (default xyz). Payload: R0 (r0.1/r0.6/r0.7
+      group X/Y/Z, r0.2[7:0] thread in group), from R1 the local IDs (one
+      register of 16-bit IDs per component, two at SIMD32), then the inline
+      data. Surfaces may be :tile4.";
 
 /// Largest kernel binary, assembly text or media-objects file read: 64 MiB,
 /// four million native instructions, far past any kernel or object list the
@@ -69,6 +98,8 @@ enum Bind {
         height: u32,
         format: Format,
         tiling: Tiling,
+        /// `:tile4` (gen12.5), made by `Compute::create_surface_tile4`.
+        tile4: bool,
         pixels: Option<Vec<u8>>,
     },
 }
@@ -92,6 +123,12 @@ struct Options {
     barriers: bool,
     timeout_ms: u64,
     samplers: Vec<(u32, Sampler)>,
+    /// gen12.5: the walker's inline dwords, the indirect data, the local IDs.
+    inline: Vec<u32>,
+    indirect: Vec<u8>,
+    local_ids: LocalIds,
+    /// `--group` was given (gen12.5 defaults to one thread's lanes).
+    group_given: bool,
 }
 
 pub(crate) fn generation(name: &str) -> Result<(Generation, IsaGen), String> {
@@ -100,9 +137,10 @@ pub(crate) fn generation(name: &str) -> Result<(Generation, IsaGen), String> {
         "gen4.5" | "g45" => (Generation::G45, IsaGen::G45),
         "gen6" | "snb" => (Generation::Gen6, IsaGen::Gen6),
         "gen7" | "ivb" => (Generation::Gen7, IsaGen::Gen7),
+        "gen12.5" | "dg2" => (Generation::Gen12_5, IsaGen::Gen12_5),
         _ => {
             return Err(format!(
-                "no software GPU for {name:?} (one of gen4, gen4.5 (g45), gen6 (snb), gen7 (ivb))"
+                "no software GPU for {name:?} (one of gen4, gen4.5 (g45), gen6 (snb), gen7 (ivb), gen12.5 (dg2))"
             ));
         }
     })
@@ -193,8 +231,9 @@ fn binding(s: &str) -> Result<(u32, Bind), String> {
         let format = format_named(parts.next().unwrap_or(""))?;
         // Then an optional tiling, then the file: the rest, colons and all.
         let (third, fourth) = (parts.next(), parts.next());
+        let tile4 = third == Some("tile4");
         let (tiling, file) = match third {
-            Some("linear") => (Tiling::Linear, fourth.map(str::to_string)),
+            Some("linear" | "tile4") => (Tiling::Linear, fourth.map(str::to_string)),
             Some("x") => (Tiling::X, fourth.map(str::to_string)),
             Some("y") => (Tiling::Y, fourth.map(str::to_string)),
             Some(name) => (
@@ -217,6 +256,7 @@ fn binding(s: &str) -> Result<(u32, Bind), String> {
             height,
             format,
             tiling,
+            tile4,
             pixels,
         }
     } else {
@@ -262,13 +302,29 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let (mut binds, mut outs, mut slm, mut barriers, mut timeout_ms) =
         (Vec::new(), Vec::new(), 0, false, 60_000);
     let mut samplers = Vec::new();
+    let (mut inline_file, mut indirect_file, mut local_ids, mut group_given) =
+        (None, None, LocalIds::Xyz, false);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--gen" => gen_name = Some(get(a, &mut it)?),
             "--kernel" => kernel = Some(get(a, &mut it)?),
             "--simd" => simd = Some(get(a, &mut it)?),
             "--grid" => grid = Some(triple(&get(a, &mut it)?, "--grid")?),
-            "--group" => group = triple(&get(a, &mut it)?, "--group")?,
+            "--group" => {
+                group = triple(&get(a, &mut it)?, "--group")?;
+                group_given = true;
+            }
+            "--inline" => inline_file = Some(get(a, &mut it)?),
+            "--indirect" => indirect_file = Some(get(a, &mut it)?),
+            "--local-ids" => {
+                local_ids = match get(a, &mut it)?.as_str() {
+                    "none" => LocalIds::None,
+                    "x" => LocalIds::X,
+                    "xy" => LocalIds::Xy,
+                    "xyz" => LocalIds::Xyz,
+                    v => return Err(format!("--local-ids is none, x, xy or xyz, not {v:?}")),
+                }
+            }
             "--curbe" => curbe = Some(get(a, &mut it)?),
             "--dispatch" => dispatch = Some(get(a, &mut it)?),
             "--media-objects" => {
@@ -306,6 +362,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
         v.ok_or_else(|| format!("{what} is required\nusage:\n{USAGE}"))
     };
     let (generation, platform) = generation(&need(gen_name, "--gen")?)?;
+    if generation != Generation::Gen12_5 && (inline_file.is_some() || indirect_file.is_some()) {
+        return Err("--inline and --indirect are COMPUTE_WALKER's (--gen gen12.5)".into());
+    }
     let kernel_path = need(kernel, "--kernel")?;
     let kernel = if kernel_path.ends_with(".asm") {
         let text = read_text(&kernel_path, "kernel source")?;
@@ -326,10 +385,30 @@ fn parse(args: &[String]) -> Result<Options, String> {
         s => return Err(format!("--simd is 8, 16 or 32, not {s}")),
     };
     let grid = grid.ok_or_else(|| format!("--grid is required\nusage:\n{USAGE}"))?;
+    let indirect = match indirect_file {
+        Some(path) => read(&path, INDIRECT_MAX as u64, "indirect data file")?,
+        None => Vec::new(),
+    };
+    let inline_max = if indirect.is_empty() { 32 } else { 24 };
+    let inline = match inline_file {
+        Some(path) => read(
+            &path,
+            inline_max,
+            "inline data file (with --indirect, 24 bytes)",
+        )?
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect(),
+        None => Vec::new(),
+    };
     let media = match dispatch.as_deref() {
         Some("media") => true,
         Some("gpgpu") => false,
-        None => generation != Generation::Gen7,
+        None => !matches!(generation, Generation::Gen7 | Generation::Gen12_5),
         Some(other) => return Err(format!("--dispatch is gpgpu or media, not {other}")),
     };
     for (bti, _) in &outs {
@@ -366,8 +445,16 @@ fn parse(args: &[String]) -> Result<Options, String> {
         barriers,
         timeout_ms,
         samplers,
+        inline,
+        indirect,
+        local_ids,
+        group_given,
     })
 }
+
+/// Largest `--indirect` file: what the driver's state area takes
+/// (`compute::state::gen12_5::MAX_INDIRECT_BYTES`, 32 KiB).
+const INDIRECT_MAX: usize = 32 << 10;
 
 /// A `--sampler <index>=<filter>[,<address>]` argument.
 fn sampler(s: &str) -> Result<(u32, Sampler), String> {
@@ -428,6 +515,7 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         .map_err(|e| format!("software GPU: {e:?}"))?;
     let mut gpu =
         Gpu::new(&platform, &soft, o.generation).map_err(|e| format!("GPU bring-up: {e}"))?;
+    let xe = o.generation == Generation::Gen12_5;
     let failed = |e: ComputeError| format!("{e}");
     let mut cx = Compute::new(&mut gpu).map_err(failed)?;
 
@@ -446,11 +534,15 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
                 height,
                 format,
                 tiling,
+                tile4,
                 pixels,
             } => {
-                let s = cx
-                    .create_surface_2d(&mut gpu, *width, *height, *format, *tiling)
-                    .map_err(failed)?;
+                let s = if *tile4 {
+                    cx.create_surface_tile4(&mut gpu, *width, *height, *format)
+                } else {
+                    cx.create_surface_2d(&mut gpu, *width, *height, *format, *tiling)
+                }
+                .map_err(failed)?;
                 if let Some(p) = pixels {
                     s.write_pixels(Swizzle::None, p)
                         .map_err(|e| format!("--bind {bti}: {e}"))?;
@@ -483,12 +575,26 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         samplers: &sampler_indices,
         barriers: o.barriers,
         slm_bytes: o.slm,
+        local_ids: o.local_ids,
         ..KernelDesc::new(&o.kernel)
     };
     let kernel = cx.load_kernel(&mut gpu, &desc).map_err(failed)?;
 
     let inline: Vec<u32>;
-    let threads = if o.media {
+    let threads = if xe {
+        // COMPUTE_WALKER: --group is the local size in invocations.
+        let group_size = if o.group_given {
+            o.group
+        } else {
+            [o.simd.lanes(), 1, 1]
+        };
+        Threads::Compute {
+            groups: o.grid,
+            group_size,
+            inline: &o.inline,
+            indirect: &o.indirect,
+        }
+    } else if o.media {
         match &o.objects {
             Some(objects) => {
                 let per = objects.first().map_or(0, Vec::len);
@@ -535,7 +641,24 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         samplers: &o.samplers,
     };
     let fence = cx.dispatch(&mut gpu, &kernel, &dispatch).map_err(failed)?;
+    // DG2: the model's account of a walker that hung or stopped the engine
+    // (a thread error such as a missing SWSB dependency, naming the
+    // instruction and register) is read while the engine still holds it,
+    // before the wait's reset clears it.
+    let mut walker_report = None;
+    if xe {
+        let deadline = wall_ns().saturating_add(o.timeout_ms.saturating_mul(1_000_000));
+        while !gpu.poll(fence) && wall_ns() < deadline {
+            walker_report = soft.compute_report(cx.engine().0);
+            if walker_report.is_some() {
+                break;
+            }
+        }
+    }
     if let Err(e) = gpu.wait(fence, o.timeout_ms.saturating_mul(1000)) {
+        if let Some(r) = walker_report {
+            return Err(format!("the dispatch failed: {e}\ncompute engine: {r}"));
+        }
         // The driver's error state, then what the EU array saw (the software
         // GPU's own report: which thread stopped where).
         let eu = soft
@@ -627,6 +750,7 @@ mod tests {
                     height: 4,
                     format: Format::R32Uint,
                     tiling: Tiling::Y,
+                    tile4: false,
                     pixels: None
                 }
             )

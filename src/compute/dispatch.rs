@@ -12,7 +12,7 @@ use super::sampler::{Sampler, plan_samplers};
 use super::state::{self, Cmds, MAX_STATE_BYTES, Plan, StateArea, Work};
 use super::surface::{Resource, SurfaceDesc};
 use crate::platform::Platform;
-use crate::submit::{Batch, Gpu};
+use crate::submit::{Batch, ContextId, Gpu};
 
 /// Highest binding table index a dispatch may bind. 255 is the stateless
 /// model's index (003 lines 81019-81050); Ivy Bridge also reserves 254
@@ -74,6 +74,21 @@ pub enum Threads<'a> {
         groups: [u32; 3],
         group_size: [u32; 3],
     },
+    /// COMPUTE_WALKER (Gen12.5): `groups` thread groups of `group_size`
+    /// invocations (at most 1024), run by threads of the kernel's SIMD
+    /// width, the last thread's spare channels masked off. Every thread
+    /// gets `inline` (at most 8 dwords: the walker's inline data) in the
+    /// register after its local IDs; `indirect` (at most 64 KiB - 1) is
+    /// copied into the batch's state, 64-byte aligned, and its 64-bit
+    /// address takes inline dwords 0-1 (`inline` then follows from dword 2,
+    /// at most 6 dwords). The payload is laid out in `state/gen12_5.rs`.
+    /// [`Threads::Groups`] is this with neither.
+    Compute {
+        groups: [u32; 3],
+        group_size: [u32; 3],
+        inline: &'a [u32],
+        indirect: &'a [u8],
+    },
 }
 
 /// One launch of a kernel.
@@ -104,6 +119,15 @@ pub(crate) fn plan<'a>(
         ));
     }
     let unsupported = |what| ComputeError::Unsupported { generation, what };
+    let xe = super::kernel::is_xe(generation);
+    if xe && (!d.samplers.is_empty() || !kernel.samplers.is_empty()) {
+        return Err(unsupported("samplers on Gen12.5 (not programmed yet)"));
+    }
+    if xe && !d.curbe.is_empty() {
+        return Err(unsupported(
+            "CURBE constants on Gen12.5 (it has none: use inline or indirect data)",
+        ));
+    }
 
     // Bindings: in range, once each, and covering what the kernel uses.
     let mut surfaces: Vec<(u32, SurfaceDesc)> = Vec::with_capacity(d.bindings.len());
@@ -125,6 +149,25 @@ pub(crate) fn plan<'a>(
     let samplers = plan_samplers(generation, d.samplers, &kernel.samplers)?;
 
     let work = match d.threads {
+        Threads::Groups { groups, group_size } if xe => {
+            walker_work(generation, kernel, groups, group_size, &[], &[])?
+        }
+        Threads::Compute {
+            groups,
+            group_size,
+            inline,
+            indirect,
+        } => {
+            if !xe {
+                return Err(unsupported("COMPUTE_WALKER (Gen12.5)"));
+            }
+            walker_work(generation, kernel, groups, group_size, inline, indirect)?
+        }
+        _ if xe => {
+            return Err(unsupported(
+                "media objects and walkers on Gen12.5 (COMPUTE_WALKER only: Threads::Compute)",
+            ));
+        }
         Threads::Objects { count, inline } => {
             if count == 0 {
                 return Err(ComputeError::Invalid("no threads"));
@@ -203,7 +246,9 @@ pub(crate) fn plan<'a>(
         }
     };
 
-    check_payload(generation, kernel, &work)?;
+    if !xe {
+        check_payload(generation, kernel, &work)?;
+    }
     let curbe = curbe_data(kernel, &work, d.curbe)?;
     Ok(Plan {
         kernel,
@@ -213,6 +258,68 @@ pub(crate) fn plan<'a>(
         bt_entries,
         samplers,
     })
+}
+
+/// A COMPUTE_WALKER's work (Gen12.5): the group size against 004's
+/// COMPUTE_WALKER DW6 restriction (at most 1024 invocations), the threads
+/// of a group, the last thread's mask and the inline and indirect data.
+fn walker_work<'a>(
+    generation: Generation,
+    kernel: &Kernel<'_>,
+    groups: [u32; 3],
+    group_size: [u32; 3],
+    inline: &'a [u32],
+    indirect: &'a [u8],
+) -> Result<Work<'a>, ComputeError> {
+    #[cfg(feature = "gen12_5")]
+    {
+        use super::state::gen12_5 as g;
+        let _ = generation;
+        if groups.contains(&0) || group_size.contains(&0) {
+            return Err(ComputeError::Invalid("no threads"));
+        }
+        let invocations = group_size
+            .iter()
+            .try_fold(1u64, |n, &s| n.checked_mul(s as u64))
+            .unwrap_or(u64::MAX);
+        check_max(
+            "invocations per group",
+            invocations,
+            g::MAX_GROUP_INVOCATIONS as u64,
+        )?;
+        let inline_max = if indirect.is_empty() {
+            g::INLINE_DWORDS
+        } else {
+            g::INLINE_DWORDS - 2
+        };
+        check_max(
+            "inline dwords (2 fewer with indirect data)",
+            inline.len() as u64,
+            inline_max as u64,
+        )?;
+        check_max(
+            "indirect data bytes",
+            indirect.len() as u64,
+            g::MAX_INDIRECT_BYTES as u64,
+        )?;
+        let lanes = kernel.simd.lanes();
+        Ok(Work::Compute {
+            groups,
+            group_size,
+            threads: invocations.div_ceil(lanes as u64) as u32,
+            right_mask: right_mask(invocations, lanes),
+            inline,
+            indirect,
+        })
+    }
+    #[cfg(not(feature = "gen12_5"))]
+    {
+        let _ = (kernel, groups, group_size, inline, indirect);
+        Err(ComputeError::Unsupported {
+            generation,
+            what: "COMPUTE_WALKER (Gen12.5)",
+        })
+    }
 }
 
 /// A thread's payload, R0 then its constant rows then its inline data,
@@ -291,9 +398,10 @@ fn batch_end(generation: Generation) -> u32 {
 pub(crate) fn build<'g, P: Platform>(
     gpu: &mut Gpu<'g, P>,
     generation: Generation,
+    context: Option<ContextId>,
     plan: &Plan<'_>,
 ) -> Result<Batch<'g>, ComputeError> {
-    build_batch(gpu, generation, |base, area, cmds| {
+    build_batch_in(gpu, generation, context, |base, area, cmds| {
         state::record(generation, plan, base, area, cmds)
     })
 }
@@ -310,6 +418,17 @@ pub(crate) fn build_batch<'g, P: Platform>(
     generation: Generation,
     record: impl Fn(u64, &mut StateArea, &mut Cmds) -> Result<(), ComputeError>,
 ) -> Result<Batch<'g>, ComputeError> {
+    build_batch_in(gpu, generation, None, record)
+}
+
+/// [`build_batch`] for a batch of `context` (its PPGTT), or of the GGTT
+/// without one.
+pub(crate) fn build_batch_in<'g, P: Platform>(
+    gpu: &mut Gpu<'g, P>,
+    generation: Generation,
+    context: Option<ContextId>,
+    record: impl Fn(u64, &mut StateArea, &mut Cmds) -> Result<(), ComputeError>,
+) -> Result<Batch<'g>, ComputeError> {
     let (mut area, mut cmds) = (StateArea::default(), Cmds::default());
     record(0, &mut area, &mut cmds)?;
     check_max("state bytes", area.bytes() as u64, MAX_STATE_BYTES as u64)?;
@@ -317,7 +436,11 @@ pub(crate) fn build_batch<'g, P: Platform>(
     let ended = (cmds.dwords.len() + 1).next_multiple_of(2);
     let state_at = (ended * 4).next_multiple_of(4096);
     // Batch::push keeps two dwords free for the batch end the submission adds.
-    let mut batch = gpu.new_batch(state_at + area.bytes() + 8)?;
+    let bytes = state_at + area.bytes() + 8;
+    let mut batch = match context {
+        Some(ctx) => gpu.new_context_batch(ctx, bytes)?,
+        None => gpu.new_batch(bytes)?,
+    };
     let base = batch.gfx().0 + state_at as u64;
     let measured = cmds.dwords.len();
     let filled = (|| {

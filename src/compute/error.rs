@@ -1,5 +1,6 @@
 //! What can go wrong while preparing or submitting compute work.
 
+use alloc::string::String;
 use core::fmt;
 
 use baregpu_hal::{Generation, PackError};
@@ -22,6 +23,10 @@ pub enum ComputeError {
     /// The kernel binary does not decode as EU instructions of this
     /// generation; `offset` is the byte offset of the first bad instruction.
     KernelDecode { offset: usize, error: KernelError },
+    /// The kernel decodes but breaks a rule of its ISA (Gen12.5: the
+    /// validator's first error, e.g. a missing SWSB dependency);
+    /// `offset` is the byte offset of the instruction.
+    KernelInvalid { offset: usize, why: String },
     /// The kernel has no instructions.
     EmptyKernel,
     /// No `send` with End Of Thread: its threads would never retire.
@@ -57,6 +62,12 @@ impl fmt::Display for ComputeError {
             ComputeError::Pack(e) => write!(f, "{e}"),
             ComputeError::KernelDecode { offset, error } => {
                 write!(f, "kernel does not decode at byte {offset:#x}: {error}")
+            }
+            ComputeError::KernelInvalid { offset, why } => {
+                write!(
+                    f,
+                    "kernel instruction at byte {offset:#x} is invalid: {why}"
+                )
             }
             ComputeError::EmptyKernel => f.write_str("the kernel is empty"),
             ComputeError::NoEndOfThread => {

@@ -10,10 +10,11 @@ use baregpu_isa::inst::Body;
 use baregpu_isa::kernel::decode_kernel;
 
 use super::error::{ComputeError, check_max};
+use super::memory::Backing;
 use super::surface::write_region;
-use crate::gtt::{GfxAddr, Mapping};
-use crate::platform::{Dma, Platform};
-use crate::submit::Gpu;
+use crate::gtt::GfxAddr;
+use crate::platform::Platform;
+use crate::submit::{ContextId, Gpu, Placement};
 
 /// Kernel start pointers are 64-byte aligned: INTERFACE_DESCRIPTOR(_DATA)
 /// DW0 bits 31:6 on every generation (003 line 47762; 965/G45 and Ivy Bridge
@@ -29,6 +30,10 @@ pub const PREFETCH_PAD: usize = 128;
 /// `nop`: opcode 0x7E in bits 6:0, every other bit 0 (000 line 10260; the
 /// same opcode on Gen6/Gen7, notes seed-001-003 opcode table).
 const NOP: [u8; 16] = [0x7e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/// Xe-HPG's `nop`: opcode 0x60 in bits 6:0 (isa xehpg tables; `iga64
+/// -p=12p71` assembles `nop` to these 16 bytes).
+const NOP_XE: [u8; 16] = [0x60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 
 /// Size of one instruction heap; bigger kernels get a heap of their own.
 const HEAP_BYTES: usize = 64 << 10;
@@ -48,6 +53,30 @@ impl Simd {
             Simd::Simd8 => 8,
             Simd::Simd16 => 16,
             Simd::Simd32 => 32,
+        }
+    }
+}
+
+/// The local IDs COMPUTE_WALKER generates into a thread's payload after R0
+/// (Gen12.5; 004 COMPUTE_WALKER Emit Local: X, XY or XYZ, one register per
+/// component at SIMD8/16, two at SIMD32). The older generations' kernels
+/// compute their IDs themselves and ignore it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LocalIds {
+    None,
+    X,
+    Xy,
+    Xyz,
+}
+
+impl LocalIds {
+    /// Components emitted.
+    pub const fn components(self) -> u32 {
+        match self {
+            LocalIds::None => 0,
+            LocalIds::X => 1,
+            LocalIds::Xy => 2,
+            LocalIds::Xyz => 3,
         }
     }
 }
@@ -77,6 +106,8 @@ pub struct KernelDesc<'a> {
     pub scratch_bytes: u32,
     /// Single program flow (no divergent branches in the kernel).
     pub single_program_flow: bool,
+    /// The local IDs the Gen12.5 walker writes after R0 (default XYZ).
+    pub local_ids: LocalIds,
 }
 
 impl<'a> KernelDesc<'a> {
@@ -93,6 +124,7 @@ impl<'a> KernelDesc<'a> {
             slm_bytes: 0,
             scratch_bytes: 0,
             single_program_flow: false,
+            local_ids: LocalIds::Xyz,
         }
     }
 }
@@ -100,13 +132,9 @@ impl<'a> KernelDesc<'a> {
 /// Per-thread scratch memory of a kernel.
 #[derive(Debug)]
 pub(crate) struct Scratch<'a> {
-    /// Only the device addresses it (through `mapping`).
-    #[expect(
-        dead_code,
-        reason = "owned so that the scratch space lives as long as the kernel"
-    )]
-    pub memory: Dma<'a>,
-    pub mapping: Mapping,
+    /// Owned so that the scratch space lives as long as the kernel; only
+    /// the device addresses it.
+    pub memory: Backing<'a>,
     /// The MEDIA_VFE_STATE Per Thread Scratch Space code.
     pub encoded: u32,
 }
@@ -130,6 +158,8 @@ pub struct Kernel<'a> {
     pub(crate) barriers: bool,
     pub(crate) slm_bytes: u32,
     pub(crate) single_program_flow: bool,
+    #[cfg_attr(not(feature = "gen12_5"), allow(dead_code))]
+    pub(crate) local_ids: LocalIds,
     /// Owned: the scratch memory goes back to the platform with the kernel.
     pub(crate) scratch: Option<Scratch<'a>>,
 }
@@ -155,7 +185,7 @@ impl Kernel<'_> {
     }
     /// Graphics address of the kernel's scratch space, if it has one.
     pub fn scratch_gfx(&self) -> Option<GfxAddr> {
-        self.scratch.as_ref().map(|s| s.mapping.gfx)
+        self.scratch.as_ref().map(|s| s.memory.gfx())
     }
     /// 256-bit constant registers each thread reads.
     pub(crate) fn curbe_rows(&self) -> u32 {
@@ -163,17 +193,17 @@ impl Kernel<'_> {
     }
 }
 
-/// A GGTT buffer of kernels, filled front to back.
+/// A buffer of kernels (GGTT, or the compute context's PPGTT), filled
+/// front to back.
 #[derive(Debug)]
 pub(crate) struct InstructionHeap<'a> {
-    pub memory: Dma<'a>,
-    pub mapping: Mapping,
+    pub memory: Backing<'a>,
     pub used: usize,
 }
 
 impl InstructionHeap<'_> {
-    fn size(&self) -> usize {
-        self.memory.size()
+    pub(crate) fn size(&self) -> usize {
+        self.memory.len()
     }
 
     /// Offset where `need` bytes fit at kernel alignment, if they do.
@@ -184,8 +214,18 @@ impl InstructionHeap<'_> {
 }
 
 /// The ISA platform that decodes kernels of `generation` (the device description's `eu_isa`).
+/// Gen12.5 has no device description yet: its ISA is Xe-HPG (`12p71`).
 pub(crate) fn isa_gen(generation: Generation) -> Option<IsaGen> {
-    IsaGen::from_name(baregpu_hal::device::of(generation)?.eu_isa)
+    match generation {
+        #[cfg(feature = "gen12_5")]
+        Generation::Gen12_5 => Some(IsaGen::Gen12_5),
+        _ => IsaGen::from_name(baregpu_hal::device::of(generation)?.eu_isa),
+    }
+}
+
+/// Gen12.5 (Xe-HPG): COMPUTE_WALKER, not the media/GPGPU pipelines.
+pub(crate) fn is_xe(generation: Generation) -> bool {
+    isa_gen(generation).is_some_and(IsaGen::is_xe)
 }
 
 /// Checks a kernel before anything is allocated for it: it decodes, it ends
@@ -213,6 +253,9 @@ pub(crate) fn validate(
         .any(|e| matches!(e.inst.body, Body::Send(s) if s.eot));
     if !ends {
         return Err(ComputeError::NoEndOfThread);
+    }
+    if platform.is_xe() {
+        return validate_xe(generation, desc, &entries);
     }
     if !desc.curbe_bytes.is_multiple_of(32) {
         return Err(ComputeError::Invalid(
@@ -263,13 +306,59 @@ pub(crate) fn validate(
     Ok(entries.len())
 }
 
+/// The rest of [`validate`] for a Gen12.5 binary that decodes and ends its
+/// threads: it also passes the ISA's rules (SWSB among them) before
+/// anything runs it, the first error refusing it; then its resource needs.
+#[cfg(feature = "gen12_5")]
+fn validate_xe(
+    generation: Generation,
+    desc: &KernelDesc<'_>,
+    entries: &[baregpu_isa::kernel::Entry],
+) -> Result<usize, ComputeError> {
+    use baregpu_isa::validate::{Severity, validate_entries};
+    let platform = isa_gen(generation).ok_or(ComputeError::Unsupported {
+        generation,
+        what: "compute",
+    })?;
+    let found = validate_entries(platform, entries, desc.binary.len());
+    if let Some((offset, v)) = found
+        .into_iter()
+        .find(|(_, v)| v.severity == Severity::Error)
+    {
+        return Err(ComputeError::KernelInvalid {
+            offset,
+            why: alloc::string::ToString::to_string(&v),
+        });
+    }
+    super::state::gen12_5::check_kernel(generation, desc)?;
+    Ok(entries.len())
+}
+
+#[cfg(not(feature = "gen12_5"))]
+fn validate_xe(
+    generation: Generation,
+    _: &KernelDesc<'_>,
+    _: &[baregpu_isa::kernel::Entry],
+) -> Result<usize, ComputeError> {
+    Err(ComputeError::Unsupported {
+        generation,
+        what: "compute",
+    })
+}
+
 /// Copies a validated binary, then NOP padding, into a heap with room (a new
 /// one when none has); returns (heap index, offset in the heap).
 pub(crate) fn upload<'a, P: Platform>(
     gpu: &mut Gpu<'a, P>,
+    context: Option<ContextId>,
     heaps: &mut Vec<InstructionHeap<'a>>,
     binary: &[u8],
 ) -> Result<(usize, usize), ComputeError> {
+    let nop = if is_xe(gpu.generation()) {
+        &NOP_XE
+    } else {
+        &NOP
+    };
     let need = binary.len().next_multiple_of(16) + PREFETCH_PAD;
     let found = heaps
         .iter()
@@ -279,12 +368,8 @@ pub(crate) fn upload<'a, P: Platform>(
         Some(f) => f,
         None => {
             let size = need.max(HEAP_BYTES).next_multiple_of(4096);
-            let (memory, mapping) = gpu.map_buffer(size)?;
-            heaps.push(InstructionHeap {
-                memory,
-                mapping,
-                used: 0,
-            });
+            let memory = Backing::new(gpu, context, Placement::System, size)?;
+            heaps.push(InstructionHeap { memory, used: 0 });
             (heaps.len() - 1, 0)
         }
     };
@@ -297,8 +382,8 @@ pub(crate) fn upload<'a, P: Platform>(
     let tail = pos - (at + binary.len());
     write_region(&heap.memory, limit, at + binary.len(), &[0; 16][..tail])?;
     while pos < at + need {
-        write_region(&heap.memory, limit, pos, &NOP)?;
-        pos += NOP.len();
+        write_region(&heap.memory, limit, pos, nop)?;
+        pos += nop.len();
     }
     heap.used = at + need;
     Ok((index, at))

@@ -7,10 +7,11 @@ use alloc::vec;
 use baregpu_hal::Generation;
 
 use super::error::{ComputeError, check_max};
+use super::memory::Backing;
 use super::mip::MipChain;
 use crate::gtt::tiling::{self, Swizzle, Tiling};
-use crate::gtt::{GfxAddr, Mapping};
-use crate::platform::Dma;
+use crate::gtt::{GfxAddr, tile4};
+use crate::submit::Placement;
 
 /// Pixel formats a 2D surface (or a typed buffer) can have.
 ///
@@ -87,19 +88,24 @@ pub const MAX_BUFFER_BYTES: usize = MAX_BUFFER_ENTRIES as usize * 4;
 /// has 14 bits but the smaller limit keeps one rule for all.
 pub const MAX_SURFACE_SIDE: u32 = 8192;
 
-/// A GGTT-mapped, CPU-visible buffer from [`super::Compute::create_buffer`].
+/// A CPU-visible buffer from [`super::Compute::create_buffer`]: in the
+/// GGTT (Gen4-Gen7) or the compute context's PPGTT (Gen12.5).
 #[derive(Debug)]
 pub struct Buffer<'a> {
     /// Owned: the memory goes back to the platform when the buffer is dropped.
-    pub(crate) memory: Dma<'a>,
-    pub(crate) mapping: Mapping,
+    pub(crate) memory: Backing<'a>,
     pub(crate) size: usize,
 }
 
 impl Buffer<'_> {
     /// Where the GPU sees the first byte.
     pub fn gfx(&self) -> GfxAddr {
-        self.mapping.gfx
+        self.memory.gfx()
+    }
+
+    /// System or local memory.
+    pub fn placement(&self) -> Placement {
+        self.memory.placement()
     }
 
     /// Bytes the kernel may address (the requested size).
@@ -127,8 +133,7 @@ impl Buffer<'_> {
 #[derive(Debug)]
 pub struct Surface<'a> {
     /// Owned: the memory goes back to the platform when the surface is dropped.
-    pub(crate) memory: Dma<'a>,
-    pub(crate) mapping: Mapping,
+    pub(crate) memory: Backing<'a>,
     /// Level 0's size.
     pub(crate) width: u32,
     pub(crate) height: u32,
@@ -139,11 +144,18 @@ pub struct Surface<'a> {
     pub(crate) levels: u32,
     /// Rows of memory the levels occupy (`height` for one level).
     pub(crate) rows: u32,
+    /// Gen12.5's Tile4 layout (`tiling` is then [`Tiling::Linear`], the
+    /// older generations' enum having no Tile4): see `gtt::tile4`.
+    pub(crate) tile4: bool,
 }
 
 impl Surface<'_> {
     pub fn gfx(&self) -> GfxAddr {
-        self.mapping.gfx
+        self.memory.gfx()
+    }
+    /// Laid out in Tile4 (Gen12.5, [`super::Compute::create_surface_tile4`]).
+    pub fn is_tile4(&self) -> bool {
+        self.tile4
     }
     pub fn width(&self) -> u32 {
         self.width
@@ -167,7 +179,16 @@ impl Surface<'_> {
     }
     /// Bytes of memory the surface occupies (whole tile rows when tiled).
     pub fn size(&self) -> usize {
+        if self.tile4 {
+            return tile4::tile4_size(self.pitch as usize, self.rows as usize);
+        }
         tiling::surface_size(self.tiling, self.pitch as usize, self.rows as usize)
+    }
+
+    /// The surface's memory as it is (tiled bytes for a tiled surface), from
+    /// `offset`: to inspect a layout after the work that wrote it completed.
+    pub fn read_raw(&self, offset: usize, out: &mut [u8]) -> Result<(), ComputeError> {
+        read_region(&self.memory, self.size(), offset, out)
     }
 
     /// Width and height of mip level `level`, if the surface has it.
@@ -262,6 +283,18 @@ impl Surface<'_> {
         // cover (pitch padding) keep what they held.
         let mut dst = vec![0; self.size()];
         read_region(&self.memory, self.size(), 0, &mut dst)?;
+        if self.tile4 {
+            tile4::linear_to_tile4(
+                &mut dst,
+                self.pitch as usize,
+                pixels,
+                row,
+                row,
+                self.height as usize,
+            )
+            .map_err(|_| ComputeError::Invalid("pixel data does not match the surface size"))?;
+            return write_region(&self.memory, self.size(), 0, &dst);
+        }
         tiling::linear_to_tiled(
             &mut dst,
             self.tiling,
@@ -282,6 +315,17 @@ impl Surface<'_> {
         let row = self.width as usize * self.format.bytes_per_pixel() as usize;
         let mut src = vec![0; self.size()];
         read_region(&self.memory, self.size(), 0, &mut src)?;
+        if self.tile4 {
+            return tile4::tile4_to_linear(
+                pixels,
+                row,
+                &src,
+                self.pitch as usize,
+                row,
+                self.height as usize,
+            )
+            .map_err(|_| ComputeError::Invalid("pixel buffer does not match the surface size"));
+        }
         tiling::tiled_to_linear(
             pixels,
             row,
@@ -330,6 +374,8 @@ pub(crate) enum SurfaceKind {
         pitch: u32,
         tiling: Tiling,
         levels: u32,
+        /// Gen12.5 Tile4 (`tiling` is then Linear).
+        tile4: bool,
     },
 }
 
@@ -355,7 +401,7 @@ impl SurfaceDesc {
             })
         };
         match *resource {
-            Resource::Buffer(b) if generation == Generation::Gen7 => buffer(b, RAW_FORMAT, 1),
+            Resource::Buffer(b) if raw_buffers(generation) => buffer(b, RAW_FORMAT, 1),
             Resource::Buffer(b) => buffer(b, Format::R32Uint.code(generation), 4),
             Resource::TypedBuffer(b, f) => buffer(b, f.code(generation), f.bytes_per_pixel()),
             Resource::Surface(s) => Ok(SurfaceDesc {
@@ -367,6 +413,7 @@ impl SurfaceDesc {
                     pitch: s.pitch,
                     tiling: s.tiling,
                     levels: s.levels,
+                    tile4: s.tile4,
                 },
             }),
         }
@@ -379,7 +426,7 @@ impl SurfaceDesc {
     /// buffer_fill_state, GFX_VER >= 7].
     pub(crate) fn buffer_split(entries: u32, generation: Generation) -> (u32, u32, u32) {
         let e = entries.saturating_sub(1);
-        if generation == Generation::Gen7 {
+        if raw_buffers(generation) {
             (e & 0x7f, (e >> 7) & 0x3fff, (e >> 21) & 0x3f)
         } else {
             (e & 0x7f, (e >> 7) & 0x1fff, (e >> 20) & 0x7f)
@@ -387,23 +434,9 @@ impl SurfaceDesc {
     }
 }
 
-/// Bounds-checked copy into the first `limit` bytes of DMA memory.
-pub(crate) fn write_region(
-    memory: &Dma<'_>,
-    limit: usize,
-    offset: usize,
-    data: &[u8],
-) -> Result<(), ComputeError> {
-    offset
-        .checked_add(data.len())
-        .filter(|&e| e <= limit)
-        .and_then(|_| memory.write(offset, data).ok())
-        .ok_or(ComputeError::Invalid("write past the end of the buffer"))
-}
-
-/// Bounds-checked copy out of the first `limit` bytes of DMA memory.
-pub(crate) fn read_region(
-    memory: &Dma<'_>,
+/// [`read_region`] on DMA memory (the render path's own buffers).
+pub(crate) fn read_dma_region(
+    memory: &crate::platform::Dma<'_>,
     limit: usize,
     offset: usize,
     out: &mut [u8],
@@ -413,4 +446,39 @@ pub(crate) fn read_region(
         .filter(|&e| e <= limit)
         .and_then(|_| memory.read(offset, out).ok())
         .ok_or(ComputeError::Invalid("read past the end of the buffer"))
+}
+
+/// Untyped buffers are RAW surfaces and split their size as Ivy Bridge's
+/// (Width 6:0, Height 20:7, Depth from bit 21): Ivy Bridge, and Gen12.5
+/// [ext: Mesa gen125.xml RENDER_SURFACE_STATE; isl buffer_fill_state_s].
+fn raw_buffers(generation: Generation) -> bool {
+    matches!(generation, Generation::Gen7 | Generation::Gen12_5)
+}
+
+/// Bounds-checked copy into the first `limit` bytes of the memory.
+pub(crate) fn write_region(
+    memory: &Backing<'_>,
+    limit: usize,
+    offset: usize,
+    data: &[u8],
+) -> Result<(), ComputeError> {
+    offset
+        .checked_add(data.len())
+        .filter(|&e| e <= limit)
+        .ok_or(ComputeError::Invalid("write past the end of the buffer"))
+        .and_then(|_| memory.write(offset, data))
+}
+
+/// Bounds-checked copy out of the first `limit` bytes of the memory.
+pub(crate) fn read_region(
+    memory: &Backing<'_>,
+    limit: usize,
+    offset: usize,
+    out: &mut [u8],
+) -> Result<(), ComputeError> {
+    offset
+        .checked_add(out.len())
+        .filter(|&e| e <= limit)
+        .ok_or(ComputeError::Invalid("read past the end of the buffer"))
+        .and_then(|_| memory.read(offset, out))
 }

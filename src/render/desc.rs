@@ -3,7 +3,7 @@
 //! encoding it becomes, with the manual line it comes from; the packets are
 //! built per generation (`gen6.rs`).
 
-use crate::compute::surface::read_region;
+use crate::compute::surface::read_dma_region;
 use crate::compute::{Buffer, ComputeError, Kernel, Resource, Sampler, Surface};
 use crate::gtt::{GfxAddr, Mapping};
 use crate::platform::Dma;
@@ -689,12 +689,12 @@ impl DepthBuffer<'_> {
             .stencil
             .as_ref()
             .ok_or(ComputeError::Invalid("no separate stencil buffer"))?;
-        read_region(&s.memory, s.memory.size(), offset, out)
+        read_dma_region(&s.memory, s.memory.size(), offset, out)
     }
 
     /// The raw Y-tiled bytes (to inspect after the draw completed).
     pub fn read_raw(&self, offset: usize, out: &mut [u8]) -> Result<(), ComputeError> {
-        read_region(&self.memory, self.memory.size(), offset, out)
+        read_dma_region(&self.memory, self.memory.size(), offset, out)
     }
 }
 

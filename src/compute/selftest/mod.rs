@@ -15,6 +15,9 @@
 //! * [`Scenario::Tiled`]: a picture written into linear, X- and Y-tiled
 //!   surfaces, compared with the CPU tiling helpers' layout.
 //!
+//! On DG2 (Gen12.5) the four run as Xe-HPG kernels dispatched by
+//! COMPUTE_WALKER (`xe.rs`), the tiled surfaces being linear and Tile4.
+//!
 //! ```ignore
 //! let mut cx = Compute::new(&mut gpu)?;
 //! for s in Scenario::ALL.into_iter().filter(|s| s.runs_on(gpu.generation())) {
@@ -31,6 +34,8 @@ pub mod reduce;
 mod report;
 mod tiled;
 mod vector_add;
+#[cfg(feature = "gen12_5")]
+mod xe;
 
 #[cfg(test)]
 mod tests;
@@ -76,9 +81,13 @@ impl Scenario {
     }
 
     /// Whether the scenario exists on `generation`: the reduction needs
-    /// thread groups, barriers and shared local memory (Ivy Bridge); the
-    /// others run on every generation with a media pipeline.
+    /// thread groups, barriers and shared local memory (Ivy Bridge, DG2);
+    /// the others run on every generation with a media pipeline, and on DG2
+    /// (built with its tables, the `gen12_5` feature).
     pub const fn runs_on(self, generation: Generation) -> bool {
+        if matches!(generation, Generation::Gen12_5) {
+            return cfg!(feature = "gen12_5");
+        }
         match self {
             Scenario::Reduce => matches!(generation, Generation::Gen7),
             _ => matches!(
@@ -168,6 +177,23 @@ pub fn run<'a, P: Platform>(
         return Err(fail(Failure::Unsupported));
     }
     let mut tally = Tally::default();
+    #[cfg(feature = "gen12_5")]
+    if generation == Generation::Gen12_5 {
+        let outcome = match scenario {
+            Scenario::Fill => xe::fill(gpu, cx, params, &mut tally),
+            Scenario::VectorAdd => xe::vector_add(gpu, cx, params, &mut tally),
+            Scenario::Reduce => xe::reduce(gpu, cx, params, &mut tally),
+            Scenario::Tiled => xe::tiled(gpu, cx, params, &mut tally),
+        };
+        outcome.map_err(fail)?;
+        return Ok(Report {
+            scenario,
+            generation,
+            dispatches: tally.dispatches,
+            threads: tally.threads,
+            checked: tally.checked,
+        });
+    }
     let outcome = match scenario {
         Scenario::Fill => fill::run(gpu, cx, params, &mut tally),
         Scenario::VectorAdd => vector_add::run(gpu, cx, params, &mut tally),

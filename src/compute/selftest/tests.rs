@@ -186,7 +186,7 @@ fn errors_say_where_and_what() {
 }
 
 #[test]
-fn only_ivy_bridge_runs_the_reduction() {
+fn only_ivy_bridge_and_dg2_run_the_reduction() {
     for g in [
         Generation::Gen4,
         Generation::G45,
@@ -196,5 +196,8 @@ fn only_ivy_bridge_runs_the_reduction() {
         assert_eq!(Scenario::Reduce.runs_on(g), g == Generation::Gen7);
         assert!(Scenario::Fill.runs_on(g) && Scenario::Tiled.runs_on(g));
     }
-    assert!(!Scenario::VectorAdd.runs_on(Generation::Gen12_5));
+    // DG2 runs all four (selftest/xe.rs) when built with its tables.
+    for s in Scenario::ALL {
+        assert_eq!(s.runs_on(Generation::Gen12_5), cfg!(feature = "gen12_5"));
+    }
 }

@@ -154,6 +154,10 @@ macro_rules! snb_media {
                     generation: $generation,
                     what: "GPGPU_WALKER (Ivy Bridge and later)",
                 }),
+                Work::Compute { .. } => Err(crate::compute::error::ComputeError::Unsupported {
+                    generation: $generation,
+                    what: "COMPUTE_WALKER (Gen12.5)",
+                }),
             }
         }
 

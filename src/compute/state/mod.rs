@@ -10,6 +10,8 @@
 //! [`Plan`] was made (`dispatch.rs`), and any value that still does not fit
 //! a field comes back as [`ComputeError::Pack`].
 
+#[cfg(feature = "gen12_5")]
+pub mod gen12_5;
 pub mod gen4;
 pub mod gen6;
 pub mod gen7;
@@ -72,6 +74,18 @@ pub(crate) enum Work<'a> {
         threads: u32,
         right_mask: u32,
     },
+    /// COMPUTE_WALKER (Gen12.5): `groups` groups of `group_size`
+    /// invocations in `threads` threads, the last masked by `right_mask`;
+    /// the walker's inline data and the indirect data.
+    #[cfg_attr(not(feature = "gen12_5"), allow(dead_code))]
+    Compute {
+        groups: [u32; 3],
+        group_size: [u32; 3],
+        threads: u32,
+        right_mask: u32,
+        inline: &'a [u32],
+        indirect: &'a [u8],
+    },
 }
 
 impl Work<'_> {
@@ -80,7 +94,7 @@ impl Work<'_> {
         match *self {
             Work::Objects { per_thread, .. } => per_thread,
             Work::Walker { inline, .. } => inline.len(),
-            Work::Groups { .. } => 0,
+            Work::Groups { .. } | Work::Compute { .. } => 0,
         }
     }
 }
@@ -164,6 +178,9 @@ pub(crate) fn record(
         Generation::G45 => gen4::record_g45(plan, base, area, cmds),
         Generation::Gen6 => gen6::record(plan, base, area, cmds),
         Generation::Gen7 => gen7::record(plan, base, area, cmds),
+        #[cfg(feature = "gen12_5")]
+        Generation::Gen12_5 => gen12_5::record(plan, base, area, cmds),
+        #[allow(unreachable_patterns)]
         g => Err(ComputeError::Unsupported {
             generation: g,
             what: "compute",
@@ -216,7 +233,7 @@ pub(crate) fn scratch_space(kernel: &Kernel) -> (u64, u32) {
     kernel
         .scratch
         .as_ref()
-        .map_or((0, 0), |sc| (sc.mapping.gfx.0, sc.encoded))
+        .map_or((0, 0), |sc| (sc.memory.gfx().0, sc.encoded))
 }
 
 /// Interface descriptors carry a 5-bit binding table entry count, a
@@ -317,6 +334,9 @@ pub(crate) fn scratch_code(
     generation: Generation,
     bytes: u32,
 ) -> Result<Option<(u32, u32)>, ComputeError> {
+    if bytes == 0 {
+        return Ok(None);
+    }
     let Some(c) = limits(generation) else {
         return Err(ComputeError::Unsupported {
             generation,

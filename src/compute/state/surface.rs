@@ -45,6 +45,7 @@ macro_rules! surface_state {
                     pitch,
                     tiling,
                     levels,
+                    ..
                 } => {
                     st.surface_type = S::SURFACE_TYPE_SURFTYPE_2D;
                     st.width = width - 1;
