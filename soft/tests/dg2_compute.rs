@@ -1355,3 +1355,77 @@ fn block_loads_across_pages_mapped_out_of_order() {
     assert_eq!(read_u32s(&g, pout, 64), words(1024 - 32, 64));
     assert_eq!(read_u32s(&g, pout + 256, 16), words(1024 - 8, 16));
 }
+
+/// The binding table a walker's `bti[0]` store reads: without a pool the
+/// interface descriptor's Binding Table Pointer counts from Surface State
+/// Base; once the context ran 3DSTATE_BINDING_TABLE_POOL_ALLOC, from the
+/// pool's base (Mesa intel_batch_decoder.c for verx10 >= 125, anv
+/// genX_cmd_buffer.c; see soft gen12_5::compute `xe_state`). The entries
+/// stay Surface State Base relative in both cases; an entry past the
+/// pool's end reads 0 (a null surface state at offset 0 here: the store is
+/// dropped).
+#[test]
+fn the_binding_table_pointer_counts_from_the_pool_once_one_is_programmed() {
+    use baregpu_soft::eu::shared::xe::surface::encode_buffer;
+    let mut src = global_addresses(16, &[]);
+    src += "add (16|M0) r30.0<1>:ud r10.0<1;1,0>:ud 0x100:ud\n";
+    src += "sync.nop null {A@1}\n";
+    src += "store.ugm.d32.a32 (16|M0) bti[0][r12:2] r30:2 {$0}\n";
+    src += EOT;
+    let code = xe_kernel("bti_pool", &src);
+    for (pool, pool_pages) in [(false, 1u64), (true, 1), (true, 0)] {
+        let mut g = xe_dg2();
+        g.kernel(0, &code);
+        let n = 64usize;
+        let (a, a_phys) = g.buffer(&vec![0xaa; 4 * n]);
+        let (b, b_phys) = g.buffer(&vec![0xbb; 4 * n]);
+        // Surface states: a null one at 0, buffer A at 0x100, B at 0x200;
+        // a binding table to A at 0x800 from the surface base.
+        let mut ss = vec![0u8; 4096];
+        let mut put = |at: usize, dw: &[u32]| {
+            for (i, d) in dw.iter().enumerate() {
+                ss[at + 4 * i..at + 4 * i + 4].copy_from_slice(&d.to_le_bytes());
+            }
+        };
+        put(0, &[7 << 29]);
+        put(0x100, &encode_buffer(a, 4 * n as u64));
+        put(0x200, &encode_buffer(b, 4 * n as u64));
+        put(0x800, &[0x100]);
+        let (surface, _) = g.buffer(&ss);
+        // The pool's table, at the same pointer, points at B.
+        let mut pt = vec![0u8; 4096];
+        pt[0x800..0x804].copy_from_slice(&0x200u32.to_le_bytes());
+        let (pool_va, _) = g.buffer(&pt);
+        let mut cmds = setup();
+        cmds.extend(pack(
+            "STATE_BASE_ADDRESS",
+            &[
+                ("surface_state_base_address", surface),
+                ("surface_state_base_address_modify_enable", 1),
+            ],
+        ));
+        if pool {
+            cmds.extend(pack(
+                "3DSTATE_BINDING_TABLE_POOL_ALLOC",
+                &[
+                    ("binding_table_pool_base_address", pool_va),
+                    ("binding_table_pool_buffer_size", pool_pages),
+                ],
+            ));
+        }
+        let mut w = Walk::new(16, [16, 1, 1], [4, 1, 1]);
+        w.emit = 1;
+        w.extra = vec![("interface_descriptor_binding_table_pointer", 0x800)];
+        cmds.extend(w.packet());
+        g.run(RENDER, &cmds);
+        assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(RENDER));
+        let stored: Vec<u32> = (0..n as u32).map(|i| i + 0x100).collect();
+        let (want_a, want_b) = match (pool, pool_pages) {
+            (false, _) => (stored.clone(), vec![0xbbbb_bbbb; n]),
+            (true, 1) => (vec![0xaaaa_aaaa; n], stored.clone()),
+            _ => (vec![0xaaaa_aaaa; n], vec![0xbbbb_bbbb; n]),
+        };
+        assert_eq!(read_u32s(&g, a_phys, n), want_a, "pool {pool} {pool_pages}");
+        assert_eq!(read_u32s(&g, b_phys, n), want_b, "pool {pool} {pool_pages}");
+    }
+}

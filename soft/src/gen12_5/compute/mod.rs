@@ -16,8 +16,10 @@
 //!   refused (the Xe threads have 128 GRFs, see `crate::eu::xe`).
 //! - CFE_STATE: Maximum Number of Threads and the scratch surface are kept;
 //!   a walker before any CFE_STATE is refused.
-//! - 3DSTATE_BINDING_TABLE_POOL_ALLOC (render engine): the pool's base and
-//!   size are kept.
+//! - 3DSTATE_BINDING_TABLE_POOL_ALLOC (render engine): once a context ran
+//!   it, the interface descriptor's Binding Table Pointer counts from the
+//!   pool's base, bounded by its size (`xe_state` gives the finding and
+//!   its sources).
 //! - COMPUTE_WALKER (`walker`, `payload`, `dispatch`): the groups from the
 //!   starting IDs up to the dimensions, X fastest; each group's threads
 //!   with R0, the generated local IDs and the inline data; the last thread
@@ -35,7 +37,7 @@
 //!
 //! **The shared functions.** Every send that is not for the message
 //! gateway goes to the Xe-HPG shared functions of `crate::eu::shared::xe`
-//! (`functions`): LSC on UGM/SLM/TGM and the legacy dc1 messages, over
+//! (`functions`): LSC on UGM/SLM/TGM and the legacy dc0/dc1 messages, over
 //! the context's PPGTT (the space the kernel is read through) with each
 //! page translated on its own; surfaces found from STATE_BASE_ADDRESS's
 //! Surface State and Bindless Surface State bases and the interface
@@ -55,8 +57,8 @@
 //! and rounding modes other than RTNE, named barriers (more than one), SLM
 //! sizes beyond 64 KiB. Flat A32 LSC addresses are taken as virtual
 //! addresses (General State Base, `XeState::flat_base`, is not added).
-//! Scratch space and the sampler are kept but read by no modelled shared
-//! function yet.
+//! The threads get no scratch pointer in r0.5 yet, so the legacy scratch
+//! blocks are refused on a walker (`XeState::scratch_per_thread` 0).
 
 mod dispatch;
 mod fields;

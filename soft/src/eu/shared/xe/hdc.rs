@@ -32,8 +32,8 @@
 //! edge element (bytes, words or dwords by the format's size), writes
 //! outside are dropped. The vertical line stride override is refused.
 //!
-//! Not modelled yet (refused by name): dc0 OWord and HWord blocks,
-//! typed and atomic messages, the packed (16-bit) forms, SIMD4x2, and dc0.
+//! Not modelled yet (refused by name): typed and atomic messages, the
+//! packed (16-bit) forms, SIMD4x2. The dc0 messages are `super::dc0`'s.
 
 use baregpu_isa::inst::Sfid;
 use baregpu_isa::message::lsc::{BtiRef, Surface};
