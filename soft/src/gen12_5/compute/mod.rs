@@ -397,7 +397,8 @@ fn xe_state(
         bindless_surface_state_base: s.bindless_surface.address,
         binding_table: bt_base.wrapping_add(w.binding_table) & VA_MASK,
         binding_table_left: left,
-        sampler_state: s.dynamic.address.wrapping_add(sampler_pointer) & VA_MASK,
+        dynamic_state_base: s.dynamic.address,
+        sampler_state_pointer: sampler_pointer as u32,
         bindless_sampler_state_base: s.bindless_sampler.address,
         // A64 flat addresses are the virtual addresses themselves.
         flat_base: 0,

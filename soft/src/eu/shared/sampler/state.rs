@@ -275,7 +275,35 @@ pub fn decode(p: IsaGen, dw: &[u32; 4]) -> Result<SamplerState, SendError> {
                 6
             )
         }
-        IsaGen::Gen12_5 => return Err(bad("no Gen12.5 SAMPLER_STATE model")),
+        // Gen12.5 (hal gen12.5 structs.toml SAMPLER_STATE, from Mesa
+        // gen12.xml): no Base Mip Level (the level range is the surface's),
+        // LOD PreClamp Mode 2 for OpenGL's clamp, U4.8/S4.8 fields.
+        IsaGen::Gen12_5 => {
+            let s = baregpu_hal::gen12_5::structs::SamplerState::unpack(dw).map_err(undecodable)?;
+            Raw {
+                disabled: s.sampler_disable,
+                border_mode: s.texture_border_color_mode,
+                preclamp: s.lod_preclamp_mode == 2,
+                base: 0,
+                mip: s.mip_mode_filter,
+                mag: s.mag_mode_filter,
+                min: s.min_mode_filter,
+                bias: s.texture_lod_bias,
+                shadow: s.shadow_function,
+                min_lod: s.min_lod,
+                max_lod: s.max_lod,
+                tc: [
+                    s.tcx_address_control_mode,
+                    s.tcy_address_control_mode,
+                    s.tcz_address_control_mode,
+                ],
+                border: s.border_color_pointer as u32,
+                chroma_key: s.chromakey_enable,
+                non_normalized: s.non_normalized_coordinate_enable,
+                cube_override: s.cube_surface_control_mode == 1,
+                frac: 8,
+            }
+        }
         IsaGen::Gen7 | IsaGen::Gen75 => {
             let s = baregpu_hal::gen7::structs::SamplerState::unpack(dw).map_err(undecodable)?;
             raw_of!(

@@ -39,6 +39,7 @@ mod dc0;
 mod hdc;
 mod lsc;
 mod payload;
+mod sampler;
 pub mod surface;
 mod tgm;
 
@@ -67,10 +68,11 @@ pub struct XeState {
     /// of the pool; `None` without a pool). An entry past it reads 0 (004
     /// 3DSTATE_BINDING_TABLE_POOL_ALLOC Buffer Size, line 1295).
     pub binding_table_left: Option<u64>,
-    /// Address of the sampler states the BTI-form sampler index counts
-    /// from (Dynamic State Base + the interface descriptor's Sampler State
-    /// Pointer).
-    pub sampler_state: u64,
+    /// Dynamic State Base Address, and the interface descriptor's Sampler
+    /// State Pointer (an offset from it) that headerless sampler messages
+    /// index.
+    pub dynamic_state_base: u64,
+    pub sampler_state_pointer: u32,
     /// Bindless Sampler State Base Address (the sampler's bindless form).
     pub bindless_sampler_state_base: u64,
     /// What the scratch blocks' header offset (M0.5 31:10) counts from,
@@ -138,6 +140,7 @@ pub fn serve(env: &mut XeEnv, thread: &mut Thread, req: &SendRequest) -> Result<
     let sfid = req.sfid.ok_or(bad("reserved shared function ID"))?;
     match sfid {
         Sfid::Ugm | Sfid::Ugml | Sfid::Slm | Sfid::Tgm => lsc::handle(env, thread, req),
+        Sfid::Sampler => sampler::handle(env, thread, req),
         Sfid::Gateway => gateway(env, req),
         Sfid::Null => Ok(()),
         Sfid::DpDataCache => dc0::handle(env, thread, req),
