@@ -9,6 +9,8 @@
 //! `sampler_forms_match_iga64` checks that iga64 (-p=12p71) assembles
 //! the sends to the same bits.
 
+#![allow(clippy::needless_range_loop)]
+
 use baregpu_isa::message::xe_sampler::{SamplerSimd, XeSampler};
 use baregpu_soft::eu::shared::FlatMemory;
 use baregpu_soft::eu::shared::xe::{XeUnits, surface};
@@ -262,7 +264,11 @@ fn ld_and_ld_lz_linear_and_tile4() {
                 for n in 0..lanes {
                     let x = rng.next() as i64 % (img.w as i64 + 4) - 2;
                     let y = rng.next() as i64 % (img.h as i64 + 4) - 2;
-                    let lod = if lz { 0 } else { (rng.next() % 4 == 0) as u32 };
+                    let lod = if lz {
+                        0
+                    } else {
+                        u32::from(rng.next().is_multiple_of(4))
+                    };
                     set_param(&mut h, lanes, 0, n, x as u32);
                     set_param(&mut h, lanes, 1, n, y as u32);
                     if !lz {

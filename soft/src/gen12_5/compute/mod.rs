@@ -37,7 +37,9 @@
 //!
 //! **The shared functions.** Every send that is not for the message
 //! gateway goes to the Xe-HPG shared functions of `crate::eu::shared::xe`
-//! (`functions`): LSC on UGM/SLM/TGM and the legacy dc0/dc1 messages, over
+//! (`functions`): LSC on UGM/SLM/TGM, the legacy dc0/dc1 messages and the
+//! sampler (samplers from Dynamic State Base and the descriptor's Sampler
+//! State Pointer, or the bindless base), over
 //! the context's PPGTT (the space the kernel is read through) with each
 //! page translated on its own; surfaces found from STATE_BASE_ADDRESS's
 //! Surface State and Bindless Surface State bases and the interface

@@ -297,7 +297,7 @@ pub fn decode(p: IsaGen, dw: &[u32; 4]) -> Result<SamplerState, SendError> {
                     s.tcy_address_control_mode,
                     s.tcz_address_control_mode,
                 ],
-                border: s.border_color_pointer as u32,
+                border: s.border_color_pointer,
                 chroma_key: s.chromakey_enable,
                 non_normalized: s.non_normalized_coordinate_enable,
                 cube_override: s.cube_surface_control_mode == 1,

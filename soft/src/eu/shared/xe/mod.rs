@@ -2,8 +2,9 @@
 //! UGM/UGML and SLM (`lsc`) and TGM (`tgm`: typed 2D surfaces, linear
 //! and Tile4), some legacy dc1 messages (`hdc`: untyped surface
 //! read/write, A64 scattered, A64 OWord block, media block) and dc0 ones
-//! (`dc0`: OWord blocks, scratch blocks, the memory fence), the gateway's
-//! barrier and end of thread.
+//! (`dc0`: OWord blocks, scratch blocks, the memory fence), the sampler's
+//! basic forms (`sampler`, through the older sampling engine), the
+//! gateway's barrier and end of thread.
 //!
 //! Public API (what a compute walker wires):
 //! - memory is the [`GfxMemory`] trait the older generations use: on DG2
