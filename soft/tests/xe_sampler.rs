@@ -407,6 +407,37 @@ fn sample_forms_filters_and_address_modes() {
     assert!(checked > 1000);
 }
 
+/// Binding-table index 252 (Mesa GFX9_BTI_BINDLESS): the surface state
+/// is at Bindless Surface State Base + the extended descriptor's offset,
+/// not behind the (random) binding-table entry 252.
+#[test]
+fn bindless_surface_through_the_extended_descriptor() {
+    let img = &images()[0];
+    let mut u = units(0xB55, img, 3);
+    u.state.bindless_surface_state_base = BASE.wrapping_sub(0x11000);
+    let src = format!(
+        "send.smpl (8|M0) r40 r20 null:0 0x12000 0x{:08x}\n",
+        desc(26, false, 252, 0, false) | 2 << 25 | 4 << 20
+    );
+    let mut h = harness(&src);
+    for n in 0..8 {
+        set_param(&mut h, 8, 0, n, n as u32);
+        set_param(&mut h, 8, 1, n, (n % 7) as u32);
+    }
+    h.run_with(&mut u, 10)
+        .unwrap_or_else(|e| panic!("{src}: {e}"));
+    for n in 0..8 {
+        let w = img.texel(&u.memory.bytes, n, n % 7);
+        for c in 0..4 {
+            assert_eq!(
+                f64::from(result(&h, 8, c, n)),
+                f64::from(w[c] as f32),
+                "lane {n} channel {c}"
+            );
+        }
+    }
+}
+
 /// Messages the model does not serve are refused by name, never misread.
 #[test]
 fn unmodelled_sampler_forms_are_refused() {
@@ -447,6 +478,10 @@ fn sampler_forms_match_iga64() {
         format!(
             "send.smpl (8|M0) r40 r20 null:0 0x0 0x{:08x}",
             desc(0, false, 5, 2, false) | 2 << 25 | 4 << 20
+        ),
+        format!(
+            "send.smpl (8|M0) r40 r20 null:0 0x12000 0x{:08x}",
+            desc(26, false, 252, 0, false) | 2 << 25 | 4 << 20
         ),
     ];
     let dir = std::env::temp_dir().join(format!("baregpu-xe-smpl-{}", std::process::id()));
