@@ -14,6 +14,8 @@
 //!   samplers 16 and up by adding to it, on Haswell only [ext: mesa
 //!   src/intel/compiler/brw_eu_emit.c `brw_adjust_sampler_state_pointer`];
 //!   Gen7 and headerless Gen7.5 messages use the delivered pointer.
+//! - Gen12.5: the delivered pointer, which `xe::sampler` sets from the
+//!   header's M0.3 (and its bindless bit) or the interface descriptor.
 //!
 //! Layouts come from the hal's typed structures, which cite the manuals
 //! (`baregpu_hal::{gen4, g45, gen6, gen7}::structs::SamplerState`: 000
