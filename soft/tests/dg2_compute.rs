@@ -1356,6 +1356,177 @@ fn block_loads_across_pages_mapped_out_of_order() {
     assert_eq!(read_u32s(&g, pout + 256, 16), words(1024 - 8, 16));
 }
 
+/// The binding table a walker's `bti[0]` store reads: without a pool the
+/// interface descriptor's Binding Table Pointer counts from Surface State
+/// Base; once the context ran 3DSTATE_BINDING_TABLE_POOL_ALLOC, from the
+/// pool's base (Mesa intel_batch_decoder.c for verx10 >= 125, anv
+/// genX_cmd_buffer.c; see soft gen12_5::compute `xe_state`). The entries
+/// stay Surface State Base relative in both cases; an entry past the
+/// pool's end reads 0 (a null surface state at offset 0 here: the store is
+/// dropped).
+#[test]
+fn the_binding_table_pointer_counts_from_the_pool_once_one_is_programmed() {
+    use baregpu_soft::eu::shared::xe::surface::encode_buffer;
+    let mut src = global_addresses(16, &[]);
+    src += "add (16|M0) r30.0<1>:ud r10.0<1;1,0>:ud 0x100:ud\n";
+    src += "sync.nop null {A@1}\n";
+    src += "store.ugm.d32.a32 (16|M0) bti[0][r12:2] r30:2 {$0}\n";
+    src += EOT;
+    let code = xe_kernel("bti_pool", &src);
+    for (pool, pool_pages) in [(false, 1u64), (true, 1), (true, 0)] {
+        let mut g = xe_dg2();
+        g.kernel(0, &code);
+        let n = 64usize;
+        let (a, a_phys) = g.buffer(&vec![0xaa; 4 * n]);
+        let (b, b_phys) = g.buffer(&vec![0xbb; 4 * n]);
+        // Surface states: a null one at 0, buffer A at 0x100, B at 0x200;
+        // a binding table to A at 0x800 from the surface base.
+        let mut ss = vec![0u8; 4096];
+        let mut put = |at: usize, dw: &[u32]| {
+            for (i, d) in dw.iter().enumerate() {
+                ss[at + 4 * i..at + 4 * i + 4].copy_from_slice(&d.to_le_bytes());
+            }
+        };
+        put(0, &[7 << 29]);
+        put(0x100, &encode_buffer(a, 4 * n as u64));
+        put(0x200, &encode_buffer(b, 4 * n as u64));
+        put(0x800, &[0x100]);
+        let (surface, _) = g.buffer(&ss);
+        // The pool's table, at the same pointer, points at B.
+        let mut pt = vec![0u8; 4096];
+        pt[0x800..0x804].copy_from_slice(&0x200u32.to_le_bytes());
+        let (pool_va, _) = g.buffer(&pt);
+        let mut cmds = setup();
+        cmds.extend(pack(
+            "STATE_BASE_ADDRESS",
+            &[
+                ("surface_state_base_address", surface),
+                ("surface_state_base_address_modify_enable", 1),
+            ],
+        ));
+        if pool {
+            cmds.extend(pack(
+                "3DSTATE_BINDING_TABLE_POOL_ALLOC",
+                &[
+                    ("binding_table_pool_base_address", pool_va),
+                    ("binding_table_pool_buffer_size", pool_pages),
+                ],
+            ));
+        }
+        let mut w = Walk::new(16, [16, 1, 1], [4, 1, 1]);
+        w.emit = 1;
+        w.extra = vec![("interface_descriptor_binding_table_pointer", 0x800)];
+        cmds.extend(w.packet());
+        g.run(RENDER, &cmds);
+        assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(RENDER));
+        let stored: Vec<u32> = (0..n as u32).map(|i| i + 0x100).collect();
+        let (want_a, want_b) = match (pool, pool_pages) {
+            (false, _) => (stored.clone(), vec![0xbbbb_bbbb; n]),
+            (true, 1) => (vec![0xaaaa_aaaa; n], stored.clone()),
+            _ => (vec![0xaaaa_aaaa; n], vec![0xbbbb_bbbb; n]),
+        };
+        assert_eq!(read_u32s(&g, a_phys, n), want_a, "pool {pool} {pool_pages}");
+        assert_eq!(read_u32s(&g, b_phys, n), want_b, "pool {pool} {pool_pages}");
+    }
+}
+
+/// A walker's sample_lz finds its SAMPLER_STATE from STATE_BASE_ADDRESS's
+/// Dynamic State Base and the interface descriptor's Sampler State
+/// Pointer, its Tile4 R32_FLOAT surface through the binding table: lane i
+/// samples texel (i, 1) of a 16x4 surface at the texel's centre with
+/// nearest filtering and stores what it read; entry 0 of the sampler array
+/// (linear filtering under wrap) would blend neighbours instead.
+#[test]
+fn a_walker_samples_a_tile4_surface_with_the_descriptors_sampler_state() {
+    use baregpu_isa::message::xe_sampler::{SamplerSimd, XeSampler};
+    use baregpu_soft::eu::shared::xe::surface::encode_image;
+    let smpl = XeSampler {
+        bti: 0,
+        sampler: 1,
+        msg_type: 24,
+        simd: SamplerSimd::Simd16,
+        return_16bit: false,
+        header: false,
+    }
+    .encode()
+    .unwrap();
+    let mut src = global_addresses(16, &[(0, 20)]);
+    src += "sync.nop null {A@1}\n";
+    src += "mov (16|M0) r32.0<1>:f 0.375:f\n";
+    src += "mov (16|M0) r30.0<1>:f r10.0<1;1,0>:ud\n";
+    src += "add (16|M0) r30.0<1>:f r30.0<1;1,0>:f 0.5:f {A@1}\n";
+    src += "mul (16|M0) r30.0<1>:f r30.0<1;1,0>:f 0.0625:f {A@1}\n";
+    src += &format!(
+        "send.smpl (16|M0) r40 r30 null:0 0x0 0x{:08x} {{A@1,$1}}\n",
+        smpl | 4 << 25 | 8 << 20
+    );
+    src += "sync.nop null {$1.dst}\n";
+    src += "store.ugm.d32.a64 (16|M0) [r20:4] r40:2 {$2}\n";
+    src += EOT;
+    let code = xe_kernel("sample_lz", &src);
+    let mut g = xe_dg2();
+    g.kernel(0, &code);
+    // The 16x4 R32_FLOAT Tile4 image: one 4 KiB tile (pitch 128).
+    let texel = |x: usize, y: usize| (x * 7 + y * 100) as f32 * 0.25;
+    let mut img = vec![0u8; 4096];
+    for y in 0..4 {
+        for x in 0..16 {
+            // Tile4 inside a tile: byte x*4 of row y (gmmlib INTEL_TILE_4).
+            let (u, v) = (x * 4, y);
+            let o = (u & 0xF)
+                | (v & 3) << 4
+                | (u >> 4 & 3) << 6
+                | (v >> 2 & 1) << 8
+                | (u >> 6 & 1) << 9;
+            img[o..o + 4].copy_from_slice(&texel(x, y).to_le_bytes());
+        }
+    }
+    let (img_va, _) = g.buffer(&img);
+    let mut ss = vec![0u8; 4096];
+    for (i, d) in encode_image(img_va, 16, 4, 128, 0xD8, true)
+        .iter()
+        .enumerate()
+    {
+        ss[0x100 + 4 * i..0x104 + 4 * i].copy_from_slice(&d.to_le_bytes());
+    }
+    ss[0x800..0x804].copy_from_slice(&0x100u32.to_le_bytes());
+    let (surface, _) = g.buffer(&ss);
+    // Dynamic state: the sampler array at 0x200; entry 1 nearest, clamp
+    // (TCX/TCY/TCZ 2), entry 0 linear, wrap (hal gen12.5 structs.toml
+    // SAMPLER_STATE lines 157-190).
+    let mut dy = vec![0u8; 4096];
+    let entry0 = [1u32 << 14 | 1 << 17, 0, 0, 0];
+    let entry1 = [0u32, 0, 0, 2 << 6 | 2 << 3 | 2];
+    for (i, d) in entry0.iter().chain(entry1.iter()).enumerate() {
+        dy[0x200 + 4 * i..0x204 + 4 * i].copy_from_slice(&d.to_le_bytes());
+    }
+    let (dynamic, _) = g.buffer(&dy);
+    let (out, out_phys) = g.buffer(&[0u8; 64]);
+    let mut cmds = setup();
+    cmds.extend(pack(
+        "STATE_BASE_ADDRESS",
+        &[
+            ("surface_state_base_address", surface),
+            ("surface_state_base_address_modify_enable", 1),
+            ("dynamic_state_base_address", dynamic),
+            ("dynamic_state_base_address_modify_enable", 1),
+        ],
+    ));
+    let mut w = Walk::new(16, [16, 1, 1], [1, 1, 1]);
+    w.emit = 1;
+    w.inline = Some(inline_qwords(&[out]));
+    w.extra = vec![
+        ("interface_descriptor_binding_table_pointer", 0x800),
+        ("interface_descriptor_sampler_state_pointer", 0x200),
+    ];
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+    let got = read_u32s(&g, out_phys, 16);
+    let want: Vec<u32> = (0..16).map(|x| texel(x, 1).to_bits()).collect();
+    assert_eq!(got, want);
+}
+
 // ---------------------------------------------------------------------------
 // The demo's Mandelbrot kernel for DG2 (kernels/mandelbrot_xehpg.asm).
 

@@ -80,6 +80,7 @@ impl Rt {
             Tiling::Linear => return y * pitch + xb,
             Tiling::X => (512, 8),
             Tiling::Y => (128, 32),
+            Tiling::Tile4 => unreachable!("no Gen6-Gen7.5 render target is Tile4"),
         };
         let row_size = (pitch / tw) * 4096;
         let tile = row_size * (y / th) + 4096 * (xb / tw);
@@ -101,6 +102,7 @@ impl Rt {
             Tiling::Linear => (0, 0),
             Tiling::X => (1, 0),
             Tiling::Y => (1, 1),
+            Tiling::Tile4 => unreachable!("no Gen6-Gen7.5 render target is Tile4"),
         };
         let vls = u32::from(self.field);
         let head = 1 << 29 | self.fmt << 18 | vls << 12;

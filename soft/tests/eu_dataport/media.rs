@@ -28,6 +28,7 @@ fn tiled(t: Tiling, pitch: usize, x: usize, y: usize) -> usize {
                 + (y % 32) * 16
                 + xo % 16
         }
+        Tiling::Tile4 => unreachable!("no Gen4-Gen7.5 surface is Tile4"),
     }
 }
 

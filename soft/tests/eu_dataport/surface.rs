@@ -25,6 +25,7 @@ fn state_2d(
         Tiling::Linear => (0, 0),
         Tiling::X => (1, 0),
         Tiling::Y => (1, 1),
+        Tiling::Tile4 => unreachable!("no Gen4-Gen7.5 surface is Tile4"),
     };
     if p >= IsaGen::Gen7 {
         let mut dw = vec![0u32; 8];

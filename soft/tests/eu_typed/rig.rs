@@ -83,6 +83,7 @@ impl Surf {
             Tiling::Linear => return y * pitch + xb,
             Tiling::X => (512, 8),
             Tiling::Y => (128, 32),
+            Tiling::Tile4 => unreachable!("no Gen7 typed surface is Tile4"),
         };
         let tile = (pitch / tw) * 4096 * (y / th) + 4096 * (xb / tw);
         let (xo, yo) = (xb % tw, y % th);
@@ -119,6 +120,7 @@ impl Surf {
             Tiling::Linear => (0, 0),
             Tiling::X => (1, 0),
             Tiling::Y => (1, 1),
+            Tiling::Tile4 => unreachable!("no Gen7 typed surface is Tile4"),
         };
         let (w, h, d) = if self.kind == Kind::Buffer {
             let n = self.w - 1;

@@ -57,6 +57,9 @@ pub enum Tiling {
     X,
     /// 128 bytes x 32 rows per tile, 16-byte columns stored one after another.
     Y,
+    /// Gen12.5 Tile4 (DG2's TileY successor; the layout is
+    /// `baregpu_hal::tiling::TILE_4`'s, cited there).
+    Tile4,
 }
 
 /// Bit-6 swizzling of tiled surfaces: bit 6 of the offset is XORed with the
@@ -374,6 +377,11 @@ impl Surface {
         let pitch = u64::from(self.pitch);
         let (tw, th) = match self.tiling {
             Tiling::Linear => return y.saturating_mul(pitch).saturating_add(x),
+            Tiling::Tile4 => {
+                let (x, y) = (x.min(usize::MAX as u64), y.min(usize::MAX as u64));
+                return baregpu_hal::tiling::TILE_4.offset(pitch as usize, x as usize, y as usize)
+                    as u64;
+            }
             Tiling::X => (512, 8),
             Tiling::Y => (128, 32),
         };

@@ -16,8 +16,10 @@
 //!   refused (the Xe threads have 128 GRFs, see `crate::eu::xe`).
 //! - CFE_STATE: Maximum Number of Threads and the scratch surface are kept;
 //!   a walker before any CFE_STATE is refused.
-//! - 3DSTATE_BINDING_TABLE_POOL_ALLOC (render engine): the pool's base and
-//!   size are kept.
+//! - 3DSTATE_BINDING_TABLE_POOL_ALLOC (render engine): once a context ran
+//!   it, the interface descriptor's Binding Table Pointer counts from the
+//!   pool's base, bounded by its size (`xe_state` gives the finding and
+//!   its sources).
 //! - COMPUTE_WALKER (`walker`, `payload`, `dispatch`): the groups from the
 //!   starting IDs up to the dimensions, X fastest; each group's threads
 //!   with R0, the generated local IDs and the inline data; the last thread
@@ -35,7 +37,9 @@
 //!
 //! **The shared functions.** Every send that is not for the message
 //! gateway goes to the Xe-HPG shared functions of `crate::eu::shared::xe`
-//! (`functions`): LSC on UGM/SLM/TGM and the legacy dc1 messages, over
+//! (`functions`): LSC on UGM/SLM/TGM, the legacy dc0/dc1 messages and the
+//! sampler (samplers from Dynamic State Base and the descriptor's Sampler
+//! State Pointer, or the bindless base), over
 //! the context's PPGTT (the space the kernel is read through) with each
 //! page translated on its own; surfaces found from STATE_BASE_ADDRESS's
 //! Surface State and Bindless Surface State bases and the interface
@@ -55,8 +59,8 @@
 //! and rounding modes other than RTNE, named barriers (more than one), SLM
 //! sizes beyond 64 KiB. Flat A32 LSC addresses are taken as virtual
 //! addresses (General State Base, `XeState::flat_base`, is not added).
-//! Scratch space and the sampler are kept but read by no modelled shared
-//! function yet.
+//! The threads get no scratch pointer in r0.5 yet, so the legacy scratch
+//! blocks are refused on a walker (`XeState::scratch_per_thread` 0).
 
 mod dispatch;
 mod fields;
@@ -132,8 +136,17 @@ fn names(kind: Kind) -> &'static [&'static str] {
     }
 }
 
+/// The walker's interface descriptor field `xe_state` reads besides
+/// `walker`'s (an offset from Dynamic State Base, compute.toml line 197).
+const SAMPLER_STATE_POINTER: &str = "interface_descriptor_sampler_state_pointer";
+
 /// The first field `kind` needs that `info` lacks.
 pub fn missing(info: &CommandInfo, kind: Kind) -> Option<&'static str> {
+    if kind == Kind::Walker
+        && let Some(m) = fields::check(info, &[SAMPLER_STATE_POINTER])
+    {
+        return Some(m);
+    }
     fields::check(info, names(kind))
 }
 
@@ -226,6 +239,7 @@ impl<B: MemoryBus> Device<B> {
                 s.cfe_programmed = true;
             }
             Kind::BindingTablePool => {
+                s.binding_table_pool_set = true;
                 s.binding_table_pool = state::Base {
                     address: f.get("binding_table_pool_base_address") & VA_MASK,
                     size: f.get("binding_table_pool_buffer_size") * 4096,
@@ -259,7 +273,7 @@ impl<B: MemoryBus> Device<B> {
             return Err(self.refuse(dw, "COMPUTE_WALKER before CFE_STATE"));
         }
         let kernel = s.instruction.address.wrapping_add(w.kernel) & VA_MASK;
-        let state = xe_state(s, &w);
+        let state = xe_state(s, &w, f.get(SAMPLER_STATE_POINTER));
         let space = self.space(i, None);
         let mut cache = core::mem::take(&mut self.kernels);
         let prog = cache.get(&self.memory(i), space, kernel);
@@ -339,17 +353,60 @@ fn walk_groups(
     Ok(())
 }
 
-/// The bases the LSC and dc1 messages find surfaces from.
-fn xe_state(s: &Pipeline, w: &walker::Walker) -> crate::eu::shared::xe::XeState {
-    // The interface descriptor's Binding Table Pointer is an offset from
-    // Surface State Base Address (hal gen12.5 compute.toml, from 004's
-    // INTERFACE_DESCRIPTOR_DATA; notes/seed-004-dg2-commands.md 3.5); the
-    // 3D side's binding table pool is not consulted.
+/// The bases the shared functions find surfaces, samplers and scratch
+/// from.
+///
+/// The binding table. On Gen12.5 the interface descriptor's Binding Table
+/// Pointer (20:5, 32-byte aligned) is an offset from the Binding Table Pool
+/// Base Address of 3DSTATE_BINDING_TABLE_POOL_ALLOC, which has no enable
+/// bit any more: Mesa's batch decoder takes the pool base for verx10 >= 125
+/// whatever the (Gfx11-12) enable, and Surface State Base only while no
+/// pool base is known (src/intel/common/intel_batch_decoder.c
+/// `handle_binding_table_pool_alloc`, `dump_binding_table`, which the
+/// compute walker's descriptor goes through); anv on Gfx12.5 programs the
+/// pool with its binding-table heap and writes the pointers as offsets in
+/// it (genX_cmd_buffer.c `cmd_buffer_emit_state_base_address`), and iris
+/// from Gfx11 writes them as offsets in its binder (iris_blorp.c: no
+/// 3-bit shift on 12.5). The binding-table *entries* stay offsets from
+/// Surface State Base (both drivers; intel_batch_decoder adds
+/// `surface_base`). 004 prints the command (lines 1256-1306, reads past
+/// the pool's end return 0) but not the descriptor's text; the hal table's
+/// note "offset from Surface State Base" describes the no-pool case. The
+/// model: the pool's base once the context ran the command, Surface State
+/// Base before; entries past the pool's size read 0.
+///
+/// Samplers: the BTI form's index counts 16-byte SAMPLER_STATEs from
+/// Dynamic State Base + the descriptor's Sampler State Pointer; the
+/// bindless form's offset is from Bindless Sampler State Base (Mesa
+/// brw_lower_logical_sends.cpp `lower_sampler_logical_send`: the sampler
+/// handle in the header's M0.3 with the bindless base).
+fn xe_state(
+    s: &Pipeline,
+    w: &walker::Walker,
+    sampler_pointer: u64,
+) -> crate::eu::shared::xe::XeState {
+    let (bt_base, left) = if s.binding_table_pool_set {
+        let pool = s.binding_table_pool;
+        (
+            pool.address,
+            Some(pool.size.saturating_sub(w.binding_table)),
+        )
+    } else {
+        (s.surface.address, None)
+    };
     crate::eu::shared::xe::XeState {
         surface_state_base: s.surface.address,
         bindless_surface_state_base: s.bindless_surface.address,
-        binding_table: s.surface.address.wrapping_add(w.binding_table) & VA_MASK,
+        binding_table: bt_base.wrapping_add(w.binding_table) & VA_MASK,
+        binding_table_left: left,
+        dynamic_state_base: s.dynamic.address,
+        sampler_state_pointer: sampler_pointer as u32,
+        bindless_sampler_state_base: s.bindless_sampler.address,
         // A64 flat addresses are the virtual addresses themselves.
         flat_base: 0,
+        // The walker does not yet give threads a scratch pointer in r0.5
+        // (`payload`), so the legacy scratch messages are refused.
+        scratch_base: 0,
+        scratch_per_thread: 0,
     }
 }

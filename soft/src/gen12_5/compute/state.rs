@@ -31,8 +31,10 @@ pub struct Pipeline {
     pub instruction: Base,
     pub bindless_surface: Base,
     pub bindless_sampler: Base,
-    /// 3DSTATE_BINDING_TABLE_POOL_ALLOC.
+    /// 3DSTATE_BINDING_TABLE_POOL_ALLOC, and whether the context ran it
+    /// (the binding table pointer's base then, see `super::xe_state`).
     pub binding_table_pool: Base,
+    pub binding_table_pool_set: bool,
     /// STATE_COMPUTE_MODE DW1 bits 15:0 as last written (each bit under its mask).
     pub compute_mode: u32,
     /// CFE_STATE Maximum Number of Threads and the scratch surface.

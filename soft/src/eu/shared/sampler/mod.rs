@@ -151,6 +151,18 @@ struct Args {
 }
 
 pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Result<(), SendError> {
+    handle_lz(env, m, s, false)
+}
+
+/// [`handle`], with `lz` the Gen12.5 lod-zero forms (sample_lz as a
+/// sample_l and ld_lz as an ld whose lod is 0 and absent from the payload,
+/// module `params`).
+pub(super) fn handle_lz(
+    env: &mut MessageEnv,
+    m: &mut Msg,
+    s: &SamplerMsg,
+    lz: bool,
+) -> Result<(), SendError> {
     let p = m.platform();
     let (lanes, simd4x2) = match s.simd {
         SamplerSimd::Simd8 => (8usize, false),
@@ -159,8 +171,8 @@ pub(super) fn handle(env: &mut MessageEnv, m: &mut Msg, s: &SamplerMsg) -> Resul
     };
     let present = p <= IsaGen::G45 || m.req.header;
     let h = usize::from(present);
-    let prm =
-        params::params(p, s.op, usize::from(m.req.mlen), h, simd4x2).ok_or(SendError::Unhandled)?;
+    let prm = params::params(p, s.op, usize::from(m.req.mlen), h, simd4x2, lz)
+        .ok_or(SendError::Unhandled)?;
     let header = if present {
         let m2 = m.dword(0, 2)?;
         let offset = |bits: u32| i64::from(((bits & 0xF) as i32) << 28 >> 28);
@@ -815,6 +827,8 @@ fn read_state(
 ) -> Result<(SamplerState, u64), SendError> {
     match env.samplers {
         Some(src) => {
+            // Gen12.5: the Xe side resolved the header's pointer (and its
+            // bindless bit) into `src` already (`xe::sampler`).
             let from_header = p <= IsaGen::G45 || (p == IsaGen::Gen75 && header.present);
             let pointer = if from_header {
                 header.pointer

@@ -40,6 +40,12 @@
 //!   ld_mcs u v r.
 //! - Gen6 ld adds the sample index after lod: u v r lod si (003 line
 //!   79380).
+//! - Gen12.5 SIMD8/16 (the Gfx9+ orders of Mesa
+//!   src/intel/compiler/brw_lower_logical_sends.cpp
+//!   `lower_sampler_logical_send`): Gen7's, but ld is "u, v, lod, r"; the
+//!   lz forms (`lz`: sample_lz, type 24, for sample_l and ld_lz, type 26,
+//!   for ld, which Mesa sends when the lod is zero) drop the lod
+//!   parameter, the rest moving up: sample_lz u v r ai, ld_lz u v r.
 //! - Gen7/7.5 SIMD4x2 keeps the Gen6 order: Mesa's vec4 back end, which
 //!   sends every Gen7 SIMD4x2 sampler message, writes the coordinates to
 //!   parameters 0-3, the reference or lod to 4 (lod 5 after a
@@ -111,6 +117,7 @@ pub(super) fn params(
     mlen: usize,
     header: usize,
     simd4x2: bool,
+    lz: bool,
 ) -> Option<Params> {
     use SamplerOp as O;
     // Gen4/G45 have no ai parameter but sample_c's, which addresses cube
@@ -146,8 +153,23 @@ pub(super) fn params(
             _ => return None,
         },
         IsaGen::Gen6 => gen6_order(op)?,
-        // No Gen12.5 sampler model.
-        IsaGen::Gen12_5 => return None,
+        IsaGen::Gen12_5 if simd4x2 => return None,
+        IsaGen::Gen12_5 => match op {
+            O::SampleL if lz => coords(0),
+            O::Ld if lz => Params {
+                ai: None,
+                ..coords(0)
+            },
+            O::Ld => Params {
+                r: Some(3),
+                ai: None,
+                ..with(coords(0), Some(2), None)
+            },
+            O::Sample | O::SampleB | O::SampleL | O::SampleC | O::Lod => {
+                params(IsaGen::Gen7, op, mlen, header, false, false)?
+            }
+            _ => return None,
+        },
         IsaGen::Gen7 | IsaGen::Gen75 if simd4x2 => match op {
             O::Gather4C => with(coords(0), None, Some(4)),
             O::SampleDC if p == IsaGen::Gen75 => Params {

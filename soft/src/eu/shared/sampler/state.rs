@@ -14,6 +14,8 @@
 //!   samplers 16 and up by adding to it, on Haswell only [ext: mesa
 //!   src/intel/compiler/brw_eu_emit.c `brw_adjust_sampler_state_pointer`];
 //!   Gen7 and headerless Gen7.5 messages use the delivered pointer.
+//! - Gen12.5: the delivered pointer, which `xe::sampler` sets from the
+//!   header's M0.3 (and its bindless bit) or the interface descriptor.
 //!
 //! Layouts come from the hal's typed structures, which cite the manuals
 //! (`baregpu_hal::{gen4, g45, gen6, gen7}::structs::SamplerState`: 000
@@ -275,7 +277,35 @@ pub fn decode(p: IsaGen, dw: &[u32; 4]) -> Result<SamplerState, SendError> {
                 6
             )
         }
-        IsaGen::Gen12_5 => return Err(bad("no Gen12.5 SAMPLER_STATE model")),
+        // Gen12.5 (hal gen12.5 structs.toml SAMPLER_STATE, from Mesa
+        // gen12.xml): no Base Mip Level (the level range is the surface's),
+        // LOD PreClamp Mode 2 for OpenGL's clamp, U4.8/S4.8 fields.
+        IsaGen::Gen12_5 => {
+            let s = baregpu_hal::gen12_5::structs::SamplerState::unpack(dw).map_err(undecodable)?;
+            Raw {
+                disabled: s.sampler_disable,
+                border_mode: s.texture_border_color_mode,
+                preclamp: s.lod_preclamp_mode == 2,
+                base: 0,
+                mip: s.mip_mode_filter,
+                mag: s.mag_mode_filter,
+                min: s.min_mode_filter,
+                bias: s.texture_lod_bias,
+                shadow: s.shadow_function,
+                min_lod: s.min_lod,
+                max_lod: s.max_lod,
+                tc: [
+                    s.tcx_address_control_mode,
+                    s.tcy_address_control_mode,
+                    s.tcz_address_control_mode,
+                ],
+                border: s.border_color_pointer,
+                chroma_key: s.chromakey_enable,
+                non_normalized: s.non_normalized_coordinate_enable,
+                cube_override: s.cube_surface_control_mode == 1,
+                frac: 8,
+            }
+        }
         IsaGen::Gen7 | IsaGen::Gen75 => {
             let s = baregpu_hal::gen7::structs::SamplerState::unpack(dw).map_err(undecodable)?;
             raw_of!(

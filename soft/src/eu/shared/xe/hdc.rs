@@ -32,8 +32,8 @@
 //! edge element (bytes, words or dwords by the format's size), writes
 //! outside are dropped. The vertical line stride override is refused.
 //!
-//! Not modelled yet (refused by name): dc0 OWord and HWord blocks,
-//! typed and atomic messages, the packed (16-bit) forms, SIMD4x2, and dc0.
+//! Not modelled yet (refused by name): typed and atomic messages, the
+//! packed (16-bit) forms, SIMD4x2. The dc0 messages are `super::dc0`'s.
 
 use baregpu_isa::inst::Sfid;
 use baregpu_isa::message::lsc::{BtiRef, Surface};
@@ -49,11 +49,6 @@ use crate::eu::thread::Thread;
 use crate::eu::thread::layout::REG_BYTES;
 
 pub(super) fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
-    if req.sfid != Some(Sfid::DpDataCache1) {
-        return Err(bad(
-            "legacy HDC dc0 messages are not modelled on Gen12.5 yet",
-        ));
-    }
     let m = decode_dc1(req.desc).map_err(|_| {
         bad("dc1 descriptor does not decode (reserved type, code or bit; see baregpu_isa::message::xe_hdc)")
     })?;
@@ -159,7 +154,7 @@ pub(super) fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Resu
 }
 
 /// Binding-table index 255: stateless; 254: SLM; else a buffer.
-fn bti_target(env: &mut XeEnv, bti: u8) -> Result<Target, SendError> {
+pub(super) fn bti_target(env: &mut XeEnv, bti: u8) -> Result<Target, SendError> {
     match bti {
         255 => Ok(Target::Flat(env.state.flat_base)),
         254 => target(env, Sfid::Slm, Surface::Flat),
@@ -172,11 +167,32 @@ fn mask_of(n: usize) -> u8 {
     ((1u16 << n.min(8)) - 1) as u8
 }
 
-/// An A64 OWord block read or write.
+/// An A64 OWord block read or write: the address is the header's first
+/// qword.
 fn a64_block(
     env: &mut XeEnv,
     t: &mut Thread,
     req: &SendRequest,
+    write_block: bool,
+    count: OwordCount,
+) -> Result<(), SendError> {
+    if req.mlen < 1 {
+        return Err(bad("dc1 A64 OWord block: no header register"));
+    }
+    let addr = reg_load(t, usize::from(req.payload.reg) * REG_BYTES, 8)?;
+    move_oword_block(env, t, req, Target::Flat(0), addr, write_block, count)
+}
+
+/// Moves an OWord block between `tg` at byte offset `off` and the
+/// response (a read) or the second payload (a write): OWords packed two to
+/// a register, a single high OWord in a register's upper half. The whole
+/// block moves whatever the execution mask.
+pub(super) fn move_oword_block(
+    env: &mut XeEnv,
+    t: &mut Thread,
+    req: &SendRequest,
+    tg: Target,
+    off: u64,
     write_block: bool,
     count: OwordCount,
 ) -> Result<(), SendError> {
@@ -188,11 +204,6 @@ fn a64_block(
         OwordCount::Eight => (8, false),
         OwordCount::Sixteen => (16, false),
     };
-    if req.mlen < 1 {
-        return Err(bad("dc1 A64 OWord block: no header register"));
-    }
-    let hdr = usize::from(req.payload.reg) * REG_BYTES;
-    let addr = reg_load(t, hdr, 8)?;
     let skip = if high { 16 } else { 0 };
     let regs = (n * 16 + skip).div_ceil(REG_BYTES);
     let mut data = [0u8; 256];
@@ -201,36 +212,32 @@ fn a64_block(
         let s = req
             .extended
             .src1
-            .ok_or(bad("dc1 A64 OWord block write: no second payload (src1)"))?;
+            .ok_or(bad("OWord block write: no second payload (src1)"))?;
         if usize::from(req.extended.src1_len) < regs {
             return Err(bad(
-                "dc1 A64 OWord block write: second payload shorter than the block",
+                "OWord block write: second payload shorter than the block",
             ));
         }
         let at = usize::from(s) * REG_BYTES + skip;
         let g = t.grf();
         data.copy_from_slice(
             g.get(at..at + n * 16)
-                .ok_or(bad("dc1 A64 OWord block write: payload runs past r127"))?,
+                .ok_or(bad("OWord block write: payload runs past r127"))?,
         );
-        write(env, Target::Flat(0), addr, data)
+        write(env, tg, off, data)
     } else {
         if req.rlen == 0 {
             return Ok(());
         }
         if usize::from(req.rlen) < regs {
-            return Err(bad(
-                "dc1 A64 OWord block read: response shorter than the block",
-            ));
+            return Err(bad("OWord block read: response shorter than the block"));
         }
-        let d = req
-            .dst
-            .ok_or(bad("dc1 A64 OWord block read: null destination"))?;
-        read(env, Target::Flat(0), addr, data)?;
+        let d = req.dst.ok_or(bad("OWord block read: null destination"))?;
+        read(env, tg, off, data)?;
         let at = usize::from(d) * REG_BYTES + skip;
         let g = t.grf_mut();
         g.get_mut(at..at + n * 16)
-            .ok_or(bad("dc1 A64 OWord block read: response runs past r127"))?
+            .ok_or(bad("OWord block read: response runs past r127"))?
             .copy_from_slice(data);
         Ok(())
     }
@@ -253,15 +260,7 @@ fn media_block(
     if req.mlen < 1 {
         return Err(bad("dc1 media block: no header register"));
     }
-    let at = env.state.binding_table.wrapping_add(u64::from(bti) * 4);
-    let mut e = [0u8; 4];
-    env.memory
-        .read_state(at, &mut e)
-        .map_err(|f| super::fault(f, false))?;
-    let ss = env
-        .state
-        .surface_state_base
-        .wrapping_add(u64::from(u32::from_le_bytes(e) & !0x3F));
+    let ss = super::binding_table_entry(env, u32::from(bti))?;
     let XeSurface::Image {
         base,
         width,

@@ -109,19 +109,7 @@ pub(super) fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, 
             .state
             .bindless_surface_state_base
             .wrapping_add(u64::from(o & !0x3F)),
-        Surface::Bti(BtiRef::Index(i)) => {
-            // A binding-table entry holds the surface state's offset from
-            // Surface State Base in 31:6 (structs.toml line 142).
-            let at = env.state.binding_table.wrapping_add(u64::from(i) * 4);
-            let mut b = [0u8; 4];
-            env.memory
-                .read_state(at, &mut b)
-                .map_err(|f| fault(f, false))?;
-            let e = u32::from_le_bytes(b);
-            env.state
-                .surface_state_base
-                .wrapping_add(u64::from(e & !0x3F))
-        }
+        Surface::Bti(BtiRef::Index(i)) => super::binding_table_entry(env, u32::from(i))?,
         _ => return Err(bad("LSC: surface reference not resolved")),
     };
     Ok(match surface::read(env.memory, state_at)? {

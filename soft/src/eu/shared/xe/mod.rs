@@ -1,8 +1,10 @@
 //! The shared functions of Gen12.5 (Xe-HPG, DG2) threads: LSC messages on
 //! UGM/UGML and SLM (`lsc`) and TGM (`tgm`: typed 2D surfaces, linear
 //! and Tile4), some legacy dc1 messages (`hdc`: untyped surface
-//! read/write, A64 scattered, A64 OWord block, media block), the gateway's
-//! barrier and end of thread.
+//! read/write, A64 scattered, A64 OWord block, media block) and dc0 ones
+//! (`dc0`: OWord blocks, scratch blocks, the memory fence), the sampler's
+//! basic forms (`sampler`, through the older sampling engine), the
+//! gateway's barrier and end of thread.
 //!
 //! Public API (what a compute walker wires):
 //! - memory is the [`GfxMemory`] trait the older generations use: on DG2
@@ -29,14 +31,16 @@
 //!
 //! Not modelled yet (refused by name): half-float atomics, TGM surfaces
 //! other than 2D linear/Tile4 and formats outside the older typed
-//! messages' table (no 16-bit float formats), dc0, HWord blocks, the HDC
+//! messages' table (no 16-bit float formats), dc0 scattered, HWord blocks, the HDC
 //! typed and atomic messages (see `hdc`), the gateway's
 //! event messages.
 
 mod atomic;
+mod dc0;
 mod hdc;
 mod lsc;
 mod payload;
+mod sampler;
 pub mod surface;
 mod tgm;
 
@@ -56,9 +60,27 @@ pub struct XeState {
     pub surface_state_base: u64,
     /// Bindless Surface State Base Address (BSS surfaces).
     pub bindless_surface_state_base: u64,
-    /// Address of the binding table (Surface State Base + the interface
-    /// descriptor's Binding Table Pointer).
+    /// Address of the binding table: the interface descriptor's Binding
+    /// Table Pointer from the Binding Table Pool Base when the context
+    /// programmed a pool, else from Surface State Base (the finding and its
+    /// sources: `crate::gen12_5::compute` `xe_state`).
     pub binding_table: u64,
+    /// Bytes of binding table readable from `binding_table` (what is left
+    /// of the pool; `None` without a pool). An entry past it reads 0 (004
+    /// 3DSTATE_BINDING_TABLE_POOL_ALLOC Buffer Size, line 1295).
+    pub binding_table_left: Option<u64>,
+    /// Dynamic State Base Address, and the interface descriptor's Sampler
+    /// State Pointer (an offset from it) that headerless sampler messages
+    /// index.
+    pub dynamic_state_base: u64,
+    pub sampler_state_pointer: u32,
+    /// Bindless Sampler State Base Address (the sampler's bindless form).
+    pub bindless_sampler_state_base: u64,
+    /// What the scratch blocks' header offset (M0.5 31:10) counts from,
+    /// and each thread's scratch bytes (0: no scratch space, the scratch
+    /// messages are refused).
+    pub scratch_base: u64,
+    pub scratch_per_thread: u64,
     /// What flat addresses are relative to: 0 for A64; flat A32 addresses
     /// are offsets from it (General State Base on a stateless A32 access).
     pub flat_base: u64,
@@ -83,6 +105,23 @@ pub struct XeEnv<'a> {
     pub gateway: &'a mut Gateway,
 }
 
+/// Binding-table entry `i`: the offset of a surface state from Surface
+/// State Base in 31:6 (structs.toml line 142), as an address.
+pub(crate) fn binding_table_entry(env: &mut XeEnv, i: u32) -> Result<u64, SendError> {
+    let off = u64::from(i) * 4;
+    let mut b = [0u8; 4];
+    if env.state.binding_table_left.is_none_or(|n| off + 4 <= n) {
+        env.memory
+            .read_state(env.state.binding_table.wrapping_add(off), &mut b)
+            .map_err(|f| fault(f, false))?;
+    }
+    let e = u32::from_le_bytes(b);
+    Ok(env
+        .state
+        .surface_state_base
+        .wrapping_add(u64::from(e & !0x3F)))
+}
+
 pub(crate) fn bad(why: &'static str) -> SendError {
     SendError::Bad(why)
 }
@@ -102,9 +141,11 @@ pub fn serve(env: &mut XeEnv, thread: &mut Thread, req: &SendRequest) -> Result<
     let sfid = req.sfid.ok_or(bad("reserved shared function ID"))?;
     match sfid {
         Sfid::Ugm | Sfid::Ugml | Sfid::Slm | Sfid::Tgm => lsc::handle(env, thread, req),
+        Sfid::Sampler => sampler::handle(env, thread, req),
         Sfid::Gateway => gateway(env, req),
         Sfid::Null => Ok(()),
-        Sfid::DpDataCache | Sfid::DpDataCache1 => hdc::handle(env, thread, req),
+        Sfid::DpDataCache => dc0::handle(env, thread, req),
+        Sfid::DpDataCache1 => hdc::handle(env, thread, req),
         _ => Err(SendError::Unhandled),
     }
 }

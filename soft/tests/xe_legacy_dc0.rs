@@ -1,0 +1,423 @@
+//! The legacy dc0 data-port messages of Gen12.5 threads (`XeHarness`
+//! against `eu::shared::xe::XeUnits` over a host byte array): OWord blocks
+//! in both offset units through the stateless, SLM and buffer binding-table
+//! indices, scratch blocks, the memory fence, and the binding table read
+//! through a pool's bound. Each result is checked against the host's copy
+//! of the bytes; `dc0_forms_match_iga64` checks that iga64 (-p=12p71)
+//! assembles the sends to the same bits.
+
+use baregpu_isa::message::xe_hdc::{Dc0, Fence, OwordBlock, OwordCount, Scratch};
+use baregpu_soft::eu::shared::FlatMemory;
+use baregpu_soft::eu::shared::xe::{XeUnits, surface};
+use baregpu_soft::eu::xe::XeHarness;
+
+const BASE: u64 = 0x1_2340_0000;
+const SIZE: usize = 0x10000;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn units(seed: u64) -> XeUnits {
+    let mut m = FlatMemory::new(BASE, SIZE);
+    let mut r = Rng(seed | 1);
+    for b in m.bytes.iter_mut() {
+        *b = r.next() as u8;
+    }
+    let mut u = XeUnits::new(m);
+    u.state.flat_base = BASE;
+    u.slm = (0..4096).map(|_| r.next() as u8).collect();
+    u
+}
+
+fn harness(src: &str) -> XeHarness {
+    let mut h = XeHarness::new();
+    h.load_asm(src).unwrap_or_else(|e| panic!("{src}: {e:?}"));
+    h.thread.check_swsb = false;
+    h
+}
+
+fn set_bytes(h: &mut XeHarness, reg: u8, off: usize, v: &[u8]) {
+    let at = usize::from(reg) * 32 + off;
+    h.thread.thread.grf_mut()[at..at + v.len()].copy_from_slice(v);
+}
+
+fn bytes(h: &XeHarness, reg: u8, off: usize, n: usize) -> Vec<u8> {
+    let at = usize::from(reg) * 32 + off;
+    h.thread.thread.grf()[at..at + n].to_vec()
+}
+
+/// Where a block's bytes are, for the host: memory from BASE, SLM, or a
+/// buffer of `size` bytes at memory offset `at`.
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    Stateless,
+    Slm,
+    Buffer { at: usize, size: usize },
+}
+
+const COUNTS: [(OwordCount, usize, usize); 6] = [
+    (OwordCount::OneLow, 1, 0),
+    (OwordCount::OneHigh, 1, 16),
+    (OwordCount::Two, 2, 0),
+    (OwordCount::Four, 4, 0),
+    (OwordCount::Eight, 8, 0),
+    (OwordCount::Sixteen, 16, 0),
+];
+
+/// Every count, both offset units (OWords for 00h/08h, bytes for
+/// 01h/09h), reads and writes, stateless, SLM and a buffer whose end
+/// cuts some blocks (those read 0 and drop their writes whole).
+#[test]
+fn oword_blocks_every_count_unit_and_place() {
+    let mut rng = Rng(0xD0C0);
+    let mut runs = 0;
+    for (count, n, skip) in COUNTS {
+        for byte_units in [false, true] {
+            for write in [false, true] {
+                for place in [
+                    Place::Stateless,
+                    Place::Slm,
+                    Place::Buffer {
+                        at: 0x4000,
+                        size: 0x230,
+                    },
+                ] {
+                    let mut u = units(rng.next());
+                    let bti = match place {
+                        Place::Stateless => 0xFF,
+                        Place::Slm => 0xFE,
+                        Place::Buffer { at, size } => {
+                            u.state.surface_state_base = BASE;
+                            u.state.binding_table = BASE + 0xF000;
+                            for (i, d) in surface::encode_buffer(BASE + at as u64, size as u64)
+                                .iter()
+                                .enumerate()
+                            {
+                                u.memory.set_dword(BASE + 0xE000 + 4 * i as u64, *d);
+                            }
+                            u.memory.set_dword(BASE + 0xF000 + 4 * 5, 0xE000);
+                            5
+                        }
+                    };
+                    let desc = Dc0::Block(OwordBlock {
+                        write,
+                        aligned: byte_units,
+                        bti,
+                        count,
+                    })
+                    .encode()
+                    .unwrap();
+                    let regs = (n * 16 + skip).div_ceil(32) as u32;
+                    let src = if write {
+                        format!(
+                            "send.dc0 (8|M0) null r20 r50:{regs} 0x0 0x{:08x}\n",
+                            desc | 1 << 25
+                        )
+                    } else {
+                        format!(
+                            "send.dc0 (8|M0) r40 r20 null:0 0x0 0x{:08x}\n",
+                            desc | 1 << 25 | regs << 20
+                        )
+                    };
+                    let mut h = harness(&src);
+                    // Byte offsets dword aligned, some past a buffer's end.
+                    let off = match place {
+                        Place::Buffer { .. } => 16 * (rng.next() % 40) as usize,
+                        _ => 16 * (1 + rng.next() % 200) as usize,
+                    } + if byte_units {
+                        4 * (rng.next() % 4) as usize
+                    } else {
+                        0
+                    };
+                    let m2 = if byte_units { off } else { off / 16 } as u32;
+                    set_bytes(&mut h, 20, 8, &m2.to_le_bytes());
+                    let data: Vec<u8> = (0..n * 16).map(|_| rng.next() as u8).collect();
+                    set_bytes(&mut h, 50, skip, &data);
+                    set_bytes(&mut h, 40, skip, &vec![0xAA; n * 16]);
+                    let (mut mem, mut slm) = (u.memory.bytes.clone(), u.slm.clone());
+                    let (store, at, inside) = match place {
+                        Place::Stateless => (&mut mem, off, true),
+                        Place::Slm => (&mut slm, off, true),
+                        Place::Buffer { at, size } => (&mut mem, at + off, off + n * 16 <= size),
+                    };
+                    let want_read = if inside {
+                        store[at..at + n * 16].to_vec()
+                    } else {
+                        vec![0; n * 16]
+                    };
+                    if write && inside {
+                        store[at..at + n * 16].copy_from_slice(&data);
+                    }
+                    h.run_with(&mut u, 10)
+                        .unwrap_or_else(|e| panic!("{place:?} {src}: {e}"));
+                    assert!(u.memory.bytes == mem, "{place:?} {src}");
+                    assert!(u.slm == slm, "{place:?} {src}");
+                    if !write {
+                        assert_eq!(bytes(&h, 40, skip, n * 16), want_read, "{place:?} {src}");
+                    }
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 72);
+}
+
+/// Scratch blocks of 1, 2, 4 and 8 registers at random offsets in a
+/// thread's space (M0.5 31:10 from the scratch base): writes land there,
+/// reads return them, accesses past the per-thread size read 0 and are
+/// dropped; a write with bit 16 stores only the enabled channels' dwords.
+#[test]
+fn scratch_blocks() {
+    let mut rng = Rng(0x5C4A7C);
+    let per_thread = 0x800u64;
+    for regs in [1u8, 2, 4, 8] {
+        for bit16 in [false, true] {
+            let mut u = units(rng.next());
+            u.state.scratch_base = BASE + 0x1000;
+            u.state.scratch_per_thread = per_thread;
+            let own = 0x400 * (1 + rng.next() % 8);
+            // Offsets in registers, the last ones running past the space.
+            for offset in [0u16, 3, 60, 63] {
+                let w = Dc0::Scratch(Scratch {
+                    write: true,
+                    regs,
+                    offset,
+                    invalidate_after_read: false,
+                    write_bit16: bit16,
+                })
+                .encode()
+                .unwrap();
+                let r = Dc0::Scratch(Scratch {
+                    write: false,
+                    regs,
+                    offset,
+                    invalidate_after_read: false,
+                    write_bit16: false,
+                })
+                .encode()
+                .unwrap();
+                let src = format!(
+                    "(f0.0) send.dc0 (8|M0) null r20 r50:{regs} 0x0 0x{:08x}\n\
+                     send.dc0 (8|M0) r40 r20 null:0 0x0 0x{:08x}\n",
+                    w | 1 << 25,
+                    r | 1 << 25 | u32::from(regs) << 20
+                );
+                let mut h = harness(&src);
+                let mask = (rng.next() as u32 & 0xFF) | 1;
+                h.thread.thread.set_flag(0, mask);
+                // M0.5 carries the thread's space with FFTID-like low bits.
+                set_bytes(&mut h, 20, 20, &((own as u32) | 0x2A5).to_le_bytes());
+                let n = usize::from(regs) * 32;
+                let data: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+                set_bytes(&mut h, 50, 0, &data);
+                let mut mem = u.memory.bytes.clone();
+                let space = 0x1000 + own as usize;
+                let start = usize::from(offset) * 32;
+                let mut want = vec![0u8; n];
+                for d in 0..n / 4 {
+                    let o = start + 4 * d;
+                    let on = !bit16 || mask >> (d % 8) & 1 != 0;
+                    if o + 4 > per_thread as usize {
+                        continue;
+                    }
+                    if on {
+                        mem[space + o..space + o + 4].copy_from_slice(&data[4 * d..4 * d + 4]);
+                    }
+                    want[4 * d..4 * d + 4].copy_from_slice(&mem[space + o..space + o + 4]);
+                }
+                h.run_with(&mut u, 10)
+                    .unwrap_or_else(|e| panic!("{src}: {e}"));
+                assert!(u.memory.bytes == mem, "{src}");
+                assert_eq!(bytes(&h, 40, 0, n), want, "{src}");
+            }
+        }
+    }
+    // No scratch space: refused by name.
+    let mut u = units(1);
+    let r = Dc0::Scratch(Scratch {
+        write: false,
+        regs: 1,
+        offset: 0,
+        invalidate_after_read: false,
+        write_bit16: false,
+    })
+    .encode()
+    .unwrap();
+    let mut h = harness(&format!(
+        "send.dc0 (8|M0) r40 r20 null:0 0x0 0x{:08x}\n",
+        r | 1 << 25 | 1 << 20
+    ));
+    let e = h.run_with(&mut u, 10).unwrap_err();
+    assert!(format!("{e}").contains("no scratch space"), "{e}");
+}
+
+/// Fences run (global and SLM), answer with at most one register; the
+/// messages the model refuses name themselves.
+#[test]
+fn fences_and_refusals() {
+    for (slm, rlen, ok) in [(false, 1u32, true), (true, 0, true), (false, 2, false)] {
+        let mut u = units(2);
+        let d = Dc0::Fence(Fence {
+            slm,
+            l1_flush: false,
+            l3_flush: None,
+            header: true,
+        })
+        .encode()
+        .unwrap();
+        let dst = if rlen == 0 { "null" } else { "r40" };
+        let src = format!(
+            "send.dc0 (8|M0) {dst} r20 null:0 0x0 0x{:08x}\n",
+            d | 1 << 25 | rlen << 20
+        );
+        let mut h = harness(&src);
+        assert_eq!(h.run_with(&mut u, 10).is_ok(), ok, "{src}");
+    }
+    // HWord block read (type 01h, subtype 1): refused, not misread.
+    let mut u = units(3);
+    let mut h = harness("send.dc0 (8|M0) r40 r20 null:0 0x0 0x021A61FF\n");
+    let e = h.run_with(&mut u, 10).unwrap_err();
+    assert!(format!("{e}").contains("HWord"), "{e}");
+}
+
+/// A binding table read through a pool's bound: the entry inside the
+/// pool finds its buffer, the one past the pool's end reads 0 (surface
+/// state at Surface State Base + 0, here a null surface: reads give 0).
+#[test]
+fn binding_table_pool_bound() {
+    for (left, want_data) in [(None, true), (Some(4 * 6), true), (Some(4 * 5), false)] {
+        let mut u = units(4);
+        u.state.surface_state_base = BASE;
+        u.state.binding_table = BASE + 0xF000;
+        u.state.binding_table_left = left;
+        for (i, d) in surface::encode_buffer(BASE + 0x4000, 0x1000)
+            .iter()
+            .enumerate()
+        {
+            u.memory.set_dword(BASE + 0xE000 + 4 * i as u64, *d);
+        }
+        let mut null = [0u32; 16];
+        null[0] = 7 << 29;
+        for (i, d) in null.iter().enumerate() {
+            u.memory.set_dword(BASE + 4 * i as u64, *d);
+        }
+        u.memory.set_dword(BASE + 0xF000 + 4 * 5, 0xE000);
+        let d = Dc0::Block(OwordBlock {
+            write: false,
+            aligned: false,
+            bti: 5,
+            count: OwordCount::Two,
+        })
+        .encode()
+        .unwrap();
+        let mut h = harness(&format!(
+            "send.dc0 (8|M0) r40 r20 null:0 0x0 0x{:08x}\n",
+            d | 1 << 25 | 1 << 20
+        ));
+        set_bytes(&mut h, 20, 8, &2u32.to_le_bytes());
+        h.run_with(&mut u, 10).unwrap();
+        let want = if want_data {
+            u.memory.bytes[0x4020..0x4040].to_vec()
+        } else {
+            vec![0; 32]
+        };
+        assert_eq!(bytes(&h, 40, 0, 32), want, "{left:?}");
+    }
+}
+
+#[test]
+fn dc0_forms_match_iga64() {
+    let block = |write, aligned, count| {
+        Dc0::Block(OwordBlock {
+            write,
+            aligned,
+            bti: 3,
+            count,
+        })
+        .encode()
+        .unwrap()
+    };
+    let scratch = |write, regs| {
+        Dc0::Scratch(Scratch {
+            write,
+            regs,
+            offset: 0x12,
+            invalidate_after_read: false,
+            write_bit16: write,
+        })
+        .encode()
+        .unwrap()
+    };
+    let fence = Dc0::Fence(Fence {
+        slm: false,
+        l1_flush: false,
+        l3_flush: None,
+        header: true,
+    })
+    .encode()
+    .unwrap();
+    let lines = [
+        format!(
+            "send.dc0 (8|M0) r40 r20 null:0 0x0 0x{:08x}",
+            block(false, false, OwordCount::Four) | 1 << 25 | 2 << 20
+        ),
+        format!(
+            "send.dc0 (8|M0) r40 r20 null:0 0x0 0x{:08x}",
+            block(false, true, OwordCount::Sixteen) | 1 << 25 | 8 << 20
+        ),
+        format!(
+            "send.dc0 (8|M0) null r20 r50:1 0x0 0x{:08x}",
+            block(true, false, OwordCount::OneHigh) | 1 << 25
+        ),
+        format!(
+            "send.dc0 (8|M0) null r20 r50:4 0x0 0x{:08x}",
+            block(true, true, OwordCount::Eight) | 1 << 25
+        ),
+        format!(
+            "send.dc0 (16|M0) null r20 r50:4 0x0 0x{:08x}",
+            scratch(true, 4) | 1 << 25
+        ),
+        format!(
+            "send.dc0 (16|M0) r40 r20 null:0 0x0 0x{:08x}",
+            scratch(false, 8) | 1 << 25 | 8 << 20
+        ),
+        format!(
+            "send.dc0 (8|M0) r40 r20 null:0 0x0 0x{:08x}",
+            fence | 1 << 25 | 1 << 20
+        ),
+    ];
+    let dir = std::env::temp_dir().join(format!("baregpu-xe-dc0-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, out) = (dir.join("k.asm"), dir.join("k.bin"));
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&src, &text).unwrap();
+    let Ok(r) = std::process::Command::new("iga64")
+        .args(["-p=12p71", "-a"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output()
+    else {
+        eprintln!("iga64 not found: skipping the oracle comparison");
+        return;
+    };
+    assert!(
+        r.status.success(),
+        "iga64: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let theirs = std::fs::read(&out).unwrap();
+    let ours = baregpu_isa::text::assemble(baregpu_isa::IsaGen::Gen12_5, &text).unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    for (i, (a, b)) in ours.chunks(16).zip(theirs.chunks(16)).enumerate() {
+        assert_eq!(a, b, "{}", lines[i]);
+    }
+}
