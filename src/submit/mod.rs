@@ -568,6 +568,17 @@ impl<'a, P: Platform> Gpu<'a, P> {
         on_backend!(&mut self.backend, b => b.map_in_context_at(ctx, gfx, bytes))
     }
 
+    /// How `gfx` is mapped in `ctx`'s PPGTT: the page size the driver chose
+    /// (Gen12.5; `Ok(None)` when unmapped; [`GpuError::Unsupported`] on the rings).
+    #[cfg(feature = "gen12_5")]
+    pub fn context_page_size(
+        &mut self,
+        ctx: ContextId,
+        gfx: GfxAddr,
+    ) -> Result<Option<crate::gtt::gen12::PageSize>, GpuError> {
+        execlist_only!(self, b => b.context_page_size(ctx, gfx))
+    }
+
     /// The context status events seen on `engine` so far, oldest first
     /// (Gen12.5's execlists; [`GpuError::Unsupported`] on the rings).
     #[cfg(feature = "gen12_5")]

@@ -28,7 +28,7 @@ use super::engines::{ErrorRegs, RingRegs};
 use super::error::{ErrorState, FaultRecord, HangReason, Unmodelled};
 use super::{Batch, ContextId, EngineId, EngineInfo, Fence, GpuError};
 use crate::bringup::BringUpReport;
-use crate::gtt::gen12::{Backing, Ggtt64, Ppgtt4};
+use crate::gtt::gen12::{Backing, Ggtt64, PageSize, Ppgtt4, huge_alignment};
 use crate::gtt::{GfxAddr, Mapping, PAGE, ranges::PageRanges};
 use crate::irq::{InterruptMode, Signalled};
 use crate::platform::{Dma, LocalMemory, Platform, PlatformError};
@@ -508,18 +508,34 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
             .ok_or(GpuError::NoContext(ctx))
     }
 
-    /// Memory of `bytes` (whole pages) in `placement`.
+    /// How `gfx` is mapped in `ctx`'s PPGTT (`None`: not mapped).
+    pub fn context_page_size(
+        &mut self,
+        ctx: ContextId,
+        gfx: GfxAddr,
+    ) -> Result<Option<PageSize>, GpuError> {
+        Ok(self.ppgtt(ctx)?.page_size(gfx))
+    }
+
+    /// Memory of `bytes` (whole pages) in `placement`, aligned so that a
+    /// PPGTT mapping can use the largest page that fits ([`huge_alignment`];
+    /// a platform that cannot align that far gives page-aligned memory,
+    /// mapped with smaller pages).
     fn memory(
         &mut self,
         bytes: u64,
         placement: Placement,
     ) -> Result<(Memory<'a>, Backing), GpuError> {
         let pages = bytes.max(1).div_ceil(PAGE);
+        let align = huge_alignment(pages * PAGE);
         match placement {
             Placement::System => {
                 let size =
                     usize::try_from(pages * PAGE).map_err(|_| PlatformError::InvalidRequest)?;
-                let d = Dma::new(self.platform, size, PAGE as usize)?;
+                let d = match Dma::new(self.platform, size, align as usize) {
+                    Ok(d) => d,
+                    Err(_) => Dma::new(self.platform, size, PAGE as usize)?,
+                };
                 let b = Backing::System(d.phys());
                 Ok((Memory::System(d), b))
             }
@@ -529,7 +545,8 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
                 }
                 let first = self
                     .local_free
-                    .allocate(pages)
+                    .allocate_aligned(pages, align / PAGE)
+                    .or_else(|_| self.local_free.allocate(pages))
                     .map_err(|_| GpuError::Platform(PlatformError::OutOfMemory))?;
                 let offset = first * PAGE;
                 // New buffers read as zero, as DMA memory does.
