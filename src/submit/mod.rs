@@ -377,8 +377,8 @@ impl<'a, P: Platform> Gpu<'a, P> {
 
     /// Enables interrupts: the device signals the OS by `mode` (an MSI address and
     /// data the OS chose, or INTx) whenever an engine finishes a submission (its
-    /// MI_USER_INTERRUPT) or reports an error. On the rings [`Gpu::wait`] then
-    /// sleeps in [`Platform::wait_for_interrupt`] instead of polling. The OS routes the
+    /// MI_USER_INTERRUPT) or reports an error. [`Gpu::wait`] then sleeps in
+    /// [`Platform::wait_for_interrupt`] instead of polling (rings and execlists). The OS routes the
     /// interrupt to a handler that calls [`Gpu::handle_interrupt`].
     pub fn enable_interrupts(&mut self, mode: InterruptMode) -> Result<(), GpuError> {
         on_backend!(&mut self.backend, b => b.enable_interrupts(mode))

@@ -394,6 +394,20 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
         }
     }
 
+    /// Between two looks at an engine: with interrupts on, what is pending
+    /// is acknowledged (a vector left pending would hold the line high, and
+    /// the next completion would send no new MSI) and the CPU sleeps until
+    /// the next interrupt or `deadline_ns` ([`Platform::wait_for_interrupt`],
+    /// as the ring backend's waits do); without, it polls.
+    fn pause(&mut self, deadline_ns: u64) {
+        if self.irq.is_some() {
+            self.platform.wait_for_interrupt(deadline_ns);
+            self.handle_interrupt();
+        } else {
+            self.platform.delay_us(POLL_US);
+        }
+    }
+
     /// An engine into execlist mode: its status page (RING_HWS_PGA, posted
     /// by a read), GFX_DISABLE_LEGACY_MODE, STOP_RING cleared, and the CSB
     /// read pointer at the last entry with the status page's write pointer
@@ -493,7 +507,7 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
                 let (done, want) = (self.completed(EngineId(i)), e.next_seqno.wrapping_sub(1));
                 return Err(self.hang(i, HangReason::Timeout, done, want));
             }
-            self.platform.delay_us(POLL_US);
+            self.pause(start + RING_SPACE_US * 1000 + 1);
         }
     }
 
@@ -981,7 +995,7 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
             }
             let _ = self.mmio().read32(self.engines[i].base + self.er.eir);
             self.retire(i);
-            self.platform.delay_us(POLL_US);
+            self.pause(start + RING_SPACE_US * 1000 + 1);
         }
         let lrc = self.lrc(slot, i)?;
         let mut tail = lrc.tail;
@@ -1098,7 +1112,11 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
             return Err(GpuError::Lost(fence));
         }
         let start = self.platform.now_ns();
+        let limit = timeout_us.saturating_mul(1000);
         let eir = self.engines[i].base + self.er.eir;
+        if self.irq.is_some() {
+            self.handle_interrupt();
+        }
         loop {
             let err = self.mmio().read32(eir);
             self.process_csb(i);
@@ -1110,10 +1128,10 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
                 self.retire(i);
                 return Ok(());
             }
-            if self.platform.now_ns().saturating_sub(start) > timeout_us.saturating_mul(1000) {
+            if self.platform.now_ns().saturating_sub(start) > limit {
                 return Err(self.hang(i, HangReason::Timeout, done, fence.seqno));
             }
-            self.platform.delay_us(POLL_US);
+            self.pause(start.saturating_add(limit).saturating_add(1));
         }
     }
 
@@ -1266,8 +1284,8 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
     }
 
     /// [`Self::enable_user_interrupts`], with the PCI function pointed at
-    /// the OS first (MSI or INTx, [`crate::irq::configure`]). The waits
-    /// still poll the status page: the handler's work is acknowledging.
+    /// the OS first (MSI or INTx, [`crate::irq::configure`]). The waits then
+    /// sleep in [`Platform::wait_for_interrupt`] between looks at the status page.
     pub fn enable_interrupts(&mut self, mode: InterruptMode) -> Result<(), GpuError> {
         crate::irq::configure(self.device, mode)?;
         self.enable_user_interrupts();
@@ -1292,6 +1310,12 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
     fn acknowledge(&mut self) -> (u32, Vec<(EngineId, u16)>) {
         let mmio = self.mmio();
         let gt = self.gt;
+        // i915 i915_irq.c dg1_irq_handler: the tile master off while the
+        // banks are read, on again after, so that anything still pending
+        // raises the line again (a new edge: a new MSI).
+        if self.interrupts {
+            mmio.write32(gt.tile_irq, 0);
+        }
         let dw = mmio.read32(gt.intr_dw0);
         let mut out = Vec::new();
         for (k, e) in self.engines.iter().enumerate() {
@@ -1308,6 +1332,9 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
         }
         if dw != 0 {
             mmio.write32(gt.intr_dw0, dw);
+        }
+        if self.interrupts {
+            mmio.write32(gt.tile_irq, MASTER_IRQ);
         }
         (dw, out)
     }
