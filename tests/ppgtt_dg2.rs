@@ -77,7 +77,7 @@ fn store_through_every_page(
         let mut w = pattern(b.len() as usize, n as u32);
         assert!(b.write(0, &w));
         for page in 0..b.len() / PAGE {
-            for off in [(page * 52) % 2048 & !3, PAGE - 4] {
+            for off in [((page * 52) % 2048) & !3, PAGE - 4] {
                 let at = page * PAGE + off;
                 let v = (n as u32) << 28 | (page as u32) << 1 | (off == PAGE - 4) as u32;
                 w[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
