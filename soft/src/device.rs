@@ -24,16 +24,12 @@ use crate::mem::bus::DeviceBus;
 use crate::mem::gtt::Ggtt;
 use crate::regfile::RegFile;
 use baregpu_hal::device::{self, Forcewake, SizeSource, StatusBit};
-use baregpu_hal::pci::{self, msi};
+use baregpu_hal::pci;
 
 /// Commands an engine may run when the driver writes its TAIL.
 const RUN_ON_TAIL: u32 = 4096;
 /// Commands run per MMIO read: reading is how time passes for the model.
 const RUN_ON_POLL: u32 = 256;
-/// Where the MSI capability sits in configuration space: our choice (0x90, where
-/// the IGDs we know of have theirs; not checked against a cited dump). It is the
-/// only capability the model lists.
-const MSI_CAPABILITY: u16 = 0x90;
 
 pub struct Device<B: MemoryBus> {
     layout: Layout,
@@ -46,10 +42,9 @@ pub struct Device<B: MemoryBus> {
     stats: Stats,
     /// The interrupt blocks' ISR/IIR state.
     irq: Interrupts,
-    /// The interrupt line as delivery last saw it (an MSI goes out on its rising edge).
-    line_was: bool,
-    /// MSI messages written to the bus.
-    msis: u64,
+    /// The interrupt line as delivery last saw it (an MSI goes out on its
+    /// rising edge) and the MSI messages written to the bus.
+    msi: crate::msi::Messages,
     /// Test knobs: forcewake requests are acknowledged; Ivy Bridge reports
     /// multi-threaded forcewake (ECOBUS bit 5).
     forcewake_acks: bool,
@@ -104,8 +99,7 @@ impl<B: MemoryBus> Device<B> {
             cs,
             stats: Stats::default(),
             irq,
-            line_was: false,
-            msis: 0,
+            msi: crate::msi::Messages::default(),
             forcewake_acks: true,
             timestamp: 0,
             config: config_space(&layout),
@@ -273,25 +267,14 @@ impl<B: MemoryBus> Device<B> {
         }
         let mut value = value;
         let old = self.config[index];
-        let cap = MSI_CAPABILITY as usize / 4;
-        match index {
-            // Command register: memory space, bus master and the interrupt disable
-            // bit are writable; the status half is write-one-to-clear, and its
-            // bits the model sets (capabilities list) are read-only.
-            1 => {
-                self.bus.set_master(value & PCI_COMMAND_BUS_MASTER != 0);
-                value = (old & 0xffff_0000) | (value & 0xffff);
-            }
-            // MSI: only the enable bit of Message Control is writable (one vector,
-            // 32-bit address); the address's low two bits and the data's upper half
-            // read as zero (PCI 3.0, 6.8.1).
-            i if i == cap => {
-                let enable = (msi::CONTROL_ENABLE as u32) << msi::CONTROL_SHIFT;
-                value = (old & !enable) | (value & enable);
-            }
-            i if i == cap + msi::ADDRESS as usize / 4 => value &= !3,
-            i if i == cap + msi::DATA_32 as usize / 4 => value &= 0xffff,
-            _ => {}
+        // Command register: memory space, bus master and the interrupt disable
+        // bit are writable; the status half is write-one-to-clear, and its
+        // bits the model sets (capabilities list) are read-only.
+        if index == 1 {
+            self.bus.set_master(value & PCI_COMMAND_BUS_MASTER != 0);
+            value = (old & 0xffff_0000) | (value & 0xffff);
+        } else if let Some(v) = crate::msi::write(&self.config, index, value) {
+            value = v;
         }
         if let device::ConfigWord::Gpu(word) = stolen.size
             && index == word as usize / 4
@@ -313,41 +296,23 @@ impl<B: MemoryBus> Device<B> {
         self.deliver();
     }
 
-    /// MSI is enabled and the function may write to memory.
-    fn msi_enabled(&self) -> bool {
-        let control = self.config[MSI_CAPABILITY as usize / 4] >> msi::CONTROL_SHIFT;
-        control as u16 & msi::CONTROL_ENABLE != 0
-    }
-
     /// Whether the INTx line is asserted: the interrupt is pending, MSI is off and
     /// the command register's Interrupt Disable is clear.
     pub fn intx_asserted(&self) -> bool {
         self.irq.line(&self.regs)
-            && !self.msi_enabled()
+            && !crate::msi::enabled(&self.config)
             && self.config[pci::COMMAND as usize / 4] & pci::COMMAND_INTERRUPT_DISABLE == 0
     }
 
-    /// Sends an MSI on the rising edge of the interrupt line, as the function does:
-    /// a dword write of the message data to the message address, on the bus, when
-    /// MSI is enabled and bus mastering is on.
+    /// Sends an MSI on the rising edge of the interrupt line (`crate::msi`).
     fn deliver(&mut self) {
         let line = self.irq.line(&self.regs);
-        let rising = line && !self.line_was;
-        self.line_was = line;
-        let command = self.config[pci::COMMAND as usize / 4];
-        if rising && self.msi_enabled() && command & pci::COMMAND_BUS_MASTER != 0 {
-            let cap = MSI_CAPABILITY as usize / 4;
-            let address = self.config[cap + msi::ADDRESS as usize / 4] as u64;
-            let data = self.config[cap + msi::DATA_32 as usize / 4] & 0xffff;
-            // A write nobody takes is lost, as a master abort would lose it.
-            let _ = self.bus.write_u32(address, data);
-            self.msis += 1;
-        }
+        self.msi.update(line, &self.config, &self.bus);
     }
 
     /// MSI messages sent so far.
     pub fn msis(&self) -> u64 {
-        self.msis
+        self.msi.sent
     }
 
     /// Test knob: whether forcewake requests are acknowledged.
@@ -556,7 +521,7 @@ impl<B: MemoryBus> Device<B> {
             // The line dropped for a clock before the queued event set IIR again:
             // an edge for MSI.
             Some(true) => {
-                self.line_was = false;
+                self.msi.line_was = false;
                 return;
             }
             Some(false) => return,
@@ -762,11 +727,9 @@ impl<B: MemoryBus> Device<B> {
 fn config_space(layout: &Layout) -> [u32; 64] {
     let mut c = [0u32; 64];
     c[0] = ((layout.device_id as u32) << 16) | 0x8086;
-    c[1] = FIRMWARE_COMMAND | pci::STATUS_CAPABILITIES_LIST;
+    c[1] = FIRMWARE_COMMAND;
     c[2] = 0x0300_0000;
-    c[pci::CAPABILITIES_POINTER as usize / 4] = MSI_CAPABILITY as u32;
-    // ID, next pointer 0 (the end of the list), Message Control 0.
-    c[MSI_CAPABILITY as usize / 4] = msi::ID as u32;
+    crate::msi::install(&mut c);
     let stolen = layout.device.gtt.stolen;
     c[stolen.base_offset as usize / 4] = STOLEN_BASE as u32;
     if let (device::ConfigWord::Gpu(word), Some(field)) =

@@ -67,6 +67,7 @@ mod irq;
 pub mod layout;
 mod media;
 mod mem;
+mod msi;
 mod regfile;
 mod render3d;
 
@@ -326,7 +327,10 @@ impl<B: MemoryBus> SoftGpu<B> {
 
     /// MSI messages the device has written to its bus.
     pub fn msis_sent(&self) -> u64 {
-        self.device.lock().legacy().map_or(0, |d| d.msis())
+        match &*self.device.lock() {
+            Model::Legacy(d) => d.msis(),
+            Model::Gen12_5(d) => d.msis(),
+        }
     }
 
     /// Test knob: `false` makes forcewake requests go unacknowledged, as a GT that

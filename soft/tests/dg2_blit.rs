@@ -862,13 +862,15 @@ fn legacy_color_and_source_copy_blits_on_linear_surfaces() {
     assert_eq!(g.errors(), 0);
     assert!(g.read_buf(&dst.buf) == want, "XY_SRC_COPY_BLT");
 
+    // A 64-pixel linear pitch (448 bytes) read as Tile-X DWords is 1792
+    // bytes, not a multiple of the 512-byte tile width.
     for (mutate, name) in [
-        (1 << 11, "tiled legacy"),
-        (1 << 15, "tiled legacy"),
+        (1 << 11, "Tile-X legacy blit pitch"),
+        (1 << 15, "Tile-X legacy blit pitch"),
         (0, "clipping"),
     ] {
         let mut g = Dg2::new();
-        let s = surface(&mut g, Tiling::Linear, 4, 16, 4, false, 1);
+        let s = surface(&mut g, Tiling::Linear, 4, 64, 4, false, 1);
         let mut c = xy_src_copy(&s, &s, (0, 0), (0, 2), (4, 2), 0xcc);
         c[0] |= mutate;
         if mutate == 0 {
@@ -878,4 +880,66 @@ fn legacy_color_and_source_copy_blits_on_linear_surfaces() {
         let got = g.gpu.unmodelled(BLITTER);
         assert!(got.is_some_and(|n| n.contains(name)), "{name}: {got:?}");
     }
+}
+
+/// The legacy blits on Tile-X surfaces (DW0 bit 11 destination, bit 15
+/// source; the pitch in DWords): a fill with a ROP, copies linear -> X,
+/// X -> X and X -> linear, all against the reference layout; a tiled base
+/// that is not 4 KiB aligned is refused by name.
+#[test]
+fn legacy_blits_on_tile_x_surfaces_match_the_reference() {
+    let mut g = Dg2::new();
+    let tiled = |c: &mut Vec<u32>, pitch_dw: usize, bits: u32, pitch_at: &[usize]| {
+        c[0] |= bits;
+        for &k in pitch_at {
+            c[k] = (c[k] & !0xffff) | pitch_dw as u32;
+        }
+    };
+    // XY_COLOR_BLT, 32 bpp, ROP 0x5a (pattern XOR destination), all bytes.
+    let dst = surface(&mut g, Tiling::X, 4, 200, 20, true, 0x17);
+    let before = g.read_buf(&dst.buf);
+    let mut want = before.clone();
+    let (d, wh, color) = ((70, 3), (100, 14), 0x0f1e_2d3cu32);
+    for y in d.1..d.1 + wh.1 {
+        for xb in 4 * d.0..4 * (d.0 + wh.0) {
+            want[reference_offset(&dst, xb, y)] ^= color.to_le_bytes()[xb % 4];
+        }
+    }
+    let mut c = xy_color(&dst, d, wh, 0x5a, 3, color);
+    tiled(&mut c, dst.pitch / 4, 1 << 11, &[1]);
+    g.run(&c);
+    assert_eq!(g.errors(), 0);
+    assert!(g.read_buf(&dst.buf) == want, "XY_COLOR_BLT on Tile-X");
+    // XY_SRC_COPY_BLT with SRCCOPY between the layouts, 16 bpp.
+    let cases = [
+        (Tiling::Linear, Tiling::X, 1 << 11),
+        (Tiling::X, Tiling::X, 1 << 11 | 1 << 15),
+        (Tiling::X, Tiling::Linear, 1 << 15),
+    ];
+    for (from, to, bits) in cases {
+        let src = surface(&mut g, from, 2, 300, 24, false, 0x41);
+        let dst = surface(&mut g, to, 2, 300, 24, true, 0x77);
+        let (sp, dp) = (src.pitch, dst.pitch);
+        let (s0, d0, wh) = ((13, 5), (257, 9), (40, 15));
+        let want = expected_copy(&g, &src, &dst, s0, d0, wh);
+        let mut c = xy_src_copy(&src, &dst, s0, d0, wh, 0xcc);
+        c[0] |= bits;
+        if to == Tiling::X {
+            c[1] = (c[1] & !0xffff) | (dp / 4) as u32;
+        }
+        if from == Tiling::X {
+            c[7] = (sp / 4) as u32;
+        }
+        g.run(&c);
+        assert_eq!(g.errors(), 0, "{from:?} -> {to:?}");
+        assert!(g.read_buf(&dst.buf) == want, "{from:?} -> {to:?}");
+    }
+    // A tiled destination 64 bytes into its buffer.
+    let dst = surface(&mut g, Tiling::X, 4, 128, 8, false, 3);
+    let mut c = xy_color(&dst, (0, 0), (4, 4), 0xf0, 3, 1);
+    tiled(&mut c, dst.pitch / 4, 1 << 11, &[1]);
+    c[4] += 64;
+    g.run(&c);
+    let got = g.gpu.unmodelled(BLITTER);
+    assert!(got.is_some_and(|n| n.contains("4 KiB aligned")), "{got:?}");
 }

@@ -754,9 +754,12 @@ fn ring_buffer_submission_is_refused() {
 }
 
 /// A PDE with the page-size bit maps a 2 MiB page (GEN8_PDE_PS_2M); one with
-/// GEN12_PDE_64K (64 KiB page tables) is refused by name.
+/// GEN12_PDE_64K names a compact page table of 32 64 KiB entries indexed by
+/// VA bits 20:16 (i915 xehpsdv_ppgtt_insert_huge, Xe xe_compact_pt_shifts),
+/// here in local memory; a 4 KiB table whose entries carry the PS64 hint
+/// translates entry by entry; a missing 64 KiB entry is a page fault.
 #[test]
-fn two_mib_ppgtt_pages_map_and_64_kib_tables_are_refused() {
+fn two_mib_and_64_kib_ppgtt_pages_map() {
     let mut g = Dg2::new();
     let (hwsp_gfx, _) = g.page();
     let pml4 = g.phys_page();
@@ -766,29 +769,57 @@ fn two_mib_ppgtt_pages_map_and_64_kib_tables_are_refused() {
     g.write64(pdp + 8, pd | 3);
     let big = 0x2_0000_0000u64; // 2 MiB aligned
     g.write64(pd, big | 1 << 7 | 3);
-    // PD entry 1: a 64 KiB page table.
+    // PD entry 1: a compact table in local memory; its entry 3 (VA 20:16 = 3)
+    // a 64 KiB local page, entry 4 absent.
+    let lm = 1u64 << 11;
+    let (compact, page64) = (0x3_0000u64, 0x7_0000u64);
+    g.write64(pd + 8, compact | lm | 1 << 6 | 3);
+    let put = |at: u64, v: u64| assert!(g.gpu.write_local(at, &v.to_le_bytes()));
+    put(compact + 8 * 3, page64 | lm | 3);
+    // PD entry 2: a 4 KiB table whose entries 16..32 carry GEN12_PTE_PS64 (bit 8).
     let pt = g.phys_page();
-    g.write64(pd + 8, pt | 1 << 6 | 3);
+    g.write64(pd + 16, pt | 3);
+    let sys64 = 0x3_0001_0000u64;
+    for k in 0..16u64 {
+        g.write64(pt + 8 * (16 + k), (sys64 + k * 0x1000) | 1 << 8 | 3);
+    }
     let mut ctx = Ctx::new(&mut g, "render", 11, pml4);
-    let at = va + 0x1f_f000 + 0x10;
-    let in_64k = va + 0x20_0000;
-    ctx.emit(
-        &g,
-        &[
-            SDI_PPGTT,
-            at as u32,
-            (at >> 32) as u32,
-            0x2222,
-            SDI_PPGTT,
-            in_64k as u32,
-            (in_64k >> 32) as u32,
-            1,
-        ],
-    );
+    let in_2m = va + 0x1f_f000 + 0x10;
+    let in_64k = va + 0x20_0000 + 3 * 0x1_0000 + 0xfffc;
+    let hinted = va + 0x40_0000 + 16 * 0x1000 + 5 * 0x1000 + 0x20;
+    let missing = va + 0x20_0000 + 4 * 0x1_0000;
+    let sdi = |at: u64, v: u32| [SDI_PPGTT, at as u32, (at >> 32) as u32, v];
+    let mut ring = Vec::new();
+    for (at, v) in [
+        (in_2m, 0x2222),
+        (in_64k, 0x6464),
+        (hinted, 0x5050),
+        (missing, 9),
+    ] {
+        ring.extend(sdi(at, v));
+    }
+    ctx.emit(&g, &ring);
     submit(&g, "render", hwsp_gfx, &[&ctx]);
     g.gpu.run(100);
     assert_eq!(g.read(big + 0x1f_f010), 0x2222);
-    assert_eq!(g.gpu.unmodelled(0), Some("64 KiB PPGTT page tables"));
+    let mut b = [0u8; 4];
+    assert!(g.gpu.read_local(page64 + 0xfffc, &mut b));
+    assert_eq!(
+        u32::from_le_bytes(b),
+        0x6464,
+        "offset 0xfffc in the 64 KiB page"
+    );
+    assert_eq!(g.read(sys64 + 5 * 0x1000 + 0x20), 0x5050);
+    assert_eq!(g.gpu.unmodelled(0), None);
+    assert_eq!(
+        g.gpu.read32(base("render") + reg("RING_EIR")),
+        1 << 4,
+        "a page fault"
+    );
+    assert_eq!(
+        g.gpu.read32(reg("GEN12_FAULT_TLB_DATA0")),
+        (missing >> 12) as u32
+    );
 }
 
 /// MI_MATH on the CS GPRs: a subtraction with its borrow, a shift, stored out

@@ -124,18 +124,96 @@ const ENTRIES: u64 = 512;
 /// The 48-bit space but page 0 (never mapped, so that a null address faults).
 const PPGTT_FIRST_PAGE: u64 = 1;
 const PPGTT_PAGES: u64 = (1 << 48) / PAGE;
+const SIZE_64K: u64 = 64 << 10;
+const SIZE_2M: u64 = 2 << 20;
+/// PDE bit 7, GEN8_PDE_PS_2M: the entry is a 2 MiB page (i915 gt/intel_gtt.h).
+const PDE_PS_2M: u64 = 1 << 7;
+/// PDE bit 6, GEN12_PDE_64K: the page table below is compact, 32 entries of
+/// 64 KiB indexed by VA bits 20:16 (i915 gt/intel_gtt.h;
+/// gen8_ppgtt.c xehpsdv_ppgtt_insert_huge; Xe xe_pt.c xe_compact_pt_shifts).
+const PDE_64K: u64 = 1 << 6;
+/// PTE bit 8, GEN12_PTE_PS64: sixteen 4 KiB entries of one 64 KiB page, a
+/// TLB hint (i915 gt/intel_gtt.h; xehpsdv_ppgtt_insert_huge writes all sixteen).
+const PTE_PS64: u64 = 1 << 8;
+/// Entries of a compact page table.
+const COMPACT_ENTRIES: u64 = 32;
+
+/// How a PPGTT address is mapped (i915's I915_GTT_PAGE_SIZE_* as the
+/// Xe_HP tables hold them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageSize {
+    /// One 4 KiB PTE.
+    Size4K,
+    /// Sixteen 4 KiB PTEs with GEN12_PTE_PS64.
+    Hinted64K,
+    /// One entry of a compact page table (GEN12_PDE_64K).
+    Compact64K,
+    /// A PDE with GEN8_PDE_PS_2M.
+    Size2M,
+}
+
+/// The alignment (bytes) of memory and graphics address that lets a
+/// mapping of `bytes` use the largest page that fits in it (i915 aligns
+/// huge objects the same way: i915_gem_object page_sizes, i915_vma_insert).
+pub fn huge_alignment(bytes: u64) -> u64 {
+    if bytes >= SIZE_2M {
+        SIZE_2M
+    } else if bytes >= SIZE_64K {
+        SIZE_64K
+    } else {
+        PAGE
+    }
+}
+
+impl Backing {
+    /// The backing `bytes` further on.
+    fn at(self, bytes: u64) -> Backing {
+        match self {
+            Backing::System(p) => Backing::System(PhysAddr(p.0 + bytes)),
+            Backing::Local(o) => Backing::Local(o + bytes),
+        }
+    }
+
+    /// The physical address or local-memory offset.
+    fn addr(self) -> u64 {
+        match self {
+            Backing::System(p) => p.0,
+            Backing::Local(o) => o,
+        }
+    }
+
+    /// A leaf entry for it (i915 gen8_pte_encode / gen12_pte_encode:
+    /// PRESENT | RW, GEN12_PPGTT_PTE_LM for local memory).
+    fn pte(self) -> u64 {
+        match self {
+            Backing::System(p) => (p.0 & ADDRESS) | PRESENT | PPGTT_RW,
+            Backing::Local(o) => (o & ADDRESS) | PPGTT_LOCAL | PRESENT | PPGTT_RW,
+        }
+    }
+}
 
 /// A four-level PPGTT (PML4, PDP, PD, PT; VA bits 47:39, 38:30, 29:21,
 /// 20:12: i915 gt/gen8_ppgtt.c gen8_pd_index), its tables in system memory.
+/// Mappings use the largest page their alignment allows, as i915's
+/// xehpsdv_ppgtt_insert_huge does: 2 MiB pages where address and memory
+/// are 2 MiB aligned; a compact page table of 64 KiB entries where a
+/// local-memory mapping fills a whole 2 MiB range; 4 KiB entries with the
+/// 64 KiB hint where 64 KiB aligned; 4 KiB entries for the rest.
 pub struct Ppgtt4<'a> {
     /// Every table, the PML4 first; each with the physical address it is at.
     tables: Vec<Dma<'a>>,
-    /// Index in `tables` of the next level below entry `(table, index)`.
+    /// Index in `tables` of the next level below entry `(table, index)`,
+    /// [`NONE`], or [`LEAF_2M`] for a PD entry that is a 2 MiB page.
     children: Vec<[u32; ENTRIES as usize]>,
+    /// Whether each table is a compact page table.
+    compact: Vec<bool>,
+    /// Page tables that emptied and were unhooked, zeroed, for reuse.
+    spare: Vec<usize>,
     free: PageRanges,
 }
 
 const NONE: u32 = u32::MAX;
+const LEAF_2M: u32 = u32::MAX - 1;
 
 impl<'a> Ppgtt4<'a> {
     pub fn new(platform: &'a dyn Platform) -> Result<Self, PlatformError> {
@@ -143,6 +221,8 @@ impl<'a> Ppgtt4<'a> {
         Ok(Self {
             tables: alloc::vec![pml4],
             children: alloc::vec![[NONE; ENTRIES as usize]],
+            compact: alloc::vec![false],
+            spare: Vec::new(),
             free: PageRanges::new(PPGTT_FIRST_PAGE, PPGTT_PAGES),
         })
     }
@@ -158,43 +238,151 @@ impl<'a> Ppgtt4<'a> {
         let _ = self.tables[table].write(index as usize * 8, &entry.to_le_bytes());
     }
 
-    /// The table below `(table, index)`, allocated when missing.
-    fn child(
-        &mut self,
-        platform: &'a dyn Platform,
-        table: usize,
-        index: u64,
-    ) -> Result<usize, PlatformError> {
-        let c = self.children[table][index as usize];
-        if c != NONE {
-            return Ok(c as usize);
+    fn read_entry(&self, table: usize, index: u64) -> u64 {
+        let mut b = [0u8; 8];
+        let _ = self.tables[table].read(index as usize * 8, &mut b);
+        u64::from_le_bytes(b)
+    }
+
+    fn is_empty(&self, table: usize) -> bool {
+        (0..ENTRIES).all(|k| self.read_entry(table, k) == 0)
+    }
+
+    /// Hooks table `child` below `(table, index)` (i915 gen8_pde_encode:
+    /// address | PRESENT | RW; `extra` adds GEN12_PDE_64K).
+    fn link(&mut self, table: usize, index: u64, child: usize, extra: u64) {
+        let entry = (self.tables[child].phys().0 & ADDRESS) | PRESENT | PPGTT_RW | extra;
+        self.children[table][index as usize] = child as u32;
+        self.write_entry(table, index, entry);
+    }
+
+    /// A zeroed table, reused or new.
+    fn new_table(&mut self, platform: &'a dyn Platform) -> Result<usize, PlatformError> {
+        if let Some(t) = self.spare.pop() {
+            return Ok(t);
         }
         let dma = Dma::new(platform, PAGE as usize, PAGE as usize)?;
-        // i915 gen8_pde_encode: address | PRESENT | RW.
-        let entry = (dma.phys().0 & ADDRESS) | PRESENT | PPGTT_RW;
         self.tables.push(dma);
         self.children.push([NONE; ENTRIES as usize]);
-        let n = self.tables.len() - 1;
-        self.children[table][index as usize] = n as u32;
-        self.write_entry(table, index, entry);
-        Ok(n)
+        self.compact.push(false);
+        Ok(self.tables.len() - 1)
     }
 
-    fn set_pte(
+    /// The PD that maps `va`, with the levels above allocated when missing.
+    fn pd(&mut self, platform: &'a dyn Platform, va: u64) -> Result<usize, PlatformError> {
+        let mut t = 0;
+        for shift in [39u32, 30] {
+            let index = (va >> shift) & (ENTRIES - 1);
+            t = match self.children[t][index as usize] {
+                NONE | LEAF_2M => {
+                    let c = self.new_table(platform)?;
+                    self.link(t, index, c, 0);
+                    c
+                }
+                c => c as usize,
+            };
+        }
+        Ok(t)
+    }
+
+    /// The PD that maps `va`, if the levels above exist.
+    fn find_pd(&self, va: u64) -> Option<usize> {
+        let mut t = 0usize;
+        for shift in [39u32, 30] {
+            match self.children[t][((va >> shift) & (ENTRIES - 1)) as usize] {
+                NONE | LEAF_2M => return None,
+                c => t = c as usize,
+            }
+        }
+        Some(t)
+    }
+
+    /// Frees PD entry `slot` for a 2 MiB page or a compact table: a page
+    /// table there that maps nothing any more goes to the spare list.
+    fn vacate(&mut self, pd: usize, slot: u64) -> bool {
+        match self.children[pd][slot as usize] {
+            NONE => true,
+            LEAF_2M => false,
+            t if self.is_empty(t as usize) => {
+                self.children[pd][slot as usize] = NONE;
+                self.write_entry(pd, slot, 0);
+                self.compact[t as usize] = false;
+                self.spare.push(t as usize);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Maps what starts at `va` (`left` bytes to go, at `backing`) with the
+    /// largest page that fits; returns the bytes mapped.
+    fn map_next(
         &mut self,
         platform: &'a dyn Platform,
+        backing: Backing,
         va: u64,
-        pte: u64,
-    ) -> Result<(), PlatformError> {
-        let mut t = 0;
-        for shift in [39u32, 30, 21] {
-            t = self.child(platform, t, (va >> shift) & (ENTRIES - 1))?;
+        left: u64,
+    ) -> Result<u64, GttError> {
+        let out = |_| GttError::OutOfSpace { pages: left / PAGE };
+        let addr = backing.addr();
+        let pd = self.pd(platform, va).map_err(out)?;
+        let slot = (va >> 21) & (ENTRIES - 1);
+        let whole_2m = va.is_multiple_of(SIZE_2M) && left >= SIZE_2M;
+        if whole_2m && addr.is_multiple_of(SIZE_2M) && self.vacate(pd, slot) {
+            self.write_entry(pd, slot, backing.pte() | PDE_PS_2M);
+            self.children[pd][slot as usize] = LEAF_2M;
+            return Ok(SIZE_2M);
         }
-        self.write_entry(t, (va >> 12) & (ENTRIES - 1), pte);
-        Ok(())
+        // i915 uses the compact layout for local memory only ("If this is
+        // system memory we only bother with PS64").
+        let local = matches!(backing, Backing::Local(_));
+        if whole_2m && local && addr.is_multiple_of(SIZE_64K) && self.vacate(pd, slot) {
+            let t = self.new_table(platform).map_err(out)?;
+            self.compact[t] = true;
+            self.link(pd, slot, t, PDE_64K);
+            for k in 0..COMPACT_ENTRIES {
+                self.write_entry(t, k, backing.at(k * SIZE_64K).pte());
+            }
+            return Ok(SIZE_2M);
+        }
+        let t = match self.children[pd][slot as usize] {
+            NONE => {
+                let t = self.new_table(platform).map_err(out)?;
+                self.link(pd, slot, t, 0);
+                t
+            }
+            // A 2 MiB page or a compact table there maps the whole range:
+            // `va` would not have been free.
+            LEAF_2M => {
+                return Err(GttError::Occupied {
+                    gfx: GfxAddr(va),
+                    pages: 1,
+                });
+            }
+            t => t as usize,
+        };
+        if self.compact[t] {
+            if !self.vacate(pd, slot) {
+                return Err(GttError::Occupied {
+                    gfx: GfxAddr(va),
+                    pages: 1,
+                });
+            }
+            return self.map_next(platform, backing, va, left);
+        }
+        let index = (va >> 12) & (ENTRIES - 1);
+        if va.is_multiple_of(SIZE_64K) && addr.is_multiple_of(SIZE_64K) && left >= SIZE_64K {
+            for k in 0..SIZE_64K / PAGE {
+                self.write_entry(t, index + k, backing.at(k * PAGE).pte() | PTE_PS64);
+            }
+            return Ok(SIZE_64K);
+        }
+        self.write_entry(t, index, backing.pte());
+        Ok(PAGE)
     }
 
-    /// Maps `pages` pages starting at `backing` at the first free range.
+    /// Maps `pages` pages starting at `backing` at the first free range,
+    /// aligned for the largest page that fits ([`huge_alignment`]).
     pub fn map(
         &mut self,
         platform: &'a dyn Platform,
@@ -204,7 +392,8 @@ impl<'a> Ppgtt4<'a> {
         if pages == 0 {
             return Err(GttError::BadRegion);
         }
-        let first = self.free.allocate(pages)?;
+        let align = huge_alignment(pages * PAGE) / PAGE;
+        let first = self.free.allocate_aligned(pages, align)?;
         self.free.release(first, pages);
         self.map_pages(platform, backing, first, pages)
     }
@@ -218,19 +407,19 @@ impl<'a> Ppgtt4<'a> {
         pages: u64,
     ) -> Result<GfxAddr, GttError> {
         self.free.take(first, pages)?;
-        for k in 0..pages {
-            // i915 gen8_pte_encode / gen12_pte_encode: PRESENT | RW, LM for local memory.
-            let pte = match backing.page(k) {
-                Backing::System(p) => (p.0 & ADDRESS) | PRESENT | PPGTT_RW,
-                Backing::Local(o) => (o & ADDRESS) | PPGTT_LOCAL | PRESENT | PPGTT_RW,
-            };
-            if self.set_pte(platform, (first + k) * PAGE, pte).is_err() {
-                self.unmap(GfxAddr(first * PAGE), k);
-                self.free.release(first + k, pages - k);
-                return Err(GttError::OutOfSpace { pages });
+        let (start, end) = (first * PAGE, (first + pages) * PAGE);
+        let mut va = start;
+        while va < end {
+            match self.map_next(platform, backing.at(va - start), va, end - va) {
+                Ok(step) => va += step,
+                Err(e) => {
+                    self.clear(start, va);
+                    self.free.release(first, pages);
+                    return Err(e);
+                }
             }
         }
-        Ok(GfxAddr(first * PAGE))
+        Ok(GfxAddr(start))
     }
 
     /// Maps `pages` pages starting at `backing` at exactly `gfx`: an error
@@ -252,25 +441,65 @@ impl<'a> Ppgtt4<'a> {
         self.map_pages(platform, backing, first, pages)
     }
 
-    /// Clears the entries of a mapping and gives its range back (the tables stay).
-    pub fn unmap(&mut self, gfx: GfxAddr, pages: u64) {
-        for k in 0..pages {
-            let va = gfx.0 + k * PAGE;
-            let mut t = 0usize;
-            let mut present = true;
-            for shift in [39u32, 30, 21] {
-                let c = self.children[t][((va >> shift) & (ENTRIES - 1)) as usize];
-                if c == NONE {
-                    present = false;
-                    break;
+    /// Clears the entries that map `start..end`: a 2 MiB page or a 64 KiB
+    /// entry goes whole (a mapping always owns them whole).
+    fn clear(&mut self, start: u64, end: u64) {
+        let mut va = start;
+        while va < end {
+            let next_2m = (va | (SIZE_2M - 1)) + 1;
+            let Some(pd) = self.find_pd(va) else {
+                va = next_2m;
+                continue;
+            };
+            let slot = (va >> 21) & (ENTRIES - 1);
+            match self.children[pd][slot as usize] {
+                NONE => va = next_2m,
+                LEAF_2M => {
+                    self.write_entry(pd, slot, 0);
+                    self.children[pd][slot as usize] = NONE;
+                    va = next_2m;
                 }
-                t = c as usize;
-            }
-            if present {
-                self.write_entry(t, (va >> 12) & (ENTRIES - 1), 0);
+                t if self.compact[t as usize] => {
+                    self.write_entry(t as usize, (va >> 16) & (COMPACT_ENTRIES - 1), 0);
+                    va = (va | (SIZE_64K - 1)) + 1;
+                }
+                t => {
+                    self.write_entry(t as usize, (va >> 12) & (ENTRIES - 1), 0);
+                    va += PAGE;
+                }
             }
         }
+    }
+
+    /// Clears the entries of a mapping and gives its range back (the tables
+    /// stay; emptied ones are reused when a larger page needs their place).
+    pub fn unmap(&mut self, gfx: GfxAddr, pages: u64) {
+        self.clear(gfx.0, gfx.0 + pages * PAGE);
         self.free.release(gfx.0 / PAGE, pages);
+    }
+
+    /// How `gfx` is mapped (`None`: not mapped), from the tables as the GPU reads them.
+    pub fn page_size(&self, gfx: GfxAddr) -> Option<PageSize> {
+        let va = gfx.0;
+        let pd = self.find_pd(va)?;
+        let slot = (va >> 21) & (ENTRIES - 1);
+        let present = |e: u64| e & PRESENT != 0;
+        match self.children[pd][slot as usize] {
+            NONE => None,
+            LEAF_2M => present(self.read_entry(pd, slot)).then_some(PageSize::Size2M),
+            t if self.compact[t as usize] => {
+                let e = self.read_entry(t as usize, (va >> 16) & (COMPACT_ENTRIES - 1));
+                present(e).then_some(PageSize::Compact64K)
+            }
+            t => {
+                let e = self.read_entry(t as usize, (va >> 12) & (ENTRIES - 1));
+                present(e).then_some(if e & PTE_PS64 != 0 {
+                    PageSize::Hinted64K
+                } else {
+                    PageSize::Size4K
+                })
+            }
+        }
     }
 }
 
@@ -279,21 +508,35 @@ mod tests {
     use super::*;
     use crate::platform::host::HostPlatform;
 
-    /// The walk a GPU does (i915 gen8_pd_index), over physical memory.
-    fn walk(p: &HostPlatform, pml4: PhysAddr, va: u64) -> Option<u64> {
+    /// The walk a GPU does (i915 gen8_pd_index), over physical memory:
+    /// the leaf entry and the address it gives `va`, with 2 MiB pages
+    /// (GEN8_PDE_PS_2M) and compact 64 KiB tables (GEN12_PDE_64K).
+    fn walk(p: &HostPlatform, pml4: PhysAddr, va: u64) -> Option<(u64, u64)> {
         let mut table = pml4.0;
+        let mut compact = false;
         for shift in [39u32, 30, 21, 12] {
-            let at = table + ((va >> shift) & 511) * 8;
-            let ptr = p.phys_to_virt(PhysAddr(at))?;
+            let index = if shift == 12 && compact {
+                (va >> 16) & 31
+            } else {
+                (va >> shift) & 511
+            };
+            let ptr = p.phys_to_virt(PhysAddr(table + index * 8))?;
             // SAFETY: a live table page of the platform; 8-byte aligned entry.
             let entry = unsafe { ptr.as_ptr().cast::<u64>().read_volatile() };
             if entry & PRESENT == 0 {
                 return None;
             }
-            table = entry & ADDRESS;
-            if shift == 12 {
-                return Some(entry);
+            let size = match shift {
+                21 if entry & PDE_PS_2M != 0 => SIZE_2M,
+                12 if compact => SIZE_64K,
+                12 => PAGE,
+                _ => 0,
+            };
+            if size != 0 {
+                return Some((entry, (entry & ADDRESS & !(size - 1)) | (va & (size - 1))));
             }
+            compact = shift == 21 && entry & PDE_64K != 0;
+            table = entry & ADDRESS;
         }
         None
     }
@@ -307,7 +550,7 @@ mod tests {
         let got = pt.map_at(&p, Backing::Local(0x20_0000), at, 3).unwrap();
         assert_eq!(got, at);
         for k in 0..3 {
-            let e = walk(&p, pt.pml4(), at.0 + k * PAGE).expect("mapped");
+            let (e, _) = walk(&p, pt.pml4(), at.0 + k * PAGE).expect("mapped");
             assert_eq!(e & ADDRESS, 0x20_0000 + k * PAGE);
             assert_eq!(
                 e & (PPGTT_LOCAL | PRESENT | PPGTT_RW),
@@ -317,7 +560,7 @@ mod tests {
         let sys = pt
             .map(&p, Backing::System(PhysAddr(0x5000_0000)), 1)
             .unwrap();
-        let e = walk(&p, pt.pml4(), sys.0).unwrap();
+        let (e, _) = walk(&p, pt.pml4(), sys.0).unwrap();
         assert_eq!(e & (ADDRESS | PPGTT_LOCAL), 0x5000_0000);
         // Taken ranges and page 0 are refused; unmapping clears the entries.
         assert!(matches!(
@@ -332,5 +575,105 @@ mod tests {
         pt.unmap(at, 3);
         assert_eq!(walk(&p, pt.pml4(), at.0), None);
         assert!(pt.map_at(&p, Backing::Local(0), at, 3).is_ok());
+    }
+
+    /// Every page of a mapping reaches the memory behind it, at the size
+    /// expected for its place; unmapping clears every entry.
+    fn check(p: &HostPlatform, pt: &Ppgtt4, gfx: u64, backing: Backing, pages: u64) {
+        for k in 0..pages {
+            let va = gfx + k * PAGE + 0x18;
+            let (e, addr) = walk(p, pt.pml4(), va).expect("mapped");
+            assert_eq!(addr, backing.addr() + k * PAGE + 0x18, "page {k}");
+            let local = matches!(backing, Backing::Local(_));
+            assert_eq!(e & PPGTT_LOCAL != 0, local, "page {k}: the LM bit");
+        }
+    }
+
+    fn sizes(pt: &Ppgtt4, gfx: u64, pages: u64) -> Vec<(PageSize, u64)> {
+        // Runs of one page size, in pages.
+        let mut out: Vec<(PageSize, u64)> = Vec::new();
+        for k in 0..pages {
+            let s = pt.page_size(GfxAddr(gfx + k * PAGE)).expect("mapped");
+            match out.last_mut() {
+                Some((last, n)) if *last == s => *n += 1,
+                _ => out.push((s, 1)),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn large_aligned_mappings_use_the_largest_page_that_fits() {
+        use PageSize::*;
+        let p = HostPlatform::new();
+        let mut pt = Ppgtt4::new(&p).unwrap();
+        let mb2 = SIZE_2M / PAGE;
+        // System memory, 2 MiB aligned, 2 MiB + 3 x 64 KiB + 5 pages: a 2 MiB
+        // page, hinted 64 KiB runs, then 4 KiB pages.
+        let sys = Backing::System(PhysAddr(0x4000_0000));
+        let pages = mb2 + 3 * 16 + 5;
+        let gfx = pt.map(&p, sys, pages).unwrap();
+        assert!(
+            gfx.0.is_multiple_of(SIZE_2M),
+            "aligned for its largest page"
+        );
+        assert_eq!(
+            sizes(&pt, gfx.0, pages),
+            [(Size2M, mb2), (Hinted64K, 48), (Size4K, 5)]
+        );
+        check(&p, &pt, gfx.0, sys, pages);
+        // Local memory only 64 KiB aligned over 4 MiB: compact tables.
+        let local = Backing::Local(0x1_0000);
+        let gfx2 = pt.map(&p, local, 2 * mb2).unwrap();
+        assert_eq!(sizes(&pt, gfx2.0, 2 * mb2), [(Compact64K, 2 * mb2)]);
+        check(&p, &pt, gfx2.0, local, 2 * mb2);
+        // The same 64 KiB-aligned memory in system memory: i915 keeps the
+        // compact layout for local memory, the hint for the rest.
+        let sys64 = Backing::System(PhysAddr(0x8001_0000));
+        let gfx3 = pt.map(&p, sys64, mb2).unwrap();
+        assert_eq!(sizes(&pt, gfx3.0, mb2), [(Hinted64K, mb2)]);
+        check(&p, &pt, gfx3.0, sys64, mb2);
+        // Unaligned heads and tails: at 2 MiB + 12 KiB with memory at the
+        // same offset, 4 KiB up to the 64 KiB boundary, hinted 64 KiB up to
+        // 4 MiB, a 2 MiB page, then a 4 KiB tail.
+        let at = GfxAddr(0x40_0000_0000 + SIZE_2M + 3 * PAGE);
+        let mem = Backing::Local(0x100_0000 + SIZE_2M + 3 * PAGE);
+        let n = 13 + (mb2 - 16) + mb2 + 1;
+        pt.map_at(&p, mem, at, n).unwrap();
+        assert_eq!(
+            sizes(&pt, at.0, n),
+            [
+                (Size4K, 13),
+                (Hinted64K, mb2 - 16),
+                (Size2M, mb2),
+                (Size4K, 1)
+            ]
+        );
+        check(&p, &pt, at.0, mem, n);
+        // Memory not congruent with the address (4 KiB off): 4 KiB pages only.
+        let odd = Backing::System(PhysAddr(0xc000_1000));
+        let at2 = GfxAddr(0x50_0000_0000);
+        pt.map_at(&p, odd, at2, mb2).unwrap();
+        assert_eq!(sizes(&pt, at2.0, mb2), [(Size4K, mb2)]);
+        check(&p, &pt, at2.0, odd, mb2);
+        // Unmapping clears every size; the emptied places take other sizes.
+        for (g, n) in [
+            (gfx, pages),
+            (gfx2, 2 * mb2),
+            (gfx3, mb2),
+            (at, n),
+            (at2, mb2),
+        ] {
+            pt.unmap(g, n);
+            assert!((0..n).all(|k| walk(&p, pt.pml4(), g.0 + k * PAGE).is_none()));
+        }
+        // 4 KiB pages where the compact tables were, then a 2 MiB page where
+        // the 4 KiB table of `at2` was.
+        pt.map_at(&p, sys, gfx2, 1).unwrap();
+        assert_eq!(pt.page_size(gfx2), Some(Size4K));
+        check(&p, &pt, gfx2.0, sys, 1);
+        pt.map_at(&p, sys, at2, mb2).unwrap();
+        assert_eq!(sizes(&pt, at2.0, mb2), [(Size2M, mb2)]);
+        check(&p, &pt, at2.0, sys, mb2);
     }
 }

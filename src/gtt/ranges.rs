@@ -38,18 +38,23 @@ impl PageRanges {
 
     /// The first free range of `pages` pages; returns its first page.
     pub(crate) fn allocate(&mut self, pages: u64) -> Result<u64, GttError> {
-        let i = self
+        self.allocate_aligned(pages, 1)
+    }
+
+    /// The first free range of `pages` pages starting at a multiple of
+    /// `align` pages (a power of two); returns its first page.
+    pub(crate) fn allocate_aligned(&mut self, pages: u64, align: u64) -> Result<u64, GttError> {
+        let align = align.max(1);
+        let first = self
             .free
             .iter()
-            .position(|&(_, n)| n >= pages)
+            .find_map(|&(s, n)| {
+                let at = s.checked_next_multiple_of(align)?;
+                (at.checked_add(pages)? <= s + n).then_some(at)
+            })
             .ok_or(GttError::OutOfSpace { pages })?;
-        let (start, n) = self.free[i];
-        if n == pages {
-            self.free.remove(i);
-        } else {
-            self.free[i] = (start + pages, n - pages);
-        }
-        Ok(start)
+        self.take(first, pages)?;
+        Ok(first)
     }
 
     /// Takes exactly `pages` pages at `first`: an error when the range is
@@ -126,6 +131,21 @@ mod tests {
         assert_eq!(
             r.allocate(total + 1),
             Err(GttError::OutOfSpace { pages: total + 1 })
+        );
+    }
+
+    #[test]
+    fn aligned_allocation_skips_to_the_next_multiple() {
+        let mut r = PageRanges::new(1, 100);
+        // 1..16 is too short once aligned to 16: the range starts at 16.
+        assert_eq!(r.allocate_aligned(16, 16), Ok(16));
+        assert_eq!(r.allocate_aligned(4, 16), Ok(32));
+        // The gaps stay free for smaller allocations.
+        assert_eq!(r.ranges(), &[(1, 15), (36, 64)]);
+        assert_eq!(r.allocate(15), Ok(1));
+        assert_eq!(
+            r.allocate_aligned(64, 16),
+            Err(GttError::OutOfSpace { pages: 64 })
         );
     }
 

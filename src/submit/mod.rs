@@ -377,8 +377,8 @@ impl<'a, P: Platform> Gpu<'a, P> {
 
     /// Enables interrupts: the device signals the OS by `mode` (an MSI address and
     /// data the OS chose, or INTx) whenever an engine finishes a submission (its
-    /// MI_USER_INTERRUPT) or reports an error. On the rings [`Gpu::wait`] then
-    /// sleeps in [`Platform::wait_for_interrupt`] instead of polling. The OS routes the
+    /// MI_USER_INTERRUPT) or reports an error. [`Gpu::wait`] then sleeps in
+    /// [`Platform::wait_for_interrupt`] instead of polling (rings and execlists). The OS routes the
     /// interrupt to a handler that calls [`Gpu::handle_interrupt`].
     pub fn enable_interrupts(&mut self, mode: InterruptMode) -> Result<(), GpuError> {
         on_backend!(&mut self.backend, b => b.enable_interrupts(mode))
@@ -566,6 +566,17 @@ impl<'a, P: Platform> Gpu<'a, P> {
         bytes: usize,
     ) -> Result<(Dma<'a>, GfxAddr), GpuError> {
         on_backend!(&mut self.backend, b => b.map_in_context_at(ctx, gfx, bytes))
+    }
+
+    /// How `gfx` is mapped in `ctx`'s PPGTT: the page size the driver chose
+    /// (Gen12.5; `Ok(None)` when unmapped; [`GpuError::Unsupported`] on the rings).
+    #[cfg(feature = "gen12_5")]
+    pub fn context_page_size(
+        &mut self,
+        ctx: ContextId,
+        gfx: GfxAddr,
+    ) -> Result<Option<crate::gtt::gen12::PageSize>, GpuError> {
+        execlist_only!(self, b => b.context_page_size(ctx, gfx))
     }
 
     /// The context status events seen on `engine` so far, oldest first

@@ -18,10 +18,11 @@ pub enum Halt {
 }
 
 impl Halt {
-    pub fn of(fault: Fault, dw0: u32) -> Halt {
+    /// The halt a fault in the command with header `_dw0` causes: every
+    /// fault is a page fault (the address, not the command, says what went wrong).
+    pub fn of(fault: Fault, _dw0: u32) -> Halt {
         match fault {
             Fault::NotPresent { gfx_addr, space } => Halt::PageFault { gfx_addr, space },
-            Fault::Unmodelled(name) => Halt::Unmodelled { dw0, name },
         }
     }
 }

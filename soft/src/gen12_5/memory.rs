@@ -34,9 +34,20 @@ const PPGTT_LOCAL: u64 = 1 << 11;
 /// PDE bit 7 (GEN8_PDE_PS_2M) maps a 2 MiB page; PDPE bit 7 (GEN8_PDPE_PS_1G)
 /// a 1 GiB page (i915 gt/intel_gtt.h, gen8_ppgtt_insert_huge).
 const PAGE_SIZE_BIT: u64 = 1 << 7;
-/// PDE bit 6, GEN12_PDE_64K: the page table below holds 64 KiB entries (i915
-/// gt/intel_gtt.h; xehp_ppgtt_insert_huge). Not modelled: refused.
+/// PDE bit 6, GEN12_PDE_64K (i915 gt/intel_gtt.h; Xe XE_PDE_64K): the page
+/// table below is "compact", 32 entries of 64 KiB each, indexed by VA bits
+/// 20:16 (i915 gt/gen8_ppgtt.c xehpsdv_ppgtt_insert_huge and
+/// __xehpsdv_ppgtt_insert_entry_lm write entry `pte_index / 16` and set this
+/// bit in the PDE; Xe xe_pt.c xe_compact_pt_shifts starts at 16, not 12).
+/// Before Xe_HP the 64 KiB form was GEN8_PDE_IPS_64K, bit 11, which on
+/// Xe_HP is GEN12_PPGTT_PTE_LM instead: the model reads bit 11 as LM only.
+/// A 4 KiB PTE's bit 8 (GEN12_PTE_PS64) is only a TLB hint over sixteen
+/// complete 4 KiB entries (xehpsdv_ppgtt_insert_huge writes all sixteen):
+/// the walk translates through the 4 KiB entry and needs no more.
 const PDE_64K: u64 = 1 << 6;
+/// Entries of a compact page table and the page each maps.
+const COMPACT_ENTRIES: u64 = 32;
+const PAGE_64K: u64 = 64 << 10;
 
 /// Where an access lands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,8 +72,6 @@ pub enum Space {
 pub enum Fault {
     /// No valid entry on the way, or no memory behind it.
     NotPresent { gfx_addr: u64, space: Space },
-    /// A page-table form the model does not walk (64 KiB page tables).
-    Unmodelled(&'static str),
 }
 
 /// The global GTT: one 64-bit entry per 4 KiB page, written through its
@@ -202,7 +211,11 @@ impl<B: MemoryBus> Memory<'_, B> {
 
     /// The four-level walk (i915 gt/gen8_ppgtt.c: PML4 index 47:39, PDP
     /// 38:30, PD 29:21, PT 20:12, 512 eight-byte entries per level), with
-    /// 1 GiB and 2 MiB leaves where the page-size bit is set.
+    /// 1 GiB and 2 MiB leaves where the page-size bit is set and 64 KiB
+    /// leaves below a PDE with GEN12_PDE_64K (index 20:16 in the compact
+    /// table). A leaf's address bits below its page size are ignored, the
+    /// VA supplies them. A missing entry, or a table or page that is not
+    /// in memory, is a page fault.
     fn walk(&self, gfx: u64) -> Result<Location, Fault> {
         let fault = Fault::NotPresent {
             gfx_addr: gfx,
@@ -214,9 +227,14 @@ impl<B: MemoryBus> Memory<'_, B> {
             Some(root) => Location::System(root & ADDRESS),
             None => return Err(fault),
         };
+        // Set once the PDE names a compact (64 KiB) page table.
+        let mut compact = false;
         for level in 0..4u32 {
-            let shift = 39 - 9 * level;
-            let index = (va >> shift) & 0x1ff;
+            let index = if level == 3 && compact {
+                (va >> 16) & (COMPACT_ENTRIES - 1)
+            } else {
+                (va >> (39 - 9 * level)) & 0x1ff
+            };
             let entry_at = match table {
                 Location::System(a) => Location::System(a + index * 8),
                 Location::Local(a) => Location::Local(a + index * 8),
@@ -228,11 +246,12 @@ impl<B: MemoryBus> Memory<'_, B> {
             let leaf_size = match level {
                 1 if entry & PAGE_SIZE_BIT != 0 => Some(1u64 << 30),
                 2 if entry & PAGE_SIZE_BIT != 0 => Some(1u64 << 21),
+                3 if compact => Some(PAGE_64K),
                 3 => Some(PAGE),
                 _ => None,
             };
-            if level == 2 && entry & PDE_64K != 0 && leaf_size.is_none() {
-                return Err(Fault::Unmodelled("64 KiB PPGTT page tables"));
+            if level == 2 && leaf_size.is_none() {
+                compact = entry & PDE_64K != 0;
             }
             let next = entry & ADDRESS;
             let local = entry & PPGTT_LOCAL != 0;

@@ -232,6 +232,8 @@ pub struct Device<B: MemoryBus> {
     timestamp: u64,
     stats: Stats,
     config: [u32; 64],
+    /// The interrupt line as MSI delivery last saw it, and the messages sent.
+    msi: crate::msi::Messages,
     /// The shared functions compute threads reach, and the walkers' budget.
     compute_sf: Option<alloc::boxed::Box<dyn ComputeFunctions + Send>>,
     compute_budget: u64,
@@ -269,6 +271,7 @@ impl<B: MemoryBus> Device<B> {
         config[1] = 0x6;
         config[2] = 0x0380_0000;
         config[GMCH_CTRL] = GGMS_8MIB;
+        crate::msi::install(&mut config);
         let mut device = Self {
             regs: RegFile::new(tables),
             ggtt: Ggtt::new(GGTT_ENTRIES),
@@ -283,6 +286,7 @@ impl<B: MemoryBus> Device<B> {
             timestamp: 0,
             stats: Stats::default(),
             config,
+            msi: crate::msi::Messages::default(),
             compute_sf: None,
             compute_budget: compute::DEFAULT_BUDGET,
             kernels: compute::KernelCache::default(),
@@ -321,15 +325,30 @@ impl<B: MemoryBus> Device<B> {
         self.local.write(offset, data)
     }
 
-    /// The interrupt line (shown as INTx; MSI is not modelled on Gen12.5).
+    /// Whether the INTx line is asserted: an interrupt is pending, MSI is
+    /// off and the command register's Interrupt Disable is clear.
     pub fn intx_asserted(&self) -> bool {
         self.irq.line(&self.regs, &self.gt.irq)
+            && !crate::msi::enabled(&self.config)
+            && self.config[1] & baregpu_hal::pci::COMMAND_INTERRUPT_DISABLE == 0
+    }
+
+    /// Sends an MSI on the rising edge of the interrupt line (`crate::msi`).
+    fn deliver(&mut self) {
+        let line = self.irq.line(&self.regs, &self.gt.irq);
+        self.msi.update(line, &self.config, &self.bus);
+    }
+
+    /// MSI messages sent so far.
+    pub fn msis(&self) -> u64 {
+        self.msi.sent
     }
 
     pub fn config_read(&self, offset: u16) -> u32 {
         let value = self.config.get(offset as usize / 4).copied().unwrap_or(0);
-        // The status register's Interrupt Status bit (PCI 3.0, 6.2.3) shows the line.
-        if offset & !3 == baregpu_hal::pci::COMMAND && self.intx_asserted() {
+        // The status register's Interrupt Status bit (PCI 3.0, 6.2.3) shows
+        // a pending interrupt, whatever Interrupt Disable says.
+        if offset & !3 == baregpu_hal::pci::COMMAND && self.irq.line(&self.regs, &self.gt.irq) {
             return value | baregpu_hal::pci::STATUS_INTERRUPT;
         }
         value
@@ -346,9 +365,10 @@ impl<B: MemoryBus> Device<B> {
             self.bus
                 .set_master(value & baregpu_hal::pci::COMMAND_BUS_MASTER != 0);
             self.config[1] = (self.config[1] & 0xffff_0000) | (value & 0xffff);
-            return;
+        } else {
+            self.config[index] = crate::msi::write(&self.config, index, value).unwrap_or(value);
         }
-        self.config[index] = value;
+        self.deliver();
     }
 
     /// Runs every engine for at most `budget` commands.
@@ -356,6 +376,7 @@ impl<B: MemoryBus> Device<B> {
         for i in 0..self.engines.len() {
             self.run_engine(i, budget);
         }
+        self.deliver();
     }
 
     fn in_ggtt(offset: u32) -> bool {
@@ -420,6 +441,7 @@ impl<B: MemoryBus> Device<B> {
 
     pub fn mmio_write(&mut self, offset: u32, value: u32) {
         self.write_register(offset, value);
+        self.deliver();
     }
 
     fn write_register(&mut self, offset: u32, value: u32) {

@@ -28,7 +28,7 @@ use super::engines::{ErrorRegs, RingRegs};
 use super::error::{ErrorState, FaultRecord, HangReason, Unmodelled};
 use super::{Batch, ContextId, EngineId, EngineInfo, Fence, GpuError};
 use crate::bringup::BringUpReport;
-use crate::gtt::gen12::{Backing, Ggtt64, Ppgtt4};
+use crate::gtt::gen12::{Backing, Ggtt64, PageSize, Ppgtt4, huge_alignment};
 use crate::gtt::{GfxAddr, Mapping, PAGE, ranges::PageRanges};
 use crate::irq::{InterruptMode, Signalled};
 use crate::platform::{Dma, LocalMemory, Platform, PlatformError};
@@ -394,6 +394,20 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
         }
     }
 
+    /// Between two looks at an engine: with interrupts on, what is pending
+    /// is acknowledged (a vector left pending would hold the line high, and
+    /// the next completion would send no new MSI) and the CPU sleeps until
+    /// the next interrupt or `deadline_ns` ([`Platform::wait_for_interrupt`],
+    /// as the ring backend's waits do); without, it polls.
+    fn pause(&mut self, deadline_ns: u64) {
+        if self.irq.is_some() {
+            self.platform.wait_for_interrupt(deadline_ns);
+            self.handle_interrupt();
+        } else {
+            self.platform.delay_us(POLL_US);
+        }
+    }
+
     /// An engine into execlist mode: its status page (RING_HWS_PGA, posted
     /// by a read), GFX_DISABLE_LEGACY_MODE, STOP_RING cleared, and the CSB
     /// read pointer at the last entry with the status page's write pointer
@@ -493,7 +507,7 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
                 let (done, want) = (self.completed(EngineId(i)), e.next_seqno.wrapping_sub(1));
                 return Err(self.hang(i, HangReason::Timeout, done, want));
             }
-            self.platform.delay_us(POLL_US);
+            self.pause(start + RING_SPACE_US * 1000 + 1);
         }
     }
 
@@ -508,18 +522,34 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
             .ok_or(GpuError::NoContext(ctx))
     }
 
-    /// Memory of `bytes` (whole pages) in `placement`.
+    /// How `gfx` is mapped in `ctx`'s PPGTT (`None`: not mapped).
+    pub fn context_page_size(
+        &mut self,
+        ctx: ContextId,
+        gfx: GfxAddr,
+    ) -> Result<Option<PageSize>, GpuError> {
+        Ok(self.ppgtt(ctx)?.page_size(gfx))
+    }
+
+    /// Memory of `bytes` (whole pages) in `placement`, aligned so that a
+    /// PPGTT mapping can use the largest page that fits ([`huge_alignment`];
+    /// a platform that cannot align that far gives page-aligned memory,
+    /// mapped with smaller pages).
     fn memory(
         &mut self,
         bytes: u64,
         placement: Placement,
     ) -> Result<(Memory<'a>, Backing), GpuError> {
         let pages = bytes.max(1).div_ceil(PAGE);
+        let align = huge_alignment(pages * PAGE);
         match placement {
             Placement::System => {
                 let size =
                     usize::try_from(pages * PAGE).map_err(|_| PlatformError::InvalidRequest)?;
-                let d = Dma::new(self.platform, size, PAGE as usize)?;
+                let d = match Dma::new(self.platform, size, align as usize) {
+                    Ok(d) => d,
+                    Err(_) => Dma::new(self.platform, size, PAGE as usize)?,
+                };
                 let b = Backing::System(d.phys());
                 Ok((Memory::System(d), b))
             }
@@ -529,7 +559,8 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
                 }
                 let first = self
                     .local_free
-                    .allocate(pages)
+                    .allocate_aligned(pages, align / PAGE)
+                    .or_else(|_| self.local_free.allocate(pages))
                     .map_err(|_| GpuError::Platform(PlatformError::OutOfMemory))?;
                 let offset = first * PAGE;
                 // New buffers read as zero, as DMA memory does.
@@ -964,7 +995,7 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
             }
             let _ = self.mmio().read32(self.engines[i].base + self.er.eir);
             self.retire(i);
-            self.platform.delay_us(POLL_US);
+            self.pause(start + RING_SPACE_US * 1000 + 1);
         }
         let lrc = self.lrc(slot, i)?;
         let mut tail = lrc.tail;
@@ -1081,7 +1112,11 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
             return Err(GpuError::Lost(fence));
         }
         let start = self.platform.now_ns();
+        let limit = timeout_us.saturating_mul(1000);
         let eir = self.engines[i].base + self.er.eir;
+        if self.irq.is_some() {
+            self.handle_interrupt();
+        }
         loop {
             let err = self.mmio().read32(eir);
             self.process_csb(i);
@@ -1093,10 +1128,10 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
                 self.retire(i);
                 return Ok(());
             }
-            if self.platform.now_ns().saturating_sub(start) > timeout_us.saturating_mul(1000) {
+            if self.platform.now_ns().saturating_sub(start) > limit {
                 return Err(self.hang(i, HangReason::Timeout, done, fence.seqno));
             }
-            self.platform.delay_us(POLL_US);
+            self.pause(start.saturating_add(limit).saturating_add(1));
         }
     }
 
@@ -1249,8 +1284,8 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
     }
 
     /// [`Self::enable_user_interrupts`], with the PCI function pointed at
-    /// the OS first (MSI or INTx, [`crate::irq::configure`]). The waits
-    /// still poll the status page: the handler's work is acknowledging.
+    /// the OS first (MSI or INTx, [`crate::irq::configure`]). The waits then
+    /// sleep in [`Platform::wait_for_interrupt`] between looks at the status page.
     pub fn enable_interrupts(&mut self, mode: InterruptMode) -> Result<(), GpuError> {
         crate::irq::configure(self.device, mode)?;
         self.enable_user_interrupts();
@@ -1275,6 +1310,12 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
     fn acknowledge(&mut self) -> (u32, Vec<(EngineId, u16)>) {
         let mmio = self.mmio();
         let gt = self.gt;
+        // i915 i915_irq.c dg1_irq_handler: the tile master off while the
+        // banks are read, on again after, so that anything still pending
+        // raises the line again (a new edge: a new MSI).
+        if self.interrupts {
+            mmio.write32(gt.tile_irq, 0);
+        }
         let dw = mmio.read32(gt.intr_dw0);
         let mut out = Vec::new();
         for (k, e) in self.engines.iter().enumerate() {
@@ -1291,6 +1332,9 @@ impl<'a, P: Platform> ExeclistBackend<'a, P> {
         }
         if dw != 0 {
             mmio.write32(gt.intr_dw0, dw);
+        }
+        if self.interrupts {
+            mmio.write32(gt.tile_irq, MASTER_IRQ);
         }
         (dw, out)
     }

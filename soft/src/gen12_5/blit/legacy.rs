@@ -1,16 +1,26 @@
 //! The legacy XY_COLOR_BLT and XY_SRC_COPY_BLT that DG2 keeps (manual 004
 //! lines 37314-37368 and 39020-39093; Linux igt lib/intel_cmds_info.c lists
-//! both for DG2, gen12_dg2_cmds_info), on linear surfaces: the SNB layout
-//! with 64-bit base addresses, pitches in bytes, colour depth 8, 16
-//! (565/1555) or 32 bpp, the general ROP3 of the older blitter
-//! (`crate::blit::rop3`) and the 32 bpp byte mask (DW0 bit 21 alpha, bit
-//! 20 RGB).
+//! both for DG2, gen12_dg2_cmds_info, with linear and X-tiled surfaces): the
+//! SNB layout with 64-bit base addresses, colour depth 8, 16 (565/1555) or
+//! 32 bpp, the general ROP3 of the older blitter (`crate::blit::rop3`) and
+//! the 32 bpp byte mask (DW0 bit 21 alpha, bit 20 RGB).
 //!
-//! Refused by name: tiled surfaces (the pages say "Tile-X or Tile-Y" and
-//! the selector, BCS_SWCTRL on older parts, is not in DG2's tables),
-//! clipping (the XY_SETUP_CLIP_BLT state is not modelled on DG2), negative
-//! pitches and coordinates, and ROPs that read an operand the command lacks
-//! (a source in a fill, a pattern in a copy).
+//! A linear pitch is in bytes; with the tiling enable (DW0 bit 11 for the
+//! destination, bit 15 for the source) the surface is Tile-X, its pitch in
+//! DWords, a multiple of 512 bytes, its base 4 KiB aligned (004 lines
+//! 39074-39091). The pages say "Tile-X or Tile-Y": older parts chose Y
+//! through BCS_SWCTRL bits 0/1 (BCS_SRC_Y, BCS_DST_Y: igt
+//! tests/i915/gem_blits.c), which Xe_HP no longer has (Linux Xe
+//! regs/xe_engine_regs.h defines only BCS_SWCTRL_DISABLE_256B, bit 2) and
+//! DG2 has no Tile-Y layout (Tile4 took its place), so the enable means
+//! Tile-X here.
+//!
+//! Refused by name: tiled surfaces that break those rules, clipping (the
+//! XY_SETUP_CLIP_BLT state is not modelled on DG2), negative pitches and
+//! coordinates, and ROPs that read an operand the command lacks (a source
+//! in a fill, a pattern in a copy).
+
+use baregpu_hal::tiling::TILE_X;
 
 use super::super::memory::VA_MASK;
 use super::decode::{Blit, Kind, Raster, Refused, rect, s16};
@@ -61,26 +71,39 @@ fn uses_source(rop: u8) -> bool {
     (rop >> 2) & 0x33 != rop & 0x33
 }
 
-fn linear(base: u64, pitch: u64) -> Result<Surface, Refused> {
+/// An operand from its base and pitch field, linear or (`tiled`) Tile-X.
+fn operand(base: u64, pitch: u64, tiled: bool) -> Result<Surface, Refused> {
     let pitch = s16(pitch);
     if pitch < 0 {
         return Err("negative pitches on DG2's legacy blits");
     }
+    let base = base & VA_MASK;
+    if !tiled {
+        return Ok(Surface {
+            base,
+            pitch: pitch as u64,
+            layout: None,
+        });
+    }
+    let bytes = pitch as u64 * 4;
+    if bytes == 0 || !bytes.is_multiple_of(TILE_X.width() as u64) {
+        return Err("a Tile-X legacy blit pitch that is not a multiple of 512 bytes");
+    }
+    if !base.is_multiple_of(4096) {
+        return Err("a Tile-X legacy blit surface whose base is not 4 KiB aligned");
+    }
     Ok(Surface {
-        base: base & VA_MASK,
-        pitch: pitch as u64,
-        layout: None,
+        base,
+        pitch: bytes,
+        layout: Some(TILE_X),
     })
 }
 
 pub fn decode(f: &impl Fn(F) -> u64, kind: Kind) -> Result<Option<Blit>, Refused> {
-    let tiled = match kind {
+    let dst_tiled = match kind {
         Kind::Color => f(F::TilingEnable) != 0,
-        _ => f(F::DestTilingEnable) != 0 || f(F::SrcTilingEnable) != 0,
+        _ => f(F::DestTilingEnable) != 0,
     };
-    if tiled {
-        return Err("a tiled legacy XY_* blit (DG2's Tile-X/Tile-Y selector is not in the tables)");
-    }
     if f(F::ClippingEnable) != 0 {
         return Err("clipping on DG2's legacy blits (the XY_SETUP_CLIP_BLT state)");
     }
@@ -103,7 +126,11 @@ pub fn decode(f: &impl Fn(F) -> u64, kind: Kind) -> Result<Option<Blit>, Refused
         pattern: color.to_le_bytes(),
         writes,
     };
-    let dst = linear(f(F::DestinationBaseAddress), f(F::DestinationPitch))?;
+    let dst = operand(
+        f(F::DestinationBaseAddress),
+        f(F::DestinationPitch),
+        dst_tiled,
+    )?;
     let src = match kind {
         Kind::Color if uses_source(rop) => {
             return Err("a raster operation that reads a source (XY_COLOR_BLT)");
@@ -112,7 +139,11 @@ pub fn decode(f: &impl Fn(F) -> u64, kind: Kind) -> Result<Option<Blit>, Refused
         _ if uses_pattern(rop) => {
             return Err("a raster operation that reads a pattern (XY_SRC_COPY_BLT)");
         }
-        _ => Some(linear(f(F::SourceBaseAddress), f(F::SourcePitch))?),
+        _ => Some(operand(
+            f(F::SourceBaseAddress),
+            f(F::SourcePitch),
+            f(F::SrcTilingEnable) != 0,
+        )?),
     };
     let Some([x, y, width, height, sx, sy]) = rect(f, src.is_some())? else {
         return Ok(None);
