@@ -5,6 +5,7 @@
 //! the names below are its keys). Only what dispatching a kernel needs is
 //! typed here; everything else stays reachable through [`yaml::Node`].
 
+pub mod dispatch;
 pub mod elf;
 pub mod yaml;
 
