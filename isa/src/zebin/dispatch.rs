@@ -86,7 +86,7 @@ pub fn build(
     if local.contains(&0) || global.contains(&0) {
         return Err(String::from("zero global or local size"));
     }
-    if (0..3).any(|d| global[d] % local[d] != 0) {
+    if (0..3).any(|d| !global[d].is_multiple_of(local[d])) {
         return Err(String::from("global size not a multiple of the local size"));
     }
     if k.simd == 1 {
@@ -139,6 +139,9 @@ pub fn build(
                 dims.to_le_bytes().to_vec()
             }
             "buffer_offset" => alloc::vec![0; 4],
+            // A kernel without private memory still lists the base; NEO
+            // leaves it unpatched then (no private surface).
+            "private_base_stateless" if k.private_size == 0 => alloc::vec![0; 8],
             "arg_bypointer" | "buffer_address" | "arg_byvalue" => {
                 if a.size == 0 {
                     // Stateful twins of stateless arguments: no bytes.

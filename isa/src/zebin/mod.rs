@@ -104,6 +104,9 @@ pub struct Kernel<'a> {
     pub work_group_walk_order_dimensions: Option<[u32; 3]>,
     pub payload: Vec<PayloadArg>,
     pub per_thread: Vec<PerThreadArg>,
+    /// `per_thread_memory_buffers` of type `private_space`: bytes per
+    /// work-item (0: no private memory).
+    pub private_size: u32,
 }
 
 impl Kernel<'_> {
@@ -261,7 +264,15 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
                 size: num(a.get("size"), n, "size")?.unwrap_or(0),
             });
         }
+        let mut private_size = 0u32;
+        for b in k.get("per_thread_memory_buffers").map_or(&[][..], yaml::Node::items) {
+            if b.get("type").and_then(yaml::Node::as_str) == Some("private_space") {
+                let n = num(b.get("size"), n, "size")?.unwrap_or(0);
+                private_size = private_size.saturating_add(n);
+            }
+        }
         kernels.push(Kernel {
+            private_size,
             code,
             simd,
             grf_count: num(env.get("grf_count"), n, "grf_count")?.unwrap_or(128),
