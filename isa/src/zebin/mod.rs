@@ -265,7 +265,10 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
             });
         }
         let mut private_size = 0u32;
-        for b in k.get("per_thread_memory_buffers").map_or(&[][..], yaml::Node::items) {
+        for b in k
+            .get("per_thread_memory_buffers")
+            .map_or(&[][..], yaml::Node::items)
+        {
             if b.get("type").and_then(yaml::Node::as_str) == Some("private_space") {
                 let n = num(b.get("size"), n, "size")?.unwrap_or(0);
                 private_size = private_size.saturating_add(n);
