@@ -193,6 +193,11 @@ impl Scoreboard {
         let count = self.count;
         self.writes
             .retain(|w| count[w.pipe as usize] + 1 - w.index <= w.pipe.max_dist());
+        // An out-of-order instruction setting a token in use waits for it
+        // to be free before it issues: the old holder is complete.
+        if ooo && let Some(n) = set {
+            self.tokens[usize::from(n & 15)] = None;
+        }
         let mut hazard = None;
         for (n, t) in self.tokens.iter().enumerate() {
             let Some(t) = t else { continue };
