@@ -647,13 +647,16 @@ fn randoms(n: usize, mut seed: u64) -> Vec<u32> {
         .collect()
 }
 
+/// A case's host check of the final buffers.
+type Check = Box<dyn Fn(&[Vec<u8>]) -> Result<(), String>>;
+
 /// One kernel's case: its arguments, NDRange and host check.
 struct Case {
     name: &'static str,
     args: Vec<Arg>,
     global: [u32; 3],
     local: [u32; 3],
-    check: Box<dyn Fn(&[Vec<u8>]) -> Result<(), String>>,
+    check: Check,
 }
 
 fn cases() -> Vec<Case> {

@@ -850,7 +850,7 @@ mov (8|M0) r12.0<1>:ud acc0.0<1;1,0>:ud
 addc (8|M0) r13.0<1>:ud r2.0<1;1,0>:ud r4.0<1;1,0>:ud {AccWrEn}
 mov (8|M0) r14.0<1>:ud acc0.0<1;1,0>:ud
 ";
-    let mut rng = Rng(0x5eed_0f_ac);
+    let mut rng = Rng(0x5eed_0fac);
     for _ in 0..8 {
         let regs = randoms(&mut rng, |r| r.next().wrapping_mul(0x9e37_79b9));
         let h = run(src, &regs);

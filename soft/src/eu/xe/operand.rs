@@ -48,7 +48,7 @@ impl Default for Touched {
 impl Touched {
     fn mark(set: &mut u128, dwords: &mut [u8; GRF_REGS], off: usize, size: usize) {
         let end = off + size.max(1) - 1;
-        if off >= GRF_BASE && end < GRF_BASE + GRF_REGS * REG_BYTES {
+        if end < GRF_BASE + GRF_REGS * REG_BYTES {
             for dw in (off - GRF_BASE) / 4..=(end - GRF_BASE) / 4 {
                 let r = dw * 4 / REG_BYTES;
                 *set |= 1u128 << r;
