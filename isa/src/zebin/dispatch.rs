@@ -109,6 +109,12 @@ pub fn build(
         (1 << left) - 1
     };
     let size = k.cross_thread_size() as usize;
+    // Indirect Data Length is 17 bits (004 COMPUTE_WALKER DW2).
+    if size + k.per_thread_size() as usize * threads as usize >= 1 << 17 {
+        return Err(format!(
+            "payload of {size} bytes and per-thread data too large"
+        ));
+    }
     let mut ctd = alloc::vec![0u8; size];
     let mut put = |off: u32, len: u32, v: &[u8]| -> Result<(), String> {
         let (o, n) = (off as usize, len as usize);
@@ -174,6 +180,9 @@ pub fn build(
         put(a.offset, a.size, &value)?;
     }
     let channels = k.local_id_channels();
+    if channels > 3 {
+        return Err(format!("{channels} local ID components (at most 3)"));
+    }
     let hw = !runtime_local_ids && hardware_local_ids(local);
     let inline_len = (k.inline_data_payload_size as usize).min(size);
     let mut inline = [0u32; 8];
@@ -225,4 +234,99 @@ pub fn build(
         slm_bytes: slm,
         barriers: k.barrier_count,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zebin::{PayloadArg, PerThreadArg};
+    use alloc::vec;
+
+    fn arg(kind: &str, offset: u32, size: u32, index: Option<u32>) -> PayloadArg {
+        PayloadArg {
+            kind: String::from(kind),
+            offset,
+            size,
+            arg_index: index,
+            addrmode: None,
+            addrspace: None,
+            slm_alignment: None,
+        }
+    }
+
+    fn kernel(simd: u32) -> Kernel<'static> {
+        Kernel {
+            name: String::from("k"),
+            code: &[],
+            simd,
+            grf_count: 128,
+            inline_data_payload_size: 32,
+            offset_to_skip_per_thread_data_load: 192,
+            barrier_count: 0,
+            slm_size: 0,
+            required_work_group_size: None,
+            work_group_walk_order_dimensions: None,
+            payload: vec![
+                arg("global_id_offset", 0, 12, None),
+                arg("local_size", 12, 12, None),
+                arg("arg_bypointer", 32, 8, Some(0)),
+                arg("enqueued_local_size", 64, 12, None),
+            ],
+            per_thread: vec![PerThreadArg {
+                kind: String::from("local_id"),
+                offset: 0,
+                size: 3 * (simd * 2).max(32),
+            }],
+            private_size: 0,
+        }
+    }
+
+    #[test]
+    fn inline_takes_the_first_32_bytes_and_the_rest_is_indirect() {
+        let k = kernel(16);
+        let d = build(
+            &k,
+            &[ArgValue::Buffer(0x1122_3344_5566_7788)],
+            [64, 1, 1],
+            [32, 1, 1],
+            false,
+        )
+        .unwrap();
+        // local_size at bytes 12..24: dwords 3..5 of the inline data.
+        assert_eq!(d.inline[3..6], [32, 1, 1]);
+        // Cross-thread data 96 bytes (end 76 rounded up to 32), 64 of them
+        // indirect: the pointer at 0, enqueued_local_size at 32.
+        assert_eq!(d.indirect.len(), 64);
+        assert_eq!(d.indirect[..8], 0x1122_3344_5566_7788u64.to_le_bytes());
+        assert_eq!(d.indirect[32..36], 32u32.to_le_bytes());
+        assert_eq!((d.start, d.emit_local, d.threads_per_group), (192, 7, 2));
+        assert_eq!((d.groups, d.execution_mask), ([2, 1, 1], 0xffff));
+    }
+
+    #[test]
+    fn runtime_local_ids_follow_the_cross_thread_data_per_thread() {
+        let k = kernel(16);
+        let d = build(&k, &[ArgValue::Buffer(0)], [48, 2, 1], [12, 2, 1], true).unwrap();
+        assert_eq!((d.start, d.emit_local), (0, 0));
+        // 24 work-items, SIMD16: two threads of 96 bytes after the 64.
+        assert_eq!(d.indirect.len(), 64 + 2 * 96);
+        let id = |t: usize, comp: usize, lane: usize| {
+            let at = 64 + t * 96 + comp * 32 + 2 * lane;
+            u16::from_le_bytes([d.indirect[at], d.indirect[at + 1]])
+        };
+        // Work-item 13 is thread 0 lane 13: x 1, y 1; 20 is thread 1 lane 4.
+        assert_eq!((id(0, 0, 13), id(0, 1, 13)), (1, 1));
+        assert_eq!((id(1, 0, 4), id(1, 1, 4)), (8, 1));
+        assert_eq!(d.execution_mask, 0xff);
+    }
+
+    #[test]
+    fn bad_sizes_and_missing_arguments_are_errors() {
+        let k = kernel(16);
+        assert!(build(&k, &[], [64, 1, 1], [32, 1, 1], false).is_err());
+        let b = [ArgValue::Buffer(0)];
+        assert!(build(&k, &b, [60, 1, 1], [32, 1, 1], false).is_err());
+        assert!(build(&k, &b, [64, 1, 1], [0, 1, 1], false).is_err());
+        assert!(build(&k, &b, [2048, 1, 1], [2048, 1, 1], false).is_err());
+    }
 }
