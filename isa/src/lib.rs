@@ -19,6 +19,7 @@ pub mod tables;
 pub mod text;
 pub mod validate;
 pub mod xehpg;
+pub mod zebin;
 
 pub use codec::{decode, decode_bytes, encode, encode_bytes};
 pub use error::{DecodeError, EncodeError};

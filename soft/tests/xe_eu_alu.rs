@@ -835,3 +835,34 @@ send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}
     }
     assert!(decoded > 20_000 * 5, "most mutants decode ({decoded})");
 }
+
+/// The 32x32 multiply macro both ways IGC writes it for DG2: `mul acc0`,
+/// `mach` without AccWrEn gives the product's low DWord (004 mach
+/// pseudocode); with AccWrEn the high DWord, the low one left in acc0. And
+/// addc with AccWrEn leaves the carry in acc0, not the sum.
+#[test]
+fn mach_and_addc_leave_what_igc_reads() {
+    let src = "mul (8|M0) acc0.0<1>:ud r2.0<1;1,0>:ud r3.0<16;8,2>:uw
+mach (8|M0) r10.0<1>:ud r2.0<1;1,0>:ud r3.0<1;1,0>:ud
+mul (8|M0) acc0.0<1>:ud r2.0<1;1,0>:ud r3.0<16;8,2>:uw
+mach (8|M0) r11.0<1>:ud r2.0<1;1,0>:ud r3.0<1;1,0>:ud {AccWrEn}
+mov (8|M0) r12.0<1>:ud acc0.0<1;1,0>:ud
+addc (8|M0) r13.0<1>:ud r2.0<1;1,0>:ud r4.0<1;1,0>:ud {AccWrEn}
+mov (8|M0) r14.0<1>:ud acc0.0<1;1,0>:ud
+";
+    let mut rng = Rng(0x5eed_0fac);
+    for _ in 0..8 {
+        let regs = randoms(&mut rng, |r| r.next().wrapping_mul(0x9e37_79b9));
+        let h = run(src, &regs);
+        for i in 0..8 {
+            let (a, b, c) = (regs[0][i], regs[1][i], regs[2][i]);
+            let full = u64::from(a) * u64::from(b);
+            assert_eq!(h.grf_ud(10, i), full as u32, "mach low {a:#x}*{b:#x}");
+            assert_eq!(h.grf_ud(11, i), (full >> 32) as u32, "mach high");
+            assert_eq!(h.grf_ud(12, i), full as u32, "acc0 low");
+            let (sum, carry) = a.overflowing_add(c);
+            assert_eq!(h.grf_ud(13, i), sum, "addc");
+            assert_eq!(h.grf_ud(14, i), u32::from(carry), "addc carry");
+        }
+    }
+}

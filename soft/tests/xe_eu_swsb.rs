@@ -185,3 +185,25 @@ fn sends_go_through_shared_functions_and_hold_tokens() {
     );
     assert_eq!(e.ip, 0x10);
 }
+
+/// In-order writes are ordered by the dwords they touch: IGC's DG2 payload
+/// prologue writes r127.0:uw and one int instruction later reads r127.2
+/// with `@2`, which orders the r127.2 writer two back; a read of the dword
+/// just written still needs its distance.
+#[test]
+fn in_order_checks_compare_dwords_not_whole_registers() {
+    let igc = "(W) mov (8|M0) r127.0<1>:ud 0x0:ud
+(W) and (1|M0) r127.2<1>:ud r2.0<0;1,0>:ud 0xFFFFFFC0:ud {I@1}
+(W) and (1|M0) r127.0<1>:uw r2.4<0;1,0>:uw 0xFF:uw
+(W) add (1|M0) r127.2<1>:ud r127.2<0;1,0>:ud 0x40:uw {I@2}
+";
+    let (s, h) = run(igc).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s, Step::EndOfKernel);
+    assert_eq!(h.grf_ud(127, 2), 0x40);
+    let same = "(W) and (1|M0) r127.2<1>:ud r2.0<0;1,0>:ud 0xFFFFFFC0:ud
+(W) and (1|M0) r127.0<1>:uw r2.4<0;1,0>:uw 0xFF:uw
+(W) add (1|M0) r127.1<1>:ud r127.0<0;1,0>:ud 0x40:uw {I@2}
+";
+    let (ip, what) = swsb_error(same);
+    assert_eq!(ip, 0x20, "{what}");
+}

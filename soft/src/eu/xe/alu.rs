@@ -270,10 +270,21 @@ pub fn exec(
                 }
             },
             Opcode::Mach => {
-                // The high 32 bits of the 64-bit product (the pair Mesa
-                // emits, `mul acc0 src0 src1:uw` then `mach`, yields it).
+                // The 64-bit product the pair `mul acc0 src0 src1:uw`,
+                // `mach` builds in the accumulator: its high DWord with
+                // AccWrEn (Mesa), its low DWord without (004 lines
+                // 29995-30010, mach pseudocode; IGC's DG2 code multiplies
+                // 32-bit IDs so).
                 let (a, b) = (rd(0).i(), rd(1).i());
-                Res::Int(((i128::from(a) * i128::from(b)) >> 32) as i64)
+                let full = i128::from(a) * i128::from(b);
+                if inst.acc_wr_ctrl {
+                    // The accumulator keeps the product: its low DWord is
+                    // what the macro's closing `mov dst acc0` reads.
+                    t.store32(ACC_BASE + c * 4, full as u32);
+                    Res::Int((full >> 32) as i64)
+                } else {
+                    Res::Int(i64::from(full as u32))
+                }
             }
             Opcode::Mad => {
                 // dst = src0 + src1 * src2 (004 mad; three-source order).
@@ -453,7 +464,11 @@ pub fn exec(
         for (c, &(raw, written)) in results.iter().enumerate().take(exec) {
             if written {
                 t.store(off[c] as usize, size, raw);
-                if inst.acc_wr_ctrl {
+                // addc/subb's AccWrEn is what makes them write the
+                // carry/borrow there, mach's the product (set above): the
+                // destination's value does not overwrite it (IGC's 64-bit
+                // adds read acc0 as the carry).
+                if inst.acc_wr_ctrl && !matches!(op, Opcode::Addc | Opcode::Subb | Opcode::Mach) {
                     t.store(ACC_BASE + c * size, size, raw);
                 }
             }

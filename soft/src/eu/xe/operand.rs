@@ -21,28 +21,48 @@ use crate::eu::thread::layout::{
 /// Channels an instruction may have (SIMD32).
 pub const MAX_CH: usize = 32;
 
-/// GRF registers an instruction read and wrote, bit per register.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// GRF registers an instruction read and wrote, bit per register, and
+/// within each register the dwords (bit per dword): IGC orders in-order
+/// instructions by the bytes they touch, not whole registers (its DG2
+/// payload prologue writes r127.0:uw and, one int instruction later, reads
+/// r127.2:ud with `@2`), so the in-order check compares dwords.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Touched {
     pub reads: u128,
     pub writes: u128,
+    pub read_dwords: [u8; GRF_REGS],
+    pub write_dwords: [u8; GRF_REGS],
+}
+
+impl Default for Touched {
+    fn default() -> Self {
+        Self {
+            reads: 0,
+            writes: 0,
+            read_dwords: [0; GRF_REGS],
+            write_dwords: [0; GRF_REGS],
+        }
+    }
 }
 
 impl Touched {
-    fn mark(set: &mut u128, off: usize, size: usize) {
+    fn mark(set: &mut u128, dwords: &mut [u8; GRF_REGS], off: usize, size: usize) {
         let end = off + size.max(1) - 1;
         if end < GRF_BASE + GRF_REGS * REG_BYTES {
-            *set |= 1u128 << ((off - GRF_BASE) / REG_BYTES);
-            *set |= 1u128 << ((end - GRF_BASE) / REG_BYTES);
+            for dw in (off - GRF_BASE) / 4..=(end - GRF_BASE) / 4 {
+                let r = dw * 4 / REG_BYTES;
+                *set |= 1u128 << r;
+                dwords[r] |= 1 << (dw % (REG_BYTES / 4));
+            }
         }
     }
 
     pub fn read(&mut self, off: usize, size: usize) {
-        Self::mark(&mut self.reads, off, size)
+        Self::mark(&mut self.reads, &mut self.read_dwords, off, size)
     }
 
     pub fn write(&mut self, off: usize, size: usize) {
-        Self::mark(&mut self.writes, off, size)
+        Self::mark(&mut self.writes, &mut self.write_dwords, off, size)
     }
 
     /// Registers `first..first+n` read (a send payload).
@@ -50,6 +70,7 @@ impl Touched {
         for r in first..first.saturating_add(n) {
             if usize::from(r) < GRF_REGS {
                 self.reads |= 1u128 << r;
+                self.read_dwords[usize::from(r)] = 0xff;
             }
         }
     }
@@ -58,9 +79,24 @@ impl Touched {
         for r in first..first.saturating_add(n) {
             if usize::from(r) < GRF_REGS {
                 self.writes |= 1u128 << r;
+                self.write_dwords[usize::from(r)] = 0xff;
             }
         }
     }
+}
+
+/// Registers of `regs` where the dwords of `a` and `b` meet.
+pub fn dword_overlap(regs: u128, a: &[u8; GRF_REGS], b: &[u8; GRF_REGS]) -> u128 {
+    let mut m = regs;
+    let mut out = 0;
+    while m != 0 {
+        let r = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if a[r] & b[r] != 0 {
+            out |= 1u128 << r;
+        }
+    }
+    out
 }
 
 /// The bytes `[base, base+len)` of the flat array one register operand may

@@ -23,7 +23,9 @@
 //!   writes, writes against pending token reads, and reads and writes
 //!   against pending in-order writes of another pipe or unordered by a
 //!   distance (a write after a write on the same pipe is ordered by the
-//!   pipe). Flags, the accumulator and a0 are not tracked.
+//!   pipe). Flags, the accumulator and a0 are not tracked. In-order
+//!   writes are compared by dword (IGC orders by the bytes an instruction
+//!   touches: `operand::Touched`); tokens by whole registers.
 
 use alloc::format;
 use alloc::string::String;
@@ -31,7 +33,9 @@ use alloc::vec::Vec;
 
 use baregpu_isa::inst::{Body, Instruction, Opcode, Pipe, Swsb, SyncFn, TokenMode, Type};
 
-use super::operand::Touched;
+use super::operand::{Touched, dword_overlap};
+use crate::eu::thread::layout::GRF_REGS;
+use alloc::boxed::Box;
 
 /// An in-order pipe of Xe-HPG.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +107,8 @@ struct Write {
     index: u64,
     ip: u32,
     regs: u128,
+    /// The dwords written in each register of `regs`.
+    dwords: Box<[u8; GRF_REGS]>,
 }
 
 /// The scoreboard state of one thread.
@@ -187,6 +193,11 @@ impl Scoreboard {
         let count = self.count;
         self.writes
             .retain(|w| count[w.pipe as usize] + 1 - w.index <= w.pipe.max_dist());
+        // An out-of-order instruction setting a token in use waits for it
+        // to be free before it issues: the old holder is complete.
+        if ooo && let Some(n) = set {
+            self.tokens[usize::from(n & 15)] = None;
+        }
         let mut hazard = None;
         for (n, t) in self.tokens.iter().enumerate() {
             let Some(t) = t else { continue };
@@ -217,11 +228,11 @@ impl Scoreboard {
         if hazard.is_none() {
             for w in &self.writes {
                 let same_pipe = pipe == Some(w.pipe);
-                let r = touched.reads & w.regs;
+                let r = dword_overlap(touched.reads & w.regs, &touched.read_dwords, &w.dwords);
                 let ww = if same_pipe {
                     0
                 } else {
-                    touched.writes & w.regs
+                    dword_overlap(touched.writes & w.regs, &touched.write_dwords, &w.dwords)
                 };
                 let m = r | ww;
                 if m == 0 {
@@ -254,6 +265,7 @@ impl Scoreboard {
                     index: self.count[p as usize],
                     ip,
                     regs: touched.writes,
+                    dwords: Box::new(touched.write_dwords),
                 });
             }
         }

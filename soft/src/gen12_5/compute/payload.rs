@@ -19,9 +19,14 @@
 //! - The indirect data is not loaded into registers: "The kernel is
 //!   responsible for loading the indirect data from memory" (004 DW3,
 //!   Indirect Data Start Address; it only pre-fetches into L3). Its address
-//!   goes into R0 on hardware; the dword is not given in 004's walker text
-//!   nor read by Mesa, so the model does not write it (kernels get it
-//!   through inline data, as Mesa and IGC pass their argument pointers).
+//!   "is delivered to the kernel in the thread's R0 payload" (004 line
+//!   12806): r0.0 bits 31:6, the 64-byte aligned offset from General State
+//!   Base Address as the walker gives it (IGC visa/PrologEpilog.cpp,
+//!   PayloadLoader: "IndirectArgPtr = r0.0[31:6] + GeneralStateBase",
+//!   "thread id in group is at r0.2[7:0]"; IGC's DG2 prologue masks r0.0
+//!   with 0xFFFFFFC0 and reads the cross-thread and per-thread data with
+//!   dc0 OWord block reads on BTI 253). Bits 5:0 are left 0: no source
+//!   here gives them for a compute thread.
 
 use super::walker::Walker;
 use crate::eu::thread::Thread;
@@ -43,6 +48,7 @@ pub fn load(th: &mut Thread, w: &Walker, group: [u32; 3], t: u32) {
     for r in 0..8 {
         th.set_grf_ud(0, r, 0);
     }
+    th.set_grf_ud(0, 0, w.indirect_data & !0x3f);
     th.set_grf_ud(0, 1, group[0]);
     th.set_grf_ud(0, 6, group[1]);
     th.set_grf_ud(0, 7, group[2]);
@@ -97,6 +103,7 @@ mod tests {
             emit_local: 7,
             walk,
             inline: None,
+            indirect_data: 0,
             local,
             last_mask: 0,
             groups: [1; 3],
@@ -132,5 +139,17 @@ mod tests {
             let (a, b) = (local_id(&w, 0, 0), local_id(&w, 0, 1));
             assert_eq!(b[walk[0]], a[walk[0]] + 1);
         }
+    }
+
+    #[test]
+    fn r0_carries_the_indirect_data_address_and_the_thread_index() {
+        let mut w = walker([0, 1, 2], [32, 1, 1]);
+        w.indirect_data = 0x12_3440;
+        let mut x = crate::eu::xe::XeThread::new();
+        load(&mut x.thread, &w, [5, 6, 7], 1);
+        assert_eq!(x.thread.grf_ud(0, 0), 0x12_3440);
+        assert_eq!(x.thread.grf_ud(0, 1), 5);
+        assert_eq!(x.thread.grf_ud(0, 2), 1 | 2 << 24);
+        assert_eq!([x.thread.grf_ud(0, 6), x.thread.grf_ud(0, 7)], [6, 7]);
     }
 }

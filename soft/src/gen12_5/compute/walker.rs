@@ -22,6 +22,10 @@ pub struct Walker {
     /// Dimensions from the fastest-varying to the slowest (Walk Order).
     pub walk: [usize; 3],
     pub inline: Option<[u32; 8]>,
+    /// Indirect Data Start Address: an offset from General State Base
+    /// Address, 64-byte aligned; goes to the threads in r0.0 (`payload`).
+    /// The length only sizes the L3 pre-fetch (004 DW2), so it is not kept.
+    pub indirect_data: u32,
     /// Local X/Y/Z maximum + 1.
     pub local: [u32; 3],
     /// Execution mask of the last thread of each group.
@@ -29,8 +33,7 @@ pub struct Walker {
     /// Thread Group ID X/Y/Z Dimension: the IDs stop below these.
     pub groups: [u32; 3],
     pub start: [u32; 3],
-    /// Offset from Instruction Base Address. (Indirect Data Start Address
-    /// and Length are not read: `payload` says why.)
+    /// Offset from Instruction Base Address.
     pub kernel: u64,
     /// Binding Table Pointer (an offset, see `super::xe_state`).
     pub binding_table: u64,
@@ -76,6 +79,7 @@ pub const WALKER_FIELDS: &[&str] = &[
     "post_sync_destination_address",
     "post_sync_immediate_data",
     "inline_data0",
+    "indirect_data_start_address",
 ];
 
 /// Walk Order: the 004 enum names the dimensions from the fastest-varying
@@ -217,6 +221,7 @@ pub fn decode(f: &Fields<'_>) -> Result<Walker, &'static str> {
         emit_local,
         walk,
         inline,
+        indirect_data: f.get("indirect_data_start_address") as u32,
         local,
         last_mask,
         groups,
