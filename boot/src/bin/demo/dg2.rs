@@ -195,7 +195,7 @@ pub fn draw_picture<P: Platform>(
 /// assembled here, loaded and dispatched by the driver's compute path
 /// (`Compute`: one COMPUTE_WALKER over groups of one SIMD16 thread, the
 /// local X IDs in r1), the parameters and the output's address in the
-/// inline data (r2, the kernel's header).
+/// inline data (r2, laid out in the kernel's header comment).
 pub fn mandelbrot<P: Platform>(
     gpu: &mut Gpu<'_, P>,
     width: u32,
@@ -210,8 +210,16 @@ pub fn mandelbrot<P: Platform>(
             "the picture is not whole SIMD16 threads",
         ));
     }
+    // The kernel reads the row pitch as a word.
     let pitch = width * 4;
-    let bytes = (pitch * height) as usize;
+    if pitch > 0xffff {
+        return Err(ComputeError::OutOfRange {
+            what: "Mandelbrot row pitch bytes",
+            value: u64::from(pitch),
+            max: 0xffff,
+        });
+    }
+    let bytes = pitch as usize * height as usize;
     let mut cx = Compute::new(gpu)?;
     // Local memory when the GPU has it, else system memory.
     let out = match cx
