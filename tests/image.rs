@@ -85,7 +85,8 @@ fn check(firmware: &str, passed: bool, output: &str) {
         "compute  seqno 1: memory holds 0xc0de0002",
         "the blitter filled a Tile4 surface in local memory and copied it to linear memory \
          (the CPU's Tile4 helper agrees with it)",
-        "(kernels/mandelbrot_xehpg.asm, COMPUTE_WALKER over 768 groups of one SIMD16 thread",
+        "(kernels/mandelbrot_xehpg.asm, COMPUTE_WALKER over 768 groups of one SIMD16 thread, \
+         LSC stores to a linear buffer in local memory, 128x96)",
         "the same iteration counts as the Gen7 kernel's at all 12288 of these pixels",
         "software GPU (DG2) totals: ",
     ] {

@@ -10,7 +10,8 @@
 //! depth-tested cube spinning through frames drawn by the 3D pipeline. On
 //! the software GPU, a second one modelling DG2 (Gen12.5) runs the same
 //! work after it: a Tile4 blitter picture, and the Mandelbrot set by an
-//! Xe-HPG kernel under COMPUTE_WALKER.
+//! Xe-HPG kernel dispatched through the driver's compute path
+//! (COMPUTE_WALKER).
 #![cfg_attr(target_os = "none", no_std, no_main)]
 
 extern crate alloc;
@@ -472,17 +473,19 @@ fn draw_mandelbrot<P: Platform>(
     } else {
         (SCREEN_W, SCREEN_H)
     };
-    let counts = if dg2 {
-        dg2::mandelbrot(gpu, w, h, mandelbrot::VIEW, mandelbrot::LIMIT)?
+    let (counts, dg2_memory) = if dg2 {
+        let (counts, placement) = dg2::mandelbrot(gpu, w, h, mandelbrot::VIEW, mandelbrot::LIMIT)?;
+        (counts, Some(placement))
     } else {
-        mandelbrot::render(gpu, w, h)?
+        (mandelbrot::render(gpu, w, h)?, None)
     };
     let ms = (baregpu_boot::clock::now_us() - start) / 1000;
-    if dg2 {
+    if let Some(placement) = dg2_memory {
         println!(
             "  the EU array ran the Mandelbrot kernel (kernels/mandelbrot_xehpg.asm, COMPUTE_WALKER over {} \
-             groups of one SIMD16 thread, LSC stores to a linear buffer, {}x{}) in {} ms:",
+             groups of one SIMD16 thread, LSC stores to a linear buffer in {} memory, {}x{}) in {} ms:",
             w / 16 * h,
+            dg2::memory_name(placement),
             w,
             h,
             ms

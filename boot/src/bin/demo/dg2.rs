@@ -1,23 +1,19 @@
 //! The demo's DG2 (Gen12.5) part: a second software GPU modelling DG2 runs
 //! the same submission work as the Gen7 one (`run_work`), the blitter's
 //! picture through a Tile4 surface, and the Mandelbrot set
-//! (kernels/mandelbrot_xehpg.asm) under COMPUTE_WALKER.
-//!
-//! The walker's batch is built here from the hal's typed packets and
-//! submitted through the driver's `Gpu` in a context of its own (a TODO
-//! until the driver's compute path, `baregpu::compute`, dispatches on
-//! Gen12.5: then this goes through `Compute` as the Gen7 kernel does).
+//! (kernels/mandelbrot_xehpg.asm) through the driver's compute path
+//! (`baregpu::compute::Compute`, which builds the COMPUTE_WALKER batch), as
+//! the Gen7 kernel goes through it with GPGPU_WALKER.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use baregpu::blit::dg2::{self as blit, Layout, Rect, Surface};
-use baregpu::compute::ComputeError;
+use baregpu::compute::{
+    Buffer as ComputeBuffer, Compute, ComputeError, Dispatch, KernelDesc, LocalIds, Simd, Threads,
+};
 use baregpu::gtt::tile4::{tile4_size, tile4_to_linear};
 use baregpu::hal::Generation;
-use baregpu::hal::gen12_5::commands::{
-    CfeState, ComputeWalker, PipeControl, PipelineSelect, StateBaseAddress,
-};
 use baregpu::isa::{IsaGen, text};
 use baregpu::platform::{LocalMemory, PlatformBus};
 use baregpu::submit::{Buffer, Placement};
@@ -99,6 +95,14 @@ fn local_or_system<'a, P: Platform>(
         .or_else(|_| gpu.context_buffer(ctx, bytes, Placement::System))
 }
 
+/// The memory a buffer's placement names, as the demo prints it.
+pub fn memory_name(placement: Placement) -> &'static str {
+    match placement {
+        Placement::Local => "local",
+        _ => "system",
+    }
+}
+
 /// The demo's rectangles filled by XY_FAST_COLOR_BLT into a Tile4 surface
 /// (local memory), copied by XY_FAST_COPY_BLT to a linear one; the linear
 /// copy's bytes (`width` x `height`, `pitch` apart) for the caller to print,
@@ -172,10 +176,7 @@ pub fn draw_picture<P: Platform>(
     println!(
         "  the blitter filled a Tile4 surface in {} memory and copied it to linear memory \
          (the CPU's Tile4 helper {} it):",
-        match tiled.placement() {
-            Placement::Local => "local",
-            _ => "system",
-        },
+        memory_name(tiled.placement()),
         if agree {
             "agrees with"
         } else {
@@ -189,19 +190,19 @@ pub fn draw_picture<P: Platform>(
 }
 
 /// The iteration counts of a `width` x `height` view (`width` a multiple
-/// of 16) of the Mandelbrot picture: kernels/mandelbrot_xehpg.asm assembled
-/// here, one COMPUTE_WALKER on the compute engine over groups of one SIMD16
-/// thread, the parameters and the output's address in the inline data.
-///
-/// TODO: through `baregpu::compute::Compute` once it dispatches on
-/// Gen12.5 (COMPUTE_WALKER); until then the batch is built here.
+/// of 16) of the Mandelbrot picture, and where the output buffer was
+/// (local memory when the GPU has it): kernels/mandelbrot_xehpg.asm
+/// assembled here, loaded and dispatched by the driver's compute path
+/// (`Compute`: one COMPUTE_WALKER over groups of one SIMD16 thread, the
+/// local X IDs in r1), the parameters and the output's address in the
+/// inline data (r2, laid out in the kernel's header comment).
 pub fn mandelbrot<P: Platform>(
     gpu: &mut Gpu<'_, P>,
     width: u32,
     height: u32,
     view: [f32; 4],
     limit: u32,
-) -> Result<Vec<u32>, ComputeError> {
+) -> Result<(Vec<u32>, Placement), ComputeError> {
     let binary = text::assemble(IsaGen::Gen12_5, SOURCE)
         .map_err(|_| ComputeError::Invalid("the Xe-HPG Mandelbrot kernel does not assemble"))?;
     if !width.is_multiple_of(16) || width == 0 || height == 0 {
@@ -209,78 +210,95 @@ pub fn mandelbrot<P: Platform>(
             "the picture is not whole SIMD16 threads",
         ));
     }
-    let compute = gpu
-        .engine_named("compute")
-        .ok_or(ComputeError::Invalid("no compute engine"))?;
-    let ctx = gpu.create_context()?;
-    let kernel = gpu.context_buffer(ctx, binary.len() as u64, Placement::System)?;
+    // The kernel reads the row pitch as a word.
     let pitch = width * 4;
-    let out = local_or_system(gpu, ctx, u64::from(pitch * height))?;
-    if !kernel.write(0, &binary) {
-        return Err(ComputeError::Invalid("the kernel does not fit its buffer"));
+    if pitch > 0xffff {
+        return Err(ComputeError::OutOfRange {
+            what: "Mandelbrot row pitch bytes",
+            value: u64::from(pitch),
+            max: 0xffff,
+        });
     }
+    let bytes = pitch as usize * height as usize;
+    let mut cx = Compute::new(gpu)?;
+    // Local memory when the GPU has it, else system memory.
+    let out = match cx
+        .set_placement(Placement::Local)
+        .and_then(|()| cx.create_buffer(gpu, bytes))
+    {
+        Ok(out) => out,
+        Err(_) => match cx
+            .set_placement(Placement::System)
+            .and_then(|()| cx.create_buffer(gpu, bytes))
+        {
+            Ok(out) => out,
+            Err(e) => {
+                cx.destroy(gpu);
+                return Err(e);
+            }
+        },
+    };
+    let counts = dispatch(gpu, &mut cx, &binary, &out, [width, height], view, limit);
+    let placement = out.placement();
+    Compute::free_buffer(gpu, out);
+    cx.destroy(gpu);
+    Ok((counts?, placement))
+}
+
+/// Loads the kernel, runs it over the picture into `out` and reads the
+/// counts back.
+fn dispatch<'a, P: Platform>(
+    gpu: &mut Gpu<'a, P>,
+    cx: &mut Compute<'a>,
+    binary: &[u8],
+    out: &ComputeBuffer<'a>,
+    [width, height]: [u32; 2],
+    view: [f32; 4],
+    limit: u32,
+) -> Result<Vec<u32>, ComputeError> {
+    let kernel = cx.load_kernel(
+        gpu,
+        &KernelDesc {
+            simd: Simd::Simd16,
+            local_ids: LocalIds::X,
+            ..KernelDesc::new(binary)
+        },
+    )?;
+    // The kernel's inline data: x0, y0, dx, dy (floats), the iteration
+    // limit, the output's address (low, high dword), its row pitch.
     let [x0, y0, w, h] = view;
-    let out_gfx = out.gfx().0;
-    let mut b = gpu.new_context_batch(ctx, 4096)?;
-    b.push(&PipelineSelect {
-        mask_bits: 0x3,
-        pipeline_selection: PipelineSelect::PIPELINE_SELECTION_GPGPU,
-        ..Default::default()
-    })?;
-    b.push(&StateBaseAddress {
-        instruction_base_address: kernel.gfx().0,
-        instruction_base_address_modify_enable: true,
-        instruction_buffer_size: kernel.len().div_ceil(4096) as u32,
-        instruction_buffer_size_modify_enable: true,
-        ..Default::default()
-    })?;
-    b.push(&CfeState {
-        maximum_number_of_threads: 64,
-        ..Default::default()
-    })?;
-    // One SIMD16 thread per group of 16 x 1 x 1 channels: every channel of
-    // the thread enabled (004 DW5 Execution Mask), the local X IDs in r1.
-    b.push(&ComputeWalker {
-        simd_size: ComputeWalker::SIMD_SIZE_SIMD16,
-        message_simd: ComputeWalker::MESSAGE_SIMD_SIMD16,
-        generate_local_id: true,
-        emit_local: ComputeWalker::EMIT_LOCAL_EMIT_X,
-        emit_inline_parameter: true,
-        execution_mask: 0xffff,
-        local_x_maximum: 15,
-        thread_group_id_x_dimension: width / 16,
-        thread_group_id_y_dimension: height,
-        thread_group_id_z_dimension: 1,
-        interface_descriptor_kernel_start_pointer: 0,
-        interface_descriptor_number_of_threads_in_gpgpu_thread_group: 1,
-        inline_data0: x0.to_bits(),
-        inline_data1: y0.to_bits(),
-        inline_data2: (w / width as f32).to_bits(),
-        inline_data3: (h / height as f32).to_bits(),
-        inline_data4: limit,
-        inline_data5: out_gfx as u32,
-        inline_data6: (out_gfx >> 32) as u32,
-        inline_data7: pitch,
-        ..Default::default()
-    })?;
-    // The stores reach memory before the batch ends (Mesa anv's data cache
-    // flush on Gfx12.5: HDC pipeline and untyped data-port cache flushes,
-    // with a command streamer stall).
-    b.push(&PipeControl {
-        command_streamer_stall_enable: true,
-        hdc_pipeline_flush: true,
-        untyped_data_port_cache_flush: true,
-        ..Default::default()
-    })?;
-    let fence = gpu.submit(compute, b)?;
-    gpu.wait(fence, 120_000_000)?;
-    let mut bytes = vec![0u8; (pitch * height) as usize];
-    if !out.read(0, &mut bytes) {
-        return Err(ComputeError::Invalid("the picture cannot be read back"));
-    }
-    gpu.free_buffer(kernel);
-    gpu.free_buffer(out);
-    gpu.destroy_context(ctx)?;
+    let addr = out.gfx().0;
+    let inline = [
+        x0.to_bits(),
+        y0.to_bits(),
+        (w / width as f32).to_bits(),
+        (h / height as f32).to_bits(),
+        limit,
+        addr as u32,
+        (addr >> 32) as u32,
+        width * 4,
+    ];
+    let fence = cx.dispatch(
+        gpu,
+        &kernel,
+        &Dispatch {
+            threads: Threads::Compute {
+                groups: [width / 16, height, 1],
+                group_size: [16, 1, 1],
+                inline: &inline,
+                indirect: &[],
+            },
+            curbe: &[],
+            bindings: &[],
+            samplers: &[],
+        },
+    );
+    let waited = fence.and_then(|f| Ok(gpu.wait(f, 120_000_000)?));
+    // No submitted work uses the kernel any more.
+    Compute::free_kernel(gpu, kernel);
+    waited?;
+    let mut bytes = vec![0u8; out.size()];
+    out.read(0, &mut bytes)?;
     Ok(bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
