@@ -128,8 +128,20 @@ impl Scoreboard {
         text: &str,
         touched: &Touched,
     ) -> Option<String> {
+        self.step_on(ip, inst, pipe_of(inst), text, touched)
+    }
+
+    /// [`Scoreboard::step`] with the instruction's pipe ([`pipe_of`])
+    /// computed once at predecode.
+    pub fn step_on(
+        &mut self,
+        ip: u32,
+        inst: &Instruction,
+        pipe: Option<InOrder>,
+        text: &str,
+        touched: &Touched,
+    ) -> Option<String> {
         let ooo = out_of_order(inst);
-        let pipe = pipe_of(inst);
         let mut dist: Option<(Pipe, u8)> = None;
         let mut set: Option<u8> = None;
         match inst.swsb {
