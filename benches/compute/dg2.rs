@@ -13,7 +13,6 @@
 //!
 //! Nothing asserts on time; the sums are checked.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -31,39 +30,39 @@ const BB_START_PPGTT: u32 = 0x31 << 23 | 1 | 1 << 8;
 const INSTRUCTION_BASE: u64 = 0x4000_0000;
 const EOT: &str = "send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n";
 
-/// Sparse system memory: 4 KiB pages, copies a page span at a time.
+/// System memory from `RAM_BASE` up as one growing array (the allocator
+/// below hands out pages in order from there); elsewhere reads are zero and
+/// writes are dropped. One lookup per access, as the host platform's DMA
+/// memory gives the Gen7 part.
 #[derive(Default)]
-struct Ram(Mutex<HashMap<u64, Box<[u8; PAGE as usize]>>>);
+struct Ram(Mutex<Vec<u8>>);
+
+const RAM_BASE: u64 = 0x1_0000_0000;
+
+impl Ram {
+    fn range(phys: u64, len: usize) -> Option<std::ops::Range<usize>> {
+        let start = usize::try_from(phys.checked_sub(RAM_BASE)?).ok()?;
+        Some(start..start.checked_add(len)?)
+    }
+}
 
 impl MemoryBus for Ram {
     fn read(&self, phys: u64, buf: &mut [u8]) -> Result<(), BusError> {
-        let pages = self.0.lock().unwrap();
-        let mut done = 0;
-        while done < buf.len() {
-            let at = phys + done as u64;
-            let (page, off) = (at / PAGE, (at % PAGE) as usize);
-            let n = (PAGE as usize - off).min(buf.len() - done);
-            match pages.get(&page) {
-                Some(p) => buf[done..done + n].copy_from_slice(&p[off..off + n]),
-                None => buf[done..done + n].fill(0),
-            }
-            done += n;
+        let mem = self.0.lock().unwrap();
+        match Ram::range(phys, buf.len()).and_then(|r| mem.get(r)) {
+            Some(b) => buf.copy_from_slice(b),
+            None => buf.fill(0),
         }
         Ok(())
     }
 
     fn write(&self, phys: u64, data: &[u8]) -> Result<(), BusError> {
-        let mut pages = self.0.lock().unwrap();
-        let mut done = 0;
-        while done < data.len() {
-            let at = phys + done as u64;
-            let (page, off) = (at / PAGE, (at % PAGE) as usize);
-            let n = (PAGE as usize - off).min(data.len() - done);
-            pages
-                .entry(page)
-                .or_insert_with(|| Box::new([0; PAGE as usize]))[off..off + n]
-                .copy_from_slice(&data[done..done + n]);
-            done += n;
+        let mut mem = self.0.lock().unwrap();
+        if let Some(r) = Ram::range(phys, data.len()) {
+            if mem.len() < r.end {
+                mem.resize(r.end, 0);
+            }
+            mem[r].copy_from_slice(data);
         }
         Ok(())
     }
@@ -126,7 +125,7 @@ impl Dg2 {
         let mut g = Dg2 {
             ram,
             gpu,
-            next_phys: 0x1_0000_0000,
+            next_phys: RAM_BASE,
             next_gfx: 0x10_0000,
             next_va: 0x7f00_0000_0000,
             pml4: 0,

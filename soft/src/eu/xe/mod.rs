@@ -96,6 +96,14 @@ impl XeThread {
         first: usize,
         exec: usize,
     ) -> Result<u32, ErrorKind> {
+        // No predicate: every channel (the loop below gives the same).
+        if inst.pred_ctrl == PredCtrl::None {
+            return Ok(if exec >= 32 {
+                u32::MAX
+            } else {
+                (1 << exec) - 1
+            });
+        }
         let off = FLAG_BASE + usize::from(inst.flag.reg & 1) * REG_BYTES;
         let f = self.thread.load32(off);
         let base = usize::from(inst.flag.subreg & 1) * 16 + first;
