@@ -132,7 +132,7 @@ impl XeProgram {
         let end = ops.last().map_or(0, |o| o.next_ip as usize);
         let mut at = alloc::vec![NONE; end.div_ceil(8)];
         for (k, o) in ops.iter().enumerate() {
-            if o.ip % 8 == 0
+            if o.ip.is_multiple_of(8)
                 && let Some(slot) = at.get_mut(o.ip as usize / 8)
             {
                 *slot = k as u32;
@@ -177,7 +177,7 @@ impl XeProgram {
     }
 
     pub(crate) fn lookup(&self, ip: u32) -> Option<usize> {
-        if ip % 8 != 0 {
+        if !ip.is_multiple_of(8) {
             return None;
         }
         match self.at.get(ip as usize / 8) {
