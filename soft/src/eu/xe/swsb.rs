@@ -181,24 +181,25 @@ impl Scoreboard {
                 _ => {}
             }
         }
-        // Register-distance waits retire the in-order writes they reach.
-        if let Some((p, d)) = dist {
-            let covers = |q: InOrder| match p {
+        // Register-distance waits retire the in-order writes they reach;
+        // writes past their pipe's maximum distance are complete (one pass
+        // over the pending writes for both).
+        let covers = |q: InOrder| match dist {
+            None => false,
+            Some((p, _)) => match p {
                 Pipe::All => true,
                 Pipe::Same => pipe.is_none_or(|own| own == q),
                 Pipe::Float => q == InOrder::Float,
                 Pipe::Int => q == InOrder::Int,
                 Pipe::Long => q == InOrder::Long,
-            };
-            let count = self.count;
-            self.writes.retain(|w| {
-                let n = count[w.pipe as usize] + 1 - w.index;
-                !(covers(w.pipe) && u64::from(d) <= n)
-            });
-        }
+            },
+        };
+        let d = dist.map_or(0, |(_, d)| u64::from(d));
         let count = self.count;
-        self.writes
-            .retain(|w| count[w.pipe as usize] + 1 - w.index <= w.pipe.max_dist());
+        self.writes.retain(|w| {
+            let n = count[w.pipe as usize] + 1 - w.index;
+            !(covers(w.pipe) && d <= n) && n <= w.pipe.max_dist()
+        });
         let mut hazard = None;
         for (n, t) in self.tokens.iter().enumerate() {
             let Some(t) = t else { continue };
