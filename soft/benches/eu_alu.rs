@@ -4,7 +4,10 @@
 //! The kernel is a chain of F mad/add/mul (four instructions repeated),
 //! SIMD8 and SIMD16, on Gen7.5 (nearest-even rounding: the fast path) and
 //! on G45 (round toward zero and the implicit accumulator: the generic
-//! path). The plain loop does the same arithmetic on arrays with Rust f32
+//! path), and on Gen12.5 (Xe-HPG: its own native format and thread,
+//! `eu::xe`, run with and without the software-scoreboard check; the
+//! chain's dependencies carry `{F@1}` as a compiler writes them). The
+//! plain loop does the same arithmetic on arrays with Rust f32
 //! operations. `cargo bench -p baregpu-soft --bench eu_alu` prints lane
 //! operations per second for both and their ratio. Nothing asserts on time;
 //! the results are checked against each other.
@@ -16,7 +19,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use baregpu_isa::IsaGen;
-use baregpu_soft::eu::{Harness, Step};
+use baregpu_soft::eu::xe::XeHarness;
+use baregpu_soft::eu::{EuError, Harness, Step};
 
 /// Times the four-instruction group repeats in the kernel.
 const GROUPS: usize = 64;
@@ -26,6 +30,9 @@ const RUNS: usize = 1000;
 const REPS: usize = 21;
 
 fn kernel(simd: u32, p: IsaGen) -> String {
+    if p == IsaGen::Gen12_5 {
+        return xe_kernel(simd);
+    }
     // Registers: a at r10, b r20, c r30, d r40, k r50 (SIMD16 operands
     // take two registers).
     let r = |base: u32| format!("r{base}.0");
@@ -77,6 +84,99 @@ fn kernel(simd: u32, p: IsaGen) -> String {
     }
 }
 
+/// The chain in Xe-HPG syntax (same registers; every instruction reads
+/// the one before it on the float pipe, so it waits `{F@1}`, the first
+/// excepted).
+fn xe_kernel(simd: u32) -> String {
+    let src = |base: u32| format!("r{base}.0<1;1,0>:f");
+    let src3 = |base: u32| format!("r{base}.0<1;0>:f");
+    let mut k = String::new();
+    for g in 0..GROUPS {
+        let wait = if g == 0 { "" } else { " {F@1}" };
+        k += &format!(
+            "mad ({simd}|M0) r10.0<1>:f {} {} r50.0<1>:f{wait}\n",
+            src3(10),
+            src3(20)
+        );
+        k += &format!(
+            "add ({simd}|M0) r30.0<1>:f {} {} {{F@1}}\n",
+            src(30),
+            src(10)
+        );
+        k += &format!(
+            "mul ({simd}|M0) r40.0<1>:f {} {} {{F@1}}\n",
+            src(30),
+            src(50)
+        );
+        k += &format!(
+            "mad ({simd}|M0) r20.0<1>:f {} {} r50.0<1>:f {{F@1}}\n",
+            src3(20),
+            src3(40)
+        );
+    }
+    k
+}
+
+/// One thread of either interpreter.
+enum Emu {
+    Legacy(Box<Harness>),
+    Xe(Box<XeHarness>),
+}
+
+impl Emu {
+    /// A thread of `p` with `kernel` loaded; `swsb`: the Xe scoreboard
+    /// check on.
+    fn new(p: IsaGen, kernel: &str, swsb: bool) -> Emu {
+        if p == IsaGen::Gen12_5 {
+            let mut h = XeHarness::new();
+            h.load_asm(kernel).expect("kernel assembles");
+            h.thread.check_swsb = swsb;
+            Emu::Xe(Box::new(h))
+        } else {
+            let mut h = Harness::new(p);
+            h.load_asm(kernel).expect("kernel assembles");
+            Emu::Legacy(Box::new(h))
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Emu::Legacy(h) => h.program.len(),
+            Emu::Xe(h) => h.program.len(),
+        }
+    }
+
+    fn set_grf_f(&mut self, reg: u8, e: usize, v: f32) {
+        match self {
+            Emu::Legacy(h) => h.thread.set_grf_f(reg, e, v),
+            Emu::Xe(h) => h.thread.thread.set_grf_f(reg, e, v),
+        }
+    }
+
+    fn grf_f(&self, reg: u8, e: usize) -> f32 {
+        match self {
+            Emu::Legacy(h) => h.thread.grf_f(reg, e),
+            Emu::Xe(h) => h.thread.thread.grf_f(reg, e),
+        }
+    }
+
+    /// Runs the kernel from its first instruction.
+    fn run(&mut self) -> Result<Step, EuError> {
+        match self {
+            Emu::Legacy(h) => {
+                h.thread.set_ip(0);
+                h.run(1 << 30)
+            }
+            Emu::Xe(h) => {
+                // A new dispatch: nothing pending from the last run.
+                h.thread.scoreboard = Default::default();
+                h.thread.set_ip(0);
+                h.run(1 << 30)
+            }
+        }
+    }
+}
+
 /// The same chain on host arrays: the baseline.
 fn plain(lanes: usize, a: &mut [f32], b: &mut [f32], c: &mut [f32], d: &mut [f32], k: &[f32]) {
     for _ in 0..GROUPS {
@@ -102,22 +202,21 @@ fn fused(lanes: usize, a: &mut [f32], b: &mut [f32], c: &mut [f32], d: &mut [f32
     }
 }
 
-fn init(h: &mut Harness, lanes: usize) {
+fn init(h: &mut Emu, lanes: usize) {
     for i in 0..lanes {
         let (reg, e) = ((i / 8) as u8, i % 8);
-        h.thread.set_grf_f(10 + reg, e, 0.5 + i as f32);
-        h.thread.set_grf_f(20 + reg, e, 0.25);
-        h.thread.set_grf_f(30 + reg, e, 1.0);
-        h.thread.set_grf_f(40 + reg, e, 0.0);
-        h.thread.set_grf_f(50 + reg, e, 0.999);
+        h.set_grf_f(10 + reg, e, 0.5 + i as f32);
+        h.set_grf_f(20 + reg, e, 0.25);
+        h.set_grf_f(30 + reg, e, 1.0);
+        h.set_grf_f(40 + reg, e, 0.0);
+        h.set_grf_f(50 + reg, e, 0.999);
     }
 }
 
-fn measure(p: IsaGen, simd: u32) {
+fn measure(p: IsaGen, simd: u32, swsb: bool) {
     let lanes = simd as usize;
-    let mut h = Harness::new(p);
-    h.load_asm(&kernel(simd, p)).expect("kernel assembles");
-    let insts = h.program.len();
+    let mut h = Emu::new(p, &kernel(simd, p), swsb);
+    let insts = h.len();
     init(&mut h, lanes);
     // Host baseline on the same starting values.
     let a0: Vec<f32> = (0..lanes).map(|i| 0.5 + i as f32).collect();
@@ -130,18 +229,17 @@ fn measure(p: IsaGen, simd: u32) {
     // the host and fuse mad, bit for bit; G45 truncates every result, so
     // it stays within a relative 1e-4 of the host's unfused chain (each
     // of the 384 roundings is off by less than 2^-23).
-    h.thread.set_ip(0);
-    assert_eq!(h.run(1 << 30), Ok(Step::EndOfKernel));
+    assert_eq!(h.run(), Ok(Step::EndOfKernel));
     if p >= IsaGen::Gen6 {
         fused(lanes, &mut a, &mut b, &mut c, &mut d, &k);
         for i in 0..lanes {
-            let got = h.thread.grf_f(20 + (i / 8) as u8, i % 8);
+            let got = h.grf_f(20 + (i / 8) as u8, i % 8);
             assert_eq!(got.to_bits(), b[i].to_bits(), "lane {i}");
         }
     } else {
         plain(lanes, &mut a, &mut b, &mut c, &mut d, &k);
         for i in 0..lanes {
-            let got = h.thread.grf_f(20 + (i / 8) as u8, i % 8);
+            let got = h.grf_f(20 + (i / 8) as u8, i % 8);
             let rel = ((got - b[i]) / b[i]).abs();
             assert!(rel < 1e-4, "lane {i}: {got:e} vs {:e}", b[i]);
         }
@@ -160,9 +258,8 @@ fn measure(p: IsaGen, simd: u32) {
         let t0 = Instant::now();
         for _ in 0..RUNS {
             init(&mut h, lanes);
-            h.thread.set_ip(0);
-            let r = h.run(1 << 30);
-            black_box(&r);
+            let r = h.run();
+            assert_eq!(black_box(r), Ok(Step::EndOfKernel));
         }
         let e = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
@@ -192,9 +289,14 @@ fn measure(p: IsaGen, simd: u32) {
     let host_ops = (GROUPS * 4 * lanes * RUNS) as f64;
     let (e, hst) = (ops / emu, host_ops / host);
     // The ratio compares times for the same computation (median of pairs).
+    let name = match (p, swsb) {
+        (IsaGen::Gen12_5, true) => "gen12.5 (SWSB check)",
+        (IsaGen::Gen12_5, false) => "gen12.5 (no check)",
+        _ => p.name(),
+    };
     println!(
         "{:7} SIMD{:<2} {:5} insts  emulator {:8.1} M lane-op/s  plain loop {:8.1} M lane-op/s  time ratio {:5.1}x",
-        p.name(),
+        name,
         simd,
         insts,
         e / 1e6,
@@ -214,17 +316,30 @@ fn breakdown(p: IsaGen, simd: u32, kinds: &[String]) {
     } else {
         ""
     };
-    let mut forms = vec![
-        (
-            "add",
-            format!("add ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}"),
-        ),
-        (
-            "mul",
-            format!("mul ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}"),
-        ),
-    ];
-    if p >= IsaGen::Gen6 {
+    let mut forms = if p == IsaGen::Gen12_5 {
+        // Xe-HPG regions; the instructions are independent (no waits).
+        let (a, b) = ("r20.0<1;1,0>:f", "r30.0<1;1,0>:f");
+        vec![
+            ("add", format!("add ({simd}|M0) r10.0<1>:f {a} {b}")),
+            ("mul", format!("mul ({simd}|M0) r10.0<1>:f {a} {b}")),
+            (
+                "mad",
+                format!("mad ({simd}|M0) r10.0<1>:f r20.0<1;0>:f r30.0<1;0>:f r40.0<1>:f"),
+            ),
+        ]
+    } else {
+        vec![
+            (
+                "add",
+                format!("add ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}"),
+            ),
+            (
+                "mul",
+                format!("mul ({simd}|M0) r10.0<1>:f {src} r30.0<{simd};{simd},1>:f{compr}"),
+            ),
+        ]
+    };
+    if (IsaGen::Gen6..IsaGen::Gen12_5).contains(&p) {
         forms.push((
             "mad",
             format!("mad ({simd}|M0) r10.0<1>:f {src3} r30.0<2;1>:f r40.0<1>:f"),
@@ -236,15 +351,13 @@ fn breakdown(p: IsaGen, simd: u32, kinds: &[String]) {
             continue;
         }
         let k: String = (0..256).map(|_| format!("{inst}\n")).collect();
-        let mut h = Harness::new(p);
-        h.load_asm(&k).expect("kernel assembles");
+        let mut h = Emu::new(p, &k, true);
         init(&mut h, simd as usize);
         let mut best = f64::MAX;
         for _ in 0..REPS {
             let t0 = Instant::now();
             for _ in 0..RUNS {
-                h.thread.set_ip(0);
-                black_box(h.run(1 << 30)).expect("runs");
+                black_box(h.run()).expect("runs");
             }
             best = best.min(t0.elapsed().as_secs_f64());
         }
@@ -277,7 +390,7 @@ fn main() {
             "portable (no AVX2 + FMA on this CPU)"
         }
     );
-    for p in [IsaGen::Gen75, IsaGen::Gen6, IsaGen::G45] {
+    for p in [IsaGen::Gen12_5, IsaGen::Gen75, IsaGen::Gen6, IsaGen::G45] {
         if !only.is_empty() && !only.contains(&p) {
             continue;
         }
@@ -288,7 +401,10 @@ fn main() {
             if split {
                 breakdown(p, simd, &kinds);
             } else {
-                measure(p, simd);
+                measure(p, simd, true);
+                if p == IsaGen::Gen12_5 {
+                    measure(p, simd, false);
+                }
             }
         }
     }

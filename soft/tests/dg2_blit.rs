@@ -9,63 +9,16 @@
 //! Command layouts: hal/tables/gen12.5/blitter.toml; the pitch and tiling
 //! encodings as Linux igt lib/intel_blt.c writes them for DG2.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+mod dg2_support;
 
-use baregpu_hal::{BusError, Generation, MemoryBus, Mmio};
-use baregpu_soft::SoftGpu;
+use std::ops::{Deref, DerefMut};
 
-/// Sparse system memory, page by page.
-#[derive(Default)]
-struct Ram(Mutex<BTreeMap<u64, Box<[u8; 4096]>>>);
-
-impl MemoryBus for Ram {
-    fn read(&self, phys: u64, buf: &mut [u8]) -> Result<(), BusError> {
-        let pages = self.0.lock().unwrap();
-        let mut done = 0;
-        while done < buf.len() {
-            let at = phys + done as u64;
-            let off = (at & 0xfff) as usize;
-            let n = (4096 - off).min(buf.len() - done);
-            match pages.get(&(at >> 12)) {
-                Some(p) => buf[done..done + n].copy_from_slice(&p[off..off + n]),
-                None => buf[done..done + n].fill(0),
-            }
-            done += n;
-        }
-        Ok(())
-    }
-    fn write(&self, phys: u64, data: &[u8]) -> Result<(), BusError> {
-        let mut pages = self.0.lock().unwrap();
-        let mut done = 0;
-        while done < data.len() {
-            let at = phys + done as u64;
-            let off = (at & 0xfff) as usize;
-            let n = (4096 - off).min(data.len() - done);
-            let p = pages.entry(at >> 12).or_insert_with(|| Box::new([0; 4096]));
-            p[off..off + n].copy_from_slice(&data[done..done + n]);
-            done += n;
-        }
-        Ok(())
-    }
-}
-
-fn reg(name: &str) -> u32 {
-    Generation::Gen12_5.tables().register(name).unwrap().offset
-}
+use baregpu_hal::{MemoryBus, Mmio};
+use dg2_support::{BLITTER, Dg2Base, MI_BATCH_BUFFER_END, PTE_LM, reg, tables};
 
 fn bcs() -> u32 {
-    Generation::Gen12_5.tables().engine_base("blitter").unwrap()
+    tables().engine_base("blitter").unwrap()
 }
-
-/// The blitter's index among the model's engines (render, blitter, ...).
-const BLITTER: usize = 1;
-const GGTT: u32 = 8 << 20;
-const MI_BATCH_BUFFER_END: u32 = 0x0a << 23;
-/// MI_BATCH_BUFFER_START, 3 DWords, bit 8 the PPGTT.
-const BB_START_PPGTT: u32 = 0x31 << 23 | 1 | 1 << 8;
-/// PPGTT entry bit 11: a local-memory page (i915 GEN12_PPGTT_PTE_LM).
-const PTE_LM: u64 = 1 << 11;
 
 /// Where a buffer's bytes are.
 #[derive(Clone, Copy)]
@@ -81,79 +34,31 @@ struct Buf {
     len: usize,
 }
 
+/// The model with local-memory buffers on top of the shared scaffolding.
 struct Dg2 {
-    ram: &'static Ram,
-    gpu: SoftGpu<&'static Ram>,
-    next_phys: u64,
-    next_gfx: u64,
-    next_va: u64,
+    base: Dg2Base,
     next_local: u64,
-    pml4: u64,
+}
+
+impl Deref for Dg2 {
+    type Target = Dg2Base;
+    fn deref(&self) -> &Dg2Base {
+        &self.base
+    }
+}
+
+impl DerefMut for Dg2 {
+    fn deref_mut(&mut self) -> &mut Dg2Base {
+        &mut self.base
+    }
 }
 
 impl Dg2 {
     fn new() -> Self {
-        let ram: &'static Ram = Box::leak(Box::default());
-        let gpu = SoftGpu::new(Generation::Gen12_5, ram).expect("DG2 model");
-        let mut g = Self {
-            ram,
-            gpu,
-            next_phys: 0x1_0000_0000,
-            next_gfx: 0x10_0000,
-            next_va: 0x7f00_0000_0000,
+        Self {
+            base: Dg2Base::new(),
             next_local: 0x10_0000,
-            pml4: 0,
-        };
-        g.pml4 = g.phys(1);
-        g
-    }
-
-    fn phys(&mut self, pages: u64) -> u64 {
-        let p = self.next_phys;
-        self.next_phys += pages * 4096;
-        p
-    }
-
-    fn w32(&self, phys: u64, v: &[u32]) {
-        for (k, d) in v.iter().enumerate() {
-            self.ram.write_u32(phys + 4 * k as u64, *d).unwrap();
         }
-    }
-
-    fn r64(&self, phys: u64) -> u64 {
-        u64::from(self.ram.read_u32(phys).unwrap())
-            | u64::from(self.ram.read_u32(phys + 4).unwrap()) << 32
-    }
-
-    /// A system page mapped in the GGTT: (graphics, physical).
-    fn ggtt_page(&mut self) -> (u64, u64) {
-        let (gfx, phys) = (self.next_gfx, self.phys(1));
-        self.next_gfx += 4096;
-        let at = GGTT + (gfx >> 12) as u32 * 8;
-        self.gpu.write32(at, phys as u32 | 1);
-        self.gpu.write32(at + 4, (phys >> 32) as u32);
-        (gfx, phys)
-    }
-
-    /// Maps `va` to `page` (a leaf entry with `bits`) in the four-level PPGTT.
-    fn map(&mut self, va: u64, page: u64, bits: u64) {
-        let mut table = self.pml4;
-        for level in 0..3 {
-            let at = table + 8 * ((va >> (39 - 9 * level)) & 0x1ff);
-            let entry = self.r64(at);
-            table = if entry & 1 == 1 {
-                entry & 0x3fff_ffff_f000
-            } else {
-                let next = self.phys(1);
-                self.w32(at, &[next as u32 | 3, (next >> 32) as u32]);
-                next
-            };
-        }
-        let leaf = page | bits | 3;
-        self.w32(
-            table + 8 * ((va >> 12) & 0x1ff),
-            &[leaf as u32, (leaf >> 32) as u32],
-        );
     }
 
     /// A buffer of `len` bytes mapped in the PPGTT, in local or system memory.
@@ -194,60 +99,16 @@ impl Dg2 {
     }
 
     /// Runs `cmds` as a PPGTT batch on the blitter, in a fresh context whose
-    /// ring starts it (the context image as i915's gen12 register state).
+    /// ring starts it.
     fn run(&mut self, cmds: &[u32]) {
         let batch = self.buffer(4096, false);
         let mut words = cmds.to_vec();
         words.push(MI_BATCH_BUFFER_END);
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.write_buf(&batch, &bytes);
-        let (hwsp, _) = self.ggtt_page();
-        let (lrca, _) = self.ggtt_page();
-        let (_, state) = self.ggtt_page();
-        let (ring_gfx, ring) = self.ggtt_page();
-        self.w32(
-            ring,
-            &[BB_START_PPGTT, batch.va as u32, (batch.va >> 32) as u32, 0],
-        );
-        let b = bcs();
-        let lri = |pairs: u32| (0x22 << 23) | 1 << 19 | (2 * pairs - 1);
-        let mut s = vec![0u32; 0x40];
-        s[1] = lri(5);
-        let regs = [
-            (0x244, 0xffff_0000),
-            (reg("RING_HEAD"), 0),
-            (reg("RING_TAIL"), 16),
-            (reg("RING_START"), ring_gfx as u32),
-            (reg("RING_CTL"), 1),
-        ];
-        for (k, (r, v)) in regs.iter().enumerate() {
-            s[2 + 2 * k] = b + r;
-            s[3 + 2 * k] = *v;
-        }
-        s[0x21] = lri(2);
-        s[0x22] = b + 0x274;
-        s[0x23] = (self.pml4 >> 32) as u32;
-        s[0x24] = b + 0x270;
-        s[0x25] = self.pml4 as u32;
-        self.w32(state, &s);
-        self.gpu.write32(b + reg("RING_HWS_PGA"), hwsp as u32);
-        self.gpu
-            .write32(b + reg("RING_MODE_GEN7"), (1 << 3) << 16 | 1 << 3);
-        let desc = lrca | 1 | 3 << 3 | 1 << 8 | 7 << 39;
-        let sq = b + reg("RING_EXECLIST_SQ_CONTENTS");
-        self.gpu.write32(sq, desc as u32);
-        self.gpu.write32(sq + 4, (desc >> 32) as u32);
-        self.gpu.write32(sq + 8, 0);
-        self.gpu.write32(sq + 12, 0);
-        self.gpu.write32(b + reg("RING_EXECLIST_CONTROL"), 1);
-        self.gpu.run(1000);
-    }
-
-    fn errors(&self) -> u64 {
-        self.gpu.stats().errors
+        self.submit(BLITTER, batch.va);
     }
 }
-
 /// A tile layout as gmmlib writes it, bit 15 first (`o`: not part of the tile).
 const X_STR: &str = "o o o o Y Y Y X X X X X X X X X";
 const TILE4_STR: &str = "o o o o Y Y X Y X X Y Y X X X X";

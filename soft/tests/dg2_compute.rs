@@ -14,53 +14,19 @@
 //! shared functions (kernels checked against iga64 -p=12p71).
 
 use std::collections::BTreeMap;
+use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex};
 
 use baregpu_hal::bits;
-use baregpu_hal::{BusError, Generation, MemoryBus, Mmio};
+use baregpu_hal::{MemoryBus, Mmio};
 use baregpu_isa::IsaGen;
 use baregpu_isa::inst::Sfid;
+use baregpu_soft::ComputeFunctions;
 use baregpu_soft::eu::{SendError, SendRequest, SharedFunctions, Thread};
-use baregpu_soft::{ComputeFunctions, SoftGpu};
 
-#[derive(Default)]
-struct Ram(Mutex<BTreeMap<u64, Box<[u8; 4096]>>>);
+mod dg2_support;
 
-impl MemoryBus for Ram {
-    fn read(&self, phys: u64, buf: &mut [u8]) -> Result<(), BusError> {
-        let pages = self.0.lock().unwrap();
-        for (k, b) in buf.iter_mut().enumerate() {
-            let at = phys + k as u64;
-            *b = pages
-                .get(&(at >> 12))
-                .map_or(0, |p| p[(at & 0xfff) as usize]);
-        }
-        Ok(())
-    }
-    fn write(&self, phys: u64, data: &[u8]) -> Result<(), BusError> {
-        let mut pages = self.0.lock().unwrap();
-        for (k, b) in data.iter().enumerate() {
-            let at = phys + k as u64;
-            pages.entry(at >> 12).or_insert_with(|| Box::new([0; 4096]))[(at & 0xfff) as usize] =
-                *b;
-        }
-        Ok(())
-    }
-}
-
-fn tables() -> &'static baregpu_hal::reflect::GenTables {
-    Generation::Gen12_5.tables()
-}
-
-fn reg(name: &str) -> u32 {
-    tables().register(name).unwrap().offset
-}
-
-const GGTT: u32 = 8 << 20;
-const MI_BATCH_BUFFER_END: u32 = 0x0a << 23;
-const BB_START_PPGTT: u32 = 0x31 << 23 | 1 | 1 << 8;
-const RENDER: usize = 0;
-const COMPUTE: usize = 2;
+use dg2_support::{COMPUTE, Dg2Base, MI_BATCH_BUFFER_END, RENDER, reg, tables};
 
 /// A command of the gen12.5 tables with the named fields set (fixed fields
 /// and the length from the table).
@@ -170,14 +136,24 @@ fn asm(src: &str) -> Vec<u8> {
     baregpu_isa::text::assemble(IsaGen::Gen12_5, src).unwrap_or_else(|e| panic!("{e:?}\n{src}"))
 }
 
+/// The model with the test shared functions on top of the shared
+/// scaffolding.
 struct Dg2 {
-    ram: &'static Ram,
-    gpu: SoftGpu<&'static Ram>,
+    base: Dg2Base,
     sf: TestSf,
-    next_phys: u64,
-    next_gfx: u64,
-    next_va: u64,
-    pml4: u64,
+}
+
+impl Deref for Dg2 {
+    type Target = Dg2Base;
+    fn deref(&self) -> &Dg2Base {
+        &self.base
+    }
+}
+
+impl DerefMut for Dg2 {
+    fn deref_mut(&mut self) -> &mut Dg2Base {
+        &mut self.base
+    }
 }
 
 /// Where the kernels live: Instruction Base Address and the kernels' page.
@@ -185,70 +161,15 @@ const INSTRUCTION_BASE: u64 = 0x4000_0000;
 
 impl Dg2 {
     fn new() -> Self {
-        let ram: &'static Ram = Box::leak(Box::default());
-        let gpu = SoftGpu::new(Generation::Gen12_5, ram).expect("DG2 model");
+        let base = Dg2Base::new();
         let sf = TestSf::default();
-        assert!(gpu.set_compute_functions(Box::new(sf.clone())));
-        let mut g = Self {
-            ram,
-            gpu,
-            sf,
-            next_phys: 0x1_0000_0000,
-            next_gfx: 0x10_0000,
-            next_va: 0x7f00_0000_0000,
-            pml4: 0,
-        };
-        g.pml4 = g.phys(1);
-        g
+        assert!(base.gpu.set_compute_functions(Box::new(sf.clone())));
+        Self { base, sf }
     }
 
-    fn phys(&mut self, pages: u64) -> u64 {
-        let p = self.next_phys;
-        self.next_phys += pages * 4096;
-        p
-    }
-
-    fn w32(&self, phys: u64, v: &[u32]) {
-        for (k, d) in v.iter().enumerate() {
-            self.ram.write_u32(phys + 4 * k as u64, *d).unwrap();
-        }
-    }
-
-    fn r32(&self, phys: u64) -> u32 {
-        self.ram.read_u32(phys).unwrap()
-    }
-
-    fn r64(&self, phys: u64) -> u64 {
-        u64::from(self.r32(phys)) | u64::from(self.r32(phys + 4)) << 32
-    }
-
-    fn ggtt_page(&mut self) -> (u64, u64) {
-        let (gfx, phys) = (self.next_gfx, self.phys(1));
-        self.next_gfx += 4096;
-        let at = GGTT + (gfx >> 12) as u32 * 8;
-        self.gpu.write32(at, phys as u32 | 1);
-        self.gpu.write32(at + 4, (phys >> 32) as u32);
-        (gfx, phys)
-    }
-
+    /// Maps `va` to the system page `page` in the PPGTT.
     fn map(&mut self, va: u64, page: u64) {
-        let mut table = self.pml4;
-        for level in 0..3 {
-            let at = table + 8 * ((va >> (39 - 9 * level)) & 0x1ff);
-            let entry = self.r64(at);
-            table = if entry & 1 == 1 {
-                entry & 0x3fff_ffff_f000
-            } else {
-                let next = self.phys(1);
-                self.w32(at, &[next as u32 | 3, (next >> 32) as u32]);
-                next
-            };
-        }
-        let leaf = page | 3;
-        self.w32(
-            table + 8 * ((va >> 12) & 0x1ff),
-            &[leaf as u32, (leaf >> 32) as u32],
-        );
+        self.base.map(va, page, 0);
     }
 
     /// `bytes` at a new PPGTT address: (va, phys).
@@ -276,60 +197,11 @@ impl Dg2 {
 
     /// Runs `cmds` as a PPGTT batch on engine `engine` in a fresh context.
     fn run(&mut self, engine: usize, cmds: &[u32]) {
-        let name = ["render", "blitter", "compute"][engine];
-        let b = tables().engine_base(name).unwrap();
         let mut words = cmds.to_vec();
         words.push(MI_BATCH_BUFFER_END);
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let (batch, _) = self.buffer(&bytes);
-        let (hwsp, _) = self.ggtt_page();
-        let (lrca, _) = self.ggtt_page();
-        let (_, state) = self.ggtt_page();
-        let (ring_gfx, ring) = self.ggtt_page();
-        self.w32(
-            ring,
-            &[BB_START_PPGTT, batch as u32, (batch >> 32) as u32, 0],
-        );
-        let lri = |pairs: u32| (0x22 << 23) | 1 << 19 | (2 * pairs - 1);
-        let mut s = vec![0u32; 0x40];
-        s[1] = lri(5);
-        let regs = [
-            (0x244, 0xffff_0000),
-            (reg("RING_HEAD"), 0),
-            (reg("RING_TAIL"), 16),
-            (reg("RING_START"), ring_gfx as u32),
-            (reg("RING_CTL"), 1),
-        ];
-        for (k, (r, v)) in regs.iter().enumerate() {
-            s[2 + 2 * k] = b + r;
-            s[3 + 2 * k] = *v;
-        }
-        s[0x21] = lri(2);
-        s[0x22] = b + 0x274;
-        s[0x23] = (self.pml4 >> 32) as u32;
-        s[0x24] = b + 0x270;
-        s[0x25] = self.pml4 as u32;
-        self.w32(state, &s);
-        self.gpu.write32(b + reg("RING_HWS_PGA"), hwsp as u32);
-        self.gpu
-            .write32(b + reg("RING_MODE_GEN7"), (1 << 3) << 16 | 1 << 3);
-        let desc = lrca | 1 | 3 << 3 | 1 << 8 | 7 << 39;
-        if engine == COMPUTE {
-            // GEN12_RCU_MODE CCS enable, as the driver sets it before a
-            // compute submission.
-            self.gpu.write32(reg("GEN12_RCU_MODE"), 1 << 16 | 1);
-        }
-        let sq = b + reg("RING_EXECLIST_SQ_CONTENTS");
-        self.gpu.write32(sq, desc as u32);
-        self.gpu.write32(sq + 4, (desc >> 32) as u32);
-        self.gpu.write32(sq + 8, 0);
-        self.gpu.write32(sq + 12, 0);
-        self.gpu.write32(b + reg("RING_EXECLIST_CONTROL"), 1);
-        self.gpu.run(1000);
-    }
-
-    fn errors(&self) -> u64 {
-        self.gpu.stats().errors
+        self.submit(engine, batch);
     }
 
     fn log(&self) -> std::sync::MutexGuard<'_, Log> {

@@ -17,8 +17,8 @@ mod logic;
 mod math;
 mod round;
 
-pub(crate) use fast::choose_lite;
 pub use fast::wide_lanes;
+pub(crate) use fast::{choose_lite, nearest_f};
 pub(crate) use math::math_op;
 
 use baregpu_isa::IsaGen;

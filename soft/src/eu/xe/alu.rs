@@ -171,14 +171,15 @@ pub fn exec(
         };
         plans[i] = Some(operand::src(t, s, exec, three, touched)?);
     }
-    let types: alloc::vec::Vec<Type> = plans.iter().flatten().map(Plan::ty).collect();
-    let float = types.iter().any(|t| t.is_float()) && !logic(op) || float_only(op);
-    if float_only(op) && types.iter().any(|t| !t.is_float()) {
+    // The sources' types (no allocation: this runs per instruction).
+    let types = || plans.iter().flatten().map(Plan::ty);
+    let float = types().any(|t| t.is_float()) && !logic(op) || float_only(op);
+    if float_only(op) && types().any(|t| !t.is_float()) {
         return Err(ErrorKind::BadOperand(
             "this opcode takes float sources only",
         ));
     }
-    let prec = if float && dst.ty == Type::Hf && types.iter().all(|t| *t == Type::Hf) {
+    let prec = if float && dst.ty == Type::Hf && types().all(|t| t == Type::Hf) {
         Prec::F16
     } else {
         Prec::F32

@@ -10,7 +10,8 @@
 //!   registers each instruction touched;
 //! - `value`: F/HF/BF and integer conversions, rounding to a destination;
 //! - `alu`: the generic ALU, the Xe additions and `math`; `dpas`: the
-//!   systolic dot product;
+//!   systolic dot product; `fast`: F add/mul/mad planned once and run on
+//!   the older ISA's lane kernels;
 //! - `flow`: per-channel IPs, JIP/UIP branches, calls;
 //! - [`swsb`]: the software-scoreboard check;
 //! - [`harness`]: one thread, messages to a caller's shared functions.
@@ -25,6 +26,7 @@
 
 mod alu;
 mod dpas;
+mod fast;
 mod flow;
 pub mod harness;
 mod operand;
@@ -37,6 +39,7 @@ use alloc::format;
 use baregpu_isa::inst::{Body, CondMod, ExDesc, Opcode, PredCtrl, SendDesc, SyncFn};
 
 use crate::eu::error::{ErrorKind, EuError};
+use crate::eu::fp::Rounding;
 use crate::eu::run::Step;
 use crate::eu::send::{ExtendedSend, Payload, SendError, SendRequest, SharedFunctions};
 use crate::eu::thread::Thread;
@@ -93,6 +96,14 @@ impl XeThread {
         first: usize,
         exec: usize,
     ) -> Result<u32, ErrorKind> {
+        // No predicate: every channel (the loop below gives the same).
+        if inst.pred_ctrl == PredCtrl::None {
+            return Ok(if exec >= 32 {
+                u32::MAX
+            } else {
+                (1 << exec) - 1
+            });
+        }
         let off = FLAG_BASE + usize::from(inst.flag.reg & 1) * REG_BYTES;
         let f = self.thread.load32(off);
         let base = usize::from(inst.flag.subreg & 1) * 16 + first;
@@ -225,7 +236,17 @@ impl XeThread {
                     }
                     let sel_pred = inst.opcode == Opcode::Sel && inst.cond_mod == CondMod::None;
                     let en = if sel_pred { en_exec } else { en_exec & pred };
-                    alu::exec(&mut self.thread, inst, first, en, pred, &fc, &mut touched)?;
+                    let fast_done = match &op.fast {
+                        Some(f) if fc.mode == Rounding::NearestEven && !fc.keep32 => {
+                            touched = f.touched;
+                            crate::eu::alu::nearest_f(&mut self.thread, inst.opcode, &f.flat, en)
+                        }
+                        _ => false,
+                    };
+                    if !fast_done {
+                        touched = operand::Touched::default();
+                        alu::exec(&mut self.thread, inst, first, en, pred, &fc, &mut touched)?;
+                    }
                     flow::fall_rest(&mut self.thread, &at);
                 }
                 Body::Sync(s) => {
@@ -271,9 +292,12 @@ impl XeThread {
             Ok(())
         })();
         r.map_err(|e| EuError::new(ip, e))?;
-        let hazard = self.scoreboard.step(ip, inst, &op.text, &touched);
+        // Without the check the scoreboard is not kept either (it only
+        // serves the check; `check_swsb` is set before a dispatch).
         if self.check_swsb
-            && let Some(h) = hazard
+            && let Some(h) = self
+                .scoreboard
+                .step_on(ip, inst, op.pipe, &op.text, &touched)
         {
             return Err(EuError::new(ip, ErrorKind::Swsb(h)));
         }

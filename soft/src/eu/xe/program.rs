@@ -9,7 +9,10 @@ use baregpu_isa::IsaGen;
 use baregpu_isa::inst::{Body, Instruction, Jump, MathFn, Opcode, Src, Type};
 use baregpu_isa::kernel::{KernelError, KernelIter};
 
+use super::fast::{self, XeFast};
+use super::swsb::{self, InOrder};
 use crate::eu::error::{ErrorKind, EuError};
+use crate::eu::thread::Thread;
 
 #[derive(Clone, Debug)]
 pub struct XeOp {
@@ -21,14 +24,25 @@ pub struct XeOp {
     pub refused: Option<ErrorKind>,
     /// A branch whose UIP is a `while` (a break parks there).
     pub uip_is_while: bool,
+    /// The F arithmetic fast path's plan (`fast`), when it has one.
+    pub(crate) fast: Option<XeFast>,
+    /// The in-order pipe it runs on, for the SWSB check.
+    pub(crate) pipe: Option<InOrder>,
 }
 
 /// A predecoded Xe-HPG kernel.
 #[derive(Clone, Debug, Default)]
 pub struct XeProgram {
     pub(crate) ops: Vec<XeOp>,
+    /// The op at each 8-byte step of the code (instructions are 16 bytes,
+    /// or 8 compacted): `NONE` inside an instruction. A lookup per step
+    /// costs one load instead of a binary search over the ops.
+    at: Vec<u32>,
     tail: Option<KernelError>,
 }
+
+/// No instruction starts at this 8-byte step.
+const NONE: u32 = u32::MAX;
 
 /// 64-bit types: DG2 has no 64-bit float or integer ALU (Mesa
 /// intel_device_info.c XEHP_FEATURES: has_64bit_float = false,
@@ -90,23 +104,41 @@ impl XeProgram {
     pub fn new(bytes: &[u8]) -> XeProgram {
         let mut ops = Vec::new();
         let mut tail = None;
+        let scratch = Thread::new(IsaGen::Gen12_5);
         for e in KernelIter::new(IsaGen::Gen12_5, bytes) {
             match e {
-                Ok(e) => ops.push(XeOp {
-                    ip: e.offset as u32,
-                    next_ip: (e.offset + e.size()) as u32,
-                    text: baregpu_isa::text::print_instruction(IsaGen::Gen12_5, &e.inst),
-                    refused: refusal(&e.inst),
-                    uip_is_while: false,
-                    inst: e.inst,
-                }),
+                Ok(e) => {
+                    let refused = refusal(&e.inst);
+                    ops.push(XeOp {
+                        ip: e.offset as u32,
+                        next_ip: (e.offset + e.size()) as u32,
+                        text: baregpu_isa::text::print_instruction(IsaGen::Gen12_5, &e.inst),
+                        fast: refused
+                            .is_none()
+                            .then(|| fast::plan(&e.inst, &scratch))
+                            .flatten(),
+                        refused,
+                        pipe: swsb::pipe_of(&e.inst),
+                        uip_is_while: false,
+                        inst: e.inst,
+                    })
+                }
                 Err(err) => {
                     tail = Some(err);
                     break;
                 }
             }
         }
-        let mut p = XeProgram { ops, tail };
+        let end = ops.last().map_or(0, |o| o.next_ip as usize);
+        let mut at = alloc::vec![NONE; end.div_ceil(8)];
+        for (k, o) in ops.iter().enumerate() {
+            if o.ip.is_multiple_of(8)
+                && let Some(slot) = at.get_mut(o.ip as usize / 8)
+            {
+                *slot = k as u32;
+            }
+        }
+        let mut p = XeProgram { ops, at, tail };
         for k in 0..p.ops.len() {
             if let Body::Branch(b) = &p.ops[k].inst.body
                 && let Jump::JipUip { uip, .. } = b.jump
@@ -118,6 +150,13 @@ impl XeProgram {
             }
         }
         p
+    }
+
+    /// Runs every instruction on the generic path (tests compare the two).
+    pub fn drop_fast_plans(&mut self) {
+        for o in &mut self.ops {
+            o.fast = None;
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -138,7 +177,13 @@ impl XeProgram {
     }
 
     pub(crate) fn lookup(&self, ip: u32) -> Option<usize> {
-        self.ops.binary_search_by_key(&ip, |o| o.ip).ok()
+        if !ip.is_multiple_of(8) {
+            return None;
+        }
+        match self.at.get(ip as usize / 8) {
+            Some(&k) if k != NONE => Some(k as usize),
+            _ => None,
+        }
     }
 
     /// The error for an IP with no instruction: the decode error there,

@@ -134,8 +134,20 @@ impl Scoreboard {
         text: &str,
         touched: &Touched,
     ) -> Option<String> {
+        self.step_on(ip, inst, pipe_of(inst), text, touched)
+    }
+
+    /// [`Scoreboard::step`] with the instruction's pipe ([`pipe_of`])
+    /// computed once at predecode.
+    pub fn step_on(
+        &mut self,
+        ip: u32,
+        inst: &Instruction,
+        pipe: Option<InOrder>,
+        text: &str,
+        touched: &Touched,
+    ) -> Option<String> {
         let ooo = out_of_order(inst);
-        let pipe = pipe_of(inst);
         let mut dist: Option<(Pipe, u8)> = None;
         let mut set: Option<u8> = None;
         match inst.swsb {
@@ -175,24 +187,25 @@ impl Scoreboard {
                 _ => {}
             }
         }
-        // Register-distance waits retire the in-order writes they reach.
-        if let Some((p, d)) = dist {
-            let covers = |q: InOrder| match p {
+        // Register-distance waits retire the in-order writes they reach;
+        // writes past their pipe's maximum distance are complete (one pass
+        // over the pending writes for both).
+        let covers = |q: InOrder| match dist {
+            None => false,
+            Some((p, _)) => match p {
                 Pipe::All => true,
                 Pipe::Same => pipe.is_none_or(|own| own == q),
                 Pipe::Float => q == InOrder::Float,
                 Pipe::Int => q == InOrder::Int,
                 Pipe::Long => q == InOrder::Long,
-            };
-            let count = self.count;
-            self.writes.retain(|w| {
-                let n = count[w.pipe as usize] + 1 - w.index;
-                !(covers(w.pipe) && u64::from(d) <= n)
-            });
-        }
+            },
+        };
+        let d = dist.map_or(0, |(_, d)| u64::from(d));
         let count = self.count;
-        self.writes
-            .retain(|w| count[w.pipe as usize] + 1 - w.index <= w.pipe.max_dist());
+        self.writes.retain(|w| {
+            let n = count[w.pipe as usize] + 1 - w.index;
+            !(covers(w.pipe) && d <= n) && n <= w.pipe.max_dist()
+        });
         // An out-of-order instruction setting a token in use waits for it
         // to be free before it issues: the old holder is complete.
         if ooo && let Some(n) = set {

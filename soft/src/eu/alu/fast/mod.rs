@@ -135,6 +135,46 @@ pub(crate) fn choose_lite(p: IsaGen, first: &Op, second: Option<&Op>) -> Option<
     Some((h, f.flat))
 }
 
+/// The nearest-even lane kernels for the Xe-HPG thread (`eu::xe::fast`),
+/// which has its own predecode but the same register array and, in its
+/// default cr0 mode, the same F arithmetic: `op` (add, mul or mad) on
+/// `flat.lanes` (8 or 16) channels, denormals flushed in and out, NaN made
+/// canonical. `false`, with nothing written, for any other operation, an
+/// accumulator write, or a thread whose rounding is not nearest even (the
+/// hard mad lanes read it).
+pub(crate) fn nearest_f(t: &mut Thread, op: Opcode, flat: &Flat, en: u32) -> bool {
+    if t.fp.rounding != Rounding::NearestEven || flat.acc_write {
+        return false;
+    }
+    let kind = match op {
+        Opcode::Add => ADD,
+        Opcode::Mul => MUL,
+        Opcode::Mad => MAD,
+        _ => return false,
+    };
+    let wide = host::wide() && !PORTABLE_ONLY.load(Ordering::Relaxed);
+    macro_rules! lanes {
+        ($n:literal, $k:ident) => {
+            if wide {
+                // SAFETY: `host::wide()` found AVX2 and FMA usable.
+                unsafe { nearest_wide::<$n, $k>(t, flat, en) }
+            } else {
+                nearest::<$n, $k, false>(t, flat, en)
+            }
+        };
+    }
+    match (kind, flat.lanes) {
+        (ADD, 8) => lanes!(8, ADD),
+        (ADD, 16) => lanes!(16, ADD),
+        (MUL, 8) => lanes!(8, MUL),
+        (MUL, 16) => lanes!(16, MUL),
+        (MAD, 8) => lanes!(8, MAD),
+        (MAD, 16) => lanes!(16, MAD),
+        _ => return false,
+    }
+    true
+}
+
 /// Whether the fast ALU paths run their AVX2 + FMA variants on this CPU
 /// (they compute the same bits as the portable ones; benchmarks report
 /// which ran).
