@@ -330,7 +330,7 @@ fn validate_xe(
             why: alloc::string::ToString::to_string(&v),
         });
     }
-    super::state::gen12_5::check_kernel(generation, desc)?;
+    check_xe_needs(generation, desc)?;
     Ok(entries.len())
 }
 
@@ -387,4 +387,37 @@ pub(crate) fn upload<'a, P: Platform>(
     }
     heap.used = at + need;
     Ok((index, at))
+}
+
+/// Shared local memory of one group: the interface descriptor's largest
+/// encoding, 64 KiB (hal compute.toml Shared Local Memory Size, Mesa gen125.xml).
+pub const MAX_SLM_BYTES: u32 = 64 << 10;
+
+/// Checks a Gen12.5 kernel's needs (after the binary decoded and passed
+/// the ISA rules).
+#[cfg(feature = "gen12_5")]
+fn check_xe_needs(generation: Generation, desc: &KernelDesc<'_>) -> Result<(), ComputeError> {
+    let unsupported = |what| ComputeError::Unsupported { generation, what };
+    if desc.curbe_bytes != 0 {
+        return Err(unsupported(
+            "CURBE constants on Gen12.5 (it has none: use inline or indirect data)",
+        ));
+    }
+    if desc.scratch_bytes != 0 {
+        return Err(unsupported("scratch space on Gen12.5 (not programmed yet)"));
+    }
+    if !desc.samplers.is_empty() {
+        return Err(unsupported("samplers on Gen12.5 (not programmed yet)"));
+    }
+    // 128 GRFs: `state::gen12_5::record` writes Large GRF Mode off (STATE_COMPUTE_MODE).
+    if desc.grf_registers != 128 {
+        return Err(ComputeError::Invalid(
+            "Gen12.5 threads have 128 GRF registers (Large GRF Mode is not used)",
+        ));
+    }
+    check_max(
+        "shared local memory bytes",
+        desc.slm_bytes as u64,
+        MAX_SLM_BYTES as u64,
+    )
 }

@@ -55,8 +55,8 @@ use baregpu_hal::gen12_5::commands as c;
 use baregpu_hal::gen12_5::structs as s;
 
 use super::{Cmds, Plan, StateArea, Work, binding_table, bt_prefetch_count};
-use crate::compute::error::{ComputeError, check_max};
-use crate::compute::kernel::{KernelDesc, LocalIds, Simd};
+use crate::compute::error::ComputeError;
+use crate::compute::kernel::{LocalIds, Simd};
 use crate::compute::surface::{SurfaceDesc, SurfaceKind};
 use baregpu_hal::Generation;
 
@@ -71,47 +71,12 @@ pub const INLINE_DWORDS: usize = 8;
 /// states (the field itself is U17, 004 line 12804).
 pub const MAX_INDIRECT_BYTES: usize = 32 << 10;
 
-/// Shared local memory of one group: the interface descriptor's largest
-/// encoding, 64 KiB (hal compute.toml Shared Local Memory Size, Mesa gen125.xml).
-pub const MAX_SLM_BYTES: u32 = 64 << 10;
-
 /// CFE_STATE Maximum Number of Threads. Any value that holds one group's
 /// threads lets every walker run (at most 1024 / 8 = 128 at SIMD8); Mesa
 /// programs the device's compute threads times its subslices [ext: Mesa
 /// anv genX_cmd_compute.c emit_cfe_state]. 4096 is DG2-512's 512 EUs of 8
 /// threads [ext: Mesa intel_device_info.c DG2 G10].
 const CFE_MAX_THREADS: u32 = 4096;
-
-/// Checks a Gen12.5 kernel's needs (called by `kernel::validate` after the
-/// binary decoded and passed the ISA rules).
-pub(crate) fn check_kernel(
-    generation: Generation,
-    desc: &KernelDesc<'_>,
-) -> Result<(), ComputeError> {
-    let unsupported = |what| ComputeError::Unsupported { generation, what };
-    if desc.curbe_bytes != 0 {
-        return Err(unsupported(
-            "CURBE constants on Gen12.5 (it has none: use inline or indirect data)",
-        ));
-    }
-    if desc.scratch_bytes != 0 {
-        return Err(unsupported("scratch space on Gen12.5 (not programmed yet)"));
-    }
-    if !desc.samplers.is_empty() {
-        return Err(unsupported("samplers on Gen12.5 (not programmed yet)"));
-    }
-    // 128 GRFs: `record` writes Large GRF Mode off (STATE_COMPUTE_MODE).
-    if desc.grf_registers != 128 {
-        return Err(ComputeError::Invalid(
-            "Gen12.5 threads have 128 GRF registers (Large GRF Mode is not used)",
-        ));
-    }
-    check_max(
-        "shared local memory bytes",
-        desc.slm_bytes as u64,
-        MAX_SLM_BYTES as u64,
-    )
-}
 
 pub(crate) fn record(
     plan: &Plan<'_>,

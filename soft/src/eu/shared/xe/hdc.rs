@@ -33,7 +33,7 @@
 //! outside are dropped. The vertical line stride override is refused.
 //!
 //! Not modelled yet (refused by name): typed and atomic messages, the
-//! packed (16-bit) forms, SIMD4x2. The dc0 messages are `super::dc0`'s.
+//! packed (16-bit) forms, SIMD4x2. The dc0 messages are served in the dc0 module beside this one.
 
 use baregpu_isa::inst::Sfid;
 use baregpu_isa::message::lsc::{BtiRef, Surface};

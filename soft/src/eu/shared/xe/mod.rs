@@ -63,7 +63,7 @@ pub struct XeState {
     /// Address of the binding table: the interface descriptor's Binding
     /// Table Pointer from the Binding Table Pool Base when the context
     /// programmed a pool, else from Surface State Base (the finding and its
-    /// sources: `crate::gen12_5::compute` `xe_state`).
+    /// sources: `xe_state` in the gen12_5 compute module).
     pub binding_table: u64,
     /// Bytes of binding table readable from `binding_table` (what is left
     /// of the pool; `None` without a pool). An entry past it reads 0 (004
