@@ -6,13 +6,15 @@
 //! Base, hardware- or runtime-generated local IDs and the matching kernel
 //! start), several groups each; results are checked against the host.
 //!
-//! Each kernel runs in two compile variants (IGC's default stateful
-//! buffers, and stateless A64 with `-cl-intel-greater-than-4GB-buffer-
-//! required`, which NEO asks for on Xe-HPG) and both local-ID modes. A run
-//! the model refuses must be refused for a message named in `PENDING` (a
-//! shared function the model lacks); any other refusal or a wrong result
-//! fails. When ocloc is missing the test says so and passes, except on CI
-//! (`CI` set), where it fails.
+//! Each kernel is compiled with stateless A64 buffers
+//! (`-cl-intel-greater-than-4GB-buffer-required`, which NEO asks for on
+//! Xe-HPG; IGC's default stateful buffers need binding tables and surface
+//! states the runner does not build) and runs in both local-ID modes on the
+//! model's own shared functions (IGC's prologue loads the payload with dc0
+//! OWord block reads on BTI 253). A run the model stops must be a kernel's
+//! entry in `GAPS`; any other stop or a wrong result fails. When ocloc is
+//! missing the test says so and passes, except on CI (`CI` set), where it
+//! fails.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -21,13 +23,8 @@ use std::sync::Mutex;
 
 use baregpu_hal::bits;
 use baregpu_hal::{BusError, Generation, MemoryBus, Mmio};
-use baregpu_isa::inst::Sfid;
-use baregpu_isa::message::xe_hdc::{Dc0, OwordCount, decode_dc0};
 use baregpu_isa::zebin::{self, dispatch::ArgValue};
-use baregpu_soft::eu::shared::memory::{GfxMemory, MemFault};
-use baregpu_soft::eu::shared::xe::{Gateway, XeEnv, XeState, serve};
-use baregpu_soft::eu::{SendError, SendRequest, SharedFunctions, Thread};
-use baregpu_soft::{ComputeFunctions, SoftGpu};
+use baregpu_soft::SoftGpu;
 
 #[derive(Default)]
 struct Ram(Mutex<BTreeMap<u64, Box<[u8; 4096]>>>);
@@ -258,139 +255,6 @@ impl Dg2 {
     }
 }
 
-// ---------------------------------------------------------------------------
-// A test-only stand-in for the one message the model lacks, so that the
-// dispatch can be checked end to end today: dc0 OWord block reads on the
-// stateless BTIs (IGC's payload loads) are served here from the test's
-// PPGTT; every other message goes to the model's own Xe-HPG shared
-// functions (`xe::serve`: IGC's LSC and dc1 loads, stores, atomics, SLM,
-// fences). Remove it when `soft/src/eu/shared/xe` serves dc0.
-
-/// The test's memory through its PPGTT (4 KiB pages, four levels, as
-/// `Dg2::map` writes them).
-struct Ppgtt {
-    ram: &'static Ram,
-    pml4: u64,
-}
-
-impl Ppgtt {
-    fn translate(&self, va: u64) -> Option<u64> {
-        let mut table = self.pml4;
-        for level in 0..4 {
-            let at = table + 8 * ((va >> (39 - 9 * level)) & 0x1ff);
-            let mut e = [0u8; 8];
-            self.ram.read(at, &mut e).ok()?;
-            let e = u64::from_le_bytes(e);
-            if e & 1 == 0 {
-                return None;
-            }
-            table = e & 0x3fff_ffff_f000;
-        }
-        Some(table | (va & 0xfff))
-    }
-}
-
-impl GfxMemory for Ppgtt {
-    fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
-        for (k, b) in buf.iter_mut().enumerate() {
-            let fault = MemFault {
-                addr,
-                len: 1,
-                write: false,
-            };
-            let pa = self.translate(addr + k as u64).ok_or(fault)?;
-            let mut one = [0u8];
-            self.ram.read(pa, &mut one).map_err(|_| fault)?;
-            *b = one[0];
-        }
-        Ok(())
-    }
-    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
-        for (k, b) in data.iter().enumerate() {
-            let fault = MemFault {
-                addr,
-                len: 1,
-                write: true,
-            };
-            let pa = self.translate(addr + k as u64).ok_or(fault)?;
-            self.ram.write(pa, &[*b]).map_err(|_| fault)?;
-        }
-        Ok(())
-    }
-}
-
-struct Dc0Bridge {
-    mem: Ppgtt,
-    general: u64,
-    slm: Vec<u8>,
-    gateway: Gateway,
-}
-
-impl SharedFunctions for Dc0Bridge {
-    fn send(&mut self, t: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
-        if req.sfid == Some(Sfid::DpDataCache) {
-            // IGC's payload loads: BTI 253 (stateless, General State Base
-            // relative), the header's dword 2 a byte offset (the prologue
-            // adds byte offsets to r0.0[31:6]).
-            let Ok(Dc0::Block(b)) = decode_dc0(req.desc) else {
-                return Err(SendError::Bad("test dc0 bridge: only OWord block reads"));
-            };
-            if b.write || !b.aligned || !matches!(b.bti, 253 | 255) {
-                return Err(SendError::Bad(
-                    "test dc0 bridge: only aligned stateless reads",
-                ));
-            }
-            let owords = match b.count {
-                OwordCount::Two => 2,
-                OwordCount::Four => 4,
-                OwordCount::Eight => 8,
-                OwordCount::Sixteen => 16,
-                _ => return Err(SendError::Bad("test dc0 bridge: one-OWord forms")),
-            };
-            let at = self.general + u64::from(t.grf_ud(req.payload.reg, 2));
-            let mut bytes = vec![0u8; 16 * owords];
-            self.mem
-                .read(at, &mut bytes)
-                .map_err(|_| SendError::Bad("test dc0 bridge: unmapped payload"))?;
-            let dst = req
-                .dst
-                .ok_or(SendError::Bad("test dc0 bridge: no destination"))?;
-            for (k, c) in bytes.chunks(4).enumerate() {
-                t.set_grf_ud(
-                    dst + (k / 8) as u8,
-                    k % 8,
-                    u32::from_le_bytes(c.try_into().unwrap()),
-                );
-            }
-            return Ok(());
-        }
-        let slm = (!self.slm.is_empty()).then_some(self.slm.as_mut_slice());
-        let mut env = XeEnv {
-            memory: &mut self.mem,
-            state: XeState {
-                surface_state_base: 0,
-                bindless_surface_state_base: 0,
-                binding_table: 0,
-                flat_base: 0,
-            },
-            slm,
-            gateway: &mut self.gateway,
-        };
-        serve(&mut env, t, req)
-    }
-}
-
-impl ComputeFunctions for Dc0Bridge {
-    fn begin_group(&mut self, _group: [u32; 3], slm_bytes: u32) {
-        self.slm = vec![0; slm_bytes as usize];
-    }
-}
-
-/// Messages IGC's code sends that the model's shared functions do not
-/// serve yet: the prologue's payload loads (dc0 OWord block read, BTI 253,
-/// General State Base relative; `soft/src/eu/shared/xe/hdc.rs`).
-const PENDING: &[&str] = &["legacy HDC dc0 messages are not modelled"];
-
 /// IGC code the model does not run yet, by kernel: the text its stop
 /// report names. A kernel listed here must stop so (the test fails once it
 /// runs, so that the entry is removed).
@@ -461,8 +325,6 @@ enum Arg {
 enum Outcome {
     /// The buffers' final bytes, by argument index.
     Done(Vec<Vec<u8>>),
-    /// Refused for a `PENDING` message.
-    Pending(String),
     /// Stopped for the kernel's entry in `GAPS`.
     Gap(String),
 }
@@ -486,7 +348,6 @@ fn run(
     global: [u32; 3],
     local: [u32; 3],
     runtime_ids: bool,
-    bridge: bool,
 ) -> Outcome {
     let zb = zebin::read(zebin).unwrap_or_else(|e| panic!("{e}"));
     let k = zb
@@ -514,18 +375,6 @@ fn run(
     let mut heap = vec![0u8; INDIRECT_OFFSET as usize];
     heap.extend_from_slice(&d.indirect);
     let (general, _) = g.buffer(&heap);
-    if bridge {
-        let sf = Dc0Bridge {
-            mem: Ppgtt {
-                ram: g.ram,
-                pml4: g.pml4,
-            },
-            general,
-            slm: Vec::new(),
-            gateway: Gateway::default(),
-        };
-        assert!(g.gpu.set_compute_functions(Box::new(sf)));
-    }
     let simd = match d.simd {
         8 => 0,
         16 => 1,
@@ -598,18 +447,15 @@ fn run(
     g.run(COMPUTE, &cmds);
     if g.errors() != 0 {
         let report = g.gpu.compute_report(COMPUTE).unwrap_or_default();
-        let pending = !bridge && PENDING.iter().any(|p| report.contains(p));
         let gap = GAPS
             .iter()
             .any(|(k, why)| *k == name && report.contains(why));
         assert!(
-            pending || gap,
-            "{name}: the model stopped for a reason not pending: {report}"
+            gap,
+            "{name}: the model stopped: {report} (unmodelled: {:?})",
+            g.gpu.unmodelled(COMPUTE)
         );
-        if gap {
-            return Outcome::Gap(report);
-        }
-        return Outcome::Pending(report);
+        return Outcome::Gap(report);
     }
     Outcome::Done(
         bufs.iter()
@@ -762,7 +608,6 @@ fn cases() -> Vec<Case> {
 #[test]
 fn igc_kernels_run_with_neos_dispatch_and_give_the_hosts_answer() {
     let mut done = 0;
-    let mut pending = Vec::new();
     let mut gaps = Vec::new();
     // Stateless A64 buffers, as NEO compiles for Xe-HPG; IGC's default
     // stateful form needs binding tables and surface states the runner
@@ -778,24 +623,14 @@ fn igc_kernels_run_with_neos_dispatch_and_give_the_hosts_answer() {
                     case.name,
                     if runtime_ids { "runtime" } else { "hardware" }
                 );
-                let go = |bridge| {
-                    run(
-                        &zebin,
-                        case.name,
-                        &case.args,
-                        case.global,
-                        case.local,
-                        runtime_ids,
-                        bridge,
-                    )
-                };
-                let first = match go(false) {
-                    Outcome::Pending(why) => {
-                        pending.push(format!("{what}: {why}"));
-                        go(true)
-                    }
-                    other => other,
-                };
+                let first = run(
+                    &zebin,
+                    case.name,
+                    &case.args,
+                    case.global,
+                    case.local,
+                    runtime_ids,
+                );
                 let listed = GAPS.iter().any(|(k, _)| *k == case.name);
                 let out = match first {
                     Outcome::Done(out) => {
@@ -806,7 +641,6 @@ fn igc_kernels_run_with_neos_dispatch_and_give_the_hosts_answer() {
                         gaps.push(format!("{what}: {why}"));
                         continue;
                     }
-                    Outcome::Pending(why) => panic!("{what} with the dc0 bridge: {why}"),
                 };
                 if let Err(e) = (case.check)(&out) {
                     panic!("{what}: {e}");
@@ -816,9 +650,6 @@ fn igc_kernels_run_with_neos_dispatch_and_give_the_hosts_answer() {
         }
     }
     eprintln!("{done} IGC kernel runs checked against the host");
-    for p in &pending {
-        eprintln!("model refused (checked with the test's dc0 bridge): {p}");
-    }
     for g in &gaps {
         eprintln!("not run yet (GAPS): {g}");
     }

@@ -404,6 +404,7 @@ fn xe_state(
         bindless_sampler_state_base: s.bindless_sampler.address,
         // A64 flat addresses are the virtual addresses themselves.
         flat_base: 0,
+        general_state_base: s.general.address,
         // The walker does not yet give threads a scratch pointer in r0.5
         // (`payload`), so the legacy scratch messages are refused.
         scratch_base: 0,

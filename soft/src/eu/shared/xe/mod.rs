@@ -84,6 +84,11 @@ pub struct XeState {
     /// What flat addresses are relative to: 0 for A64; flat A32 addresses
     /// are offsets from it (General State Base on a stateless A32 access).
     pub flat_base: u64,
+    /// General State Base Address: the base of the legacy data port's
+    /// stateless A32 accesses (binding-table indices 253 and 255; 004
+    /// STATE_BASE_ADDRESS, lines 34307-34311: "stateless (A32) Data Port
+    /// messages, General State Base Address + Buffer Base Address").
+    pub general_state_base: u64,
 }
 
 /// What the gateway saw.
