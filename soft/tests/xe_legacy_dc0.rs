@@ -31,7 +31,9 @@ fn units(seed: u64) -> XeUnits {
         *b = r.next() as u8;
     }
     let mut u = XeUnits::new(m);
+    // Stateless A32 (BTI 253/255) counts from General State Base.
     u.state.flat_base = BASE;
+    u.state.general_state_base = BASE;
     u.slm = (0..4096).map(|_| r.next() as u8).collect();
     u
 }
