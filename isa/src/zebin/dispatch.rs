@@ -15,7 +15,7 @@
 //!     from the indirect data is skipped), at the ISA otherwise.
 //!
 //! The kernel's side (IGC vISA PrologEpilog.cpp PayloadLoader; seen in
-//! ocloc's DG2 code): it finds the indirect data at r0.0[31:6] + General
+//! ocloc's DG2 code): it finds the indirect data at r0.0 bits 31:6 + General
 //! State Base, reads the cross-thread data past the inline part into the
 //! registers after the inline register, and in the skippable prologue reads
 //! its per-thread block at `align32(cross-thread) - inline + tid * size`

@@ -22,7 +22,7 @@
 //!   "is delivered to the kernel in the thread's R0 payload" (004 line
 //!   12806): r0.0 bits 31:6, the 64-byte aligned offset from General State
 //!   Base Address as the walker gives it (IGC visa/PrologEpilog.cpp,
-//!   PayloadLoader: "IndirectArgPtr = r0.0[31:6] + GeneralStateBase",
+//!   PayloadLoader: "IndirectArgPtr = r0.0 bits 31:6 + GeneralStateBase",
 //!   "thread id in group is at r0.2[7:0]"; IGC's DG2 prologue masks r0.0
 //!   with 0xFFFFFFC0 and reads the cross-thread and per-thread data with
 //!   dc0 OWord block reads on BTI 253). Bits 5:0 are left 0: no source
