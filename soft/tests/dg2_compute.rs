@@ -221,7 +221,7 @@ fn setup() -> Vec<u32> {
         &[
             ("instruction_base_address", INSTRUCTION_BASE),
             ("instruction_base_address_modify_enable", 1),
-            ("instruction_buffer_size", 0x10_0000),
+            ("instruction_buffer_size", 0x100), // 1 MiB: the field counts 4 KiB pages
             ("instruction_buffer_size_modify_enable", 1),
         ],
     ));

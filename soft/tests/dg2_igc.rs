@@ -434,11 +434,11 @@ fn run(
         &[
             ("general_state_base_address", general),
             ("general_state_base_address_modify_enable", 1),
-            ("general_state_buffer_size", 0x10_0000),
+            ("general_state_buffer_size", 0x100), // 1 MiB: the field counts 4 KiB pages
             ("general_state_buffer_size_modify_enable", 1),
             ("instruction_base_address", INSTRUCTION_BASE),
             ("instruction_base_address_modify_enable", 1),
-            ("instruction_buffer_size", 0x10_0000),
+            ("instruction_buffer_size", 0x100), // 1 MiB: the field counts 4 KiB pages
             ("instruction_buffer_size_modify_enable", 1),
         ],
     ));
