@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex};
 
-use baregpu_hal::bits;
 use baregpu_hal::{MemoryBus, Mmio};
 use baregpu_isa::IsaGen;
 use baregpu_isa::inst::Sfid;
@@ -26,39 +25,7 @@ use baregpu_soft::eu::{SendError, SendRequest, SharedFunctions, Thread};
 
 mod dg2_support;
 
-use dg2_support::{COMPUTE, Dg2Base, MI_BATCH_BUFFER_END, RENDER, reg, tables};
-
-/// A command of the gen12.5 tables with the named fields set (fixed fields
-/// and the length from the table).
-fn pack(name: &str, set: &[(&str, u64)]) -> Vec<u32> {
-    let info = tables().command(name).unwrap();
-    let len = info.length_from_header(0).max(
-        info.fields
-            .iter()
-            .map(|f| f.end as usize / 32 + 1)
-            .max()
-            .unwrap(),
-    );
-    let mut dw = vec![0u32; len];
-    for f in info.fields {
-        let v = match f.value {
-            Some(v) => v,
-            None if f.name == "dword_length" => (len - 2) as u64,
-            None => match set.iter().rfind(|(n, _)| *n == f.name) {
-                Some((_, v)) => v >> f.shift,
-                None => f.default.unwrap_or(0),
-            },
-        };
-        bits::put(&mut dw, f.start as u32, f.width(), v);
-    }
-    for (n, _) in set {
-        assert!(
-            info.fields.iter().any(|f| f.name == *n),
-            "{name} has no {n}"
-        );
-    }
-    dw
-}
+use dg2_support::{COMPUTE, Dg2Base, INSTRUCTION_BASE, RENDER, pack, reg};
 
 /// What the test shared functions saw.
 #[derive(Default)]
@@ -156,9 +123,6 @@ impl DerefMut for Dg2 {
     }
 }
 
-/// Where the kernels live: Instruction Base Address and the kernels' page.
-const INSTRUCTION_BASE: u64 = 0x4000_0000;
-
 impl Dg2 {
     fn new() -> Self {
         let base = Dg2Base::new();
@@ -170,38 +134,6 @@ impl Dg2 {
     /// Maps `va` to the system page `page` in the PPGTT.
     fn map(&mut self, va: u64, page: u64) {
         self.base.map(va, page, 0);
-    }
-
-    /// `bytes` at a new PPGTT address: (va, phys).
-    fn buffer(&mut self, bytes: &[u8]) -> (u64, u64) {
-        let pages = bytes.len().div_ceil(4096).max(1) as u64;
-        let va = self.next_va;
-        self.next_va += (pages + 1) * 4096;
-        let phys = self.phys(pages);
-        for p in 0..pages {
-            self.map(va + p * 4096, phys + p * 4096);
-        }
-        self.ram.write(phys, bytes).unwrap();
-        (va, phys)
-    }
-
-    /// A kernel at `offset` from the instruction base (mapped on first use).
-    fn kernel(&mut self, offset: u64, code: &[u8]) {
-        let page = INSTRUCTION_BASE + (offset & !0xfff);
-        let phys = self.phys(code.len().div_ceil(4096) as u64 + 1);
-        for p in 0..=(code.len() as u64 / 4096) {
-            self.map(page + p * 4096, phys + p * 4096);
-        }
-        self.ram.write(phys + (offset & 0xfff), code).unwrap();
-    }
-
-    /// Runs `cmds` as a PPGTT batch on engine `engine` in a fresh context.
-    fn run(&mut self, engine: usize, cmds: &[u32]) {
-        let mut words = cmds.to_vec();
-        words.push(MI_BATCH_BUFFER_END);
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let (batch, _) = self.buffer(&bytes);
-        self.submit(engine, batch);
     }
 
     fn log(&self) -> std::sync::MutexGuard<'_, Log> {

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use baregpu_hal::bits;
 use baregpu_hal::{BusError, Generation, MemoryBus, Mmio};
 use baregpu_soft::SoftGpu;
 
@@ -66,6 +67,41 @@ pub const MI_BATCH_BUFFER_END: u32 = 0x0a << 23;
 pub const BB_START_PPGTT: u32 = 0x31 << 23 | 1 | 1 << 8;
 /// PPGTT entry bit 11: a local-memory page (i915 GEN12_PPGTT_PTE_LM).
 pub const PTE_LM: u64 = 1 << 11;
+
+/// Where the kernels live: Instruction Base Address and the kernels' page.
+pub const INSTRUCTION_BASE: u64 = 0x4000_0000;
+
+/// A command of the gen12.5 tables with the named fields set (fixed fields
+/// and the length from the table).
+pub fn pack(name: &str, set: &[(&str, u64)]) -> Vec<u32> {
+    let info = tables().command(name).unwrap();
+    let len = info.length_from_header(0).max(
+        info.fields
+            .iter()
+            .map(|f| f.end as usize / 32 + 1)
+            .max()
+            .unwrap(),
+    );
+    let mut dw = vec![0u32; len];
+    for f in info.fields {
+        let v = match f.value {
+            Some(v) => v,
+            None if f.name == "dword_length" => (len - 2) as u64,
+            None => match set.iter().rfind(|(n, _)| *n == f.name) {
+                Some((_, v)) => v >> f.shift,
+                None => f.default.unwrap_or(0),
+            },
+        };
+        bits::put(&mut dw, f.start as u32, f.width(), v);
+    }
+    for (n, _) in set {
+        assert!(
+            info.fields.iter().any(|f| f.name == *n),
+            "{name} has no {n}"
+        );
+    }
+    dw
+}
 
 /// The model over its memory, with allocators of physical pages, GGTT
 /// and PPGTT addresses.
@@ -194,6 +230,38 @@ impl Dg2Base {
         self.gpu.write32(sq + 12, 0);
         self.gpu.write32(b + reg("RING_EXECLIST_CONTROL"), 1);
         self.gpu.run(1000);
+    }
+
+    /// `bytes` at a new PPGTT address: (va, phys).
+    pub fn buffer(&mut self, bytes: &[u8]) -> (u64, u64) {
+        let pages = bytes.len().div_ceil(4096).max(1) as u64;
+        let va = self.next_va;
+        self.next_va += (pages + 1) * 4096;
+        let phys = self.phys(pages);
+        for p in 0..pages {
+            self.map(va + p * 4096, phys + p * 4096, 0);
+        }
+        self.ram.write(phys, bytes).unwrap();
+        (va, phys)
+    }
+
+    /// A kernel at `offset` from the instruction base (mapped on first use).
+    pub fn kernel(&mut self, offset: u64, code: &[u8]) {
+        let page = INSTRUCTION_BASE + (offset & !0xfff);
+        let phys = self.phys(code.len().div_ceil(4096) as u64 + 1);
+        for p in 0..=(code.len() as u64 / 4096) {
+            self.map(page + p * 4096, phys + p * 4096, 0);
+        }
+        self.ram.write(phys + (offset & 0xfff), code).unwrap();
+    }
+
+    /// Runs `cmds` as a PPGTT batch on engine `engine` in a fresh context.
+    pub fn run(&mut self, engine: usize, cmds: &[u32]) {
+        let mut words = cmds.to_vec();
+        words.push(MI_BATCH_BUFFER_END);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (batch, _) = self.buffer(&bytes);
+        self.submit(engine, batch);
     }
 
     pub fn errors(&self) -> u64 {
