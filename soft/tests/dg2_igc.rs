@@ -35,10 +35,6 @@ const GAPS: &[(&str, &str)] = &[
     // back edge as ordering it, the model's SWSB check (a debugging aid,
     // `soft/src/eu/xe/swsb.rs`) does not follow that rule yet.
     ("group_sum", "reads r4 written 1 int instruction(s) back"),
-    // IGC's global atomics on DG2 are the legacy dc1 A64 untyped atomics
-    // (inc 0x040485FF, add 0x040487FF), which `soft/src/eu/shared/xe/hdc.rs`
-    // does not serve yet.
-    ("histogram", "dc1: only untyped surface read/write"),
 ];
 
 /// Where the indirect data sits past General State Base (64-byte aligned,

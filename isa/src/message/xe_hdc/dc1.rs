@@ -90,6 +90,7 @@
 use alloc::string::{String, ToString};
 use core::fmt;
 
+use super::super::AtomicOp;
 use super::{
     MessageError, OwordCount, header_required, hword_code, hword_count, oword_count, stray,
 };
@@ -210,6 +211,51 @@ pub struct UntypedAtomic {
     pub header: bool,
     pub packed_address: bool,
     pub packed_data: bool,
+}
+
+impl UntypedAtomic {
+    /// The operation of the MDC_AOP code (Mesa brw_eu_defines.h
+    /// `BRW_AOP_*`, 1 AND to 15 PREDEC); `None` for code 0, which iga64
+    /// names "64b integer compare and swap" in the dword message and 004
+    /// does not describe.
+    pub fn operation(&self) -> Option<AtomicOp> {
+        AtomicOp::from_aop(u32::from(self.op))
+    }
+
+    /// Bits of each data element: 16 for the word forms, 64 for the A64
+    /// form with bit 12 set (004 MSD1R_A64_QWAI line 5630: "Operations are
+    /// on 64-bit integers"; clear, MSD1R_A64_DWAI line 5294, 32-bit), else
+    /// 32.
+    pub fn data_bits(&self) -> u8 {
+        match (self.word, self.a64 && self.bit12) {
+            (true, _) => 16,
+            (false, true) => 64,
+            (false, false) => 32,
+        }
+    }
+
+    /// Lanes of the message. The A64 forms are SIMD8 whatever bit 12 says,
+    /// as bit 12 is their data width (IGA MessageDecoderHDC: "the SIMD
+    /// size is always fixed", 8; Mesa `brw_dp_a64_untyped_atomic_desc`
+    /// asserts exec_size 8, and `get_lowered_simd_width` splits
+    /// A64_UNTYPED_ATOMIC to 8 without LSC). The surface forms are SIMD8
+    /// with bit 12 set and SIMD16 without (Mesa
+    /// `brw_dp_untyped_atomic_desc`, IGA `decodeMDC_SM2R`).
+    pub fn lanes(&self) -> u8 {
+        if self.a64 || self.bit12 { 8 } else { 16 }
+    }
+}
+
+impl FloatAtomic {
+    /// Lanes of the message: the A64 forms are SIMD8 (004 MSD1R_A64_DWAF
+    /// and MSD1W_A64_DWAF bit 12, lines 5219 and 5255: "Only SIMD8
+    /// operations are supported"; Mesa `brw_dp_a64_untyped_atomic_float_desc`
+    /// asserts exec_size 8 and leaves bit 12 clear); the surface forms
+    /// SIMD8 with bit 12 set, else SIMD16 (Mesa
+    /// `brw_dp_untyped_atomic_float_desc`, IGA `decodeMDC_SM2R`).
+    pub fn lanes(&self) -> u8 {
+        if self.a64 || self.simd_bit { 8 } else { 16 }
+    }
 }
 
 /// A media block read or write (the header is always present).
