@@ -91,6 +91,7 @@ use alloc::string::{String, ToString};
 use core::fmt;
 
 use super::super::AtomicOp;
+use super::super::lsc::LscOp;
 use super::{
     MessageError, OwordCount, header_required, hword_code, hword_count, oword_count, stray,
 };
@@ -246,15 +247,44 @@ impl UntypedAtomic {
     }
 }
 
+/// The MDC_FOP codes of 32-bit floats with the LSC operation of the same
+/// meaning (Mesa brw_eu_defines.h `BRW_AOP_FMAX` 1, `FMIN` 2, `FCMPWR` 3,
+/// `FADD` 4; 5 iga64's "subtract (32b)", its `atomic_fsub`); 6 and 7 are
+/// iga64's 64-bit add and subtract.
+const FLOAT_LSC_OPS: [(u8, LscOp); 5] = [
+    (1, LscOp::AtomicFmax),
+    (2, LscOp::AtomicFmin),
+    (3, LscOp::AtomicFcmpxchg),
+    (4, LscOp::AtomicFadd),
+    (5, LscOp::AtomicFsub),
+];
+
 impl FloatAtomic {
-    /// Lanes of the message: the A64 forms are SIMD8 (004 MSD1R_A64_DWAF
-    /// and MSD1W_A64_DWAF bit 12, lines 5219 and 5255: "Only SIMD8
-    /// operations are supported"; Mesa `brw_dp_a64_untyped_atomic_float_desc`
-    /// asserts exec_size 8 and leaves bit 12 clear); the surface forms
-    /// SIMD8 with bit 12 set, else SIMD16 (Mesa
-    /// `brw_dp_untyped_atomic_float_desc`, IGA `decodeMDC_SM2R`).
-    pub fn lanes(&self) -> u8 {
-        if self.a64 || self.simd_bit { 8 } else { 16 }
+    /// The operation of the MDC_FOP code as the LSC operation of the same
+    /// meaning; `None` for the 64-bit codes 6 and 7.
+    pub fn operation(&self) -> Option<LscOp> {
+        FLOAT_LSC_OPS
+            .iter()
+            .find(|(c, _)| *c == self.op)
+            .map(|(_, o)| *o)
+    }
+
+    /// Lanes of the message. The A64 forms are SIMD8 with bit 12 clear
+    /// (004 MSD1R_A64_DWAF and MSD1W_A64_DWAF bit 12, lines 5219 and 5255:
+    /// "Only SIMD8 operations are supported"; Mesa
+    /// `brw_dp_a64_untyped_atomic_float_desc` asserts exec_size 8 and
+    /// leaves bit 12 clear; `iga64 -p=12p71 -Xdsd` reads 8 channels), and
+    /// `None` with it set (iga64 reads 16 channels there, which 004 does
+    /// not allow). The surface forms are SIMD8 with bit 12 set, SIMD16
+    /// without (Mesa `brw_dp_untyped_atomic_float_desc`; iga64's channel
+    /// count).
+    pub fn lanes(&self) -> Option<u8> {
+        match (self.a64, self.simd_bit) {
+            (true, false) => Some(8),
+            (true, true) => None,
+            (false, true) => Some(8),
+            (false, false) => Some(16),
+        }
     }
 }
 

@@ -21,9 +21,8 @@
 //! width): every operation returns the old value but PREDEC, which
 //! returns the new one; CMPWR writes src1 when memory equals src0. The
 //! float operations are the LSC ones (`super::atomic`, 004 DP_ATOMIC_*:
-//! IEEE minNum/maxNum, a float compare) with the codes of Mesa
-//! brw_eu_defines.h `BRW_AOP_FMAX` 1, `FMIN` 2, `FCMPWR` 3, `FADD` 4 and
-//! iga64's "subtract (32b)" 5. Lanes run one after the other in channel
+//! IEEE minNum/maxNum, a float compare), by `FloatAtomic::operation`.
+//! Lanes run one after the other in channel
 //! order, so lanes on one address see the lanes below them; lanes off in
 //! the execution mask touch neither memory nor their return element. A
 //! fault ends the message at the lane that takes it (the A64 and LSC
@@ -33,10 +32,11 @@
 //! Refused by name: the word (16-bit) and half-float forms (004 gives no
 //! payload layout for their data), operation code 0 (iga64's "64b integer
 //! compare and swap" in the dword message, which 004 does not describe),
-//! the float data width bit 11 and the 64-bit float codes 6 and 7, packed
-//! payloads, sends of more channels than the message has lanes.
+//! the float data width bit 11 and the 64-bit float codes 6 and 7, the
+//! A64 float form with bit 12 set (not SIMD8), packed payloads, sends of
+//! more channels than the message has lanes.
 
-use baregpu_isa::message::lsc::{DataSize, LscOp};
+use baregpu_isa::message::lsc::DataSize;
 use baregpu_isa::message::xe_hdc::{FloatAtomic, UntypedAtomic};
 
 use super::hdc::bti_target;
@@ -47,17 +47,6 @@ use crate::eu::send::{SendError, SendRequest};
 use crate::eu::shared::dataport::atomic::{self as dp_atomic, Compare};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::REG_BYTES;
-
-/// The MDC_FOP codes served, with the LSC operation of the same meaning
-/// (Mesa brw_eu_defines.h `BRW_AOP_FMAX` .. `BRW_AOP_FADD`; 5 iga64's
-/// "subtract (32b)"; 6 and 7 are 64-bit forms).
-const FLOAT_OPS: [(u8, LscOp); 5] = [
-    (1, LscOp::AtomicFmax),
-    (2, LscOp::AtomicFmin),
-    (3, LscOp::AtomicFcmpxchg),
-    (4, LscOp::AtomicFadd),
-    (5, LscOp::AtomicFsub),
-];
 
 /// One message's shape.
 struct Form {
@@ -135,15 +124,14 @@ pub(super) fn float(
             "dc1 atomics: packed (16-bit) payloads are not modelled",
         ));
     }
-    let op = FLOAT_OPS
-        .iter()
-        .find(|(c, _)| *c == a.op)
-        .map(|(_, o)| *o)
-        .ok_or(bad(
-            "dc1 float atomic operations 6 and 7 (64-bit) are not modelled",
-        ))?;
+    let op = a.operation().ok_or(bad(
+        "dc1 float atomic operations 6 and 7 (64-bit) are not modelled",
+    ))?;
+    let lanes = a.lanes().ok_or(bad(
+        "dc1 A64 float atomic with SIMD mode bit 12 set: 004 allows only SIMD8 (bit 12 clear)",
+    ))?;
     let form = Form {
-        lanes: usize::from(a.lanes()),
+        lanes: usize::from(lanes),
         abytes: if a.a64 { 8 } else { 4 },
         header: a.header,
         bytes: 4,
