@@ -10,6 +10,8 @@
 //! model's reading of each descriptor (operation, data width, lanes) is
 //! iga64's (-p=12p71).
 
+#![allow(clippy::needless_range_loop)]
+
 use baregpu_isa::message::AtomicOp;
 use baregpu_isa::message::xe_hdc::{Dc1, FloatAtomic, UntypedAtomic};
 use baregpu_soft::eu::ErrorKind;
@@ -641,10 +643,13 @@ fn refusals_name_what_is_missing() {
     }
 }
 
-/// iga64's reading of a dc1 descriptor (`iga64 -p=12p71 -Xdsd`): its
-/// operation symbol, address and data bits, channels, and whether the
-/// atomic returns data; `None` when iga64 is missing (off CI).
-fn iga64_reads(desc: u32) -> Option<(String, u32, u32, u32, bool)> {
+/// A reading of a descriptor: operation symbol, address bits, data bits,
+/// channels, and whether the atomic returns data.
+type Reading = (String, u32, u32, u32, bool);
+
+/// iga64's reading of a dc1 descriptor (`iga64 -p=12p71 -Xdsd`); `None`
+/// when iga64 is missing (off CI).
+fn iga64_reads(desc: u32) -> Option<Reading> {
     let r = match std::process::Command::new("iga64")
         .args(["-p=12p71", "-Xdsd", "dc1", "0x0"])
         .arg(format!("0x{desc:08X}"))
@@ -715,7 +720,7 @@ fn iga_symbol(op: AtomicOp) -> &'static str {
 #[test]
 fn descriptors_read_as_iga64_reads_them() {
     // (descriptor, our reading, sources, iga64's description)
-    let mut forms: Vec<(u32, (String, u32, u32, u32, bool), usize, String)> = Vec::new();
+    let mut forms: Vec<(u32, Reading, usize, String)> = Vec::new();
     for (code, name, k) in INT_OPS {
         for (a64, bit12) in [(true, false), (true, true), (false, false), (false, true)] {
             for returns in [false, true] {
@@ -781,7 +786,7 @@ fn descriptors_read_as_iga64_reads_them() {
         .map(|(desc, (_, abits, dbits, lanes, returns), k, _)| {
             let dr = regs(*lanes as usize * *dbits as usize / 8);
             let alen = regs(*lanes as usize * *abits as usize / 8);
-            let d = desc | (alen as u32) << 25 | u32::from(*returns) * (dr as u32) << 20;
+            let d = desc | (alen as u32) << 25 | (u32::from(*returns) * dr as u32) << 20;
             let dst = if *returns { "r40" } else { "null" };
             let src1 = if *k > 0 {
                 format!("r50:{}", k * dr)
