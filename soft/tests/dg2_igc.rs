@@ -35,10 +35,6 @@ const GAPS: &[(&str, &str)] = &[
     // back edge as ordering it, the model's SWSB check (a debugging aid,
     // `soft/src/eu/xe/swsb.rs`) does not follow that rule yet.
     ("group_sum", "reads r4 written 1 int instruction(s) back"),
-    // IGC's global atomics on DG2 are the legacy dc1 A64 untyped atomics
-    // (inc 0x040485FF, add 0x040487FF), which `soft/src/eu/shared/xe/hdc.rs`
-    // does not serve yet.
-    ("histogram", "dc1: only untyped surface read/write"),
 ];
 
 /// Where the indirect data sits past General State Base (64-byte aligned,
@@ -373,7 +369,46 @@ fn cases() -> Vec<Case> {
                 .ok_or_else(|| format!("bins {got:?} total {t}, host {bins:?} {total}"))
         }),
     };
-    vec![vector_add, ndrange, group_sum, histogram]
+    // More global atomics (A64 12h: qword add, dword min/max, an increment
+    // returning the old value).
+    let mix_data: Vec<u32> = randoms(n, 5).iter().map(|x| x >> 20).collect();
+    let sum64: u64 = mix_data.iter().map(|v| u64::from(*v) << 24).sum();
+    let lo = *mix_data.iter().min().unwrap() as i32 - 2048;
+    let hi = *mix_data.iter().max().unwrap() as i32 - 2048;
+    let i32s = |v: &[i32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let atomics_mix = Case {
+        name: "atomics_mix",
+        args: vec![
+            Arg::Buffer(u32s(&mix_data)),
+            Arg::Buffer(vec![0; 8]),
+            Arg::Buffer(i32s(&[i32::MAX, i32::MIN])),
+            Arg::Buffer(vec![0xEE; 4 * n]),
+            Arg::Buffer(vec![0; 4]),
+        ],
+        global: [n as u32, 1, 1],
+        local: [64, 1, 1],
+        check: Box::new(move |out| {
+            let s = u64::from_le_bytes(out[1][..8].try_into().unwrap());
+            if s != sum64 {
+                return Err(format!("64-bit sum {s:#x}, host {sum64:#x}"));
+            }
+            let mm = to_u32s(&out[2]);
+            if (mm[0] as i32, mm[1] as i32) != (lo, hi) {
+                return Err(format!("min/max {mm:?}, host {lo} {hi}"));
+            }
+            // Every ticket once: the returned old values of one counter.
+            let mut t = to_u32s(&out[3]);
+            t.sort_unstable();
+            if t.iter().enumerate().any(|(i, x)| *x != i as u32) {
+                return Err(format!("tickets are not 0..{n}: {:?}", &t[..8]));
+            }
+            let c = to_u32s(&out[4])[0];
+            (c == n as u32)
+                .then_some(())
+                .ok_or_else(|| format!("counter {c}, host {n}"))
+        }),
+    };
+    vec![vector_add, ndrange, group_sum, histogram, atomics_mix]
 }
 
 #[test]
@@ -424,8 +459,8 @@ fn igc_kernels_run_with_neos_dispatch_and_give_the_hosts_answer() {
     for g in &gaps {
         eprintln!("not run yet (GAPS): {g}");
     }
-    assert_eq!(done + gaps.len(), 8);
-    assert!(done >= 4, "fewer IGC runs checked than before");
+    assert_eq!(done + gaps.len(), 10);
+    assert!(done >= 8, "fewer IGC runs checked than before");
 }
 
 /// The reader against ocloc's own output: every kernel's code is its
@@ -437,7 +472,13 @@ fn zebin_reader_reads_ocloc_output() {
     };
     let zb = zebin::read(&zebin).unwrap();
     let names: Vec<&str> = zb.kernels.iter().map(|k| k.name.as_str()).collect();
-    for want in ["vector_add", "ndrange_ids", "group_sum", "histogram"] {
+    for want in [
+        "vector_add",
+        "ndrange_ids",
+        "group_sum",
+        "histogram",
+        "atomics_mix",
+    ] {
         assert!(names.contains(&want), "{names:?}");
     }
     for k in &zb.kernels {

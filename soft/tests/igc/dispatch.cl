@@ -41,3 +41,17 @@ __kernel void histogram(__global const uint *data, __global uint *bins,
     atomic_inc(&bins[v % 16]);
     atomic_add(total, v);
 }
+
+// More global atomics: a 64-bit sum, signed min and max, and tickets: each
+// work-item's returned old value of one counter, so every ticket 0..n-1 is
+// taken once.
+__kernel void atomics_mix(__global const uint *data, __global ulong *sum64,
+                          __global int *minmax, __global uint *tickets,
+                          __global uint *counter) {
+    uint gid = get_global_id(0);
+    uint v = data[gid];
+    atom_add(sum64, (ulong)v << 24);
+    atomic_min(&minmax[0], (int)v - 2048);
+    atomic_max(&minmax[1], (int)v - 2048);
+    tickets[gid] = atomic_inc(counter);
+}

@@ -128,6 +128,15 @@ fn mask(r: &mut Reader) -> Channels {
     Channels(!r.get(11, 8) as u8 & 0xF)
 }
 
+impl AtomicOp {
+    /// The operation of a Gen7+ MDC_AOP code (bits 11:8 of the untyped,
+    /// typed and counter atomics; Gen12.5's legacy dc1 keeps the codes),
+    /// `None` for 0.
+    pub fn from_aop(code: u32) -> Option<AtomicOp> {
+        by_code(&AOPS, code)
+    }
+}
+
 fn aop(r: &mut Reader, p: IsaGen) -> Result<AtomicOp, MessageError> {
     let code = r.get(11, 8);
     let table: &[(u32, AtomicOp)] = if p == IsaGen::Gen6 { &AOPS_GEN6 } else { &AOPS };

@@ -90,6 +90,8 @@
 use alloc::string::{String, ToString};
 use core::fmt;
 
+use super::super::AtomicOp;
+use super::super::lsc::LscOp;
 use super::{
     MessageError, OwordCount, header_required, hword_code, hword_count, oword_count, stray,
 };
@@ -210,6 +212,80 @@ pub struct UntypedAtomic {
     pub header: bool,
     pub packed_address: bool,
     pub packed_data: bool,
+}
+
+impl UntypedAtomic {
+    /// The operation of the MDC_AOP code (Mesa brw_eu_defines.h
+    /// `BRW_AOP_*`, 1 AND to 15 PREDEC); `None` for code 0, which iga64
+    /// names "64b integer compare and swap" in the dword message and 004
+    /// does not describe.
+    pub fn operation(&self) -> Option<AtomicOp> {
+        AtomicOp::from_aop(u32::from(self.op))
+    }
+
+    /// Bits of each data element: 16 for the word forms, 64 for the A64
+    /// form with bit 12 set (004 MSD1R_A64_QWAI line 5630: "Operations are
+    /// on 64-bit integers"; clear, MSD1R_A64_DWAI line 5294, 32-bit), else
+    /// 32.
+    pub fn data_bits(&self) -> u8 {
+        match (self.word, self.a64 && self.bit12) {
+            (true, _) => 16,
+            (false, true) => 64,
+            (false, false) => 32,
+        }
+    }
+
+    /// Lanes of the message. The A64 forms are SIMD8 whatever bit 12 says,
+    /// as bit 12 is their data width (IGA MessageDecoderHDC: "the SIMD
+    /// size is always fixed", 8; Mesa `brw_dp_a64_untyped_atomic_desc`
+    /// asserts exec_size 8, and `get_lowered_simd_width` splits
+    /// A64_UNTYPED_ATOMIC to 8 without LSC). The surface forms are SIMD8
+    /// with bit 12 set and SIMD16 without (Mesa
+    /// `brw_dp_untyped_atomic_desc`, IGA `decodeMDC_SM2R`).
+    pub fn lanes(&self) -> u8 {
+        if self.a64 || self.bit12 { 8 } else { 16 }
+    }
+}
+
+/// The MDC_FOP codes of 32-bit floats with the LSC operation of the same
+/// meaning (Mesa brw_eu_defines.h `BRW_AOP_FMAX` 1, `FMIN` 2, `FCMPWR` 3,
+/// `FADD` 4; 5 iga64's "subtract (32b)", its `atomic_fsub`); 6 and 7 are
+/// iga64's 64-bit add and subtract.
+const FLOAT_LSC_OPS: [(u8, LscOp); 5] = [
+    (1, LscOp::AtomicFmax),
+    (2, LscOp::AtomicFmin),
+    (3, LscOp::AtomicFcmpxchg),
+    (4, LscOp::AtomicFadd),
+    (5, LscOp::AtomicFsub),
+];
+
+impl FloatAtomic {
+    /// The operation of the MDC_FOP code as the LSC operation of the same
+    /// meaning; `None` for the 64-bit codes 6 and 7.
+    pub fn operation(&self) -> Option<LscOp> {
+        FLOAT_LSC_OPS
+            .iter()
+            .find(|(c, _)| *c == self.op)
+            .map(|(_, o)| *o)
+    }
+
+    /// Lanes of the message. The A64 forms are SIMD8 with bit 12 clear
+    /// (004 MSD1R_A64_DWAF and MSD1W_A64_DWAF bit 12, lines 5219 and 5255:
+    /// "Only SIMD8 operations are supported"; Mesa
+    /// `brw_dp_a64_untyped_atomic_float_desc` asserts exec_size 8 and
+    /// leaves bit 12 clear; `iga64 -p=12p71 -Xdsd` reads 8 channels), and
+    /// `None` with it set (iga64 reads 16 channels there, which 004 does
+    /// not allow). The surface forms are SIMD8 with bit 12 set, SIMD16
+    /// without (Mesa `brw_dp_untyped_atomic_float_desc`; iga64's channel
+    /// count).
+    pub fn lanes(&self) -> Option<u8> {
+        match (self.a64, self.simd_bit) {
+            (true, false) => Some(8),
+            (true, true) => None,
+            (false, true) => Some(8),
+            (false, false) => Some(16),
+        }
+    }
 }
 
 /// A media block read or write (the header is always present).

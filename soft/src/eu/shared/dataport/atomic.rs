@@ -1,4 +1,5 @@
-//! The data-port atomic operations on one dword.
+//! The data-port atomic operations on one dword (or, for Gen12.5's legacy
+//! dc1 word and A64 qword forms, one word or qword: [`apply_bits`]).
 //!
 //! Gen6 DWord atomics: 003 lines 84687-84714 (MIN/MAX are unsigned, the
 //! _SINT forms signed; every operation returns the old value; CMPXCHG
@@ -27,6 +28,24 @@ pub enum Compare {
 /// Applies `op` to `old` with sources `s0`, `s1`: the value to store and
 /// the value returned to the thread.
 pub fn apply(op: AtomicOp, old: u32, s0: u32, s1: u32, cmp: Compare) -> (u32, u32) {
+    let (new, ret) = apply_bits(op, 32, u64::from(old), u64::from(s0), u64::from(s1), cmp);
+    (new as u32, ret as u32)
+}
+
+/// [`apply`] on `bits`-bit integers (16, 32 or 64: Gen12.5's legacy word
+/// and A64 qword atomics take the same operations at their width, 004
+/// MSD1R_A64_QWAI line 5630 "Operations are on 64-bit integers"), the
+/// values in the low bits; what lies above them is ignored and the
+/// results come back zero-extended.
+pub fn apply_bits(op: AtomicOp, bits: u32, old: u64, s0: u64, s1: u64, cmp: Compare) -> (u64, u64) {
+    let m = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    };
+    let (old, s0, s1) = (old & m, s0 & m, s1 & m);
+    // Signed view of a `bits`-bit value.
+    let sx = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
     let new = match op {
         AtomicOp::And => old & s0,
         AtomicOp::Or => old | s0,
@@ -37,8 +56,20 @@ pub fn apply(op: AtomicOp, old: u32, s0: u32, s1: u32, cmp: Compare) -> (u32, u3
         AtomicOp::Add => old.wrapping_add(s0),
         AtomicOp::Sub => old.wrapping_sub(s0),
         AtomicOp::RevSub => s0.wrapping_sub(old),
-        AtomicOp::Imax => (old as i32).max(s0 as i32) as u32,
-        AtomicOp::Imin => (old as i32).min(s0 as i32) as u32,
+        AtomicOp::Imax => {
+            if sx(s0) > sx(old) {
+                s0
+            } else {
+                old
+            }
+        }
+        AtomicOp::Imin => {
+            if sx(s0) < sx(old) {
+                s0
+            } else {
+                old
+            }
+        }
         AtomicOp::Umax => old.max(s0),
         AtomicOp::Umin => old.min(s0),
         AtomicOp::CmpWr => match cmp {
@@ -46,7 +77,7 @@ pub fn apply(op: AtomicOp, old: u32, s0: u32, s1: u32, cmp: Compare) -> (u32, u3
             Compare::Src0 if old == s0 => s1,
             _ => old,
         },
-    };
+    } & m;
     let ret = if op == AtomicOp::PreDec { new } else { old };
     (new, ret)
 }
@@ -57,5 +88,45 @@ pub fn sources(op: AtomicOp) -> usize {
         AtomicOp::Inc | AtomicOp::Dec | AtomicOp::PreDec => 0,
         AtomicOp::CmpWr => 2,
         _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The widths wrap and compare at their own size: the same operands
+    /// give different answers at 16, 32 and 64 bits.
+    #[test]
+    fn widths_wrap_and_compare_at_their_size() {
+        let c = Compare::Src0;
+        // 0xFFFF + 1 wraps at 16 bits only.
+        assert_eq!(apply_bits(AtomicOp::Inc, 16, 0xFFFF, 0, 0, c), (0, 0xFFFF));
+        assert_eq!(apply_bits(AtomicOp::Inc, 32, 0xFFFF, 0, 0, c).0, 0x1_0000);
+        assert_eq!(apply_bits(AtomicOp::Dec, 64, 0, 0, 0, c), (u64::MAX, 0));
+        assert_eq!(apply_bits(AtomicOp::Dec, 32, 0, 0, 0, c).0, 0xFFFF_FFFF);
+        // 0x8000_0000 is negative at 32 bits, positive at 64.
+        let big = 0x8000_0000u64;
+        assert_eq!(apply_bits(AtomicOp::Imax, 32, 1, big, 0, c).0, 1);
+        assert_eq!(apply_bits(AtomicOp::Imax, 64, 1, big, 0, c).0, big);
+        assert_eq!(apply_bits(AtomicOp::Imin, 32, 1, big, 0, c).0, big);
+        assert_eq!(apply_bits(AtomicOp::Imin, 64, 1, big, 0, c).0, 1);
+        // Bits above the width are ignored, in memory and operands.
+        assert_eq!(
+            apply_bits(AtomicOp::Add, 32, 0xAB_0000_0001, 0xCD_0000_0002, 0, c).0,
+            3
+        );
+        // PREDEC returns the new value; REVSUB is src0 - old.
+        assert_eq!(apply_bits(AtomicOp::PreDec, 64, 5, 0, 0, c), (4, 4));
+        assert_eq!(apply_bits(AtomicOp::RevSub, 64, 5, 3, 0, c).0, u64::MAX - 1);
+        // CMPWR: compare with src0, write src1; a mismatch keeps old.
+        let k = 0x1234_5678_9ABC_DEF0;
+        assert_eq!(apply_bits(AtomicOp::CmpWr, 64, k, k, 7, c), (7, k));
+        assert_eq!(
+            apply_bits(AtomicOp::CmpWr, 64, k, k ^ 1 << 40, 7, c),
+            (k, k)
+        );
+        // The 32-bit entry point is the 32-bit width.
+        assert_eq!(apply(AtomicOp::Umin, 3, 0xFFFF_FFFF, 0, c), (3, 3));
     }
 }

@@ -32,8 +32,11 @@
 //! edge element (bytes, words or dwords by the format's size), writes
 //! outside are dropped. The vertical line stride override is refused.
 //!
-//! Not modelled yet (refused by name): typed and atomic messages, the
-//! packed (16-bit) forms, SIMD4x2. The dc0 messages are served in the dc0 module beside this one.
+//! The untyped integer and float atomics are served by `hdc_atomic`
+//! beside this module, the dc0 messages by `dc0`.
+//!
+//! Not modelled yet (refused by name): typed surfaces, typed atomics and
+//! atomic counters, HWord blocks, the packed (16-bit) forms, SIMD4x2.
 
 use baregpu_isa::inst::Sfid;
 use baregpu_isa::message::lsc::{BtiRef, Surface};
@@ -96,9 +99,11 @@ pub(super) fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Resu
         }
         Dc1::A64Block(b) => return a64_block(env, t, req, b.write, b.count),
         Dc1::MediaBlock(m) => return media_block(env, t, req, m.write, m.bti, m.vlso),
+        Dc1::Atomic(a) => return super::hdc_atomic::integer(env, t, req, a),
+        Dc1::FloatAtomic(a) => return super::hdc_atomic::float(env, t, req, a),
         _ => {
             return Err(bad(
-                "dc1: only untyped surface read/write, A64 scattered and A64 OWord block are modelled on Gen12.5",
+                "dc1: typed surfaces, typed atomics, atomic counters and HWord blocks are not modelled on Gen12.5",
             ));
         }
     };
