@@ -415,7 +415,19 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let fence = cx
         .dispatch(&mut gpu, &kernel, &dispatch)
         .map_err(|e| format!("kernel {name}: {e}"))?;
-    wait_for(&mut gpu, &soft, &cx, fence, o.timeout_ms)?;
+    wait_for(&mut gpu, &soft, &cx, fence, o.timeout_ms).map_err(|e| {
+        // The model counts instruction offsets from where the threads
+        // started; the kernel's code (`disasm` of its section) from 0.
+        if d.start == 0 {
+            e
+        } else {
+            format!(
+                "{e}\n(offsets in the compute engine's report count from the entry point, \
+                 byte {:#x} of kernel {name}'s code)",
+                d.start
+            )
+        }
+    })?;
 
     let mut summary = String::new();
     for (index, file) in &o.outs {
