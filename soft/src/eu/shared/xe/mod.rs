@@ -2,7 +2,8 @@
 //! UGM/UGML and SLM (`lsc`) and TGM (`tgm`: typed 2D surfaces, linear
 //! and Tile4), some legacy dc1 messages (`hdc`: untyped surface
 //! read/write, A64 scattered, A64 OWord block, media block) and dc0 ones
-//! (`dc0`: OWord blocks, scratch blocks, the memory fence), the sampler's
+//! (`dc0`: OWord blocks, dword and byte scattered, scratch blocks, the
+//! memory fence), the sampler's
 //! basic forms (`sampler`, through the older sampling engine), the
 //! gateway's barrier and end of thread.
 //!
@@ -31,7 +32,7 @@
 //!
 //! Not modelled yet (refused by name): half-float atomics, TGM surfaces
 //! other than 2D linear/Tile4 and formats outside the older typed
-//! messages' table (no 16-bit float formats), dc0 scattered, HWord blocks, the HDC
+//! messages' table (no 16-bit float formats), HWord blocks, the HDC
 //! typed and atomic messages (see `hdc`), the gateway's
 //! event messages.
 
