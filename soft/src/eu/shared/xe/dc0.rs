@@ -69,9 +69,9 @@ use super::hdc::{bti_target, move_oword_block};
 use super::lsc::{Target, read, write};
 use super::payload::{message_reg, message_regs, reg_load, reg_store, regs_for};
 use super::{XeEnv, bad};
+use crate::eu::send::{SendError, SendRequest};
 use crate::eu::shared::BTI_SLM;
 use crate::eu::shared::dataport::Unit;
-use crate::eu::send::{SendError, SendRequest};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::REG_BYTES;
 
@@ -137,10 +137,34 @@ struct Form {
 /// count bytes (003 line 83596), 1, 2 or 4 bytes a lane (004 MDC_DS bits
 /// 11:10, Mesa `brw_mdc_ds`).
 const FORMS: [((bool, u8), Form); 4] = [
-    ((true, 1), Form { unit: Unit::Dword, bytes: 4 }),
-    ((false, 1), Form { unit: Unit::Byte, bytes: 1 }),
-    ((false, 2), Form { unit: Unit::Byte, bytes: 2 }),
-    ((false, 4), Form { unit: Unit::Byte, bytes: 4 }),
+    (
+        (true, 1),
+        Form {
+            unit: Unit::Dword,
+            bytes: 4,
+        },
+    ),
+    (
+        (false, 1),
+        Form {
+            unit: Unit::Byte,
+            bytes: 1,
+        },
+    ),
+    (
+        (false, 2),
+        Form {
+            unit: Unit::Byte,
+            bytes: 2,
+        },
+    ),
+    (
+        (false, 4),
+        Form {
+            unit: Unit::Byte,
+            bytes: 4,
+        },
+    ),
 ];
 
 /// A dword or byte scattered read or write (see the module text).

@@ -36,7 +36,11 @@ pub(super) fn regs_for(bytes: usize) -> usize {
 /// Registers in a message: the first payload's `mlen`, then the second
 /// payload's (none for a null src1).
 pub(super) fn message_regs(req: &SendRequest) -> usize {
-    usize::from(req.mlen) + req.extended.src1.map_or(0, |_| usize::from(req.extended.src1_len))
+    usize::from(req.mlen)
+        + req
+            .extended
+            .src1
+            .map_or(0, |_| usize::from(req.extended.src1_len))
 }
 
 /// The register-file byte address of register `k` of a message. A split
