@@ -44,10 +44,10 @@
 //! lines 84440-84640 and 83288-83302, the `dataport::scattered` model) and
 //! IGC still builds for DG2 (vISA `translateVISAGatherInst` /
 //! `translateVISAScatterInst`: offsets after an optional header, write data
-//! after the offsets). See `FORMS` for the units and sizes. A lane off in
-//! the execution mask is not accessed and its response dword is left
-//! alone; lanes run in order, so a later lane's write to the same place
-//! wins. Reads zero-extend a byte or word into the lane's dword (004 Packed
+//! after the offsets). `FORMS` gives each form's offset unit and size. A
+//! lane off in the execution mask is not accessed and its response dword
+//! is left alone; lanes run in order, so a later lane's write to the same
+//! place wins. Reads zero-extend a byte or word into the lane's dword (004 Packed
 //! Data Payload, bit 30: "smaller data items are zero padded to 32 bits").
 //!
 //! The header's Buffer Base Address (M0.5 31:10) adds to General State Base
@@ -120,51 +120,20 @@ fn a32_target(
     }
 }
 
-/// One scattered form: how its offsets count and what a lane moves.
-struct Form {
-    /// The unit of the lanes' offsets and of the header's Global Offset
-    /// (M0.2, added to each lane's offset).
-    unit: Unit,
-    /// Bytes a lane moves in memory.
-    bytes: usize,
-}
-
-/// The forms by (dword, bytes per lane of a byte message): dword
-/// scattered offsets count dwords (003 line 84521 "the DWord offset";
-/// IGC's vISA GATHER/SCATTER of 4-byte elements passes its element
-/// offsets and global offset unscaled, `translateVISAGatherInst`, where it
-/// shifts them into bytes for the byte message); byte scattered offsets
-/// count bytes (003 line 83596), 1, 2 or 4 bytes a lane (004 MDC_DS bits
-/// 11:10, Mesa `brw_mdc_ds`).
-const FORMS: [((bool, u8), Form); 4] = [
-    (
-        (true, 1),
-        Form {
-            unit: Unit::Dword,
-            bytes: 4,
-        },
-    ),
-    (
-        (false, 1),
-        Form {
-            unit: Unit::Byte,
-            bytes: 1,
-        },
-    ),
-    (
-        (false, 2),
-        Form {
-            unit: Unit::Byte,
-            bytes: 2,
-        },
-    ),
-    (
-        (false, 4),
-        Form {
-            unit: Unit::Byte,
-            bytes: 4,
-        },
-    ),
+/// The scattered forms: (dword, bytes per lane of a byte message in the
+/// descriptor) -> (the unit of the lanes' offsets and of the header's
+/// Global Offset M0.2, bytes a lane moves in memory). Dword scattered
+/// offsets count dwords, byte scattered ones bytes (003 lines 83594-83596
+/// for the Global Offset, 84521 "the DWord offset" for the lanes'; IGC's
+/// vISA GATHER/SCATTER passes 4-byte elements' offsets unscaled to the
+/// dword message and shifts the others into bytes for the byte message,
+/// `translateVISAGatherInst`); a byte message moves 1, 2 or 4 bytes a lane
+/// (004 MDC_DS bits 11:10, Mesa `brw_mdc_ds`).
+const FORMS: [(bool, u8, Unit, usize); 4] = [
+    (true, 1, Unit::Dword, 4),
+    (false, 1, Unit::Byte, 1),
+    (false, 2, Unit::Byte, 2),
+    (false, 4, Unit::Byte, 4),
 ];
 
 /// A dword or byte scattered read or write (see the module text).
@@ -174,11 +143,10 @@ fn scattered(
     req: &SendRequest,
     s: Scattered,
 ) -> Result<(), SendError> {
-    let form = &FORMS
+    let &(_, _, unit, size) = FORMS
         .iter()
-        .find(|f| f.0 == (s.dword, s.bytes))
-        .ok_or(bad("dc0 scattered: no such element size"))?
-        .1;
+        .find(|f| (f.0, f.1) == (s.dword, s.bytes))
+        .ok_or(bad("dc0 scattered: no such element size"))?;
     if s.packed_data {
         return Err(bad(
             "dc0 scattered: packed (16-bit) data is not supported (004 MSD0R_DWS bit 30: only 32-bit data packing)",
@@ -219,16 +187,16 @@ fn scattered(
         }
         let at = message_reg(req, hdr + n * abytes / REG_BYTES)? + n * abytes % REG_BYTES;
         let o = global.wrapping_add(reg_load(t, at, abytes)? as u32);
-        let off = form.unit.bytes(u64::from(o), 1);
+        let off = unit.bytes(u64::from(o), 1);
         // The lane's data dword: register n / 8 of the data, dword n % 8.
         let (reg, dw) = (n / 8, n % 8 * 4);
         if s.write {
             let v = reg_load(t, message_reg(req, hdr + aregs + reg)? + dw, 4)? as u32;
-            write(env, tg, off, &v.to_le_bytes()[..form.bytes])?;
+            write(env, tg, off, &v.to_le_bytes()[..size])?;
         } else if req.rlen != 0 {
             let d = req.dst.ok_or(bad("dc0 scattered read: null destination"))?;
             let mut b = [0u8; 4];
-            read(env, tg, off, &mut b[..form.bytes])?;
+            read(env, tg, off, &mut b[..size])?;
             reg_store(
                 t,
                 (usize::from(d) + reg) * REG_BYTES + dw,
