@@ -11,7 +11,8 @@
 
 use baregpu::Generation;
 use baregpu::compute::{
-    Compute, ComputeError, Dispatch, Format, KernelDesc, LocalIds, Resource, Simd, Threads,
+    Compute, ComputeError, Dispatch, Format, IndirectPointer, KernelDesc, LocalIds, Resource, Simd,
+    Threads,
 };
 use baregpu::gtt::tile4;
 use baregpu::isa::IsaGen;
@@ -180,6 +181,7 @@ fn fill_from_constants_in_system_and_local_memory() {
                         group_size: [16, 1, 1],
                         inline: &inline,
                         indirect: &7u32.to_le_bytes(),
+                        pointer: IndirectPointer::InlineQword0,
                     },
                     curbe: &[],
                     bindings: &[],
@@ -200,6 +202,86 @@ fn fill_from_constants_in_system_and_local_memory() {
         cx.destroy(&mut gpu);
     }
     let _ = &bar;
+}
+
+/// The OpenCL runtime's convention (`IndirectPointer::R0`): the inline
+/// data is the caller's alone, and the kernel finds its indirect data as
+/// IGC's prologue does, at r0.0 bits 31:6 through the stateless binding
+/// table index 253 (an offset from General State Base, whose General State
+/// Buffer Size the driver programs to cover it). The threads start at
+/// `KernelDesc::entry`, past a 64-byte prologue that would spoil the
+/// result if it ran; entries that are not 64-byte aligned or not at an
+/// instruction are refused before anything runs.
+#[test]
+fn indirect_data_from_r0_and_an_entry_past_a_prologue() {
+    setup!(p, soft, bar, gpu);
+    let _ = (&bar, &soft);
+    // Four native instructions, 64 bytes, that end the thread before it
+    // stores anything.
+    let mut src = "mov (16|M0) r40.0<1>:ud 0xdead:ud\n".repeat(3);
+    src += EOT;
+    // r127: an OWord block header, its dword 2 the byte offset.
+    src += "(W) mov (8|M0) r127.0<1>:ud 0x0:ud\n";
+    src += "(W) and (1|M0) r127.2<1>:ud r0.0<0;1,0>:ud 0xFFFFFFC0:ud\n";
+    // dc0 aligned OWord block read, 4 OWords from BTI 253 (IGC's form).
+    src += "(W) send.dc0 (8|M0) r5 r127 null:0 0x0 0x022843FD {A@1,$1}\n";
+    // r2: inline data, qword 0 the output.
+    src += &global_addresses(16, 2, &[(0, 20)]);
+    src += "sync.nop null {$1.dst}\n";
+    src += "mul (16|M0) r40.0<1>:ud r10.0<1;1,0>:ud r5.0<0;1,0>:uw {A@1}\n";
+    src += "add (16|M0) r40.0<1>:ud r40.0<1;1,0>:ud r5.1<0;1,0>:ud {A@1}\n";
+    src += "sync.nop null {A@1}\n";
+    src += "store.ugm.d32.a64 (16|M0) [r20:4] r40:2 {$2}\n";
+    src += EOT;
+    let binary = kernel("r0_indirect", &src);
+    let mut cx = Compute::new(&mut gpu).unwrap();
+    let desc = KernelDesc {
+        simd: Simd::Simd16,
+        local_ids: LocalIds::X,
+        entry: 64,
+        ..KernelDesc::new(&binary)
+    };
+    for (entry, why) in [
+        (32, "not 64-byte aligned"),
+        (binary.len() as u32 + 64, "not at an instruction"),
+    ] {
+        match cx.load_kernel(&mut gpu, &KernelDesc { entry, ..desc }) {
+            Err(ComputeError::KernelInvalid { offset, why: w }) => {
+                assert_eq!(offset, entry as usize);
+                assert!(w.contains(why), "{w}");
+            }
+            other => panic!("entry {entry}: {other:?}"),
+        }
+    }
+    let k = cx.load_kernel(&mut gpu, &desc).unwrap();
+    let n = 16 * 8;
+    let out = cx.create_buffer(&mut gpu, 4 * n).unwrap();
+    no_4gib_crossing(out.gfx().0, 4 * n);
+    let indirect: Vec<u8> = [7u32, 1000].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let f = cx
+        .dispatch(
+            &mut gpu,
+            &k,
+            &Dispatch {
+                threads: Threads::Compute {
+                    groups: [(n / 16) as u32, 1, 1],
+                    group_size: [16, 1, 1],
+                    inline: &qwords(&[out.gfx().0]),
+                    indirect: &indirect,
+                    pointer: IndirectPointer::R0,
+                },
+                curbe: &[],
+                bindings: &[],
+                samplers: &[],
+            },
+        )
+        .unwrap();
+    gpu.wait(f, 10 * SECOND).unwrap();
+    let want: Vec<u32> = (0..n as u32).map(|i| 7 * i + 1000).collect();
+    assert_eq!(u32s(&out, n), want);
+    Compute::free_buffer(&mut gpu, out);
+    Compute::free_kernel(&mut gpu, k);
+    cx.destroy(&mut gpu);
 }
 
 /// c = a + b over 1 Mi floats: 16 Ki groups of four SIMD16 threads.
@@ -255,6 +337,7 @@ fn vector_add_of_1mi_floats() {
                     group_size: [64, 1, 1],
                     inline: &inline,
                     indirect: &[],
+                    pointer: IndirectPointer::InlineQword0,
                 },
                 curbe: &[],
                 bindings: &[],
@@ -332,6 +415,7 @@ fn work_group_sum_through_slm_and_barriers() {
                     group_size: [64, 1, 1],
                     inline: &inline,
                     indirect: &[],
+                    pointer: IndirectPointer::InlineQword0,
                 },
                 curbe: &[],
                 bindings: &[],
@@ -402,6 +486,7 @@ fn a_kernel_writes_a_tile4_surface() {
                     group_size: [16, 4, 1],
                     inline: &[],
                     indirect: &[],
+                    pointer: IndirectPointer::InlineQword0,
                 },
                 curbe: &[],
                 bindings: &[(3, Resource::Surface(&surf))],
@@ -457,6 +542,7 @@ fn an_endless_kernel_is_a_hang_detected_and_reset() {
             group_size: [16, 1, 1],
             inline,
             indirect: &[],
+            pointer: IndirectPointer::InlineQword0,
         },
         curbe: &[],
         bindings: &[],
@@ -524,6 +610,7 @@ fn a_store_to_an_unmapped_address_is_a_reported_fault() {
                     group_size: [16, 1, 1],
                     inline: &inline,
                     indirect: &[],
+                    pointer: IndirectPointer::InlineQword0,
                 },
                 curbe: &[],
                 bindings: &[],
@@ -650,6 +737,7 @@ fn bad_binaries_and_requests_are_refused_before_submission() {
             group_size: [16, 1, 1],
             inline: &[0; 7],
             indirect: &[1],
+            pointer: IndirectPointer::InlineQword0,
         },
         Threads::Objects {
             count: 1,
@@ -748,6 +836,7 @@ fn the_recorded_batch_holds_the_walker_and_its_state() {
                     group_size: [3, 4, 2],
                     inline: &[0x11, 0x22, 0x33],
                     indirect: &indirect,
+                    pointer: IndirectPointer::InlineQword0,
                 },
                 curbe: &[],
                 bindings: &[(2, Resource::Buffer(&buf))],

@@ -9,3 +9,4 @@ pub mod r700_isa;
 pub mod r700_run;
 pub mod replay;
 pub mod run;
+pub mod run_zebin;

@@ -8,6 +8,7 @@
 //! baregpu validate --gen <gen> <binary>        check EU instructions against the manuals' rules
 //! baregpu disasm|asm|validate --gen r700 ...   the same for AMD R700 shaders
 //! baregpu run --gen <gen> --kernel <file> ...  run an EU binary on the software GPU
+//! baregpu run --gen gen12.5 --zebin <file> ...  run an IGC kernel with its runtime dispatch
 //! baregpu replay --gen <gen> --mem <addr>=<file> --batch <addr> ...  run a raw batch on it
 //! ```
 
@@ -19,10 +20,11 @@ use baregpu_cli::output::CliError;
 /// The usage text: this file's commands, then the EU toolkit's.
 fn usage() -> String {
     format!(
-        "{USAGE_HEAD}\n{}\n{}\n{}\n{}\n{}",
+        "{USAGE_HEAD}\n{}\n{}\n{}\n{}\n{}\n{}",
         baregpu_cli::eu::USAGE,
         baregpu_cli::r700_isa::USAGE,
         baregpu_cli::run::USAGE,
+        baregpu_cli::run_zebin::USAGE,
         baregpu_cli::r700_run::USAGE,
         baregpu_cli::replay::USAGE
     )

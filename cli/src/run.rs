@@ -10,7 +10,8 @@
 //!             [--out <bti>=<file>]... [--png <bti>=<file>]... [--slm <bytes>] [--barriers]
 //!             [--timeout-ms <ms>]
 //!             [--sampler <index>=<nearest|linear>[,<wrap|mirror|clamp|border|mirror-once>]]...
-//!             [--inline <file>] [--indirect <file>] [--local-ids none|x|xy|xyz]   (gen12.5)
+//!             [--inline <file>] [--indirect <file>] [--local-ids none|x|xy|xyz]
+//!             [--no-swsb-check]                                               (gen12.5)
 //! ```
 //!
 //! On gen12.5 (DG2) the kernel runs through COMPUTE_WALKER on the compute
@@ -43,8 +44,8 @@
 use std::fmt::Write as _;
 
 use baregpu::compute::{
-    AddressMode, Compute, ComputeError, Dispatch, Filter, Format, KernelDesc, LocalIds,
-    MAX_BUFFER_BYTES, Resource, Sampler, Simd, Threads, max_curbe_bytes,
+    AddressMode, Compute, ComputeError, Dispatch, Filter, Format, IndirectPointer, KernelDesc,
+    LocalIds, MAX_BUFFER_BYTES, Resource, Sampler, Simd, Threads, max_curbe_bytes,
 };
 use baregpu::gtt::tiling::{Swizzle, Tiling};
 use baregpu::platform::PlatformBus;
@@ -76,7 +77,8 @@ pub const USAGE: &str =
       (at most 1024), [--inline <file>] (up to 32 bytes) the walker's inline
       data, [--indirect <file>] (up to 32 KiB) indirect data whose GPU
       address takes inline qword 0 (--inline then follows, up to 24 bytes),
-      [--local-ids none|x|xy|xyz] (default xyz). Payload: R0 (r0.1/r0.6/r0.7
+      [--local-ids none|x|xy|xyz] (default xyz), [--no-swsb-check] (run
+      without the model's SWSB dependency check, as hardware would). Payload: R0 (r0.1/r0.6/r0.7
       group X/Y/Z, r0.2[7:0] thread in group), from R1 the local IDs (one
       register of 16-bit IDs per component, two at SIMD32), then the inline
       data. Surfaces may be :tile4.";
@@ -129,6 +131,8 @@ struct Options {
     local_ids: LocalIds,
     /// `--group` was given (gen12.5 defaults to one thread's lanes).
     group_given: bool,
+    /// gen12.5: the model's SWSB dependency check (`--no-swsb-check` off).
+    swsb_check: bool,
 }
 
 pub(crate) fn generation(name: &str) -> Result<(Generation, IsaGen), String> {
@@ -304,6 +308,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let mut samplers = Vec::new();
     let (mut inline_file, mut indirect_file, mut local_ids, mut group_given) =
         (None, None, LocalIds::Xyz, false);
+    let mut swsb_check = true;
     while let Some(a) = it.next() {
         match a.as_str() {
             "--gen" => gen_name = Some(get(a, &mut it)?),
@@ -355,6 +360,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--barriers" => barriers = true,
             "--sampler" => samplers.push(sampler(&get(a, &mut it)?)?),
             "--timeout-ms" => timeout_ms = number(&get(a, &mut it)?)?,
+            "--no-swsb-check" => swsb_check = false,
             other => return Err(format!("unexpected argument {other:?}\nusage:\n{USAGE}")),
         }
     }
@@ -449,6 +455,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         indirect,
         local_ids,
         group_given,
+        swsb_check,
     })
 }
 
@@ -508,11 +515,16 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
     if args.windows(2).any(|w| w[0] == "--gen" && w[1] == "r700") {
         return crate::r700_run::run(args).map(|summary| RunOutput { summary });
     }
+    // An IGC zebin carries its own dispatch description.
+    if args.iter().any(|a| a == "--zebin") {
+        return crate::run_zebin::run(args).map(|summary| RunOutput { summary });
+    }
     let o = parse(args)?;
     // Wall-clock time: the timeout is the user's bound on how long the run takes.
     let platform = HostPlatform::with_clock(wall_ns);
     let soft = SoftGpu::new(o.generation, PlatformBus::new(&platform))
         .map_err(|e| format!("software GPU: {e:?}"))?;
+    soft.set_swsb_check(o.swsb_check);
     let mut gpu =
         Gpu::new(&platform, &soft, o.generation).map_err(|e| format!("GPU bring-up: {e}"))?;
     let xe = o.generation == Generation::Gen12_5;
@@ -593,6 +605,7 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
             group_size,
             inline: &o.inline,
             indirect: &o.indirect,
+            pointer: IndirectPointer::InlineQword0,
         }
     } else if o.media {
         match &o.objects {
@@ -641,31 +654,7 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         samplers: &o.samplers,
     };
     let fence = cx.dispatch(&mut gpu, &kernel, &dispatch).map_err(failed)?;
-    // DG2: the model's account of a walker that hung or stopped the engine
-    // (a thread error such as a missing SWSB dependency, naming the
-    // instruction and register) is read while the engine still holds it,
-    // before the wait's reset clears it.
-    let mut walker_report = None;
-    if xe {
-        let deadline = wall_ns().saturating_add(o.timeout_ms.saturating_mul(1_000_000));
-        while !gpu.poll(fence) && wall_ns() < deadline {
-            walker_report = soft.compute_report(cx.engine().0);
-            if walker_report.is_some() {
-                break;
-            }
-        }
-    }
-    if let Err(e) = gpu.wait(fence, o.timeout_ms.saturating_mul(1000)) {
-        if let Some(r) = walker_report {
-            return Err(format!("the dispatch failed: {e}\ncompute engine: {r}"));
-        }
-        // The driver's error state, then what the EU array saw (the software
-        // GPU's own report: which thread stopped where).
-        let eu = soft
-            .eu_report()
-            .map_or_else(String::new, |r| format!("\nEU array: {r}"));
-        return Err(format!("the dispatch failed: {e}{eu}"));
-    }
+    wait_for(&mut gpu, &soft, &cx, fence, o.timeout_ms)?;
 
     // Results.
     let mut summary = String::new();
@@ -711,13 +700,56 @@ pub fn run(args: &[String]) -> Result<RunOutput, String> {
         "a kernel of {} instructions ran on the {} software GPU ({})",
         kernel.instruction_count(),
         o.generation,
-        if o.media {
+        if xe {
+            "COMPUTE_WALKER"
+        } else if o.media {
             "MEDIA_OBJECT"
         } else {
             "GPGPU_WALKER"
         }
     );
     Ok(RunOutput { summary })
+}
+
+/// Waits up to `timeout_ms` of wall-clock time for a dispatch's fence. A
+/// failure carries the driver's error and the software GPU's account of it.
+pub(crate) fn wait_for<'a, P: baregpu::platform::Platform, B: baregpu::hal::MemoryBus>(
+    gpu: &mut Gpu<'a, P>,
+    soft: &SoftGpu<B>,
+    cx: &Compute<'a>,
+    fence: baregpu::submit::Fence,
+    timeout_ms: u64,
+) -> Result<(), String> {
+    // DG2: the model's account of a walker that hung or stopped the engine
+    // (a thread error such as a missing SWSB dependency, naming the
+    // instruction and register) is read while the engine still holds it,
+    // before the wait's reset clears it.
+    let mut walker_report = None;
+    if gpu.generation() == Generation::Gen12_5 {
+        let deadline = wall_ns().saturating_add(timeout_ms.saturating_mul(1_000_000));
+        while !gpu.poll(fence) && wall_ns() < deadline {
+            walker_report = soft.compute_report(cx.engine().0);
+            if walker_report.is_some() {
+                break;
+            }
+        }
+    }
+    if let Err(e) = gpu.wait(fence, timeout_ms.saturating_mul(1000)) {
+        if let Some(r) = walker_report {
+            // The model's one-line account first: the error state after it
+            // is long.
+            return Err(format!(
+                "the dispatch failed: compute engine: {r}\ndriver: {e}"
+            ));
+        }
+        // The driver's error state, then what the EU array saw (the software
+        // GPU's own report: which thread stopped where).
+        let eu = soft
+            .eu_report()
+            .map_or_else(String::new, |r| format!("\nEU array: {r}"));
+        return Err(format!("the dispatch failed: {e}{eu}"));
+    }
+    Ok(())
 }
 
 /// How a surface format shows as a picture.

@@ -273,6 +273,16 @@ impl<B: MemoryBus> SoftGpu<B> {
         }
     }
 
+    /// Gen12.5: whether walker threads check their software scoreboard
+    /// dependencies (on by default) and stop on a read or write that
+    /// would race its writer. Off, they run as hardware would, without
+    /// the diagnosis (and without the check's cost).
+    pub fn set_swsb_check(&self, on: bool) {
+        if let Model::Gen12_5(d) = &mut *self.device.lock() {
+            d.set_swsb_check(on);
+        }
+    }
+
     /// Gen12.5: why engine `index`'s last walker hung or stopped it.
     pub fn compute_report(&self, index: usize) -> Option<alloc::string::String> {
         match &*self.device.lock() {

@@ -280,3 +280,41 @@ fn branch_converging_and_diverging() {
         }
     }
 }
+
+/// IGC's loop back edge, `goto.b` (BranchCtrl): channels whose predicate
+/// holds go back to the loop head (UIP), the others wait at the next
+/// instruction, and the thread follows the looping channels until none is
+/// left (004 lines 15965-15972). Each channel loops its own count of times.
+#[test]
+fn a_branch_ctrl_goto_loops_each_channel_its_own_times() {
+    let src = "
+mov (8|M0) r10.0<1>:ud 0x0:ud
+LHEAD:
+add (8|M0) r10.0<1>:ud r10.0<1;1,0>:ud r3.0<1;1,0>:ud {I@1}
+add (8|M0) r2.0<1>:ud r2.0<1;1,0>:ud 0xFFFFFFFF:ud
+cmp (8|M0) (gt)f0.0 null<1>:ud r2.0<1;1,0>:ud 0x0:ud {I@1}
+(f0.0) goto.b (8|M0) LOUT LHEAD
+LOUT:
+join (8|M0) LEND
+LEND:
+add (8|M0) r11.0<1>:ud r10.0<1;1,0>:ud 0x1:ud {I@1}
+";
+    let mut rng = Rng(0xf10f_0003);
+    for round in 0..10 {
+        let mut h = XeHarness::new();
+        h.load_asm(&resolve(src)).unwrap();
+        h.thread.thread.set_dispatch_mask(0xFF);
+        let counts: Vec<u32> = (0..8).map(|_| 1 + rng.next() % 7).collect();
+        for (c, n) in counts.iter().enumerate() {
+            h.set_grf_ud(2, c, *n);
+            h.set_grf_ud(3, c, 10 + c as u32);
+        }
+        assert_eq!(h.run(10_000).unwrap(), Step::EndOfKernel, "round {round}");
+        for (c, n) in counts.iter().enumerate() {
+            let sum = n * (10 + c as u32);
+            assert_eq!(h.grf_ud(10, c), sum, "round {round} ch {c} n {n}");
+            // Every channel reached the code after the loop once.
+            assert_eq!(h.grf_ud(11, c), sum + 1, "round {round} ch {c}");
+        }
+    }
+}

@@ -78,17 +78,37 @@ pub enum Threads<'a> {
     /// invocations (at most 1024), run by threads of the kernel's SIMD
     /// width, the last thread's spare channels masked off. Every thread
     /// gets `inline` (at most 8 dwords: the walker's inline data) in the
-    /// register after its local IDs; `indirect` (at most 64 KiB - 1) is
-    /// copied into the batch's state, 64-byte aligned, and its 64-bit
-    /// address takes inline dwords 0-1 (`inline` then follows from dword 2,
-    /// at most 6 dwords). The payload is laid out in `state/gen12_5.rs`.
+    /// register after its local IDs; `indirect` (at most 32 KiB) is copied
+    /// into the batch's state, 64-byte aligned, and `pointer` says how the
+    /// kernel finds it. The payload is laid out in `state/gen12_5.rs`.
     /// [`Threads::Groups`] is this with neither.
     Compute {
         groups: [u32; 3],
         group_size: [u32; 3],
         inline: &'a [u32],
         indirect: &'a [u8],
+        pointer: IndirectPointer,
     },
+}
+
+/// How a Gen12.5 kernel finds its indirect data. Either way the walker
+/// names it (Indirect Data Start Address from General State Base), and the
+/// thread's r0.0 bits 31:6 carry that offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndirectPointer {
+    /// Its 64-bit GPU address also takes inline dwords 0-1, `inline`
+    /// following from dword 2 (at most 6 dwords): the convention of Mesa's
+    /// anv, whose inline data begins with the address of the push
+    /// constants [ext: Mesa genX_cmd_compute.c emit_compute_walker,
+    /// ANV_INLINE_PARAM_PUSH_ADDRESS_OFFSET 0].
+    InlineQword0,
+    /// Only r0.0 and General State Base: the inline data is `inline` as
+    /// given (at most 8 dwords), the convention of Intel's OpenCL and Level
+    /// Zero runtime for IGC's kernels (their prologue reads the rest of the
+    /// cross-thread data at r0.0 bits 31:6 through the stateless binding
+    /// table index 253 [ext: IGC vISA PrologEpilog.cpp PayloadLoader;
+    /// compute-runtime command_encoder_xehp_and_later.inl]).
+    R0,
 }
 
 /// One launch of a kernel.
@@ -149,19 +169,28 @@ pub(crate) fn plan<'a>(
     let samplers = plan_samplers(generation, d.samplers, &kernel.samplers)?;
 
     let work = match d.threads {
-        Threads::Groups { groups, group_size } if xe => {
-            walker_work(generation, kernel, groups, group_size, &[], &[])?
-        }
+        Threads::Groups { groups, group_size } if xe => walker_work(
+            generation,
+            kernel,
+            groups,
+            group_size,
+            &[],
+            &[],
+            IndirectPointer::R0,
+        )?,
         Threads::Compute {
             groups,
             group_size,
             inline,
             indirect,
+            pointer,
         } => {
             if !xe {
                 return Err(unsupported("COMPUTE_WALKER (Gen12.5)"));
             }
-            walker_work(generation, kernel, groups, group_size, inline, indirect)?
+            walker_work(
+                generation, kernel, groups, group_size, inline, indirect, pointer,
+            )?
         }
         _ if xe => {
             return Err(unsupported(
@@ -270,6 +299,7 @@ fn walker_work<'a>(
     group_size: [u32; 3],
     inline: &'a [u32],
     indirect: &'a [u8],
+    pointer: IndirectPointer,
 ) -> Result<Work<'a>, ComputeError> {
     #[cfg(feature = "gen12_5")]
     {
@@ -287,13 +317,14 @@ fn walker_work<'a>(
             invocations,
             g::MAX_GROUP_INVOCATIONS as u64,
         )?;
-        let inline_max = if indirect.is_empty() {
-            g::INLINE_DWORDS
-        } else {
+        let address_inline = !indirect.is_empty() && pointer == IndirectPointer::InlineQword0;
+        let inline_max = if address_inline {
             g::INLINE_DWORDS - 2
+        } else {
+            g::INLINE_DWORDS
         };
         check_max(
-            "inline dwords (2 fewer with indirect data)",
+            "inline dwords (2 fewer with the indirect data's address inline)",
             inline.len() as u64,
             inline_max as u64,
         )?;
@@ -310,11 +341,12 @@ fn walker_work<'a>(
             right_mask: right_mask(invocations, lanes),
             inline,
             indirect,
+            address_inline,
         })
     }
     #[cfg(not(feature = "gen12_5"))]
     {
-        let _ = (kernel, groups, group_size, inline, indirect);
+        let _ = (kernel, groups, group_size, inline, indirect, pointer);
         Err(ComputeError::Unsupported {
             generation,
             what: "COMPUTE_WALKER (Gen12.5)",

@@ -108,6 +108,12 @@ pub struct KernelDesc<'a> {
     pub single_program_flow: bool,
     /// The local IDs the Gen12.5 walker writes after R0 (default XYZ).
     pub local_ids: LocalIds,
+    /// Byte offset in `binary` of the instruction threads start at
+    /// (Gen12.5; 0 elsewhere): 64-byte aligned, as Kernel Start Pointer is
+    /// (bits 31:6), and at an instruction. IGC's kernels start past their
+    /// per-thread payload prologue when the walker generates the local IDs
+    /// (zebin `offset_to_skip_per_thread_data_load`).
+    pub entry: u32,
 }
 
 impl<'a> KernelDesc<'a> {
@@ -125,6 +131,7 @@ impl<'a> KernelDesc<'a> {
             scratch_bytes: 0,
             single_program_flow: false,
             local_ids: LocalIds::Xyz,
+            entry: 0,
         }
     }
 }
@@ -160,6 +167,9 @@ pub struct Kernel<'a> {
     pub(crate) single_program_flow: bool,
     #[cfg_attr(not(feature = "gen12_5"), allow(dead_code))]
     pub(crate) local_ids: LocalIds,
+    /// Where threads start, bytes past `gfx` (`KernelDesc::entry`).
+    #[cfg_attr(not(feature = "gen12_5"), allow(dead_code))]
+    pub(crate) entry: u32,
     /// Owned: the scratch memory goes back to the platform with the kernel.
     pub(crate) scratch: Option<Scratch<'a>>,
 }
@@ -248,6 +258,7 @@ pub(crate) fn validate(
         return Err(ComputeError::EmptyKernel);
     }
     let entries = decode_kernel(platform, desc.binary)?;
+    check_entry(generation, platform, desc.entry, &entries)?;
     let ends = entries
         .iter()
         .any(|e| matches!(e.inst.body, Body::Send(s) if s.eot));
@@ -304,6 +315,37 @@ pub(crate) fn validate(
         slm_max as u64,
     )?;
     Ok(entries.len())
+}
+
+/// The entry point: 0, or on Gen12.5 a 64-byte aligned offset (Kernel
+/// Start Pointer bits 31:6, hal compute.toml) of a decoded instruction.
+fn check_entry(
+    generation: Generation,
+    platform: IsaGen,
+    entry: u32,
+    entries: &[baregpu_isa::kernel::Entry],
+) -> Result<(), ComputeError> {
+    if entry == 0 {
+        return Ok(());
+    }
+    if !platform.is_xe() {
+        return Err(ComputeError::Unsupported {
+            generation,
+            what: "a kernel entry point past the first instruction (Gen12.5 only)",
+        });
+    }
+    let offset = entry as usize;
+    let why = if !offset.is_multiple_of(KERNEL_ALIGN) {
+        "the entry point is not 64-byte aligned (Kernel Start Pointer bits 31:6)"
+    } else if !entries.iter().any(|e| e.offset == offset) {
+        "the entry point is not at an instruction of the kernel"
+    } else {
+        return Ok(());
+    };
+    Err(ComputeError::KernelInvalid {
+        offset,
+        why: alloc::string::String::from(why),
+    })
 }
 
 /// The rest of [`validate`] for a Gen12.5 binary that decodes and ends its

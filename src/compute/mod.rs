@@ -43,7 +43,9 @@ use alloc::vec::Vec;
 
 use baregpu_hal::Generation;
 
-pub use dispatch::{Dispatch, MAX_BINDING_INDEX, Threads, max_curbe_bytes, right_mask};
+pub use dispatch::{
+    Dispatch, IndirectPointer, MAX_BINDING_INDEX, Threads, max_curbe_bytes, right_mask,
+};
 pub use error::ComputeError;
 pub use kernel::{Kernel, KernelDesc, LocalIds, PREFETCH_PAD, Simd};
 pub use mip::MAX_LEVELS;
@@ -360,6 +362,7 @@ impl<'a> Compute<'a> {
             slm_bytes: desc.slm_bytes,
             single_program_flow: desc.single_program_flow,
             local_ids: desc.local_ids,
+            entry: desc.entry,
             scratch,
         })
     }

@@ -126,6 +126,16 @@ pub fn build(
         }
         Ok(())
     };
+    for (i, v) in args.iter().enumerate() {
+        if let (ArgValue::Value(v), Some(need)) = (v, k.value_size(i as u32))
+            && v.len() != need as usize
+        {
+            return Err(format!(
+                "argument {i}: {} bytes given, the kernel takes {need} by value",
+                v.len()
+            ));
+        }
+    }
     let triple = |v: [u32; 3]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
     let mut slm = k.slm_size;
     for a in &k.payload {
@@ -159,7 +169,19 @@ pub fn build(
                     as usize;
                 match args.get(i) {
                     Some(ArgValue::Buffer(addr)) => addr.to_le_bytes().to_vec(),
-                    Some(ArgValue::Value(v)) => v.clone(),
+                    Some(ArgValue::Value(v)) => {
+                        // This entry's piece of the value, which must hold it.
+                        let from = a.source_offset as usize;
+                        v.get(from..from + a.size as usize)
+                            .ok_or_else(|| {
+                                format!(
+                                    "argument {i}: {} bytes given, the kernel reads {} at {from}",
+                                    v.len(),
+                                    a.size
+                                )
+                            })?
+                            .to_vec()
+                    }
                     Some(ArgValue::Local(bytes)) => {
                         // NEO places local arguments after the kernel's own
                         // SLM, each at its alignment (slm_alignment).
@@ -251,6 +273,7 @@ mod tests {
             addrmode: None,
             addrspace: None,
             slm_alignment: None,
+            source_offset: 0,
         }
     }
 
@@ -278,6 +301,7 @@ mod tests {
                 size: 3 * (simd * 2).max(32),
             }],
             private_size: 0,
+            bindings: vec![],
         }
     }
 

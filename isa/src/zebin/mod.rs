@@ -77,6 +77,10 @@ pub struct PayloadArg {
     pub addrspace: Option<String>,
     /// `slm_alignment` of an `addrspace: local` pointer argument.
     pub slm_alignment: Option<u32>,
+    /// `source_offset` of an `arg_byvalue` piece: where in the argument's
+    /// bytes this entry's `size` bytes begin (a struct argument may be
+    /// split into several entries).
+    pub source_offset: u32,
 }
 
 /// One `per_thread_payload_arguments` entry.
@@ -107,6 +111,9 @@ pub struct Kernel<'a> {
     /// `per_thread_memory_buffers` of type `private_space`: bytes per
     /// work-item (0: no private memory).
     pub private_size: u32,
+    /// `binding_table_indices`: (binding table index, argument index) of
+    /// the buffer arguments the kernel reaches through surface states.
+    pub bindings: Vec<(u32, u32)>,
 }
 
 impl Kernel<'_> {
@@ -145,6 +152,16 @@ impl Kernel<'_> {
             .unwrap_or(0)
             .div_ceil(32)
             .saturating_mul(32)
+    }
+
+    /// Bytes of by-value argument `index` (the end of its last piece), or
+    /// `None` when the kernel takes no such argument by value.
+    pub fn value_size(&self, index: u32) -> Option<u32> {
+        self.payload
+            .iter()
+            .filter(|a| a.kind == "arg_byvalue" && a.arg_index == Some(index))
+            .map(|a| a.source_offset.saturating_add(a.size))
+            .max()
     }
 
     pub fn arg(&self, kind: &str) -> Option<&PayloadArg> {
@@ -251,6 +268,7 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
                 addrmode: text(a.get("addrmode")),
                 addrspace: text(a.get("addrspace")),
                 slm_alignment: num(a.get("slm_alignment"), n, "slm_alignment")?,
+                source_offset: num(a.get("source_offset"), n, "source_offset")?.unwrap_or(0),
             });
         }
         let mut per_thread = Vec::new();
@@ -274,8 +292,20 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
                 private_size = private_size.saturating_add(n);
             }
         }
+        let mut bindings = Vec::new();
+        for b in k
+            .get("binding_table_indices")
+            .map_or(&[][..], yaml::Node::items)
+        {
+            let bti = num(b.get("bti_value"), n, "bti_value")?
+                .ok_or_else(|| field(n, "bti_value", "missing"))?;
+            let arg = num(b.get("arg_index"), n, "arg_index")?
+                .ok_or_else(|| field(n, "arg_index", "missing"))?;
+            bindings.push((bti, arg));
+        }
         kernels.push(Kernel {
             private_size,
+            bindings,
             code,
             simd,
             grf_count: num(env.get("grf_count"), n, "grf_count")?.unwrap_or(128),

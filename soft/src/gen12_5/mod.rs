@@ -237,6 +237,8 @@ pub struct Device<B: MemoryBus> {
     /// The shared functions compute threads reach, and the walkers' budget.
     compute_sf: Option<alloc::boxed::Box<dyn ComputeFunctions + Send>>,
     compute_budget: u64,
+    /// Walker threads check SWSB dependencies (`set_swsb_check`).
+    swsb_check: bool,
     kernels: compute::KernelCache,
     /// Each context's compute state, by engine and LRCA.
     pipelines: alloc::collections::BTreeMap<(usize, u64), compute::Pipeline>,
@@ -289,6 +291,7 @@ impl<B: MemoryBus> Device<B> {
             msi: crate::msi::Messages::default(),
             compute_sf: None,
             compute_budget: compute::DEFAULT_BUDGET,
+            swsb_check: true,
             kernels: compute::KernelCache::default(),
             pipelines: alloc::collections::BTreeMap::new(),
         };

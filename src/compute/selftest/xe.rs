@@ -31,7 +31,9 @@ use super::vector_add::Inputs;
 use super::{BLOCK_PIXELS, Failure, Mismatch, Params, Place, Tally, check_surface_size};
 use super::{dword, fill, launch, reduce, scoped, vector_add};
 use crate::compute::surface::{MAX_BUFFER_ENTRIES, read_region};
-use crate::compute::{Compute, Dispatch, Format, KernelDesc, LocalIds, Resource, Simd, Threads};
+use crate::compute::{
+    Compute, Dispatch, Format, IndirectPointer, KernelDesc, LocalIds, Resource, Simd, Threads,
+};
 use crate::gtt::tile4::{linear_to_tile4, tile4_offset, tile4_size};
 use crate::gtt::tiling::Tiling;
 use crate::platform::Platform;
@@ -122,6 +124,7 @@ fn write_surface<'a, P: Platform>(
                 group_size: [BLOCK_PIXELS, BLOCK_PIXELS, 1],
                 inline: &[],
                 indirect,
+                pointer: IndirectPointer::InlineQword0,
             },
             curbe: &[],
             bindings: &bindings,
@@ -298,6 +301,7 @@ pub(super) fn vector_add<'a, P: Platform>(
                 group_size: [GROUP, 1, 1],
                 inline: &[],
                 indirect: &[],
+                pointer: IndirectPointer::InlineQword0,
             },
             curbe: &[],
             bindings: &bindings,
@@ -392,6 +396,7 @@ pub(super) fn reduce<'a, P: Platform>(
                 group_size: [GROUP, 1, 1],
                 inline: &[],
                 indirect: &[],
+                pointer: IndirectPointer::InlineQword0,
             },
             curbe: &[],
             bindings: &bindings,

@@ -26,9 +26,12 @@
 //!
 //! **The thread payload** (what a kernel finds in its registers; the model's
 //! `soft/src/gen12_5/compute/payload.rs` loads the same):
-//! - R0: r0.1, r0.6, r0.7 the group's X, Y, Z IDs; r0.2 bits 7:0 the
-//!   thread's index in its group, bits 31:24 the threads in the group
-//!   [ext: Mesa brw_fs_nir.cpp load_workgroup_id, cs_thread_payload].
+//! - R0: r0.0 bits 31:6 the Indirect Data Start Address (an offset from
+//!   General State Base, 004 line 12806) [ext: IGC vISA PrologEpilog.cpp
+//!   PayloadLoader reads it so]; r0.1, r0.6, r0.7 the group's X, Y, Z IDs;
+//!   r0.2 bits 7:0 the thread's index in its group, bits 31:24 the threads
+//!   in the group [ext: Mesa brw_fs_nir.cpp load_workgroup_id,
+//!   cs_thread_payload].
 //! - From R1, the local IDs the walker generates ([`LocalIds`]: X, XY or
 //!   XYZ): per component one register of 16-bit IDs, channel n in word n
 //!   (SIMD8 uses words 0-7), two registers at SIMD32 (channels 0-15, then
@@ -38,13 +41,12 @@
 //! - Indirect data is not loaded into registers ("The kernel is responsible
 //!   for loading the indirect data from memory", 004 line 12806). The walker
 //!   names it (Indirect Data Start Address/Length, from General State Base,
-//!   here the state area) and the driver puts its 64-bit GPU address in
-//!   inline dwords 0-1, the user's inline data following from dword 2: the
-//!   convention of Mesa's anv, whose inline data begins with the address
-//!   of the push constants its walker names as indirect data [ext: Mesa
-//!   genX_cmd_compute.c emit_compute_walker, ANV_INLINE_PARAM_PUSH_ADDRESS_OFFSET 0].
-//!   (004 also says the address "is delivered to the kernel in the thread's
-//!   R0 payload" without naming the dword; the model does not write it.)
+//!   here the state area, whose General State Buffer Size bounds the
+//!   kernel's stateless reads of it). With `IndirectPointer::InlineQword0`
+//!   the driver also puts its 64-bit GPU address in inline dwords 0-1, the
+//!   user's inline data following from dword 2 (Mesa anv's convention);
+//!   with `IndirectPointer::R0` the inline data is the caller's alone
+//!   (Intel's OpenCL runtime's, for IGC's kernels).
 //!
 //! Surfaces: a binding table (32-byte aligned, 004 INTERFACE_DESCRIPTOR_DATA
 //! Binding Table Pointer 20:5 from Surface State Base) of 64-byte
@@ -92,6 +94,7 @@ pub(crate) fn record(
         right_mask,
         inline,
         indirect,
+        address_inline,
     } = plan.work
     else {
         return Err(ComputeError::Unsupported {
@@ -118,9 +121,9 @@ pub(crate) fn record(
     let state_end = (base + area.bytes() as u64).next_multiple_of(4096);
     let state_pages = ((state_end - base) / 4096) as u32;
 
-    // The inline data: the indirect data's address first when there is some.
+    // The inline data: the indirect data's address first when asked to.
     let mut data = [0u32; INLINE_DWORDS];
-    let user_at = match indirect_at {
+    let user_at = match indirect_at.filter(|_| address_inline) {
         Some(at) => {
             let addr = base + at as u64;
             data[0] = addr as u32;
@@ -203,7 +206,8 @@ pub(crate) fn record(
         thread_group_id_x_dimension: groups[0],
         thread_group_id_y_dimension: groups[1],
         thread_group_id_z_dimension: groups[2],
-        interface_descriptor_kernel_start_pointer: (kernel.gfx.0 - kernel.heap_base.0) as u32,
+        interface_descriptor_kernel_start_pointer: (kernel.gfx.0 + u64::from(kernel.entry)
+            - kernel.heap_base.0) as u32,
         interface_descriptor_single_program_flow: kernel.single_program_flow,
         interface_descriptor_binding_table_pointer: table,
         interface_descriptor_binding_table_entry_count: bt_prefetch_count(plan.bt_entries),

@@ -85,6 +85,9 @@ pub(crate) enum Work<'a> {
         right_mask: u32,
         inline: &'a [u32],
         indirect: &'a [u8],
+        /// The indirect data's address takes inline dwords 0-1 (the
+        /// dispatch asked for `IndirectPointer::InlineQword0`).
+        address_inline: bool,
     },
 }
 

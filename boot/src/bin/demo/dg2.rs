@@ -10,7 +10,8 @@ use alloc::vec::Vec;
 
 use baregpu::blit::dg2::{self as blit, Layout, Rect, Surface};
 use baregpu::compute::{
-    Buffer as ComputeBuffer, Compute, ComputeError, Dispatch, KernelDesc, LocalIds, Simd, Threads,
+    Buffer as ComputeBuffer, Compute, ComputeError, Dispatch, IndirectPointer, KernelDesc,
+    LocalIds, Simd, Threads,
 };
 use baregpu::gtt::tile4::{tile4_size, tile4_to_linear};
 use baregpu::hal::Generation;
@@ -287,6 +288,7 @@ fn dispatch<'a, P: Platform>(
                 group_size: [16, 1, 1],
                 inline: &inline,
                 indirect: &[],
+                pointer: IndirectPointer::InlineQword0,
             },
             curbe: &[],
             bindings: &[],

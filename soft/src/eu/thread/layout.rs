@@ -24,10 +24,12 @@ const ARF_BASE: usize = MRF_BASE + MRF_MAX * REG_BYTES;
 /// that spans two registers stays inside).
 pub const NULL_BASE: usize = ARF_BASE;
 pub const A0_BASE: usize = NULL_BASE + 2 * REG_BYTES;
-/// acc0 then acc1.
+/// acc0, acc1, ...: two registers before Xe, eight on Xe-HPG.
 pub const ACC_BASE: usize = A0_BASE + REG_BYTES;
+/// Accumulator registers the widest generation has (Xe-HPG's acc0-acc7).
+pub const ACC_REGS: usize = 8;
 /// f0 then f1 (each 32 bits used).
-pub const FLAG_BASE: usize = ACC_BASE + 2 * REG_BYTES;
+pub const FLAG_BASE: usize = ACC_BASE + ACC_REGS * REG_BYTES;
 /// Gen4/G45 mask0: AMask, IMask, LMask, CMask as words (000 lines 7815-7848).
 pub const MASK_BASE: usize = FLAG_BASE + 2 * REG_BYTES;
 /// Gen4/G45 ms0: IStack counters in bytes 0-15, LStack in 16-31.

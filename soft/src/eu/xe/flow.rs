@@ -119,14 +119,19 @@ pub fn exec(
             fall_rest(t, at);
             next_or(t, at, jip)
         }
+        Opcode::Goto if inst.acc_wr_ctrl => {
+            // BranchCtrl (`goto.b`, IGC's loop back edge): the predicated
+            // channels go to UIP and the others wait at IP + 1; the thread
+            // follows the channels to UIP when any went there, else goes on
+            // as a plain goto (004 lines 15965-15972, goto pseudocode).
+            let going = here & pred;
+            park(t, at, going, uip);
+            fall_rest(t, at);
+            if going != 0 { uip } else { next_or(t, at, jip) }
+        }
         Opcode::Break | Opcode::Cont | Opcode::Halt | Opcode::Goto => {
             // Predicated channels go to UIP; the thread jumps to JIP when
-            // none goes on (goto's BranchCtrl form is not modelled).
-            if inst.opcode == Opcode::Goto && inst.acc_wr_ctrl {
-                return Err(ErrorKind::BadOperand(
-                    "goto with BranchCtrl is not modelled",
-                ));
-            }
+            // none goes on.
             park(t, at, here & pred, uip);
             if inst.opcode == Opcode::Break && uip_is_while {
                 mark_broken(t, at, here & pred);

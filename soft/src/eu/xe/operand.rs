@@ -14,8 +14,8 @@ use baregpu_isa::inst::{Addr, Dst, RegFile, RegSrc, Region, Src, Type, vf_to_f32
 use crate::eu::error::ErrorKind;
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::{
-    A0_BASE, ACC_BASE, CR0_BASE, FLAG_BASE, GRF_BASE, GRF_REGS, IP_BASE, N_BASE, NULL_BASE,
-    REG_BYTES, SR0_BASE, TDR_BASE, TM_BASE,
+    A0_BASE, ACC_BASE, ACC_REGS, CR0_BASE, FLAG_BASE, GRF_BASE, GRF_REGS, IP_BASE, N_BASE,
+    NULL_BASE, REG_BYTES, SR0_BASE, TDR_BASE, TM_BASE,
 };
 
 /// Channels an instruction may have (SIMD32).
@@ -119,12 +119,14 @@ fn span(file: RegFile, nr: u8, write: bool) -> Result<(usize, usize, usize), Err
             // Reads of null are zero; writes go nowhere (the caller skips).
             0 => Ok((NULL_BASE, 2 * REG_BYTES, 0)),
             1 => one(A0_BASE, 1),
-            // acc0/acc1: what SIMD16 float needs (Mesa brw_fs_generator
-            // uses acc0 and acc1); acc2-acc9 are the madm/invm/rsqtm
-            // math-macro registers, which are not modelled.
-            2 if n < 2 => one(ACC_BASE, 2),
+            // Xe-HPG has acc0-acc7 (IGC splits a SIMD32 float product over
+            // acc0-acc1 and acc2-acc3); acc8-acc15 are the madm/invm/rsqtm
+            // math-macro registers mme0-mme7, which are not modelled
+            // [ext: IGC visa/iga/IGALibrary/Models/Models.cpp
+            // REGISTER_SPECIFICATIONS, ARF_ACC and ARF_MME for XE_HPG].
+            2 if n < ACC_REGS => one(ACC_BASE, ACC_REGS),
             2 => Err(ErrorKind::BadOperand(
-                "acc2-acc9 (math-macro registers) are not modelled",
+                "acc8-acc15 (math-macro registers mme0-mme7) are not modelled",
             )),
             // f0 and f1, 32 bits each (f0.0-f1.1).
             3 => one(FLAG_BASE, 2),

@@ -85,19 +85,22 @@ impl SharedFunctions for Router<'_> {
     }
 }
 
-/// Runs one group; `budget` is what is left of the walker's instructions.
+/// Runs one group; `budget` is what is left of the walker's instructions;
+/// `check_swsb` turns the threads' dependency check on.
 pub fn run_group(
     w: &Walker,
     prog: &XeProgram,
     group: [u32; 3],
     sf: &mut dyn ComputeFunctions,
     budget: &mut u64,
+    check_swsb: bool,
 ) -> Result<(), Failure> {
     let n = w.threads_per_group as usize;
     sf.begin_group(group, w.slm_bytes);
     let mut threads: Vec<XeThread> = (0..n)
         .map(|t| {
             let mut x = XeThread::new();
+            x.check_swsb = check_swsb;
             payload::load(&mut x.thread, w, group, t as u32);
             x.thread
                 .set_dispatch_mask(payload::dispatch_mask(w, t as u32));

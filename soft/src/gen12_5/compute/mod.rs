@@ -181,6 +181,11 @@ impl<B: MemoryBus> Device<B> {
         self.compute_budget = budget.max(1);
     }
 
+    /// Whether walker threads check their SWSB dependencies (on by default).
+    pub fn set_swsb_check(&mut self, on: bool) {
+        self.swsb_check = on;
+    }
+
     /// Why engine `i`'s last walker hung or stopped it.
     pub fn compute_report(&self, i: usize) -> Option<&str> {
         let s = &self.state.get(i)?.compute;
@@ -280,11 +285,12 @@ impl<B: MemoryBus> Device<B> {
         self.kernels = cache;
         let prog = prog.map_err(|fault| Halt::of(fault, dw[0]))?;
         let mut budget = self.compute_budget;
+        let check = self.swsb_check;
         let mut fault = None;
         // The installed shared functions if any (a host's override), else
         // the Xe-HPG ones over the context's memory.
         let result = if let Some(mut sf) = self.compute_sf.take() {
-            let result = walk_groups(&w, &prog, sf.as_mut(), &mut budget);
+            let result = walk_groups(&w, &prog, sf.as_mut(), &mut budget, check);
             self.compute_sf = Some(sf);
             result
         } else {
@@ -297,7 +303,7 @@ impl<B: MemoryBus> Device<B> {
                 },
                 state,
             );
-            let result = walk_groups(&w, &prog, &mut sf, &mut budget);
+            let result = walk_groups(&w, &prog, &mut sf, &mut budget, check);
             fault = sf.memory.fault;
             result
         };
@@ -342,11 +348,12 @@ fn walk_groups(
     prog: &crate::eu::xe::XeProgram,
     sf: &mut dyn ComputeFunctions,
     budget: &mut u64,
+    check_swsb: bool,
 ) -> Result<(), dispatch::Failure> {
     for z in w.start[2]..w.groups[2] {
         for y in w.start[1]..w.groups[1] {
             for x in w.start[0]..w.groups[0] {
-                dispatch::run_group(w, prog, [x, y, z], sf, budget)?;
+                dispatch::run_group(w, prog, [x, y, z], sf, budget, check_swsb)?;
             }
         }
     }
