@@ -3,7 +3,8 @@
 //! and Tile4), some legacy dc1 messages (`hdc`: untyped surface
 //! read/write, A64 scattered, A64 OWord block, media block; `hdc_atomic`:
 //! the untyped integer and float atomics, A64 and surface) and dc0 ones
-//! (`dc0`: OWord blocks, scratch blocks, the memory fence), the sampler's
+//! (`dc0`: OWord blocks, dword and byte scattered, scratch blocks, the
+//! memory fence), the sampler's
 //! basic forms (`sampler`, through the older sampling engine), the
 //! gateway's barrier and end of thread.
 //!
@@ -32,7 +33,7 @@
 //!
 //! Not modelled yet (refused by name): half-float atomics, TGM surfaces
 //! other than 2D linear/Tile4 and formats outside the older typed
-//! messages' table (no 16-bit float formats), dc0 scattered, HWord blocks, the HDC
+//! messages' table (no 16-bit float formats), HWord blocks, the HDC
 //! typed messages, typed atomics, counters and word atomics (see `hdc`,
 //! `hdc_atomic`), the gateway's
 //! event messages.

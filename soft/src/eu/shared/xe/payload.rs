@@ -1,7 +1,7 @@
 //! The message registers as bytes: payload reads and response writes of the
 //! Gen12.5 shared functions (LSC, TGM, the legacy HDC messages).
 
-use crate::eu::send::SendError;
+use crate::eu::send::{SendError, SendRequest};
 use crate::eu::thread::Thread;
 use crate::eu::thread::layout::REG_BYTES;
 
@@ -31,4 +31,33 @@ pub(super) fn reg_store(t: &mut Thread, at: usize, n: usize, v: u64) -> Result<(
 /// Registers that hold `bytes` (at least one).
 pub(super) fn regs_for(bytes: usize) -> usize {
     bytes.div_ceil(REG_BYTES).max(1)
+}
+
+/// Registers in a message: the first payload's `mlen`, then the second
+/// payload's (none for a null src1).
+pub(super) fn message_regs(req: &SendRequest) -> usize {
+    usize::from(req.mlen)
+        + req
+            .extended
+            .src1
+            .map_or(0, |_| usize::from(req.extended.src1_len))
+}
+
+/// The register-file byte address of register `k` of a message. A split
+/// send's two payloads make one message, the first's registers first: IGC
+/// sends the same dc0 scattered write whole (vISA `translateVISAScatterInst`:
+/// header, offsets and data in one payload) or split (Mesa
+/// `lower_surface_logical_send`: header and addresses in src0, the data in
+/// src1), so the data is found by its place in the message either way.
+pub(super) fn message_reg(req: &SendRequest, k: usize) -> Result<usize, SendError> {
+    let first = usize::from(req.mlen);
+    let reg = if k < first {
+        usize::from(req.payload.reg) + k
+    } else {
+        match req.extended.src1 {
+            Some(s) if k - first < usize::from(req.extended.src1_len) => usize::from(s) + k - first,
+            _ => return Err(bad("message shorter than its payload")),
+        }
+    };
+    Ok(reg * REG_BYTES)
 }
