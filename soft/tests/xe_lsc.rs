@@ -553,6 +553,40 @@ fn shared_local_memory() {
     }
 }
 
+/// Only an SLM address's low 16 bits count: IGC tags its `__local`
+/// pointers with bit 28 (0x10000000) and the accesses land at the low bits
+/// (`lsc::slm_offset`); past the group's SLM within those 16 bits stays out
+/// of bounds (reads 0, writes dropped).
+#[test]
+fn slm_addresses_keep_their_low_16_bits() {
+    let mut u = units(4);
+    u.slm = vec![0; 1024];
+    let mut h = harness(
+        "store.slm.d32.a32 (16|M0) [r20:2] r50:2\nload.slm.d32.a32 (16|M0) r40:2 [r30:2]\n",
+    );
+    for n in 0..16u32 {
+        let (r, c) = (n as u8 / 8, n as usize % 8);
+        // Lane 15 stores past the group's 1 KiB (0x1_0400 keeps 0x400).
+        let addr = if n == 15 {
+            0x1_0400
+        } else {
+            0x1000_0000 | (4 * n + 32)
+        };
+        h.set_grf_ud(20 + r, c, addr);
+        h.set_grf_ud(50 + r, c, 0xabc0 + n);
+        h.set_grf_ud(30 + r, c, 0x7fff_0000 | (4 * n + 32));
+    }
+    h.run_with(&mut u, 10).unwrap();
+    for n in 0..15u32 {
+        let o = (4 * n + 32) as usize;
+        assert_eq!(le(&u.slm[o..o + 4]), u64::from(0xabc0 + n), "lane {n}");
+        assert_eq!(h.grf_ud(40 + n as u8 / 8, n as usize % 8), 0xabc0 + n);
+    }
+    // Lane 15's store was dropped; its load (at 92) reads what is there: 0.
+    assert_eq!(h.grf_ud(41, 7), 0);
+    assert!(u.slm[92..].iter().all(|b| *b == 0));
+}
+
 /// Places a buffer's RENDER_SURFACE_STATE at `ss` (Surface State Base
 /// relative) and points binding-table entry `bti` at it.
 fn bind_buffer(u: &mut XeUnits, bti: u8, ss: u64, base: u64, size: u64) {

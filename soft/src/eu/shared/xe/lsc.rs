@@ -136,6 +136,17 @@ fn tg_image(t: Target) -> Option<XeSurface> {
     }
 }
 
+/// The part of an SLM address the hardware looks at: its low 16 bits
+/// (a group has at most 64 KiB). IGC relies on it: its `__local` pointers
+/// carry bit 28 (VALID_LOCAL_HIGH_BITS 0x10000000) so that a valid one is
+/// never the null bit pattern, "only the low 16 bits ... of SLM addresses
+/// are significant" [ext: IGC Compiler/Optimizer/OpenCLPasses/
+/// LocalBuffers/InlineLocalsResolution.hpp; vc GenXSLMResolution.cpp
+/// NullProtection]; its DG2 code ORs it into dc1 SLM offsets.
+fn slm_offset(off: u64) -> u64 {
+    off & 0xFFFF
+}
+
 /// Reads `buf.len()` bytes at `off` of the target.
 pub(super) fn read(env: &mut XeEnv, tg: Target, off: u64, buf: &mut [u8]) -> Result<(), SendError> {
     let n = buf.len() as u64;
@@ -149,6 +160,7 @@ pub(super) fn read(env: &mut XeEnv, tg: Target, off: u64, buf: &mut [u8]) -> Res
                 .slm
                 .as_deref()
                 .ok_or(bad("LSC: no shared local memory"))?;
+            let off = slm_offset(off);
             match off.checked_add(n).filter(|e| *e <= slm.len() as u64) {
                 Some(_) => buf.copy_from_slice(&slm[off as usize..(off + n) as usize]),
                 None => buf.fill(0),
@@ -184,6 +196,7 @@ pub(super) fn write(env: &mut XeEnv, tg: Target, off: u64, data: &[u8]) -> Resul
                 .slm
                 .as_deref_mut()
                 .ok_or(bad("LSC: no shared local memory"))?;
+            let off = slm_offset(off);
             if let Some(e) = off.checked_add(n).filter(|e| *e <= slm.len() as u64) {
                 slm[off as usize..e as usize].copy_from_slice(data);
             }
