@@ -237,6 +237,11 @@ impl XeThread {
                     let sel_pred = inst.opcode == Opcode::Sel && inst.cond_mod == CondMod::None;
                     let en = if sel_pred { en_exec } else { en_exec & pred };
                     let fast_done = match &op.fast {
+                        Some(f @ fast::XeFast { int: Some(i), .. }) => {
+                            touched = f.touched;
+                            i.run(&mut self.thread, en);
+                            true
+                        }
                         Some(f) if fc.mode == Rounding::NearestEven && !fc.keep32 => {
                             touched = f.touched;
                             crate::eu::alu::nearest_f(&mut self.thread, inst.opcode, &f.flat, en)
