@@ -1,6 +1,10 @@
 //! `baregpu run --zebin` through the binary: OpenCL kernels compiled by
 //! Intel's compiler for DG2 (`ocloc -device dg2 --format zebin`, Debian
-//! intel-opencl-icd; sources in `tests/zebin/kernels.cl`) run on the DG2
+//! intel-opencl-icd; sources in `tests/zebin/kernels.cl` and the corpus of
+//! `tests/zebin/corpus.cl`: integer, float, byte, vector and 64-bit
+//! arithmetic, loops, local memory and barriers, subgroups, global and
+//! local atomics, a tiled matrix multiply, a transpose, a scan and a
+//! bitonic sort) run on the DG2
 //! model with the dispatch Intel's runtime gives them, through the
 //! driver's compute path; every result is checked against the host.
 //!
@@ -27,7 +31,12 @@ fn scratch(name: &str) -> PathBuf {
 /// The zebin of `tests/zebin/kernels.cl` built with `options`, or `None`
 /// when ocloc is missing (off CI).
 fn compile(tag: &str, options: &str) -> Option<PathBuf> {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/zebin/kernels.cl");
+    compile_file(tag, "tests/zebin/kernels.cl", options)
+}
+
+/// The zebin of `source` (relative to the crate) built with `options`.
+fn compile_file(tag: &str, source: &str, options: &str) -> Option<PathBuf> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(source);
     let out = scratch(&format!("ocloc-{tag}"));
     let r = Command::new("ocloc")
         .args(["compile", "-q", "-file"])
@@ -259,4 +268,469 @@ fn mistakes_are_named() {
     );
     let e = err(&["run", "--gen", "gen7", "--zebin", z, "--global", "64"]);
     assert!(e.contains("--zebin runs DG2 kernels"), "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// The corpus: `tests/zebin/corpus.cl`, IGC's default (stateful) build.
+
+fn corpus() -> Option<&'static Path> {
+    static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BIN.get_or_init(|| compile_file("corpus", "tests/zebin/corpus.cl", ""))
+        .as_deref()
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 16) as u32
+    }
+    fn range(&mut self, lo: i32, hi: i32) -> i32 {
+        lo + (self.next() % (hi - lo + 1) as u32) as i32
+    }
+}
+
+fn le_bytes<T: Copy, const N: usize>(v: &[T], f: fn(T) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(|x| f(*x)).collect()
+}
+
+fn from_le<T, const N: usize>(b: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
+    b.chunks(N).map(|c| f(c.try_into().unwrap())).collect()
+}
+
+/// Runs corpus kernel `name`: `inputs` are (argument, bytes) buffers,
+/// `zeros` (argument, size) zeroed buffers, `values` other `--arg`
+/// values; returns every buffer's final bytes by argument.
+fn run_corpus(
+    name: &str,
+    global: &str,
+    local: &str,
+    inputs: &[(u32, Vec<u8>)],
+    zeros: &[(u32, usize)],
+    values: &[&str],
+) -> Option<Vec<(u32, Vec<u8>)>> {
+    let zebin = corpus()?;
+    let dir = scratch(&format!("corpus-{name}"));
+    let mut args: Vec<String> = [
+        "run",
+        "--gen",
+        "gen12.5",
+        "--zebin",
+        zebin.to_str().unwrap(),
+        "--kernel-name",
+        name,
+        "--global",
+        global,
+        "--local",
+        local,
+        // The model's SWSB check (a debugging aid) still misreads some of
+        // IGC's orderings in these kernels (a float destination's pipe, a
+        // branch counted on the int pipe, sends' in-order payload reads):
+        // the corpus checks the results without it.
+        "--no-swsb-check",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut outs = Vec::new();
+    for (i, bytes) in inputs {
+        let f = dir.join(format!("in{i}"));
+        std::fs::write(&f, bytes).unwrap();
+        args.push("--arg".into());
+        args.push(format!("{i}=buffer:{}", f.display()));
+        outs.push(*i);
+    }
+    for (i, n) in zeros {
+        args.push("--arg".into());
+        args.push(format!("{i}=buffer:zero:{n}"));
+        outs.push(*i);
+    }
+    for v in values {
+        args.push("--arg".into());
+        args.push(v.to_string());
+    }
+    for i in &outs {
+        args.push("--out".into());
+        args.push(format!("{i}={}", dir.join(format!("out{i}")).display()));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&baregpu(&args));
+    let got = outs
+        .iter()
+        .map(|i| (*i, std::fs::read(dir.join(format!("out{i}"))).unwrap()))
+        .collect();
+    std::fs::remove_dir_all(&dir).ok();
+    Some(got)
+}
+
+fn out(got: &[(u32, Vec<u8>)], arg: u32) -> &[u8] {
+    &got.iter().find(|(i, _)| *i == arg).unwrap().1
+}
+
+#[test]
+fn corpus_integer_operations() {
+    let mut r = Rng(0x1234_5678_9abc);
+    let n = 64usize;
+    let mut a: Vec<i32> = (0..n).map(|_| r.next() as i32).collect();
+    let mut b: Vec<i32> = (0..n)
+        .map(|k| {
+            if k % 5 == 0 {
+                r.range(-40, 40)
+            } else {
+                r.next() as i32
+            }
+        })
+        .collect();
+    (a[0], b[0]) = (i32::MIN, -1);
+    (a[1], b[1]) = (7, 0);
+    let Some(got) = run_corpus(
+        "int_ops",
+        "64",
+        "32",
+        &[
+            (0, le_bytes(&a, i32::to_le_bytes)),
+            (1, le_bytes(&b, i32::to_le_bytes)),
+        ],
+        &[(2, n * 64)],
+        &[],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 2), i32::from_le_bytes);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let overflow = x == i32::MIN && y == -1;
+        let want: [Option<i32>; 16] = [
+            Some(x.wrapping_mul(y)),
+            (!overflow).then(|| if y == 0 { 0 } else { x / y }),
+            (!overflow).then(|| if y == 0 { 0 } else { x % y }),
+            Some(((i64::from(x) * i64::from(y)) >> 32) as i32),
+            Some(x.rotate_left((y & 31) as u32)),
+            Some(x.count_ones() as i32),
+            Some(x.leading_zeros() as i32),
+            Some(x.min(y).wrapping_add(x.max(y))),
+            Some(x.wrapping_abs()),
+            Some(x.saturating_add(y)),
+            Some(((x as u32) >> (y & 31)) as i32),
+            Some(x >> (y & 31)),
+            // mad24 is defined on 24-bit operands only.
+            None,
+            Some(((i64::from(x) * i64::from(y)) >> 7) as i32),
+            Some(((i64::from(x) + i64::from(y)) >> 1) as i32),
+            Some(x ^ !y),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            if let Some(w) = w {
+                assert_eq!(
+                    o[16 * i + k],
+                    *w,
+                    "int_ops item {i} result {k}: x {x} y {y}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn corpus_float_operations() {
+    let mut r = Rng(0x5eed_f10a7);
+    let n = 64usize;
+    let f = |r: &mut Rng| (r.next() as f32 / u32::MAX as f32) * 200.0 - 100.0;
+    let a: Vec<f32> = (0..n).map(|_| f(&mut r)).collect();
+    let b: Vec<f32> = (0..n).map(|_| f(&mut r)).collect();
+    let Some(got) = run_corpus(
+        "float_ops",
+        "64",
+        "16",
+        &[
+            (0, le_bytes(&a, f32::to_le_bytes)),
+            (1, le_bytes(&b, f32::to_le_bytes)),
+        ],
+        &[(2, n * 64)],
+        &[],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 2), f32::from_le_bytes);
+    for i in 0..n {
+        let (x, y) = (f64::from(a[i]), f64::from(b[i]));
+        let want = [
+            x / y,
+            x.abs().sqrt(),
+            x.sin(),
+            x.floor() + y.ceil(),
+            x.min(y) * x.max(y),
+            x.trunc(),
+            1.0 / (y.abs() + 1.0).sqrt(),
+            x * y + 1.5,
+            (x * 0.01).exp2(),
+            (x.abs() + 1.0).log2(),
+            x.abs().copysign(y),
+            x.max(y),
+            x.round(),
+            y.trunc(),
+            x.abs().trunc(),
+            x * 2.0 + y,
+        ];
+        for (k, w) in want.iter().enumerate() {
+            // The native_ functions and rsqrt have the device's precision.
+            let tol = if matches!(k, 2 | 6 | 8 | 9) {
+                1e-3
+            } else {
+                1e-5
+            };
+            let g = f64::from(o[16 * i + k]);
+            assert!(
+                (g - w).abs() <= tol * w.abs().max(1.0),
+                "float_ops item {i} result {k}: x {x} y {y}: {g} vs {w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn corpus_bytes_shorts_vectors_and_longs() {
+    let mut r = Rng(0xb7e5);
+    let n = 64usize;
+    let u: Vec<u8> = (0..n).map(|_| r.next() as u8).collect();
+    let s: Vec<i16> = (0..n).map(|_| r.range(-3000, 3000) as i16).collect();
+    let Some(got) = run_corpus(
+        "bytes",
+        "64",
+        "16",
+        &[(0, u.clone()), (1, le_bytes(&s, i16::to_le_bytes))],
+        &[(2, n), (3, 2 * n)],
+        &[],
+    ) else {
+        return;
+    };
+    let p = from_le(out(&got, 3), i16::from_le_bytes);
+    for i in 0..n {
+        assert_eq!(out(&got, 2)[i], u[i].wrapping_add(i as u8), "uchar {i}");
+        assert_eq!(
+            p[i],
+            s[i].wrapping_mul(3).wrapping_sub(i as i16),
+            "short {i}"
+        );
+    }
+    // Small integers in floats: every product and sum is exact.
+    let v: Vec<f32> = (0..4 * n).map(|_| r.range(-10, 10) as f32).collect();
+    let got = run_corpus(
+        "vec4",
+        "64",
+        "16",
+        &[(0, le_bytes(&v, f32::to_le_bytes))],
+        &[(1, 16 * n)],
+        &[],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), f32::from_le_bytes);
+    for i in 0..n {
+        let e = &v[4 * i..4 * i + 4];
+        let dot: f32 = e.iter().map(|t| t * t).sum();
+        let want = [
+            e[3] + dot,
+            e[2] * 2.0 + dot,
+            e[1] * 3.0 + dot,
+            e[0] * 4.0 + dot,
+        ];
+        assert_eq!(o[4 * i..4 * i + 4], want, "vec4 item {i}");
+    }
+    let l: Vec<i64> = (0..n)
+        .map(|_| (i64::from(r.next()) << 31 | i64::from(r.next())) - (1 << 61))
+        .collect();
+    let got = run_corpus(
+        "longs",
+        "64",
+        "16",
+        &[(0, le_bytes(&l, i64::to_le_bytes))],
+        &[(1, 32 * n)],
+        &[],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), i64::from_le_bytes);
+    for i in 0..n {
+        let x = l[i];
+        let want = [
+            x.wrapping_mul(3) + 7,
+            x >> 5,
+            x / 7,
+            ((x as u64) >> 9) as i64,
+        ];
+        assert_eq!(o[4 * i..4 * i + 4], want, "long item {i}: {x}");
+    }
+}
+
+#[test]
+fn corpus_loops_local_memory_and_subgroups() {
+    let mut r = Rng(0x100b);
+    let l: Vec<i32> = (0..64).map(|_| r.range(-1000, 1000)).collect();
+    let lb = le_bytes(&l, i32::to_le_bytes);
+    let Some(got) = run_corpus(
+        "loop_sum",
+        "64",
+        "16",
+        &[(0, lb.clone())],
+        &[(1, 256)],
+        &["2=i32:37"],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 1), i32::from_le_bytes);
+    for i in 0..64 {
+        let want: i32 = (0..37).map(|k| l[(i + k) % 64] * k as i32).sum();
+        assert_eq!(o[i], want, "loop_sum {i}");
+    }
+    let got = run_corpus(
+        "local_reverse",
+        "64",
+        "32",
+        &[(0, lb.clone())],
+        &[(1, 256)],
+        &["2=local:128"],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), i32::from_le_bytes);
+    for i in 0..64 {
+        assert_eq!(o[i], l[i / 32 * 32 + 31 - i % 32], "local_reverse {i}");
+    }
+    // The kernel is SIMD16: a subgroup is one thread's 16 work-items.
+    let got = run_corpus("subgroup", "64", "32", &[(0, lb.clone())], &[(1, 512)], &[]).unwrap();
+    let o = from_le(out(&got, 1), i32::from_le_bytes);
+    for i in 0..64 {
+        let g = i / 16 * 16;
+        let sum = l[g..g + 16].iter().fold(0i32, |s, v| s.wrapping_add(*v));
+        assert_eq!((o[2 * i], o[2 * i + 1]), (sum, l[g + 3]), "subgroup {i}");
+    }
+    let got = run_corpus(
+        "scan_local",
+        "64",
+        "32",
+        &[(0, lb)],
+        &[(1, 256)],
+        &["2=local:128"],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), i32::from_le_bytes);
+    for g in 0..2 {
+        let mut acc = 0;
+        for i in g * 32..g * 32 + 32 {
+            acc += l[i];
+            assert_eq!(o[i], acc, "scan_local {i}");
+        }
+    }
+}
+
+#[test]
+fn corpus_global_and_local_atomics() {
+    let mut r = Rng(0xa70);
+    let v: Vec<u32> = (0..64).map(|_| r.next() >> 1).collect();
+    let vb = le_bytes(&v, u32::to_le_bytes);
+    let Some(got) = run_corpus("atomics", "64", "16", &[(0, vb.clone())], &[(1, 28)], &[]) else {
+        return;
+    };
+    let o = from_le(out(&got, 1), u32::from_le_bytes);
+    let fold = |f: fn(u32, u32) -> u32| v.iter().copied().reduce(f).unwrap();
+    assert_eq!(o[0], fold(u32::wrapping_add), "atomic_add");
+    assert_eq!(o[1], fold(u32::max), "atomic_max");
+    assert_eq!(o[2], 0, "atomic_min with 0");
+    assert_eq!(o[3], fold(|a, b| a | b), "atomic_or");
+    assert_eq!(o[4], fold(|a, b| a ^ b), "atomic_xor");
+    assert_eq!(o[5], 64, "atomic_inc");
+    assert!(
+        v.contains(&o[6]),
+        "atomic_cmpxchg stored a work-item's value"
+    );
+    // Local atomics: IGC tags __local pointers with bit 28.
+    let got = run_corpus(
+        "local_atomics",
+        "64",
+        "32",
+        &[(0, vb)],
+        &[(1, 32)],
+        &["2=local:16"],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), u32::from_le_bytes);
+    for g in 0..2 {
+        for k in 0..4 {
+            let want = v[g * 32..g * 32 + 32]
+                .iter()
+                .filter(|x| *x % 4 == k)
+                .count();
+            assert_eq!(o[g * 4 + k as usize], want as u32, "group {g} bin {k}");
+        }
+    }
+}
+
+#[test]
+fn corpus_matrix_multiply_transpose_and_sort() {
+    let mut r = Rng(0x3a7);
+    let n = 32usize;
+    let a: Vec<f32> = (0..n * n).map(|_| r.range(-4, 4) as f32).collect();
+    let b: Vec<f32> = (0..n * n).map(|_| r.range(-4, 4) as f32).collect();
+    let Some(got) = run_corpus(
+        "matmul",
+        "32,32",
+        "16,16",
+        &[
+            (0, le_bytes(&a, f32::to_le_bytes)),
+            (1, le_bytes(&b, f32::to_le_bytes)),
+        ],
+        &[(2, 4 * n * n)],
+        &["3=i32:32"],
+    ) else {
+        return;
+    };
+    let c = from_le(out(&got, 2), f32::from_le_bytes);
+    for row in 0..n {
+        for col in 0..n {
+            let want: f32 = (0..n).map(|k| a[row * n + k] * b[k * n + col]).sum();
+            assert_eq!(c[row * n + col], want, "matmul ({row}, {col})");
+        }
+    }
+    let (w, h) = (48usize, 32usize);
+    let t: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
+    let got = run_corpus(
+        "transpose",
+        "48,32",
+        "16,16",
+        &[(0, le_bytes(&t, f32::to_le_bytes))],
+        &[(1, 4 * w * h)],
+        &["2=i32:48", "3=i32:32"],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), f32::from_le_bytes);
+    for y in 0..h {
+        for x in 0..w {
+            assert_eq!(o[x * h + y], t[y * w + x], "transpose ({x}, {y})");
+        }
+    }
+    // A bitonic sort of 64 values: one dispatch per step, the buffer
+    // carried from one to the next.
+    let mut d: Vec<i32> = (0..64).map(|_| r.range(-1000, 1000)).collect();
+    let mut want = d.clone();
+    want.sort_unstable();
+    let mut k = 2;
+    while k <= 64 {
+        let mut j = k / 2;
+        while j > 0 {
+            let (js, ks) = (format!("1=u32:{j}"), format!("2=u32:{k}"));
+            let got = run_corpus(
+                "bitonic_step",
+                "64",
+                "32",
+                &[(0, le_bytes(&d, i32::to_le_bytes))],
+                &[],
+                &[&js, &ks],
+            )
+            .unwrap();
+            d = from_le(out(&got, 0), i32::from_le_bytes);
+            j /= 2;
+        }
+        k *= 2;
+    }
+    assert_eq!(d, want, "bitonic sort");
 }

@@ -1,0 +1,144 @@
+// OpenCL kernels of the kind public compute samples are made of, compiled by
+// ocloc for DG2 in cli/tests/run_zebin.rs and run through `baregpu run
+// --zebin`; every result is checked against the same computation on the host.
+
+__kernel void int_ops(__global const int *a, __global const int *b, __global int *o) {
+    size_t i = get_global_id(0);
+    int x = a[i], y = b[i];
+    o[16*i+0] = x * y;
+    o[16*i+1] = y != 0 ? x / y : 0;
+    o[16*i+2] = y != 0 ? x % y : 0;
+    o[16*i+3] = mul_hi(x, y);
+    o[16*i+4] = rotate(x, y);
+    o[16*i+5] = popcount(x);
+    o[16*i+6] = clz(x);
+    o[16*i+7] = min(x, y) + max(x, y);
+    o[16*i+8] = abs(x);
+    o[16*i+9] = add_sat(x, y);
+    o[16*i+10] = (uint)x >> (y & 31);
+    o[16*i+11] = x >> (y & 31);
+    o[16*i+12] = mad24(x, y, 3);
+    o[16*i+13] = (int)((long)x * (long)y >> 7);
+    o[16*i+14] = hadd(x, y);
+    o[16*i+15] = x ^ ~y;
+}
+__kernel void float_ops(__global const float *a, __global const float *b, __global float *o) {
+    size_t i = get_global_id(0);
+    float x = a[i], y = b[i];
+    o[16*i+0] = x / y;
+    o[16*i+1] = sqrt(fabs(x));
+    o[16*i+2] = native_sin(x);
+    o[16*i+3] = floor(x) + ceil(y);
+    o[16*i+4] = fmin(x, y) * fmax(x, y);
+    o[16*i+5] = (float)(int)x;
+    o[16*i+6] = rsqrt(fabs(y) + 1.0f);
+    o[16*i+7] = fma(x, y, 1.5f);
+    o[16*i+8] = native_exp2(x * 0.01f);
+    o[16*i+9] = native_log2(fabs(x) + 1.0f);
+    o[16*i+10] = copysign(x, y);
+    o[16*i+11] = x > y ? x : y;
+    o[16*i+12] = round(x);
+    o[16*i+13] = trunc(y);
+    o[16*i+14] = (float)(uint)(fabs(x));
+    o[16*i+15] = mad(x, 2.0f, y);
+}
+__kernel void bytes(__global const uchar *a, __global const short *b, __global uchar *o, __global short *p) {
+    size_t i = get_global_id(0);
+    o[i] = a[i] + (uchar)i;
+    p[i] = b[i] * 3 - (short)i;
+}
+__kernel void vec4(__global const float4 *a, __global float4 *o) {
+    size_t i = get_global_id(0);
+    float4 v = a[i];
+    o[i] = v.wzyx * (float4)(1, 2, 3, 4) + (float4)(dot(v, v));
+}
+__kernel void loop_sum(__global const int *a, __global int *o, int n) {
+    size_t i = get_global_id(0);
+    int s = 0;
+    for (int k = 0; k < n; k++) s += a[(i + k) % 64] * k;
+    o[i] = s;
+}
+__kernel void local_reverse(__global const int *a, __global int *o, __local int *t) {
+    size_t l = get_local_id(0), n = get_local_size(0);
+    t[l] = a[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    o[get_global_id(0)] = t[n - 1 - l];
+}
+__kernel void atomics(__global const uint *a, __global uint *o) {
+    size_t i = get_global_id(0);
+    atomic_add(&o[0], a[i]);
+    atomic_max(&o[1], a[i]);
+    atomic_min(&o[2], a[i]);
+    atomic_or(&o[3], a[i]);
+    atomic_xor(&o[4], a[i]);
+    atomic_inc(&o[5]);
+    atomic_cmpxchg(&o[6], 0u, a[i]);
+}
+__kernel void longs(__global const long *a, __global long *o) {
+    size_t i = get_global_id(0);
+    long x = a[i];
+    o[4*i] = x * 3 + 7;
+    o[4*i+1] = x >> 5;
+    o[4*i+2] = x / 7;
+    o[4*i+3] = (long)((ulong)x >> 9);
+}
+__kernel void subgroup(__global const int *a, __global int *o) {
+    size_t i = get_global_id(0);
+    o[2*i] = sub_group_reduce_add(a[i]);
+    o[2*i+1] = sub_group_broadcast(a[i], 3);
+}
+__kernel void local_atomics(__global const uint *a, __global uint *o, __local uint *t) {
+    size_t l = get_local_id(0);
+    if (l < 4) t[l] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&t[a[get_global_id(0)] % 4], 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l < 4) o[get_group_id(0) * 4 + l] = t[l];
+}
+
+#define TILE 16
+__kernel void matmul(__global const float *A, __global const float *B, __global float *C, int N) {
+    __local float As[TILE][TILE];
+    __local float Bs[TILE][TILE];
+    int row = get_global_id(1), col = get_global_id(0);
+    int lr = get_local_id(1), lc = get_local_id(0);
+    float acc = 0.0f;
+    for (int t = 0; t < N / TILE; t++) {
+        As[lr][lc] = A[row * N + t * TILE + lc];
+        Bs[lr][lc] = B[(t * TILE + lr) * N + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; k++) acc += As[lr][k] * Bs[k][lc];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[row * N + col] = acc;
+}
+__kernel void transpose(__global const float *in, __global float *out, int w, int h) {
+    __local float tile[TILE][TILE + 1];
+    int x = get_group_id(0) * TILE + get_local_id(0);
+    int y = get_group_id(1) * TILE + get_local_id(1);
+    if (x < w && y < h) tile[get_local_id(1)][get_local_id(0)] = in[y * w + x];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x = get_group_id(1) * TILE + get_local_id(0);
+    y = get_group_id(0) * TILE + get_local_id(1);
+    if (x < h && y < w) out[y * h + x] = tile[get_local_id(0)][get_local_id(1)];
+}
+__kernel void bitonic_step(__global int *data, uint j, uint k) {
+    uint i = get_global_id(0);
+    uint ixj = i ^ j;
+    if (ixj > i) {
+        int a = data[i], b = data[ixj];
+        if (((i & k) == 0 && a > b) || ((i & k) != 0 && a < b)) { data[i] = b; data[ixj] = a; }
+    }
+}
+__kernel void scan_local(__global const int *in, __global int *out, __local int *tmp) {
+    int l = get_local_id(0), n = get_local_size(0);
+    tmp[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < n; off <<= 1) {
+        int v = l >= off ? tmp[l - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[l] += v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = tmp[l];
+}
