@@ -65,7 +65,8 @@
 
 use baregpu_isa::message::xe_hdc::{Dc0, Scattered, Scratch, decode_dc0};
 
-use super::hdc::{bti_target, move_oword_block};
+use super::hdc::move_oword_block;
+use super::lsc::bti_target;
 use super::lsc::{Target, read, write};
 use super::payload::{message_reg, message_regs, reg_load, reg_store, regs_for};
 use super::{XeEnv, bad};

@@ -38,11 +38,9 @@
 //! Not modelled yet (refused by name): typed surfaces, typed atomics and
 //! atomic counters, HWord blocks, the packed (16-bit) forms, SIMD4x2.
 
-use baregpu_isa::inst::Sfid;
-use baregpu_isa::message::lsc::{BtiRef, Surface};
 use baregpu_isa::message::xe_hdc::{Dc1, OwordCount, ScatterElem, UntypedSimd, decode_dc1};
 
-use super::lsc::{Target, read, target, write};
+use super::lsc::{Target, bti_target, read, write};
 use super::payload::{reg_load, reg_store, regs_for};
 use super::surface::{self as xsurface, XeSurface};
 use super::{XeEnv, bad};
@@ -156,20 +154,6 @@ pub(super) fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Resu
         }
     }
     Ok(())
-}
-
-/// Binding-table index 255 (stateless, IA-coherent) and 253 (stateless,
-/// non-coherent: Mesa brw_eu_defines.h GFX8_BTI_STATELESS_NON_COHERENT,
-/// the index IGC's DG2 payload loads use) are stateless; 254 is SLM; any
-/// other index is a buffer. The stateless ones count from General State
-/// Base (`XeState::general_state_base`). Coherence with the CPU's caches is
-/// not modelled.
-pub(super) fn bti_target(env: &mut XeEnv, bti: u8) -> Result<Target, SendError> {
-    match bti {
-        255 | 253 => Ok(Target::Flat(env.state.general_state_base)),
-        254 => target(env, Sfid::Slm, Surface::Flat),
-        i => target(env, Sfid::Ugm, Surface::Bti(BtiRef::Index(i))),
-    }
 }
 
 /// The components 0..n as a mask (n up to 8).

@@ -39,7 +39,7 @@
 use baregpu_isa::message::lsc::DataSize;
 use baregpu_isa::message::xe_hdc::{FloatAtomic, UntypedAtomic};
 
-use super::hdc::bti_target;
+use super::lsc::bti_target;
 use super::lsc::{Target, read, write};
 use super::payload::{reg_load, reg_store, regs_for};
 use super::{XeEnv, bad};

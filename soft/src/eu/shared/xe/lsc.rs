@@ -129,6 +129,21 @@ pub(super) fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, 
     })
 }
 
+/// The legacy data-port messages' (dc0, dc1) binding-table indices:
+/// index 255 (stateless, IA-coherent) and 253 (stateless,
+/// non-coherent: Mesa brw_eu_defines.h GFX8_BTI_STATELESS_NON_COHERENT,
+/// the index IGC's DG2 payload loads use) are stateless; 254 is SLM; any
+/// other index is a buffer. The stateless ones count from General State
+/// Base (`XeState::general_state_base`). Coherence with the CPU's caches is
+/// not modelled.
+pub(super) fn bti_target(env: &mut XeEnv, bti: u8) -> Result<Target, SendError> {
+    match bti {
+        255 | 253 => Ok(Target::Flat(env.state.general_state_base)),
+        254 => target(env, Sfid::Slm, Surface::Flat),
+        i => target(env, Sfid::Ugm, Surface::Bti(BtiRef::Index(i))),
+    }
+}
+
 fn tg_image(t: Target) -> Option<XeSurface> {
     match t {
         Target::Image(s) => Some(s),
