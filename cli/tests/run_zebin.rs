@@ -221,6 +221,55 @@ fn two_dimensional_ids_match_the_ndrange() {
     assert!(text.contains("from the runtime"), "{text}");
 }
 
+/// By-value arguments: a float, a struct given as bytes (IGC splits it by
+/// `source_offset`) and a bound; IGC's code keeps a SIMD32 product in
+/// acc0-acc3. (The SWSB check is off: it misreads a float destination's
+/// pipe in this kernel, see the corpus.)
+#[test]
+fn by_value_scalars_and_structs_reach_the_kernel() {
+    let Some(zebin) = stateful() else { return };
+    let dir = scratch("axpb");
+    let (x, p, y) = (dir.join("x"), dir.join("p"), dir.join("y"));
+    let xv: Vec<f32> = (0..256).map(|i| i as f32 * 0.5).collect();
+    std::fs::write(&x, floats(&xv)).unwrap();
+    let params: Vec<u8> = [0.25f32.to_le_bytes(), (-3i32).to_le_bytes()].concat();
+    std::fs::write(&p, &params).unwrap();
+    ok(&baregpu(&[
+        "run",
+        "--gen",
+        "gen12.5",
+        "--zebin",
+        zebin.to_str().unwrap(),
+        "--kernel-name",
+        "axpb",
+        "--global",
+        "256",
+        "--arg",
+        &format!("0=buffer:{}", x.display()),
+        "--arg",
+        "1=buffer:zero:1024",
+        "--arg",
+        "2=f32:4",
+        "--arg",
+        &format!("3=bytes:{}", p.display()),
+        "--arg",
+        "4=u32:250",
+        "--out",
+        &format!("1={}", y.display()),
+        "--no-swsb-check",
+    ]));
+    let got = read_floats(&y);
+    for i in 0..256 {
+        let want = if i < 250 {
+            4.0 * xv[i] * 0.25 - 3.0
+        } else {
+            0.0
+        };
+        assert_eq!(got[i], want, "element {i}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn mistakes_are_named() {
     let Some(zebin) = stateful() else { return };
