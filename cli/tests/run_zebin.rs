@@ -256,7 +256,6 @@ fn by_value_scalars_and_structs_reach_the_kernel() {
         "4=u32:250",
         "--out",
         &format!("1={}", y.display()),
-        "--no-swsb-check",
     ]));
     let got = read_floats(&y);
     for i in 0..256 {
@@ -374,11 +373,6 @@ fn run_corpus(
         global,
         "--local",
         local,
-        // The model's SWSB check (a debugging aid) still misreads some of
-        // IGC's orderings in these kernels (a float destination's pipe, a
-        // branch counted on the int pipe, sends' in-order payload reads):
-        // the corpus checks the results without it.
-        "--no-swsb-check",
     ]
     .iter()
     .map(|s| s.to_string())

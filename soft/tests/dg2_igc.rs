@@ -29,13 +29,7 @@ use dg2_support::{COMPUTE, Dg2Base as Dg2, INSTRUCTION_BASE, pack};
 /// IGC code the model does not run yet, by kernel: the text its stop
 /// report names. A kernel listed here must stop so (the test fails once it
 /// runs, so that the entry is removed).
-const GAPS: &[(&str, &str)] = &[
-    // The loop's last instruction `(W) mov r4.0 r4.1` before `jmpi` back to
-    // the head, read there by `shr r4.1 r4.0` with no `@n`: IGC counts the
-    // back edge as ordering it, the model's SWSB check (a debugging aid,
-    // `soft/src/eu/xe/swsb.rs`) does not follow that rule yet.
-    ("group_sum", "reads r4 written 1 int instruction(s) back"),
-];
+const GAPS: &[(&str, &str)] = &[];
 
 /// Where the indirect data sits past General State Base (64-byte aligned,
 /// not 0, so r0.0 carries a real offset).

@@ -207,3 +207,155 @@ fn in_order_checks_compare_dwords_not_whole_registers() {
     let (ip, what) = swsb_error(same);
     assert_eq!(ip, 0x20, "{what}");
 }
+
+/// Branches issue on the int pipe and count there (IGC
+/// `isIntegerPipeInstructionXe`): a `join` between a write and its reader
+/// makes the write two int instructions back.
+#[test]
+fn branches_count_on_the_int_pipe() {
+    let src = |wait: &str| {
+        format!(
+            "add (8|M0) r10.0<1>:d r2.0<1;1,0>:d r2.0<1;1,0>:d
+join (8|M0) L32
+L32:
+add (8|M0) r11.0<1>:d r10.0<1;1,0>:d r2.0<1;1,0>:d {{{wait}}}\n"
+        )
+    };
+    // I@2 names the add (the join is one back); counting the join out,
+    // it would name an instruction before the add and leave it pending.
+    let (_, h) = run(&src("I@2")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(h.grf_ud(11, 7), 24);
+    let (ip, what) = swsb_error(&src("I@3"));
+    assert_eq!(ip, 0x20);
+    assert!(what.contains("2 int"), "{what}");
+}
+
+/// An instruction's pipe follows its destination type: `mov r:f r:ud` is a
+/// float instruction (IGC `isFloatPipeInstructionXe`, Mesa
+/// `inferred_exec_pipe`), so F@1 orders it and I@1 does not.
+#[test]
+fn a_float_destination_runs_on_the_float_pipe() {
+    let src = |wait: &str| {
+        format!(
+            "mov (8|M0) r10.0<1>:f r2.0<1;1,0>:ud
+add (8|M0) r11.0<1>:f r10.0<1;1,0>:f r10.0<1;1,0>:f {{{wait}}}\n"
+        )
+    };
+    let (_, h) = run(&src("F@1")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(f32::from_bits(h.grf_ud(11, 2)), 6.0);
+    let (ip, what) = swsb_error(&src("I@1"));
+    assert_eq!(ip, 0x10);
+    assert!(what.contains("1 float"), "{what}");
+    // A bare @1 on a float instruction reading an int-typed source also
+    // waits on the int pipe (the source type names it: Mesa
+    // `inferred_sync_pipe`).
+    let mixed = "add (8|M0) r10.0<1>:d r2.0<1;1,0>:d r2.0<1;1,0>:d
+mov (8|M0) r11.0<1>:f r10.0<1;1,0>:d {@1}\n";
+    let (_, h) = run(mixed).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(f32::from_bits(h.grf_ud(11, 1)), 4.0);
+    assert_eq!(swsb_error(&mixed.replace(" {@1}", " {F@1}")).0, 0x10);
+}
+
+/// A write is complete once 11 instructions of any pipe issued after it
+/// (IGC SWSB_MAX_ALU_DEPENDENCE_DISTANCE), even when its own pipe issued
+/// fewer than 10.
+#[test]
+fn eleven_instructions_of_any_pipe_complete_a_write() {
+    let with = |n: usize| {
+        let mut s = String::from("add (8|M0) r10.0<1>:f r3.0<1;1,0>:f r3.0<1;1,0>:f\n");
+        for _ in 0..n {
+            s.push_str("add (8|M0) r20.0<1>:d r2.0<1;1,0>:d r2.0<1;1,0>:d\n");
+        }
+        s + "mov (8|M0) r11.0<1>:f r10.0<1;1,0>:f\n"
+    };
+    run(&with(10)).unwrap_or_else(|e| panic!("{e}"));
+    let (ip, what) = swsb_error(&with(9));
+    assert_eq!(ip, 0xa0);
+    assert!(what.contains("1 float"), "{what}");
+}
+
+/// A jump the thread takes completes the in-order writes before it (IGC's
+/// and IGA's distances run in program order; a loop's back edge carries no
+/// wait).
+#[test]
+fn a_taken_jump_completes_in_order_writes() {
+    let src = |target: &str| {
+        format!(
+            "add (8|M0) r10.0<1>:d r2.0<1;1,0>:d r2.0<1;1,0>:d
+(W) jmpi (1|M0) {target}
+L32:
+add (8|M0) r12.0<1>:d r2.0<1;1,0>:d r2.0<1;1,0>:d
+L48:
+add (8|M0) r11.0<1>:d r10.0<1;1,0>:d r2.0<1;1,0>:d\n"
+        )
+    };
+    let (_, h) = run(&src("L48")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(h.grf_ud(11, 0), 3);
+    assert_eq!(h.grf_ud(12, 0), 0, "jumped over");
+    // The same jump to the next instruction is not taken.
+    let (ip, what) = swsb_error(&src("L32"));
+    assert_eq!(ip, 0x30);
+    assert!(what.contains("r10") && what.contains("3 int"), "{what}");
+}
+
+/// Sends to one shared function under the same predicate and channels read
+/// their payloads in order (IGC `WARDepRequired`): a wait for the later
+/// one's sources covers the earlier one's, and the later one may overwrite
+/// the earlier one's payload; another function, or other channels, may not.
+#[test]
+fn sends_of_one_function_read_their_payloads_in_order() {
+    let eot = "send.gtwy (1|M0) null r0 null:0 0x0 0x02000010 {EOT}\n";
+    let go = |src: &str| {
+        let mut h = XeHarness::new();
+        h.load_asm(&format!("{src}{eot}"))
+            .unwrap_or_else(|e| panic!("{src}: {e:?}"));
+        h.run_with(&mut Echo, 20)
+    };
+    let first = "send.ugm (8|M0) r20 r2 null:0 0x0 0x02100000 {$4}\n";
+    // A wait on the later load's sources orders the earlier's.
+    let later_src = format!(
+        "{first}send.ugm (8|M0) r21 r5 null:0 0x0 0x02100000 {{$5}}
+mov (8|M0) r2.0<1>:ud r9.0<1;1,0>:ud {{$5.src}}\n"
+    );
+    assert_eq!(go(&later_src).unwrap(), Step::Ended);
+    // Without any wait the overwrite is reported.
+    let none = later_src.replace(" {$5.src}", "");
+    let e = go(&none).unwrap_err();
+    assert!(
+        matches!(&e.kind, ErrorKind::Swsb(w) if w.contains("r2") && w.contains("$4.src")),
+        "{e}"
+    );
+    // Loads on other channels are in no order with the first.
+    let other = later_src.replace("send.ugm (8|M0) r21", "send.ugm (8|M8) r21");
+    let e = go(&other).unwrap_err();
+    assert!(
+        matches!(&e.kind, ErrorKind::Swsb(w) if w.contains("$4.src")),
+        "{e}"
+    );
+    // A later load of the same function may write the earlier's payload.
+    let overwrite = format!("{first}send.ugm (8|M0) r2 r5 null:0 0x0 0x02100000 {{$5}}\n");
+    assert_eq!(go(&overwrite).unwrap(), Step::Ended);
+    // An SLM load may not.
+    let slm = overwrite.replace("send.ugm (8|M0) r2 r5", "send.slm (8|M0) r2 r5");
+    assert!(slm.contains("send.ugm") && slm.contains("send.slm"));
+    let e = go(&slm).unwrap_err();
+    assert!(
+        matches!(&e.kind, ErrorKind::Swsb(w) if w.contains("r2") && w.contains("$4.src")),
+        "{e}"
+    );
+    // Legacy data-port reads: one to a surface, one to SLM (binding-table
+    // entry 254) are in no order either (IGC `hasSameFunctionID` tells SLM
+    // apart); two to the surface are.
+    let dc1 = |bti: &str| {
+        format!(
+            "send.dc1 (8|M0) r20 r2 null:0 0x0 0x02106E00 {{$4}}
+send.dc1 (8|M0) r2 r5 null:0 0x0 0x02106E{bti} {{$5}}\n"
+        )
+    };
+    assert_eq!(go(&dc1("00")).unwrap(), Step::Ended);
+    let e = go(&dc1("FE")).unwrap_err();
+    assert!(
+        matches!(&e.kind, ErrorKind::Swsb(w) if w.contains("$4.src")),
+        "{e}"
+    );
+}

@@ -302,9 +302,12 @@ impl XeThread {
         if self.check_swsb
             && let Some(h) = self
                 .scoreboard
-                .step_on(ip, inst, op.pipe, &op.text, &touched)
+                .step_on(ip, inst, op.swsb, &op.text, &touched)
         {
             return Err(EuError::new(ip, ErrorKind::Swsb(h)));
+        }
+        if self.check_swsb && next != op.next_ip {
+            self.scoreboard.branch_taken();
         }
         if end {
             self.thread.ended = true;

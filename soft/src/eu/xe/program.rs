@@ -10,7 +10,7 @@ use baregpu_isa::inst::{Body, Instruction, Jump, MathFn, Opcode, Src, Type};
 use baregpu_isa::kernel::{KernelError, KernelIter};
 
 use super::fast::{self, XeFast};
-use super::swsb::{self, InOrder};
+use super::swsb::Annot;
 use crate::eu::error::{ErrorKind, EuError};
 use crate::eu::thread::Thread;
 
@@ -26,8 +26,8 @@ pub struct XeOp {
     pub uip_is_while: bool,
     /// The F arithmetic fast path's plan (`fast`), when it has one.
     pub(crate) fast: Option<XeFast>,
-    /// The in-order pipe it runs on, for the SWSB check.
-    pub(crate) pipe: Option<InOrder>,
+    /// Its pipes and read order, for the SWSB check.
+    pub(crate) swsb: Annot,
 }
 
 /// A predecoded Xe-HPG kernel.
@@ -118,7 +118,7 @@ impl XeProgram {
                             .then(|| fast::plan(&e.inst, &scratch))
                             .flatten(),
                         refused,
-                        pipe: swsb::pipe_of(&e.inst),
+                        swsb: Annot::of(&e.inst),
                         uip_is_while: false,
                         inst: e.inst,
                     })
