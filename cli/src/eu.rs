@@ -11,10 +11,12 @@ const GENS: &str = "gen4, gen4.5 (g45), gen6 (snb), gen7 (ivb), gen7.5 (hsw), ge
 
 /// The usage lines of the two commands.
 pub const USAGE: &str =
-    "  baregpu disasm --gen <gen4|gen4.5|g45|gen6|snb|gen7|ivb|gen7.5|hsw> [--no-labels] <binary>
+    "  baregpu disasm --gen <gen4|gen4.5|g45|gen6|snb|gen7|ivb|gen7.5|hsw|gen12.5|dg2> [--no-labels] <binary>
       Disassemble raw little-endian EU instructions (native and compact) in
       IGA syntax, one per line with its byte offset; branch targets inside
-      the binary are labels (L<offset>:) unless --no-labels.
+      the binary are labels (L<offset>:) unless --no-labels. A zebin (ocloc
+      -device dg2 --format zebin) is read as its kernels, each under its
+      name; validate takes one too.
   baregpu asm --gen <gen> [--compact] <source> -o <binary>
       Assemble IGA-syntax EU instructions to a raw little-endian binary;
       --compact stores every instruction that has a compact form compacted
@@ -64,6 +66,28 @@ pub fn asm_with(
     text::assemble_with(p, source, opts).map_err(|e| format!("{file}:{e}"))
 }
 
+/// A kernel's name and code.
+type NamedCode<'a> = (String, &'a [u8]);
+
+/// The kernels of `bytes` when it is an ELF file (a zebin, as `ocloc
+/// -device dg2 --format zebin` writes it): each kernel's name and its
+/// `.text.<name>` code. `None`: raw instruction words.
+fn zebin_kernels(p: IsaGen, bytes: &[u8]) -> Result<Option<Vec<NamedCode<'_>>>, String> {
+    if !bytes.starts_with(b"\x7fELF") {
+        return Ok(None);
+    }
+    if p != IsaGen::Gen12_5 {
+        return Err(String::from(
+            "an ELF file: zebins hold Gen12.5 code (--gen gen12.5); \
+             older generations take raw instruction words",
+        ));
+    }
+    let z = baregpu_isa::zebin::read(bytes).map_err(|e| format!("zebin: {e}"))?;
+    Ok(Some(
+        z.kernels.iter().map(|k| (k.name.clone(), k.code)).collect(),
+    ))
+}
+
 /// Runs `baregpu disasm` (`assemble` false) or `baregpu asm` with the
 /// arguments after the command name; returns what goes to stdout.
 pub fn run(args: &[String], assemble: bool) -> Result<String, String> {
@@ -104,8 +128,23 @@ pub fn run_to(args: &[String], assemble: bool, out: &mut dyn io::Write) -> Resul
             messages: true,
         };
         let p = platform(&generation)?;
+        let kernels = zebin_kernels(p, &bytes).map_err(|e| format!("{file}: {e}"))?;
         let mut w = FmtWriter::new(out);
-        let done = text::disassemble_to(p, &bytes, opts, &mut w);
+        let done = match &kernels {
+            None => text::disassemble_to(p, &bytes, opts, &mut w),
+            // A zebin: each kernel's code under its name, offsets from the
+            // kernel's start (where its section begins).
+            Some(ks) => ks.iter().enumerate().try_for_each(|(i, (name, code))| {
+                use std::fmt::Write as _;
+                let gap = if i == 0 { "" } else { "\n" };
+                let _ = writeln!(
+                    w,
+                    "{gap}// kernel {name}: .text.{name}, {} bytes",
+                    code.len()
+                );
+                text::disassemble_to(p, code, opts, &mut w)
+            }),
+        };
         if let Some(e) = w.error {
             return Err(CliError::Write(e));
         }
@@ -171,6 +210,24 @@ pub fn validate(gen_name: &str, bytes: &[u8]) -> Result<Report, String> {
     })
 }
 
+/// `code` without the zeros IGC pads a zebin kernel's section with (it
+/// ends every kernel with zero bytes past its last instruction; iga64
+/// shows them as `illegal`, and the last few are shorter than an
+/// instruction): the instructions up to the first one from which every
+/// byte is zero, walked as the decoder walks them (8 bytes when CmptCtrl,
+/// bit 29, is set, else 16). Returns the code and the padding's length.
+fn without_padding(code: &[u8]) -> (&[u8], usize) {
+    let mut at = 0;
+    while at < code.len() {
+        if code[at..].iter().all(|b| *b == 0) {
+            return (&code[..at], code.len() - at);
+        }
+        let compact = code.get(at + 3).is_some_and(|b| b & 0x20 != 0);
+        at += if compact { 8 } else { 16 };
+    }
+    (code, 0)
+}
+
 /// Runs `baregpu validate` with its command-line arguments.
 pub fn run_validate(args: &[String]) -> Result<Report, String> {
     let (mut generation, mut file) = (None, None);
@@ -185,5 +242,29 @@ pub fn run_validate(args: &[String]) -> Result<Report, String> {
     let generation = generation.ok_or_else(|| format!("--gen is required\nusage:\n{USAGE}"))?;
     let file = file.ok_or_else(|| format!("an input file is required\nusage:\n{USAGE}"))?;
     let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
-    validate(&generation, &bytes).map_err(|e| format!("{file}: {e}"))
+    let kernels =
+        zebin_kernels(platform(&generation)?, &bytes).map_err(|e| format!("{file}: {e}"))?;
+    let Some(kernels) = kernels else {
+        return validate(&generation, &bytes).map_err(|e| format!("{file}: {e}"));
+    };
+    // A zebin: each kernel's report under its name.
+    let mut all = Report {
+        text: String::new(),
+        errors: 0,
+        warnings: 0,
+    };
+    for (name, code) in kernels {
+        let (code, padding) = without_padding(code);
+        let r = validate(&generation, code).map_err(|e| format!("{file}: kernel {name}: {e}"))?;
+        let note = if padding > 0 {
+            format!(" ({padding} bytes of zero padding after the code, not checked)")
+        } else {
+            String::new()
+        };
+        all.text
+            .push_str(&format!("// kernel {name}{note}\n{}", r.text));
+        all.errors += r.errors;
+        all.warnings += r.warnings;
+    }
+    Ok(all)
 }

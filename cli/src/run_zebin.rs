@@ -24,7 +24,11 @@
 //! `buffer_address` entries, and each buffer listed in the kernel's
 //! `binding_table_indices` is also bound there as a raw buffer surface, so
 //! IGC's default stateful code and its `-cl-intel-greater-than-4GB-buffer-
-//! required` stateless code both run.
+//! required` stateless code both run. A kernel with stateless private
+//! memory gets a private surface of its per-thread size times every
+//! hardware thread ID (`zebin::dispatch::private_surface_size`), whose
+//! address fills `private_base_stateless`; the kernel finds its thread's
+//! part from sr0.0, which the model fills per thread slot.
 
 use std::fmt::Write as _;
 
@@ -53,8 +57,9 @@ pub const USAGE: &str =
       its SIMD width. Values: buffer:<file>, buffer:zero:<bytes>,
       local:<bytes> (a __local pointer), bytes:<file>, or a scalar or vector
       u8|i8|u16|i16|u32|i32|u64|i64|f32|f64:<v>[,<v>...]. --out writes a
-      buffer argument's final bytes. --no-swsb-check runs without the
-      model's SWSB dependency check.";
+      buffer argument's final bytes. Private memory gets a surface for
+      every hardware thread. --no-swsb-check runs without the model's SWSB
+      dependency check.";
 
 /// Largest zebin read: 64 MiB, far past any compiled program.
 const MAX_ZEBIN: u64 = 64 << 20;
@@ -291,11 +296,16 @@ pub fn run(args: &[String]) -> Result<String, String> {
             "kernel {name} requires work-groups of {r:?}, not {local:?}"
         ));
     }
-    if k.private_size != 0 {
+    if k.scratch != [0, 0] {
         return Err(format!(
-            "kernel {name} uses private memory ({} bytes per work-item), \
-             which this runner does not allocate",
-            k.private_size
+            "kernel {name} uses scratch space ({} and {} bytes per thread in slots 0 and 1), \
+             which this runner does not set up",
+            k.scratch[0], k.scratch[1]
+        ));
+    }
+    if let Some(m) = k.other_memory.first() {
+        return Err(format!(
+            "kernel {name} asks for per-thread memory of kind {m}, which this runner does not allocate"
         ));
     }
     // Every argument the payload names must be given.
@@ -352,8 +362,29 @@ pub fn run(args: &[String]) -> Result<String, String> {
         };
         values.push(value);
     }
-    let d = zebin::dispatch::build(k, &values, o.global, local, o.runtime_local_ids)
-        .map_err(|e| format!("kernel {name}: {e}"))?;
+    // Private memory: one surface for every hardware thread ID the kernel
+    // may compute from sr0.0, as NEO allocates it.
+    let private_bytes = zebin::dispatch::private_surface_size(k);
+    let private = if private_bytes == 0 {
+        None
+    } else {
+        let size = usize::try_from(private_bytes).unwrap_or(usize::MAX);
+        Some(cx.create_buffer(&mut gpu, size).map_err(|e| {
+            format!(
+                "kernel {name}: private memory of {} bytes per thread needs {private_bytes} bytes: {e}",
+                k.private_per_thread
+            )
+        })?)
+    };
+    let d = zebin::dispatch::build(
+        k,
+        &values,
+        private.as_ref().map(|b| b.gfx().0),
+        o.global,
+        local,
+        o.runtime_local_ids,
+    )
+    .map_err(|e| format!("kernel {name}: {e}"))?;
 
     // Stateful buffers: bound where the kernel's binding table says.
     let mut bindings: Vec<(u32, Resource<'_>)> = Vec::new();

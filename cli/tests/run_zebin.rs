@@ -3,8 +3,8 @@
 //! intel-opencl-icd; sources in `tests/zebin/kernels.cl` and the corpus of
 //! `tests/zebin/corpus.cl`: integer, float, byte, vector and 64-bit
 //! arithmetic, loops, local memory and barriers, subgroups, global and
-//! local atomics, a tiled matrix multiply, a transpose, a scan and a
-//! bitonic sort) run on the DG2
+//! local atomics, a tiled matrix multiply, a transpose, a scan, a
+//! bitonic sort and a private array) run on the DG2
 //! model with the dispatch Intel's runtime gives them, through the
 //! driver's compute path; every result is checked against the host.
 //!
@@ -666,6 +666,31 @@ fn corpus_loops_local_memory_and_subgroups() {
     }
 }
 
+/// A private array: every hardware thread of a group writes its part of
+/// the private surface before any reads it back (a barrier between), so
+/// threads sharing a part would read each other's values.
+#[test]
+fn corpus_private_memory_per_hardware_thread() {
+    let mut r = Rng(0x9a1e);
+    let a: Vec<i32> = (0..256).map(|_| r.range(-500, 500)).collect();
+    let n = 200usize;
+    let Some(got) = run_corpus(
+        "private_array",
+        "256",
+        "64",
+        &[(0, le_bytes(&a, i32::to_le_bytes))],
+        &[(1, 1024)],
+        &["2=i32:200"],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 1), i32::from_le_bytes);
+    for g in 0..256 {
+        let want: i32 = (0..64).map(|j| a[(g + j) % n] * (j as i32 + 1)).sum();
+        assert_eq!(o[g], want, "private_array {g}");
+    }
+}
+
 #[test]
 fn corpus_global_and_local_atomics() {
     let mut r = Rng(0xa70);
@@ -776,4 +801,62 @@ fn corpus_matrix_multiply_transpose_and_sort() {
         k *= 2;
     }
     assert_eq!(d, want, "bitonic sort");
+}
+
+/// `baregpu disasm` and `validate` read a zebin as its kernels: each
+/// kernel's disassembly under its name is that of its `.text.<name>`
+/// section alone; IGC's code validates without findings (its zero padding
+/// set apart); an older generation is told that zebins hold Gen12.5 code.
+#[test]
+fn disasm_and_validate_read_a_zebin_by_kernel() {
+    let Some(zebin) = corpus() else {
+        return;
+    };
+    let bytes = std::fs::read(zebin).unwrap();
+    let z = baregpu_isa::zebin::read(&bytes).unwrap();
+    let all = baregpu(&["disasm", "--gen", "gen12.5", zebin.to_str().unwrap()]);
+    assert!(
+        all.status.success(),
+        "{}",
+        String::from_utf8_lossy(&all.stderr)
+    );
+    let text = String::from_utf8(all.stdout).unwrap();
+    let dir = scratch("disasm");
+    assert!(z.kernels.len() >= 10);
+    for k in &z.kernels {
+        let head = format!(
+            "// kernel {0}: .text.{0}, {1} bytes\n",
+            k.name,
+            k.code.len()
+        );
+        let at = text
+            .find(&head)
+            .unwrap_or_else(|| panic!("no heading {head:?}"));
+        let body = &text[at + head.len()..];
+        let body = body.split("\n// kernel ").next().unwrap().trim_end();
+        let raw = dir.join(&k.name);
+        std::fs::write(&raw, k.code).unwrap();
+        let alone = baregpu(&["disasm", "--gen", "gen12.5", raw.to_str().unwrap()]);
+        assert!(alone.status.success());
+        assert_eq!(
+            body,
+            String::from_utf8(alone.stdout).unwrap().trim_end(),
+            "{}",
+            k.name
+        );
+    }
+    let v = baregpu(&["validate", "--gen", "dg2", zebin.to_str().unwrap()]);
+    let report = String::from_utf8(v.stdout).unwrap();
+    assert!(v.status.success(), "{report}");
+    assert_eq!(report.matches("// kernel ").count(), z.kernels.len());
+    assert_eq!(
+        report.matches(": 0 errors, 0 warnings").count(),
+        z.kernels.len(),
+        "{report}"
+    );
+    assert!(report.contains("bytes of zero padding after the code, not checked"));
+    let old = baregpu(&["disasm", "--gen", "gen7", zebin.to_str().unwrap()]);
+    assert!(!old.status.success());
+    assert!(String::from_utf8_lossy(&old.stderr).contains("zebins hold Gen12.5 code"));
+    std::fs::remove_dir_all(&dir).ok();
 }

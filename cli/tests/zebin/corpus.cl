@@ -142,3 +142,15 @@ __kernel void scan_local(__global const int *in, __global int *out, __local int 
     }
     out[get_global_id(0)] = tmp[l];
 }
+/* A private array indexed at run time: IGC keeps it in stateless private
+ * memory, each hardware thread's part found from sr0.0. The barrier makes
+ * every thread of the group write its part before any reads it back. */
+__kernel void private_array(__global const int *a, __global int *o, int n) {
+    int t[64];
+    int g = get_global_id(0);
+    for (int i = 0; i < 64; i++) t[i] = a[(g + i) % n] * (i + 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int s = 0;
+    for (int i = 0; i < 64; i++) s += t[(i * 7 + g) & 63];
+    o[g] = s;
+}

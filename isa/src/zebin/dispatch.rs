@@ -72,12 +72,28 @@ fn hardware_local_ids(local: [u32; 3]) -> bool {
     npot == 0 || (npot == 1 && !local[2].is_power_of_two())
 }
 
+/// How many hardware threads a private surface serves on Xe-HPG: the
+/// kernel indexes it by the 12-bit hardware thread ID IGC builds from
+/// sr0.0 (bits 13:0 less the reserved bits 6 and 3; IGC vc
+/// GenXSubtarget.cpp `getThreadIdReservedBits` and
+/// `getMaxThreadsNumPerSubDevice`, 1 << 12 for XeHPG). NEO sizes the
+/// surface as per-thread size times `computeUnitsUsedForScratch`.
+pub const XE_HPG_HW_THREADS: u64 = 1 << 12;
+
+/// Bytes of the private surface `k` needs (0: none).
+pub fn private_surface_size(k: &Kernel<'_>) -> u64 {
+    u64::from(k.private_per_thread) * XE_HPG_HW_THREADS
+}
+
 /// Builds the dispatch of `k` over `global` work-items in groups of
-/// `local`, with `args` by argument index; `runtime_local_ids` asks for
-/// the runtime-generated local IDs even where hardware could emit them.
+/// `local`, with `args` by argument index; `private_base` is the GPU
+/// address of the private surface (of [`private_surface_size`] bytes)
+/// when the kernel has private memory; `runtime_local_ids` asks for the
+/// runtime-generated local IDs even where hardware could emit them.
 pub fn build(
     k: &Kernel<'_>,
     args: &[ArgValue],
+    private_base: Option<u64>,
     global: [u32; 3],
     local: [u32; 3],
     runtime_local_ids: bool,
@@ -157,7 +173,16 @@ pub fn build(
             "buffer_offset" => alloc::vec![0; 4],
             // A kernel without private memory still lists the base; NEO
             // leaves it unpatched then (no private surface).
-            "private_base_stateless" if k.private_size == 0 => alloc::vec![0; 8],
+            "private_base_stateless" if k.private_per_thread == 0 => alloc::vec![0; 8],
+            "private_base_stateless" => match private_base {
+                Some(base) => base.to_le_bytes().to_vec(),
+                None => {
+                    return Err(format!(
+                        "private memory ({} bytes per hardware thread) needs a private surface",
+                        k.private_per_thread
+                    ));
+                }
+            },
             "arg_bypointer" | "buffer_address" | "arg_byvalue" => {
                 if a.size == 0 {
                     // Stateful twins of stateless arguments: no bytes.
@@ -300,7 +325,9 @@ mod tests {
                 offset: 0,
                 size: 3 * (simd * 2).max(32),
             }],
-            private_size: 0,
+            private_per_thread: 0,
+            scratch: [0; 2],
+            other_memory: vec![],
             bindings: vec![],
         }
     }
@@ -311,6 +338,7 @@ mod tests {
         let d = build(
             &k,
             &[ArgValue::Buffer(0x1122_3344_5566_7788)],
+            None,
             [64, 1, 1],
             [32, 1, 1],
             false,
@@ -330,7 +358,15 @@ mod tests {
     #[test]
     fn runtime_local_ids_follow_the_cross_thread_data_per_thread() {
         let k = kernel(16);
-        let d = build(&k, &[ArgValue::Buffer(0)], [48, 2, 1], [12, 2, 1], true).unwrap();
+        let d = build(
+            &k,
+            &[ArgValue::Buffer(0)],
+            None,
+            [48, 2, 1],
+            [12, 2, 1],
+            true,
+        )
+        .unwrap();
         assert_eq!((d.start, d.emit_local), (0, 0));
         // 24 work-items, SIMD16: two threads of 96 bytes after the 64.
         assert_eq!(d.indirect.len(), 64 + 2 * 96);
@@ -347,10 +383,31 @@ mod tests {
     #[test]
     fn bad_sizes_and_missing_arguments_are_errors() {
         let k = kernel(16);
-        assert!(build(&k, &[], [64, 1, 1], [32, 1, 1], false).is_err());
+        assert!(build(&k, &[], None, [64, 1, 1], [32, 1, 1], false).is_err());
         let b = [ArgValue::Buffer(0)];
-        assert!(build(&k, &b, [60, 1, 1], [32, 1, 1], false).is_err());
-        assert!(build(&k, &b, [64, 1, 1], [0, 1, 1], false).is_err());
-        assert!(build(&k, &b, [2048, 1, 1], [2048, 1, 1], false).is_err());
+        assert!(build(&k, &b, None, [60, 1, 1], [32, 1, 1], false).is_err());
+        assert!(build(&k, &b, None, [64, 1, 1], [0, 1, 1], false).is_err());
+        assert!(build(&k, &b, None, [2048, 1, 1], [2048, 1, 1], false).is_err());
+    }
+
+    /// The private surface's address fills `private_base_stateless`; a
+    /// kernel with private memory and no surface is refused, one without
+    /// gets 0 (NEO leaves it unpatched).
+    #[test]
+    fn private_memory_gets_the_surface_base() {
+        let mut k = kernel(16);
+        k.payload.push(arg("private_base_stateless", 80, 8, None));
+        let b = [ArgValue::Buffer(0)];
+        let d = build(&k, &b, None, [32, 1, 1], [32, 1, 1], false).unwrap();
+        assert_eq!(&d.indirect[80 - 32..88 - 32], &[0; 8]);
+        assert_eq!(private_surface_size(&k), 0);
+        k.private_per_thread = 4096;
+        assert_eq!(private_surface_size(&k), 4096 << 12);
+        assert!(build(&k, &b, None, [32, 1, 1], [32, 1, 1], false).is_err());
+        let d = build(&k, &b, Some(0x1_2345_6000), [32, 1, 1], [32, 1, 1], false).unwrap();
+        assert_eq!(
+            &d.indirect[80 - 32..88 - 32],
+            &0x1_2345_6000u64.to_le_bytes()
+        );
     }
 }

@@ -108,9 +108,20 @@ pub struct Kernel<'a> {
     pub work_group_walk_order_dimensions: Option<[u32; 3]>,
     pub payload: Vec<PayloadArg>,
     pub per_thread: Vec<PerThreadArg>,
-    /// `per_thread_memory_buffers` of type `private_space`: bytes per
-    /// work-item (0: no private memory).
-    pub private_size: u32,
+    /// `per_thread_memory_buffers` of type `global` and usage
+    /// `private_space`: the stateless private memory, in bytes per hardware
+    /// thread (0: none). An entry with `is_simt_thread` gives bytes per
+    /// work-item, multiplied by the SIMD width here (NEO
+    /// `perHwThreadPrivateMemorySize`). The kernel finds its thread's part
+    /// at `private_base_stateless` plus its hardware thread ID (sr0.0)
+    /// times this size.
+    pub private_per_thread: u32,
+    /// `per_thread_memory_buffers` of type `scratch`: bytes per hardware
+    /// thread in scratch slots 0 and 1.
+    pub scratch: [u32; 2],
+    /// `per_thread_memory_buffers` entries of other kinds (`type: slm`),
+    /// by their type and usage.
+    pub other_memory: Vec<String>,
     /// `binding_table_indices`: (binding table index, argument index) of
     /// the buffer arguments the kernel reaches through surface states.
     pub bindings: Vec<(u32, u32)>,
@@ -282,14 +293,34 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
                 size: num(a.get("size"), n, "size")?.unwrap_or(0),
             });
         }
-        let mut private_size = 0u32;
+        let mut private_per_thread = 0u32;
+        let mut scratch = [0u32; 2];
+        let mut other_memory = Vec::new();
         for b in k
             .get("per_thread_memory_buffers")
             .map_or(&[][..], yaml::Node::items)
         {
-            if b.get("type").and_then(yaml::Node::as_str) == Some("private_space") {
-                let n = num(b.get("size"), n, "size")?.unwrap_or(0);
-                private_size = private_size.saturating_add(n);
+            let size = num(b.get("size"), n, "size")?.unwrap_or(0);
+            let kind = text(b.get("type")).unwrap_or_default();
+            let usage = text(b.get("usage")).unwrap_or_default();
+            match (kind.as_str(), usage.as_str()) {
+                ("global", "private_space") => {
+                    let simt = b.get("is_simt_thread").and_then(yaml::Node::as_str) == Some("true");
+                    let per = if simt {
+                        size.saturating_mul(simd)
+                    } else {
+                        size
+                    };
+                    private_per_thread = private_per_thread.saturating_add(per);
+                }
+                ("scratch", _) => {
+                    let slot = num(b.get("slot"), n, "slot")?.unwrap_or(0);
+                    let s = scratch
+                        .get_mut(slot as usize)
+                        .ok_or_else(|| field(n, "slot", "not 0 or 1"))?;
+                    *s = s.saturating_add(size);
+                }
+                _ => other_memory.push(alloc::format!("{kind} {usage}")),
             }
         }
         let mut bindings = Vec::new();
@@ -304,7 +335,9 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
             bindings.push((bti, arg));
         }
         kernels.push(Kernel {
-            private_size,
+            private_per_thread,
+            scratch,
+            other_memory,
             bindings,
             code,
             simd,
@@ -361,5 +394,94 @@ mod tests {
         // One section header past the end of the file.
         h[0x28] = 0x40;
         assert!(matches!(read(&h), Err(ZebinError::Truncated { .. })));
+    }
+
+    /// A zebin of `sections` (name, bytes), with a section-name table.
+    fn elf(sections: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut names = alloc::vec![0u8];
+        let mut body = Vec::new();
+        let mut heads = Vec::new();
+        let all: Vec<(&str, &[u8])> = sections
+            .iter()
+            .copied()
+            .chain([(".shstrtab", &[][..])])
+            .collect();
+        for (name, _) in &all {
+            heads.push(names.len() as u32);
+            names.extend_from_slice(name.as_bytes());
+            names.push(0);
+        }
+        let mut out = alloc::vec![0u8; 0x40];
+        let mut offs = Vec::new();
+        for (i, (_, bytes)) in all.iter().enumerate() {
+            let b: &[u8] = if i + 1 == all.len() { &names } else { bytes };
+            offs.push((0x40 + body.len(), b.len()));
+            body.extend_from_slice(b);
+        }
+        out.extend_from_slice(&body);
+        let shoff = out.len();
+        out.extend_from_slice(&[0u8; 0x40]); // the null section
+        for (i, (off, len)) in offs.iter().enumerate() {
+            let mut h = [0u8; 0x40];
+            h[0..4].copy_from_slice(&heads[i].to_le_bytes());
+            h[4..8].copy_from_slice(&1u32.to_le_bytes()); // SHT_PROGBITS
+            h[0x18..0x20].copy_from_slice(&(*off as u64).to_le_bytes());
+            h[0x20..0x28].copy_from_slice(&(*len as u64).to_le_bytes());
+            out.extend_from_slice(&h);
+        }
+        out[..4].copy_from_slice(b"\x7fELF");
+        out[4] = 2;
+        out[5] = 1;
+        out[0x28..0x30].copy_from_slice(&(shoff as u64).to_le_bytes());
+        out[0x3A] = 0x40;
+        let n = all.len() as u16 + 1;
+        out[0x3C..0x3E].copy_from_slice(&n.to_le_bytes());
+        out[0x3E..0x40].copy_from_slice(&n.wrapping_sub(1).to_le_bytes());
+        out
+    }
+
+    /// IGC's private memory and scratch entries (as `ocloc -device dg2`
+    /// writes them): per work-item sizes count per hardware thread times
+    /// the SIMD width (NEO perHwThreadPrivateMemorySize), scratch by slot.
+    #[test]
+    fn per_thread_memory_buffers() {
+        let info = "---
+version: '1.20'
+kernels:
+  - name: k
+    execution_env:
+      simd_size: 16
+    per_thread_memory_buffers:
+      - type: global
+        usage: private_space
+        size: 256
+        is_simt_thread: true
+      - type: scratch
+        usage: spill_fill_space
+        size: 1024
+      - type: scratch
+        usage: private_space
+        size: 64
+        slot: 1
+...
+";
+        let file = elf(&[(".ze_info", info.as_bytes()), (".text.k", &[0u8; 16])]);
+        let z = read(&file).unwrap();
+        let k = &z.kernels[0];
+        assert_eq!(k.private_per_thread, 256 * 16);
+        assert_eq!(k.scratch, [1024, 64]);
+        assert!(k.other_memory.is_empty());
+        // Per hardware thread without is_simt_thread.
+        let per_hw = info.replace("        is_simt_thread: true\n", "");
+        let file = elf(&[(".ze_info", per_hw.as_bytes()), (".text.k", &[0u8; 16])]);
+        assert_eq!(read(&file).unwrap().kernels[0].private_per_thread, 256);
+        let slm = info.replace("type: global", "type: slm");
+        let file = elf(&[(".ze_info", slm.as_bytes()), (".text.k", &[0u8; 16])]);
+        let z = read(&file).unwrap();
+        assert_eq!(z.kernels[0].private_per_thread, 0);
+        assert_eq!(z.kernels[0].other_memory, ["slm private_space"]);
+        let bad = info.replace("slot: 1", "slot: 2");
+        let file = elf(&[(".ze_info", bad.as_bytes()), (".text.k", &[0u8; 16])]);
+        assert!(read(&file).is_err());
     }
 }

@@ -98,6 +98,21 @@ pub fn ensure_tools(root: &Path) -> Result<(), Error> {
 
 /// Builds the release demo kernel; returns its path.
 pub fn build_kernel(root: &Path) -> Result<PathBuf, Error> {
+    // rust-toolchain.toml lists the target, but rustup adds listed targets
+    // only when it installs the toolchain itself; add it to an existing one
+    // (as tests/qemu.rs does). Without rustup, cargo's error says what is
+    // missing.
+    if let Ok(out) = Command::new("rustup")
+        .args(["target", "add", "x86_64-unknown-none"])
+        .current_dir(root)
+        .output()
+        && !out.status.success()
+    {
+        return Err(Error::Build(format!(
+            "rustup target add x86_64-unknown-none failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args(["build", "-p", "baregpu-boot", "--bin", "baregpu-demo"])

@@ -74,6 +74,14 @@ pub(super) fn dst_span(d: &Dst, exec: u32) -> Option<Span> {
 }
 
 pub(super) fn src_span(s: &Src, exec: u32) -> Option<Span> {
+    operand_span(s, exec, false)
+}
+
+/// [`src_span`] for a source of a three-source form (`three`), whose
+/// `<V;H>` region implies its width: V/H, one when H is 0, the whole row
+/// when V is 0 (Mesa brw_eu_emit.c `brw_alu3`, Gfx12 region encoding; the
+/// model reads them so, `soft/src/eu/xe/operand.rs`).
+pub(super) fn operand_span(s: &Src, exec: u32, three: bool) -> Option<Span> {
     let Src::Reg(r) = s else {
         return None;
     };
@@ -88,7 +96,16 @@ pub(super) fn src_span(s: &Src, exec: u32) -> Option<Span> {
             width,
             hstride,
         } => {
-            let w = u32::from(width.max(1));
+            let (v, h) = (u32::from(vstride), u32::from(hstride));
+            let w = if !three {
+                u32::from(width.max(1))
+            } else if h == 0 {
+                1
+            } else if v == 0 {
+                exec
+            } else {
+                (v / h).max(1)
+            };
             let rows = exec.div_ceil(w);
             (rows - 1) * u32::from(vstride) + (w - 1) * u32::from(hstride)
         }

@@ -123,7 +123,8 @@ fn registers(c: &mut Check) {
     if !matches!(i.body, Body::Send(_) | Body::Dpas(_)) {
         for (k, s) in srcs.iter().enumerate() {
             if let Some(s) = s {
-                spans.push((SLOTS[k], super::src_span(s, exec)));
+                let three = matches!(i.body, Body::ThreeSrc(_) | Body::Bfn(_));
+                spans.push((SLOTS[k], super::operand_span(s, exec, three)));
             }
         }
     }

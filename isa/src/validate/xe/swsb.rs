@@ -4,7 +4,7 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use super::{GRF, Span, dst_span, overlaps, src_span};
+use super::{GRF, Span, dst_span, operand_span, overlaps, src_span};
 use crate::generation::IsaGen;
 use crate::inst::{
     Addr, Body, ExDesc, Instruction, Opcode, Pipe, RegFile, SendDesc, Sfid, Src, Swsb, SyncFn,
@@ -45,11 +45,11 @@ fn footprint(i: &Instruction) -> (Vec<Span>, Vec<Span>) {
         }
         Body::ThreeSrc(t) => {
             w.extend(dst_span(&t.dst, exec));
-            r.extend(t.src.iter().filter_map(|s| src_span(s, exec)));
+            r.extend(t.src.iter().filter_map(|s| operand_span(s, exec, true)));
         }
         Body::Bfn(b) => {
             w.extend(dst_span(&b.dst, exec));
-            r.extend(b.src.iter().filter_map(|s| src_span(s, exec)));
+            r.extend(b.src.iter().filter_map(|s| operand_span(s, exec, true)));
         }
         Body::Dpas(d) => {
             // One destination row per repeat (Mesa brw_scoreboard.cpp

@@ -27,6 +27,9 @@
 //!   with 0xFFFFFFC0 and reads the cross-thread and per-thread data with
 //!   dc0 OWord block reads on BTI 253). Bits 5:0 are left 0: no source
 //!   here gives them for a compute thread.
+//! - sr0.0, the hardware thread slot: a group's threads take consecutive
+//!   slots ([`state_id`]). Kernels index per-thread memory by it (IGC's
+//!   stateless private memory: base + HWTID * per-thread size).
 
 use super::walker::Walker;
 use crate::eu::thread::Thread;
@@ -43,6 +46,20 @@ pub fn local_id(w: &Walker, t: u32, lane: u32) -> [u32; 3] {
     id
 }
 
+/// sr0.0 of a thread in hardware thread slot `slot` (0..4096), Xe-HPG's
+/// layout (IGC vc GenXSubtarget.cpp `getThreadIdReservedBits` for XeHPG,
+/// and IGC's `GetHWTID`): bits 2:0 the thread on its EU, 5:4 EUID[1:0],
+/// 7 EUID[2], 8 the subslice, 10:9 the dual-subslice, 13:11 the slice;
+/// bits 3 and 6 reserved (zero). Slots count threads, then EUs, then
+/// subslices, so IGC's HWTID (bits 13:0 less 6 and 3) is `slot` itself.
+/// The model runs one group at a time, so a group's threads taking slots
+/// 0.. leaves every live thread its own slot, as hardware does.
+pub fn state_id(slot: u32) -> u32 {
+    let tid = slot & 7;
+    let eu = slot >> 3;
+    tid | (eu & 3) << 4 | (eu >> 2 & 1) << 7 | (eu >> 3 & 0x3f) << 8
+}
+
 /// Fills `thread`'s payload registers for thread `t` of group `group`.
 pub fn load(th: &mut Thread, w: &Walker, group: [u32; 3], t: u32) {
     for r in 0..8 {
@@ -53,6 +70,7 @@ pub fn load(th: &mut Thread, w: &Walker, group: [u32; 3], t: u32) {
     th.set_grf_ud(0, 6, group[1]);
     th.set_grf_ud(0, 7, group[2]);
     th.set_grf_ud(0, 2, (t & 0xff) | (w.threads_per_group & 0xff) << 24);
+    th.set_sr0(0, state_id(t));
     let regs_per_id = if w.simd == 32 { 2 } else { 1 };
     let mut reg = 1u8;
     for d in 0..3 {
@@ -151,5 +169,24 @@ mod tests {
         assert_eq!(x.thread.grf_ud(0, 1), 5);
         assert_eq!(x.thread.grf_ud(0, 2), 1 | 2 << 24);
         assert_eq!([x.thread.grf_ud(0, 6), x.thread.grf_ud(0, 7)], [6, 7]);
+        assert_eq!(x.thread.sr0(0), state_id(1));
+    }
+
+    /// IGC's DG2 code takes the hardware thread ID from sr0.0: bits 13:0,
+    /// bit 6 removed, then bit 3 (`(x & 63) | (x >> 1 & !63)`, then
+    /// `(y & 7) | (y >> 1 & !7)`, from `ocloc -device dg2` output of a
+    /// kernel with private memory). Every slot gives back itself, the
+    /// reserved bits stay clear and the fields stay in 13:0.
+    #[test]
+    fn igc_recovers_the_slot_from_sr0() {
+        for slot in 0..4096u32 {
+            let x = state_id(slot);
+            assert_eq!(x & 0x48, 0, "reserved bits of {slot}");
+            assert_eq!(x & !0x3fff, 0);
+            let x = x & 0x3fff;
+            let y = (x & 63) | (x >> 1 & !63);
+            let id = (y & 7) | (y >> 1 & !7);
+            assert_eq!(id, slot);
+        }
     }
 }
