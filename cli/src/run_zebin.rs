@@ -376,15 +376,37 @@ pub fn run(args: &[String]) -> Result<String, String> {
             )
         })?)
     };
-    let d = zebin::dispatch::build(
-        k,
-        &values,
-        private.as_ref().map(|b| b.gfx().0),
-        o.global,
-        local,
-        o.runtime_local_ids,
+    // Program-scope data (`__constant`/`__global` variables, built-in
+    // tables): one buffer per segment, their addresses patched into the
+    // code where its relocations say, as NEO does.
+    let mut segment = |bytes: &[u8], what: &str| -> Result<Option<Buffer<'_>>, String> {
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        cx.upload_buffer(&mut gpu, bytes)
+            .map(Some)
+            .map_err(|e| format!("the program's {what} data ({} bytes): {e}", bytes.len()))
+    };
+    let constants = segment(&zb.data.constants, "constant")?;
+    let globals = segment(&zb.data.globals, "global")?;
+    let surfaces = zebin::dispatch::Surfaces {
+        private: private.as_ref().map(|b| b.gfx().0),
+        constants: constants.as_ref().map(|b| b.gfx().0),
+        globals: globals.as_ref().map(|b| b.gfx().0),
+    };
+    let code = zebin::reloc::relocate(
+        k.code,
+        &k.relocs,
+        surfaces.constants.unwrap_or(0),
+        surfaces.globals.unwrap_or(0),
+        // Where the per-thread data starts in the indirect data: past the
+        // cross-thread data the inline register does not carry.
+        k.cross_thread_size()
+            .saturating_sub(k.inline_data_payload_size.min(k.cross_thread_size())),
     )
     .map_err(|e| format!("kernel {name}: {e}"))?;
+    let d = zebin::dispatch::build(k, &values, surfaces, o.global, local, o.runtime_local_ids)
+        .map_err(|e| format!("kernel {name}: {e}"))?;
 
     // Stateful buffers: bound where the kernel's binding table says.
     let mut bindings: Vec<(u32, Resource<'_>)> = Vec::new();
@@ -419,7 +441,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
         slm_bytes: d.slm_bytes,
         local_ids,
         entry: d.start,
-        ..KernelDesc::new(k.code)
+        ..KernelDesc::new(&code)
     };
     let kernel = cx
         .load_kernel(&mut gpu, &desc)

@@ -4,7 +4,8 @@
 //! `tests/zebin/corpus.cl`: integer, float, byte, vector and 64-bit
 //! arithmetic, loops, local memory and barriers, subgroups, global and
 //! local atomics, a tiled matrix multiply, a transpose, a scan, a
-//! bitonic sort and a private array) run on the DG2
+//! bitonic sort, a private array, `__constant` data with pow's relocated
+//! tables, fmod, a register array) run on the DG2
 //! model with the dispatch Intel's runtime gives them, through the
 //! driver's compute path; every result is checked against the host.
 //!
@@ -688,6 +689,53 @@ fn corpus_private_memory_per_hardware_thread() {
     for g in 0..256 {
         let want: i32 = (0..64).map(|j| a[(g + j) % n] * (j as i32 + 1)).sum();
         assert_eq!(o[g], want, "private_array {g}");
+    }
+}
+
+/// `__constant` data and pow's tables through the program's constant
+/// segment and relocated addresses; fmod through a float cmp's all-ones
+/// result; a register array read through a0.0-a0.15.
+#[test]
+fn corpus_constants_relocations_and_register_arrays() {
+    let mut r = Rng(0xc0 ^ 0x57);
+    let a: Vec<f32> = (0..64)
+        .map(|_| r.range(-8000, 8000) as f32 / 1000.0)
+        .collect();
+    let Some(got) = run_corpus(
+        "const_pow_fmod",
+        "64",
+        "16",
+        &[(0, le_bytes(&a, f32::to_le_bytes))],
+        &[(1, 64 * 12)],
+        &[],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 1), f32::from_le_bytes);
+    let weights = [0.5f32, 1.25, -2.0, 3.5, 0.125, -0.75, 4.0, 1.0];
+    for (i, &x) in a.iter().enumerate() {
+        assert_eq!(o[i * 3], weights[i & 7] * x, "weights {i}");
+        // pow: OpenCL allows 16 ulp; IGC's is within a few.
+        let p = f64::from(x.abs() + 0.5).powf(1.5);
+        let err = (f64::from(o[i * 3 + 1]) - p).abs() / p;
+        assert!(err < 4e-6, "pow {i}: {} against {p}", o[i * 3 + 1]);
+        // fmod is exact.
+        assert_eq!(o[i * 3 + 2], x % 1.75, "fmod {i}");
+    }
+    let ints: Vec<i32> = (0..64).map(|_| r.range(-1000, 1000)).collect();
+    let got = run_corpus(
+        "dynamic_index",
+        "64",
+        "16",
+        &[(0, le_bytes(&ints, i32::to_le_bytes))],
+        &[(1, 256)],
+        &[],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), i32::from_le_bytes);
+    for i in 0..64 {
+        let k = (ints[i] & 7) as usize;
+        assert_eq!(o[i], ints[(i + k) & 63] + k as i32, "dynamic_index {i}");
     }
 }
 

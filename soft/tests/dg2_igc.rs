@@ -130,7 +130,7 @@ fn run(
             }
         }
     }
-    let d = zebin::dispatch::build(k, &values, None, global, local, runtime_ids)
+    let d = zebin::dispatch::build(k, &values, Default::default(), global, local, runtime_ids)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     g.kernel(0, k.code);
     let mut heap = vec![0u8; INDIRECT_OFFSET as usize];

@@ -475,6 +475,60 @@ add (8|M0) r13.0<1>:ud r2.0<2;1,0>:ud r4.7<0;1,0>:ud\n",
     }
 }
 
+/// cmp writes all ones or zeros in every bit of a destination channel,
+/// whatever its type (004 cmp, line 12444): a float destination holds
+/// 0xFFFFFFFF, not -1.0 (IGC's fmod ands it with the divisor's bits), a
+/// half-float one 0xFFFF.
+#[test]
+fn cmp_destinations_hold_all_ones() {
+    let mut h = XeHarness::new();
+    h.load_asm(
+        "cmp (8|M0) (lt)f0.0 r10.0<1>:f r2.0<1;1,0>:f r3.0<1;1,0>:f
+cmp (8|M0) (lt)f0.0 r11.0<1>:hf r2.0<1;1,0>:f r3.0<1;1,0>:f\n",
+    )
+    .unwrap();
+    for i in 0..8 {
+        h.set_grf_ud(2, i, (i as f32).to_bits());
+        h.set_grf_ud(3, i, 3.5f32.to_bits());
+    }
+    h.run(10).unwrap();
+    for c in 0..8usize {
+        let want = if c < 4 { 0xFFFF_FFFF } else { 0 };
+        assert_eq!(h.grf_ud(10, c), want, "f channel {c}");
+        let half = (h.grf_ud(11, c / 2) >> (16 * (c % 2))) & 0xFFFF;
+        assert_eq!(half, want & 0xFFFF, "hf channel {c}");
+    }
+}
+
+/// A SIMD16 VxH read takes each channel's address from its own a0
+/// sub-register, a0.0-a0.15 (IGC's dynamically indexed private arrays on
+/// DG2: `mov (16|M0) r91.0<1>:d r[a0.0]<1,0>:d`). Channels 8-15 once read
+/// a0.0-a0.7 again.
+#[test]
+fn simd16_vxh_reads_a0_0_to_a0_15() {
+    let mut h = XeHarness::new();
+    h.load_asm(
+        "(W) mov (16|M0) a0.0<1>:uw r4.0<1;1,0>:uw
+mov (16|M0) r40.0<1>:d r[a0.0]<1,0>:d {A@1}\n",
+    )
+    .unwrap();
+    for i in 0..8 {
+        // Channel c reads dword 15 - c of r60-r61.
+        let at = |c: u32| 60 * 32 + (15 - c) * 4;
+        h.set_grf_ud(4, i, at(2 * i as u32) | at(2 * i as u32 + 1) << 16);
+        h.set_grf_ud(60, i, 100 + i as u32);
+        h.set_grf_ud(61, i, 108 + i as u32);
+    }
+    h.run(10).unwrap();
+    for c in 0..16usize {
+        assert_eq!(
+            h.grf_ud(40 + (c / 8) as u8, c % 8),
+            115 - c as u32,
+            "channel {c}"
+        );
+    }
+}
+
 /// Conversions: F to HF and back, HF arithmetic in HF precision, F to BF
 /// and back, integers to and from F.
 #[test]

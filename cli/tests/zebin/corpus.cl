@@ -154,3 +154,22 @@ __kernel void private_array(__global const int *a, __global int *o, int n) {
     for (int i = 0; i < 64; i++) s += t[(i * 7 + g) & 63];
     o[g] = s;
 }
+/* Program-scope constants and a built-in's tables: `weights` and pow's
+ * tables live in .data.const, reached through relocated addresses; IGC's
+ * fmod ands a float cmp result (all ones) with the divisor's bits. */
+__constant float weights[8] = {0.5f, 1.25f, -2.0f, 3.5f, 0.125f, -0.75f, 4.0f, 1.0f};
+__kernel void const_pow_fmod(__global const float *a, __global float *o) {
+    int i = get_global_id(0);
+    float x = a[i];
+    o[i * 3 + 0] = weights[i & 7] * x;
+    o[i * 3 + 1] = pow(fabs(x) + 0.5f, 1.5f);
+    o[i * 3 + 2] = fmod(x, 1.75f);
+}
+/* A small private array indexed at run time: IGC keeps it in registers
+ * and reads it through a0 (a SIMD16 VxH region over a0.0-a0.15). */
+__kernel void dynamic_index(__global const int *a, __global int *o) {
+    int i = get_global_id(0);
+    int acc[8];
+    for (int k = 0; k < 8; k++) acc[k] = a[(i + k) & 63] + k;
+    o[i] = acc[a[i] & 7];
+}

@@ -85,15 +85,27 @@ pub fn private_surface_size(k: &Kernel<'_>) -> u64 {
     u64::from(k.private_per_thread) * XE_HPG_HW_THREADS
 }
 
+/// The GPU addresses of the runtime's surfaces a kernel's payload may
+/// point at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Surfaces {
+    /// The private surface, of [`private_surface_size`] bytes
+    /// (`private_base_stateless`).
+    pub private: Option<u64>,
+    /// The program's constant segment (`const_base`; `Zebin::data`).
+    pub constants: Option<u64>,
+    /// The program's global segment (`global_base`).
+    pub globals: Option<u64>,
+}
+
 /// Builds the dispatch of `k` over `global` work-items in groups of
-/// `local`, with `args` by argument index; `private_base` is the GPU
-/// address of the private surface (of [`private_surface_size`] bytes)
-/// when the kernel has private memory; `runtime_local_ids` asks for the
-/// runtime-generated local IDs even where hardware could emit them.
+/// `local`, with `args` by argument index and the runtime's `surfaces`;
+/// `runtime_local_ids` asks for the runtime-generated local IDs even where
+/// hardware could emit them.
 pub fn build(
     k: &Kernel<'_>,
     args: &[ArgValue],
-    private_base: Option<u64>,
+    surfaces: Surfaces,
     global: [u32; 3],
     local: [u32; 3],
     runtime_local_ids: bool,
@@ -174,7 +186,7 @@ pub fn build(
             // A kernel without private memory still lists the base; NEO
             // leaves it unpatched then (no private surface).
             "private_base_stateless" if k.private_per_thread == 0 => alloc::vec![0; 8],
-            "private_base_stateless" => match private_base {
+            "private_base_stateless" => match surfaces.private {
                 Some(base) => base.to_le_bytes().to_vec(),
                 None => {
                     return Err(format!(
@@ -183,6 +195,16 @@ pub fn build(
                     ));
                 }
             },
+            "const_base" | "global_base" => {
+                let (base, what) = if a.kind == "const_base" {
+                    (surfaces.constants, "constant")
+                } else {
+                    (surfaces.globals, "global")
+                };
+                base.ok_or_else(|| format!("{} needs the program's {what} segment", a.kind))?
+                    .to_le_bytes()
+                    .to_vec()
+            }
             "arg_bypointer" | "buffer_address" | "arg_byvalue" => {
                 if a.size == 0 {
                     // Stateful twins of stateless arguments: no bytes.
@@ -328,6 +350,7 @@ mod tests {
             private_per_thread: 0,
             scratch: [0; 2],
             other_memory: vec![],
+            relocs: vec![],
             bindings: vec![],
         }
     }
@@ -338,7 +361,7 @@ mod tests {
         let d = build(
             &k,
             &[ArgValue::Buffer(0x1122_3344_5566_7788)],
-            None,
+            Surfaces::default(),
             [64, 1, 1],
             [32, 1, 1],
             false,
@@ -361,7 +384,7 @@ mod tests {
         let d = build(
             &k,
             &[ArgValue::Buffer(0)],
-            None,
+            Surfaces::default(),
             [48, 2, 1],
             [12, 2, 1],
             true,
@@ -383,11 +406,21 @@ mod tests {
     #[test]
     fn bad_sizes_and_missing_arguments_are_errors() {
         let k = kernel(16);
-        assert!(build(&k, &[], None, [64, 1, 1], [32, 1, 1], false).is_err());
+        assert!(build(&k, &[], Surfaces::default(), [64, 1, 1], [32, 1, 1], false).is_err());
         let b = [ArgValue::Buffer(0)];
-        assert!(build(&k, &b, None, [60, 1, 1], [32, 1, 1], false).is_err());
-        assert!(build(&k, &b, None, [64, 1, 1], [0, 1, 1], false).is_err());
-        assert!(build(&k, &b, None, [2048, 1, 1], [2048, 1, 1], false).is_err());
+        assert!(build(&k, &b, Surfaces::default(), [60, 1, 1], [32, 1, 1], false).is_err());
+        assert!(build(&k, &b, Surfaces::default(), [64, 1, 1], [0, 1, 1], false).is_err());
+        assert!(
+            build(
+                &k,
+                &b,
+                Surfaces::default(),
+                [2048, 1, 1],
+                [2048, 1, 1],
+                false
+            )
+            .is_err()
+        );
     }
 
     /// The private surface's address fills `private_base_stateless`; a
@@ -398,16 +431,40 @@ mod tests {
         let mut k = kernel(16);
         k.payload.push(arg("private_base_stateless", 80, 8, None));
         let b = [ArgValue::Buffer(0)];
-        let d = build(&k, &b, None, [32, 1, 1], [32, 1, 1], false).unwrap();
+        let d = build(&k, &b, Surfaces::default(), [32, 1, 1], [32, 1, 1], false).unwrap();
         assert_eq!(&d.indirect[80 - 32..88 - 32], &[0; 8]);
         assert_eq!(private_surface_size(&k), 0);
         k.private_per_thread = 4096;
         assert_eq!(private_surface_size(&k), 4096 << 12);
-        assert!(build(&k, &b, None, [32, 1, 1], [32, 1, 1], false).is_err());
-        let d = build(&k, &b, Some(0x1_2345_6000), [32, 1, 1], [32, 1, 1], false).unwrap();
+        assert!(build(&k, &b, Surfaces::default(), [32, 1, 1], [32, 1, 1], false).is_err());
+        let d = build(
+            &k,
+            &b,
+            Surfaces {
+                private: Some(0x1_2345_6000),
+                ..Surfaces::default()
+            },
+            [32, 1, 1],
+            [32, 1, 1],
+            false,
+        )
+        .unwrap();
         assert_eq!(
             &d.indirect[80 - 32..88 - 32],
             &0x1_2345_6000u64.to_le_bytes()
         );
+        // The program's segments: refused without them, placed with them.
+        k.private_per_thread = 0;
+        k.payload.push(arg("const_base", 88, 8, None));
+        k.payload.push(arg("global_base", 96, 8, None));
+        assert!(build(&k, &b, Surfaces::default(), [32, 1, 1], [32, 1, 1], false).is_err());
+        let s = Surfaces {
+            constants: Some(0xC000),
+            globals: Some(0x6000),
+            ..Surfaces::default()
+        };
+        let d = build(&k, &b, s, [32, 1, 1], [32, 1, 1], false).unwrap();
+        assert_eq!(&d.indirect[56..64], &0xC000u64.to_le_bytes());
+        assert_eq!(&d.indirect[64..72], &0x6000u64.to_le_bytes());
     }
 }

@@ -15,10 +15,13 @@ pub struct Section<'a> {
     pub name: String,
     pub kind: u32,
     pub bytes: &'a [u8],
+    /// sh_size: the byte length, also of a section without bytes in the
+    /// file (SHT_NOBITS, `.bss.*`).
+    pub size: usize,
 }
 
 /// SHT_NOBITS: a section without bytes in the file.
-const SHT_NOBITS: u32 = 8;
+pub const SHT_NOBITS: u32 = 8;
 
 fn get(b: &[u8], at: usize, n: usize) -> Result<&[u8], ZebinError> {
     at.checked_add(n)
@@ -100,6 +103,7 @@ pub fn sections(elf: &[u8]) -> Result<Vec<Section<'_>>, ZebinError> {
             name: String::from_utf8_lossy(name).into_owned(),
             kind,
             bytes: body(kind, off, size)?,
+            size,
         });
     }
     Ok(out)

@@ -7,6 +7,7 @@
 
 pub mod dispatch;
 pub mod elf;
+pub mod reloc;
 pub mod yaml;
 
 use alloc::string::String;
@@ -125,6 +126,9 @@ pub struct Kernel<'a> {
     /// `binding_table_indices`: (binding table index, argument index) of
     /// the buffer arguments the kernel reaches through surface states.
     pub bindings: Vec<(u32, u32)>,
+    /// The addresses to patch into `code` before it runs
+    /// ([`reloc::relocate`]).
+    pub relocs: Vec<reloc::Reloc>,
 }
 
 impl Kernel<'_> {
@@ -185,6 +189,9 @@ impl Kernel<'_> {
 pub struct Zebin<'a> {
     pub kernels: Vec<Kernel<'a>>,
     pub zeinfo: yaml::Node,
+    /// Program-scope data (`__constant`, `__global` variables, built-in
+    /// tables), laid out per segment.
+    pub data: reloc::Data,
 }
 
 impl<'a> Zebin<'a> {
@@ -249,6 +256,7 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
         .ok_or(ZebinError::NoZeInfo)?;
     let src = core::str::from_utf8(info.bytes).map_err(|_| ZebinError::NotUtf8)?;
     let zeinfo = yaml::parse(src)?;
+    let data = reloc::Data::read(&sections);
     let mut kernels = Vec::new();
     for k in zeinfo.get("kernels").map_or(&[][..], yaml::Node::items) {
         let name = text(k.get("name")).ok_or_else(|| field("?", "name", "missing"))?;
@@ -339,6 +347,7 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
             scratch,
             other_memory,
             bindings,
+            relocs: reloc::kernel_relocs(&sections, &data, n)?,
             code,
             simd,
             grf_count: num(env.get("grf_count"), n, "grf_count")?.unwrap_or(128),
@@ -371,7 +380,11 @@ pub fn read(elf: &[u8]) -> Result<Zebin<'_>, ZebinError> {
             name,
         });
     }
-    Ok(Zebin { kernels, zeinfo })
+    Ok(Zebin {
+        kernels,
+        zeinfo,
+        data,
+    })
 }
 
 #[cfg(test)]

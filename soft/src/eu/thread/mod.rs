@@ -225,9 +225,12 @@ impl Thread {
         self.store32(FLAG_BASE + usize::from(reg & 1) * REG_BYTES, v)
     }
 
-    /// Address sub-register a0.`i` (0-7).
+    /// Address sub-register a0.`i` (0-15: a0 is 32 bytes of 16-bit
+    /// sub-registers, IGC visa/iga/IGALibrary/Models/Models.cpp ARF_A up to
+    /// XE3; IGC's SIMD16 VxH region `r[a0.0]<1,0>` on DG2 reads a0.0-a0.15,
+    /// the Gen4-7 paths use a0.0-a0.7).
     pub fn a0(&self, i: usize) -> u16 {
-        self.load(A0_BASE + (i & 7) * 2, 2) as u16
+        self.load(A0_BASE + (i & 15) * 2, 2) as u16
     }
 
     pub fn set_a0(&mut self, i: usize, v: u16) {

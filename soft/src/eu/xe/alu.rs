@@ -247,8 +247,11 @@ pub fn exec(
                 let (a, b) = (rd(0), rd(1));
                 let v = compare(inst.cond_mod, a, b, op == Opcode::Cmpn);
                 flag_val = Some(v);
-                // All ones for true (as on Gen7; Mesa booleans are ~0).
-                Res::Int(if v { -1 } else { 0 })
+                // All ones for true, in every bit of the channel whatever
+                // its type (004 cmp, line 12444: "all ones (e.g, byte
+                // 0xFF, word 0xFFFF, DWord 0xFFFFFFFF)"): IGC's fmod ands
+                // a float cmp result with 1.75's bits.
+                Res::Bits(if v { u64::MAX } else { 0 })
             }
             Opcode::Add => match (float, rd(0), rd(1)) {
                 (true, a, b) => float2(a, b, prec, fc, add_exact),

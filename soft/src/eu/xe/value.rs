@@ -46,7 +46,14 @@ pub enum Prec {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Res {
     Int(i64),
-    Float { hi: f64, lo: f64, prec: Prec },
+    Float {
+        hi: f64,
+        lo: f64,
+        prec: Prec,
+    },
+    /// Bits written as they are, cut to the destination's size (cmp's all
+    /// ones or zeros, whatever the destination type).
+    Bits(u64),
 }
 
 fn flush16(h: u16) -> u16 {
@@ -182,6 +189,10 @@ pub fn store(r: Res, ty: Type, sat: bool, fc: &FloatCtl) -> (u64, Signals) {
             ),
             _ => int_to_int(v, ty, sat),
         },
+        Res::Bits(b) => {
+            let size = u32::from(ty.size()) * 8;
+            (if size >= 64 { b } else { b & ((1 << size) - 1) }, false)
+        }
         Res::Float { hi, lo, prec } => match ty {
             Type::F | Type::Hf | Type::Bf => float_bits(hi, lo, prec, ty, sat, fc),
             _ => {

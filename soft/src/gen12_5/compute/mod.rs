@@ -309,7 +309,10 @@ impl<B: MemoryBus> Device<B> {
         };
         // A message's access that did not translate: the page fault, as a
         // command's own access reports it.
-        if let (Err(dispatch::Failure::Thread(_)), Some(f)) = (&result, fault) {
+        // The report names the thread and its message (what the fault
+        // registers do not say).
+        if let (Err(dispatch::Failure::Thread(why)), Some(f)) = (&result, fault) {
+            self.state[i].compute.report = Some(format!("COMPUTE_WALKER page fault: {why}"));
             return Err(Halt::of(f, dw[0]));
         }
         match result {
