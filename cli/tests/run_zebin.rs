@@ -5,7 +5,8 @@
 //! arithmetic, loops, local memory and barriers, subgroups, global and
 //! local atomics, a tiled matrix multiply, a transpose, a scan, a
 //! bitonic sort, a private array, `__constant` data with pow's relocated
-//! tables, fmod, a register array) run on the DG2
+//! tables, fmod, a register array, work-group functions, an async copy)
+//! run on the DG2
 //! model with the dispatch Intel's runtime gives them, through the
 //! driver's compute path; every result is checked against the host.
 //!
@@ -736,6 +737,44 @@ fn corpus_constants_relocations_and_register_arrays() {
     for i in 0..64 {
         let k = (ints[i] & 7) as usize;
         assert_eq!(o[i], ints[(i + k) & 63] + k as i32, "dynamic_index {i}");
+    }
+}
+
+/// Work-group reductions, scans and broadcasts; an async copy into local
+/// memory.
+#[test]
+fn corpus_work_group_functions_and_async_copies() {
+    let mut r = Rng(0x3c0);
+    let a: Vec<i32> = (0..64).map(|_| r.range(-100, 100)).collect();
+    let Some(got) = run_corpus(
+        "work_group_fns",
+        "64",
+        "32",
+        &[(0, le_bytes(&a, i32::to_le_bytes))],
+        &[(1, 64 * 12)],
+        &[],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 1), i32::from_le_bytes);
+    for i in 0..64 {
+        let g = &a[i / 32 * 32..i / 32 * 32 + 32];
+        let l = i % 32;
+        let want = [g.iter().sum(), g[..=l].iter().sum(), g[5]];
+        assert_eq!(o[i * 3..i * 3 + 3], want, "work_group_fns {i}");
+    }
+    let got = run_corpus(
+        "async_copy",
+        "64",
+        "16",
+        &[(0, le_bytes(&a, i32::to_le_bytes))],
+        &[(1, 256)],
+        &["2=local:64"],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), i32::from_le_bytes);
+    for i in 0..64 {
+        assert_eq!(o[i], a[i / 16 * 16 + 15 - i % 16] * 2, "async_copy {i}");
     }
 }
 

@@ -1080,7 +1080,11 @@ fn lsc_store_to_an_unmapped_address_is_a_page_fault() {
     cmds.extend(w.packet());
     g.run(COMPUTE, &cmds);
     assert_eq!(g.errors(), 1);
-    assert_eq!(g.gpu.compute_report(COMPUTE), None);
+    // The report names the thread, the instruction and the address.
+    let report = g.gpu.compute_report(COMPUTE).unwrap_or_default();
+    assert!(report.contains("page fault"), "{report}");
+    assert!(report.contains("group [64, 0, 0]"), "{report}");
+    assert!(report.contains(&format!("{bad:#x}")), "{report}");
     let fault = g.gpu.read32(reg("GEN12_RING_FAULT_REG"));
     assert_eq!(fault & 1, 1, "valid");
     assert_eq!(fault >> 11 & 1, 0, "PPGTT");

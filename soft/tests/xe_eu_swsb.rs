@@ -186,12 +186,12 @@ fn sends_go_through_shared_functions_and_hold_tokens() {
     assert_eq!(e.ip, 0x10);
 }
 
-/// In-order writes are ordered by the dwords they touch: IGC's DG2 payload
+/// In-order writes are ordered by the bytes they touch: IGC's DG2 payload
 /// prologue writes r127.0:uw and one int instruction later reads r127.2
 /// with `@2`, which orders the r127.2 writer two back; a read of the dword
 /// just written still needs its distance.
 #[test]
-fn in_order_checks_compare_dwords_not_whole_registers() {
+fn in_order_checks_compare_bytes_not_whole_registers() {
     let igc = "(W) mov (8|M0) r127.0<1>:ud 0x0:ud
 (W) and (1|M0) r127.2<1>:ud r2.0<0;1,0>:ud 0xFFFFFFC0:ud {I@1}
 (W) and (1|M0) r127.0<1>:uw r2.4<0;1,0>:uw 0xFF:uw
@@ -205,6 +205,18 @@ fn in_order_checks_compare_dwords_not_whole_registers() {
 (W) add (1|M0) r127.1<1>:ud r127.0<0;1,0>:ud 0x40:uw {I@2}
 ";
     let (ip, what) = swsb_error(same);
+    assert_eq!(ip, 0x20, "{what}");
+    // Bytes, not dwords: IGC's async_work_group_copy writes two halves of
+    // one dword on the float pipe and reads the first with F@2.
+    let halves = |read: &str| {
+        format!(
+            "(W) mov (1|M0) r5.6<1>:hf 0.0:hf
+(W) mov (1|M0) r5.7<1>:hf 0.0:hf
+cmp (16|M0) (eq)f0.1 null<1>:d {read}<0;1,0>:w r2.1<0;1,0>:d {{F@2}}\n"
+        )
+    };
+    run(&halves("r5.6")).unwrap_or_else(|e| panic!("{e}"));
+    let (ip, what) = swsb_error(&halves("r5.7"));
     assert_eq!(ip, 0x20, "{what}");
 }
 

@@ -173,3 +173,20 @@ __kernel void dynamic_index(__global const int *a, __global int *o) {
     for (int k = 0; k < 8; k++) acc[k] = a[(i + k) & 63] + k;
     o[i] = acc[a[i] & 7];
 }
+/* OpenCL 2.0 work-group functions and an async copy into local memory
+ * (IGC's copy loop writes two halves of one dword and waits on the first
+ * only: the model's SWSB check orders by bytes). */
+__kernel void work_group_fns(__global const int *a, __global int *o) {
+    int i = get_global_id(0);
+    int x = a[i];
+    o[i * 3 + 0] = work_group_reduce_add(x);
+    o[i * 3 + 1] = work_group_scan_inclusive_add(x);
+    o[i * 3 + 2] = work_group_broadcast(x, 5);
+}
+__kernel void async_copy(__global const int *a, __global int *o, __local int *t) {
+    int g = get_group_id(0), n = get_local_size(0);
+    event_t e = async_work_group_copy(t, a + g * n, n, 0);
+    wait_group_events(1, &e);
+    int l = get_local_id(0);
+    o[g * n + l] = t[n - 1 - l] * 2;
+}

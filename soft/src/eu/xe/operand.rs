@@ -22,16 +22,19 @@ use crate::eu::thread::layout::{
 pub const MAX_CH: usize = 32;
 
 /// GRF registers an instruction read and wrote, bit per register, and
-/// within each register the dwords (bit per dword): IGC orders in-order
+/// within each register the bytes (bit per byte): IGC orders in-order
 /// instructions by the bytes they touch, not whole registers (its DG2
 /// payload prologue writes r127.0:uw and, one int instruction later, reads
-/// r127.2:ud with `@2`), so the in-order check compares dwords.
+/// r127.2:ud with `@2`; `async_work_group_copy` writes r5.6:hf and r5.7:hf
+/// and reads r5.6:w with the wait reaching the first only), so the
+/// in-order check compares bytes (SWSB_G4IR.cpp `hasOverlap`, LeftB and
+/// RightB).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Touched {
     pub reads: u128,
     pub writes: u128,
-    pub read_dwords: [u8; GRF_REGS],
-    pub write_dwords: [u8; GRF_REGS],
+    pub read_bytes: [u32; GRF_REGS],
+    pub write_bytes: [u32; GRF_REGS],
 }
 
 impl Default for Touched {
@@ -39,30 +42,30 @@ impl Default for Touched {
         Self {
             reads: 0,
             writes: 0,
-            read_dwords: [0; GRF_REGS],
-            write_dwords: [0; GRF_REGS],
+            read_bytes: [0; GRF_REGS],
+            write_bytes: [0; GRF_REGS],
         }
     }
 }
 
 impl Touched {
-    fn mark(set: &mut u128, dwords: &mut [u8; GRF_REGS], off: usize, size: usize) {
+    fn mark(set: &mut u128, bytes: &mut [u32; GRF_REGS], off: usize, size: usize) {
         let end = off + size.max(1) - 1;
         if end < GRF_BASE + GRF_REGS * REG_BYTES {
-            for dw in (off - GRF_BASE) / 4..=(end - GRF_BASE) / 4 {
-                let r = dw * 4 / REG_BYTES;
+            for b in off - GRF_BASE..=end - GRF_BASE {
+                let r = b / REG_BYTES;
                 *set |= 1u128 << r;
-                dwords[r] |= 1 << (dw % (REG_BYTES / 4));
+                bytes[r] |= 1 << (b % REG_BYTES);
             }
         }
     }
 
     pub fn read(&mut self, off: usize, size: usize) {
-        Self::mark(&mut self.reads, &mut self.read_dwords, off, size)
+        Self::mark(&mut self.reads, &mut self.read_bytes, off, size)
     }
 
     pub fn write(&mut self, off: usize, size: usize) {
-        Self::mark(&mut self.writes, &mut self.write_dwords, off, size)
+        Self::mark(&mut self.writes, &mut self.write_bytes, off, size)
     }
 
     /// Registers `first..first+n` read (a send payload).
@@ -70,7 +73,7 @@ impl Touched {
         for r in first..first.saturating_add(n) {
             if usize::from(r) < GRF_REGS {
                 self.reads |= 1u128 << r;
-                self.read_dwords[usize::from(r)] = 0xff;
+                self.read_bytes[usize::from(r)] = u32::MAX;
             }
         }
     }
@@ -79,14 +82,14 @@ impl Touched {
         for r in first..first.saturating_add(n) {
             if usize::from(r) < GRF_REGS {
                 self.writes |= 1u128 << r;
-                self.write_dwords[usize::from(r)] = 0xff;
+                self.write_bytes[usize::from(r)] = u32::MAX;
             }
         }
     }
 }
 
-/// Registers of `regs` where the dwords of `a` and `b` meet.
-pub fn dword_overlap(regs: u128, a: &[u8; GRF_REGS], b: &[u8; GRF_REGS]) -> u128 {
+/// Registers of `regs` where the bytes of `a` and `b` meet.
+pub fn byte_overlap(regs: u128, a: &[u32; GRF_REGS], b: &[u32; GRF_REGS]) -> u128 {
     let mut m = regs;
     let mut out = 0;
     while m != 0 {

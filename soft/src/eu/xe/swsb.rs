@@ -37,7 +37,7 @@
 //!   against pending in-order writes of another pipe or unordered by a
 //!   distance (a write after a write on the same pipe is ordered by the
 //!   pipe). Flags, the accumulator and a0 are not tracked. In-order
-//!   writes are compared by dword (IGC orders by the bytes an instruction
+//!   writes are compared by byte (IGC orders by the bytes an instruction
 //!   touches: `operand::Touched`); tokens by whole registers.
 
 use alloc::format;
@@ -48,7 +48,7 @@ use baregpu_isa::inst::{
     Body, Instruction, Opcode, Pipe, PredCtrl, SendDesc, Sfid, Swsb, SyncFn, TokenMode, Type,
 };
 
-use super::operand::{Touched, dword_overlap};
+use super::operand::{Touched, byte_overlap};
 use crate::eu::thread::layout::GRF_REGS;
 use alloc::boxed::Box;
 
@@ -266,8 +266,8 @@ struct Write {
     drain: u8,
     ip: u32,
     regs: u128,
-    /// The dwords written in each register of `regs`.
-    dwords: Box<[u8; GRF_REGS]>,
+    /// The bytes written in each register of `regs`.
+    bytes: Box<[u32; GRF_REGS]>,
 }
 
 /// The scoreboard state of one thread.
@@ -467,11 +467,11 @@ impl Scoreboard {
         if hazard.is_none() {
             for w in &self.writes {
                 let same_pipe = pipe == Some(w.pipe);
-                let r = dword_overlap(touched.reads & w.regs, &touched.read_dwords, &w.dwords);
+                let r = byte_overlap(touched.reads & w.regs, &touched.read_bytes, &w.bytes);
                 let ww = if same_pipe {
                     0
                 } else {
-                    dword_overlap(touched.writes & w.regs, &touched.write_dwords, &w.dwords)
+                    byte_overlap(touched.writes & w.regs, &touched.write_bytes, &w.bytes)
                 };
                 let m = r | ww;
                 if m == 0 {
@@ -509,7 +509,7 @@ impl Scoreboard {
                     drain: annot.pipes.drain,
                     ip,
                     regs: touched.writes,
-                    dwords: Box::new(touched.write_dwords),
+                    bytes: Box::new(touched.write_bytes),
                 });
             }
         }
