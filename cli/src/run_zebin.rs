@@ -58,7 +58,8 @@ pub const USAGE: &str =
       local:<bytes> (a __local pointer), bytes:<file>, or a scalar or vector
       u8|i8|u16|i16|u32|i32|u64|i64|f32|f64:<v>[,<v>...]. --out writes a
       buffer argument's final bytes. Private memory gets a surface for
-      every hardware thread. --no-swsb-check runs without the model's SWSB
+      every hardware thread; __constant/__global program data is uploaded
+      and its addresses patched into the code (the zebin's relocations). --no-swsb-check runs without the model's SWSB
       dependency check.";
 
 /// Largest zebin read: 64 MiB, far past any compiled program.
