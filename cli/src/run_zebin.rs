@@ -59,8 +59,8 @@ pub const USAGE: &str =
       u8|i8|u16|i16|u32|i32|u64|i64|f32|f64:<v>[,<v>...]. --out writes a
       buffer argument's final bytes. Private memory gets a surface for
       every hardware thread; __constant/__global program data is uploaded
-      and its addresses patched into the code (the zebin's relocations). --no-swsb-check runs without the model's SWSB
-      dependency check.";
+      and its addresses patched into the code (the zebin's relocations).
+      --no-swsb-check runs without the model's SWSB dependency check.";
 
 /// Largest zebin read: 64 MiB, far past any compiled program.
 const MAX_ZEBIN: u64 = 64 << 20;
@@ -398,8 +398,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let code = zebin::reloc::relocate(
         k.code,
         &k.relocs,
-        surfaces.constants.unwrap_or(0),
-        surfaces.globals.unwrap_or(0),
+        surfaces.constants,
+        surfaces.globals,
         // Where the per-thread data starts in the indirect data: past the
         // cross-thread data the inline register does not carry.
         k.cross_thread_size()

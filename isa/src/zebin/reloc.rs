@@ -186,13 +186,14 @@ pub fn kernel_relocs(
 }
 
 /// `code` with `relocs` applied: symbols resolve to `constants` or
-/// `globals` (the segments' GPU addresses) plus their offset and the
-/// addend; `per_thread_offset` fills R_PER_THREAD_PAYLOAD_OFFSET.
+/// `globals` (the segments' GPU addresses; `None`: not uploaded, an error
+/// if a relocation needs it) plus their offset and the addend;
+/// `per_thread_offset` fills R_PER_THREAD_PAYLOAD_OFFSET.
 pub fn relocate(
     code: &[u8],
     relocs: &[Reloc],
-    constants: u64,
-    globals: u64,
+    constants: Option<u64>,
+    globals: Option<u64>,
     per_thread_offset: u32,
 ) -> Result<Vec<u8>, String> {
     let mut out = code.to_vec();
@@ -203,7 +204,13 @@ pub fn relocate(
                 let base = match seg {
                     Segment::Constants => constants,
                     Segment::Globals => globals,
-                };
+                }
+                .ok_or_else(|| {
+                    format!(
+                        "relocation at {:#x} names {:?} in the {seg:?} segment, which has no address",
+                        r.offset, r.symbol
+                    )
+                })?;
                 base.wrapping_add(off).wrapping_add(r.addend as u64)
             }
             (_, None) => {
@@ -226,4 +233,62 @@ pub fn relocate(
         dst.copy_from_slice(&bytes[..n]);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reloc(offset: u64, kind: RelocKind, target: Option<(Segment, u64)>) -> Reloc {
+        Reloc {
+            offset,
+            kind,
+            symbol: String::from("sym"),
+            target,
+            addend: 0,
+        }
+    }
+
+    /// Each kind writes its part of the symbol's address (segment base
+    /// plus offset plus addend), little-endian, where the offset says.
+    #[test]
+    fn relocations_patch_the_addresses_they_name() {
+        let code = alloc::vec![0xAAu8; 32];
+        let mut with_addend = reloc(16, RelocKind::Addr64, Some((Segment::Globals, 0x10)));
+        with_addend.addend = 4;
+        let relocs = [
+            reloc(0, RelocKind::Addr32, Some((Segment::Constants, 0x40))),
+            reloc(4, RelocKind::Addr32Hi, Some((Segment::Constants, 0x40))),
+            reloc(8, RelocKind::PerThreadPayloadOffset, None),
+            with_addend,
+        ];
+        let out = relocate(
+            &code,
+            &relocs,
+            Some(0x1_2345_0000),
+            Some(0x9_0000_0000),
+            0x60,
+        )
+        .unwrap();
+        assert_eq!(out[0..4], 0x2345_0040u32.to_le_bytes());
+        assert_eq!(out[4..8], 1u32.to_le_bytes());
+        assert_eq!(out[8..12], 0x60u32.to_le_bytes());
+        assert_eq!(out[12..16], [0xAA; 4], "untouched");
+        assert_eq!(out[16..24], 0x9_0000_0014u64.to_le_bytes());
+        // A segment without an address, a symbol in no data section, an
+        // offset past the code: errors, not panics.
+        assert!(relocate(&code, &relocs[..1], None, None, 0).is_err());
+        assert!(
+            relocate(
+                &code,
+                &[reloc(0, RelocKind::Addr32, None)],
+                Some(0),
+                Some(0),
+                0
+            )
+            .is_err()
+        );
+        let past = [reloc(30, RelocKind::Addr32, Some((Segment::Globals, 0)))];
+        assert!(relocate(&code, &past, Some(0), Some(0), 0).is_err());
+    }
 }
