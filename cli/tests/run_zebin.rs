@@ -5,8 +5,8 @@
 //! arithmetic, loops, local memory and barriers, subgroups, global and
 //! local atomics, a tiled matrix multiply, a transpose, a scan, a
 //! bitonic sort, a private array, `__constant` data with pow's relocated
-//! tables, fmod, a register array, work-group functions, an async copy)
-//! run on the DG2
+//! tables, fmod, a register array, work-group functions, an async copy,
+//! integer built-ins, conversions, half rounding) run on the DG2
 //! model with the dispatch Intel's runtime gives them, through the
 //! driver's compute path; every result is checked against the host.
 //!
@@ -775,6 +775,128 @@ fn corpus_work_group_functions_and_async_copies() {
     let o = from_le(out(&got, 1), i32::from_le_bytes);
     for i in 0..64 {
         assert_eq!(o[i], a[i / 16 * 16 + 15 - i % 16] * 2, "async_copy {i}");
+    }
+}
+
+/// A half-float's value (all halves are exact in f32).
+fn half_value(h: u16) -> f32 {
+    let (sign, exp, man) = (h >> 15, (h >> 10) & 0x1F, f32::from(h & 0x3FF));
+    let v = match exp {
+        0 => man * 2f32.powi(-24),
+        31 => f32::INFINITY,
+        e => (1.0 + man / 1024.0) * 2f32.powi(i32::from(e) - 15),
+    };
+    if sign == 1 { -v } else { v }
+}
+
+/// `x` to half rounding toward zero (`up` None), toward +inf (Some(true))
+/// or toward -inf (Some(false)): the largest magnitude not above |x|,
+/// stepped away from zero when the direction says so.
+fn to_half_directed(x: f32, up: Option<bool>) -> u16 {
+    let ax = x.abs();
+    let (mut lo, mut hi) = (0u16, 0x7C00u16);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if half_value(mid) <= ax {
+            lo = mid
+        } else {
+            hi = mid - 1
+        }
+    }
+    let away = half_value(lo) != ax && up == Some(x > 0.0);
+    let mag = if away { lo + 1 } else { lo };
+    mag | if x < 0.0 { 0x8000 } else { 0 }
+}
+
+/// Integer built-ins, conversions with saturation and each rounding mode,
+/// and half stores rounding each way, against the host.
+#[test]
+fn corpus_integer_builtins_conversions_and_half_rounding() {
+    let mut r = Rng(0x1b17);
+    let a: Vec<i32> = (0..64).map(|_| r.next() as i32).collect();
+    let b: Vec<i32> = (0..64).map(|_| r.next() as i32).collect();
+    let Some(got) = run_corpus(
+        "int_builtins",
+        "64",
+        "16",
+        &[
+            (0, le_bytes(&a, i32::to_le_bytes)),
+            (1, le_bytes(&b, i32::to_le_bytes)),
+        ],
+        &[(2, 64 * 40)],
+        &[],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 2), i32::from_le_bytes);
+    for i in 0..64 {
+        let (x, y) = (a[i], b[i]);
+        let (lx, ly) = (i64::from(x), i64::from(y));
+        let want = [
+            (i64::from(x >> 8) * i64::from(y >> 8) + 7) as i32,
+            (i64::from(x >> 8) * i64::from(y >> 8)) as i32,
+            x.unsigned_abs().wrapping_add(x.abs_diff(y)) as i32,
+            ((lx + ly) >> 1) as i32,
+            ((lx + ly + 1) >> 1) as i32,
+            (i32::from(x as i16) << 16) | i32::from(y as u16),
+            (x & !0x0f0f0f0f) | (y & 0x0f0f0f0f),
+            (x.trailing_zeros() + y.leading_zeros()) as i32,
+            x.saturating_sub(y),
+            (((lx * ly) >> 32) as i32).wrapping_add(7),
+        ];
+        assert_eq!(o[i * 10..i * 10 + 10], want, "int_builtins {i} ({x}, {y})");
+    }
+    let f: Vec<f32> = (0..64)
+        .map(|_| r.range(-300_000, 300_000) as f32 / 1000.0)
+        .collect();
+    let n: Vec<i32> = (0..64).map(|_| r.range(-70_000, 70_000)).collect();
+    let got = run_corpus(
+        "conversions",
+        "64",
+        "16",
+        &[
+            (0, le_bytes(&f, f32::to_le_bytes)),
+            (1, le_bytes(&n, i32::to_le_bytes)),
+        ],
+        &[(2, 64 * 32)],
+        &[],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 2), i32::from_le_bytes);
+    for i in 0..64 {
+        let (x, m) = (f[i], n[i]);
+        let want = [
+            (x * 1e9) as i32,
+            m.clamp(0, 255),
+            x.round_ties_even() as i32,
+            x.ceil() as i32,
+            x.floor() as i32,
+            (m * 7).clamp(-32768, 32767),
+            x as u32 as i32,
+            (m as u32 as f32).to_bits() as i32,
+        ];
+        assert_eq!(o[i * 8..i * 8 + 8], want, "conversions {i} ({x}, {m})");
+    }
+    let h: Vec<f32> = (0..64)
+        .map(|k| r.range(-70_000, 70_000) as f32 / 10f32.powi(k % 7))
+        .collect();
+    let got = run_corpus(
+        "half_stores",
+        "64",
+        "16",
+        &[(0, le_bytes(&h, f32::to_le_bytes))],
+        &[(1, 64 * 6)],
+        &[],
+    )
+    .unwrap();
+    let o = from_le(out(&got, 1), u16::from_le_bytes);
+    for i in 0..64 {
+        let want = [
+            to_half_directed(h[i], None),
+            to_half_directed(h[i], Some(true)),
+            to_half_directed(h[i], Some(false)),
+        ];
+        assert_eq!(o[i * 3..i * 3 + 3], want, "half_stores {i} ({})", h[i]);
     }
 }
 

@@ -190,3 +190,38 @@ __kernel void async_copy(__global const int *a, __global int *o, __local int *t)
     int l = get_local_id(0);
     o[g * n + l] = t[n - 1 - l] * 2;
 }
+/* Integer built-ins and conversions with saturation and rounding modes. */
+__kernel void int_builtins(__global const int *a, __global const int *b, __global int *o) {
+    int i = get_global_id(0);
+    int x = a[i], y = b[i];
+    /* mul24 of values past 24 bits is implementation-defined: shifted in. */
+    o[i * 10 + 0] = mad24(x >> 8, y >> 8, 7);
+    o[i * 10 + 1] = mul24(x >> 8, y >> 8);
+    o[i * 10 + 2] = abs(x) + abs_diff(x, y);
+    o[i * 10 + 3] = hadd(x, y);
+    o[i * 10 + 4] = rhadd(x, y);
+    o[i * 10 + 5] = (int)upsample((short)x, (ushort)y);
+    o[i * 10 + 6] = bitselect(x, y, 0x0f0f0f0f);
+    o[i * 10 + 7] = ctz(x) + clz(y);
+    o[i * 10 + 8] = sub_sat(x, y);
+    o[i * 10 + 9] = mad_hi(x, y, 7);
+}
+__kernel void conversions(__global const float *a, __global const int *b, __global int *o) {
+    int i = get_global_id(0);
+    float x = a[i];
+    int n = b[i];
+    o[i * 8 + 0] = convert_int_sat(x * 1e9f);
+    o[i * 8 + 1] = convert_uchar_sat(n);
+    o[i * 8 + 2] = convert_int_rte(x);
+    o[i * 8 + 3] = convert_int_rtp(x);
+    o[i * 8 + 4] = convert_int_rtn(x);
+    o[i * 8 + 5] = convert_short_sat(n * 7);
+    o[i * 8 + 6] = convert_uint_sat(x);
+    o[i * 8 + 7] = as_int(convert_float((uint)n));
+}
+__kernel void half_stores(__global const float *a, __global ushort *o) {
+    int i = get_global_id(0);
+    vstore_half_rtz(a[i], i * 3, (__global half *)o);
+    vstore_half_rtp(a[i], i * 3 + 1, (__global half *)o);
+    vstore_half_rtn(a[i], i * 3 + 2, (__global half *)o);
+}
