@@ -1401,3 +1401,96 @@ fn mandelbrot_kernel_matches_the_host_reference() {
         "{inside} inside, {outside} outside"
     );
 }
+
+/// Scratch on a walker: CFE_STATE's Scratch Space Buffer names a
+/// SURFTYPE_SCRATCH surface state (its offset [27:6] from Surface State
+/// Base, 004 lines 12356-12365), r0.5 31:10 carries it, and IGC's dc0
+/// HWord scratch blocks (header copied from r0) reach the thread's own
+/// part, Base + PThreadID * Pitch (004 line 6653). Four threads of a group
+/// each write their channel IDs plus a thread tag, meet at a barrier (so
+/// every write lands before any read), read back and store: sharing a part
+/// would return another thread's tag.
+#[test]
+fn dc0_scratch_blocks_reach_each_threads_part_of_the_scratch_surface() {
+    use baregpu_soft::eu::shared::xe::surface::encode_scratch;
+    let mut src = global_addresses(64, &[(0, 20)]);
+    // r40-r41: channel ID + 1000 * the thread's index in its group.
+    src += "and (1|M0) r6.0<1>:ud r0.2<0;1,0>:ud 0xff:ud\n";
+    src += "mul (1|M0) r6.0<1>:ud r6.0<0;1,0>:ud 1000:uw {A@1}\n";
+    src += "add (16|M0) r40.0<1>:ud r10.0<1;1,0>:ud r6.0<0;1,0>:ud {A@1}\n";
+    src += "mov (8|M0) r3.0<1>:ud r0.0<1;1,0>:ud\n";
+    src += "mov (8|M0) r5.0<1>:ud r0.0<1;1,0>:ud\n";
+    src += "sync.nop null {A@1}\n";
+    // hword scratch block write x2 at offset 2 (IGC's descriptor form).
+    src += "send.dc0 (16|M0) null r3 r40:2 0x0 0x020F1002 {$1}\n";
+    src += "sync.nop null {$1.src}\n";
+    src += "send.gtwy (1|M0) null r5 null:0 0x0 0x02000004 {$2}\n";
+    src += "sync.bar null\n";
+    src += "mov (16|M0) r40.0<1>:ud 0x0:ud\n";
+    src += "sync.nop null {A@1}\n";
+    // hword scratch block read x2 from offset 2.
+    src += "send.dc0 (16|M0) r44 r3 null:0 0x0 0x022C1002 {$3}\n";
+    src += "sync.nop null {$3.dst}\n";
+    src += "store.ugm.d32.a64 (16|M0) [r20:4] r44:2 {$4}\n";
+    src += EOT;
+    let mut g = xe_dg2();
+    g.kernel(0, &xe_kernel("scratch", &src));
+    let groups = 3usize;
+    let n = 64 * groups;
+    let (vout, pout) = g.buffer(&vec![0; 4 * n]);
+    let (pitch, entries) = (1024u64, 64u64);
+    let (scratch, _) = g.buffer(&vec![0; (pitch * entries) as usize]);
+    let mut ss = vec![0u8; 4096];
+    for (i, d) in encode_scratch(scratch, pitch, entries).iter().enumerate() {
+        ss[0x40 + 4 * i..0x44 + 4 * i].copy_from_slice(&d.to_le_bytes());
+    }
+    let (surface, _) = g.buffer(&ss);
+    let mut cmds = pack(
+        "PIPELINE_SELECT",
+        &[("mask_bits", 0x3), ("pipeline_selection", 2)],
+    );
+    cmds.extend(pack(
+        "STATE_BASE_ADDRESS",
+        &[
+            ("instruction_base_address", INSTRUCTION_BASE),
+            ("instruction_base_address_modify_enable", 1),
+            ("instruction_buffer_size", 0x100),
+            ("instruction_buffer_size_modify_enable", 1),
+            ("surface_state_base_address", surface),
+            ("surface_state_base_address_modify_enable", 1),
+        ],
+    ));
+    cmds.extend(pack(
+        "CFE_STATE",
+        &[
+            ("maximum_number_of_threads", entries),
+            ("scratch_space_buffer", 0x40 >> 6),
+        ],
+    ));
+    let mut w = Walk::new(16, [64, 1, 1], [groups as u32, 1, 1]);
+    w.emit = 1;
+    w.barriers = 1;
+    w.inline = Some(inline_qwords(&[vout]));
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 0, "{:?}", g.gpu.compute_report(COMPUTE));
+    let got = read_u32s(&g, pout, n);
+    for (i, v) in got.iter().enumerate() {
+        let thread = (i % 64 / 16) as u32;
+        assert_eq!(*v, i as u32 + 1000 * thread, "work-item {i}");
+    }
+    // Without a scratch surface the block is refused by name.
+    let mut g = xe_dg2();
+    g.kernel(0, &xe_kernel("scratch", &src));
+    let (vout, _) = g.buffer(&vec![0; 4 * n]);
+    let mut w = Walk::new(16, [64, 1, 1], [1, 1, 1]);
+    w.emit = 1;
+    w.barriers = 1;
+    w.inline = Some(inline_qwords(&[vout]));
+    let mut cmds = setup();
+    cmds.extend(w.packet());
+    g.run(COMPUTE, &cmds);
+    assert_eq!(g.errors(), 1);
+    let report = g.gpu.compute_report(COMPUTE).unwrap_or_default();
+    assert!(report.contains("no scratch surface"), "{report}");
+}

@@ -5,6 +5,7 @@
 
 pub(crate) mod arf;
 pub mod layout;
+pub mod slot;
 
 use alloc::boxed::Box;
 use alloc::vec;

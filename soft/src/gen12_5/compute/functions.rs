@@ -106,6 +106,7 @@ impl<B: MemoryBus> SharedFunctions for XeFunctions<'_, '_, B> {
             state: self.state,
             slm,
             gateway: &mut self.gateway,
+            slot: 0,
         };
         xe::serve(&mut env, thread, req)
     }

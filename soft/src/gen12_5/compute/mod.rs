@@ -59,8 +59,11 @@
 //! and rounding modes other than RTNE, named barriers (more than one), SLM
 //! sizes beyond 64 KiB. Flat A32 LSC addresses are taken as virtual
 //! addresses (General State Base, `XeState::flat_base`, is not added).
-//! The threads get no scratch pointer in r0.5 yet, so the legacy scratch
-//! blocks are refused on a walker (`XeState::scratch_per_thread` 0).
+//! Scratch: r0.5 31:10 carries CFE_STATE's Scratch Space Buffer, the
+//! offset of a SURFTYPE_SCRATCH surface state; scratch messages (LSC on
+//! that surface state, the legacy dc0 scratch blocks) reach the thread's
+//! part, Base + PThreadID * Pitch (004 line 6653), the thread ID being its
+//! slot (sr0.0, `crate::eu::thread::slot`).
 
 mod dispatch;
 mod fields;
@@ -268,7 +271,7 @@ impl<B: MemoryBus> Device<B> {
             return Ok(false);
         }
         let f = Fields { info, dw };
-        let w = walker::decode(&f).map_err(|name| self.refuse(dw, name))?;
+        let mut w = walker::decode(&f).map_err(|name| self.refuse(dw, name))?;
         let render = self.engines[i].class == super::RENDER_CLASS;
         let s = self.pipeline(i);
         if render && !s.gpgpu {
@@ -277,6 +280,7 @@ impl<B: MemoryBus> Device<B> {
         if !s.cfe_programmed {
             return Err(self.refuse(dw, "COMPUTE_WALKER before CFE_STATE"));
         }
+        w.scratch_surface = s.scratch_surface;
         let kernel = s.instruction.address.wrapping_add(w.kernel) & VA_MASK;
         let state = xe_state(s, &w, f.get(SAMPLER_STATE_POINTER));
         let space = self.space(i, None);
@@ -415,9 +419,10 @@ fn xe_state(
         // A64 flat addresses are the virtual addresses themselves.
         flat_base: 0,
         general_state_base: s.general.address,
-        // The walker does not yet give threads a scratch pointer in r0.5
-        // (`payload`), so the legacy scratch messages are refused.
+        // Scratch is a SURFTYPE_SCRATCH surface state that r0.5 names
+        // (`payload`), not a base and a per-thread size.
         scratch_base: 0,
         scratch_per_thread: 0,
+        scratch_surface_state: true,
     }
 }

@@ -33,6 +33,7 @@
 
 use super::walker::Walker;
 use crate::eu::thread::Thread;
+use crate::eu::thread::slot::state_id;
 
 /// Local ID of channel `lane` of thread `t` in the group: the channels of
 /// the group numbered in walk order (fastest dimension first).
@@ -46,20 +47,6 @@ pub fn local_id(w: &Walker, t: u32, lane: u32) -> [u32; 3] {
     id
 }
 
-/// sr0.0 of a thread in hardware thread slot `slot` (0..4096), Xe-HPG's
-/// layout (IGC vc GenXSubtarget.cpp `getThreadIdReservedBits` for XeHPG,
-/// and IGC's `GetHWTID`): bits 2:0 the thread on its EU, 5:4 EUID[1:0],
-/// 7 EUID[2], 8 the subslice, 10:9 the dual-subslice, 13:11 the slice;
-/// bits 3 and 6 reserved (zero). Slots count threads, then EUs, then
-/// subslices, so IGC's HWTID (bits 13:0 less 6 and 3) is `slot` itself.
-/// The model runs one group at a time, so a group's threads taking slots
-/// 0.. leaves every live thread its own slot, as hardware does.
-pub fn state_id(slot: u32) -> u32 {
-    let tid = slot & 7;
-    let eu = slot >> 3;
-    tid | (eu & 3) << 4 | (eu >> 2 & 1) << 7 | (eu >> 3 & 0x3f) << 8
-}
-
 /// Fills `thread`'s payload registers for thread `t` of group `group`.
 pub fn load(th: &mut Thread, w: &Walker, group: [u32; 3], t: u32) {
     for r in 0..8 {
@@ -71,6 +58,12 @@ pub fn load(th: &mut Thread, w: &Walker, group: [u32; 3], t: u32) {
     th.set_grf_ud(0, 7, group[2]);
     th.set_grf_ud(0, 2, (t & 0xff) | (w.threads_per_group & 0xff) << 24);
     th.set_sr0(0, state_id(t));
+    // r0.5 31:10: CFE_STATE's Scratch Space Buffer, the scratch surface
+    // state's offset [27:6] from Surface State Base (004 lines 12356-12365);
+    // IGC shifts it right by 4 into an LSC extended descriptor (IGC
+    // BuildIRImpl.cpp initScratchSurfaceOffset) and copies r0 into its
+    // scratch block headers.
+    th.set_grf_ud(0, 5, w.scratch_surface << 10);
     let regs_per_id = if w.simd == 32 { 2 } else { 1 };
     let mut reg = 1u8;
     for d in 0..3 {
@@ -133,6 +126,7 @@ mod tests {
             barriers: 0,
             post_sync: PostSync::None,
             post_sync_address: 0,
+            scratch_surface: 0,
         }
     }
 
@@ -183,10 +177,7 @@ mod tests {
             let x = state_id(slot);
             assert_eq!(x & 0x48, 0, "reserved bits of {slot}");
             assert_eq!(x & !0x3fff, 0);
-            let x = x & 0x3fff;
-            let y = (x & 63) | (x >> 1 & !63);
-            let id = (y & 7) | (y >> 1 & !7);
-            assert_eq!(id, slot);
+            assert_eq!(crate::eu::thread::slot::slot_of(x), slot);
         }
     }
 }

@@ -42,6 +42,10 @@ pub struct Walker {
     pub barriers: u32,
     pub post_sync: PostSync,
     pub post_sync_address: u64,
+    /// CFE_STATE's Scratch Space Buffer (the scratch surface state's
+    /// offset [27:6] from Surface State Base; 0: none), set from the
+    /// context's state when the walker runs; goes to r0.5 31:10.
+    pub scratch_surface: u32,
 }
 
 /// The fields the walker reads or refuses (checked when the model is built).
@@ -237,5 +241,6 @@ pub fn decode(f: &Fields<'_>) -> Result<Walker, &'static str> {
         barriers,
         post_sync,
         post_sync_address: f.get("post_sync_destination_address"),
+        scratch_surface: 0,
     })
 }

@@ -19,9 +19,12 @@
 //! others buffers with the LSC out-of-bounds rules.
 //!
 //! Scratch blocks: the header's M0.5 bits 31:10 locate the thread's
-//! scratch space (the dword Mesa's SCRATCH_HEADER and IGC copy from r0.5),
-//! taken here as an offset from `XeState::scratch_base`, the space
-//! `XeState::scratch_per_thread` bytes long; the descriptor's offset counts
+//! scratch space (the dword Mesa's SCRATCH_HEADER and IGC copy from r0.5).
+//! On a walker (`XeState::scratch_surface_state`) it is the offset [27:6]
+//! of a SURFTYPE_SCRATCH surface state, of which the thread reaches its
+//! own part (`lsc::scratch_part`); otherwise (the harness, tests) an offset
+//! from `XeState::scratch_base`, the space `XeState::scratch_per_thread`
+//! bytes long. The descriptor's offset counts
 //! 32-byte registers. Accesses past the space read 0 and are dropped, the
 //! rule of the older generations' scratch model (`dataport::scratch`).
 //! Reads return whole registers; a write with bit 16 set (IGC sets it on
@@ -69,6 +72,7 @@ use super::hdc::move_oword_block;
 use super::lsc::bti_target;
 use super::lsc::{Target, read, write};
 use super::payload::{message_reg, message_regs, reg_load, reg_store, regs_for};
+use super::surface::{self, XeSurface};
 use super::{XeEnv, bad};
 use crate::eu::send::{SendError, SendRequest};
 use crate::eu::shared::BTI_SLM;
@@ -215,17 +219,42 @@ fn scratch(
     req: &SendRequest,
     s: Scratch,
 ) -> Result<(), SendError> {
-    if env.state.scratch_per_thread == 0 {
-        return Err(bad("dc0 scratch block: no scratch space configured"));
-    }
     if req.mlen < 1 {
         return Err(bad("dc0 scratch block: no header register"));
     }
     let hdr = usize::from(req.payload.reg) * REG_BYTES;
     let own = reg_load(t, hdr + 20, 4)? & !0x3FF;
-    let space = Target::Buffer {
-        base: env.state.scratch_base.wrapping_add(own),
-        size: env.state.scratch_per_thread,
+    let space = if env.state.scratch_surface_state {
+        // A walker's thread: M0.5 31:10 is the scratch surface state's
+        // offset [27:6] (r0.5, from CFE_STATE); the thread's part of it.
+        // 004 describes the LSC side only (line 6653); the HDC block is
+        // taken to find the same part, as IGC's spill code expects.
+        if own == 0 {
+            return Err(bad(
+                "dc0 scratch block: no scratch surface (CFE_STATE Scratch Space Buffer 0)",
+            ));
+        }
+        let at = env.state.surface_state_base.wrapping_add(own >> 4);
+        match surface::read(env.memory, at)? {
+            XeSurface::Scratch {
+                base,
+                pitch,
+                entries,
+            } => super::lsc::scratch_part(env.slot, base, pitch, entries)?,
+            _ => {
+                return Err(bad(
+                    "dc0 scratch block: the surface M0.5 names is not SURFTYPE_SCRATCH",
+                ));
+            }
+        }
+    } else {
+        if env.state.scratch_per_thread == 0 {
+            return Err(bad("dc0 scratch block: no scratch space configured"));
+        }
+        Target::Buffer {
+            base: env.state.scratch_base.wrapping_add(own),
+            size: env.state.scratch_per_thread,
+        }
     };
     let regs = usize::from(s.regs);
     let at = u64::from(s.offset) * REG_BYTES as u64;

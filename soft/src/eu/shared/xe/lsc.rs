@@ -82,6 +82,25 @@ pub(super) fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Resu
     }
 }
 
+/// The thread's part of a scratch surface: Base + PThreadID * Pitch, Pitch
+/// bytes long (004 line 6653). A thread ID past the entries is refused
+/// (the driver sizes the surface for CFE_STATE's Maximum Number of
+/// Threads, 004 lines 12356-12365).
+pub(super) fn scratch_part(
+    slot: u32,
+    base: u64,
+    pitch: u64,
+    entries: u64,
+) -> Result<Target, SendError> {
+    if u64::from(slot) >= entries {
+        return Err(bad("scratch surface: the thread's ID is past its entries"));
+    }
+    Ok(Target::Buffer {
+        base: base.wrapping_add(u64::from(slot) * pitch),
+        size: pitch,
+    })
+}
+
 /// The target of an access's surface.
 pub(super) fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, SendError> {
     if sfid == Sfid::Slm {
@@ -120,6 +139,14 @@ pub(super) fn target(env: &mut XeEnv, sfid: Sfid, s: Surface) -> Result<Target, 
             ));
         }
         XeSurface::Buffer { base, size } => Target::Buffer { base, size },
+        XeSurface::Scratch { .. } if sfid == Sfid::Tgm => {
+            return Err(bad("LSC: typed (TGM) message on a scratch surface"));
+        }
+        XeSurface::Scratch {
+            base,
+            pitch,
+            entries,
+        } => scratch_part(env.slot, base, pitch, entries)?,
         img @ XeSurface::Image { .. } if sfid == Sfid::Tgm => Target::Image(img),
         XeSurface::Image { .. } => {
             return Err(bad(

@@ -85,6 +85,11 @@ pub struct XeState {
     /// messages are refused).
     pub scratch_base: u64,
     pub scratch_per_thread: u64,
+    /// Xe-HPG walkers: a scratch block's header M0.5 31:10 is the offset
+    /// [27:6] of a SURFTYPE_SCRATCH surface state from Surface State Base
+    /// (CFE_STATE Scratch Space Buffer, copied from r0.5), not an offset
+    /// from `scratch_base`.
+    pub scratch_surface_state: bool,
     /// What flat addresses are relative to: 0 for A64; flat A32 addresses
     /// are offsets from it (General State Base on a stateless A32 access).
     pub flat_base: u64,
@@ -112,6 +117,9 @@ pub struct XeEnv<'a> {
     /// messages). Offsets past its end read 0 and drop writes.
     pub slm: Option<&'a mut [u8]>,
     pub gateway: &'a mut Gateway,
+    /// The sending thread's hardware thread ID (its sr0.0 slot): which
+    /// part of a scratch surface it reaches.
+    pub slot: u32,
 }
 
 /// Binding-table entry `i`: the offset of a surface state from Surface
@@ -148,6 +156,7 @@ pub(crate) fn fault(f: MemFault, write: bool) -> SendError {
 /// wrong.
 pub fn serve(env: &mut XeEnv, thread: &mut Thread, req: &SendRequest) -> Result<(), SendError> {
     let sfid = req.sfid.ok_or(bad("reserved shared function ID"))?;
+    env.slot = crate::eu::thread::slot::slot_of(thread.sr0(0));
     match sfid {
         Sfid::Ugm | Sfid::Ugml | Sfid::Slm | Sfid::Tgm => lsc::handle(env, thread, req),
         Sfid::Sampler => sampler::handle(env, thread, req),
@@ -214,6 +223,7 @@ impl<M: GfxMemory> SharedFunctions for XeUnits<M> {
             state: self.state,
             slm,
             gateway: &mut self.gateway,
+            slot: 0,
         };
         self.served += 1;
         serve(&mut env, thread, req)

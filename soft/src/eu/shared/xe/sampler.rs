@@ -110,6 +110,9 @@ pub(super) fn handle(env: &mut XeEnv, t: &mut Thread, req: &SendRequest) -> Resu
         XeSurface::Buffer { .. } => {
             return Err(bad("sampler: buffer surfaces are not modelled on Gen12.5"));
         }
+        XeSurface::Scratch { .. } => {
+            return Err(bad("sampler: a scratch surface is not a texture"));
+        }
     };
     let source = if x.header {
         if req.mlen < 1 {

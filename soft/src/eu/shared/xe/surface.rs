@@ -18,6 +18,7 @@ use crate::eu::shared::GfxMemory;
 /// SURFTYPE_* codes (structs.toml line 67).
 const SURFTYPE_2D: u32 = 1;
 const SURFTYPE_BUFFER: u32 = 4;
+const SURFTYPE_SCRATCH: u32 = 6;
 const SURFTYPE_NULL: u32 = 7;
 
 /// A decoded surface: a buffer (`size` bytes) or a 2D surface.
@@ -38,6 +39,16 @@ pub enum XeSurface {
         pitch: u32,
         format: u32,
         tile4: bool,
+    },
+    /// SURFTYPE_SCRATCH: `entries` per-thread spaces of `pitch` bytes
+    /// (DW3 17:0 + 1), the entry count in Width/Height/Depth as a buffer's
+    /// size is; a thread reaches Base + PThreadID * Pitch (004 line 6653;
+    /// CFE_STATE: "Pitch = Per Thread Scratch Space, Number of entries in
+    /// the buffer = Maximum Number Of Threads", lines 12356-12365).
+    Scratch {
+        base: u64,
+        pitch: u64,
+        entries: u64,
     },
 }
 
@@ -65,6 +76,11 @@ pub fn decode(dw: &[u32; 16]) -> Result<XeSurface, SendError> {
     let depth = dw[3] >> 21;
     match ty {
         SURFTYPE_NULL => Ok(XeSurface::Null),
+        SURFTYPE_SCRATCH => Ok(XeSurface::Scratch {
+            base,
+            pitch: u64::from(dw[3] & 0x3FFFF) + 1,
+            entries: u64::from(depth << 21 | height << 7 | width) + 1,
+        }),
         SURFTYPE_BUFFER => Ok(XeSurface::Buffer {
             base,
             size: u64::from(depth << 21 | height << 7 | width) + 1,
@@ -95,7 +111,7 @@ pub fn decode(dw: &[u32; 16]) -> Result<XeSurface, SendError> {
             })
         }
         _ => Err(SendError::Bad(
-            "RENDER_SURFACE_STATE: only SURFTYPE_BUFFER, SURFTYPE_2D and SURFTYPE_NULL are modelled for LSC",
+            "RENDER_SURFACE_STATE: only SURFTYPE_BUFFER, SURFTYPE_2D, SURFTYPE_SCRATCH and SURFTYPE_NULL are modelled for LSC",
         )),
     }
 }
@@ -109,6 +125,15 @@ pub fn encode_buffer(base: u64, size: u64) -> [u32; 16] {
     dw[3] = (n >> 21) << 21;
     dw[8] = base as u32;
     dw[9] = (base >> 32) as u32;
+    dw
+}
+
+/// The encoded dwords of a scratch surface of `entries` spaces of
+/// `pitch` bytes (for tests and drivers).
+pub fn encode_scratch(base: u64, pitch: u64, entries: u64) -> [u32; 16] {
+    let mut dw = encode_buffer(base, entries);
+    dw[0] = SURFTYPE_SCRATCH << 29 | 0x1FF << 18;
+    dw[3] |= (pitch.saturating_sub(1) as u32) & 0x3FFFF;
     dw
 }
 
