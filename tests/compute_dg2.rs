@@ -437,6 +437,106 @@ fn work_group_sum_through_slm_and_barriers() {
     }
 }
 
+/// Scratch space: `KernelDesc::scratch_bytes` gives the kernel a
+/// SURFTYPE_SCRATCH surface that CFE_STATE names (r0.5 31:10), a part per
+/// hardware thread. Four threads of each group write a tagged value with
+/// IGC's dc0 HWord scratch block write (header copied from r0), meet at a
+/// barrier, and read it back: sharing a part would show another thread's
+/// tag. Without the scratch the same kernel stops on a thread error.
+#[test]
+fn scratch_space_gives_each_thread_its_part() {
+    setup!(p, soft, bar, gpu);
+    let _ = &bar;
+    let mut src = global_addresses(64, 2, &[(0, 20)]);
+    src += "and (1|M0) r6.0<1>:ud r0.2<0;1,0>:ud 0xff:ud
+";
+    src += "mul (1|M0) r6.0<1>:ud r6.0<0;1,0>:ud 1000:uw {A@1}
+";
+    src += "add (16|M0) r40.0<1>:ud r10.0<1;1,0>:ud r6.0<0;1,0>:ud {A@1}
+";
+    src += "mov (8|M0) r3.0<1>:ud r0.0<1;1,0>:ud
+";
+    src += "mov (8|M0) r5.0<1>:ud r0.0<1;1,0>:ud
+";
+    src += "sync.nop null {A@1}
+";
+    src += "send.dc0 (16|M0) null r3 r40:2 0x0 0x020F1002 {$1}
+";
+    src += "sync.nop null {$1.src}
+";
+    src += "send.gtwy (1|M0) null r5 null:0 0x0 0x02000004 {$2}
+";
+    src += "sync.bar null
+";
+    src += "send.dc0 (16|M0) r44 r3 null:0 0x0 0x022C1002 {$3}
+";
+    src += "sync.nop null {$3.dst}
+";
+    src += "store.ugm.d32.a64 (16|M0) [r20:4] r44:2 {$4}
+";
+    src += EOT;
+    let binary = kernel("scratch", &src);
+    let mut cx = Compute::new(&mut gpu).unwrap();
+    let groups = 4usize;
+    let n = 64 * groups;
+    let bout = cx.create_buffer(&mut gpu, 4 * n).unwrap();
+    no_4gib_crossing(bout.gfx().0, 4 * n);
+    let inline = qwords(&[bout.gfx().0]);
+    let dispatch = Dispatch {
+        threads: Threads::Compute {
+            groups: [groups as u32, 1, 1],
+            group_size: [64, 1, 1],
+            inline: &inline,
+            indirect: &[],
+            pointer: IndirectPointer::InlineQword0,
+        },
+        curbe: &[],
+        bindings: &[],
+        samplers: &[],
+    };
+    let k = cx
+        .load_kernel(
+            &mut gpu,
+            &KernelDesc {
+                local_ids: LocalIds::X,
+                barriers: true,
+                scratch_bytes: 100,
+                ..KernelDesc::new(&binary)
+            },
+        )
+        .unwrap();
+    assert!(k.scratch_gfx().is_some());
+    let f = cx.dispatch(&mut gpu, &k, &dispatch).unwrap();
+    gpu.wait(f, 60 * SECOND).unwrap();
+    let got = u32s(&bout, n);
+    for (i, v) in got.iter().enumerate() {
+        let thread = (i % 64 / 16) as u32;
+        assert_eq!(*v, i as u32 + 1000 * thread, "work-item {i}");
+    }
+    // Past the surface pitch's 18 bits: refused before upload.
+    let big = KernelDesc {
+        local_ids: LocalIds::X,
+        barriers: true,
+        scratch_bytes: (256 << 10) + 1,
+        ..KernelDesc::new(&binary)
+    };
+    assert!(cx.load_kernel(&mut gpu, &big).is_err());
+    // No scratch: the scratch block reads no scratch surface state and the
+    // dispatch fails.
+    let bare = cx
+        .load_kernel(
+            &mut gpu,
+            &KernelDesc {
+                local_ids: LocalIds::X,
+                barriers: true,
+                ..KernelDesc::new(&binary)
+            },
+        )
+        .unwrap();
+    let f = cx.dispatch(&mut gpu, &bare, &dispatch).unwrap();
+    assert!(gpu.wait(f, 60 * SECOND).is_err());
+}
+
 /// A kernel writes `1000 * y + x` into every texel of an R32_UINT Tile4
 /// surface bound at binding table index 3 (typed `store_quad` on TGM, 2D
 /// groups of 16 x 4 with local X and Y IDs); the surface read back through

@@ -142,7 +142,8 @@ pub(crate) struct Scratch<'a> {
     /// Owned so that the scratch space lives as long as the kernel; only
     /// the device addresses it.
     pub memory: Backing<'a>,
-    /// The MEDIA_VFE_STATE Per Thread Scratch Space code.
+    /// The MEDIA_VFE_STATE Per Thread Scratch Space code; on Gen12.5 the
+    /// scratch surface's pitch, the bytes of one thread's part.
     pub encoded: u32,
 }
 
@@ -445,9 +446,11 @@ fn check_xe_needs(generation: Generation, desc: &KernelDesc<'_>) -> Result<(), C
             "CURBE constants on Gen12.5 (it has none: use inline or indirect data)",
         ));
     }
-    if desc.scratch_bytes != 0 {
-        return Err(unsupported("scratch space on Gen12.5 (not programmed yet)"));
-    }
+    check_max(
+        "scratch bytes per thread",
+        u64::from(desc.scratch_bytes),
+        u64::from(super::state::gen12_5::MAX_SCRATCH_PER_THREAD),
+    )?;
     if !desc.samplers.is_empty() {
         return Err(unsupported("samplers on Gen12.5 (not programmed yet)"));
     }

@@ -14,7 +14,8 @@
 //!    Instruction at the kernel's heap, each with its size; then a
 //!    PIPE_CONTROL that stalls and invalidates the state and instruction
 //!    caches (Mesa's invalidation after a base address change);
-//! 5. CFE_STATE (004 lines 12335-12434): Maximum Number of Threads, no scratch;
+//! 5. CFE_STATE (004 lines 12335-12434): Maximum Number of Threads and,
+//!    for a kernel with scratch, the scratch surface state (below);
 //! 6. COMPUTE_WALKER (004 lines 12738-12980) with its embedded
 //!    INTERFACE_DESCRIPTOR_DATA and the inline data;
 //! 7. PIPE_CONTROL: stall and flush the data port, so that the threads'
@@ -78,7 +79,24 @@ pub const MAX_INDIRECT_BYTES: usize = 32 << 10;
 /// programs the device's compute threads times its subslices [ext: Mesa
 /// anv genX_cmd_compute.c emit_cfe_state]. 4096 is DG2-512's 512 EUs of 8
 /// threads [ext: Mesa intel_device_info.c DG2 G10].
-const CFE_MAX_THREADS: u32 = 4096;
+pub(crate) const CFE_MAX_THREADS: u32 = 4096;
+
+/// Largest scratch part of one thread: the scratch surface's pitch is 18
+/// bits of (pitch - 1) (RENDER_SURFACE_STATE Surface Pitch, hal gen12.5
+/// structs.toml), so 256 KiB.
+pub const MAX_SCRATCH_PER_THREAD: u32 = 1 << 18;
+
+/// One thread's part of the scratch surface for `bytes` of scratch: a
+/// whole number of KiB (the granularity the older generations' scratch
+/// has; the parts stay 64-byte aligned, as surface bases are).
+pub(crate) fn scratch_pitch(bytes: u32) -> Result<u32, ComputeError> {
+    crate::compute::error::check_max(
+        "scratch bytes per thread",
+        u64::from(bytes),
+        u64::from(MAX_SCRATCH_PER_THREAD),
+    )?;
+    Ok(bytes.div_ceil(1024) * 1024)
+}
 
 pub(crate) fn record(
     plan: &Plan<'_>,
@@ -112,6 +130,20 @@ pub(crate) fn record(
         64,
         |area, at, d| area.put(at, &surface_state(d)),
     )?;
+    // Scratch: a SURFTYPE_SCRATCH surface state, 64-byte aligned, which
+    // CFE_STATE names by its offset [27:6] from Surface State Base (here
+    // the state area); "Pitch = Per Thread Scratch Space, Number of
+    // entries in the buffer = Maximum Number Of Threads" (004 lines
+    // 12356-12365). Threads find it in r0.5 31:10 and reach
+    // Base + PThreadID * Pitch (004 line 6653).
+    let scratch_surface = match kernel.scratch.as_ref() {
+        None => None,
+        Some(sc) => {
+            let at = area.alloc(64, 64);
+            area.put(at, &scratch_state(sc.memory.gfx().0, sc.encoded))?;
+            Some(at)
+        }
+    };
     // Indirect data, 64-byte aligned (Indirect Data Start Address 31:6).
     let indirect_at = (!indirect.is_empty()).then(|| {
         let at = area.alloc(indirect.len(), 64);
@@ -186,6 +218,7 @@ pub(crate) fn record(
     })?;
     cmds.push(&c::CfeState {
         maximum_number_of_threads: CFE_MAX_THREADS,
+        scratch_space_buffer: scratch_surface.map_or(0, |at| at >> 6),
         ..Default::default()
     })?;
     let local_ids = kernel.local_ids;
@@ -306,6 +339,25 @@ fn preferred_slm_code(bytes: u32) -> u32 {
 /// entry count over Width 6:0, Height 20:7, Depth 31:21 as the model and
 /// Mesa isl buffer_fill_state_s split it) or a 2D surface (linear or
 /// Tile4, pitch - 1).
+/// The scratch surface: `CFE_MAX_THREADS` parts of `pitch` bytes at
+/// `base`, RAW like the buffers (Mesa isl_genX(buffer_fill_state_s) for
+/// scratch: SURFTYPE_SCRATCH, Surface Pitch = stride - 1, the entry count
+/// split as a buffer's).
+fn scratch_state(base: u64, pitch: u32) -> s::RenderSurfaceState {
+    type S = s::RenderSurfaceState;
+    let (w, h, depth) = SurfaceDesc::buffer_split(CFE_MAX_THREADS, Generation::Gen12_5);
+    S {
+        surface_type: S::SURFACE_TYPE_SURFTYPE_SCRATCH,
+        surface_format: crate::compute::surface::RAW_FORMAT,
+        surface_base_address: base,
+        width: w,
+        height: h,
+        depth,
+        surface_pitch: pitch - 1,
+        ..Default::default()
+    }
+}
+
 fn surface_state(d: &SurfaceDesc) -> s::RenderSurfaceState {
     type S = s::RenderSurfaceState;
     let mut st = S {

@@ -340,6 +340,13 @@ pub(crate) fn scratch_code(
     if bytes == 0 {
         return Ok(None);
     }
+    // Gen12.5: a SURFTYPE_SCRATCH surface whose pitch is one thread's part
+    // (`gen12_5::scratch_pitch`); no code.
+    #[cfg(feature = "gen12_5")]
+    if generation == Generation::Gen12_5 {
+        let pitch = gen12_5::scratch_pitch(bytes)?;
+        return Ok(Some((pitch, pitch)));
+    }
     let Some(c) = limits(generation) else {
         return Err(ComputeError::Unsupported {
             generation,
@@ -360,6 +367,10 @@ pub(crate) fn scratch_code(
 /// Hardware threads MEDIA_VFE_STATE is programmed for: the scratch space is
 /// sized for this many (device description `[compute] threads`).
 pub(crate) const fn max_threads(generation: Generation) -> u32 {
+    #[cfg(feature = "gen12_5")]
+    if let Generation::Gen12_5 = generation {
+        return gen12_5::CFE_MAX_THREADS;
+    }
     match limits(generation) {
         Some(c) => c.threads,
         None => 0,

@@ -229,11 +229,6 @@ fn scratch(
         // offset [27:6] (r0.5, from CFE_STATE); the thread's part of it.
         // 004 describes the LSC side only (line 6653); the HDC block is
         // taken to find the same part, as IGC's spill code expects.
-        if own == 0 {
-            return Err(bad(
-                "dc0 scratch block: no scratch surface (CFE_STATE Scratch Space Buffer 0)",
-            ));
-        }
         let at = env.state.surface_state_base.wrapping_add(own >> 4);
         match surface::read(env.memory, at)? {
             XeSurface::Scratch {
@@ -243,7 +238,7 @@ fn scratch(
             } => super::lsc::scratch_part(env.slot, base, pitch, entries)?,
             _ => {
                 return Err(bad(
-                    "dc0 scratch block: the surface M0.5 names is not SURFTYPE_SCRATCH",
+                    "dc0 scratch block: the surface state M0.5 names (CFE_STATE Scratch Space Buffer) is not SURFTYPE_SCRATCH",
                 ));
             }
         }
