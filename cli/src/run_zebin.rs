@@ -297,11 +297,13 @@ pub fn run(args: &[String]) -> Result<String, String> {
             "kernel {name} requires work-groups of {r:?}, not {local:?}"
         ));
     }
-    if k.scratch != [0, 0] {
+    // Scratch slot 0 is the walker's scratch surface (IGC's spills and
+    // its scratch-space private memory); a second slot is not set up.
+    if k.scratch[1] != 0 {
         return Err(format!(
-            "kernel {name} uses scratch space ({} and {} bytes per thread in slots 0 and 1), \
+            "kernel {name} uses a second scratch slot ({} bytes per thread), \
              which this runner does not set up",
-            k.scratch[0], k.scratch[1]
+            k.scratch[1]
         ));
     }
     if let Some(m) = k.other_memory.first() {
@@ -442,6 +444,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
         slm_bytes: d.slm_bytes,
         local_ids,
         entry: d.start,
+        scratch_bytes: k.scratch[0],
         ..KernelDesc::new(&code)
     };
     let kernel = cx

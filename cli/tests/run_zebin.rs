@@ -6,7 +6,8 @@
 //! local atomics, a tiled matrix multiply, a transpose, a scan, a
 //! bitonic sort, a private array, `__constant` data with pow's relocated
 //! tables, fmod, a register array, work-group functions, an async copy,
-//! integer built-ins, conversions, half rounding) run on the DG2
+//! integer built-ins, conversions, half rounding, register spills through
+//! scratch) run on the DG2
 //! model with the dispatch Intel's runtime gives them, through the
 //! driver's compute path; every result is checked against the host.
 //!
@@ -897,6 +898,57 @@ fn corpus_integer_builtins_conversions_and_half_rounding() {
             to_half_directed(h[i], Some(false)),
         ];
         assert_eq!(o[i * 3..i * 3 + 3], want, "half_stores {i} ({})", h[i]);
+    }
+}
+
+/// IGC's register spills: the kernel's scratch slot 0 becomes the walker's
+/// scratch surface, reached through dc0 HWord scratch blocks. Products
+/// and sums are checked against the host within a few ulps (IGC may
+/// contract a multiply and add into mad).
+#[test]
+fn corpus_register_spills_through_scratch() {
+    let mut r = Rng(0x5911);
+    let n = 64usize;
+    let a: Vec<f32> = (0..n * 12 * 16)
+        .map(|_| r.range(-1000, 1000) as f32 / 1000.0)
+        .collect();
+    let Some(got) = run_corpus(
+        "spills",
+        "64",
+        "32",
+        &[(0, le_bytes(&a, f32::to_le_bytes))],
+        &[(1, n * 4 * 64)],
+        &[],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 1), f32::from_le_bytes);
+    for i in 0..n {
+        for c in 0..16 {
+            let mut x: Vec<f32> = (0..12).map(|k| a[(i * 12 + k) * 16 + c]).collect();
+            for _ in 0..4 {
+                x[0] = x[0] * x[1] + x[2];
+                x[3] = x[3] * x[4] + x[5];
+                x[6] = x[6] * x[7] + x[8];
+                x[9] = x[9] * x[10] + x[11];
+                x[1] += x[0] * 0.5;
+                x[4] += x[3] * 0.5;
+                x[7] += x[6] * 0.5;
+                x[10] += x[9] * 0.5;
+                x[2] -= x[11];
+                x[5] -= x[8];
+                x[8] -= x[2];
+                x[11] -= x[5];
+            }
+            for q in 0..4 {
+                let want = x[3 * q] + x[3 * q + 1] + x[3 * q + 2];
+                let g = o[(i * 4 + q) * 16 + c];
+                assert!(
+                    (g - want).abs() <= 1e-4 * want.abs().max(1.0),
+                    "spills {i}.{q} channel {c}: {g} against {want}"
+                );
+            }
+        }
     }
 }
 

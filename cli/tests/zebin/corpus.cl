@@ -225,3 +225,18 @@ __kernel void half_stores(__global const float *a, __global ushort *o) {
     vstore_half_rtp(a[i], i * 3 + 1, (__global half *)o);
     vstore_half_rtn(a[i], i * 3 + 2, (__global half *)o);
 }
+/* Twelve live float16 values at SIMD32 overflow the 128 registers: IGC
+ * spills to scratch with dc0 HWord scratch blocks (slot 0 of
+ * per_thread_memory_buffers). */
+__attribute__((intel_reqd_sub_group_size(32)))
+__kernel void spills(__global const float16 *a, __global float16 *o) {
+    int i = get_global_id(0);
+    float16 v0 = a[i*12+0], v1 = a[i*12+1], v2 = a[i*12+2], v3 = a[i*12+3], v4 = a[i*12+4], v5 = a[i*12+5];
+    float16 v6 = a[i*12+6], v7 = a[i*12+7], v8 = a[i*12+8], v9 = a[i*12+9], v10 = a[i*12+10], v11 = a[i*12+11];
+    for (int k = 0; k < 4; k++) {
+        v0 = v0 * v1 + v2; v3 = v3 * v4 + v5; v6 = v6 * v7 + v8; v9 = v9 * v10 + v11;
+        v1 = v1 + v0 * 0.5f; v4 = v4 + v3 * 0.5f; v7 = v7 + v6 * 0.5f; v10 = v10 + v9 * 0.5f;
+        v2 = v2 - v11; v5 = v5 - v8; v8 = v8 - v2; v11 = v11 - v5;
+    }
+    o[i*4+0] = v0 + v1 + v2; o[i*4+1] = v3 + v4 + v5; o[i*4+2] = v6 + v7 + v8; o[i*4+3] = v9 + v10 + v11;
+}

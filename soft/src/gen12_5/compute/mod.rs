@@ -282,10 +282,16 @@ impl<B: MemoryBus> Device<B> {
         }
         w.scratch_surface = s.scratch_surface;
         let kernel = s.instruction.address.wrapping_add(w.kernel) & VA_MASK;
+        // The kernel's bytes up to the Instruction Buffer Size's end when
+        // STATE_BASE_ADDRESS gave one (64 KiB otherwise).
+        let window = match s.instruction.size {
+            0 => kernel::WINDOW,
+            size => (s.instruction.address.wrapping_add(size) & VA_MASK).saturating_sub(kernel),
+        };
         let state = xe_state(s, &w, f.get(SAMPLER_STATE_POINTER));
         let space = self.space(i, None);
         let mut cache = core::mem::take(&mut self.kernels);
-        let prog = cache.get(&self.memory(i), space, kernel);
+        let prog = cache.get(&self.memory(i), space, kernel, window);
         self.kernels = cache;
         let prog = prog.map_err(|fault| Halt::of(fault, dw[0]))?;
         let mut budget = self.compute_budget;
