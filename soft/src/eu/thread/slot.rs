@@ -2,7 +2,7 @@
 //!
 //! sr0.0 bits 13:0 (IGC vc GenXSubtarget.cpp `getThreadIdReservedBits` for
 //! XeHPG, IGC EmitVISAPass `GetHWTID`): 2:0 the thread on its EU, 5:4
-//! EUID[1:0], 7 EUID[2], 8 the subslice, 10:9 the dual-subslice, 13:11 the
+//! `EUID[1:0]`, 7 `EUID[2]`, 8 the subslice, 10:9 the dual-subslice, 13:11 the
 //! slice; bits 3 and 6 reserved (zero). Kernels take their hardware thread
 //! ID from it (bits 13:0 less 6 and 3): IGC's stateless private memory,
 //! and the scratch surface's PThreadID (004 line 6653: "Base +

@@ -43,7 +43,7 @@ pub struct Walker {
     pub post_sync: PostSync,
     pub post_sync_address: u64,
     /// CFE_STATE's Scratch Space Buffer (the scratch surface state's
-    /// offset [27:6] from Surface State Base; 0: none), set from the
+    /// offset `[27:6]` from Surface State Base; 0: none), set from the
     /// context's state when the walker runs; goes to r0.5 31:10.
     pub scratch_surface: u32,
 }

@@ -20,7 +20,7 @@
 //!
 //! Scratch blocks: the header's M0.5 bits 31:10 locate the thread's
 //! scratch space (the dword Mesa's SCRATCH_HEADER and IGC copy from r0.5).
-//! On a walker (`XeState::scratch_surface_state`) it is the offset [27:6]
+//! On a walker (`XeState::scratch_surface_state`) it is the offset `[27:6]`
 //! of a SURFTYPE_SCRATCH surface state, of which the thread reaches its
 //! own part (`lsc::scratch_part`); otherwise (the harness, tests) an offset
 //! from `XeState::scratch_base`, the space `XeState::scratch_per_thread`

@@ -86,7 +86,7 @@ pub struct XeState {
     pub scratch_base: u64,
     pub scratch_per_thread: u64,
     /// Xe-HPG walkers: a scratch block's header M0.5 31:10 is the offset
-    /// [27:6] of a SURFTYPE_SCRATCH surface state from Surface State Base
+    /// `[27:6]` of a SURFTYPE_SCRATCH surface state from Surface State Base
     /// (CFE_STATE Scratch Space Buffer, copied from r0.5), not an offset
     /// from `scratch_base`.
     pub scratch_surface_state: bool,
