@@ -446,11 +446,8 @@ fn check_xe_needs(generation: Generation, desc: &KernelDesc<'_>) -> Result<(), C
             "CURBE constants on Gen12.5 (it has none: use inline or indirect data)",
         ));
     }
-    check_max(
-        "scratch bytes per thread",
-        u64::from(desc.scratch_bytes),
-        u64::from(super::state::gen12_5::MAX_SCRATCH_PER_THREAD),
-    )?;
+    // The scratch size is checked where it is encoded
+    // (`state::scratch_code`, `state::gen12_5::scratch_pitch`).
     if !desc.samplers.is_empty() {
         return Err(unsupported("samplers on Gen12.5 (not programmed yet)"));
     }
