@@ -335,10 +335,6 @@ fn preferred_slm_code(bytes: u32) -> u32 {
     }
 }
 
-/// RENDER_SURFACE_STATE of a buffer (RAW or typed SURFTYPE_BUFFER, the
-/// entry count over Width 6:0, Height 20:7, Depth 31:21 as the model and
-/// Mesa isl buffer_fill_state_s split it) or a 2D surface (linear or
-/// Tile4, pitch - 1).
 /// The scratch surface: `CFE_MAX_THREADS` parts of `pitch` bytes at
 /// `base`, RAW like the buffers (Mesa isl_genX(buffer_fill_state_s) for
 /// scratch: SURFTYPE_SCRATCH, Surface Pitch = stride - 1, the entry count
@@ -358,6 +354,10 @@ fn scratch_state(base: u64, pitch: u32) -> s::RenderSurfaceState {
     }
 }
 
+/// RENDER_SURFACE_STATE of a buffer (RAW or typed SURFTYPE_BUFFER, the
+/// entry count over Width 6:0, Height 20:7, Depth 31:21 as the model and
+/// Mesa isl buffer_fill_state_s split it) or a 2D surface (linear or
+/// Tile4, pitch - 1).
 fn surface_state(d: &SurfaceDesc) -> s::RenderSurfaceState {
     type S = s::RenderSurfaceState;
     let mut st = S {
