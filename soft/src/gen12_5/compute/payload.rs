@@ -28,8 +28,10 @@
 //!   dc0 OWord block reads on BTI 253). Bits 5:0 are left 0: no source
 //!   here gives them for a compute thread.
 //! - sr0.0, the hardware thread slot: a group's threads take consecutive
-//!   slots ([`state_id`]). Kernels index per-thread memory by it (IGC's
-//!   stateless private memory: base + HWTID * per-thread size).
+//!   slots ([`state_id`]); the model runs one group at a time, so every
+//!   live thread has its own slot, as on hardware. Kernels index
+//!   per-thread memory by it (IGC's stateless private memory: base + HWTID
+//!   * per-thread size; the scratch surface's PThreadID).
 
 use super::walker::Walker;
 use crate::eu::thread::Thread;
