@@ -30,8 +30,8 @@
 //! - sr0.0, the hardware thread slot: a group's threads take consecutive
 //!   slots ([`state_id`]); the model runs one group at a time, so every
 //!   live thread has its own slot, as on hardware. Kernels index
-//!   per-thread memory by it (IGC's stateless private memory: base + HWTID
-//!   * per-thread size; the scratch surface's PThreadID).
+//!   per-thread memory by it (IGC's stateless private memory: the base plus
+//!   HWTID times the per-thread size; the scratch surface's PThreadID).
 
 use super::walker::Walker;
 use crate::eu::thread::Thread;
