@@ -7,7 +7,7 @@
 //! bitonic sort, a private array, `__constant` data with pow's relocated
 //! tables, fmod, a register array, work-group functions, an async copy,
 //! integer built-ins, conversions, half rounding, register spills through
-//! scratch) run on the DG2
+//! scratch, IEEE special values) run on the DG2
 //! model with the dispatch Intel's runtime gives them, through the
 //! driver's compute path; every result is checked against the host.
 //!
@@ -949,6 +949,104 @@ fn corpus_register_spills_through_scratch() {
                 );
             }
         }
+    }
+}
+
+/// IEEE special values through fmin/fmax, classification, saturating
+/// conversion and copysign; the conversion's negative results pass a float
+/// sel as integer bits that read as NaNs.
+#[test]
+fn corpus_float_special_values() {
+    let specials = [
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1.0,
+        -1.0,
+        3.4e38,
+        -3.4e38,
+        2.5,
+        -2.5,
+        1e10,
+        -1e10,
+        0.5,
+        -7.75,
+        123.25,
+    ];
+    let mut r = Rng(0xf5);
+    let a: Vec<f32> = (0..64)
+        .map(|i| {
+            if i < 32 {
+                specials[i % 16]
+            } else {
+                r.range(-100_000, 100_000) as f32 / 1000.0
+            }
+        })
+        .collect();
+    let b: Vec<f32> = (0..64)
+        .map(|i| {
+            if i < 48 {
+                specials[(i * 7 + 3) % 16]
+            } else {
+                r.range(-100_000, 100_000) as f32 / 1000.0
+            }
+        })
+        .collect();
+    let Some(got) = run_corpus(
+        "float_specials",
+        "64",
+        "16",
+        &[
+            (0, le_bytes(&a, f32::to_le_bytes)),
+            (1, le_bytes(&b, f32::to_le_bytes)),
+        ],
+        &[(2, 64 * 20)],
+        &[],
+    ) else {
+        return;
+    };
+    let o = from_le(out(&got, 2), i32::from_le_bytes);
+    // IEEE 754 minNum/maxNum: a NaN operand loses; -0 is below +0.
+    let pick = |x: f32, y: f32, min: bool| -> f32 {
+        if x.is_nan() {
+            return y;
+        }
+        if y.is_nan() {
+            return x;
+        }
+        if x == 0.0 && y == 0.0 {
+            return if x.is_sign_negative() == min { x } else { y };
+        }
+        if (x < y) == min { x } else { y }
+    };
+    let same =
+        |g: i32, w: f32| w.is_nan() && f32::from_bits(g as u32).is_nan() || g == w.to_bits() as i32;
+    for i in 0..64 {
+        let (x, y) = (a[i], b[i]);
+        let g = &o[i * 5..i * 5 + 5];
+        assert!(
+            same(g[0], pick(x, y, true)),
+            "fmin {i} ({x}, {y}): {:#x}",
+            g[0]
+        );
+        assert!(
+            same(g[1], pick(x, y, false)),
+            "fmax {i} ({x}, {y}): {:#x}",
+            g[1]
+        );
+        let class = i32::from(x.is_nan())
+            + 2 * i32::from(y.is_infinite())
+            + 4 * i32::from(x.is_sign_negative())
+            + 8 * i32::from(y.is_finite());
+        assert_eq!(g[2], class, "class {i} ({x}, {y})");
+        assert_eq!(g[3], x as i32, "convert_int_sat {i} ({x})");
+        assert!(
+            same(g[4], x.copysign(y)),
+            "copysign {i} ({x}, {y}): {:#x}",
+            g[4]
+        );
     }
 }
 

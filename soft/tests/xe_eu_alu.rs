@@ -500,6 +500,35 @@ cmp (8|M0) (lt)f0.0 r11.0<1>:hf r2.0<1;1,0>:f r3.0<1;1,0>:f\n",
     }
 }
 
+/// sel and csel move the chosen source's bits when types match and
+/// nothing modifies them, as a raw mov does: integer bit patterns that
+/// read as NaNs through a :f sel (IGC's convert_int_sat selects -1 and
+/// qnan(0x3FFFFF) = INT_MAX so) keep their bits.
+#[test]
+fn sel_moves_bits_that_read_as_nans() {
+    let mut h = XeHarness::new();
+    h.load_asm(
+        "cmp (8|M0) (lt)f0.0 null<1>:d r2.0<1;1,0>:d 4:w
+(f0.0) sel (8|M0) r10.0<1>:f r3.0<1;1,0>:f qnan(0x3FFFFF):f
+(f0.0) sel (8|M0) r11.0<1>:f r3.0<1;1,0>:f (abs)r3.0<1;1,0>:f\n",
+    )
+    .unwrap();
+    for i in 0..8 {
+        h.set_grf_ud(2, i, i as u32);
+        h.set_grf_ud(3, i, (-(i as i32) - 1) as u32);
+    }
+    h.run(10).unwrap();
+    for c in 0..8usize {
+        let int = (-(c as i32) - 1) as u32;
+        let want = if c < 4 { int } else { 0x7FFF_FFFF };
+        assert_eq!(h.grf_ud(10, c), want, "channel {c}");
+    }
+    // A source modifier makes it arithmetic: the NaN becomes canonical
+    // where (abs) is taken.
+    assert_eq!(h.grf_ud(11, 0), 0xFFFF_FFFF);
+    assert!(f32::from_bits(h.grf_ud(11, 5)).is_nan());
+}
+
 /// A SIMD16 VxH read takes each channel's address from its own a0
 /// sub-register, a0.0-a0.15 (IGC's dynamically indexed private arrays on
 /// DG2: `mov (16|M0) r91.0<1>:d r[a0.0]<1,0>:d`). Channels 8-15 once read

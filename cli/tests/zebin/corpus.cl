@@ -240,3 +240,15 @@ __kernel void spills(__global const float16 *a, __global float16 *o) {
     }
     o[i*4+0] = v0 + v1 + v2; o[i*4+1] = v3 + v4 + v5; o[i*4+2] = v6 + v7 + v8; o[i*4+3] = v9 + v10 + v11;
 }
+/* IEEE special values: fmin/fmax with NaNs and signed zeros,
+ * classification, saturating conversion (IGC selects the integer results
+ * through a float sel), copysign. */
+__kernel void float_specials(__global const float *a, __global const float *b, __global int *o) {
+    int i = get_global_id(0);
+    float x = a[i], y = b[i];
+    o[i * 5 + 0] = as_int(fmin(x, y));
+    o[i * 5 + 1] = as_int(fmax(x, y));
+    o[i * 5 + 2] = isnan(x) + 2 * isinf(y) + 4 * signbit(x) + 8 * isfinite(y);
+    o[i * 5 + 3] = convert_int_sat(x);
+    o[i * 5 + 4] = as_int(copysign(x, y));
+}

@@ -208,6 +208,18 @@ pub fn exec(
             }
         };
         let mut flag_val: Option<bool> = None;
+        // sel and csel move the chosen source's bits when it has the
+        // destination's type and neither it nor the result is modified, as
+        // a raw mov does (004 mov, line 29177): IGC selects integer bit
+        // patterns through a :f sel (convert_int_sat's INT_MAX as
+        // qnan(0x3FFFFF), negative integers that read as NaNs), which a
+        // pass through f64 would turn into the canonical NaN.
+        let raw_pick = |i: usize| -> Option<u64> {
+            plans[i]
+                .as_ref()
+                .filter(|p| !inst.saturate && p.ty() == dst.ty && p.mods() == (false, false))
+                .map(|p| p.raw(t, c))
+        };
         // A raw move (004 mov, line 29177: same types, no source modifier,
         // no saturation) copies the bits: NaN payloads and denormals stay.
         if raw_move && let Some(p) = &plans[0] {
@@ -233,7 +245,8 @@ pub fn exec(
                     CondMod::None => pred >> c & 1 != 0,
                     cm => compare(cm, a, b, true),
                 };
-                pick(if take_a { a } else { b }, prec)
+                let k = if take_a { 0 } else { 1 };
+                raw_pick(k).map_or_else(|| pick(if take_a { a } else { b }, prec), Res::Bits)
             }
             Opcode::Csel => {
                 // dst = (src2 cm 0) ? src0 : src1; no flag written (004
@@ -241,7 +254,8 @@ pub fn exec(
                 let (a, b, s) = (rd(0), rd(1), rd(2));
                 let zero = if float { V::F(0.0) } else { V::I(0) };
                 let take_a = compare(inst.cond_mod, s, zero, false);
-                pick(if take_a { a } else { b }, prec)
+                let k = if take_a { 0 } else { 1 };
+                raw_pick(k).map_or_else(|| pick(if take_a { a } else { b }, prec), Res::Bits)
             }
             Opcode::Cmp | Opcode::Cmpn => {
                 let (a, b) = (rd(0), rd(1));
