@@ -210,7 +210,9 @@ pub fn exec(
         let mut flag_val: Option<bool> = None;
         // sel and csel move the chosen source's bits when it has the
         // destination's type and neither it nor the result is modified, as
-        // a raw mov does (004 mov, line 29177): IGC selects integer bit
+        // a raw mov does (004 mov, line 29177; 004 line 32931: "A sel
+        // instruction without a conditional modifier always copies a
+        // denorm source value ... in the manner of a raw move"): IGC selects integer bit
         // patterns through a :f sel (convert_int_sat's INT_MAX as
         // qnan(0x3FFFFF), negative integers that read as NaNs), which a
         // pass through f64 would turn into the canonical NaN.
