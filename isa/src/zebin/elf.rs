@@ -29,21 +29,25 @@ fn get(b: &[u8], at: usize, n: usize) -> Result<&[u8], ZebinError> {
         .ok_or(ZebinError::Truncated { at })
 }
 
-fn u16_at(b: &[u8], at: usize) -> Result<usize, ZebinError> {
+pub(super) fn u16_at(b: &[u8], at: usize) -> Result<usize, ZebinError> {
     let s = get(b, at, 2)?;
     Ok(usize::from(u16::from_le_bytes([s[0], s[1]])))
 }
 
-fn u32_at(b: &[u8], at: usize) -> Result<u32, ZebinError> {
+pub(super) fn u32_at(b: &[u8], at: usize) -> Result<u32, ZebinError> {
     let s = get(b, at, 4)?;
     Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
-fn usize_at(b: &[u8], at: usize) -> Result<usize, ZebinError> {
+pub(super) fn u64_at(b: &[u8], at: usize) -> Result<u64, ZebinError> {
     let s = get(b, at, 8)?;
     let mut q = [0u8; 8];
     q.copy_from_slice(s);
-    usize::try_from(u64::from_le_bytes(q)).map_err(|_| ZebinError::Truncated { at })
+    Ok(u64::from_le_bytes(q))
+}
+
+fn usize_at(b: &[u8], at: usize) -> Result<usize, ZebinError> {
+    usize::try_from(u64_at(b, at)?).map_err(|_| ZebinError::Truncated { at })
 }
 
 /// Every section of `elf`.

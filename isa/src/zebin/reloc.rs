@@ -19,7 +19,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::ZebinError;
-use super::elf::{SHT_NOBITS, Section};
+use super::elf::{SHT_NOBITS, Section, u16_at, u32_at, u64_at};
 
 /// Where program-scope data goes: the constant surface or the global one
 /// (NEO's two surfaces; payload `const_base` and `global_base`).
@@ -110,16 +110,6 @@ pub struct Reloc {
     pub addend: i64,
 }
 
-fn le(b: &[u8], at: usize, n: usize) -> Result<u64, ZebinError> {
-    let s = at
-        .checked_add(n)
-        .and_then(|end| b.get(at..end))
-        .ok_or(ZebinError::Truncated { at })?;
-    let mut q = [0u8; 8];
-    q[..n].copy_from_slice(s);
-    Ok(u64::from_le_bytes(q))
-}
-
 /// The relocations of kernel `name`'s code.
 pub fn kernel_relocs(
     sections: &[Section<'_>],
@@ -148,9 +138,9 @@ pub fn kernel_relocs(
         if e.len() < entry {
             return Err(ZebinError::BadSectionTable("a relocation entry cut short"));
         }
-        let offset = le(e, 0, 8)?;
-        let info = le(e, 8, 8)?;
-        let addend = if rela { le(e, 16, 8)? as i64 } else { 0 };
+        let offset = u64_at(e, 0)?;
+        let info = u64_at(e, 8)?;
+        let addend = if rela { u64_at(e, 16)? as i64 } else { 0 };
         let kind = match info & 0xFFFF_FFFF {
             0 => continue, // R_ZE_NONE
             1 => RelocKind::Addr64,
@@ -163,9 +153,9 @@ pub fn kernel_relocs(
         let at = sym
             .checked_mul(24)
             .ok_or(ZebinError::BadSectionTable("symbol index"))?;
-        let st_name = le(symtab.bytes, at, 4)? as usize;
-        let shndx = le(symtab.bytes, at + 6, 2)? as usize;
-        let value = le(symtab.bytes, at + 8, 8)?;
+        let st_name = u32_at(symtab.bytes, at)? as usize;
+        let shndx = u16_at(symtab.bytes, at + 6)?;
+        let value = u64_at(symtab.bytes, at + 8)?;
         let symbol = strtab
             .get(st_name..)
             .and_then(|s| s.split(|c| *c == 0).next())

@@ -340,17 +340,17 @@ fn preferred_slm_code(bytes: u32) -> u32 {
 /// scratch: SURFTYPE_SCRATCH, Surface Pitch = stride - 1, the entry count
 /// split as a buffer's).
 fn scratch_state(base: u64, pitch: u32) -> s::RenderSurfaceState {
-    type S = s::RenderSurfaceState;
-    let (w, h, depth) = SurfaceDesc::buffer_split(CFE_MAX_THREADS, Generation::Gen12_5);
-    S {
-        surface_type: S::SURFACE_TYPE_SURFTYPE_SCRATCH,
-        surface_format: crate::compute::surface::RAW_FORMAT,
-        surface_base_address: base,
-        width: w,
-        height: h,
-        depth,
-        surface_pitch: pitch - 1,
-        ..Default::default()
+    let buffer = SurfaceDesc {
+        base,
+        format: crate::compute::surface::RAW_FORMAT,
+        kind: SurfaceKind::Buffer {
+            entries: CFE_MAX_THREADS,
+            stride: pitch,
+        },
+    };
+    s::RenderSurfaceState {
+        surface_type: s::RenderSurfaceState::SURFACE_TYPE_SURFTYPE_SCRATCH,
+        ..surface_state(&buffer)
     }
 }
 
